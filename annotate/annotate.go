@@ -1,0 +1,129 @@
+// Package annotate is the vocabulary a schema uses to describe its public API:
+// which resource a schema is, which operations exist, and how each field behaves
+// in bodies, lists and webhooks. The codegen package reads these annotations and
+// generates the OpenAPI description, the converters, the list builders, the
+// cost redaction, the scope table and the event catalogue from them.
+//
+// The package imports nothing but ent/schema so that the server binary, which
+// links the schema through ent/runtime, stays free of generator dependencies.
+package annotate
+
+import "entgo.io/ent/schema"
+
+// Operation names a REST operation of a resource.
+type Operation string
+
+// The operations a resource can expose.
+const (
+	List   Operation = "list"
+	Read   Operation = "read"
+	Create Operation = "create"
+	Update Operation = "update"
+	Delete Operation = "delete"
+)
+
+// CRUD is every standard operation.
+var CRUD = []Operation{List, Read, Create, Update, Delete}
+
+// ReadOnly operations: list and retrieve.
+var ReadOnlyOps = []Operation{List, Read}
+
+// Module scopes (spec Authentication 7).
+const (
+	Catalog       = "catalog"
+	Inventory     = "inventory"
+	Manufacturing = "manufacturing"
+	Sales         = "sales"
+	Purchasing    = "purchasing"
+)
+
+// ResourceName is the annotation name of Resource.
+const ResourceName = "LarderResource"
+
+// Resource describes how a schema is exposed as a REST resource.
+type Resource struct {
+	// Path is the collection path without the leading slash ("units-of-measure").
+	Path string `json:"path"`
+	// Param is the item path parameter ("uom_id").
+	Param string `json:"param"`
+	// Schema is the API schema name when it differs from the ent type name.
+	Schema string `json:"schema,omitempty"`
+	// Event is the webhook resource name when it differs from snake(Schema).
+	Event string `json:"event,omitempty"`
+	// Scope is the module whose read/write scope guards the resource.
+	Scope string `json:"scope"`
+	// Ops are the exposed operations.
+	Ops []Operation `json:"ops"`
+	// Custom are operations whose handler is written by hand (behaviour beyond CRUD).
+	Custom []Operation `json:"custom,omitempty"`
+	// Events are the webhook actions the resource emits ("created", "updated", ...).
+	Events []string `json:"events,omitempty"`
+	// SearchAlone refuses `search` combined with a named filter (400).
+	SearchAlone bool `json:"search_alone,omitempty"`
+	// UpdatedSince accepts `updated_since` on the list ((U) lists).
+	UpdatedSince bool `json:"updated_since,omitempty"`
+	// RootsOnly exposes only rows whose named field is NULL (warehouses are root locations).
+	RootsOnly string `json:"roots_only,omitempty"`
+	// Description documents the resource (OpenAPI tag description).
+	Description string `json:"description,omitempty"`
+}
+
+// Name implements schema.Annotation.
+func (Resource) Name() string { return ResourceName }
+
+// Expose returns a resource served at /path with the item parameter param, guarded
+// by the module scope, with the given operations.
+func Expose(path, param, scope string, ops ...Operation) Resource {
+	return Resource{Path: path, Param: param, Scope: scope, Ops: ops}
+}
+
+// Named sets the API schema name.
+func (r Resource) Named(schema string) Resource { r.Schema = schema; return r }
+
+// Emits sets the webhook actions the resource emits.
+func (r Resource) Emits(actions ...string) Resource { r.Events = actions; return r }
+
+// EmitsAs sets the webhook resource name and its actions.
+func (r Resource) EmitsAs(event string, actions ...string) Resource {
+	r.Event, r.Events = event, actions
+	return r
+}
+
+// HandWritten marks operations whose handlers are written by hand.
+func (r Resource) HandWritten(ops ...Operation) Resource { r.Custom = ops; return r }
+
+// SearchNotCombinable refuses `search` together with a named filter.
+func (r Resource) SearchNotCombinable() Resource { r.SearchAlone = true; return r }
+
+// Updated accepts `updated_since` on the list.
+func (r Resource) Updated() Resource { r.UpdatedSince = true; return r }
+
+// Roots exposes only rows whose field is NULL.
+func (r Resource) Roots(field string) Resource { r.RootsOnly = field; return r }
+
+// Describe documents the resource.
+func (r Resource) Describe(d string) Resource { r.Description = d; return r }
+
+// Internal marks a schema that has no API of its own. It is the entoas skip
+// annotation in wire form, so the generator ignores the schema's fields.
+func Internal() schema.Annotation { return oasSkip{Skip: true} }
+
+// oasSkip is wire-compatible with entoas.Skip(true) without importing entoas,
+// which would drag the generator into the server binary.
+type oasSkip struct {
+	Skip bool `json:"Skip,omitempty"`
+}
+
+// Name implements schema.Annotation.
+func (oasSkip) Name() string { return "EntOAS" }
+
+// Number is the entoas schema annotation, in wire form, for a field whose Go type
+// entoas does not know (exact decimals): the API shows it as a JSON number.
+func Number() schema.Annotation { return oasSchema{Schema: map[string]string{"type": "number"}} }
+
+type oasSchema struct {
+	Schema map[string]string `json:"Schema,omitempty"`
+}
+
+// Name implements schema.Annotation.
+func (oasSchema) Name() string { return "EntOAS" }

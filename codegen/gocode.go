@@ -1,0 +1,279 @@
+package codegen
+
+import (
+	"fmt"
+	"strings"
+
+	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/annotate"
+)
+
+// This file writes the Go statements the templates paste in: each field knows
+// how its value crosses between ent and the ogen types.
+
+// toAPI converts an ent value expression to the API type.
+func (f *Field) toAPI(v string) string {
+	switch f.Kind() {
+	case "enum":
+		return "oas." + f.EnumType() + "(" + v + ")"
+	case "decimal":
+		return v + ".InexactFloat64()"
+	}
+	return v
+}
+
+// toEnt converts an API value expression to the ent type.
+func (f *Field) toEnt(v string) string {
+	switch f.Kind() {
+	case "enum":
+		return f.Res.Type.Package() + "." + f.F.StructField() + "(" + v + ")"
+	case "decimal":
+		return "decimal.NewFromFloat(" + v + ")"
+	}
+	return v
+}
+
+// Convert is the statement that sets out.<field> from the ent entity e.
+func (f *Field) Convert() string {
+	src := "e." + f.EntGo()
+	if !f.Nillable() {
+		return fmt.Sprintf("out.%s = %s", f.Go(), f.toAPI(src))
+	}
+	return fmt.Sprintf("if %s != nil {\n\tout.%s.SetTo(%s)\n} else {\n\tout.%s.SetToNull()\n}",
+		src, f.Go(), f.toAPI("(*"+src+")"), f.Go())
+}
+
+// ApplyCreate is the statement that sets the field of create builder b from req.
+func (f *Field) ApplyCreate() string {
+	set := "b.Set" + f.F.StructField()
+	if f.RequiredOnCreate() {
+		return fmt.Sprintf("%s(%s)", set, f.toEnt("req."+f.Go()))
+	}
+	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+}
+
+// ApplyUpdate is the statement that sets the field of update builder u from req.
+func (f *Field) ApplyUpdate() string {
+	set := "u.Set" + f.F.StructField()
+	if f.NullOnUpdate() == annotate.NullClears {
+		return fmt.Sprintf("if req.%s.IsSet() {\n\tif v, ok := req.%s.Get(); ok {\n\t\t%s(%s)\n\t} else {\n\t\tu.Clear%s()\n\t}\n}",
+			f.Go(), f.Go(), set, f.toEnt("v"), f.F.StructField())
+	}
+	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+}
+
+// Where is the statement that applies the field's list filter from params p.
+func (f *Field) Where() string {
+	pkg := f.Res.Type.Package()
+	param := pascal(filterParam(f))
+	col := pkg + "." + f.F.StructField()
+	switch f.Ann.Filter {
+	case annotate.Partial:
+		return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%sContainsFold(v))\n}", param, col)
+	case annotate.AnyOf:
+		conv := f.toEnt("v")
+		typ := f.entType()
+		return fmt.Sprintf("if len(p.%s) > 0 {\n\tvs := make([]%s, len(p.%s))\n\tfor i, v := range p.%s {\n\t\tvs[i] = %s\n\t}\n\tq.Where(%sIn(vs...))\n}",
+			param, typ, param, param, conv, col)
+	}
+	if f.Ann.FilterRequired {
+		return fmt.Sprintf("q.Where(%sEQ(%s))", col, f.toEnt("p."+param))
+	}
+	return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%sEQ(%s))\n}", param, col, f.toEnt("v"))
+}
+
+// FilterSet is the expression telling whether the filter was given.
+func (f *Field) FilterSet() string {
+	param := pascal(filterParam(f))
+	switch {
+	case f.Ann.Filter == annotate.AnyOf:
+		return "len(p." + param + ") > 0"
+	case f.Ann.FilterRequired:
+		return "true"
+	}
+	return "p." + param + ".IsSet()"
+}
+
+// entType is the Go type of the field in ent.
+func (f *Field) entType() string {
+	if f.Kind() == "enum" {
+		return f.Res.Type.Package() + "." + f.F.StructField()
+	}
+	return f.F.Type.String()
+}
+
+// Search is the predicate matching the search text v in any searched field.
+func (r *Resource) Search() string {
+	pkg := r.Type.Package()
+	var ps []string
+	for _, f := range r.Searched() {
+		ps = append(ps, pkg+"."+f.F.StructField()+"ContainsFold(v)")
+	}
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	return pkg + ".Or(" + strings.Join(ps, ", ") + ")"
+}
+
+// Roots is the predicate restricting queries to the resource's rows, or "".
+func (r *Resource) Roots() string {
+	if r.Ann.RootsOnly == "" {
+		return ""
+	}
+	for _, f := range r.Type.Fields {
+		if f.Name == r.Ann.RootsOnly {
+			return r.Type.Package() + "." + f.StructField() + "IsNil()"
+		}
+	}
+	return ""
+}
+
+// NullInList are the fields lists show as null.
+func (r *Resource) NullInList() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.ListNull {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// NotInSnapshot are the JSON keys webhook snapshots leave out.
+func (r *Resource) NotInSnapshot() []string {
+	var out []string
+	for _, f := range r.Fields {
+		if f.Ann.Cost || f.Ann.ListNull {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// Node is the ent type view used by the ent-package template.
+type Node struct {
+	T      *gen.Type
+	Costs  []*gen.Field
+	Locks  []*gen.Field
+	Refs   []*gen.Edge
+	Events *EventInfo
+}
+
+// EventInfo is what the outbox needs to know about a webhook resource.
+type EventInfo struct {
+	Resource string
+	Actions  []string
+	Roots    string // field that must be nil for a row to be the resource
+}
+
+// nodes is the view of every ent type for the ent-package template.
+func nodes(g *gen.Graph) ([]*Node, error) {
+	rs, err := loadResources(g)
+	if err != nil {
+		return nil, err
+	}
+	byType := map[string]*Resource{}
+	for _, r := range rs {
+		byType[r.Type.Name] = r
+	}
+	var out []*Node
+	for _, t := range g.Nodes {
+		n := &Node{T: t}
+		for _, f := range t.Fields {
+			a, err := fieldAnnotation(f)
+			if err != nil {
+				return nil, err
+			}
+			if a.Cost {
+				n.Costs = append(n.Costs, f)
+			}
+			if a.Locks {
+				n.Locks = append(n.Locks, f)
+			}
+		}
+		for _, e := range t.Edges {
+			if !e.OwnFK() || e.Field() == nil {
+				continue
+			}
+			if e.Type.Name == "Account" || e.Type.Name == "Organization" {
+				continue
+			}
+			n.Refs = append(n.Refs, e)
+		}
+		if r := byType[t.Name]; r != nil && len(r.Ann.Events) > 0 {
+			n.Events = &EventInfo{Resource: r.Event, Actions: r.Ann.Events, Roots: r.Ann.RootsOnly}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ReachesCost reports whether the type or a type reachable through its edges
+// has cost fields, so redaction must descend into it.
+func (n *Node) ReachesCost(all []*Node) bool {
+	byName := map[string]*Node{}
+	for _, x := range all {
+		byName[x.T.Name] = x
+	}
+	seen := map[string]bool{}
+	var reach func(t *gen.Type) bool
+	reach = func(t *gen.Type) bool {
+		if seen[t.Name] {
+			return false
+		}
+		seen[t.Name] = true
+		if len(byName[t.Name].Costs) > 0 {
+			return true
+		}
+		for _, e := range t.Edges {
+			if reach(e.Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return reach(n.T)
+}
+
+// CostEdges are the edges through which cost fields can be reached.
+func (n *Node) CostEdges(all []*Node) []*gen.Edge {
+	byName := map[string]*Node{}
+	for _, x := range all {
+		byName[x.T.Name] = x
+	}
+	var out []*gen.Edge
+	for _, e := range n.T.Edges {
+		if byName[e.Type.Name].ReachesCost(all) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Human is the type name in words ("unit of measure").
+func Human(t *gen.Type) string { return strings.ReplaceAll(snake(t.Name), "_", " ") }
+
+// UniqueIndex is a unique index and its columns.
+type UniqueIndex struct {
+	Name    string
+	Columns []string
+}
+
+// uniqueIndexes lists every unique index of the graph, as PostgreSQL names them.
+func uniqueIndexes(g *gen.Graph) []UniqueIndex {
+	var out []UniqueIndex
+	for _, t := range g.Nodes {
+		for _, idx := range t.Indexes {
+			if idx.Unique {
+				out = append(out, UniqueIndex{Name: idx.Name, Columns: idx.Columns})
+			}
+		}
+		for _, f := range t.Fields {
+			if f.Unique {
+				out = append(out, UniqueIndex{Name: t.Table() + "_" + f.StorageKey() + "_key", Columns: []string{f.StorageKey()}})
+			}
+		}
+	}
+	return out
+}

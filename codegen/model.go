@@ -1,0 +1,400 @@
+// Package codegen is the entc extension that turns the schema annotations of
+// package annotate into everything the API needs: the OpenAPI description (as
+// an entoas spec mutation) and the Go glue between ent and the ogen server
+// (converters, request appliers, list builders, CRUD handlers, the scope table,
+// the cost redaction and the webhook catalogue). It runs only at generation time.
+package codegen
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/annotate"
+)
+
+// Resource is a schema exposed as a REST resource, with everything the
+// generators need to know about it, read from its annotations once.
+type Resource struct {
+	Type   *gen.Type
+	Ann    annotate.Resource
+	Schema string   // API schema name, e.g. "Warehouse"
+	Event  string   // webhook resource name, e.g. "warehouse"
+	Group  string   // ogen operation group and OpenAPI tag, e.g. "Warehouses"
+	ID     *Field   // the id
+	Fields []*Field // every field the API shows, in schema order
+}
+
+// Field is one field of a resource.
+type Field struct {
+	Res  *Resource
+	F    *gen.Field // nil for the id
+	Name string     // JSON name
+	Ann  annotate.Field
+}
+
+// loadResources reads every exposed resource of the graph and validates the
+// annotations, so a mistake fails generation rather than a request.
+func loadResources(g *gen.Graph) ([]*Resource, error) {
+	var out []*Resource
+	for _, n := range g.Nodes {
+		ann, ok, err := resourceAnnotation(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if err := validateNode(n); err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		r := &Resource{Type: n, Ann: ann, Schema: n.Name}
+		if ann.Schema != "" {
+			r.Schema = ann.Schema
+		}
+		r.Event = snake(r.Schema)
+		if ann.Event != "" {
+			r.Event = ann.Event
+		}
+		r.Group = pascal(strings.ReplaceAll(ann.Path, "-", "_"))
+		r.ID = &Field{Res: r, Name: "id"}
+		for _, f := range n.Fields {
+			fa, err := fieldAnnotation(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", n.Name, f.Name, err)
+			}
+			if fa.Hidden || f.Sensitive() {
+				continue
+			}
+			r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name, Ann: fa})
+		}
+		if err := r.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ann.Path < out[j].Ann.Path })
+	return out, nil
+}
+
+// validateNode checks rules that hold for every schema, exposed or not: a
+// schema is closed until a privacy policy opens it, and each foreign key states
+// what a delete of the referenced row does.
+func validateNode(n *gen.Type) error {
+	if n.NumPolicy() == 0 {
+		return fmt.Errorf("%s has no privacy policy: use AccountMixin or policy.SystemOnly()", n.Name)
+	}
+	for _, fk := range n.ForeignKeys {
+		e := fk.Edge
+		if onDelete(e) == "" && (e.Ref == nil || onDelete(e.Ref) == "") {
+			return fmt.Errorf("%s.%s: the foreign key needs an explicit entsql.OnDelete "+
+				"(Restrict makes deleting a row in use a 409 IN_USE; Cascade removes the rows)", n.Name, e.Name)
+		}
+	}
+	return nil
+}
+
+func onDelete(e *gen.Edge) string {
+	raw, ok := e.Annotations[(&entsql.Annotation{}).Name()]
+	if !ok {
+		return ""
+	}
+	var a entsql.Annotation
+	if decode(raw, &a) != nil {
+		return ""
+	}
+	return string(a.OnDelete)
+}
+
+func (r *Resource) validate() error {
+	if r.Ann.Path == "" || r.Ann.Param == "" || r.Ann.Scope == "" || len(r.Ann.Ops) == 0 {
+		return fmt.Errorf("a resource needs a path, a parameter, a scope and operations")
+	}
+	for _, op := range r.Ann.Custom {
+		if !r.Has(op) {
+			return fmt.Errorf("hand-written operation %q is not exposed", op)
+		}
+	}
+	indexed := r.indexedColumns()
+	for _, f := range r.Fields {
+		a := f.Ann
+		if a.Cost {
+			if a.Sort || a.Filter != "" || a.Search {
+				return fmt.Errorf("cost field %s cannot be sortable, filterable or searchable: "+
+					"redaction cannot hide what an order or a predicate reveals", f.Name)
+			}
+			if !f.F.Nillable {
+				return fmt.Errorf("cost field %s must be Optional().Nillable() so it can be redacted", f.Name)
+			}
+		}
+		if (a.Sort || a.Filter != "") && !indexed[f.Name] {
+			return fmt.Errorf("field %s is sortable or filterable but no index starts with (account_id, %s)", f.Name, f.Name)
+		}
+		if a.Null == annotate.NullClears && !f.F.Nillable {
+			return fmt.Errorf("field %s: null can only clear a nillable field", f.Name)
+		}
+		if a.Required && !f.F.Optional {
+			return fmt.Errorf("field %s: Required() is for optional (nillable) fields; a non-optional field is required already", f.Name)
+		}
+	}
+	return nil
+}
+
+// indexedColumns are the columns that lead an index, after account_id.
+func (r *Resource) indexedColumns() map[string]bool {
+	out := map[string]bool{}
+	for _, idx := range r.Type.Indexes {
+		cols := idx.Columns
+		if len(cols) > 1 && cols[0] == "account_id" {
+			out[cols[1]] = true
+		}
+		if len(cols) > 0 {
+			out[cols[0]] = true
+		}
+	}
+	for _, f := range r.Type.Fields {
+		if f.Unique {
+			out[f.Name] = true
+		}
+	}
+	return out
+}
+
+// Has reports whether the resource exposes op.
+func (r *Resource) Has(op annotate.Operation) bool { return slices.Contains(r.Ann.Ops, op) }
+
+// Generated reports whether the handler of op is generated.
+func (r *Resource) Generated(op annotate.Operation) bool {
+	return r.Has(op) && !slices.Contains(r.Ann.Custom, op)
+}
+
+// Shared reports whether the resource has shared (is_global) rows.
+func (r *Resource) Shared() bool {
+	for _, f := range r.Type.Fields {
+		if f.Name == "is_global" {
+			return true
+		}
+	}
+	return false
+}
+
+// Output are the fields of the response schema: id first, then every shown field.
+func (r *Resource) Output() []*Field { return append([]*Field{r.ID}, r.Fields...) }
+
+// Writable are the fields a create body accepts.
+func (r *Resource) Writable() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if !f.Ann.ReadOnly {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Updatable are the fields an update body accepts.
+func (r *Resource) Updatable() []*Field {
+	var out []*Field
+	for _, f := range r.Writable() {
+		if !f.F.Immutable {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Immutables are the writable fields an update refuses.
+func (r *Resource) Immutables() []*Field {
+	var out []*Field
+	for _, f := range r.Writable() {
+		if f.F.Immutable {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Filters are the fields with a list filter.
+func (r *Resource) Filters() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.Filter != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Sorts are the sortable fields, id included, in alphabetical order.
+func (r *Resource) Sorts() []string {
+	out := []string{"id"}
+	for _, f := range r.Fields {
+		if f.Ann.Sort {
+			out = append(out, f.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Searched are the fields `search` matches.
+func (r *Resource) Searched() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.Search {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Costs are the cost fields.
+func (r *Resource) Costs() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.Cost {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Events are the full webhook event types of the resource.
+func (r *Resource) Events() []string {
+	out := make([]string, len(r.Ann.Events))
+	for i, a := range r.Ann.Events {
+		out[i] = r.Event + "." + a
+	}
+	return out
+}
+
+// Scope is the scope op needs.
+func (r *Resource) Scope(op annotate.Operation) string {
+	if op == annotate.List || op == annotate.Read {
+		return r.Ann.Scope + ":read"
+	}
+	return r.Ann.Scope + ":write"
+}
+
+// OperationID is the OpenAPI operationId of op (and, in Pascal case, ogen's
+// handler method name).
+func (r *Resource) OperationID(op annotate.Operation) string {
+	switch op {
+	case annotate.List:
+		return "list" + r.Group
+	case annotate.Read:
+		return "get" + r.Schema
+	default:
+		return string(op) + r.Schema
+	}
+}
+
+// Method is ogen's handler method name of op.
+func (r *Resource) Method(op annotate.Operation) string { return pascal(r.OperationID(op)) }
+
+// Param is the Go name of the item path parameter.
+func (r *Resource) Param() string { return pascal(r.Ann.Param) }
+
+// Go is the ogen Go name of the field.
+func (f *Field) Go() string { return pascal(f.Name) }
+
+// EntGo is the ent struct field name.
+func (f *Field) EntGo() string {
+	if f.F == nil {
+		return "ID"
+	}
+	return f.F.StructField()
+}
+
+// Kind classifies the field's value type.
+func (f *Field) Kind() string {
+	switch {
+	case f.F == nil:
+		return "int"
+	case f.Ann.Format == annotate.FormatDecimal:
+		return "decimal"
+	case f.Ann.Format == annotate.FormatDate:
+		return "date"
+	case f.F.IsEnum():
+		return "enum"
+	case f.F.IsTime():
+		return "time"
+	case f.F.IsBool():
+		return "bool"
+	case f.F.IsString():
+		return "string"
+	case strings.HasPrefix(f.F.Type.String(), "float"):
+		return "float"
+	case f.F.Type.Numeric():
+		return "int"
+	}
+	return "unknown"
+}
+
+// Nillable reports whether the stored value can be null.
+func (f *Field) Nillable() bool { return f.F != nil && f.F.Nillable }
+
+// RequiredOnCreate reports whether a create body must give the field.
+func (f *Field) RequiredOnCreate() bool {
+	return f.Ann.Required || (!f.F.Optional && !f.F.Default)
+}
+
+// NullableOnCreate reports whether a create body may give null.
+func (f *Field) NullableOnCreate() bool { return f.F.Nillable && !f.Ann.Required }
+
+// NullOnUpdate is how an update body treats null: "clear", "ignore" or "" (refused).
+func (f *Field) NullOnUpdate() string {
+	switch {
+	case f.Ann.Null != "":
+		return f.Ann.Null
+	case f.F.Nillable:
+		return annotate.NullClears
+	}
+	return ""
+}
+
+// EnumType is the name of the enum's API schema, e.g. "TagRefType".
+func (f *Field) EnumType() string { return f.Res.Schema + pascal(f.Name) }
+
+// Edge is the ent edge whose foreign key the field is, if any.
+func (f *Field) Edge() *gen.Edge {
+	if f.F == nil || !f.F.IsEdgeField() {
+		return nil
+	}
+	e, err := f.F.Edge()
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+func resourceAnnotation(n *gen.Type) (annotate.Resource, bool, error) {
+	var a annotate.Resource
+	raw, ok := n.Annotations[annotate.ResourceName]
+	if !ok {
+		return a, false, nil
+	}
+	return a, true, decode(raw, &a)
+}
+
+func fieldAnnotation(f *gen.Field) (annotate.Field, error) {
+	var a annotate.Field
+	raw, ok := f.Annotations[annotate.FieldName]
+	if !ok {
+		return a, nil
+	}
+	return a, decode(raw, &a)
+}
+
+func decode(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

@@ -1,0 +1,103 @@
+package codegen
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"entgo.io/ent/entc/gen"
+	"golang.org/x/tools/imports"
+)
+
+// restTemplates render package rest (ent/rest), one file per resource.
+var restTemplates = template.Must(template.New("rest").
+	Funcs(template.FuncMap{
+		"lowerFirst": lowerFirst,
+		"sortField":  sortField,
+		"filterName": filterParam,
+		"rootsField": rootsField,
+	}).
+	ParseFS(templates, "templates/rest/*.tmpl"))
+
+// extraOperation is an operation that belongs to no ent schema.
+type extraOperation struct {
+	ID    string // operationId
+	Scope string // "" for none
+}
+
+// Method is ogen's handler method name of the operation.
+func (o extraOperation) Method() string { return pascal(o.ID) }
+
+// extraOperations are added by the spec builder and listed in the scope table.
+var extraOperations = []extraOperation{
+	{ID: "getOrganization"},
+}
+
+// writeREST writes package rest next to the generated ent code, replacing
+// whatever an earlier generation left there.
+func writeREST(g *gen.Graph) error {
+	rs, err := loadResources(g)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(g.Config.Target, "rest")
+	old, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name, tmpl string, data any) error {
+		var b bytes.Buffer
+		if err := restTemplates.ExecuteTemplate(&b, tmpl, data); err != nil {
+			return fmt.Errorf("rest: %s: %w", name, err)
+		}
+		path := filepath.Join(dir, name)
+		src, err := imports.Process(path, b.Bytes(), nil)
+		if err != nil {
+			return fmt.Errorf("rest: format %s: %w\n%s", name, err, b.String())
+		}
+		return os.WriteFile(path, src, 0o644)
+	}
+	if err := write("rest.go", "rest", struct {
+		Resources []*Resource
+		Extra     []extraOperation
+	}{rs, extraOperations}); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if err := write(snake(r.Schema)+".go", "resource", r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortField is the ent struct field of a sortable field name.
+func sortField(r *Resource, name string) string {
+	if name == "id" {
+		return "ID"
+	}
+	for _, f := range r.Fields {
+		if f.Name == name {
+			return f.F.StructField()
+		}
+	}
+	return pascal(name)
+}
+
+// rootsField is the ent struct field of the resource's RootsOnly field.
+func rootsField(r *Resource) string {
+	for _, f := range r.Type.Fields {
+		if f.Name == r.Ann.RootsOnly {
+			return f.StructField()
+		}
+	}
+	return strings.ToUpper(r.Ann.RootsOnly)
+}

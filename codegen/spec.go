@@ -1,0 +1,763 @@
+package codegen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"entgo.io/contrib/entoas"
+	"entgo.io/ent/entc/gen"
+	"github.com/ogen-go/ogen"
+
+	"larder.dev/larder/annotate"
+)
+
+// SpecOptions says where the two descriptions go.
+type SpecOptions struct {
+	// Public is the published description: OpenAPI 3.1 with webhooks, response
+	// headers and every error status.
+	Public string
+	// Server is ogen's input: the same operations, with errors folded into one
+	// default response and headers left to the middleware, so every handler
+	// returns plain types and every error passes through one NewError.
+	Server string
+}
+
+const (
+	refSchemas    = "#/components/schemas/"
+	refParameters = "#/components/parameters/"
+	refHeaders    = "#/components/headers/"
+	refResponses  = "#/components/responses/"
+	problemJSON   = "application/problem+json"
+)
+
+// BuildSpec returns the entoas mutation that replaces entoas' default output
+// with this API: entoas contributes the field type mapping (entoas.OgenSchema);
+// every path, envelope, parameter, error and header is built here from the
+// annotations.
+func BuildSpec(o SpecOptions) entoas.MutateFunc {
+	return func(g *gen.Graph, spec *ogen.Spec) error {
+		rs, err := loadResources(g)
+		if err != nil {
+			return err
+		}
+		b := &specBuilder{spec: spec}
+		b.init()
+		for _, r := range rs {
+			if err := b.resource(r); err != nil {
+				return fmt.Errorf("codegen: %s: %w", r.Type.Name, err)
+			}
+		}
+		b.organization()
+		b.webhooks(rs)
+		b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Webhooks", Description: webhooksDoc})
+		sort.Slice(b.spec.Tags, func(i, j int) bool { return b.spec.Tags[i].Name < b.spec.Tags[j].Name })
+		return writeSpecs(spec, o)
+	}
+}
+
+type specBuilder struct{ spec *ogen.Spec }
+
+func (b *specBuilder) schemas() map[string]*ogen.Schema { return b.spec.Components.Schemas }
+
+func ref(name string) *ogen.Schema { return &ogen.Schema{Ref: refSchemas + name} }
+
+func (b *specBuilder) init() {
+	s := b.spec
+	s.OpenAPI = "3.1.0"
+	s.Info = ogen.Info{
+		Title:       "Larder API",
+		Version:     "1.1.0",
+		Description: apiDoc,
+		License:     &ogen.License{Name: "Apache-2.0", URL: "https://www.apache.org/licenses/LICENSE-2.0"},
+	}
+	s.Servers = []ogen.Server{{URL: "http://127.0.0.1:8080/v1", Description: "larder serve on its default address"}}
+	s.Paths = ogen.Paths{}
+	s.Tags = nil
+	s.Security = ogen.SecurityRequirements{{"bearerAuth": {}}}
+	c := &ogen.Components{
+		Schemas:    map[string]*ogen.Schema{},
+		Parameters: map[string]*ogen.Parameter{},
+		Headers:    map[string]*ogen.Header{},
+		Responses:  map[string]*ogen.Response{},
+		SecuritySchemes: map[string]*ogen.SecurityScheme{"bearerAuth": {
+			Type:         "http",
+			Scheme:       "bearer",
+			BearerFormat: "key_live_… or key_test_…",
+			Description:  "An API key: `Authorization: Bearer <API_KEY>`. No other mechanism exists.",
+		}},
+	}
+	s.Components = c
+
+	c.Schemas["Problem"] = ogen.NewSchema().
+		SetDescription("An RFC 9457 problem detail.").
+		AddRequiredProperties(
+			ogen.String().SetDescription("URI of the problem type.").ToProperty("type"),
+			ogen.String().SetDescription("Short summary of the problem type.").ToProperty("title"),
+			ogen.Int().SetDescription("HTTP status.").ToProperty("status"),
+			ogen.String().SetDescription("What went wrong, for people.").ToProperty("detail"),
+			ogen.String().SetDescription("Machine-readable code, e.g. VALIDATION_ERROR.").ToProperty("code"),
+			ogen.String().SetDescription("Equals the X-Request-Id header.").ToProperty("request_id"),
+		).
+		AddOptionalProperties(
+			ref("ProblemField").AsArray().SetDescription("The fields at fault.").ToProperty("errors"),
+		)
+	c.Schemas["ProblemField"] = ogen.NewSchema().AddRequiredProperties(
+		ogen.String().SetDescription(`Path of the field, e.g. "lines[0].quantity".`).ToProperty("field"),
+		ogen.String().SetDescription("What is wrong with it.").ToProperty("message"),
+	)
+	c.Schemas["Pagination"] = ogen.NewSchema().AddRequiredProperties(
+		ogen.Int().SetDescription("Page size applied.").ToProperty("limit"),
+		ogen.Int().SetDescription("Rows skipped.").ToProperty("offset"),
+		ogen.Int().SetDescription("Rows matching the filters.").ToProperty("total"),
+		ogen.Bool().SetDescription("Whether rows follow this page.").ToProperty("has_more"),
+	)
+
+	one, zero, maxLimit, maxOffset := int64(1), int64(0), int64(200), int64(10000)
+	c.Parameters["limit"] = ogen.NewParameter().InQuery().SetName("limit").
+		SetDescription("Page size, 1 to 200; larger is refused with 400.").
+		SetSchema(ogen.Int().SetMinimum(&one).SetMaximum(&maxLimit).SetDefault(json.RawMessage("50")))
+	c.Parameters["offset"] = ogen.NewParameter().InQuery().SetName("offset").
+		SetDescription("Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.").
+		SetSchema(ogen.Int().SetMinimum(&zero).SetMaximum(&maxOffset).SetDefault(json.RawMessage("0")))
+	c.Parameters["updated_since"] = ogen.NewParameter().InQuery().SetName("updated_since").
+		SetDescription("ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. " +
+			"Tracks the record itself, not its child rows; deletions are not reported.").
+		SetSchema(example(ogen.String(), `"2026-01-31T12:00:00Z"`))
+
+	c.Headers["X-Request-Id"] = &ogen.Header{Description: "Generated request id (req_…); error bodies repeat it as request_id.", Schema: ogen.String()}
+	c.Headers["X-RateLimit-Limit"] = &ogen.Header{Description: "Requests allowed per minute for the account.", Schema: ogen.Int()}
+	c.Headers["X-RateLimit-Remaining"] = &ogen.Header{Description: "Requests left in the current window after this one.", Schema: ogen.Int()}
+	c.Headers["X-RateLimit-Reset"] = &ogen.Header{Description: "Unix second at which the window resets.", Schema: ogen.Int()}
+	c.Headers["Retry-After"] = &ogen.Header{Description: "Seconds to wait before retrying.", Schema: ogen.Int()}
+	c.Headers["Sunset"] = &ogen.Header{Description: "RFC 8594: HTTP-date at which this key stops working (rotated key in its grace period).", Schema: ogen.String()}
+
+	for _, e := range errorResponses {
+		headers := stdHeaders()
+		if e.retry {
+			headers["Retry-After"] = &ogen.Header{Ref: refHeaders + "Retry-After"}
+		}
+		c.Responses[e.name] = ogen.NewResponse().
+			SetDescription(e.desc).
+			SetHeaders(headers).
+			SetContent(map[string]ogen.Media{problemJSON: {Schema: ref("Problem")}})
+	}
+}
+
+type errorResponse struct {
+	status, name, desc string
+	retry              bool
+}
+
+// errorResponses are the shared error responses, by status.
+var errorResponses = []errorResponse{
+	{"400", "BadRequest", "VALIDATION_ERROR: the body, a path or a query parameter is invalid; `errors` names each field.", false},
+	{"401", "Unauthorized", "INVALID_API_KEY: missing, invalid, revoked or wrong-environment key (one message for every cause).", false},
+	{"403", "Forbidden", "INSUFFICIENT_SCOPE, NOT_ENTITLED, or READ_ONLY_RECORD for shared or read-only rows.", false},
+	{"404", "NotFound", "NOT_FOUND: no such record in this account.", false},
+	{"409", "Conflict", "DUPLICATE, IN_USE, INVALID_STATE or another conflict.", false},
+	{"429", "TooManyRequests", "RATE_LIMITED: over the account's requests per minute, or repeated failed authentication.", true},
+	{"500", "InternalError", "INTERNAL_ERROR: a server fault; reads may be retried.", false},
+	{"503", "ServiceUnavailable", "SERVICE_UNAVAILABLE: briefly out of capacity; retry with backoff and jitter.", true},
+}
+
+func stdHeaders() map[string]*ogen.Header {
+	h := map[string]*ogen.Header{"X-Request-Id": {Ref: refHeaders + "X-Request-Id"}}
+	for _, n := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Sunset"} {
+		h[n] = &ogen.Header{Ref: refHeaders + n}
+	}
+	return h
+}
+
+// responses returns a success response and the error responses of the given statuses.
+func responses(code, desc, schema string, errs ...string) ogen.Responses {
+	resp := ogen.NewResponse().SetDescription(desc).SetHeaders(stdHeaders()).SetJSONContent(ref(schema))
+	out := ogen.Responses{code: resp}
+	for _, s := range errs {
+		for _, e := range errorResponses {
+			if e.status == s {
+				out[s] = &ogen.Response{Ref: refResponses + e.name}
+			}
+		}
+	}
+	return out
+}
+
+// Error statuses per kind of operation (spec "Common rules").
+var (
+	listErrors   = []string{"400", "401", "403", "429", "500", "503"}
+	readErrors   = []string{"400", "401", "403", "404", "429", "500", "503"}
+	createErrors = []string{"400", "401", "403", "409", "429", "500", "503"}
+	writeErrors  = []string{"400", "401", "403", "404", "409", "429", "500", "503"}
+)
+
+// fieldSchema is the schema of f's value: entoas' type mapping, then the
+// annotations' format and bounds. Enums become one named component each.
+func (b *specBuilder) fieldSchema(f *Field, nullable, bounds bool) (*ogen.Schema, error) {
+	var s *ogen.Schema
+	switch f.Kind() {
+	case "decimal":
+		s = ogen.Double()
+		s.Format = ""
+	case "date":
+		s = ogen.Date()
+	case "int":
+		s = ogen.Int()
+	default:
+		es, err := entoas.OgenSchema(f.F)
+		if err != nil {
+			return nil, err
+		}
+		c := *es // entoas returns shared pointers: copy before changing
+		s = &c
+	}
+	if f.Kind() == "float" {
+		s.Format = ""
+	}
+	if f.Kind() == "enum" {
+		name := f.EnumType()
+		enum := *s
+		enum.Default = nil
+		enum.Description = f.F.Comment()
+		b.schemas()[name] = &enum
+		s = ref(name)
+		if nullable {
+			return &ogen.Schema{AllOf: []*ogen.Schema{s}, Nullable: true}, nil
+		}
+		return s, nil
+	}
+	if f.F != nil {
+		s.Description = f.F.Comment()
+	} else {
+		s.Description = "Unique per resource type, never reused."
+	}
+	if f.Ann.Cost {
+		s.Description = strings.TrimSpace(s.Description + " Cost field: null unless the key holds cost:read.")
+	}
+	if f.Ann.ListNull {
+		s.Description = strings.TrimSpace(s.Description + " Only on single retrieval and writes; null in lists.")
+	}
+	if bounds {
+		a := f.Ann
+		s.MinLength, s.MaxLength = ptrUint(a.MinLen), ptrUint(a.MaxLen)
+		if a.Min != nil {
+			s.Minimum = num(*a.Min)
+			s.ExclusiveMinimum = a.ExclusiveMin
+		}
+		if a.Max != nil {
+			s.Maximum = num(*a.Max)
+		}
+	}
+	s.Nullable = nullable
+	return s, nil
+}
+
+func ptrUint(v *int64) *uint64 {
+	if v == nil {
+		return nil
+	}
+	u := uint64(*v)
+	return &u
+}
+
+func num(v float64) ogen.Num {
+	b, _ := json.Marshal(v)
+	return ogen.Num(b)
+}
+
+func (b *specBuilder) resource(r *Resource) error {
+	sc := b.schemas()
+	name := r.Schema
+
+	out := ogen.NewSchema().SetDescription(r.Ann.Description)
+	snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines, single-only fields and cost fields.")
+	for _, f := range r.Output() {
+		s, err := b.fieldSchema(f, f.Nillable() || f.Ann.ListNull, false)
+		if err != nil {
+			return err
+		}
+		out.AddRequiredProperties(s.ToProperty(f.Name))
+		if !f.Ann.Cost && !f.Ann.ListNull {
+			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
+		}
+	}
+	sc[name] = out
+	sc[name+"Snapshot"] = snapshot
+	sc[name+"Data"] = ogen.NewSchema().AddRequiredProperties(ref(name).ToProperty("data"))
+	sc[name+"List"] = ogen.NewSchema().AddRequiredProperties(
+		ref(name).AsArray().ToProperty("data"),
+		ref("Pagination").ToProperty("pagination"),
+		ogen.String().SetDescription(`The order applied, e.g. "name:asc,id:asc".`).ToProperty("order"),
+	)
+
+	closed := false
+	if r.Has(annotate.Create) {
+		create := ogen.NewSchema().SetDescription("Body of a create.")
+		create.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, f := range r.Writable() {
+			s, err := b.fieldSchema(f, f.NullableOnCreate(), true)
+			if err != nil {
+				return err
+			}
+			if f.RequiredOnCreate() {
+				create.AddRequiredProperties(s.ToProperty(f.Name))
+			} else {
+				create.AddOptionalProperties(s.ToProperty(f.Name))
+			}
+		}
+		sc[name+"Create"] = create
+	}
+	if r.Has(annotate.Update) {
+		update := ogen.NewSchema().SetDescription(updateDoc(r))
+		update.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, f := range r.Updatable() {
+			s, err := b.fieldSchema(f, f.NullOnUpdate() != "", true)
+			if err != nil {
+				return err
+			}
+			if f.NullOnUpdate() == annotate.NullIgnored {
+				s.Description = strings.TrimSpace(s.Description + " Null is ignored, not cleared.")
+			}
+			update.AddOptionalProperties(s.ToProperty(f.Name))
+		}
+		sc[name+"Update"] = update
+	}
+
+	b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: r.Group, Description: r.Ann.Description})
+	coll, item := "/"+r.Ann.Path, "/"+r.Ann.Path+"/{"+r.Ann.Param+"}"
+	one := int64(1)
+	idParam := ogen.NewParameter().InPath().SetName(r.Ann.Param).SetRequired(true).
+		SetDescription("Id of the record, an integer greater than 0.").
+		SetSchema(ogen.Int().SetMinimum(&one))
+	op := func(o annotate.Operation, summary string) *ogen.Operation {
+		x := ogen.NewOperation().
+			SetOperationID(r.OperationID(o)).
+			SetSummary(summary).
+			SetDescription(fmt.Sprintf("Requires the %s scope.", r.Scope(o))).
+			AddTags(r.Group)
+		return x
+	}
+	body := func(schema string) *ogen.RequestBody {
+		return ogen.NewRequestBody().SetRequired(true).SetJSONContent(ref(schema))
+	}
+	human := strings.ReplaceAll(r.Ann.Path, "-", " ")
+	if r.Has(annotate.List) {
+		params, err := b.listParams(r)
+		if err != nil {
+			return err
+		}
+		path(b.spec, coll).Get = op(annotate.List, "List "+human).
+			SetParameters(params).
+			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrors...))
+	}
+	if r.Has(annotate.Create) {
+		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(snake(name))).
+			SetRequestBody(body(name+"Create")).
+			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
+	}
+	if r.Has(annotate.Read) {
+		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+article(snake(name))).
+			AddParameters(idParam).
+			SetResponses(responses("200", "The record.", name+"Data", readErrors...))
+	}
+	if r.Has(annotate.Update) {
+		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(snake(name))).
+			AddParameters(idParam).
+			SetRequestBody(body(name+"Update")).
+			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
+	}
+	if r.Has(annotate.Delete) {
+		path(b.spec, item).Delete = op(annotate.Delete, "Delete "+article(snake(name))).
+			AddParameters(idParam).
+			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
+	}
+	return nil
+}
+
+// listParams are the query parameters of a list: paging, sort, search, the
+// filters and updated_since.
+func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
+	ps := []*ogen.Parameter{
+		{Ref: refParameters + "limit"},
+		{Ref: refParameters + "offset"},
+		ogen.NewParameter().InQuery().SetName("sort").
+			SetDescription("Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended. " +
+				"Fields: " + strings.Join(r.Sorts(), ", ") + ".").
+			SetSchema(example(ogen.String(), `"id:desc"`)),
+	}
+	if searched := r.Searched(); len(searched) > 0 {
+		names := make([]string, len(searched))
+		for i, f := range searched {
+			names[i] = f.Name
+		}
+		desc := "Case-insensitive text matched within " + strings.Join(names, ", ") + "."
+		if r.Ann.SearchAlone {
+			desc += " Cannot be combined with the named filters (400)."
+		}
+		ps = append(ps, ogen.NewParameter().InQuery().SetName("search").SetDescription(desc).SetSchema(ogen.String()))
+	}
+	for _, f := range r.Filters() {
+		p := ogen.NewParameter().InQuery().SetName(filterParam(f))
+		switch f.Ann.Filter {
+		case annotate.Partial:
+			p.SetSchema(ogen.String()).SetDescription("Case-insensitive partial match on " + f.Name + ".")
+		case annotate.AnyOf:
+			s, err := b.fieldSchema(f, false, false)
+			if err != nil {
+				return nil, err
+			}
+			explode := true
+			p.SetSchema(s.AsArray()).SetDescription("Repeatable: matches any of the values of " + f.Name + ".")
+			p.Explode = &explode
+			p.Style = "form"
+		default:
+			s, err := b.fieldSchema(f, false, false)
+			if err != nil {
+				return nil, err
+			}
+			p.SetSchema(s).SetDescription("Exact match on " + f.Name + ".")
+		}
+		if f.Ann.FilterRequired {
+			p.SetRequired(true)
+			p.Description = "Required. " + p.Description
+		}
+		ps = append(ps, p)
+	}
+	if r.Ann.UpdatedSince {
+		ps = append(ps, &ogen.Parameter{Ref: refParameters + "updated_since"})
+	}
+	return ps, nil
+}
+
+func filterParam(f *Field) string {
+	if f.Ann.FilterParam != "" {
+		return f.Ann.FilterParam
+	}
+	return f.Name
+}
+
+// organization adds the account-information operation.
+func (b *specBuilder) organization() {
+	sc := b.schemas()
+	sc["Environment"] = ogen.String().
+		SetDescription("live (real data) or test (the separate test account).").
+		AsEnum(nil, json.RawMessage(`"live"`), json.RawMessage(`"test"`))
+	sc["Organization"] = ogen.NewSchema().
+		SetDescription("The key's account and organization.").
+		AddRequiredProperties(
+			ogen.Int().SetDescription("Organization id.").ToProperty("id"),
+			ogen.String().SetDescription("Organization name.").ToProperty("name"),
+			ref("Environment").ToProperty("environment"),
+			ogen.Int().SetDescription("The account the key works against.").ToProperty("account_id"),
+			ogen.String().SetDescription("The organization's plan.").ToProperty("plan"),
+			ogen.String().AsArray().SetDescription("Effective scopes of the key (granted plus implied).").ToProperty("scopes"),
+			ogen.Int().SetDescription("Requests allowed per minute.").ToProperty("rate_limit_per_min"),
+			ogen.String().SetDescription("ISO 4217 currency of amounts.").ToProperty("currency"),
+		)
+	sc["OrganizationData"] = ogen.NewSchema().AddRequiredProperties(ref("Organization").ToProperty("data"))
+	b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Organization", Description: "The account-information operation."})
+	op := ogen.NewOperation().
+		SetOperationID(extraOperations[0].ID).
+		SetSummary("Retrieve the key's account information").
+		SetDescription("Needs no scope.").
+		AddTags("Organization").
+		SetResponses(responses("200", "The account information.", "OrganizationData", "401", "403", "429", "500", "503"))
+	path(b.spec, "/organization").Get = op
+}
+
+// webhooks publishes every event type of the existing resources.
+func (b *specBuilder) webhooks(rs []*Resource) {
+	sc := b.schemas()
+	sc["EventSource"] = ogen.String().
+		SetDescription("What caused the change: an API call, an action in the web application, or the system.").
+		AsEnum(nil, json.RawMessage(`"api"`), json.RawMessage(`"app"`), json.RawMessage(`"system"`))
+	b.spec.Webhooks = map[string]*ogen.PathItem{}
+	for _, r := range rs {
+		if len(r.Ann.Events) == 0 {
+			continue
+		}
+		var types []json.RawMessage
+		for _, t := range r.Events() {
+			types = append(types, json.RawMessage(`"`+t+`"`))
+		}
+		event := r.Schema + "Event"
+		sc[event] = envelope(r.Event, ogen.String().AsEnum(nil, types...), ref(r.Schema+"Snapshot"))
+		for _, t := range r.Events() {
+			b.spec.Webhooks[t] = webhook(t, pascal(strings.ReplaceAll(t, ".", "_")), "`"+t+"`: "+eventDoc(t), event)
+		}
+	}
+	sc["PingEvent"] = envelope("ping", ogen.String().AsEnum(nil, json.RawMessage(`"ping"`)), ogen.NewSchema())
+	b.spec.Webhooks["ping"] = webhook("ping", "Ping", "`ping`: sent by the test button to the endpoint's real URL.", "PingEvent")
+}
+
+func envelope(resource string, typ, snapshot *ogen.Schema) *ogen.Schema {
+	return ogen.NewSchema().
+		SetDescription("Webhook envelope. Deduplicate by id; the snapshot is a routing aid, not the record.").
+		AddRequiredProperties(
+			ogen.String().SetDescription("Event id (evt_…), equal to the webhook-id header on every retry and resend.").ToProperty("id"),
+			typ.SetDescription("Event type.").ToProperty("type"),
+			ogen.DateTime().SetDescription("When the change was committed (UTC).").ToProperty("created_at"),
+			ref("Environment").ToProperty("environment"),
+			ref("EventSource").ToProperty("source"),
+			ogen.NewSchema().SetDescription("The record the event is about (the parent document for a line change).").
+				AddRequiredProperties(
+					ogen.String().AsEnum(nil, json.RawMessage(`"`+resource+`"`)).ToProperty("type"),
+					ogen.Int().ToProperty("id"),
+				).ToProperty("resource"),
+			snapshot.ToProperty("snapshot"),
+		).
+		AddOptionalProperties(
+			ogen.Int().SetDescription("Key of the API call that caused the change (source api).").ToProperty("api_key_id"),
+			ogen.String().SetDescription("Request id of the API call that caused the change (source api).").ToProperty("request_id"),
+		)
+}
+
+func webhook(typ, id, desc, schema string) *ogen.PathItem {
+	return ogen.NewPathItem().SetPost(ogen.NewOperation().
+		SetOperationID("on" + id).
+		SetSummary(typ).
+		SetDescription(desc + " Signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature).").
+		AddTags("Webhooks").
+		SetRequestBody(ogen.NewRequestBody().SetRequired(true).SetJSONContent(ref(schema))).
+		SetResponses(ogen.Responses{"200": ogen.NewResponse().SetDescription("Any 2xx acknowledges the delivery; anything else, or no answer within 15 seconds, is retried.")}))
+}
+
+func eventDoc(t string) string {
+	res, action, _ := strings.Cut(t, ".")
+	return strings.ReplaceAll(res, "_", " ") + " " + strings.ReplaceAll(action, "_", " ") + "."
+}
+
+func updateDoc(r *Resource) string {
+	d := "Body of an update: omitted fields are unchanged."
+	if im := r.Immutables(); len(im) > 0 {
+		names := make([]string, len(im))
+		for i, f := range im {
+			names[i] = f.Name
+		}
+		d += " " + strings.Join(names, ", ") + " cannot change (400)."
+	}
+	return d
+}
+
+func example(s *ogen.Schema, v string) *ogen.Schema {
+	s.Example = ogen.ExampleValue(v)
+	return s
+}
+
+func article(s string) string {
+	s = strings.ReplaceAll(s, "_", " ")
+	if strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+func path(spec *ogen.Spec, p string) *ogen.PathItem {
+	if spec.Paths[p] == nil {
+		spec.Paths[p] = ogen.NewPathItem()
+	}
+	return spec.Paths[p]
+}
+
+// writeSpecs writes both descriptions as OpenAPI 3.1.
+func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
+	pub, err := generic(spec)
+	if err != nil {
+		return err
+	}
+	to31(pub, true)
+	silenceWebhookSecurity(pub)
+	pub["paths"].(map[string]any)["/openapi.json"] = openapiPath()
+	if err := writeJSON(o.Public, pub); err != nil {
+		return err
+	}
+
+	srv, err := generic(spec)
+	if err != nil {
+		return err
+	}
+	delete(srv, "webhooks")
+	groupOperations(srv)
+	foldErrors(srv)
+	dropUnreferenced(srv)
+	to31(srv, false)
+	return writeJSON(o.Server, srv)
+}
+
+func generic(spec *ogen.Spec) (map[string]any, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
+}
+
+func writeJSON(p string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, append(b, '\n'), 0o644)
+}
+
+// to31 rewrites 3.0 `nullable` into 3.1 type lists and, for the published
+// description, boolean exclusive bounds into JSON Schema 2020-12 numbers (ogen
+// reads the boolean form).
+func to31(v any, numericExclusive bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		if nb, ok := v["nullable"].(bool); ok {
+			delete(v, "nullable")
+			if t, ok := v["type"].(string); ok && nb {
+				v["type"] = []any{t, "null"}
+				if enum, ok := v["enum"].([]any); ok {
+					v["enum"] = append(enum, nil)
+				}
+			} else if all, ok := v["allOf"].([]any); ok && nb && len(all) == 1 {
+				delete(v, "allOf")
+				v["anyOf"] = []any{all[0], map[string]any{"type": "null"}}
+			}
+		}
+		if ex, ok := v["exclusiveMinimum"].(bool); ok && numericExclusive {
+			delete(v, "exclusiveMinimum")
+			if ex {
+				v["exclusiveMinimum"] = v["minimum"]
+				delete(v, "minimum")
+			}
+		}
+		for _, x := range v {
+			to31(x, numericExclusive)
+		}
+	case []any:
+		for _, x := range v {
+			to31(x, numericExclusive)
+		}
+	}
+}
+
+// silenceWebhookSecurity gives webhook operations `security: []`: receivers
+// verify a signature, not a key.
+func silenceWebhookSecurity(doc map[string]any) {
+	whs, _ := doc["webhooks"].(map[string]any)
+	for _, item := range whs {
+		for _, op := range item.(map[string]any) {
+			if o, ok := op.(map[string]any); ok {
+				o["security"] = []any{}
+			}
+		}
+	}
+}
+
+// openapiPath documents GET /openapi.json, which the server answers outside
+// the generated router.
+func openapiPath() map[string]any {
+	return map[string]any{"get": map[string]any{
+		"operationId": "getOpenAPI",
+		"summary":     "This API description",
+		"description": "The OpenAPI 3.1 description of the API. Needs no key.",
+		"tags":        []any{"Organization"},
+		"security":    []any{},
+		"responses": map[string]any{"200": map[string]any{
+			"description": "The description.",
+			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}},
+		}},
+	}}
+}
+
+// groupOperations gives every operation its first tag as ogen operation group,
+// so ogen generates one handler interface per resource.
+func groupOperations(doc map[string]any) {
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, op := range item.(map[string]any) {
+			if o, ok := op.(map[string]any); ok {
+				o["x-ogen-operation-group"] = o["tags"].([]any)[0]
+			}
+		}
+	}
+}
+
+// foldErrors replaces the error responses of every operation with one default
+// response, drops response headers (middleware sets them) and keeps one
+// "Problem" response component.
+func foldErrors(doc map[string]any) {
+	paths := doc["paths"].(map[string]any)
+	for _, item := range paths {
+		for _, op := range item.(map[string]any) {
+			o, ok := op.(map[string]any)
+			if !ok {
+				continue
+			}
+			rs := o["responses"].(map[string]any)
+			for code, resp := range rs {
+				if strings.HasPrefix(code, "2") {
+					delete(resp.(map[string]any), "headers")
+					continue
+				}
+				delete(rs, code)
+			}
+			rs["default"] = map[string]any{"$ref": refResponses + "Problem"}
+		}
+	}
+	comps := doc["components"].(map[string]any)
+	delete(comps, "headers")
+	comps["responses"] = map[string]any{"Problem": map[string]any{
+		"description": "An error (RFC 9457 problem detail).",
+		"content":     map[string]any{problemJSON: map[string]any{"schema": map[string]any{"$ref": refSchemas + "Problem"}}},
+	}}
+}
+
+// dropUnreferenced removes component schemas nothing refers to (webhook
+// envelopes and snapshots once webhooks are gone).
+func dropUnreferenced(doc map[string]any) {
+	comps := doc["components"].(map[string]any)
+	schemas := comps["schemas"].(map[string]any)
+	for {
+		used := map[string]bool{}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if r, ok := v["$ref"].(string); ok && strings.HasPrefix(r, refSchemas) {
+					used[strings.TrimPrefix(r, refSchemas)] = true
+				}
+				for _, x := range v {
+					walk(x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			}
+		}
+		for k, v := range doc {
+			if k != "components" {
+				walk(v)
+			}
+		}
+		for k, v := range comps {
+			if k != "schemas" {
+				walk(v)
+			}
+		}
+		for _, v := range schemas {
+			walk(v)
+		}
+		removed := false
+		for name := range schemas {
+			if !used[name] {
+				delete(schemas, name)
+				removed = true
+			}
+		}
+		if !removed {
+			return
+		}
+	}
+}

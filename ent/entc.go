@@ -1,0 +1,48 @@
+//go:build ignore
+
+// entc.go generates package ent and its subpackages from ./schema, together with
+// the project templates of package codegen and, through the entoas extension,
+// the OpenAPI descriptions in ../openapi. Run it with `go generate ./...` from
+// the module root (see ../generate.go).
+package main
+
+import (
+	"io"
+	"log"
+
+	"entgo.io/contrib/entoas"
+	"entgo.io/ent/entc"
+	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/codegen"
+)
+
+func main() {
+	oas, err := entoas.NewExtension(
+		entoas.SimpleModels(),
+		entoas.DefaultPolicy(entoas.PolicyExclude),
+		entoas.Mutations(codegen.BuildSpec(codegen.SpecOptions{
+			Public: "../openapi/openapi.json",
+			Server: "../openapi/server.json",
+		})),
+		entoas.WriteTo(io.Discard),
+	)
+	if err != nil {
+		log.Fatalf("entoas: %v", err)
+	}
+	err = entc.Generate("./schema", &gen.Config{
+		Features: []gen.Feature{
+			gen.FeaturePrivacy,
+			gen.FeatureEntQL,
+			gen.FeatureIntercept,
+			gen.FeatureVersionedMigration,
+			gen.FeatureLock,
+			gen.FeatureModifier,
+			gen.FeatureUpsert,
+			gen.FeatureExecQuery,
+		},
+	}, entc.Extensions(oas, codegen.Extension{}))
+	if err != nil {
+		log.Fatalf("entc: %v", err)
+	}
+}

@@ -1,0 +1,95 @@
+package schema
+
+import (
+	"encoding/json"
+
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/policy"
+)
+
+// Event is the transactional outbox: one row per webhook event, written in the
+// transaction of the change it reports, delivered later by the dispatcher.
+type Event struct{ ent.Schema }
+
+// Fields of an event.
+func (Event) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("event_id").
+			Immutable().
+			Unique().
+			Comment("Public event id (evt_…), stable across retries and resends."),
+		field.Int("account_id").
+			Immutable().
+			Comment("The account whose data changed."),
+		field.Enum("environment").
+			Values("live", "test").
+			Immutable().
+			Comment("The account's environment."),
+		field.String("type").
+			Immutable().
+			Comment("Event type, e.g. tag.created."),
+		field.String("resource_type").
+			Immutable().
+			Comment("Resource type, e.g. tag."),
+		field.Int("resource_id").
+			Immutable().
+			Comment("Id of the record the event is about (the parent for a line change)."),
+		field.JSON("snapshot", json.RawMessage{}).
+			Immutable().
+			Comment("The record's top-level fields, without lines and cost fields.").
+			Annotations(annotate.Internal()),
+		field.Enum("source").
+			Values("api", "app", "system").
+			Immutable().
+			Comment("What caused the change."),
+		field.Int("api_key_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The key of the API call that caused the change."),
+		field.String("request_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The request id of the API call that caused the change."),
+		field.Time("created_at").
+			Default(now).
+			Immutable().
+			Comment("When the change was committed."),
+	}
+}
+
+// Edges of an event.
+func (Event) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("account", Account.Type).
+			Field("account_id").
+			Unique().
+			Required().
+			Immutable().
+			Annotations(entsql.OnDelete(entsql.Restrict)),
+	}
+}
+
+// Indexes of events.
+func (Event) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("account_id", "created_at"),
+		index.Fields("created_at"),
+	}
+}
+
+// Annotations keep events out of the REST API.
+func (Event) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Internal()}
+}
+
+// Policy lets only the system viewer read or write events.
+func (Event) Policy() ent.Policy { return policy.SystemOnly() }

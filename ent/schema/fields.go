@@ -1,0 +1,38 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"github.com/shopspring/decimal"
+
+	"larder.dev/larder/annotate"
+)
+
+// decimalField is an optional exact decimal (cost, price, rate): numeric in
+// PostgreSQL, a JSON number in the API, nil when absent or redacted.
+func decimalField(name, comment string, anns ...schema.Annotation) ent.Field {
+	return field.Other(name, decimal.Decimal{}).
+		SchemaType(map[string]string{
+			dialect.Postgres: "numeric(20,6)",
+			dialect.SQLite:   "numeric",
+		}).
+		Optional().
+		Nillable().
+		Comment(comment).
+		Annotations(append([]schema.Annotation{annotate.Decimal(), annotate.Number()}, anns...)...)
+}
+
+// tenantIndexes backs list filters and sorts: one (account_id, field) index each.
+func tenantIndexes(fields ...string) []ent.Index {
+	out := make([]ent.Index, len(fields))
+	for i, f := range fields {
+		out[i] = index.Fields("account_id", f)
+	}
+	return out
+}
+
+// uniqueCode makes code unique within an account.
+func uniqueCode() ent.Index { return index.Fields("account_id", "code").Unique() }

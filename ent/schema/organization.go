@@ -1,0 +1,51 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/policy"
+)
+
+// Organization is a customer of Larder: it has a plan, a currency and exactly
+// two accounts, live and test.
+type Organization struct{ ent.Schema }
+
+// Mixin adds timestamps.
+func (Organization) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of an organization.
+func (Organization) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").
+			NotEmpty().
+			Comment("Display name."),
+		field.Enum("plan").
+			Values("enterprise", "professional", "starter", "lapsed").
+			Default("enterprise").
+			Comment("Subscription plan; only enterprise includes the API."),
+		field.String("currency").
+			Default("CAD").
+			Comment("ISO 4217 currency of amounts."),
+	}
+}
+
+// Edges of an organization.
+func (Organization) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("accounts", Account.Type).
+			Annotations(entsql.OnDelete(entsql.Restrict)),
+	}
+}
+
+// Annotations keep the organization out of the API.
+func (Organization) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Internal()}
+}
+
+// Policy lets only the system viewer read or write organizations.
+func (Organization) Policy() ent.Policy { return policy.SystemOnly() }

@@ -1,0 +1,47 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/policy"
+)
+
+// RateWindow counts requests of one bucket (an account, or a client IP's failed
+// authentications) in one fixed one-minute window. PostgreSQL keeps the table
+// UNLOGGED: counters are worth less than the writes a WAL would cost.
+type RateWindow struct{ ent.Schema }
+
+// Fields of a rate window.
+func (RateWindow) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("bucket").
+			Immutable().
+			Comment("What is counted: acct:<id> or ip:<address>."),
+		field.Int64("window_start").
+			Immutable().
+			Comment("Unix second at which the window opened."),
+		field.Int("hits").
+			Default(0).
+			Comment("Requests counted in the window."),
+	}
+}
+
+// Indexes: one counter per bucket and window.
+func (RateWindow) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("bucket", "window_start").Unique(),
+		index.Fields("window_start"),
+	}
+}
+
+// Annotations keep the counters out of the API.
+func (RateWindow) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Internal()}
+}
+
+// Policy lets only the system viewer read or write rate windows.
+func (RateWindow) Policy() ent.Policy { return policy.SystemOnly() }

@@ -1,0 +1,11 @@
+// Package larder is the module root. Everything generated is regenerated, in
+// order, by `go generate ./...` from here:
+//
+//  1. entc (ent/entc.go): package ent from ent/schema, the codegen templates,
+//     and, through entoas and codegen.BuildSpec, openapi/openapi.json (published)
+//     and openapi/server.json (ogen's input);
+//  2. ogen: the typed server in openapi/oas from openapi/server.json.
+package larder
+
+//go:generate sh -c "cd ent && go run -mod=mod entc.go"
+//go:generate go tool ogen --config openapi/ogen.yml --target openapi/oas --package oas --clean openapi/server.json

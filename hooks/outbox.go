@@ -1,0 +1,161 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"entgo.io/ent"
+
+	gen "larder.dev/larder/ent"
+	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ids"
+	"larder.dev/larder/policy"
+)
+
+// Renderer renders the webhook snapshot of an entity (rest.Snapshot): the
+// resource name, the id, the body, and whether the entity is reported at all.
+type Renderer func(v ent.Value) (resource string, id int, body []byte, ok bool, err error)
+
+// ErrNoTx is returned when a change that emits events runs outside a
+// transaction: its event could otherwise commit without it, or it without its event.
+var ErrNoTx = errors.New("outbox: changes that emit webhook events must run in a transaction")
+
+type noEventsKey struct{}
+
+// WithoutEvents returns ctx under which changes emit no events. Only the seeding
+// of a new account uses it: nobody can have subscribed to an account that did
+// not exist a moment ago.
+func WithoutEvents(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noEventsKey{}, true)
+}
+
+// Outbox writes one event row per created, updated or deleted record of a
+// webhook resource, in the transaction of the change, with its snapshot,
+// source, key and request id. Register it on the client (store.Open does).
+func Outbox(render Renderer) ent.Hook {
+	return func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			res, ok := gen.EventResources[m.Type()]
+			if !ok || ctx.Value(noEventsKey{}) != nil {
+				return next.Mutate(ctx, m)
+			}
+			txm, ok := m.(interface{ Tx() (*gen.Tx, error) })
+			if !ok {
+				return next.Mutate(ctx, m)
+			}
+			if _, err := txm.Tx(); err != nil {
+				return nil, ErrNoTx
+			}
+			client := m.(interface{ Client() *gen.Client }).Client()
+			o := outbox{client: client, render: render, res: res}
+			switch {
+			case m.Op().Is(ent.OpCreate):
+				v, err := next.Mutate(ctx, m)
+				if err != nil {
+					return v, err
+				}
+				return v, o.emit(ctx, "created", v)
+			case m.Op().Is(ent.OpUpdateOne):
+				v, err := next.Mutate(ctx, m)
+				if err != nil {
+					return v, err
+				}
+				return v, o.emit(ctx, "updated", v)
+			case m.Op().Is(ent.OpUpdate):
+				before, err := gen.Targets(ctx, m)
+				if err != nil {
+					return nil, err
+				}
+				v, err := next.Mutate(ctx, m)
+				if err != nil {
+					return v, err
+				}
+				for _, b := range before {
+					after, err := gen.Reload(ctx, client, b)
+					if err != nil {
+						return nil, err
+					}
+					if err := o.emit(ctx, "updated", after); err != nil {
+						return nil, err
+					}
+				}
+				return v, nil
+			default: // delete
+				before, err := gen.Targets(ctx, m)
+				if err != nil {
+					return nil, err
+				}
+				v, err := next.Mutate(ctx, m)
+				if err != nil {
+					return v, err
+				}
+				for _, b := range before {
+					if err := o.emit(ctx, "deleted", b); err != nil {
+						return nil, err
+					}
+				}
+				return v, nil
+			}
+		})
+	}
+}
+
+type outbox struct {
+	client *gen.Client
+	render Renderer
+	res    gen.EventResource
+}
+
+// emit writes the event of action on v, if the resource emits it.
+func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
+	if !slices.Contains(o.res.Actions, action) {
+		return nil
+	}
+	resource, id, body, ok, err := o.render(v)
+	if err != nil {
+		return fmt.Errorf("outbox: render %s snapshot: %w", o.res.Name, err)
+	}
+	if !ok {
+		return nil
+	}
+	acct, ok := gen.AccountOf(v)
+	if !ok {
+		return nil // a shared row belongs to no account: nobody to notify
+	}
+	viewer := policy.FromContext(ctx)
+	sys := policy.System(ctx)
+	var env policy.Environment
+	if viewer != nil && viewer.AccountID == acct {
+		env = viewer.Environment
+	}
+	if env == "" {
+		a, err := o.client.Account.Get(sys, acct)
+		if err != nil {
+			return fmt.Errorf("outbox: account %d: %w", acct, err)
+		}
+		env = policy.Environment(a.Environment)
+	}
+	source := policy.SourceSystem
+	if viewer != nil && viewer.Source != "" {
+		source = viewer.Source
+	}
+	c := o.client.Event.Create().
+		SetEventID(ids.New("evt_")).
+		SetAccountID(acct).
+		SetEnvironment(event.Environment(env)).
+		SetType(resource + "." + action).
+		SetResourceType(resource).
+		SetResourceID(id).
+		SetSnapshot(json.RawMessage(body)).
+		SetSource(event.Source(source))
+	if source == policy.SourceAPI {
+		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
+	}
+	if err := c.Exec(sys); err != nil {
+		return fmt.Errorf("outbox: write %s.%s: %w", resource, action, err)
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package ids
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewHasPrefixAndLength(t *testing.T) {
+	id := New("evt_")
+	if !strings.HasPrefix(id, "evt_") || len(id) != len("evt_")+26 {
+		t.Fatalf("New(evt_) = %q", id)
+	}
+	for _, c := range id[4:] {
+		if !strings.ContainsRune(crockford, c) {
+			t.Fatalf("%q has %q outside Crockford base32", id, c)
+		}
+	}
+}
+
+func TestNewSortsByTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, b := NewAt("req_", t0), NewAt("req_", t0.Add(time.Millisecond))
+	if a[:14] >= b[:14] {
+		t.Fatalf("time prefix does not sort: %q then %q", a, b)
+	}
+}
+
+func TestNewIsUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for range 10000 {
+		id := New("x")
+		if seen[id] {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = true
+	}
+}

@@ -1,0 +1,130 @@
+// Package listing holds the runtime rules every list shares: page bounds, the
+// sort parameter (with id appended), and updated_since. The generated list
+// builders in package rest call it; nothing here knows a resource.
+package listing
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/problem"
+)
+
+// Page bounds (spec Limits); the OpenAPI description states them too, so the
+// server refuses out-of-range values before a handler runs.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 200
+	MaxOffset    = 10000
+)
+
+// Page is a validated page request.
+type Page struct {
+	Limit, Offset int
+	// Order are the ORDER BY terms, id last.
+	Order []func(*sql.Selector)
+	// Applied is the order as reported in a list's `order`, e.g. "name:asc,id:asc".
+	Applied string
+}
+
+// NewPage validates the page bounds and parses sort, a comma-separated list of
+// field:direction pairs over the sortable fields (sorts maps API names to
+// columns). id is appended unless the caller sorted by it.
+func NewPage(limit, offset int, sort string, sorts map[string]string) (Page, error) {
+	if limit < 1 || limit > MaxLimit {
+		return Page{}, problem.Invalidf("limit", "must be between 1 and %d", MaxLimit)
+	}
+	if offset < 0 || offset > MaxOffset {
+		return Page{}, problem.Invalidf("offset", "must be between 0 and %d", MaxOffset)
+	}
+	p := Page{Limit: limit, Offset: offset}
+	var applied, seen []string
+	for _, term := range strings.Split(sort, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			if strings.TrimSpace(sort) != "" {
+				return Page{}, problem.Invalid("sort", "has an empty term; use comma-separated field:direction pairs")
+			}
+			continue
+		}
+		name, dir, hasDir := strings.Cut(term, ":")
+		name, dir = strings.TrimSpace(name), strings.ToLower(strings.TrimSpace(dir))
+		col, ok := sorts[name]
+		if !ok {
+			return Page{}, problem.Invalidf("sort", "cannot sort by %q; sortable fields: %s", name, strings.Join(keys(sorts), ", "))
+		}
+		if !hasDir {
+			dir = "asc"
+		}
+		if dir != "asc" && dir != "desc" {
+			return Page{}, problem.Invalidf("sort", "direction of %q must be asc or desc", name)
+		}
+		if slices.Contains(seen, name) {
+			return Page{}, problem.Invalidf("sort", "names %q twice", name)
+		}
+		seen = append(seen, name)
+		applied = append(applied, name+":"+dir)
+		p.Order = append(p.Order, orderBy(col, dir))
+	}
+	if !slices.Contains(seen, "id") {
+		applied = append(applied, "id:asc")
+		p.Order = append(p.Order, orderBy(sorts["id"], "asc"))
+	}
+	p.Applied = strings.Join(applied, ",")
+	return p, nil
+}
+
+func orderBy(col, dir string) func(*sql.Selector) {
+	if dir == "desc" {
+		return sql.OrderByField(col, sql.OrderDesc()).ToFunc()
+	}
+	return sql.OrderByField(col).ToFunc()
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sinceLayouts are the ISO 8601 forms updated_since accepts; the ones without
+// an offset are read as UTC.
+var sinceLayouts = []struct {
+	layout string
+	zoned  bool
+}{
+	{time.RFC3339Nano, true},
+	{"2006-01-02T15:04:05.999999999", false},
+	{"2006-01-02T15:04Z07:00", true},
+	{"2006-01-02T15:04", false},
+	{"2006-01-02 15:04:05.999999999Z07:00", true},
+	{"2006-01-02 15:04:05.999999999", false},
+	{"2006-01-02", false},
+}
+
+// ParseSince reads an ISO 8601 timestamp; without an offset it is UTC.
+func ParseSince(param, v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	for _, l := range sinceLayouts {
+		var (
+			t   time.Time
+			err error
+		)
+		if l.zoned {
+			t, err = time.Parse(l.layout, v)
+		} else {
+			t, err = time.ParseInLocation(l.layout, v, time.UTC)
+		}
+		if err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, problem.Invalidf(param, "must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z (%s)", fmt.Sprintf("%q", v))
+}

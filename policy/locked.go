@@ -1,0 +1,34 @@
+package policy
+
+import (
+	"context"
+
+	"entgo.io/ent"
+
+	gen "larder.dev/larder/ent"
+	"larder.dev/larder/ent/privacy"
+	"larder.dev/larder/problem"
+)
+
+// DenyLockedRows refuses to update or delete a read-only row (a shared row, a
+// supplied unit) with 403 READ_ONLY_RECORD. It runs before the tenant filter,
+// which would otherwise make such a row look missing.
+func DenyLockedRows() privacy.MutationRule {
+	return privacy.MutationRuleFunc(func(ctx context.Context, m ent.Mutation) error {
+		if m.Op().Is(ent.OpCreate) {
+			return privacy.Skip
+		}
+		l, ok := m.(gen.Locker)
+		if !ok {
+			return privacy.Skip
+		}
+		locked, err := l.Locked(ctx)
+		if err != nil {
+			return err
+		}
+		if locked {
+			return problem.New(problem.ReadOnlyRecord, "this record is shared or supplied and cannot be changed or deleted")
+		}
+		return privacy.Skip
+	})
+}
