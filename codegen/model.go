@@ -90,8 +90,13 @@ func validateNode(n *gen.Type) error {
 		return fmt.Errorf("%s has no privacy policy: use AccountMixin or policy.SystemOnly()", n.Name)
 	}
 	for _, fk := range n.ForeignKeys {
+		// ent reads ON DELETE from the edge that declares the relation (the
+		// edge.To), not from its inverse.
 		e := fk.Edge
-		if onDelete(e) == "" && (e.Ref == nil || onDelete(e.Ref) == "") {
+		if e.IsInverse() {
+			e = e.Ref
+		}
+		if onDelete(e) == "" {
 			return fmt.Errorf("%s.%s: the foreign key needs an explicit entsql.OnDelete "+
 				"(Restrict makes deleting a row in use a 409 IN_USE; Cascade removes the rows)", n.Name, e.Name)
 		}

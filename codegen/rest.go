@@ -10,6 +10,8 @@ import (
 
 	"entgo.io/ent/entc/gen"
 	"golang.org/x/tools/imports"
+
+	"larder.dev/larder/annotate"
 )
 
 // restTemplates render package rest (ent/rest), one file per resource.
@@ -19,6 +21,7 @@ var restTemplates = template.Must(template.New("rest").
 		"sortField":  sortField,
 		"filterName": filterParam,
 		"rootsField": rootsField,
+		"enumsOf":    enumsOf,
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 
@@ -100,4 +103,35 @@ func rootsField(r *Resource) string {
 		}
 	}
 	return strings.ToUpper(r.Ann.RootsOnly)
+}
+
+// enumsOf maps the enumerated fields an operation accepts (body fields or
+// filter parameters) to their values.
+func enumsOf(r *Resource, op annotate.Operation) map[string][]string {
+	var fs []*Field
+	switch op {
+	case annotate.List:
+		fs = r.Filters()
+	case annotate.Create:
+		fs = r.Writable()
+	case annotate.Update:
+		fs = r.Updatable()
+	}
+	out := map[string][]string{}
+	for _, f := range fs {
+		if f.Kind() != "enum" {
+			continue
+		}
+		name := f.Name
+		if op == annotate.List {
+			name = filterParam(f)
+		}
+		for _, v := range f.F.Enums {
+			out[name] = append(out[name], v.Value)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

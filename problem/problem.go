@@ -23,6 +23,7 @@ const (
 	ReadOnlyRecord       Code = "READ_ONLY_RECORD"
 	NotFound             Code = "NOT_FOUND"
 	MethodNotAllowed     Code = "METHOD_NOT_ALLOWED"
+	PayloadTooLarge      Code = "PAYLOAD_TOO_LARGE"
 	Duplicate            Code = "DUPLICATE"
 	InUse                Code = "IN_USE"
 	InvalidState         Code = "INVALID_STATE"
@@ -50,6 +51,7 @@ var kinds = map[Code]struct {
 	ReadOnlyRecord:       {http.StatusForbidden, "Read-only record"},
 	NotFound:             {http.StatusNotFound, "Not found"},
 	MethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
+	PayloadTooLarge:      {http.StatusRequestEntityTooLarge, "Payload too large"},
 	Duplicate:            {http.StatusConflict, "Duplicate value"},
 	InUse:                {http.StatusConflict, "Record in use"},
 	InvalidState:         {http.StatusConflict, "Invalid state"},

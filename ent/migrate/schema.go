@@ -208,7 +208,7 @@ var (
 				Symbol:     "locations_locations_children",
 				Columns:    []*schema.Column{LocationsColumns[9]},
 				RefColumns: []*schema.Column{LocationsColumns[0]},
-				OnDelete:   schema.SetNull,
+				OnDelete:   schema.Cascade,
 			},
 		},
 		Indexes: []*schema.Index{

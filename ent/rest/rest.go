@@ -59,6 +59,17 @@ var Immutable = map[string][]string{
 	oas.UpdateUnitOfMeasureOperation: {"code"},
 }
 
+// Enums lists, per operation, the accepted values of its enumerated fields and
+// parameters, so a refused value can be answered with the list.
+var Enums = map[string]map[string][]string{
+	oas.ListTagsOperation: {
+		"ref_type": {"PRODUCT", "CUSTOMER", "SUPPLIER"},
+	},
+	oas.CreateTagOperation: {
+		"ref_type": {"PRODUCT", "CUSTOMER", "SUPPLIER"},
+	},
+}
+
 // Snapshot renders the webhook snapshot of an entity: its top-level fields
 // without lines and cost fields. ok is false for types that emit no events and
 // for rows that are not the resource (a warehouse's inner locations).

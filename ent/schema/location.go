@@ -53,11 +53,11 @@ func (Location) Fields() []ent.Field {
 func (Location) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("children", Location.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)).
 			From("parent").
 			Field("parent_id").
 			Unique().
-			Immutable().
-			Annotations(entsql.OnDelete(entsql.Cascade)),
+			Immutable(),
 	}
 }
 

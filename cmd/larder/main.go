@@ -1,0 +1,165 @@
+// Command larder is Larder: the API server and the admin CLI for what the
+// specification puts in the web application (organizations, keys, …).
+//
+//	larder serve [--addr A] [--demo]
+//	larder migrate | migrate diff NAME | migrate hash
+//	larder org create --name N [--plan P] [--currency C]
+//	larder org set-plan --org ID --plan P
+//	larder key create --org ID --env live|test --scopes S [--name N]
+//	larder key list --org ID
+//
+// Every command takes --database (LARDER_DATABASE_URL) and --json.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"larder.dev/larder/config"
+	"larder.dev/larder/migrate"
+	"larder.dev/larder/seed"
+	"larder.dev/larder/store"
+)
+
+// command is one CLI command.
+type command struct {
+	name, usage string
+	run         func(ctx context.Context, e *env, args []string) error
+}
+
+var commands = []command{
+	{"serve", "serve [--addr A] [--demo]  apply migrations and serve the API", serve},
+	{"migrate", "migrate  apply pending migrations", migrateApply},
+	{"migrate diff", "migrate diff NAME [--dir D] [--dev-database URL]  write the next migration of both dialects", migrateDiff},
+	{"migrate hash", "migrate hash [--dir D]  rewrite atlas.sum after a hand-written migration", migrateHash},
+	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
+	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
+	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
+	{"key list", "key list --org ID  list keys, never their secrets", keyList},
+}
+
+// env is what every command shares.
+type env struct {
+	cfg    config.Config
+	json   bool
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "larder:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// run dispatches args to the longest matching command.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var match *command
+	var rest []string
+	for i := range commands {
+		words := strings.Fields(commands[i].name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == commands[i].name {
+			if match == nil || len(words) > len(strings.Fields(match.name)) {
+				match, rest = &commands[i], args[len(words):]
+			}
+		}
+	}
+	if match == nil {
+		usage(stderr)
+		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("unknown command %q", strings.Join(args, " "))
+	}
+	e := &env{cfg: config.Defaults(), stdout: stdout, stderr: stderr}
+	return match.run(ctx, e, rest)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: larder <command> [flags]")
+	for _, c := range commands {
+		fmt.Fprintln(w, "  larder "+c.usage)
+	}
+	fmt.Fprintln(w, "every command takes --database URL ($LARDER_DATABASE_URL) and --json")
+}
+
+// flags returns a flag set with the common flags and opts bound.
+func (e *env) flags(name string, opts ...config.Options) (*flag.FlagSet, error) {
+	fs := flag.NewFlagSet("larder "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.BoolVar(&e.json, "json", false, "print one JSON object on stdout")
+	return fs, e.cfg.Bind(fs, append([]config.Options{config.Common}, opts...)...)
+}
+
+// parse parses flags that may come before or after positional arguments and
+// returns the positionals, then validates the configuration.
+func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if err := e.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	level := slog.LevelWarn
+	if fs.Name() == "larder serve" {
+		level = slog.LevelInfo
+	}
+	var h slog.Handler = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})
+	if e.cfg.LogFormat == "json" {
+		h = slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level})
+	}
+	e.log = slog.New(h)
+	return pos, nil
+}
+
+// open opens the database, applies pending migrations and the shared rows.
+func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns})
+	if err != nil {
+		return nil, nil, err
+	}
+	applied, err := migrate.Apply(ctx, st.DB, st.Dialect)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	if err := seed.Shared(ctx, st.Client); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, applied, nil
+}
+
+// print writes v as one JSON object with --json, or the human text otherwise.
+func (e *env) print(v any, human string) error {
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := fmt.Fprintln(e.stdout, human)
+	return err
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"larder.dev/larder/auth"
+	"larder.dev/larder/config"
+	"larder.dev/larder/handlers"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/seed"
+	"larder.dev/larder/store"
+	"larder.dev/larder/tenancy"
+)
+
+func serve(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("serve", config.Server)
+	if err != nil {
+		return err
+	}
+	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	st, applied, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if len(applied) > 0 {
+		e.log.Info("applied migrations", "versions", applied)
+	}
+	var demoKey string
+	if *demo {
+		if demoKey, err = createDemo(ctx, e, st); err != nil {
+			return err
+		}
+	}
+	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String() + "/v1"
+	if demoKey != "" {
+		fmt.Fprintf(e.stdout, "Test key (every scope; shown once): %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/organization\n", demoKey, demoKey, base)
+	}
+	e.log.Info("serving", "url", base, "database", redact(e.cfg.Database))
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      e.cfg.RequestTimeout + 15*time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	go srv.PruneLimits(ctx, e.log)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	e.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// createDemo makes a demo organization on an empty database and returns a test
+// key with every scope; on a database that has organizations it does nothing.
+func createDemo(ctx context.Context, e *env, st *store.Store) (string, error) {
+	n, err := st.Client.Organization.Query().Count(policy.System(ctx))
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
+		e.log.Info("demo: the database already has organizations; create a key with `larder key create`")
+		return "", nil
+	}
+	org, err := tenancy.Create(ctx, st.Client, "Demo Bakery", tenancy.Entitled, "CAD")
+	if err != nil {
+		return "", err
+	}
+	if err := seed.TestAccount(ctx, st.Client, org.Test.ID); err != nil {
+		return "", err
+	}
+	k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Test, policy.Known(), "demo")
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(e.stdout, "Created demo organization %d (%q) with a seeded test account.\n", org.Org.ID, org.Org.Name)
+	return k.Key, nil
+}
+
+// redact hides a password in a database URL for logs.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

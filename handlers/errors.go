@@ -1,0 +1,371 @@
+package handlers
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/go-faster/jx"
+	"github.com/lib/pq"
+	"github.com/ogen-go/ogen/ogenerrors"
+	"github.com/ogen-go/ogen/validate"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"larder.dev/larder/auth"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
+)
+
+// This file is the one place where errors become HTTP responses: handler
+// errors (through NewError), decode, parameter and security errors (through
+// ogen's error handler), unknown routes, wrong methods, panics and middleware
+// refusals all pass through classify and write the same RFC 9457 body.
+
+// NewError implements oas.Handler: the error of a handler becomes a problem.
+func (h *Handler) NewError(ctx context.Context, err error) *oas.ProblemStatusCode {
+	p := h.classify(ctx, err)
+	setRetryAfter(ctx, p)
+	return &oas.ProblemStatusCode{StatusCode: p.Status(), Response: body(ctx, p)}
+}
+
+// writeError writes err as a problem: used for everything that does not reach
+// a handler.
+func (h *Handler) writeError(ctx context.Context, w http.ResponseWriter, err error) {
+	writeProblem(ctx, w, h.classify(ctx, err))
+}
+
+// writeProblem writes p with its status and headers.
+func writeProblem(ctx context.Context, w http.ResponseWriter, p *problem.Error) {
+	if p.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+	b := body(ctx, p)
+	var e jx.Encoder
+	b.Encode(&e)
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(e.Bytes())))
+	w.WriteHeader(p.Status())
+	_, _ = w.Write(e.Bytes())
+}
+
+// body is the problem document of p.
+func body(ctx context.Context, p *problem.Error) oas.Problem {
+	out := oas.Problem{
+		Type:      p.Type(),
+		Title:     p.Title(),
+		Status:    p.Status(),
+		Detail:    p.Detail,
+		Code:      string(p.Code),
+		RequestID: RequestID(ctx),
+	}
+	for _, f := range p.Fields {
+		out.Errors = append(out.Errors, oas.ProblemField{Field: f.Field, Message: f.Message})
+	}
+	return out
+}
+
+// setRetryAfter sets Retry-After on the response of ctx, for problems that
+// reach ogen's encoder (which writes no headers of its own).
+func setRetryAfter(ctx context.Context, p *problem.Error) {
+	if hdr := responseHeader(ctx); hdr != nil && p.RetryAfter > 0 {
+		hdr.Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+}
+
+// internal is the answer to anything unexpected: the cause is logged with the
+// request id, never sent.
+var internal = &problem.Error{Code: problem.Internal, Detail: "An internal error occurred. Reads may be retried; retry writes only after checking whether they took effect."}
+
+// unavailable is the answer when the database cannot take more work now.
+var unavailable = &problem.Error{Code: problem.ServiceUnavailable, Detail: "The service is briefly out of capacity; retry with exponential backoff and jitter.", RetryAfter: 1}
+
+// classify maps any error to a problem.
+func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
+	if p, ok := problem.As(err); ok {
+		return p
+	}
+	var (
+		tooBig *http.MaxBytesError
+		sec    *ogenerrors.SecurityError
+		param  *ogenerrors.DecodeParamError
+		params *ogenerrors.DecodeParamsError
+		req    *ogenerrors.DecodeRequestError
+		cons   *ent.ConstraintError
+		val    *ent.ValidationError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return problem.New(problem.PayloadTooLarge, "The body is larger than %d bytes.", tooBig.Limit)
+	case errors.As(err, &sec):
+		return securityProblem(sec.Err)
+	case errors.As(err, &params):
+		name := ""
+		if errors.As(params.Err, &param) {
+			name = param.Name
+		}
+		return problem.Invalid(name, paramMessage(params.OperationContext.Name, name, params.Err))
+	case errors.As(err, &req):
+		return bodyProblem(req.OperationContext.Name, req.Err)
+	case ent.IsNotFound(err):
+		return problem.New(problem.NotFound, "No such record in this account.")
+	case errors.As(err, &cons):
+		return h.constraint(ctx, cons)
+	case errors.As(err, &val):
+		return problem.Invalid(val.Name, strings.TrimPrefix(val.Error(), "ent: validator failed for field \""+val.Name+"\": "))
+	case errors.Is(err, context.DeadlineExceeded):
+		h.log.ErrorContext(ctx, "request exceeded its time", "request_id", RequestID(ctx), "error", err)
+		return internal
+	case busy(err):
+		h.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err)
+		return unavailable
+	}
+	h.log.ErrorContext(ctx, "internal error", "request_id", RequestID(ctx), "error", err)
+	return internal
+}
+
+// securityProblem is the problem of a security handler error: our own refusal
+// (scope, plan) or, for anything else (a missing header), an invalid key.
+func securityProblem(err error) *problem.Error {
+	if p, ok := problem.As(err); ok {
+		return p
+	}
+	return auth.ErrInvalidKey
+}
+
+// paramMessage turns a parameter decode error into words.
+func paramMessage(op, name string, err error) string {
+	var v *validate.Error
+	if errors.As(err, &v) && len(v.Fields) > 0 {
+		return fieldMessage(op, validate.FieldError{Name: name, Error: v.Fields[0].Error})
+	}
+	if errors.Is(err, validate.ErrFieldRequired) || strings.Contains(err.Error(), "field required") ||
+		strings.HasSuffix(err.Error(), "not set") {
+		return "is required"
+	}
+	return fieldMessage(op, validate.FieldError{Name: name, Error: err})
+}
+
+// constraint maps a database constraint violation: a unique value taken is a
+// 409 DUPLICATE naming the field, a row still referenced is a 409 IN_USE.
+func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *problem.Error {
+	switch {
+	case sqlgraph.IsUniqueConstraintError(c):
+		field := duplicateField(c)
+		if field == "" {
+			return problem.Conflict(problem.Duplicate, "", "A record with the same unique value already exists.")
+		}
+		return problem.Conflict(problem.Duplicate, field, field+" is already taken by another record")
+	case sqlgraph.IsForeignKeyConstraintError(c):
+		return problem.New(problem.InUse, "The record is in use by other records and cannot be deleted.")
+	}
+	h.log.ErrorContext(ctx, "constraint violation", "request_id", RequestID(ctx), "error", c)
+	return internal
+}
+
+var sqliteUnique = regexp.MustCompile(`UNIQUE constraint failed: ([\w., ]+)`)
+
+// duplicateField names the API field of a unique violation: the last column
+// of the index that is not the owning account.
+func duplicateField(err error) string {
+	var cols []string
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		cols = ent.UniqueColumns(pe.Constraint)
+	} else if m := sqliteUnique.FindStringSubmatch(err.Error()); m != nil {
+		for _, c := range strings.Split(m[1], ",") {
+			_, col, _ := strings.Cut(strings.TrimSpace(c), ".")
+			cols = append(cols, col)
+		}
+	}
+	for i := len(cols) - 1; i >= 0; i-- {
+		if cols[i] != "account_id" && cols[i] != "parent_id" {
+			return cols[i]
+		}
+	}
+	return ""
+}
+
+// busy reports errors that mean "not now": the database refused a connection
+// or a lock could not be had in time.
+func busy(err error) bool {
+	var (
+		ne *net.OpError
+		pe *pq.Error
+		se *sqlite.Error
+	)
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.As(err, &ne):
+		return true
+	case errors.As(err, &pe):
+		// too_many_connections, cannot_connect_now, lock_not_available, serialization_failure
+		return slices.Contains([]pq.ErrorCode{"53300", "57P03", "55P03", "40001", "40P01"}, pe.Code)
+	case errors.As(err, &se):
+		code := se.Code() & 0xff
+		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// bodyProblem maps an error decoding or validating a request body.
+func bodyProblem(op string, err error) *problem.Error {
+	var (
+		v  *validate.Error
+		ct *validate.InvalidContentTypeError
+	)
+	switch {
+	case errors.Is(err, validate.ErrBodyRequired):
+		return problem.Invalid("body", "is required: send a JSON object")
+	case errors.As(err, &ct):
+		return problem.Invalidf("Content-Type", "must be application/json, not %q", ct.ContentType)
+	case strings.Contains(err.Error(), "parse media type"):
+		return problem.Invalid("Content-Type", "must be application/json")
+	case errors.As(err, &v):
+		var fields []problem.FieldError
+		prefix := decodePath(err)
+		for _, f := range v.Fields {
+			fields = append(fields, problem.FieldError{Field: join(prefix, f.Name), Message: fieldMessage(op, f)})
+		}
+		return problem.InvalidFields(fields...)
+	}
+	path, leaf := decodePath(err), innermost(err)
+	if m := unexpectedField.FindStringSubmatch(leaf.Error()); m != nil {
+		field := join(path, m[1])
+		if slices.Contains(rest.Immutable[op], m[1]) && path == "" {
+			return problem.Invalid(field, "cannot be changed after creation")
+		}
+		return problem.Invalid(field, "is not a field of this body")
+	}
+	if path == "" {
+		return problem.Invalid("body", "is not a valid JSON object")
+	}
+	return problem.Invalid(path, leafMessage(leaf))
+}
+
+var (
+	unexpectedField = regexp.MustCompile(`^unexpected field "(.*)"$`)
+	decodeField     = regexp.MustCompile(`^decode field "(.*)"$`)
+	arrayIndex      = regexp.MustCompile(`^\[(\d+)\]$`)
+)
+
+// decodePath rebuilds the path of the failing field from ogen's wrapped
+// errors ("decode field \"lines\"" → "[0]" → "decode field \"quantity\"").
+func decodePath(err error) string {
+	var path string
+	for e := err; e != nil; e = unwrap(e) {
+		next := unwrap(e)
+		msg := e.Error()
+		if next != nil {
+			msg = strings.TrimSuffix(msg, ": "+next.Error())
+		}
+		if m := decodeField.FindStringSubmatch(msg); m != nil {
+			path = join(path, m[1])
+		} else if m := arrayIndex.FindStringSubmatch(msg); m != nil {
+			path += "[" + m[1] + "]"
+		}
+	}
+	return path
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	if strings.HasPrefix(name, "[") {
+		return prefix + name
+	}
+	return prefix + "." + name
+}
+
+func innermost(err error) error {
+	for {
+		next := unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// unwrap is errors.Unwrap that also follows the first error of a join (ogen
+// joins a decode error with the result of closing the body).
+func unwrap(err error) error {
+	switch e := err.(type) {
+	case interface{ Unwrap() error }:
+		return e.Unwrap()
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			if x != nil {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// fieldMessage words a validation failure of one field.
+func fieldMessage(op string, f validate.FieldError) string {
+	if strings.Contains(f.Error.Error(), "invalid value: ") {
+		if vals := rest.Enums[op][f.Name]; len(vals) > 0 {
+			return "must be one of " + strings.Join(vals, ", ")
+		}
+	}
+	return leafMessage(f.Error)
+}
+
+var (
+	valueBound = regexp.MustCompile(`value (\S+) (less|greater) than (?:minimum |maximum )?(\S+)`)
+)
+
+// leafMessage words the innermost cause of a validation or decode failure.
+func leafMessage(err error) string {
+	var (
+		minLen *validate.MinLengthError
+		maxLen *validate.MaxLengthError
+		num    *strconv.NumError
+	)
+	switch {
+	case errors.Is(err, validate.ErrFieldRequired):
+		return "is required"
+	case errors.As(err, &minLen):
+		if minLen.MinLength == 1 {
+			return "must not be empty"
+		}
+		return fmt.Sprintf("must be at least %d characters long", minLen.MinLength)
+	case errors.As(err, &maxLen):
+		return fmt.Sprintf("must be at most %d characters long", maxLen.MaxLength)
+	case errors.As(err, &num):
+		return "must be a number of the documented type"
+	}
+	msg := innermost(err).Error()
+	if m := valueBound.FindStringSubmatch(msg); m != nil {
+		bound := m[3]
+		if strings.Contains(bound, ".") {
+			bound = strings.TrimRight(strings.TrimRight(bound, "0"), ".")
+		}
+		if m[2] == "less" {
+			return "must be at least " + bound
+		}
+		return "must be at most " + bound
+	}
+	switch {
+	case strings.Contains(msg, "unexpected byte 110 'n'"):
+		return "must not be null"
+	case strings.HasPrefix(msg, "invalid value: "):
+		return "is not an accepted value (" + strings.TrimPrefix(msg, "invalid value: ") + ")"
+	case strings.Contains(msg, "unexpected byte"), strings.Contains(msg, "unexpected type"),
+		strings.Contains(msg, "invalid"), strings.Contains(msg, "EOF"):
+		return "has the wrong type or is malformed"
+	}
+	return msg
+}

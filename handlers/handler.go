@@ -1,0 +1,39 @@
+// Package handlers serves the API: the ogen Handler (generated CRUD from
+// package rest, plus one hand-written file per resource with behaviour beyond
+// CRUD), the security handler, the middleware and the one error mapping.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/policy"
+)
+
+// Handler implements every operation of the API.
+type Handler struct {
+	*rest.Handlers
+	client    *ent.Client
+	log       *slog.Logger
+	rateLimit int
+}
+
+var _ oas.Handler = (*Handler)(nil)
+
+// GetOrganization returns the key's account information (no scope needed).
+func (h *Handler) GetOrganization(ctx context.Context) (*oas.OrganizationData, error) {
+	v := policy.FromContext(ctx)
+	return &oas.OrganizationData{Data: oas.Organization{
+		ID:              v.OrganizationID,
+		Name:            v.OrganizationName,
+		Environment:     oas.Environment(v.Environment),
+		AccountID:       v.AccountID,
+		Plan:            v.Plan,
+		Scopes:          v.ScopeList(),
+		RateLimitPerMin: h.rateLimit,
+		Currency:        v.Currency,
+	}}, nil
+}

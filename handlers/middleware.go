@@ -1,0 +1,216 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"larder.dev/larder/auth"
+	"larder.dev/larder/ids"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/problem"
+	"larder.dev/larder/ratelimit"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	headerKey
+	viewerKey
+)
+
+// RequestID returns the id of the request of ctx (req_…).
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// responseHeader returns the header map of the response of ctx.
+func responseHeader(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headerKey).(http.Header)
+	return h
+}
+
+// authenticated returns the viewer of a valid key the middleware found, or nil.
+func authenticated(ctx context.Context) *policy.Viewer {
+	v, _ := ctx.Value(viewerKey).(*policy.Viewer)
+	return v
+}
+
+// withRequestID gives every request a generated id, in the X-Request-Id header
+// and the context. A caller's own X-Request-Id is only logged.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := ids.New("req_")
+		w.Header().Set("X-Request-Id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		ctx = context.WithValue(ctx, headerKey, w.Header())
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// recorder remembers the status and size of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// withAccessLog logs one line per request, and turns a panic into a 500
+// problem (when nothing was written yet) instead of a dropped connection.
+func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		ctx := r.Context()
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(ctx, "panic", "request_id", RequestID(ctx), "panic", v, "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeProblem(ctx, rec, internal)
+				}
+			}
+			attrs := []any{
+				"request_id", RequestID(ctx),
+				"method", r.Method,
+				"path", r.URL.Path,
+				"status", rec.status,
+				"bytes", rec.bytes,
+				"duration", time.Since(start),
+				"remote", r.RemoteAddr,
+			}
+			if cid := r.Header.Get("X-Request-Id"); cid != "" {
+				attrs = append(attrs, "client_request_id", cid)
+			}
+			log.InfoContext(ctx, "request", attrs...)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// withTimeout bounds the work of a request; database work past it is
+// cancelled and answered 500 (spec Limits: about 15 seconds).
+func withTimeout(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// withShedding answers 503 with Retry-After when more requests are running
+// than the server can serve well, instead of queueing them all on the database.
+func withShedding(n int, next http.Handler) http.Handler {
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		default:
+			writeProblem(r.Context(), w, unavailable)
+		}
+	})
+}
+
+// gate authenticates the key of every API request and applies the limits:
+// a valid key spends its account's budget (X-RateLimit-* on every response,
+// 429 past it); invalid keys spend the client address's failed-auth budget
+// (429 past it, valid keys unaffected). The security handler later attaches
+// the viewer, or answers 401, for the operations that need a key.
+type gate struct {
+	authn         *auth.Authenticator
+	limiter       ratelimit.Limiter
+	rateLimit     int
+	authFailLimit int
+	now           func() time.Time
+	h             *Handler
+}
+
+func (g *gate) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		hdr := r.Header.Get("Authorization")
+		key, err := g.authn.Authenticate(ctx, hdr)
+		now := g.now()
+		switch {
+		case errors.Is(err, auth.ErrInvalidKey):
+			if hdr != "" {
+				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r), g.authFailLimit, now)
+				if err != nil {
+					g.h.writeError(ctx, w, err)
+					return
+				}
+				if !res.Allowed {
+					writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
+						Detail:     "Too many requests with invalid API keys from this address; wait for the next minute.",
+						RetryAfter: res.RetryAfter(now)})
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+			return
+		case err != nil:
+			g.h.writeError(ctx, w, err)
+			return
+		}
+		v := key.Viewer
+		v.RequestID = RequestID(ctx)
+		res, err := g.limiter.Hit(ctx, "acct:"+strconv.Itoa(v.AccountID), g.rateLimit, now)
+		if err != nil {
+			g.h.writeError(ctx, w, err)
+			return
+		}
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+		if key.ExpiresAt != nil {
+			h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
+		}
+		if !res.Allowed {
+			writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
+				Detail:     "The account's requests per minute are used up; retry after the window resets.",
+				RetryAfter: res.RetryAfter(now)})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, viewerKey, v)))
+	})
+}
+
+// clientIP is the address of the socket peer.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

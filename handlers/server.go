@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"larder.dev/larder/auth"
+	"larder.dev/larder/config"
+	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/openapi"
+	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
+	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/store"
+)
+
+// MaxBodyBytes bounds a request body.
+const MaxBodyBytes = 4 << 20
+
+// Server is the HTTP side of Larder.
+type Server struct {
+	http.Handler
+	// Limiter counts requests; Prune it now and then.
+	Limiter ratelimit.Limiter
+	// Auth authenticates keys; tests set its clock.
+	Auth *auth.Authenticator
+}
+
+// Options are what New needs beyond the store.
+type Options struct {
+	Config config.Config
+	Log    *slog.Logger
+	// Now is the clock of the limits; nil means time.Now.
+	Now func() time.Time
+}
+
+// New assembles the API: request id, access log and panic recovery, time
+// bound, load shedding, key and limits, then the generated router.
+func New(st *store.Store, o Options) (*Server, error) {
+	cfg, log := o.Config, o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	h := &Handler{
+		Handlers:  &rest.Handlers{Client: st.Client},
+		client:    st.Client,
+		log:       log,
+		rateLimit: cfg.RateLimit,
+	}
+	api, err := oas.NewServer(h, security{},
+		oas.WithPathPrefix("/v1"),
+		oas.WithErrorHandler(func(ctx context.Context, w http.ResponseWriter, _ *http.Request, err error) {
+			h.writeError(ctx, w, err)
+		}),
+		oas.WithNotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeProblem(r.Context(), w, notFound(r))
+		}),
+		oas.WithMethodNotAllowed(func(w http.ResponseWriter, r *http.Request, allowed string) {
+			w.Header().Set("Allow", allowed)
+			writeProblem(r.Context(), w, problem.New(problem.MethodNotAllowed, "%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, allowed))
+		}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	authn := auth.NewAuthenticator(st.DB, st.Dialect)
+	authn.Now = now
+	limiter := ratelimit.New(st.DB, st.Dialect)
+	g := &gate{authn: authn, limiter: limiter, rateLimit: cfg.RateLimit, authFailLimit: cfg.AuthFailLimit, now: now, h: h}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(openapi.Document)
+	})
+	mux.Handle("/v1/", g.wrap(limitBody(api)))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(r.Context(), w, notFound(r))
+	})
+	var handler http.Handler = mux
+	handler = withShedding(cfg.MaxInFlight, handler)
+	handler = withTimeout(cfg.RequestTimeout, handler)
+	handler = withAccessLog(log, handler)
+	handler = withRequestID(handler)
+	return &Server{Handler: handler, Limiter: limiter, Auth: authn}, nil
+}
+
+func notFound(r *http.Request) *problem.Error {
+	return problem.New(problem.NotFound, "No route %s %s; the API description is at /v1/openapi.json.", r.Method, r.URL.Path)
+}
+
+// limitBody bounds request bodies.
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// PruneLimits forgets finished rate-limit windows every minute until ctx ends.
+func (s *Server) PruneLimits(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if err := s.Limiter.Prune(ctx, now); err != nil && ctx.Err() == nil {
+				log.Warn("prune rate limits", "error", err)
+			}
+		}
+	}
+}

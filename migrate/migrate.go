@@ -1,0 +1,122 @@
+// Package migrate changes database schemas, and only through the committed
+// Atlas migration directories (migrations/postgres, migrations/sqlite), which
+// are embedded in the binary. Apply runs the pending files, verifying
+// atlas.sum first, so a tampered directory is refused. Diff writes the next
+// migration of both dialects from the compiled ent schema.
+package migrate
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"ariga.io/atlas/sql/migrate"
+	"ariga.io/atlas/sql/postgres"
+	"ariga.io/atlas/sql/schema"
+	"ariga.io/atlas/sql/sqlite"
+	"entgo.io/ent/dialect"
+)
+
+//go:embed all:migrations
+var embedded embed.FS
+
+// Subdir is the directory of a dialect's migrations under migrations/.
+func Subdir(dia string) string {
+	if dia == dialect.SQLite {
+		return "sqlite"
+	}
+	return "postgres"
+}
+
+// Embedded returns the embedded migration directory of a dialect.
+func Embedded(dia string) (migrate.Dir, error) {
+	return FromFS(embedded, "migrations/"+Subdir(dia))
+}
+
+// FromFS copies the migration directory root of fsys into memory.
+func FromFS(fsys fs.FS, root string) (migrate.Dir, error) {
+	d := &migrate.MemDir{}
+	entries, err := fs.ReadDir(fsys, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := fs.ReadFile(fsys, root+"/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if err := d.WriteFile(e.Name(), b); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Apply runs the pending migrations of the embedded directory and returns the
+// versions it applied.
+func Apply(ctx context.Context, db *sql.DB, dia string) ([]string, error) {
+	dir, err := Embedded(dia)
+	if err != nil {
+		return nil, err
+	}
+	return ApplyDir(ctx, db, dia, dir)
+}
+
+// ApplyDir runs the pending migrations of dir. Concurrent callers (several
+// servers starting at once) take turns on a database lock.
+func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir) ([]string, error) {
+	if err := migrate.Validate(dir); err != nil {
+		return nil, fmt.Errorf("migration directory: %w (was a migration edited? atlas.sum no longer matches)", err)
+	}
+	var (
+		drv migrate.Driver
+		err error
+	)
+	switch dia {
+	case dialect.Postgres:
+		drv, err = postgres.Open(db)
+	case dialect.SQLite:
+		drv, err = sqlite.Open(db)
+	default:
+		return nil, fmt.Errorf("migrate: unsupported dialect %q", dia)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// PostgreSQL serialises servers starting together with an advisory lock.
+	// (Atlas's SQLite lock is per process, not per file; SQLite has one writer.)
+	if l, ok := drv.(schema.Locker); ok && dia == dialect.Postgres {
+		unlock, err := l.Lock(ctx, "larder_migrate", time.Minute)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: take the migration lock: %w", err)
+		}
+		defer unlock()
+	}
+	rrw := &revisions{db: db, dia: dia}
+	if err := rrw.init(ctx); err != nil {
+		return nil, err
+	}
+	ex, err := migrate.NewExecutor(drv, dir, rrw, migrate.WithOperatorVersion("larder"))
+	if err != nil {
+		return nil, err
+	}
+	pending, err := ex.Pending(ctx)
+	if errors.Is(err, migrate.ErrNoPendingFiles) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	applied := []string{}
+	for _, f := range pending {
+		if err := ex.Execute(ctx, f); err != nil {
+			return applied, fmt.Errorf("migrate: apply %s: %w", f.Name(), err)
+		}
+		applied = append(applied, f.Version())
+	}
+	return applied, nil
+}

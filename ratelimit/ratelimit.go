@@ -1,0 +1,126 @@
+// Package ratelimit counts requests in fixed one-minute windows that start at
+// the top of each minute. A bucket is an account (its request budget) or a
+// client address (its failed authentications). On PostgreSQL the counters live
+// in the database, so every server process shares them; on SQLite, which one
+// process serves, they live in memory.
+package ratelimit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"entgo.io/ent/dialect"
+)
+
+// Window is the length of a window.
+const Window = time.Minute
+
+// Result is the state of a bucket after a hit.
+type Result struct {
+	Limit int
+	// Remaining is what is left in the window after this hit.
+	Remaining int
+	// Reset is when the window ends.
+	Reset time.Time
+	// Allowed is false once the hits exceed the limit.
+	Allowed bool
+}
+
+// RetryAfter is the whole seconds to the next window: at least 1, never more
+// than the window.
+func (r Result) RetryAfter(now time.Time) int {
+	s := int((r.Reset.Sub(now) + time.Second - 1) / time.Second)
+	return min(max(s, 1), int(Window/time.Second))
+}
+
+// Limiter counts hits.
+type Limiter interface {
+	// Hit counts one request of bucket at now against limit.
+	Hit(ctx context.Context, bucket string, limit int, now time.Time) (Result, error)
+	// Prune forgets windows that ended before now.
+	Prune(ctx context.Context, now time.Time) error
+}
+
+// New returns the limiter for a database: shared counters on PostgreSQL,
+// in-process counters on SQLite.
+func New(db *sql.DB, dia string) Limiter {
+	if dia == dialect.Postgres {
+		return &postgresLimiter{db: db}
+	}
+	return NewMemory()
+}
+
+func result(hits, limit int, start time.Time) Result {
+	return Result{
+		Limit:     limit,
+		Remaining: max(limit-hits, 0),
+		Reset:     start.Add(Window),
+		Allowed:   hits <= limit,
+	}
+}
+
+// Memory is an in-process Limiter.
+type Memory struct {
+	mu      sync.Mutex
+	buckets map[string]counter
+}
+
+type counter struct {
+	start time.Time
+	hits  int
+}
+
+// NewMemory returns an empty in-process limiter.
+func NewMemory() *Memory { return &Memory{buckets: map[string]counter{}} }
+
+// Hit implements Limiter.
+func (m *Memory) Hit(_ context.Context, bucket string, limit int, now time.Time) (Result, error) {
+	start := now.Truncate(Window)
+	m.mu.Lock()
+	c := m.buckets[bucket]
+	if !c.start.Equal(start) {
+		c = counter{start: start}
+	}
+	c.hits++
+	m.buckets[bucket] = c
+	m.mu.Unlock()
+	return result(c.hits, limit, start), nil
+}
+
+// Prune implements Limiter.
+func (m *Memory) Prune(_ context.Context, now time.Time) error {
+	start := now.Truncate(Window)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, c := range m.buckets {
+		if c.start.Before(start) {
+			delete(m.buckets, k)
+		}
+	}
+	return nil
+}
+
+// postgresLimiter keeps counters in rate_windows (UNLOGGED): one upsert a hit.
+type postgresLimiter struct{ db *sql.DB }
+
+// Hit implements Limiter.
+func (p *postgresLimiter) Hit(ctx context.Context, bucket string, limit int, now time.Time) (Result, error) {
+	start := now.Truncate(Window)
+	var hits int
+	err := p.db.QueryRowContext(ctx, `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, 1)
+ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + 1 RETURNING hits`,
+		bucket, start.Unix()).Scan(&hits)
+	if err != nil {
+		return Result{}, fmt.Errorf("rate limit %s: %w", bucket, err)
+	}
+	return result(hits, limit, start), nil
+}
+
+// Prune implements Limiter.
+func (p *postgresLimiter) Prune(ctx context.Context, now time.Time) error {
+	_, err := p.db.ExecContext(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, now.Truncate(Window).Unix())
+	return err
+}

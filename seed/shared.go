@@ -1,0 +1,115 @@
+// Package seed writes data Larder ships with: the shared reference rows every
+// account reads (units of measure, the priority food allergens of Canada) and
+// the dataset of every organization's test account.
+package seed
+
+import (
+	"context"
+	"fmt"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/hooks"
+	"larder.dev/larder/policy"
+)
+
+// Unit is a shared unit of measure.
+type Unit struct {
+	Code, Name    string
+	WeightInGrams *float64
+}
+
+func grams(g float64) *float64 { return &g }
+
+// Units are the shared units of measure. Weights are exact by definition
+// (1 lb = 453.59237 g, 1 oz = 1/16 lb); volumes and counts are not weights.
+var Units = []Unit{
+	{"g", "Gram", grams(1)},
+	{"kg", "Kilogram", grams(1000)},
+	{"mg", "Milligram", grams(0.001)},
+	{"lb", "Pound", grams(453.59237)},
+	{"oz", "Ounce", grams(28.349523125)},
+	{"L", "Litre", nil},
+	{"mL", "Millilitre", nil},
+	{"each", "Each", nil},
+	{"unit", "Unit", nil},
+	{"dozen", "Dozen", nil},
+	{"case", "Case", nil},
+}
+
+// Allergen is a shared allergen.
+type Allergen struct {
+	Code, Name, NameFr, Description string
+}
+
+// AllergenReference is the regulation that lists Canada's priority food
+// allergens, gluten sources and added sulphites (Food and Drug Regulations).
+const AllergenReference = "FDR B.01.010.1(1)"
+
+// Allergens are the priority food allergens of Canada, with gluten sources
+// and added sulphites, which the same regulation requires on labels.
+var Allergens = []Allergen{
+	{"PEANUT", "Peanuts", "Arachides", "Peanuts and peanut-derived ingredients."},
+	{"TREE_NUT", "Tree nuts", "Noix", "Almonds, Brazil nuts, cashews, hazelnuts, macadamias, pecans, pine nuts, pistachios and walnuts."},
+	{"SESAME", "Sesame seeds", "Graines de sésame", "Sesame seeds and sesame-derived ingredients."},
+	{"MILK", "Milk", "Lait", "Milk and milk-derived ingredients."},
+	{"EGG", "Eggs", "Œufs", "Eggs and egg-derived ingredients."},
+	{"FISH", "Fish", "Poisson", "Fish and fish-derived ingredients."},
+	{"CRUSTACEAN", "Crustaceans", "Crustacés", "Shellfish such as crab, crayfish, lobster, prawns and shrimp."},
+	{"MOLLUSC", "Molluscs", "Mollusques", "Shellfish such as clams, mussels, oysters, scallops and squid."},
+	{"SOY", "Soy", "Soja", "Soybeans and soy-derived ingredients."},
+	{"WHEAT", "Wheat and triticale", "Blé et triticale", "Wheat, including spelt and kamut, and triticale."},
+	{"MUSTARD", "Mustard", "Moutarde", "Mustard seeds and mustard-derived ingredients."},
+	{"GLUTEN", "Gluten sources", "Sources de gluten", "Gluten from barley, oats, rye, triticale or wheat."},
+	{"SULPHITES", "Sulphites", "Sulfites", "Added sulphites at 10 parts per million or more."},
+}
+
+// Shared inserts the shared reference rows that are missing, matched by code,
+// so running it again (every migrate and serve does) changes nothing.
+func Shared(ctx context.Context, c *ent.Client) error {
+	ctx = hooks.WithoutEvents(policy.System(ctx))
+	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		for _, u := range Units {
+			exists, err := tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if exists {
+				continue
+			}
+			err = tx.UnitOfMeasure.Create().
+				SetIsGlobal(true).
+				SetReadOnly(true).
+				SetCode(u.Code).
+				SetName(u.Name).
+				SetNillableWeightInGrams(u.WeightInGrams).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("seed unit %s: %w", u.Code, err)
+			}
+		}
+		for _, a := range Allergens {
+			exists, err := tx.Allergen.Query().Where(allergen.IsGlobal(true), allergen.Code(a.Code)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if exists {
+				continue
+			}
+			err = tx.Allergen.Create().
+				SetIsGlobal(true).
+				SetCode(a.Code).
+				SetName(a.Name).
+				SetNameFr(a.NameFr).
+				SetDescription(a.Description).
+				SetIsMajorAllergen(true).
+				SetRegulatoryReference(AllergenReference).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("seed allergen %s: %w", a.Code, err)
+			}
+		}
+		return nil
+	})
+}

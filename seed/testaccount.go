@@ -1,0 +1,137 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/hooks"
+	"larder.dev/larder/inventory"
+	"larder.dev/larder/policy"
+)
+
+// TestAccount fills a new test account with the dataset integrators test
+// against: a bakery and snack plant. It is deterministic: the same account
+// gets the same rows. Each resource adds its rows in its own step below.
+func TestAccount(ctx context.Context, c *ent.Client, accountID int) error {
+	ctx = hooks.WithoutEvents(policy.App(ctx, accountID, policy.Test))
+	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		for _, step := range testSteps {
+			if err := step.run(ctx, tx); err != nil {
+				return fmt.Errorf("seed test account: %s: %w", step.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+var testSteps = []struct {
+	name string
+	run  func(context.Context, *ent.Tx) error
+}{
+	{"tags", seedTags},
+	{"units of measure", seedUnits},
+	{"allergens", seedAllergens},
+	{"warehouses", seedWarehouses},
+	{"operations", seedOperations},
+}
+
+func seedTags(ctx context.Context, tx *ent.Tx) error {
+	tags := []struct {
+		ref         tag.RefType
+		name, about string
+	}{
+		{tag.RefTypePRODUCT, "Organic", "Certified organic ingredients."},
+		{tag.RefTypePRODUCT, "Gluten-free", "Made on the gluten-free line."},
+		{tag.RefTypePRODUCT, "Seasonal", "Sold in the holiday season only."},
+		{tag.RefTypeCUSTOMER, "Wholesale", "Buys by the pallet."},
+		{tag.RefTypeCUSTOMER, "Retail", "Store-front customers."},
+		{tag.RefTypeSUPPLIER, "Local", "Within 150 km of the plant."},
+		{tag.RefTypeSUPPLIER, "Certified", "Holds a GFSI-benchmarked certificate."},
+	}
+	for _, t := range tags {
+		if err := tx.Tag.Create().SetRefType(t.ref).SetName(t.name).SetDescription(t.about).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func seedUnits(ctx context.Context, tx *ent.Tx) error {
+	units := []Unit{
+		{"bag25", "Bag (25 kg)", grams(25000)},
+		{"tray", "Baking tray", nil},
+		{"pallet", "Pallet", nil},
+	}
+	for _, u := range units {
+		if err := tx.UnitOfMeasure.Create().SetCode(u.Code).SetName(u.Name).SetNillableWeightInGrams(u.WeightInGrams).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func seedAllergens(ctx context.Context, tx *ent.Tx) error {
+	return tx.Allergen.Create().
+		SetCode("LUPIN").
+		SetName("Lupin").
+		SetNameFr("Lupin").
+		SetDescription("Lupin flour in the gluten-free range; not a Canadian priority allergen.").
+		Exec(ctx)
+}
+
+func seedWarehouses(ctx context.Context, tx *ent.Tx) error {
+	sites := []struct{ code, name, about string }{
+		{"MAIN", "Main plant", "Bakery, snack lines and dry storage."},
+		{"COLD", "Cold storage", "Refrigerated dairy, eggs and finished cakes."},
+		{"OVERFLOW", "Overflow warehouse", "Rented space for packaging and seasonal stock."},
+	}
+	for _, s := range sites {
+		_, err := inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) {
+			b.SetCode(s.code).SetName(s.name).SetDescription(s.about)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func seedOperations(ctx context.Context, tx *ent.Tx) error {
+	kg, err := tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code("kg")).OnlyID(ctx)
+	if err != nil {
+		return err
+	}
+	each, err := tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code("each")).OnlyID(ctx)
+	if err != nil {
+		return err
+	}
+	ops := []struct {
+		code, name string
+		cost       string
+		qty        float64
+		unit       int
+	}{
+		{"MIX", "Mixing", "12.50", 100, kg},
+		{"PROOF", "Proofing", "4.25", 100, kg},
+		{"BAKE", "Baking", "18.75", 100, kg},
+		{"PACK", "Packing", "0.08", 1, each},
+	}
+	for _, o := range ops {
+		err := tx.Operation.Create().
+			SetCode(o.code).
+			SetName(o.name).
+			SetCost(decimal.RequireFromString(o.cost)).
+			SetQty(o.qty).
+			SetUnitOfMeasureID(o.unit).
+			Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

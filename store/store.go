@@ -1,0 +1,115 @@
+// Package store opens the database behind a URL and builds the ent client
+// every part of Larder uses, with the cost redaction and the transactional
+// outbox attached: there is no other way to get a client.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/lib/pq" // registers "postgres"
+	_ "modernc.org/sqlite" // registers "sqlite"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
+	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
+	"larder.dev/larder/hooks"
+	"larder.dev/larder/policy"
+)
+
+// Store is an open database.
+type Store struct {
+	// Client is the ent client, with redaction and outbox attached.
+	Client *ent.Client
+	// DB is the connection pool.
+	DB *sql.DB
+	// Dialect is dialect.Postgres or dialect.SQLite.
+	Dialect string
+}
+
+// Options tune the connection pool.
+type Options struct {
+	// MaxConns bounds open connections; 0 picks a default per dialect.
+	MaxConns int
+}
+
+// Open connects to url: postgres://… or postgresql://… (lib/pq), or
+// sqlite://PATH (embedded; sqlite://larder.db is relative, sqlite:///var/x.db absolute).
+func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
+	driver, dia, dsn, err := Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	switch dia {
+	case dialect.SQLite:
+		// WAL lets readers run beside the one writer; every transaction takes
+		// the write lock at BEGIN (_txlock=immediate), so none deadlocks.
+		db.SetMaxOpenConns(max(o.MaxConns, 8))
+	default:
+		n := o.MaxConns
+		if n == 0 {
+			n = 20
+		}
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(n)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return &Store{Client: NewClient(db, dia), DB: db, Dialect: dia}, nil
+}
+
+// NewClient builds the ent client over db with the cost redaction and the
+// outbox attached. Hooks registered first run outermost: redaction sees the
+// outbox's result, and the outbox sees unredacted values.
+func NewClient(db *sql.DB, dia string) *ent.Client {
+	c := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
+	c.Intercept(ent.CostInterceptor(policy.SeesCost))
+	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot))
+	return c
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.Client.Close() }
+
+// Parse maps a database URL to a database/sql driver, an ent dialect and a DSN.
+func Parse(rawURL string) (driver, dia, dsn string, err error) {
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		return "postgres", dialect.Postgres, rawURL, nil
+	case strings.HasPrefix(rawURL, "sqlite://"):
+		path := strings.TrimPrefix(rawURL, "sqlite://")
+		if path == "" {
+			return "", "", "", fmt.Errorf("database URL %q names no file", rawURL)
+		}
+		return "sqlite", dialect.SQLite, SQLiteDSN(path), nil
+	}
+	return "", "", "", fmt.Errorf("database URL %q: use postgres://…, postgresql://… or sqlite://PATH", rawURL)
+}
+
+// SQLiteDSN is the modernc.org/sqlite DSN of a database file: foreign keys on,
+// WAL, a busy timeout, write lock at BEGIN, and timestamps in a sortable text form.
+func SQLiteDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite")
+	return "file:" + path + "?" + q.Encode()
+}

@@ -1,0 +1,98 @@
+// Package tenancy creates organizations, each with its live and test account,
+// and changes their plans. It acts as the system: these are web-application
+// actions, never API operations.
+package tenancy
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/policy"
+)
+
+// Plans are the plans an organization can have; only enterprise has the API.
+var Plans = []string{"enterprise", "professional", "starter", "lapsed"}
+
+// Entitled is the plan that includes the API.
+const Entitled = "enterprise"
+
+// Organization is a new organization and its two accounts.
+type Organization struct {
+	Org  *ent.Organization
+	Live *ent.Account
+	Test *ent.Account
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Create makes an organization with a live and a test account, in one
+// transaction. Seeding the test account is the caller's next step.
+func Create(ctx context.Context, c *ent.Client, name, plan, currency string) (*Organization, error) {
+	if name == "" {
+		return nil, fmt.Errorf("an organization needs a name")
+	}
+	if err := validPlan(plan); err != nil {
+		return nil, err
+	}
+	if !currencyCode.MatchString(currency) {
+		return nil, fmt.Errorf("currency %q: use an ISO 4217 code such as CAD", currency)
+	}
+	ctx = policy.System(ctx)
+	var out Organization
+	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		org, err := tx.Organization.Create().
+			SetName(name).
+			SetPlan(organization.Plan(plan)).
+			SetCurrency(currency).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		out.Org = org
+		if out.Live, err = tx.Account.Create().SetOrganizationID(org.ID).SetEnvironment(account.EnvironmentLive).Save(ctx); err != nil {
+			return err
+		}
+		out.Test, err = tx.Account.Create().SetOrganizationID(org.ID).SetEnvironment(account.EnvironmentTest).Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create organization: %w", err)
+	}
+	return &out, nil
+}
+
+// SetPlan changes an organization's plan; it takes effect on the next request
+// of every key of both accounts, since keys are checked against it each time.
+func SetPlan(ctx context.Context, c *ent.Client, orgID int, plan string) (*ent.Organization, error) {
+	if err := validPlan(plan); err != nil {
+		return nil, err
+	}
+	org, err := c.Organization.UpdateOneID(orgID).SetPlan(organization.Plan(plan)).Save(policy.System(ctx))
+	if ent.IsNotFound(err) {
+		return nil, fmt.Errorf("organization %d does not exist", orgID)
+	}
+	return org, err
+}
+
+// Account returns the env account of an organization.
+func Account(ctx context.Context, c *ent.Client, orgID int, env policy.Environment) (*ent.Account, error) {
+	a, err := c.Account.Query().
+		Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.Environment(env))).
+		Only(policy.System(ctx))
+	if ent.IsNotFound(err) {
+		return nil, fmt.Errorf("organization %d does not exist", orgID)
+	}
+	return a, err
+}
+
+func validPlan(plan string) error {
+	if !slices.Contains(Plans, plan) {
+		return fmt.Errorf("plan %q: use one of %v", plan, Plans)
+	}
+	return nil
+}
