@@ -355,7 +355,7 @@ func (b *specBuilder) resource(r *Resource) error {
 	}
 	if r.Has(annotate.Create) {
 		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(snake(name))).
-			SetRequestBody(body(name+"Create")).
+			SetRequestBody(body(name + "Create")).
 			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
 	}
 	if r.Has(annotate.Read) {
@@ -366,7 +366,7 @@ func (b *specBuilder) resource(r *Resource) error {
 	if r.Has(annotate.Update) {
 		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(snake(name))).
 			AddParameters(idParam).
-			SetRequestBody(body(name+"Update")).
+			SetRequestBody(body(name + "Update")).
 			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
 	}
 	if r.Has(annotate.Delete) {

@@ -29,32 +29,52 @@ import (
 const EnvPostgres = "LARDER_TEST_POSTGRES_URL"
 
 var pg struct {
+	mu    sync.Mutex
+	tried bool
 	admin string // URL of the server's maintenance database
+	name  string // this package's database
 	url   string // URL of this package's database
+	err   error
 	once  sync.Once
 	st    *store.Store
-	err   error
+	sterr error
 }
 
-// Main runs a package's tests, creating its PostgreSQL database first and
-// dropping it after, when LARDER_TEST_POSTGRES_URL is set. Call it from TestMain.
+// Main runs a package's tests and drops the package's PostgreSQL database
+// afterwards, if one was made. Call it from TestMain.
 func Main(m *testing.M) {
-	code, err := run(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dbtest:", err)
-		code = 1
+	code := m.Run()
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.st != nil {
+		pg.st.Close()
+	}
+	if pg.name != "" {
+		if db, err := sql.Open("postgres", pg.admin); err == nil {
+			_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + pg.name + `" WITH (FORCE)`)
+			db.Close()
+		}
 	}
 	os.Exit(code)
 }
 
-func run(m *testing.M) (int, error) {
+// postgresURL creates the package's database on first use. The variable is
+// read here, while tests run, so that go test's cache notices it.
+func postgresURL() (string, error) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.tried {
+		return pg.url, pg.err
+	}
+	pg.tried = true
 	raw := os.Getenv(EnvPostgres)
 	if raw == "" {
-		return m.Run(), nil
+		return "", nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return 1, fmt.Errorf("%s: %w", EnvPostgres, err)
+		pg.err = fmt.Errorf("%s: %w", EnvPostgres, err)
+		return "", pg.err
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -62,25 +82,20 @@ func run(m *testing.M) (int, error) {
 	name := "larder_test_" + pkg + "_" + hex.EncodeToString(b[:])
 	admin := *u
 	admin.Path = "/postgres"
-	pg.admin = admin.String()
-	db, err := sql.Open("postgres", pg.admin)
+	db, err := sql.Open("postgres", admin.String())
 	if err != nil {
-		return 1, err
+		pg.err = err
+		return "", err
 	}
 	defer db.Close()
 	if _, err := db.Exec(`CREATE DATABASE "` + name + `"`); err != nil {
-		return 1, fmt.Errorf("create test database: %w", err)
+		pg.err = fmt.Errorf("create test database: %w", err)
+		return "", pg.err
 	}
-	defer func() {
-		if pg.st != nil {
-			pg.st.Close()
-		}
-		_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + name + `" WITH (FORCE)`)
-	}()
 	own := *u
 	own.Path = "/" + name
-	pg.url = own.String()
-	return m.Run(), nil
+	pg.admin, pg.name, pg.url = admin.String(), name, own.String()
+	return pg.url, nil
 }
 
 // Backend is a database to test on.
@@ -93,8 +108,12 @@ const (
 )
 
 // Backends are the databases this run tests on.
-func Backends() []Backend {
-	if pg.url != "" {
+func Backends(t testing.TB) []Backend {
+	u, err := postgresURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != "" {
 		return []Backend{SQLite, Postgres}
 	}
 	return []Backend{SQLite}
@@ -103,7 +122,7 @@ func Backends() []Backend {
 // Run runs f once per backend as a subtest, with a migrated store.
 func Run(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	t.Helper()
-	for _, b := range Backends() {
+	for _, b := range Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
 			f(t, Open(t, b))
 		})
@@ -122,9 +141,13 @@ func Open(t testing.TB, b Backend) *store.Store {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}
-	pg.once.Do(func() { pg.st, pg.err = prepare(context.Background(), pg.url) })
-	if pg.err != nil {
-		t.Fatal(pg.err)
+	u, err := postgresURL()
+	if err != nil || u == "" {
+		t.Fatalf("no PostgreSQL to test on (%s unset?): %v", EnvPostgres, err)
+	}
+	pg.once.Do(func() { pg.st, pg.sterr = prepare(context.Background(), u) })
+	if pg.sterr != nil {
+		t.Fatal(pg.sterr)
 	}
 	return pg.st
 }
@@ -141,7 +164,12 @@ func URL(t testing.TB, b Backend) string {
 
 // AdminURL is the PostgreSQL maintenance database, for tests that create
 // databases of their own ("" without PostgreSQL).
-func AdminURL() string { return pg.admin }
+func AdminURL() string {
+	if _, err := postgresURL(); err != nil {
+		return ""
+	}
+	return pg.admin
+}
 
 func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 	st, err := store.Open(ctx, dbURL, store.Options{})
@@ -157,4 +185,48 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// OpenURL opens a second, separately pooled store on a database another
+// store already migrated, as a second server process would.
+func OpenURL(t testing.TB, dbURL string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dbURL, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Scratch creates an empty PostgreSQL database for this test, dropped at its
+// end, and returns its URL; the name ends in _<suffix>.
+func Scratch(t testing.TB, suffix string) string {
+	t.Helper()
+	if _, err := postgresURL(); err != nil || pg.admin == "" {
+		t.Fatalf("no PostgreSQL (%s): %v", EnvPostgres, err)
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	name := pg.name + "_" + hex.EncodeToString(b[:]) + "_" + suffix
+	db, err := sql.Open("postgres", pg.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE DATABASE "` + name + `"`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if db, err := sql.Open("postgres", pg.admin); err == nil {
+			_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + name + `" WITH (FORCE)`)
+			db.Close()
+		}
+	})
+	u, err := url.Parse(pg.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }

@@ -1787,6 +1787,22 @@ func (c *UnitOfMeasureClient) QueryAccount(_m *UnitOfMeasure) *AccountQuery {
 	return query
 }
 
+// QueryOperations queries the operations edge of a UnitOfMeasure.
+func (c *UnitOfMeasureClient) QueryOperations(_m *UnitOfMeasure) *OperationQuery {
+	query := (&OperationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(unitofmeasure.Table, unitofmeasure.FieldID, id),
+			sqlgraph.To(operation.Table, operation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, unitofmeasure.OperationsTable, unitofmeasure.OperationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UnitOfMeasureClient) Hooks() []Hook {
 	hooks := c.hooks.UnitOfMeasure

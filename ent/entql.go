@@ -372,6 +372,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"UnitOfMeasure",
 		"Account",
 	)
+	graph.MustAddE(
+		"operations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+		},
+		"UnitOfMeasure",
+		"Operation",
+	)
 	return graph
 }()
 
@@ -1313,6 +1325,20 @@ func (f *UnitOfMeasureFilter) WhereHasAccount() {
 // WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
 func (f *UnitOfMeasureFilter) WhereHasAccountWith(preds ...predicate.Account) {
 	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasOperations applies a predicate to check if query has an edge operations.
+func (f *UnitOfMeasureFilter) WhereHasOperations() {
+	f.Where(entql.HasEdge("operations"))
+}
+
+// WhereHasOperationsWith applies a predicate to check if query has an edge operations with a given conditions (other predicates).
+func (f *UnitOfMeasureFilter) WhereHasOperationsWith(preds ...predicate.Operation) {
+	f.Where(entql.HasEdgeWith("operations", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -31,6 +31,12 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactOperation(e)
 		}
+	case *UnitOfMeasure:
+		redactUnitOfMeasure(v)
+	case []*UnitOfMeasure:
+		for _, e := range v {
+			redactUnitOfMeasure(e)
+		}
 	}
 }
 
@@ -39,6 +45,14 @@ func redactOperation(e *Operation) {
 		return
 	}
 	e.RedactCost()
+	RedactCost(e.Edges.UnitOfMeasure)
+}
+
+func redactUnitOfMeasure(e *UnitOfMeasure) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Operations)
 }
 
 // CostInterceptor redacts every query result, eager-loaded edges included,

@@ -7250,6 +7250,9 @@ type UnitOfMeasureMutation struct {
 	clearedFields      map[string]struct{}
 	account            *int
 	clearedaccount     bool
+	operations         map[int]struct{}
+	removedoperations  map[int]struct{}
+	clearedoperations  bool
 	done               bool
 	oldValue           func(context.Context) (*UnitOfMeasure, error)
 	predicates         []predicate.UnitOfMeasure
@@ -7715,6 +7718,60 @@ func (m *UnitOfMeasureMutation) ResetAccount() {
 	m.clearedaccount = false
 }
 
+// AddOperationIDs adds the "operations" edge to the Operation entity by ids.
+func (m *UnitOfMeasureMutation) AddOperationIDs(ids ...int) {
+	if m.operations == nil {
+		m.operations = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.operations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearOperations clears the "operations" edge to the Operation entity.
+func (m *UnitOfMeasureMutation) ClearOperations() {
+	m.clearedoperations = true
+}
+
+// OperationsCleared reports if the "operations" edge to the Operation entity was cleared.
+func (m *UnitOfMeasureMutation) OperationsCleared() bool {
+	return m.clearedoperations
+}
+
+// RemoveOperationIDs removes the "operations" edge to the Operation entity by IDs.
+func (m *UnitOfMeasureMutation) RemoveOperationIDs(ids ...int) {
+	if m.removedoperations == nil {
+		m.removedoperations = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.operations, ids[i])
+		m.removedoperations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedOperations returns the removed IDs of the "operations" edge to the Operation entity.
+func (m *UnitOfMeasureMutation) RemovedOperationsIDs() (ids []int) {
+	for id := range m.removedoperations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// OperationsIDs returns the "operations" edge IDs in the mutation.
+func (m *UnitOfMeasureMutation) OperationsIDs() (ids []int) {
+	for id := range m.operations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetOperations resets all changes to the "operations" edge.
+func (m *UnitOfMeasureMutation) ResetOperations() {
+	m.operations = nil
+	m.clearedoperations = false
+	m.removedoperations = nil
+}
+
 // Where appends a list predicates to the UnitOfMeasureMutation builder.
 func (m *UnitOfMeasureMutation) Where(ps ...predicate.UnitOfMeasure) {
 	m.predicates = append(m.predicates, ps...)
@@ -7997,9 +8054,12 @@ func (m *UnitOfMeasureMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UnitOfMeasureMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.account != nil {
 		edges = append(edges, unitofmeasure.EdgeAccount)
+	}
+	if m.operations != nil {
+		edges = append(edges, unitofmeasure.EdgeOperations)
 	}
 	return edges
 }
@@ -8012,27 +8072,47 @@ func (m *UnitOfMeasureMutation) AddedIDs(name string) []ent.Value {
 		if id := m.account; id != nil {
 			return []ent.Value{*id}
 		}
+	case unitofmeasure.EdgeOperations:
+		ids := make([]ent.Value, 0, len(m.operations))
+		for id := range m.operations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UnitOfMeasureMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedoperations != nil {
+		edges = append(edges, unitofmeasure.EdgeOperations)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *UnitOfMeasureMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case unitofmeasure.EdgeOperations:
+		ids := make([]ent.Value, 0, len(m.removedoperations))
+		for id := range m.removedoperations {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UnitOfMeasureMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedaccount {
 		edges = append(edges, unitofmeasure.EdgeAccount)
+	}
+	if m.clearedoperations {
+		edges = append(edges, unitofmeasure.EdgeOperations)
 	}
 	return edges
 }
@@ -8043,6 +8123,8 @@ func (m *UnitOfMeasureMutation) EdgeCleared(name string) bool {
 	switch name {
 	case unitofmeasure.EdgeAccount:
 		return m.clearedaccount
+	case unitofmeasure.EdgeOperations:
+		return m.clearedoperations
 	}
 	return false
 }
@@ -8064,6 +8146,9 @@ func (m *UnitOfMeasureMutation) ResetEdge(name string) error {
 	switch name {
 	case unitofmeasure.EdgeAccount:
 		m.ResetAccount()
+		return nil
+	case unitofmeasure.EdgeOperations:
+		m.ResetOperations()
 		return nil
 	}
 	return fmt.Errorf("unknown UnitOfMeasure edge %s", name)

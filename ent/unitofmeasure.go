@@ -44,9 +44,11 @@ type UnitOfMeasure struct {
 type UnitOfMeasureEdges struct {
 	// Account holds the value of the account edge.
 	Account *Account `json:"account,omitempty"`
+	// Operations holds the value of the operations edge.
+	Operations []*Operation `json:"operations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -58,6 +60,15 @@ func (e UnitOfMeasureEdges) AccountOrErr() (*Account, error) {
 		return nil, &NotFoundError{label: account.Label}
 	}
 	return nil, &NotLoadedError{edge: "account"}
+}
+
+// OperationsOrErr returns the Operations value or an error if the edge
+// was not loaded in eager-loading.
+func (e UnitOfMeasureEdges) OperationsOrErr() ([]*Operation, error) {
+	if e.loadedTypes[1] {
+		return e.Operations, nil
+	}
+	return nil, &NotLoadedError{edge: "operations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -162,6 +173,11 @@ func (_m *UnitOfMeasure) Value(name string) (ent.Value, error) {
 // QueryAccount queries the "account" edge of the UnitOfMeasure entity.
 func (_m *UnitOfMeasure) QueryAccount() *AccountQuery {
 	return NewUnitOfMeasureClient(_m.config).QueryAccount(_m)
+}
+
+// QueryOperations queries the "operations" edge of the UnitOfMeasure entity.
+func (_m *UnitOfMeasure) QueryOperations() *OperationQuery {
+	return NewUnitOfMeasureClient(_m.config).QueryOperations(_m)
 }
 
 // Update returns a builder for updating this UnitOfMeasure.

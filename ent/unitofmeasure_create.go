@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/unitofmeasure"
 )
 
@@ -122,6 +123,21 @@ func (_c *UnitOfMeasureCreate) SetNillableWeightInGrams(v *float64) *UnitOfMeasu
 // SetAccount sets the "account" edge to the Account entity.
 func (_c *UnitOfMeasureCreate) SetAccount(v *Account) *UnitOfMeasureCreate {
 	return _c.SetAccountID(v.ID)
+}
+
+// AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
+func (_c *UnitOfMeasureCreate) AddOperationIDs(ids ...int) *UnitOfMeasureCreate {
+	_c.mutation.AddOperationIDs(ids...)
+	return _c
+}
+
+// AddOperations adds the "operations" edges to the Operation entity.
+func (_c *UnitOfMeasureCreate) AddOperations(v ...*Operation) *UnitOfMeasureCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddOperationIDs(ids...)
 }
 
 // Mutation returns the UnitOfMeasureMutation object of the builder.
@@ -276,6 +292,22 @@ func (_c *UnitOfMeasureCreate) createSpec() (*UnitOfMeasure, *sqlgraph.CreateSpe
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.AccountID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

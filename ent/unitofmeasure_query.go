@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -21,12 +23,13 @@ import (
 // UnitOfMeasureQuery is the builder for querying UnitOfMeasure entities.
 type UnitOfMeasureQuery struct {
 	config
-	ctx         *QueryContext
-	order       []unitofmeasure.OrderOption
-	inters      []Interceptor
-	predicates  []predicate.UnitOfMeasure
-	withAccount *AccountQuery
-	modifiers   []func(*sql.Selector)
+	ctx            *QueryContext
+	order          []unitofmeasure.OrderOption
+	inters         []Interceptor
+	predicates     []predicate.UnitOfMeasure
+	withAccount    *AccountQuery
+	withOperations *OperationQuery
+	modifiers      []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -78,6 +81,28 @@ func (_q *UnitOfMeasureQuery) QueryAccount() *AccountQuery {
 			sqlgraph.From(unitofmeasure.Table, unitofmeasure.FieldID, selector),
 			sqlgraph.To(account.Table, account.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, unitofmeasure.AccountTable, unitofmeasure.AccountColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryOperations chains the current query on the "operations" edge.
+func (_q *UnitOfMeasureQuery) QueryOperations() *OperationQuery {
+	query := (&OperationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(unitofmeasure.Table, unitofmeasure.FieldID, selector),
+			sqlgraph.To(operation.Table, operation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, unitofmeasure.OperationsTable, unitofmeasure.OperationsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -272,12 +297,13 @@ func (_q *UnitOfMeasureQuery) Clone() *UnitOfMeasureQuery {
 		return nil
 	}
 	return &UnitOfMeasureQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]unitofmeasure.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.UnitOfMeasure{}, _q.predicates...),
-		withAccount: _q.withAccount.Clone(),
+		config:         _q.config,
+		ctx:            _q.ctx.Clone(),
+		order:          append([]unitofmeasure.OrderOption{}, _q.order...),
+		inters:         append([]Interceptor{}, _q.inters...),
+		predicates:     append([]predicate.UnitOfMeasure{}, _q.predicates...),
+		withAccount:    _q.withAccount.Clone(),
+		withOperations: _q.withOperations.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -293,6 +319,17 @@ func (_q *UnitOfMeasureQuery) WithAccount(opts ...func(*AccountQuery)) *UnitOfMe
 		opt(query)
 	}
 	_q.withAccount = query
+	return _q
+}
+
+// WithOperations tells the query-builder to eager-load the nodes that are connected to
+// the "operations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UnitOfMeasureQuery) WithOperations(opts ...func(*OperationQuery)) *UnitOfMeasureQuery {
+	query := (&OperationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withOperations = query
 	return _q
 }
 
@@ -380,8 +417,9 @@ func (_q *UnitOfMeasureQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 	var (
 		nodes       = []*UnitOfMeasure{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withAccount != nil,
+			_q.withOperations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -408,6 +446,13 @@ func (_q *UnitOfMeasureQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *UnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withOperations; query != nil {
+		if err := _q.loadOperations(ctx, query, nodes,
+			func(n *UnitOfMeasure) { n.Edges.Operations = []*Operation{} },
+			func(n *UnitOfMeasure, e *Operation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -443,6 +488,39 @@ func (_q *UnitOfMeasureQuery) loadAccount(ctx context.Context, query *AccountQue
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *UnitOfMeasureQuery) loadOperations(ctx context.Context, query *OperationQuery, nodes []*UnitOfMeasure, init func(*UnitOfMeasure), assign func(*UnitOfMeasure, *Operation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*UnitOfMeasure)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(operation.FieldUnitOfMeasureID)
+	}
+	query.Where(predicate.Operation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(unitofmeasure.OperationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UnitOfMeasureID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "unit_of_measure_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "unit_of_measure_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

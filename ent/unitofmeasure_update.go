@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -76,9 +77,45 @@ func (_u *UnitOfMeasureUpdate) ClearWeightInGrams() *UnitOfMeasureUpdate {
 	return _u
 }
 
+// AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
+func (_u *UnitOfMeasureUpdate) AddOperationIDs(ids ...int) *UnitOfMeasureUpdate {
+	_u.mutation.AddOperationIDs(ids...)
+	return _u
+}
+
+// AddOperations adds the "operations" edges to the Operation entity.
+func (_u *UnitOfMeasureUpdate) AddOperations(v ...*Operation) *UnitOfMeasureUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperationIDs(ids...)
+}
+
 // Mutation returns the UnitOfMeasureMutation object of the builder.
 func (_u *UnitOfMeasureUpdate) Mutation() *UnitOfMeasureMutation {
 	return _u.mutation
+}
+
+// ClearOperations clears all "operations" edges to the Operation entity.
+func (_u *UnitOfMeasureUpdate) ClearOperations() *UnitOfMeasureUpdate {
+	_u.mutation.ClearOperations()
+	return _u
+}
+
+// RemoveOperationIDs removes the "operations" edge to Operation entities by IDs.
+func (_u *UnitOfMeasureUpdate) RemoveOperationIDs(ids ...int) *UnitOfMeasureUpdate {
+	_u.mutation.RemoveOperationIDs(ids...)
+	return _u
+}
+
+// RemoveOperations removes "operations" edges to Operation entities.
+func (_u *UnitOfMeasureUpdate) RemoveOperations(v ...*Operation) *UnitOfMeasureUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -153,6 +190,51 @@ func (_u *UnitOfMeasureUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if _u.mutation.WeightInGramsCleared() {
 		_spec.ClearField(unitofmeasure.FieldWeightInGrams, field.TypeFloat64)
 	}
+	if _u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperationsIDs(); len(nodes) > 0 && !_u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -222,9 +304,45 @@ func (_u *UnitOfMeasureUpdateOne) ClearWeightInGrams() *UnitOfMeasureUpdateOne {
 	return _u
 }
 
+// AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
+func (_u *UnitOfMeasureUpdateOne) AddOperationIDs(ids ...int) *UnitOfMeasureUpdateOne {
+	_u.mutation.AddOperationIDs(ids...)
+	return _u
+}
+
+// AddOperations adds the "operations" edges to the Operation entity.
+func (_u *UnitOfMeasureUpdateOne) AddOperations(v ...*Operation) *UnitOfMeasureUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperationIDs(ids...)
+}
+
 // Mutation returns the UnitOfMeasureMutation object of the builder.
 func (_u *UnitOfMeasureUpdateOne) Mutation() *UnitOfMeasureMutation {
 	return _u.mutation
+}
+
+// ClearOperations clears all "operations" edges to the Operation entity.
+func (_u *UnitOfMeasureUpdateOne) ClearOperations() *UnitOfMeasureUpdateOne {
+	_u.mutation.ClearOperations()
+	return _u
+}
+
+// RemoveOperationIDs removes the "operations" edge to Operation entities by IDs.
+func (_u *UnitOfMeasureUpdateOne) RemoveOperationIDs(ids ...int) *UnitOfMeasureUpdateOne {
+	_u.mutation.RemoveOperationIDs(ids...)
+	return _u
+}
+
+// RemoveOperations removes "operations" edges to Operation entities.
+func (_u *UnitOfMeasureUpdateOne) RemoveOperations(v ...*Operation) *UnitOfMeasureUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperationIDs(ids...)
 }
 
 // Where appends a list predicates to the UnitOfMeasureUpdate builder.
@@ -328,6 +446,51 @@ func (_u *UnitOfMeasureUpdateOne) sqlSave(ctx context.Context) (_node *UnitOfMea
 	}
 	if _u.mutation.WeightInGramsCleared() {
 		_spec.ClearField(unitofmeasure.FieldWeightInGrams, field.TypeFloat64)
+	}
+	if _u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperationsIDs(); len(nodes) > 0 && !_u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   unitofmeasure.OperationsTable,
+			Columns: []string{unitofmeasure.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &UnitOfMeasure{config: _u.config}

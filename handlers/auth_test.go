@@ -47,7 +47,7 @@ func TestAuthenticationFailuresAreAlike(t *testing.T) {
 		}
 		var detail any
 		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
+			a.run(t, tc.name, func(t *testing.T, a *api) {
 				r := a.do("GET", tc.path, "", nil, tc.headers...)
 				p := r.problem(401, "INVALID_API_KEY")
 				if detail == nil {
@@ -61,10 +61,10 @@ func TestAuthenticationFailuresAreAlike(t *testing.T) {
 				}
 			})
 		}
-		t.Run("scheme is case-insensitive", func(t *testing.T) {
+		a.run(t, "scheme is case-insensitive", func(t *testing.T, a *api) {
 			a.do("GET", "/v1/organization", "", nil, "Authorization", "bearer "+live).want(200)
 		})
-		t.Run("test key reaches the test account", func(t *testing.T) {
+		a.run(t, "test key reaches the test account", func(t *testing.T, a *api) {
 			d := a.do("GET", "/v1/organization", test, nil).want(200).Data()
 			if d["environment"] != "test" || int(d["account_id"].(float64)) != a.org.Test.ID {
 				t.Fatalf("test key sees %v", d)
@@ -118,7 +118,7 @@ func TestScopes(t *testing.T) {
 			{"organization needs no scope", "purchasing:read", "GET", "/v1/organization", nil, 200},
 		}
 		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
+			a.run(t, tc.name, func(t *testing.T, a *api) {
 				key := a.org.Key(t, policy.Live, tc.scopes)
 				r := a.do(tc.method, tc.path, key, tc.body)
 				if tc.want == 403 {
@@ -139,7 +139,7 @@ func TestScopes(t *testing.T) {
 func TestPlans(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
 		for _, plan := range tenancy.Plans {
-			t.Run(plan, func(t *testing.T) {
+			a.run(t, plan, func(t *testing.T, a *api) {
 				org := dbtest.NewOrg(t, a.st, plan)
 				for _, env := range []policy.Environment{policy.Live, policy.Test} {
 					key := org.Key(t, env, "all")

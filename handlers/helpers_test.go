@@ -56,6 +56,9 @@ type api struct {
 func newAPI(t *testing.T, st *store.Store, tweak ...func(*config.Config)) *api {
 	t.Helper()
 	cfg := config.Defaults()
+	// Tests of one package share a PostgreSQL database and so the failed-auth
+	// budget of 127.0.0.1; only the throttle's own test lowers it.
+	cfg.AuthFailLimit = 1 << 20
 	for _, f := range tweak {
 		f(&cfg)
 	}
@@ -226,3 +229,13 @@ func run(t *testing.T, f func(t *testing.T, a *api), tweak ...func(*config.Confi
 
 // path joins a collection and an id.
 func path(collection string, id int) string { return collection + "/" + strconv.Itoa(id) }
+
+// run runs f as a subtest with a copy of a that reports to the subtest.
+func (a *api) run(t *testing.T, name string, f func(t *testing.T, a *api)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		b := *a
+		b.t = t
+		f(t, &b)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 
 	"larder.dev/larder/annotate"
@@ -39,6 +40,14 @@ func (UnitOfMeasure) Fields() []ent.Field {
 			Nillable().
 			Comment("Grams per unit; 0 or null if the unit is not a weight.").
 			Annotations(annotate.Required(), annotate.Min(0)),
+	}
+}
+
+// Edges of a unit of measure: the records that count in it.
+func (UnitOfMeasure) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("operations", Operation.Type).
+			Ref("unit_of_measure"),
 	}
 }
 

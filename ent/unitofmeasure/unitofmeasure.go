@@ -33,6 +33,8 @@ const (
 	FieldWeightInGrams = "weight_in_grams"
 	// EdgeAccount holds the string denoting the account edge name in mutations.
 	EdgeAccount = "account"
+	// EdgeOperations holds the string denoting the operations edge name in mutations.
+	EdgeOperations = "operations"
 	// Table holds the table name of the unitofmeasure in the database.
 	Table = "units_of_measure"
 	// AccountTable is the table that holds the account relation/edge.
@@ -42,6 +44,13 @@ const (
 	AccountInverseTable = "accounts"
 	// AccountColumn is the table column denoting the account relation/edge.
 	AccountColumn = "account_id"
+	// OperationsTable is the table that holds the operations relation/edge.
+	OperationsTable = "operations"
+	// OperationsInverseTable is the table name for the Operation entity.
+	// It exists in this package in order to avoid circular dependency with the "operation" package.
+	OperationsInverseTable = "operations"
+	// OperationsColumn is the table column denoting the operations relation/edge.
+	OperationsColumn = "unit_of_measure_id"
 )
 
 // Columns holds all SQL columns for unitofmeasure fields.
@@ -141,10 +150,31 @@ func ByAccountField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAccountStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByOperationsCount orders the results by operations count.
+func ByOperationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newOperationsStep(), opts...)
+	}
+}
+
+// ByOperations orders the results by operations terms.
+func ByOperations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newOperationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAccountStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AccountInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+	)
+}
+func newOperationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(OperationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, true, OperationsTable, OperationsColumn),
 	)
 }

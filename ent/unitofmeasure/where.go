@@ -428,6 +428,29 @@ func HasAccountWith(preds ...predicate.Account) predicate.UnitOfMeasure {
 	})
 }
 
+// HasOperations applies the HasEdge predicate on the "operations" edge.
+func HasOperations() predicate.UnitOfMeasure {
+	return predicate.UnitOfMeasure(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, OperationsTable, OperationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasOperationsWith applies the HasEdge predicate on the "operations" edge with a given conditions (other predicates).
+func HasOperationsWith(preds ...predicate.Operation) predicate.UnitOfMeasure {
+	return predicate.UnitOfMeasure(func(s *sql.Selector) {
+		step := newOperationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.UnitOfMeasure) predicate.UnitOfMeasure {
 	return predicate.UnitOfMeasure(sql.AndPredicates(predicates...))

@@ -1,0 +1,253 @@
+// Command baseline is the hand-written reference server of the benchmark:
+// net/http and database/sql (lib/pq), no framework, no authentication, no
+// rate limit, no logging. It answers GET /v1/tags/{id} and GET /v1/tags with
+// the same JSON shapes and the same SQL as Larder, so that the difference in
+// throughput is what Larder adds per request.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	_ "github.com/lib/pq" // registers "postgres"
+)
+
+// Limits of a list, as in Larder's listing package.
+const (
+	defaultLimit = 50
+	maxLimit     = 200
+)
+
+// tag is a tag as the API shows it; description is null when unset.
+type tag struct {
+	Description *string `json:"description"`
+	ID          int64   `json:"id"`
+	Name        string  `json:"name"`
+	RefType     string  `json:"ref_type"`
+}
+
+// pagination is the pagination block of a list.
+type pagination struct {
+	HasMore bool `json:"has_more"`
+	Limit   int  `json:"limit"`
+	Offset  int  `json:"offset"`
+	Total   int  `json:"total"`
+}
+
+// tagData is the envelope of one tag.
+type tagData struct {
+	Data tag `json:"data"`
+}
+
+// tagList is the envelope of a page of tags.
+type tagList struct {
+	Data       []tag      `json:"data"`
+	Order      string     `json:"order"`
+	Pagination pagination `json:"pagination"`
+}
+
+// problem is a minimal application/problem+json body.
+type problem struct {
+	Status int    `json:"status"`
+	Title  string `json:"title"`
+	Detail string `json:"detail"`
+}
+
+// server holds the pool and the account whose tags lists show.
+type server struct {
+	db      *sql.DB
+	account int64
+}
+
+// SQL of the two routes: the same columns and predicates as Larder's queries.
+const (
+	selectByID = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1`
+	countList  = `SELECT COUNT(*) FROM tags WHERE account_id = $1 AND ref_type = $2`
+	selectList = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags
+WHERE account_id = $1 AND ref_type = $2 ORDER BY id LIMIT $3 OFFSET $4`
+)
+
+// main parses the flags, opens the pool and serves until SIGINT or SIGTERM.
+func main() {
+	dsn := flag.String("database", os.Getenv("LARDER_DATABASE_URL"), "PostgreSQL URL")
+	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
+	account := flag.Int64("account", 1, "account whose tags GET /v1/tags lists (Larder takes it from the key)")
+	flag.Parse()
+	if *dsn == "" {
+		log.Fatal("baseline: --database is required")
+	}
+	db, err := sql.Open("postgres", *dsn)
+	if err != nil {
+		log.Fatalf("baseline: %v", err)
+	}
+	defer db.Close()
+	// The same pool as Larder's store on PostgreSQL.
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.Ping(); err != nil {
+		log.Fatalf("baseline: connect: %v", err)
+	}
+
+	s := &server{db: db, account: *account}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
+	mux.HandleFunc("GET /v1/tags", s.listTags)
+	hs := &http.Server{
+		Addr:              *addr,
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	log.Printf("baseline: serving http://%s/v1", *addr)
+	select {
+	case err := <-errc:
+		log.Fatalf("baseline: %v", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Printf("baseline: shutdown: %v", err)
+	}
+}
+
+// getTag answers GET /v1/tags/{id} with one row selected by primary key.
+func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		writeProblem(w, http.StatusBadRequest, "id must be a positive integer")
+		return
+	}
+	var t tag
+	err = scanTag(s.db.QueryRowContext(r.Context(), selectByID, id), &t)
+	if errors.Is(err, sql.ErrNoRows) {
+		writeProblem(w, http.StatusNotFound, "No such record.")
+		return
+	}
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, tagData{Data: t})
+}
+
+// listTags answers GET /v1/tags?ref_type=…&limit=…&offset=… with a count and
+// one page ordered by id.
+func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	refType := q.Get("ref_type")
+	if refType == "" {
+		writeProblem(w, http.StatusBadRequest, "ref_type is required")
+		return
+	}
+	limit, err := intParam(q.Get("limit"), defaultLimit)
+	if err != nil || limit < 1 || limit > maxLimit {
+		writeProblem(w, http.StatusBadRequest, fmt.Sprintf("limit must be between 1 and %d", maxLimit))
+		return
+	}
+	offset, err := intParam(q.Get("offset"), 0)
+	if err != nil || offset < 0 {
+		writeProblem(w, http.StatusBadRequest, "offset must be a non-negative integer")
+		return
+	}
+	ctx := r.Context()
+	var total int
+	if err := s.db.QueryRowContext(ctx, countList, s.account, refType).Scan(&total); err != nil {
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	rows, err := s.db.QueryContext(ctx, selectList, s.account, refType, limit, offset)
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	defer rows.Close()
+	out := tagList{Data: make([]tag, 0, limit), Order: "id:asc"}
+	for rows.Next() {
+		var t tag
+		if err := scanTag(rows, &t); err != nil {
+			writeProblem(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		out.Data = append(out.Data, t)
+	}
+	if err := rows.Err(); err != nil {
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	out.Pagination = pagination{
+		HasMore: offset+len(out.Data) < total,
+		Limit:   limit,
+		Offset:  offset,
+		Total:   total,
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// scanner is what *sql.Row and *sql.Rows have in common.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// scanTag reads the columns of selectByID and selectList into t.
+func scanTag(sc scanner, t *tag) error {
+	var (
+		created, updated time.Time
+		description      sql.NullString
+		account          int64
+	)
+	if err := sc.Scan(&t.ID, &created, &updated, &description, &t.Name, &t.RefType, &account); err != nil {
+		return err
+	}
+	if description.Valid {
+		t.Description = &description.String
+	}
+	return nil
+}
+
+// intParam parses a query parameter, or returns def when it is absent.
+func intParam(v string, def int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	return strconv.Atoi(v)
+}
+
+// writeJSON writes v as a JSON response with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeProblem writes an application/problem+json error.
+func writeProblem(w http.ResponseWriter, status int, detail string) {
+	b, _ := json.Marshal(problem{Status: status, Title: http.StatusText(status), Detail: detail})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

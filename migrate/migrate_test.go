@@ -1,0 +1,110 @@
+package migrate_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	atlas "ariga.io/atlas/sql/migrate"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/migrate"
+	"larder.dev/larder/store"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// The committed migrations produce exactly the schema the code expects: a
+// fresh diff of each dialect is empty. CI fails otherwise.
+func TestMigrationsMatchTheSchema(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			dia := "sqlite3"
+			dev := ""
+			if b == dbtest.Postgres {
+				dia = "postgres"
+				dev = devDatabase(t)
+			}
+			pending, err := migrate.Pending(context.Background(), dia, dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pending != "" {
+				t.Fatalf("the migrations are behind the schema; run `larder migrate diff NAME`:\n%s", pending)
+			}
+		})
+	}
+}
+
+// Apply runs every migration once and is idempotent.
+func TestApplyIsIdempotent(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			first, err := migrate.Apply(context.Background(), st.DB, st.Dialect)
+			if err != nil || len(first) == 0 {
+				t.Fatalf("first apply: %v %v", first, err)
+			}
+			again, err := migrate.Apply(context.Background(), st.DB, st.Dialect)
+			if err != nil || len(again) != 0 {
+				t.Fatalf("second apply: %v %v", again, err)
+			}
+		})
+	}
+}
+
+// A migration edited after it was hashed is refused before anything runs.
+func TestTamperedMigrationIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			dir, err := migrate.Embedded(st.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tampered := &atlas.MemDir{}
+			for _, f := range files {
+				body := f.Bytes()
+				if f == files[0] {
+					body = append(body, []byte("\nDROP TABLE tags;\n")...)
+				}
+				if err := tampered.WriteFile(f.Name(), body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sum, err := dir.Checksum()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := atlas.WriteSumFile(tampered, sum); err != nil {
+				t.Fatal(err)
+			}
+			_, err = migrate.ApplyDir(context.Background(), st.DB, st.Dialect, tampered)
+			if !errors.Is(err, atlas.ErrChecksumMismatch) {
+				t.Fatalf("error %v, want a checksum mismatch", err)
+			}
+			var n int
+			if err := st.DB.QueryRow(`SELECT count(*) FROM ` + migrate.RevisionTable).Scan(&n); err == nil && n != 0 {
+				t.Fatalf("%d migrations ran", n)
+			}
+		})
+	}
+}
+
+// freshStore is an empty, unmigrated database.
+func freshStore(t *testing.T, b dbtest.Backend) *store.Store {
+	if b == dbtest.SQLite {
+		return dbtest.OpenURL(t, dbtest.URL(t, b))
+	}
+	return dbtest.OpenURL(t, dbtest.Scratch(t, "fresh"))
+}
+
+// devDatabase is a scratch database the diff may recreate (its name ends in _dev).
+func devDatabase(t *testing.T) string { return dbtest.Scratch(t, "dev") }
