@@ -96,7 +96,9 @@ func TestTenantPolicy(t *testing.T) {
 			{"no viewer reads nothing", func() error { _, err := c.Tag.Query().All(context.Background()); return err }, isDenied},
 			{"no viewer writes nothing", func() error {
 				ctx := context.Background()
-				return tn.tx(ctx, func(tx *ent.Tx) error { return tx.Tag.Create().SetName("x").SetRefType(tag.RefTypePRODUCT).SetAccountID(tn.aID).Exec(ctx) })
+				return tn.tx(ctx, func(tx *ent.Tx) error {
+					return tx.Tag.Create().SetName("x").SetRefType(tag.RefTypePRODUCT).SetAccountID(tn.aID).Exec(ctx)
+				})
 			}, isDenied},
 			{"an account viewer reads no internal rows", func() error { _, err := c.APIKey.Query().All(tn.a); return err }, isDenied},
 			{"the system viewer reads every account", func() error {
