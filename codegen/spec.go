@@ -123,10 +123,6 @@ func (b *specBuilder) init() {
 	c.Parameters["offset"] = ogen.NewParameter().InQuery().SetName("offset").
 		SetDescription("Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.").
 		SetSchema(ogen.Int().SetMinimum(&zero).SetMaximum(&maxOffset).SetDefault(json.RawMessage("0")))
-	c.Parameters["updated_since"] = ogen.NewParameter().InQuery().SetName("updated_since").
-		SetDescription("ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. " +
-			"Tracks the record itself, not its child rows; deletions are not reported.").
-		SetSchema(example(ogen.String(), `"2026-01-31T12:00:00Z"`))
 
 	c.Headers["X-Request-Id"] = &ogen.Header{Description: "Generated request id (req_…); error bodies repeat it as request_id.", Schema: ogen.String()}
 	c.Headers["X-RateLimit-Limit"] = &ogen.Header{Description: "Requests allowed per minute for the account.", Schema: ogen.Int()}
@@ -427,6 +423,10 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 		ps = append(ps, p)
 	}
 	if r.Ann.UpdatedSince {
+		b.spec.Components.Parameters["updated_since"] = ogen.NewParameter().InQuery().SetName("updated_since").
+			SetDescription("ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. " +
+				"Tracks the record itself, not its child rows; deletions are not reported.").
+			SetSchema(example(ogen.String(), `"2026-01-31T12:00:00Z"`))
 		ps = append(ps, &ogen.Parameter{Ref: refParameters + "updated_since"})
 	}
 	return ps, nil
@@ -564,22 +564,22 @@ func path(spec *ogen.Spec, p string) *ogen.PathItem {
 
 // writeSpecs writes both descriptions as OpenAPI 3.1.
 func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
-	pub, err := generic(spec)
+	pub, err := tree(spec)
 	if err != nil {
 		return err
 	}
 	to31(pub, true)
 	silenceWebhookSecurity(pub)
-	pub["paths"].(map[string]any)["/openapi.json"] = openapiPath()
+	pub.obj("paths").set("/openapi.json", openapiPath())
 	if err := writeJSON(o.Public, pub); err != nil {
 		return err
 	}
 
-	srv, err := generic(spec)
+	srv, err := tree(spec)
 	if err != nil {
 		return err
 	}
-	delete(srv, "webhooks")
+	srv.del("webhooks")
 	groupOperations(srv)
 	foldErrors(srv)
 	dropUnreferenced(srv)
@@ -587,13 +587,17 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	return writeJSON(o.Server, srv)
 }
 
-func generic(spec *ogen.Spec) (map[string]any, error) {
+// tree is the spec as an ordered JSON tree.
+func tree(spec *ogen.Spec) (*object, error) {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
-	return m, json.Unmarshal(b, &m)
+	v, err := parseTree(b)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*object), nil
 }
 
 func writeJSON(p string, v any) error {
@@ -610,46 +614,55 @@ func writeJSON(p string, v any) error {
 // to31 rewrites 3.0 `nullable` into 3.1 type lists and, for the published
 // description, boolean exclusive bounds into JSON Schema 2020-12 numbers (ogen
 // reads the boolean form).
-func to31(v any, numericExclusive bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		if nb, ok := v["nullable"].(bool); ok {
-			delete(v, "nullable")
-			if t, ok := v["type"].(string); ok && nb {
-				v["type"] = []any{t, "null"}
-				if enum, ok := v["enum"].([]any); ok {
-					v["enum"] = append(enum, nil)
+func to31(doc *object, numericExclusive bool) {
+	walk(doc, func(v *object) {
+		if nb, ok := v.vals["nullable"].(bool); ok {
+			v.del("nullable")
+			if t, ok := v.vals["type"].(string); ok && nb {
+				v.set("type", []any{t, "null"})
+				if enum, ok := v.vals["enum"].([]any); ok {
+					v.set("enum", append(enum, nil))
 				}
-			} else if all, ok := v["allOf"].([]any); ok && nb && len(all) == 1 {
-				delete(v, "allOf")
-				v["anyOf"] = []any{all[0], map[string]any{"type": "null"}}
+			} else if all, ok := v.vals["allOf"].([]any); ok && nb && len(all) == 1 {
+				v.del("allOf")
+				v.set("anyOf", []any{all[0], newObject().set("type", "null")})
 			}
 		}
-		if ex, ok := v["exclusiveMinimum"].(bool); ok && numericExclusive {
-			delete(v, "exclusiveMinimum")
+		if ex, ok := v.vals["exclusiveMinimum"].(bool); ok && numericExclusive {
+			v.del("exclusiveMinimum")
 			if ex {
-				v["exclusiveMinimum"] = v["minimum"]
-				delete(v, "minimum")
+				v.set("exclusiveMinimum", v.vals["minimum"])
+				v.del("minimum")
 			}
 		}
-		for _, x := range v {
-			to31(x, numericExclusive)
-		}
-	case []any:
-		for _, x := range v {
-			to31(x, numericExclusive)
+	})
+}
+
+// operations calls f on every operation of the paths.
+func operations(doc *object, f func(*object)) {
+	paths := doc.obj("paths")
+	for _, p := range paths.keys {
+		item := paths.obj(p)
+		for _, m := range item.keys {
+			if op := item.obj(m); op != nil {
+				f(op)
+			}
 		}
 	}
 }
 
 // silenceWebhookSecurity gives webhook operations `security: []`: receivers
 // verify a signature, not a key.
-func silenceWebhookSecurity(doc map[string]any) {
-	whs, _ := doc["webhooks"].(map[string]any)
-	for _, item := range whs {
-		for _, op := range item.(map[string]any) {
-			if o, ok := op.(map[string]any); ok {
-				o["security"] = []any{}
+func silenceWebhookSecurity(doc *object) {
+	whs := doc.obj("webhooks")
+	if whs == nil {
+		return
+	}
+	for _, k := range whs.keys {
+		item := whs.obj(k)
+		for _, m := range item.keys {
+			if op := item.obj(m); op != nil {
+				op.set("security", []any{})
 			}
 		}
 	}
@@ -657,102 +670,81 @@ func silenceWebhookSecurity(doc map[string]any) {
 
 // openapiPath documents GET /openapi.json, which the server answers outside
 // the generated router.
-func openapiPath() map[string]any {
-	return map[string]any{"get": map[string]any{
-		"operationId": "getOpenAPI",
-		"summary":     "This API description",
-		"description": "The OpenAPI 3.1 description of the API. Needs no key.",
-		"tags":        []any{"Organization"},
-		"security":    []any{},
-		"responses": map[string]any{"200": map[string]any{
-			"description": "The description.",
-			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}},
-		}},
-	}}
+func openapiPath() *object {
+	resp := newObject().
+		set("description", "The description.").
+		set("content", newObject().set("application/json", newObject().set("schema", newObject().set("type", "object"))))
+	op := newObject().
+		set("operationId", "getOpenAPI").
+		set("summary", "This API description").
+		set("description", "The OpenAPI 3.1 description of the API. Needs no key.").
+		set("tags", []any{"Organization"}).
+		set("security", []any{}).
+		set("responses", newObject().
+			set("200", resp).
+			set("503", newObject().set("$ref", refResponses+"ServiceUnavailable")))
+	return newObject().set("get", op)
 }
 
 // groupOperations gives every operation its first tag as ogen operation group,
 // so ogen generates one handler interface per resource.
-func groupOperations(doc map[string]any) {
-	for _, item := range doc["paths"].(map[string]any) {
-		for _, op := range item.(map[string]any) {
-			if o, ok := op.(map[string]any); ok {
-				o["x-ogen-operation-group"] = o["tags"].([]any)[0]
-			}
-		}
-	}
+func groupOperations(doc *object) {
+	operations(doc, func(op *object) {
+		op.set("x-ogen-operation-group", op.vals["tags"].([]any)[0])
+	})
 }
 
 // foldErrors replaces the error responses of every operation with one default
 // response, drops response headers (middleware sets them) and keeps one
 // "Problem" response component.
-func foldErrors(doc map[string]any) {
-	paths := doc["paths"].(map[string]any)
-	for _, item := range paths {
-		for _, op := range item.(map[string]any) {
-			o, ok := op.(map[string]any)
-			if !ok {
+func foldErrors(doc *object) {
+	operations(doc, func(op *object) {
+		rs := op.obj("responses")
+		for _, code := range append([]string(nil), rs.keys...) {
+			if strings.HasPrefix(code, "2") {
+				rs.obj(code).del("headers")
 				continue
 			}
-			rs := o["responses"].(map[string]any)
-			for code, resp := range rs {
-				if strings.HasPrefix(code, "2") {
-					delete(resp.(map[string]any), "headers")
-					continue
-				}
-				delete(rs, code)
-			}
-			rs["default"] = map[string]any{"$ref": refResponses + "Problem"}
+			rs.del(code)
 		}
-	}
-	comps := doc["components"].(map[string]any)
-	delete(comps, "headers")
-	comps["responses"] = map[string]any{"Problem": map[string]any{
-		"description": "An error (RFC 9457 problem detail).",
-		"content":     map[string]any{problemJSON: map[string]any{"schema": map[string]any{"$ref": refSchemas + "Problem"}}},
-	}}
+		rs.set("default", newObject().set("$ref", refResponses+"Problem"))
+	})
+	comps := doc.obj("components")
+	comps.del("headers")
+	comps.set("responses", newObject().set("Problem", newObject().
+		set("description", "An error (RFC 9457 problem detail).").
+		set("content", newObject().set(problemJSON, newObject().set("schema", newObject().set("$ref", refSchemas+"Problem"))))))
 }
 
 // dropUnreferenced removes component schemas nothing refers to (webhook
 // envelopes and snapshots once webhooks are gone).
-func dropUnreferenced(doc map[string]any) {
-	comps := doc["components"].(map[string]any)
-	schemas := comps["schemas"].(map[string]any)
+func dropUnreferenced(doc *object) {
+	schemas := doc.obj("components").obj("schemas")
 	for {
 		used := map[string]bool{}
-		var walk func(v any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				if r, ok := v["$ref"].(string); ok && strings.HasPrefix(r, refSchemas) {
-					used[strings.TrimPrefix(r, refSchemas)] = true
-				}
-				for _, x := range v {
-					walk(x)
-				}
-			case []any:
-				for _, x := range v {
-					walk(x)
-				}
+		mark := func(o *object) {
+			if r, ok := o.vals["$ref"].(string); ok && strings.HasPrefix(r, refSchemas) {
+				used[strings.TrimPrefix(r, refSchemas)] = true
 			}
 		}
-		for k, v := range doc {
+		for _, k := range doc.keys {
 			if k != "components" {
-				walk(v)
+				walk(doc.vals[k], mark)
 			}
 		}
-		for k, v := range comps {
+		comps := doc.obj("components")
+		for _, k := range comps.keys {
 			if k != "schemas" {
-				walk(v)
+				walk(comps.vals[k], mark)
 			}
 		}
-		for _, v := range schemas {
-			walk(v)
+		for _, k := range schemas.keys {
+			walk(schemas.vals[k], mark)
 		}
 		removed := false
-		for name := range schemas {
+		for _, name := range append([]string(nil), schemas.keys...) {
 			if !used[name] {
-				delete(schemas, name)
+				schemas.del(name)
 				removed = true
 			}
 		}

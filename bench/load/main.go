@@ -14,10 +14,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,8 @@ type config struct {
 	timeout     time.Duration
 	paths       []string
 	jsonOut     string
+	cpuPIDs     map[string]int
+	cpuComms    []string
 }
 
 // Result is the report of one run; it is also the JSON output.
@@ -52,6 +56,11 @@ type Result struct {
 	P99MS       float64 `json:"p99_ms"`
 	MaxMS       float64 `json:"max_ms"`
 	FirstError  string  `json:"first_error,omitempty"`
+	// CPUCores is the CPU time each watched process group used over the
+	// measured window, in cores (1.0 = one core busy the whole time).
+	CPUCores map[string]float64 `json:"cpu_cores,omitempty"`
+	// CPUPerReqMS is that CPU time divided by the requests, in milliseconds.
+	CPUPerReqMS map[string]float64 `json:"cpu_ms_per_req,omitempty"`
 }
 
 // worker is the tally of one worker over the measured window.
@@ -87,7 +96,7 @@ func main() {
 // parseFlags reads the command line into a config.
 func parseFlags() (config, error) {
 	var c config
-	var paths, pathsFile string
+	var paths, pathsFile, pids, comms string
 	flag.StringVar(&c.base, "url", "http://127.0.0.1:8080", "base URL the paths are appended to")
 	flag.StringVar(&c.key, "key", "", "bearer key sent in Authorization (none when empty)")
 	flag.StringVar(&c.label, "label", "", "name of the run in the report")
@@ -98,6 +107,8 @@ func parseFlags() (config, error) {
 	flag.StringVar(&paths, "paths", "", "comma-separated paths, each request takes one at random")
 	flag.StringVar(&pathsFile, "paths-file", "", "file of paths, one a line (blank lines and # comments skipped)")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the result as JSON to this file (- for stdout)")
+	flag.StringVar(&pids, "cpu-pid", "", "comma-separated name=PID processes whose CPU time over the window is reported (Linux)")
+	flag.StringVar(&comms, "cpu-comm", "", "comma-separated process names (as in /proc/PID/comm), each reported as the sum of its processes, e.g. postgres")
 	flag.Parse()
 	if c.concurrency < 1 {
 		return c, errors.New("-c must be at least 1")
@@ -119,6 +130,23 @@ func parseFlags() (config, error) {
 	}
 	if len(c.paths) == 0 {
 		return c, errors.New("give target paths with -paths or -paths-file")
+	}
+	c.cpuPIDs = map[string]int{"load": os.Getpid()}
+	for kv := range strings.SplitSeq(pids, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		name, v, ok := strings.Cut(kv, "=")
+		pid, err := strconv.Atoi(v)
+		if !ok || err != nil || name == "" {
+			return c, fmt.Errorf("-cpu-pid: %q is not name=PID", kv)
+		}
+		c.cpuPIDs[name] = pid
+	}
+	for name := range strings.SplitSeq(comms, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			c.cpuComms = append(c.cpuComms, name)
+		}
 	}
 	c.base = strings.TrimRight(c.base, "/")
 	if c.label == "" {
@@ -168,6 +196,8 @@ func run(ctx context.Context, cfg config) Result {
 	for i := range tallies {
 		wg.Go(func() { tallies[i] = work(ctx, client, cfg.key, urls, from, until) })
 	}
+	var cpu map[string]time.Duration
+	wg.Go(func() { cpu = watchCPU(cfg.cpuPIDs, cfg.cpuComms, from, until) })
 	wg.Wait()
 
 	res := Result{
@@ -198,6 +228,16 @@ func run(ctx context.Context, cfg config) Result {
 		res.P90MS = ms(percentile(all, 0.90))
 		res.P99MS = ms(percentile(all, 0.99))
 		res.MaxMS = ms(all[len(all)-1])
+	}
+	if len(cpu) > 0 {
+		res.CPUCores = map[string]float64{}
+		res.CPUPerReqMS = map[string]float64{}
+		for name, d := range cpu {
+			res.CPUCores[name] = d.Seconds() / cfg.duration.Seconds()
+			if res.Requests > 0 {
+				res.CPUPerReqMS[name] = ms(d) / float64(res.Requests)
+			}
+		}
 	}
 	return res
 }
@@ -261,10 +301,18 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 // ms converts a duration to fractional milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// text is the one-line human report.
+// text is the human report: one line, plus one of CPU use when watched.
 func (r Result) text() string {
-	return fmt.Sprintf("%-24s c=%-3d %6d req in %4.1fs  %8.1f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  max %7.2f ms  errors %d",
+	s := fmt.Sprintf("%-24s c=%-3d %6d req in %4.1fs  %8.1f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  max %7.2f ms  errors %d",
 		r.Label, r.Concurrency, r.Requests, r.DurationS, r.RPS, r.P50MS, r.P90MS, r.P99MS, r.MaxMS, r.Errors)
+	if len(r.CPUCores) == 0 {
+		return s
+	}
+	s += "\n" + strings.Repeat(" ", 24) + " CPU:"
+	for _, name := range slices.Sorted(maps.Keys(r.CPUCores)) {
+		s += fmt.Sprintf("  %s %.2f cores (%.3f ms/req)", name, r.CPUCores[name], r.CPUPerReqMS[name])
+	}
+	return s
 }
 
 // writeJSON writes r as JSON to a file, or to stdout for "-".

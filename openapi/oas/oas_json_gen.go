@@ -21,20 +21,20 @@ func (s *Allergen) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Allergen) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
-	}
-	{
-		e.FieldStart("description")
-		s.Description.Encode(e)
-	}
-	{
 		e.FieldStart("id")
 		e.Int(s.ID)
 	}
 	{
 		e.FieldStart("is_global")
 		e.Bool(s.IsGlobal)
+	}
+	{
+		e.FieldStart("code")
+		s.Code.Encode(e)
+	}
+	{
+		e.FieldStart("description")
+		s.Description.Encode(e)
 	}
 	{
 		e.FieldStart("is_major_allergen")
@@ -55,10 +55,10 @@ func (s *Allergen) encodeFields(e *jx.Encoder) {
 }
 
 var jsonFieldsNameOfAllergen = [8]string{
-	0: "code",
-	1: "description",
-	2: "id",
-	3: "is_global",
+	0: "id",
+	1: "is_global",
+	2: "code",
+	3: "description",
 	4: "is_major_allergen",
 	5: "name",
 	6: "name_fr",
@@ -74,28 +74,8 @@ func (s *Allergen) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
-			requiredBitSet[0] |= 1 << 0
-			if err := func() error {
-				if err := s.Code.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"code\"")
-			}
-		case "description":
-			requiredBitSet[0] |= 1 << 1
-			if err := func() error {
-				if err := s.Description.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"description\"")
-			}
 		case "id":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.ID = int(v)
@@ -107,7 +87,7 @@ func (s *Allergen) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "is_global":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Bool()
 				s.IsGlobal = bool(v)
@@ -117,6 +97,26 @@ func (s *Allergen) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"is_global\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				if err := s.Code.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"code\"")
+			}
+		case "description":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				if err := s.Description.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"description\"")
 			}
 		case "is_major_allergen":
 			requiredBitSet[0] |= 1 << 4
@@ -513,19 +513,19 @@ func (s *AllergenList) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("order")
-		e.Str(s.Order)
-	}
-	{
 		e.FieldStart("pagination")
 		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
 	}
 }
 
 var jsonFieldsNameOfAllergenList = [3]string{
 	0: "data",
-	1: "order",
-	2: "pagination",
+	1: "pagination",
+	2: "order",
 }
 
 // Decode decodes AllergenList from json.
@@ -555,8 +555,18 @@ func (s *AllergenList) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"data\"")
 			}
-		case "order":
+		case "pagination":
 			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Order = string(v)
@@ -566,16 +576,6 @@ func (s *AllergenList) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"order\"")
-			}
-		case "pagination":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Pagination.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"pagination\"")
 			}
 		default:
 			return d.Skip()
@@ -969,16 +969,16 @@ func (s *Operation) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Operation) encodeFields(e *jx.Encoder) {
 	{
+		e.FieldStart("id")
+		e.Int(s.ID)
+	}
+	{
 		e.FieldStart("code")
 		e.Str(s.Code)
 	}
 	{
 		e.FieldStart("cost")
 		s.Cost.Encode(e)
-	}
-	{
-		e.FieldStart("id")
-		e.Int(s.ID)
 	}
 	{
 		e.FieldStart("name")
@@ -995,9 +995,9 @@ func (s *Operation) encodeFields(e *jx.Encoder) {
 }
 
 var jsonFieldsNameOfOperation = [6]string{
-	0: "code",
-	1: "cost",
-	2: "id",
+	0: "id",
+	1: "code",
+	2: "cost",
 	3: "name",
 	4: "qty",
 	5: "unit_of_measure_id",
@@ -1012,8 +1012,20 @@ func (s *Operation) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
+		case "id":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Str()
 				s.Code = string(v)
@@ -1025,7 +1037,7 @@ func (s *Operation) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"code\"")
 			}
 		case "cost":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				if err := s.Cost.Decode(d); err != nil {
 					return err
@@ -1033,18 +1045,6 @@ func (s *Operation) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"cost\"")
-			}
-		case "id":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				v, err := d.Int()
-				s.ID = int(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "name":
 			requiredBitSet[0] |= 1 << 3
@@ -1410,19 +1410,19 @@ func (s *OperationList) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("order")
-		e.Str(s.Order)
-	}
-	{
 		e.FieldStart("pagination")
 		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
 	}
 }
 
 var jsonFieldsNameOfOperationList = [3]string{
 	0: "data",
-	1: "order",
-	2: "pagination",
+	1: "pagination",
+	2: "order",
 }
 
 // Decode decodes OperationList from json.
@@ -1452,8 +1452,18 @@ func (s *OperationList) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"data\"")
 			}
-		case "order":
+		case "pagination":
 			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Order = string(v)
@@ -1463,16 +1473,6 @@ func (s *OperationList) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"order\"")
-			}
-		case "pagination":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Pagination.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"pagination\"")
 			}
 		default:
 			return d.Skip()
@@ -1894,18 +1894,6 @@ func (s *Organization) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Organization) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("account_id")
-		e.Int(s.AccountID)
-	}
-	{
-		e.FieldStart("currency")
-		e.Str(s.Currency)
-	}
-	{
-		e.FieldStart("environment")
-		s.Environment.Encode(e)
-	}
-	{
 		e.FieldStart("id")
 		e.Int(s.ID)
 	}
@@ -1914,12 +1902,16 @@ func (s *Organization) encodeFields(e *jx.Encoder) {
 		e.Str(s.Name)
 	}
 	{
-		e.FieldStart("plan")
-		e.Str(s.Plan)
+		e.FieldStart("environment")
+		s.Environment.Encode(e)
 	}
 	{
-		e.FieldStart("rate_limit_per_min")
-		e.Int(s.RateLimitPerMin)
+		e.FieldStart("account_id")
+		e.Int(s.AccountID)
+	}
+	{
+		e.FieldStart("plan")
+		e.Str(s.Plan)
 	}
 	{
 		e.FieldStart("scopes")
@@ -1929,17 +1921,25 @@ func (s *Organization) encodeFields(e *jx.Encoder) {
 		}
 		e.ArrEnd()
 	}
+	{
+		e.FieldStart("rate_limit_per_min")
+		e.Int(s.RateLimitPerMin)
+	}
+	{
+		e.FieldStart("currency")
+		e.Str(s.Currency)
+	}
 }
 
 var jsonFieldsNameOfOrganization = [8]string{
-	0: "account_id",
-	1: "currency",
+	0: "id",
+	1: "name",
 	2: "environment",
-	3: "id",
-	4: "name",
-	5: "plan",
+	3: "account_id",
+	4: "plan",
+	5: "scopes",
 	6: "rate_limit_per_min",
-	7: "scopes",
+	7: "currency",
 }
 
 // Decode decodes Organization from json.
@@ -1951,42 +1951,8 @@ func (s *Organization) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "account_id":
-			requiredBitSet[0] |= 1 << 0
-			if err := func() error {
-				v, err := d.Int()
-				s.AccountID = int(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"account_id\"")
-			}
-		case "currency":
-			requiredBitSet[0] |= 1 << 1
-			if err := func() error {
-				v, err := d.Str()
-				s.Currency = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"currency\"")
-			}
-		case "environment":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Environment.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"environment\"")
-			}
 		case "id":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.ID = int(v)
@@ -1998,7 +1964,7 @@ func (s *Organization) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "name":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Str()
 				s.Name = string(v)
@@ -2009,8 +1975,30 @@ func (s *Organization) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"name\"")
 			}
+		case "environment":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				if err := s.Environment.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"environment\"")
+			}
+		case "account_id":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Int()
+				s.AccountID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"account_id\"")
+			}
 		case "plan":
-			requiredBitSet[0] |= 1 << 5
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := d.Str()
 				s.Plan = string(v)
@@ -2021,20 +2009,8 @@ func (s *Organization) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"plan\"")
 			}
-		case "rate_limit_per_min":
-			requiredBitSet[0] |= 1 << 6
-			if err := func() error {
-				v, err := d.Int()
-				s.RateLimitPerMin = int(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"rate_limit_per_min\"")
-			}
 		case "scopes":
-			requiredBitSet[0] |= 1 << 7
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				s.Scopes = make([]string, 0)
 				if err := d.Arr(func(d *jx.Decoder) error {
@@ -2052,6 +2028,30 @@ func (s *Organization) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"scopes\"")
+			}
+		case "rate_limit_per_min":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				v, err := d.Int()
+				s.RateLimitPerMin = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"rate_limit_per_min\"")
+			}
+		case "currency":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				v, err := d.Str()
+				s.Currency = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"currency\"")
 			}
 		default:
 			return d.Skip()
@@ -2213,10 +2213,6 @@ func (s *Pagination) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Pagination) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("has_more")
-		e.Bool(s.HasMore)
-	}
-	{
 		e.FieldStart("limit")
 		e.Int(s.Limit)
 	}
@@ -2228,13 +2224,17 @@ func (s *Pagination) encodeFields(e *jx.Encoder) {
 		e.FieldStart("total")
 		e.Int(s.Total)
 	}
+	{
+		e.FieldStart("has_more")
+		e.Bool(s.HasMore)
+	}
 }
 
 var jsonFieldsNameOfPagination = [4]string{
-	0: "has_more",
-	1: "limit",
-	2: "offset",
-	3: "total",
+	0: "limit",
+	1: "offset",
+	2: "total",
+	3: "has_more",
 }
 
 // Decode decodes Pagination from json.
@@ -2246,20 +2246,8 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "has_more":
-			requiredBitSet[0] |= 1 << 0
-			if err := func() error {
-				v, err := d.Bool()
-				s.HasMore = bool(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"has_more\"")
-			}
 		case "limit":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.Limit = int(v)
@@ -2271,7 +2259,7 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"limit\"")
 			}
 		case "offset":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Int()
 				s.Offset = int(v)
@@ -2283,7 +2271,7 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"offset\"")
 			}
 		case "total":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Int()
 				s.Total = int(v)
@@ -2293,6 +2281,18 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"total\"")
+			}
+		case "has_more":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Bool()
+				s.HasMore = bool(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"has_more\"")
 			}
 		default:
 			return d.Skip()
@@ -2360,12 +2360,28 @@ func (s *Problem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Problem) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		e.Str(s.Code)
+		e.FieldStart("type")
+		e.Str(s.Type)
+	}
+	{
+		e.FieldStart("title")
+		e.Str(s.Title)
+	}
+	{
+		e.FieldStart("status")
+		e.Int(s.Status)
 	}
 	{
 		e.FieldStart("detail")
 		e.Str(s.Detail)
+	}
+	{
+		e.FieldStart("code")
+		e.Str(s.Code)
+	}
+	{
+		e.FieldStart("request_id")
+		e.Str(s.RequestID)
 	}
 	{
 		if s.Errors != nil {
@@ -2377,32 +2393,16 @@ func (s *Problem) encodeFields(e *jx.Encoder) {
 			e.ArrEnd()
 		}
 	}
-	{
-		e.FieldStart("request_id")
-		e.Str(s.RequestID)
-	}
-	{
-		e.FieldStart("status")
-		e.Int(s.Status)
-	}
-	{
-		e.FieldStart("title")
-		e.Str(s.Title)
-	}
-	{
-		e.FieldStart("type")
-		e.Str(s.Type)
-	}
 }
 
 var jsonFieldsNameOfProblem = [7]string{
-	0: "code",
-	1: "detail",
-	2: "errors",
-	3: "request_id",
-	4: "status",
-	5: "title",
-	6: "type",
+	0: "type",
+	1: "title",
+	2: "status",
+	3: "detail",
+	4: "code",
+	5: "request_id",
+	6: "errors",
 }
 
 // Decode decodes Problem from json.
@@ -2414,8 +2414,56 @@ func (s *Problem) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
+		case "type":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Str()
+				s.Type = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		case "title":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.Title = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"title\"")
+			}
+		case "status":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Int()
+				s.Status = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "detail":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.Detail = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"detail\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := d.Str()
 				s.Code = string(v)
@@ -2426,17 +2474,17 @@ func (s *Problem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"code\"")
 			}
-		case "detail":
-			requiredBitSet[0] |= 1 << 1
+		case "request_id":
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				v, err := d.Str()
-				s.Detail = string(v)
+				s.RequestID = string(v)
 				if err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
-				return errors.Wrap(err, "decode field \"detail\"")
+				return errors.Wrap(err, "decode field \"request_id\"")
 			}
 		case "errors":
 			if err := func() error {
@@ -2455,54 +2503,6 @@ func (s *Problem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"errors\"")
 			}
-		case "request_id":
-			requiredBitSet[0] |= 1 << 3
-			if err := func() error {
-				v, err := d.Str()
-				s.RequestID = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"request_id\"")
-			}
-		case "status":
-			requiredBitSet[0] |= 1 << 4
-			if err := func() error {
-				v, err := d.Int()
-				s.Status = int(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"status\"")
-			}
-		case "title":
-			requiredBitSet[0] |= 1 << 5
-			if err := func() error {
-				v, err := d.Str()
-				s.Title = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"title\"")
-			}
-		case "type":
-			requiredBitSet[0] |= 1 << 6
-			if err := func() error {
-				v, err := d.Str()
-				s.Type = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"type\"")
-			}
 		default:
 			return d.Skip()
 		}
@@ -2513,7 +2513,7 @@ func (s *Problem) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b01111011,
+		0b00111111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2682,12 +2682,12 @@ func (s *Tag) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Tag) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("description")
-		s.Description.Encode(e)
-	}
-	{
 		e.FieldStart("id")
 		e.Int(s.ID)
+	}
+	{
+		e.FieldStart("description")
+		s.Description.Encode(e)
 	}
 	{
 		e.FieldStart("name")
@@ -2700,8 +2700,8 @@ func (s *Tag) encodeFields(e *jx.Encoder) {
 }
 
 var jsonFieldsNameOfTag = [4]string{
-	0: "description",
-	1: "id",
+	0: "id",
+	1: "description",
 	2: "name",
 	3: "ref_type",
 }
@@ -2715,18 +2715,8 @@ func (s *Tag) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "description":
-			requiredBitSet[0] |= 1 << 0
-			if err := func() error {
-				if err := s.Description.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"description\"")
-			}
 		case "id":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.ID = int(v)
@@ -2736,6 +2726,16 @@ func (s *Tag) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "description":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Description.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"description\"")
 			}
 		case "name":
 			requiredBitSet[0] |= 1 << 2
@@ -3055,19 +3055,19 @@ func (s *TagList) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("order")
-		e.Str(s.Order)
-	}
-	{
 		e.FieldStart("pagination")
 		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
 	}
 }
 
 var jsonFieldsNameOfTagList = [3]string{
 	0: "data",
-	1: "order",
-	2: "pagination",
+	1: "pagination",
+	2: "order",
 }
 
 // Decode decodes TagList from json.
@@ -3097,8 +3097,18 @@ func (s *TagList) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"data\"")
 			}
-		case "order":
+		case "pagination":
 			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Order = string(v)
@@ -3108,16 +3118,6 @@ func (s *TagList) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"order\"")
-			}
-		case "pagination":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Pagination.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"pagination\"")
 			}
 		default:
 			return d.Skip()
@@ -3307,16 +3307,16 @@ func (s *UnitOfMeasure) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *UnitOfMeasure) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		e.Str(s.Code)
-	}
-	{
 		e.FieldStart("id")
 		e.Int(s.ID)
 	}
 	{
 		e.FieldStart("is_global")
 		e.Bool(s.IsGlobal)
+	}
+	{
+		e.FieldStart("code")
+		e.Str(s.Code)
 	}
 	{
 		e.FieldStart("name")
@@ -3333,9 +3333,9 @@ func (s *UnitOfMeasure) encodeFields(e *jx.Encoder) {
 }
 
 var jsonFieldsNameOfUnitOfMeasure = [6]string{
-	0: "code",
-	1: "id",
-	2: "is_global",
+	0: "id",
+	1: "is_global",
+	2: "code",
 	3: "name",
 	4: "read_only",
 	5: "weight_in_grams",
@@ -3350,20 +3350,8 @@ func (s *UnitOfMeasure) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
-			requiredBitSet[0] |= 1 << 0
-			if err := func() error {
-				v, err := d.Str()
-				s.Code = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"code\"")
-			}
 		case "id":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.ID = int(v)
@@ -3375,7 +3363,7 @@ func (s *UnitOfMeasure) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "is_global":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Bool()
 				s.IsGlobal = bool(v)
@@ -3385,6 +3373,18 @@ func (s *UnitOfMeasure) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"is_global\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Code = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"code\"")
 			}
 		case "name":
 			requiredBitSet[0] |= 1 << 3
@@ -3718,19 +3718,19 @@ func (s *UnitOfMeasureList) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("order")
-		e.Str(s.Order)
-	}
-	{
 		e.FieldStart("pagination")
 		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
 	}
 }
 
 var jsonFieldsNameOfUnitOfMeasureList = [3]string{
 	0: "data",
-	1: "order",
-	2: "pagination",
+	1: "pagination",
+	2: "order",
 }
 
 // Decode decodes UnitOfMeasureList from json.
@@ -3760,8 +3760,18 @@ func (s *UnitOfMeasureList) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"data\"")
 			}
-		case "order":
+		case "pagination":
 			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Order = string(v)
@@ -3771,16 +3781,6 @@ func (s *UnitOfMeasureList) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"order\"")
-			}
-		case "pagination":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Pagination.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"pagination\"")
 			}
 		default:
 			return d.Skip()
@@ -3928,16 +3928,16 @@ func (s *Warehouse) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Warehouse) encodeFields(e *jx.Encoder) {
 	{
+		e.FieldStart("id")
+		e.Int(s.ID)
+	}
+	{
 		e.FieldStart("code")
 		e.Str(s.Code)
 	}
 	{
 		e.FieldStart("description")
 		s.Description.Encode(e)
-	}
-	{
-		e.FieldStart("id")
-		e.Int(s.ID)
 	}
 	{
 		e.FieldStart("is_active")
@@ -3950,9 +3950,9 @@ func (s *Warehouse) encodeFields(e *jx.Encoder) {
 }
 
 var jsonFieldsNameOfWarehouse = [5]string{
-	0: "code",
-	1: "description",
-	2: "id",
+	0: "id",
+	1: "code",
+	2: "description",
 	3: "is_active",
 	4: "name",
 }
@@ -3966,8 +3966,20 @@ func (s *Warehouse) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
+		case "id":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Str()
 				s.Code = string(v)
@@ -3979,7 +3991,7 @@ func (s *Warehouse) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"code\"")
 			}
 		case "description":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				if err := s.Description.Decode(d); err != nil {
 					return err
@@ -3987,18 +3999,6 @@ func (s *Warehouse) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"description\"")
-			}
-		case "id":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				v, err := d.Int()
-				s.ID = int(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "is_active":
 			requiredBitSet[0] |= 1 << 3
@@ -4322,19 +4322,19 @@ func (s *WarehouseList) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
-		e.FieldStart("order")
-		e.Str(s.Order)
-	}
-	{
 		e.FieldStart("pagination")
 		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
 	}
 }
 
 var jsonFieldsNameOfWarehouseList = [3]string{
 	0: "data",
-	1: "order",
-	2: "pagination",
+	1: "pagination",
+	2: "order",
 }
 
 // Decode decodes WarehouseList from json.
@@ -4364,8 +4364,18 @@ func (s *WarehouseList) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"data\"")
 			}
-		case "order":
+		case "pagination":
 			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Order = string(v)
@@ -4375,16 +4385,6 @@ func (s *WarehouseList) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"order\"")
-			}
-		case "pagination":
-			requiredBitSet[0] |= 1 << 2
-			if err := func() error {
-				if err := s.Pagination.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"pagination\"")
 			}
 		default:
 			return d.Skip()

@@ -15,14 +15,14 @@ func (s *ProblemStatusCode) Error() string {
 // Allergens: the account's own plus the shared priority allergens.
 // Ref: #/components/schemas/Allergen
 type Allergen struct {
-	// Short code, unique within the account.
-	Code NilString `json:"code"`
-	// Free-text description.
-	Description NilString `json:"description"`
 	// Unique per resource type, never reused.
 	ID int `json:"id"`
 	// Shared reference row, readable by every account and read-only.
 	IsGlobal bool `json:"is_global"`
+	// Short code, unique within the account.
+	Code NilString `json:"code"`
+	// Free-text description.
+	Description NilString `json:"description"`
 	// A priority (major) food allergen.
 	IsMajorAllergen bool `json:"is_major_allergen"`
 	// English name, unique within the account.
@@ -33,16 +33,6 @@ type Allergen struct {
 	RegulatoryReference NilString `json:"regulatory_reference"`
 }
 
-// GetCode returns the value of Code.
-func (s *Allergen) GetCode() NilString {
-	return s.Code
-}
-
-// GetDescription returns the value of Description.
-func (s *Allergen) GetDescription() NilString {
-	return s.Description
-}
-
 // GetID returns the value of ID.
 func (s *Allergen) GetID() int {
 	return s.ID
@@ -51,6 +41,16 @@ func (s *Allergen) GetID() int {
 // GetIsGlobal returns the value of IsGlobal.
 func (s *Allergen) GetIsGlobal() bool {
 	return s.IsGlobal
+}
+
+// GetCode returns the value of Code.
+func (s *Allergen) GetCode() NilString {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *Allergen) GetDescription() NilString {
+	return s.Description
 }
 
 // GetIsMajorAllergen returns the value of IsMajorAllergen.
@@ -73,16 +73,6 @@ func (s *Allergen) GetRegulatoryReference() NilString {
 	return s.RegulatoryReference
 }
 
-// SetCode sets the value of Code.
-func (s *Allergen) SetCode(val NilString) {
-	s.Code = val
-}
-
-// SetDescription sets the value of Description.
-func (s *Allergen) SetDescription(val NilString) {
-	s.Description = val
-}
-
 // SetID sets the value of ID.
 func (s *Allergen) SetID(val int) {
 	s.ID = val
@@ -91,6 +81,16 @@ func (s *Allergen) SetID(val int) {
 // SetIsGlobal sets the value of IsGlobal.
 func (s *Allergen) SetIsGlobal(val bool) {
 	s.IsGlobal = val
+}
+
+// SetCode sets the value of Code.
+func (s *Allergen) SetCode(val NilString) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Allergen) SetDescription(val NilString) {
+	s.Description = val
 }
 
 // SetIsMajorAllergen sets the value of IsMajorAllergen.
@@ -207,10 +207,10 @@ func (s *AllergenData) SetData(val Allergen) {
 
 // Ref: #/components/schemas/AllergenList
 type AllergenList struct {
-	Data []Allergen `json:"data"`
-	// The order applied, e.g. "name:asc,id:asc".
-	Order      string     `json:"order"`
+	Data       []Allergen `json:"data"`
 	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
 }
 
 // GetData returns the value of Data.
@@ -218,14 +218,14 @@ func (s *AllergenList) GetData() []Allergen {
 	return s.Data
 }
 
-// GetOrder returns the value of Order.
-func (s *AllergenList) GetOrder() string {
-	return s.Order
-}
-
 // GetPagination returns the value of Pagination.
 func (s *AllergenList) GetPagination() Pagination {
 	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *AllergenList) GetOrder() string {
+	return s.Order
 }
 
 // SetData sets the value of Data.
@@ -233,14 +233,14 @@ func (s *AllergenList) SetData(val []Allergen) {
 	s.Data = val
 }
 
-// SetOrder sets the value of Order.
-func (s *AllergenList) SetOrder(val string) {
-	s.Order = val
-}
-
 // SetPagination sets the value of Pagination.
 func (s *AllergenList) SetPagination(val Pagination) {
 	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *AllergenList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Body of an update: omitted fields are unchanged.
@@ -525,18 +525,23 @@ func (o NilString) Or(d string) string {
 // Production operations and what they cost.
 // Ref: #/components/schemas/Operation
 type Operation struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
 	// Short code, unique within the account.
 	Code string `json:"code"`
 	// Cost per qty. Cost field: null unless the key holds cost:read.
 	Cost NilFloat64 `json:"cost"`
-	// Unique per resource type, never reused.
-	ID int `json:"id"`
 	// Display name.
 	Name string `json:"name"`
 	// The quantity the cost is per.
 	Qty NilFloat64 `json:"qty"`
 	// Unit of qty: one of the account's units or a shared one.
 	UnitOfMeasureID NilInt `json:"unit_of_measure_id"`
+}
+
+// GetID returns the value of ID.
+func (s *Operation) GetID() int {
+	return s.ID
 }
 
 // GetCode returns the value of Code.
@@ -547,11 +552,6 @@ func (s *Operation) GetCode() string {
 // GetCost returns the value of Cost.
 func (s *Operation) GetCost() NilFloat64 {
 	return s.Cost
-}
-
-// GetID returns the value of ID.
-func (s *Operation) GetID() int {
-	return s.ID
 }
 
 // GetName returns the value of Name.
@@ -569,6 +569,11 @@ func (s *Operation) GetUnitOfMeasureID() NilInt {
 	return s.UnitOfMeasureID
 }
 
+// SetID sets the value of ID.
+func (s *Operation) SetID(val int) {
+	s.ID = val
+}
+
 // SetCode sets the value of Code.
 func (s *Operation) SetCode(val string) {
 	s.Code = val
@@ -577,11 +582,6 @@ func (s *Operation) SetCode(val string) {
 // SetCost sets the value of Cost.
 func (s *Operation) SetCost(val NilFloat64) {
 	s.Cost = val
-}
-
-// SetID sets the value of ID.
-func (s *Operation) SetID(val int) {
-	s.ID = val
 }
 
 // SetName sets the value of Name.
@@ -681,10 +681,10 @@ func (s *OperationData) SetData(val Operation) {
 
 // Ref: #/components/schemas/OperationList
 type OperationList struct {
-	Data []Operation `json:"data"`
+	Data       []Operation `json:"data"`
+	Pagination Pagination  `json:"pagination"`
 	// The order applied, e.g. "name:asc,id:asc".
-	Order      string     `json:"order"`
-	Pagination Pagination `json:"pagination"`
+	Order string `json:"order"`
 }
 
 // GetData returns the value of Data.
@@ -692,14 +692,14 @@ func (s *OperationList) GetData() []Operation {
 	return s.Data
 }
 
-// GetOrder returns the value of Order.
-func (s *OperationList) GetOrder() string {
-	return s.Order
-}
-
 // GetPagination returns the value of Pagination.
 func (s *OperationList) GetPagination() Pagination {
 	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *OperationList) GetOrder() string {
+	return s.Order
 }
 
 // SetData sets the value of Data.
@@ -707,14 +707,14 @@ func (s *OperationList) SetData(val []Operation) {
 	s.Data = val
 }
 
-// SetOrder sets the value of Order.
-func (s *OperationList) SetOrder(val string) {
-	s.Order = val
-}
-
 // SetPagination sets the value of Pagination.
 func (s *OperationList) SetPagination(val Pagination) {
 	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *OperationList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Body of an update: omitted fields are unchanged.
@@ -1127,36 +1127,21 @@ func (o OptString) Or(d string) string {
 // The key's account and organization.
 // Ref: #/components/schemas/Organization
 type Organization struct {
-	// The account the key works against.
-	AccountID int `json:"account_id"`
-	// ISO 4217 currency of amounts.
-	Currency    string      `json:"currency"`
-	Environment Environment `json:"environment"`
 	// Organization id.
 	ID int `json:"id"`
 	// Organization name.
-	Name string `json:"name"`
+	Name        string      `json:"name"`
+	Environment Environment `json:"environment"`
+	// The account the key works against.
+	AccountID int `json:"account_id"`
 	// The organization's plan.
 	Plan string `json:"plan"`
-	// Requests allowed per minute.
-	RateLimitPerMin int `json:"rate_limit_per_min"`
 	// Effective scopes of the key (granted plus implied).
 	Scopes []string `json:"scopes"`
-}
-
-// GetAccountID returns the value of AccountID.
-func (s *Organization) GetAccountID() int {
-	return s.AccountID
-}
-
-// GetCurrency returns the value of Currency.
-func (s *Organization) GetCurrency() string {
-	return s.Currency
-}
-
-// GetEnvironment returns the value of Environment.
-func (s *Organization) GetEnvironment() Environment {
-	return s.Environment
+	// Requests allowed per minute.
+	RateLimitPerMin int `json:"rate_limit_per_min"`
+	// ISO 4217 currency of amounts.
+	Currency string `json:"currency"`
 }
 
 // GetID returns the value of ID.
@@ -1169,14 +1154,19 @@ func (s *Organization) GetName() string {
 	return s.Name
 }
 
+// GetEnvironment returns the value of Environment.
+func (s *Organization) GetEnvironment() Environment {
+	return s.Environment
+}
+
+// GetAccountID returns the value of AccountID.
+func (s *Organization) GetAccountID() int {
+	return s.AccountID
+}
+
 // GetPlan returns the value of Plan.
 func (s *Organization) GetPlan() string {
 	return s.Plan
-}
-
-// GetRateLimitPerMin returns the value of RateLimitPerMin.
-func (s *Organization) GetRateLimitPerMin() int {
-	return s.RateLimitPerMin
 }
 
 // GetScopes returns the value of Scopes.
@@ -1184,19 +1174,14 @@ func (s *Organization) GetScopes() []string {
 	return s.Scopes
 }
 
-// SetAccountID sets the value of AccountID.
-func (s *Organization) SetAccountID(val int) {
-	s.AccountID = val
+// GetRateLimitPerMin returns the value of RateLimitPerMin.
+func (s *Organization) GetRateLimitPerMin() int {
+	return s.RateLimitPerMin
 }
 
-// SetCurrency sets the value of Currency.
-func (s *Organization) SetCurrency(val string) {
-	s.Currency = val
-}
-
-// SetEnvironment sets the value of Environment.
-func (s *Organization) SetEnvironment(val Environment) {
-	s.Environment = val
+// GetCurrency returns the value of Currency.
+func (s *Organization) GetCurrency() string {
+	return s.Currency
 }
 
 // SetID sets the value of ID.
@@ -1209,9 +1194,24 @@ func (s *Organization) SetName(val string) {
 	s.Name = val
 }
 
+// SetEnvironment sets the value of Environment.
+func (s *Organization) SetEnvironment(val Environment) {
+	s.Environment = val
+}
+
+// SetAccountID sets the value of AccountID.
+func (s *Organization) SetAccountID(val int) {
+	s.AccountID = val
+}
+
 // SetPlan sets the value of Plan.
 func (s *Organization) SetPlan(val string) {
 	s.Plan = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *Organization) SetScopes(val []string) {
+	s.Scopes = val
 }
 
 // SetRateLimitPerMin sets the value of RateLimitPerMin.
@@ -1219,9 +1219,9 @@ func (s *Organization) SetRateLimitPerMin(val int) {
 	s.RateLimitPerMin = val
 }
 
-// SetScopes sets the value of Scopes.
-func (s *Organization) SetScopes(val []string) {
-	s.Scopes = val
+// SetCurrency sets the value of Currency.
+func (s *Organization) SetCurrency(val string) {
+	s.Currency = val
 }
 
 // Ref: #/components/schemas/OrganizationData
@@ -1241,19 +1241,14 @@ func (s *OrganizationData) SetData(val Organization) {
 
 // Ref: #/components/schemas/Pagination
 type Pagination struct {
-	// Whether rows follow this page.
-	HasMore bool `json:"has_more"`
 	// Page size applied.
 	Limit int `json:"limit"`
 	// Rows skipped.
 	Offset int `json:"offset"`
 	// Rows matching the filters.
 	Total int `json:"total"`
-}
-
-// GetHasMore returns the value of HasMore.
-func (s *Pagination) GetHasMore() bool {
-	return s.HasMore
+	// Whether rows follow this page.
+	HasMore bool `json:"has_more"`
 }
 
 // GetLimit returns the value of Limit.
@@ -1271,9 +1266,9 @@ func (s *Pagination) GetTotal() int {
 	return s.Total
 }
 
-// SetHasMore sets the value of HasMore.
-func (s *Pagination) SetHasMore(val bool) {
-	s.HasMore = val
+// GetHasMore returns the value of HasMore.
+func (s *Pagination) GetHasMore() bool {
+	return s.HasMore
 }
 
 // SetLimit sets the value of Limit.
@@ -1291,53 +1286,28 @@ func (s *Pagination) SetTotal(val int) {
 	s.Total = val
 }
 
+// SetHasMore sets the value of HasMore.
+func (s *Pagination) SetHasMore(val bool) {
+	s.HasMore = val
+}
+
 // An RFC 9457 problem detail.
 // Ref: #/components/schemas/Problem
 type Problem struct {
-	// Machine-readable code, e.g. VALIDATION_ERROR.
-	Code string `json:"code"`
-	// What went wrong, for people.
-	Detail string `json:"detail"`
-	// The fields at fault.
-	Errors []ProblemField `json:"errors"`
-	// Equals the X-Request-Id header.
-	RequestID string `json:"request_id"`
-	// HTTP status.
-	Status int `json:"status"`
-	// Short summary of the problem type.
-	Title string `json:"title"`
 	// URI of the problem type.
 	Type string `json:"type"`
-}
-
-// GetCode returns the value of Code.
-func (s *Problem) GetCode() string {
-	return s.Code
-}
-
-// GetDetail returns the value of Detail.
-func (s *Problem) GetDetail() string {
-	return s.Detail
-}
-
-// GetErrors returns the value of Errors.
-func (s *Problem) GetErrors() []ProblemField {
-	return s.Errors
-}
-
-// GetRequestID returns the value of RequestID.
-func (s *Problem) GetRequestID() string {
-	return s.RequestID
-}
-
-// GetStatus returns the value of Status.
-func (s *Problem) GetStatus() int {
-	return s.Status
-}
-
-// GetTitle returns the value of Title.
-func (s *Problem) GetTitle() string {
-	return s.Title
+	// Short summary of the problem type.
+	Title string `json:"title"`
+	// HTTP status.
+	Status int `json:"status"`
+	// What went wrong, for people.
+	Detail string `json:"detail"`
+	// Machine-readable code, e.g. VALIDATION_ERROR.
+	Code string `json:"code"`
+	// Equals the X-Request-Id header.
+	RequestID string `json:"request_id"`
+	// The fields at fault.
+	Errors []ProblemField `json:"errors"`
 }
 
 // GetType returns the value of Type.
@@ -1345,29 +1315,39 @@ func (s *Problem) GetType() string {
 	return s.Type
 }
 
-// SetCode sets the value of Code.
-func (s *Problem) SetCode(val string) {
-	s.Code = val
+// GetTitle returns the value of Title.
+func (s *Problem) GetTitle() string {
+	return s.Title
 }
 
-// SetDetail sets the value of Detail.
-func (s *Problem) SetDetail(val string) {
-	s.Detail = val
+// GetStatus returns the value of Status.
+func (s *Problem) GetStatus() int {
+	return s.Status
 }
 
-// SetErrors sets the value of Errors.
-func (s *Problem) SetErrors(val []ProblemField) {
-	s.Errors = val
+// GetDetail returns the value of Detail.
+func (s *Problem) GetDetail() string {
+	return s.Detail
 }
 
-// SetRequestID sets the value of RequestID.
-func (s *Problem) SetRequestID(val string) {
-	s.RequestID = val
+// GetCode returns the value of Code.
+func (s *Problem) GetCode() string {
+	return s.Code
 }
 
-// SetStatus sets the value of Status.
-func (s *Problem) SetStatus(val int) {
-	s.Status = val
+// GetRequestID returns the value of RequestID.
+func (s *Problem) GetRequestID() string {
+	return s.RequestID
+}
+
+// GetErrors returns the value of Errors.
+func (s *Problem) GetErrors() []ProblemField {
+	return s.Errors
+}
+
+// SetType sets the value of Type.
+func (s *Problem) SetType(val string) {
+	s.Type = val
 }
 
 // SetTitle sets the value of Title.
@@ -1375,9 +1355,29 @@ func (s *Problem) SetTitle(val string) {
 	s.Title = val
 }
 
-// SetType sets the value of Type.
-func (s *Problem) SetType(val string) {
-	s.Type = val
+// SetStatus sets the value of Status.
+func (s *Problem) SetStatus(val int) {
+	s.Status = val
+}
+
+// SetDetail sets the value of Detail.
+func (s *Problem) SetDetail(val string) {
+	s.Detail = val
+}
+
+// SetCode sets the value of Code.
+func (s *Problem) SetCode(val string) {
+	s.Code = val
+}
+
+// SetRequestID sets the value of RequestID.
+func (s *Problem) SetRequestID(val string) {
+	s.RequestID = val
+}
+
+// SetErrors sets the value of Errors.
+func (s *Problem) SetErrors(val []ProblemField) {
+	s.Errors = val
 }
 
 // Ref: #/components/schemas/ProblemField
@@ -1437,23 +1437,23 @@ func (s *ProblemStatusCode) SetResponse(val Problem) {
 // Labels attached to products, customers or suppliers.
 // Ref: #/components/schemas/Tag
 type Tag struct {
-	// Free-text description.
-	Description NilString `json:"description"`
 	// Unique per resource type, never reused.
 	ID int `json:"id"`
+	// Free-text description.
+	Description NilString `json:"description"`
 	// Tag name, unique per ref_type within the account.
 	Name    string     `json:"name"`
 	RefType TagRefType `json:"ref_type"`
 }
 
-// GetDescription returns the value of Description.
-func (s *Tag) GetDescription() NilString {
-	return s.Description
-}
-
 // GetID returns the value of ID.
 func (s *Tag) GetID() int {
 	return s.ID
+}
+
+// GetDescription returns the value of Description.
+func (s *Tag) GetDescription() NilString {
+	return s.Description
 }
 
 // GetName returns the value of Name.
@@ -1466,14 +1466,14 @@ func (s *Tag) GetRefType() TagRefType {
 	return s.RefType
 }
 
-// SetDescription sets the value of Description.
-func (s *Tag) SetDescription(val NilString) {
-	s.Description = val
-}
-
 // SetID sets the value of ID.
 func (s *Tag) SetID(val int) {
 	s.ID = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Tag) SetDescription(val NilString) {
+	s.Description = val
 }
 
 // SetName sets the value of Name.
@@ -1543,10 +1543,10 @@ func (s *TagData) SetData(val Tag) {
 
 // Ref: #/components/schemas/TagList
 type TagList struct {
-	Data []Tag `json:"data"`
-	// The order applied, e.g. "name:asc,id:asc".
-	Order      string     `json:"order"`
+	Data       []Tag      `json:"data"`
 	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
 }
 
 // GetData returns the value of Data.
@@ -1554,14 +1554,14 @@ func (s *TagList) GetData() []Tag {
 	return s.Data
 }
 
-// GetOrder returns the value of Order.
-func (s *TagList) GetOrder() string {
-	return s.Order
-}
-
 // GetPagination returns the value of Pagination.
 func (s *TagList) GetPagination() Pagination {
 	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *TagList) GetOrder() string {
+	return s.Order
 }
 
 // SetData sets the value of Data.
@@ -1569,14 +1569,14 @@ func (s *TagList) SetData(val []Tag) {
 	s.Data = val
 }
 
-// SetOrder sets the value of Order.
-func (s *TagList) SetOrder(val string) {
-	s.Order = val
-}
-
 // SetPagination sets the value of Pagination.
 func (s *TagList) SetPagination(val Pagination) {
 	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *TagList) SetOrder(val string) {
+	s.Order = val
 }
 
 // The kind of record the tag applies to; fixed at creation.
@@ -1661,23 +1661,18 @@ func (s *TagUpdate) SetName(val OptString) {
 // Units of measure: the account's own plus the shared ones.
 // Ref: #/components/schemas/UnitOfMeasure
 type UnitOfMeasure struct {
-	// Short code, unique across the account's own and the shared units; cannot change.
-	Code string `json:"code"`
 	// Unique per resource type, never reused.
 	ID int `json:"id"`
 	// Shared reference row, readable by every account and read-only.
 	IsGlobal bool `json:"is_global"`
+	// Short code, unique across the account's own and the shared units; cannot change.
+	Code string `json:"code"`
 	// Display name.
 	Name string `json:"name"`
 	// Supplied unit that cannot be changed.
 	ReadOnly bool `json:"read_only"`
 	// Grams per unit; 0 or null if the unit is not a weight.
 	WeightInGrams NilFloat64 `json:"weight_in_grams"`
-}
-
-// GetCode returns the value of Code.
-func (s *UnitOfMeasure) GetCode() string {
-	return s.Code
 }
 
 // GetID returns the value of ID.
@@ -1688,6 +1683,11 @@ func (s *UnitOfMeasure) GetID() int {
 // GetIsGlobal returns the value of IsGlobal.
 func (s *UnitOfMeasure) GetIsGlobal() bool {
 	return s.IsGlobal
+}
+
+// GetCode returns the value of Code.
+func (s *UnitOfMeasure) GetCode() string {
+	return s.Code
 }
 
 // GetName returns the value of Name.
@@ -1705,11 +1705,6 @@ func (s *UnitOfMeasure) GetWeightInGrams() NilFloat64 {
 	return s.WeightInGrams
 }
 
-// SetCode sets the value of Code.
-func (s *UnitOfMeasure) SetCode(val string) {
-	s.Code = val
-}
-
 // SetID sets the value of ID.
 func (s *UnitOfMeasure) SetID(val int) {
 	s.ID = val
@@ -1718,6 +1713,11 @@ func (s *UnitOfMeasure) SetID(val int) {
 // SetIsGlobal sets the value of IsGlobal.
 func (s *UnitOfMeasure) SetIsGlobal(val bool) {
 	s.IsGlobal = val
+}
+
+// SetCode sets the value of Code.
+func (s *UnitOfMeasure) SetCode(val string) {
+	s.Code = val
 }
 
 // SetName sets the value of Name.
@@ -1793,10 +1793,10 @@ func (s *UnitOfMeasureData) SetData(val UnitOfMeasure) {
 
 // Ref: #/components/schemas/UnitOfMeasureList
 type UnitOfMeasureList struct {
-	Data []UnitOfMeasure `json:"data"`
+	Data       []UnitOfMeasure `json:"data"`
+	Pagination Pagination      `json:"pagination"`
 	// The order applied, e.g. "name:asc,id:asc".
-	Order      string     `json:"order"`
-	Pagination Pagination `json:"pagination"`
+	Order string `json:"order"`
 }
 
 // GetData returns the value of Data.
@@ -1804,14 +1804,14 @@ func (s *UnitOfMeasureList) GetData() []UnitOfMeasure {
 	return s.Data
 }
 
-// GetOrder returns the value of Order.
-func (s *UnitOfMeasureList) GetOrder() string {
-	return s.Order
-}
-
 // GetPagination returns the value of Pagination.
 func (s *UnitOfMeasureList) GetPagination() Pagination {
 	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *UnitOfMeasureList) GetOrder() string {
+	return s.Order
 }
 
 // SetData sets the value of Data.
@@ -1819,14 +1819,14 @@ func (s *UnitOfMeasureList) SetData(val []UnitOfMeasure) {
 	s.Data = val
 }
 
-// SetOrder sets the value of Order.
-func (s *UnitOfMeasureList) SetOrder(val string) {
-	s.Order = val
-}
-
 // SetPagination sets the value of Pagination.
 func (s *UnitOfMeasureList) SetPagination(val Pagination) {
 	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *UnitOfMeasureList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Body of an update: omitted fields are unchanged. code cannot change (400).
@@ -1861,16 +1861,21 @@ func (s *UnitOfMeasureUpdate) SetWeightInGrams(val OptNilFloat64) {
 // Warehouses (sites). Creating one also creates its default floor plan.
 // Ref: #/components/schemas/Warehouse
 type Warehouse struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
 	// Short code, unique among the account's warehouses.
 	Code string `json:"code"`
 	// Free-text description.
 	Description NilString `json:"description"`
-	// Unique per resource type, never reused.
-	ID int `json:"id"`
 	// Whether the site is in use.
 	IsActive bool `json:"is_active"`
 	// Display name.
 	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *Warehouse) GetID() int {
+	return s.ID
 }
 
 // GetCode returns the value of Code.
@@ -1883,11 +1888,6 @@ func (s *Warehouse) GetDescription() NilString {
 	return s.Description
 }
 
-// GetID returns the value of ID.
-func (s *Warehouse) GetID() int {
-	return s.ID
-}
-
 // GetIsActive returns the value of IsActive.
 func (s *Warehouse) GetIsActive() bool {
 	return s.IsActive
@@ -1898,6 +1898,11 @@ func (s *Warehouse) GetName() string {
 	return s.Name
 }
 
+// SetID sets the value of ID.
+func (s *Warehouse) SetID(val int) {
+	s.ID = val
+}
+
 // SetCode sets the value of Code.
 func (s *Warehouse) SetCode(val string) {
 	s.Code = val
@@ -1906,11 +1911,6 @@ func (s *Warehouse) SetCode(val string) {
 // SetDescription sets the value of Description.
 func (s *Warehouse) SetDescription(val NilString) {
 	s.Description = val
-}
-
-// SetID sets the value of ID.
-func (s *Warehouse) SetID(val int) {
-	s.ID = val
 }
 
 // SetIsActive sets the value of IsActive.
@@ -1981,10 +1981,10 @@ func (s *WarehouseData) SetData(val Warehouse) {
 
 // Ref: #/components/schemas/WarehouseList
 type WarehouseList struct {
-	Data []Warehouse `json:"data"`
+	Data       []Warehouse `json:"data"`
+	Pagination Pagination  `json:"pagination"`
 	// The order applied, e.g. "name:asc,id:asc".
-	Order      string     `json:"order"`
-	Pagination Pagination `json:"pagination"`
+	Order string `json:"order"`
 }
 
 // GetData returns the value of Data.
@@ -1992,14 +1992,14 @@ func (s *WarehouseList) GetData() []Warehouse {
 	return s.Data
 }
 
-// GetOrder returns the value of Order.
-func (s *WarehouseList) GetOrder() string {
-	return s.Order
-}
-
 // GetPagination returns the value of Pagination.
 func (s *WarehouseList) GetPagination() Pagination {
 	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *WarehouseList) GetOrder() string {
+	return s.Order
 }
 
 // SetData sets the value of Data.
@@ -2007,14 +2007,14 @@ func (s *WarehouseList) SetData(val []Warehouse) {
 	s.Data = val
 }
 
-// SetOrder sets the value of Order.
-func (s *WarehouseList) SetOrder(val string) {
-	s.Order = val
-}
-
 // SetPagination sets the value of Pagination.
 func (s *WarehouseList) SetPagination(val Pagination) {
 	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *WarehouseList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Body of an update: omitted fields are unchanged.
