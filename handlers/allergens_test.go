@@ -103,10 +103,7 @@ func TestAllergens(t *testing.T) {
 				{"is_major_allergen=false", []string{"Celery", "Kiwi", "Milk"}},
 			}
 			for _, tc := range cases {
-				var got []string
-				for _, x := range a.get("/v1/allergens?sort=name&" + tc.query).want(200).List() {
-					got = append(got, x["name"].(string))
-				}
+				got := a.column("/v1/allergens?sort=name&"+tc.query, "name")
 				if diff := cmpDiff(tc.want, got); diff != "" {
 					t.Fatalf("%s (-want +got):\n%s", tc.query, diff)
 				}

@@ -42,7 +42,7 @@ func (c *clock) Set(t time.Time) {
 
 // api is a Larder server under test with an organization of its own.
 type api struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Store
 	url   string
 	clock *clock
@@ -53,7 +53,7 @@ type api struct {
 
 // newAPI starts a server over st with cfg changes applied, and makes an
 // enterprise organization with an all-scope live key.
-func newAPI(t *testing.T, st *store.Store, tweak ...func(*config.Config)) *api {
+func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	t.Helper()
 	cfg := config.Defaults()
 	// Tests of one package share a PostgreSQL database and so the failed-auth
@@ -80,7 +80,7 @@ func newAPI(t *testing.T, st *store.Store, tweak ...func(*config.Config)) *api {
 
 // response is an answer of the server.
 type response struct {
-	t      *testing.T
+	t      testing.TB
 	Status int
 	Header http.Header
 	Body   []byte
@@ -238,4 +238,14 @@ func (a *api) run(t *testing.T, name string, f func(t *testing.T, a *api)) {
 		b.t = t
 		f(t, &b)
 	})
+}
+
+// column lists field of every row of the list at path, in order.
+func (a *api) column(path, field string) []string {
+	a.t.Helper()
+	var out []string
+	for _, x := range a.get(path).want(200).List() {
+		out = append(out, x[field].(string))
+	}
+	return out
 }

@@ -53,13 +53,7 @@ func TestOperations(t *testing.T) {
 		})
 		a.run(t, "filters and sorts", func(t *testing.T, a *api) {
 			a.post("/v1/operations", map[string]any{"code": "BAKE", "name": "Baking"}).want(201)
-			codes := func(q string) []string {
-				var out []string
-				for _, o := range a.get("/v1/operations?" + q).want(200).List() {
-					out = append(out, o["code"].(string))
-				}
-				return out
-			}
+			codes := func(q string) []string { return a.column("/v1/operations?"+q, "code") }
 			if diff := cmpDiff([]string{"BAKE"}, codes("code=BAKE")); diff != "" {
 				t.Fatalf("code filter (-want +got):\n%s", diff)
 			}

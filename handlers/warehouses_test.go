@@ -96,13 +96,7 @@ func TestWarehouses(t *testing.T) {
 		})
 		a.run(t, "list search, name filter and sorts", func(t *testing.T, a *api) {
 			a.post("/v1/warehouses", map[string]any{"code": "COLD", "name": "Cold storage"}).want(201)
-			names := func(q string) []string {
-				var out []string
-				for _, w := range a.get("/v1/warehouses?" + q).want(200).List() {
-					out = append(out, w["code"].(string))
-				}
-				return out
-			}
+			names := func(q string) []string { return a.column("/v1/warehouses?"+q, "code") }
 			if diff := cmpDiff([]string{"COLD", "PLANT1", "STORAGE"}, names("sort=code")); diff != "" {
 				t.Fatalf("sort=code (-want +got):\n%s", diff)
 			}

@@ -90,7 +90,7 @@ func (s *Store) Close() error { return s.Client.Close() }
 func Parse(rawURL string) (driver, dia, dsn string, err error) {
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		return "postgres", dialect.Postgres, rawURL, nil
+		return "postgres", dialect.Postgres, postgresDSN(rawURL), nil
 	case strings.HasPrefix(rawURL, "sqlite://"):
 		path := strings.TrimPrefix(rawURL, "sqlite://")
 		if path == "" {
@@ -99,6 +99,22 @@ func Parse(rawURL string) (driver, dia, dsn string, err error) {
 		return "sqlite", dialect.SQLite, SQLiteDSN(path), nil
 	}
 	return "", "", "", fmt.Errorf("database URL %q: use postgres://…, postgresql://… or sqlite://PATH", rawURL)
+}
+
+// postgresDSN turns on lib/pq's binary_parameters unless the URL sets it: a
+// query with arguments then costs one round trip instead of two (no unnamed
+// prepared statement), which also suits connection poolers.
+func postgresDSN(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL // lib/pq reports the error
+	}
+	q := u.Query()
+	if q.Get("binary_parameters") == "" {
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // SQLiteDSN is the modernc.org/sqlite DSN of a database file: foreign keys on,

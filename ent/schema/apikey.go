@@ -37,6 +37,7 @@ func (APIKey) Fields() []ent.Field {
 			Sensitive().
 			Comment("Hex SHA-256 of the whole key."),
 		field.Strings("scopes").
+			SchemaType(jsonText).
 			Comment("Granted scopes.").
 			Annotations(annotate.Internal()),
 		field.Time("created_at").

@@ -42,6 +42,7 @@ func (Event) Fields() []ent.Field {
 			Immutable().
 			Comment("Id of the record the event is about (the parent for a line change)."),
 		field.JSON("snapshot", json.RawMessage{}).
+			SchemaType(jsonText).
 			Immutable().
 			Comment("The record's top-level fields, without lines and cost fields.").
 			Annotations(annotate.Internal()),

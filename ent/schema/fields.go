@@ -25,6 +25,12 @@ func decimalField(name, comment string, anns ...schema.Annotation) ent.Field {
 		Annotations(append([]schema.Annotation{annotate.Decimal(), annotate.Number()}, anns...)...)
 }
 
+// jsonText stores JSON as PostgreSQL json, not jsonb: nothing queries inside
+// these documents, and json takes parameters in binary mode as text, which lets
+// the driver send a query and its parameters in one round trip
+// (binary_parameters, see store.Parse).
+var jsonText = map[string]string{dialect.Postgres: "json"}
+
 // tenantIndexes backs list filters and sorts: one (account_id, field) index each.
 func tenantIndexes(fields ...string) []ent.Index {
 	out := make([]ent.Index, len(fields))
