@@ -367,5 +367,5 @@ func leafMessage(err error) string {
 		strings.Contains(msg, "invalid"), strings.Contains(msg, "EOF"):
 		return "has the wrong type or is malformed"
 	}
-	return msg
+	return "is invalid"
 }

@@ -1,18 +1,13 @@
 package handlers_test
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
-	"larder.dev/larder/handlers"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 func limit(n int) func(*config.Config) { return func(c *config.Config) { c.RateLimit = n } }
@@ -81,60 +76,6 @@ func TestRateLimit(t *testing.T) {
 			}
 		})
 	}, limit(5))
-}
-
-// DECISIONS "Limits": the limiter is shared by every server process on the
-// same PostgreSQL database.
-func TestRateLimitSharedAcrossServers(t *testing.T) {
-	t.Parallel()
-	for _, b := range dbtest.Backends(t) {
-		if b != dbtest.Postgres {
-			continue
-		}
-		t.Run(string(b), func(t *testing.T) {
-			url := dbtest.URL(t, b)
-			// Two servers, each with its own connection pool and limiter, as two processes would have.
-			var servers []*httptest.Server
-			var first *store.Store
-			for range 2 {
-				st := dbtest.OpenURL(t, url)
-				if first == nil {
-					first = st
-				}
-				cfg := config.Defaults()
-				cfg.RateLimit = 4
-				srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-				if err != nil {
-					t.Fatal(err)
-				}
-				hs := httptest.NewServer(srv)
-				t.Cleanup(hs.Close)
-				servers = append(servers, hs)
-			}
-			key := dbtest.NewOrg(t, first, "").Key(t, policy.Live, "all")
-			a := &api{t: t, st: first}
-			var statuses []int
-			for i := range 6 {
-				a.url = servers[i%2].URL
-				statuses = append(statuses, a.do("GET", "/v1/organization", key, nil).Status)
-			}
-			// The window may roll over between requests; then the count restarts.
-			if diff := cmpDiff([]int{200, 200, 200, 200, 429, 429}, statuses); diff != "" && !rolledOver(statuses) {
-				t.Fatalf("statuses across two servers (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// rolledOver reports a sequence explained by a minute boundary mid-test.
-func rolledOver(s []int) bool {
-	ok := 0
-	for _, x := range s {
-		if x == 200 {
-			ok++
-		}
-	}
-	return ok > 4 && ok <= 8
 }
 
 // Spec Authentication 11 and DECISIONS: past the failed-auth limit, further

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"larder.dev/larder/dbtest"
+)
+
+// freeAddr returns a loopback address nobody listens on.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// serveUntil runs `larder serve` until the test ends and waits until it answers.
+func serveUntil(t *testing.T, ctx context.Context, wg *sync.WaitGroup, db string, args ...string) string {
+	addr := freeAddr(t)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var out, errb bytes.Buffer
+		if err := run(ctx, append([]string{"serve", "--database", db, "--addr", addr}, args...), &out, &errb); err != nil {
+			t.Errorf("serve: %v\n%s", err, errb.String())
+		}
+	}()
+	base := "http://" + addr
+	for range 100 {
+		if res, err := http.Get(base + "/v1/openapi.json"); err == nil {
+			res.Body.Close()
+			return base
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("serve on %s did not answer", addr)
+	return ""
+}
+
+// Spec Limits and DECISIONS: two `larder serve` processes over one PostgreSQL
+// database spend one budget per account.
+func TestTwoServersShareTheRateLimit(t *testing.T) {
+	for _, b := range dbtest.Backends(t) {
+		if b != dbtest.Postgres {
+			continue
+		}
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			org := cli(t, db, "org", "create", "--name", "Two servers")
+			id := strconv.Itoa(int(org["id"].(float64)))
+			key := cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer cancel()
+			servers := []string{
+				serveUntil(t, ctx, &wg, db, "--rate-limit", "6"),
+				serveUntil(t, ctx, &wg, db, "--rate-limit", "6"),
+			}
+			// Stay inside one window: start just after a minute begins if it is about to end.
+			if s := time.Now().Second(); s >= 55 {
+				time.Sleep(time.Duration(61-s) * time.Second)
+			}
+			var remaining []string
+			var statuses []int
+			for i := range 8 {
+				req, _ := http.NewRequest("GET", servers[i%2]+"/v1/organization", nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				statuses = append(statuses, res.StatusCode)
+				remaining = append(remaining, res.Header.Get("X-RateLimit-Remaining"))
+			}
+			want := []int{200, 200, 200, 200, 200, 200, 429, 429}
+			for i := range want {
+				if statuses[i] != want[i] {
+					t.Fatalf("statuses %v (remaining %v), want %v", statuses, remaining, want)
+				}
+			}
+			if remaining[5] != "0" || remaining[0] != "5" || remaining[1] != "4" {
+				t.Fatalf("remaining across servers %v", remaining)
+			}
+		})
+	}
+}
