@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
 
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/ratelimit"
 )
 
 // ErrInvalidKey is the one answer to every authentication failure, so the
@@ -20,28 +22,107 @@ import (
 // never revealed.
 var ErrInvalidKey = &problem.Error{Code: problem.InvalidAPIKey, Detail: "The API key is missing or invalid."}
 
-// Authenticator resolves the Authorization header of a request to a viewer.
+// keyColumns are the key, its account and its organization.
+const keyColumns = `k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id, a.environment, o.id, o.name, o.plan, o.currency`
+
+const keyJoin = `FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
+WHERE k.secret_hash = $1`
+
+// lookupAndSpend resolves a key and, when it is valid, reserves $5 requests of
+// its account's budget (see ratelimit.Leases), in one prepared statement and
+// one round trip. The counter row is the one ratelimit keeps for
+// ratelimit.AccountBucket.
+const lookupAndSpend = `WITH k AS (
+  SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.environment,
+         o.id AS organization_id, o.name, o.plan, o.currency
+  ` + keyJoin + `
+), spent AS (
+  INSERT INTO rate_windows (bucket, window_start, hits)
+  SELECT 'acct:' || k.account_id, $2::bigint, $5::bigint FROM k
+  WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3::timestamptz) AND k.environment = $4::text
+  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $5::bigint
+  RETURNING hits
+)
+SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.account_id, k.environment,
+       k.organization_id, k.name, k.plan, k.currency, COALESCE((SELECT hits FROM spent), 0)
+FROM k`
+
+// Authenticator resolves the Authorization header of a request to a viewer
+// and spends one request of the account's budget.
 type Authenticator struct {
-	db     *sql.DB
-	lookup string
-	touch  string
-	// Now is the clock; tests replace it.
-	Now func() time.Time
+	lookup  *sql.Stmt // the key alone
+	spend   *sql.Stmt // PostgreSQL: the key, reserving from the budget
+	touch   *sql.Stmt
+	limiter ratelimit.Limiter
+	shared  *ratelimit.Postgres // the limiter, when counters are in PostgreSQL
+	limit   int
+	parsed  sync.Map // stored scope list → policy.Scopes
+	owners  sync.Map // key hash → account id (a key's account never changes)
 }
 
-// NewAuthenticator reads keys from db.
-func NewAuthenticator(db *sql.DB, dia string) *Authenticator {
-	a := &Authenticator{db: db, Now: time.Now}
-	// One query: the key, its account and its organization.
-	a.lookup = `SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id, a.environment, o.id, o.name, o.plan, o.currency
-FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
-WHERE k.secret_hash = $1`
-	a.touch = `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
-	if dia == dialect.SQLite {
-		a.lookup = strings.ReplaceAll(a.lookup, "$1", "?")
-		a.touch = strings.NewReplacer("$1", "?", "$2", "?").Replace(a.touch)
+// NewAuthenticator prepares the statements that read keys from db and spend
+// from limiter, which allows limit requests per account and minute.
+func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int) (*Authenticator, error) {
+	a := &Authenticator{limiter: limiter, limit: limit}
+	lookup := `SELECT ` + keyColumns + "\n" + keyJoin
+	touch := `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
+	var err error
+	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres {
+		a.shared = pg
+		if a.spend, err = db.Prepare(lookupAndSpend); err != nil {
+			return nil, fmt.Errorf("prepare key lookup: %w", err)
+		}
 	}
-	return a
+	if dia == dialect.SQLite {
+		lookup = strings.ReplaceAll(lookup, "$1", "?")
+		touch = strings.NewReplacer("$1", "?", "$2", "?").Replace(touch)
+	}
+	if a.lookup, err = db.Prepare(lookup); err != nil {
+		return nil, fmt.Errorf("prepare key lookup: %w", err)
+	}
+	if a.touch, err = db.Prepare(touch); err != nil {
+		return nil, fmt.Errorf("prepare key use: %w", err)
+	}
+	return a, nil
+}
+
+// budget spends one request of the account: the first of the numbers the
+// lookup reserved, a number reserved earlier, or (SQLite) a count in memory.
+func (a *Authenticator) budget(ctx context.Context, hash string, accountID, reserved, last int, now time.Time) (ratelimit.Result, error) {
+	bucket := ratelimit.AccountBucket(accountID)
+	if a.shared == nil {
+		return a.limiter.Hit(ctx, bucket, a.limit, now)
+	}
+	start := now.Truncate(ratelimit.Window)
+	if reserved > 0 {
+		a.owners.Store(hash, accountID)
+		return ratelimit.NewResult(a.shared.Leases.Add(bucket, now, last, reserved), a.limit, start), nil
+	}
+	if n, ok := a.shared.Leases.Take(bucket, now); ok {
+		return ratelimit.NewResult(n, a.limit, start), nil
+	}
+	// Another request took the last reserved number meanwhile.
+	last, err := a.shared.Reserve(ctx, bucket, 1, now)
+	if err != nil {
+		return ratelimit.Result{}, err
+	}
+	return ratelimit.NewResult(a.shared.Leases.Add(bucket, now, last, 1), a.limit, start), nil
+}
+
+// scopes returns the effective scopes of a key's stored scope list. Keys share
+// few distinct lists, so each is parsed once and the result shared: viewers
+// only read their scopes.
+func (a *Authenticator) scopes(raw string) (policy.Scopes, error) {
+	if s, ok := a.parsed.Load(raw); ok {
+		return s.(policy.Scopes), nil
+	}
+	var granted []policy.Scope
+	if err := json.Unmarshal([]byte(raw), &granted); err != nil {
+		return nil, err
+	}
+	s := policy.Effective(granted)
+	a.parsed.Store(raw, s)
+	return s, nil
 }
 
 // Key is an authenticated key.
@@ -49,10 +130,13 @@ type Key struct {
 	Viewer *policy.Viewer
 	// ExpiresAt is when a rotated key stops working (nil: never).
 	ExpiresAt *time.Time
+	// Budget is the account's rate-limit window after this request.
+	Budget ratelimit.Result
 }
 
-// Authenticate checks an Authorization header value ("Bearer key_…").
-func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Key, error) {
+// Authenticate checks an Authorization header value ("Bearer key_…") at now
+// and spends one request of the key's account.
+func (a *Authenticator) Authenticate(ctx context.Context, header string, now time.Time) (*Key, error) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return nil, ErrInvalidKey
@@ -68,28 +152,43 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Key, 
 		expires, revoked, used  sql.NullTime
 		accountEnv              string
 		orgName, plan, currency string
+		hits                    int
+		err                     error
 	)
-	err := a.db.QueryRowContext(ctx, a.lookup, Hash(token)).Scan(&keyID, &scopesJSON, &expires, &revoked, &used,
-		&accountID, &accountEnv, &orgID, &orgName, &plan, &currency)
+	dest := []any{&keyID, &scopesJSON, &expires, &revoked, &used, &accountID, &accountEnv, &orgID, &orgName, &plan, &currency}
+	hash := Hash(token)
+	// On PostgreSQL, a key whose account has reserved requests waiting in this
+	// process is only read; otherwise reading it also reserves (see ratelimit.Leases).
+	reserve := 0
+	if a.shared != nil {
+		reserve = 1
+		if owner, ok := a.owners.Load(hash); ok {
+			bucket := ratelimit.AccountBucket(owner.(int))
+			if a.shared.Leases.Has(bucket, now) {
+				reserve = 0
+			} else {
+				reserve = a.shared.Leases.Size(bucket, a.limit, now)
+			}
+		}
+	}
+	start := now.Truncate(ratelimit.Window)
+	if reserve > 0 {
+		err = a.spend.QueryRowContext(ctx, hash, start.Unix(), now, string(env), reserve).Scan(append(dest, &hits)...)
+	} else {
+		err = a.lookup.QueryRowContext(ctx, hash).Scan(dest...)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrInvalidKey
 	}
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	now := a.Now()
 	if revoked.Valid || (expires.Valid && !now.Before(expires.Time)) || accountEnv != string(env) {
 		return nil, ErrInvalidKey
 	}
-	var granted []policy.Scope
-	if err := json.Unmarshal([]byte(scopesJSON), &granted); err != nil {
+	scopes, err := a.scopes(scopesJSON)
+	if err != nil {
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", keyID, err)
-	}
-	// Last use is kept to the minute: one write a minute per key at most.
-	if !used.Valid || now.Sub(used.Time) >= time.Minute {
-		if _, err := a.db.ExecContext(ctx, a.touch, now.UTC().Truncate(time.Second), keyID); err != nil {
-			return nil, fmt.Errorf("authenticate: record use of key %d: %w", keyID, err)
-		}
 	}
 	k := &Key{Viewer: &policy.Viewer{
 		AccountID:        accountID,
@@ -99,12 +198,21 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Key, 
 		Currency:         currency,
 		Environment:      env,
 		KeyID:            keyID,
-		Scopes:           policy.Effective(granted),
+		Scopes:           scopes,
 		Source:           policy.SourceAPI,
 	}}
 	if expires.Valid {
 		t := expires.Time
 		k.ExpiresAt = &t
+	}
+	if k.Budget, err = a.budget(ctx, hash, accountID, reserve, hits, now); err != nil {
+		return nil, err
+	}
+	// Last use is kept to the minute: one write a minute per key at most.
+	if !used.Valid || now.Sub(used.Time) >= time.Minute {
+		if _, err := a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), keyID); err != nil {
+			return nil, fmt.Errorf("authenticate: record use of key %d: %w", keyID, err)
+		}
 	}
 	return k, nil
 }

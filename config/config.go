@@ -29,8 +29,15 @@ type Config struct {
 	MaxInFlight int
 	// MaxConns bounds database connections; 0 picks a default (--db-max-conns, LARDER_DB_MAX_CONNS).
 	MaxConns int
+	// Statements is how many prepared statements to keep per server; 0 turns
+	// the cache off, e.g. behind a pooler without prepared-statement support
+	// (--db-statements, LARDER_DB_STATEMENTS).
+	Statements int
 	// LogFormat is text or json (--log-format, LARDER_LOG_FORMAT).
 	LogFormat string
+	// DebugAddr, when set, serves Go's profiler (net/http/pprof) there, apart
+	// from the API (--debug-addr, LARDER_DEBUG_ADDR).
+	DebugAddr string
 	// DevDatabase is the scratch PostgreSQL database `migrate diff` recreates
 	// (--dev-database, LARDER_DEV_DATABASE_URL).
 	DevDatabase string
@@ -45,6 +52,7 @@ func Defaults() Config {
 		AuthFailLimit:  20,
 		RequestTimeout: 15 * time.Second,
 		MaxInFlight:    512,
+		Statements:     256,
 		LogFormat:      "text",
 		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
 	}
@@ -61,10 +69,10 @@ type option struct {
 type Options []string
 
 // Common flags every command takes.
-var Common = Options{"database", "log-format"}
+var Common = Options{"database", "log-format", "db-statements"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "request-timeout", "max-in-flight", "db-max-conns"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr"}
 
 func (c *Config) options() map[string]option {
 	str := func(p *string) func(*flag.FlagSet, string, string) {
@@ -92,6 +100,8 @@ func (c *Config) options() map[string]option {
 		}, func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return err }},
 		"max-in-flight": {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
 		"db-max-conns":  {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
+		"debug-addr":    {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
+		"db-statements": {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
 		"dev-database":  {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},
 	}
 }
@@ -137,6 +147,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConns < 0 {
 		errs = append(errs, "db-max-conns cannot be negative")
+	}
+	if c.Statements < 0 {
+		errs = append(errs, "db-statements cannot be negative")
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, "log-format must be text or json")

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"larder.dev/larder/config"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -172,7 +173,7 @@ func AdminURL() string {
 }
 
 func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
-	st, err := store.Open(ctx, dbURL, store.Options{})
+	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 // store already migrated, as a second server process would.
 func OpenURL(t testing.TB, dbURL string) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), dbURL, store.Options{})
+	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements})
 	if err != nil {
 		t.Fatal(err)
 	}

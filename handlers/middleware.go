@@ -98,19 +98,19 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 					writeProblem(ctx, rec, internal)
 				}
 			}
-			attrs := []any{
-				"request_id", RequestID(ctx),
-				"method", r.Method,
-				"path", r.URL.Path,
-				"status", rec.status,
-				"bytes", rec.bytes,
-				"duration", time.Since(start),
-				"remote", r.RemoteAddr,
+			attrs := []slog.Attr{
+				slog.String("request_id", RequestID(ctx)),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", rec.status),
+				slog.Int("bytes", rec.bytes),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("remote", r.RemoteAddr),
 			}
 			if cid := r.Header.Get("X-Request-Id"); cid != "" {
-				attrs = append(attrs, "client_request_id", cid)
+				attrs = append(attrs, slog.String("client_request_id", cid))
 			}
-			log.InfoContext(ctx, "request", attrs...)
+			log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()
 		next.ServeHTTP(rec, r)
 	})
@@ -149,7 +149,6 @@ func withShedding(n int, next http.Handler) http.Handler {
 type gate struct {
 	authn         *auth.Authenticator
 	limiter       ratelimit.Limiter
-	rateLimit     int
 	authFailLimit int
 	now           func() time.Time
 	h             *Handler
@@ -159,8 +158,8 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		hdr := r.Header.Get("Authorization")
-		key, err := g.authn.Authenticate(ctx, hdr)
 		now := g.now()
+		key, err := g.authn.Authenticate(ctx, hdr, now)
 		switch {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
@@ -182,13 +181,8 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 			g.h.writeError(ctx, w, err)
 			return
 		}
-		v := key.Viewer
+		v, res := key.Viewer, key.Budget
 		v.RequestID = RequestID(ctx)
-		res, err := g.limiter.Hit(ctx, "acct:"+strconv.Itoa(v.AccountID), g.rateLimit, now)
-		if err != nil {
-			g.h.writeError(ctx, w, err)
-			return
-		}
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))

@@ -24,8 +24,6 @@ type Server struct {
 	http.Handler
 	// Limiter counts requests; Prune it now and then.
 	Limiter ratelimit.Limiter
-	// Auth authenticates keys; tests set its clock.
-	Auth *auth.Authenticator
 }
 
 // Options are what New needs beyond the store.
@@ -69,10 +67,12 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn := auth.NewAuthenticator(st.DB, st.Dialect)
-	authn.Now = now
 	limiter := ratelimit.New(st.DB, st.Dialect)
-	g := &gate{authn: authn, limiter: limiter, rateLimit: cfg.RateLimit, authFailLimit: cfg.AuthFailLimit, now: now, h: h}
+	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit)
+	if err != nil {
+		return nil, err
+	}
+	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, now: now, h: h}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +88,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	handler = withTimeout(cfg.RequestTimeout, handler)
 	handler = withAccessLog(log, handler)
 	handler = withRequestID(handler)
-	return &Server{Handler: handler, Limiter: limiter, Auth: authn}, nil
+	return &Server{Handler: handler, Limiter: limiter}, nil
 }
 
 func notFound(r *http.Request) *problem.Error {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -48,12 +49,17 @@ type Limiter interface {
 // in-process counters on SQLite.
 func New(db *sql.DB, dia string) Limiter {
 	if dia == dialect.Postgres {
-		return &postgresLimiter{db: db}
+		return &Postgres{db: db, Leases: NewLeases()}
 	}
 	return NewMemory()
 }
 
-func result(hits, limit int, start time.Time) Result {
+// AccountBucket is the bucket of an account's request budget. On PostgreSQL,
+// auth spends from it in the statement that looks the key up.
+func AccountBucket(accountID int) string { return "acct:" + strconv.Itoa(accountID) }
+
+// NewResult is the state of a window that started at start after hits.
+func NewResult(hits, limit int, start time.Time) Result {
 	return Result{
 		Limit:     limit,
 		Remaining: max(limit-hits, 0),
@@ -87,7 +93,7 @@ func (m *Memory) Hit(_ context.Context, bucket string, limit int, now time.Time)
 	c.hits++
 	m.buckets[bucket] = c
 	m.mu.Unlock()
-	return result(c.hits, limit, start), nil
+	return NewResult(c.hits, limit, start), nil
 }
 
 // Prune implements Limiter.
@@ -103,24 +109,41 @@ func (m *Memory) Prune(_ context.Context, now time.Time) error {
 	return nil
 }
 
-// postgresLimiter keeps counters in rate_windows (UNLOGGED): one upsert a hit.
-type postgresLimiter struct{ db *sql.DB }
+// Postgres keeps counters in rate_windows (UNLOGGED), shared by every server
+// process. A hit is one upsert; a busy account's requests spend tokens the
+// process reserved in advance (see Leases), so they write far less often.
+type Postgres struct {
+	db *sql.DB
+	// Leases are this process's reserved tokens of account buckets.
+	Leases *Leases
+}
 
 // Hit implements Limiter.
-func (p *postgresLimiter) Hit(ctx context.Context, bucket string, limit int, now time.Time) (Result, error) {
+func (p *Postgres) Hit(ctx context.Context, bucket string, limit int, now time.Time) (Result, error) {
 	start := now.Truncate(Window)
-	var hits int
-	err := p.db.QueryRowContext(ctx, `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, 1)
-ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + 1 RETURNING hits`,
-		bucket, start.Unix()).Scan(&hits)
+	hits, err := p.Reserve(ctx, bucket, 1, now)
 	if err != nil {
-		return Result{}, fmt.Errorf("rate limit %s: %w", bucket, err)
+		return Result{}, err
 	}
-	return result(hits, limit, start), nil
+	return NewResult(hits, limit, start), nil
+}
+
+// Reserve counts n hits of bucket in the window of now and returns the count
+// after them: the hits numbered count-n+1 … count are the caller's.
+func (p *Postgres) Reserve(ctx context.Context, bucket string, n int, now time.Time) (int, error) {
+	var hits int
+	err := p.db.QueryRowContext(ctx, `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
+ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`,
+		bucket, now.Truncate(Window).Unix(), n).Scan(&hits)
+	if err != nil {
+		return 0, fmt.Errorf("rate limit %s: %w", bucket, err)
+	}
+	return hits, nil
 }
 
 // Prune implements Limiter.
-func (p *postgresLimiter) Prune(ctx context.Context, now time.Time) error {
+func (p *Postgres) Prune(ctx context.Context, now time.Time) error {
+	p.Leases.Prune(now)
 	_, err := p.db.ExecContext(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, now.Truncate(Window).Unix())
 	return err
 }

@@ -37,6 +37,8 @@ type Store struct {
 type Options struct {
 	// MaxConns bounds open connections; 0 picks a default per dialect.
 	MaxConns int
+	// Statements is how many prepared statements to keep; 0 prepares none.
+	Statements int
 }
 
 // Open connects to url: postgres://… or postgresql://… (lib/pq), or
@@ -70,14 +72,19 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia), DB: db, Dialect: dia}, nil
+	return &Store{Client: NewClient(db, dia, o.Statements), DB: db, Dialect: dia}, nil
 }
 
 // NewClient builds the ent client over db with the cost redaction and the
-// outbox attached. Hooks registered first run outermost: redaction sees the
-// outbox's result, and the outbox sees unredacted values.
-func NewClient(db *sql.DB, dia string) *ent.Client {
-	c := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
+// outbox attached, keeping up to statements prepared statements. Hooks
+// registered first run outermost: redaction sees the outbox's result, and the
+// outbox sees unredacted values.
+func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
+	var drv dialect.Driver = entsql.OpenDB(dia, db)
+	if statements > 0 {
+		drv = newCachingDriver(db, dia, statements)
+	}
+	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
 	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot))
 	return c

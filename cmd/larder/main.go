@@ -137,7 +137,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // open opens the database, applies pending migrations and the shared rows.
 func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
-	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns})
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"time"
 
@@ -62,6 +63,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 	}
 	go srv.PruneLimits(ctx, e.log)
+	if e.cfg.DebugAddr != "" {
+		go debugServer(ctx, e, e.cfg.DebugAddr)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -111,4 +115,23 @@ func redact(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// debugServer serves Go's profiler on addr until ctx ends.
+func debugServer(ctx context.Context, e *env, addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	hs := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	e.log.Info("profiler", "url", "http://"+addr+"/debug/pprof/")
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		e.log.Warn("profiler", "error", err)
+	}
 }

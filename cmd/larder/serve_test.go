@@ -96,3 +96,64 @@ func TestTwoServersShareTheRateLimit(t *testing.T) {
 		})
 	}
 }
+
+// Busy accounts reserve requests in batches (ratelimit.Leases): across two
+// servers the allowed requests never exceed the limit, and at most 1% of it
+// per server goes unused.
+func TestBusyAccountBudgetAcrossServers(t *testing.T) {
+	for _, b := range dbtest.Backends(t) {
+		if b != dbtest.Postgres {
+			continue
+		}
+		t.Run(string(b), func(t *testing.T) {
+			const limit, requests = 1000, 1300
+			db := dbtest.URL(t, b)
+			org := cli(t, db, "org", "create", "--name", "Busy")
+			id := strconv.Itoa(int(org["id"].(float64)))
+			key := cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer cancel()
+			servers := []string{
+				serveUntil(t, ctx, &wg, db, "--rate-limit", strconv.Itoa(limit)),
+				serveUntil(t, ctx, &wg, db, "--rate-limit", strconv.Itoa(limit)),
+			}
+			if s := time.Now().Second(); s >= 45 {
+				time.Sleep(time.Duration(61-s) * time.Second)
+			}
+			window := time.Now().Truncate(time.Minute)
+			var mu sync.Mutex
+			counts := map[int]int{}
+			var workers sync.WaitGroup
+			for w := range 8 {
+				workers.Add(1)
+				go func() {
+					defer workers.Done()
+					for i := w; i < requests; i += 8 {
+						req, _ := http.NewRequest("GET", servers[i%2]+"/v1/organization", nil)
+						req.Header.Set("Authorization", "Bearer "+key)
+						res, err := http.DefaultClient.Do(req)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						res.Body.Close()
+						mu.Lock()
+						counts[res.StatusCode]++
+						mu.Unlock()
+					}
+				}()
+			}
+			workers.Wait()
+			if !time.Now().Truncate(time.Minute).Equal(window) {
+				t.Skip("the minute rolled over during the burst")
+			}
+			ok := counts[200]
+			if ok > limit || ok < limit-2*limit/100 || counts[200]+counts[429] != requests {
+				t.Fatalf("statuses %v: %d allowed, want between %d and %d", counts, ok, limit-2*limit/100, limit)
+			}
+		})
+	}
+}

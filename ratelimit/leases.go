@@ -1,0 +1,109 @@
+package ratelimit
+
+import (
+	"sync"
+	"time"
+)
+
+// Leases hold, for one process, the hits it reserved in the shared counter of
+// an account's window before serving them. A hit is a numbered token: the
+// database hands out the numbers 1, 2, … of a window across all processes, so
+// the count never exceeds the limit however many processes serve the account,
+// and a request is allowed exactly when its number is within the limit.
+//
+// A quiet account reserves one number per request, which is exact. A busy one
+// reserves a few at a time, growing with how many it served in this process
+// this window, up to 1% of its limit: numbers a process reserved but did not
+// use before the window ends are lost to the others, so at most 1% of the
+// budget per process can go unused, in exchange for one write per batch.
+type Leases struct {
+	mu    sync.Mutex
+	pools map[string]*tokens
+}
+
+// tokens are a bucket's reserved numbers in one window.
+type tokens struct {
+	start  time.Time
+	ranges []span // reserved numbers not yet used, in order
+	served int    // numbers used by this process in the window
+}
+
+type span struct{ next, last int }
+
+// maxLease bounds a reservation.
+const maxLease = 64
+
+// NewLeases returns empty leases.
+func NewLeases() *Leases { return &Leases{pools: map[string]*tokens{}} }
+
+// pool returns the tokens of bucket in the window of now (locked by caller).
+func (l *Leases) pool(bucket string, now time.Time) *tokens {
+	start := now.Truncate(Window)
+	t := l.pools[bucket]
+	if t == nil || !t.start.Equal(start) {
+		t = &tokens{start: start}
+		l.pools[bucket] = t
+	}
+	return t
+}
+
+// Has reports whether a reserved number of bucket is waiting in the window of now.
+func (l *Leases) Has(bucket string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pool(bucket, now).ranges) > 0
+}
+
+// Take uses the next reserved number of bucket in the window of now.
+func (l *Leases) Take(bucket string, now time.Time) (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.pool(bucket, now)
+	if len(t.ranges) == 0 {
+		return 0, false
+	}
+	r := &t.ranges[0]
+	n := r.next
+	r.next++
+	if r.next > r.last {
+		t.ranges = t.ranges[1:]
+	}
+	t.served++
+	return n, true
+}
+
+// Size is how many numbers to reserve next for bucket: one while the account
+// is quiet here, then an eighth of what this process served in the window, at
+// most 1% of limit and 64.
+func (l *Leases) Size(bucket string, limit int, now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.pool(bucket, now).served / 8
+	return max(1, min(n, limit/100, maxLease))
+}
+
+// Add records that the numbers last-n+1 … last of bucket were reserved in the
+// window of now, and uses the first of them for the caller.
+func (l *Leases) Add(bucket string, now time.Time, last, n int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.pool(bucket, now)
+	first := last - n + 1
+	if n > 1 {
+		t.ranges = append(t.ranges, span{first + 1, last})
+	}
+	t.served++
+	return first
+}
+
+// Prune forgets windows that ended before now.
+func (l *Leases) Prune(now time.Time) {
+	start := now.Truncate(Window)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, t := range l.pools {
+		if t.start.Before(start) {
+			delete(l.pools, k)
+		}
+	}
+}

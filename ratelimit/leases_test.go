@@ -1,0 +1,71 @@
+package ratelimit
+
+import (
+	"testing"
+	"time"
+)
+
+// Reserved numbers are used in order, once, and only in their window.
+func TestLeasesHandOutReservedNumbers(t *testing.T) {
+	l := NewLeases()
+	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
+	if l.Has("acct:1", now) {
+		t.Fatal("a new bucket has reserved numbers")
+	}
+	if got := l.Add("acct:1", now, 14, 5); got != 10 {
+		t.Fatalf("Add(last 14, n 5) used %d, want 10", got)
+	}
+	var got []int
+	for l.Has("acct:1", now) {
+		n, ok := l.Take("acct:1", now)
+		if !ok {
+			t.Fatal("Has but no Take")
+		}
+		got = append(got, n)
+	}
+	if want := []int{11, 12, 13, 14}; len(got) != len(want) || got[0] != 11 || got[3] != 14 {
+		t.Fatalf("took %v, want %v", got, want)
+	}
+	l.Add("acct:1", now, 20, 3)
+	if l.Has("acct:1", now.Add(time.Minute)) {
+		t.Fatal("numbers of the last window are offered in the next")
+	}
+	if _, ok := l.Take("acct:1", now.Add(time.Minute)); ok {
+		t.Fatal("took a number of the last window")
+	}
+}
+
+// A quiet account reserves one number at a time; a busy one more, within 1%
+// of its limit and 64.
+func TestLeaseSizeGrowsWithDemand(t *testing.T) {
+	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
+	cases := []struct {
+		served, limit, want int
+	}{
+		{0, 1000000, 1},
+		{7, 1000000, 1},
+		{80, 1000000, 10},
+		{10000, 1000000, 64},
+		{10000, 300, 3},
+		{10000, 99, 1},
+	}
+	for _, tc := range cases {
+		l := NewLeases()
+		for range tc.served {
+			l.Add("b", now, 1, 1)
+		}
+		if got := l.Size("b", tc.limit, now); got != tc.want {
+			t.Errorf("served %d, limit %d: size %d, want %d", tc.served, tc.limit, got, tc.want)
+		}
+	}
+}
+
+func TestLeasesPrune(t *testing.T) {
+	l := NewLeases()
+	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
+	l.Add("b", now, 5, 5)
+	l.Prune(now.Add(time.Minute))
+	if len(l.pools) != 0 {
+		t.Fatalf("%d pools left", len(l.pools))
+	}
+}
