@@ -146,73 +146,94 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 	if !ok {
 		return nil, ErrInvalidKey
 	}
-	var (
-		keyID, accountID, orgID int
-		scopesJSON              string
-		expires, revoked, used  sql.NullTime
-		accountEnv              string
-		orgName, plan, currency string
-		hits                    int
-		err                     error
-	)
-	dest := []any{&keyID, &scopesJSON, &expires, &revoked, &used, &accountID, &accountEnv, &orgID, &orgName, &plan, &currency}
 	hash := Hash(token)
-	// On PostgreSQL, a key whose account has reserved requests waiting in this
-	// process is only read; otherwise reading it also reserves (see ratelimit.Leases).
-	reserve := 0
-	if a.shared != nil {
-		reserve = 1
-		if owner, ok := a.owners.Load(hash); ok {
-			bucket := ratelimit.AccountBucket(owner.(int))
-			if a.shared.Leases.Has(bucket, now) {
-				reserve = 0
-			} else {
-				reserve = a.shared.Leases.Size(bucket, a.limit, now)
+	reserve := a.reservation(hash, now)
+	row, err := a.read(ctx, hash, env, now, reserve)
+	if err == nil && !row.valid(env, now) {
+		err = ErrInvalidKey
+	}
+	if err != nil {
+		if reserve > 1 {
+			if owner, ok := a.owners.Load(hash); ok {
+				a.shared.Leases.Abandon(ratelimit.AccountBucket(owner.(int)), now, reserve)
 			}
 		}
-	}
-	start := now.Truncate(ratelimit.Window)
-	if reserve > 0 {
-		err = a.spend.QueryRowContext(ctx, hash, start.Unix(), now, string(env), reserve).Scan(append(dest, &hits)...)
-	} else {
-		err = a.lookup.QueryRowContext(ctx, hash).Scan(dest...)
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrInvalidKey
-	}
-	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) || errors.Is(err, ErrInvalidKey) {
+			return nil, ErrInvalidKey
+		}
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	if revoked.Valid || (expires.Valid && !now.Before(expires.Time)) || accountEnv != string(env) {
-		return nil, ErrInvalidKey
-	}
-	scopes, err := a.scopes(scopesJSON)
+	budget, err := a.budget(ctx, hash, row.accountID, reserve, row.hits, now)
 	if err != nil {
-		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", keyID, err)
+		return nil, err
 	}
-	k := &Key{Viewer: &policy.Viewer{
-		AccountID:        accountID,
-		OrganizationID:   orgID,
-		OrganizationName: orgName,
-		Plan:             plan,
-		Currency:         currency,
+	scopes, err := a.scopes(row.scopes)
+	if err != nil {
+		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
+	}
+	k := &Key{Budget: budget, Viewer: &policy.Viewer{
+		AccountID:        row.accountID,
+		OrganizationID:   row.orgID,
+		OrganizationName: row.orgName,
+		Plan:             row.plan,
+		Currency:         row.currency,
 		Environment:      env,
-		KeyID:            keyID,
+		KeyID:            row.keyID,
 		Scopes:           scopes,
 		Source:           policy.SourceAPI,
 	}}
-	if expires.Valid {
-		t := expires.Time
+	if row.expires.Valid {
+		t := row.expires.Time
 		k.ExpiresAt = &t
 	}
-	if k.Budget, err = a.budget(ctx, hash, accountID, reserve, hits, now); err != nil {
-		return nil, err
-	}
 	// Last use is kept to the minute: one write a minute per key at most.
-	if !used.Valid || now.Sub(used.Time) >= time.Minute {
-		if _, err := a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), keyID); err != nil {
-			return nil, fmt.Errorf("authenticate: record use of key %d: %w", keyID, err)
+	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
+		if _, err := a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), row.keyID); err != nil {
+			return nil, fmt.Errorf("authenticate: record use of key %d: %w", row.keyID, err)
 		}
 	}
 	return k, nil
+}
+
+// keyRow is a stored key with its account and organization.
+type keyRow struct {
+	keyID, accountID, orgID      int
+	scopes                       string
+	expires, revoked, used       sql.NullTime
+	env, orgName, plan, currency string
+	hits                         int // the last number reserved, when reserving
+}
+
+// valid reports whether the key works in env at now.
+func (r *keyRow) valid(env policy.Environment, now time.Time) bool {
+	return !r.revoked.Valid && (!r.expires.Valid || now.Before(r.expires.Time)) && r.env == string(env)
+}
+
+// reservation is how many numbers of the account's budget reading the key
+// reserves: none on SQLite, none when this process holds reserved numbers of
+// its account, else what ratelimit.Leases advises (1 for an unknown key).
+func (a *Authenticator) reservation(hash string, now time.Time) int {
+	if a.shared == nil {
+		return 0
+	}
+	owner, ok := a.owners.Load(hash)
+	if !ok {
+		return 1
+	}
+	bucket := ratelimit.AccountBucket(owner.(int))
+	if a.shared.Leases.Has(bucket, now) {
+		return 0
+	}
+	return a.shared.Leases.Size(bucket, a.limit, now)
+}
+
+// read loads the key, reserving numbers of its budget in the same statement.
+func (a *Authenticator) read(ctx context.Context, hash string, env policy.Environment, now time.Time, reserve int) (*keyRow, error) {
+	r := &keyRow{}
+	dest := []any{&r.keyID, &r.scopes, &r.expires, &r.revoked, &r.used, &r.accountID, &r.env, &r.orgID, &r.orgName, &r.plan, &r.currency}
+	if reserve == 0 {
+		return r, a.lookup.QueryRowContext(ctx, hash).Scan(dest...)
+	}
+	start := now.Truncate(ratelimit.Window)
+	return r, a.spend.QueryRowContext(ctx, hash, start.Unix(), now, string(env), reserve).Scan(append(dest, &r.hits)...)
 }

@@ -12,13 +12,19 @@
 #   SCENARIOS="get list"
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_bench database, dropped and created again
-#   LARDER_PORT, BASELINE_PORT   default: the first free ports from 28931
+#   LARDER_PORT, BASELINE_PORT, DEBUG_PORT (PROFILE=1)   default: the first free ports from 28931
 #   RESULTS=dir         where logs and JSON results go (default: a new /tmp dir)
 #   RATE_LIMIT=100000000 Larder's --rate-limit for the run
 #   DSN_EXTRA=          extra options appended to both servers' database URL,
-#                       e.g. "&binary_parameters=yes"
+#                       e.g. "&binary_parameters=no" (both default to yes, as Larder does)
 #   LARDER_BIN=         a prebuilt larder binary (default: built from this tree)
-#   QUERYCOST=1         afterwards, time each per-request query alone
+#   LARDER_ARGS=        extra flags for larder serve, e.g. "--db-statements 0"
+#   BASELINE_ARGS=      extra flags for the baseline, e.g. "--prepare"
+#   PROFILE=0           1: after the measured rounds, run Larder once more per
+#                       scenario while its --debug-addr profiler records
+#                       PROFILE_SECONDS=10 of CPU: $RESULTS/cpu-SCENARIO.pprof,
+#                       and `go tool pprof -top` of it in cpu-SCENARIO.top
+#   QUERYCOST=1         afterwards, time each per-request statement alone
 #                       (bench/querycost) for QUERY_DURATION=5s each; 0 skips it
 set -euo pipefail
 
@@ -35,11 +41,17 @@ RATE_LIMIT=${RATE_LIMIT:-100000000}
 RESULTS=${RESULTS:-$(mktemp -d /tmp/larder-bench.XXXXXX)}
 DSN_EXTRA=${DSN_EXTRA:-}
 LARDER_BIN=${LARDER_BIN:-}
+LARDER_ARGS=${LARDER_ARGS:-}
+BASELINE_ARGS=${BASELINE_ARGS:-}
+PROFILE=${PROFILE:-0}
+PROFILE_SECONDS=${PROFILE_SECONDS:-10}
 QUERYCOST=${QUERYCOST:-1}
 QUERY_DURATION=${QUERY_DURATION:-5s}
 
-cd "$(dirname "$0")/.."
 mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+[[ -z $LARDER_BIN ]] || LARDER_BIN=$(realpath "$LARDER_BIN")
+cd "$(dirname "$0")/.."
 rm -f "$RESULTS"/*-r*.json
 BIN=$RESULTS/bin
 DB="$PG/$DBNAME?$PGOPTS"
@@ -58,11 +70,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# free_port prints the first port from $1 nothing listens on, skipping $2.
+# free_port prints the first port from $1 nothing listens on, skipping the
+# ports given after it.
 free_port() {
 	local p
 	for ((p = $1; p < $1 + 500; p++)); do
-		[[ $p == "${2:-}" ]] && continue
+		[[ " ${*:2} " == *" $p "* ]] && continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return
@@ -83,6 +96,16 @@ wait_ok() {
 	return 1
 }
 
+# What was measured, for the record: tree, tools and knobs.
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "changed outside bench/: $(git status --short 2>/dev/null | grep -v ' bench/' | tr '\n' ' ')"
+	echo "go: $(go env GOVERSION), cpus: $(nproc 2>/dev/null || echo '?')"
+	echo "ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP CONCURRENCY=$CONCURRENCY TAGS=$TAGS"
+	echo "LARDER_ARGS=$LARDER_ARGS BASELINE_ARGS=$BASELINE_ARGS DSN_EXTRA=$DSN_EXTRA"
+} >"$RESULTS/run.txt"
+
 echo "== build ($BIN)"
 mkdir -p "$BIN"
 if [[ -n $LARDER_BIN ]]; then
@@ -99,6 +122,7 @@ psql -X -q -v ON_ERROR_STOP=1 "$PG/postgres?$PGOPTS" \
 	-c "DROP DATABASE IF EXISTS \"$DBNAME\" WITH (FORCE)" \
 	-c "CREATE DATABASE \"$DBNAME\""
 "$BIN/larder" migrate --database "$DB"
+echo "postgres: $(psql -X -Atc 'SHOW server_version' "$DB")" >>"$RESULTS/run.txt"
 ORG_JSON=$("$BIN/larder" org create --name "Bench Bakery" --json --database "$DB")
 ORG=$(jq -r .id <<<"$ORG_JSON")
 ACCOUNT=$(jq -r .accounts.live.id <<<"$ORG_JSON")
@@ -111,10 +135,17 @@ LARDER_PORT=${LARDER_PORT:-$(free_port 28931)}
 BASELINE_PORT=${BASELINE_PORT:-$(free_port $((LARDER_PORT + 1)) "$LARDER_PORT")}
 LARDER=http://127.0.0.1:$LARDER_PORT
 BASELINE=http://127.0.0.1:$BASELINE_PORT
+DEBUG_ARGS=()
+if [[ $PROFILE == 1 ]]; then
+	DEBUG_PORT=${DEBUG_PORT:-$(free_port $((LARDER_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT")}
+	DEBUG=http://127.0.0.1:$DEBUG_PORT
+	DEBUG_ARGS=(--debug-addr "127.0.0.1:$DEBUG_PORT")
+fi
 
 echo "== start larder on $LARDER (log: $RESULTS/larder.log)"
+# shellcheck disable=SC2086 # LARDER_ARGS is a list of flags
 "$BIN/larder" serve --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$LARDER_PORT" --rate-limit "$RATE_LIMIT" \
-	>"$RESULTS/larder.log" 2>&1 &
+	"${DEBUG_ARGS[@]}" $LARDER_ARGS >"$RESULTS/larder.log" 2>&1 &
 LARDER_PID=$!
 PIDS+=("$LARDER_PID")
 wait_ok "$LARDER/v1/openapi.json"
@@ -131,8 +162,9 @@ echo "/v1/tags?ref_type=PRODUCT&limit=200" >"$RESULTS/list-paths.txt"
 psql -X -q "$DB" -c "ANALYZE"
 
 echo "== start baseline on $BASELINE (log: $RESULTS/baseline.log)"
+# shellcheck disable=SC2086 # BASELINE_ARGS is a list of flags
 "$BIN/baseline" --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$BASELINE_PORT" --account "$ACCOUNT" \
-	>"$RESULTS/baseline.log" 2>&1 &
+	$BASELINE_ARGS >"$RESULTS/baseline.log" 2>&1 &
 BASELINE_PID=$!
 PIDS+=("$BASELINE_PID")
 wait_ok "$BASELINE$(head -n1 "$RESULTS/get-paths.txt")"
@@ -163,39 +195,61 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 echo
-echo "== summary (median of $ROUNDS rounds; req/s range in brackets)"
+echo "== summary (median of $ROUNDS rounds; req/s range in brackets; other cores: CPU other programs took)"
+# One TSV line per scenario and server ("row"), then one per scenario with the
+# ratio of the median req/s and the median and range of the per-round ratios
+# ("ratio"), each round's Larder run set against the baseline run next to it.
 jq -rs '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-	map(. + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1])})
-	| group_by([.scenario, .server != "larder"])[]
-	| [.[0].scenario, .[0].server, (map(.rps) | median), (map(.rps) | min), (map(.rps) | max),
-	   (map(.p50_ms) | median), (map(.p99_ms) | median), (map(.errors) | add),
-	   (map(.cpu_ms_per_req.server // 0) | median), (map(.cpu_ms_per_req.postgres // 0) | median),
-	   (map(.cpu_ms_per_req.load // 0) | median)]
+	map(. + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1]), round: (.label | split("/")[2])})
+	| (group_by([.scenario, .server != "larder"])[]
+	   | ["row", .[0].scenario, .[0].server, (map(.rps) | median), (map(.rps) | min), (map(.rps) | max),
+	      (map(.p50_ms) | median), (map(.p99_ms) | median), (map(.errors) | add),
+	      (map(.cpu_ms_per_req.server // 0) | median), (map(.cpu_ms_per_req.postgres // 0) | median),
+	      (map(.cpu_ms_per_req.load // 0) | median), (map(.cpu_cores.other // 0) | median)]),
+	  (group_by(.scenario)[]
+	   | (map(select(.server == "larder").rps) | median) as $l
+	   | (map(select(.server == "baseline").rps) | median) as $b
+	   | [group_by(.round)[] | (map(select(.server == "larder").rps)[0]) / (map(select(.server == "baseline").rps)[0])] as $r
+	   | ["ratio", .[0].scenario, $l / $b, ($r | median), ($r | min), ($r | max)])
 	| @tsv' "$RESULTS"/*-r*.json |
 	awk -F'\t' '
 	BEGIN {
 		name["get"] = "GET /v1/tags/{id}"; name["list"] = "GET /v1/tags (200 rows)"
-		printf "%-24s %-9s %22s %8s %8s %6s | %27s\n", "", "", "", "", "", "", "CPU ms per request"
-		printf "%-24s %-9s %22s %8s %8s %6s | %8s %8s %8s\n", "scenario", "server", "req/s [min-max]", "p50 ms", "p99 ms", "errors", "server", "postgres", "load"
+		printf "%-24s %-9s %22s %8s %8s %6s | %-26s |\n", "", "", "", "", "", "", "CPU ms per request"
+		printf "%-24s %-9s %22s %8s %8s %6s | %8s %8s %8s | %s\n", "scenario", "server", "req/s [min-max]", "p50 ms", "p99 ms", "errors", "server", "postgres", "load", "other cores"
 	}
-	{
-		printf "%-24s %-9s %8.0f [%5.0f-%5.0f] %8.2f %8.2f %6d | %8.3f %8.3f %8.3f\n", (($1 in name) ? name[$1] : $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
-		rps[$1, $2] = $3
-		if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+	$1 == "row" {
+		printf "%-24s %-9s %8.0f [%5.0f-%5.0f] %8.2f %8.2f %6d | %8.3f %8.3f %8.3f | %5.2f\n", (($2 in name) ? name[$2] : $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 	}
-	END {
-		for (i = 1; i <= n; i++) {
-			s = order[i]
-			if (rps[s, "baseline"] == 0) continue
-			ratio = rps[s, "larder"] / rps[s, "baseline"]
-			printf "ratio larder/baseline, %-24s %5.2f  (target >= 0.50: %s)\n", (s in name) ? name[s] : s, ratio, (ratio >= 0.5) ? "met" : "NOT met"
-		}
-	}' | tee "$RESULTS/summary.txt"
+	$1 == "ratio" {
+		ratios = ratios sprintf("ratio larder/baseline req/s, %-24s %4.2f (per round: median %4.2f, %4.2f-%4.2f)  target >= 0.50: %s\n",
+			($2 in name) ? name[$2] : $2, $3, $4, $5, $6, ($3 >= 0.5) ? "met" : "NOT met")
+	}
+	END { printf "%s", ratios }' | tee "$RESULTS/summary.txt"
+
+if [[ $PROFILE == 1 ]]; then
+	echo
+	echo "== CPU profile of Larder: one more run per scenario, ${PROFILE_SECONDS}s recorded by $DEBUG/debug/pprof/profile (not in the summary)"
+	for s in $SCENARIOS; do
+		"$BIN/load" -url "$LARDER" -key "$KEY" -c "$CONCURRENCY" -d "$((PROFILE_SECONDS + 1))s" -warmup 1s \
+			-paths-file "$RESULTS/$s-paths.txt" -label "larder/$s/profiled" \
+			-cpu-pid "server=$LARDER_PID" -cpu-comm postgres >"$RESULTS/profile-$s.txt" &
+		load_pid=$!
+		PIDS+=("$load_pid")
+		sleep 1
+		curl -sf -o "$RESULTS/cpu-$s.pprof" "$DEBUG/debug/pprof/profile?seconds=$PROFILE_SECONDS"
+		wait "$load_pid"
+		cat "$RESULTS/profile-$s.txt"
+		go tool pprof -top "$RESULTS/cpu-$s.pprof" >"$RESULTS/cpu-$s.top" 2>/dev/null ||
+			echo "run.sh: go tool pprof could not read $RESULTS/cpu-$s.pprof" >&2
+		echo "profile: $RESULTS/cpu-$s.pprof (top: cpu-$s.top; go tool pprof -top -cum $RESULTS/cpu-$s.pprof)"
+	done
+fi
 
 if [[ $QUERYCOST == 1 ]]; then
 	echo
-	echo "== each per-request query alone: c=$CONCURRENCY, $QUERY_DURATION each, pool of 20 (servers idle)"
+	echo "== each per-request statement alone: c=$CONCURRENCY, $QUERY_DURATION each, pool of 20 (servers idle)"
 	"$BIN/querycost" --database "$DB$DSN_EXTRA" --key "$KEY" --account "$ACCOUNT" -c "$CONCURRENCY" -d "$QUERY_DURATION" |
 		tee "$RESULTS/querycost.txt"
 fi

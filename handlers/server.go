@@ -67,7 +67,10 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	limiter := ratelimit.New(st.DB, st.Dialect)
+	limiter, err := ratelimit.New(st.DB, st.Dialect)
+	if err != nil {
+		return nil, err
+	}
 	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit)
 	if err != nil {
 		return nil, err

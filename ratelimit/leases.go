@@ -13,9 +13,10 @@ import (
 //
 // A quiet account reserves one number per request, which is exact. A busy one
 // reserves a few at a time, growing with how many it served in this process
-// this window, up to 1% of its limit: numbers a process reserved but did not
-// use before the window ends are lost to the others, so at most 1% of the
-// budget per process can go unused, in exchange for one write per batch.
+// this window, up to 1% of its limit (and 64), one batch at a time per
+// process: numbers a process reserved but did not use before the window ends
+// are lost to the others, so at most 1% of the budget per process can go
+// unused, in exchange for one write per batch.
 type Leases struct {
 	mu    sync.Mutex
 	pools map[string]*tokens
@@ -23,9 +24,10 @@ type Leases struct {
 
 // tokens are a bucket's reserved numbers in one window.
 type tokens struct {
-	start  time.Time
-	ranges []span // reserved numbers not yet used, in order
-	served int    // numbers used by this process in the window
+	start    time.Time
+	ranges   []span // reserved numbers not yet used, in order
+	served   int    // numbers used by this process in the window
+	batching bool   // a batch is being reserved
 }
 
 type span struct{ next, last int }
@@ -37,13 +39,19 @@ const maxLease = 64
 func NewLeases() *Leases { return &Leases{pools: map[string]*tokens{}} }
 
 // pool returns the tokens of bucket in the window of now (locked by caller).
+// A request still in an earlier window than the pool's gets an empty pool of
+// its own, so it cannot discard the numbers reserved for the current one.
 func (l *Leases) pool(bucket string, now time.Time) *tokens {
 	start := now.Truncate(Window)
 	t := l.pools[bucket]
-	if t == nil || !t.start.Equal(start) {
-		t = &tokens{start: start}
-		l.pools[bucket] = t
+	switch {
+	case t != nil && t.start.Equal(start):
+		return t
+	case t != nil && t.start.After(start):
+		return &tokens{start: start}
 	}
+	t = &tokens{start: start}
+	l.pools[bucket] = t
 	return t
 }
 
@@ -74,12 +82,19 @@ func (l *Leases) Take(bucket string, now time.Time) (int, bool) {
 
 // Size is how many numbers to reserve next for bucket: one while the account
 // is quiet here, then an eighth of what this process served in the window, at
-// most 1% of limit and 64.
+// most 1% of limit and 64. While one batch is being reserved, others reserve
+// one number each, which their requests use at once. A batch ends with Add
+// or, when it was not reserved after all, Abandon.
 func (l *Leases) Size(bucket string, limit int, now time.Time) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := l.pool(bucket, now).served / 8
-	return max(1, min(n, limit/100, maxLease))
+	t := l.pool(bucket, now)
+	n := max(1, min(t.served/8, limit/100, maxLease))
+	if n == 1 || t.batching {
+		return 1
+	}
+	t.batching = true
+	return n
 }
 
 // Add records that the numbers last-n+1 … last of bucket were reserved in the
@@ -91,9 +106,20 @@ func (l *Leases) Add(bucket string, now time.Time, last, n int) int {
 	first := last - n + 1
 	if n > 1 {
 		t.ranges = append(t.ranges, span{first + 1, last})
+		t.batching = false
 	}
 	t.served++
 	return first
+}
+
+// Abandon ends a batch of n that Size started but nothing reserved.
+func (l *Leases) Abandon(bucket string, now time.Time, n int) {
+	if n <= 1 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pool(bucket, now).batching = false
 }
 
 // Prune forgets windows that ended before now.

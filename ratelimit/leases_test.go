@@ -69,3 +69,40 @@ func TestLeasesPrune(t *testing.T) {
 		t.Fatalf("%d pools left", len(l.pools))
 	}
 }
+
+// One batch at a time: while a batch is being reserved, others reserve one
+// number each; an abandoned batch lets the next one start.
+func TestOneBatchAtATime(t *testing.T) {
+	l := NewLeases()
+	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
+	for i := range 800 {
+		l.Add("b", now, i+1, 1)
+	}
+	if n := l.Size("b", 1000000, now); n != 64 {
+		t.Fatalf("first size %d, want 64", n)
+	}
+	if n := l.Size("b", 1000000, now); n != 1 {
+		t.Fatalf("size during a batch %d, want 1", n)
+	}
+	l.Abandon("b", now, 64)
+	if n := l.Size("b", 1000000, now); n != 64 {
+		t.Fatalf("size after an abandoned batch %d, want 64", n)
+	}
+	l.Add("b", now, 2000, 64)
+	if n := l.Size("b", 1000000, now); n != 64 {
+		t.Fatalf("size after a reserved batch %d, want 64", n)
+	}
+}
+
+// A request from the previous minute cannot discard the current minute's numbers.
+func TestLateRequestKeepsTheCurrentWindow(t *testing.T) {
+	l := NewLeases()
+	now := time.Date(2030, 5, 1, 8, 31, 0, 0, time.UTC)
+	l.Add("b", now, 10, 5)
+	if l.Has("b", now.Add(-time.Second)) {
+		t.Fatal("the previous minute sees this minute's numbers")
+	}
+	if !l.Has("b", now) {
+		t.Fatal("a late request discarded this minute's numbers")
+	}
+}

@@ -47,11 +47,16 @@ type Limiter interface {
 
 // New returns the limiter for a database: shared counters on PostgreSQL,
 // in-process counters on SQLite.
-func New(db *sql.DB, dia string) Limiter {
-	if dia == dialect.Postgres {
-		return &Postgres{db: db, Leases: NewLeases()}
+func New(db *sql.DB, dia string) (Limiter, error) {
+	if dia != dialect.Postgres {
+		return NewMemory(), nil
 	}
-	return NewMemory()
+	reserve, err := db.Prepare(`INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
+ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare rate limit: %w", err)
+	}
+	return &Postgres{db: db, reserve: reserve, Leases: NewLeases()}, nil
 }
 
 // AccountBucket is the bucket of an account's request budget. On PostgreSQL,
@@ -113,8 +118,9 @@ func (m *Memory) Prune(_ context.Context, now time.Time) error {
 // process. A hit is one upsert; a busy account's requests spend tokens the
 // process reserved in advance (see Leases), so they write far less often.
 type Postgres struct {
-	db *sql.DB
-	// Leases are this process's reserved tokens of account buckets.
+	db      *sql.DB
+	reserve *sql.Stmt
+	// Leases are this process's reserved numbers of account buckets.
 	Leases *Leases
 }
 
@@ -132,9 +138,7 @@ func (p *Postgres) Hit(ctx context.Context, bucket string, limit int, now time.T
 // after them: the hits numbered count-n+1 … count are the caller's.
 func (p *Postgres) Reserve(ctx context.Context, bucket string, n int, now time.Time) (int, error) {
 	var hits int
-	err := p.db.QueryRowContext(ctx, `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
-ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`,
-		bucket, now.Truncate(Window).Unix(), n).Scan(&hits)
+	err := p.reserve.QueryRowContext(ctx, bucket, now.Truncate(Window).Unix(), n).Scan(&hits)
 	if err != nil {
 		return 0, fmt.Errorf("rate limit %s: %w", bucket, err)
 	}

@@ -4,16 +4,22 @@ import (
 	"container/list"
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 )
 
-// The statement cache prepares each distinct query once per pool (database/sql
-// prepares it again on each connection that runs it) and reuses it, so the
-// database parses and plans a query once instead of on every request. Queries
-// are few and repeat: ent writes the same SQL for the same operation.
+// The statement cache prepares a query that runs again and again once per pool
+// (database/sql prepares it on each connection that runs it) and reuses it, so
+// the database parses and plans it once instead of on every request.
+//
+// ent writes LIMIT and OFFSET into the SQL text, so every page deep in a list
+// is a query of its own: those (the SQL has an OFFSET; first pages have none)
+// run unprepared rather than churn the cache. Other queries are admitted on
+// their second sighting, so one-off queries do not evict the ones that repeat.
+// A statement in use is closed only when its last user is done.
 
 // stmtCache is a bounded LRU of prepared statements keyed by SQL text.
 type stmtCache struct {
@@ -21,64 +27,109 @@ type stmtCache struct {
 	max   int
 	mu    sync.Mutex
 	bySQL map[string]*list.Element
-	lru   *list.List // of *cached, most recent first
+	lru   *list.List          // of *cached, most recent first
+	seen  map[string]struct{} // queries run once, not yet admitted
 }
 
 type cached struct {
-	query string
-	stmt  *sql.Stmt
+	query   string
+	stmt    *sql.Stmt
+	users   int  // callers between acquire and release
+	evicted bool // close when users drops to 0
 }
 
 func newStmtCache(db *sql.DB, max int) *stmtCache {
-	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New()}
+	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(), seen: map[string]struct{}{}}
 }
 
-// stmt returns the prepared statement of query, preparing it on first use.
-func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// acquire returns the prepared statement of query, preparing it on its second
+// sighting; nil means "run it unprepared". Release what it returns.
+func (c *stmtCache) acquire(ctx context.Context, query string) (*cached, error) {
+	if strings.Contains(query, " OFFSET ") {
+		return nil, nil
+	}
 	c.mu.Lock()
 	if e, ok := c.bySQL[query]; ok {
 		c.lru.MoveToFront(e)
+		s := e.Value.(*cached)
+		s.users++
 		c.mu.Unlock()
-		return e.Value.(*cached).stmt, nil
+		return s, nil
+	}
+	if _, ok := c.seen[query]; !ok {
+		if len(c.seen) >= 4*c.max {
+			c.seen = map[string]struct{}{}
+		}
+		c.seen[query] = struct{}{}
+		c.mu.Unlock()
+		return nil, nil
 	}
 	c.mu.Unlock()
-	s, err := c.db.PrepareContext(ctx, query)
+	stmt, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.bySQL[query]; ok { // prepared concurrently
-		_ = s.Close()
+		_ = stmt.Close()
 		c.lru.MoveToFront(e)
-		return e.Value.(*cached).stmt, nil
+		s := e.Value.(*cached)
+		s.users++
+		return s, nil
 	}
-	c.bySQL[query] = c.lru.PushFront(&cached{query: query, stmt: s})
+	delete(c.seen, query)
+	s := &cached{query: query, stmt: stmt, users: 1}
+	c.bySQL[query] = c.lru.PushFront(s)
 	for c.lru.Len() > c.max {
 		old := c.lru.Remove(c.lru.Back()).(*cached)
 		delete(c.bySQL, old.query)
-		_ = old.stmt.Close() // database/sql closes it once running queries finish
+		old.evicted = true
+		if old.users == 0 {
+			_ = old.stmt.Close() // rows still open keep it alive until they close
+		}
 	}
 	return s, nil
+}
+
+// release ends a use of s, closing it if it was evicted meanwhile.
+func (c *stmtCache) release(s *cached) {
+	if s == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.users--
+	if s.evicted && s.users == 0 {
+		_ = s.stmt.Close()
+	}
 }
 
 // pool runs queries on the pool through cached statements.
 type pool struct{ c *stmtCache }
 
 func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := p.c.stmt(ctx, query)
+	s, err := p.c.acquire(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecContext(ctx, args...)
+	if s == nil {
+		return p.c.db.ExecContext(ctx, query, args...)
+	}
+	defer p.c.release(s)
+	return s.stmt.ExecContext(ctx, args...)
 }
 
 func (p pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := p.c.stmt(ctx, query)
+	s, err := p.c.acquire(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return s.QueryContext(ctx, args...)
+	if s == nil {
+		return p.c.db.QueryContext(ctx, query, args...)
+	}
+	defer p.c.release(s)
+	return s.stmt.QueryContext(ctx, args...)
 }
 
 // txConn runs queries of a transaction through cached statements, bound to
@@ -89,19 +140,27 @@ type txConn struct {
 }
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := t.c.stmt(ctx, query)
+	s, err := t.c.acquire(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+	if s == nil {
+		return t.tx.ExecContext(ctx, query, args...)
+	}
+	defer t.c.release(s)
+	return t.tx.StmtContext(ctx, s.stmt).ExecContext(ctx, args...)
 }
 
 func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := t.c.stmt(ctx, query)
+	s, err := t.c.acquire(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+	if s == nil {
+		return t.tx.QueryContext(ctx, query, args...)
+	}
+	defer t.c.release(s)
+	return t.tx.StmtContext(ctx, s.stmt).QueryContext(ctx, args...)
 }
 
 // cachingDriver is the ent driver over a pool whose queries go through the

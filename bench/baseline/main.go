@@ -1,8 +1,11 @@
 // Command baseline is the hand-written reference server of the benchmark:
-// net/http and database/sql (lib/pq), no framework, no authentication, no
-// rate limit, no logging. It answers GET /v1/tags/{id} and GET /v1/tags with
-// the same JSON shapes and the same SQL as Larder, so that the difference in
-// throughput is what Larder adds per request.
+// net/http and database/sql (lib/pq, configured like Larder's store), no
+// framework, no authentication, no rate limit, no logging. It answers GET
+// /v1/tags/{id} and GET /v1/tags with the same JSON shapes and the same SQL as
+// Larder, so that the difference in throughput is what Larder adds per request.
+// It sends each query as lib/pq's unnamed statement (parsed and planned on
+// every run) unless --prepare asks it to prepare each distinct query once, as
+// Larder's statement cache does.
 package main
 
 import (
@@ -14,9 +17,11 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -68,14 +73,17 @@ type problem struct {
 type server struct {
 	db      *sql.DB
 	account int64
+	prepare bool
+	stmts   sync.Map // SQL text → *sql.Stmt, with prepare
 }
 
-// SQL of the two routes: the same columns and predicates as Larder's queries.
+// SQL of the two routes: the same columns and predicates as Larder's queries
+// (ent writes LIMIT and OFFSET as literals; selectList gets them appended).
 const (
 	selectByID = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1`
 	countList  = `SELECT COUNT(*) FROM tags WHERE account_id = $1 AND ref_type = $2`
 	selectList = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags
-WHERE account_id = $1 AND ref_type = $2 ORDER BY id LIMIT $3 OFFSET $4`
+WHERE account_id = $1 AND ref_type = $2 ORDER BY id`
 )
 
 // main parses the flags, opens the pool and serves until SIGINT or SIGTERM.
@@ -83,11 +91,12 @@ func main() {
 	dsn := flag.String("database", os.Getenv("LARDER_DATABASE_URL"), "PostgreSQL URL")
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
 	account := flag.Int64("account", 1, "account whose tags GET /v1/tags lists (Larder takes it from the key)")
+	prepare := flag.Bool("prepare", false, "prepare each distinct query once instead of sending unnamed statements")
 	flag.Parse()
 	if *dsn == "" {
 		log.Fatal("baseline: --database is required")
 	}
-	db, err := sql.Open("postgres", *dsn)
+	db, err := sql.Open("postgres", binaryParameters(*dsn))
 	if err != nil {
 		log.Fatalf("baseline: %v", err)
 	}
@@ -100,7 +109,7 @@ func main() {
 		log.Fatalf("baseline: connect: %v", err)
 	}
 
-	s := &server{db: db, account: *account}
+	s := &server{db: db, account: *account, prepare: *prepare}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
 	mux.HandleFunc("GET /v1/tags", s.listTags)
@@ -129,6 +138,59 @@ func main() {
 	}
 }
 
+// binaryParameters turns on lib/pq's binary_parameters in a postgres:// URL
+// unless it is set, as Larder's store does: a query with arguments then takes
+// one round trip instead of two.
+func binaryParameters(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return dsn
+	}
+	q := u.Query()
+	if q.Get("binary_parameters") == "" {
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// query runs a query, through a prepared statement with --prepare.
+func (s *server) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if !s.prepare {
+		return s.db.QueryContext(ctx, query, args...)
+	}
+	st, ok := s.stmts.Load(query)
+	if !ok {
+		p, err := s.db.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		if st, ok = s.stmts.LoadOrStore(query, p); ok {
+			_ = p.Close()
+		}
+	}
+	return st.(*sql.Stmt).QueryContext(ctx, args...)
+}
+
+// queryRow runs a query that returns one row, through query.
+func (s *server) queryRow(ctx context.Context, sc func(scanner) error, query string, args ...any) error {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := sc(rows); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
 // getTag answers GET /v1/tags/{id} with one row selected by primary key.
 func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -137,7 +199,7 @@ func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var t tag
-	err = scanTag(s.db.QueryRowContext(r.Context(), selectByID, id), &t)
+	err = s.queryRow(r.Context(), func(sc scanner) error { return scanTag(sc, &t) }, selectByID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		writeProblem(w, http.StatusNotFound, "No such record.")
 		return
@@ -170,11 +232,16 @@ func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	var total int
-	if err := s.db.QueryRowContext(ctx, countList, s.account, refType).Scan(&total); err != nil {
+	count := func(sc scanner) error { return sc.Scan(&total) }
+	if err := s.queryRow(ctx, count, countList, s.account, refType); err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	rows, err := s.db.QueryContext(ctx, selectList, s.account, refType, limit, offset)
+	page := selectList + " LIMIT " + strconv.Itoa(limit)
+	if offset > 0 {
+		page += " OFFSET " + strconv.Itoa(offset)
+	}
+	rows, err := s.query(ctx, page, s.account, refType)
 	if err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
 		return

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"larder.dev/larder/bench/internal/proccpu"
 )
 
 // config is what the flags set.
@@ -197,7 +199,15 @@ func run(ctx context.Context, cfg config) Result {
 		wg.Go(func() { tallies[i] = work(ctx, client, cfg.key, urls, from, until) })
 	}
 	var cpu map[string]time.Duration
-	wg.Go(func() { cpu = watchCPU(cfg.cpuPIDs, cfg.cpuComms, from, until) })
+	if proccpu.Supported() {
+		wg.Go(func() {
+			set := proccpu.Set{PIDs: cfg.cpuPIDs, Comms: cfg.cpuComms}
+			time.Sleep(time.Until(from))
+			before := set.Take()
+			time.Sleep(time.Until(until))
+			cpu = set.Take().Since(before)
+		})
+	}
 	wg.Wait()
 
 	res := Result{

@@ -142,7 +142,11 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	for _, o := range page.Order {
 		q.Order(allergen.OrderOption(o))
 	}
-	rows, err := q.Limit(page.Limit).Offset(page.Offset).All(ctx)
+	q.Limit(page.Limit)
+	if page.Offset > 0 {
+		q.Offset(page.Offset)
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}

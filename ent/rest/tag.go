@@ -83,7 +83,11 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 	for _, o := range page.Order {
 		q.Order(tag.OrderOption(o))
 	}
-	rows, err := q.Limit(page.Limit).Offset(page.Offset).All(ctx)
+	q.Limit(page.Limit)
+	if page.Offset > 0 {
+		q.Offset(page.Offset)
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}

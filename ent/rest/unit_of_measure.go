@@ -80,7 +80,11 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 	for _, o := range page.Order {
 		q.Order(unitofmeasure.OrderOption(o))
 	}
-	rows, err := q.Limit(page.Limit).Offset(page.Offset).All(ctx)
+	q.Limit(page.Limit)
+	if page.Offset > 0 {
+		q.Offset(page.Offset)
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}

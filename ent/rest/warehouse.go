@@ -84,7 +84,11 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 	for _, o := range page.Order {
 		q.Order(location.OrderOption(o))
 	}
-	rows, err := q.Limit(page.Limit).Offset(page.Offset).All(ctx)
+	q.Limit(page.Limit)
+	if page.Offset > 0 {
+		q.Offset(page.Offset)
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
 	}
