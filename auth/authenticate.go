@@ -28,11 +28,16 @@ const keyColumns = `k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, 
 const keyJoin = `FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
 WHERE k.secret_hash = $1`
 
-// lookupAndSpend resolves a key and, when it is valid, reserves $5 requests of
+// LookupSQL reads a key with its account and organization (PostgreSQL
+// placeholders). Exported, like LookupAndSpendSQL, so bench/querycost measures
+// the statements Larder runs.
+const LookupSQL = `SELECT ` + keyColumns + "\n" + keyJoin
+
+// LookupAndSpendSQL resolves a key and, when it is valid, reserves $5 requests of
 // its account's budget (see ratelimit.Leases), in one prepared statement and
 // one round trip. The counter row is the one ratelimit keeps for
 // ratelimit.AccountBucket.
-const lookupAndSpend = `WITH k AS (
+const LookupAndSpendSQL = `WITH k AS (
   SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.environment,
          o.id AS organization_id, o.name, o.plan, o.currency
   ` + keyJoin + `
@@ -64,12 +69,12 @@ type Authenticator struct {
 // from limiter, which allows limit requests per account and minute.
 func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int) (*Authenticator, error) {
 	a := &Authenticator{limiter: limiter, limit: limit}
-	lookup := `SELECT ` + keyColumns + "\n" + keyJoin
+	lookup := LookupSQL
 	touch := `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
 	var err error
 	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres {
 		a.shared = pg
-		if a.spend, err = db.Prepare(lookupAndSpend); err != nil {
+		if a.spend, err = db.Prepare(LookupAndSpendSQL); err != nil {
 			return nil, fmt.Errorf("prepare key lookup: %w", err)
 		}
 	}

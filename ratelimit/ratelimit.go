@@ -51,8 +51,7 @@ func New(db *sql.DB, dia string) (Limiter, error) {
 	if dia != dialect.Postgres {
 		return NewMemory(), nil
 	}
-	reserve, err := db.Prepare(`INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
-ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`)
+	reserve, err := db.Prepare(ReserveSQL)
 	if err != nil {
 		return nil, fmt.Errorf("prepare rate limit: %w", err)
 	}
@@ -113,6 +112,11 @@ func (m *Memory) Prune(_ context.Context, now time.Time) error {
 	}
 	return nil
 }
+
+// ReserveSQL counts $3 hits of bucket $1 in the window that starts at Unix
+// second $2 and returns the count.
+const ReserveSQL = `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
+ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`
 
 // Postgres keeps counters in rate_windows (UNLOGGED), shared by every server
 // process. A hit is one upsert; a busy account's requests spend tokens the

@@ -29,42 +29,22 @@ import (
 
 	_ "github.com/lib/pq" // registers "postgres"
 
+	"larder.dev/larder/auth"
 	"larder.dev/larder/bench/internal/proccpu"
+	"larder.dev/larder/ratelimit"
 )
 
-// The statements below are copies. Keep them in step with their sources, or
-// the numbers stop describing Larder:
+// The statements below are Larder's own (auth, ratelimit) or copies; keep the
+// copies in step with their sources, or the numbers stop describing Larder:
 //
-//   - keyLookup and lookupAndSpend: auth/authenticate.go (keyColumns, keyJoin,
-//     lookupAndSpend).
-//   - reserve: ratelimit/ratelimit.go (Postgres.Reserve).
 //   - entByID, entCount, entList: the SQL ent generates for GET /v1/tags/{id}
 //     and GET /v1/tags?ref_type=PRODUCT&limit=200, as PostgreSQL logs it with
 //     log_statement=all (ent writes LIMIT as a literal).
 //   - baseByID, baseCount, baseList: bench/baseline/main.go.
 const (
-	keyLookup = `SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id, a.environment, o.id, o.name, o.plan, o.currency
-FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
-WHERE k.secret_hash = $1`
-
-	lookupAndSpend = `WITH k AS (
-  SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.environment,
-         o.id AS organization_id, o.name, o.plan, o.currency
-  FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
-WHERE k.secret_hash = $1
-), spent AS (
-  INSERT INTO rate_windows (bucket, window_start, hits)
-  SELECT 'acct:' || k.account_id, $2::bigint, $5::bigint FROM k
-  WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $3::timestamptz) AND k.environment = $4::text
-  ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $5::bigint
-  RETURNING hits
-)
-SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.account_id, k.environment,
-       k.organization_id, k.name, k.plan, k.currency, COALESCE((SELECT hits FROM spent), 0)
-FROM k`
-
-	reserve = `INSERT INTO rate_windows (bucket, window_start, hits) VALUES ($1, $2, $3)
-ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 RETURNING hits`
+	keyLookup      = auth.LookupSQL
+	lookupAndSpend = auth.LookupAndSpendSQL
+	reserve        = ratelimit.ReserveSQL
 
 	entByID  = `SELECT "tags"."id", "tags"."account_id", "tags"."created_at", "tags"."updated_at", "tags"."description", "tags"."name", "tags"."ref_type" FROM "tags" WHERE "tags"."id" = $1 AND "tags"."account_id" = $2 LIMIT 2`
 	entCount = `SELECT COUNT("tags"."id") FROM "tags" WHERE "tags"."ref_type" = $1 AND "tags"."account_id" = $2`

@@ -46,6 +46,34 @@ func serveUntil(t *testing.T, ctx context.Context, wg *sync.WaitGroup, db string
 	return ""
 }
 
+// twoServers starts two `larder serve` on the package's PostgreSQL database
+// with the given rate limit, until the test ends, and returns their URLs and
+// a live key of a new organization.
+func twoServers(t *testing.T, limit int) (servers []string, key string) {
+	db := dbtest.URL(t, dbtest.Postgres)
+	org := cli(t, db, "org", "create", "--name", t.Name())
+	id := strconv.Itoa(int(org["id"].(float64)))
+	key = cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	for range 2 {
+		servers = append(servers, serveUntil(t, ctx, &wg, db, "--rate-limit", strconv.Itoa(limit)))
+	}
+	return servers, key
+}
+
+// withinOneMinute waits for the next minute when fewer than margin seconds
+// of this one are left.
+func withinOneMinute(margin int) {
+	if s := time.Now().Second(); s >= 60-margin {
+		time.Sleep(time.Duration(61-s) * time.Second)
+	}
+}
+
 // Spec Limits and DECISIONS: two `larder serve` processes over one PostgreSQL
 // database spend one budget per account.
 func TestTwoServersShareTheRateLimit(t *testing.T) {
@@ -54,23 +82,8 @@ func TestTwoServersShareTheRateLimit(t *testing.T) {
 			continue
 		}
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
-			org := cli(t, db, "org", "create", "--name", "Two servers")
-			id := strconv.Itoa(int(org["id"].(float64)))
-			key := cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
-
-			ctx, cancel := context.WithCancel(context.Background())
-			var wg sync.WaitGroup
-			defer wg.Wait()
-			defer cancel()
-			servers := []string{
-				serveUntil(t, ctx, &wg, db, "--rate-limit", "6"),
-				serveUntil(t, ctx, &wg, db, "--rate-limit", "6"),
-			}
-			// Stay inside one window: start just after a minute begins if it is about to end.
-			if s := time.Now().Second(); s >= 55 {
-				time.Sleep(time.Duration(61-s) * time.Second)
-			}
+			servers, key := twoServers(t, 6)
+			withinOneMinute(5)
 			var remaining []string
 			var statuses []int
 			for i := range 8 {
@@ -107,22 +120,8 @@ func TestBusyAccountBudgetAcrossServers(t *testing.T) {
 		}
 		t.Run(string(b), func(t *testing.T) {
 			const limit, requests = 1000, 1300
-			db := dbtest.URL(t, b)
-			org := cli(t, db, "org", "create", "--name", "Busy")
-			id := strconv.Itoa(int(org["id"].(float64)))
-			key := cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
-
-			ctx, cancel := context.WithCancel(context.Background())
-			var wg sync.WaitGroup
-			defer wg.Wait()
-			defer cancel()
-			servers := []string{
-				serveUntil(t, ctx, &wg, db, "--rate-limit", strconv.Itoa(limit)),
-				serveUntil(t, ctx, &wg, db, "--rate-limit", strconv.Itoa(limit)),
-			}
-			if s := time.Now().Second(); s >= 45 {
-				time.Sleep(time.Duration(61-s) * time.Second)
-			}
+			servers, key := twoServers(t, limit)
+			withinOneMinute(15)
 			window := time.Now().Truncate(time.Minute)
 			var mu sync.Mutex
 			counts := map[int]int{}
