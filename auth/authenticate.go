@@ -63,6 +63,7 @@ type Authenticator struct {
 	limit   int
 	parsed  sync.Map // stored scope list → policy.Scopes
 	owners  sync.Map // key hash → account id (a key's account never changes)
+	touched sync.Map // key id → when this process last recorded its use
 }
 
 // NewAuthenticator prepares the statements that read keys from db and spend
@@ -191,13 +192,25 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		t := row.expires.Time
 		k.ExpiresAt = &t
 	}
-	// Last use is kept to the minute: one write a minute per key at most.
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
-		if _, err := a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), row.keyID); err != nil {
-			return nil, fmt.Errorf("authenticate: record use of key %d: %w", row.keyID, err)
-		}
+		a.recordUse(row.keyID, now)
 	}
 	return k, nil
+}
+
+// recordUse writes a key's last use, to the minute, off the request path: a
+// request never waits for it nor fails with it, and a lost write only leaves
+// "last used" a little older. One write a minute per key and process at most.
+func (a *Authenticator) recordUse(keyID int, now time.Time) {
+	if last, ok := a.touched.Load(keyID); ok && now.Sub(last.(time.Time)) < time.Minute {
+		return
+	}
+	a.touched.Store(keyID, now)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = a.touch.ExecContext(ctx, now.UTC().Truncate(time.Second), keyID)
+	}()
 }
 
 // keyRow is a stored key with its account and organization.

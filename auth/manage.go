@@ -33,6 +33,11 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 	}
 	var out *Created
 	err = ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		// Writing the account row first serialises key creation per account,
+		// so concurrent creates cannot both pass the limit.
+		if err := tx.Account.UpdateOneID(acct.ID).Exec(ctx); err != nil {
+			return err
+		}
 		active, err := tx.APIKey.Query().
 			Where(apikey.AccountID(acct.ID), Active(time.Now())).
 			Count(ctx)

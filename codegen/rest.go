@@ -17,11 +17,12 @@ import (
 // restTemplates render package rest (ent/rest), one file per resource.
 var restTemplates = template.Must(template.New("rest").
 	Funcs(template.FuncMap{
-		"lowerFirst": lowerFirst,
-		"sortField":  sortField,
-		"filterName": filterParam,
-		"rootsField": rootsField,
-		"enumsOf":    enumsOf,
+		"lowerFirst":  lowerFirst,
+		"sortField":   sortField,
+		"filterName":  filterParam,
+		"rootsField":  rootsField,
+		"enumsOf":     enumsOf,
+		"queryParams": queryParams,
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 
@@ -132,6 +133,22 @@ func enumsOf(r *Resource, op annotate.Operation) map[string][]string {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// queryParams are the query parameters of a resource's list, as listParams
+// declares them.
+func queryParams(r *Resource) []string {
+	out := []string{"limit", "offset", "sort"}
+	if len(r.Searched()) > 0 {
+		out = append(out, "search")
+	}
+	for _, f := range r.Filters() {
+		out = append(out, filterParam(f))
+	}
+	if r.Ann.UpdatedSince {
+		out = append(out, "updated_since")
 	}
 	return out
 }

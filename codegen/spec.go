@@ -562,7 +562,10 @@ func path(spec *ogen.Spec, p string) *ogen.PathItem {
 	return spec.Paths[p]
 }
 
-// writeSpecs writes both descriptions as OpenAPI 3.1.
+// writeSpecs writes both descriptions as OpenAPI 3.1. The spec is shaped above,
+// in Go, from the annotations; what follows only spells it in 3.1 (type lists
+// for nullable, numeric exclusive bounds), which ogen's builder types cannot
+// express, and derives ogen's input by folding errors and headers.
 func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	pub, err := tree(spec)
 	if err != nil {

@@ -177,11 +177,8 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
-		st.Close()
-		return nil, err
-	}
-	if err := seed.Shared(ctx, st.Client); err != nil {
+	_, err = migrate.Apply(ctx, st.DB, st.Dialect, func(ctx context.Context) error { return seed.Shared(ctx, st.Client) })
+	if err != nil {
 		st.Close()
 		return nil, err
 	}

@@ -82,13 +82,8 @@ func CostHook(shown func(context.Context) bool) Hook {
 	}
 }
 
-// Locker is implemented by the mutations of types with read-only rows.
-type Locker interface {
-	// Locked reports whether a row the mutation targets is read-only.
-	Locked(ctx context.Context) (bool, error)
-}
-
 // Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
 func (m *AllergenMutation) Locked(ctx context.Context) (bool, error) {
 	ids, err := m.IDs(ctx)
 	if err != nil || len(ids) == 0 {
@@ -103,6 +98,7 @@ func (m *AllergenMutation) Locked(ctx context.Context) (bool, error) {
 }
 
 // Locked reports whether a row the mutation targets is read-only: is_global read_only.
+// It implements policy.Locker.
 func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 	ids, err := m.IDs(ctx)
 	if err != nil || len(ids) == 0 {
@@ -151,6 +147,7 @@ var uniqueIndexes = map[string][]string{
 	"account_organization_id_environment": {"organization_id", "environment"},
 	"allergen_account_id_name":            {"account_id", "name"},
 	"allergen_account_id_code":            {"account_id", "code"},
+	"allergen_code":                       {"code"},
 	"events_event_id_key":                 {"event_id"},
 	"location_account_id_code":            {"account_id", "code"},
 	"location_parent_id_code":             {"parent_id", "code"},
@@ -158,6 +155,7 @@ var uniqueIndexes = map[string][]string{
 	"ratewindow_bucket_window_start":      {"bucket", "window_start"},
 	"tag_account_id_ref_type_name":        {"account_id", "ref_type", "name"},
 	"unitofmeasure_account_id_code":       {"account_id", "code"},
+	"unitofmeasure_code":                  {"code"},
 }
 
 // UniqueColumns returns the columns of the unique index name.

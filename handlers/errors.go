@@ -344,6 +344,8 @@ func leafMessage(err error) string {
 		return fmt.Sprintf("must be at least %d characters long", minLen.MinLength)
 	case errors.As(err, &maxLen):
 		return fmt.Sprintf("must be at most %d characters long", maxLen.MaxLength)
+	case errors.As(err, &num) && num.Func == "ParseBool":
+		return "must be true or false"
 	case errors.As(err, &num):
 		return "must be a number of the documented type"
 	}

@@ -84,3 +84,46 @@ func TestLists(t *testing.T) {
 		})
 	})
 }
+
+// DECISIONS "Errors": an invalid query is a 400 naming the parameter, and a
+// parameter the operation does not define is invalid.
+func TestUnknownQueryParameters(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		cases := []struct{ path, field string }{
+			{"/v1/tags?ref_type=PRODUCT&nmae=x", "nmae"},
+			{"/v1/tags?ref_type=PRODUCT&updated_since=2026-01-01", "updated_since"},
+			{"/v1/tags/1?limit=5", "limit"},
+			{"/v1/organization?verbose=1", "verbose"},
+			{"/v1/units-of-measure?code=kg", "code"},
+		}
+		for _, tc := range cases {
+			a.get(tc.path).field(400, "VALIDATION_ERROR", tc.field)
+		}
+		a.get("/v1/units-of-measure?limit=5&offset=0&sort=code&search=k").want(200)
+	})
+}
+
+// An empty search is no search: it neither filters nor blocks named filters.
+func TestEmptySearch(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		if l := a.get("/v1/allergens?search=&code=MILK").want(200).List(); len(l) != 1 {
+			t.Fatalf("search= with code=MILK: %d rows", len(l))
+		}
+		a.get("/v1/allergens?is_major_allergen=maybe").field(400, "VALIDATION_ERROR", "is_major_allergen")
+	})
+}
+
+// Nulls sort the same on both databases: last ascending, first descending.
+func TestNullsOrderAlike(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a.post("/v1/allergens", map[string]any{"name": "Zzz no code", "name_fr": "Zzz"}).want(201)
+		asc := a.get("/v1/allergens?sort=code&limit=200").want(200).List()
+		desc := a.get("/v1/allergens?sort=code:desc&limit=200").want(200).List()
+		if asc[len(asc)-1]["code"] != nil || asc[0]["code"] == nil {
+			t.Fatalf("ascending: first %v, last %v; want nulls last", asc[0]["code"], asc[len(asc)-1]["code"])
+		}
+		if desc[0]["code"] != nil {
+			t.Fatalf("descending: first %v; want nulls first", desc[0]["code"])
+		}
+	})
+}

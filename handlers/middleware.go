@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -23,6 +24,7 @@ const (
 	requestIDKey ctxKey = iota
 	headerKey
 	viewerKey
+	queryKey
 )
 
 // RequestID returns the id of the request of ctx (req_…).
@@ -35,6 +37,12 @@ func RequestID(ctx context.Context) string {
 func responseHeader(ctx context.Context) http.Header {
 	h, _ := ctx.Value(headerKey).(http.Header)
 	return h
+}
+
+// query returns the query parameters of the request of ctx.
+func query(ctx context.Context) url.Values {
+	q, _ := ctx.Value(queryKey).(url.Values)
+	return q
 }
 
 // authenticated returns the viewer of a valid key the middleware found, or nil.
@@ -196,7 +204,8 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 				RetryAfter: res.RetryAfter(now)})
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, viewerKey, v)))
+		ctx = context.WithValue(ctx, viewerKey, v)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, queryKey, r.URL.Query())))
 	})
 }
 

@@ -4,10 +4,24 @@ import (
 	"bytes"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
 )
+
+func sorted(s []string) []string {
+	out := append([]string{}, s...)
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// pascal is ogen's operation name of an operationId ("listTags" → "ListTags").
+func pascal(id string) string { return strings.ToUpper(id[:1]) + id[1:] }
 
 // The API description is served without a key, is the generated file, and
 // publishes the paths, errors, headers and webhooks of what exists.
@@ -42,6 +56,27 @@ func TestOpenAPIDescription(t *testing.T) {
 		for _, h := range []string{"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Sunset"} {
 			if headers[h] == nil {
 				t.Errorf("header %s missing", h)
+			}
+		}
+		// The generated table of accepted query parameters is the description's.
+		for p, item := range paths {
+			op, ok := item.(map[string]any)["get"].(map[string]any)
+			if !ok || op["operationId"] == "getOpenAPI" {
+				continue
+			}
+			var names []string
+			params, _ := op["parameters"].([]any)
+			for _, x := range params {
+				pm := x.(map[string]any)
+				if ref, ok := pm["$ref"].(string); ok {
+					names = append(names, ref[strings.LastIndex(ref, "/")+1:])
+				} else if pm["in"] == "query" {
+					names = append(names, pm["name"].(string))
+				}
+			}
+			got := rest.QueryParams[pascal(op["operationId"].(string))]
+			if diff := cmpDiff(sorted(names), sorted(got)); diff != "" {
+				t.Errorf("%s query parameters (-description +table):\n%s", p, diff)
 			}
 		}
 		var hooks []string

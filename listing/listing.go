@@ -78,11 +78,13 @@ func NewPage(limit, offset int, sort string, sorts map[string]string) (Page, err
 	return p, nil
 }
 
+// orderBy orders by col; nulls come last ascending and first descending on
+// both databases (PostgreSQL's default; SQLite's is the reverse).
 func orderBy(col, dir string) func(*sql.Selector) {
 	if dir == "desc" {
-		return sql.OrderByField(col, sql.OrderDesc()).ToFunc()
+		return sql.OrderByField(col, sql.OrderDesc(), sql.OrderNullsFirst()).ToFunc()
 	}
-	return sql.OrderByField(col).ToFunc()
+	return sql.OrderByField(col, sql.OrderNullsLast()).ToFunc()
 }
 
 func keys(m map[string]string) []string {

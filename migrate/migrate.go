@@ -56,19 +56,20 @@ func FromFS(fsys fs.FS, root string) (migrate.Dir, error) {
 	return d, nil
 }
 
-// Apply runs the pending migrations of the embedded directory and returns the
-// versions it applied.
-func Apply(ctx context.Context, db *sql.DB, dia string) ([]string, error) {
+// Apply runs the pending migrations of the embedded directory, then each of
+// then (the shared reference rows) while still holding the migration lock, and
+// returns the versions it applied.
+func Apply(ctx context.Context, db *sql.DB, dia string, then ...func(context.Context) error) ([]string, error) {
 	dir, err := Embedded(dia)
 	if err != nil {
 		return nil, err
 	}
-	return ApplyDir(ctx, db, dia, dir)
+	return ApplyDir(ctx, db, dia, dir, then...)
 }
 
-// ApplyDir runs the pending migrations of dir. Concurrent callers (several
-// servers starting at once) take turns on a database lock.
-func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir) ([]string, error) {
+// ApplyDir runs the pending migrations of dir, then each of then. Concurrent
+// callers (several servers starting at once) take turns on a database lock.
+func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir, then ...func(context.Context) error) ([]string, error) {
 	if err := migrate.Validate(dir); err != nil {
 		return nil, fmt.Errorf("migration directory: %w (was a migration edited? atlas.sum no longer matches)", err)
 	}
@@ -100,23 +101,67 @@ func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir) ([]s
 	if err := rrw.init(ctx); err != nil {
 		return nil, err
 	}
+	if err := unchanged(ctx, rrw, dir); err != nil {
+		return nil, err
+	}
 	ex, err := migrate.NewExecutor(drv, dir, rrw, migrate.WithOperatorVersion("larder"))
 	if err != nil {
 		return nil, err
 	}
-	pending, err := ex.Pending(ctx)
-	if errors.Is(err, migrate.ErrNoPendingFiles) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
 	applied := []string{}
-	for _, f := range pending {
-		if err := ex.Execute(ctx, f); err != nil {
-			return applied, fmt.Errorf("migrate: apply %s: %w", f.Name(), err)
+	pending, err := ex.Pending(ctx)
+	switch {
+	case errors.Is(err, migrate.ErrNoPendingFiles):
+	case err != nil:
+		return nil, fmt.Errorf("migrate: %w", err)
+	default:
+		for _, f := range pending {
+			if err := ex.Execute(ctx, f); err != nil {
+				return applied, fmt.Errorf("migrate: apply %s: %w", f.Name(), err)
+			}
+			applied = append(applied, f.Version())
 		}
-		applied = append(applied, f.Version())
+	}
+	for _, f := range then {
+		if err := f(ctx); err != nil {
+			return applied, err
+		}
 	}
 	return applied, nil
+}
+
+// unchanged refuses a directory whose applied migrations differ from what was
+// applied: atlas.sum only proves the files match the sum, and a sum rewritten
+// after an edit would pass it.
+func unchanged(ctx context.Context, rrw *revisions, dir migrate.Dir) error {
+	revs, err := rrw.ReadRevisions(ctx)
+	if err != nil {
+		return err
+	}
+	files, err := dir.Files()
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, f := range files {
+		names[f.Version()] = f.Name()
+	}
+	sums, err := dir.Checksum()
+	if err != nil {
+		return err
+	}
+	for _, r := range revs {
+		name, ok := names[r.Version]
+		if !ok {
+			return fmt.Errorf("migrate: migration %s was applied but is missing from the directory", r.Version)
+		}
+		sum, err := sums.SumByName(name)
+		if err != nil {
+			return err
+		}
+		if sum != r.Hash {
+			return fmt.Errorf("migrate: %s was changed after it was applied; add a new migration instead", name)
+		}
+	}
+	return nil
 }

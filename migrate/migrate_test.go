@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	atlas "ariga.io/atlas/sql/migrate"
@@ -108,3 +109,47 @@ func freshStore(t *testing.T, b dbtest.Backend) *store.Store {
 
 // devDatabase is a scratch database the diff may recreate (its name ends in _dev).
 func devDatabase(t *testing.T) string { return dbtest.Scratch(t, "dev") }
+
+// A migration edited after it was applied is refused even when atlas.sum was
+// rewritten to match the edit.
+func TestEditedAppliedMigrationIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			ctx := context.Background()
+			if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
+				t.Fatal(err)
+			}
+			dir, err := migrate.Embedded(st.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := dir.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := &atlas.MemDir{}
+			for _, f := range files {
+				body := f.Bytes()
+				if f == files[0] {
+					body = append(body, []byte("\n-- an innocent-looking edit\n")...)
+				}
+				if err := edited.WriteFile(f.Name(), body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sum, err := edited.Checksum()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := atlas.WriteSumFile(edited, sum); err != nil {
+				t.Fatal(err)
+			}
+			_, err = migrate.ApplyDir(ctx, st.DB, st.Dialect, edited)
+			if err == nil || !strings.Contains(err.Error(), "changed after it was applied") {
+				t.Fatalf("error %v, want a refusal of the edited migration", err)
+			}
+		})
+	}
+}

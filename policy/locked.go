@@ -5,10 +5,16 @@ import (
 
 	"entgo.io/ent"
 
-	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
 	"larder.dev/larder/problem"
 )
+
+// Locker is implemented by the generated mutations of schemas with a field
+// annotated annotate.Locks() (is_global, read_only).
+type Locker interface {
+	// Locked reports whether a row the mutation targets is read-only.
+	Locked(ctx context.Context) (bool, error)
+}
 
 // DenyLockedRows refuses to update or delete a read-only row (a shared row, a
 // supplied unit) with 403 READ_ONLY_RECORD. It runs before the tenant filter,
@@ -18,7 +24,7 @@ func DenyLockedRows() privacy.MutationRule {
 		if m.Op().Is(ent.OpCreate) {
 			return privacy.Skip
 		}
-		l, ok := m.(gen.Locker)
+		l, ok := m.(Locker)
 		if !ok {
 			return privacy.Skip
 		}

@@ -12,21 +12,21 @@ import (
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/inventory"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/tenancy"
 )
 
-// TestAccount fills a new test account with the dataset integrators test
-// against: a bakery and snack plant. It is deterministic: the same account
-// gets the same rows. Each resource adds its rows in its own step below.
-func TestAccount(ctx context.Context, c *ent.Client, accountID int) error {
-	ctx = hooks.WithoutEvents(policy.App(ctx, accountID, policy.Test))
-	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
-		for _, step := range testSteps {
-			if err := step.run(ctx, tx); err != nil {
-				return fmt.Errorf("seed test account: %s: %w", step.name, err)
-			}
+// TestAccount fills a new organization's test account, in the transaction
+// that creates it, with the dataset integrators test against: a bakery and
+// snack plant. It is deterministic: the same account gets the same rows. Each
+// resource adds its rows in its own step below.
+func TestAccount(ctx context.Context, tx *ent.Tx, o *tenancy.Organization) error {
+	ctx = hooks.WithoutEvents(policy.App(ctx, o.Test.ID, policy.Test))
+	for _, step := range testSteps {
+		if err := step.run(ctx, tx); err != nil {
+			return fmt.Errorf("seed test account: %s: %w", step.name, err)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 var testSteps = []struct {

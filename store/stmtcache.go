@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"strings"
 	"sync"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -19,16 +20,22 @@ import (
 // is a query of its own: those (the SQL has an OFFSET; first pages have none)
 // run unprepared rather than churn the cache. Other queries are admitted on
 // their second sighting, so one-off queries do not evict the ones that repeat.
-// A statement in use is closed only when its last user is done.
+// A statement in use is closed only when its last user is done. A transaction
+// never waits for a preparation: it holds a connection already, and preparing
+// on the pool would need another one, which may not come while every
+// connection belongs to a transaction doing the same. It runs the query
+// unprepared and, on the query's second sighting, has it prepared in the
+// background for the transactions after it.
 
 // stmtCache is a bounded LRU of prepared statements keyed by SQL text.
 type stmtCache struct {
-	db    *sql.DB
-	max   int
-	mu    sync.Mutex
-	bySQL map[string]*list.Element
-	lru   *list.List          // of *cached, most recent first
-	seen  map[string]struct{} // queries run once, not yet admitted
+	db        *sql.DB
+	max       int
+	mu        sync.Mutex
+	bySQL     map[string]*list.Element
+	lru       *list.List          // of *cached, most recent first
+	seen      map[string]struct{} // queries run once, not yet admitted
+	preparing map[string]bool     // queries being prepared in the background
 }
 
 type cached struct {
@@ -39,12 +46,14 @@ type cached struct {
 }
 
 func newStmtCache(db *sql.DB, max int) *stmtCache {
-	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(), seen: map[string]struct{}{}}
+	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(),
+		seen: map[string]struct{}{}, preparing: map[string]bool{}}
 }
 
 // acquire returns the prepared statement of query, preparing it on its second
-// sighting; nil means "run it unprepared". Release what it returns.
-func (c *stmtCache) acquire(ctx context.Context, query string) (*cached, error) {
+// sighting; nil means "run it unprepared". Inside a transaction (inTx) it
+// never prepares in line. Release what it returns.
+func (c *stmtCache) acquire(ctx context.Context, query string, inTx bool) (*cached, error) {
 	if strings.Contains(query, " OFFSET ") {
 		return nil, nil
 	}
@@ -64,32 +73,64 @@ func (c *stmtCache) acquire(ctx context.Context, query string) (*cached, error) 
 		c.mu.Unlock()
 		return nil, nil
 	}
+	if inTx {
+		if !c.preparing[query] {
+			c.preparing[query] = true
+			go c.prepareLater(query)
+		}
+		c.mu.Unlock()
+		return nil, nil
+	}
 	c.mu.Unlock()
 	stmt, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
+	return c.admit(query, stmt, true), nil
+}
+
+// prepareLater prepares query on the pool, when a connection is free, and
+// admits it.
+func (c *stmtCache) prepareLater(query string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stmt, err := c.db.PrepareContext(ctx, query)
+	c.mu.Lock()
+	delete(c.preparing, query)
+	c.mu.Unlock()
+	if err == nil {
+		c.admit(query, stmt, false)
+	}
+}
+
+// admit puts a prepared statement in the cache, evicting the least recently
+// used, and returns the cached entry (acquired when use is true).
+func (c *stmtCache) admit(query string, stmt *sql.Stmt, use bool) *cached {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.bySQL[query]; ok { // prepared concurrently
+	s, ok := (*cached)(nil), false
+	if e, found := c.bySQL[query]; found { // prepared concurrently
 		_ = stmt.Close()
 		c.lru.MoveToFront(e)
-		s := e.Value.(*cached)
-		s.users++
-		return s, nil
+		s, ok = e.Value.(*cached), true
 	}
-	delete(c.seen, query)
-	s := &cached{query: query, stmt: stmt, users: 1}
-	c.bySQL[query] = c.lru.PushFront(s)
-	for c.lru.Len() > c.max {
-		old := c.lru.Remove(c.lru.Back()).(*cached)
-		delete(c.bySQL, old.query)
-		old.evicted = true
-		if old.users == 0 {
-			_ = old.stmt.Close() // rows still open keep it alive until they close
+	if !ok {
+		delete(c.seen, query)
+		s = &cached{query: query, stmt: stmt}
+		c.bySQL[query] = c.lru.PushFront(s)
+		for c.lru.Len() > c.max {
+			old := c.lru.Remove(c.lru.Back()).(*cached)
+			delete(c.bySQL, old.query)
+			old.evicted = true
+			if old.users == 0 {
+				_ = old.stmt.Close() // rows still open keep it alive until they close
+			}
 		}
 	}
-	return s, nil
+	if use {
+		s.users++
+	}
+	return s
 }
 
 // release ends a use of s, closing it if it was evicted meanwhile.
@@ -109,7 +150,7 @@ func (c *stmtCache) release(s *cached) {
 type pool struct{ c *stmtCache }
 
 func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := p.c.acquire(ctx, query)
+	s, err := p.c.acquire(ctx, query, false)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +162,7 @@ func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 }
 
 func (p pool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := p.c.acquire(ctx, query)
+	s, err := p.c.acquire(ctx, query, false)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +181,7 @@ type txConn struct {
 }
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := t.c.acquire(ctx, query)
+	s, err := t.c.acquire(ctx, query, true)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +193,7 @@ func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql
 }
 
 func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := t.c.acquire(ctx, query)
+	s, err := t.c.acquire(ctx, query, true)
 	if err != nil {
 		return nil, err
 	}

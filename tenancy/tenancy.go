@@ -30,9 +30,13 @@ type Organization struct {
 
 var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 
-// Create makes an organization with a live and a test account, in one
-// transaction. Seeding the test account is the caller's next step.
-func Create(ctx context.Context, c *ent.Client, name, plan, currency string) (*Organization, error) {
+// Setup is more work on a new organization, in its creating transaction
+// (seeding the test account).
+type Setup func(ctx context.Context, tx *ent.Tx, o *Organization) error
+
+// Create makes an organization with a live and a test account and runs the
+// setups, all in one transaction: a failure leaves nothing behind.
+func Create(ctx context.Context, c *ent.Client, name, plan, currency string, setups ...Setup) (*Organization, error) {
 	if name == "" {
 		return nil, fmt.Errorf("an organization needs a name")
 	}
@@ -57,8 +61,15 @@ func Create(ctx context.Context, c *ent.Client, name, plan, currency string) (*O
 		if out.Live, err = tx.Account.Create().SetOrganizationID(org.ID).SetEnvironment(account.EnvironmentLive).Save(ctx); err != nil {
 			return err
 		}
-		out.Test, err = tx.Account.Create().SetOrganizationID(org.ID).SetEnvironment(account.EnvironmentTest).Save(ctx)
-		return err
+		if out.Test, err = tx.Account.Create().SetOrganizationID(org.ID).SetEnvironment(account.EnvironmentTest).Save(ctx); err != nil {
+			return err
+		}
+		for _, setup := range setups {
+			if err := setup(ctx, tx, &out); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create organization: %w", err)

@@ -141,12 +141,10 @@ func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	applied, err := migrate.Apply(ctx, st.DB, st.Dialect)
+	applied, err := migrate.Apply(ctx, st.DB, st.Dialect, func(ctx context.Context) error {
+		return seed.Shared(ctx, st.Client)
+	})
 	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	if err := seed.Shared(ctx, st.Client); err != nil {
 		st.Close()
 		return nil, nil, err
 	}

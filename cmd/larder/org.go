@@ -27,11 +27,8 @@ func orgCreate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	org, err := tenancy.Create(ctx, st.Client, *name, *plan, *currency)
+	org, err := tenancy.Create(ctx, st.Client, *name, *plan, *currency, seed.TestAccount)
 	if err != nil {
-		return err
-	}
-	if err := seed.TestAccount(ctx, st.Client, org.Test.ID); err != nil {
 		return err
 	}
 	return e.print(map[string]any{

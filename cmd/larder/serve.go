@@ -93,11 +93,8 @@ func createDemo(ctx context.Context, e *env, st *store.Store) (string, error) {
 		e.log.Info("demo: the database already has organizations; create a key with `larder key create`")
 		return "", nil
 	}
-	org, err := tenancy.Create(ctx, st.Client, "Demo Bakery", tenancy.Entitled, "CAD")
+	org, err := tenancy.Create(ctx, st.Client, "Demo Bakery", tenancy.Entitled, "CAD", seed.TestAccount)
 	if err != nil {
-		return "", err
-	}
-	if err := seed.TestAccount(ctx, st.Client, org.Test.ID); err != nil {
 		return "", err
 	}
 	k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Test, policy.Known(), "demo")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/seed"
 )
 
 // freeAddr returns a loopback address nobody listens on.
@@ -152,6 +153,38 @@ func TestBusyAccountBudgetAcrossServers(t *testing.T) {
 			ok := counts[200]
 			if ok > limit || ok < limit-2*limit/100 || counts[200]+counts[429] != requests {
 				t.Fatalf("statuses %v: %d allowed, want between %d and %d", counts, ok, limit-2*limit/100, limit)
+			}
+		})
+	}
+}
+
+// Servers starting together on one PostgreSQL database migrate once and seed
+// the shared rows once.
+func TestConcurrentStartsSeedOnce(t *testing.T) {
+	for _, b := range dbtest.Backends(t) {
+		if b != dbtest.Postgres {
+			continue
+		}
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.Scratch(t, "start")
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var out, errb bytes.Buffer
+					if err := run(context.Background(), []string{"migrate", "--database", db}, &out, &errb); err != nil {
+						t.Errorf("migrate: %v\n%s", err, errb.String())
+					}
+				}()
+			}
+			wg.Wait()
+			st := dbtest.OpenURL(t, db)
+			for table, want := range map[string]int{"units_of_measure": len(seed.Units), "allergens": len(seed.Allergens)} {
+				var n int
+				if err := st.DB.QueryRow(`SELECT count(*) FROM ` + table + ` WHERE is_global`).Scan(&n); err != nil || n != want {
+					t.Fatalf("%s: %d shared rows (%v), want %d", table, n, err, want)
+				}
 			}
 		})
 	}

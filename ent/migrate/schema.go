@@ -136,6 +136,14 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{AllergensColumns[10], AllergensColumns[4]},
 			},
+			{
+				Name:    "allergen_code",
+				Unique:  true,
+				Columns: []*schema.Column{AllergensColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
+			},
 		},
 	}
 	// EventsColumns holds the columns for the "events" table.
@@ -417,6 +425,14 @@ var (
 				Name:    "unitofmeasure_account_id_code",
 				Unique:  true,
 				Columns: []*schema.Column{UnitsOfMeasureColumns[8], UnitsOfMeasureColumns[4]},
+			},
+			{
+				Name:    "unitofmeasure_code",
+				Unique:  true,
+				Columns: []*schema.Column{UnitsOfMeasureColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
 			},
 		},
 	}

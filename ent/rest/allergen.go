@@ -114,7 +114,7 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 		return nil, err
 	}
 	q := h.Client.Allergen.Query()
-	if p.Search.IsSet() && (p.Code.IsSet() || p.Description.IsSet() || p.IsMajorAllergen.IsSet() || p.Name.IsSet() || p.RegulatoryReference.IsSet()) {
+	if p.Search.Or("") != "" && (p.Code.IsSet() || p.Description.IsSet() || p.IsMajorAllergen.IsSet() || p.Name.IsSet() || p.RegulatoryReference.IsSet()) {
 		return nil, problem.Invalid("search", "cannot be combined with the named filters code, description, is_major_allergen, name, regulatory_reference")
 	}
 	if v, ok := p.Search.Get(); ok && v != "" {

@@ -53,6 +53,16 @@ var Scopes = map[string]string{
 	oas.GetOrganizationOperation:     "",
 }
 
+// QueryParams lists, per operation taking query parameters, the parameters it
+// accepts; any other is refused. Operations not listed accept none.
+var QueryParams = map[string][]string{
+	oas.ListAllergensOperation:      {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
+	oas.ListOperationsOperation:     {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListTagsOperation:           {"limit", "offset", "sort", "search", "name", "ref_type"},
+	oas.ListUnitsOfMeasureOperation: {"limit", "offset", "sort", "search"},
+	oas.ListWarehousesOperation:     {"limit", "offset", "sort", "search", "name"},
+}
+
 // Immutable lists, per update operation, the fields that cannot change.
 var Immutable = map[string][]string{
 	oas.UpdateTagOperation:           {"ref_type"},

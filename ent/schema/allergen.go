@@ -54,6 +54,7 @@ func (Allergen) Indexes() []ent.Index {
 	return append(tenantIndexes("name_fr", "is_major_allergen", "description", "regulatory_reference"),
 		index.Fields("account_id", "name").Unique(),
 		uniqueCode(),
+		uniqueSharedCode(),
 	)
 }
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -42,3 +43,11 @@ func tenantIndexes(fields ...string) []ent.Index {
 
 // uniqueCode makes code unique within an account.
 func uniqueCode() ent.Index { return index.Fields("account_id", "code").Unique() }
+
+// uniqueSharedCode makes code unique among the shared rows (account_id is
+// NULL there, which a unique index on (account_id, code) does not constrain).
+func uniqueSharedCode() ent.Index {
+	return index.Fields("code").
+		Unique().
+		Annotations(entsql.IndexWhere("is_global"))
+}

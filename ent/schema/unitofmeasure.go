@@ -56,7 +56,7 @@ func (UnitOfMeasure) Hooks() []ent.Hook { return []ent.Hook{hooks.UnitCodeUnique
 
 // Indexes back the sorts; codes are unique per account.
 func (UnitOfMeasure) Indexes() []ent.Index {
-	return append(tenantIndexes("name"), uniqueCode())
+	return append(tenantIndexes("name"), uniqueCode(), uniqueSharedCode())
 }
 
 // Annotations expose units at /units-of-measure.

@@ -24,6 +24,8 @@ CREATE INDEX `allergen_account_id_regulatory_reference` ON `allergens` (`account
 CREATE UNIQUE INDEX `allergen_account_id_name` ON `allergens` (`account_id`, `name`);
 -- create index "allergen_account_id_code" to table: "allergens"
 CREATE UNIQUE INDEX `allergen_account_id_code` ON `allergens` (`account_id`, `code`);
+-- create index "allergen_code" to table: "allergens"
+CREATE UNIQUE INDEX `allergen_code` ON `allergens` (`code`) WHERE is_global;
 -- create "events" table
 CREATE TABLE `events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `event_id` text NOT NULL, `environment` text NOT NULL, `type` text NOT NULL, `resource_type` text NOT NULL, `resource_id` integer NOT NULL, `snapshot` json NOT NULL, `source` text NOT NULL, `api_key_id` integer NULL, `request_id` text NULL, `created_at` datetime NOT NULL, `account_id` integer NOT NULL, CONSTRAINT `events_accounts_account` FOREIGN KEY (`account_id`) REFERENCES `accounts` (`id`) ON DELETE RESTRICT);
 -- create index "events_event_id_key" to table: "events"
@@ -78,3 +80,5 @@ CREATE INDEX `unitofmeasure_account_id` ON `units_of_measure` (`account_id`);
 CREATE INDEX `unitofmeasure_account_id_name` ON `units_of_measure` (`account_id`, `name`);
 -- create index "unitofmeasure_account_id_code" to table: "units_of_measure"
 CREATE UNIQUE INDEX `unitofmeasure_account_id_code` ON `units_of_measure` (`account_id`, `code`);
+-- create index "unitofmeasure_code" to table: "units_of_measure"
+CREATE UNIQUE INDEX `unitofmeasure_code` ON `units_of_measure` (`code`) WHERE is_global;
