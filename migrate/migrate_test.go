@@ -62,32 +62,8 @@ func TestTamperedMigrationIsRefused(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
 			st := freshStore(t, b)
-			dir, err := migrate.Embedded(st.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tampered := &atlas.MemDir{}
-			for _, f := range files {
-				body := f.Bytes()
-				if f == files[0] {
-					body = append(body, []byte("\nDROP TABLE tags;\n")...)
-				}
-				if err := tampered.WriteFile(f.Name(), body); err != nil {
-					t.Fatal(err)
-				}
-			}
-			sum, err := dir.Checksum()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := atlas.WriteSumFile(tampered, sum); err != nil {
-				t.Fatal(err)
-			}
-			_, err = migrate.ApplyDir(context.Background(), st.DB, st.Dialect, tampered)
+			tampered := edited(t, st.Dialect, "\nDROP TABLE tags;\n", false)
+			_, err := migrate.ApplyDir(context.Background(), st.DB, st.Dialect, tampered)
 			if !errors.Is(err, atlas.ErrChecksumMismatch) {
 				t.Fatalf("error %v, want a checksum mismatch", err)
 			}
@@ -121,35 +97,47 @@ func TestEditedAppliedMigrationIsRefused(t *testing.T) {
 			if _, err := migrate.Apply(ctx, st.DB, st.Dialect); err != nil {
 				t.Fatal(err)
 			}
-			dir, err := migrate.Embedded(st.Dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := dir.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			edited := &atlas.MemDir{}
-			for _, f := range files {
-				body := f.Bytes()
-				if f == files[0] {
-					body = append(body, []byte("\n-- an innocent-looking edit\n")...)
-				}
-				if err := edited.WriteFile(f.Name(), body); err != nil {
-					t.Fatal(err)
-				}
-			}
-			sum, err := edited.Checksum()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := atlas.WriteSumFile(edited, sum); err != nil {
-				t.Fatal(err)
-			}
-			_, err = migrate.ApplyDir(ctx, st.DB, st.Dialect, edited)
+			changed := edited(t, st.Dialect, "\n-- an innocent-looking edit\n", true)
+			_, err := migrate.ApplyDir(ctx, st.DB, st.Dialect, changed)
 			if err == nil || !strings.Contains(err.Error(), "changed after it was applied") {
 				t.Fatalf("error %v, want a refusal of the edited migration", err)
 			}
 		})
 	}
+}
+
+// edited is the embedded directory of dia with extra appended to its first
+// migration, and atlas.sum either kept (tampering) or rewritten to match.
+func edited(t *testing.T, dia, extra string, rehash bool) *atlas.MemDir {
+	t.Helper()
+	dir, err := migrate.Embedded(dia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := dir.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &atlas.MemDir{}
+	for i, f := range files {
+		body := f.Bytes()
+		if i == 0 {
+			body = append(body, []byte(extra)...)
+		}
+		if err := out.WriteFile(f.Name(), body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sumOf := dir
+	if rehash {
+		sumOf = out
+	}
+	sum, err := sumOf.Checksum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := atlas.WriteSumFile(out, sum); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
