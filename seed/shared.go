@@ -71,45 +71,47 @@ func Shared(ctx context.Context, c *ent.Client) error {
 	ctx = hooks.WithoutEvents(policy.System(ctx))
 	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
 		for _, u := range Units {
-			exists, err := tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code)).Exist(ctx)
+			err := ensure(ctx, "unit "+u.Code,
+				tx.UnitOfMeasure.Query().Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code)).Exist,
+				tx.UnitOfMeasure.Create().
+					SetIsGlobal(true).
+					SetReadOnly(true).
+					SetCode(u.Code).
+					SetName(u.Name).
+					SetNillableWeightInGrams(u.WeightInGrams).
+					Exec)
 			if err != nil {
 				return err
-			}
-			if exists {
-				continue
-			}
-			err = tx.UnitOfMeasure.Create().
-				SetIsGlobal(true).
-				SetReadOnly(true).
-				SetCode(u.Code).
-				SetName(u.Name).
-				SetNillableWeightInGrams(u.WeightInGrams).
-				Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("seed unit %s: %w", u.Code, err)
 			}
 		}
 		for _, a := range Allergens {
-			exists, err := tx.Allergen.Query().Where(allergen.IsGlobal(true), allergen.Code(a.Code)).Exist(ctx)
+			err := ensure(ctx, "allergen "+a.Code,
+				tx.Allergen.Query().Where(allergen.IsGlobal(true), allergen.Code(a.Code)).Exist,
+				tx.Allergen.Create().
+					SetIsGlobal(true).
+					SetCode(a.Code).
+					SetName(a.Name).
+					SetNameFr(a.NameFr).
+					SetDescription(a.Description).
+					SetIsMajorAllergen(true).
+					SetRegulatoryReference(AllergenReference).
+					Exec)
 			if err != nil {
 				return err
-			}
-			if exists {
-				continue
-			}
-			err = tx.Allergen.Create().
-				SetIsGlobal(true).
-				SetCode(a.Code).
-				SetName(a.Name).
-				SetNameFr(a.NameFr).
-				SetDescription(a.Description).
-				SetIsMajorAllergen(true).
-				SetRegulatoryReference(AllergenReference).
-				Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("seed allergen %s: %w", a.Code, err)
 			}
 		}
 		return nil
 	})
+}
+
+// ensure creates a row unless it exists.
+func ensure(ctx context.Context, what string, exists func(context.Context) (bool, error), create func(context.Context) error) error {
+	found, err := exists(ctx)
+	if err != nil || found {
+		return err
+	}
+	if err := create(ctx); err != nil {
+		return fmt.Errorf("seed %s: %w", what, err)
+	}
+	return nil
 }

@@ -97,7 +97,7 @@ func (s *Store) Close() error { return s.Client.Close() }
 func Parse(rawURL string) (driver, dia, dsn string, err error) {
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		return "postgres", dialect.Postgres, postgresDSN(rawURL), nil
+		return "postgres", dialect.Postgres, PostgresDSN(rawURL), nil
 	case strings.HasPrefix(rawURL, "sqlite://"):
 		path := strings.TrimPrefix(rawURL, "sqlite://")
 		if path == "" {
@@ -108,10 +108,10 @@ func Parse(rawURL string) (driver, dia, dsn string, err error) {
 	return "", "", "", fmt.Errorf("database URL %q: use postgres://…, postgresql://… or sqlite://PATH", rawURL)
 }
 
-// postgresDSN turns on lib/pq's binary_parameters unless the URL sets it: a
+// PostgresDSN turns on lib/pq's binary_parameters unless the URL sets it: a
 // query with arguments then costs one round trip instead of two (no unnamed
 // prepared statement), which also suits connection poolers.
-func postgresDSN(rawURL string) string {
+func PostgresDSN(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return rawURL // lib/pq reports the error

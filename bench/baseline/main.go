@@ -139,8 +139,9 @@ func main() {
 }
 
 // binaryParameters turns on lib/pq's binary_parameters in a postgres:// URL
-// unless it is set, as Larder's store does: a query with arguments then takes
-// one round trip instead of two.
+// unless it is set, as Larder's store.PostgresDSN does: a query with arguments
+// then takes one round trip instead of two. The baseline imports nothing of
+// Larder, so it keeps its own copy.
 func binaryParameters(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {

@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -32,6 +31,7 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bench/internal/proccpu"
 	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/store"
 )
 
 // The statements below are Larder's own (auth, ratelimit) or copies; keep the
@@ -84,7 +84,7 @@ func main() {
 	if !ok {
 		log.Fatal("querycost: --key must start with key_live_ or key_test_")
 	}
-	db, err := sql.Open("postgres", binaryParameters(*dsn))
+	db, err := sql.Open("postgres", store.PostgresDSN(*dsn))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -190,21 +190,6 @@ func checkSpend(ctx context.Context, db *sql.DB, hash, env string) error {
 		return fmt.Errorf("lookupAndSpend counted no hit: the key is revoked, expired or of another environment")
 	}
 	return rows.Err()
-}
-
-// binaryParameters turns on lib/pq's binary_parameters in a postgres:// URL
-// unless it is set, as Larder's store does (one round trip per query).
-func binaryParameters(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return dsn
-	}
-	q := u.Query()
-	if q.Get("binary_parameters") == "" {
-		q.Set("binary_parameters", "yes")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 // tagIDs lists the ids of the tags of account.
