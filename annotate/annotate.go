@@ -66,6 +66,21 @@ type Resource struct {
 	RootsOnly string `json:"roots_only,omitempty"`
 	// Description documents the resource (OpenAPI tag description).
 	Description string `json:"description,omitempty"`
+	// Groups are nested objects of grouped fields, present when a field has a value.
+	Groups []Group `json:"groups,omitempty"`
+	// SearchID makes a numeric `search` also match the id.
+	SearchID bool `json:"search_id,omitempty"`
+	// Unpaginated lists return every row in one page, ordered by the named field.
+	Unpaginated string `json:"unpaginated,omitempty"`
+}
+
+// Group is a nested object of the resource's output holding the fields placed
+// In it; it is populated when the field When equals Is, and null otherwise.
+type Group struct {
+	Name        string `json:"name"`
+	When        string `json:"when"`
+	Is          string `json:"is"`
+	Description string `json:"description,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -100,6 +115,19 @@ func (r Resource) Updated() Resource { r.UpdatedSince = true; return r }
 
 // Roots exposes only rows whose field is NULL.
 func (r Resource) Roots(field string) Resource { r.RootsOnly = field; return r }
+
+// Group adds a nested object, populated when field when equals is.
+func (r Resource) Group(name, when, is, description string) Resource {
+	r.Groups = append(r.Groups, Group{Name: name, When: when, Is: is, Description: description})
+	return r
+}
+
+// SearchByID makes a numeric `search` also match the record's id.
+func (r Resource) SearchByID() Resource { r.SearchID = true; return r }
+
+// All makes the list unpaginated: every row, ordered by field, no paging or sort
+// parameters.
+func (r Resource) All(field string) Resource { r.Unpaginated = field; return r }
 
 // Describe documents the resource.
 func (r Resource) Describe(d string) Resource { r.Description = d; return r }

@@ -52,6 +52,9 @@ type Field struct {
 	Max            *float64 `json:"max,omitempty"`
 	ExclusiveMin   bool     `json:"exclusive_min,omitempty"`
 	Required       bool     `json:"required,omitempty"`
+	SearchEq       bool     `json:"search_eq,omitempty"`
+	Group          string   `json:"group,omitempty"`
+	Borrow         []string `json:"borrow,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -77,6 +80,9 @@ func (f Field) Merge(other schema.Annotation) schema.Annotation {
 	f.Format = or(f.Format, o.Format)
 	f.ExclusiveMin = f.ExclusiveMin || o.ExclusiveMin
 	f.Required = f.Required || o.Required
+	f.SearchEq = f.SearchEq || o.SearchEq
+	f.Group = or(f.Group, o.Group)
+	f.Borrow = append(f.Borrow, o.Borrow...)
 	if o.MinLen != nil {
 		f.MinLen = o.MinLen
 	}
@@ -116,6 +122,10 @@ func Sortable() Field { return Field{Sort: true} }
 
 // Searchable includes the field in the free-text `search`.
 func Searchable() Field { return Field{Search: true} }
+
+// SearchableExactly includes the field in the free-text `search` as an exact,
+// case-sensitive match (a unit such as "mg").
+func SearchableExactly() Field { return Field{Search: true, SearchEq: true} }
 
 // Output marks a field the API returns but never accepts in a body.
 func Output() Field { return Field{ReadOnly: true} }
@@ -163,3 +173,43 @@ func Decimal() Field { return Field{Format: FormatDecimal} }
 
 // Required makes a nillable field required and non-null in create bodies.
 func Required() Field { return Field{Required: true} }
+
+// In places the field inside the resource's named group object (see
+// Resource.Group) instead of at the top level. Grouped fields are output only.
+func In(group string) Field { return Field{Group: group, ReadOnly: true} }
+
+// Borrow, on the foreign key of a join entity shown as entries (Entries), copies
+// the named fields of the referenced row into each entry: an allergen entry
+// shows the allergen's code and name beside its allergen_id.
+func Borrow(fields ...string) Field { return Field{Borrow: fields} }
+
+// EdgeName is the annotation name of Edge.
+const EdgeName = "LarderEdge"
+
+// Edge describes how a one-to-many edge to a join entity appears in the API:
+// as an array of the ids one join field holds (IDs), or as an array of objects
+// made of the join entity's fields (Entries). Edge fields are output only; the
+// list and single retrieval load them eagerly.
+type Edge struct {
+	JSON     string `json:"json"`
+	IDField  string `json:"id_field,omitempty"`
+	ListNull bool   `json:"list_null,omitempty"`
+	Group    string `json:"group,omitempty"`
+}
+
+// Name implements schema.Annotation.
+func (Edge) Name() string { return EdgeName }
+
+// IDs shows the edge as the array json of the join rows' field values, in join
+// row order (tag_ids from the product's tag rows).
+func IDs(json, field string) Edge { return Edge{JSON: json, IDField: field} }
+
+// Entries shows the edge as the array json of its join rows, each with the join
+// entity's API fields and the fields its foreign keys borrow.
+func Entries(json string) Edge { return Edge{JSON: json} }
+
+// SingleOnly returns the edge on single retrieval only; lists carry null.
+func (e Edge) SingleOnly() Edge { e.ListNull = true; return e }
+
+// In places the edge inside the resource's named group object.
+func (e Edge) In(group string) Edge { e.Group = group; return e }

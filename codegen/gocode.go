@@ -34,16 +34,6 @@ func (f *Field) toEnt(v string) string {
 	return v
 }
 
-// Convert is the statement that sets out.<field> from the ent entity e.
-func (f *Field) Convert() string {
-	src := "e." + f.EntGo()
-	if !f.Nillable() {
-		return fmt.Sprintf("out.%s = %s", f.Go(), f.toAPI(src))
-	}
-	return fmt.Sprintf("if %s != nil {\n\tout.%s.SetTo(%s)\n} else {\n\tout.%s.SetToNull()\n}",
-		src, f.Go(), f.toAPI("(*"+src+")"), f.Go())
-}
-
 // ApplyCreate is the statement that sets the field of create builder b from req.
 func (f *Field) ApplyCreate() string {
 	set := "b.Set" + f.F.StructField()
@@ -103,17 +93,26 @@ func (f *Field) entType() string {
 	return f.F.Type.String()
 }
 
-// Search is the predicate matching the search text v in any searched field.
+// Search is the statement that restricts q to rows matching the search text v
+// in any searched field (and the id, where the resource says so).
 func (r *Resource) Search() string {
 	pkg := r.Type.Package()
 	var ps []string
 	for _, f := range r.Searched() {
-		ps = append(ps, pkg+"."+f.F.StructField()+"ContainsFold(v)")
+		if f.Ann.SearchEq {
+			ps = append(ps, pkg+"."+f.F.StructField()+"EQ(v)")
+		} else {
+			ps = append(ps, pkg+"."+f.F.StructField()+"ContainsFold(v)")
+		}
+	}
+	if r.Ann.SearchID {
+		return fmt.Sprintf("ps := []predicate.%s{%s}\nif id, ok := listing.SearchID(v); ok {\n\tps = append(ps, %s.ID(id))\n}\nq.Where(%s.Or(ps...))",
+			r.Type.Name, strings.Join(ps, ", "), pkg, pkg)
 	}
 	if len(ps) == 1 {
-		return ps[0]
+		return "q.Where(" + ps[0] + ")"
 	}
-	return pkg + ".Or(" + strings.Join(ps, ", ") + ")"
+	return "q.Where(" + pkg + ".Or(" + strings.Join(ps, ", ") + "))"
 }
 
 // Roots is the predicate restricting queries to the resource's rows, or "".
@@ -140,12 +139,97 @@ func (r *Resource) NullInList() []*Field {
 	return out
 }
 
-// NotInSnapshot are the JSON keys webhook snapshots leave out.
+// NotInSnapshot are the JSON keys webhook snapshots leave out: cost and
+// single-only fields, edges and groups (a snapshot holds the record's own
+// top-level values).
 func (r *Resource) NotInSnapshot() []string {
 	var out []string
 	for _, f := range r.Fields {
-		if f.Ann.Cost || f.Ann.ListNull {
+		if (f.Ann.Cost || f.Ann.ListNull) && f.Ann.Group == "" {
 			out = append(out, f.Name)
+		}
+	}
+	for _, e := range r.EdgesInGroup("") {
+		out = append(out, e.Name())
+	}
+	for _, g := range r.Ann.Groups {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// ConvertTo is the statement that sets dst.<field> from the ent value src.
+func (f *Field) ConvertTo(src, dst string) string {
+	v := src + "." + f.EntGo()
+	if !f.Nillable() {
+		return fmt.Sprintf("%s.%s = %s", dst, f.Go(), f.toAPI(v))
+	}
+	return fmt.Sprintf("if %s != nil {\n\t%s.%s.SetTo(%s)\n} else {\n\t%s.%s.SetToNull()\n}",
+		v, dst, f.Go(), f.toAPI("(*"+v+")"), dst, f.Go())
+}
+
+// Convert is the statement that sets dst.<edge> from the loaded edge of the
+// ent entity e: the ids or the entries, or null (an empty array where null is
+// not allowed) when the edge was not loaded.
+func (e *Edge) Convert(dst string) string {
+	edge := e.E.StructField()
+	var build string
+	if e.Entry == nil {
+		build = fmt.Sprintf("vs := make([]int, len(rows))\nfor i, x := range rows {\n\tvs[i] = x.%s\n}", e.IDField())
+	} else {
+		build = fmt.Sprintf("vs := make([]oas.%s, len(rows))\nfor i, x := range rows {\n\tvs[i] = %s(x)\n}", e.Entry.Schema, e.Entry.EntryFunc())
+	}
+	// ogen shows a nil slice of a nullable array as null; vs is never nil.
+	set, unset := dst+"."+e.Go()+" = vs", dst+"."+e.Go()+" = "+e.empty()
+	if e.Ann.ListNull {
+		unset = dst + "." + e.Go() + " = nil"
+	}
+	return fmt.Sprintf("if rows, err := e.Edges.%sOrErr(); err == nil {\n%s\n%s\n} else {\n%s\n}", edge, build, set, unset)
+}
+
+func (e *Edge) empty() string {
+	if e.Entry == nil {
+		return "[]int{}"
+	}
+	return "[]oas." + e.Entry.Schema + "{}"
+}
+
+// With is the eager-loading call for the edge on a query q, join rows in id
+// order with the rows their borrowed fields come from.
+func (e *Edge) With() string {
+	join := e.E.Type
+	var also []string
+	if e.Entry != nil {
+		bs, _ := e.Entry.Borrows()
+		for _, b := range bs {
+			also = append(also, "q.With"+b.Edge.StructField()+"()")
+		}
+	}
+	return fmt.Sprintf("q.With%s(func(q *ent.%sQuery) {\n\tq.Order(ent.Asc(%s.FieldID))\n%s\n})",
+		e.E.StructField(), join.Name, join.Package(), strings.Join(also, "\n"))
+}
+
+// EntryFunc is the name of the converter of a join entity to its entry.
+func (r *Resource) EntryFunc() string { return lowerFirst(r.Schema) + "Entry" }
+
+// GroupCond is the condition under which group g is populated.
+func (r *Resource) GroupCond(name string) string {
+	for _, g := range r.Ann.Groups {
+		if g.Name == name {
+			return fmt.Sprintf("string(e.%s) == %q", r.field(g.When).EntGo(), g.Is)
+		}
+	}
+	return "false"
+}
+
+// Entries are the join entities the resource shows as entries.
+func (r *Resource) Entries() []*Resource {
+	var out []*Resource
+	seen := map[string]bool{}
+	for _, e := range r.Edges {
+		if e.Entry != nil && !seen[e.Entry.Schema] {
+			seen[e.Entry.Schema] = true
+			out = append(out, e.Entry)
 		}
 	}
 	return out

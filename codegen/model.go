@@ -28,6 +28,40 @@ type Resource struct {
 	Group  string   // ogen operation group and OpenAPI tag, e.g. "Warehouses"
 	ID     *Field   // the id
 	Fields []*Field // every field the API shows, in schema order
+	Edges  []*Edge  // edges the API shows (ids or entries), in schema order
+}
+
+// Edge is a one-to-many edge to a join entity that the API shows as an array
+// of ids or of entries.
+type Edge struct {
+	Res   *Resource
+	E     *gen.Edge
+	Ann   annotate.Edge
+	Entry *Resource // the join entity viewed as an entry schema (Entries only)
+}
+
+// Name is the JSON name.
+func (e *Edge) Name() string { return e.Ann.JSON }
+
+// Go is the ogen Go name of the field.
+func (e *Edge) Go() string { return pascal(e.Ann.JSON) }
+
+// IDField is the ent struct field of the join field an IDs edge collects.
+func (e *Edge) IDField() string {
+	for _, f := range e.E.Type.Fields {
+		if f.Name == e.Ann.IDField {
+			return f.StructField()
+		}
+	}
+	return pascal(e.Ann.IDField)
+}
+
+// Borrowed are the fields of the rows a join field references, copied into
+// each entry.
+type Borrowed struct {
+	Via    *Field   // the join entity's foreign key
+	Edge   *gen.Edge
+	Fields []*Field // the referenced type's fields
 }
 
 // Field is one field of a resource.
@@ -73,6 +107,25 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 			}
 			r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name, Ann: fa})
 		}
+		for _, e := range n.Edges {
+			ea, ok, err := edgeAnnotation(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
+			}
+			if !ok {
+				continue
+			}
+			if e.Unique || e.M2M() {
+				return nil, fmt.Errorf("%s.%s: an API edge must be one-to-many to a join entity", n.Name, e.Name)
+			}
+			x := &Edge{Res: r, E: e, Ann: ea}
+			if ea.IDField == "" {
+				if x.Entry, err = entryOf(e); err != nil {
+					return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
+				}
+			}
+			r.Edges = append(r.Edges, x)
+		}
 		if err := r.validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
@@ -116,9 +169,96 @@ func onDelete(e *gen.Edge) string {
 	return string(a.OnDelete)
 }
 
+// entryOf views the join entity of e as an entry: its API fields except the
+// foreign key back to the parent, and the fields its other keys borrow.
+func entryOf(e *gen.Edge) (*Resource, error) {
+	t := e.Type
+	r := &Resource{Type: t, Schema: t.Name}
+	back := ""
+	if e.Ref != nil && e.Ref.Field() != nil {
+		back = e.Ref.Field().Name
+	}
+	for _, f := range t.Fields {
+		fa, err := fieldAnnotation(f)
+		if err != nil {
+			return nil, err
+		}
+		if fa.Hidden || f.Sensitive() || f.Name == back {
+			continue
+		}
+		r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name, Ann: fa})
+	}
+	return r, nil
+}
+
+// Borrows are the borrowed fields of an entry, per foreign key.
+func (r *Resource) Borrows() ([]*Borrowed, error) {
+	var out []*Borrowed
+	for _, f := range r.Fields {
+		if len(f.Ann.Borrow) == 0 {
+			continue
+		}
+		e := f.Edge()
+		if e == nil {
+			return nil, fmt.Errorf("%s.%s borrows fields but is not a foreign key", r.Type.Name, f.Name)
+		}
+		target := &Resource{Type: e.Type, Schema: e.Type.Name}
+		b := &Borrowed{Via: f, Edge: e}
+		for _, name := range f.Ann.Borrow {
+			var found *gen.Field
+			for _, tf := range e.Type.Fields {
+				if tf.Name == name {
+					found = tf
+				}
+			}
+			if found == nil {
+				return nil, fmt.Errorf("%s.%s borrows unknown field %s.%s", r.Type.Name, f.Name, e.Type.Name, name)
+			}
+			fa, err := fieldAnnotation(found)
+			if err != nil {
+				return nil, err
+			}
+			if fa.Cost {
+				return nil, fmt.Errorf("%s.%s cannot borrow cost field %s", r.Type.Name, f.Name, name)
+			}
+			b.Fields = append(b.Fields, &Field{Res: target, F: found, Name: name, Ann: fa})
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 func (r *Resource) validate() error {
 	if r.Ann.Path == "" || r.Ann.Param == "" || r.Ann.Scope == "" || len(r.Ann.Ops) == 0 {
 		return fmt.Errorf("a resource needs a path, a parameter, a scope and operations")
+	}
+	groups := map[string]bool{}
+	for _, g := range r.Ann.Groups {
+		groups[g.Name] = true
+		if r.field(g.When) == nil {
+			return fmt.Errorf("group %s: unknown field %s", g.Name, g.When)
+		}
+	}
+	for _, f := range r.Fields {
+		if f.Ann.Group != "" && !groups[f.Ann.Group] {
+			return fmt.Errorf("field %s: unknown group %s", f.Name, f.Ann.Group)
+		}
+	}
+	for _, e := range r.Edges {
+		if e.Ann.Group != "" && !groups[e.Ann.Group] {
+			return fmt.Errorf("edge %s: unknown group %s", e.E.Name, e.Ann.Group)
+		}
+		if e.Entry != nil {
+			if _, err := e.Entry.Borrows(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(r.Ann.Groups) > 0 && (r.Has(annotate.Create) || r.Has(annotate.Update)) {
+		return fmt.Errorf("grouped fields are output only: a resource with groups cannot be created or updated through the API")
+	}
+	if r.Ann.Unpaginated != "" && r.field(r.Ann.Unpaginated) == nil {
+		return fmt.Errorf("unpaginated order: unknown field %s", r.Ann.Unpaginated)
 	}
 	for _, op := range r.Ann.Custom {
 		if !r.Has(op) {
@@ -170,6 +310,16 @@ func (r *Resource) indexedColumns() map[string]bool {
 	return out
 }
 
+// field is the resource field named name, or nil.
+func (r *Resource) field(name string) *Field {
+	for _, f := range r.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
 // Has reports whether the resource exposes op.
 func (r *Resource) Has(op annotate.Operation) bool { return slices.Contains(r.Ann.Ops, op) }
 
@@ -188,8 +338,48 @@ func (r *Resource) Shared() bool {
 	return false
 }
 
-// Output are the fields of the response schema: id first, then every shown field.
-func (r *Resource) Output() []*Field { return append([]*Field{r.ID}, r.Fields...) }
+// Output are the top-level fields of the response schema: id first, then
+// every shown field outside a group.
+func (r *Resource) Output() []*Field { return append([]*Field{r.ID}, r.InGroup("")...) }
+
+// InGroup are the fields placed in the named group ("" for the top level).
+func (r *Resource) InGroup(name string) []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.Group == name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// EdgesInGroup are the edges placed in the named group ("" for the top level).
+func (r *Resource) EdgesInGroup(name string) []*Edge {
+	var out []*Edge
+	for _, e := range r.Edges {
+		if e.Ann.Group == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ListEdges are the edges a list loads (those it does not show as null).
+func (r *Resource) ListEdges() []*Edge {
+	var out []*Edge
+	for _, e := range r.Edges {
+		if !e.Ann.ListNull {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// GroupType is the ogen type name of a group object, e.g. "ProductMaterial".
+func (r *Resource) GroupType(name string) string { return r.Schema + pascal(name) }
+
+// WhenField is the field that decides whether group g is populated.
+func (r *Resource) WhenField(g annotate.Group) *Field { return r.field(g.When) }
 
 // Writable are the fields a create body accepts.
 func (r *Resource) Writable() []*Field {
@@ -381,6 +571,15 @@ func (f *Field) Edge() *gen.Edge {
 func resourceAnnotation(n *gen.Type) (annotate.Resource, bool, error) {
 	var a annotate.Resource
 	raw, ok := n.Annotations[annotate.ResourceName]
+	if !ok {
+		return a, false, nil
+	}
+	return a, true, decode(raw, &a)
+}
+
+func edgeAnnotation(e *gen.Edge) (annotate.Edge, bool, error) {
+	var a annotate.Edge
+	raw, ok := e.Annotations[annotate.EdgeName]
 	if !ok {
 		return a, false, nil
 	}

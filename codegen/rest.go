@@ -23,6 +23,8 @@ var restTemplates = template.Must(template.New("rest").
 		"rootsField":  rootsField,
 		"enumsOf":     enumsOf,
 		"queryParams": queryParams,
+		"pascal":      pascal,
+		"borrows":     borrows,
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 
@@ -141,6 +143,9 @@ func enumsOf(r *Resource, op annotate.Operation) map[string][]string {
 // declares them.
 func queryParams(r *Resource) []string {
 	out := []string{"limit", "offset", "sort"}
+	if r.Ann.Unpaginated != "" {
+		out = nil
+	}
 	if len(r.Searched()) > 0 {
 		out = append(out, "search")
 	}
@@ -151,4 +156,10 @@ func queryParams(r *Resource) []string {
 		out = append(out, "updated_since")
 	}
 	return out
+}
+
+// borrows are the borrowed fields of an entry (validated when loaded).
+func borrows(r *Resource) []*Borrowed {
+	bs, _ := r.Borrows()
+	return bs
 }

@@ -280,12 +280,38 @@ func (b *specBuilder) resource(r *Resource) error {
 			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
 		}
 	}
+	if err := b.edgeProperties(out, r, ""); err != nil {
+		return err
+	}
+	for _, g := range r.Ann.Groups {
+		gs := ogen.NewSchema().SetDescription(g.Description)
+		for _, f := range r.InGroup(g.Name) {
+			s, err := b.fieldSchema(f, f.Nillable() || f.Ann.ListNull, false)
+			if err != nil {
+				return err
+			}
+			gs.AddRequiredProperties(s.ToProperty(f.Name))
+		}
+		if err := b.edgeProperties(gs, r, g.Name); err != nil {
+			return err
+		}
+		sc[r.GroupType(g.Name)] = gs
+		out.AddRequiredProperties((&ogen.Schema{
+			AllOf:       []*ogen.Schema{ref(r.GroupType(g.Name))},
+			Nullable:    true,
+			Description: fmt.Sprintf("Populated only when %s is %s; null otherwise.", g.When, g.Is),
+		}).ToProperty(g.Name))
+	}
 	sc[name] = out
 	sc[name+"Snapshot"] = snapshot
 	sc[name+"Data"] = ogen.NewSchema().AddRequiredProperties(ref(name).ToProperty("data"))
+	pagination := ref("Pagination")
+	if r.Ann.Unpaginated != "" {
+		pagination = ref("Pagination").SetDescription("Every row is returned in one page.")
+	}
 	sc[name+"List"] = ogen.NewSchema().AddRequiredProperties(
 		ref(name).AsArray().ToProperty("data"),
-		ref("Pagination").ToProperty("pagination"),
+		pagination.ToProperty("pagination"),
 		ogen.String().SetDescription(`The order applied, e.g. "name:asc,id:asc".`).ToProperty("order"),
 	)
 
@@ -373,6 +399,55 @@ func (b *specBuilder) resource(r *Resource) error {
 	return nil
 }
 
+// edgeProperties adds the edges of group (or the top level) to s.
+func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) error {
+	for _, e := range r.EdgesInGroup(group) {
+		var items *ogen.Schema
+		if e.Entry == nil {
+			items = ogen.Int()
+		} else {
+			if err := b.entry(e.Entry); err != nil {
+				return err
+			}
+			items = ref(e.Entry.Schema)
+		}
+		p := items.AsArray().SetDescription(e.E.Comment())
+		if e.Ann.ListNull {
+			p.Nullable = true
+			p.Description = strings.TrimSpace(p.Description + " Only on single retrieval; null in lists.")
+		}
+		s.AddRequiredProperties(p.ToProperty(e.Name()))
+	}
+	return nil
+}
+
+// entry adds the schema of a join entity shown as entries.
+func (b *specBuilder) entry(r *Resource) error {
+	s := ogen.NewSchema().SetDescription("One " + Human(r.Type) + ".")
+	for _, f := range r.Fields {
+		fs, err := b.fieldSchema(f, f.Nillable(), false)
+		if err != nil {
+			return err
+		}
+		s.AddRequiredProperties(fs.ToProperty(f.Name))
+	}
+	borrows, err := r.Borrows()
+	if err != nil {
+		return err
+	}
+	for _, bw := range borrows {
+		for _, f := range bw.Fields {
+			fs, err := b.fieldSchema(f, f.Nillable(), false)
+			if err != nil {
+				return err
+			}
+			s.AddRequiredProperties(fs.ToProperty(f.Name))
+		}
+	}
+	b.schemas()[r.Schema] = s
+	return nil
+}
+
 // listParams are the query parameters of a list: paging, sort, search, the
 // filters and updated_since.
 func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
@@ -384,12 +459,25 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 				"Fields: " + strings.Join(r.Sorts(), ", ") + ".").
 			SetSchema(example(ogen.String(), `"id:desc"`)),
 	}
+	if r.Ann.Unpaginated != "" {
+		ps = nil
+	}
 	if searched := r.Searched(); len(searched) > 0 {
-		names := make([]string, len(searched))
-		for i, f := range searched {
-			names[i] = f.Name
+		var names, exact []string
+		if r.Ann.SearchID {
+			exact = append(exact, "id")
+		}
+		for _, f := range searched {
+			if f.Ann.SearchEq {
+				exact = append(exact, f.Name)
+			} else {
+				names = append(names, f.Name)
+			}
 		}
 		desc := "Case-insensitive text matched within " + strings.Join(names, ", ") + "."
+		if len(exact) > 0 {
+			desc += " Also an exact match on " + strings.Join(exact, ", ") + "."
+		}
 		if r.Ann.SearchAlone {
 			desc += " Cannot be combined with the named filters (400)."
 		}

@@ -18,11 +18,27 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 
@@ -40,16 +56,48 @@ type Client struct {
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
 	Allergen *AllergenClient
+	// Country is the client for interacting with the Country builders.
+	Country *CountryClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// Food is the client for interacting with the Food builders.
+	Food *FoodClient
+	// FoodNutrient is the client for interacting with the FoodNutrient builders.
+	FoodNutrient *FoodNutrientClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
+	// Nutrient is the client for interacting with the Nutrient builders.
+	Nutrient *NutrientClient
 	// Operation is the client for interacting with the Operation builders.
 	Operation *OperationClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Preservation is the client for interacting with the Preservation builders.
+	Preservation *PreservationClient
+	// Product is the client for interacting with the Product builders.
+	Product *ProductClient
+	// ProductAllergen is the client for interacting with the ProductAllergen builders.
+	ProductAllergen *ProductAllergenClient
+	// ProductBannedCountry is the client for interacting with the ProductBannedCountry builders.
+	ProductBannedCountry *ProductBannedCountryClient
+	// ProductByproduct is the client for interacting with the ProductByproduct builders.
+	ProductByproduct *ProductByproductClient
+	// ProductQCCheckpoint is the client for interacting with the ProductQCCheckpoint builders.
+	ProductQCCheckpoint *ProductQCCheckpointClient
+	// ProductSubstitute is the client for interacting with the ProductSubstitute builders.
+	ProductSubstitute *ProductSubstituteClient
+	// ProductSupplier is the client for interacting with the ProductSupplier builders.
+	ProductSupplier *ProductSupplierClient
+	// ProductTag is the client for interacting with the ProductTag builders.
+	ProductTag *ProductTagClient
+	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
+	QCCheckpoint *QCCheckpointClient
+	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
+	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// Supplier is the client for interacting with the Supplier builders.
+	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
@@ -68,11 +116,27 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
+	c.Country = NewCountryClient(c.config)
 	c.Event = NewEventClient(c.config)
+	c.Food = NewFoodClient(c.config)
+	c.FoodNutrient = NewFoodNutrientClient(c.config)
 	c.Location = NewLocationClient(c.config)
+	c.Nutrient = NewNutrientClient(c.config)
 	c.Operation = NewOperationClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
+	c.Preservation = NewPreservationClient(c.config)
+	c.Product = NewProductClient(c.config)
+	c.ProductAllergen = NewProductAllergenClient(c.config)
+	c.ProductBannedCountry = NewProductBannedCountryClient(c.config)
+	c.ProductByproduct = NewProductByproductClient(c.config)
+	c.ProductQCCheckpoint = NewProductQCCheckpointClient(c.config)
+	c.ProductSubstitute = NewProductSubstituteClient(c.config)
+	c.ProductSupplier = NewProductSupplierClient(c.config)
+	c.ProductTag = NewProductTagClient(c.config)
+	c.QCCheckpoint = NewQCCheckpointClient(c.config)
+	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
+	c.Supplier = NewSupplierClient(c.config)
 	c.Tag = NewTagClient(c.config)
 	c.UnitOfMeasure = NewUnitOfMeasureClient(c.config)
 }
@@ -165,18 +229,34 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		APIKey:        NewAPIKeyClient(cfg),
-		Account:       NewAccountClient(cfg),
-		Allergen:      NewAllergenClient(cfg),
-		Event:         NewEventClient(cfg),
-		Location:      NewLocationClient(cfg),
-		Operation:     NewOperationClient(cfg),
-		Organization:  NewOrganizationClient(cfg),
-		RateWindow:    NewRateWindowClient(cfg),
-		Tag:           NewTagClient(cfg),
-		UnitOfMeasure: NewUnitOfMeasureClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		APIKey:               NewAPIKeyClient(cfg),
+		Account:              NewAccountClient(cfg),
+		Allergen:             NewAllergenClient(cfg),
+		Country:              NewCountryClient(cfg),
+		Event:                NewEventClient(cfg),
+		Food:                 NewFoodClient(cfg),
+		FoodNutrient:         NewFoodNutrientClient(cfg),
+		Location:             NewLocationClient(cfg),
+		Nutrient:             NewNutrientClient(cfg),
+		Operation:            NewOperationClient(cfg),
+		Organization:         NewOrganizationClient(cfg),
+		Preservation:         NewPreservationClient(cfg),
+		Product:              NewProductClient(cfg),
+		ProductAllergen:      NewProductAllergenClient(cfg),
+		ProductBannedCountry: NewProductBannedCountryClient(cfg),
+		ProductByproduct:     NewProductByproductClient(cfg),
+		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:    NewProductSubstituteClient(cfg),
+		ProductSupplier:      NewProductSupplierClient(cfg),
+		ProductTag:           NewProductTagClient(cfg),
+		QCCheckpoint:         NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
+		RateWindow:           NewRateWindowClient(cfg),
+		Supplier:             NewSupplierClient(cfg),
+		Tag:                  NewTagClient(cfg),
+		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
 	}, nil
 }
 
@@ -194,18 +274,34 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		APIKey:        NewAPIKeyClient(cfg),
-		Account:       NewAccountClient(cfg),
-		Allergen:      NewAllergenClient(cfg),
-		Event:         NewEventClient(cfg),
-		Location:      NewLocationClient(cfg),
-		Operation:     NewOperationClient(cfg),
-		Organization:  NewOrganizationClient(cfg),
-		RateWindow:    NewRateWindowClient(cfg),
-		Tag:           NewTagClient(cfg),
-		UnitOfMeasure: NewUnitOfMeasureClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		APIKey:               NewAPIKeyClient(cfg),
+		Account:              NewAccountClient(cfg),
+		Allergen:             NewAllergenClient(cfg),
+		Country:              NewCountryClient(cfg),
+		Event:                NewEventClient(cfg),
+		Food:                 NewFoodClient(cfg),
+		FoodNutrient:         NewFoodNutrientClient(cfg),
+		Location:             NewLocationClient(cfg),
+		Nutrient:             NewNutrientClient(cfg),
+		Operation:            NewOperationClient(cfg),
+		Organization:         NewOrganizationClient(cfg),
+		Preservation:         NewPreservationClient(cfg),
+		Product:              NewProductClient(cfg),
+		ProductAllergen:      NewProductAllergenClient(cfg),
+		ProductBannedCountry: NewProductBannedCountryClient(cfg),
+		ProductByproduct:     NewProductByproductClient(cfg),
+		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:    NewProductSubstituteClient(cfg),
+		ProductSupplier:      NewProductSupplierClient(cfg),
+		ProductTag:           NewProductTagClient(cfg),
+		QCCheckpoint:         NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
+		RateWindow:           NewRateWindowClient(cfg),
+		Supplier:             NewSupplierClient(cfg),
+		Tag:                  NewTagClient(cfg),
+		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
 	}, nil
 }
 
@@ -235,8 +331,12 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.Event, c.Location, c.Operation,
-		c.Organization, c.RateWindow, c.Tag, c.UnitOfMeasure,
+		c.APIKey, c.Account, c.Allergen, c.Country, c.Event, c.Food, c.FoodNutrient,
+		c.Location, c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
+		c.UnitOfMeasure,
 	} {
 		n.Use(hooks...)
 	}
@@ -246,8 +346,12 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.Event, c.Location, c.Operation,
-		c.Organization, c.RateWindow, c.Tag, c.UnitOfMeasure,
+		c.APIKey, c.Account, c.Allergen, c.Country, c.Event, c.Food, c.FoodNutrient,
+		c.Location, c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
+		c.UnitOfMeasure,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -262,16 +366,48 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Account.mutate(ctx, m)
 	case *AllergenMutation:
 		return c.Allergen.mutate(ctx, m)
+	case *CountryMutation:
+		return c.Country.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
+	case *FoodMutation:
+		return c.Food.mutate(ctx, m)
+	case *FoodNutrientMutation:
+		return c.FoodNutrient.mutate(ctx, m)
 	case *LocationMutation:
 		return c.Location.mutate(ctx, m)
+	case *NutrientMutation:
+		return c.Nutrient.mutate(ctx, m)
 	case *OperationMutation:
 		return c.Operation.mutate(ctx, m)
 	case *OrganizationMutation:
 		return c.Organization.mutate(ctx, m)
+	case *PreservationMutation:
+		return c.Preservation.mutate(ctx, m)
+	case *ProductMutation:
+		return c.Product.mutate(ctx, m)
+	case *ProductAllergenMutation:
+		return c.ProductAllergen.mutate(ctx, m)
+	case *ProductBannedCountryMutation:
+		return c.ProductBannedCountry.mutate(ctx, m)
+	case *ProductByproductMutation:
+		return c.ProductByproduct.mutate(ctx, m)
+	case *ProductQCCheckpointMutation:
+		return c.ProductQCCheckpoint.mutate(ctx, m)
+	case *ProductSubstituteMutation:
+		return c.ProductSubstitute.mutate(ctx, m)
+	case *ProductSupplierMutation:
+		return c.ProductSupplier.mutate(ctx, m)
+	case *ProductTagMutation:
+		return c.ProductTag.mutate(ctx, m)
+	case *QCCheckpointMutation:
+		return c.QCCheckpoint.mutate(ctx, m)
+	case *QCUnitOfMeasureMutation:
+		return c.QCUnitOfMeasure.mutate(ctx, m)
 	case *RateWindowMutation:
 		return c.RateWindow.mutate(ctx, m)
+	case *SupplierMutation:
+		return c.Supplier.mutate(ctx, m)
 	case *TagMutation:
 		return c.Tag.mutate(ctx, m)
 	case *UnitOfMeasureMutation:
@@ -731,6 +867,156 @@ func (c *AllergenClient) mutate(ctx context.Context, m *AllergenMutation) (Value
 	}
 }
 
+// CountryClient is a client for the Country schema.
+type CountryClient struct {
+	config
+}
+
+// NewCountryClient returns a client for the Country from the given config.
+func NewCountryClient(c config) *CountryClient {
+	return &CountryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `country.Hooks(f(g(h())))`.
+func (c *CountryClient) Use(hooks ...Hook) {
+	c.hooks.Country = append(c.hooks.Country, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `country.Intercept(f(g(h())))`.
+func (c *CountryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Country = append(c.inters.Country, interceptors...)
+}
+
+// Create returns a builder for creating a Country entity.
+func (c *CountryClient) Create() *CountryCreate {
+	mutation := newCountryMutation(c.config, OpCreate)
+	return &CountryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Country entities.
+func (c *CountryClient) CreateBulk(builders ...*CountryCreate) *CountryCreateBulk {
+	return &CountryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CountryClient) MapCreateBulk(slice any, setFunc func(*CountryCreate, int)) *CountryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CountryCreateBulk{err: fmt.Errorf("calling to CountryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CountryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CountryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Country.
+func (c *CountryClient) Update() *CountryUpdate {
+	mutation := newCountryMutation(c.config, OpUpdate)
+	return &CountryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CountryClient) UpdateOne(_m *Country) *CountryUpdateOne {
+	mutation := newCountryMutation(c.config, OpUpdateOne, withCountry(_m))
+	return &CountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CountryClient) UpdateOneID(id int) *CountryUpdateOne {
+	mutation := newCountryMutation(c.config, OpUpdateOne, withCountryID(id))
+	return &CountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Country.
+func (c *CountryClient) Delete() *CountryDelete {
+	mutation := newCountryMutation(c.config, OpDelete)
+	return &CountryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CountryClient) DeleteOne(_m *Country) *CountryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CountryClient) DeleteOneID(id int) *CountryDeleteOne {
+	builder := c.Delete().Where(country.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CountryDeleteOne{builder}
+}
+
+// Query returns a query builder for Country.
+func (c *CountryClient) Query() *CountryQuery {
+	return &CountryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCountry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Country entity by its id.
+func (c *CountryClient) Get(ctx context.Context, id int) (*Country, error) {
+	return c.Query().Where(country.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CountryClient) GetX(ctx context.Context, id int) *Country {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Country.
+func (c *CountryClient) QueryAccount(_m *Country) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(country.Table, country.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, country.AccountTable, country.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CountryClient) Hooks() []Hook {
+	hooks := c.hooks.Country
+	return append(hooks[:len(hooks):len(hooks)], country.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CountryClient) Interceptors() []Interceptor {
+	return c.inters.Country
+}
+
+func (c *CountryClient) mutate(ctx context.Context, m *CountryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CountryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CountryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Country mutation op: %q", m.Op())
+	}
+}
+
 // EventClient is a client for the Event schema.
 type EventClient struct {
 	config
@@ -878,6 +1164,354 @@ func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, erro
 		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
+	}
+}
+
+// FoodClient is a client for the Food schema.
+type FoodClient struct {
+	config
+}
+
+// NewFoodClient returns a client for the Food from the given config.
+func NewFoodClient(c config) *FoodClient {
+	return &FoodClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `food.Hooks(f(g(h())))`.
+func (c *FoodClient) Use(hooks ...Hook) {
+	c.hooks.Food = append(c.hooks.Food, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `food.Intercept(f(g(h())))`.
+func (c *FoodClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Food = append(c.inters.Food, interceptors...)
+}
+
+// Create returns a builder for creating a Food entity.
+func (c *FoodClient) Create() *FoodCreate {
+	mutation := newFoodMutation(c.config, OpCreate)
+	return &FoodCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Food entities.
+func (c *FoodClient) CreateBulk(builders ...*FoodCreate) *FoodCreateBulk {
+	return &FoodCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FoodClient) MapCreateBulk(slice any, setFunc func(*FoodCreate, int)) *FoodCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FoodCreateBulk{err: fmt.Errorf("calling to FoodClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FoodCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FoodCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Food.
+func (c *FoodClient) Update() *FoodUpdate {
+	mutation := newFoodMutation(c.config, OpUpdate)
+	return &FoodUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FoodClient) UpdateOne(_m *Food) *FoodUpdateOne {
+	mutation := newFoodMutation(c.config, OpUpdateOne, withFood(_m))
+	return &FoodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FoodClient) UpdateOneID(id int) *FoodUpdateOne {
+	mutation := newFoodMutation(c.config, OpUpdateOne, withFoodID(id))
+	return &FoodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Food.
+func (c *FoodClient) Delete() *FoodDelete {
+	mutation := newFoodMutation(c.config, OpDelete)
+	return &FoodDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FoodClient) DeleteOne(_m *Food) *FoodDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FoodClient) DeleteOneID(id int) *FoodDeleteOne {
+	builder := c.Delete().Where(food.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FoodDeleteOne{builder}
+}
+
+// Query returns a query builder for Food.
+func (c *FoodClient) Query() *FoodQuery {
+	return &FoodQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFood},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Food entity by its id.
+func (c *FoodClient) Get(ctx context.Context, id int) (*Food, error) {
+	return c.Query().Where(food.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FoodClient) GetX(ctx context.Context, id int) *Food {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Food.
+func (c *FoodClient) QueryAccount(_m *Food) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(food.Table, food.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, food.AccountTable, food.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNutrients queries the nutrients edge of a Food.
+func (c *FoodClient) QueryNutrients(_m *Food) *FoodNutrientQuery {
+	query := (&FoodNutrientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(food.Table, food.FieldID, id),
+			sqlgraph.To(foodnutrient.Table, foodnutrient.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, food.NutrientsTable, food.NutrientsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FoodClient) Hooks() []Hook {
+	hooks := c.hooks.Food
+	return append(hooks[:len(hooks):len(hooks)], food.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *FoodClient) Interceptors() []Interceptor {
+	return c.inters.Food
+}
+
+func (c *FoodClient) mutate(ctx context.Context, m *FoodMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FoodCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FoodUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FoodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FoodDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Food mutation op: %q", m.Op())
+	}
+}
+
+// FoodNutrientClient is a client for the FoodNutrient schema.
+type FoodNutrientClient struct {
+	config
+}
+
+// NewFoodNutrientClient returns a client for the FoodNutrient from the given config.
+func NewFoodNutrientClient(c config) *FoodNutrientClient {
+	return &FoodNutrientClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `foodnutrient.Hooks(f(g(h())))`.
+func (c *FoodNutrientClient) Use(hooks ...Hook) {
+	c.hooks.FoodNutrient = append(c.hooks.FoodNutrient, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `foodnutrient.Intercept(f(g(h())))`.
+func (c *FoodNutrientClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FoodNutrient = append(c.inters.FoodNutrient, interceptors...)
+}
+
+// Create returns a builder for creating a FoodNutrient entity.
+func (c *FoodNutrientClient) Create() *FoodNutrientCreate {
+	mutation := newFoodNutrientMutation(c.config, OpCreate)
+	return &FoodNutrientCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FoodNutrient entities.
+func (c *FoodNutrientClient) CreateBulk(builders ...*FoodNutrientCreate) *FoodNutrientCreateBulk {
+	return &FoodNutrientCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FoodNutrientClient) MapCreateBulk(slice any, setFunc func(*FoodNutrientCreate, int)) *FoodNutrientCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FoodNutrientCreateBulk{err: fmt.Errorf("calling to FoodNutrientClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FoodNutrientCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FoodNutrientCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FoodNutrient.
+func (c *FoodNutrientClient) Update() *FoodNutrientUpdate {
+	mutation := newFoodNutrientMutation(c.config, OpUpdate)
+	return &FoodNutrientUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FoodNutrientClient) UpdateOne(_m *FoodNutrient) *FoodNutrientUpdateOne {
+	mutation := newFoodNutrientMutation(c.config, OpUpdateOne, withFoodNutrient(_m))
+	return &FoodNutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FoodNutrientClient) UpdateOneID(id int) *FoodNutrientUpdateOne {
+	mutation := newFoodNutrientMutation(c.config, OpUpdateOne, withFoodNutrientID(id))
+	return &FoodNutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FoodNutrient.
+func (c *FoodNutrientClient) Delete() *FoodNutrientDelete {
+	mutation := newFoodNutrientMutation(c.config, OpDelete)
+	return &FoodNutrientDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FoodNutrientClient) DeleteOne(_m *FoodNutrient) *FoodNutrientDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FoodNutrientClient) DeleteOneID(id int) *FoodNutrientDeleteOne {
+	builder := c.Delete().Where(foodnutrient.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FoodNutrientDeleteOne{builder}
+}
+
+// Query returns a query builder for FoodNutrient.
+func (c *FoodNutrientClient) Query() *FoodNutrientQuery {
+	return &FoodNutrientQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFoodNutrient},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FoodNutrient entity by its id.
+func (c *FoodNutrientClient) Get(ctx context.Context, id int) (*FoodNutrient, error) {
+	return c.Query().Where(foodnutrient.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FoodNutrientClient) GetX(ctx context.Context, id int) *FoodNutrient {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a FoodNutrient.
+func (c *FoodNutrientClient) QueryAccount(_m *FoodNutrient) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(foodnutrient.Table, foodnutrient.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, foodnutrient.AccountTable, foodnutrient.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFood queries the food edge of a FoodNutrient.
+func (c *FoodNutrientClient) QueryFood(_m *FoodNutrient) *FoodQuery {
+	query := (&FoodClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(foodnutrient.Table, foodnutrient.FieldID, id),
+			sqlgraph.To(food.Table, food.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, foodnutrient.FoodTable, foodnutrient.FoodColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNutrient queries the nutrient edge of a FoodNutrient.
+func (c *FoodNutrientClient) QueryNutrient(_m *FoodNutrient) *NutrientQuery {
+	query := (&NutrientClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(foodnutrient.Table, foodnutrient.FieldID, id),
+			sqlgraph.To(nutrient.Table, nutrient.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, foodnutrient.NutrientTable, foodnutrient.NutrientColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *FoodNutrientClient) Hooks() []Hook {
+	hooks := c.hooks.FoodNutrient
+	return append(hooks[:len(hooks):len(hooks)], foodnutrient.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *FoodNutrientClient) Interceptors() []Interceptor {
+	return c.inters.FoodNutrient
+}
+
+func (c *FoodNutrientClient) mutate(ctx context.Context, m *FoodNutrientMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FoodNutrientCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FoodNutrientUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FoodNutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FoodNutrientDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FoodNutrient mutation op: %q", m.Op())
 	}
 }
 
@@ -1060,6 +1694,156 @@ func (c *LocationClient) mutate(ctx context.Context, m *LocationMutation) (Value
 		return (&LocationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Location mutation op: %q", m.Op())
+	}
+}
+
+// NutrientClient is a client for the Nutrient schema.
+type NutrientClient struct {
+	config
+}
+
+// NewNutrientClient returns a client for the Nutrient from the given config.
+func NewNutrientClient(c config) *NutrientClient {
+	return &NutrientClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `nutrient.Hooks(f(g(h())))`.
+func (c *NutrientClient) Use(hooks ...Hook) {
+	c.hooks.Nutrient = append(c.hooks.Nutrient, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `nutrient.Intercept(f(g(h())))`.
+func (c *NutrientClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Nutrient = append(c.inters.Nutrient, interceptors...)
+}
+
+// Create returns a builder for creating a Nutrient entity.
+func (c *NutrientClient) Create() *NutrientCreate {
+	mutation := newNutrientMutation(c.config, OpCreate)
+	return &NutrientCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Nutrient entities.
+func (c *NutrientClient) CreateBulk(builders ...*NutrientCreate) *NutrientCreateBulk {
+	return &NutrientCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NutrientClient) MapCreateBulk(slice any, setFunc func(*NutrientCreate, int)) *NutrientCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NutrientCreateBulk{err: fmt.Errorf("calling to NutrientClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NutrientCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NutrientCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Nutrient.
+func (c *NutrientClient) Update() *NutrientUpdate {
+	mutation := newNutrientMutation(c.config, OpUpdate)
+	return &NutrientUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NutrientClient) UpdateOne(_m *Nutrient) *NutrientUpdateOne {
+	mutation := newNutrientMutation(c.config, OpUpdateOne, withNutrient(_m))
+	return &NutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NutrientClient) UpdateOneID(id int) *NutrientUpdateOne {
+	mutation := newNutrientMutation(c.config, OpUpdateOne, withNutrientID(id))
+	return &NutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Nutrient.
+func (c *NutrientClient) Delete() *NutrientDelete {
+	mutation := newNutrientMutation(c.config, OpDelete)
+	return &NutrientDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NutrientClient) DeleteOne(_m *Nutrient) *NutrientDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NutrientClient) DeleteOneID(id int) *NutrientDeleteOne {
+	builder := c.Delete().Where(nutrient.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NutrientDeleteOne{builder}
+}
+
+// Query returns a query builder for Nutrient.
+func (c *NutrientClient) Query() *NutrientQuery {
+	return &NutrientQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNutrient},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Nutrient entity by its id.
+func (c *NutrientClient) Get(ctx context.Context, id int) (*Nutrient, error) {
+	return c.Query().Where(nutrient.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NutrientClient) GetX(ctx context.Context, id int) *Nutrient {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Nutrient.
+func (c *NutrientClient) QueryAccount(_m *Nutrient) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(nutrient.Table, nutrient.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, nutrient.AccountTable, nutrient.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NutrientClient) Hooks() []Hook {
+	hooks := c.hooks.Nutrient
+	return append(hooks[:len(hooks):len(hooks)], nutrient.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *NutrientClient) Interceptors() []Interceptor {
+	return c.inters.Nutrient
+}
+
+func (c *NutrientClient) mutate(ctx context.Context, m *NutrientMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NutrientCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NutrientUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NutrientUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NutrientDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Nutrient mutation op: %q", m.Op())
 	}
 }
 
@@ -1379,6 +2163,2056 @@ func (c *OrganizationClient) mutate(ctx context.Context, m *OrganizationMutation
 	}
 }
 
+// PreservationClient is a client for the Preservation schema.
+type PreservationClient struct {
+	config
+}
+
+// NewPreservationClient returns a client for the Preservation from the given config.
+func NewPreservationClient(c config) *PreservationClient {
+	return &PreservationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `preservation.Hooks(f(g(h())))`.
+func (c *PreservationClient) Use(hooks ...Hook) {
+	c.hooks.Preservation = append(c.hooks.Preservation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `preservation.Intercept(f(g(h())))`.
+func (c *PreservationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Preservation = append(c.inters.Preservation, interceptors...)
+}
+
+// Create returns a builder for creating a Preservation entity.
+func (c *PreservationClient) Create() *PreservationCreate {
+	mutation := newPreservationMutation(c.config, OpCreate)
+	return &PreservationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Preservation entities.
+func (c *PreservationClient) CreateBulk(builders ...*PreservationCreate) *PreservationCreateBulk {
+	return &PreservationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PreservationClient) MapCreateBulk(slice any, setFunc func(*PreservationCreate, int)) *PreservationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PreservationCreateBulk{err: fmt.Errorf("calling to PreservationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PreservationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PreservationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Preservation.
+func (c *PreservationClient) Update() *PreservationUpdate {
+	mutation := newPreservationMutation(c.config, OpUpdate)
+	return &PreservationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PreservationClient) UpdateOne(_m *Preservation) *PreservationUpdateOne {
+	mutation := newPreservationMutation(c.config, OpUpdateOne, withPreservation(_m))
+	return &PreservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PreservationClient) UpdateOneID(id int) *PreservationUpdateOne {
+	mutation := newPreservationMutation(c.config, OpUpdateOne, withPreservationID(id))
+	return &PreservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Preservation.
+func (c *PreservationClient) Delete() *PreservationDelete {
+	mutation := newPreservationMutation(c.config, OpDelete)
+	return &PreservationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PreservationClient) DeleteOne(_m *Preservation) *PreservationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PreservationClient) DeleteOneID(id int) *PreservationDeleteOne {
+	builder := c.Delete().Where(preservation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PreservationDeleteOne{builder}
+}
+
+// Query returns a query builder for Preservation.
+func (c *PreservationClient) Query() *PreservationQuery {
+	return &PreservationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePreservation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Preservation entity by its id.
+func (c *PreservationClient) Get(ctx context.Context, id int) (*Preservation, error) {
+	return c.Query().Where(preservation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PreservationClient) GetX(ctx context.Context, id int) *Preservation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Preservation.
+func (c *PreservationClient) QueryAccount(_m *Preservation) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(preservation.Table, preservation.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, preservation.AccountTable, preservation.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PreservationClient) Hooks() []Hook {
+	hooks := c.hooks.Preservation
+	return append(hooks[:len(hooks):len(hooks)], preservation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PreservationClient) Interceptors() []Interceptor {
+	return c.inters.Preservation
+}
+
+func (c *PreservationClient) mutate(ctx context.Context, m *PreservationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PreservationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PreservationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PreservationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PreservationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Preservation mutation op: %q", m.Op())
+	}
+}
+
+// ProductClient is a client for the Product schema.
+type ProductClient struct {
+	config
+}
+
+// NewProductClient returns a client for the Product from the given config.
+func NewProductClient(c config) *ProductClient {
+	return &ProductClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `product.Hooks(f(g(h())))`.
+func (c *ProductClient) Use(hooks ...Hook) {
+	c.hooks.Product = append(c.hooks.Product, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `product.Intercept(f(g(h())))`.
+func (c *ProductClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Product = append(c.inters.Product, interceptors...)
+}
+
+// Create returns a builder for creating a Product entity.
+func (c *ProductClient) Create() *ProductCreate {
+	mutation := newProductMutation(c.config, OpCreate)
+	return &ProductCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Product entities.
+func (c *ProductClient) CreateBulk(builders ...*ProductCreate) *ProductCreateBulk {
+	return &ProductCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductClient) MapCreateBulk(slice any, setFunc func(*ProductCreate, int)) *ProductCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductCreateBulk{err: fmt.Errorf("calling to ProductClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Product.
+func (c *ProductClient) Update() *ProductUpdate {
+	mutation := newProductMutation(c.config, OpUpdate)
+	return &ProductUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductClient) UpdateOne(_m *Product) *ProductUpdateOne {
+	mutation := newProductMutation(c.config, OpUpdateOne, withProduct(_m))
+	return &ProductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductClient) UpdateOneID(id int) *ProductUpdateOne {
+	mutation := newProductMutation(c.config, OpUpdateOne, withProductID(id))
+	return &ProductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Product.
+func (c *ProductClient) Delete() *ProductDelete {
+	mutation := newProductMutation(c.config, OpDelete)
+	return &ProductDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductClient) DeleteOne(_m *Product) *ProductDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductClient) DeleteOneID(id int) *ProductDeleteOne {
+	builder := c.Delete().Where(product.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductDeleteOne{builder}
+}
+
+// Query returns a query builder for Product.
+func (c *ProductClient) Query() *ProductQuery {
+	return &ProductQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProduct},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Product entity by its id.
+func (c *ProductClient) Get(ctx context.Context, id int) (*Product, error) {
+	return c.Query().Where(product.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductClient) GetX(ctx context.Context, id int) *Product {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Product.
+func (c *ProductClient) QueryAccount(_m *Product) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, product.AccountTable, product.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUnitOfMeasure queries the unit_of_measure edge of a Product.
+func (c *ProductClient) QueryUnitOfMeasure(_m *Product) *UnitOfMeasureQuery {
+	query := (&UnitOfMeasureClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(unitofmeasure.Table, unitofmeasure.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, product.UnitOfMeasureTable, product.UnitOfMeasureColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUomBase queries the uom_base edge of a Product.
+func (c *ProductClient) QueryUomBase(_m *Product) *UnitOfMeasureQuery {
+	query := (&UnitOfMeasureClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(unitofmeasure.Table, unitofmeasure.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, product.UomBaseTable, product.UomBaseColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFood queries the food edge of a Product.
+func (c *ProductClient) QueryFood(_m *Product) *FoodQuery {
+	query := (&FoodClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(food.Table, food.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, product.FoodTable, product.FoodColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAllergens queries the allergens edge of a Product.
+func (c *ProductClient) QueryAllergens(_m *Product) *ProductAllergenQuery {
+	query := (&ProductAllergenClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productallergen.Table, productallergen.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.AllergensTable, product.AllergensColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTags queries the tags edge of a Product.
+func (c *ProductClient) QueryTags(_m *Product) *ProductTagQuery {
+	query := (&ProductTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(producttag.Table, producttag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.TagsTable, product.TagsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryBannedCountries queries the banned_countries edge of a Product.
+func (c *ProductClient) QueryBannedCountries(_m *Product) *ProductBannedCountryQuery {
+	query := (&ProductBannedCountryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productbannedcountry.Table, productbannedcountry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.BannedCountriesTable, product.BannedCountriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySubstitutes queries the substitutes edge of a Product.
+func (c *ProductClient) QuerySubstitutes(_m *Product) *ProductSubstituteQuery {
+	query := (&ProductSubstituteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productsubstitute.Table, productsubstitute.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.SubstitutesTable, product.SubstitutesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySuppliers queries the suppliers edge of a Product.
+func (c *ProductClient) QuerySuppliers(_m *Product) *ProductSupplierQuery {
+	query := (&ProductSupplierClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productsupplier.Table, productsupplier.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.SuppliersTable, product.SuppliersColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryByproducts queries the byproducts edge of a Product.
+func (c *ProductClient) QueryByproducts(_m *Product) *ProductByproductQuery {
+	query := (&ProductByproductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productbyproduct.Table, productbyproduct.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.ByproductsTable, product.ByproductsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryQcCheckpoints queries the qc_checkpoints edge of a Product.
+func (c *ProductClient) QueryQcCheckpoints(_m *Product) *ProductQCCheckpointQuery {
+	query := (&ProductQCCheckpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productqccheckpoint.Table, productqccheckpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.QcCheckpointsTable, product.QcCheckpointsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductClient) Hooks() []Hook {
+	hooks := c.hooks.Product
+	return append(hooks[:len(hooks):len(hooks)], product.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductClient) Interceptors() []Interceptor {
+	return c.inters.Product
+}
+
+func (c *ProductClient) mutate(ctx context.Context, m *ProductMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Product mutation op: %q", m.Op())
+	}
+}
+
+// ProductAllergenClient is a client for the ProductAllergen schema.
+type ProductAllergenClient struct {
+	config
+}
+
+// NewProductAllergenClient returns a client for the ProductAllergen from the given config.
+func NewProductAllergenClient(c config) *ProductAllergenClient {
+	return &ProductAllergenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productallergen.Hooks(f(g(h())))`.
+func (c *ProductAllergenClient) Use(hooks ...Hook) {
+	c.hooks.ProductAllergen = append(c.hooks.ProductAllergen, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productallergen.Intercept(f(g(h())))`.
+func (c *ProductAllergenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductAllergen = append(c.inters.ProductAllergen, interceptors...)
+}
+
+// Create returns a builder for creating a ProductAllergen entity.
+func (c *ProductAllergenClient) Create() *ProductAllergenCreate {
+	mutation := newProductAllergenMutation(c.config, OpCreate)
+	return &ProductAllergenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductAllergen entities.
+func (c *ProductAllergenClient) CreateBulk(builders ...*ProductAllergenCreate) *ProductAllergenCreateBulk {
+	return &ProductAllergenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductAllergenClient) MapCreateBulk(slice any, setFunc func(*ProductAllergenCreate, int)) *ProductAllergenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductAllergenCreateBulk{err: fmt.Errorf("calling to ProductAllergenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductAllergenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductAllergenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductAllergen.
+func (c *ProductAllergenClient) Update() *ProductAllergenUpdate {
+	mutation := newProductAllergenMutation(c.config, OpUpdate)
+	return &ProductAllergenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductAllergenClient) UpdateOne(_m *ProductAllergen) *ProductAllergenUpdateOne {
+	mutation := newProductAllergenMutation(c.config, OpUpdateOne, withProductAllergen(_m))
+	return &ProductAllergenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductAllergenClient) UpdateOneID(id int) *ProductAllergenUpdateOne {
+	mutation := newProductAllergenMutation(c.config, OpUpdateOne, withProductAllergenID(id))
+	return &ProductAllergenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductAllergen.
+func (c *ProductAllergenClient) Delete() *ProductAllergenDelete {
+	mutation := newProductAllergenMutation(c.config, OpDelete)
+	return &ProductAllergenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductAllergenClient) DeleteOne(_m *ProductAllergen) *ProductAllergenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductAllergenClient) DeleteOneID(id int) *ProductAllergenDeleteOne {
+	builder := c.Delete().Where(productallergen.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductAllergenDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductAllergen.
+func (c *ProductAllergenClient) Query() *ProductAllergenQuery {
+	return &ProductAllergenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductAllergen},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductAllergen entity by its id.
+func (c *ProductAllergenClient) Get(ctx context.Context, id int) (*ProductAllergen, error) {
+	return c.Query().Where(productallergen.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductAllergenClient) GetX(ctx context.Context, id int) *ProductAllergen {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductAllergen.
+func (c *ProductAllergenClient) QueryAccount(_m *ProductAllergen) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productallergen.Table, productallergen.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productallergen.AccountTable, productallergen.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductAllergen.
+func (c *ProductAllergenClient) QueryProduct(_m *ProductAllergen) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productallergen.Table, productallergen.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productallergen.ProductTable, productallergen.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAllergen queries the allergen edge of a ProductAllergen.
+func (c *ProductAllergenClient) QueryAllergen(_m *ProductAllergen) *AllergenQuery {
+	query := (&AllergenClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productallergen.Table, productallergen.FieldID, id),
+			sqlgraph.To(allergen.Table, allergen.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productallergen.AllergenTable, productallergen.AllergenColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductAllergenClient) Hooks() []Hook {
+	hooks := c.hooks.ProductAllergen
+	return append(hooks[:len(hooks):len(hooks)], productallergen.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductAllergenClient) Interceptors() []Interceptor {
+	return c.inters.ProductAllergen
+}
+
+func (c *ProductAllergenClient) mutate(ctx context.Context, m *ProductAllergenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductAllergenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductAllergenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductAllergenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductAllergenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductAllergen mutation op: %q", m.Op())
+	}
+}
+
+// ProductBannedCountryClient is a client for the ProductBannedCountry schema.
+type ProductBannedCountryClient struct {
+	config
+}
+
+// NewProductBannedCountryClient returns a client for the ProductBannedCountry from the given config.
+func NewProductBannedCountryClient(c config) *ProductBannedCountryClient {
+	return &ProductBannedCountryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productbannedcountry.Hooks(f(g(h())))`.
+func (c *ProductBannedCountryClient) Use(hooks ...Hook) {
+	c.hooks.ProductBannedCountry = append(c.hooks.ProductBannedCountry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productbannedcountry.Intercept(f(g(h())))`.
+func (c *ProductBannedCountryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductBannedCountry = append(c.inters.ProductBannedCountry, interceptors...)
+}
+
+// Create returns a builder for creating a ProductBannedCountry entity.
+func (c *ProductBannedCountryClient) Create() *ProductBannedCountryCreate {
+	mutation := newProductBannedCountryMutation(c.config, OpCreate)
+	return &ProductBannedCountryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductBannedCountry entities.
+func (c *ProductBannedCountryClient) CreateBulk(builders ...*ProductBannedCountryCreate) *ProductBannedCountryCreateBulk {
+	return &ProductBannedCountryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductBannedCountryClient) MapCreateBulk(slice any, setFunc func(*ProductBannedCountryCreate, int)) *ProductBannedCountryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductBannedCountryCreateBulk{err: fmt.Errorf("calling to ProductBannedCountryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductBannedCountryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductBannedCountryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductBannedCountry.
+func (c *ProductBannedCountryClient) Update() *ProductBannedCountryUpdate {
+	mutation := newProductBannedCountryMutation(c.config, OpUpdate)
+	return &ProductBannedCountryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductBannedCountryClient) UpdateOne(_m *ProductBannedCountry) *ProductBannedCountryUpdateOne {
+	mutation := newProductBannedCountryMutation(c.config, OpUpdateOne, withProductBannedCountry(_m))
+	return &ProductBannedCountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductBannedCountryClient) UpdateOneID(id int) *ProductBannedCountryUpdateOne {
+	mutation := newProductBannedCountryMutation(c.config, OpUpdateOne, withProductBannedCountryID(id))
+	return &ProductBannedCountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductBannedCountry.
+func (c *ProductBannedCountryClient) Delete() *ProductBannedCountryDelete {
+	mutation := newProductBannedCountryMutation(c.config, OpDelete)
+	return &ProductBannedCountryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductBannedCountryClient) DeleteOne(_m *ProductBannedCountry) *ProductBannedCountryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductBannedCountryClient) DeleteOneID(id int) *ProductBannedCountryDeleteOne {
+	builder := c.Delete().Where(productbannedcountry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductBannedCountryDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductBannedCountry.
+func (c *ProductBannedCountryClient) Query() *ProductBannedCountryQuery {
+	return &ProductBannedCountryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductBannedCountry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductBannedCountry entity by its id.
+func (c *ProductBannedCountryClient) Get(ctx context.Context, id int) (*ProductBannedCountry, error) {
+	return c.Query().Where(productbannedcountry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductBannedCountryClient) GetX(ctx context.Context, id int) *ProductBannedCountry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductBannedCountry.
+func (c *ProductBannedCountryClient) QueryAccount(_m *ProductBannedCountry) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbannedcountry.Table, productbannedcountry.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productbannedcountry.AccountTable, productbannedcountry.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductBannedCountry.
+func (c *ProductBannedCountryClient) QueryProduct(_m *ProductBannedCountry) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbannedcountry.Table, productbannedcountry.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productbannedcountry.ProductTable, productbannedcountry.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCountry queries the country edge of a ProductBannedCountry.
+func (c *ProductBannedCountryClient) QueryCountry(_m *ProductBannedCountry) *CountryQuery {
+	query := (&CountryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbannedcountry.Table, productbannedcountry.FieldID, id),
+			sqlgraph.To(country.Table, country.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productbannedcountry.CountryTable, productbannedcountry.CountryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductBannedCountryClient) Hooks() []Hook {
+	hooks := c.hooks.ProductBannedCountry
+	return append(hooks[:len(hooks):len(hooks)], productbannedcountry.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductBannedCountryClient) Interceptors() []Interceptor {
+	return c.inters.ProductBannedCountry
+}
+
+func (c *ProductBannedCountryClient) mutate(ctx context.Context, m *ProductBannedCountryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductBannedCountryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductBannedCountryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductBannedCountryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductBannedCountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductBannedCountry mutation op: %q", m.Op())
+	}
+}
+
+// ProductByproductClient is a client for the ProductByproduct schema.
+type ProductByproductClient struct {
+	config
+}
+
+// NewProductByproductClient returns a client for the ProductByproduct from the given config.
+func NewProductByproductClient(c config) *ProductByproductClient {
+	return &ProductByproductClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productbyproduct.Hooks(f(g(h())))`.
+func (c *ProductByproductClient) Use(hooks ...Hook) {
+	c.hooks.ProductByproduct = append(c.hooks.ProductByproduct, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productbyproduct.Intercept(f(g(h())))`.
+func (c *ProductByproductClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductByproduct = append(c.inters.ProductByproduct, interceptors...)
+}
+
+// Create returns a builder for creating a ProductByproduct entity.
+func (c *ProductByproductClient) Create() *ProductByproductCreate {
+	mutation := newProductByproductMutation(c.config, OpCreate)
+	return &ProductByproductCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductByproduct entities.
+func (c *ProductByproductClient) CreateBulk(builders ...*ProductByproductCreate) *ProductByproductCreateBulk {
+	return &ProductByproductCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductByproductClient) MapCreateBulk(slice any, setFunc func(*ProductByproductCreate, int)) *ProductByproductCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductByproductCreateBulk{err: fmt.Errorf("calling to ProductByproductClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductByproductCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductByproductCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductByproduct.
+func (c *ProductByproductClient) Update() *ProductByproductUpdate {
+	mutation := newProductByproductMutation(c.config, OpUpdate)
+	return &ProductByproductUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductByproductClient) UpdateOne(_m *ProductByproduct) *ProductByproductUpdateOne {
+	mutation := newProductByproductMutation(c.config, OpUpdateOne, withProductByproduct(_m))
+	return &ProductByproductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductByproductClient) UpdateOneID(id int) *ProductByproductUpdateOne {
+	mutation := newProductByproductMutation(c.config, OpUpdateOne, withProductByproductID(id))
+	return &ProductByproductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductByproduct.
+func (c *ProductByproductClient) Delete() *ProductByproductDelete {
+	mutation := newProductByproductMutation(c.config, OpDelete)
+	return &ProductByproductDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductByproductClient) DeleteOne(_m *ProductByproduct) *ProductByproductDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductByproductClient) DeleteOneID(id int) *ProductByproductDeleteOne {
+	builder := c.Delete().Where(productbyproduct.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductByproductDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductByproduct.
+func (c *ProductByproductClient) Query() *ProductByproductQuery {
+	return &ProductByproductQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductByproduct},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductByproduct entity by its id.
+func (c *ProductByproductClient) Get(ctx context.Context, id int) (*ProductByproduct, error) {
+	return c.Query().Where(productbyproduct.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductByproductClient) GetX(ctx context.Context, id int) *ProductByproduct {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductByproduct.
+func (c *ProductByproductClient) QueryAccount(_m *ProductByproduct) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbyproduct.Table, productbyproduct.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productbyproduct.AccountTable, productbyproduct.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductByproduct.
+func (c *ProductByproductClient) QueryProduct(_m *ProductByproduct) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbyproduct.Table, productbyproduct.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productbyproduct.ProductTable, productbyproduct.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryByproduct queries the byproduct edge of a ProductByproduct.
+func (c *ProductByproductClient) QueryByproduct(_m *ProductByproduct) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productbyproduct.Table, productbyproduct.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productbyproduct.ByproductTable, productbyproduct.ByproductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductByproductClient) Hooks() []Hook {
+	hooks := c.hooks.ProductByproduct
+	return append(hooks[:len(hooks):len(hooks)], productbyproduct.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductByproductClient) Interceptors() []Interceptor {
+	return c.inters.ProductByproduct
+}
+
+func (c *ProductByproductClient) mutate(ctx context.Context, m *ProductByproductMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductByproductCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductByproductUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductByproductUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductByproductDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductByproduct mutation op: %q", m.Op())
+	}
+}
+
+// ProductQCCheckpointClient is a client for the ProductQCCheckpoint schema.
+type ProductQCCheckpointClient struct {
+	config
+}
+
+// NewProductQCCheckpointClient returns a client for the ProductQCCheckpoint from the given config.
+func NewProductQCCheckpointClient(c config) *ProductQCCheckpointClient {
+	return &ProductQCCheckpointClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productqccheckpoint.Hooks(f(g(h())))`.
+func (c *ProductQCCheckpointClient) Use(hooks ...Hook) {
+	c.hooks.ProductQCCheckpoint = append(c.hooks.ProductQCCheckpoint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productqccheckpoint.Intercept(f(g(h())))`.
+func (c *ProductQCCheckpointClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductQCCheckpoint = append(c.inters.ProductQCCheckpoint, interceptors...)
+}
+
+// Create returns a builder for creating a ProductQCCheckpoint entity.
+func (c *ProductQCCheckpointClient) Create() *ProductQCCheckpointCreate {
+	mutation := newProductQCCheckpointMutation(c.config, OpCreate)
+	return &ProductQCCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductQCCheckpoint entities.
+func (c *ProductQCCheckpointClient) CreateBulk(builders ...*ProductQCCheckpointCreate) *ProductQCCheckpointCreateBulk {
+	return &ProductQCCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductQCCheckpointClient) MapCreateBulk(slice any, setFunc func(*ProductQCCheckpointCreate, int)) *ProductQCCheckpointCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductQCCheckpointCreateBulk{err: fmt.Errorf("calling to ProductQCCheckpointClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductQCCheckpointCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductQCCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) Update() *ProductQCCheckpointUpdate {
+	mutation := newProductQCCheckpointMutation(c.config, OpUpdate)
+	return &ProductQCCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductQCCheckpointClient) UpdateOne(_m *ProductQCCheckpoint) *ProductQCCheckpointUpdateOne {
+	mutation := newProductQCCheckpointMutation(c.config, OpUpdateOne, withProductQCCheckpoint(_m))
+	return &ProductQCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductQCCheckpointClient) UpdateOneID(id int) *ProductQCCheckpointUpdateOne {
+	mutation := newProductQCCheckpointMutation(c.config, OpUpdateOne, withProductQCCheckpointID(id))
+	return &ProductQCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) Delete() *ProductQCCheckpointDelete {
+	mutation := newProductQCCheckpointMutation(c.config, OpDelete)
+	return &ProductQCCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductQCCheckpointClient) DeleteOne(_m *ProductQCCheckpoint) *ProductQCCheckpointDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductQCCheckpointClient) DeleteOneID(id int) *ProductQCCheckpointDeleteOne {
+	builder := c.Delete().Where(productqccheckpoint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductQCCheckpointDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) Query() *ProductQCCheckpointQuery {
+	return &ProductQCCheckpointQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductQCCheckpoint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductQCCheckpoint entity by its id.
+func (c *ProductQCCheckpointClient) Get(ctx context.Context, id int) (*ProductQCCheckpoint, error) {
+	return c.Query().Where(productqccheckpoint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductQCCheckpointClient) GetX(ctx context.Context, id int) *ProductQCCheckpoint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) QueryAccount(_m *ProductQCCheckpoint) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productqccheckpoint.Table, productqccheckpoint.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productqccheckpoint.AccountTable, productqccheckpoint.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) QueryProduct(_m *ProductQCCheckpoint) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productqccheckpoint.Table, productqccheckpoint.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productqccheckpoint.ProductTable, productqccheckpoint.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryQcCheckpoint queries the qc_checkpoint edge of a ProductQCCheckpoint.
+func (c *ProductQCCheckpointClient) QueryQcCheckpoint(_m *ProductQCCheckpoint) *QCCheckpointQuery {
+	query := (&QCCheckpointClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productqccheckpoint.Table, productqccheckpoint.FieldID, id),
+			sqlgraph.To(qccheckpoint.Table, qccheckpoint.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productqccheckpoint.QcCheckpointTable, productqccheckpoint.QcCheckpointColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductQCCheckpointClient) Hooks() []Hook {
+	hooks := c.hooks.ProductQCCheckpoint
+	return append(hooks[:len(hooks):len(hooks)], productqccheckpoint.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductQCCheckpointClient) Interceptors() []Interceptor {
+	return c.inters.ProductQCCheckpoint
+}
+
+func (c *ProductQCCheckpointClient) mutate(ctx context.Context, m *ProductQCCheckpointMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductQCCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductQCCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductQCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductQCCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductQCCheckpoint mutation op: %q", m.Op())
+	}
+}
+
+// ProductSubstituteClient is a client for the ProductSubstitute schema.
+type ProductSubstituteClient struct {
+	config
+}
+
+// NewProductSubstituteClient returns a client for the ProductSubstitute from the given config.
+func NewProductSubstituteClient(c config) *ProductSubstituteClient {
+	return &ProductSubstituteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productsubstitute.Hooks(f(g(h())))`.
+func (c *ProductSubstituteClient) Use(hooks ...Hook) {
+	c.hooks.ProductSubstitute = append(c.hooks.ProductSubstitute, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productsubstitute.Intercept(f(g(h())))`.
+func (c *ProductSubstituteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductSubstitute = append(c.inters.ProductSubstitute, interceptors...)
+}
+
+// Create returns a builder for creating a ProductSubstitute entity.
+func (c *ProductSubstituteClient) Create() *ProductSubstituteCreate {
+	mutation := newProductSubstituteMutation(c.config, OpCreate)
+	return &ProductSubstituteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductSubstitute entities.
+func (c *ProductSubstituteClient) CreateBulk(builders ...*ProductSubstituteCreate) *ProductSubstituteCreateBulk {
+	return &ProductSubstituteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductSubstituteClient) MapCreateBulk(slice any, setFunc func(*ProductSubstituteCreate, int)) *ProductSubstituteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductSubstituteCreateBulk{err: fmt.Errorf("calling to ProductSubstituteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductSubstituteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductSubstituteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductSubstitute.
+func (c *ProductSubstituteClient) Update() *ProductSubstituteUpdate {
+	mutation := newProductSubstituteMutation(c.config, OpUpdate)
+	return &ProductSubstituteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductSubstituteClient) UpdateOne(_m *ProductSubstitute) *ProductSubstituteUpdateOne {
+	mutation := newProductSubstituteMutation(c.config, OpUpdateOne, withProductSubstitute(_m))
+	return &ProductSubstituteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductSubstituteClient) UpdateOneID(id int) *ProductSubstituteUpdateOne {
+	mutation := newProductSubstituteMutation(c.config, OpUpdateOne, withProductSubstituteID(id))
+	return &ProductSubstituteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductSubstitute.
+func (c *ProductSubstituteClient) Delete() *ProductSubstituteDelete {
+	mutation := newProductSubstituteMutation(c.config, OpDelete)
+	return &ProductSubstituteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductSubstituteClient) DeleteOne(_m *ProductSubstitute) *ProductSubstituteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductSubstituteClient) DeleteOneID(id int) *ProductSubstituteDeleteOne {
+	builder := c.Delete().Where(productsubstitute.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductSubstituteDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductSubstitute.
+func (c *ProductSubstituteClient) Query() *ProductSubstituteQuery {
+	return &ProductSubstituteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductSubstitute},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductSubstitute entity by its id.
+func (c *ProductSubstituteClient) Get(ctx context.Context, id int) (*ProductSubstitute, error) {
+	return c.Query().Where(productsubstitute.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductSubstituteClient) GetX(ctx context.Context, id int) *ProductSubstitute {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductSubstitute.
+func (c *ProductSubstituteClient) QueryAccount(_m *ProductSubstitute) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsubstitute.Table, productsubstitute.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productsubstitute.AccountTable, productsubstitute.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductSubstitute.
+func (c *ProductSubstituteClient) QueryProduct(_m *ProductSubstitute) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsubstitute.Table, productsubstitute.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productsubstitute.ProductTable, productsubstitute.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySubstitute queries the substitute edge of a ProductSubstitute.
+func (c *ProductSubstituteClient) QuerySubstitute(_m *ProductSubstitute) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsubstitute.Table, productsubstitute.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productsubstitute.SubstituteTable, productsubstitute.SubstituteColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductSubstituteClient) Hooks() []Hook {
+	hooks := c.hooks.ProductSubstitute
+	return append(hooks[:len(hooks):len(hooks)], productsubstitute.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductSubstituteClient) Interceptors() []Interceptor {
+	return c.inters.ProductSubstitute
+}
+
+func (c *ProductSubstituteClient) mutate(ctx context.Context, m *ProductSubstituteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductSubstituteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductSubstituteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductSubstituteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductSubstituteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductSubstitute mutation op: %q", m.Op())
+	}
+}
+
+// ProductSupplierClient is a client for the ProductSupplier schema.
+type ProductSupplierClient struct {
+	config
+}
+
+// NewProductSupplierClient returns a client for the ProductSupplier from the given config.
+func NewProductSupplierClient(c config) *ProductSupplierClient {
+	return &ProductSupplierClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productsupplier.Hooks(f(g(h())))`.
+func (c *ProductSupplierClient) Use(hooks ...Hook) {
+	c.hooks.ProductSupplier = append(c.hooks.ProductSupplier, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productsupplier.Intercept(f(g(h())))`.
+func (c *ProductSupplierClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductSupplier = append(c.inters.ProductSupplier, interceptors...)
+}
+
+// Create returns a builder for creating a ProductSupplier entity.
+func (c *ProductSupplierClient) Create() *ProductSupplierCreate {
+	mutation := newProductSupplierMutation(c.config, OpCreate)
+	return &ProductSupplierCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductSupplier entities.
+func (c *ProductSupplierClient) CreateBulk(builders ...*ProductSupplierCreate) *ProductSupplierCreateBulk {
+	return &ProductSupplierCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductSupplierClient) MapCreateBulk(slice any, setFunc func(*ProductSupplierCreate, int)) *ProductSupplierCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductSupplierCreateBulk{err: fmt.Errorf("calling to ProductSupplierClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductSupplierCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductSupplierCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductSupplier.
+func (c *ProductSupplierClient) Update() *ProductSupplierUpdate {
+	mutation := newProductSupplierMutation(c.config, OpUpdate)
+	return &ProductSupplierUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductSupplierClient) UpdateOne(_m *ProductSupplier) *ProductSupplierUpdateOne {
+	mutation := newProductSupplierMutation(c.config, OpUpdateOne, withProductSupplier(_m))
+	return &ProductSupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductSupplierClient) UpdateOneID(id int) *ProductSupplierUpdateOne {
+	mutation := newProductSupplierMutation(c.config, OpUpdateOne, withProductSupplierID(id))
+	return &ProductSupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductSupplier.
+func (c *ProductSupplierClient) Delete() *ProductSupplierDelete {
+	mutation := newProductSupplierMutation(c.config, OpDelete)
+	return &ProductSupplierDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductSupplierClient) DeleteOne(_m *ProductSupplier) *ProductSupplierDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductSupplierClient) DeleteOneID(id int) *ProductSupplierDeleteOne {
+	builder := c.Delete().Where(productsupplier.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductSupplierDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductSupplier.
+func (c *ProductSupplierClient) Query() *ProductSupplierQuery {
+	return &ProductSupplierQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductSupplier},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductSupplier entity by its id.
+func (c *ProductSupplierClient) Get(ctx context.Context, id int) (*ProductSupplier, error) {
+	return c.Query().Where(productsupplier.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductSupplierClient) GetX(ctx context.Context, id int) *ProductSupplier {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductSupplier.
+func (c *ProductSupplierClient) QueryAccount(_m *ProductSupplier) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsupplier.Table, productsupplier.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productsupplier.AccountTable, productsupplier.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductSupplier.
+func (c *ProductSupplierClient) QueryProduct(_m *ProductSupplier) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsupplier.Table, productsupplier.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productsupplier.ProductTable, productsupplier.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySupplier queries the supplier edge of a ProductSupplier.
+func (c *ProductSupplierClient) QuerySupplier(_m *ProductSupplier) *SupplierQuery {
+	query := (&SupplierClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productsupplier.Table, productsupplier.FieldID, id),
+			sqlgraph.To(supplier.Table, supplier.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productsupplier.SupplierTable, productsupplier.SupplierColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductSupplierClient) Hooks() []Hook {
+	hooks := c.hooks.ProductSupplier
+	return append(hooks[:len(hooks):len(hooks)], productsupplier.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductSupplierClient) Interceptors() []Interceptor {
+	return c.inters.ProductSupplier
+}
+
+func (c *ProductSupplierClient) mutate(ctx context.Context, m *ProductSupplierMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductSupplierCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductSupplierUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductSupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductSupplierDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductSupplier mutation op: %q", m.Op())
+	}
+}
+
+// ProductTagClient is a client for the ProductTag schema.
+type ProductTagClient struct {
+	config
+}
+
+// NewProductTagClient returns a client for the ProductTag from the given config.
+func NewProductTagClient(c config) *ProductTagClient {
+	return &ProductTagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `producttag.Hooks(f(g(h())))`.
+func (c *ProductTagClient) Use(hooks ...Hook) {
+	c.hooks.ProductTag = append(c.hooks.ProductTag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `producttag.Intercept(f(g(h())))`.
+func (c *ProductTagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductTag = append(c.inters.ProductTag, interceptors...)
+}
+
+// Create returns a builder for creating a ProductTag entity.
+func (c *ProductTagClient) Create() *ProductTagCreate {
+	mutation := newProductTagMutation(c.config, OpCreate)
+	return &ProductTagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductTag entities.
+func (c *ProductTagClient) CreateBulk(builders ...*ProductTagCreate) *ProductTagCreateBulk {
+	return &ProductTagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductTagClient) MapCreateBulk(slice any, setFunc func(*ProductTagCreate, int)) *ProductTagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductTagCreateBulk{err: fmt.Errorf("calling to ProductTagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductTagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductTagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductTag.
+func (c *ProductTagClient) Update() *ProductTagUpdate {
+	mutation := newProductTagMutation(c.config, OpUpdate)
+	return &ProductTagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductTagClient) UpdateOne(_m *ProductTag) *ProductTagUpdateOne {
+	mutation := newProductTagMutation(c.config, OpUpdateOne, withProductTag(_m))
+	return &ProductTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductTagClient) UpdateOneID(id int) *ProductTagUpdateOne {
+	mutation := newProductTagMutation(c.config, OpUpdateOne, withProductTagID(id))
+	return &ProductTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductTag.
+func (c *ProductTagClient) Delete() *ProductTagDelete {
+	mutation := newProductTagMutation(c.config, OpDelete)
+	return &ProductTagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductTagClient) DeleteOne(_m *ProductTag) *ProductTagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductTagClient) DeleteOneID(id int) *ProductTagDeleteOne {
+	builder := c.Delete().Where(producttag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductTagDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductTag.
+func (c *ProductTagClient) Query() *ProductTagQuery {
+	return &ProductTagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductTag entity by its id.
+func (c *ProductTagClient) Get(ctx context.Context, id int) (*ProductTag, error) {
+	return c.Query().Where(producttag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductTagClient) GetX(ctx context.Context, id int) *ProductTag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductTag.
+func (c *ProductTagClient) QueryAccount(_m *ProductTag) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(producttag.Table, producttag.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, producttag.AccountTable, producttag.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductTag.
+func (c *ProductTagClient) QueryProduct(_m *ProductTag) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(producttag.Table, producttag.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, producttag.ProductTable, producttag.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTag queries the tag edge of a ProductTag.
+func (c *ProductTagClient) QueryTag(_m *ProductTag) *TagQuery {
+	query := (&TagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(producttag.Table, producttag.FieldID, id),
+			sqlgraph.To(tag.Table, tag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, producttag.TagTable, producttag.TagColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductTagClient) Hooks() []Hook {
+	hooks := c.hooks.ProductTag
+	return append(hooks[:len(hooks):len(hooks)], producttag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductTagClient) Interceptors() []Interceptor {
+	return c.inters.ProductTag
+}
+
+func (c *ProductTagClient) mutate(ctx context.Context, m *ProductTagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductTagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductTagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductTagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductTag mutation op: %q", m.Op())
+	}
+}
+
+// QCCheckpointClient is a client for the QCCheckpoint schema.
+type QCCheckpointClient struct {
+	config
+}
+
+// NewQCCheckpointClient returns a client for the QCCheckpoint from the given config.
+func NewQCCheckpointClient(c config) *QCCheckpointClient {
+	return &QCCheckpointClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `qccheckpoint.Hooks(f(g(h())))`.
+func (c *QCCheckpointClient) Use(hooks ...Hook) {
+	c.hooks.QCCheckpoint = append(c.hooks.QCCheckpoint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `qccheckpoint.Intercept(f(g(h())))`.
+func (c *QCCheckpointClient) Intercept(interceptors ...Interceptor) {
+	c.inters.QCCheckpoint = append(c.inters.QCCheckpoint, interceptors...)
+}
+
+// Create returns a builder for creating a QCCheckpoint entity.
+func (c *QCCheckpointClient) Create() *QCCheckpointCreate {
+	mutation := newQCCheckpointMutation(c.config, OpCreate)
+	return &QCCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of QCCheckpoint entities.
+func (c *QCCheckpointClient) CreateBulk(builders ...*QCCheckpointCreate) *QCCheckpointCreateBulk {
+	return &QCCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *QCCheckpointClient) MapCreateBulk(slice any, setFunc func(*QCCheckpointCreate, int)) *QCCheckpointCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &QCCheckpointCreateBulk{err: fmt.Errorf("calling to QCCheckpointClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*QCCheckpointCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &QCCheckpointCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for QCCheckpoint.
+func (c *QCCheckpointClient) Update() *QCCheckpointUpdate {
+	mutation := newQCCheckpointMutation(c.config, OpUpdate)
+	return &QCCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *QCCheckpointClient) UpdateOne(_m *QCCheckpoint) *QCCheckpointUpdateOne {
+	mutation := newQCCheckpointMutation(c.config, OpUpdateOne, withQCCheckpoint(_m))
+	return &QCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *QCCheckpointClient) UpdateOneID(id int) *QCCheckpointUpdateOne {
+	mutation := newQCCheckpointMutation(c.config, OpUpdateOne, withQCCheckpointID(id))
+	return &QCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for QCCheckpoint.
+func (c *QCCheckpointClient) Delete() *QCCheckpointDelete {
+	mutation := newQCCheckpointMutation(c.config, OpDelete)
+	return &QCCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *QCCheckpointClient) DeleteOne(_m *QCCheckpoint) *QCCheckpointDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *QCCheckpointClient) DeleteOneID(id int) *QCCheckpointDeleteOne {
+	builder := c.Delete().Where(qccheckpoint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &QCCheckpointDeleteOne{builder}
+}
+
+// Query returns a query builder for QCCheckpoint.
+func (c *QCCheckpointClient) Query() *QCCheckpointQuery {
+	return &QCCheckpointQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeQCCheckpoint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a QCCheckpoint entity by its id.
+func (c *QCCheckpointClient) Get(ctx context.Context, id int) (*QCCheckpoint, error) {
+	return c.Query().Where(qccheckpoint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *QCCheckpointClient) GetX(ctx context.Context, id int) *QCCheckpoint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a QCCheckpoint.
+func (c *QCCheckpointClient) QueryAccount(_m *QCCheckpoint) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(qccheckpoint.Table, qccheckpoint.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, qccheckpoint.AccountTable, qccheckpoint.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryQcUnitOfMeasure queries the qc_unit_of_measure edge of a QCCheckpoint.
+func (c *QCCheckpointClient) QueryQcUnitOfMeasure(_m *QCCheckpoint) *QCUnitOfMeasureQuery {
+	query := (&QCUnitOfMeasureClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(qccheckpoint.Table, qccheckpoint.FieldID, id),
+			sqlgraph.To(qcunitofmeasure.Table, qcunitofmeasure.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, qccheckpoint.QcUnitOfMeasureTable, qccheckpoint.QcUnitOfMeasureColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *QCCheckpointClient) Hooks() []Hook {
+	hooks := c.hooks.QCCheckpoint
+	return append(hooks[:len(hooks):len(hooks)], qccheckpoint.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *QCCheckpointClient) Interceptors() []Interceptor {
+	return c.inters.QCCheckpoint
+}
+
+func (c *QCCheckpointClient) mutate(ctx context.Context, m *QCCheckpointMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&QCCheckpointCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&QCCheckpointUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&QCCheckpointUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&QCCheckpointDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown QCCheckpoint mutation op: %q", m.Op())
+	}
+}
+
+// QCUnitOfMeasureClient is a client for the QCUnitOfMeasure schema.
+type QCUnitOfMeasureClient struct {
+	config
+}
+
+// NewQCUnitOfMeasureClient returns a client for the QCUnitOfMeasure from the given config.
+func NewQCUnitOfMeasureClient(c config) *QCUnitOfMeasureClient {
+	return &QCUnitOfMeasureClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `qcunitofmeasure.Hooks(f(g(h())))`.
+func (c *QCUnitOfMeasureClient) Use(hooks ...Hook) {
+	c.hooks.QCUnitOfMeasure = append(c.hooks.QCUnitOfMeasure, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `qcunitofmeasure.Intercept(f(g(h())))`.
+func (c *QCUnitOfMeasureClient) Intercept(interceptors ...Interceptor) {
+	c.inters.QCUnitOfMeasure = append(c.inters.QCUnitOfMeasure, interceptors...)
+}
+
+// Create returns a builder for creating a QCUnitOfMeasure entity.
+func (c *QCUnitOfMeasureClient) Create() *QCUnitOfMeasureCreate {
+	mutation := newQCUnitOfMeasureMutation(c.config, OpCreate)
+	return &QCUnitOfMeasureCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of QCUnitOfMeasure entities.
+func (c *QCUnitOfMeasureClient) CreateBulk(builders ...*QCUnitOfMeasureCreate) *QCUnitOfMeasureCreateBulk {
+	return &QCUnitOfMeasureCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *QCUnitOfMeasureClient) MapCreateBulk(slice any, setFunc func(*QCUnitOfMeasureCreate, int)) *QCUnitOfMeasureCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &QCUnitOfMeasureCreateBulk{err: fmt.Errorf("calling to QCUnitOfMeasureClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*QCUnitOfMeasureCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &QCUnitOfMeasureCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for QCUnitOfMeasure.
+func (c *QCUnitOfMeasureClient) Update() *QCUnitOfMeasureUpdate {
+	mutation := newQCUnitOfMeasureMutation(c.config, OpUpdate)
+	return &QCUnitOfMeasureUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *QCUnitOfMeasureClient) UpdateOne(_m *QCUnitOfMeasure) *QCUnitOfMeasureUpdateOne {
+	mutation := newQCUnitOfMeasureMutation(c.config, OpUpdateOne, withQCUnitOfMeasure(_m))
+	return &QCUnitOfMeasureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *QCUnitOfMeasureClient) UpdateOneID(id int) *QCUnitOfMeasureUpdateOne {
+	mutation := newQCUnitOfMeasureMutation(c.config, OpUpdateOne, withQCUnitOfMeasureID(id))
+	return &QCUnitOfMeasureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for QCUnitOfMeasure.
+func (c *QCUnitOfMeasureClient) Delete() *QCUnitOfMeasureDelete {
+	mutation := newQCUnitOfMeasureMutation(c.config, OpDelete)
+	return &QCUnitOfMeasureDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *QCUnitOfMeasureClient) DeleteOne(_m *QCUnitOfMeasure) *QCUnitOfMeasureDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *QCUnitOfMeasureClient) DeleteOneID(id int) *QCUnitOfMeasureDeleteOne {
+	builder := c.Delete().Where(qcunitofmeasure.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &QCUnitOfMeasureDeleteOne{builder}
+}
+
+// Query returns a query builder for QCUnitOfMeasure.
+func (c *QCUnitOfMeasureClient) Query() *QCUnitOfMeasureQuery {
+	return &QCUnitOfMeasureQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeQCUnitOfMeasure},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a QCUnitOfMeasure entity by its id.
+func (c *QCUnitOfMeasureClient) Get(ctx context.Context, id int) (*QCUnitOfMeasure, error) {
+	return c.Query().Where(qcunitofmeasure.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *QCUnitOfMeasureClient) GetX(ctx context.Context, id int) *QCUnitOfMeasure {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a QCUnitOfMeasure.
+func (c *QCUnitOfMeasureClient) QueryAccount(_m *QCUnitOfMeasure) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(qcunitofmeasure.Table, qcunitofmeasure.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, qcunitofmeasure.AccountTable, qcunitofmeasure.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *QCUnitOfMeasureClient) Hooks() []Hook {
+	hooks := c.hooks.QCUnitOfMeasure
+	return append(hooks[:len(hooks):len(hooks)], qcunitofmeasure.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *QCUnitOfMeasureClient) Interceptors() []Interceptor {
+	return c.inters.QCUnitOfMeasure
+}
+
+func (c *QCUnitOfMeasureClient) mutate(ctx context.Context, m *QCUnitOfMeasureMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&QCUnitOfMeasureCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&QCUnitOfMeasureUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&QCUnitOfMeasureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&QCUnitOfMeasureDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown QCUnitOfMeasure mutation op: %q", m.Op())
+	}
+}
+
 // RateWindowClient is a client for the RateWindow schema.
 type RateWindowClient struct {
 	config
@@ -1510,6 +4344,156 @@ func (c *RateWindowClient) mutate(ctx context.Context, m *RateWindowMutation) (V
 		return (&RateWindowDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown RateWindow mutation op: %q", m.Op())
+	}
+}
+
+// SupplierClient is a client for the Supplier schema.
+type SupplierClient struct {
+	config
+}
+
+// NewSupplierClient returns a client for the Supplier from the given config.
+func NewSupplierClient(c config) *SupplierClient {
+	return &SupplierClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `supplier.Hooks(f(g(h())))`.
+func (c *SupplierClient) Use(hooks ...Hook) {
+	c.hooks.Supplier = append(c.hooks.Supplier, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `supplier.Intercept(f(g(h())))`.
+func (c *SupplierClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Supplier = append(c.inters.Supplier, interceptors...)
+}
+
+// Create returns a builder for creating a Supplier entity.
+func (c *SupplierClient) Create() *SupplierCreate {
+	mutation := newSupplierMutation(c.config, OpCreate)
+	return &SupplierCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Supplier entities.
+func (c *SupplierClient) CreateBulk(builders ...*SupplierCreate) *SupplierCreateBulk {
+	return &SupplierCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SupplierClient) MapCreateBulk(slice any, setFunc func(*SupplierCreate, int)) *SupplierCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SupplierCreateBulk{err: fmt.Errorf("calling to SupplierClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SupplierCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SupplierCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Supplier.
+func (c *SupplierClient) Update() *SupplierUpdate {
+	mutation := newSupplierMutation(c.config, OpUpdate)
+	return &SupplierUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SupplierClient) UpdateOne(_m *Supplier) *SupplierUpdateOne {
+	mutation := newSupplierMutation(c.config, OpUpdateOne, withSupplier(_m))
+	return &SupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SupplierClient) UpdateOneID(id int) *SupplierUpdateOne {
+	mutation := newSupplierMutation(c.config, OpUpdateOne, withSupplierID(id))
+	return &SupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Supplier.
+func (c *SupplierClient) Delete() *SupplierDelete {
+	mutation := newSupplierMutation(c.config, OpDelete)
+	return &SupplierDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SupplierClient) DeleteOne(_m *Supplier) *SupplierDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SupplierClient) DeleteOneID(id int) *SupplierDeleteOne {
+	builder := c.Delete().Where(supplier.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SupplierDeleteOne{builder}
+}
+
+// Query returns a query builder for Supplier.
+func (c *SupplierClient) Query() *SupplierQuery {
+	return &SupplierQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSupplier},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Supplier entity by its id.
+func (c *SupplierClient) Get(ctx context.Context, id int) (*Supplier, error) {
+	return c.Query().Where(supplier.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SupplierClient) GetX(ctx context.Context, id int) *Supplier {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Supplier.
+func (c *SupplierClient) QueryAccount(_m *Supplier) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(supplier.Table, supplier.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, supplier.AccountTable, supplier.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SupplierClient) Hooks() []Hook {
+	hooks := c.hooks.Supplier
+	return append(hooks[:len(hooks):len(hooks)], supplier.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SupplierClient) Interceptors() []Interceptor {
+	return c.inters.Supplier
+}
+
+func (c *SupplierClient) mutate(ctx context.Context, m *SupplierMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SupplierCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SupplierUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SupplierUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SupplierDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Supplier mutation op: %q", m.Op())
 	}
 }
 
@@ -1832,12 +4816,18 @@ func (c *UnitOfMeasureClient) mutate(ctx context.Context, m *UnitOfMeasureMutati
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, Event, Location, Operation, Organization, RateWindow,
-		Tag, UnitOfMeasure []ent.Hook
+		APIKey, Account, Allergen, Country, Event, Food, FoodNutrient, Location,
+		Nutrient, Operation, Organization, Preservation, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductQCCheckpoint, ProductSubstitute,
+		ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		Supplier, Tag, UnitOfMeasure []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, Event, Location, Operation, Organization, RateWindow,
-		Tag, UnitOfMeasure []ent.Interceptor
+		APIKey, Account, Allergen, Country, Event, Food, FoodNutrient, Location,
+		Nutrient, Operation, Organization, Preservation, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductQCCheckpoint, ProductSubstitute,
+		ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		Supplier, Tag, UnitOfMeasure []ent.Interceptor
 	}
 )
 

@@ -15,11 +15,27 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -82,16 +98,32 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:        apikey.ValidColumn,
-			account.Table:       account.ValidColumn,
-			allergen.Table:      allergen.ValidColumn,
-			event.Table:         event.ValidColumn,
-			location.Table:      location.ValidColumn,
-			operation.Table:     operation.ValidColumn,
-			organization.Table:  organization.ValidColumn,
-			ratewindow.Table:    ratewindow.ValidColumn,
-			tag.Table:           tag.ValidColumn,
-			unitofmeasure.Table: unitofmeasure.ValidColumn,
+			apikey.Table:               apikey.ValidColumn,
+			account.Table:              account.ValidColumn,
+			allergen.Table:             allergen.ValidColumn,
+			country.Table:              country.ValidColumn,
+			event.Table:                event.ValidColumn,
+			food.Table:                 food.ValidColumn,
+			foodnutrient.Table:         foodnutrient.ValidColumn,
+			location.Table:             location.ValidColumn,
+			nutrient.Table:             nutrient.ValidColumn,
+			operation.Table:            operation.ValidColumn,
+			organization.Table:         organization.ValidColumn,
+			preservation.Table:         preservation.ValidColumn,
+			product.Table:              product.ValidColumn,
+			productallergen.Table:      productallergen.ValidColumn,
+			productbannedcountry.Table: productbannedcountry.ValidColumn,
+			productbyproduct.Table:     productbyproduct.ValidColumn,
+			productqccheckpoint.Table:  productqccheckpoint.ValidColumn,
+			productsubstitute.Table:    productsubstitute.ValidColumn,
+			productsupplier.Table:      productsupplier.ValidColumn,
+			producttag.Table:           producttag.ValidColumn,
+			qccheckpoint.Table:         qccheckpoint.ValidColumn,
+			qcunitofmeasure.Table:      qcunitofmeasure.ValidColumn,
+			ratewindow.Table:           ratewindow.ValidColumn,
+			supplier.Table:             supplier.ValidColumn,
+			tag.Table:                  tag.ValidColumn,
+			unitofmeasure.Table:        unitofmeasure.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -6,12 +6,28 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 
@@ -23,7 +39,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -89,6 +105,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   country.Table,
+			Columns: country.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: country.FieldID,
+			},
+		},
+		Type: "Country",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			country.FieldAccountID: {Type: field.TypeInt, Column: country.FieldAccountID},
+			country.FieldIsGlobal:  {Type: field.TypeBool, Column: country.FieldIsGlobal},
+			country.FieldCreatedAt: {Type: field.TypeTime, Column: country.FieldCreatedAt},
+			country.FieldUpdatedAt: {Type: field.TypeTime, Column: country.FieldUpdatedAt},
+			country.FieldCode:      {Type: field.TypeString, Column: country.FieldCode},
+			country.FieldName:      {Type: field.TypeString, Column: country.FieldName},
+			country.FieldNameFr:    {Type: field.TypeString, Column: country.FieldNameFr},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -111,7 +147,47 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldCreatedAt:    {Type: field.TypeTime, Column: event.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   food.Table,
+			Columns: food.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: food.FieldID,
+			},
+		},
+		Type: "Food",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			food.FieldAccountID:                 {Type: field.TypeInt, Column: food.FieldAccountID},
+			food.FieldIsGlobal:                  {Type: field.TypeBool, Column: food.FieldIsGlobal},
+			food.FieldCreatedAt:                 {Type: field.TypeTime, Column: food.FieldCreatedAt},
+			food.FieldUpdatedAt:                 {Type: field.TypeTime, Column: food.FieldUpdatedAt},
+			food.FieldName:                      {Type: field.TypeString, Column: food.FieldName},
+			food.FieldNameFr:                    {Type: field.TypeString, Column: food.FieldNameFr},
+			food.FieldSource:                    {Type: field.TypeString, Column: food.FieldSource},
+			food.FieldSuggestedYieldDescription: {Type: field.TypeString, Column: food.FieldSuggestedYieldDescription},
+			food.FieldSuggestedYieldPct:         {Type: field.TypeFloat64, Column: food.FieldSuggestedYieldPct},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   foodnutrient.Table,
+			Columns: foodnutrient.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: foodnutrient.FieldID,
+			},
+		},
+		Type: "FoodNutrient",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			foodnutrient.FieldAccountID:  {Type: field.TypeInt, Column: foodnutrient.FieldAccountID},
+			foodnutrient.FieldIsGlobal:   {Type: field.TypeBool, Column: foodnutrient.FieldIsGlobal},
+			foodnutrient.FieldFoodID:     {Type: field.TypeInt, Column: foodnutrient.FieldFoodID},
+			foodnutrient.FieldNutrientID: {Type: field.TypeInt, Column: foodnutrient.FieldNutrientID},
+			foodnutrient.FieldValue:      {Type: field.TypeFloat64, Column: foodnutrient.FieldValue},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -133,7 +209,29 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   nutrient.Table,
+			Columns: nutrient.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: nutrient.FieldID,
+			},
+		},
+		Type: "Nutrient",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			nutrient.FieldAccountID:       {Type: field.TypeInt, Column: nutrient.FieldAccountID},
+			nutrient.FieldIsGlobal:        {Type: field.TypeBool, Column: nutrient.FieldIsGlobal},
+			nutrient.FieldCreatedAt:       {Type: field.TypeTime, Column: nutrient.FieldCreatedAt},
+			nutrient.FieldUpdatedAt:       {Type: field.TypeTime, Column: nutrient.FieldUpdatedAt},
+			nutrient.FieldKey:             {Type: field.TypeString, Column: nutrient.FieldKey},
+			nutrient.FieldIsMajorNutrient: {Type: field.TypeBool, Column: nutrient.FieldIsMajorNutrient},
+			nutrient.FieldLabel:           {Type: field.TypeString, Column: nutrient.FieldLabel},
+			nutrient.FieldName:            {Type: field.TypeString, Column: nutrient.FieldName},
+			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
+		},
+	}
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -154,7 +252,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -172,7 +270,217 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   preservation.Table,
+			Columns: preservation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: preservation.FieldID,
+			},
+		},
+		Type: "Preservation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			preservation.FieldAccountID:   {Type: field.TypeInt, Column: preservation.FieldAccountID},
+			preservation.FieldIsGlobal:    {Type: field.TypeBool, Column: preservation.FieldIsGlobal},
+			preservation.FieldCreatedAt:   {Type: field.TypeTime, Column: preservation.FieldCreatedAt},
+			preservation.FieldUpdatedAt:   {Type: field.TypeTime, Column: preservation.FieldUpdatedAt},
+			preservation.FieldCode:        {Type: field.TypeString, Column: preservation.FieldCode},
+			preservation.FieldDescription: {Type: field.TypeString, Column: preservation.FieldDescription},
+			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   product.Table,
+			Columns: product.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: product.FieldID,
+			},
+		},
+		Type: "Product",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			product.FieldAccountID:         {Type: field.TypeInt, Column: product.FieldAccountID},
+			product.FieldCreatedAt:         {Type: field.TypeTime, Column: product.FieldCreatedAt},
+			product.FieldUpdatedAt:         {Type: field.TypeTime, Column: product.FieldUpdatedAt},
+			product.FieldActive:            {Type: field.TypeBool, Column: product.FieldActive},
+			product.FieldIsDeleted:         {Type: field.TypeBool, Column: product.FieldIsDeleted},
+			product.FieldCost:              {Type: field.TypeOther, Column: product.FieldCost},
+			product.FieldOperationsCost:    {Type: field.TypeOther, Column: product.FieldOperationsCost},
+			product.FieldDescription:       {Type: field.TypeString, Column: product.FieldDescription},
+			product.FieldName:              {Type: field.TypeString, Column: product.FieldName},
+			product.FieldProductCode:       {Type: field.TypeString, Column: product.FieldProductCode},
+			product.FieldKind:              {Type: field.TypeEnum, Column: product.FieldKind},
+			product.FieldProductType:       {Type: field.TypeEnum, Column: product.FieldProductType},
+			product.FieldShelfLife:         {Type: field.TypeInt, Column: product.FieldShelfLife},
+			product.FieldUnitOfMeasureID:   {Type: field.TypeInt, Column: product.FieldUnitOfMeasureID},
+			product.FieldUomBaseID:         {Type: field.TypeInt, Column: product.FieldUomBaseID},
+			product.FieldUomQty:            {Type: field.TypeFloat64, Column: product.FieldUomQty},
+			product.FieldUomBaseConversion: {Type: field.TypeFloat64, Column: product.FieldUomBaseConversion},
+			product.FieldFoodID:            {Type: field.TypeInt, Column: product.FieldFoodID},
+			product.FieldIngredientsEn:     {Type: field.TypeString, Column: product.FieldIngredientsEn},
+			product.FieldIngredientsFr:     {Type: field.TypeString, Column: product.FieldIngredientsFr},
+			product.FieldPortionInGrams:    {Type: field.TypeFloat64, Column: product.FieldPortionInGrams},
+			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productallergen.Table,
+			Columns: productallergen.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productallergen.FieldID,
+			},
+		},
+		Type: "ProductAllergen",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productallergen.FieldAccountID:  {Type: field.TypeInt, Column: productallergen.FieldAccountID},
+			productallergen.FieldProductID:  {Type: field.TypeInt, Column: productallergen.FieldProductID},
+			productallergen.FieldAllergenID: {Type: field.TypeInt, Column: productallergen.FieldAllergenID},
+			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productbannedcountry.Table,
+			Columns: productbannedcountry.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productbannedcountry.FieldID,
+			},
+		},
+		Type: "ProductBannedCountry",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productbannedcountry.FieldAccountID: {Type: field.TypeInt, Column: productbannedcountry.FieldAccountID},
+			productbannedcountry.FieldProductID: {Type: field.TypeInt, Column: productbannedcountry.FieldProductID},
+			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productbyproduct.Table,
+			Columns: productbyproduct.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productbyproduct.FieldID,
+			},
+		},
+		Type: "ProductByproduct",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productbyproduct.FieldAccountID:   {Type: field.TypeInt, Column: productbyproduct.FieldAccountID},
+			productbyproduct.FieldProductID:   {Type: field.TypeInt, Column: productbyproduct.FieldProductID},
+			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productqccheckpoint.Table,
+			Columns: productqccheckpoint.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productqccheckpoint.FieldID,
+			},
+		},
+		Type: "ProductQCCheckpoint",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productqccheckpoint.FieldAccountID:      {Type: field.TypeInt, Column: productqccheckpoint.FieldAccountID},
+			productqccheckpoint.FieldProductID:      {Type: field.TypeInt, Column: productqccheckpoint.FieldProductID},
+			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
+		},
+	}
+	graph.Nodes[17] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productsubstitute.Table,
+			Columns: productsubstitute.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productsubstitute.FieldID,
+			},
+		},
+		Type: "ProductSubstitute",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productsubstitute.FieldAccountID:    {Type: field.TypeInt, Column: productsubstitute.FieldAccountID},
+			productsubstitute.FieldProductID:    {Type: field.TypeInt, Column: productsubstitute.FieldProductID},
+			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
+		},
+	}
+	graph.Nodes[18] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productsupplier.Table,
+			Columns: productsupplier.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productsupplier.FieldID,
+			},
+		},
+		Type: "ProductSupplier",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productsupplier.FieldAccountID:  {Type: field.TypeInt, Column: productsupplier.FieldAccountID},
+			productsupplier.FieldProductID:  {Type: field.TypeInt, Column: productsupplier.FieldProductID},
+			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
+		},
+	}
+	graph.Nodes[19] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   producttag.Table,
+			Columns: producttag.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: producttag.FieldID,
+			},
+		},
+		Type: "ProductTag",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			producttag.FieldAccountID: {Type: field.TypeInt, Column: producttag.FieldAccountID},
+			producttag.FieldProductID: {Type: field.TypeInt, Column: producttag.FieldProductID},
+			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
+		},
+	}
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   qccheckpoint.Table,
+			Columns: qccheckpoint.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: qccheckpoint.FieldID,
+			},
+		},
+		Type: "QCCheckpoint",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			qccheckpoint.FieldAccountID:         {Type: field.TypeInt, Column: qccheckpoint.FieldAccountID},
+			qccheckpoint.FieldCreatedAt:         {Type: field.TypeTime, Column: qccheckpoint.FieldCreatedAt},
+			qccheckpoint.FieldUpdatedAt:         {Type: field.TypeTime, Column: qccheckpoint.FieldUpdatedAt},
+			qccheckpoint.FieldCode:              {Type: field.TypeString, Column: qccheckpoint.FieldCode},
+			qccheckpoint.FieldDescription:       {Type: field.TypeString, Column: qccheckpoint.FieldDescription},
+			qccheckpoint.FieldInputType:         {Type: field.TypeEnum, Column: qccheckpoint.FieldInputType},
+			qccheckpoint.FieldIsCritical:        {Type: field.TypeBool, Column: qccheckpoint.FieldIsCritical},
+			qccheckpoint.FieldName:              {Type: field.TypeString, Column: qccheckpoint.FieldName},
+			qccheckpoint.FieldPassValue:         {Type: field.TypeEnum, Column: qccheckpoint.FieldPassValue},
+			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   qcunitofmeasure.Table,
+			Columns: qcunitofmeasure.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: qcunitofmeasure.FieldID,
+			},
+		},
+		Type: "QCUnitOfMeasure",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			qcunitofmeasure.FieldAccountID: {Type: field.TypeInt, Column: qcunitofmeasure.FieldAccountID},
+			qcunitofmeasure.FieldIsGlobal:  {Type: field.TypeBool, Column: qcunitofmeasure.FieldIsGlobal},
+			qcunitofmeasure.FieldCreatedAt: {Type: field.TypeTime, Column: qcunitofmeasure.FieldCreatedAt},
+			qcunitofmeasure.FieldUpdatedAt: {Type: field.TypeTime, Column: qcunitofmeasure.FieldUpdatedAt},
+			qcunitofmeasure.FieldCode:      {Type: field.TypeString, Column: qcunitofmeasure.FieldCode},
+			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
+		},
+	}
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -188,7 +496,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   supplier.Table,
+			Columns: supplier.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: supplier.FieldID,
+			},
+		},
+		Type: "Supplier",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			supplier.FieldAccountID:    {Type: field.TypeInt, Column: supplier.FieldAccountID},
+			supplier.FieldCreatedAt:    {Type: field.TypeTime, Column: supplier.FieldCreatedAt},
+			supplier.FieldUpdatedAt:    {Type: field.TypeTime, Column: supplier.FieldUpdatedAt},
+			supplier.FieldActive:       {Type: field.TypeBool, Column: supplier.FieldActive},
+			supplier.FieldCompany:      {Type: field.TypeString, Column: supplier.FieldCompany},
+			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
+		},
+	}
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -207,7 +534,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -269,12 +596,84 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   country.AccountTable,
+			Columns: []string{country.AccountColumn},
+			Bidi:    false,
+		},
+		"Country",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   event.AccountTable,
 			Columns: []string{event.AccountColumn},
 			Bidi:    false,
 		},
 		"Event",
 		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   food.AccountTable,
+			Columns: []string{food.AccountColumn},
+			Bidi:    false,
+		},
+		"Food",
+		"Account",
+	)
+	graph.MustAddE(
+		"nutrients",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   food.NutrientsTable,
+			Columns: []string{food.NutrientsColumn},
+			Bidi:    false,
+		},
+		"Food",
+		"FoodNutrient",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   foodnutrient.AccountTable,
+			Columns: []string{foodnutrient.AccountColumn},
+			Bidi:    false,
+		},
+		"FoodNutrient",
+		"Account",
+	)
+	graph.MustAddE(
+		"food",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   foodnutrient.FoodTable,
+			Columns: []string{foodnutrient.FoodColumn},
+			Bidi:    false,
+		},
+		"FoodNutrient",
+		"Food",
+	)
+	graph.MustAddE(
+		"nutrient",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   foodnutrient.NutrientTable,
+			Columns: []string{foodnutrient.NutrientColumn},
+			Bidi:    false,
+		},
+		"FoodNutrient",
+		"Nutrient",
 	)
 	graph.MustAddE(
 		"account",
@@ -317,6 +716,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   nutrient.AccountTable,
+			Columns: []string{nutrient.AccountColumn},
+			Bidi:    false,
+		},
+		"Nutrient",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   operation.AccountTable,
 			Columns: []string{operation.AccountColumn},
 			Bidi:    false,
@@ -346,6 +757,450 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"Organization",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   preservation.AccountTable,
+			Columns: []string{preservation.AccountColumn},
+			Bidi:    false,
+		},
+		"Preservation",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   product.AccountTable,
+			Columns: []string{product.AccountColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"Account",
+	)
+	graph.MustAddE(
+		"unit_of_measure",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   product.UnitOfMeasureTable,
+			Columns: []string{product.UnitOfMeasureColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"UnitOfMeasure",
+	)
+	graph.MustAddE(
+		"uom_base",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   product.UomBaseTable,
+			Columns: []string{product.UomBaseColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"UnitOfMeasure",
+	)
+	graph.MustAddE(
+		"food",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   product.FoodTable,
+			Columns: []string{product.FoodColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"Food",
+	)
+	graph.MustAddE(
+		"allergens",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.AllergensTable,
+			Columns: []string{product.AllergensColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductAllergen",
+	)
+	graph.MustAddE(
+		"tags",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.TagsTable,
+			Columns: []string{product.TagsColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductTag",
+	)
+	graph.MustAddE(
+		"banned_countries",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.BannedCountriesTable,
+			Columns: []string{product.BannedCountriesColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductBannedCountry",
+	)
+	graph.MustAddE(
+		"substitutes",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.SubstitutesTable,
+			Columns: []string{product.SubstitutesColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductSubstitute",
+	)
+	graph.MustAddE(
+		"suppliers",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.SuppliersTable,
+			Columns: []string{product.SuppliersColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductSupplier",
+	)
+	graph.MustAddE(
+		"byproducts",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.ByproductsTable,
+			Columns: []string{product.ByproductsColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductByproduct",
+	)
+	graph.MustAddE(
+		"qc_checkpoints",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.QcCheckpointsTable,
+			Columns: []string{product.QcCheckpointsColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"ProductQCCheckpoint",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productallergen.AccountTable,
+			Columns: []string{productallergen.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductAllergen",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productallergen.ProductTable,
+			Columns: []string{productallergen.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductAllergen",
+		"Product",
+	)
+	graph.MustAddE(
+		"allergen",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productallergen.AllergenTable,
+			Columns: []string{productallergen.AllergenColumn},
+			Bidi:    false,
+		},
+		"ProductAllergen",
+		"Allergen",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productbannedcountry.AccountTable,
+			Columns: []string{productbannedcountry.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductBannedCountry",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productbannedcountry.ProductTable,
+			Columns: []string{productbannedcountry.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductBannedCountry",
+		"Product",
+	)
+	graph.MustAddE(
+		"country",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productbannedcountry.CountryTable,
+			Columns: []string{productbannedcountry.CountryColumn},
+			Bidi:    false,
+		},
+		"ProductBannedCountry",
+		"Country",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productbyproduct.AccountTable,
+			Columns: []string{productbyproduct.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductByproduct",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productbyproduct.ProductTable,
+			Columns: []string{productbyproduct.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductByproduct",
+		"Product",
+	)
+	graph.MustAddE(
+		"byproduct",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productbyproduct.ByproductTable,
+			Columns: []string{productbyproduct.ByproductColumn},
+			Bidi:    false,
+		},
+		"ProductByproduct",
+		"Product",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productqccheckpoint.AccountTable,
+			Columns: []string{productqccheckpoint.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductQCCheckpoint",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productqccheckpoint.ProductTable,
+			Columns: []string{productqccheckpoint.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductQCCheckpoint",
+		"Product",
+	)
+	graph.MustAddE(
+		"qc_checkpoint",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productqccheckpoint.QcCheckpointTable,
+			Columns: []string{productqccheckpoint.QcCheckpointColumn},
+			Bidi:    false,
+		},
+		"ProductQCCheckpoint",
+		"QCCheckpoint",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productsubstitute.AccountTable,
+			Columns: []string{productsubstitute.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductSubstitute",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productsubstitute.ProductTable,
+			Columns: []string{productsubstitute.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductSubstitute",
+		"Product",
+	)
+	graph.MustAddE(
+		"substitute",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productsubstitute.SubstituteTable,
+			Columns: []string{productsubstitute.SubstituteColumn},
+			Bidi:    false,
+		},
+		"ProductSubstitute",
+		"Product",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productsupplier.AccountTable,
+			Columns: []string{productsupplier.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductSupplier",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productsupplier.ProductTable,
+			Columns: []string{productsupplier.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductSupplier",
+		"Product",
+	)
+	graph.MustAddE(
+		"supplier",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productsupplier.SupplierTable,
+			Columns: []string{productsupplier.SupplierColumn},
+			Bidi:    false,
+		},
+		"ProductSupplier",
+		"Supplier",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   producttag.AccountTable,
+			Columns: []string{producttag.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductTag",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   producttag.ProductTable,
+			Columns: []string{producttag.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductTag",
+		"Product",
+	)
+	graph.MustAddE(
+		"tag",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   producttag.TagTable,
+			Columns: []string{producttag.TagColumn},
+			Bidi:    false,
+		},
+		"ProductTag",
+		"Tag",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   qccheckpoint.AccountTable,
+			Columns: []string{qccheckpoint.AccountColumn},
+			Bidi:    false,
+		},
+		"QCCheckpoint",
+		"Account",
+	)
+	graph.MustAddE(
+		"qc_unit_of_measure",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   qccheckpoint.QcUnitOfMeasureTable,
+			Columns: []string{qccheckpoint.QcUnitOfMeasureColumn},
+			Bidi:    false,
+		},
+		"QCCheckpoint",
+		"QCUnitOfMeasure",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   qcunitofmeasure.AccountTable,
+			Columns: []string{qcunitofmeasure.AccountColumn},
+			Bidi:    false,
+		},
+		"QCUnitOfMeasure",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   supplier.AccountTable,
+			Columns: []string{supplier.AccountColumn},
+			Bidi:    false,
+		},
+		"Supplier",
 		"Account",
 	)
 	graph.MustAddE(
@@ -676,6 +1531,95 @@ func (f *AllergenFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *CountryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the CountryQuery builder.
+func (_q *CountryQuery) Filter() *CountryFilter {
+	return &CountryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *CountryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the CountryMutation builder.
+func (m *CountryMutation) Filter() *CountryFilter {
+	return &CountryFilter{config: m.config, predicateAdder: m}
+}
+
+// CountryFilter provides a generic filtering capability at runtime for CountryQuery.
+type CountryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *CountryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *CountryFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(country.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *CountryFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(country.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *CountryFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(country.FieldIsGlobal))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *CountryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(country.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *CountryFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(country.FieldUpdatedAt))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *CountryFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(country.FieldCode))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *CountryFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(country.FieldName))
+}
+
+// WhereNameFr applies the entql string predicate on the name_fr field.
+func (f *CountryFilter) WhereNameFr(p entql.StringP) {
+	f.Where(p.Field(country.FieldNameFr))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *CountryFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *CountryFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *EventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -704,7 +1648,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -785,6 +1729,226 @@ func (f *EventFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *FoodQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the FoodQuery builder.
+func (_q *FoodQuery) Filter() *FoodFilter {
+	return &FoodFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *FoodMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the FoodMutation builder.
+func (m *FoodMutation) Filter() *FoodFilter {
+	return &FoodFilter{config: m.config, predicateAdder: m}
+}
+
+// FoodFilter provides a generic filtering capability at runtime for FoodQuery.
+type FoodFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *FoodFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *FoodFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(food.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *FoodFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(food.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *FoodFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(food.FieldIsGlobal))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *FoodFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(food.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *FoodFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(food.FieldUpdatedAt))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *FoodFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(food.FieldName))
+}
+
+// WhereNameFr applies the entql string predicate on the name_fr field.
+func (f *FoodFilter) WhereNameFr(p entql.StringP) {
+	f.Where(p.Field(food.FieldNameFr))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *FoodFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(food.FieldSource))
+}
+
+// WhereSuggestedYieldDescription applies the entql string predicate on the suggested_yield_description field.
+func (f *FoodFilter) WhereSuggestedYieldDescription(p entql.StringP) {
+	f.Where(p.Field(food.FieldSuggestedYieldDescription))
+}
+
+// WhereSuggestedYieldPct applies the entql float64 predicate on the suggested_yield_pct field.
+func (f *FoodFilter) WhereSuggestedYieldPct(p entql.Float64P) {
+	f.Where(p.Field(food.FieldSuggestedYieldPct))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *FoodFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *FoodFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasNutrients applies a predicate to check if query has an edge nutrients.
+func (f *FoodFilter) WhereHasNutrients() {
+	f.Where(entql.HasEdge("nutrients"))
+}
+
+// WhereHasNutrientsWith applies a predicate to check if query has an edge nutrients with a given conditions (other predicates).
+func (f *FoodFilter) WhereHasNutrientsWith(preds ...predicate.FoodNutrient) {
+	f.Where(entql.HasEdgeWith("nutrients", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *FoodNutrientQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the FoodNutrientQuery builder.
+func (_q *FoodNutrientQuery) Filter() *FoodNutrientFilter {
+	return &FoodNutrientFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *FoodNutrientMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the FoodNutrientMutation builder.
+func (m *FoodNutrientMutation) Filter() *FoodNutrientFilter {
+	return &FoodNutrientFilter{config: m.config, predicateAdder: m}
+}
+
+// FoodNutrientFilter provides a generic filtering capability at runtime for FoodNutrientQuery.
+type FoodNutrientFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *FoodNutrientFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *FoodNutrientFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(foodnutrient.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *FoodNutrientFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(foodnutrient.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *FoodNutrientFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(foodnutrient.FieldIsGlobal))
+}
+
+// WhereFoodID applies the entql int predicate on the food_id field.
+func (f *FoodNutrientFilter) WhereFoodID(p entql.IntP) {
+	f.Where(p.Field(foodnutrient.FieldFoodID))
+}
+
+// WhereNutrientID applies the entql int predicate on the nutrient_id field.
+func (f *FoodNutrientFilter) WhereNutrientID(p entql.IntP) {
+	f.Where(p.Field(foodnutrient.FieldNutrientID))
+}
+
+// WhereValue applies the entql float64 predicate on the value field.
+func (f *FoodNutrientFilter) WhereValue(p entql.Float64P) {
+	f.Where(p.Field(foodnutrient.FieldValue))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *FoodNutrientFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *FoodNutrientFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFood applies a predicate to check if query has an edge food.
+func (f *FoodNutrientFilter) WhereHasFood() {
+	f.Where(entql.HasEdge("food"))
+}
+
+// WhereHasFoodWith applies a predicate to check if query has an edge food with a given conditions (other predicates).
+func (f *FoodNutrientFilter) WhereHasFoodWith(preds ...predicate.Food) {
+	f.Where(entql.HasEdgeWith("food", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasNutrient applies a predicate to check if query has an edge nutrient.
+func (f *FoodNutrientFilter) WhereHasNutrient() {
+	f.Where(entql.HasEdge("nutrient"))
+}
+
+// WhereHasNutrientWith applies a predicate to check if query has an edge nutrient with a given conditions (other predicates).
+func (f *FoodNutrientFilter) WhereHasNutrientWith(preds ...predicate.Nutrient) {
+	f.Where(entql.HasEdgeWith("nutrient", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *LocationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -813,7 +1977,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -912,6 +2076,105 @@ func (f *LocationFilter) WhereHasChildrenWith(preds ...predicate.Location) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *NutrientQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the NutrientQuery builder.
+func (_q *NutrientQuery) Filter() *NutrientFilter {
+	return &NutrientFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *NutrientMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the NutrientMutation builder.
+func (m *NutrientMutation) Filter() *NutrientFilter {
+	return &NutrientFilter{config: m.config, predicateAdder: m}
+}
+
+// NutrientFilter provides a generic filtering capability at runtime for NutrientQuery.
+type NutrientFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *NutrientFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *NutrientFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(nutrient.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *NutrientFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(nutrient.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *NutrientFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(nutrient.FieldIsGlobal))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *NutrientFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(nutrient.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *NutrientFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(nutrient.FieldUpdatedAt))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *NutrientFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(nutrient.FieldKey))
+}
+
+// WhereIsMajorNutrient applies the entql bool predicate on the is_major_nutrient field.
+func (f *NutrientFilter) WhereIsMajorNutrient(p entql.BoolP) {
+	f.Where(p.Field(nutrient.FieldIsMajorNutrient))
+}
+
+// WhereLabel applies the entql string predicate on the label field.
+func (f *NutrientFilter) WhereLabel(p entql.StringP) {
+	f.Where(p.Field(nutrient.FieldLabel))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *NutrientFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(nutrient.FieldName))
+}
+
+// WhereUom applies the entql string predicate on the uom field.
+func (f *NutrientFilter) WhereUom(p entql.StringP) {
+	f.Where(p.Field(nutrient.FieldUom))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *NutrientFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *NutrientFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *OperationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -940,7 +2203,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1048,7 +2311,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1099,6 +2362,1285 @@ func (f *OrganizationFilter) WhereHasAccountsWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PreservationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PreservationQuery builder.
+func (_q *PreservationQuery) Filter() *PreservationFilter {
+	return &PreservationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PreservationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PreservationMutation builder.
+func (m *PreservationMutation) Filter() *PreservationFilter {
+	return &PreservationFilter{config: m.config, predicateAdder: m}
+}
+
+// PreservationFilter provides a generic filtering capability at runtime for PreservationQuery.
+type PreservationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PreservationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *PreservationFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(preservation.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *PreservationFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(preservation.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *PreservationFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(preservation.FieldIsGlobal))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PreservationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(preservation.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PreservationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(preservation.FieldUpdatedAt))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *PreservationFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(preservation.FieldCode))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *PreservationFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(preservation.FieldDescription))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *PreservationFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(preservation.FieldName))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *PreservationFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *PreservationFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductQuery builder.
+func (_q *ProductQuery) Filter() *ProductFilter {
+	return &ProductFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductMutation builder.
+func (m *ProductMutation) Filter() *ProductFilter {
+	return &ProductFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductFilter provides a generic filtering capability at runtime for ProductQuery.
+type ProductFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(product.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(product.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ProductFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(product.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ProductFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(product.FieldUpdatedAt))
+}
+
+// WhereActive applies the entql bool predicate on the active field.
+func (f *ProductFilter) WhereActive(p entql.BoolP) {
+	f.Where(p.Field(product.FieldActive))
+}
+
+// WhereIsDeleted applies the entql bool predicate on the is_deleted field.
+func (f *ProductFilter) WhereIsDeleted(p entql.BoolP) {
+	f.Where(p.Field(product.FieldIsDeleted))
+}
+
+// WhereCost applies the entql other predicate on the cost field.
+func (f *ProductFilter) WhereCost(p entql.OtherP) {
+	f.Where(p.Field(product.FieldCost))
+}
+
+// WhereOperationsCost applies the entql other predicate on the operations_cost field.
+func (f *ProductFilter) WhereOperationsCost(p entql.OtherP) {
+	f.Where(p.Field(product.FieldOperationsCost))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *ProductFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(product.FieldDescription))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *ProductFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(product.FieldName))
+}
+
+// WhereProductCode applies the entql string predicate on the product_code field.
+func (f *ProductFilter) WhereProductCode(p entql.StringP) {
+	f.Where(p.Field(product.FieldProductCode))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *ProductFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(product.FieldKind))
+}
+
+// WhereProductType applies the entql string predicate on the product_type field.
+func (f *ProductFilter) WhereProductType(p entql.StringP) {
+	f.Where(p.Field(product.FieldProductType))
+}
+
+// WhereShelfLife applies the entql int predicate on the shelf_life field.
+func (f *ProductFilter) WhereShelfLife(p entql.IntP) {
+	f.Where(p.Field(product.FieldShelfLife))
+}
+
+// WhereUnitOfMeasureID applies the entql int predicate on the unit_of_measure_id field.
+func (f *ProductFilter) WhereUnitOfMeasureID(p entql.IntP) {
+	f.Where(p.Field(product.FieldUnitOfMeasureID))
+}
+
+// WhereUomBaseID applies the entql int predicate on the uom_base_id field.
+func (f *ProductFilter) WhereUomBaseID(p entql.IntP) {
+	f.Where(p.Field(product.FieldUomBaseID))
+}
+
+// WhereUomQty applies the entql float64 predicate on the uom_qty field.
+func (f *ProductFilter) WhereUomQty(p entql.Float64P) {
+	f.Where(p.Field(product.FieldUomQty))
+}
+
+// WhereUomBaseConversion applies the entql float64 predicate on the uom_base_conversion field.
+func (f *ProductFilter) WhereUomBaseConversion(p entql.Float64P) {
+	f.Where(p.Field(product.FieldUomBaseConversion))
+}
+
+// WhereFoodID applies the entql int predicate on the food_id field.
+func (f *ProductFilter) WhereFoodID(p entql.IntP) {
+	f.Where(p.Field(product.FieldFoodID))
+}
+
+// WhereIngredientsEn applies the entql string predicate on the ingredients_en field.
+func (f *ProductFilter) WhereIngredientsEn(p entql.StringP) {
+	f.Where(p.Field(product.FieldIngredientsEn))
+}
+
+// WhereIngredientsFr applies the entql string predicate on the ingredients_fr field.
+func (f *ProductFilter) WhereIngredientsFr(p entql.StringP) {
+	f.Where(p.Field(product.FieldIngredientsFr))
+}
+
+// WherePortionInGrams applies the entql float64 predicate on the portion_in_grams field.
+func (f *ProductFilter) WherePortionInGrams(p entql.Float64P) {
+	f.Where(p.Field(product.FieldPortionInGrams))
+}
+
+// WhereRecipeGramsYield applies the entql float64 predicate on the recipe_grams_yield field.
+func (f *ProductFilter) WhereRecipeGramsYield(p entql.Float64P) {
+	f.Where(p.Field(product.FieldRecipeGramsYield))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUnitOfMeasure applies a predicate to check if query has an edge unit_of_measure.
+func (f *ProductFilter) WhereHasUnitOfMeasure() {
+	f.Where(entql.HasEdge("unit_of_measure"))
+}
+
+// WhereHasUnitOfMeasureWith applies a predicate to check if query has an edge unit_of_measure with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasUnitOfMeasureWith(preds ...predicate.UnitOfMeasure) {
+	f.Where(entql.HasEdgeWith("unit_of_measure", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUomBase applies a predicate to check if query has an edge uom_base.
+func (f *ProductFilter) WhereHasUomBase() {
+	f.Where(entql.HasEdge("uom_base"))
+}
+
+// WhereHasUomBaseWith applies a predicate to check if query has an edge uom_base with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasUomBaseWith(preds ...predicate.UnitOfMeasure) {
+	f.Where(entql.HasEdgeWith("uom_base", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFood applies a predicate to check if query has an edge food.
+func (f *ProductFilter) WhereHasFood() {
+	f.Where(entql.HasEdge("food"))
+}
+
+// WhereHasFoodWith applies a predicate to check if query has an edge food with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasFoodWith(preds ...predicate.Food) {
+	f.Where(entql.HasEdgeWith("food", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAllergens applies a predicate to check if query has an edge allergens.
+func (f *ProductFilter) WhereHasAllergens() {
+	f.Where(entql.HasEdge("allergens"))
+}
+
+// WhereHasAllergensWith applies a predicate to check if query has an edge allergens with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasAllergensWith(preds ...predicate.ProductAllergen) {
+	f.Where(entql.HasEdgeWith("allergens", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTags applies a predicate to check if query has an edge tags.
+func (f *ProductFilter) WhereHasTags() {
+	f.Where(entql.HasEdge("tags"))
+}
+
+// WhereHasTagsWith applies a predicate to check if query has an edge tags with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasTagsWith(preds ...predicate.ProductTag) {
+	f.Where(entql.HasEdgeWith("tags", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasBannedCountries applies a predicate to check if query has an edge banned_countries.
+func (f *ProductFilter) WhereHasBannedCountries() {
+	f.Where(entql.HasEdge("banned_countries"))
+}
+
+// WhereHasBannedCountriesWith applies a predicate to check if query has an edge banned_countries with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasBannedCountriesWith(preds ...predicate.ProductBannedCountry) {
+	f.Where(entql.HasEdgeWith("banned_countries", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSubstitutes applies a predicate to check if query has an edge substitutes.
+func (f *ProductFilter) WhereHasSubstitutes() {
+	f.Where(entql.HasEdge("substitutes"))
+}
+
+// WhereHasSubstitutesWith applies a predicate to check if query has an edge substitutes with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasSubstitutesWith(preds ...predicate.ProductSubstitute) {
+	f.Where(entql.HasEdgeWith("substitutes", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSuppliers applies a predicate to check if query has an edge suppliers.
+func (f *ProductFilter) WhereHasSuppliers() {
+	f.Where(entql.HasEdge("suppliers"))
+}
+
+// WhereHasSuppliersWith applies a predicate to check if query has an edge suppliers with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasSuppliersWith(preds ...predicate.ProductSupplier) {
+	f.Where(entql.HasEdgeWith("suppliers", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasByproducts applies a predicate to check if query has an edge byproducts.
+func (f *ProductFilter) WhereHasByproducts() {
+	f.Where(entql.HasEdge("byproducts"))
+}
+
+// WhereHasByproductsWith applies a predicate to check if query has an edge byproducts with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasByproductsWith(preds ...predicate.ProductByproduct) {
+	f.Where(entql.HasEdgeWith("byproducts", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasQcCheckpoints applies a predicate to check if query has an edge qc_checkpoints.
+func (f *ProductFilter) WhereHasQcCheckpoints() {
+	f.Where(entql.HasEdge("qc_checkpoints"))
+}
+
+// WhereHasQcCheckpointsWith applies a predicate to check if query has an edge qc_checkpoints with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasQcCheckpointsWith(preds ...predicate.ProductQCCheckpoint) {
+	f.Where(entql.HasEdgeWith("qc_checkpoints", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductAllergenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductAllergenQuery builder.
+func (_q *ProductAllergenQuery) Filter() *ProductAllergenFilter {
+	return &ProductAllergenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductAllergenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductAllergenMutation builder.
+func (m *ProductAllergenMutation) Filter() *ProductAllergenFilter {
+	return &ProductAllergenFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductAllergenFilter provides a generic filtering capability at runtime for ProductAllergenQuery.
+type ProductAllergenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductAllergenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductAllergenFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productallergen.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductAllergenFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productallergen.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductAllergenFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productallergen.FieldProductID))
+}
+
+// WhereAllergenID applies the entql int predicate on the allergen_id field.
+func (f *ProductAllergenFilter) WhereAllergenID(p entql.IntP) {
+	f.Where(p.Field(productallergen.FieldAllergenID))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *ProductAllergenFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(productallergen.FieldSource))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductAllergenFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductAllergenFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductAllergenFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductAllergenFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAllergen applies a predicate to check if query has an edge allergen.
+func (f *ProductAllergenFilter) WhereHasAllergen() {
+	f.Where(entql.HasEdge("allergen"))
+}
+
+// WhereHasAllergenWith applies a predicate to check if query has an edge allergen with a given conditions (other predicates).
+func (f *ProductAllergenFilter) WhereHasAllergenWith(preds ...predicate.Allergen) {
+	f.Where(entql.HasEdgeWith("allergen", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductBannedCountryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductBannedCountryQuery builder.
+func (_q *ProductBannedCountryQuery) Filter() *ProductBannedCountryFilter {
+	return &ProductBannedCountryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductBannedCountryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductBannedCountryMutation builder.
+func (m *ProductBannedCountryMutation) Filter() *ProductBannedCountryFilter {
+	return &ProductBannedCountryFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductBannedCountryFilter provides a generic filtering capability at runtime for ProductBannedCountryQuery.
+type ProductBannedCountryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductBannedCountryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductBannedCountryFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productbannedcountry.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductBannedCountryFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productbannedcountry.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductBannedCountryFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productbannedcountry.FieldProductID))
+}
+
+// WhereCountryID applies the entql int predicate on the country_id field.
+func (f *ProductBannedCountryFilter) WhereCountryID(p entql.IntP) {
+	f.Where(p.Field(productbannedcountry.FieldCountryID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductBannedCountryFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductBannedCountryFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductBannedCountryFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductBannedCountryFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCountry applies a predicate to check if query has an edge country.
+func (f *ProductBannedCountryFilter) WhereHasCountry() {
+	f.Where(entql.HasEdge("country"))
+}
+
+// WhereHasCountryWith applies a predicate to check if query has an edge country with a given conditions (other predicates).
+func (f *ProductBannedCountryFilter) WhereHasCountryWith(preds ...predicate.Country) {
+	f.Where(entql.HasEdgeWith("country", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductByproductQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductByproductQuery builder.
+func (_q *ProductByproductQuery) Filter() *ProductByproductFilter {
+	return &ProductByproductFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductByproductMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductByproductMutation builder.
+func (m *ProductByproductMutation) Filter() *ProductByproductFilter {
+	return &ProductByproductFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductByproductFilter provides a generic filtering capability at runtime for ProductByproductQuery.
+type ProductByproductFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductByproductFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductByproductFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productbyproduct.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductByproductFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productbyproduct.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductByproductFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productbyproduct.FieldProductID))
+}
+
+// WhereByproductID applies the entql int predicate on the byproduct_id field.
+func (f *ProductByproductFilter) WhereByproductID(p entql.IntP) {
+	f.Where(p.Field(productbyproduct.FieldByproductID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductByproductFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductByproductFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductByproductFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductByproductFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasByproduct applies a predicate to check if query has an edge byproduct.
+func (f *ProductByproductFilter) WhereHasByproduct() {
+	f.Where(entql.HasEdge("byproduct"))
+}
+
+// WhereHasByproductWith applies a predicate to check if query has an edge byproduct with a given conditions (other predicates).
+func (f *ProductByproductFilter) WhereHasByproductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("byproduct", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductQCCheckpointQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductQCCheckpointQuery builder.
+func (_q *ProductQCCheckpointQuery) Filter() *ProductQCCheckpointFilter {
+	return &ProductQCCheckpointFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductQCCheckpointMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductQCCheckpointMutation builder.
+func (m *ProductQCCheckpointMutation) Filter() *ProductQCCheckpointFilter {
+	return &ProductQCCheckpointFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductQCCheckpointFilter provides a generic filtering capability at runtime for ProductQCCheckpointQuery.
+type ProductQCCheckpointFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductQCCheckpointFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductQCCheckpointFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productqccheckpoint.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductQCCheckpointFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productqccheckpoint.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductQCCheckpointFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productqccheckpoint.FieldProductID))
+}
+
+// WhereQcCheckpointID applies the entql int predicate on the qc_checkpoint_id field.
+func (f *ProductQCCheckpointFilter) WhereQcCheckpointID(p entql.IntP) {
+	f.Where(p.Field(productqccheckpoint.FieldQcCheckpointID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductQCCheckpointFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductQCCheckpointFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductQCCheckpointFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductQCCheckpointFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasQcCheckpoint applies a predicate to check if query has an edge qc_checkpoint.
+func (f *ProductQCCheckpointFilter) WhereHasQcCheckpoint() {
+	f.Where(entql.HasEdge("qc_checkpoint"))
+}
+
+// WhereHasQcCheckpointWith applies a predicate to check if query has an edge qc_checkpoint with a given conditions (other predicates).
+func (f *ProductQCCheckpointFilter) WhereHasQcCheckpointWith(preds ...predicate.QCCheckpoint) {
+	f.Where(entql.HasEdgeWith("qc_checkpoint", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductSubstituteQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductSubstituteQuery builder.
+func (_q *ProductSubstituteQuery) Filter() *ProductSubstituteFilter {
+	return &ProductSubstituteFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductSubstituteMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductSubstituteMutation builder.
+func (m *ProductSubstituteMutation) Filter() *ProductSubstituteFilter {
+	return &ProductSubstituteFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductSubstituteFilter provides a generic filtering capability at runtime for ProductSubstituteQuery.
+type ProductSubstituteFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductSubstituteFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductSubstituteFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productsubstitute.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductSubstituteFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productsubstitute.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductSubstituteFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productsubstitute.FieldProductID))
+}
+
+// WhereSubstituteID applies the entql int predicate on the substitute_id field.
+func (f *ProductSubstituteFilter) WhereSubstituteID(p entql.IntP) {
+	f.Where(p.Field(productsubstitute.FieldSubstituteID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductSubstituteFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductSubstituteFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductSubstituteFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductSubstituteFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSubstitute applies a predicate to check if query has an edge substitute.
+func (f *ProductSubstituteFilter) WhereHasSubstitute() {
+	f.Where(entql.HasEdge("substitute"))
+}
+
+// WhereHasSubstituteWith applies a predicate to check if query has an edge substitute with a given conditions (other predicates).
+func (f *ProductSubstituteFilter) WhereHasSubstituteWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("substitute", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductSupplierQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductSupplierQuery builder.
+func (_q *ProductSupplierQuery) Filter() *ProductSupplierFilter {
+	return &ProductSupplierFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductSupplierMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductSupplierMutation builder.
+func (m *ProductSupplierMutation) Filter() *ProductSupplierFilter {
+	return &ProductSupplierFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductSupplierFilter provides a generic filtering capability at runtime for ProductSupplierQuery.
+type ProductSupplierFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductSupplierFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductSupplierFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productsupplier.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductSupplierFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productsupplier.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductSupplierFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productsupplier.FieldProductID))
+}
+
+// WhereSupplierID applies the entql int predicate on the supplier_id field.
+func (f *ProductSupplierFilter) WhereSupplierID(p entql.IntP) {
+	f.Where(p.Field(productsupplier.FieldSupplierID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductSupplierFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductSupplierFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductSupplierFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductSupplierFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSupplier applies a predicate to check if query has an edge supplier.
+func (f *ProductSupplierFilter) WhereHasSupplier() {
+	f.Where(entql.HasEdge("supplier"))
+}
+
+// WhereHasSupplierWith applies a predicate to check if query has an edge supplier with a given conditions (other predicates).
+func (f *ProductSupplierFilter) WhereHasSupplierWith(preds ...predicate.Supplier) {
+	f.Where(entql.HasEdgeWith("supplier", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductTagQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductTagQuery builder.
+func (_q *ProductTagQuery) Filter() *ProductTagFilter {
+	return &ProductTagFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductTagMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductTagMutation builder.
+func (m *ProductTagMutation) Filter() *ProductTagFilter {
+	return &ProductTagFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductTagFilter provides a generic filtering capability at runtime for ProductTagQuery.
+type ProductTagFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductTagFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductTagFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(producttag.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductTagFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(producttag.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductTagFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(producttag.FieldProductID))
+}
+
+// WhereTagID applies the entql int predicate on the tag_id field.
+func (f *ProductTagFilter) WhereTagID(p entql.IntP) {
+	f.Where(p.Field(producttag.FieldTagID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductTagFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductTagFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductTagFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductTagFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTag applies a predicate to check if query has an edge tag.
+func (f *ProductTagFilter) WhereHasTag() {
+	f.Where(entql.HasEdge("tag"))
+}
+
+// WhereHasTagWith applies a predicate to check if query has an edge tag with a given conditions (other predicates).
+func (f *ProductTagFilter) WhereHasTagWith(preds ...predicate.Tag) {
+	f.Where(entql.HasEdgeWith("tag", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *QCCheckpointQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the QCCheckpointQuery builder.
+func (_q *QCCheckpointQuery) Filter() *QCCheckpointFilter {
+	return &QCCheckpointFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *QCCheckpointMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the QCCheckpointMutation builder.
+func (m *QCCheckpointMutation) Filter() *QCCheckpointFilter {
+	return &QCCheckpointFilter{config: m.config, predicateAdder: m}
+}
+
+// QCCheckpointFilter provides a generic filtering capability at runtime for QCCheckpointQuery.
+type QCCheckpointFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *QCCheckpointFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *QCCheckpointFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(qccheckpoint.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *QCCheckpointFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(qccheckpoint.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *QCCheckpointFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(qccheckpoint.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *QCCheckpointFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(qccheckpoint.FieldUpdatedAt))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *QCCheckpointFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(qccheckpoint.FieldCode))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *QCCheckpointFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(qccheckpoint.FieldDescription))
+}
+
+// WhereInputType applies the entql string predicate on the input_type field.
+func (f *QCCheckpointFilter) WhereInputType(p entql.StringP) {
+	f.Where(p.Field(qccheckpoint.FieldInputType))
+}
+
+// WhereIsCritical applies the entql bool predicate on the is_critical field.
+func (f *QCCheckpointFilter) WhereIsCritical(p entql.BoolP) {
+	f.Where(p.Field(qccheckpoint.FieldIsCritical))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *QCCheckpointFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(qccheckpoint.FieldName))
+}
+
+// WherePassValue applies the entql string predicate on the pass_value field.
+func (f *QCCheckpointFilter) WherePassValue(p entql.StringP) {
+	f.Where(p.Field(qccheckpoint.FieldPassValue))
+}
+
+// WhereQcUnitOfMeasureID applies the entql int predicate on the qc_unit_of_measure_id field.
+func (f *QCCheckpointFilter) WhereQcUnitOfMeasureID(p entql.IntP) {
+	f.Where(p.Field(qccheckpoint.FieldQcUnitOfMeasureID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *QCCheckpointFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *QCCheckpointFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasQcUnitOfMeasure applies a predicate to check if query has an edge qc_unit_of_measure.
+func (f *QCCheckpointFilter) WhereHasQcUnitOfMeasure() {
+	f.Where(entql.HasEdge("qc_unit_of_measure"))
+}
+
+// WhereHasQcUnitOfMeasureWith applies a predicate to check if query has an edge qc_unit_of_measure with a given conditions (other predicates).
+func (f *QCCheckpointFilter) WhereHasQcUnitOfMeasureWith(preds ...predicate.QCUnitOfMeasure) {
+	f.Where(entql.HasEdgeWith("qc_unit_of_measure", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *QCUnitOfMeasureQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the QCUnitOfMeasureQuery builder.
+func (_q *QCUnitOfMeasureQuery) Filter() *QCUnitOfMeasureFilter {
+	return &QCUnitOfMeasureFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *QCUnitOfMeasureMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the QCUnitOfMeasureMutation builder.
+func (m *QCUnitOfMeasureMutation) Filter() *QCUnitOfMeasureFilter {
+	return &QCUnitOfMeasureFilter{config: m.config, predicateAdder: m}
+}
+
+// QCUnitOfMeasureFilter provides a generic filtering capability at runtime for QCUnitOfMeasureQuery.
+type QCUnitOfMeasureFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *QCUnitOfMeasureFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(qcunitofmeasure.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *QCUnitOfMeasureFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(qcunitofmeasure.FieldAccountID))
+}
+
+// WhereIsGlobal applies the entql bool predicate on the is_global field.
+func (f *QCUnitOfMeasureFilter) WhereIsGlobal(p entql.BoolP) {
+	f.Where(p.Field(qcunitofmeasure.FieldIsGlobal))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *QCUnitOfMeasureFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(qcunitofmeasure.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *QCUnitOfMeasureFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(qcunitofmeasure.FieldUpdatedAt))
+}
+
+// WhereCode applies the entql string predicate on the code field.
+func (f *QCUnitOfMeasureFilter) WhereCode(p entql.StringP) {
+	f.Where(p.Field(qcunitofmeasure.FieldCode))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *QCUnitOfMeasureFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(qcunitofmeasure.FieldName))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *QCUnitOfMeasureFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *QCUnitOfMeasureFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *RateWindowQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1127,7 +3669,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1151,6 +3693,90 @@ func (f *RateWindowFilter) WhereWindowStart(p entql.Int64P) {
 // WhereHits applies the entql int predicate on the hits field.
 func (f *RateWindowFilter) WhereHits(p entql.IntP) {
 	f.Where(p.Field(ratewindow.FieldHits))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SupplierQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SupplierQuery builder.
+func (_q *SupplierQuery) Filter() *SupplierFilter {
+	return &SupplierFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SupplierMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SupplierMutation builder.
+func (m *SupplierMutation) Filter() *SupplierFilter {
+	return &SupplierFilter{config: m.config, predicateAdder: m}
+}
+
+// SupplierFilter provides a generic filtering capability at runtime for SupplierQuery.
+type SupplierFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SupplierFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SupplierFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(supplier.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *SupplierFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(supplier.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SupplierFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(supplier.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SupplierFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(supplier.FieldUpdatedAt))
+}
+
+// WhereActive applies the entql bool predicate on the active field.
+func (f *SupplierFilter) WhereActive(p entql.BoolP) {
+	f.Where(p.Field(supplier.FieldActive))
+}
+
+// WhereCompany applies the entql string predicate on the company field.
+func (f *SupplierFilter) WhereCompany(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldCompany))
+}
+
+// WhereSupplierCode applies the entql string predicate on the supplier_code field.
+func (f *SupplierFilter) WhereSupplierCode(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldSupplierCode))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *SupplierFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *SupplierFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -1182,7 +3808,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1266,7 +3892,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -8,7 +8,17 @@ import (
 	"sort"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
+	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/problem"
 )
@@ -21,6 +31,15 @@ func (_m *Operation) RedactCost() {
 	_m.Cost = nil
 }
 
+// RedactCost clears the cost fields of the Product: cost operations_cost.
+func (_m *Product) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.Cost = nil
+	_m.OperationsCost = nil
+}
+
 // RedactCost clears the cost fields of a query or mutation result, descending
 // into loaded edges, for callers without the cost:read scope.
 func RedactCost(v Value) {
@@ -30,6 +49,54 @@ func RedactCost(v Value) {
 	case []*Operation:
 		for _, e := range v {
 			redactOperation(e)
+		}
+	case *Product:
+		redactProduct(v)
+	case []*Product:
+		for _, e := range v {
+			redactProduct(e)
+		}
+	case *ProductAllergen:
+		redactProductAllergen(v)
+	case []*ProductAllergen:
+		for _, e := range v {
+			redactProductAllergen(e)
+		}
+	case *ProductBannedCountry:
+		redactProductBannedCountry(v)
+	case []*ProductBannedCountry:
+		for _, e := range v {
+			redactProductBannedCountry(e)
+		}
+	case *ProductByproduct:
+		redactProductByproduct(v)
+	case []*ProductByproduct:
+		for _, e := range v {
+			redactProductByproduct(e)
+		}
+	case *ProductQCCheckpoint:
+		redactProductQCCheckpoint(v)
+	case []*ProductQCCheckpoint:
+		for _, e := range v {
+			redactProductQCCheckpoint(e)
+		}
+	case *ProductSubstitute:
+		redactProductSubstitute(v)
+	case []*ProductSubstitute:
+		for _, e := range v {
+			redactProductSubstitute(e)
+		}
+	case *ProductSupplier:
+		redactProductSupplier(v)
+	case []*ProductSupplier:
+		for _, e := range v {
+			redactProductSupplier(e)
+		}
+	case *ProductTag:
+		redactProductTag(v)
+	case []*ProductTag:
+		for _, e := range v {
+			redactProductTag(e)
 		}
 	case *UnitOfMeasure:
 		redactUnitOfMeasure(v)
@@ -46,6 +113,73 @@ func redactOperation(e *Operation) {
 	}
 	e.RedactCost()
 	RedactCost(e.Edges.UnitOfMeasure)
+}
+
+func redactProduct(e *Product) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.UnitOfMeasure)
+	RedactCost(e.Edges.UomBase)
+	RedactCost(e.Edges.Allergens)
+	RedactCost(e.Edges.Tags)
+	RedactCost(e.Edges.BannedCountries)
+	RedactCost(e.Edges.Substitutes)
+	RedactCost(e.Edges.Suppliers)
+	RedactCost(e.Edges.Byproducts)
+	RedactCost(e.Edges.QcCheckpoints)
+}
+
+func redactProductAllergen(e *ProductAllergen) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+}
+
+func redactProductBannedCountry(e *ProductBannedCountry) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+}
+
+func redactProductByproduct(e *ProductByproduct) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.Byproduct)
+}
+
+func redactProductQCCheckpoint(e *ProductQCCheckpoint) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+}
+
+func redactProductSubstitute(e *ProductSubstitute) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.Substitute)
+}
+
+func redactProductSupplier(e *ProductSupplier) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+}
+
+func redactProductTag(e *ProductTag) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
 }
 
 func redactUnitOfMeasure(e *UnitOfMeasure) {
@@ -97,6 +231,96 @@ func (m *AllergenMutation) Locked(ctx context.Context) (bool, error) {
 		Exist(ctx)
 }
 
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *CountryMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().Country.Query().
+		Where(
+			country.IDIn(ids...),
+			country.Or(country.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *FoodMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().Food.Query().
+		Where(
+			food.IDIn(ids...),
+			food.Or(food.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *FoodNutrientMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().FoodNutrient.Query().
+		Where(
+			foodnutrient.IDIn(ids...),
+			foodnutrient.Or(foodnutrient.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *NutrientMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().Nutrient.Query().
+		Where(
+			nutrient.IDIn(ids...),
+			nutrient.Or(nutrient.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *PreservationMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().Preservation.Query().
+		Where(
+			preservation.IDIn(ids...),
+			preservation.Or(preservation.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
+// Locked reports whether a row the mutation targets is read-only: is_global.
+// It implements policy.Locker.
+func (m *QCUnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
+	ids, err := m.IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return false, err
+	}
+	return m.Client().QCUnitOfMeasure.Query().
+		Where(
+			qcunitofmeasure.IDIn(ids...),
+			qcunitofmeasure.Or(qcunitofmeasure.IsGlobal(true)),
+		).
+		Exist(ctx)
+}
+
 // Locked reports whether a row the mutation targets is read-only: is_global read_only.
 // It implements policy.Locker.
 func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
@@ -116,6 +340,25 @@ func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 // the caller cannot see: another account's row is as absent as a missing one.
 func CheckReferences(ctx context.Context, m Mutation) error {
 	switch m := m.(type) {
+	case *FoodNutrientMutation:
+		if id, ok := m.FoodID(); ok {
+			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("food_id", "must name an existing food (%d was not found)", id)
+			}
+		}
+		if id, ok := m.NutrientID(); ok {
+			found, err := m.Client().Nutrient.Query().Where(nutrient.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("nutrient_id", "must name an existing nutrient (%d was not found)", id)
+			}
+		}
 	case *LocationMutation:
 		if id, ok := m.ParentID(); ok {
 			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
@@ -136,6 +379,177 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("unit_of_measure_id", "must name an existing unit of measure (%d was not found)", id)
 			}
 		}
+	case *ProductMutation:
+		if id, ok := m.UnitOfMeasureID(); ok {
+			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("unit_of_measure_id", "must name an existing unit of measure (%d was not found)", id)
+			}
+		}
+		if id, ok := m.UomBaseID(); ok {
+			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("uom_base_id", "must name an existing unit of measure (%d was not found)", id)
+			}
+		}
+		if id, ok := m.FoodID(); ok {
+			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("food_id", "must name an existing food (%d was not found)", id)
+			}
+		}
+	case *ProductAllergenMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.AllergenID(); ok {
+			found, err := m.Client().Allergen.Query().Where(allergen.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("allergen_id", "must name an existing allergen (%d was not found)", id)
+			}
+		}
+	case *ProductBannedCountryMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.CountryID(); ok {
+			found, err := m.Client().Country.Query().Where(country.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("country_id", "must name an existing country (%d was not found)", id)
+			}
+		}
+	case *ProductByproductMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ByproductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("byproduct_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+	case *ProductQCCheckpointMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.QcCheckpointID(); ok {
+			found, err := m.Client().QCCheckpoint.Query().Where(qccheckpoint.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("qc_checkpoint_id", "must name an existing q c checkpoint (%d was not found)", id)
+			}
+		}
+	case *ProductSubstituteMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.SubstituteID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("substitute_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+	case *ProductSupplierMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.SupplierID(); ok {
+			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
+		}
+	case *ProductTagMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.TagID(); ok {
+			found, err := m.Client().Tag.Query().Where(tag.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("tag_id", "must name an existing tag (%d was not found)", id)
+			}
+		}
+	case *QCCheckpointMutation:
+		if id, ok := m.QcUnitOfMeasureID(); ok {
+			found, err := m.Client().QCUnitOfMeasure.Query().Where(qcunitofmeasure.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing q c unit of measure (%d was not found)", id)
+			}
+		}
 	}
 	return nil
 }
@@ -143,19 +557,38 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 // uniqueIndexes are the columns of every unique index, by the name PostgreSQL
 // reports in a violation.
 var uniqueIndexes = map[string][]string{
-	"api_keys_secret_hash_key":            {"secret_hash"},
-	"account_organization_id_environment": {"organization_id", "environment"},
-	"allergen_account_id_name":            {"account_id", "name"},
-	"allergen_account_id_code":            {"account_id", "code"},
-	"allergen_code":                       {"code"},
-	"events_event_id_key":                 {"event_id"},
-	"location_account_id_code":            {"account_id", "code"},
-	"location_parent_id_code":             {"parent_id", "code"},
-	"operation_account_id_code":           {"account_id", "code"},
-	"ratewindow_bucket_window_start":      {"bucket", "window_start"},
-	"tag_account_id_ref_type_name":        {"account_id", "ref_type", "name"},
-	"unitofmeasure_account_id_code":       {"account_id", "code"},
-	"unitofmeasure_code":                  {"code"},
+	"api_keys_secret_hash_key":                        {"secret_hash"},
+	"account_organization_id_environment":             {"organization_id", "environment"},
+	"allergen_account_id_name":                        {"account_id", "name"},
+	"allergen_account_id_code":                        {"account_id", "code"},
+	"allergen_code":                                   {"code"},
+	"country_account_id_code":                         {"account_id", "code"},
+	"country_code":                                    {"code"},
+	"events_event_id_key":                             {"event_id"},
+	"foodnutrient_food_id_nutrient_id":                {"food_id", "nutrient_id"},
+	"location_account_id_code":                        {"account_id", "code"},
+	"location_parent_id_code":                         {"parent_id", "code"},
+	"nutrient_account_id_key":                         {"account_id", "key"},
+	"nutrient_key":                                    {"key"},
+	"operation_account_id_code":                       {"account_id", "code"},
+	"preservation_account_id_code":                    {"account_id", "code"},
+	"preservation_code":                               {"code"},
+	"product_account_id_product_code":                 {"account_id", "product_code"},
+	"productallergen_product_id_allergen_id":          {"product_id", "allergen_id"},
+	"productbannedcountry_product_id_country_id":      {"product_id", "country_id"},
+	"productbyproduct_product_id_byproduct_id":        {"product_id", "byproduct_id"},
+	"productqccheckpoint_product_id_qc_checkpoint_id": {"product_id", "qc_checkpoint_id"},
+	"productsubstitute_product_id_substitute_id":      {"product_id", "substitute_id"},
+	"productsupplier_product_id_supplier_id":          {"product_id", "supplier_id"},
+	"producttag_product_id_tag_id":                    {"product_id", "tag_id"},
+	"qccheckpoint_account_id_code":                    {"account_id", "code"},
+	"qcunitofmeasure_account_id_code":                 {"account_id", "code"},
+	"qcunitofmeasure_code":                            {"code"},
+	"ratewindow_bucket_window_start":                  {"bucket", "window_start"},
+	"supplier_account_id_supplier_code":               {"account_id", "supplier_code"},
+	"tag_account_id_ref_type_name":                    {"account_id", "ref_type", "name"},
+	"unitofmeasure_account_id_code":                   {"account_id", "code"},
+	"unitofmeasure_code":                              {"code"},
 }
 
 // UniqueColumns returns the columns of the unique index name.
@@ -174,8 +607,10 @@ type EventResource struct {
 // EventResources maps ent types to their webhook resource.
 var EventResources = map[string]EventResource{
 	"Allergen":      {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Food":          {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Location":      {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
 	"Operation":     {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Product":       {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Tag":           {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"UnitOfMeasure": {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }

@@ -6,8 +6,10 @@ import (
 	"context"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
+	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -22,6 +24,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *FoodMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Food.Query().Where(food.IDIn(ids...)).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -50,6 +66,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Operation.Query().Where(operation.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *ProductMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Product.Query().Where(product.IDIn(ids...)).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -95,10 +125,14 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 	switch e := v.(type) {
 	case *Allergen:
 		return c.Allergen.Get(ctx, e.ID)
+	case *Food:
+		return c.Food.Get(ctx, e.ID)
 	case *Location:
 		return c.Location.Get(ctx, e.ID)
 	case *Operation:
 		return c.Operation.Get(ctx, e.ID)
+	case *Product:
+		return c.Product.Get(ctx, e.ID)
 	case *Tag:
 		return c.Tag.Get(ctx, e.ID)
 	case *UnitOfMeasure:
@@ -117,11 +151,61 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *Country:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
 	case *Event:
 		return e.AccountID, true
+	case *Food:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
+	case *FoodNutrient:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
 	case *Location:
 		return e.AccountID, true
+	case *Nutrient:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
 	case *Operation:
+		return e.AccountID, true
+	case *Preservation:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
+	case *Product:
+		return e.AccountID, true
+	case *ProductAllergen:
+		return e.AccountID, true
+	case *ProductBannedCountry:
+		return e.AccountID, true
+	case *ProductByproduct:
+		return e.AccountID, true
+	case *ProductQCCheckpoint:
+		return e.AccountID, true
+	case *ProductSubstitute:
+		return e.AccountID, true
+	case *ProductSupplier:
+		return e.AccountID, true
+	case *ProductTag:
+		return e.AccountID, true
+	case *QCCheckpoint:
+		return e.AccountID, true
+	case *QCUnitOfMeasure:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
+	case *Supplier:
 		return e.AccountID, true
 	case *Tag:
 		return e.AccountID, true

@@ -16,12 +16,28 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -35,16 +51,32 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey        = "APIKey"
-	TypeAccount       = "Account"
-	TypeAllergen      = "Allergen"
-	TypeEvent         = "Event"
-	TypeLocation      = "Location"
-	TypeOperation     = "Operation"
-	TypeOrganization  = "Organization"
-	TypeRateWindow    = "RateWindow"
-	TypeTag           = "Tag"
-	TypeUnitOfMeasure = "UnitOfMeasure"
+	TypeAPIKey               = "APIKey"
+	TypeAccount              = "Account"
+	TypeAllergen             = "Allergen"
+	TypeCountry              = "Country"
+	TypeEvent                = "Event"
+	TypeFood                 = "Food"
+	TypeFoodNutrient         = "FoodNutrient"
+	TypeLocation             = "Location"
+	TypeNutrient             = "Nutrient"
+	TypeOperation            = "Operation"
+	TypeOrganization         = "Organization"
+	TypePreservation         = "Preservation"
+	TypeProduct              = "Product"
+	TypeProductAllergen      = "ProductAllergen"
+	TypeProductBannedCountry = "ProductBannedCountry"
+	TypeProductByproduct     = "ProductByproduct"
+	TypeProductQCCheckpoint  = "ProductQCCheckpoint"
+	TypeProductSubstitute    = "ProductSubstitute"
+	TypeProductSupplier      = "ProductSupplier"
+	TypeProductTag           = "ProductTag"
+	TypeQCCheckpoint         = "QCCheckpoint"
+	TypeQCUnitOfMeasure      = "QCUnitOfMeasure"
+	TypeRateWindow           = "RateWindow"
+	TypeSupplier             = "Supplier"
+	TypeTag                  = "Tag"
+	TypeUnitOfMeasure        = "UnitOfMeasure"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -2485,6 +2517,735 @@ func (m *AllergenMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Allergen edge %s", name)
 }
 
+// CountryMutation represents an operation that mutates the Country nodes in the graph.
+type CountryMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	is_global      *bool
+	created_at     *time.Time
+	updated_at     *time.Time
+	code           *string
+	name           *string
+	name_fr        *string
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	done           bool
+	oldValue       func(context.Context) (*Country, error)
+	predicates     []predicate.Country
+}
+
+var _ ent.Mutation = (*CountryMutation)(nil)
+
+// countryOption allows management of the mutation configuration using functional options.
+type countryOption func(*CountryMutation)
+
+// newCountryMutation creates new mutation for the Country entity.
+func newCountryMutation(c config, op Op, opts ...countryOption) *CountryMutation {
+	m := &CountryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCountry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCountryID sets the ID field of the mutation.
+func withCountryID(id int) countryOption {
+	return func(m *CountryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Country
+		)
+		m.oldValue = func(ctx context.Context) (*Country, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Country.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCountry sets the old Country of the mutation.
+func withCountry(node *Country) countryOption {
+	return func(m *CountryMutation) {
+		m.oldValue = func(context.Context) (*Country, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CountryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CountryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CountryMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CountryMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Country.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *CountryMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *CountryMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *CountryMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[country.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *CountryMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[country.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *CountryMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, country.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *CountryMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *CountryMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *CountryMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CountryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CountryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CountryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CountryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CountryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CountryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetCode sets the "code" field.
+func (m *CountryMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *CountryMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *CountryMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetName sets the "name" field.
+func (m *CountryMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *CountryMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *CountryMutation) ResetName() {
+	m.name = nil
+}
+
+// SetNameFr sets the "name_fr" field.
+func (m *CountryMutation) SetNameFr(s string) {
+	m.name_fr = &s
+}
+
+// NameFr returns the value of the "name_fr" field in the mutation.
+func (m *CountryMutation) NameFr() (r string, exists bool) {
+	v := m.name_fr
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameFr returns the old "name_fr" field's value of the Country entity.
+// If the Country object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CountryMutation) OldNameFr(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameFr is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameFr requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameFr: %w", err)
+	}
+	return oldValue.NameFr, nil
+}
+
+// ResetNameFr resets all changes to the "name_fr" field.
+func (m *CountryMutation) ResetNameFr() {
+	m.name_fr = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *CountryMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[country.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *CountryMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *CountryMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *CountryMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the CountryMutation builder.
+func (m *CountryMutation) Where(ps ...predicate.Country) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CountryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CountryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Country, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CountryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CountryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Country).
+func (m *CountryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CountryMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.account != nil {
+		fields = append(fields, country.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, country.FieldIsGlobal)
+	}
+	if m.created_at != nil {
+		fields = append(fields, country.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, country.FieldUpdatedAt)
+	}
+	if m.code != nil {
+		fields = append(fields, country.FieldCode)
+	}
+	if m.name != nil {
+		fields = append(fields, country.FieldName)
+	}
+	if m.name_fr != nil {
+		fields = append(fields, country.FieldNameFr)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CountryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case country.FieldAccountID:
+		return m.AccountID()
+	case country.FieldIsGlobal:
+		return m.IsGlobal()
+	case country.FieldCreatedAt:
+		return m.CreatedAt()
+	case country.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case country.FieldCode:
+		return m.Code()
+	case country.FieldName:
+		return m.Name()
+	case country.FieldNameFr:
+		return m.NameFr()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CountryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case country.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case country.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case country.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case country.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case country.FieldCode:
+		return m.OldCode(ctx)
+	case country.FieldName:
+		return m.OldName(ctx)
+	case country.FieldNameFr:
+		return m.OldNameFr(ctx)
+	}
+	return nil, fmt.Errorf("unknown Country field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CountryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case country.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case country.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case country.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case country.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case country.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case country.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case country.FieldNameFr:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameFr(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Country field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CountryMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CountryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CountryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Country numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CountryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(country.FieldAccountID) {
+		fields = append(fields, country.FieldAccountID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CountryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CountryMutation) ClearField(name string) error {
+	switch name {
+	case country.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	}
+	return fmt.Errorf("unknown Country nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CountryMutation) ResetField(name string) error {
+	switch name {
+	case country.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case country.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case country.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case country.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case country.FieldCode:
+		m.ResetCode()
+		return nil
+	case country.FieldName:
+		m.ResetName()
+		return nil
+	case country.FieldNameFr:
+		m.ResetNameFr()
+		return nil
+	}
+	return fmt.Errorf("unknown Country field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CountryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, country.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CountryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case country.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CountryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CountryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CountryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, country.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CountryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case country.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CountryMutation) ClearEdge(name string) error {
+	switch name {
+	case country.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Country unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CountryMutation) ResetEdge(name string) error {
+	switch name {
+	case country.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Country edge %s", name)
+}
+
 // EventMutation represents an operation that mutates the Event nodes in the graph.
 type EventMutation struct {
 	config
@@ -3532,6 +4293,1823 @@ func (m *EventMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Event edge %s", name)
 }
 
+// FoodMutation represents an operation that mutates the Food nodes in the graph.
+type FoodMutation struct {
+	config
+	op                          Op
+	typ                         string
+	id                          *int
+	is_global                   *bool
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	name                        *string
+	name_fr                     *string
+	source                      *string
+	suggested_yield_description *string
+	suggested_yield_pct         *float64
+	addsuggested_yield_pct      *float64
+	clearedFields               map[string]struct{}
+	account                     *int
+	clearedaccount              bool
+	nutrients                   map[int]struct{}
+	removednutrients            map[int]struct{}
+	clearednutrients            bool
+	done                        bool
+	oldValue                    func(context.Context) (*Food, error)
+	predicates                  []predicate.Food
+}
+
+var _ ent.Mutation = (*FoodMutation)(nil)
+
+// foodOption allows management of the mutation configuration using functional options.
+type foodOption func(*FoodMutation)
+
+// newFoodMutation creates new mutation for the Food entity.
+func newFoodMutation(c config, op Op, opts ...foodOption) *FoodMutation {
+	m := &FoodMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFood,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFoodID sets the ID field of the mutation.
+func withFoodID(id int) foodOption {
+	return func(m *FoodMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Food
+		)
+		m.oldValue = func(ctx context.Context) (*Food, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Food.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFood sets the old Food of the mutation.
+func withFood(node *Food) foodOption {
+	return func(m *FoodMutation) {
+		m.oldValue = func(context.Context) (*Food, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FoodMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FoodMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FoodMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FoodMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Food.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *FoodMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *FoodMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *FoodMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[food.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *FoodMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[food.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *FoodMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, food.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *FoodMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *FoodMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *FoodMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FoodMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FoodMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FoodMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FoodMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FoodMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FoodMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *FoodMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *FoodMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ClearName clears the value of the "name" field.
+func (m *FoodMutation) ClearName() {
+	m.name = nil
+	m.clearedFields[food.FieldName] = struct{}{}
+}
+
+// NameCleared returns if the "name" field was cleared in this mutation.
+func (m *FoodMutation) NameCleared() bool {
+	_, ok := m.clearedFields[food.FieldName]
+	return ok
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *FoodMutation) ResetName() {
+	m.name = nil
+	delete(m.clearedFields, food.FieldName)
+}
+
+// SetNameFr sets the "name_fr" field.
+func (m *FoodMutation) SetNameFr(s string) {
+	m.name_fr = &s
+}
+
+// NameFr returns the value of the "name_fr" field in the mutation.
+func (m *FoodMutation) NameFr() (r string, exists bool) {
+	v := m.name_fr
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNameFr returns the old "name_fr" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldNameFr(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNameFr is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNameFr requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNameFr: %w", err)
+	}
+	return oldValue.NameFr, nil
+}
+
+// ClearNameFr clears the value of the "name_fr" field.
+func (m *FoodMutation) ClearNameFr() {
+	m.name_fr = nil
+	m.clearedFields[food.FieldNameFr] = struct{}{}
+}
+
+// NameFrCleared returns if the "name_fr" field was cleared in this mutation.
+func (m *FoodMutation) NameFrCleared() bool {
+	_, ok := m.clearedFields[food.FieldNameFr]
+	return ok
+}
+
+// ResetNameFr resets all changes to the "name_fr" field.
+func (m *FoodMutation) ResetNameFr() {
+	m.name_fr = nil
+	delete(m.clearedFields, food.FieldNameFr)
+}
+
+// SetSource sets the "source" field.
+func (m *FoodMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *FoodMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldSource(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ClearSource clears the value of the "source" field.
+func (m *FoodMutation) ClearSource() {
+	m.source = nil
+	m.clearedFields[food.FieldSource] = struct{}{}
+}
+
+// SourceCleared returns if the "source" field was cleared in this mutation.
+func (m *FoodMutation) SourceCleared() bool {
+	_, ok := m.clearedFields[food.FieldSource]
+	return ok
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *FoodMutation) ResetSource() {
+	m.source = nil
+	delete(m.clearedFields, food.FieldSource)
+}
+
+// SetSuggestedYieldDescription sets the "suggested_yield_description" field.
+func (m *FoodMutation) SetSuggestedYieldDescription(s string) {
+	m.suggested_yield_description = &s
+}
+
+// SuggestedYieldDescription returns the value of the "suggested_yield_description" field in the mutation.
+func (m *FoodMutation) SuggestedYieldDescription() (r string, exists bool) {
+	v := m.suggested_yield_description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSuggestedYieldDescription returns the old "suggested_yield_description" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldSuggestedYieldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSuggestedYieldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSuggestedYieldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSuggestedYieldDescription: %w", err)
+	}
+	return oldValue.SuggestedYieldDescription, nil
+}
+
+// ClearSuggestedYieldDescription clears the value of the "suggested_yield_description" field.
+func (m *FoodMutation) ClearSuggestedYieldDescription() {
+	m.suggested_yield_description = nil
+	m.clearedFields[food.FieldSuggestedYieldDescription] = struct{}{}
+}
+
+// SuggestedYieldDescriptionCleared returns if the "suggested_yield_description" field was cleared in this mutation.
+func (m *FoodMutation) SuggestedYieldDescriptionCleared() bool {
+	_, ok := m.clearedFields[food.FieldSuggestedYieldDescription]
+	return ok
+}
+
+// ResetSuggestedYieldDescription resets all changes to the "suggested_yield_description" field.
+func (m *FoodMutation) ResetSuggestedYieldDescription() {
+	m.suggested_yield_description = nil
+	delete(m.clearedFields, food.FieldSuggestedYieldDescription)
+}
+
+// SetSuggestedYieldPct sets the "suggested_yield_pct" field.
+func (m *FoodMutation) SetSuggestedYieldPct(f float64) {
+	m.suggested_yield_pct = &f
+	m.addsuggested_yield_pct = nil
+}
+
+// SuggestedYieldPct returns the value of the "suggested_yield_pct" field in the mutation.
+func (m *FoodMutation) SuggestedYieldPct() (r float64, exists bool) {
+	v := m.suggested_yield_pct
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSuggestedYieldPct returns the old "suggested_yield_pct" field's value of the Food entity.
+// If the Food object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodMutation) OldSuggestedYieldPct(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSuggestedYieldPct is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSuggestedYieldPct requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSuggestedYieldPct: %w", err)
+	}
+	return oldValue.SuggestedYieldPct, nil
+}
+
+// AddSuggestedYieldPct adds f to the "suggested_yield_pct" field.
+func (m *FoodMutation) AddSuggestedYieldPct(f float64) {
+	if m.addsuggested_yield_pct != nil {
+		*m.addsuggested_yield_pct += f
+	} else {
+		m.addsuggested_yield_pct = &f
+	}
+}
+
+// AddedSuggestedYieldPct returns the value that was added to the "suggested_yield_pct" field in this mutation.
+func (m *FoodMutation) AddedSuggestedYieldPct() (r float64, exists bool) {
+	v := m.addsuggested_yield_pct
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSuggestedYieldPct clears the value of the "suggested_yield_pct" field.
+func (m *FoodMutation) ClearSuggestedYieldPct() {
+	m.suggested_yield_pct = nil
+	m.addsuggested_yield_pct = nil
+	m.clearedFields[food.FieldSuggestedYieldPct] = struct{}{}
+}
+
+// SuggestedYieldPctCleared returns if the "suggested_yield_pct" field was cleared in this mutation.
+func (m *FoodMutation) SuggestedYieldPctCleared() bool {
+	_, ok := m.clearedFields[food.FieldSuggestedYieldPct]
+	return ok
+}
+
+// ResetSuggestedYieldPct resets all changes to the "suggested_yield_pct" field.
+func (m *FoodMutation) ResetSuggestedYieldPct() {
+	m.suggested_yield_pct = nil
+	m.addsuggested_yield_pct = nil
+	delete(m.clearedFields, food.FieldSuggestedYieldPct)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *FoodMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[food.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *FoodMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *FoodMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *FoodMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// AddNutrientIDs adds the "nutrients" edge to the FoodNutrient entity by ids.
+func (m *FoodMutation) AddNutrientIDs(ids ...int) {
+	if m.nutrients == nil {
+		m.nutrients = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.nutrients[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNutrients clears the "nutrients" edge to the FoodNutrient entity.
+func (m *FoodMutation) ClearNutrients() {
+	m.clearednutrients = true
+}
+
+// NutrientsCleared reports if the "nutrients" edge to the FoodNutrient entity was cleared.
+func (m *FoodMutation) NutrientsCleared() bool {
+	return m.clearednutrients
+}
+
+// RemoveNutrientIDs removes the "nutrients" edge to the FoodNutrient entity by IDs.
+func (m *FoodMutation) RemoveNutrientIDs(ids ...int) {
+	if m.removednutrients == nil {
+		m.removednutrients = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.nutrients, ids[i])
+		m.removednutrients[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNutrients returns the removed IDs of the "nutrients" edge to the FoodNutrient entity.
+func (m *FoodMutation) RemovedNutrientsIDs() (ids []int) {
+	for id := range m.removednutrients {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NutrientsIDs returns the "nutrients" edge IDs in the mutation.
+func (m *FoodMutation) NutrientsIDs() (ids []int) {
+	for id := range m.nutrients {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNutrients resets all changes to the "nutrients" edge.
+func (m *FoodMutation) ResetNutrients() {
+	m.nutrients = nil
+	m.clearednutrients = false
+	m.removednutrients = nil
+}
+
+// Where appends a list predicates to the FoodMutation builder.
+func (m *FoodMutation) Where(ps ...predicate.Food) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FoodMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FoodMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Food, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FoodMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FoodMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Food).
+func (m *FoodMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FoodMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.account != nil {
+		fields = append(fields, food.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, food.FieldIsGlobal)
+	}
+	if m.created_at != nil {
+		fields = append(fields, food.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, food.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, food.FieldName)
+	}
+	if m.name_fr != nil {
+		fields = append(fields, food.FieldNameFr)
+	}
+	if m.source != nil {
+		fields = append(fields, food.FieldSource)
+	}
+	if m.suggested_yield_description != nil {
+		fields = append(fields, food.FieldSuggestedYieldDescription)
+	}
+	if m.suggested_yield_pct != nil {
+		fields = append(fields, food.FieldSuggestedYieldPct)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FoodMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case food.FieldAccountID:
+		return m.AccountID()
+	case food.FieldIsGlobal:
+		return m.IsGlobal()
+	case food.FieldCreatedAt:
+		return m.CreatedAt()
+	case food.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case food.FieldName:
+		return m.Name()
+	case food.FieldNameFr:
+		return m.NameFr()
+	case food.FieldSource:
+		return m.Source()
+	case food.FieldSuggestedYieldDescription:
+		return m.SuggestedYieldDescription()
+	case food.FieldSuggestedYieldPct:
+		return m.SuggestedYieldPct()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FoodMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case food.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case food.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case food.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case food.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case food.FieldName:
+		return m.OldName(ctx)
+	case food.FieldNameFr:
+		return m.OldNameFr(ctx)
+	case food.FieldSource:
+		return m.OldSource(ctx)
+	case food.FieldSuggestedYieldDescription:
+		return m.OldSuggestedYieldDescription(ctx)
+	case food.FieldSuggestedYieldPct:
+		return m.OldSuggestedYieldPct(ctx)
+	}
+	return nil, fmt.Errorf("unknown Food field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FoodMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case food.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case food.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case food.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case food.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case food.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case food.FieldNameFr:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNameFr(v)
+		return nil
+	case food.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case food.FieldSuggestedYieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSuggestedYieldDescription(v)
+		return nil
+	case food.FieldSuggestedYieldPct:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSuggestedYieldPct(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Food field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FoodMutation) AddedFields() []string {
+	var fields []string
+	if m.addsuggested_yield_pct != nil {
+		fields = append(fields, food.FieldSuggestedYieldPct)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FoodMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case food.FieldSuggestedYieldPct:
+		return m.AddedSuggestedYieldPct()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FoodMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case food.FieldSuggestedYieldPct:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSuggestedYieldPct(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Food numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FoodMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(food.FieldAccountID) {
+		fields = append(fields, food.FieldAccountID)
+	}
+	if m.FieldCleared(food.FieldName) {
+		fields = append(fields, food.FieldName)
+	}
+	if m.FieldCleared(food.FieldNameFr) {
+		fields = append(fields, food.FieldNameFr)
+	}
+	if m.FieldCleared(food.FieldSource) {
+		fields = append(fields, food.FieldSource)
+	}
+	if m.FieldCleared(food.FieldSuggestedYieldDescription) {
+		fields = append(fields, food.FieldSuggestedYieldDescription)
+	}
+	if m.FieldCleared(food.FieldSuggestedYieldPct) {
+		fields = append(fields, food.FieldSuggestedYieldPct)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FoodMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FoodMutation) ClearField(name string) error {
+	switch name {
+	case food.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	case food.FieldName:
+		m.ClearName()
+		return nil
+	case food.FieldNameFr:
+		m.ClearNameFr()
+		return nil
+	case food.FieldSource:
+		m.ClearSource()
+		return nil
+	case food.FieldSuggestedYieldDescription:
+		m.ClearSuggestedYieldDescription()
+		return nil
+	case food.FieldSuggestedYieldPct:
+		m.ClearSuggestedYieldPct()
+		return nil
+	}
+	return fmt.Errorf("unknown Food nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FoodMutation) ResetField(name string) error {
+	switch name {
+	case food.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case food.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case food.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case food.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case food.FieldName:
+		m.ResetName()
+		return nil
+	case food.FieldNameFr:
+		m.ResetNameFr()
+		return nil
+	case food.FieldSource:
+		m.ResetSource()
+		return nil
+	case food.FieldSuggestedYieldDescription:
+		m.ResetSuggestedYieldDescription()
+		return nil
+	case food.FieldSuggestedYieldPct:
+		m.ResetSuggestedYieldPct()
+		return nil
+	}
+	return fmt.Errorf("unknown Food field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FoodMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.account != nil {
+		edges = append(edges, food.EdgeAccount)
+	}
+	if m.nutrients != nil {
+		edges = append(edges, food.EdgeNutrients)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FoodMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case food.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case food.EdgeNutrients:
+		ids := make([]ent.Value, 0, len(m.nutrients))
+		for id := range m.nutrients {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FoodMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removednutrients != nil {
+		edges = append(edges, food.EdgeNutrients)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FoodMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case food.EdgeNutrients:
+		ids := make([]ent.Value, 0, len(m.removednutrients))
+		for id := range m.removednutrients {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FoodMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedaccount {
+		edges = append(edges, food.EdgeAccount)
+	}
+	if m.clearednutrients {
+		edges = append(edges, food.EdgeNutrients)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FoodMutation) EdgeCleared(name string) bool {
+	switch name {
+	case food.EdgeAccount:
+		return m.clearedaccount
+	case food.EdgeNutrients:
+		return m.clearednutrients
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FoodMutation) ClearEdge(name string) error {
+	switch name {
+	case food.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Food unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FoodMutation) ResetEdge(name string) error {
+	switch name {
+	case food.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case food.EdgeNutrients:
+		m.ResetNutrients()
+		return nil
+	}
+	return fmt.Errorf("unknown Food edge %s", name)
+}
+
+// FoodNutrientMutation represents an operation that mutates the FoodNutrient nodes in the graph.
+type FoodNutrientMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	is_global       *bool
+	value           *float64
+	addvalue        *float64
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	food            *int
+	clearedfood     bool
+	nutrient        *int
+	clearednutrient bool
+	done            bool
+	oldValue        func(context.Context) (*FoodNutrient, error)
+	predicates      []predicate.FoodNutrient
+}
+
+var _ ent.Mutation = (*FoodNutrientMutation)(nil)
+
+// foodnutrientOption allows management of the mutation configuration using functional options.
+type foodnutrientOption func(*FoodNutrientMutation)
+
+// newFoodNutrientMutation creates new mutation for the FoodNutrient entity.
+func newFoodNutrientMutation(c config, op Op, opts ...foodnutrientOption) *FoodNutrientMutation {
+	m := &FoodNutrientMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFoodNutrient,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFoodNutrientID sets the ID field of the mutation.
+func withFoodNutrientID(id int) foodnutrientOption {
+	return func(m *FoodNutrientMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FoodNutrient
+		)
+		m.oldValue = func(ctx context.Context) (*FoodNutrient, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FoodNutrient.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFoodNutrient sets the old FoodNutrient of the mutation.
+func withFoodNutrient(node *FoodNutrient) foodnutrientOption {
+	return func(m *FoodNutrientMutation) {
+		m.oldValue = func(context.Context) (*FoodNutrient, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FoodNutrientMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FoodNutrientMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FoodNutrientMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FoodNutrientMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FoodNutrient.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *FoodNutrientMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *FoodNutrientMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the FoodNutrient entity.
+// If the FoodNutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodNutrientMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *FoodNutrientMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[foodnutrient.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *FoodNutrientMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[foodnutrient.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *FoodNutrientMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, foodnutrient.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *FoodNutrientMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *FoodNutrientMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the FoodNutrient entity.
+// If the FoodNutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodNutrientMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *FoodNutrientMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetFoodID sets the "food_id" field.
+func (m *FoodNutrientMutation) SetFoodID(i int) {
+	m.food = &i
+}
+
+// FoodID returns the value of the "food_id" field in the mutation.
+func (m *FoodNutrientMutation) FoodID() (r int, exists bool) {
+	v := m.food
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFoodID returns the old "food_id" field's value of the FoodNutrient entity.
+// If the FoodNutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodNutrientMutation) OldFoodID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFoodID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFoodID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFoodID: %w", err)
+	}
+	return oldValue.FoodID, nil
+}
+
+// ResetFoodID resets all changes to the "food_id" field.
+func (m *FoodNutrientMutation) ResetFoodID() {
+	m.food = nil
+}
+
+// SetNutrientID sets the "nutrient_id" field.
+func (m *FoodNutrientMutation) SetNutrientID(i int) {
+	m.nutrient = &i
+}
+
+// NutrientID returns the value of the "nutrient_id" field in the mutation.
+func (m *FoodNutrientMutation) NutrientID() (r int, exists bool) {
+	v := m.nutrient
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNutrientID returns the old "nutrient_id" field's value of the FoodNutrient entity.
+// If the FoodNutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodNutrientMutation) OldNutrientID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNutrientID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNutrientID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNutrientID: %w", err)
+	}
+	return oldValue.NutrientID, nil
+}
+
+// ResetNutrientID resets all changes to the "nutrient_id" field.
+func (m *FoodNutrientMutation) ResetNutrientID() {
+	m.nutrient = nil
+}
+
+// SetValue sets the "value" field.
+func (m *FoodNutrientMutation) SetValue(f float64) {
+	m.value = &f
+	m.addvalue = nil
+}
+
+// Value returns the value of the "value" field in the mutation.
+func (m *FoodNutrientMutation) Value() (r float64, exists bool) {
+	v := m.value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValue returns the old "value" field's value of the FoodNutrient entity.
+// If the FoodNutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FoodNutrientMutation) OldValue(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValue: %w", err)
+	}
+	return oldValue.Value, nil
+}
+
+// AddValue adds f to the "value" field.
+func (m *FoodNutrientMutation) AddValue(f float64) {
+	if m.addvalue != nil {
+		*m.addvalue += f
+	} else {
+		m.addvalue = &f
+	}
+}
+
+// AddedValue returns the value that was added to the "value" field in this mutation.
+func (m *FoodNutrientMutation) AddedValue() (r float64, exists bool) {
+	v := m.addvalue
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearValue clears the value of the "value" field.
+func (m *FoodNutrientMutation) ClearValue() {
+	m.value = nil
+	m.addvalue = nil
+	m.clearedFields[foodnutrient.FieldValue] = struct{}{}
+}
+
+// ValueCleared returns if the "value" field was cleared in this mutation.
+func (m *FoodNutrientMutation) ValueCleared() bool {
+	_, ok := m.clearedFields[foodnutrient.FieldValue]
+	return ok
+}
+
+// ResetValue resets all changes to the "value" field.
+func (m *FoodNutrientMutation) ResetValue() {
+	m.value = nil
+	m.addvalue = nil
+	delete(m.clearedFields, foodnutrient.FieldValue)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *FoodNutrientMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[foodnutrient.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *FoodNutrientMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *FoodNutrientMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *FoodNutrientMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearFood clears the "food" edge to the Food entity.
+func (m *FoodNutrientMutation) ClearFood() {
+	m.clearedfood = true
+	m.clearedFields[foodnutrient.FieldFoodID] = struct{}{}
+}
+
+// FoodCleared reports if the "food" edge to the Food entity was cleared.
+func (m *FoodNutrientMutation) FoodCleared() bool {
+	return m.clearedfood
+}
+
+// FoodIDs returns the "food" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FoodID instead. It exists only for internal usage by the builders.
+func (m *FoodNutrientMutation) FoodIDs() (ids []int) {
+	if id := m.food; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFood resets all changes to the "food" edge.
+func (m *FoodNutrientMutation) ResetFood() {
+	m.food = nil
+	m.clearedfood = false
+}
+
+// ClearNutrient clears the "nutrient" edge to the Nutrient entity.
+func (m *FoodNutrientMutation) ClearNutrient() {
+	m.clearednutrient = true
+	m.clearedFields[foodnutrient.FieldNutrientID] = struct{}{}
+}
+
+// NutrientCleared reports if the "nutrient" edge to the Nutrient entity was cleared.
+func (m *FoodNutrientMutation) NutrientCleared() bool {
+	return m.clearednutrient
+}
+
+// NutrientIDs returns the "nutrient" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// NutrientID instead. It exists only for internal usage by the builders.
+func (m *FoodNutrientMutation) NutrientIDs() (ids []int) {
+	if id := m.nutrient; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetNutrient resets all changes to the "nutrient" edge.
+func (m *FoodNutrientMutation) ResetNutrient() {
+	m.nutrient = nil
+	m.clearednutrient = false
+}
+
+// Where appends a list predicates to the FoodNutrientMutation builder.
+func (m *FoodNutrientMutation) Where(ps ...predicate.FoodNutrient) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FoodNutrientMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FoodNutrientMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FoodNutrient, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FoodNutrientMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FoodNutrientMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FoodNutrient).
+func (m *FoodNutrientMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FoodNutrientMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, foodnutrient.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, foodnutrient.FieldIsGlobal)
+	}
+	if m.food != nil {
+		fields = append(fields, foodnutrient.FieldFoodID)
+	}
+	if m.nutrient != nil {
+		fields = append(fields, foodnutrient.FieldNutrientID)
+	}
+	if m.value != nil {
+		fields = append(fields, foodnutrient.FieldValue)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FoodNutrientMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case foodnutrient.FieldAccountID:
+		return m.AccountID()
+	case foodnutrient.FieldIsGlobal:
+		return m.IsGlobal()
+	case foodnutrient.FieldFoodID:
+		return m.FoodID()
+	case foodnutrient.FieldNutrientID:
+		return m.NutrientID()
+	case foodnutrient.FieldValue:
+		return m.Value()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FoodNutrientMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case foodnutrient.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case foodnutrient.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case foodnutrient.FieldFoodID:
+		return m.OldFoodID(ctx)
+	case foodnutrient.FieldNutrientID:
+		return m.OldNutrientID(ctx)
+	case foodnutrient.FieldValue:
+		return m.OldValue(ctx)
+	}
+	return nil, fmt.Errorf("unknown FoodNutrient field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FoodNutrientMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case foodnutrient.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case foodnutrient.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case foodnutrient.FieldFoodID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFoodID(v)
+		return nil
+	case foodnutrient.FieldNutrientID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNutrientID(v)
+		return nil
+	case foodnutrient.FieldValue:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValue(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FoodNutrientMutation) AddedFields() []string {
+	var fields []string
+	if m.addvalue != nil {
+		fields = append(fields, foodnutrient.FieldValue)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FoodNutrientMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case foodnutrient.FieldValue:
+		return m.AddedValue()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FoodNutrientMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case foodnutrient.FieldValue:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddValue(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FoodNutrientMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(foodnutrient.FieldAccountID) {
+		fields = append(fields, foodnutrient.FieldAccountID)
+	}
+	if m.FieldCleared(foodnutrient.FieldValue) {
+		fields = append(fields, foodnutrient.FieldValue)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FoodNutrientMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FoodNutrientMutation) ClearField(name string) error {
+	switch name {
+	case foodnutrient.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	case foodnutrient.FieldValue:
+		m.ClearValue()
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FoodNutrientMutation) ResetField(name string) error {
+	switch name {
+	case foodnutrient.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case foodnutrient.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case foodnutrient.FieldFoodID:
+		m.ResetFoodID()
+		return nil
+	case foodnutrient.FieldNutrientID:
+		m.ResetNutrientID()
+		return nil
+	case foodnutrient.FieldValue:
+		m.ResetValue()
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FoodNutrientMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, foodnutrient.EdgeAccount)
+	}
+	if m.food != nil {
+		edges = append(edges, foodnutrient.EdgeFood)
+	}
+	if m.nutrient != nil {
+		edges = append(edges, foodnutrient.EdgeNutrient)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FoodNutrientMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case foodnutrient.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case foodnutrient.EdgeFood:
+		if id := m.food; id != nil {
+			return []ent.Value{*id}
+		}
+	case foodnutrient.EdgeNutrient:
+		if id := m.nutrient; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FoodNutrientMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FoodNutrientMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FoodNutrientMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, foodnutrient.EdgeAccount)
+	}
+	if m.clearedfood {
+		edges = append(edges, foodnutrient.EdgeFood)
+	}
+	if m.clearednutrient {
+		edges = append(edges, foodnutrient.EdgeNutrient)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FoodNutrientMutation) EdgeCleared(name string) bool {
+	switch name {
+	case foodnutrient.EdgeAccount:
+		return m.clearedaccount
+	case foodnutrient.EdgeFood:
+		return m.clearedfood
+	case foodnutrient.EdgeNutrient:
+		return m.clearednutrient
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FoodNutrientMutation) ClearEdge(name string) error {
+	switch name {
+	case foodnutrient.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case foodnutrient.EdgeFood:
+		m.ClearFood()
+		return nil
+	case foodnutrient.EdgeNutrient:
+		m.ClearNutrient()
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FoodNutrientMutation) ResetEdge(name string) error {
+	switch name {
+	case foodnutrient.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case foodnutrient.EdgeFood:
+		m.ResetFood()
+		return nil
+	case foodnutrient.EdgeNutrient:
+		m.ResetNutrient()
+		return nil
+	}
+	return fmt.Errorf("unknown FoodNutrient edge %s", name)
+}
+
 // LocationMutation represents an operation that mutates the Location nodes in the graph.
 type LocationMutation struct {
 	config
@@ -4517,6 +7095,900 @@ func (m *LocationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Location edge %s", name)
+}
+
+// NutrientMutation represents an operation that mutates the Nutrient nodes in the graph.
+type NutrientMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	is_global         *bool
+	created_at        *time.Time
+	updated_at        *time.Time
+	key               *string
+	is_major_nutrient *bool
+	label             *string
+	name              *string
+	uom               *string
+	clearedFields     map[string]struct{}
+	account           *int
+	clearedaccount    bool
+	done              bool
+	oldValue          func(context.Context) (*Nutrient, error)
+	predicates        []predicate.Nutrient
+}
+
+var _ ent.Mutation = (*NutrientMutation)(nil)
+
+// nutrientOption allows management of the mutation configuration using functional options.
+type nutrientOption func(*NutrientMutation)
+
+// newNutrientMutation creates new mutation for the Nutrient entity.
+func newNutrientMutation(c config, op Op, opts ...nutrientOption) *NutrientMutation {
+	m := &NutrientMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNutrient,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNutrientID sets the ID field of the mutation.
+func withNutrientID(id int) nutrientOption {
+	return func(m *NutrientMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Nutrient
+		)
+		m.oldValue = func(ctx context.Context) (*Nutrient, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Nutrient.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNutrient sets the old Nutrient of the mutation.
+func withNutrient(node *Nutrient) nutrientOption {
+	return func(m *NutrientMutation) {
+		m.oldValue = func(context.Context) (*Nutrient, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NutrientMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NutrientMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NutrientMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NutrientMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Nutrient.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *NutrientMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *NutrientMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *NutrientMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[nutrient.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *NutrientMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[nutrient.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *NutrientMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, nutrient.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *NutrientMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *NutrientMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *NutrientMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NutrientMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NutrientMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NutrientMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NutrientMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NutrientMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NutrientMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetKey sets the "key" field.
+func (m *NutrientMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *NutrientMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *NutrientMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetIsMajorNutrient sets the "is_major_nutrient" field.
+func (m *NutrientMutation) SetIsMajorNutrient(b bool) {
+	m.is_major_nutrient = &b
+}
+
+// IsMajorNutrient returns the value of the "is_major_nutrient" field in the mutation.
+func (m *NutrientMutation) IsMajorNutrient() (r bool, exists bool) {
+	v := m.is_major_nutrient
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsMajorNutrient returns the old "is_major_nutrient" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldIsMajorNutrient(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsMajorNutrient is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsMajorNutrient requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsMajorNutrient: %w", err)
+	}
+	return oldValue.IsMajorNutrient, nil
+}
+
+// ResetIsMajorNutrient resets all changes to the "is_major_nutrient" field.
+func (m *NutrientMutation) ResetIsMajorNutrient() {
+	m.is_major_nutrient = nil
+}
+
+// SetLabel sets the "label" field.
+func (m *NutrientMutation) SetLabel(s string) {
+	m.label = &s
+}
+
+// Label returns the value of the "label" field in the mutation.
+func (m *NutrientMutation) Label() (r string, exists bool) {
+	v := m.label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabel returns the old "label" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldLabel(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabel: %w", err)
+	}
+	return oldValue.Label, nil
+}
+
+// ClearLabel clears the value of the "label" field.
+func (m *NutrientMutation) ClearLabel() {
+	m.label = nil
+	m.clearedFields[nutrient.FieldLabel] = struct{}{}
+}
+
+// LabelCleared returns if the "label" field was cleared in this mutation.
+func (m *NutrientMutation) LabelCleared() bool {
+	_, ok := m.clearedFields[nutrient.FieldLabel]
+	return ok
+}
+
+// ResetLabel resets all changes to the "label" field.
+func (m *NutrientMutation) ResetLabel() {
+	m.label = nil
+	delete(m.clearedFields, nutrient.FieldLabel)
+}
+
+// SetName sets the "name" field.
+func (m *NutrientMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *NutrientMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ClearName clears the value of the "name" field.
+func (m *NutrientMutation) ClearName() {
+	m.name = nil
+	m.clearedFields[nutrient.FieldName] = struct{}{}
+}
+
+// NameCleared returns if the "name" field was cleared in this mutation.
+func (m *NutrientMutation) NameCleared() bool {
+	_, ok := m.clearedFields[nutrient.FieldName]
+	return ok
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *NutrientMutation) ResetName() {
+	m.name = nil
+	delete(m.clearedFields, nutrient.FieldName)
+}
+
+// SetUom sets the "uom" field.
+func (m *NutrientMutation) SetUom(s string) {
+	m.uom = &s
+}
+
+// Uom returns the value of the "uom" field in the mutation.
+func (m *NutrientMutation) Uom() (r string, exists bool) {
+	v := m.uom
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUom returns the old "uom" field's value of the Nutrient entity.
+// If the Nutrient object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NutrientMutation) OldUom(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUom: %w", err)
+	}
+	return oldValue.Uom, nil
+}
+
+// ClearUom clears the value of the "uom" field.
+func (m *NutrientMutation) ClearUom() {
+	m.uom = nil
+	m.clearedFields[nutrient.FieldUom] = struct{}{}
+}
+
+// UomCleared returns if the "uom" field was cleared in this mutation.
+func (m *NutrientMutation) UomCleared() bool {
+	_, ok := m.clearedFields[nutrient.FieldUom]
+	return ok
+}
+
+// ResetUom resets all changes to the "uom" field.
+func (m *NutrientMutation) ResetUom() {
+	m.uom = nil
+	delete(m.clearedFields, nutrient.FieldUom)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *NutrientMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[nutrient.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *NutrientMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *NutrientMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *NutrientMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the NutrientMutation builder.
+func (m *NutrientMutation) Where(ps ...predicate.Nutrient) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NutrientMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NutrientMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Nutrient, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NutrientMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NutrientMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Nutrient).
+func (m *NutrientMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NutrientMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.account != nil {
+		fields = append(fields, nutrient.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, nutrient.FieldIsGlobal)
+	}
+	if m.created_at != nil {
+		fields = append(fields, nutrient.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, nutrient.FieldUpdatedAt)
+	}
+	if m.key != nil {
+		fields = append(fields, nutrient.FieldKey)
+	}
+	if m.is_major_nutrient != nil {
+		fields = append(fields, nutrient.FieldIsMajorNutrient)
+	}
+	if m.label != nil {
+		fields = append(fields, nutrient.FieldLabel)
+	}
+	if m.name != nil {
+		fields = append(fields, nutrient.FieldName)
+	}
+	if m.uom != nil {
+		fields = append(fields, nutrient.FieldUom)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NutrientMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case nutrient.FieldAccountID:
+		return m.AccountID()
+	case nutrient.FieldIsGlobal:
+		return m.IsGlobal()
+	case nutrient.FieldCreatedAt:
+		return m.CreatedAt()
+	case nutrient.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case nutrient.FieldKey:
+		return m.Key()
+	case nutrient.FieldIsMajorNutrient:
+		return m.IsMajorNutrient()
+	case nutrient.FieldLabel:
+		return m.Label()
+	case nutrient.FieldName:
+		return m.Name()
+	case nutrient.FieldUom:
+		return m.Uom()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NutrientMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case nutrient.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case nutrient.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case nutrient.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case nutrient.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case nutrient.FieldKey:
+		return m.OldKey(ctx)
+	case nutrient.FieldIsMajorNutrient:
+		return m.OldIsMajorNutrient(ctx)
+	case nutrient.FieldLabel:
+		return m.OldLabel(ctx)
+	case nutrient.FieldName:
+		return m.OldName(ctx)
+	case nutrient.FieldUom:
+		return m.OldUom(ctx)
+	}
+	return nil, fmt.Errorf("unknown Nutrient field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NutrientMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case nutrient.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case nutrient.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case nutrient.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case nutrient.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case nutrient.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case nutrient.FieldIsMajorNutrient:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsMajorNutrient(v)
+		return nil
+	case nutrient.FieldLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabel(v)
+		return nil
+	case nutrient.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case nutrient.FieldUom:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUom(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Nutrient field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NutrientMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NutrientMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NutrientMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Nutrient numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NutrientMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(nutrient.FieldAccountID) {
+		fields = append(fields, nutrient.FieldAccountID)
+	}
+	if m.FieldCleared(nutrient.FieldLabel) {
+		fields = append(fields, nutrient.FieldLabel)
+	}
+	if m.FieldCleared(nutrient.FieldName) {
+		fields = append(fields, nutrient.FieldName)
+	}
+	if m.FieldCleared(nutrient.FieldUom) {
+		fields = append(fields, nutrient.FieldUom)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NutrientMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NutrientMutation) ClearField(name string) error {
+	switch name {
+	case nutrient.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	case nutrient.FieldLabel:
+		m.ClearLabel()
+		return nil
+	case nutrient.FieldName:
+		m.ClearName()
+		return nil
+	case nutrient.FieldUom:
+		m.ClearUom()
+		return nil
+	}
+	return fmt.Errorf("unknown Nutrient nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NutrientMutation) ResetField(name string) error {
+	switch name {
+	case nutrient.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case nutrient.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case nutrient.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case nutrient.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case nutrient.FieldKey:
+		m.ResetKey()
+		return nil
+	case nutrient.FieldIsMajorNutrient:
+		m.ResetIsMajorNutrient()
+		return nil
+	case nutrient.FieldLabel:
+		m.ResetLabel()
+		return nil
+	case nutrient.FieldName:
+		m.ResetName()
+		return nil
+	case nutrient.FieldUom:
+		m.ResetUom()
+		return nil
+	}
+	return fmt.Errorf("unknown Nutrient field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NutrientMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, nutrient.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NutrientMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case nutrient.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NutrientMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NutrientMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NutrientMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, nutrient.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NutrientMutation) EdgeCleared(name string) bool {
+	switch name {
+	case nutrient.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NutrientMutation) ClearEdge(name string) error {
+	switch name {
+	case nutrient.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Nutrient unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NutrientMutation) ResetEdge(name string) error {
+	switch name {
+	case nutrient.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Nutrient edge %s", name)
 }
 
 // OperationMutation represents an operation that mutates the Operation nodes in the graph.
@@ -6055,6 +9527,9273 @@ func (m *OrganizationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Organization edge %s", name)
 }
 
+// PreservationMutation represents an operation that mutates the Preservation nodes in the graph.
+type PreservationMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	is_global      *bool
+	created_at     *time.Time
+	updated_at     *time.Time
+	code           *string
+	description    *string
+	name           *string
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	done           bool
+	oldValue       func(context.Context) (*Preservation, error)
+	predicates     []predicate.Preservation
+}
+
+var _ ent.Mutation = (*PreservationMutation)(nil)
+
+// preservationOption allows management of the mutation configuration using functional options.
+type preservationOption func(*PreservationMutation)
+
+// newPreservationMutation creates new mutation for the Preservation entity.
+func newPreservationMutation(c config, op Op, opts ...preservationOption) *PreservationMutation {
+	m := &PreservationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePreservation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPreservationID sets the ID field of the mutation.
+func withPreservationID(id int) preservationOption {
+	return func(m *PreservationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Preservation
+		)
+		m.oldValue = func(ctx context.Context) (*Preservation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Preservation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPreservation sets the old Preservation of the mutation.
+func withPreservation(node *Preservation) preservationOption {
+	return func(m *PreservationMutation) {
+		m.oldValue = func(context.Context) (*Preservation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PreservationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PreservationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PreservationMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PreservationMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Preservation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *PreservationMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *PreservationMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *PreservationMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[preservation.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *PreservationMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[preservation.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *PreservationMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, preservation.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *PreservationMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *PreservationMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *PreservationMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PreservationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PreservationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PreservationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PreservationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PreservationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PreservationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetCode sets the "code" field.
+func (m *PreservationMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *PreservationMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *PreservationMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *PreservationMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *PreservationMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *PreservationMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[preservation.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *PreservationMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[preservation.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *PreservationMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, preservation.FieldDescription)
+}
+
+// SetName sets the "name" field.
+func (m *PreservationMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *PreservationMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Preservation entity.
+// If the Preservation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PreservationMutation) OldName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ClearName clears the value of the "name" field.
+func (m *PreservationMutation) ClearName() {
+	m.name = nil
+	m.clearedFields[preservation.FieldName] = struct{}{}
+}
+
+// NameCleared returns if the "name" field was cleared in this mutation.
+func (m *PreservationMutation) NameCleared() bool {
+	_, ok := m.clearedFields[preservation.FieldName]
+	return ok
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *PreservationMutation) ResetName() {
+	m.name = nil
+	delete(m.clearedFields, preservation.FieldName)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *PreservationMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[preservation.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *PreservationMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *PreservationMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *PreservationMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the PreservationMutation builder.
+func (m *PreservationMutation) Where(ps ...predicate.Preservation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PreservationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PreservationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Preservation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PreservationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PreservationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Preservation).
+func (m *PreservationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PreservationMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.account != nil {
+		fields = append(fields, preservation.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, preservation.FieldIsGlobal)
+	}
+	if m.created_at != nil {
+		fields = append(fields, preservation.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, preservation.FieldUpdatedAt)
+	}
+	if m.code != nil {
+		fields = append(fields, preservation.FieldCode)
+	}
+	if m.description != nil {
+		fields = append(fields, preservation.FieldDescription)
+	}
+	if m.name != nil {
+		fields = append(fields, preservation.FieldName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PreservationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case preservation.FieldAccountID:
+		return m.AccountID()
+	case preservation.FieldIsGlobal:
+		return m.IsGlobal()
+	case preservation.FieldCreatedAt:
+		return m.CreatedAt()
+	case preservation.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case preservation.FieldCode:
+		return m.Code()
+	case preservation.FieldDescription:
+		return m.Description()
+	case preservation.FieldName:
+		return m.Name()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PreservationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case preservation.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case preservation.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case preservation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case preservation.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case preservation.FieldCode:
+		return m.OldCode(ctx)
+	case preservation.FieldDescription:
+		return m.OldDescription(ctx)
+	case preservation.FieldName:
+		return m.OldName(ctx)
+	}
+	return nil, fmt.Errorf("unknown Preservation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PreservationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case preservation.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case preservation.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case preservation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case preservation.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case preservation.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case preservation.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case preservation.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Preservation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PreservationMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PreservationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PreservationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Preservation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PreservationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(preservation.FieldAccountID) {
+		fields = append(fields, preservation.FieldAccountID)
+	}
+	if m.FieldCleared(preservation.FieldDescription) {
+		fields = append(fields, preservation.FieldDescription)
+	}
+	if m.FieldCleared(preservation.FieldName) {
+		fields = append(fields, preservation.FieldName)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PreservationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PreservationMutation) ClearField(name string) error {
+	switch name {
+	case preservation.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	case preservation.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case preservation.FieldName:
+		m.ClearName()
+		return nil
+	}
+	return fmt.Errorf("unknown Preservation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PreservationMutation) ResetField(name string) error {
+	switch name {
+	case preservation.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case preservation.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case preservation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case preservation.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case preservation.FieldCode:
+		m.ResetCode()
+		return nil
+	case preservation.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case preservation.FieldName:
+		m.ResetName()
+		return nil
+	}
+	return fmt.Errorf("unknown Preservation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PreservationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, preservation.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PreservationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case preservation.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PreservationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PreservationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PreservationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, preservation.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PreservationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case preservation.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PreservationMutation) ClearEdge(name string) error {
+	switch name {
+	case preservation.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Preservation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PreservationMutation) ResetEdge(name string) error {
+	switch name {
+	case preservation.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Preservation edge %s", name)
+}
+
+// ProductMutation represents an operation that mutates the Product nodes in the graph.
+type ProductMutation struct {
+	config
+	op                      Op
+	typ                     string
+	id                      *int
+	created_at              *time.Time
+	updated_at              *time.Time
+	active                  *bool
+	is_deleted              *bool
+	cost                    *decimal.Decimal
+	operations_cost         *decimal.Decimal
+	description             *string
+	name                    *string
+	product_code            *string
+	kind                    *product.Kind
+	product_type            *product.ProductType
+	shelf_life              *int
+	addshelf_life           *int
+	uom_qty                 *float64
+	adduom_qty              *float64
+	uom_base_conversion     *float64
+	adduom_base_conversion  *float64
+	ingredients_en          *string
+	ingredients_fr          *string
+	portion_in_grams        *float64
+	addportion_in_grams     *float64
+	recipe_grams_yield      *float64
+	addrecipe_grams_yield   *float64
+	clearedFields           map[string]struct{}
+	account                 *int
+	clearedaccount          bool
+	unit_of_measure         *int
+	clearedunit_of_measure  bool
+	uom_base                *int
+	cleareduom_base         bool
+	food                    *int
+	clearedfood             bool
+	allergens               map[int]struct{}
+	removedallergens        map[int]struct{}
+	clearedallergens        bool
+	tags                    map[int]struct{}
+	removedtags             map[int]struct{}
+	clearedtags             bool
+	banned_countries        map[int]struct{}
+	removedbanned_countries map[int]struct{}
+	clearedbanned_countries bool
+	substitutes             map[int]struct{}
+	removedsubstitutes      map[int]struct{}
+	clearedsubstitutes      bool
+	suppliers               map[int]struct{}
+	removedsuppliers        map[int]struct{}
+	clearedsuppliers        bool
+	byproducts              map[int]struct{}
+	removedbyproducts       map[int]struct{}
+	clearedbyproducts       bool
+	qc_checkpoints          map[int]struct{}
+	removedqc_checkpoints   map[int]struct{}
+	clearedqc_checkpoints   bool
+	done                    bool
+	oldValue                func(context.Context) (*Product, error)
+	predicates              []predicate.Product
+}
+
+var _ ent.Mutation = (*ProductMutation)(nil)
+
+// productOption allows management of the mutation configuration using functional options.
+type productOption func(*ProductMutation)
+
+// newProductMutation creates new mutation for the Product entity.
+func newProductMutation(c config, op Op, opts ...productOption) *ProductMutation {
+	m := &ProductMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProduct,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductID sets the ID field of the mutation.
+func withProductID(id int) productOption {
+	return func(m *ProductMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Product
+		)
+		m.oldValue = func(ctx context.Context) (*Product, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Product.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProduct sets the old Product of the mutation.
+func withProduct(node *Product) productOption {
+	return func(m *ProductMutation) {
+		m.oldValue = func(context.Context) (*Product, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Product.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProductMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProductMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProductMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProductMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProductMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProductMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetActive sets the "active" field.
+func (m *ProductMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *ProductMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *ProductMutation) ResetActive() {
+	m.active = nil
+}
+
+// SetIsDeleted sets the "is_deleted" field.
+func (m *ProductMutation) SetIsDeleted(b bool) {
+	m.is_deleted = &b
+}
+
+// IsDeleted returns the value of the "is_deleted" field in the mutation.
+func (m *ProductMutation) IsDeleted() (r bool, exists bool) {
+	v := m.is_deleted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsDeleted returns the old "is_deleted" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldIsDeleted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsDeleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsDeleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsDeleted: %w", err)
+	}
+	return oldValue.IsDeleted, nil
+}
+
+// ResetIsDeleted resets all changes to the "is_deleted" field.
+func (m *ProductMutation) ResetIsDeleted() {
+	m.is_deleted = nil
+}
+
+// SetCost sets the "cost" field.
+func (m *ProductMutation) SetCost(d decimal.Decimal) {
+	m.cost = &d
+}
+
+// Cost returns the value of the "cost" field in the mutation.
+func (m *ProductMutation) Cost() (r decimal.Decimal, exists bool) {
+	v := m.cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCost returns the old "cost" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldCost(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCost: %w", err)
+	}
+	return oldValue.Cost, nil
+}
+
+// ClearCost clears the value of the "cost" field.
+func (m *ProductMutation) ClearCost() {
+	m.cost = nil
+	m.clearedFields[product.FieldCost] = struct{}{}
+}
+
+// CostCleared returns if the "cost" field was cleared in this mutation.
+func (m *ProductMutation) CostCleared() bool {
+	_, ok := m.clearedFields[product.FieldCost]
+	return ok
+}
+
+// ResetCost resets all changes to the "cost" field.
+func (m *ProductMutation) ResetCost() {
+	m.cost = nil
+	delete(m.clearedFields, product.FieldCost)
+}
+
+// SetOperationsCost sets the "operations_cost" field.
+func (m *ProductMutation) SetOperationsCost(d decimal.Decimal) {
+	m.operations_cost = &d
+}
+
+// OperationsCost returns the value of the "operations_cost" field in the mutation.
+func (m *ProductMutation) OperationsCost() (r decimal.Decimal, exists bool) {
+	v := m.operations_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperationsCost returns the old "operations_cost" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldOperationsCost(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperationsCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperationsCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperationsCost: %w", err)
+	}
+	return oldValue.OperationsCost, nil
+}
+
+// ClearOperationsCost clears the value of the "operations_cost" field.
+func (m *ProductMutation) ClearOperationsCost() {
+	m.operations_cost = nil
+	m.clearedFields[product.FieldOperationsCost] = struct{}{}
+}
+
+// OperationsCostCleared returns if the "operations_cost" field was cleared in this mutation.
+func (m *ProductMutation) OperationsCostCleared() bool {
+	_, ok := m.clearedFields[product.FieldOperationsCost]
+	return ok
+}
+
+// ResetOperationsCost resets all changes to the "operations_cost" field.
+func (m *ProductMutation) ResetOperationsCost() {
+	m.operations_cost = nil
+	delete(m.clearedFields, product.FieldOperationsCost)
+}
+
+// SetDescription sets the "description" field.
+func (m *ProductMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *ProductMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *ProductMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[product.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *ProductMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[product.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *ProductMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, product.FieldDescription)
+}
+
+// SetName sets the "name" field.
+func (m *ProductMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *ProductMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ClearName clears the value of the "name" field.
+func (m *ProductMutation) ClearName() {
+	m.name = nil
+	m.clearedFields[product.FieldName] = struct{}{}
+}
+
+// NameCleared returns if the "name" field was cleared in this mutation.
+func (m *ProductMutation) NameCleared() bool {
+	_, ok := m.clearedFields[product.FieldName]
+	return ok
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *ProductMutation) ResetName() {
+	m.name = nil
+	delete(m.clearedFields, product.FieldName)
+}
+
+// SetProductCode sets the "product_code" field.
+func (m *ProductMutation) SetProductCode(s string) {
+	m.product_code = &s
+}
+
+// ProductCode returns the value of the "product_code" field in the mutation.
+func (m *ProductMutation) ProductCode() (r string, exists bool) {
+	v := m.product_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductCode returns the old "product_code" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldProductCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductCode: %w", err)
+	}
+	return oldValue.ProductCode, nil
+}
+
+// ClearProductCode clears the value of the "product_code" field.
+func (m *ProductMutation) ClearProductCode() {
+	m.product_code = nil
+	m.clearedFields[product.FieldProductCode] = struct{}{}
+}
+
+// ProductCodeCleared returns if the "product_code" field was cleared in this mutation.
+func (m *ProductMutation) ProductCodeCleared() bool {
+	_, ok := m.clearedFields[product.FieldProductCode]
+	return ok
+}
+
+// ResetProductCode resets all changes to the "product_code" field.
+func (m *ProductMutation) ResetProductCode() {
+	m.product_code = nil
+	delete(m.clearedFields, product.FieldProductCode)
+}
+
+// SetKind sets the "kind" field.
+func (m *ProductMutation) SetKind(pr product.Kind) {
+	m.kind = &pr
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *ProductMutation) Kind() (r product.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldKind(ctx context.Context) (v product.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *ProductMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetProductType sets the "product_type" field.
+func (m *ProductMutation) SetProductType(pt product.ProductType) {
+	m.product_type = &pt
+}
+
+// ProductType returns the value of the "product_type" field in the mutation.
+func (m *ProductMutation) ProductType() (r product.ProductType, exists bool) {
+	v := m.product_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductType returns the old "product_type" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldProductType(ctx context.Context) (v product.ProductType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductType: %w", err)
+	}
+	return oldValue.ProductType, nil
+}
+
+// ResetProductType resets all changes to the "product_type" field.
+func (m *ProductMutation) ResetProductType() {
+	m.product_type = nil
+}
+
+// SetShelfLife sets the "shelf_life" field.
+func (m *ProductMutation) SetShelfLife(i int) {
+	m.shelf_life = &i
+	m.addshelf_life = nil
+}
+
+// ShelfLife returns the value of the "shelf_life" field in the mutation.
+func (m *ProductMutation) ShelfLife() (r int, exists bool) {
+	v := m.shelf_life
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShelfLife returns the old "shelf_life" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldShelfLife(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShelfLife is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShelfLife requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShelfLife: %w", err)
+	}
+	return oldValue.ShelfLife, nil
+}
+
+// AddShelfLife adds i to the "shelf_life" field.
+func (m *ProductMutation) AddShelfLife(i int) {
+	if m.addshelf_life != nil {
+		*m.addshelf_life += i
+	} else {
+		m.addshelf_life = &i
+	}
+}
+
+// AddedShelfLife returns the value that was added to the "shelf_life" field in this mutation.
+func (m *ProductMutation) AddedShelfLife() (r int, exists bool) {
+	v := m.addshelf_life
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearShelfLife clears the value of the "shelf_life" field.
+func (m *ProductMutation) ClearShelfLife() {
+	m.shelf_life = nil
+	m.addshelf_life = nil
+	m.clearedFields[product.FieldShelfLife] = struct{}{}
+}
+
+// ShelfLifeCleared returns if the "shelf_life" field was cleared in this mutation.
+func (m *ProductMutation) ShelfLifeCleared() bool {
+	_, ok := m.clearedFields[product.FieldShelfLife]
+	return ok
+}
+
+// ResetShelfLife resets all changes to the "shelf_life" field.
+func (m *ProductMutation) ResetShelfLife() {
+	m.shelf_life = nil
+	m.addshelf_life = nil
+	delete(m.clearedFields, product.FieldShelfLife)
+}
+
+// SetUnitOfMeasureID sets the "unit_of_measure_id" field.
+func (m *ProductMutation) SetUnitOfMeasureID(i int) {
+	m.unit_of_measure = &i
+}
+
+// UnitOfMeasureID returns the value of the "unit_of_measure_id" field in the mutation.
+func (m *ProductMutation) UnitOfMeasureID() (r int, exists bool) {
+	v := m.unit_of_measure
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUnitOfMeasureID returns the old "unit_of_measure_id" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldUnitOfMeasureID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUnitOfMeasureID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUnitOfMeasureID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUnitOfMeasureID: %w", err)
+	}
+	return oldValue.UnitOfMeasureID, nil
+}
+
+// ClearUnitOfMeasureID clears the value of the "unit_of_measure_id" field.
+func (m *ProductMutation) ClearUnitOfMeasureID() {
+	m.unit_of_measure = nil
+	m.clearedFields[product.FieldUnitOfMeasureID] = struct{}{}
+}
+
+// UnitOfMeasureIDCleared returns if the "unit_of_measure_id" field was cleared in this mutation.
+func (m *ProductMutation) UnitOfMeasureIDCleared() bool {
+	_, ok := m.clearedFields[product.FieldUnitOfMeasureID]
+	return ok
+}
+
+// ResetUnitOfMeasureID resets all changes to the "unit_of_measure_id" field.
+func (m *ProductMutation) ResetUnitOfMeasureID() {
+	m.unit_of_measure = nil
+	delete(m.clearedFields, product.FieldUnitOfMeasureID)
+}
+
+// SetUomBaseID sets the "uom_base_id" field.
+func (m *ProductMutation) SetUomBaseID(i int) {
+	m.uom_base = &i
+}
+
+// UomBaseID returns the value of the "uom_base_id" field in the mutation.
+func (m *ProductMutation) UomBaseID() (r int, exists bool) {
+	v := m.uom_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUomBaseID returns the old "uom_base_id" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldUomBaseID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUomBaseID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUomBaseID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUomBaseID: %w", err)
+	}
+	return oldValue.UomBaseID, nil
+}
+
+// ClearUomBaseID clears the value of the "uom_base_id" field.
+func (m *ProductMutation) ClearUomBaseID() {
+	m.uom_base = nil
+	m.clearedFields[product.FieldUomBaseID] = struct{}{}
+}
+
+// UomBaseIDCleared returns if the "uom_base_id" field was cleared in this mutation.
+func (m *ProductMutation) UomBaseIDCleared() bool {
+	_, ok := m.clearedFields[product.FieldUomBaseID]
+	return ok
+}
+
+// ResetUomBaseID resets all changes to the "uom_base_id" field.
+func (m *ProductMutation) ResetUomBaseID() {
+	m.uom_base = nil
+	delete(m.clearedFields, product.FieldUomBaseID)
+}
+
+// SetUomQty sets the "uom_qty" field.
+func (m *ProductMutation) SetUomQty(f float64) {
+	m.uom_qty = &f
+	m.adduom_qty = nil
+}
+
+// UomQty returns the value of the "uom_qty" field in the mutation.
+func (m *ProductMutation) UomQty() (r float64, exists bool) {
+	v := m.uom_qty
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUomQty returns the old "uom_qty" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldUomQty(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUomQty is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUomQty requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUomQty: %w", err)
+	}
+	return oldValue.UomQty, nil
+}
+
+// AddUomQty adds f to the "uom_qty" field.
+func (m *ProductMutation) AddUomQty(f float64) {
+	if m.adduom_qty != nil {
+		*m.adduom_qty += f
+	} else {
+		m.adduom_qty = &f
+	}
+}
+
+// AddedUomQty returns the value that was added to the "uom_qty" field in this mutation.
+func (m *ProductMutation) AddedUomQty() (r float64, exists bool) {
+	v := m.adduom_qty
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearUomQty clears the value of the "uom_qty" field.
+func (m *ProductMutation) ClearUomQty() {
+	m.uom_qty = nil
+	m.adduom_qty = nil
+	m.clearedFields[product.FieldUomQty] = struct{}{}
+}
+
+// UomQtyCleared returns if the "uom_qty" field was cleared in this mutation.
+func (m *ProductMutation) UomQtyCleared() bool {
+	_, ok := m.clearedFields[product.FieldUomQty]
+	return ok
+}
+
+// ResetUomQty resets all changes to the "uom_qty" field.
+func (m *ProductMutation) ResetUomQty() {
+	m.uom_qty = nil
+	m.adduom_qty = nil
+	delete(m.clearedFields, product.FieldUomQty)
+}
+
+// SetUomBaseConversion sets the "uom_base_conversion" field.
+func (m *ProductMutation) SetUomBaseConversion(f float64) {
+	m.uom_base_conversion = &f
+	m.adduom_base_conversion = nil
+}
+
+// UomBaseConversion returns the value of the "uom_base_conversion" field in the mutation.
+func (m *ProductMutation) UomBaseConversion() (r float64, exists bool) {
+	v := m.uom_base_conversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUomBaseConversion returns the old "uom_base_conversion" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldUomBaseConversion(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUomBaseConversion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUomBaseConversion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUomBaseConversion: %w", err)
+	}
+	return oldValue.UomBaseConversion, nil
+}
+
+// AddUomBaseConversion adds f to the "uom_base_conversion" field.
+func (m *ProductMutation) AddUomBaseConversion(f float64) {
+	if m.adduom_base_conversion != nil {
+		*m.adduom_base_conversion += f
+	} else {
+		m.adduom_base_conversion = &f
+	}
+}
+
+// AddedUomBaseConversion returns the value that was added to the "uom_base_conversion" field in this mutation.
+func (m *ProductMutation) AddedUomBaseConversion() (r float64, exists bool) {
+	v := m.adduom_base_conversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearUomBaseConversion clears the value of the "uom_base_conversion" field.
+func (m *ProductMutation) ClearUomBaseConversion() {
+	m.uom_base_conversion = nil
+	m.adduom_base_conversion = nil
+	m.clearedFields[product.FieldUomBaseConversion] = struct{}{}
+}
+
+// UomBaseConversionCleared returns if the "uom_base_conversion" field was cleared in this mutation.
+func (m *ProductMutation) UomBaseConversionCleared() bool {
+	_, ok := m.clearedFields[product.FieldUomBaseConversion]
+	return ok
+}
+
+// ResetUomBaseConversion resets all changes to the "uom_base_conversion" field.
+func (m *ProductMutation) ResetUomBaseConversion() {
+	m.uom_base_conversion = nil
+	m.adduom_base_conversion = nil
+	delete(m.clearedFields, product.FieldUomBaseConversion)
+}
+
+// SetFoodID sets the "food_id" field.
+func (m *ProductMutation) SetFoodID(i int) {
+	m.food = &i
+}
+
+// FoodID returns the value of the "food_id" field in the mutation.
+func (m *ProductMutation) FoodID() (r int, exists bool) {
+	v := m.food
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFoodID returns the old "food_id" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldFoodID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFoodID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFoodID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFoodID: %w", err)
+	}
+	return oldValue.FoodID, nil
+}
+
+// ClearFoodID clears the value of the "food_id" field.
+func (m *ProductMutation) ClearFoodID() {
+	m.food = nil
+	m.clearedFields[product.FieldFoodID] = struct{}{}
+}
+
+// FoodIDCleared returns if the "food_id" field was cleared in this mutation.
+func (m *ProductMutation) FoodIDCleared() bool {
+	_, ok := m.clearedFields[product.FieldFoodID]
+	return ok
+}
+
+// ResetFoodID resets all changes to the "food_id" field.
+func (m *ProductMutation) ResetFoodID() {
+	m.food = nil
+	delete(m.clearedFields, product.FieldFoodID)
+}
+
+// SetIngredientsEn sets the "ingredients_en" field.
+func (m *ProductMutation) SetIngredientsEn(s string) {
+	m.ingredients_en = &s
+}
+
+// IngredientsEn returns the value of the "ingredients_en" field in the mutation.
+func (m *ProductMutation) IngredientsEn() (r string, exists bool) {
+	v := m.ingredients_en
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIngredientsEn returns the old "ingredients_en" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldIngredientsEn(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIngredientsEn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIngredientsEn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIngredientsEn: %w", err)
+	}
+	return oldValue.IngredientsEn, nil
+}
+
+// ClearIngredientsEn clears the value of the "ingredients_en" field.
+func (m *ProductMutation) ClearIngredientsEn() {
+	m.ingredients_en = nil
+	m.clearedFields[product.FieldIngredientsEn] = struct{}{}
+}
+
+// IngredientsEnCleared returns if the "ingredients_en" field was cleared in this mutation.
+func (m *ProductMutation) IngredientsEnCleared() bool {
+	_, ok := m.clearedFields[product.FieldIngredientsEn]
+	return ok
+}
+
+// ResetIngredientsEn resets all changes to the "ingredients_en" field.
+func (m *ProductMutation) ResetIngredientsEn() {
+	m.ingredients_en = nil
+	delete(m.clearedFields, product.FieldIngredientsEn)
+}
+
+// SetIngredientsFr sets the "ingredients_fr" field.
+func (m *ProductMutation) SetIngredientsFr(s string) {
+	m.ingredients_fr = &s
+}
+
+// IngredientsFr returns the value of the "ingredients_fr" field in the mutation.
+func (m *ProductMutation) IngredientsFr() (r string, exists bool) {
+	v := m.ingredients_fr
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIngredientsFr returns the old "ingredients_fr" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldIngredientsFr(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIngredientsFr is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIngredientsFr requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIngredientsFr: %w", err)
+	}
+	return oldValue.IngredientsFr, nil
+}
+
+// ClearIngredientsFr clears the value of the "ingredients_fr" field.
+func (m *ProductMutation) ClearIngredientsFr() {
+	m.ingredients_fr = nil
+	m.clearedFields[product.FieldIngredientsFr] = struct{}{}
+}
+
+// IngredientsFrCleared returns if the "ingredients_fr" field was cleared in this mutation.
+func (m *ProductMutation) IngredientsFrCleared() bool {
+	_, ok := m.clearedFields[product.FieldIngredientsFr]
+	return ok
+}
+
+// ResetIngredientsFr resets all changes to the "ingredients_fr" field.
+func (m *ProductMutation) ResetIngredientsFr() {
+	m.ingredients_fr = nil
+	delete(m.clearedFields, product.FieldIngredientsFr)
+}
+
+// SetPortionInGrams sets the "portion_in_grams" field.
+func (m *ProductMutation) SetPortionInGrams(f float64) {
+	m.portion_in_grams = &f
+	m.addportion_in_grams = nil
+}
+
+// PortionInGrams returns the value of the "portion_in_grams" field in the mutation.
+func (m *ProductMutation) PortionInGrams() (r float64, exists bool) {
+	v := m.portion_in_grams
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPortionInGrams returns the old "portion_in_grams" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldPortionInGrams(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPortionInGrams is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPortionInGrams requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPortionInGrams: %w", err)
+	}
+	return oldValue.PortionInGrams, nil
+}
+
+// AddPortionInGrams adds f to the "portion_in_grams" field.
+func (m *ProductMutation) AddPortionInGrams(f float64) {
+	if m.addportion_in_grams != nil {
+		*m.addportion_in_grams += f
+	} else {
+		m.addportion_in_grams = &f
+	}
+}
+
+// AddedPortionInGrams returns the value that was added to the "portion_in_grams" field in this mutation.
+func (m *ProductMutation) AddedPortionInGrams() (r float64, exists bool) {
+	v := m.addportion_in_grams
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPortionInGrams clears the value of the "portion_in_grams" field.
+func (m *ProductMutation) ClearPortionInGrams() {
+	m.portion_in_grams = nil
+	m.addportion_in_grams = nil
+	m.clearedFields[product.FieldPortionInGrams] = struct{}{}
+}
+
+// PortionInGramsCleared returns if the "portion_in_grams" field was cleared in this mutation.
+func (m *ProductMutation) PortionInGramsCleared() bool {
+	_, ok := m.clearedFields[product.FieldPortionInGrams]
+	return ok
+}
+
+// ResetPortionInGrams resets all changes to the "portion_in_grams" field.
+func (m *ProductMutation) ResetPortionInGrams() {
+	m.portion_in_grams = nil
+	m.addportion_in_grams = nil
+	delete(m.clearedFields, product.FieldPortionInGrams)
+}
+
+// SetRecipeGramsYield sets the "recipe_grams_yield" field.
+func (m *ProductMutation) SetRecipeGramsYield(f float64) {
+	m.recipe_grams_yield = &f
+	m.addrecipe_grams_yield = nil
+}
+
+// RecipeGramsYield returns the value of the "recipe_grams_yield" field in the mutation.
+func (m *ProductMutation) RecipeGramsYield() (r float64, exists bool) {
+	v := m.recipe_grams_yield
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecipeGramsYield returns the old "recipe_grams_yield" field's value of the Product entity.
+// If the Product object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductMutation) OldRecipeGramsYield(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecipeGramsYield is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecipeGramsYield requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecipeGramsYield: %w", err)
+	}
+	return oldValue.RecipeGramsYield, nil
+}
+
+// AddRecipeGramsYield adds f to the "recipe_grams_yield" field.
+func (m *ProductMutation) AddRecipeGramsYield(f float64) {
+	if m.addrecipe_grams_yield != nil {
+		*m.addrecipe_grams_yield += f
+	} else {
+		m.addrecipe_grams_yield = &f
+	}
+}
+
+// AddedRecipeGramsYield returns the value that was added to the "recipe_grams_yield" field in this mutation.
+func (m *ProductMutation) AddedRecipeGramsYield() (r float64, exists bool) {
+	v := m.addrecipe_grams_yield
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearRecipeGramsYield clears the value of the "recipe_grams_yield" field.
+func (m *ProductMutation) ClearRecipeGramsYield() {
+	m.recipe_grams_yield = nil
+	m.addrecipe_grams_yield = nil
+	m.clearedFields[product.FieldRecipeGramsYield] = struct{}{}
+}
+
+// RecipeGramsYieldCleared returns if the "recipe_grams_yield" field was cleared in this mutation.
+func (m *ProductMutation) RecipeGramsYieldCleared() bool {
+	_, ok := m.clearedFields[product.FieldRecipeGramsYield]
+	return ok
+}
+
+// ResetRecipeGramsYield resets all changes to the "recipe_grams_yield" field.
+func (m *ProductMutation) ResetRecipeGramsYield() {
+	m.recipe_grams_yield = nil
+	m.addrecipe_grams_yield = nil
+	delete(m.clearedFields, product.FieldRecipeGramsYield)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[product.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearUnitOfMeasure clears the "unit_of_measure" edge to the UnitOfMeasure entity.
+func (m *ProductMutation) ClearUnitOfMeasure() {
+	m.clearedunit_of_measure = true
+	m.clearedFields[product.FieldUnitOfMeasureID] = struct{}{}
+}
+
+// UnitOfMeasureCleared reports if the "unit_of_measure" edge to the UnitOfMeasure entity was cleared.
+func (m *ProductMutation) UnitOfMeasureCleared() bool {
+	return m.UnitOfMeasureIDCleared() || m.clearedunit_of_measure
+}
+
+// UnitOfMeasureIDs returns the "unit_of_measure" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UnitOfMeasureID instead. It exists only for internal usage by the builders.
+func (m *ProductMutation) UnitOfMeasureIDs() (ids []int) {
+	if id := m.unit_of_measure; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUnitOfMeasure resets all changes to the "unit_of_measure" edge.
+func (m *ProductMutation) ResetUnitOfMeasure() {
+	m.unit_of_measure = nil
+	m.clearedunit_of_measure = false
+}
+
+// ClearUomBase clears the "uom_base" edge to the UnitOfMeasure entity.
+func (m *ProductMutation) ClearUomBase() {
+	m.cleareduom_base = true
+	m.clearedFields[product.FieldUomBaseID] = struct{}{}
+}
+
+// UomBaseCleared reports if the "uom_base" edge to the UnitOfMeasure entity was cleared.
+func (m *ProductMutation) UomBaseCleared() bool {
+	return m.UomBaseIDCleared() || m.cleareduom_base
+}
+
+// UomBaseIDs returns the "uom_base" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UomBaseID instead. It exists only for internal usage by the builders.
+func (m *ProductMutation) UomBaseIDs() (ids []int) {
+	if id := m.uom_base; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUomBase resets all changes to the "uom_base" edge.
+func (m *ProductMutation) ResetUomBase() {
+	m.uom_base = nil
+	m.cleareduom_base = false
+}
+
+// ClearFood clears the "food" edge to the Food entity.
+func (m *ProductMutation) ClearFood() {
+	m.clearedfood = true
+	m.clearedFields[product.FieldFoodID] = struct{}{}
+}
+
+// FoodCleared reports if the "food" edge to the Food entity was cleared.
+func (m *ProductMutation) FoodCleared() bool {
+	return m.FoodIDCleared() || m.clearedfood
+}
+
+// FoodIDs returns the "food" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FoodID instead. It exists only for internal usage by the builders.
+func (m *ProductMutation) FoodIDs() (ids []int) {
+	if id := m.food; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFood resets all changes to the "food" edge.
+func (m *ProductMutation) ResetFood() {
+	m.food = nil
+	m.clearedfood = false
+}
+
+// AddAllergenIDs adds the "allergens" edge to the ProductAllergen entity by ids.
+func (m *ProductMutation) AddAllergenIDs(ids ...int) {
+	if m.allergens == nil {
+		m.allergens = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.allergens[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAllergens clears the "allergens" edge to the ProductAllergen entity.
+func (m *ProductMutation) ClearAllergens() {
+	m.clearedallergens = true
+}
+
+// AllergensCleared reports if the "allergens" edge to the ProductAllergen entity was cleared.
+func (m *ProductMutation) AllergensCleared() bool {
+	return m.clearedallergens
+}
+
+// RemoveAllergenIDs removes the "allergens" edge to the ProductAllergen entity by IDs.
+func (m *ProductMutation) RemoveAllergenIDs(ids ...int) {
+	if m.removedallergens == nil {
+		m.removedallergens = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.allergens, ids[i])
+		m.removedallergens[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAllergens returns the removed IDs of the "allergens" edge to the ProductAllergen entity.
+func (m *ProductMutation) RemovedAllergensIDs() (ids []int) {
+	for id := range m.removedallergens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AllergensIDs returns the "allergens" edge IDs in the mutation.
+func (m *ProductMutation) AllergensIDs() (ids []int) {
+	for id := range m.allergens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAllergens resets all changes to the "allergens" edge.
+func (m *ProductMutation) ResetAllergens() {
+	m.allergens = nil
+	m.clearedallergens = false
+	m.removedallergens = nil
+}
+
+// AddTagIDs adds the "tags" edge to the ProductTag entity by ids.
+func (m *ProductMutation) AddTagIDs(ids ...int) {
+	if m.tags == nil {
+		m.tags = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.tags[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTags clears the "tags" edge to the ProductTag entity.
+func (m *ProductMutation) ClearTags() {
+	m.clearedtags = true
+}
+
+// TagsCleared reports if the "tags" edge to the ProductTag entity was cleared.
+func (m *ProductMutation) TagsCleared() bool {
+	return m.clearedtags
+}
+
+// RemoveTagIDs removes the "tags" edge to the ProductTag entity by IDs.
+func (m *ProductMutation) RemoveTagIDs(ids ...int) {
+	if m.removedtags == nil {
+		m.removedtags = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.tags, ids[i])
+		m.removedtags[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTags returns the removed IDs of the "tags" edge to the ProductTag entity.
+func (m *ProductMutation) RemovedTagsIDs() (ids []int) {
+	for id := range m.removedtags {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TagsIDs returns the "tags" edge IDs in the mutation.
+func (m *ProductMutation) TagsIDs() (ids []int) {
+	for id := range m.tags {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTags resets all changes to the "tags" edge.
+func (m *ProductMutation) ResetTags() {
+	m.tags = nil
+	m.clearedtags = false
+	m.removedtags = nil
+}
+
+// AddBannedCountryIDs adds the "banned_countries" edge to the ProductBannedCountry entity by ids.
+func (m *ProductMutation) AddBannedCountryIDs(ids ...int) {
+	if m.banned_countries == nil {
+		m.banned_countries = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.banned_countries[ids[i]] = struct{}{}
+	}
+}
+
+// ClearBannedCountries clears the "banned_countries" edge to the ProductBannedCountry entity.
+func (m *ProductMutation) ClearBannedCountries() {
+	m.clearedbanned_countries = true
+}
+
+// BannedCountriesCleared reports if the "banned_countries" edge to the ProductBannedCountry entity was cleared.
+func (m *ProductMutation) BannedCountriesCleared() bool {
+	return m.clearedbanned_countries
+}
+
+// RemoveBannedCountryIDs removes the "banned_countries" edge to the ProductBannedCountry entity by IDs.
+func (m *ProductMutation) RemoveBannedCountryIDs(ids ...int) {
+	if m.removedbanned_countries == nil {
+		m.removedbanned_countries = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.banned_countries, ids[i])
+		m.removedbanned_countries[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedBannedCountries returns the removed IDs of the "banned_countries" edge to the ProductBannedCountry entity.
+func (m *ProductMutation) RemovedBannedCountriesIDs() (ids []int) {
+	for id := range m.removedbanned_countries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// BannedCountriesIDs returns the "banned_countries" edge IDs in the mutation.
+func (m *ProductMutation) BannedCountriesIDs() (ids []int) {
+	for id := range m.banned_countries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetBannedCountries resets all changes to the "banned_countries" edge.
+func (m *ProductMutation) ResetBannedCountries() {
+	m.banned_countries = nil
+	m.clearedbanned_countries = false
+	m.removedbanned_countries = nil
+}
+
+// AddSubstituteIDs adds the "substitutes" edge to the ProductSubstitute entity by ids.
+func (m *ProductMutation) AddSubstituteIDs(ids ...int) {
+	if m.substitutes == nil {
+		m.substitutes = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.substitutes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearSubstitutes clears the "substitutes" edge to the ProductSubstitute entity.
+func (m *ProductMutation) ClearSubstitutes() {
+	m.clearedsubstitutes = true
+}
+
+// SubstitutesCleared reports if the "substitutes" edge to the ProductSubstitute entity was cleared.
+func (m *ProductMutation) SubstitutesCleared() bool {
+	return m.clearedsubstitutes
+}
+
+// RemoveSubstituteIDs removes the "substitutes" edge to the ProductSubstitute entity by IDs.
+func (m *ProductMutation) RemoveSubstituteIDs(ids ...int) {
+	if m.removedsubstitutes == nil {
+		m.removedsubstitutes = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.substitutes, ids[i])
+		m.removedsubstitutes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedSubstitutes returns the removed IDs of the "substitutes" edge to the ProductSubstitute entity.
+func (m *ProductMutation) RemovedSubstitutesIDs() (ids []int) {
+	for id := range m.removedsubstitutes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// SubstitutesIDs returns the "substitutes" edge IDs in the mutation.
+func (m *ProductMutation) SubstitutesIDs() (ids []int) {
+	for id := range m.substitutes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetSubstitutes resets all changes to the "substitutes" edge.
+func (m *ProductMutation) ResetSubstitutes() {
+	m.substitutes = nil
+	m.clearedsubstitutes = false
+	m.removedsubstitutes = nil
+}
+
+// AddSupplierIDs adds the "suppliers" edge to the ProductSupplier entity by ids.
+func (m *ProductMutation) AddSupplierIDs(ids ...int) {
+	if m.suppliers == nil {
+		m.suppliers = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.suppliers[ids[i]] = struct{}{}
+	}
+}
+
+// ClearSuppliers clears the "suppliers" edge to the ProductSupplier entity.
+func (m *ProductMutation) ClearSuppliers() {
+	m.clearedsuppliers = true
+}
+
+// SuppliersCleared reports if the "suppliers" edge to the ProductSupplier entity was cleared.
+func (m *ProductMutation) SuppliersCleared() bool {
+	return m.clearedsuppliers
+}
+
+// RemoveSupplierIDs removes the "suppliers" edge to the ProductSupplier entity by IDs.
+func (m *ProductMutation) RemoveSupplierIDs(ids ...int) {
+	if m.removedsuppliers == nil {
+		m.removedsuppliers = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.suppliers, ids[i])
+		m.removedsuppliers[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedSuppliers returns the removed IDs of the "suppliers" edge to the ProductSupplier entity.
+func (m *ProductMutation) RemovedSuppliersIDs() (ids []int) {
+	for id := range m.removedsuppliers {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// SuppliersIDs returns the "suppliers" edge IDs in the mutation.
+func (m *ProductMutation) SuppliersIDs() (ids []int) {
+	for id := range m.suppliers {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetSuppliers resets all changes to the "suppliers" edge.
+func (m *ProductMutation) ResetSuppliers() {
+	m.suppliers = nil
+	m.clearedsuppliers = false
+	m.removedsuppliers = nil
+}
+
+// AddByproductIDs adds the "byproducts" edge to the ProductByproduct entity by ids.
+func (m *ProductMutation) AddByproductIDs(ids ...int) {
+	if m.byproducts == nil {
+		m.byproducts = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.byproducts[ids[i]] = struct{}{}
+	}
+}
+
+// ClearByproducts clears the "byproducts" edge to the ProductByproduct entity.
+func (m *ProductMutation) ClearByproducts() {
+	m.clearedbyproducts = true
+}
+
+// ByproductsCleared reports if the "byproducts" edge to the ProductByproduct entity was cleared.
+func (m *ProductMutation) ByproductsCleared() bool {
+	return m.clearedbyproducts
+}
+
+// RemoveByproductIDs removes the "byproducts" edge to the ProductByproduct entity by IDs.
+func (m *ProductMutation) RemoveByproductIDs(ids ...int) {
+	if m.removedbyproducts == nil {
+		m.removedbyproducts = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.byproducts, ids[i])
+		m.removedbyproducts[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedByproducts returns the removed IDs of the "byproducts" edge to the ProductByproduct entity.
+func (m *ProductMutation) RemovedByproductsIDs() (ids []int) {
+	for id := range m.removedbyproducts {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ByproductsIDs returns the "byproducts" edge IDs in the mutation.
+func (m *ProductMutation) ByproductsIDs() (ids []int) {
+	for id := range m.byproducts {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetByproducts resets all changes to the "byproducts" edge.
+func (m *ProductMutation) ResetByproducts() {
+	m.byproducts = nil
+	m.clearedbyproducts = false
+	m.removedbyproducts = nil
+}
+
+// AddQcCheckpointIDs adds the "qc_checkpoints" edge to the ProductQCCheckpoint entity by ids.
+func (m *ProductMutation) AddQcCheckpointIDs(ids ...int) {
+	if m.qc_checkpoints == nil {
+		m.qc_checkpoints = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.qc_checkpoints[ids[i]] = struct{}{}
+	}
+}
+
+// ClearQcCheckpoints clears the "qc_checkpoints" edge to the ProductQCCheckpoint entity.
+func (m *ProductMutation) ClearQcCheckpoints() {
+	m.clearedqc_checkpoints = true
+}
+
+// QcCheckpointsCleared reports if the "qc_checkpoints" edge to the ProductQCCheckpoint entity was cleared.
+func (m *ProductMutation) QcCheckpointsCleared() bool {
+	return m.clearedqc_checkpoints
+}
+
+// RemoveQcCheckpointIDs removes the "qc_checkpoints" edge to the ProductQCCheckpoint entity by IDs.
+func (m *ProductMutation) RemoveQcCheckpointIDs(ids ...int) {
+	if m.removedqc_checkpoints == nil {
+		m.removedqc_checkpoints = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.qc_checkpoints, ids[i])
+		m.removedqc_checkpoints[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedQcCheckpoints returns the removed IDs of the "qc_checkpoints" edge to the ProductQCCheckpoint entity.
+func (m *ProductMutation) RemovedQcCheckpointsIDs() (ids []int) {
+	for id := range m.removedqc_checkpoints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// QcCheckpointsIDs returns the "qc_checkpoints" edge IDs in the mutation.
+func (m *ProductMutation) QcCheckpointsIDs() (ids []int) {
+	for id := range m.qc_checkpoints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetQcCheckpoints resets all changes to the "qc_checkpoints" edge.
+func (m *ProductMutation) ResetQcCheckpoints() {
+	m.qc_checkpoints = nil
+	m.clearedqc_checkpoints = false
+	m.removedqc_checkpoints = nil
+}
+
+// Where appends a list predicates to the ProductMutation builder.
+func (m *ProductMutation) Where(ps ...predicate.Product) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Product, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Product).
+func (m *ProductMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductMutation) Fields() []string {
+	fields := make([]string, 0, 22)
+	if m.account != nil {
+		fields = append(fields, product.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, product.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, product.FieldUpdatedAt)
+	}
+	if m.active != nil {
+		fields = append(fields, product.FieldActive)
+	}
+	if m.is_deleted != nil {
+		fields = append(fields, product.FieldIsDeleted)
+	}
+	if m.cost != nil {
+		fields = append(fields, product.FieldCost)
+	}
+	if m.operations_cost != nil {
+		fields = append(fields, product.FieldOperationsCost)
+	}
+	if m.description != nil {
+		fields = append(fields, product.FieldDescription)
+	}
+	if m.name != nil {
+		fields = append(fields, product.FieldName)
+	}
+	if m.product_code != nil {
+		fields = append(fields, product.FieldProductCode)
+	}
+	if m.kind != nil {
+		fields = append(fields, product.FieldKind)
+	}
+	if m.product_type != nil {
+		fields = append(fields, product.FieldProductType)
+	}
+	if m.shelf_life != nil {
+		fields = append(fields, product.FieldShelfLife)
+	}
+	if m.unit_of_measure != nil {
+		fields = append(fields, product.FieldUnitOfMeasureID)
+	}
+	if m.uom_base != nil {
+		fields = append(fields, product.FieldUomBaseID)
+	}
+	if m.uom_qty != nil {
+		fields = append(fields, product.FieldUomQty)
+	}
+	if m.uom_base_conversion != nil {
+		fields = append(fields, product.FieldUomBaseConversion)
+	}
+	if m.food != nil {
+		fields = append(fields, product.FieldFoodID)
+	}
+	if m.ingredients_en != nil {
+		fields = append(fields, product.FieldIngredientsEn)
+	}
+	if m.ingredients_fr != nil {
+		fields = append(fields, product.FieldIngredientsFr)
+	}
+	if m.portion_in_grams != nil {
+		fields = append(fields, product.FieldPortionInGrams)
+	}
+	if m.recipe_grams_yield != nil {
+		fields = append(fields, product.FieldRecipeGramsYield)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case product.FieldAccountID:
+		return m.AccountID()
+	case product.FieldCreatedAt:
+		return m.CreatedAt()
+	case product.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case product.FieldActive:
+		return m.Active()
+	case product.FieldIsDeleted:
+		return m.IsDeleted()
+	case product.FieldCost:
+		return m.Cost()
+	case product.FieldOperationsCost:
+		return m.OperationsCost()
+	case product.FieldDescription:
+		return m.Description()
+	case product.FieldName:
+		return m.Name()
+	case product.FieldProductCode:
+		return m.ProductCode()
+	case product.FieldKind:
+		return m.Kind()
+	case product.FieldProductType:
+		return m.ProductType()
+	case product.FieldShelfLife:
+		return m.ShelfLife()
+	case product.FieldUnitOfMeasureID:
+		return m.UnitOfMeasureID()
+	case product.FieldUomBaseID:
+		return m.UomBaseID()
+	case product.FieldUomQty:
+		return m.UomQty()
+	case product.FieldUomBaseConversion:
+		return m.UomBaseConversion()
+	case product.FieldFoodID:
+		return m.FoodID()
+	case product.FieldIngredientsEn:
+		return m.IngredientsEn()
+	case product.FieldIngredientsFr:
+		return m.IngredientsFr()
+	case product.FieldPortionInGrams:
+		return m.PortionInGrams()
+	case product.FieldRecipeGramsYield:
+		return m.RecipeGramsYield()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case product.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case product.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case product.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case product.FieldActive:
+		return m.OldActive(ctx)
+	case product.FieldIsDeleted:
+		return m.OldIsDeleted(ctx)
+	case product.FieldCost:
+		return m.OldCost(ctx)
+	case product.FieldOperationsCost:
+		return m.OldOperationsCost(ctx)
+	case product.FieldDescription:
+		return m.OldDescription(ctx)
+	case product.FieldName:
+		return m.OldName(ctx)
+	case product.FieldProductCode:
+		return m.OldProductCode(ctx)
+	case product.FieldKind:
+		return m.OldKind(ctx)
+	case product.FieldProductType:
+		return m.OldProductType(ctx)
+	case product.FieldShelfLife:
+		return m.OldShelfLife(ctx)
+	case product.FieldUnitOfMeasureID:
+		return m.OldUnitOfMeasureID(ctx)
+	case product.FieldUomBaseID:
+		return m.OldUomBaseID(ctx)
+	case product.FieldUomQty:
+		return m.OldUomQty(ctx)
+	case product.FieldUomBaseConversion:
+		return m.OldUomBaseConversion(ctx)
+	case product.FieldFoodID:
+		return m.OldFoodID(ctx)
+	case product.FieldIngredientsEn:
+		return m.OldIngredientsEn(ctx)
+	case product.FieldIngredientsFr:
+		return m.OldIngredientsFr(ctx)
+	case product.FieldPortionInGrams:
+		return m.OldPortionInGrams(ctx)
+	case product.FieldRecipeGramsYield:
+		return m.OldRecipeGramsYield(ctx)
+	}
+	return nil, fmt.Errorf("unknown Product field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case product.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case product.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case product.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case product.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
+		return nil
+	case product.FieldIsDeleted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsDeleted(v)
+		return nil
+	case product.FieldCost:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCost(v)
+		return nil
+	case product.FieldOperationsCost:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperationsCost(v)
+		return nil
+	case product.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case product.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case product.FieldProductCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductCode(v)
+		return nil
+	case product.FieldKind:
+		v, ok := value.(product.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case product.FieldProductType:
+		v, ok := value.(product.ProductType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductType(v)
+		return nil
+	case product.FieldShelfLife:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShelfLife(v)
+		return nil
+	case product.FieldUnitOfMeasureID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUnitOfMeasureID(v)
+		return nil
+	case product.FieldUomBaseID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUomBaseID(v)
+		return nil
+	case product.FieldUomQty:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUomQty(v)
+		return nil
+	case product.FieldUomBaseConversion:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUomBaseConversion(v)
+		return nil
+	case product.FieldFoodID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFoodID(v)
+		return nil
+	case product.FieldIngredientsEn:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIngredientsEn(v)
+		return nil
+	case product.FieldIngredientsFr:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIngredientsFr(v)
+		return nil
+	case product.FieldPortionInGrams:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPortionInGrams(v)
+		return nil
+	case product.FieldRecipeGramsYield:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecipeGramsYield(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Product field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductMutation) AddedFields() []string {
+	var fields []string
+	if m.addshelf_life != nil {
+		fields = append(fields, product.FieldShelfLife)
+	}
+	if m.adduom_qty != nil {
+		fields = append(fields, product.FieldUomQty)
+	}
+	if m.adduom_base_conversion != nil {
+		fields = append(fields, product.FieldUomBaseConversion)
+	}
+	if m.addportion_in_grams != nil {
+		fields = append(fields, product.FieldPortionInGrams)
+	}
+	if m.addrecipe_grams_yield != nil {
+		fields = append(fields, product.FieldRecipeGramsYield)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case product.FieldShelfLife:
+		return m.AddedShelfLife()
+	case product.FieldUomQty:
+		return m.AddedUomQty()
+	case product.FieldUomBaseConversion:
+		return m.AddedUomBaseConversion()
+	case product.FieldPortionInGrams:
+		return m.AddedPortionInGrams()
+	case product.FieldRecipeGramsYield:
+		return m.AddedRecipeGramsYield()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case product.FieldShelfLife:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddShelfLife(v)
+		return nil
+	case product.FieldUomQty:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUomQty(v)
+		return nil
+	case product.FieldUomBaseConversion:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUomBaseConversion(v)
+		return nil
+	case product.FieldPortionInGrams:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPortionInGrams(v)
+		return nil
+	case product.FieldRecipeGramsYield:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRecipeGramsYield(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Product numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(product.FieldCost) {
+		fields = append(fields, product.FieldCost)
+	}
+	if m.FieldCleared(product.FieldOperationsCost) {
+		fields = append(fields, product.FieldOperationsCost)
+	}
+	if m.FieldCleared(product.FieldDescription) {
+		fields = append(fields, product.FieldDescription)
+	}
+	if m.FieldCleared(product.FieldName) {
+		fields = append(fields, product.FieldName)
+	}
+	if m.FieldCleared(product.FieldProductCode) {
+		fields = append(fields, product.FieldProductCode)
+	}
+	if m.FieldCleared(product.FieldShelfLife) {
+		fields = append(fields, product.FieldShelfLife)
+	}
+	if m.FieldCleared(product.FieldUnitOfMeasureID) {
+		fields = append(fields, product.FieldUnitOfMeasureID)
+	}
+	if m.FieldCleared(product.FieldUomBaseID) {
+		fields = append(fields, product.FieldUomBaseID)
+	}
+	if m.FieldCleared(product.FieldUomQty) {
+		fields = append(fields, product.FieldUomQty)
+	}
+	if m.FieldCleared(product.FieldUomBaseConversion) {
+		fields = append(fields, product.FieldUomBaseConversion)
+	}
+	if m.FieldCleared(product.FieldFoodID) {
+		fields = append(fields, product.FieldFoodID)
+	}
+	if m.FieldCleared(product.FieldIngredientsEn) {
+		fields = append(fields, product.FieldIngredientsEn)
+	}
+	if m.FieldCleared(product.FieldIngredientsFr) {
+		fields = append(fields, product.FieldIngredientsFr)
+	}
+	if m.FieldCleared(product.FieldPortionInGrams) {
+		fields = append(fields, product.FieldPortionInGrams)
+	}
+	if m.FieldCleared(product.FieldRecipeGramsYield) {
+		fields = append(fields, product.FieldRecipeGramsYield)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductMutation) ClearField(name string) error {
+	switch name {
+	case product.FieldCost:
+		m.ClearCost()
+		return nil
+	case product.FieldOperationsCost:
+		m.ClearOperationsCost()
+		return nil
+	case product.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case product.FieldName:
+		m.ClearName()
+		return nil
+	case product.FieldProductCode:
+		m.ClearProductCode()
+		return nil
+	case product.FieldShelfLife:
+		m.ClearShelfLife()
+		return nil
+	case product.FieldUnitOfMeasureID:
+		m.ClearUnitOfMeasureID()
+		return nil
+	case product.FieldUomBaseID:
+		m.ClearUomBaseID()
+		return nil
+	case product.FieldUomQty:
+		m.ClearUomQty()
+		return nil
+	case product.FieldUomBaseConversion:
+		m.ClearUomBaseConversion()
+		return nil
+	case product.FieldFoodID:
+		m.ClearFoodID()
+		return nil
+	case product.FieldIngredientsEn:
+		m.ClearIngredientsEn()
+		return nil
+	case product.FieldIngredientsFr:
+		m.ClearIngredientsFr()
+		return nil
+	case product.FieldPortionInGrams:
+		m.ClearPortionInGrams()
+		return nil
+	case product.FieldRecipeGramsYield:
+		m.ClearRecipeGramsYield()
+		return nil
+	}
+	return fmt.Errorf("unknown Product nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductMutation) ResetField(name string) error {
+	switch name {
+	case product.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case product.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case product.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case product.FieldActive:
+		m.ResetActive()
+		return nil
+	case product.FieldIsDeleted:
+		m.ResetIsDeleted()
+		return nil
+	case product.FieldCost:
+		m.ResetCost()
+		return nil
+	case product.FieldOperationsCost:
+		m.ResetOperationsCost()
+		return nil
+	case product.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case product.FieldName:
+		m.ResetName()
+		return nil
+	case product.FieldProductCode:
+		m.ResetProductCode()
+		return nil
+	case product.FieldKind:
+		m.ResetKind()
+		return nil
+	case product.FieldProductType:
+		m.ResetProductType()
+		return nil
+	case product.FieldShelfLife:
+		m.ResetShelfLife()
+		return nil
+	case product.FieldUnitOfMeasureID:
+		m.ResetUnitOfMeasureID()
+		return nil
+	case product.FieldUomBaseID:
+		m.ResetUomBaseID()
+		return nil
+	case product.FieldUomQty:
+		m.ResetUomQty()
+		return nil
+	case product.FieldUomBaseConversion:
+		m.ResetUomBaseConversion()
+		return nil
+	case product.FieldFoodID:
+		m.ResetFoodID()
+		return nil
+	case product.FieldIngredientsEn:
+		m.ResetIngredientsEn()
+		return nil
+	case product.FieldIngredientsFr:
+		m.ResetIngredientsFr()
+		return nil
+	case product.FieldPortionInGrams:
+		m.ResetPortionInGrams()
+		return nil
+	case product.FieldRecipeGramsYield:
+		m.ResetRecipeGramsYield()
+		return nil
+	}
+	return fmt.Errorf("unknown Product field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductMutation) AddedEdges() []string {
+	edges := make([]string, 0, 11)
+	if m.account != nil {
+		edges = append(edges, product.EdgeAccount)
+	}
+	if m.unit_of_measure != nil {
+		edges = append(edges, product.EdgeUnitOfMeasure)
+	}
+	if m.uom_base != nil {
+		edges = append(edges, product.EdgeUomBase)
+	}
+	if m.food != nil {
+		edges = append(edges, product.EdgeFood)
+	}
+	if m.allergens != nil {
+		edges = append(edges, product.EdgeAllergens)
+	}
+	if m.tags != nil {
+		edges = append(edges, product.EdgeTags)
+	}
+	if m.banned_countries != nil {
+		edges = append(edges, product.EdgeBannedCountries)
+	}
+	if m.substitutes != nil {
+		edges = append(edges, product.EdgeSubstitutes)
+	}
+	if m.suppliers != nil {
+		edges = append(edges, product.EdgeSuppliers)
+	}
+	if m.byproducts != nil {
+		edges = append(edges, product.EdgeByproducts)
+	}
+	if m.qc_checkpoints != nil {
+		edges = append(edges, product.EdgeQcCheckpoints)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case product.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case product.EdgeUnitOfMeasure:
+		if id := m.unit_of_measure; id != nil {
+			return []ent.Value{*id}
+		}
+	case product.EdgeUomBase:
+		if id := m.uom_base; id != nil {
+			return []ent.Value{*id}
+		}
+	case product.EdgeFood:
+		if id := m.food; id != nil {
+			return []ent.Value{*id}
+		}
+	case product.EdgeAllergens:
+		ids := make([]ent.Value, 0, len(m.allergens))
+		for id := range m.allergens {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeTags:
+		ids := make([]ent.Value, 0, len(m.tags))
+		for id := range m.tags {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeBannedCountries:
+		ids := make([]ent.Value, 0, len(m.banned_countries))
+		for id := range m.banned_countries {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeSubstitutes:
+		ids := make([]ent.Value, 0, len(m.substitutes))
+		for id := range m.substitutes {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeSuppliers:
+		ids := make([]ent.Value, 0, len(m.suppliers))
+		for id := range m.suppliers {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeByproducts:
+		ids := make([]ent.Value, 0, len(m.byproducts))
+		for id := range m.byproducts {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeQcCheckpoints:
+		ids := make([]ent.Value, 0, len(m.qc_checkpoints))
+		for id := range m.qc_checkpoints {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 11)
+	if m.removedallergens != nil {
+		edges = append(edges, product.EdgeAllergens)
+	}
+	if m.removedtags != nil {
+		edges = append(edges, product.EdgeTags)
+	}
+	if m.removedbanned_countries != nil {
+		edges = append(edges, product.EdgeBannedCountries)
+	}
+	if m.removedsubstitutes != nil {
+		edges = append(edges, product.EdgeSubstitutes)
+	}
+	if m.removedsuppliers != nil {
+		edges = append(edges, product.EdgeSuppliers)
+	}
+	if m.removedbyproducts != nil {
+		edges = append(edges, product.EdgeByproducts)
+	}
+	if m.removedqc_checkpoints != nil {
+		edges = append(edges, product.EdgeQcCheckpoints)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case product.EdgeAllergens:
+		ids := make([]ent.Value, 0, len(m.removedallergens))
+		for id := range m.removedallergens {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeTags:
+		ids := make([]ent.Value, 0, len(m.removedtags))
+		for id := range m.removedtags {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeBannedCountries:
+		ids := make([]ent.Value, 0, len(m.removedbanned_countries))
+		for id := range m.removedbanned_countries {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeSubstitutes:
+		ids := make([]ent.Value, 0, len(m.removedsubstitutes))
+		for id := range m.removedsubstitutes {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeSuppliers:
+		ids := make([]ent.Value, 0, len(m.removedsuppliers))
+		for id := range m.removedsuppliers {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeByproducts:
+		ids := make([]ent.Value, 0, len(m.removedbyproducts))
+		for id := range m.removedbyproducts {
+			ids = append(ids, id)
+		}
+		return ids
+	case product.EdgeQcCheckpoints:
+		ids := make([]ent.Value, 0, len(m.removedqc_checkpoints))
+		for id := range m.removedqc_checkpoints {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 11)
+	if m.clearedaccount {
+		edges = append(edges, product.EdgeAccount)
+	}
+	if m.clearedunit_of_measure {
+		edges = append(edges, product.EdgeUnitOfMeasure)
+	}
+	if m.cleareduom_base {
+		edges = append(edges, product.EdgeUomBase)
+	}
+	if m.clearedfood {
+		edges = append(edges, product.EdgeFood)
+	}
+	if m.clearedallergens {
+		edges = append(edges, product.EdgeAllergens)
+	}
+	if m.clearedtags {
+		edges = append(edges, product.EdgeTags)
+	}
+	if m.clearedbanned_countries {
+		edges = append(edges, product.EdgeBannedCountries)
+	}
+	if m.clearedsubstitutes {
+		edges = append(edges, product.EdgeSubstitutes)
+	}
+	if m.clearedsuppliers {
+		edges = append(edges, product.EdgeSuppliers)
+	}
+	if m.clearedbyproducts {
+		edges = append(edges, product.EdgeByproducts)
+	}
+	if m.clearedqc_checkpoints {
+		edges = append(edges, product.EdgeQcCheckpoints)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductMutation) EdgeCleared(name string) bool {
+	switch name {
+	case product.EdgeAccount:
+		return m.clearedaccount
+	case product.EdgeUnitOfMeasure:
+		return m.clearedunit_of_measure
+	case product.EdgeUomBase:
+		return m.cleareduom_base
+	case product.EdgeFood:
+		return m.clearedfood
+	case product.EdgeAllergens:
+		return m.clearedallergens
+	case product.EdgeTags:
+		return m.clearedtags
+	case product.EdgeBannedCountries:
+		return m.clearedbanned_countries
+	case product.EdgeSubstitutes:
+		return m.clearedsubstitutes
+	case product.EdgeSuppliers:
+		return m.clearedsuppliers
+	case product.EdgeByproducts:
+		return m.clearedbyproducts
+	case product.EdgeQcCheckpoints:
+		return m.clearedqc_checkpoints
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductMutation) ClearEdge(name string) error {
+	switch name {
+	case product.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case product.EdgeUnitOfMeasure:
+		m.ClearUnitOfMeasure()
+		return nil
+	case product.EdgeUomBase:
+		m.ClearUomBase()
+		return nil
+	case product.EdgeFood:
+		m.ClearFood()
+		return nil
+	}
+	return fmt.Errorf("unknown Product unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductMutation) ResetEdge(name string) error {
+	switch name {
+	case product.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case product.EdgeUnitOfMeasure:
+		m.ResetUnitOfMeasure()
+		return nil
+	case product.EdgeUomBase:
+		m.ResetUomBase()
+		return nil
+	case product.EdgeFood:
+		m.ResetFood()
+		return nil
+	case product.EdgeAllergens:
+		m.ResetAllergens()
+		return nil
+	case product.EdgeTags:
+		m.ResetTags()
+		return nil
+	case product.EdgeBannedCountries:
+		m.ResetBannedCountries()
+		return nil
+	case product.EdgeSubstitutes:
+		m.ResetSubstitutes()
+		return nil
+	case product.EdgeSuppliers:
+		m.ResetSuppliers()
+		return nil
+	case product.EdgeByproducts:
+		m.ResetByproducts()
+		return nil
+	case product.EdgeQcCheckpoints:
+		m.ResetQcCheckpoints()
+		return nil
+	}
+	return fmt.Errorf("unknown Product edge %s", name)
+}
+
+// ProductAllergenMutation represents an operation that mutates the ProductAllergen nodes in the graph.
+type ProductAllergenMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	source          *string
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	product         *int
+	clearedproduct  bool
+	allergen        *int
+	clearedallergen bool
+	done            bool
+	oldValue        func(context.Context) (*ProductAllergen, error)
+	predicates      []predicate.ProductAllergen
+}
+
+var _ ent.Mutation = (*ProductAllergenMutation)(nil)
+
+// productallergenOption allows management of the mutation configuration using functional options.
+type productallergenOption func(*ProductAllergenMutation)
+
+// newProductAllergenMutation creates new mutation for the ProductAllergen entity.
+func newProductAllergenMutation(c config, op Op, opts ...productallergenOption) *ProductAllergenMutation {
+	m := &ProductAllergenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductAllergen,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductAllergenID sets the ID field of the mutation.
+func withProductAllergenID(id int) productallergenOption {
+	return func(m *ProductAllergenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductAllergen
+		)
+		m.oldValue = func(ctx context.Context) (*ProductAllergen, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductAllergen.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductAllergen sets the old ProductAllergen of the mutation.
+func withProductAllergen(node *ProductAllergen) productallergenOption {
+	return func(m *ProductAllergenMutation) {
+		m.oldValue = func(context.Context) (*ProductAllergen, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductAllergenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductAllergenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductAllergenMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductAllergenMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductAllergen.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductAllergenMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductAllergenMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductAllergen entity.
+// If the ProductAllergen object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductAllergenMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductAllergenMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductAllergenMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductAllergenMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductAllergen entity.
+// If the ProductAllergen object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductAllergenMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductAllergenMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetAllergenID sets the "allergen_id" field.
+func (m *ProductAllergenMutation) SetAllergenID(i int) {
+	m.allergen = &i
+}
+
+// AllergenID returns the value of the "allergen_id" field in the mutation.
+func (m *ProductAllergenMutation) AllergenID() (r int, exists bool) {
+	v := m.allergen
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllergenID returns the old "allergen_id" field's value of the ProductAllergen entity.
+// If the ProductAllergen object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductAllergenMutation) OldAllergenID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllergenID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllergenID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllergenID: %w", err)
+	}
+	return oldValue.AllergenID, nil
+}
+
+// ResetAllergenID resets all changes to the "allergen_id" field.
+func (m *ProductAllergenMutation) ResetAllergenID() {
+	m.allergen = nil
+}
+
+// SetSource sets the "source" field.
+func (m *ProductAllergenMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *ProductAllergenMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the ProductAllergen entity.
+// If the ProductAllergen object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductAllergenMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *ProductAllergenMutation) ResetSource() {
+	m.source = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductAllergenMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productallergen.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductAllergenMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductAllergenMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductAllergenMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductAllergenMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productallergen.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductAllergenMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductAllergenMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductAllergenMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearAllergen clears the "allergen" edge to the Allergen entity.
+func (m *ProductAllergenMutation) ClearAllergen() {
+	m.clearedallergen = true
+	m.clearedFields[productallergen.FieldAllergenID] = struct{}{}
+}
+
+// AllergenCleared reports if the "allergen" edge to the Allergen entity was cleared.
+func (m *ProductAllergenMutation) AllergenCleared() bool {
+	return m.clearedallergen
+}
+
+// AllergenIDs returns the "allergen" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AllergenID instead. It exists only for internal usage by the builders.
+func (m *ProductAllergenMutation) AllergenIDs() (ids []int) {
+	if id := m.allergen; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAllergen resets all changes to the "allergen" edge.
+func (m *ProductAllergenMutation) ResetAllergen() {
+	m.allergen = nil
+	m.clearedallergen = false
+}
+
+// Where appends a list predicates to the ProductAllergenMutation builder.
+func (m *ProductAllergenMutation) Where(ps ...predicate.ProductAllergen) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductAllergenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductAllergenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductAllergen, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductAllergenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductAllergenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductAllergen).
+func (m *ProductAllergenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductAllergenMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.account != nil {
+		fields = append(fields, productallergen.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productallergen.FieldProductID)
+	}
+	if m.allergen != nil {
+		fields = append(fields, productallergen.FieldAllergenID)
+	}
+	if m.source != nil {
+		fields = append(fields, productallergen.FieldSource)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductAllergenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productallergen.FieldAccountID:
+		return m.AccountID()
+	case productallergen.FieldProductID:
+		return m.ProductID()
+	case productallergen.FieldAllergenID:
+		return m.AllergenID()
+	case productallergen.FieldSource:
+		return m.Source()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductAllergenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productallergen.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productallergen.FieldProductID:
+		return m.OldProductID(ctx)
+	case productallergen.FieldAllergenID:
+		return m.OldAllergenID(ctx)
+	case productallergen.FieldSource:
+		return m.OldSource(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductAllergen field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductAllergenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productallergen.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productallergen.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productallergen.FieldAllergenID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllergenID(v)
+		return nil
+	case productallergen.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductAllergen field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductAllergenMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductAllergenMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductAllergenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductAllergen numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductAllergenMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductAllergenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductAllergenMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductAllergen nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductAllergenMutation) ResetField(name string) error {
+	switch name {
+	case productallergen.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productallergen.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productallergen.FieldAllergenID:
+		m.ResetAllergenID()
+		return nil
+	case productallergen.FieldSource:
+		m.ResetSource()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductAllergen field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductAllergenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productallergen.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productallergen.EdgeProduct)
+	}
+	if m.allergen != nil {
+		edges = append(edges, productallergen.EdgeAllergen)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductAllergenMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productallergen.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productallergen.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productallergen.EdgeAllergen:
+		if id := m.allergen; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductAllergenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductAllergenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductAllergenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productallergen.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productallergen.EdgeProduct)
+	}
+	if m.clearedallergen {
+		edges = append(edges, productallergen.EdgeAllergen)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductAllergenMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productallergen.EdgeAccount:
+		return m.clearedaccount
+	case productallergen.EdgeProduct:
+		return m.clearedproduct
+	case productallergen.EdgeAllergen:
+		return m.clearedallergen
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductAllergenMutation) ClearEdge(name string) error {
+	switch name {
+	case productallergen.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productallergen.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productallergen.EdgeAllergen:
+		m.ClearAllergen()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductAllergen unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductAllergenMutation) ResetEdge(name string) error {
+	switch name {
+	case productallergen.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productallergen.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productallergen.EdgeAllergen:
+		m.ResetAllergen()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductAllergen edge %s", name)
+}
+
+// ProductBannedCountryMutation represents an operation that mutates the ProductBannedCountry nodes in the graph.
+type ProductBannedCountryMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	product        *int
+	clearedproduct bool
+	country        *int
+	clearedcountry bool
+	done           bool
+	oldValue       func(context.Context) (*ProductBannedCountry, error)
+	predicates     []predicate.ProductBannedCountry
+}
+
+var _ ent.Mutation = (*ProductBannedCountryMutation)(nil)
+
+// productbannedcountryOption allows management of the mutation configuration using functional options.
+type productbannedcountryOption func(*ProductBannedCountryMutation)
+
+// newProductBannedCountryMutation creates new mutation for the ProductBannedCountry entity.
+func newProductBannedCountryMutation(c config, op Op, opts ...productbannedcountryOption) *ProductBannedCountryMutation {
+	m := &ProductBannedCountryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductBannedCountry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductBannedCountryID sets the ID field of the mutation.
+func withProductBannedCountryID(id int) productbannedcountryOption {
+	return func(m *ProductBannedCountryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductBannedCountry
+		)
+		m.oldValue = func(ctx context.Context) (*ProductBannedCountry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductBannedCountry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductBannedCountry sets the old ProductBannedCountry of the mutation.
+func withProductBannedCountry(node *ProductBannedCountry) productbannedcountryOption {
+	return func(m *ProductBannedCountryMutation) {
+		m.oldValue = func(context.Context) (*ProductBannedCountry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductBannedCountryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductBannedCountryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductBannedCountryMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductBannedCountryMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductBannedCountry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductBannedCountryMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductBannedCountryMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductBannedCountry entity.
+// If the ProductBannedCountry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductBannedCountryMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductBannedCountryMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductBannedCountryMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductBannedCountryMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductBannedCountry entity.
+// If the ProductBannedCountry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductBannedCountryMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductBannedCountryMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetCountryID sets the "country_id" field.
+func (m *ProductBannedCountryMutation) SetCountryID(i int) {
+	m.country = &i
+}
+
+// CountryID returns the value of the "country_id" field in the mutation.
+func (m *ProductBannedCountryMutation) CountryID() (r int, exists bool) {
+	v := m.country
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCountryID returns the old "country_id" field's value of the ProductBannedCountry entity.
+// If the ProductBannedCountry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductBannedCountryMutation) OldCountryID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCountryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCountryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCountryID: %w", err)
+	}
+	return oldValue.CountryID, nil
+}
+
+// ResetCountryID resets all changes to the "country_id" field.
+func (m *ProductBannedCountryMutation) ResetCountryID() {
+	m.country = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductBannedCountryMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productbannedcountry.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductBannedCountryMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductBannedCountryMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductBannedCountryMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductBannedCountryMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productbannedcountry.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductBannedCountryMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductBannedCountryMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductBannedCountryMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearCountry clears the "country" edge to the Country entity.
+func (m *ProductBannedCountryMutation) ClearCountry() {
+	m.clearedcountry = true
+	m.clearedFields[productbannedcountry.FieldCountryID] = struct{}{}
+}
+
+// CountryCleared reports if the "country" edge to the Country entity was cleared.
+func (m *ProductBannedCountryMutation) CountryCleared() bool {
+	return m.clearedcountry
+}
+
+// CountryIDs returns the "country" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CountryID instead. It exists only for internal usage by the builders.
+func (m *ProductBannedCountryMutation) CountryIDs() (ids []int) {
+	if id := m.country; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCountry resets all changes to the "country" edge.
+func (m *ProductBannedCountryMutation) ResetCountry() {
+	m.country = nil
+	m.clearedcountry = false
+}
+
+// Where appends a list predicates to the ProductBannedCountryMutation builder.
+func (m *ProductBannedCountryMutation) Where(ps ...predicate.ProductBannedCountry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductBannedCountryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductBannedCountryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductBannedCountry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductBannedCountryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductBannedCountryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductBannedCountry).
+func (m *ProductBannedCountryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductBannedCountryMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productbannedcountry.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productbannedcountry.FieldProductID)
+	}
+	if m.country != nil {
+		fields = append(fields, productbannedcountry.FieldCountryID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductBannedCountryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productbannedcountry.FieldAccountID:
+		return m.AccountID()
+	case productbannedcountry.FieldProductID:
+		return m.ProductID()
+	case productbannedcountry.FieldCountryID:
+		return m.CountryID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductBannedCountryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productbannedcountry.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productbannedcountry.FieldProductID:
+		return m.OldProductID(ctx)
+	case productbannedcountry.FieldCountryID:
+		return m.OldCountryID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductBannedCountry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductBannedCountryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productbannedcountry.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productbannedcountry.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productbannedcountry.FieldCountryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCountryID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductBannedCountry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductBannedCountryMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductBannedCountryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductBannedCountryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductBannedCountry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductBannedCountryMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductBannedCountryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductBannedCountryMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductBannedCountry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductBannedCountryMutation) ResetField(name string) error {
+	switch name {
+	case productbannedcountry.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productbannedcountry.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productbannedcountry.FieldCountryID:
+		m.ResetCountryID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductBannedCountry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductBannedCountryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productbannedcountry.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productbannedcountry.EdgeProduct)
+	}
+	if m.country != nil {
+		edges = append(edges, productbannedcountry.EdgeCountry)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductBannedCountryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productbannedcountry.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productbannedcountry.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productbannedcountry.EdgeCountry:
+		if id := m.country; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductBannedCountryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductBannedCountryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductBannedCountryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productbannedcountry.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productbannedcountry.EdgeProduct)
+	}
+	if m.clearedcountry {
+		edges = append(edges, productbannedcountry.EdgeCountry)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductBannedCountryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productbannedcountry.EdgeAccount:
+		return m.clearedaccount
+	case productbannedcountry.EdgeProduct:
+		return m.clearedproduct
+	case productbannedcountry.EdgeCountry:
+		return m.clearedcountry
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductBannedCountryMutation) ClearEdge(name string) error {
+	switch name {
+	case productbannedcountry.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productbannedcountry.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productbannedcountry.EdgeCountry:
+		m.ClearCountry()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductBannedCountry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductBannedCountryMutation) ResetEdge(name string) error {
+	switch name {
+	case productbannedcountry.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productbannedcountry.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productbannedcountry.EdgeCountry:
+		m.ResetCountry()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductBannedCountry edge %s", name)
+}
+
+// ProductByproductMutation represents an operation that mutates the ProductByproduct nodes in the graph.
+type ProductByproductMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	clearedFields    map[string]struct{}
+	account          *int
+	clearedaccount   bool
+	product          *int
+	clearedproduct   bool
+	byproduct        *int
+	clearedbyproduct bool
+	done             bool
+	oldValue         func(context.Context) (*ProductByproduct, error)
+	predicates       []predicate.ProductByproduct
+}
+
+var _ ent.Mutation = (*ProductByproductMutation)(nil)
+
+// productbyproductOption allows management of the mutation configuration using functional options.
+type productbyproductOption func(*ProductByproductMutation)
+
+// newProductByproductMutation creates new mutation for the ProductByproduct entity.
+func newProductByproductMutation(c config, op Op, opts ...productbyproductOption) *ProductByproductMutation {
+	m := &ProductByproductMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductByproduct,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductByproductID sets the ID field of the mutation.
+func withProductByproductID(id int) productbyproductOption {
+	return func(m *ProductByproductMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductByproduct
+		)
+		m.oldValue = func(ctx context.Context) (*ProductByproduct, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductByproduct.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductByproduct sets the old ProductByproduct of the mutation.
+func withProductByproduct(node *ProductByproduct) productbyproductOption {
+	return func(m *ProductByproductMutation) {
+		m.oldValue = func(context.Context) (*ProductByproduct, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductByproductMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductByproductMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductByproductMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductByproductMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductByproduct.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductByproductMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductByproductMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductByproduct entity.
+// If the ProductByproduct object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductByproductMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductByproductMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductByproductMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductByproductMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductByproduct entity.
+// If the ProductByproduct object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductByproductMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductByproductMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetByproductID sets the "byproduct_id" field.
+func (m *ProductByproductMutation) SetByproductID(i int) {
+	m.byproduct = &i
+}
+
+// ByproductID returns the value of the "byproduct_id" field in the mutation.
+func (m *ProductByproductMutation) ByproductID() (r int, exists bool) {
+	v := m.byproduct
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldByproductID returns the old "byproduct_id" field's value of the ProductByproduct entity.
+// If the ProductByproduct object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductByproductMutation) OldByproductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldByproductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldByproductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldByproductID: %w", err)
+	}
+	return oldValue.ByproductID, nil
+}
+
+// ResetByproductID resets all changes to the "byproduct_id" field.
+func (m *ProductByproductMutation) ResetByproductID() {
+	m.byproduct = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductByproductMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productbyproduct.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductByproductMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductByproductMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductByproductMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductByproductMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productbyproduct.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductByproductMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductByproductMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductByproductMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearByproduct clears the "byproduct" edge to the Product entity.
+func (m *ProductByproductMutation) ClearByproduct() {
+	m.clearedbyproduct = true
+	m.clearedFields[productbyproduct.FieldByproductID] = struct{}{}
+}
+
+// ByproductCleared reports if the "byproduct" edge to the Product entity was cleared.
+func (m *ProductByproductMutation) ByproductCleared() bool {
+	return m.clearedbyproduct
+}
+
+// ByproductIDs returns the "byproduct" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ByproductID instead. It exists only for internal usage by the builders.
+func (m *ProductByproductMutation) ByproductIDs() (ids []int) {
+	if id := m.byproduct; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetByproduct resets all changes to the "byproduct" edge.
+func (m *ProductByproductMutation) ResetByproduct() {
+	m.byproduct = nil
+	m.clearedbyproduct = false
+}
+
+// Where appends a list predicates to the ProductByproductMutation builder.
+func (m *ProductByproductMutation) Where(ps ...predicate.ProductByproduct) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductByproductMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductByproductMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductByproduct, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductByproductMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductByproductMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductByproduct).
+func (m *ProductByproductMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductByproductMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productbyproduct.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productbyproduct.FieldProductID)
+	}
+	if m.byproduct != nil {
+		fields = append(fields, productbyproduct.FieldByproductID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductByproductMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productbyproduct.FieldAccountID:
+		return m.AccountID()
+	case productbyproduct.FieldProductID:
+		return m.ProductID()
+	case productbyproduct.FieldByproductID:
+		return m.ByproductID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductByproductMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productbyproduct.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productbyproduct.FieldProductID:
+		return m.OldProductID(ctx)
+	case productbyproduct.FieldByproductID:
+		return m.OldByproductID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductByproduct field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductByproductMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productbyproduct.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productbyproduct.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productbyproduct.FieldByproductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetByproductID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductByproduct field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductByproductMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductByproductMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductByproductMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductByproduct numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductByproductMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductByproductMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductByproductMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductByproduct nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductByproductMutation) ResetField(name string) error {
+	switch name {
+	case productbyproduct.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productbyproduct.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productbyproduct.FieldByproductID:
+		m.ResetByproductID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductByproduct field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductByproductMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productbyproduct.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productbyproduct.EdgeProduct)
+	}
+	if m.byproduct != nil {
+		edges = append(edges, productbyproduct.EdgeByproduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductByproductMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productbyproduct.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productbyproduct.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productbyproduct.EdgeByproduct:
+		if id := m.byproduct; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductByproductMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductByproductMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductByproductMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productbyproduct.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productbyproduct.EdgeProduct)
+	}
+	if m.clearedbyproduct {
+		edges = append(edges, productbyproduct.EdgeByproduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductByproductMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productbyproduct.EdgeAccount:
+		return m.clearedaccount
+	case productbyproduct.EdgeProduct:
+		return m.clearedproduct
+	case productbyproduct.EdgeByproduct:
+		return m.clearedbyproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductByproductMutation) ClearEdge(name string) error {
+	switch name {
+	case productbyproduct.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productbyproduct.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productbyproduct.EdgeByproduct:
+		m.ClearByproduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductByproduct unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductByproductMutation) ResetEdge(name string) error {
+	switch name {
+	case productbyproduct.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productbyproduct.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productbyproduct.EdgeByproduct:
+		m.ResetByproduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductByproduct edge %s", name)
+}
+
+// ProductQCCheckpointMutation represents an operation that mutates the ProductQCCheckpoint nodes in the graph.
+type ProductQCCheckpointMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *int
+	clearedFields        map[string]struct{}
+	account              *int
+	clearedaccount       bool
+	product              *int
+	clearedproduct       bool
+	qc_checkpoint        *int
+	clearedqc_checkpoint bool
+	done                 bool
+	oldValue             func(context.Context) (*ProductQCCheckpoint, error)
+	predicates           []predicate.ProductQCCheckpoint
+}
+
+var _ ent.Mutation = (*ProductQCCheckpointMutation)(nil)
+
+// productqccheckpointOption allows management of the mutation configuration using functional options.
+type productqccheckpointOption func(*ProductQCCheckpointMutation)
+
+// newProductQCCheckpointMutation creates new mutation for the ProductQCCheckpoint entity.
+func newProductQCCheckpointMutation(c config, op Op, opts ...productqccheckpointOption) *ProductQCCheckpointMutation {
+	m := &ProductQCCheckpointMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductQCCheckpoint,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductQCCheckpointID sets the ID field of the mutation.
+func withProductQCCheckpointID(id int) productqccheckpointOption {
+	return func(m *ProductQCCheckpointMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductQCCheckpoint
+		)
+		m.oldValue = func(ctx context.Context) (*ProductQCCheckpoint, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductQCCheckpoint.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductQCCheckpoint sets the old ProductQCCheckpoint of the mutation.
+func withProductQCCheckpoint(node *ProductQCCheckpoint) productqccheckpointOption {
+	return func(m *ProductQCCheckpointMutation) {
+		m.oldValue = func(context.Context) (*ProductQCCheckpoint, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductQCCheckpointMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductQCCheckpointMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductQCCheckpointMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductQCCheckpointMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductQCCheckpoint.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductQCCheckpointMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductQCCheckpointMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductQCCheckpoint entity.
+// If the ProductQCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductQCCheckpointMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductQCCheckpointMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductQCCheckpointMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductQCCheckpointMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductQCCheckpoint entity.
+// If the ProductQCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductQCCheckpointMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductQCCheckpointMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetQcCheckpointID sets the "qc_checkpoint_id" field.
+func (m *ProductQCCheckpointMutation) SetQcCheckpointID(i int) {
+	m.qc_checkpoint = &i
+}
+
+// QcCheckpointID returns the value of the "qc_checkpoint_id" field in the mutation.
+func (m *ProductQCCheckpointMutation) QcCheckpointID() (r int, exists bool) {
+	v := m.qc_checkpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcCheckpointID returns the old "qc_checkpoint_id" field's value of the ProductQCCheckpoint entity.
+// If the ProductQCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductQCCheckpointMutation) OldQcCheckpointID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcCheckpointID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcCheckpointID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcCheckpointID: %w", err)
+	}
+	return oldValue.QcCheckpointID, nil
+}
+
+// ResetQcCheckpointID resets all changes to the "qc_checkpoint_id" field.
+func (m *ProductQCCheckpointMutation) ResetQcCheckpointID() {
+	m.qc_checkpoint = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductQCCheckpointMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productqccheckpoint.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductQCCheckpointMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductQCCheckpointMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductQCCheckpointMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductQCCheckpointMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productqccheckpoint.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductQCCheckpointMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductQCCheckpointMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductQCCheckpointMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearQcCheckpoint clears the "qc_checkpoint" edge to the QCCheckpoint entity.
+func (m *ProductQCCheckpointMutation) ClearQcCheckpoint() {
+	m.clearedqc_checkpoint = true
+	m.clearedFields[productqccheckpoint.FieldQcCheckpointID] = struct{}{}
+}
+
+// QcCheckpointCleared reports if the "qc_checkpoint" edge to the QCCheckpoint entity was cleared.
+func (m *ProductQCCheckpointMutation) QcCheckpointCleared() bool {
+	return m.clearedqc_checkpoint
+}
+
+// QcCheckpointIDs returns the "qc_checkpoint" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// QcCheckpointID instead. It exists only for internal usage by the builders.
+func (m *ProductQCCheckpointMutation) QcCheckpointIDs() (ids []int) {
+	if id := m.qc_checkpoint; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetQcCheckpoint resets all changes to the "qc_checkpoint" edge.
+func (m *ProductQCCheckpointMutation) ResetQcCheckpoint() {
+	m.qc_checkpoint = nil
+	m.clearedqc_checkpoint = false
+}
+
+// Where appends a list predicates to the ProductQCCheckpointMutation builder.
+func (m *ProductQCCheckpointMutation) Where(ps ...predicate.ProductQCCheckpoint) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductQCCheckpointMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductQCCheckpointMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductQCCheckpoint, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductQCCheckpointMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductQCCheckpointMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductQCCheckpoint).
+func (m *ProductQCCheckpointMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductQCCheckpointMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productqccheckpoint.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productqccheckpoint.FieldProductID)
+	}
+	if m.qc_checkpoint != nil {
+		fields = append(fields, productqccheckpoint.FieldQcCheckpointID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductQCCheckpointMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productqccheckpoint.FieldAccountID:
+		return m.AccountID()
+	case productqccheckpoint.FieldProductID:
+		return m.ProductID()
+	case productqccheckpoint.FieldQcCheckpointID:
+		return m.QcCheckpointID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductQCCheckpointMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productqccheckpoint.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productqccheckpoint.FieldProductID:
+		return m.OldProductID(ctx)
+	case productqccheckpoint.FieldQcCheckpointID:
+		return m.OldQcCheckpointID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductQCCheckpoint field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductQCCheckpointMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productqccheckpoint.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productqccheckpoint.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productqccheckpoint.FieldQcCheckpointID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcCheckpointID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductQCCheckpoint field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductQCCheckpointMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductQCCheckpointMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductQCCheckpointMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductQCCheckpoint numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductQCCheckpointMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductQCCheckpointMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductQCCheckpointMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductQCCheckpoint nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductQCCheckpointMutation) ResetField(name string) error {
+	switch name {
+	case productqccheckpoint.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productqccheckpoint.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productqccheckpoint.FieldQcCheckpointID:
+		m.ResetQcCheckpointID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductQCCheckpoint field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductQCCheckpointMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productqccheckpoint.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productqccheckpoint.EdgeProduct)
+	}
+	if m.qc_checkpoint != nil {
+		edges = append(edges, productqccheckpoint.EdgeQcCheckpoint)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductQCCheckpointMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productqccheckpoint.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productqccheckpoint.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productqccheckpoint.EdgeQcCheckpoint:
+		if id := m.qc_checkpoint; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductQCCheckpointMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductQCCheckpointMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductQCCheckpointMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productqccheckpoint.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productqccheckpoint.EdgeProduct)
+	}
+	if m.clearedqc_checkpoint {
+		edges = append(edges, productqccheckpoint.EdgeQcCheckpoint)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductQCCheckpointMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productqccheckpoint.EdgeAccount:
+		return m.clearedaccount
+	case productqccheckpoint.EdgeProduct:
+		return m.clearedproduct
+	case productqccheckpoint.EdgeQcCheckpoint:
+		return m.clearedqc_checkpoint
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductQCCheckpointMutation) ClearEdge(name string) error {
+	switch name {
+	case productqccheckpoint.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productqccheckpoint.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productqccheckpoint.EdgeQcCheckpoint:
+		m.ClearQcCheckpoint()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductQCCheckpoint unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductQCCheckpointMutation) ResetEdge(name string) error {
+	switch name {
+	case productqccheckpoint.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productqccheckpoint.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productqccheckpoint.EdgeQcCheckpoint:
+		m.ResetQcCheckpoint()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductQCCheckpoint edge %s", name)
+}
+
+// ProductSubstituteMutation represents an operation that mutates the ProductSubstitute nodes in the graph.
+type ProductSubstituteMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	clearedFields     map[string]struct{}
+	account           *int
+	clearedaccount    bool
+	product           *int
+	clearedproduct    bool
+	substitute        *int
+	clearedsubstitute bool
+	done              bool
+	oldValue          func(context.Context) (*ProductSubstitute, error)
+	predicates        []predicate.ProductSubstitute
+}
+
+var _ ent.Mutation = (*ProductSubstituteMutation)(nil)
+
+// productsubstituteOption allows management of the mutation configuration using functional options.
+type productsubstituteOption func(*ProductSubstituteMutation)
+
+// newProductSubstituteMutation creates new mutation for the ProductSubstitute entity.
+func newProductSubstituteMutation(c config, op Op, opts ...productsubstituteOption) *ProductSubstituteMutation {
+	m := &ProductSubstituteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductSubstitute,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductSubstituteID sets the ID field of the mutation.
+func withProductSubstituteID(id int) productsubstituteOption {
+	return func(m *ProductSubstituteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductSubstitute
+		)
+		m.oldValue = func(ctx context.Context) (*ProductSubstitute, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductSubstitute.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductSubstitute sets the old ProductSubstitute of the mutation.
+func withProductSubstitute(node *ProductSubstitute) productsubstituteOption {
+	return func(m *ProductSubstituteMutation) {
+		m.oldValue = func(context.Context) (*ProductSubstitute, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductSubstituteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductSubstituteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductSubstituteMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductSubstituteMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductSubstitute.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductSubstituteMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductSubstituteMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductSubstitute entity.
+// If the ProductSubstitute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSubstituteMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductSubstituteMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductSubstituteMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductSubstituteMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductSubstitute entity.
+// If the ProductSubstitute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSubstituteMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductSubstituteMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetSubstituteID sets the "substitute_id" field.
+func (m *ProductSubstituteMutation) SetSubstituteID(i int) {
+	m.substitute = &i
+}
+
+// SubstituteID returns the value of the "substitute_id" field in the mutation.
+func (m *ProductSubstituteMutation) SubstituteID() (r int, exists bool) {
+	v := m.substitute
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubstituteID returns the old "substitute_id" field's value of the ProductSubstitute entity.
+// If the ProductSubstitute object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSubstituteMutation) OldSubstituteID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubstituteID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubstituteID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubstituteID: %w", err)
+	}
+	return oldValue.SubstituteID, nil
+}
+
+// ResetSubstituteID resets all changes to the "substitute_id" field.
+func (m *ProductSubstituteMutation) ResetSubstituteID() {
+	m.substitute = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductSubstituteMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productsubstitute.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductSubstituteMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductSubstituteMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductSubstituteMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductSubstituteMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productsubstitute.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductSubstituteMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductSubstituteMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductSubstituteMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearSubstitute clears the "substitute" edge to the Product entity.
+func (m *ProductSubstituteMutation) ClearSubstitute() {
+	m.clearedsubstitute = true
+	m.clearedFields[productsubstitute.FieldSubstituteID] = struct{}{}
+}
+
+// SubstituteCleared reports if the "substitute" edge to the Product entity was cleared.
+func (m *ProductSubstituteMutation) SubstituteCleared() bool {
+	return m.clearedsubstitute
+}
+
+// SubstituteIDs returns the "substitute" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SubstituteID instead. It exists only for internal usage by the builders.
+func (m *ProductSubstituteMutation) SubstituteIDs() (ids []int) {
+	if id := m.substitute; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSubstitute resets all changes to the "substitute" edge.
+func (m *ProductSubstituteMutation) ResetSubstitute() {
+	m.substitute = nil
+	m.clearedsubstitute = false
+}
+
+// Where appends a list predicates to the ProductSubstituteMutation builder.
+func (m *ProductSubstituteMutation) Where(ps ...predicate.ProductSubstitute) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductSubstituteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductSubstituteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductSubstitute, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductSubstituteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductSubstituteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductSubstitute).
+func (m *ProductSubstituteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductSubstituteMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productsubstitute.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productsubstitute.FieldProductID)
+	}
+	if m.substitute != nil {
+		fields = append(fields, productsubstitute.FieldSubstituteID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductSubstituteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productsubstitute.FieldAccountID:
+		return m.AccountID()
+	case productsubstitute.FieldProductID:
+		return m.ProductID()
+	case productsubstitute.FieldSubstituteID:
+		return m.SubstituteID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductSubstituteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productsubstitute.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productsubstitute.FieldProductID:
+		return m.OldProductID(ctx)
+	case productsubstitute.FieldSubstituteID:
+		return m.OldSubstituteID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductSubstitute field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductSubstituteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productsubstitute.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productsubstitute.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productsubstitute.FieldSubstituteID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubstituteID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSubstitute field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductSubstituteMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductSubstituteMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductSubstituteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductSubstitute numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductSubstituteMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductSubstituteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductSubstituteMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductSubstitute nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductSubstituteMutation) ResetField(name string) error {
+	switch name {
+	case productsubstitute.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productsubstitute.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productsubstitute.FieldSubstituteID:
+		m.ResetSubstituteID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSubstitute field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductSubstituteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productsubstitute.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productsubstitute.EdgeProduct)
+	}
+	if m.substitute != nil {
+		edges = append(edges, productsubstitute.EdgeSubstitute)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductSubstituteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productsubstitute.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productsubstitute.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productsubstitute.EdgeSubstitute:
+		if id := m.substitute; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductSubstituteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductSubstituteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductSubstituteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productsubstitute.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productsubstitute.EdgeProduct)
+	}
+	if m.clearedsubstitute {
+		edges = append(edges, productsubstitute.EdgeSubstitute)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductSubstituteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productsubstitute.EdgeAccount:
+		return m.clearedaccount
+	case productsubstitute.EdgeProduct:
+		return m.clearedproduct
+	case productsubstitute.EdgeSubstitute:
+		return m.clearedsubstitute
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductSubstituteMutation) ClearEdge(name string) error {
+	switch name {
+	case productsubstitute.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productsubstitute.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productsubstitute.EdgeSubstitute:
+		m.ClearSubstitute()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSubstitute unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductSubstituteMutation) ResetEdge(name string) error {
+	switch name {
+	case productsubstitute.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productsubstitute.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productsubstitute.EdgeSubstitute:
+		m.ResetSubstitute()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSubstitute edge %s", name)
+}
+
+// ProductSupplierMutation represents an operation that mutates the ProductSupplier nodes in the graph.
+type ProductSupplierMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	product         *int
+	clearedproduct  bool
+	supplier        *int
+	clearedsupplier bool
+	done            bool
+	oldValue        func(context.Context) (*ProductSupplier, error)
+	predicates      []predicate.ProductSupplier
+}
+
+var _ ent.Mutation = (*ProductSupplierMutation)(nil)
+
+// productsupplierOption allows management of the mutation configuration using functional options.
+type productsupplierOption func(*ProductSupplierMutation)
+
+// newProductSupplierMutation creates new mutation for the ProductSupplier entity.
+func newProductSupplierMutation(c config, op Op, opts ...productsupplierOption) *ProductSupplierMutation {
+	m := &ProductSupplierMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductSupplier,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductSupplierID sets the ID field of the mutation.
+func withProductSupplierID(id int) productsupplierOption {
+	return func(m *ProductSupplierMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductSupplier
+		)
+		m.oldValue = func(ctx context.Context) (*ProductSupplier, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductSupplier.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductSupplier sets the old ProductSupplier of the mutation.
+func withProductSupplier(node *ProductSupplier) productsupplierOption {
+	return func(m *ProductSupplierMutation) {
+		m.oldValue = func(context.Context) (*ProductSupplier, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductSupplierMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductSupplierMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductSupplierMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductSupplierMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductSupplier.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductSupplierMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductSupplierMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductSupplier entity.
+// If the ProductSupplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSupplierMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductSupplierMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductSupplierMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductSupplierMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductSupplier entity.
+// If the ProductSupplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSupplierMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductSupplierMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetSupplierID sets the "supplier_id" field.
+func (m *ProductSupplierMutation) SetSupplierID(i int) {
+	m.supplier = &i
+}
+
+// SupplierID returns the value of the "supplier_id" field in the mutation.
+func (m *ProductSupplierMutation) SupplierID() (r int, exists bool) {
+	v := m.supplier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierID returns the old "supplier_id" field's value of the ProductSupplier entity.
+// If the ProductSupplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductSupplierMutation) OldSupplierID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierID: %w", err)
+	}
+	return oldValue.SupplierID, nil
+}
+
+// ResetSupplierID resets all changes to the "supplier_id" field.
+func (m *ProductSupplierMutation) ResetSupplierID() {
+	m.supplier = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductSupplierMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productsupplier.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductSupplierMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductSupplierMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductSupplierMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductSupplierMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productsupplier.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductSupplierMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductSupplierMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductSupplierMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearSupplier clears the "supplier" edge to the Supplier entity.
+func (m *ProductSupplierMutation) ClearSupplier() {
+	m.clearedsupplier = true
+	m.clearedFields[productsupplier.FieldSupplierID] = struct{}{}
+}
+
+// SupplierCleared reports if the "supplier" edge to the Supplier entity was cleared.
+func (m *ProductSupplierMutation) SupplierCleared() bool {
+	return m.clearedsupplier
+}
+
+// SupplierIDs returns the "supplier" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SupplierID instead. It exists only for internal usage by the builders.
+func (m *ProductSupplierMutation) SupplierIDs() (ids []int) {
+	if id := m.supplier; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSupplier resets all changes to the "supplier" edge.
+func (m *ProductSupplierMutation) ResetSupplier() {
+	m.supplier = nil
+	m.clearedsupplier = false
+}
+
+// Where appends a list predicates to the ProductSupplierMutation builder.
+func (m *ProductSupplierMutation) Where(ps ...predicate.ProductSupplier) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductSupplierMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductSupplierMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductSupplier, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductSupplierMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductSupplierMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductSupplier).
+func (m *ProductSupplierMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductSupplierMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productsupplier.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, productsupplier.FieldProductID)
+	}
+	if m.supplier != nil {
+		fields = append(fields, productsupplier.FieldSupplierID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductSupplierMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productsupplier.FieldAccountID:
+		return m.AccountID()
+	case productsupplier.FieldProductID:
+		return m.ProductID()
+	case productsupplier.FieldSupplierID:
+		return m.SupplierID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductSupplierMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productsupplier.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productsupplier.FieldProductID:
+		return m.OldProductID(ctx)
+	case productsupplier.FieldSupplierID:
+		return m.OldSupplierID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductSupplier field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductSupplierMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productsupplier.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productsupplier.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productsupplier.FieldSupplierID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSupplier field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductSupplierMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductSupplierMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductSupplierMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductSupplier numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductSupplierMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductSupplierMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductSupplierMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductSupplier nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductSupplierMutation) ResetField(name string) error {
+	switch name {
+	case productsupplier.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productsupplier.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productsupplier.FieldSupplierID:
+		m.ResetSupplierID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSupplier field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductSupplierMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productsupplier.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productsupplier.EdgeProduct)
+	}
+	if m.supplier != nil {
+		edges = append(edges, productsupplier.EdgeSupplier)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductSupplierMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productsupplier.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productsupplier.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productsupplier.EdgeSupplier:
+		if id := m.supplier; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductSupplierMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductSupplierMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductSupplierMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productsupplier.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productsupplier.EdgeProduct)
+	}
+	if m.clearedsupplier {
+		edges = append(edges, productsupplier.EdgeSupplier)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductSupplierMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productsupplier.EdgeAccount:
+		return m.clearedaccount
+	case productsupplier.EdgeProduct:
+		return m.clearedproduct
+	case productsupplier.EdgeSupplier:
+		return m.clearedsupplier
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductSupplierMutation) ClearEdge(name string) error {
+	switch name {
+	case productsupplier.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productsupplier.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productsupplier.EdgeSupplier:
+		m.ClearSupplier()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSupplier unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductSupplierMutation) ResetEdge(name string) error {
+	switch name {
+	case productsupplier.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productsupplier.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productsupplier.EdgeSupplier:
+		m.ResetSupplier()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductSupplier edge %s", name)
+}
+
+// ProductTagMutation represents an operation that mutates the ProductTag nodes in the graph.
+type ProductTagMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	product        *int
+	clearedproduct bool
+	tag            *int
+	clearedtag     bool
+	done           bool
+	oldValue       func(context.Context) (*ProductTag, error)
+	predicates     []predicate.ProductTag
+}
+
+var _ ent.Mutation = (*ProductTagMutation)(nil)
+
+// producttagOption allows management of the mutation configuration using functional options.
+type producttagOption func(*ProductTagMutation)
+
+// newProductTagMutation creates new mutation for the ProductTag entity.
+func newProductTagMutation(c config, op Op, opts ...producttagOption) *ProductTagMutation {
+	m := &ProductTagMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductTag,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductTagID sets the ID field of the mutation.
+func withProductTagID(id int) producttagOption {
+	return func(m *ProductTagMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductTag
+		)
+		m.oldValue = func(ctx context.Context) (*ProductTag, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductTag.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductTag sets the old ProductTag of the mutation.
+func withProductTag(node *ProductTag) producttagOption {
+	return func(m *ProductTagMutation) {
+		m.oldValue = func(context.Context) (*ProductTag, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductTagMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductTagMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductTagMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductTagMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductTag.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductTagMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductTagMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductTag entity.
+// If the ProductTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductTagMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductTagMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductTagMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductTagMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductTag entity.
+// If the ProductTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductTagMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductTagMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetTagID sets the "tag_id" field.
+func (m *ProductTagMutation) SetTagID(i int) {
+	m.tag = &i
+}
+
+// TagID returns the value of the "tag_id" field in the mutation.
+func (m *ProductTagMutation) TagID() (r int, exists bool) {
+	v := m.tag
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTagID returns the old "tag_id" field's value of the ProductTag entity.
+// If the ProductTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductTagMutation) OldTagID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTagID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTagID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTagID: %w", err)
+	}
+	return oldValue.TagID, nil
+}
+
+// ResetTagID resets all changes to the "tag_id" field.
+func (m *ProductTagMutation) ResetTagID() {
+	m.tag = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductTagMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[producttag.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductTagMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductTagMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductTagMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductTagMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[producttag.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductTagMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductTagMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductTagMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearTag clears the "tag" edge to the Tag entity.
+func (m *ProductTagMutation) ClearTag() {
+	m.clearedtag = true
+	m.clearedFields[producttag.FieldTagID] = struct{}{}
+}
+
+// TagCleared reports if the "tag" edge to the Tag entity was cleared.
+func (m *ProductTagMutation) TagCleared() bool {
+	return m.clearedtag
+}
+
+// TagIDs returns the "tag" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TagID instead. It exists only for internal usage by the builders.
+func (m *ProductTagMutation) TagIDs() (ids []int) {
+	if id := m.tag; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTag resets all changes to the "tag" edge.
+func (m *ProductTagMutation) ResetTag() {
+	m.tag = nil
+	m.clearedtag = false
+}
+
+// Where appends a list predicates to the ProductTagMutation builder.
+func (m *ProductTagMutation) Where(ps ...predicate.ProductTag) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductTagMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductTagMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductTag, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductTagMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductTagMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductTag).
+func (m *ProductTagMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductTagMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, producttag.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, producttag.FieldProductID)
+	}
+	if m.tag != nil {
+		fields = append(fields, producttag.FieldTagID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductTagMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case producttag.FieldAccountID:
+		return m.AccountID()
+	case producttag.FieldProductID:
+		return m.ProductID()
+	case producttag.FieldTagID:
+		return m.TagID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductTagMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case producttag.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case producttag.FieldProductID:
+		return m.OldProductID(ctx)
+	case producttag.FieldTagID:
+		return m.OldTagID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductTag field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductTagMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case producttag.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case producttag.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case producttag.FieldTagID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTagID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductTag field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductTagMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductTagMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductTagMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductTag numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductTagMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductTagMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductTagMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductTag nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductTagMutation) ResetField(name string) error {
+	switch name {
+	case producttag.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case producttag.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case producttag.FieldTagID:
+		m.ResetTagID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductTag field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductTagMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, producttag.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, producttag.EdgeProduct)
+	}
+	if m.tag != nil {
+		edges = append(edges, producttag.EdgeTag)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductTagMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case producttag.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case producttag.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case producttag.EdgeTag:
+		if id := m.tag; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductTagMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductTagMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductTagMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, producttag.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, producttag.EdgeProduct)
+	}
+	if m.clearedtag {
+		edges = append(edges, producttag.EdgeTag)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductTagMutation) EdgeCleared(name string) bool {
+	switch name {
+	case producttag.EdgeAccount:
+		return m.clearedaccount
+	case producttag.EdgeProduct:
+		return m.clearedproduct
+	case producttag.EdgeTag:
+		return m.clearedtag
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductTagMutation) ClearEdge(name string) error {
+	switch name {
+	case producttag.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case producttag.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case producttag.EdgeTag:
+		m.ClearTag()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductTag unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductTagMutation) ResetEdge(name string) error {
+	switch name {
+	case producttag.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case producttag.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case producttag.EdgeTag:
+		m.ResetTag()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductTag edge %s", name)
+}
+
+// QCCheckpointMutation represents an operation that mutates the QCCheckpoint nodes in the graph.
+type QCCheckpointMutation struct {
+	config
+	op                        Op
+	typ                       string
+	id                        *int
+	created_at                *time.Time
+	updated_at                *time.Time
+	code                      *string
+	description               *string
+	input_type                *qccheckpoint.InputType
+	is_critical               *bool
+	name                      *string
+	pass_value                *qccheckpoint.PassValue
+	clearedFields             map[string]struct{}
+	account                   *int
+	clearedaccount            bool
+	qc_unit_of_measure        *int
+	clearedqc_unit_of_measure bool
+	done                      bool
+	oldValue                  func(context.Context) (*QCCheckpoint, error)
+	predicates                []predicate.QCCheckpoint
+}
+
+var _ ent.Mutation = (*QCCheckpointMutation)(nil)
+
+// qccheckpointOption allows management of the mutation configuration using functional options.
+type qccheckpointOption func(*QCCheckpointMutation)
+
+// newQCCheckpointMutation creates new mutation for the QCCheckpoint entity.
+func newQCCheckpointMutation(c config, op Op, opts ...qccheckpointOption) *QCCheckpointMutation {
+	m := &QCCheckpointMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeQCCheckpoint,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withQCCheckpointID sets the ID field of the mutation.
+func withQCCheckpointID(id int) qccheckpointOption {
+	return func(m *QCCheckpointMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *QCCheckpoint
+		)
+		m.oldValue = func(ctx context.Context) (*QCCheckpoint, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().QCCheckpoint.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withQCCheckpoint sets the old QCCheckpoint of the mutation.
+func withQCCheckpoint(node *QCCheckpoint) qccheckpointOption {
+	return func(m *QCCheckpointMutation) {
+		m.oldValue = func(context.Context) (*QCCheckpoint, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m QCCheckpointMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m QCCheckpointMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *QCCheckpointMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *QCCheckpointMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().QCCheckpoint.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *QCCheckpointMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *QCCheckpointMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *QCCheckpointMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *QCCheckpointMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *QCCheckpointMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *QCCheckpointMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *QCCheckpointMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *QCCheckpointMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *QCCheckpointMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetCode sets the "code" field.
+func (m *QCCheckpointMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *QCCheckpointMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *QCCheckpointMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *QCCheckpointMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *QCCheckpointMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *QCCheckpointMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[qccheckpoint.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *QCCheckpointMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[qccheckpoint.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *QCCheckpointMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, qccheckpoint.FieldDescription)
+}
+
+// SetInputType sets the "input_type" field.
+func (m *QCCheckpointMutation) SetInputType(qt qccheckpoint.InputType) {
+	m.input_type = &qt
+}
+
+// InputType returns the value of the "input_type" field in the mutation.
+func (m *QCCheckpointMutation) InputType() (r qccheckpoint.InputType, exists bool) {
+	v := m.input_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInputType returns the old "input_type" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldInputType(ctx context.Context) (v *qccheckpoint.InputType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInputType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInputType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInputType: %w", err)
+	}
+	return oldValue.InputType, nil
+}
+
+// ClearInputType clears the value of the "input_type" field.
+func (m *QCCheckpointMutation) ClearInputType() {
+	m.input_type = nil
+	m.clearedFields[qccheckpoint.FieldInputType] = struct{}{}
+}
+
+// InputTypeCleared returns if the "input_type" field was cleared in this mutation.
+func (m *QCCheckpointMutation) InputTypeCleared() bool {
+	_, ok := m.clearedFields[qccheckpoint.FieldInputType]
+	return ok
+}
+
+// ResetInputType resets all changes to the "input_type" field.
+func (m *QCCheckpointMutation) ResetInputType() {
+	m.input_type = nil
+	delete(m.clearedFields, qccheckpoint.FieldInputType)
+}
+
+// SetIsCritical sets the "is_critical" field.
+func (m *QCCheckpointMutation) SetIsCritical(b bool) {
+	m.is_critical = &b
+}
+
+// IsCritical returns the value of the "is_critical" field in the mutation.
+func (m *QCCheckpointMutation) IsCritical() (r bool, exists bool) {
+	v := m.is_critical
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsCritical returns the old "is_critical" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldIsCritical(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsCritical is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsCritical requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsCritical: %w", err)
+	}
+	return oldValue.IsCritical, nil
+}
+
+// ResetIsCritical resets all changes to the "is_critical" field.
+func (m *QCCheckpointMutation) ResetIsCritical() {
+	m.is_critical = nil
+}
+
+// SetName sets the "name" field.
+func (m *QCCheckpointMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *QCCheckpointMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *QCCheckpointMutation) ResetName() {
+	m.name = nil
+}
+
+// SetPassValue sets the "pass_value" field.
+func (m *QCCheckpointMutation) SetPassValue(qv qccheckpoint.PassValue) {
+	m.pass_value = &qv
+}
+
+// PassValue returns the value of the "pass_value" field in the mutation.
+func (m *QCCheckpointMutation) PassValue() (r qccheckpoint.PassValue, exists bool) {
+	v := m.pass_value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPassValue returns the old "pass_value" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldPassValue(ctx context.Context) (v *qccheckpoint.PassValue, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPassValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPassValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPassValue: %w", err)
+	}
+	return oldValue.PassValue, nil
+}
+
+// ClearPassValue clears the value of the "pass_value" field.
+func (m *QCCheckpointMutation) ClearPassValue() {
+	m.pass_value = nil
+	m.clearedFields[qccheckpoint.FieldPassValue] = struct{}{}
+}
+
+// PassValueCleared returns if the "pass_value" field was cleared in this mutation.
+func (m *QCCheckpointMutation) PassValueCleared() bool {
+	_, ok := m.clearedFields[qccheckpoint.FieldPassValue]
+	return ok
+}
+
+// ResetPassValue resets all changes to the "pass_value" field.
+func (m *QCCheckpointMutation) ResetPassValue() {
+	m.pass_value = nil
+	delete(m.clearedFields, qccheckpoint.FieldPassValue)
+}
+
+// SetQcUnitOfMeasureID sets the "qc_unit_of_measure_id" field.
+func (m *QCCheckpointMutation) SetQcUnitOfMeasureID(i int) {
+	m.qc_unit_of_measure = &i
+}
+
+// QcUnitOfMeasureID returns the value of the "qc_unit_of_measure_id" field in the mutation.
+func (m *QCCheckpointMutation) QcUnitOfMeasureID() (r int, exists bool) {
+	v := m.qc_unit_of_measure
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcUnitOfMeasureID returns the old "qc_unit_of_measure_id" field's value of the QCCheckpoint entity.
+// If the QCCheckpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCCheckpointMutation) OldQcUnitOfMeasureID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcUnitOfMeasureID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcUnitOfMeasureID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcUnitOfMeasureID: %w", err)
+	}
+	return oldValue.QcUnitOfMeasureID, nil
+}
+
+// ClearQcUnitOfMeasureID clears the value of the "qc_unit_of_measure_id" field.
+func (m *QCCheckpointMutation) ClearQcUnitOfMeasureID() {
+	m.qc_unit_of_measure = nil
+	m.clearedFields[qccheckpoint.FieldQcUnitOfMeasureID] = struct{}{}
+}
+
+// QcUnitOfMeasureIDCleared returns if the "qc_unit_of_measure_id" field was cleared in this mutation.
+func (m *QCCheckpointMutation) QcUnitOfMeasureIDCleared() bool {
+	_, ok := m.clearedFields[qccheckpoint.FieldQcUnitOfMeasureID]
+	return ok
+}
+
+// ResetQcUnitOfMeasureID resets all changes to the "qc_unit_of_measure_id" field.
+func (m *QCCheckpointMutation) ResetQcUnitOfMeasureID() {
+	m.qc_unit_of_measure = nil
+	delete(m.clearedFields, qccheckpoint.FieldQcUnitOfMeasureID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *QCCheckpointMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[qccheckpoint.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *QCCheckpointMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *QCCheckpointMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *QCCheckpointMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearQcUnitOfMeasure clears the "qc_unit_of_measure" edge to the QCUnitOfMeasure entity.
+func (m *QCCheckpointMutation) ClearQcUnitOfMeasure() {
+	m.clearedqc_unit_of_measure = true
+	m.clearedFields[qccheckpoint.FieldQcUnitOfMeasureID] = struct{}{}
+}
+
+// QcUnitOfMeasureCleared reports if the "qc_unit_of_measure" edge to the QCUnitOfMeasure entity was cleared.
+func (m *QCCheckpointMutation) QcUnitOfMeasureCleared() bool {
+	return m.QcUnitOfMeasureIDCleared() || m.clearedqc_unit_of_measure
+}
+
+// QcUnitOfMeasureIDs returns the "qc_unit_of_measure" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// QcUnitOfMeasureID instead. It exists only for internal usage by the builders.
+func (m *QCCheckpointMutation) QcUnitOfMeasureIDs() (ids []int) {
+	if id := m.qc_unit_of_measure; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetQcUnitOfMeasure resets all changes to the "qc_unit_of_measure" edge.
+func (m *QCCheckpointMutation) ResetQcUnitOfMeasure() {
+	m.qc_unit_of_measure = nil
+	m.clearedqc_unit_of_measure = false
+}
+
+// Where appends a list predicates to the QCCheckpointMutation builder.
+func (m *QCCheckpointMutation) Where(ps ...predicate.QCCheckpoint) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the QCCheckpointMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *QCCheckpointMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.QCCheckpoint, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *QCCheckpointMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *QCCheckpointMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (QCCheckpoint).
+func (m *QCCheckpointMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *QCCheckpointMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.account != nil {
+		fields = append(fields, qccheckpoint.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, qccheckpoint.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, qccheckpoint.FieldUpdatedAt)
+	}
+	if m.code != nil {
+		fields = append(fields, qccheckpoint.FieldCode)
+	}
+	if m.description != nil {
+		fields = append(fields, qccheckpoint.FieldDescription)
+	}
+	if m.input_type != nil {
+		fields = append(fields, qccheckpoint.FieldInputType)
+	}
+	if m.is_critical != nil {
+		fields = append(fields, qccheckpoint.FieldIsCritical)
+	}
+	if m.name != nil {
+		fields = append(fields, qccheckpoint.FieldName)
+	}
+	if m.pass_value != nil {
+		fields = append(fields, qccheckpoint.FieldPassValue)
+	}
+	if m.qc_unit_of_measure != nil {
+		fields = append(fields, qccheckpoint.FieldQcUnitOfMeasureID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *QCCheckpointMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case qccheckpoint.FieldAccountID:
+		return m.AccountID()
+	case qccheckpoint.FieldCreatedAt:
+		return m.CreatedAt()
+	case qccheckpoint.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case qccheckpoint.FieldCode:
+		return m.Code()
+	case qccheckpoint.FieldDescription:
+		return m.Description()
+	case qccheckpoint.FieldInputType:
+		return m.InputType()
+	case qccheckpoint.FieldIsCritical:
+		return m.IsCritical()
+	case qccheckpoint.FieldName:
+		return m.Name()
+	case qccheckpoint.FieldPassValue:
+		return m.PassValue()
+	case qccheckpoint.FieldQcUnitOfMeasureID:
+		return m.QcUnitOfMeasureID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *QCCheckpointMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case qccheckpoint.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case qccheckpoint.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case qccheckpoint.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case qccheckpoint.FieldCode:
+		return m.OldCode(ctx)
+	case qccheckpoint.FieldDescription:
+		return m.OldDescription(ctx)
+	case qccheckpoint.FieldInputType:
+		return m.OldInputType(ctx)
+	case qccheckpoint.FieldIsCritical:
+		return m.OldIsCritical(ctx)
+	case qccheckpoint.FieldName:
+		return m.OldName(ctx)
+	case qccheckpoint.FieldPassValue:
+		return m.OldPassValue(ctx)
+	case qccheckpoint.FieldQcUnitOfMeasureID:
+		return m.OldQcUnitOfMeasureID(ctx)
+	}
+	return nil, fmt.Errorf("unknown QCCheckpoint field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QCCheckpointMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case qccheckpoint.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case qccheckpoint.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case qccheckpoint.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case qccheckpoint.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case qccheckpoint.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case qccheckpoint.FieldInputType:
+		v, ok := value.(qccheckpoint.InputType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInputType(v)
+		return nil
+	case qccheckpoint.FieldIsCritical:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsCritical(v)
+		return nil
+	case qccheckpoint.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case qccheckpoint.FieldPassValue:
+		v, ok := value.(qccheckpoint.PassValue)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPassValue(v)
+		return nil
+	case qccheckpoint.FieldQcUnitOfMeasureID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcUnitOfMeasureID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown QCCheckpoint field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *QCCheckpointMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *QCCheckpointMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QCCheckpointMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown QCCheckpoint numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *QCCheckpointMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(qccheckpoint.FieldDescription) {
+		fields = append(fields, qccheckpoint.FieldDescription)
+	}
+	if m.FieldCleared(qccheckpoint.FieldInputType) {
+		fields = append(fields, qccheckpoint.FieldInputType)
+	}
+	if m.FieldCleared(qccheckpoint.FieldPassValue) {
+		fields = append(fields, qccheckpoint.FieldPassValue)
+	}
+	if m.FieldCleared(qccheckpoint.FieldQcUnitOfMeasureID) {
+		fields = append(fields, qccheckpoint.FieldQcUnitOfMeasureID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *QCCheckpointMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *QCCheckpointMutation) ClearField(name string) error {
+	switch name {
+	case qccheckpoint.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case qccheckpoint.FieldInputType:
+		m.ClearInputType()
+		return nil
+	case qccheckpoint.FieldPassValue:
+		m.ClearPassValue()
+		return nil
+	case qccheckpoint.FieldQcUnitOfMeasureID:
+		m.ClearQcUnitOfMeasureID()
+		return nil
+	}
+	return fmt.Errorf("unknown QCCheckpoint nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *QCCheckpointMutation) ResetField(name string) error {
+	switch name {
+	case qccheckpoint.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case qccheckpoint.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case qccheckpoint.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case qccheckpoint.FieldCode:
+		m.ResetCode()
+		return nil
+	case qccheckpoint.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case qccheckpoint.FieldInputType:
+		m.ResetInputType()
+		return nil
+	case qccheckpoint.FieldIsCritical:
+		m.ResetIsCritical()
+		return nil
+	case qccheckpoint.FieldName:
+		m.ResetName()
+		return nil
+	case qccheckpoint.FieldPassValue:
+		m.ResetPassValue()
+		return nil
+	case qccheckpoint.FieldQcUnitOfMeasureID:
+		m.ResetQcUnitOfMeasureID()
+		return nil
+	}
+	return fmt.Errorf("unknown QCCheckpoint field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *QCCheckpointMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.account != nil {
+		edges = append(edges, qccheckpoint.EdgeAccount)
+	}
+	if m.qc_unit_of_measure != nil {
+		edges = append(edges, qccheckpoint.EdgeQcUnitOfMeasure)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *QCCheckpointMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case qccheckpoint.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case qccheckpoint.EdgeQcUnitOfMeasure:
+		if id := m.qc_unit_of_measure; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *QCCheckpointMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *QCCheckpointMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *QCCheckpointMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedaccount {
+		edges = append(edges, qccheckpoint.EdgeAccount)
+	}
+	if m.clearedqc_unit_of_measure {
+		edges = append(edges, qccheckpoint.EdgeQcUnitOfMeasure)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *QCCheckpointMutation) EdgeCleared(name string) bool {
+	switch name {
+	case qccheckpoint.EdgeAccount:
+		return m.clearedaccount
+	case qccheckpoint.EdgeQcUnitOfMeasure:
+		return m.clearedqc_unit_of_measure
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *QCCheckpointMutation) ClearEdge(name string) error {
+	switch name {
+	case qccheckpoint.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case qccheckpoint.EdgeQcUnitOfMeasure:
+		m.ClearQcUnitOfMeasure()
+		return nil
+	}
+	return fmt.Errorf("unknown QCCheckpoint unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *QCCheckpointMutation) ResetEdge(name string) error {
+	switch name {
+	case qccheckpoint.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case qccheckpoint.EdgeQcUnitOfMeasure:
+		m.ResetQcUnitOfMeasure()
+		return nil
+	}
+	return fmt.Errorf("unknown QCCheckpoint edge %s", name)
+}
+
+// QCUnitOfMeasureMutation represents an operation that mutates the QCUnitOfMeasure nodes in the graph.
+type QCUnitOfMeasureMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	is_global      *bool
+	created_at     *time.Time
+	updated_at     *time.Time
+	code           *string
+	name           *string
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	done           bool
+	oldValue       func(context.Context) (*QCUnitOfMeasure, error)
+	predicates     []predicate.QCUnitOfMeasure
+}
+
+var _ ent.Mutation = (*QCUnitOfMeasureMutation)(nil)
+
+// qcunitofmeasureOption allows management of the mutation configuration using functional options.
+type qcunitofmeasureOption func(*QCUnitOfMeasureMutation)
+
+// newQCUnitOfMeasureMutation creates new mutation for the QCUnitOfMeasure entity.
+func newQCUnitOfMeasureMutation(c config, op Op, opts ...qcunitofmeasureOption) *QCUnitOfMeasureMutation {
+	m := &QCUnitOfMeasureMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeQCUnitOfMeasure,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withQCUnitOfMeasureID sets the ID field of the mutation.
+func withQCUnitOfMeasureID(id int) qcunitofmeasureOption {
+	return func(m *QCUnitOfMeasureMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *QCUnitOfMeasure
+		)
+		m.oldValue = func(ctx context.Context) (*QCUnitOfMeasure, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().QCUnitOfMeasure.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withQCUnitOfMeasure sets the old QCUnitOfMeasure of the mutation.
+func withQCUnitOfMeasure(node *QCUnitOfMeasure) qcunitofmeasureOption {
+	return func(m *QCUnitOfMeasureMutation) {
+		m.oldValue = func(context.Context) (*QCUnitOfMeasure, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m QCUnitOfMeasureMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m QCUnitOfMeasureMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *QCUnitOfMeasureMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *QCUnitOfMeasureMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().QCUnitOfMeasure.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *QCUnitOfMeasureMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *QCUnitOfMeasureMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *QCUnitOfMeasureMutation) ClearAccountID() {
+	m.account = nil
+	m.clearedFields[qcunitofmeasure.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *QCUnitOfMeasureMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[qcunitofmeasure.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *QCUnitOfMeasureMutation) ResetAccountID() {
+	m.account = nil
+	delete(m.clearedFields, qcunitofmeasure.FieldAccountID)
+}
+
+// SetIsGlobal sets the "is_global" field.
+func (m *QCUnitOfMeasureMutation) SetIsGlobal(b bool) {
+	m.is_global = &b
+}
+
+// IsGlobal returns the value of the "is_global" field in the mutation.
+func (m *QCUnitOfMeasureMutation) IsGlobal() (r bool, exists bool) {
+	v := m.is_global
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsGlobal returns the old "is_global" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldIsGlobal(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsGlobal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsGlobal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsGlobal: %w", err)
+	}
+	return oldValue.IsGlobal, nil
+}
+
+// ResetIsGlobal resets all changes to the "is_global" field.
+func (m *QCUnitOfMeasureMutation) ResetIsGlobal() {
+	m.is_global = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *QCUnitOfMeasureMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *QCUnitOfMeasureMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *QCUnitOfMeasureMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *QCUnitOfMeasureMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *QCUnitOfMeasureMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *QCUnitOfMeasureMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetCode sets the "code" field.
+func (m *QCUnitOfMeasureMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *QCUnitOfMeasureMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *QCUnitOfMeasureMutation) ResetCode() {
+	m.code = nil
+}
+
+// SetName sets the "name" field.
+func (m *QCUnitOfMeasureMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *QCUnitOfMeasureMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the QCUnitOfMeasure entity.
+// If the QCUnitOfMeasure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QCUnitOfMeasureMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *QCUnitOfMeasureMutation) ResetName() {
+	m.name = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *QCUnitOfMeasureMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[qcunitofmeasure.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *QCUnitOfMeasureMutation) AccountCleared() bool {
+	return m.AccountIDCleared() || m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *QCUnitOfMeasureMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *QCUnitOfMeasureMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the QCUnitOfMeasureMutation builder.
+func (m *QCUnitOfMeasureMutation) Where(ps ...predicate.QCUnitOfMeasure) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the QCUnitOfMeasureMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *QCUnitOfMeasureMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.QCUnitOfMeasure, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *QCUnitOfMeasureMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *QCUnitOfMeasureMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (QCUnitOfMeasure).
+func (m *QCUnitOfMeasureMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *QCUnitOfMeasureMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.account != nil {
+		fields = append(fields, qcunitofmeasure.FieldAccountID)
+	}
+	if m.is_global != nil {
+		fields = append(fields, qcunitofmeasure.FieldIsGlobal)
+	}
+	if m.created_at != nil {
+		fields = append(fields, qcunitofmeasure.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, qcunitofmeasure.FieldUpdatedAt)
+	}
+	if m.code != nil {
+		fields = append(fields, qcunitofmeasure.FieldCode)
+	}
+	if m.name != nil {
+		fields = append(fields, qcunitofmeasure.FieldName)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *QCUnitOfMeasureMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case qcunitofmeasure.FieldAccountID:
+		return m.AccountID()
+	case qcunitofmeasure.FieldIsGlobal:
+		return m.IsGlobal()
+	case qcunitofmeasure.FieldCreatedAt:
+		return m.CreatedAt()
+	case qcunitofmeasure.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case qcunitofmeasure.FieldCode:
+		return m.Code()
+	case qcunitofmeasure.FieldName:
+		return m.Name()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *QCUnitOfMeasureMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case qcunitofmeasure.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case qcunitofmeasure.FieldIsGlobal:
+		return m.OldIsGlobal(ctx)
+	case qcunitofmeasure.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case qcunitofmeasure.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case qcunitofmeasure.FieldCode:
+		return m.OldCode(ctx)
+	case qcunitofmeasure.FieldName:
+		return m.OldName(ctx)
+	}
+	return nil, fmt.Errorf("unknown QCUnitOfMeasure field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QCUnitOfMeasureMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case qcunitofmeasure.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case qcunitofmeasure.FieldIsGlobal:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsGlobal(v)
+		return nil
+	case qcunitofmeasure.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case qcunitofmeasure.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case qcunitofmeasure.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
+		return nil
+	case qcunitofmeasure.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *QCUnitOfMeasureMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *QCUnitOfMeasureMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *QCUnitOfMeasureMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *QCUnitOfMeasureMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(qcunitofmeasure.FieldAccountID) {
+		fields = append(fields, qcunitofmeasure.FieldAccountID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *QCUnitOfMeasureMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *QCUnitOfMeasureMutation) ClearField(name string) error {
+	switch name {
+	case qcunitofmeasure.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *QCUnitOfMeasureMutation) ResetField(name string) error {
+	switch name {
+	case qcunitofmeasure.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case qcunitofmeasure.FieldIsGlobal:
+		m.ResetIsGlobal()
+		return nil
+	case qcunitofmeasure.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case qcunitofmeasure.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case qcunitofmeasure.FieldCode:
+		m.ResetCode()
+		return nil
+	case qcunitofmeasure.FieldName:
+		m.ResetName()
+		return nil
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *QCUnitOfMeasureMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, qcunitofmeasure.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *QCUnitOfMeasureMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case qcunitofmeasure.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *QCUnitOfMeasureMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *QCUnitOfMeasureMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *QCUnitOfMeasureMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, qcunitofmeasure.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *QCUnitOfMeasureMutation) EdgeCleared(name string) bool {
+	switch name {
+	case qcunitofmeasure.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *QCUnitOfMeasureMutation) ClearEdge(name string) error {
+	switch name {
+	case qcunitofmeasure.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *QCUnitOfMeasureMutation) ResetEdge(name string) error {
+	switch name {
+	case qcunitofmeasure.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown QCUnitOfMeasure edge %s", name)
+}
+
 // RateWindowMutation represents an operation that mutates the RateWindow nodes in the graph.
 type RateWindowMutation struct {
 	config
@@ -6556,6 +19295,700 @@ func (m *RateWindowMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *RateWindowMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown RateWindow edge %s", name)
+}
+
+// SupplierMutation represents an operation that mutates the Supplier nodes in the graph.
+type SupplierMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	created_at     *time.Time
+	updated_at     *time.Time
+	active         *bool
+	company        *string
+	supplier_code  *string
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	done           bool
+	oldValue       func(context.Context) (*Supplier, error)
+	predicates     []predicate.Supplier
+}
+
+var _ ent.Mutation = (*SupplierMutation)(nil)
+
+// supplierOption allows management of the mutation configuration using functional options.
+type supplierOption func(*SupplierMutation)
+
+// newSupplierMutation creates new mutation for the Supplier entity.
+func newSupplierMutation(c config, op Op, opts ...supplierOption) *SupplierMutation {
+	m := &SupplierMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSupplier,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSupplierID sets the ID field of the mutation.
+func withSupplierID(id int) supplierOption {
+	return func(m *SupplierMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Supplier
+		)
+		m.oldValue = func(ctx context.Context) (*Supplier, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Supplier.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSupplier sets the old Supplier of the mutation.
+func withSupplier(node *Supplier) supplierOption {
+	return func(m *SupplierMutation) {
+		m.oldValue = func(context.Context) (*Supplier, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SupplierMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SupplierMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SupplierMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SupplierMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Supplier.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *SupplierMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *SupplierMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *SupplierMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SupplierMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SupplierMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SupplierMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SupplierMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SupplierMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SupplierMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetActive sets the "active" field.
+func (m *SupplierMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *SupplierMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *SupplierMutation) ResetActive() {
+	m.active = nil
+}
+
+// SetCompany sets the "company" field.
+func (m *SupplierMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *SupplierMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *SupplierMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[supplier.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *SupplierMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *SupplierMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, supplier.FieldCompany)
+}
+
+// SetSupplierCode sets the "supplier_code" field.
+func (m *SupplierMutation) SetSupplierCode(s string) {
+	m.supplier_code = &s
+}
+
+// SupplierCode returns the value of the "supplier_code" field in the mutation.
+func (m *SupplierMutation) SupplierCode() (r string, exists bool) {
+	v := m.supplier_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierCode returns the old "supplier_code" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldSupplierCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierCode: %w", err)
+	}
+	return oldValue.SupplierCode, nil
+}
+
+// ClearSupplierCode clears the value of the "supplier_code" field.
+func (m *SupplierMutation) ClearSupplierCode() {
+	m.supplier_code = nil
+	m.clearedFields[supplier.FieldSupplierCode] = struct{}{}
+}
+
+// SupplierCodeCleared returns if the "supplier_code" field was cleared in this mutation.
+func (m *SupplierMutation) SupplierCodeCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldSupplierCode]
+	return ok
+}
+
+// ResetSupplierCode resets all changes to the "supplier_code" field.
+func (m *SupplierMutation) ResetSupplierCode() {
+	m.supplier_code = nil
+	delete(m.clearedFields, supplier.FieldSupplierCode)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *SupplierMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[supplier.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *SupplierMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *SupplierMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *SupplierMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the SupplierMutation builder.
+func (m *SupplierMutation) Where(ps ...predicate.Supplier) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SupplierMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SupplierMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Supplier, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SupplierMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SupplierMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Supplier).
+func (m *SupplierMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SupplierMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.account != nil {
+		fields = append(fields, supplier.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, supplier.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, supplier.FieldUpdatedAt)
+	}
+	if m.active != nil {
+		fields = append(fields, supplier.FieldActive)
+	}
+	if m.company != nil {
+		fields = append(fields, supplier.FieldCompany)
+	}
+	if m.supplier_code != nil {
+		fields = append(fields, supplier.FieldSupplierCode)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SupplierMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case supplier.FieldAccountID:
+		return m.AccountID()
+	case supplier.FieldCreatedAt:
+		return m.CreatedAt()
+	case supplier.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case supplier.FieldActive:
+		return m.Active()
+	case supplier.FieldCompany:
+		return m.Company()
+	case supplier.FieldSupplierCode:
+		return m.SupplierCode()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SupplierMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case supplier.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case supplier.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case supplier.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case supplier.FieldActive:
+		return m.OldActive(ctx)
+	case supplier.FieldCompany:
+		return m.OldCompany(ctx)
+	case supplier.FieldSupplierCode:
+		return m.OldSupplierCode(ctx)
+	}
+	return nil, fmt.Errorf("unknown Supplier field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SupplierMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case supplier.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case supplier.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case supplier.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case supplier.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
+		return nil
+	case supplier.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case supplier.FieldSupplierCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierCode(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Supplier field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SupplierMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SupplierMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SupplierMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Supplier numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SupplierMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(supplier.FieldCompany) {
+		fields = append(fields, supplier.FieldCompany)
+	}
+	if m.FieldCleared(supplier.FieldSupplierCode) {
+		fields = append(fields, supplier.FieldSupplierCode)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SupplierMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SupplierMutation) ClearField(name string) error {
+	switch name {
+	case supplier.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case supplier.FieldSupplierCode:
+		m.ClearSupplierCode()
+		return nil
+	}
+	return fmt.Errorf("unknown Supplier nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SupplierMutation) ResetField(name string) error {
+	switch name {
+	case supplier.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case supplier.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case supplier.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case supplier.FieldActive:
+		m.ResetActive()
+		return nil
+	case supplier.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case supplier.FieldSupplierCode:
+		m.ResetSupplierCode()
+		return nil
+	}
+	return fmt.Errorf("unknown Supplier field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SupplierMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, supplier.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SupplierMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case supplier.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SupplierMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SupplierMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SupplierMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, supplier.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SupplierMutation) EdgeCleared(name string) bool {
+	switch name {
+	case supplier.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SupplierMutation) ClearEdge(name string) error {
+	switch name {
+	case supplier.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Supplier unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SupplierMutation) ResetEdge(name string) error {
+	switch name {
+	case supplier.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown Supplier edge %s", name)
 }
 
 // TagMutation represents an operation that mutates the Tag nodes in the graph.

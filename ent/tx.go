@@ -20,16 +20,48 @@ type Tx struct {
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
 	Allergen *AllergenClient
+	// Country is the client for interacting with the Country builders.
+	Country *CountryClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
+	// Food is the client for interacting with the Food builders.
+	Food *FoodClient
+	// FoodNutrient is the client for interacting with the FoodNutrient builders.
+	FoodNutrient *FoodNutrientClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
+	// Nutrient is the client for interacting with the Nutrient builders.
+	Nutrient *NutrientClient
 	// Operation is the client for interacting with the Operation builders.
 	Operation *OperationClient
 	// Organization is the client for interacting with the Organization builders.
 	Organization *OrganizationClient
+	// Preservation is the client for interacting with the Preservation builders.
+	Preservation *PreservationClient
+	// Product is the client for interacting with the Product builders.
+	Product *ProductClient
+	// ProductAllergen is the client for interacting with the ProductAllergen builders.
+	ProductAllergen *ProductAllergenClient
+	// ProductBannedCountry is the client for interacting with the ProductBannedCountry builders.
+	ProductBannedCountry *ProductBannedCountryClient
+	// ProductByproduct is the client for interacting with the ProductByproduct builders.
+	ProductByproduct *ProductByproductClient
+	// ProductQCCheckpoint is the client for interacting with the ProductQCCheckpoint builders.
+	ProductQCCheckpoint *ProductQCCheckpointClient
+	// ProductSubstitute is the client for interacting with the ProductSubstitute builders.
+	ProductSubstitute *ProductSubstituteClient
+	// ProductSupplier is the client for interacting with the ProductSupplier builders.
+	ProductSupplier *ProductSupplierClient
+	// ProductTag is the client for interacting with the ProductTag builders.
+	ProductTag *ProductTagClient
+	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
+	QCCheckpoint *QCCheckpointClient
+	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
+	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// Supplier is the client for interacting with the Supplier builders.
+	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
@@ -168,11 +200,27 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
+	tx.Country = NewCountryClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
+	tx.Food = NewFoodClient(tx.config)
+	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)
+	tx.Nutrient = NewNutrientClient(tx.config)
 	tx.Operation = NewOperationClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
+	tx.Preservation = NewPreservationClient(tx.config)
+	tx.Product = NewProductClient(tx.config)
+	tx.ProductAllergen = NewProductAllergenClient(tx.config)
+	tx.ProductBannedCountry = NewProductBannedCountryClient(tx.config)
+	tx.ProductByproduct = NewProductByproductClient(tx.config)
+	tx.ProductQCCheckpoint = NewProductQCCheckpointClient(tx.config)
+	tx.ProductSubstitute = NewProductSubstituteClient(tx.config)
+	tx.ProductSupplier = NewProductSupplierClient(tx.config)
+	tx.ProductTag = NewProductTagClient(tx.config)
+	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
+	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
+	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
 	tx.UnitOfMeasure = NewUnitOfMeasureClient(tx.config)
 }

@@ -6,6 +6,7 @@ package listing
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,4 +130,20 @@ func ParseSince(param, v string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, problem.Invalidf(param, "must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z (%s)", fmt.Sprintf("%q", v))
+}
+
+// All is the page of an unpaginated list: every row, ordered by the column
+// col (nulls last), then id.
+func All(col string) Page {
+	return Page{
+		Order:   []func(*sql.Selector){orderBy(col, "asc"), orderBy("id", "asc")},
+		Applied: col + ":asc,id:asc",
+	}
+}
+
+// SearchID reads a free-text search as an id, for lists whose search also
+// matches the id.
+func SearchID(v string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	return n, err == nil && n > 0
 }

@@ -45,6 +45,18 @@ func (f AllergenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AllergenMutation", m)
 }
 
+// The CountryFunc type is an adapter to allow the use of ordinary
+// function as Country mutator.
+type CountryFunc func(context.Context, *ent.CountryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CountryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CountryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CountryMutation", m)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary
 // function as Event mutator.
 type EventFunc func(context.Context, *ent.EventMutation) (ent.Value, error)
@@ -57,6 +69,30 @@ func (f EventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EventMutation", m)
 }
 
+// The FoodFunc type is an adapter to allow the use of ordinary
+// function as Food mutator.
+type FoodFunc func(context.Context, *ent.FoodMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FoodFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FoodMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FoodMutation", m)
+}
+
+// The FoodNutrientFunc type is an adapter to allow the use of ordinary
+// function as FoodNutrient mutator.
+type FoodNutrientFunc func(context.Context, *ent.FoodNutrientMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FoodNutrientFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FoodNutrientMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FoodNutrientMutation", m)
+}
+
 // The LocationFunc type is an adapter to allow the use of ordinary
 // function as Location mutator.
 type LocationFunc func(context.Context, *ent.LocationMutation) (ent.Value, error)
@@ -67,6 +103,18 @@ func (f LocationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LocationMutation", m)
+}
+
+// The NutrientFunc type is an adapter to allow the use of ordinary
+// function as Nutrient mutator.
+type NutrientFunc func(context.Context, *ent.NutrientMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NutrientFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NutrientMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NutrientMutation", m)
 }
 
 // The OperationFunc type is an adapter to allow the use of ordinary
@@ -93,6 +141,138 @@ func (f OrganizationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrganizationMutation", m)
 }
 
+// The PreservationFunc type is an adapter to allow the use of ordinary
+// function as Preservation mutator.
+type PreservationFunc func(context.Context, *ent.PreservationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PreservationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PreservationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PreservationMutation", m)
+}
+
+// The ProductFunc type is an adapter to allow the use of ordinary
+// function as Product mutator.
+type ProductFunc func(context.Context, *ent.ProductMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductMutation", m)
+}
+
+// The ProductAllergenFunc type is an adapter to allow the use of ordinary
+// function as ProductAllergen mutator.
+type ProductAllergenFunc func(context.Context, *ent.ProductAllergenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductAllergenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductAllergenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductAllergenMutation", m)
+}
+
+// The ProductBannedCountryFunc type is an adapter to allow the use of ordinary
+// function as ProductBannedCountry mutator.
+type ProductBannedCountryFunc func(context.Context, *ent.ProductBannedCountryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductBannedCountryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductBannedCountryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductBannedCountryMutation", m)
+}
+
+// The ProductByproductFunc type is an adapter to allow the use of ordinary
+// function as ProductByproduct mutator.
+type ProductByproductFunc func(context.Context, *ent.ProductByproductMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductByproductFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductByproductMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductByproductMutation", m)
+}
+
+// The ProductQCCheckpointFunc type is an adapter to allow the use of ordinary
+// function as ProductQCCheckpoint mutator.
+type ProductQCCheckpointFunc func(context.Context, *ent.ProductQCCheckpointMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductQCCheckpointFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductQCCheckpointMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductQCCheckpointMutation", m)
+}
+
+// The ProductSubstituteFunc type is an adapter to allow the use of ordinary
+// function as ProductSubstitute mutator.
+type ProductSubstituteFunc func(context.Context, *ent.ProductSubstituteMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductSubstituteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductSubstituteMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductSubstituteMutation", m)
+}
+
+// The ProductSupplierFunc type is an adapter to allow the use of ordinary
+// function as ProductSupplier mutator.
+type ProductSupplierFunc func(context.Context, *ent.ProductSupplierMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductSupplierFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductSupplierMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductSupplierMutation", m)
+}
+
+// The ProductTagFunc type is an adapter to allow the use of ordinary
+// function as ProductTag mutator.
+type ProductTagFunc func(context.Context, *ent.ProductTagMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductTagMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductTagMutation", m)
+}
+
+// The QCCheckpointFunc type is an adapter to allow the use of ordinary
+// function as QCCheckpoint mutator.
+type QCCheckpointFunc func(context.Context, *ent.QCCheckpointMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f QCCheckpointFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.QCCheckpointMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QCCheckpointMutation", m)
+}
+
+// The QCUnitOfMeasureFunc type is an adapter to allow the use of ordinary
+// function as QCUnitOfMeasure mutator.
+type QCUnitOfMeasureFunc func(context.Context, *ent.QCUnitOfMeasureMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f QCUnitOfMeasureFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.QCUnitOfMeasureMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QCUnitOfMeasureMutation", m)
+}
+
 // The RateWindowFunc type is an adapter to allow the use of ordinary
 // function as RateWindow mutator.
 type RateWindowFunc func(context.Context, *ent.RateWindowMutation) (ent.Value, error)
@@ -103,6 +283,18 @@ func (f RateWindowFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateWindowMutation", m)
+}
+
+// The SupplierFunc type is an adapter to allow the use of ordinary
+// function as Supplier mutator.
+type SupplierFunc func(context.Context, *ent.SupplierMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SupplierFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SupplierMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SupplierMutation", m)
 }
 
 // The TagFunc type is an adapter to allow the use of ordinary

@@ -11,12 +11,28 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -158,6 +174,33 @@ func (f TraverseAllergen) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.AllergenQuery", q)
 }
 
+// The CountryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CountryFunc func(context.Context, *ent.CountryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CountryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CountryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
+// The TraverseCountry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCountry func(context.Context, *ent.CountryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCountry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCountry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CountryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
 type EventFunc func(context.Context, *ent.EventQuery) (ent.Value, error)
 
@@ -185,6 +228,60 @@ func (f TraverseEvent) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.EventQuery", q)
 }
 
+// The FoodFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FoodFunc func(context.Context, *ent.FoodQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FoodFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FoodQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FoodQuery", q)
+}
+
+// The TraverseFood type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFood func(context.Context, *ent.FoodQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFood) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFood) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FoodQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FoodQuery", q)
+}
+
+// The FoodNutrientFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FoodNutrientFunc func(context.Context, *ent.FoodNutrientQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FoodNutrientFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FoodNutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FoodNutrientQuery", q)
+}
+
+// The TraverseFoodNutrient type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFoodNutrient func(context.Context, *ent.FoodNutrientQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFoodNutrient) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFoodNutrient) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FoodNutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FoodNutrientQuery", q)
+}
+
 // The LocationFunc type is an adapter to allow the use of ordinary function as a Querier.
 type LocationFunc func(context.Context, *ent.LocationQuery) (ent.Value, error)
 
@@ -210,6 +307,33 @@ func (f TraverseLocation) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.LocationQuery", q)
+}
+
+// The NutrientFunc type is an adapter to allow the use of ordinary function as a Querier.
+type NutrientFunc func(context.Context, *ent.NutrientQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f NutrientFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.NutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.NutrientQuery", q)
+}
+
+// The TraverseNutrient type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseNutrient func(context.Context, *ent.NutrientQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseNutrient) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseNutrient) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.NutrientQuery", q)
 }
 
 // The OperationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -266,6 +390,303 @@ func (f TraverseOrganization) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.OrganizationQuery", q)
 }
 
+// The PreservationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PreservationFunc func(context.Context, *ent.PreservationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PreservationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PreservationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PreservationQuery", q)
+}
+
+// The TraversePreservation type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePreservation func(context.Context, *ent.PreservationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePreservation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePreservation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PreservationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PreservationQuery", q)
+}
+
+// The ProductFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductFunc func(context.Context, *ent.ProductQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductQuery", q)
+}
+
+// The TraverseProduct type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProduct func(context.Context, *ent.ProductQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProduct) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProduct) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductQuery", q)
+}
+
+// The ProductAllergenFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductAllergenFunc func(context.Context, *ent.ProductAllergenQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductAllergenFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductAllergenQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductAllergenQuery", q)
+}
+
+// The TraverseProductAllergen type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductAllergen func(context.Context, *ent.ProductAllergenQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductAllergen) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductAllergen) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductAllergenQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductAllergenQuery", q)
+}
+
+// The ProductBannedCountryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductBannedCountryFunc func(context.Context, *ent.ProductBannedCountryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductBannedCountryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductBannedCountryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductBannedCountryQuery", q)
+}
+
+// The TraverseProductBannedCountry type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductBannedCountry func(context.Context, *ent.ProductBannedCountryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductBannedCountry) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductBannedCountry) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductBannedCountryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductBannedCountryQuery", q)
+}
+
+// The ProductByproductFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductByproductFunc func(context.Context, *ent.ProductByproductQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductByproductFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductByproductQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductByproductQuery", q)
+}
+
+// The TraverseProductByproduct type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductByproduct func(context.Context, *ent.ProductByproductQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductByproduct) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductByproduct) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductByproductQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductByproductQuery", q)
+}
+
+// The ProductQCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductQCCheckpointFunc func(context.Context, *ent.ProductQCCheckpointQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductQCCheckpointFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductQCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductQCCheckpointQuery", q)
+}
+
+// The TraverseProductQCCheckpoint type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductQCCheckpoint func(context.Context, *ent.ProductQCCheckpointQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductQCCheckpoint) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductQCCheckpoint) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductQCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductQCCheckpointQuery", q)
+}
+
+// The ProductSubstituteFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductSubstituteFunc func(context.Context, *ent.ProductSubstituteQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductSubstituteFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductSubstituteQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductSubstituteQuery", q)
+}
+
+// The TraverseProductSubstitute type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductSubstitute func(context.Context, *ent.ProductSubstituteQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductSubstitute) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductSubstitute) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductSubstituteQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductSubstituteQuery", q)
+}
+
+// The ProductSupplierFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductSupplierFunc func(context.Context, *ent.ProductSupplierQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductSupplierFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductSupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductSupplierQuery", q)
+}
+
+// The TraverseProductSupplier type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductSupplier func(context.Context, *ent.ProductSupplierQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductSupplier) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductSupplier) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductSupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductSupplierQuery", q)
+}
+
+// The ProductTagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductTagFunc func(context.Context, *ent.ProductTagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductTagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductTagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductTagQuery", q)
+}
+
+// The TraverseProductTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductTag func(context.Context, *ent.ProductTagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductTagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductTagQuery", q)
+}
+
+// The QCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
+type QCCheckpointFunc func(context.Context, *ent.QCCheckpointQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f QCCheckpointFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.QCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.QCCheckpointQuery", q)
+}
+
+// The TraverseQCCheckpoint type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseQCCheckpoint func(context.Context, *ent.QCCheckpointQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseQCCheckpoint) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseQCCheckpoint) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.QCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.QCCheckpointQuery", q)
+}
+
+// The QCUnitOfMeasureFunc type is an adapter to allow the use of ordinary function as a Querier.
+type QCUnitOfMeasureFunc func(context.Context, *ent.QCUnitOfMeasureQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f QCUnitOfMeasureFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.QCUnitOfMeasureQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.QCUnitOfMeasureQuery", q)
+}
+
+// The TraverseQCUnitOfMeasure type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseQCUnitOfMeasure func(context.Context, *ent.QCUnitOfMeasureQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseQCUnitOfMeasure) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseQCUnitOfMeasure) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.QCUnitOfMeasureQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.QCUnitOfMeasureQuery", q)
+}
+
 // The RateWindowFunc type is an adapter to allow the use of ordinary function as a Querier.
 type RateWindowFunc func(context.Context, *ent.RateWindowQuery) (ent.Value, error)
 
@@ -291,6 +712,33 @@ func (f TraverseRateWindow) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.RateWindowQuery", q)
+}
+
+// The SupplierFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SupplierFunc func(context.Context, *ent.SupplierQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SupplierFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SupplierQuery", q)
+}
+
+// The TraverseSupplier type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSupplier func(context.Context, *ent.SupplierQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSupplier) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSupplier) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SupplierQuery", q)
 }
 
 // The TagFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -356,16 +804,48 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AccountQuery, predicate.Account, account.OrderOption]{typ: ent.TypeAccount, tq: q}, nil
 	case *ent.AllergenQuery:
 		return &query[*ent.AllergenQuery, predicate.Allergen, allergen.OrderOption]{typ: ent.TypeAllergen, tq: q}, nil
+	case *ent.CountryQuery:
+		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
+	case *ent.FoodQuery:
+		return &query[*ent.FoodQuery, predicate.Food, food.OrderOption]{typ: ent.TypeFood, tq: q}, nil
+	case *ent.FoodNutrientQuery:
+		return &query[*ent.FoodNutrientQuery, predicate.FoodNutrient, foodnutrient.OrderOption]{typ: ent.TypeFoodNutrient, tq: q}, nil
 	case *ent.LocationQuery:
 		return &query[*ent.LocationQuery, predicate.Location, location.OrderOption]{typ: ent.TypeLocation, tq: q}, nil
+	case *ent.NutrientQuery:
+		return &query[*ent.NutrientQuery, predicate.Nutrient, nutrient.OrderOption]{typ: ent.TypeNutrient, tq: q}, nil
 	case *ent.OperationQuery:
 		return &query[*ent.OperationQuery, predicate.Operation, operation.OrderOption]{typ: ent.TypeOperation, tq: q}, nil
 	case *ent.OrganizationQuery:
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
+	case *ent.PreservationQuery:
+		return &query[*ent.PreservationQuery, predicate.Preservation, preservation.OrderOption]{typ: ent.TypePreservation, tq: q}, nil
+	case *ent.ProductQuery:
+		return &query[*ent.ProductQuery, predicate.Product, product.OrderOption]{typ: ent.TypeProduct, tq: q}, nil
+	case *ent.ProductAllergenQuery:
+		return &query[*ent.ProductAllergenQuery, predicate.ProductAllergen, productallergen.OrderOption]{typ: ent.TypeProductAllergen, tq: q}, nil
+	case *ent.ProductBannedCountryQuery:
+		return &query[*ent.ProductBannedCountryQuery, predicate.ProductBannedCountry, productbannedcountry.OrderOption]{typ: ent.TypeProductBannedCountry, tq: q}, nil
+	case *ent.ProductByproductQuery:
+		return &query[*ent.ProductByproductQuery, predicate.ProductByproduct, productbyproduct.OrderOption]{typ: ent.TypeProductByproduct, tq: q}, nil
+	case *ent.ProductQCCheckpointQuery:
+		return &query[*ent.ProductQCCheckpointQuery, predicate.ProductQCCheckpoint, productqccheckpoint.OrderOption]{typ: ent.TypeProductQCCheckpoint, tq: q}, nil
+	case *ent.ProductSubstituteQuery:
+		return &query[*ent.ProductSubstituteQuery, predicate.ProductSubstitute, productsubstitute.OrderOption]{typ: ent.TypeProductSubstitute, tq: q}, nil
+	case *ent.ProductSupplierQuery:
+		return &query[*ent.ProductSupplierQuery, predicate.ProductSupplier, productsupplier.OrderOption]{typ: ent.TypeProductSupplier, tq: q}, nil
+	case *ent.ProductTagQuery:
+		return &query[*ent.ProductTagQuery, predicate.ProductTag, producttag.OrderOption]{typ: ent.TypeProductTag, tq: q}, nil
+	case *ent.QCCheckpointQuery:
+		return &query[*ent.QCCheckpointQuery, predicate.QCCheckpoint, qccheckpoint.OrderOption]{typ: ent.TypeQCCheckpoint, tq: q}, nil
+	case *ent.QCUnitOfMeasureQuery:
+		return &query[*ent.QCUnitOfMeasureQuery, predicate.QCUnitOfMeasure, qcunitofmeasure.OrderOption]{typ: ent.TypeQCUnitOfMeasure, tq: q}, nil
 	case *ent.RateWindowQuery:
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
+	case *ent.SupplierQuery:
+		return &query[*ent.SupplierQuery, predicate.Supplier, supplier.OrderOption]{typ: ent.TypeSupplier, tq: q}, nil
 	case *ent.TagQuery:
 		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
 	case *ent.UnitOfMeasureQuery:

@@ -146,6 +146,56 @@ var (
 			},
 		},
 	}
+	// CountriesColumns holds the columns for the "countries" table.
+	CountriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "name_fr", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// CountriesTable holds the schema information for the "countries" table.
+	CountriesTable = &schema.Table{
+		Name:       "countries",
+		Columns:    CountriesColumns,
+		PrimaryKey: []*schema.Column{CountriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "countries_accounts_account",
+				Columns:    []*schema.Column{CountriesColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "country_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{CountriesColumns[7]},
+			},
+			{
+				Name:    "country_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{CountriesColumns[7], CountriesColumns[5]},
+			},
+			{
+				Name:    "country_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{CountriesColumns[7], CountriesColumns[4]},
+			},
+			{
+				Name:    "country_code",
+				Unique:  true,
+				Columns: []*schema.Column{CountriesColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -184,6 +234,97 @@ var (
 				Name:    "event_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[10]},
+			},
+		},
+	}
+	// FoodsColumns holds the columns for the "foods" table.
+	FoodsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Nullable: true},
+		{Name: "name_fr", Type: field.TypeString, Nullable: true},
+		{Name: "source", Type: field.TypeString, Nullable: true},
+		{Name: "suggested_yield_description", Type: field.TypeString, Nullable: true},
+		{Name: "suggested_yield_pct", Type: field.TypeFloat64, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// FoodsTable holds the schema information for the "foods" table.
+	FoodsTable = &schema.Table{
+		Name:       "foods",
+		Columns:    FoodsColumns,
+		PrimaryKey: []*schema.Column{FoodsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "foods_accounts_account",
+				Columns:    []*schema.Column{FoodsColumns[9]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "food_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{FoodsColumns[9]},
+			},
+			{
+				Name:    "food_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{FoodsColumns[9], FoodsColumns[4]},
+			},
+			{
+				Name:    "food_account_id_name_fr",
+				Unique:  false,
+				Columns: []*schema.Column{FoodsColumns[9], FoodsColumns[5]},
+			},
+		},
+	}
+	// FoodNutrientsColumns holds the columns for the "food_nutrients" table.
+	FoodNutrientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "value", Type: field.TypeFloat64, Nullable: true},
+		{Name: "food_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+		{Name: "nutrient_id", Type: field.TypeInt},
+	}
+	// FoodNutrientsTable holds the schema information for the "food_nutrients" table.
+	FoodNutrientsTable = &schema.Table{
+		Name:       "food_nutrients",
+		Columns:    FoodNutrientsColumns,
+		PrimaryKey: []*schema.Column{FoodNutrientsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "food_nutrients_foods_nutrients",
+				Columns:    []*schema.Column{FoodNutrientsColumns[3]},
+				RefColumns: []*schema.Column{FoodsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "food_nutrients_accounts_account",
+				Columns:    []*schema.Column{FoodNutrientsColumns[4]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "food_nutrients_nutrients_nutrient",
+				Columns:    []*schema.Column{FoodNutrientsColumns[5]},
+				RefColumns: []*schema.Column{NutrientsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "foodnutrient_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{FoodNutrientsColumns[4]},
+			},
+			{
+				Name:    "foodnutrient_food_id_nutrient_id",
+				Unique:  true,
+				Columns: []*schema.Column{FoodNutrientsColumns[3], FoodNutrientsColumns[5]},
 			},
 		},
 	}
@@ -247,6 +388,58 @@ var (
 				Name:    "location_parent_id_code",
 				Unique:  true,
 				Columns: []*schema.Column{LocationsColumns[9], LocationsColumns[3]},
+			},
+		},
+	}
+	// NutrientsColumns holds the columns for the "nutrients" table.
+	NutrientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "key", Type: field.TypeString},
+		{Name: "is_major_nutrient", Type: field.TypeBool, Default: false},
+		{Name: "label", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString, Nullable: true},
+		{Name: "uom", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// NutrientsTable holds the schema information for the "nutrients" table.
+	NutrientsTable = &schema.Table{
+		Name:       "nutrients",
+		Columns:    NutrientsColumns,
+		PrimaryKey: []*schema.Column{NutrientsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "nutrients_accounts_account",
+				Columns:    []*schema.Column{NutrientsColumns[9]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "nutrient_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{NutrientsColumns[9]},
+			},
+			{
+				Name:    "nutrient_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{NutrientsColumns[9], NutrientsColumns[7]},
+			},
+			{
+				Name:    "nutrient_account_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{NutrientsColumns[9], NutrientsColumns[4]},
+			},
+			{
+				Name:    "nutrient_key",
+				Unique:  true,
+				Columns: []*schema.Column{NutrientsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
 			},
 		},
 	}
@@ -319,6 +512,622 @@ var (
 		Columns:    OrganizationsColumns,
 		PrimaryKey: []*schema.Column{OrganizationsColumns[0]},
 	}
+	// PreservationsColumns holds the columns for the "preservations" table.
+	PreservationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// PreservationsTable holds the schema information for the "preservations" table.
+	PreservationsTable = &schema.Table{
+		Name:       "preservations",
+		Columns:    PreservationsColumns,
+		PrimaryKey: []*schema.Column{PreservationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "preservations_accounts_account",
+				Columns:    []*schema.Column{PreservationsColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "preservation_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{PreservationsColumns[7]},
+			},
+			{
+				Name:    "preservation_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{PreservationsColumns[7], PreservationsColumns[6]},
+			},
+			{
+				Name:    "preservation_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{PreservationsColumns[7], PreservationsColumns[4]},
+			},
+			{
+				Name:    "preservation_code",
+				Unique:  true,
+				Columns: []*schema.Column{PreservationsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
+			},
+		},
+	}
+	// ProductsColumns holds the columns for the "products" table.
+	ProductsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "is_deleted", Type: field.TypeBool, Default: false},
+		{Name: "cost", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "operations_cost", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString, Nullable: true},
+		{Name: "product_code", Type: field.TypeString, Nullable: true},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"material", "recipe"}},
+		{Name: "product_type", Type: field.TypeEnum, Enums: []string{"RAW_MATERIAL", "PACKAGING", "MISCELLANEOUS", "RECIPE", "SUB_RECIPE", "FINISHED_GOOD"}},
+		{Name: "shelf_life", Type: field.TypeInt, Nullable: true},
+		{Name: "uom_qty", Type: field.TypeFloat64, Nullable: true},
+		{Name: "uom_base_conversion", Type: field.TypeFloat64, Nullable: true},
+		{Name: "ingredients_en", Type: field.TypeString, Nullable: true},
+		{Name: "ingredients_fr", Type: field.TypeString, Nullable: true},
+		{Name: "portion_in_grams", Type: field.TypeFloat64, Nullable: true},
+		{Name: "recipe_grams_yield", Type: field.TypeFloat64, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "unit_of_measure_id", Type: field.TypeInt, Nullable: true},
+		{Name: "uom_base_id", Type: field.TypeInt, Nullable: true},
+		{Name: "food_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductsTable holds the schema information for the "products" table.
+	ProductsTable = &schema.Table{
+		Name:       "products",
+		Columns:    ProductsColumns,
+		PrimaryKey: []*schema.Column{ProductsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "products_accounts_account",
+				Columns:    []*schema.Column{ProductsColumns[19]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "products_units_of_measure_unit_of_measure",
+				Columns:    []*schema.Column{ProductsColumns[20]},
+				RefColumns: []*schema.Column{UnitsOfMeasureColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "products_units_of_measure_uom_base",
+				Columns:    []*schema.Column{ProductsColumns[21]},
+				RefColumns: []*schema.Column{UnitsOfMeasureColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "products_foods_food",
+				Columns:    []*schema.Column{ProductsColumns[22]},
+				RefColumns: []*schema.Column{FoodsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "product_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19]},
+			},
+			{
+				Name:    "product_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[8]},
+			},
+			{
+				Name:    "product_account_id_product_type",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[11]},
+			},
+			{
+				Name:    "product_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[1]},
+			},
+			{
+				Name:    "product_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[2]},
+			},
+			{
+				Name:    "product_account_id_unit_of_measure_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[20]},
+			},
+			{
+				Name:    "product_account_id_uom_base_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[21]},
+			},
+			{
+				Name:    "product_account_id_food_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[22]},
+			},
+			{
+				Name:    "product_account_id_product_code",
+				Unique:  true,
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[9]},
+			},
+		},
+	}
+	// ProductAllergensColumns holds the columns for the "product_allergens" table.
+	ProductAllergensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "source", Type: field.TypeString, Default: "declared"},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "allergen_id", Type: field.TypeInt},
+	}
+	// ProductAllergensTable holds the schema information for the "product_allergens" table.
+	ProductAllergensTable = &schema.Table{
+		Name:       "product_allergens",
+		Columns:    ProductAllergensColumns,
+		PrimaryKey: []*schema.Column{ProductAllergensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_allergens_products_allergens",
+				Columns:    []*schema.Column{ProductAllergensColumns[2]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_allergens_accounts_account",
+				Columns:    []*schema.Column{ProductAllergensColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_allergens_allergens_allergen",
+				Columns:    []*schema.Column{ProductAllergensColumns[4]},
+				RefColumns: []*schema.Column{AllergensColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productallergen_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductAllergensColumns[3]},
+			},
+			{
+				Name:    "productallergen_product_id_allergen_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductAllergensColumns[2], ProductAllergensColumns[4]},
+			},
+			{
+				Name:    "productallergen_allergen_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductAllergensColumns[4]},
+			},
+		},
+	}
+	// ProductBannedCountriesColumns holds the columns for the "product_banned_countries" table.
+	ProductBannedCountriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "country_id", Type: field.TypeInt},
+	}
+	// ProductBannedCountriesTable holds the schema information for the "product_banned_countries" table.
+	ProductBannedCountriesTable = &schema.Table{
+		Name:       "product_banned_countries",
+		Columns:    ProductBannedCountriesColumns,
+		PrimaryKey: []*schema.Column{ProductBannedCountriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_banned_countries_products_banned_countries",
+				Columns:    []*schema.Column{ProductBannedCountriesColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_banned_countries_accounts_account",
+				Columns:    []*schema.Column{ProductBannedCountriesColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_banned_countries_countries_country",
+				Columns:    []*schema.Column{ProductBannedCountriesColumns[3]},
+				RefColumns: []*schema.Column{CountriesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productbannedcountry_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductBannedCountriesColumns[2]},
+			},
+			{
+				Name:    "productbannedcountry_product_id_country_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductBannedCountriesColumns[1], ProductBannedCountriesColumns[3]},
+			},
+			{
+				Name:    "productbannedcountry_country_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductBannedCountriesColumns[3]},
+			},
+		},
+	}
+	// ProductByproductsColumns holds the columns for the "product_byproducts" table.
+	ProductByproductsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "byproduct_id", Type: field.TypeInt},
+	}
+	// ProductByproductsTable holds the schema information for the "product_byproducts" table.
+	ProductByproductsTable = &schema.Table{
+		Name:       "product_byproducts",
+		Columns:    ProductByproductsColumns,
+		PrimaryKey: []*schema.Column{ProductByproductsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_byproducts_products_byproducts",
+				Columns:    []*schema.Column{ProductByproductsColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_byproducts_accounts_account",
+				Columns:    []*schema.Column{ProductByproductsColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_byproducts_products_byproduct",
+				Columns:    []*schema.Column{ProductByproductsColumns[3]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productbyproduct_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductByproductsColumns[2]},
+			},
+			{
+				Name:    "productbyproduct_product_id_byproduct_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductByproductsColumns[1], ProductByproductsColumns[3]},
+			},
+			{
+				Name:    "productbyproduct_byproduct_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductByproductsColumns[3]},
+			},
+		},
+	}
+	// ProductQcCheckpointsColumns holds the columns for the "product_qc_checkpoints" table.
+	ProductQcCheckpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "qc_checkpoint_id", Type: field.TypeInt},
+	}
+	// ProductQcCheckpointsTable holds the schema information for the "product_qc_checkpoints" table.
+	ProductQcCheckpointsTable = &schema.Table{
+		Name:       "product_qc_checkpoints",
+		Columns:    ProductQcCheckpointsColumns,
+		PrimaryKey: []*schema.Column{ProductQcCheckpointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_qc_checkpoints_products_qc_checkpoints",
+				Columns:    []*schema.Column{ProductQcCheckpointsColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_qc_checkpoints_accounts_account",
+				Columns:    []*schema.Column{ProductQcCheckpointsColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_qc_checkpoints_qc_checkpoints_qc_checkpoint",
+				Columns:    []*schema.Column{ProductQcCheckpointsColumns[3]},
+				RefColumns: []*schema.Column{QcCheckpointsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productqccheckpoint_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductQcCheckpointsColumns[2]},
+			},
+			{
+				Name:    "productqccheckpoint_product_id_qc_checkpoint_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductQcCheckpointsColumns[1], ProductQcCheckpointsColumns[3]},
+			},
+			{
+				Name:    "productqccheckpoint_qc_checkpoint_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductQcCheckpointsColumns[3]},
+			},
+		},
+	}
+	// ProductSubstitutesColumns holds the columns for the "product_substitutes" table.
+	ProductSubstitutesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "substitute_id", Type: field.TypeInt},
+	}
+	// ProductSubstitutesTable holds the schema information for the "product_substitutes" table.
+	ProductSubstitutesTable = &schema.Table{
+		Name:       "product_substitutes",
+		Columns:    ProductSubstitutesColumns,
+		PrimaryKey: []*schema.Column{ProductSubstitutesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_substitutes_products_substitutes",
+				Columns:    []*schema.Column{ProductSubstitutesColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_substitutes_accounts_account",
+				Columns:    []*schema.Column{ProductSubstitutesColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_substitutes_products_substitute",
+				Columns:    []*schema.Column{ProductSubstitutesColumns[3]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productsubstitute_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductSubstitutesColumns[2]},
+			},
+			{
+				Name:    "productsubstitute_product_id_substitute_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductSubstitutesColumns[1], ProductSubstitutesColumns[3]},
+			},
+			{
+				Name:    "productsubstitute_substitute_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductSubstitutesColumns[3]},
+			},
+		},
+	}
+	// ProductSuppliersColumns holds the columns for the "product_suppliers" table.
+	ProductSuppliersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "supplier_id", Type: field.TypeInt},
+	}
+	// ProductSuppliersTable holds the schema information for the "product_suppliers" table.
+	ProductSuppliersTable = &schema.Table{
+		Name:       "product_suppliers",
+		Columns:    ProductSuppliersColumns,
+		PrimaryKey: []*schema.Column{ProductSuppliersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_suppliers_products_suppliers",
+				Columns:    []*schema.Column{ProductSuppliersColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_suppliers_accounts_account",
+				Columns:    []*schema.Column{ProductSuppliersColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_suppliers_suppliers_supplier",
+				Columns:    []*schema.Column{ProductSuppliersColumns[3]},
+				RefColumns: []*schema.Column{SuppliersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productsupplier_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductSuppliersColumns[2]},
+			},
+			{
+				Name:    "productsupplier_product_id_supplier_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductSuppliersColumns[1], ProductSuppliersColumns[3]},
+			},
+			{
+				Name:    "productsupplier_supplier_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductSuppliersColumns[3]},
+			},
+		},
+	}
+	// ProductTagsColumns holds the columns for the "product_tags" table.
+	ProductTagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "tag_id", Type: field.TypeInt},
+	}
+	// ProductTagsTable holds the schema information for the "product_tags" table.
+	ProductTagsTable = &schema.Table{
+		Name:       "product_tags",
+		Columns:    ProductTagsColumns,
+		PrimaryKey: []*schema.Column{ProductTagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_tags_products_tags",
+				Columns:    []*schema.Column{ProductTagsColumns[1]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "product_tags_accounts_account",
+				Columns:    []*schema.Column{ProductTagsColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_tags_tags_tag",
+				Columns:    []*schema.Column{ProductTagsColumns[3]},
+				RefColumns: []*schema.Column{TagsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "producttag_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductTagsColumns[2]},
+			},
+			{
+				Name:    "producttag_product_id_tag_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductTagsColumns[1], ProductTagsColumns[3]},
+			},
+			{
+				Name:    "producttag_tag_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductTagsColumns[3]},
+			},
+		},
+	}
+	// QcCheckpointsColumns holds the columns for the "qc_checkpoints" table.
+	QcCheckpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "input_type", Type: field.TypeEnum, Nullable: true, Enums: []string{"RANGE", "YES_NO", "CHECKBOX", "RADIO", "TEXTAREA", "NUMBER"}},
+		{Name: "is_critical", Type: field.TypeBool, Default: false},
+		{Name: "name", Type: field.TypeString},
+		{Name: "pass_value", Type: field.TypeEnum, Nullable: true, Enums: []string{"YES", "NO"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "qc_unit_of_measure_id", Type: field.TypeInt, Nullable: true},
+	}
+	// QcCheckpointsTable holds the schema information for the "qc_checkpoints" table.
+	QcCheckpointsTable = &schema.Table{
+		Name:       "qc_checkpoints",
+		Columns:    QcCheckpointsColumns,
+		PrimaryKey: []*schema.Column{QcCheckpointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "qc_checkpoints_accounts_account",
+				Columns:    []*schema.Column{QcCheckpointsColumns[9]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "qc_checkpoints_qc_units_of_measure_qc_unit_of_measure",
+				Columns:    []*schema.Column{QcCheckpointsColumns[10]},
+				RefColumns: []*schema.Column{QcUnitsOfMeasureColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "qccheckpoint_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{QcCheckpointsColumns[9]},
+			},
+			{
+				Name:    "qccheckpoint_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{QcCheckpointsColumns[9], QcCheckpointsColumns[7]},
+			},
+			{
+				Name:    "qccheckpoint_account_id_input_type",
+				Unique:  false,
+				Columns: []*schema.Column{QcCheckpointsColumns[9], QcCheckpointsColumns[5]},
+			},
+			{
+				Name:    "qccheckpoint_account_id_qc_unit_of_measure_id",
+				Unique:  false,
+				Columns: []*schema.Column{QcCheckpointsColumns[9], QcCheckpointsColumns[10]},
+			},
+			{
+				Name:    "qccheckpoint_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{QcCheckpointsColumns[9], QcCheckpointsColumns[3]},
+			},
+		},
+	}
+	// QcUnitsOfMeasureColumns holds the columns for the "qc_units_of_measure" table.
+	QcUnitsOfMeasureColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "is_global", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// QcUnitsOfMeasureTable holds the schema information for the "qc_units_of_measure" table.
+	QcUnitsOfMeasureTable = &schema.Table{
+		Name:       "qc_units_of_measure",
+		Columns:    QcUnitsOfMeasureColumns,
+		PrimaryKey: []*schema.Column{QcUnitsOfMeasureColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "qc_units_of_measure_accounts_account",
+				Columns:    []*schema.Column{QcUnitsOfMeasureColumns[6]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "qcunitofmeasure_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{QcUnitsOfMeasureColumns[6]},
+			},
+			{
+				Name:    "qcunitofmeasure_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{QcUnitsOfMeasureColumns[6], QcUnitsOfMeasureColumns[5]},
+			},
+			{
+				Name:    "qcunitofmeasure_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{QcUnitsOfMeasureColumns[6], QcUnitsOfMeasureColumns[4]},
+			},
+			{
+				Name:    "qcunitofmeasure_code",
+				Unique:  true,
+				Columns: []*schema.Column{QcUnitsOfMeasureColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_global",
+				},
+			},
+		},
+	}
 	// RateWindowsColumns holds the columns for the "rate_windows" table.
 	RateWindowsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -341,6 +1150,42 @@ var (
 				Name:    "ratewindow_window_start",
 				Unique:  false,
 				Columns: []*schema.Column{RateWindowsColumns[2]},
+			},
+		},
+	}
+	// SuppliersColumns holds the columns for the "suppliers" table.
+	SuppliersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "supplier_code", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// SuppliersTable holds the schema information for the "suppliers" table.
+	SuppliersTable = &schema.Table{
+		Name:       "suppliers",
+		Columns:    SuppliersColumns,
+		PrimaryKey: []*schema.Column{SuppliersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "suppliers_accounts_account",
+				Columns:    []*schema.Column{SuppliersColumns[6]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "supplier_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[6]},
+			},
+			{
+				Name:    "supplier_account_id_supplier_code",
+				Unique:  true,
+				Columns: []*schema.Column{SuppliersColumns[6], SuppliersColumns[5]},
 			},
 		},
 	}
@@ -441,11 +1286,27 @@ var (
 		APIKeysTable,
 		AccountsTable,
 		AllergensTable,
+		CountriesTable,
 		EventsTable,
+		FoodsTable,
+		FoodNutrientsTable,
 		LocationsTable,
+		NutrientsTable,
 		OperationsTable,
 		OrganizationsTable,
+		PreservationsTable,
+		ProductsTable,
+		ProductAllergensTable,
+		ProductBannedCountriesTable,
+		ProductByproductsTable,
+		ProductQcCheckpointsTable,
+		ProductSubstitutesTable,
+		ProductSuppliersTable,
+		ProductTagsTable,
+		QcCheckpointsTable,
+		QcUnitsOfMeasureTable,
 		RateWindowsTable,
+		SuppliersTable,
 		TagsTable,
 		UnitsOfMeasureTable,
 	}
@@ -462,11 +1323,73 @@ func init() {
 	AllergensTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	CountriesTable.ForeignKeys[0].RefTable = AccountsTable
+	CountriesTable.Annotation = &entsql.Annotation{}
+	CountriesTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
 	EventsTable.ForeignKeys[0].RefTable = AccountsTable
+	FoodsTable.ForeignKeys[0].RefTable = AccountsTable
+	FoodsTable.Annotation = &entsql.Annotation{}
+	FoodsTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
+	FoodNutrientsTable.ForeignKeys[0].RefTable = FoodsTable
+	FoodNutrientsTable.ForeignKeys[1].RefTable = AccountsTable
+	FoodNutrientsTable.ForeignKeys[2].RefTable = NutrientsTable
+	FoodNutrientsTable.Annotation = &entsql.Annotation{}
+	FoodNutrientsTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
 	LocationsTable.ForeignKeys[0].RefTable = AccountsTable
 	LocationsTable.ForeignKeys[1].RefTable = LocationsTable
+	NutrientsTable.ForeignKeys[0].RefTable = AccountsTable
+	NutrientsTable.Annotation = &entsql.Annotation{}
+	NutrientsTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
 	OperationsTable.ForeignKeys[0].RefTable = AccountsTable
 	OperationsTable.ForeignKeys[1].RefTable = UnitsOfMeasureTable
+	PreservationsTable.ForeignKeys[0].RefTable = AccountsTable
+	PreservationsTable.Annotation = &entsql.Annotation{}
+	PreservationsTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
+	ProductsTable.ForeignKeys[0].RefTable = AccountsTable
+	ProductsTable.ForeignKeys[1].RefTable = UnitsOfMeasureTable
+	ProductsTable.ForeignKeys[2].RefTable = UnitsOfMeasureTable
+	ProductsTable.ForeignKeys[3].RefTable = FoodsTable
+	ProductAllergensTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductAllergensTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductAllergensTable.ForeignKeys[2].RefTable = AllergensTable
+	ProductBannedCountriesTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductBannedCountriesTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductBannedCountriesTable.ForeignKeys[2].RefTable = CountriesTable
+	ProductByproductsTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductByproductsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductByproductsTable.ForeignKeys[2].RefTable = ProductsTable
+	ProductQcCheckpointsTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductQcCheckpointsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductQcCheckpointsTable.ForeignKeys[2].RefTable = QcCheckpointsTable
+	ProductSubstitutesTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductSubstitutesTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductSubstitutesTable.ForeignKeys[2].RefTable = ProductsTable
+	ProductSuppliersTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductSuppliersTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductSuppliersTable.ForeignKeys[2].RefTable = SuppliersTable
+	ProductTagsTable.ForeignKeys[0].RefTable = ProductsTable
+	ProductTagsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductTagsTable.ForeignKeys[2].RefTable = TagsTable
+	QcCheckpointsTable.ForeignKeys[0].RefTable = AccountsTable
+	QcCheckpointsTable.ForeignKeys[1].RefTable = QcUnitsOfMeasureTable
+	QcUnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable
+	QcUnitsOfMeasureTable.Annotation = &entsql.Annotation{
+		Table: "qc_units_of_measure",
+	}
+	QcUnitsOfMeasureTable.Annotation.Checks = map[string]string{
+		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
+	}
+	SuppliersTable.ForeignKeys[0].RefTable = AccountsTable
 	TagsTable.ForeignKeys[0].RefTable = AccountsTable
 	UnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable
 	UnitsOfMeasureTable.Annotation = &entsql.Annotation{

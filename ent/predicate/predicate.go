@@ -15,11 +15,23 @@ type Account func(*sql.Selector)
 // Allergen is the predicate function for allergen builders.
 type Allergen func(*sql.Selector)
 
+// Country is the predicate function for country builders.
+type Country func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
+// Food is the predicate function for food builders.
+type Food func(*sql.Selector)
+
+// FoodNutrient is the predicate function for foodnutrient builders.
+type FoodNutrient func(*sql.Selector)
+
 // Location is the predicate function for location builders.
 type Location func(*sql.Selector)
+
+// Nutrient is the predicate function for nutrient builders.
+type Nutrient func(*sql.Selector)
 
 // Operation is the predicate function for operation builders.
 type Operation func(*sql.Selector)
@@ -27,8 +39,44 @@ type Operation func(*sql.Selector)
 // Organization is the predicate function for organization builders.
 type Organization func(*sql.Selector)
 
+// Preservation is the predicate function for preservation builders.
+type Preservation func(*sql.Selector)
+
+// Product is the predicate function for product builders.
+type Product func(*sql.Selector)
+
+// ProductAllergen is the predicate function for productallergen builders.
+type ProductAllergen func(*sql.Selector)
+
+// ProductBannedCountry is the predicate function for productbannedcountry builders.
+type ProductBannedCountry func(*sql.Selector)
+
+// ProductByproduct is the predicate function for productbyproduct builders.
+type ProductByproduct func(*sql.Selector)
+
+// ProductQCCheckpoint is the predicate function for productqccheckpoint builders.
+type ProductQCCheckpoint func(*sql.Selector)
+
+// ProductSubstitute is the predicate function for productsubstitute builders.
+type ProductSubstitute func(*sql.Selector)
+
+// ProductSupplier is the predicate function for productsupplier builders.
+type ProductSupplier func(*sql.Selector)
+
+// ProductTag is the predicate function for producttag builders.
+type ProductTag func(*sql.Selector)
+
+// QCCheckpoint is the predicate function for qccheckpoint builders.
+type QCCheckpoint func(*sql.Selector)
+
+// QCUnitOfMeasure is the predicate function for qcunitofmeasure builders.
+type QCUnitOfMeasure func(*sql.Selector)
+
 // RateWindow is the predicate function for ratewindow builders.
 type RateWindow func(*sql.Selector)
+
+// Supplier is the predicate function for supplier builders.
+type Supplier func(*sql.Selector)
 
 // Tag is the predicate function for tag builders.
 type Tag func(*sql.Selector)

@@ -183,6 +183,30 @@ func (f AllergenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AllergenMutation", m)
 }
 
+// The CountryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CountryQueryRuleFunc func(context.Context, *ent.CountryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CountryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CountryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CountryQuery", q)
+}
+
+// The CountryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CountryMutationRuleFunc func(context.Context, *ent.CountryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CountryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CountryMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -207,6 +231,54 @@ func (f EventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation)
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EventMutation", m)
 }
 
+// The FoodQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type FoodQueryRuleFunc func(context.Context, *ent.FoodQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f FoodQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FoodQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.FoodQuery", q)
+}
+
+// The FoodMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type FoodMutationRuleFunc func(context.Context, *ent.FoodMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f FoodMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.FoodMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FoodMutation", m)
+}
+
+// The FoodNutrientQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type FoodNutrientQueryRuleFunc func(context.Context, *ent.FoodNutrientQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f FoodNutrientQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FoodNutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.FoodNutrientQuery", q)
+}
+
+// The FoodNutrientMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type FoodNutrientMutationRuleFunc func(context.Context, *ent.FoodNutrientMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f FoodNutrientMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.FoodNutrientMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.FoodNutrientMutation", m)
+}
+
 // The LocationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type LocationQueryRuleFunc func(context.Context, *ent.LocationQuery) error
@@ -229,6 +301,30 @@ func (f LocationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LocationMutation", m)
+}
+
+// The NutrientQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type NutrientQueryRuleFunc func(context.Context, *ent.NutrientQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f NutrientQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.NutrientQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.NutrientQuery", q)
+}
+
+// The NutrientMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type NutrientMutationRuleFunc func(context.Context, *ent.NutrientMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f NutrientMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.NutrientMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.NutrientMutation", m)
 }
 
 // The OperationQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -279,6 +375,270 @@ func (f OrganizationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OrganizationMutation", m)
 }
 
+// The PreservationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PreservationQueryRuleFunc func(context.Context, *ent.PreservationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PreservationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PreservationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PreservationQuery", q)
+}
+
+// The PreservationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PreservationMutationRuleFunc func(context.Context, *ent.PreservationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PreservationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PreservationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PreservationMutation", m)
+}
+
+// The ProductQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductQueryRuleFunc func(context.Context, *ent.ProductQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductQuery", q)
+}
+
+// The ProductMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductMutationRuleFunc func(context.Context, *ent.ProductMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductMutation", m)
+}
+
+// The ProductAllergenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductAllergenQueryRuleFunc func(context.Context, *ent.ProductAllergenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductAllergenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductAllergenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductAllergenQuery", q)
+}
+
+// The ProductAllergenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductAllergenMutationRuleFunc func(context.Context, *ent.ProductAllergenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductAllergenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductAllergenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductAllergenMutation", m)
+}
+
+// The ProductBannedCountryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductBannedCountryQueryRuleFunc func(context.Context, *ent.ProductBannedCountryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductBannedCountryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductBannedCountryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductBannedCountryQuery", q)
+}
+
+// The ProductBannedCountryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductBannedCountryMutationRuleFunc func(context.Context, *ent.ProductBannedCountryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductBannedCountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductBannedCountryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductBannedCountryMutation", m)
+}
+
+// The ProductByproductQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductByproductQueryRuleFunc func(context.Context, *ent.ProductByproductQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductByproductQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductByproductQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductByproductQuery", q)
+}
+
+// The ProductByproductMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductByproductMutationRuleFunc func(context.Context, *ent.ProductByproductMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductByproductMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductByproductMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductByproductMutation", m)
+}
+
+// The ProductQCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductQCCheckpointQueryRuleFunc func(context.Context, *ent.ProductQCCheckpointQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductQCCheckpointQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductQCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductQCCheckpointQuery", q)
+}
+
+// The ProductQCCheckpointMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductQCCheckpointMutationRuleFunc func(context.Context, *ent.ProductQCCheckpointMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductQCCheckpointMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductQCCheckpointMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductQCCheckpointMutation", m)
+}
+
+// The ProductSubstituteQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductSubstituteQueryRuleFunc func(context.Context, *ent.ProductSubstituteQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductSubstituteQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductSubstituteQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductSubstituteQuery", q)
+}
+
+// The ProductSubstituteMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductSubstituteMutationRuleFunc func(context.Context, *ent.ProductSubstituteMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductSubstituteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductSubstituteMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductSubstituteMutation", m)
+}
+
+// The ProductSupplierQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductSupplierQueryRuleFunc func(context.Context, *ent.ProductSupplierQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductSupplierQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductSupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductSupplierQuery", q)
+}
+
+// The ProductSupplierMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductSupplierMutationRuleFunc func(context.Context, *ent.ProductSupplierMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductSupplierMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductSupplierMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductSupplierMutation", m)
+}
+
+// The ProductTagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductTagQueryRuleFunc func(context.Context, *ent.ProductTagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductTagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductTagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductTagQuery", q)
+}
+
+// The ProductTagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductTagMutationRuleFunc func(context.Context, *ent.ProductTagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductTagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductTagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductTagMutation", m)
+}
+
+// The QCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type QCCheckpointQueryRuleFunc func(context.Context, *ent.QCCheckpointQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f QCCheckpointQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.QCCheckpointQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.QCCheckpointQuery", q)
+}
+
+// The QCCheckpointMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type QCCheckpointMutationRuleFunc func(context.Context, *ent.QCCheckpointMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f QCCheckpointMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.QCCheckpointMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.QCCheckpointMutation", m)
+}
+
+// The QCUnitOfMeasureQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type QCUnitOfMeasureQueryRuleFunc func(context.Context, *ent.QCUnitOfMeasureQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f QCUnitOfMeasureQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.QCUnitOfMeasureQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.QCUnitOfMeasureQuery", q)
+}
+
+// The QCUnitOfMeasureMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type QCUnitOfMeasureMutationRuleFunc func(context.Context, *ent.QCUnitOfMeasureMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f QCUnitOfMeasureMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.QCUnitOfMeasureMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.QCUnitOfMeasureMutation", m)
+}
+
 // The RateWindowQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type RateWindowQueryRuleFunc func(context.Context, *ent.RateWindowQuery) error
@@ -301,6 +661,30 @@ func (f RateWindowMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RateWindowMutation", m)
+}
+
+// The SupplierQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SupplierQueryRuleFunc func(context.Context, *ent.SupplierQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SupplierQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SupplierQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SupplierQuery", q)
+}
+
+// The SupplierMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SupplierMutationRuleFunc func(context.Context, *ent.SupplierMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SupplierMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SupplierMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SupplierMutation", m)
 }
 
 // The TagQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -392,15 +776,47 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AllergenQuery:
 		return q.Filter(), nil
+	case *ent.CountryQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
+	case *ent.FoodQuery:
+		return q.Filter(), nil
+	case *ent.FoodNutrientQuery:
+		return q.Filter(), nil
 	case *ent.LocationQuery:
+		return q.Filter(), nil
+	case *ent.NutrientQuery:
 		return q.Filter(), nil
 	case *ent.OperationQuery:
 		return q.Filter(), nil
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
+	case *ent.PreservationQuery:
+		return q.Filter(), nil
+	case *ent.ProductQuery:
+		return q.Filter(), nil
+	case *ent.ProductAllergenQuery:
+		return q.Filter(), nil
+	case *ent.ProductBannedCountryQuery:
+		return q.Filter(), nil
+	case *ent.ProductByproductQuery:
+		return q.Filter(), nil
+	case *ent.ProductQCCheckpointQuery:
+		return q.Filter(), nil
+	case *ent.ProductSubstituteQuery:
+		return q.Filter(), nil
+	case *ent.ProductSupplierQuery:
+		return q.Filter(), nil
+	case *ent.ProductTagQuery:
+		return q.Filter(), nil
+	case *ent.QCCheckpointQuery:
+		return q.Filter(), nil
+	case *ent.QCUnitOfMeasureQuery:
+		return q.Filter(), nil
 	case *ent.RateWindowQuery:
+		return q.Filter(), nil
+	case *ent.SupplierQuery:
 		return q.Filter(), nil
 	case *ent.TagQuery:
 		return q.Filter(), nil
@@ -419,15 +835,47 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.AllergenMutation:
 		return m.Filter(), nil
+	case *ent.CountryMutation:
+		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil
+	case *ent.FoodMutation:
+		return m.Filter(), nil
+	case *ent.FoodNutrientMutation:
+		return m.Filter(), nil
 	case *ent.LocationMutation:
+		return m.Filter(), nil
+	case *ent.NutrientMutation:
 		return m.Filter(), nil
 	case *ent.OperationMutation:
 		return m.Filter(), nil
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil
+	case *ent.PreservationMutation:
+		return m.Filter(), nil
+	case *ent.ProductMutation:
+		return m.Filter(), nil
+	case *ent.ProductAllergenMutation:
+		return m.Filter(), nil
+	case *ent.ProductBannedCountryMutation:
+		return m.Filter(), nil
+	case *ent.ProductByproductMutation:
+		return m.Filter(), nil
+	case *ent.ProductQCCheckpointMutation:
+		return m.Filter(), nil
+	case *ent.ProductSubstituteMutation:
+		return m.Filter(), nil
+	case *ent.ProductSupplierMutation:
+		return m.Filter(), nil
+	case *ent.ProductTagMutation:
+		return m.Filter(), nil
+	case *ent.QCCheckpointMutation:
+		return m.Filter(), nil
+	case *ent.QCUnitOfMeasureMutation:
+		return m.Filter(), nil
 	case *ent.RateWindowMutation:
+		return m.Filter(), nil
+	case *ent.SupplierMutation:
 		return m.Filter(), nil
 	case *ent.TagMutation:
 		return m.Filter(), nil

@@ -163,9 +163,9 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 
 // LoadAllergen loads the Allergen with the given id, as the caller may see it.
 func LoadAllergen(ctx context.Context, c *ent.Client, id int) (*ent.Allergen, error) {
-	return c.Allergen.Query().
-		Where(allergen.ID(id)).
-		Only(ctx)
+	q := c.Allergen.Query().
+		Where(allergen.ID(id))
+	return q.Only(ctx)
 }
 
 // GetAllergen retrieves one Allergen.

@@ -142,9 +142,9 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 
 // LoadOperation loads the Operation with the given id, as the caller may see it.
 func LoadOperation(ctx context.Context, c *ent.Client, id int) (*ent.Operation, error) {
-	return c.Operation.Query().
-		Where(operation.ID(id)).
-		Only(ctx)
+	q := c.Operation.Query().
+		Where(operation.ID(id))
+	return q.Only(ctx)
 }
 
 // GetOperation retrieves one Operation.

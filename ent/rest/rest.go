@@ -25,42 +25,66 @@ type Handlers struct {
 
 // Scopes maps every operation to the scope it needs; "" needs none.
 var Scopes = map[string]string{
-	oas.ListAllergensOperation:       "catalog:read",
-	oas.GetAllergenOperation:         "catalog:read",
-	oas.CreateAllergenOperation:      "catalog:write",
-	oas.UpdateAllergenOperation:      "catalog:write",
-	oas.DeleteAllergenOperation:      "catalog:write",
-	oas.ListOperationsOperation:      "manufacturing:read",
-	oas.GetOperationOperation:        "manufacturing:read",
-	oas.CreateOperationOperation:     "manufacturing:write",
-	oas.UpdateOperationOperation:     "manufacturing:write",
-	oas.DeleteOperationOperation:     "manufacturing:write",
-	oas.ListTagsOperation:            "catalog:read",
-	oas.GetTagOperation:              "catalog:read",
-	oas.CreateTagOperation:           "catalog:write",
-	oas.UpdateTagOperation:           "catalog:write",
-	oas.DeleteTagOperation:           "catalog:write",
-	oas.ListUnitsOfMeasureOperation:  "catalog:read",
-	oas.GetUnitOfMeasureOperation:    "catalog:read",
-	oas.CreateUnitOfMeasureOperation: "catalog:write",
-	oas.UpdateUnitOfMeasureOperation: "catalog:write",
-	oas.DeleteUnitOfMeasureOperation: "catalog:write",
-	oas.ListWarehousesOperation:      "inventory:read",
-	oas.GetWarehouseOperation:        "inventory:read",
-	oas.CreateWarehouseOperation:     "inventory:write",
-	oas.UpdateWarehouseOperation:     "inventory:write",
-	oas.DeleteWarehouseOperation:     "inventory:write",
-	oas.GetOrganizationOperation:     "",
+	oas.ListAllergensOperation:        "catalog:read",
+	oas.GetAllergenOperation:          "catalog:read",
+	oas.CreateAllergenOperation:       "catalog:write",
+	oas.UpdateAllergenOperation:       "catalog:write",
+	oas.DeleteAllergenOperation:       "catalog:write",
+	oas.ListCountriesOperation:        "catalog:read",
+	oas.GetCountryOperation:           "catalog:read",
+	oas.ListFoodsOperation:            "catalog:read",
+	oas.GetFoodOperation:              "catalog:read",
+	oas.CreateFoodOperation:           "catalog:write",
+	oas.UpdateFoodOperation:           "catalog:write",
+	oas.DeleteFoodOperation:           "catalog:write",
+	oas.ListNutrientsOperation:        "catalog:read",
+	oas.GetNutrientOperation:          "catalog:read",
+	oas.ListOperationsOperation:       "manufacturing:read",
+	oas.GetOperationOperation:         "manufacturing:read",
+	oas.CreateOperationOperation:      "manufacturing:write",
+	oas.UpdateOperationOperation:      "manufacturing:write",
+	oas.DeleteOperationOperation:      "manufacturing:write",
+	oas.ListPreservationsOperation:    "catalog:read",
+	oas.GetPreservationOperation:      "catalog:read",
+	oas.ListProductsOperation:         "catalog:read",
+	oas.GetProductOperation:           "catalog:read",
+	oas.ListQcCheckpointsOperation:    "catalog:read",
+	oas.GetQCCheckpointOperation:      "catalog:read",
+	oas.ListQcUnitsOfMeasureOperation: "catalog:read",
+	oas.GetQCUnitOfMeasureOperation:   "catalog:read",
+	oas.ListTagsOperation:             "catalog:read",
+	oas.GetTagOperation:               "catalog:read",
+	oas.CreateTagOperation:            "catalog:write",
+	oas.UpdateTagOperation:            "catalog:write",
+	oas.DeleteTagOperation:            "catalog:write",
+	oas.ListUnitsOfMeasureOperation:   "catalog:read",
+	oas.GetUnitOfMeasureOperation:     "catalog:read",
+	oas.CreateUnitOfMeasureOperation:  "catalog:write",
+	oas.UpdateUnitOfMeasureOperation:  "catalog:write",
+	oas.DeleteUnitOfMeasureOperation:  "catalog:write",
+	oas.ListWarehousesOperation:       "inventory:read",
+	oas.GetWarehouseOperation:         "inventory:read",
+	oas.CreateWarehouseOperation:      "inventory:write",
+	oas.UpdateWarehouseOperation:      "inventory:write",
+	oas.DeleteWarehouseOperation:      "inventory:write",
+	oas.GetOrganizationOperation:      "",
 }
 
 // QueryParams lists, per operation taking query parameters, the parameters it
 // accepts; any other is refused. Operations not listed accept none.
 var QueryParams = map[string][]string{
-	oas.ListAllergensOperation:      {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
-	oas.ListOperationsOperation:     {"limit", "offset", "sort", "search", "code", "name"},
-	oas.ListTagsOperation:           {"limit", "offset", "sort", "search", "name", "ref_type"},
-	oas.ListUnitsOfMeasureOperation: {"limit", "offset", "sort", "search"},
-	oas.ListWarehousesOperation:     {"limit", "offset", "sort", "search", "name"},
+	oas.ListAllergensOperation:        {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
+	oas.ListCountriesOperation:        {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListFoodsOperation:            {"limit", "offset", "sort", "search"},
+	oas.ListNutrientsOperation:        {"search"},
+	oas.ListOperationsOperation:       {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListPreservationsOperation:    {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListProductsOperation:         {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
+	oas.ListQcCheckpointsOperation:    {"limit", "offset", "sort", "search", "code", "input_type", "name"},
+	oas.ListQcUnitsOfMeasureOperation: {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListTagsOperation:             {"limit", "offset", "sort", "search", "name", "ref_type"},
+	oas.ListUnitsOfMeasureOperation:   {"limit", "offset", "sort", "search"},
+	oas.ListWarehousesOperation:       {"limit", "offset", "sort", "search", "name"},
 }
 
 // Immutable lists, per update operation, the fields that cannot change.
@@ -72,6 +96,12 @@ var Immutable = map[string][]string{
 // Enums lists, per operation, the accepted values of its enumerated fields and
 // parameters, so a refused value can be answered with the list.
 var Enums = map[string]map[string][]string{
+	oas.ListProductsOperation: {
+		"product_types": {"RAW_MATERIAL", "PACKAGING", "MISCELLANEOUS", "RECIPE", "SUB_RECIPE", "FINISHED_GOOD"},
+	},
+	oas.ListQcCheckpointsOperation: {
+		"input_type": {"RANGE", "YES_NO", "CHECKBOX", "RADIO", "TEXTAREA", "NUMBER"},
+	},
 	oas.ListTagsOperation: {
 		"ref_type": {"PRODUCT", "CUSTOMER", "SUPPLIER"},
 	},
@@ -88,9 +118,15 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Allergen:
 		body, err = allergenSnapshot(e)
 		return "allergen", e.ID, body, true, err
+	case *ent.Food:
+		body, err = foodSnapshot(e)
+		return "food", e.ID, body, true, err
 	case *ent.Operation:
 		body, err = operationSnapshot(e)
 		return "operation", e.ID, body, true, err
+	case *ent.Product:
+		body, err = productSnapshot(e)
+		return "product", e.ID, body, true, err
 	case *ent.Tag:
 		body, err = tagSnapshot(e)
 		return "tag", e.ID, body, true, err
@@ -126,5 +162,8 @@ func snapshot(v interface{ Encode(*jx.Encoder) }, without ...string) ([]byte, er
 
 // pagination describes a page of n rows out of total.
 func pagination(p listing.Page, n, total int) oas.Pagination {
+	if p.Limit == 0 { // unpaginated: one page with every row
+		return oas.Pagination{Limit: n, Total: total}
+	}
 	return oas.Pagination{Limit: p.Limit, Offset: p.Offset, Total: total, HasMore: p.Offset+n < total}
 }

@@ -104,9 +104,9 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 
 // LoadTag loads the Tag with the given id, as the caller may see it.
 func LoadTag(ctx context.Context, c *ent.Client, id int) (*ent.Tag, error) {
-	return c.Tag.Query().
-		Where(tag.ID(id)).
-		Only(ctx)
+	q := c.Tag.Query().
+		Where(tag.ID(id))
+	return q.Only(ctx)
 }
 
 // GetTag retrieves one Tag.

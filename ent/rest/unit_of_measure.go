@@ -101,9 +101,9 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 
 // LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it.
 func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.UnitOfMeasure, error) {
-	return c.UnitOfMeasure.Query().
-		Where(unitofmeasure.ID(id)).
-		Only(ctx)
+	q := c.UnitOfMeasure.Query().
+		Where(unitofmeasure.ID(id))
+	return q.Only(ctx)
 }
 
 // GetUnitOfMeasure retrieves one UnitOfMeasure.

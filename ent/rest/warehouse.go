@@ -105,9 +105,9 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 
 // LoadWarehouse loads the Warehouse with the given id, as the caller may see it.
 func LoadWarehouse(ctx context.Context, c *ent.Client, id int) (*ent.Location, error) {
-	return c.Location.Query().
-		Where(location.ID(id), location.ParentIDIsNil()).
-		Only(ctx)
+	q := c.Location.Query().
+		Where(location.ID(id), location.ParentIDIsNil())
+	return q.Only(ctx)
 }
 
 // GetWarehouse retrieves one Warehouse.

@@ -9,12 +9,28 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productallergen"
+	"larder.dev/larder/ent/productbannedcountry"
+	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/productsubstitute"
+	"larder.dev/larder/ent/productsupplier"
+	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/qccheckpoint"
+	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 
@@ -108,6 +124,41 @@ func init() {
 	allergenDescIsMajorAllergen := allergenFields[2].Descriptor()
 	// allergen.DefaultIsMajorAllergen holds the default value on creation for the is_major_allergen field.
 	allergen.DefaultIsMajorAllergen = allergenDescIsMajorAllergen.Default.(bool)
+	countryMixin := schema.Country{}.Mixin()
+	country.Policy = privacy.NewPolicies(countryMixin[0], schema.Country{})
+	country.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := country.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	countryMixinHooks0 := countryMixin[0].Hooks()
+
+	country.Hooks[1] = countryMixinHooks0[0]
+
+	country.Hooks[2] = countryMixinHooks0[1]
+	countryMixinFields0 := countryMixin[0].Fields()
+	_ = countryMixinFields0
+	countryMixinFields1 := countryMixin[1].Fields()
+	_ = countryMixinFields1
+	countryFields := schema.Country{}.Fields()
+	_ = countryFields
+	// countryDescIsGlobal is the schema descriptor for is_global field.
+	countryDescIsGlobal := countryMixinFields0[1].Descriptor()
+	// country.DefaultIsGlobal holds the default value on creation for the is_global field.
+	country.DefaultIsGlobal = countryDescIsGlobal.Default.(bool)
+	// countryDescCreatedAt is the schema descriptor for created_at field.
+	countryDescCreatedAt := countryMixinFields1[0].Descriptor()
+	// country.DefaultCreatedAt holds the default value on creation for the created_at field.
+	country.DefaultCreatedAt = countryDescCreatedAt.Default.(func() time.Time)
+	// countryDescUpdatedAt is the schema descriptor for updated_at field.
+	countryDescUpdatedAt := countryMixinFields1[1].Descriptor()
+	// country.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	country.DefaultUpdatedAt = countryDescUpdatedAt.Default.(func() time.Time)
+	// country.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	country.UpdateDefaultUpdatedAt = countryDescUpdatedAt.UpdateDefault.(func() time.Time)
 	event.Policy = privacy.NewPolicies(schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -123,6 +174,64 @@ func init() {
 	eventDescCreatedAt := eventFields[10].Descriptor()
 	// event.DefaultCreatedAt holds the default value on creation for the created_at field.
 	event.DefaultCreatedAt = eventDescCreatedAt.Default.(func() time.Time)
+	foodMixin := schema.Food{}.Mixin()
+	food.Policy = privacy.NewPolicies(foodMixin[0], schema.Food{})
+	food.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := food.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	foodMixinHooks0 := foodMixin[0].Hooks()
+
+	food.Hooks[1] = foodMixinHooks0[0]
+
+	food.Hooks[2] = foodMixinHooks0[1]
+	foodMixinFields0 := foodMixin[0].Fields()
+	_ = foodMixinFields0
+	foodMixinFields1 := foodMixin[1].Fields()
+	_ = foodMixinFields1
+	foodFields := schema.Food{}.Fields()
+	_ = foodFields
+	// foodDescIsGlobal is the schema descriptor for is_global field.
+	foodDescIsGlobal := foodMixinFields0[1].Descriptor()
+	// food.DefaultIsGlobal holds the default value on creation for the is_global field.
+	food.DefaultIsGlobal = foodDescIsGlobal.Default.(bool)
+	// foodDescCreatedAt is the schema descriptor for created_at field.
+	foodDescCreatedAt := foodMixinFields1[0].Descriptor()
+	// food.DefaultCreatedAt holds the default value on creation for the created_at field.
+	food.DefaultCreatedAt = foodDescCreatedAt.Default.(func() time.Time)
+	// foodDescUpdatedAt is the schema descriptor for updated_at field.
+	foodDescUpdatedAt := foodMixinFields1[1].Descriptor()
+	// food.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	food.DefaultUpdatedAt = foodDescUpdatedAt.Default.(func() time.Time)
+	// food.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	food.UpdateDefaultUpdatedAt = foodDescUpdatedAt.UpdateDefault.(func() time.Time)
+	foodnutrientMixin := schema.FoodNutrient{}.Mixin()
+	foodnutrient.Policy = privacy.NewPolicies(foodnutrientMixin[0], schema.FoodNutrient{})
+	foodnutrient.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := foodnutrient.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	foodnutrientMixinHooks0 := foodnutrientMixin[0].Hooks()
+
+	foodnutrient.Hooks[1] = foodnutrientMixinHooks0[0]
+
+	foodnutrient.Hooks[2] = foodnutrientMixinHooks0[1]
+	foodnutrientMixinFields0 := foodnutrientMixin[0].Fields()
+	_ = foodnutrientMixinFields0
+	foodnutrientFields := schema.FoodNutrient{}.Fields()
+	_ = foodnutrientFields
+	// foodnutrientDescIsGlobal is the schema descriptor for is_global field.
+	foodnutrientDescIsGlobal := foodnutrientMixinFields0[1].Descriptor()
+	// foodnutrient.DefaultIsGlobal holds the default value on creation for the is_global field.
+	foodnutrient.DefaultIsGlobal = foodnutrientDescIsGlobal.Default.(bool)
 	locationMixin := schema.Location{}.Mixin()
 	location.Policy = privacy.NewPolicies(locationMixin[0], schema.Location{})
 	location.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -156,6 +265,45 @@ func init() {
 	locationDescIsActive := locationFields[3].Descriptor()
 	// location.DefaultIsActive holds the default value on creation for the is_active field.
 	location.DefaultIsActive = locationDescIsActive.Default.(bool)
+	nutrientMixin := schema.Nutrient{}.Mixin()
+	nutrient.Policy = privacy.NewPolicies(nutrientMixin[0], schema.Nutrient{})
+	nutrient.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := nutrient.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	nutrientMixinHooks0 := nutrientMixin[0].Hooks()
+
+	nutrient.Hooks[1] = nutrientMixinHooks0[0]
+
+	nutrient.Hooks[2] = nutrientMixinHooks0[1]
+	nutrientMixinFields0 := nutrientMixin[0].Fields()
+	_ = nutrientMixinFields0
+	nutrientMixinFields1 := nutrientMixin[1].Fields()
+	_ = nutrientMixinFields1
+	nutrientFields := schema.Nutrient{}.Fields()
+	_ = nutrientFields
+	// nutrientDescIsGlobal is the schema descriptor for is_global field.
+	nutrientDescIsGlobal := nutrientMixinFields0[1].Descriptor()
+	// nutrient.DefaultIsGlobal holds the default value on creation for the is_global field.
+	nutrient.DefaultIsGlobal = nutrientDescIsGlobal.Default.(bool)
+	// nutrientDescCreatedAt is the schema descriptor for created_at field.
+	nutrientDescCreatedAt := nutrientMixinFields1[0].Descriptor()
+	// nutrient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	nutrient.DefaultCreatedAt = nutrientDescCreatedAt.Default.(func() time.Time)
+	// nutrientDescUpdatedAt is the schema descriptor for updated_at field.
+	nutrientDescUpdatedAt := nutrientMixinFields1[1].Descriptor()
+	// nutrient.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	nutrient.DefaultUpdatedAt = nutrientDescUpdatedAt.Default.(func() time.Time)
+	// nutrient.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	nutrient.UpdateDefaultUpdatedAt = nutrientDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// nutrientDescIsMajorNutrient is the schema descriptor for is_major_nutrient field.
+	nutrientDescIsMajorNutrient := nutrientFields[1].Descriptor()
+	// nutrient.DefaultIsMajorNutrient holds the default value on creation for the is_major_nutrient field.
+	nutrient.DefaultIsMajorNutrient = nutrientDescIsMajorNutrient.Default.(bool)
 	operationMixin := schema.Operation{}.Mixin()
 	operation.Policy = privacy.NewPolicies(operationMixin[0], schema.Operation{})
 	operation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -217,6 +365,260 @@ func init() {
 	organizationDescCurrency := organizationFields[2].Descriptor()
 	// organization.DefaultCurrency holds the default value on creation for the currency field.
 	organization.DefaultCurrency = organizationDescCurrency.Default.(string)
+	preservationMixin := schema.Preservation{}.Mixin()
+	preservation.Policy = privacy.NewPolicies(preservationMixin[0], schema.Preservation{})
+	preservation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := preservation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	preservationMixinHooks0 := preservationMixin[0].Hooks()
+
+	preservation.Hooks[1] = preservationMixinHooks0[0]
+
+	preservation.Hooks[2] = preservationMixinHooks0[1]
+	preservationMixinFields0 := preservationMixin[0].Fields()
+	_ = preservationMixinFields0
+	preservationMixinFields1 := preservationMixin[1].Fields()
+	_ = preservationMixinFields1
+	preservationFields := schema.Preservation{}.Fields()
+	_ = preservationFields
+	// preservationDescIsGlobal is the schema descriptor for is_global field.
+	preservationDescIsGlobal := preservationMixinFields0[1].Descriptor()
+	// preservation.DefaultIsGlobal holds the default value on creation for the is_global field.
+	preservation.DefaultIsGlobal = preservationDescIsGlobal.Default.(bool)
+	// preservationDescCreatedAt is the schema descriptor for created_at field.
+	preservationDescCreatedAt := preservationMixinFields1[0].Descriptor()
+	// preservation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	preservation.DefaultCreatedAt = preservationDescCreatedAt.Default.(func() time.Time)
+	// preservationDescUpdatedAt is the schema descriptor for updated_at field.
+	preservationDescUpdatedAt := preservationMixinFields1[1].Descriptor()
+	// preservation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	preservation.DefaultUpdatedAt = preservationDescUpdatedAt.Default.(func() time.Time)
+	// preservation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	preservation.UpdateDefaultUpdatedAt = preservationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	productMixin := schema.Product{}.Mixin()
+	product.Policy = privacy.NewPolicies(productMixin[0], schema.Product{})
+	product.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := product.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productMixinHooks0 := productMixin[0].Hooks()
+	productHooks := schema.Product{}.Hooks()
+
+	product.Hooks[1] = productMixinHooks0[0]
+
+	product.Hooks[2] = productMixinHooks0[1]
+
+	product.Hooks[3] = productHooks[0]
+	productMixinFields1 := productMixin[1].Fields()
+	_ = productMixinFields1
+	productFields := schema.Product{}.Fields()
+	_ = productFields
+	// productDescCreatedAt is the schema descriptor for created_at field.
+	productDescCreatedAt := productMixinFields1[0].Descriptor()
+	// product.DefaultCreatedAt holds the default value on creation for the created_at field.
+	product.DefaultCreatedAt = productDescCreatedAt.Default.(func() time.Time)
+	// productDescUpdatedAt is the schema descriptor for updated_at field.
+	productDescUpdatedAt := productMixinFields1[1].Descriptor()
+	// product.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	product.DefaultUpdatedAt = productDescUpdatedAt.Default.(func() time.Time)
+	// product.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	product.UpdateDefaultUpdatedAt = productDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// productDescActive is the schema descriptor for active field.
+	productDescActive := productFields[0].Descriptor()
+	// product.DefaultActive holds the default value on creation for the active field.
+	product.DefaultActive = productDescActive.Default.(bool)
+	// productDescIsDeleted is the schema descriptor for is_deleted field.
+	productDescIsDeleted := productFields[1].Descriptor()
+	// product.DefaultIsDeleted holds the default value on creation for the is_deleted field.
+	product.DefaultIsDeleted = productDescIsDeleted.Default.(bool)
+	productallergenMixin := schema.ProductAllergen{}.Mixin()
+	productallergen.Policy = privacy.NewPolicies(productallergenMixin[0], schema.ProductAllergen{})
+	productallergen.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productallergen.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productallergenMixinHooks0 := productallergenMixin[0].Hooks()
+
+	productallergen.Hooks[1] = productallergenMixinHooks0[0]
+
+	productallergen.Hooks[2] = productallergenMixinHooks0[1]
+	productallergenFields := schema.ProductAllergen{}.Fields()
+	_ = productallergenFields
+	// productallergenDescSource is the schema descriptor for source field.
+	productallergenDescSource := productallergenFields[2].Descriptor()
+	// productallergen.DefaultSource holds the default value on creation for the source field.
+	productallergen.DefaultSource = productallergenDescSource.Default.(string)
+	productbannedcountryMixin := schema.ProductBannedCountry{}.Mixin()
+	productbannedcountry.Policy = privacy.NewPolicies(productbannedcountryMixin[0], schema.ProductBannedCountry{})
+	productbannedcountry.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productbannedcountry.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productbannedcountryMixinHooks0 := productbannedcountryMixin[0].Hooks()
+
+	productbannedcountry.Hooks[1] = productbannedcountryMixinHooks0[0]
+
+	productbannedcountry.Hooks[2] = productbannedcountryMixinHooks0[1]
+	productbyproductMixin := schema.ProductByproduct{}.Mixin()
+	productbyproduct.Policy = privacy.NewPolicies(productbyproductMixin[0], schema.ProductByproduct{})
+	productbyproduct.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productbyproduct.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productbyproductMixinHooks0 := productbyproductMixin[0].Hooks()
+
+	productbyproduct.Hooks[1] = productbyproductMixinHooks0[0]
+
+	productbyproduct.Hooks[2] = productbyproductMixinHooks0[1]
+	productqccheckpointMixin := schema.ProductQCCheckpoint{}.Mixin()
+	productqccheckpoint.Policy = privacy.NewPolicies(productqccheckpointMixin[0], schema.ProductQCCheckpoint{})
+	productqccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productqccheckpoint.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productqccheckpointMixinHooks0 := productqccheckpointMixin[0].Hooks()
+
+	productqccheckpoint.Hooks[1] = productqccheckpointMixinHooks0[0]
+
+	productqccheckpoint.Hooks[2] = productqccheckpointMixinHooks0[1]
+	productsubstituteMixin := schema.ProductSubstitute{}.Mixin()
+	productsubstitute.Policy = privacy.NewPolicies(productsubstituteMixin[0], schema.ProductSubstitute{})
+	productsubstitute.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productsubstitute.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productsubstituteMixinHooks0 := productsubstituteMixin[0].Hooks()
+
+	productsubstitute.Hooks[1] = productsubstituteMixinHooks0[0]
+
+	productsubstitute.Hooks[2] = productsubstituteMixinHooks0[1]
+	productsupplierMixin := schema.ProductSupplier{}.Mixin()
+	productsupplier.Policy = privacy.NewPolicies(productsupplierMixin[0], schema.ProductSupplier{})
+	productsupplier.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productsupplier.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productsupplierMixinHooks0 := productsupplierMixin[0].Hooks()
+
+	productsupplier.Hooks[1] = productsupplierMixinHooks0[0]
+
+	productsupplier.Hooks[2] = productsupplierMixinHooks0[1]
+	producttagMixin := schema.ProductTag{}.Mixin()
+	producttag.Policy = privacy.NewPolicies(producttagMixin[0], schema.ProductTag{})
+	producttag.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := producttag.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	producttagMixinHooks0 := producttagMixin[0].Hooks()
+
+	producttag.Hooks[1] = producttagMixinHooks0[0]
+
+	producttag.Hooks[2] = producttagMixinHooks0[1]
+	qccheckpointMixin := schema.QCCheckpoint{}.Mixin()
+	qccheckpoint.Policy = privacy.NewPolicies(qccheckpointMixin[0], schema.QCCheckpoint{})
+	qccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := qccheckpoint.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	qccheckpointMixinHooks0 := qccheckpointMixin[0].Hooks()
+
+	qccheckpoint.Hooks[1] = qccheckpointMixinHooks0[0]
+
+	qccheckpoint.Hooks[2] = qccheckpointMixinHooks0[1]
+	qccheckpointMixinFields1 := qccheckpointMixin[1].Fields()
+	_ = qccheckpointMixinFields1
+	qccheckpointFields := schema.QCCheckpoint{}.Fields()
+	_ = qccheckpointFields
+	// qccheckpointDescCreatedAt is the schema descriptor for created_at field.
+	qccheckpointDescCreatedAt := qccheckpointMixinFields1[0].Descriptor()
+	// qccheckpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	qccheckpoint.DefaultCreatedAt = qccheckpointDescCreatedAt.Default.(func() time.Time)
+	// qccheckpointDescUpdatedAt is the schema descriptor for updated_at field.
+	qccheckpointDescUpdatedAt := qccheckpointMixinFields1[1].Descriptor()
+	// qccheckpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	qccheckpoint.DefaultUpdatedAt = qccheckpointDescUpdatedAt.Default.(func() time.Time)
+	// qccheckpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	qccheckpoint.UpdateDefaultUpdatedAt = qccheckpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// qccheckpointDescIsCritical is the schema descriptor for is_critical field.
+	qccheckpointDescIsCritical := qccheckpointFields[3].Descriptor()
+	// qccheckpoint.DefaultIsCritical holds the default value on creation for the is_critical field.
+	qccheckpoint.DefaultIsCritical = qccheckpointDescIsCritical.Default.(bool)
+	qcunitofmeasureMixin := schema.QCUnitOfMeasure{}.Mixin()
+	qcunitofmeasure.Policy = privacy.NewPolicies(qcunitofmeasureMixin[0], schema.QCUnitOfMeasure{})
+	qcunitofmeasure.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := qcunitofmeasure.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	qcunitofmeasureMixinHooks0 := qcunitofmeasureMixin[0].Hooks()
+
+	qcunitofmeasure.Hooks[1] = qcunitofmeasureMixinHooks0[0]
+
+	qcunitofmeasure.Hooks[2] = qcunitofmeasureMixinHooks0[1]
+	qcunitofmeasureMixinFields0 := qcunitofmeasureMixin[0].Fields()
+	_ = qcunitofmeasureMixinFields0
+	qcunitofmeasureMixinFields1 := qcunitofmeasureMixin[1].Fields()
+	_ = qcunitofmeasureMixinFields1
+	qcunitofmeasureFields := schema.QCUnitOfMeasure{}.Fields()
+	_ = qcunitofmeasureFields
+	// qcunitofmeasureDescIsGlobal is the schema descriptor for is_global field.
+	qcunitofmeasureDescIsGlobal := qcunitofmeasureMixinFields0[1].Descriptor()
+	// qcunitofmeasure.DefaultIsGlobal holds the default value on creation for the is_global field.
+	qcunitofmeasure.DefaultIsGlobal = qcunitofmeasureDescIsGlobal.Default.(bool)
+	// qcunitofmeasureDescCreatedAt is the schema descriptor for created_at field.
+	qcunitofmeasureDescCreatedAt := qcunitofmeasureMixinFields1[0].Descriptor()
+	// qcunitofmeasure.DefaultCreatedAt holds the default value on creation for the created_at field.
+	qcunitofmeasure.DefaultCreatedAt = qcunitofmeasureDescCreatedAt.Default.(func() time.Time)
+	// qcunitofmeasureDescUpdatedAt is the schema descriptor for updated_at field.
+	qcunitofmeasureDescUpdatedAt := qcunitofmeasureMixinFields1[1].Descriptor()
+	// qcunitofmeasure.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	qcunitofmeasure.DefaultUpdatedAt = qcunitofmeasureDescUpdatedAt.Default.(func() time.Time)
+	// qcunitofmeasure.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	qcunitofmeasure.UpdateDefaultUpdatedAt = qcunitofmeasureDescUpdatedAt.UpdateDefault.(func() time.Time)
 	ratewindow.Policy = privacy.NewPolicies(schema.RateWindow{})
 	ratewindow.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -232,6 +634,39 @@ func init() {
 	ratewindowDescHits := ratewindowFields[2].Descriptor()
 	// ratewindow.DefaultHits holds the default value on creation for the hits field.
 	ratewindow.DefaultHits = ratewindowDescHits.Default.(int)
+	supplierMixin := schema.Supplier{}.Mixin()
+	supplier.Policy = privacy.NewPolicies(supplierMixin[0], schema.Supplier{})
+	supplier.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := supplier.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	supplierMixinHooks0 := supplierMixin[0].Hooks()
+
+	supplier.Hooks[1] = supplierMixinHooks0[0]
+
+	supplier.Hooks[2] = supplierMixinHooks0[1]
+	supplierMixinFields1 := supplierMixin[1].Fields()
+	_ = supplierMixinFields1
+	supplierFields := schema.Supplier{}.Fields()
+	_ = supplierFields
+	// supplierDescCreatedAt is the schema descriptor for created_at field.
+	supplierDescCreatedAt := supplierMixinFields1[0].Descriptor()
+	// supplier.DefaultCreatedAt holds the default value on creation for the created_at field.
+	supplier.DefaultCreatedAt = supplierDescCreatedAt.Default.(func() time.Time)
+	// supplierDescUpdatedAt is the schema descriptor for updated_at field.
+	supplierDescUpdatedAt := supplierMixinFields1[1].Descriptor()
+	// supplier.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	supplier.DefaultUpdatedAt = supplierDescUpdatedAt.Default.(func() time.Time)
+	// supplier.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	supplier.UpdateDefaultUpdatedAt = supplierDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// supplierDescActive is the schema descriptor for active field.
+	supplierDescActive := supplierFields[0].Descriptor()
+	// supplier.DefaultActive holds the default value on creation for the active field.
+	supplier.DefaultActive = supplierDescActive.Default.(bool)
 	tagMixin := schema.Tag{}.Mixin()
 	tag.Policy = privacy.NewPolicies(tagMixin[0], schema.Tag{})
 	tag.Hooks[0] = func(next ent.Mutator) ent.Mutator {

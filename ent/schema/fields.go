@@ -49,5 +49,8 @@ func uniqueCode() ent.Index { return index.Fields("account_id", "code").Unique()
 func uniqueSharedCode() ent.Index {
 	return index.Fields("code").
 		Unique().
-		Annotations(entsql.IndexWhere("is_global"))
+		Annotations(sharedOnly())
 }
+
+// sharedOnly restricts an index to the shared rows.
+func sharedOnly() schema.Annotation { return entsql.IndexWhere("is_global") }

@@ -4,6 +4,7 @@ package oas
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/go-faster/errors"
 )
@@ -345,6 +346,124 @@ func (s *BearerAuth) SetRoles(val []string) {
 	s.Roles = val
 }
 
+// Countries (ISO 3166-1), shared by every account.
+// Ref: #/components/schemas/Country
+type Country struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// ISO 3166-1 alpha-2 code.
+	Code string `json:"code"`
+	// English short name.
+	Name string `json:"name"`
+	// French short name.
+	NameFr string `json:"name_fr"`
+}
+
+// GetID returns the value of ID.
+func (s *Country) GetID() int {
+	return s.ID
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *Country) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetCode returns the value of Code.
+func (s *Country) GetCode() string {
+	return s.Code
+}
+
+// GetName returns the value of Name.
+func (s *Country) GetName() string {
+	return s.Name
+}
+
+// GetNameFr returns the value of NameFr.
+func (s *Country) GetNameFr() string {
+	return s.NameFr
+}
+
+// SetID sets the value of ID.
+func (s *Country) SetID(val int) {
+	s.ID = val
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *Country) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetCode sets the value of Code.
+func (s *Country) SetCode(val string) {
+	s.Code = val
+}
+
+// SetName sets the value of Name.
+func (s *Country) SetName(val string) {
+	s.Name = val
+}
+
+// SetNameFr sets the value of NameFr.
+func (s *Country) SetNameFr(val string) {
+	s.NameFr = val
+}
+
+// Ref: #/components/schemas/CountryData
+type CountryData struct {
+	Data Country `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *CountryData) GetData() Country {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *CountryData) SetData(val Country) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/CountryList
+type CountryList struct {
+	Data       []Country  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *CountryList) GetData() []Country {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *CountryList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *CountryList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *CountryList) SetData(val []Country) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *CountryList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *CountryList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Ref: #/components/schemas/Environment
 type Environment string
 
@@ -385,6 +504,368 @@ func (s *Environment) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Foods: nutrition sources of materials, the account's own plus shared ones from a public food
+// composition table.
+// Ref: #/components/schemas/Food
+type Food struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// English name.
+	Name NilString `json:"name"`
+	// French name.
+	NameFr NilString `json:"name_fr"`
+	// Where the nutrient values come from (a food composition table and its entry).
+	Source NilString `json:"source"`
+	// What the suggested yield accounts for.
+	SuggestedYieldDescription NilString `json:"suggested_yield_description"`
+	// Suggested yield, percent.
+	SuggestedYieldPct NilFloat64 `json:"suggested_yield_pct"`
+	// Nutrient values per 100 g; an empty array means none. Only on single retrieval; null in lists.
+	Nutrients []FoodNutrient `json:"nutrients"`
+}
+
+// GetID returns the value of ID.
+func (s *Food) GetID() int {
+	return s.ID
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *Food) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetName returns the value of Name.
+func (s *Food) GetName() NilString {
+	return s.Name
+}
+
+// GetNameFr returns the value of NameFr.
+func (s *Food) GetNameFr() NilString {
+	return s.NameFr
+}
+
+// GetSource returns the value of Source.
+func (s *Food) GetSource() NilString {
+	return s.Source
+}
+
+// GetSuggestedYieldDescription returns the value of SuggestedYieldDescription.
+func (s *Food) GetSuggestedYieldDescription() NilString {
+	return s.SuggestedYieldDescription
+}
+
+// GetSuggestedYieldPct returns the value of SuggestedYieldPct.
+func (s *Food) GetSuggestedYieldPct() NilFloat64 {
+	return s.SuggestedYieldPct
+}
+
+// GetNutrients returns the value of Nutrients.
+func (s *Food) GetNutrients() []FoodNutrient {
+	return s.Nutrients
+}
+
+// SetID sets the value of ID.
+func (s *Food) SetID(val int) {
+	s.ID = val
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *Food) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetName sets the value of Name.
+func (s *Food) SetName(val NilString) {
+	s.Name = val
+}
+
+// SetNameFr sets the value of NameFr.
+func (s *Food) SetNameFr(val NilString) {
+	s.NameFr = val
+}
+
+// SetSource sets the value of Source.
+func (s *Food) SetSource(val NilString) {
+	s.Source = val
+}
+
+// SetSuggestedYieldDescription sets the value of SuggestedYieldDescription.
+func (s *Food) SetSuggestedYieldDescription(val NilString) {
+	s.SuggestedYieldDescription = val
+}
+
+// SetSuggestedYieldPct sets the value of SuggestedYieldPct.
+func (s *Food) SetSuggestedYieldPct(val NilFloat64) {
+	s.SuggestedYieldPct = val
+}
+
+// SetNutrients sets the value of Nutrients.
+func (s *Food) SetNutrients(val []FoodNutrient) {
+	s.Nutrients = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/FoodCreate
+type FoodCreate struct {
+	// English name.
+	Name string `json:"name"`
+	// French name.
+	NameFr string `json:"name_fr"`
+	// Where the nutrient values come from (a food composition table and its entry).
+	Source OptNilString `json:"source"`
+	// What the suggested yield accounts for.
+	SuggestedYieldDescription OptNilString `json:"suggested_yield_description"`
+	// Suggested yield, percent.
+	SuggestedYieldPct OptNilFloat64 `json:"suggested_yield_pct"`
+}
+
+// GetName returns the value of Name.
+func (s *FoodCreate) GetName() string {
+	return s.Name
+}
+
+// GetNameFr returns the value of NameFr.
+func (s *FoodCreate) GetNameFr() string {
+	return s.NameFr
+}
+
+// GetSource returns the value of Source.
+func (s *FoodCreate) GetSource() OptNilString {
+	return s.Source
+}
+
+// GetSuggestedYieldDescription returns the value of SuggestedYieldDescription.
+func (s *FoodCreate) GetSuggestedYieldDescription() OptNilString {
+	return s.SuggestedYieldDescription
+}
+
+// GetSuggestedYieldPct returns the value of SuggestedYieldPct.
+func (s *FoodCreate) GetSuggestedYieldPct() OptNilFloat64 {
+	return s.SuggestedYieldPct
+}
+
+// SetName sets the value of Name.
+func (s *FoodCreate) SetName(val string) {
+	s.Name = val
+}
+
+// SetNameFr sets the value of NameFr.
+func (s *FoodCreate) SetNameFr(val string) {
+	s.NameFr = val
+}
+
+// SetSource sets the value of Source.
+func (s *FoodCreate) SetSource(val OptNilString) {
+	s.Source = val
+}
+
+// SetSuggestedYieldDescription sets the value of SuggestedYieldDescription.
+func (s *FoodCreate) SetSuggestedYieldDescription(val OptNilString) {
+	s.SuggestedYieldDescription = val
+}
+
+// SetSuggestedYieldPct sets the value of SuggestedYieldPct.
+func (s *FoodCreate) SetSuggestedYieldPct(val OptNilFloat64) {
+	s.SuggestedYieldPct = val
+}
+
+// Ref: #/components/schemas/FoodData
+type FoodData struct {
+	Data Food `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *FoodData) GetData() Food {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *FoodData) SetData(val Food) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/FoodList
+type FoodList struct {
+	Data       []Food     `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *FoodList) GetData() []Food {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *FoodList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *FoodList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *FoodList) SetData(val []Food) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *FoodList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *FoodList) SetOrder(val string) {
+	s.Order = val
+}
+
+// One food nutrient.
+// Ref: #/components/schemas/FoodNutrient
+type FoodNutrient struct {
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// The nutrient.
+	NutrientID int `json:"nutrient_id"`
+	// Amount per 100 g, in the nutrient's unit.
+	Value NilFloat64 `json:"value"`
+	// The wording on the Nutrition Facts table.
+	Label NilString `json:"label"`
+	// Food-composition name.
+	Name NilString `json:"name"`
+	// Unit values are given in (kcal, g, mg, µg).
+	Uom NilString `json:"uom"`
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *FoodNutrient) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetNutrientID returns the value of NutrientID.
+func (s *FoodNutrient) GetNutrientID() int {
+	return s.NutrientID
+}
+
+// GetValue returns the value of Value.
+func (s *FoodNutrient) GetValue() NilFloat64 {
+	return s.Value
+}
+
+// GetLabel returns the value of Label.
+func (s *FoodNutrient) GetLabel() NilString {
+	return s.Label
+}
+
+// GetName returns the value of Name.
+func (s *FoodNutrient) GetName() NilString {
+	return s.Name
+}
+
+// GetUom returns the value of Uom.
+func (s *FoodNutrient) GetUom() NilString {
+	return s.Uom
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *FoodNutrient) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetNutrientID sets the value of NutrientID.
+func (s *FoodNutrient) SetNutrientID(val int) {
+	s.NutrientID = val
+}
+
+// SetValue sets the value of Value.
+func (s *FoodNutrient) SetValue(val NilFloat64) {
+	s.Value = val
+}
+
+// SetLabel sets the value of Label.
+func (s *FoodNutrient) SetLabel(val NilString) {
+	s.Label = val
+}
+
+// SetName sets the value of Name.
+func (s *FoodNutrient) SetName(val NilString) {
+	s.Name = val
+}
+
+// SetUom sets the value of Uom.
+func (s *FoodNutrient) SetUom(val NilString) {
+	s.Uom = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/FoodUpdate
+type FoodUpdate struct {
+	// English name. Null is ignored, not cleared.
+	Name OptNilString `json:"name"`
+	// French name. Null is ignored, not cleared.
+	NameFr OptNilString `json:"name_fr"`
+	// Where the nutrient values come from (a food composition table and its entry).
+	Source OptNilString `json:"source"`
+	// What the suggested yield accounts for.
+	SuggestedYieldDescription OptNilString `json:"suggested_yield_description"`
+	// Suggested yield, percent.
+	SuggestedYieldPct OptNilFloat64 `json:"suggested_yield_pct"`
+}
+
+// GetName returns the value of Name.
+func (s *FoodUpdate) GetName() OptNilString {
+	return s.Name
+}
+
+// GetNameFr returns the value of NameFr.
+func (s *FoodUpdate) GetNameFr() OptNilString {
+	return s.NameFr
+}
+
+// GetSource returns the value of Source.
+func (s *FoodUpdate) GetSource() OptNilString {
+	return s.Source
+}
+
+// GetSuggestedYieldDescription returns the value of SuggestedYieldDescription.
+func (s *FoodUpdate) GetSuggestedYieldDescription() OptNilString {
+	return s.SuggestedYieldDescription
+}
+
+// GetSuggestedYieldPct returns the value of SuggestedYieldPct.
+func (s *FoodUpdate) GetSuggestedYieldPct() OptNilFloat64 {
+	return s.SuggestedYieldPct
+}
+
+// SetName sets the value of Name.
+func (s *FoodUpdate) SetName(val OptNilString) {
+	s.Name = val
+}
+
+// SetNameFr sets the value of NameFr.
+func (s *FoodUpdate) SetNameFr(val OptNilString) {
+	s.NameFr = val
+}
+
+// SetSource sets the value of Source.
+func (s *FoodUpdate) SetSource(val OptNilString) {
+	s.Source = val
+}
+
+// SetSuggestedYieldDescription sets the value of SuggestedYieldDescription.
+func (s *FoodUpdate) SetSuggestedYieldDescription(val OptNilString) {
+	s.SuggestedYieldDescription = val
+}
+
+// SetSuggestedYieldPct sets the value of SuggestedYieldPct.
+func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilFloat64) {
+	s.SuggestedYieldPct = val
 }
 
 // NewNilFloat64 returns new NilFloat64 with value set to v.
@@ -477,6 +958,186 @@ func (o NilInt) Or(d int) int {
 	return d
 }
 
+// NewNilProductMaterial returns new NilProductMaterial with value set to v.
+func NewNilProductMaterial(v ProductMaterial) NilProductMaterial {
+	return NilProductMaterial{
+		Value: v,
+	}
+}
+
+// NilProductMaterial is nullable ProductMaterial.
+type NilProductMaterial struct {
+	Value ProductMaterial
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilProductMaterial) SetTo(v ProductMaterial) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilProductMaterial) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilProductMaterial) SetToNull() {
+	o.Null = true
+	var v ProductMaterial
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilProductMaterial) Get() (v ProductMaterial, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilProductMaterial) Or(d ProductMaterial) ProductMaterial {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilProductRecipe returns new NilProductRecipe with value set to v.
+func NewNilProductRecipe(v ProductRecipe) NilProductRecipe {
+	return NilProductRecipe{
+		Value: v,
+	}
+}
+
+// NilProductRecipe is nullable ProductRecipe.
+type NilProductRecipe struct {
+	Value ProductRecipe
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilProductRecipe) SetTo(v ProductRecipe) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilProductRecipe) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilProductRecipe) SetToNull() {
+	o.Null = true
+	var v ProductRecipe
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilProductRecipe) Get() (v ProductRecipe, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilProductRecipe) Or(d ProductRecipe) ProductRecipe {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilQCCheckpointInputType returns new NilQCCheckpointInputType with value set to v.
+func NewNilQCCheckpointInputType(v QCCheckpointInputType) NilQCCheckpointInputType {
+	return NilQCCheckpointInputType{
+		Value: v,
+	}
+}
+
+// NilQCCheckpointInputType is nullable QCCheckpointInputType.
+type NilQCCheckpointInputType struct {
+	Value QCCheckpointInputType
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilQCCheckpointInputType) SetTo(v QCCheckpointInputType) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilQCCheckpointInputType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilQCCheckpointInputType) SetToNull() {
+	o.Null = true
+	var v QCCheckpointInputType
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilQCCheckpointInputType) Get() (v QCCheckpointInputType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilQCCheckpointInputType) Or(d QCCheckpointInputType) QCCheckpointInputType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilQCCheckpointPassValue returns new NilQCCheckpointPassValue with value set to v.
+func NewNilQCCheckpointPassValue(v QCCheckpointPassValue) NilQCCheckpointPassValue {
+	return NilQCCheckpointPassValue{
+		Value: v,
+	}
+}
+
+// NilQCCheckpointPassValue is nullable QCCheckpointPassValue.
+type NilQCCheckpointPassValue struct {
+	Value QCCheckpointPassValue
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilQCCheckpointPassValue) SetTo(v QCCheckpointPassValue) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilQCCheckpointPassValue) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilQCCheckpointPassValue) SetToNull() {
+	o.Null = true
+	var v QCCheckpointPassValue
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilQCCheckpointPassValue) Get() (v QCCheckpointPassValue, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilQCCheckpointPassValue) Or(d QCCheckpointPassValue) QCCheckpointPassValue {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewNilString returns new NilString with value set to v.
 func NewNilString(v string) NilString {
 	return NilString{
@@ -520,6 +1181,138 @@ func (o NilString) Or(d string) string {
 		return v
 	}
 	return d
+}
+
+// Nutrients foods report values of, shared by every account. The list is not paginated: every row, by
+// name.
+// Ref: #/components/schemas/Nutrient
+type Nutrient struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// One of the core nutrients of the Canadian Nutrition Facts table.
+	IsMajorNutrient bool `json:"is_major_nutrient"`
+	// The wording on the Nutrition Facts table.
+	Label NilString `json:"label"`
+	// Food-composition name.
+	Name NilString `json:"name"`
+	// Unit values are given in (kcal, g, mg, µg).
+	Uom NilString `json:"uom"`
+}
+
+// GetID returns the value of ID.
+func (s *Nutrient) GetID() int {
+	return s.ID
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *Nutrient) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetIsMajorNutrient returns the value of IsMajorNutrient.
+func (s *Nutrient) GetIsMajorNutrient() bool {
+	return s.IsMajorNutrient
+}
+
+// GetLabel returns the value of Label.
+func (s *Nutrient) GetLabel() NilString {
+	return s.Label
+}
+
+// GetName returns the value of Name.
+func (s *Nutrient) GetName() NilString {
+	return s.Name
+}
+
+// GetUom returns the value of Uom.
+func (s *Nutrient) GetUom() NilString {
+	return s.Uom
+}
+
+// SetID sets the value of ID.
+func (s *Nutrient) SetID(val int) {
+	s.ID = val
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *Nutrient) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetIsMajorNutrient sets the value of IsMajorNutrient.
+func (s *Nutrient) SetIsMajorNutrient(val bool) {
+	s.IsMajorNutrient = val
+}
+
+// SetLabel sets the value of Label.
+func (s *Nutrient) SetLabel(val NilString) {
+	s.Label = val
+}
+
+// SetName sets the value of Name.
+func (s *Nutrient) SetName(val NilString) {
+	s.Name = val
+}
+
+// SetUom sets the value of Uom.
+func (s *Nutrient) SetUom(val NilString) {
+	s.Uom = val
+}
+
+// Ref: #/components/schemas/NutrientData
+type NutrientData struct {
+	Data Nutrient `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *NutrientData) GetData() Nutrient {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *NutrientData) SetData(val Nutrient) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/NutrientList
+type NutrientList struct {
+	Data []Nutrient `json:"data"`
+	// Every row is returned in one page.
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *NutrientList) GetData() []Nutrient {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *NutrientList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *NutrientList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *NutrientList) SetData(val []Nutrient) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *NutrientList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *NutrientList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Production operations and what they cost.
@@ -1078,6 +1871,52 @@ func (o OptNilString) Or(d string) string {
 	return d
 }
 
+// NewOptQCCheckpointInputType returns new OptQCCheckpointInputType with value set to v.
+func NewOptQCCheckpointInputType(v QCCheckpointInputType) OptQCCheckpointInputType {
+	return OptQCCheckpointInputType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptQCCheckpointInputType is optional QCCheckpointInputType.
+type OptQCCheckpointInputType struct {
+	Value QCCheckpointInputType
+	Set   bool
+}
+
+// IsSet returns true if OptQCCheckpointInputType was set.
+func (o OptQCCheckpointInputType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptQCCheckpointInputType) Reset() {
+	var v QCCheckpointInputType
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptQCCheckpointInputType) SetTo(v QCCheckpointInputType) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptQCCheckpointInputType) Get() (v QCCheckpointInputType, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptQCCheckpointInputType) Or(d QCCheckpointInputType) QCCheckpointInputType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptString returns new OptString with value set to v.
 func NewOptString(v string) OptString {
 	return OptString{
@@ -1291,6 +2130,124 @@ func (s *Pagination) SetHasMore(val bool) {
 	s.HasMore = val
 }
 
+// Preservation and storage methods, shared by every account.
+// Ref: #/components/schemas/Preservation
+type Preservation struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// Short code, unique.
+	Code string `json:"code"`
+	// How the product is kept.
+	Description NilString `json:"description"`
+	// Display name.
+	Name NilString `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *Preservation) GetID() int {
+	return s.ID
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *Preservation) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetCode returns the value of Code.
+func (s *Preservation) GetCode() string {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *Preservation) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *Preservation) GetName() NilString {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *Preservation) SetID(val int) {
+	s.ID = val
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *Preservation) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetCode sets the value of Code.
+func (s *Preservation) SetCode(val string) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Preservation) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *Preservation) SetName(val NilString) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/PreservationData
+type PreservationData struct {
+	Data Preservation `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *PreservationData) GetData() Preservation {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *PreservationData) SetData(val Preservation) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/PreservationList
+type PreservationList struct {
+	Data       []Preservation `json:"data"`
+	Pagination Pagination     `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *PreservationList) GetData() []Preservation {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *PreservationList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *PreservationList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *PreservationList) SetData(val []Preservation) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *PreservationList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *PreservationList) SetOrder(val string) {
+	s.Order = val
+}
+
 // An RFC 9457 problem detail.
 // Ref: #/components/schemas/Problem
 type Problem struct {
@@ -1432,6 +2389,998 @@ func (s *ProblemStatusCode) SetStatusCode(val int) {
 // SetResponse sets the value of Response.
 func (s *ProblemStatusCode) SetResponse(val Problem) {
 	s.Response = val
+}
+
+// Products: materials and recipes. Read-only; products are written in the web application.
+// Ref: #/components/schemas/Product
+type Product struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// Whether the product is in use.
+	Active bool `json:"active"`
+	// Deleted in the web application; kept for the records that reference it.
+	IsDeleted bool `json:"is_deleted"`
+	// Cost per inventory unit. Cost field: null unless the key holds cost:read.
+	Cost NilFloat64 `json:"cost"`
+	// Operations cost per inventory unit, separate from cost. Cost field: null unless the key holds
+	// cost:read.
+	OperationsCost NilFloat64 `json:"operations_cost"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name NilString `json:"name"`
+	// The product's code, unique within the account.
+	ProductCode NilString          `json:"product_code"`
+	Kind        ProductKind        `json:"kind"`
+	ProductType ProductProductType `json:"product_type"`
+	// Shelf life in days.
+	ShelfLife NilInt `json:"shelf_life"`
+	// Inventory unit.
+	UnitOfMeasureID NilInt `json:"unit_of_measure_id"`
+	// Base unit.
+	UomBaseID NilInt `json:"uom_base_id"`
+	// One inventory unit equals uom_qty times uom_base_conversion base units.
+	UomQty NilFloat64 `json:"uom_qty"`
+	// Base units per uom_qty; see uom_qty.
+	UomBaseConversion NilFloat64 `json:"uom_base_conversion"`
+	// Allergens of the product. Only on single retrieval; null in lists.
+	Allergens []ProductAllergen `json:"allergens"`
+	// Ids of the product's tags. Only on single retrieval; null in lists.
+	TagIds []int `json:"tag_ids"`
+	// Populated only when kind is material; null otherwise.
+	Material NilProductMaterial `json:"material"`
+	// Populated only when kind is recipe; null otherwise.
+	Recipe NilProductRecipe `json:"recipe"`
+}
+
+// GetID returns the value of ID.
+func (s *Product) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Product) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *Product) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetActive returns the value of Active.
+func (s *Product) GetActive() bool {
+	return s.Active
+}
+
+// GetIsDeleted returns the value of IsDeleted.
+func (s *Product) GetIsDeleted() bool {
+	return s.IsDeleted
+}
+
+// GetCost returns the value of Cost.
+func (s *Product) GetCost() NilFloat64 {
+	return s.Cost
+}
+
+// GetOperationsCost returns the value of OperationsCost.
+func (s *Product) GetOperationsCost() NilFloat64 {
+	return s.OperationsCost
+}
+
+// GetDescription returns the value of Description.
+func (s *Product) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *Product) GetName() NilString {
+	return s.Name
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *Product) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetKind returns the value of Kind.
+func (s *Product) GetKind() ProductKind {
+	return s.Kind
+}
+
+// GetProductType returns the value of ProductType.
+func (s *Product) GetProductType() ProductProductType {
+	return s.ProductType
+}
+
+// GetShelfLife returns the value of ShelfLife.
+func (s *Product) GetShelfLife() NilInt {
+	return s.ShelfLife
+}
+
+// GetUnitOfMeasureID returns the value of UnitOfMeasureID.
+func (s *Product) GetUnitOfMeasureID() NilInt {
+	return s.UnitOfMeasureID
+}
+
+// GetUomBaseID returns the value of UomBaseID.
+func (s *Product) GetUomBaseID() NilInt {
+	return s.UomBaseID
+}
+
+// GetUomQty returns the value of UomQty.
+func (s *Product) GetUomQty() NilFloat64 {
+	return s.UomQty
+}
+
+// GetUomBaseConversion returns the value of UomBaseConversion.
+func (s *Product) GetUomBaseConversion() NilFloat64 {
+	return s.UomBaseConversion
+}
+
+// GetAllergens returns the value of Allergens.
+func (s *Product) GetAllergens() []ProductAllergen {
+	return s.Allergens
+}
+
+// GetTagIds returns the value of TagIds.
+func (s *Product) GetTagIds() []int {
+	return s.TagIds
+}
+
+// GetMaterial returns the value of Material.
+func (s *Product) GetMaterial() NilProductMaterial {
+	return s.Material
+}
+
+// GetRecipe returns the value of Recipe.
+func (s *Product) GetRecipe() NilProductRecipe {
+	return s.Recipe
+}
+
+// SetID sets the value of ID.
+func (s *Product) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Product) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *Product) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetActive sets the value of Active.
+func (s *Product) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetIsDeleted sets the value of IsDeleted.
+func (s *Product) SetIsDeleted(val bool) {
+	s.IsDeleted = val
+}
+
+// SetCost sets the value of Cost.
+func (s *Product) SetCost(val NilFloat64) {
+	s.Cost = val
+}
+
+// SetOperationsCost sets the value of OperationsCost.
+func (s *Product) SetOperationsCost(val NilFloat64) {
+	s.OperationsCost = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Product) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *Product) SetName(val NilString) {
+	s.Name = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *Product) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetKind sets the value of Kind.
+func (s *Product) SetKind(val ProductKind) {
+	s.Kind = val
+}
+
+// SetProductType sets the value of ProductType.
+func (s *Product) SetProductType(val ProductProductType) {
+	s.ProductType = val
+}
+
+// SetShelfLife sets the value of ShelfLife.
+func (s *Product) SetShelfLife(val NilInt) {
+	s.ShelfLife = val
+}
+
+// SetUnitOfMeasureID sets the value of UnitOfMeasureID.
+func (s *Product) SetUnitOfMeasureID(val NilInt) {
+	s.UnitOfMeasureID = val
+}
+
+// SetUomBaseID sets the value of UomBaseID.
+func (s *Product) SetUomBaseID(val NilInt) {
+	s.UomBaseID = val
+}
+
+// SetUomQty sets the value of UomQty.
+func (s *Product) SetUomQty(val NilFloat64) {
+	s.UomQty = val
+}
+
+// SetUomBaseConversion sets the value of UomBaseConversion.
+func (s *Product) SetUomBaseConversion(val NilFloat64) {
+	s.UomBaseConversion = val
+}
+
+// SetAllergens sets the value of Allergens.
+func (s *Product) SetAllergens(val []ProductAllergen) {
+	s.Allergens = val
+}
+
+// SetTagIds sets the value of TagIds.
+func (s *Product) SetTagIds(val []int) {
+	s.TagIds = val
+}
+
+// SetMaterial sets the value of Material.
+func (s *Product) SetMaterial(val NilProductMaterial) {
+	s.Material = val
+}
+
+// SetRecipe sets the value of Recipe.
+func (s *Product) SetRecipe(val NilProductRecipe) {
+	s.Recipe = val
+}
+
+// One product allergen.
+// Ref: #/components/schemas/ProductAllergen
+type ProductAllergen struct {
+	// The allergen.
+	AllergenID int `json:"allergen_id"`
+	// Where the allergen comes from: declared (recorded directly on the product) or an ingredient's
+	// product code.
+	Source string `json:"source"`
+	// Short code, unique within the account.
+	Code NilString `json:"code"`
+	// A priority (major) food allergen.
+	IsMajorAllergen bool `json:"is_major_allergen"`
+	// English name, unique within the account.
+	Name string `json:"name"`
+}
+
+// GetAllergenID returns the value of AllergenID.
+func (s *ProductAllergen) GetAllergenID() int {
+	return s.AllergenID
+}
+
+// GetSource returns the value of Source.
+func (s *ProductAllergen) GetSource() string {
+	return s.Source
+}
+
+// GetCode returns the value of Code.
+func (s *ProductAllergen) GetCode() NilString {
+	return s.Code
+}
+
+// GetIsMajorAllergen returns the value of IsMajorAllergen.
+func (s *ProductAllergen) GetIsMajorAllergen() bool {
+	return s.IsMajorAllergen
+}
+
+// GetName returns the value of Name.
+func (s *ProductAllergen) GetName() string {
+	return s.Name
+}
+
+// SetAllergenID sets the value of AllergenID.
+func (s *ProductAllergen) SetAllergenID(val int) {
+	s.AllergenID = val
+}
+
+// SetSource sets the value of Source.
+func (s *ProductAllergen) SetSource(val string) {
+	s.Source = val
+}
+
+// SetCode sets the value of Code.
+func (s *ProductAllergen) SetCode(val NilString) {
+	s.Code = val
+}
+
+// SetIsMajorAllergen sets the value of IsMajorAllergen.
+func (s *ProductAllergen) SetIsMajorAllergen(val bool) {
+	s.IsMajorAllergen = val
+}
+
+// SetName sets the value of Name.
+func (s *ProductAllergen) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/ProductData
+type ProductData struct {
+	Data Product `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductData) GetData() Product {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ProductData) SetData(val Product) {
+	s.Data = val
+}
+
+// Material or recipe, derived from product_type.
+// Ref: #/components/schemas/ProductKind
+type ProductKind string
+
+const (
+	ProductKindMaterial ProductKind = "material"
+	ProductKindRecipe   ProductKind = "recipe"
+)
+
+// AllValues returns all ProductKind values.
+func (ProductKind) AllValues() []ProductKind {
+	return []ProductKind{
+		ProductKindMaterial,
+		ProductKindRecipe,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ProductKind) MarshalText() ([]byte, error) {
+	switch s {
+	case ProductKindMaterial:
+		return []byte(s), nil
+	case ProductKindRecipe:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ProductKind) UnmarshalText(data []byte) error {
+	switch ProductKind(data) {
+	case ProductKindMaterial:
+		*s = ProductKindMaterial
+		return nil
+	case ProductKindRecipe:
+		*s = ProductKindRecipe
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/ProductList
+type ProductList struct {
+	Data       []Product  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductList) GetData() []Product {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ProductList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ProductList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ProductList) SetData(val []Product) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ProductList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ProductList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Material fields: populated only when kind is material.
+// Ref: #/components/schemas/ProductMaterial
+type ProductMaterial struct {
+	// The nutrition source, fetched via foods.
+	FoodID NilInt `json:"food_id"`
+	// Countries the material may not come from.
+	BannedCountryIds []int `json:"banned_country_ids"`
+	// Products that can replace the material.
+	SubstituteProductIds []int `json:"substitute_product_ids"`
+	// Suppliers of the material.
+	SupplierIds []int `json:"supplier_ids"`
+}
+
+// GetFoodID returns the value of FoodID.
+func (s *ProductMaterial) GetFoodID() NilInt {
+	return s.FoodID
+}
+
+// GetBannedCountryIds returns the value of BannedCountryIds.
+func (s *ProductMaterial) GetBannedCountryIds() []int {
+	return s.BannedCountryIds
+}
+
+// GetSubstituteProductIds returns the value of SubstituteProductIds.
+func (s *ProductMaterial) GetSubstituteProductIds() []int {
+	return s.SubstituteProductIds
+}
+
+// GetSupplierIds returns the value of SupplierIds.
+func (s *ProductMaterial) GetSupplierIds() []int {
+	return s.SupplierIds
+}
+
+// SetFoodID sets the value of FoodID.
+func (s *ProductMaterial) SetFoodID(val NilInt) {
+	s.FoodID = val
+}
+
+// SetBannedCountryIds sets the value of BannedCountryIds.
+func (s *ProductMaterial) SetBannedCountryIds(val []int) {
+	s.BannedCountryIds = val
+}
+
+// SetSubstituteProductIds sets the value of SubstituteProductIds.
+func (s *ProductMaterial) SetSubstituteProductIds(val []int) {
+	s.SubstituteProductIds = val
+}
+
+// SetSupplierIds sets the value of SupplierIds.
+func (s *ProductMaterial) SetSupplierIds(val []int) {
+	s.SupplierIds = val
+}
+
+// RAW_MATERIAL, PACKAGING and MISCELLANEOUS are materials; RECIPE, SUB_RECIPE and FINISHED_GOOD are
+// recipes.
+// Ref: #/components/schemas/ProductProductType
+type ProductProductType string
+
+const (
+	ProductProductTypeRAWMATERIAL   ProductProductType = "RAW_MATERIAL"
+	ProductProductTypePACKAGING     ProductProductType = "PACKAGING"
+	ProductProductTypeMISCELLANEOUS ProductProductType = "MISCELLANEOUS"
+	ProductProductTypeRECIPE        ProductProductType = "RECIPE"
+	ProductProductTypeSUBRECIPE     ProductProductType = "SUB_RECIPE"
+	ProductProductTypeFINISHEDGOOD  ProductProductType = "FINISHED_GOOD"
+)
+
+// AllValues returns all ProductProductType values.
+func (ProductProductType) AllValues() []ProductProductType {
+	return []ProductProductType{
+		ProductProductTypeRAWMATERIAL,
+		ProductProductTypePACKAGING,
+		ProductProductTypeMISCELLANEOUS,
+		ProductProductTypeRECIPE,
+		ProductProductTypeSUBRECIPE,
+		ProductProductTypeFINISHEDGOOD,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ProductProductType) MarshalText() ([]byte, error) {
+	switch s {
+	case ProductProductTypeRAWMATERIAL:
+		return []byte(s), nil
+	case ProductProductTypePACKAGING:
+		return []byte(s), nil
+	case ProductProductTypeMISCELLANEOUS:
+		return []byte(s), nil
+	case ProductProductTypeRECIPE:
+		return []byte(s), nil
+	case ProductProductTypeSUBRECIPE:
+		return []byte(s), nil
+	case ProductProductTypeFINISHEDGOOD:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ProductProductType) UnmarshalText(data []byte) error {
+	switch ProductProductType(data) {
+	case ProductProductTypeRAWMATERIAL:
+		*s = ProductProductTypeRAWMATERIAL
+		return nil
+	case ProductProductTypePACKAGING:
+		*s = ProductProductTypePACKAGING
+		return nil
+	case ProductProductTypeMISCELLANEOUS:
+		*s = ProductProductTypeMISCELLANEOUS
+		return nil
+	case ProductProductTypeRECIPE:
+		*s = ProductProductTypeRECIPE
+		return nil
+	case ProductProductTypeSUBRECIPE:
+		*s = ProductProductTypeSUBRECIPE
+		return nil
+	case ProductProductTypeFINISHEDGOOD:
+		*s = ProductProductTypeFINISHEDGOOD
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Recipe fields: populated only when kind is recipe.
+// Ref: #/components/schemas/ProductRecipe
+type ProductRecipe struct {
+	// Generated ingredients declaration, English.
+	IngredientsEn NilString `json:"ingredients_en"`
+	// Generated ingredients declaration, French.
+	IngredientsFr NilString `json:"ingredients_fr"`
+	// Portion size in grams.
+	PortionInGrams NilFloat64 `json:"portion_in_grams"`
+	// Grams one batch of the recipe yields.
+	RecipeGramsYield NilFloat64 `json:"recipe_grams_yield"`
+	// Products the recipe also yields.
+	ByproductProductIds []int `json:"byproduct_product_ids"`
+	// QC checkpoints of the recipe's batches.
+	QcCheckpointIds []int `json:"qc_checkpoint_ids"`
+}
+
+// GetIngredientsEn returns the value of IngredientsEn.
+func (s *ProductRecipe) GetIngredientsEn() NilString {
+	return s.IngredientsEn
+}
+
+// GetIngredientsFr returns the value of IngredientsFr.
+func (s *ProductRecipe) GetIngredientsFr() NilString {
+	return s.IngredientsFr
+}
+
+// GetPortionInGrams returns the value of PortionInGrams.
+func (s *ProductRecipe) GetPortionInGrams() NilFloat64 {
+	return s.PortionInGrams
+}
+
+// GetRecipeGramsYield returns the value of RecipeGramsYield.
+func (s *ProductRecipe) GetRecipeGramsYield() NilFloat64 {
+	return s.RecipeGramsYield
+}
+
+// GetByproductProductIds returns the value of ByproductProductIds.
+func (s *ProductRecipe) GetByproductProductIds() []int {
+	return s.ByproductProductIds
+}
+
+// GetQcCheckpointIds returns the value of QcCheckpointIds.
+func (s *ProductRecipe) GetQcCheckpointIds() []int {
+	return s.QcCheckpointIds
+}
+
+// SetIngredientsEn sets the value of IngredientsEn.
+func (s *ProductRecipe) SetIngredientsEn(val NilString) {
+	s.IngredientsEn = val
+}
+
+// SetIngredientsFr sets the value of IngredientsFr.
+func (s *ProductRecipe) SetIngredientsFr(val NilString) {
+	s.IngredientsFr = val
+}
+
+// SetPortionInGrams sets the value of PortionInGrams.
+func (s *ProductRecipe) SetPortionInGrams(val NilFloat64) {
+	s.PortionInGrams = val
+}
+
+// SetRecipeGramsYield sets the value of RecipeGramsYield.
+func (s *ProductRecipe) SetRecipeGramsYield(val NilFloat64) {
+	s.RecipeGramsYield = val
+}
+
+// SetByproductProductIds sets the value of ByproductProductIds.
+func (s *ProductRecipe) SetByproductProductIds(val []int) {
+	s.ByproductProductIds = val
+}
+
+// SetQcCheckpointIds sets the value of QcCheckpointIds.
+func (s *ProductRecipe) SetQcCheckpointIds(val []int) {
+	s.QcCheckpointIds = val
+}
+
+// Quality-control checkpoints of the account's recipes.
+// Ref: #/components/schemas/QCCheckpoint
+type QCCheckpoint struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// What to check and how.
+	Description NilString                `json:"description"`
+	InputType   NilQCCheckpointInputType `json:"input_type"`
+	// Failing the checkpoint blocks the batch.
+	IsCritical bool `json:"is_critical"`
+	// Display name.
+	Name      string                   `json:"name"`
+	PassValue NilQCCheckpointPassValue `json:"pass_value"`
+	// Unit the result is measured in.
+	QcUnitOfMeasureID NilInt `json:"qc_unit_of_measure_id"`
+}
+
+// GetID returns the value of ID.
+func (s *QCCheckpoint) GetID() int {
+	return s.ID
+}
+
+// GetCode returns the value of Code.
+func (s *QCCheckpoint) GetCode() string {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *QCCheckpoint) GetDescription() NilString {
+	return s.Description
+}
+
+// GetInputType returns the value of InputType.
+func (s *QCCheckpoint) GetInputType() NilQCCheckpointInputType {
+	return s.InputType
+}
+
+// GetIsCritical returns the value of IsCritical.
+func (s *QCCheckpoint) GetIsCritical() bool {
+	return s.IsCritical
+}
+
+// GetName returns the value of Name.
+func (s *QCCheckpoint) GetName() string {
+	return s.Name
+}
+
+// GetPassValue returns the value of PassValue.
+func (s *QCCheckpoint) GetPassValue() NilQCCheckpointPassValue {
+	return s.PassValue
+}
+
+// GetQcUnitOfMeasureID returns the value of QcUnitOfMeasureID.
+func (s *QCCheckpoint) GetQcUnitOfMeasureID() NilInt {
+	return s.QcUnitOfMeasureID
+}
+
+// SetID sets the value of ID.
+func (s *QCCheckpoint) SetID(val int) {
+	s.ID = val
+}
+
+// SetCode sets the value of Code.
+func (s *QCCheckpoint) SetCode(val string) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *QCCheckpoint) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetInputType sets the value of InputType.
+func (s *QCCheckpoint) SetInputType(val NilQCCheckpointInputType) {
+	s.InputType = val
+}
+
+// SetIsCritical sets the value of IsCritical.
+func (s *QCCheckpoint) SetIsCritical(val bool) {
+	s.IsCritical = val
+}
+
+// SetName sets the value of Name.
+func (s *QCCheckpoint) SetName(val string) {
+	s.Name = val
+}
+
+// SetPassValue sets the value of PassValue.
+func (s *QCCheckpoint) SetPassValue(val NilQCCheckpointPassValue) {
+	s.PassValue = val
+}
+
+// SetQcUnitOfMeasureID sets the value of QcUnitOfMeasureID.
+func (s *QCCheckpoint) SetQcUnitOfMeasureID(val NilInt) {
+	s.QcUnitOfMeasureID = val
+}
+
+// Ref: #/components/schemas/QCCheckpointData
+type QCCheckpointData struct {
+	Data QCCheckpoint `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *QCCheckpointData) GetData() QCCheckpoint {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *QCCheckpointData) SetData(val QCCheckpoint) {
+	s.Data = val
+}
+
+// How the result is entered.
+// Ref: #/components/schemas/QCCheckpointInputType
+type QCCheckpointInputType string
+
+const (
+	QCCheckpointInputTypeRANGE    QCCheckpointInputType = "RANGE"
+	QCCheckpointInputTypeYESNO    QCCheckpointInputType = "YES_NO"
+	QCCheckpointInputTypeCHECKBOX QCCheckpointInputType = "CHECKBOX"
+	QCCheckpointInputTypeRADIO    QCCheckpointInputType = "RADIO"
+	QCCheckpointInputTypeTEXTAREA QCCheckpointInputType = "TEXTAREA"
+	QCCheckpointInputTypeNUMBER   QCCheckpointInputType = "NUMBER"
+)
+
+// AllValues returns all QCCheckpointInputType values.
+func (QCCheckpointInputType) AllValues() []QCCheckpointInputType {
+	return []QCCheckpointInputType{
+		QCCheckpointInputTypeRANGE,
+		QCCheckpointInputTypeYESNO,
+		QCCheckpointInputTypeCHECKBOX,
+		QCCheckpointInputTypeRADIO,
+		QCCheckpointInputTypeTEXTAREA,
+		QCCheckpointInputTypeNUMBER,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s QCCheckpointInputType) MarshalText() ([]byte, error) {
+	switch s {
+	case QCCheckpointInputTypeRANGE:
+		return []byte(s), nil
+	case QCCheckpointInputTypeYESNO:
+		return []byte(s), nil
+	case QCCheckpointInputTypeCHECKBOX:
+		return []byte(s), nil
+	case QCCheckpointInputTypeRADIO:
+		return []byte(s), nil
+	case QCCheckpointInputTypeTEXTAREA:
+		return []byte(s), nil
+	case QCCheckpointInputTypeNUMBER:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *QCCheckpointInputType) UnmarshalText(data []byte) error {
+	switch QCCheckpointInputType(data) {
+	case QCCheckpointInputTypeRANGE:
+		*s = QCCheckpointInputTypeRANGE
+		return nil
+	case QCCheckpointInputTypeYESNO:
+		*s = QCCheckpointInputTypeYESNO
+		return nil
+	case QCCheckpointInputTypeCHECKBOX:
+		*s = QCCheckpointInputTypeCHECKBOX
+		return nil
+	case QCCheckpointInputTypeRADIO:
+		*s = QCCheckpointInputTypeRADIO
+		return nil
+	case QCCheckpointInputTypeTEXTAREA:
+		*s = QCCheckpointInputTypeTEXTAREA
+		return nil
+	case QCCheckpointInputTypeNUMBER:
+		*s = QCCheckpointInputTypeNUMBER
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/QCCheckpointList
+type QCCheckpointList struct {
+	Data       []QCCheckpoint `json:"data"`
+	Pagination Pagination     `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *QCCheckpointList) GetData() []QCCheckpoint {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *QCCheckpointList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *QCCheckpointList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *QCCheckpointList) SetData(val []QCCheckpoint) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *QCCheckpointList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *QCCheckpointList) SetOrder(val string) {
+	s.Order = val
+}
+
+// The passing answer of a YES_NO checkpoint.
+// Ref: #/components/schemas/QCCheckpointPassValue
+type QCCheckpointPassValue string
+
+const (
+	QCCheckpointPassValueYES QCCheckpointPassValue = "YES"
+	QCCheckpointPassValueNO  QCCheckpointPassValue = "NO"
+)
+
+// AllValues returns all QCCheckpointPassValue values.
+func (QCCheckpointPassValue) AllValues() []QCCheckpointPassValue {
+	return []QCCheckpointPassValue{
+		QCCheckpointPassValueYES,
+		QCCheckpointPassValueNO,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s QCCheckpointPassValue) MarshalText() ([]byte, error) {
+	switch s {
+	case QCCheckpointPassValueYES:
+		return []byte(s), nil
+	case QCCheckpointPassValueNO:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *QCCheckpointPassValue) UnmarshalText(data []byte) error {
+	switch QCCheckpointPassValue(data) {
+	case QCCheckpointPassValueYES:
+		*s = QCCheckpointPassValueYES
+		return nil
+	case QCCheckpointPassValueNO:
+		*s = QCCheckpointPassValueNO
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Units QC checkpoints measure in, shared by every account.
+// Ref: #/components/schemas/QCUnitOfMeasure
+type QCUnitOfMeasure struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Shared reference row, readable by every account and read-only.
+	IsGlobal bool `json:"is_global"`
+	// Short code, unique.
+	Code string `json:"code"`
+	// Display name.
+	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *QCUnitOfMeasure) GetID() int {
+	return s.ID
+}
+
+// GetIsGlobal returns the value of IsGlobal.
+func (s *QCUnitOfMeasure) GetIsGlobal() bool {
+	return s.IsGlobal
+}
+
+// GetCode returns the value of Code.
+func (s *QCUnitOfMeasure) GetCode() string {
+	return s.Code
+}
+
+// GetName returns the value of Name.
+func (s *QCUnitOfMeasure) GetName() string {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *QCUnitOfMeasure) SetID(val int) {
+	s.ID = val
+}
+
+// SetIsGlobal sets the value of IsGlobal.
+func (s *QCUnitOfMeasure) SetIsGlobal(val bool) {
+	s.IsGlobal = val
+}
+
+// SetCode sets the value of Code.
+func (s *QCUnitOfMeasure) SetCode(val string) {
+	s.Code = val
+}
+
+// SetName sets the value of Name.
+func (s *QCUnitOfMeasure) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/QCUnitOfMeasureData
+type QCUnitOfMeasureData struct {
+	Data QCUnitOfMeasure `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *QCUnitOfMeasureData) GetData() QCUnitOfMeasure {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *QCUnitOfMeasureData) SetData(val QCUnitOfMeasure) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/QCUnitOfMeasureList
+type QCUnitOfMeasureList struct {
+	Data       []QCUnitOfMeasure `json:"data"`
+	Pagination Pagination        `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *QCUnitOfMeasureList) GetData() []QCUnitOfMeasure {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *QCUnitOfMeasureList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *QCUnitOfMeasureList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *QCUnitOfMeasureList) SetData(val []QCUnitOfMeasure) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *QCUnitOfMeasureList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *QCUnitOfMeasureList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Labels attached to products, customers or suppliers.

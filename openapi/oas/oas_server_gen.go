@@ -9,8 +9,15 @@ import (
 // Handler handles operations described by OpenAPI v3 specification.
 type Handler interface {
 	AllergensHandler
+	CountriesHandler
+	FoodsHandler
+	NutrientsHandler
 	OperationsHandler
 	OrganizationHandler
+	PreservationsHandler
+	ProductsHandler
+	QcCheckpointsHandler
+	QcUnitsOfMeasureHandler
 	TagsHandler
 	UnitsOfMeasureHandler
 	WarehousesHandler
@@ -54,6 +61,78 @@ type AllergensHandler interface {
 	//
 	// PATCH /allergens/{allergen_id}
 	UpdateAllergen(ctx context.Context, req *AllergenUpdate, params UpdateAllergenParams) (*AllergenData, error)
+}
+
+// CountriesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Countries
+type CountriesHandler interface {
+	// GetCountry implements getCountry operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /countries/{country_id}
+	GetCountry(ctx context.Context, params GetCountryParams) (*CountryData, error)
+	// ListCountries implements listCountries operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /countries
+	ListCountries(ctx context.Context, params ListCountriesParams) (*CountryList, error)
+}
+
+// FoodsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Foods
+type FoodsHandler interface {
+	// CreateFood implements createFood operation.
+	//
+	// Requires the catalog:write scope.
+	//
+	// POST /foods
+	CreateFood(ctx context.Context, req *FoodCreate) (*FoodData, error)
+	// DeleteFood implements deleteFood operation.
+	//
+	// Requires the catalog:write scope.
+	//
+	// DELETE /foods/{food_id}
+	DeleteFood(ctx context.Context, params DeleteFoodParams) (*FoodData, error)
+	// GetFood implements getFood operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /foods/{food_id}
+	GetFood(ctx context.Context, params GetFoodParams) (*FoodData, error)
+	// ListFoods implements listFoods operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /foods
+	ListFoods(ctx context.Context, params ListFoodsParams) (*FoodList, error)
+	// UpdateFood implements updateFood operation.
+	//
+	// Requires the catalog:write scope.
+	//
+	// PATCH /foods/{food_id}
+	UpdateFood(ctx context.Context, req *FoodUpdate, params UpdateFoodParams) (*FoodData, error)
+}
+
+// NutrientsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Nutrients
+type NutrientsHandler interface {
+	// GetNutrient implements getNutrient operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /nutrients/{nutrient_id}
+	GetNutrient(ctx context.Context, params GetNutrientParams) (*NutrientData, error)
+	// ListNutrients implements listNutrients operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /nutrients
+	ListNutrients(ctx context.Context, params ListNutrientsParams) (*NutrientList, error)
 }
 
 // OperationsHandler handles operations described by OpenAPI v3 specification.
@@ -102,6 +181,78 @@ type OrganizationHandler interface {
 	//
 	// GET /organization
 	GetOrganization(ctx context.Context) (*OrganizationData, error)
+}
+
+// PreservationsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Preservations
+type PreservationsHandler interface {
+	// GetPreservation implements getPreservation operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /preservations/{preservation_id}
+	GetPreservation(ctx context.Context, params GetPreservationParams) (*PreservationData, error)
+	// ListPreservations implements listPreservations operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /preservations
+	ListPreservations(ctx context.Context, params ListPreservationsParams) (*PreservationList, error)
+}
+
+// ProductsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Products
+type ProductsHandler interface {
+	// GetProduct implements getProduct operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /products/{product_id}
+	GetProduct(ctx context.Context, params GetProductParams) (*ProductData, error)
+	// ListProducts implements listProducts operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /products
+	ListProducts(ctx context.Context, params ListProductsParams) (*ProductList, error)
+}
+
+// QcCheckpointsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: QcCheckpoints
+type QcCheckpointsHandler interface {
+	// GetQCCheckpoint implements getQCCheckpoint operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /qc-checkpoints/{qc_id}
+	GetQCCheckpoint(ctx context.Context, params GetQCCheckpointParams) (*QCCheckpointData, error)
+	// ListQcCheckpoints implements listQcCheckpoints operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /qc-checkpoints
+	ListQcCheckpoints(ctx context.Context, params ListQcCheckpointsParams) (*QCCheckpointList, error)
+}
+
+// QcUnitsOfMeasureHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: QcUnitsOfMeasure
+type QcUnitsOfMeasureHandler interface {
+	// GetQCUnitOfMeasure implements getQCUnitOfMeasure operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /qc-units-of-measure/{qc_uom_id}
+	GetQCUnitOfMeasure(ctx context.Context, params GetQCUnitOfMeasureParams) (*QCUnitOfMeasureData, error)
+	// ListQcUnitsOfMeasure implements listQcUnitsOfMeasure operation.
+	//
+	// Requires the catalog:read scope.
+	//
+	// GET /qc-units-of-measure
+	ListQcUnitsOfMeasure(ctx context.Context, params ListQcUnitsOfMeasureParams) (*QCUnitOfMeasureList, error)
 }
 
 // TagsHandler handles operations described by OpenAPI v3 specification.

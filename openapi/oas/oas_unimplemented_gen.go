@@ -22,6 +22,15 @@ func (UnimplementedHandler) CreateAllergen(ctx context.Context, req *AllergenCre
 	return r, ht.ErrNotImplemented
 }
 
+// CreateFood implements createFood operation.
+//
+// Requires the catalog:write scope.
+//
+// POST /foods
+func (UnimplementedHandler) CreateFood(ctx context.Context, req *FoodCreate) (r *FoodData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateOperation implements createOperation operation.
 //
 // Requires the manufacturing:write scope.
@@ -64,6 +73,15 @@ func (UnimplementedHandler) CreateWarehouse(ctx context.Context, req *WarehouseC
 //
 // DELETE /allergens/{allergen_id}
 func (UnimplementedHandler) DeleteAllergen(ctx context.Context, params DeleteAllergenParams) (r *AllergenData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// DeleteFood implements deleteFood operation.
+//
+// Requires the catalog:write scope.
+//
+// DELETE /foods/{food_id}
+func (UnimplementedHandler) DeleteFood(ctx context.Context, params DeleteFoodParams) (r *FoodData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -112,6 +130,33 @@ func (UnimplementedHandler) GetAllergen(ctx context.Context, params GetAllergenP
 	return r, ht.ErrNotImplemented
 }
 
+// GetCountry implements getCountry operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /countries/{country_id}
+func (UnimplementedHandler) GetCountry(ctx context.Context, params GetCountryParams) (r *CountryData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetFood implements getFood operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /foods/{food_id}
+func (UnimplementedHandler) GetFood(ctx context.Context, params GetFoodParams) (r *FoodData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetNutrient implements getNutrient operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /nutrients/{nutrient_id}
+func (UnimplementedHandler) GetNutrient(ctx context.Context, params GetNutrientParams) (r *NutrientData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetOperation implements getOperation operation.
 //
 // Requires the manufacturing:read scope.
@@ -127,6 +172,42 @@ func (UnimplementedHandler) GetOperation(ctx context.Context, params GetOperatio
 //
 // GET /organization
 func (UnimplementedHandler) GetOrganization(ctx context.Context) (r *OrganizationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetPreservation implements getPreservation operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /preservations/{preservation_id}
+func (UnimplementedHandler) GetPreservation(ctx context.Context, params GetPreservationParams) (r *PreservationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetProduct implements getProduct operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /products/{product_id}
+func (UnimplementedHandler) GetProduct(ctx context.Context, params GetProductParams) (r *ProductData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetQCCheckpoint implements getQCCheckpoint operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /qc-checkpoints/{qc_id}
+func (UnimplementedHandler) GetQCCheckpoint(ctx context.Context, params GetQCCheckpointParams) (r *QCCheckpointData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetQCUnitOfMeasure implements getQCUnitOfMeasure operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /qc-units-of-measure/{qc_uom_id}
+func (UnimplementedHandler) GetQCUnitOfMeasure(ctx context.Context, params GetQCUnitOfMeasureParams) (r *QCUnitOfMeasureData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -166,12 +247,75 @@ func (UnimplementedHandler) ListAllergens(ctx context.Context, params ListAllerg
 	return r, ht.ErrNotImplemented
 }
 
+// ListCountries implements listCountries operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /countries
+func (UnimplementedHandler) ListCountries(ctx context.Context, params ListCountriesParams) (r *CountryList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListFoods implements listFoods operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /foods
+func (UnimplementedHandler) ListFoods(ctx context.Context, params ListFoodsParams) (r *FoodList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListNutrients implements listNutrients operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /nutrients
+func (UnimplementedHandler) ListNutrients(ctx context.Context, params ListNutrientsParams) (r *NutrientList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListOperations implements listOperations operation.
 //
 // Requires the manufacturing:read scope.
 //
 // GET /operations
 func (UnimplementedHandler) ListOperations(ctx context.Context, params ListOperationsParams) (r *OperationList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListPreservations implements listPreservations operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /preservations
+func (UnimplementedHandler) ListPreservations(ctx context.Context, params ListPreservationsParams) (r *PreservationList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListProducts implements listProducts operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /products
+func (UnimplementedHandler) ListProducts(ctx context.Context, params ListProductsParams) (r *ProductList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListQcCheckpoints implements listQcCheckpoints operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /qc-checkpoints
+func (UnimplementedHandler) ListQcCheckpoints(ctx context.Context, params ListQcCheckpointsParams) (r *QCCheckpointList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListQcUnitsOfMeasure implements listQcUnitsOfMeasure operation.
+//
+// Requires the catalog:read scope.
+//
+// GET /qc-units-of-measure
+func (UnimplementedHandler) ListQcUnitsOfMeasure(ctx context.Context, params ListQcUnitsOfMeasureParams) (r *QCUnitOfMeasureList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -208,6 +352,15 @@ func (UnimplementedHandler) ListWarehouses(ctx context.Context, params ListWareh
 //
 // PATCH /allergens/{allergen_id}
 func (UnimplementedHandler) UpdateAllergen(ctx context.Context, req *AllergenUpdate, params UpdateAllergenParams) (r *AllergenData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateFood implements updateFood operation.
+//
+// Requires the catalog:write scope.
+//
+// PATCH /foods/{food_id}
+func (UnimplementedHandler) UpdateFood(ctx context.Context, req *FoodUpdate, params UpdateFoodParams) (r *FoodData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
