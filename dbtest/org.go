@@ -6,6 +6,7 @@ import (
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
 )
@@ -23,6 +24,17 @@ func NewOrg(t testing.TB, st *store.Store, plan string) *Org {
 		plan = tenancy.Entitled
 	}
 	o, err := tenancy.Create(context.Background(), st.Client, t.Name(), plan, "CAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Org{Organization: o, st: st}
+}
+
+// NewSeededOrg creates an enterprise organization whose test account holds the
+// seeded dataset, as `larder org create` makes them.
+func NewSeededOrg(t testing.TB, st *store.Store) *Org {
+	t.Helper()
+	o, err := tenancy.Create(context.Background(), st.Client, t.Name(), tenancy.Entitled, "CAD", seed.TestAccount)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,14 @@ func WithoutEvents(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noEventsKey{}, true)
 }
 
+type actionKey struct{}
+
+// EmitAs returns ctx under which an update of one record reports action
+// instead of "updated": a soft delete is a deletion to its subscribers.
+func EmitAs(ctx context.Context, action string) context.Context {
+	return context.WithValue(ctx, actionKey{}, action)
+}
+
 // Outbox writes one event row per created, updated or deleted record of a
 // webhook resource, in the transaction of the change, with its snapshot,
 // source, key and request id. Register it on the client (store.Open does).
@@ -63,7 +71,11 @@ func Outbox(render Renderer) ent.Hook {
 				if err != nil {
 					return v, err
 				}
-				return v, o.emit(ctx, "updated", v)
+				action, _ := ctx.Value(actionKey{}).(string)
+				if action == "" {
+					action = "updated"
+				}
+				return v, o.emit(ctx, action, v)
 			case m.Op().Is(ent.OpUpdate):
 				before, err := gen.Targets(ctx, m)
 				if err != nil {

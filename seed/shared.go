@@ -1,6 +1,7 @@
 // Package seed writes data Larder ships with: the shared reference rows every
-// account reads (units of measure, the priority food allergens of Canada) and
-// the dataset of every organization's test account.
+// account reads (units of measure, the priority food allergens of Canada,
+// countries, nutrients, preservations, QC units and foods from package refdata)
+// and the dataset of every organization's test account.
 package seed
 
 import (
@@ -100,7 +101,7 @@ func Shared(ctx context.Context, c *ent.Client) error {
 				return err
 			}
 		}
-		return nil
+		return reference(ctx, tx)
 	})
 }
 

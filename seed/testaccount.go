@@ -38,6 +38,10 @@ var testSteps = []struct {
 	{"allergens", seedAllergens},
 	{"warehouses", seedWarehouses},
 	{"operations", seedOperations},
+	{"suppliers", seedSuppliers},
+	{"QC checkpoints", seedCheckpoints},
+	{"foods", seedFoods},
+	{"products", seedProducts},
 }
 
 func seedTags(ctx context.Context, tx *ent.Tx) error {

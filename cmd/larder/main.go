@@ -7,6 +7,8 @@
 //	larder org set-plan --org ID --plan P
 //	larder key create --org ID --env live|test --scopes S [--name N]
 //	larder key list --org ID
+//	larder product import|export|delete --org ID --env live|test …
+//	larder seed --org ID --env test --scale N
 //
 // Every command takes --database (LARDER_DATABASE_URL) and --json.
 package main
@@ -45,6 +47,10 @@ var commands = []command{
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
 	{"key list", "key list --org ID  list keys, never their secrets", keyList},
+	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
+	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},
+	{"product delete", "product delete --org ID --env E --code C  mark a product deleted", productDelete},
+	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 }
 
 // env is what every command shares.

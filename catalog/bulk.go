@@ -1,0 +1,162 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/hooks"
+	"larder.dev/larder/policy"
+)
+
+// bulkSize keeps one INSERT under SQLite's and PostgreSQL's parameter limits.
+const bulkSize = 400
+
+// BulkCreate creates new products from records in multi-row inserts, for
+// benchmark datasets: the records are validated like an import, but no event
+// is written and every product_code must be new. ctx holds the app viewer of
+// the account; the rows are written as the system, stamped with its account.
+// It returns the number of rows written.
+func BulkCreate(ctx context.Context, tx *ent.Tx, recs []Record) (int, error) {
+	acct := policy.FromContext(ctx).AccountID
+	if acct == 0 {
+		return 0, fmt.Errorf("bulk create needs an account viewer")
+	}
+	x, err := loadRefs(ctx, tx.Client())
+	if err != nil {
+		return 0, err
+	}
+	lines := make([]Line, len(recs))
+	for i, r := range recs {
+		if _, taken := x.products[r.ProductCode]; taken {
+			return 0, fmt.Errorf("product_code %q exists already", r.ProductCode)
+		}
+		lines[i] = Line{N: i + 1, R: r}
+	}
+	if errs := x.validate(lines); len(errs) > 0 {
+		return 0, &FileError{Problems: errs}
+	}
+	sys := hooks.WithoutEvents(policy.System(ctx))
+	rows := 0
+	for start := 0; start < len(recs); start += bulkSize {
+		chunk := recs[start:min(start+bulkSize, len(recs))]
+		bs := make([]*ent.ProductCreate, len(chunk))
+		for i, r := range chunk {
+			b := tx.Product.Create().SetAccountID(acct)
+			x.apply(b.Mutation(), r)
+			bs[i] = b
+		}
+		ps, err := tx.Product.CreateBulk(bs...).Save(sys)
+		if err != nil {
+			return rows, fmt.Errorf("bulk products: %w", err)
+		}
+		for i, p := range ps {
+			x.products[chunk[i].ProductCode] = p.ID
+		}
+		rows += len(ps)
+	}
+	links := &linkBatch{tx: tx, acct: acct}
+	for _, r := range recs {
+		x.addLinks(links, x.products[r.ProductCode], r)
+		if err := links.flush(sys, false); err != nil {
+			return rows, err
+		}
+	}
+	if err := links.flush(sys, true); err != nil {
+		return rows, err
+	}
+	return rows + links.rows, nil
+}
+
+// linkBatch accumulates join rows of many products for multi-row inserts.
+type linkBatch struct {
+	tx          *ent.Tx
+	acct, rows  int
+	tags        []*ent.ProductTagCreate
+	allergens   []*ent.ProductAllergenCreate
+	countries   []*ent.ProductBannedCountryCreate
+	substitutes []*ent.ProductSubstituteCreate
+	suppliers   []*ent.ProductSupplierCreate
+	byproducts  []*ent.ProductByproductCreate
+	qcs         []*ent.ProductQCCheckpointCreate
+}
+
+func (x *refs) addLinks(b *linkBatch, id int, r Record) {
+	tx := b.tx
+	for _, t := range r.Tags {
+		b.tags = append(b.tags, tx.ProductTag.Create().SetAccountID(b.acct).SetProductID(id).SetTagID(x.tags[t]))
+	}
+	for _, a := range r.Allergens {
+		c := tx.ProductAllergen.Create().SetAccountID(b.acct).SetProductID(id).SetAllergenID(x.allergens[a.Allergen])
+		if a.Source != "" {
+			c.SetSource(a.Source)
+		}
+		b.allergens = append(b.allergens, c)
+	}
+	for _, c := range r.BannedCountries {
+		b.countries = append(b.countries, tx.ProductBannedCountry.Create().SetAccountID(b.acct).SetProductID(id).SetCountryID(x.countries[strings.ToUpper(c)]))
+	}
+	for _, c := range r.Substitutes {
+		b.substitutes = append(b.substitutes, tx.ProductSubstitute.Create().SetAccountID(b.acct).SetProductID(id).SetSubstituteID(x.products[c]))
+	}
+	for _, c := range r.Suppliers {
+		b.suppliers = append(b.suppliers, tx.ProductSupplier.Create().SetAccountID(b.acct).SetProductID(id).SetSupplierID(x.suppliers[c]))
+	}
+	for _, c := range r.Byproducts {
+		b.byproducts = append(b.byproducts, tx.ProductByproduct.Create().SetAccountID(b.acct).SetProductID(id).SetByproductID(x.products[c]))
+	}
+	for _, c := range r.QCCheckpoints {
+		b.qcs = append(b.qcs, tx.ProductQCCheckpoint.Create().SetAccountID(b.acct).SetProductID(id).SetQcCheckpointID(x.qcs[c]))
+	}
+}
+
+// flush inserts the accumulated rows of each kind that filled a batch, or all
+// of them when final.
+func (b *linkBatch) flush(ctx context.Context, final bool) error {
+	full := func(n int) bool { return n > 0 && (final || n >= bulkSize) }
+	tx := b.tx
+	if full(len(b.tags)) {
+		if err := tx.ProductTag.CreateBulk(b.tags...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.tags = b.rows+len(b.tags), nil
+	}
+	if full(len(b.allergens)) {
+		if err := tx.ProductAllergen.CreateBulk(b.allergens...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.allergens = b.rows+len(b.allergens), nil
+	}
+	if full(len(b.countries)) {
+		if err := tx.ProductBannedCountry.CreateBulk(b.countries...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.countries = b.rows+len(b.countries), nil
+	}
+	if full(len(b.substitutes)) {
+		if err := tx.ProductSubstitute.CreateBulk(b.substitutes...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.substitutes = b.rows+len(b.substitutes), nil
+	}
+	if full(len(b.suppliers)) {
+		if err := tx.ProductSupplier.CreateBulk(b.suppliers...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.suppliers = b.rows+len(b.suppliers), nil
+	}
+	if full(len(b.byproducts)) {
+		if err := tx.ProductByproduct.CreateBulk(b.byproducts...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.byproducts = b.rows+len(b.byproducts), nil
+	}
+	if full(len(b.qcs)) {
+		if err := tx.ProductQCCheckpoint.CreateBulk(b.qcs...).Exec(ctx); err != nil {
+			return err
+		}
+		b.rows, b.qcs = b.rows+len(b.qcs), nil
+	}
+	return nil
+}
