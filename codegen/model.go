@@ -59,7 +59,7 @@ func (e *Edge) IDField() string {
 // Borrowed are the fields of the rows a join field references, copied into
 // each entry.
 type Borrowed struct {
-	Via    *Field   // the join entity's foreign key
+	Via    *Field // the join entity's foreign key
 	Edge   *gen.Edge
 	Fields []*Field // the referenced type's fields
 }
