@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/event"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
+)
+
+// events counts the outbox events of type typ with source app.
+func appEvents(t *testing.T, db, typ string) int {
+	t.Helper()
+	st, err := store.Open(context.Background(), db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, err := st.Client.Event.Query().Where(event.Type(typ), event.SourceEQ(event.SourceApp)).Count(policy.System(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Issue "product import round-trips a file exported from the test account";
+// every bad line is reported and nothing of a bad file is imported.
+func TestProductImportExport(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Bakery")["id"].(float64)))
+			dir := t.TempDir()
+			for _, format := range []string{"jsonl", "csv"} {
+				file := filepath.Join(dir, "products."+format)
+				out := cli(t, db, "product", "export", "--org", org, "--env", "test", "--out", file)
+				if out["exported"].(float64) < 20 || out["format"] != format {
+					t.Fatalf("export %v", out)
+				}
+				got := cli(t, db, "product", "import", "--org", org, "--env", "test", file)
+				if got["unchanged"] != out["exported"] || got["created"] != 0.0 || got["updated"] != 0.0 {
+					t.Fatalf("%s round trip: %v after exporting %v", format, got, out["exported"])
+				}
+			}
+			file := filepath.Join(dir, "products.jsonl")
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := strings.Replace(string(data), `"name":"Rolled oats"`, `"name":"Rolled oats, large flake"`, 1)
+			edited += `{"product_code":"RM-SPELT","name":"Spelt flour","product_type":"RAW_MATERIAL","unit_of_measure":"kg","cost":2.5,"allergens":[{"allergen":"WHEAT"}],"substitutes":["RM-FLOUR"]}` + "\n"
+			if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := cli(t, db, "product", "import", "--org", org, "--env", "test", file)
+			if got["created"] != 1.0 || got["updated"] != 1.0 {
+				t.Fatalf("import after edits: %v", got)
+			}
+			if n := appEvents(t, db, "product.created"); n != 1 {
+				t.Fatalf("%d product.created events with source app", n)
+			}
+			if n := appEvents(t, db, "product.updated"); n != 1 {
+				t.Fatalf("%d product.updated events with source app", n)
+			}
+
+			bad := filepath.Join(dir, "bad.jsonl")
+			body := `{"product_code":"NEW-1","product_type":"RAW_MATERIAL"}
+{"product_code":"NEW-2","product_type":"BREAD"}
+not json
+{"product_code":"NEW-1","product_type":"RECIPE","food":"Nothing"}
+{"product_code":"NEW-3","product_type":"RECIPE","cost":-1,"unit_of_measure":"zz","extra":1}
+`
+			if err := os.WriteFile(bad, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var outb, errb strings.Builder
+			err = run(context.Background(), []string{"product", "import", "--org", org, "--env", "test", bad, "--database", db}, &outb, &errb)
+			if err == nil {
+				t.Fatal("a bad file was imported")
+			}
+			for _, want := range []string{"line 2: product_type", "line 3: not a product object", "line 4: product_code", "line 4: food", "line 5: not a product object", "nothing was imported"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("report lacks %q:\n%v", want, err)
+				}
+			}
+			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "NEW-1")
+			if n := appEvents(t, db, "product.created"); n != 1 {
+				t.Fatalf("a refused file wrote events: %d", n)
+			}
+
+			del := cli(t, db, "product", "delete", "--org", org, "--env", "test", "--code", "RM-SPELT")
+			if del["is_deleted"] != true || appEvents(t, db, "product.deleted") != 1 {
+				t.Fatalf("delete %v", del)
+			}
+			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "RM-SPELT")
+
+			// The live account has none of the test account's reference rows:
+			// the file is refused as a whole, naming each line.
+			fails(t, db, "no PRODUCT tag named", "product", "import", "--org", org, "--env", "live", filepath.Join(dir, "products.csv"))
+
+			seeded := cli(t, db, "seed", "--org", org, "--env", "test", "--scale", "3")
+			if seeded["rows"].(float64) < 300 || seeded["rows_per_second"] == nil {
+				t.Fatalf("seed %v", seeded)
+			}
+			fails(t, db, "--env test", "seed", "--org", org, "--env", "live", "--scale", "1")
+			after := cli(t, db, "product", "export", "--org", org, "--env", "test", "--out", filepath.Join(dir, "after.csv"))
+			if after["exported"].(float64) < 4*out(t, dir) {
+				t.Fatalf("after scaling %v", after)
+			}
+		})
+	}
+}
+
+// out counts the products of the first export.
+func out(t *testing.T, dir string) float64 {
+	data, err := os.ReadFile(filepath.Join(dir, "products.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(strings.Count(string(data), "\n") - 1)
+}
