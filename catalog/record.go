@@ -89,9 +89,9 @@ var Columns = []string{
 
 // LineError is a problem with one line of a file.
 type LineError struct {
-	Line  int
-	Field string
-	Msg   string
+	Line  int    `json:"line"`
+	Field string `json:"field,omitempty"`
+	Msg   string `json:"message"`
 }
 
 func (e LineError) Error() string {
