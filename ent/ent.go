@@ -22,6 +22,9 @@ import (
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/webhookattempt"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -82,16 +85,19 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:        apikey.ValidColumn,
-			account.Table:       account.ValidColumn,
-			allergen.Table:      allergen.ValidColumn,
-			event.Table:         event.ValidColumn,
-			location.Table:      location.ValidColumn,
-			operation.Table:     operation.ValidColumn,
-			organization.Table:  organization.ValidColumn,
-			ratewindow.Table:    ratewindow.ValidColumn,
-			tag.Table:           tag.ValidColumn,
-			unitofmeasure.Table: unitofmeasure.ValidColumn,
+			apikey.Table:          apikey.ValidColumn,
+			account.Table:         account.ValidColumn,
+			allergen.Table:        allergen.ValidColumn,
+			event.Table:           event.ValidColumn,
+			location.Table:        location.ValidColumn,
+			operation.Table:       operation.ValidColumn,
+			organization.Table:    organization.ValidColumn,
+			ratewindow.Table:      ratewindow.ValidColumn,
+			tag.Table:             tag.ValidColumn,
+			unitofmeasure.Table:   unitofmeasure.ValidColumn,
+			webhookattempt.Table:  webhookattempt.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			webhookendpoint.Table: webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)
