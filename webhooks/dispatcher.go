@@ -520,12 +520,19 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 		case ep.FailingSince == nil:
 			return tx.WebhookEndpoint.UpdateOne(ep).SetFailingSince(res.at).Exec(sys)
 		case ep.Enabled && now.Sub(*ep.FailingSince) >= d.o.DisableAfter:
-			disabled, err = tx.WebhookEndpoint.UpdateOne(ep).
+			// Conditional, so that of concurrent failures one disables and
+			// notifies (PostgreSQL re-checks the condition after the row lock).
+			n, err := tx.WebhookEndpoint.Update().
+				Where(webhookendpoint.ID(ep.ID), webhookendpoint.Enabled(true)).
 				SetEnabled(false).
 				SetDisabledReason(webhookendpoint.DisabledReasonFailing).
 				SetDisabledAt(now).
 				SetUpdatedAt(now).
 				Save(sys)
+			if err != nil || n == 0 {
+				return err
+			}
+			disabled, err = tx.WebhookEndpoint.Get(sys, ep.ID)
 			return err
 		}
 		return nil
