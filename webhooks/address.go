@@ -86,7 +86,7 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r Resolver) er
 	}
 	for _, a := range addrs {
 		if Blocked(a) {
-			return fmt.Errorf("url %q: %w", raw, &BlockedError{Addr: a})
+			return fmt.Errorf("url %q: %w", raw, &BlockedError{Addr: a.Unmap()})
 		}
 	}
 	return nil
