@@ -3,19 +3,22 @@ module larder.dev/larder
 go 1.26.8
 
 require (
+	ariga.io/atlas v0.38.0
 	entgo.io/contrib v0.7.0
 	entgo.io/ent v0.14.5
 	github.com/go-faster/errors v0.8.0
 	github.com/go-faster/jx v1.2.0
+	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/lib/pq v1.12.3
 	github.com/ogen-go/ogen v1.24.0
 	github.com/shopspring/decimal v1.4.0
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	golang.org/x/tools v0.52.0
 	modernc.org/sqlite v1.61.1
 )
 
 require (
-	ariga.io/atlas v0.38.0 // indirect
 	github.com/agext/levenshtein v1.2.3 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/bmatcuk/doublestar v1.3.4 // indirect
@@ -25,8 +28,8 @@ require (
 	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/go-faster/yaml v0.4.6 // indirect
 	github.com/go-openapi/inflect v0.19.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/hcl/v2 v2.18.1 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect

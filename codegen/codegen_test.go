@@ -78,3 +78,65 @@ func TestValidationRefuses(t *testing.T) {
 		t.Fatalf("a valid resource is refused: %v", err)
 	}
 }
+
+// The generator refuses events missing from the catalogue, and resolves a
+// line's changes to its parent's .updated event.
+func TestEventCatalogue(t *testing.T) {
+	n := 0
+	for _, c := range annotate.Catalogue {
+		n += len(c.Actions)
+	}
+	if n != 60 || len(annotate.Catalogue) != 17 {
+		t.Fatalf("catalogue has %d types over %d resources, want 60 over 17", n, len(annotate.Catalogue))
+	}
+	emits := func(event string, actions ...string) *Resource {
+		r := resourceWith()
+		r.Event, r.Ann = event, r.Ann.Emits(actions...)
+		return r
+	}
+	for _, tc := range []struct {
+		r    *Resource
+		want string
+	}{
+		{emits("tag", "created", "archived"), "tag.archived"},
+		{emits("widget", "created"), `"widget"`},
+		{emits("product", "created", "updated", "deleted"), ""},
+		{emits("sales_order", "shipped"), ""},
+	} {
+		err := checkEvents(tc.r)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %v: %v, want %q", tc.r.Event, tc.r.Ann.Events, err, tc.want)
+		}
+	}
+
+	order := emits("purchase_order", "created", "updated")
+	order.Type = &gen.Type{Name: "PurchaseOrder"}
+	byType := map[string]*Resource{"PurchaseOrder": order}
+	line := func(ann annotate.Line, f *gen.Field) *gen.Type {
+		return &gen.Type{Name: "PurchaseOrderLine", Fields: []*gen.Field{f},
+			Annotations: gen.Annotations{annotate.LineName: ann}}
+	}
+	fk := &gen.Field{Name: "purchase_order_id", Type: &field.TypeInfo{Type: field.TypeInt}}
+	info, err := lineEvents(line(annotate.LineOf("PurchaseOrder", "purchase_order_id"), fk), byType)
+	if err != nil || info.Resource != "purchase_order" || info.Parent != "PurchaseOrder" ||
+		info.ParentField != "PurchaseOrderID" || len(info.Actions) != 1 || info.Actions[0] != "updated" {
+		t.Fatalf("line events %+v, %v", info, err)
+	}
+	for _, tc := range []struct {
+		name string
+		t    *gen.Type
+		want string
+	}{
+		{"unknown parent", line(annotate.LineOf("Invoice", "purchase_order_id"), fk), "not a resource emitting updated"},
+		{"missing field", line(annotate.LineOf("PurchaseOrder", "order_id"), fk), "does not have"},
+		{"optional key", line(annotate.LineOf("PurchaseOrder", "purchase_order_id"),
+			&gen.Field{Name: "purchase_order_id", Optional: true, Type: &field.TypeInfo{Type: field.TypeInt}}), "required int"},
+	} {
+		if _, err := lineEvents(tc.t, byType); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if info, err := lineEvents(&gen.Type{Name: "Tag"}, byType); info != nil || err != nil {
+		t.Fatalf("a schema without a line annotation: %+v %v", info, err)
+	}
+}

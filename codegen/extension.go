@@ -7,6 +7,8 @@ import (
 
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/annotate"
 )
 
 //go:embed templates
@@ -25,6 +27,7 @@ func (Extension) Templates() []*gen.Template {
 				"corePackages":  corePackages,
 				"uniqueIndexes": uniqueIndexes,
 				"human":         Human,
+				"catalogue":     func() []annotate.EventResource { return annotate.Catalogue },
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}

@@ -249,6 +249,9 @@ type EventInfo struct {
 	Resource string
 	Actions  []string
 	Roots    string // field that must be nil for a row to be the resource
+	// Parent is the ent type of the document a line belongs to, and
+	// ParentField the line's Go field holding the parent's id ("" unless a line).
+	Parent, ParentField string
 }
 
 // nodes is the view of every ent type for the ent-package template.
@@ -287,6 +290,13 @@ func nodes(g *gen.Graph) ([]*Node, error) {
 		}
 		if r := byType[t.Name]; r != nil && len(r.Ann.Events) > 0 {
 			n.Events = &EventInfo{Resource: r.Event, Actions: r.Ann.Events, Roots: r.Ann.RootsOnly}
+		}
+		line, err := lineEvents(t, byType)
+		if err != nil {
+			return nil, err
+		}
+		if line != nil {
+			n.Events = line
 		}
 		out = append(out, n)
 	}

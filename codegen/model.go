@@ -129,6 +129,9 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 		if err := r.validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
+		if err := checkEvents(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ann.Path < out[j].Ann.Path })

@@ -556,28 +556,40 @@ func (b *specBuilder) organization() {
 	path(b.spec, "/organization").Get = op
 }
 
-// webhooks publishes every event type of the existing resources.
+// webhooks publishes every event type of the catalogue (annotate.Catalogue):
+// a resource whose schema emits its events gets its generated snapshot schema,
+// the others a generic object until their schema lands.
 func (b *specBuilder) webhooks(rs []*Resource) {
 	sc := b.schemas()
 	sc["EventSource"] = ogen.String().
 		SetDescription("What caused the change: an API call, an action in the web application, or the system.").
 		AsEnum(nil, json.RawMessage(`"api"`), json.RawMessage(`"app"`), json.RawMessage(`"system"`))
 	b.spec.Webhooks = map[string]*ogen.PathItem{}
+	byEvent := map[string]*Resource{}
 	for _, r := range rs {
-		if len(r.Ann.Events) == 0 {
-			continue
+		if len(r.Ann.Events) > 0 {
+			byEvent[r.Event] = r
 		}
+	}
+	for _, c := range annotate.Catalogue {
 		var types []json.RawMessage
-		for _, t := range r.Events() {
-			types = append(types, json.RawMessage(`"`+t+`"`))
+		for _, a := range c.Actions {
+			types = append(types, json.RawMessage(`"`+c.Resource+"."+a+`"`))
 		}
-		event := r.Schema + "Event"
-		sc[event] = envelope(r.Event, ogen.String().AsEnum(nil, types...), ref(r.Schema+"Snapshot"))
-		for _, t := range r.Events() {
+		snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines and cost fields " +
+			"(its schema is published with the resource's endpoints).")
+		if r := byEvent[c.Resource]; r != nil {
+			snapshot = ref(r.Schema + "Snapshot")
+		}
+		event := pascal(c.Resource) + "Event"
+		sc[event] = envelope(c.Resource, ogen.String().AsEnum(nil, types...), snapshot)
+		for _, a := range c.Actions {
+			t := c.Resource + "." + a
 			b.spec.Webhooks[t] = webhook(t, pascal(strings.ReplaceAll(t, ".", "_")), "`"+t+"`: "+eventDoc(t), event)
 		}
 	}
-	sc["PingEvent"] = envelope("ping", ogen.String().AsEnum(nil, json.RawMessage(`"ping"`)), ogen.NewSchema())
+	sc["PingEvent"] = envelope("ping", ogen.String().AsEnum(nil, json.RawMessage(`"ping"`)),
+		ogen.NewSchema().AddRequiredProperties(ogen.Int().SetDescription("The endpoint pinged.").ToProperty("endpoint_id")))
 	b.spec.Webhooks["ping"] = webhook("ping", "Ping", "`ping`: sent by the test button to the endpoint's real URL.", "PingEvent")
 }
 

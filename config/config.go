@@ -5,6 +5,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -41,6 +42,23 @@ type Config struct {
 	// DevDatabase is the scratch PostgreSQL database `migrate diff` recreates
 	// (--dev-database, LARDER_DEV_DATABASE_URL).
 	DevDatabase string
+	// Webhooks runs the webhook dispatcher inside serve (--webhooks, LARDER_WEBHOOKS).
+	Webhooks bool
+	// WebhookRetryInterval separates the retries of a delivery
+	// (--webhook-retry-interval, LARDER_WEBHOOK_RETRY_INTERVAL).
+	WebhookRetryInterval time.Duration
+	// WebhookDisableAfter disables an endpoint failing every delivery this long
+	// (--webhook-disable-after, LARDER_WEBHOOK_DISABLE_AFTER).
+	WebhookDisableAfter time.Duration
+	// WebhookAllowPrivate admits plain HTTP and private addresses for endpoints
+	// (--webhook-allow-private, LARDER_WEBHOOK_ALLOW_PRIVATE=1), for development.
+	WebhookAllowPrivate bool
+	// WebhookPollInterval is how often the dispatcher looks for due work
+	// (--webhook-poll-interval, LARDER_WEBHOOK_POLL_INTERVAL).
+	WebhookPollInterval time.Duration
+	// SMTPURL is the mail server telling owners of disabled endpoints
+	// (--smtp-url, LARDER_SMTP_URL): smtp://user:pass@host:port/?from=address.
+	SMTPURL string
 }
 
 // Defaults is the configuration when nothing is set.
@@ -55,6 +73,11 @@ func Defaults() Config {
 		Statements:     256,
 		LogFormat:      "text",
 		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
+
+		Webhooks:             true,
+		WebhookRetryInterval: 5 * time.Hour,
+		WebhookDisableAfter:  24 * time.Hour,
+		WebhookPollInterval:  2 * time.Second,
 	}
 }
 
@@ -70,6 +93,9 @@ type Options []string
 
 // Common flags every command takes.
 var Common = Options{"database", "log-format", "db-statements"}
+
+// Webhooks flags of serve and the webhook commands.
+var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
 var Server = Options{"addr", "rate-limit", "auth-fail-limit", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr"}
@@ -110,6 +136,7 @@ func (c *Config) options() map[string]option {
 // fs with those values as defaults, so a flag overrides its variable.
 func (c *Config) Bind(fs *flag.FlagSet, opts ...Options) error {
 	all := c.options()
+	maps.Copy(all, c.webhookOptions())
 	for _, group := range opts {
 		for _, name := range group {
 			o, ok := all[name]
@@ -154,6 +181,7 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, "log-format must be text or json")
 	}
+	errs = append(errs, c.validateWebhooks()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}

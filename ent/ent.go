@@ -38,6 +38,9 @@ import (
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/webhookattempt"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -124,6 +127,9 @@ func checkColumn(t, c string) error {
 			supplier.Table:             supplier.ValidColumn,
 			tag.Table:                  tag.ValidColumn,
 			unitofmeasure.Table:        unitofmeasure.ValidColumn,
+			webhookattempt.Table:       webhookattempt.ValidColumn,
+			webhookdelivery.Table:      webhookdelivery.ValidColumn,
+			webhookendpoint.Table:      webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

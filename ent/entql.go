@@ -30,6 +30,9 @@ import (
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/webhookattempt"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -39,7 +42,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -145,6 +148,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldAPIKeyID:     {Type: field.TypeInt, Column: event.FieldAPIKeyID},
 			event.FieldRequestID:    {Type: field.TypeString, Column: event.FieldRequestID},
 			event.FieldCreatedAt:    {Type: field.TypeTime, Column: event.FieldCreatedAt},
+			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
@@ -555,6 +559,76 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
+	graph.Nodes[26] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookattempt.Table,
+			Columns: webhookattempt.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: webhookattempt.FieldID,
+			},
+		},
+		Type: "WebhookAttempt",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookattempt.FieldDeliveryID:     {Type: field.TypeInt, Column: webhookattempt.FieldDeliveryID},
+			webhookattempt.FieldTrigger:        {Type: field.TypeEnum, Column: webhookattempt.FieldTrigger},
+			webhookattempt.FieldAttemptedAt:    {Type: field.TypeTime, Column: webhookattempt.FieldAttemptedAt},
+			webhookattempt.FieldRequestHeaders: {Type: field.TypeJSON, Column: webhookattempt.FieldRequestHeaders},
+			webhookattempt.FieldRequestBody:    {Type: field.TypeString, Column: webhookattempt.FieldRequestBody},
+			webhookattempt.FieldResponseStatus: {Type: field.TypeInt, Column: webhookattempt.FieldResponseStatus},
+			webhookattempt.FieldResponseBody:   {Type: field.TypeString, Column: webhookattempt.FieldResponseBody},
+			webhookattempt.FieldDurationMs:     {Type: field.TypeInt, Column: webhookattempt.FieldDurationMs},
+			webhookattempt.FieldError:          {Type: field.TypeString, Column: webhookattempt.FieldError},
+			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
+		},
+	}
+	graph.Nodes[27] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookdelivery.Table,
+			Columns: webhookdelivery.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: webhookdelivery.FieldID,
+			},
+		},
+		Type: "WebhookDelivery",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookdelivery.FieldEndpointID:    {Type: field.TypeInt, Column: webhookdelivery.FieldEndpointID},
+			webhookdelivery.FieldEventID:       {Type: field.TypeInt, Column: webhookdelivery.FieldEventID},
+			webhookdelivery.FieldStatus:        {Type: field.TypeEnum, Column: webhookdelivery.FieldStatus},
+			webhookdelivery.FieldAttemptCount:  {Type: field.TypeInt, Column: webhookdelivery.FieldAttemptCount},
+			webhookdelivery.FieldNextAttemptAt: {Type: field.TypeTime, Column: webhookdelivery.FieldNextAttemptAt},
+			webhookdelivery.FieldLockedUntil:   {Type: field.TypeTime, Column: webhookdelivery.FieldLockedUntil},
+			webhookdelivery.FieldCreatedAt:     {Type: field.TypeTime, Column: webhookdelivery.FieldCreatedAt},
+			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
+		},
+	}
+	graph.Nodes[28] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   webhookendpoint.Table,
+			Columns: webhookendpoint.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: webhookendpoint.FieldID,
+			},
+		},
+		Type: "WebhookEndpoint",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			webhookendpoint.FieldAccountID:               {Type: field.TypeInt, Column: webhookendpoint.FieldAccountID},
+			webhookendpoint.FieldURL:                     {Type: field.TypeString, Column: webhookendpoint.FieldURL},
+			webhookendpoint.FieldDescription:             {Type: field.TypeString, Column: webhookendpoint.FieldDescription},
+			webhookendpoint.FieldEmail:                   {Type: field.TypeString, Column: webhookendpoint.FieldEmail},
+			webhookendpoint.FieldSecret:                  {Type: field.TypeString, Column: webhookendpoint.FieldSecret},
+			webhookendpoint.FieldPreviousSecret:          {Type: field.TypeString, Column: webhookendpoint.FieldPreviousSecret},
+			webhookendpoint.FieldPreviousSecretExpiresAt: {Type: field.TypeTime, Column: webhookendpoint.FieldPreviousSecretExpiresAt},
+			webhookendpoint.FieldEnabled:                 {Type: field.TypeBool, Column: webhookendpoint.FieldEnabled},
+			webhookendpoint.FieldDisabledReason:          {Type: field.TypeEnum, Column: webhookendpoint.FieldDisabledReason},
+			webhookendpoint.FieldDisabledAt:              {Type: field.TypeTime, Column: webhookendpoint.FieldDisabledAt},
+			webhookendpoint.FieldFailingSince:            {Type: field.TypeTime, Column: webhookendpoint.FieldFailingSince},
+			webhookendpoint.FieldCreatedAt:               {Type: field.TypeTime, Column: webhookendpoint.FieldCreatedAt},
+			webhookendpoint.FieldUpdatedAt:               {Type: field.TypeTime, Column: webhookendpoint.FieldUpdatedAt},
+		},
+	}
 	graph.MustAddE(
 		"account",
 		&sqlgraph.EdgeSpec{
@@ -614,6 +688,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Event",
 		"Account",
+	)
+	graph.MustAddE(
+		"deliveries",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+		},
+		"Event",
+		"WebhookDelivery",
 	)
 	graph.MustAddE(
 		"account",
@@ -1239,6 +1325,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"UnitOfMeasure",
 		"Operation",
 	)
+	graph.MustAddE(
+		"delivery",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookattempt.DeliveryTable,
+			Columns: []string{webhookattempt.DeliveryColumn},
+			Bidi:    false,
+		},
+		"WebhookAttempt",
+		"WebhookDelivery",
+	)
+	graph.MustAddE(
+		"endpoint",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookdelivery.EndpointTable,
+			Columns: []string{webhookdelivery.EndpointColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"WebhookEndpoint",
+	)
+	graph.MustAddE(
+		"event",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   webhookdelivery.EventTable,
+			Columns: []string{webhookdelivery.EventColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"Event",
+	)
+	graph.MustAddE(
+		"attempts",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   webhookdelivery.AttemptsTable,
+			Columns: []string{webhookdelivery.AttemptsColumn},
+			Bidi:    false,
+		},
+		"WebhookDelivery",
+		"WebhookAttempt",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   webhookendpoint.AccountTable,
+			Columns: []string{webhookendpoint.AccountColumn},
+			Bidi:    false,
+		},
+		"WebhookEndpoint",
+		"Account",
+	)
+	graph.MustAddE(
+		"deliveries",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   webhookendpoint.DeliveriesTable,
+			Columns: []string{webhookendpoint.DeliveriesColumn},
+			Bidi:    false,
+		},
+		"WebhookEndpoint",
+		"WebhookDelivery",
+	)
 	return graph
 }()
 
@@ -1714,6 +1872,11 @@ func (f *EventFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(event.FieldCreatedAt))
 }
 
+// WhereDispatchedAt applies the entql time.Time predicate on the dispatched_at field.
+func (f *EventFilter) WhereDispatchedAt(p entql.TimeP) {
+	f.Where(p.Field(event.FieldDispatchedAt))
+}
+
 // WhereHasAccount applies a predicate to check if query has an edge account.
 func (f *EventFilter) WhereHasAccount() {
 	f.Where(entql.HasEdge("account"))
@@ -1722,6 +1885,20 @@ func (f *EventFilter) WhereHasAccount() {
 // WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
 func (f *EventFilter) WhereHasAccountWith(preds ...predicate.Account) {
 	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasDeliveries applies a predicate to check if query has an edge deliveries.
+func (f *EventFilter) WhereHasDeliveries() {
+	f.Where(entql.HasEdge("deliveries"))
+}
+
+// WhereHasDeliveriesWith applies a predicate to check if query has an edge deliveries with a given conditions (other predicates).
+func (f *EventFilter) WhereHasDeliveriesWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("deliveries", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -3965,6 +4142,365 @@ func (f *UnitOfMeasureFilter) WhereHasOperations() {
 // WhereHasOperationsWith applies a predicate to check if query has an edge operations with a given conditions (other predicates).
 func (f *UnitOfMeasureFilter) WhereHasOperationsWith(preds ...predicate.Operation) {
 	f.Where(entql.HasEdgeWith("operations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookAttemptQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookAttemptQuery builder.
+func (_q *WebhookAttemptQuery) Filter() *WebhookAttemptFilter {
+	return &WebhookAttemptFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookAttemptMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookAttemptMutation builder.
+func (m *WebhookAttemptMutation) Filter() *WebhookAttemptFilter {
+	return &WebhookAttemptFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookAttemptFilter provides a generic filtering capability at runtime for WebhookAttemptQuery.
+type WebhookAttemptFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookAttemptFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *WebhookAttemptFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldID))
+}
+
+// WhereDeliveryID applies the entql int predicate on the delivery_id field.
+func (f *WebhookAttemptFilter) WhereDeliveryID(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldDeliveryID))
+}
+
+// WhereTrigger applies the entql string predicate on the trigger field.
+func (f *WebhookAttemptFilter) WhereTrigger(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldTrigger))
+}
+
+// WhereAttemptedAt applies the entql time.Time predicate on the attempted_at field.
+func (f *WebhookAttemptFilter) WhereAttemptedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookattempt.FieldAttemptedAt))
+}
+
+// WhereRequestHeaders applies the entql json.RawMessage predicate on the request_headers field.
+func (f *WebhookAttemptFilter) WhereRequestHeaders(p entql.BytesP) {
+	f.Where(p.Field(webhookattempt.FieldRequestHeaders))
+}
+
+// WhereRequestBody applies the entql string predicate on the request_body field.
+func (f *WebhookAttemptFilter) WhereRequestBody(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldRequestBody))
+}
+
+// WhereResponseStatus applies the entql int predicate on the response_status field.
+func (f *WebhookAttemptFilter) WhereResponseStatus(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldResponseStatus))
+}
+
+// WhereResponseBody applies the entql string predicate on the response_body field.
+func (f *WebhookAttemptFilter) WhereResponseBody(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldResponseBody))
+}
+
+// WhereDurationMs applies the entql int predicate on the duration_ms field.
+func (f *WebhookAttemptFilter) WhereDurationMs(p entql.IntP) {
+	f.Where(p.Field(webhookattempt.FieldDurationMs))
+}
+
+// WhereError applies the entql string predicate on the error field.
+func (f *WebhookAttemptFilter) WhereError(p entql.StringP) {
+	f.Where(p.Field(webhookattempt.FieldError))
+}
+
+// WhereSuccess applies the entql bool predicate on the success field.
+func (f *WebhookAttemptFilter) WhereSuccess(p entql.BoolP) {
+	f.Where(p.Field(webhookattempt.FieldSuccess))
+}
+
+// WhereHasDelivery applies a predicate to check if query has an edge delivery.
+func (f *WebhookAttemptFilter) WhereHasDelivery() {
+	f.Where(entql.HasEdge("delivery"))
+}
+
+// WhereHasDeliveryWith applies a predicate to check if query has an edge delivery with a given conditions (other predicates).
+func (f *WebhookAttemptFilter) WhereHasDeliveryWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("delivery", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookDeliveryQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookDeliveryQuery builder.
+func (_q *WebhookDeliveryQuery) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookDeliveryMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookDeliveryMutation builder.
+func (m *WebhookDeliveryMutation) Filter() *WebhookDeliveryFilter {
+	return &WebhookDeliveryFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookDeliveryFilter provides a generic filtering capability at runtime for WebhookDeliveryQuery.
+type WebhookDeliveryFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookDeliveryFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *WebhookDeliveryFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldID))
+}
+
+// WhereEndpointID applies the entql int predicate on the endpoint_id field.
+func (f *WebhookDeliveryFilter) WhereEndpointID(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldEndpointID))
+}
+
+// WhereEventID applies the entql int predicate on the event_id field.
+func (f *WebhookDeliveryFilter) WhereEventID(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldEventID))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *WebhookDeliveryFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(webhookdelivery.FieldStatus))
+}
+
+// WhereAttemptCount applies the entql int predicate on the attempt_count field.
+func (f *WebhookDeliveryFilter) WhereAttemptCount(p entql.IntP) {
+	f.Where(p.Field(webhookdelivery.FieldAttemptCount))
+}
+
+// WhereNextAttemptAt applies the entql time.Time predicate on the next_attempt_at field.
+func (f *WebhookDeliveryFilter) WhereNextAttemptAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldNextAttemptAt))
+}
+
+// WhereLockedUntil applies the entql time.Time predicate on the locked_until field.
+func (f *WebhookDeliveryFilter) WhereLockedUntil(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldLockedUntil))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookDeliveryFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldCreatedAt))
+}
+
+// WhereFinishedAt applies the entql time.Time predicate on the finished_at field.
+func (f *WebhookDeliveryFilter) WhereFinishedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookdelivery.FieldFinishedAt))
+}
+
+// WhereHasEndpoint applies a predicate to check if query has an edge endpoint.
+func (f *WebhookDeliveryFilter) WhereHasEndpoint() {
+	f.Where(entql.HasEdge("endpoint"))
+}
+
+// WhereHasEndpointWith applies a predicate to check if query has an edge endpoint with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasEndpointWith(preds ...predicate.WebhookEndpoint) {
+	f.Where(entql.HasEdgeWith("endpoint", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasEvent applies a predicate to check if query has an edge event.
+func (f *WebhookDeliveryFilter) WhereHasEvent() {
+	f.Where(entql.HasEdge("event"))
+}
+
+// WhereHasEventWith applies a predicate to check if query has an edge event with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasEventWith(preds ...predicate.Event) {
+	f.Where(entql.HasEdgeWith("event", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAttempts applies a predicate to check if query has an edge attempts.
+func (f *WebhookDeliveryFilter) WhereHasAttempts() {
+	f.Where(entql.HasEdge("attempts"))
+}
+
+// WhereHasAttemptsWith applies a predicate to check if query has an edge attempts with a given conditions (other predicates).
+func (f *WebhookDeliveryFilter) WhereHasAttemptsWith(preds ...predicate.WebhookAttempt) {
+	f.Where(entql.HasEdgeWith("attempts", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WebhookEndpointQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WebhookEndpointQuery builder.
+func (_q *WebhookEndpointQuery) Filter() *WebhookEndpointFilter {
+	return &WebhookEndpointFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WebhookEndpointMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WebhookEndpointMutation builder.
+func (m *WebhookEndpointMutation) Filter() *WebhookEndpointFilter {
+	return &WebhookEndpointFilter{config: m.config, predicateAdder: m}
+}
+
+// WebhookEndpointFilter provides a generic filtering capability at runtime for WebhookEndpointQuery.
+type WebhookEndpointFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WebhookEndpointFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *WebhookEndpointFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(webhookendpoint.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *WebhookEndpointFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(webhookendpoint.FieldAccountID))
+}
+
+// WhereURL applies the entql string predicate on the url field.
+func (f *WebhookEndpointFilter) WhereURL(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldURL))
+}
+
+// WhereDescription applies the entql string predicate on the description field.
+func (f *WebhookEndpointFilter) WhereDescription(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldDescription))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *WebhookEndpointFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldEmail))
+}
+
+// WhereSecret applies the entql string predicate on the secret field.
+func (f *WebhookEndpointFilter) WhereSecret(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldSecret))
+}
+
+// WherePreviousSecret applies the entql string predicate on the previous_secret field.
+func (f *WebhookEndpointFilter) WherePreviousSecret(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldPreviousSecret))
+}
+
+// WherePreviousSecretExpiresAt applies the entql time.Time predicate on the previous_secret_expires_at field.
+func (f *WebhookEndpointFilter) WherePreviousSecretExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldPreviousSecretExpiresAt))
+}
+
+// WhereEnabled applies the entql bool predicate on the enabled field.
+func (f *WebhookEndpointFilter) WhereEnabled(p entql.BoolP) {
+	f.Where(p.Field(webhookendpoint.FieldEnabled))
+}
+
+// WhereDisabledReason applies the entql string predicate on the disabled_reason field.
+func (f *WebhookEndpointFilter) WhereDisabledReason(p entql.StringP) {
+	f.Where(p.Field(webhookendpoint.FieldDisabledReason))
+}
+
+// WhereDisabledAt applies the entql time.Time predicate on the disabled_at field.
+func (f *WebhookEndpointFilter) WhereDisabledAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldDisabledAt))
+}
+
+// WhereFailingSince applies the entql time.Time predicate on the failing_since field.
+func (f *WebhookEndpointFilter) WhereFailingSince(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldFailingSince))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *WebhookEndpointFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *WebhookEndpointFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(webhookendpoint.FieldUpdatedAt))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *WebhookEndpointFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *WebhookEndpointFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasDeliveries applies a predicate to check if query has an edge deliveries.
+func (f *WebhookEndpointFilter) WhereHasDeliveries() {
+	f.Where(entql.HasEdge("deliveries"))
+}
+
+// WhereHasDeliveriesWith applies a predicate to check if query has an edge deliveries with a given conditions (other predicates).
+func (f *WebhookEndpointFilter) WhereHasDeliveriesWith(preds ...predicate.WebhookDelivery) {
+	f.Where(entql.HasEdgeWith("deliveries", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

@@ -41,6 +41,8 @@ type Event struct {
 	RequestID *string `json:"request_id,omitempty"`
 	// When the change was committed.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// When the dispatcher fanned the event out to the account's endpoints; null until then.
+	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the EventQuery when eager-loading is set.
 	Edges        EventEdges `json:"edges"`
@@ -51,9 +53,11 @@ type Event struct {
 type EventEdges struct {
 	// Account holds the value of the account edge.
 	Account *Account `json:"account,omitempty"`
+	// Deliveries holds the value of the deliveries edge.
+	Deliveries []*WebhookDelivery `json:"deliveries,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -67,6 +71,15 @@ func (e EventEdges) AccountOrErr() (*Account, error) {
 	return nil, &NotLoadedError{edge: "account"}
 }
 
+// DeliveriesOrErr returns the Deliveries value or an error if the edge
+// was not loaded in eager-loading.
+func (e EventEdges) DeliveriesOrErr() ([]*WebhookDelivery, error) {
+	if e.loadedTypes[1] {
+		return e.Deliveries, nil
+	}
+	return nil, &NotLoadedError{edge: "deliveries"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Event) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -78,7 +91,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case event.FieldEventID, event.FieldEnvironment, event.FieldType, event.FieldResourceType, event.FieldSource, event.FieldRequestID:
 			values[i] = new(sql.NullString)
-		case event.FieldCreatedAt:
+		case event.FieldCreatedAt, event.FieldDispatchedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -171,6 +184,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
+		case event.FieldDispatchedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field dispatched_at", values[i])
+			} else if value.Valid {
+				_m.DispatchedAt = new(time.Time)
+				*_m.DispatchedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -187,6 +207,11 @@ func (_m *Event) Value(name string) (ent.Value, error) {
 // QueryAccount queries the "account" edge of the Event entity.
 func (_m *Event) QueryAccount() *AccountQuery {
 	return NewEventClient(_m.config).QueryAccount(_m)
+}
+
+// QueryDeliveries queries the "deliveries" edge of the Event entity.
+func (_m *Event) QueryDeliveries() *WebhookDeliveryQuery {
+	return NewEventClient(_m.config).QueryDeliveries(_m)
 }
 
 // Update returns a builder for updating this Event.
@@ -248,6 +273,11 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.DispatchedAt; v != nil {
+		builder.WriteString("dispatched_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/webhookdelivery"
 )
 
 // EventCreate is the builder for creating a Event entity.
@@ -114,9 +115,38 @@ func (_c *EventCreate) SetNillableCreatedAt(v *time.Time) *EventCreate {
 	return _c
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_c *EventCreate) SetDispatchedAt(v time.Time) *EventCreate {
+	_c.mutation.SetDispatchedAt(v)
+	return _c
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_c *EventCreate) SetNillableDispatchedAt(v *time.Time) *EventCreate {
+	if v != nil {
+		_c.SetDispatchedAt(*v)
+	}
+	return _c
+}
+
 // SetAccount sets the "account" edge to the Account entity.
 func (_c *EventCreate) SetAccount(v *Account) *EventCreate {
 	return _c.SetAccountID(v.ID)
+}
+
+// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
+func (_c *EventCreate) AddDeliveryIDs(ids ...int) *EventCreate {
+	_c.mutation.AddDeliveryIDs(ids...)
+	return _c
+}
+
+// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
+func (_c *EventCreate) AddDeliveries(v ...*WebhookDelivery) *EventCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDeliveryIDs(ids...)
 }
 
 // Mutation returns the EventMutation object of the builder.
@@ -275,6 +305,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
 	}
+	if value, ok := _c.mutation.DispatchedAt(); ok {
+		_spec.SetField(event.FieldDispatchedAt, field.TypeTime, value)
+		_node.DispatchedAt = &value
+	}
 	if nodes := _c.mutation.AccountIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -290,6 +324,22 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.AccountID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -343,6 +393,24 @@ type (
 		*sql.UpdateSet
 	}
 )
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *EventUpsert) SetDispatchedAt(v time.Time) *EventUpsert {
+	u.Set(event.FieldDispatchedAt, v)
+	return u
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *EventUpsert) UpdateDispatchedAt() *EventUpsert {
+	u.SetExcluded(event.FieldDispatchedAt)
+	return u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *EventUpsert) ClearDispatchedAt() *EventUpsert {
+	u.SetNull(event.FieldDispatchedAt)
+	return u
+}
 
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
@@ -417,6 +485,27 @@ func (u *EventUpsertOne) Update(set func(*EventUpsert)) *EventUpsertOne {
 		set(&EventUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *EventUpsertOne) SetDispatchedAt(v time.Time) *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *EventUpsertOne) UpdateDispatchedAt() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *EventUpsertOne) ClearDispatchedAt() *EventUpsertOne {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearDispatchedAt()
+	})
 }
 
 // Exec executes the query.
@@ -658,6 +747,27 @@ func (u *EventUpsertBulk) Update(set func(*EventUpsert)) *EventUpsertBulk {
 		set(&EventUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *EventUpsertBulk) SetDispatchedAt(v time.Time) *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *EventUpsertBulk) UpdateDispatchedAt() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *EventUpsertBulk) ClearDispatchedAt() *EventUpsertBulk {
+	return u.Update(func(s *EventUpsert) {
+		s.ClearDispatchedAt()
+	})
 }
 
 // Exec executes the query.

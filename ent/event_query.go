@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -16,17 +17,19 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/webhookdelivery"
 )
 
 // EventQuery is the builder for querying Event entities.
 type EventQuery struct {
 	config
-	ctx         *QueryContext
-	order       []event.OrderOption
-	inters      []Interceptor
-	predicates  []predicate.Event
-	withAccount *AccountQuery
-	modifiers   []func(*sql.Selector)
+	ctx            *QueryContext
+	order          []event.OrderOption
+	inters         []Interceptor
+	predicates     []predicate.Event
+	withAccount    *AccountQuery
+	withDeliveries *WebhookDeliveryQuery
+	modifiers      []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -78,6 +81,28 @@ func (_q *EventQuery) QueryAccount() *AccountQuery {
 			sqlgraph.From(event.Table, event.FieldID, selector),
 			sqlgraph.To(account.Table, account.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, event.AccountTable, event.AccountColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDeliveries chains the current query on the "deliveries" edge.
+func (_q *EventQuery) QueryDeliveries() *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(event.Table, event.FieldID, selector),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, event.DeliveriesTable, event.DeliveriesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -272,12 +297,13 @@ func (_q *EventQuery) Clone() *EventQuery {
 		return nil
 	}
 	return &EventQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]event.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.Event{}, _q.predicates...),
-		withAccount: _q.withAccount.Clone(),
+		config:         _q.config,
+		ctx:            _q.ctx.Clone(),
+		order:          append([]event.OrderOption{}, _q.order...),
+		inters:         append([]Interceptor{}, _q.inters...),
+		predicates:     append([]predicate.Event{}, _q.predicates...),
+		withAccount:    _q.withAccount.Clone(),
+		withDeliveries: _q.withDeliveries.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -293,6 +319,17 @@ func (_q *EventQuery) WithAccount(opts ...func(*AccountQuery)) *EventQuery {
 		opt(query)
 	}
 	_q.withAccount = query
+	return _q
+}
+
+// WithDeliveries tells the query-builder to eager-load the nodes that are connected to
+// the "deliveries" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *EventQuery) WithDeliveries(opts ...func(*WebhookDeliveryQuery)) *EventQuery {
+	query := (&WebhookDeliveryClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDeliveries = query
 	return _q
 }
 
@@ -380,8 +417,9 @@ func (_q *EventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Event,
 	var (
 		nodes       = []*Event{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withAccount != nil,
+			_q.withDeliveries != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -408,6 +446,13 @@ func (_q *EventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Event,
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *Event, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDeliveries; query != nil {
+		if err := _q.loadDeliveries(ctx, query, nodes,
+			func(n *Event) { n.Edges.Deliveries = []*WebhookDelivery{} },
+			func(n *Event, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -440,6 +485,36 @@ func (_q *EventQuery) loadAccount(ctx context.Context, query *AccountQuery, node
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *EventQuery) loadDeliveries(ctx context.Context, query *WebhookDeliveryQuery, nodes []*Event, init func(*Event), assign func(*Event, *WebhookDelivery)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Event)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(webhookdelivery.FieldEventID)
+	}
+	query.Where(predicate.WebhookDelivery(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(event.DeliveriesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.EventID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "event_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/webhookdelivery"
 )
 
 // EventUpdate is the builder for updating Event entities.
@@ -28,9 +30,65 @@ func (_u *EventUpdate) Where(ps ...predicate.Event) *EventUpdate {
 	return _u
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *EventUpdate) SetDispatchedAt(v time.Time) *EventUpdate {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *EventUpdate) SetNillableDispatchedAt(v *time.Time) *EventUpdate {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *EventUpdate) ClearDispatchedAt() *EventUpdate {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
+func (_u *EventUpdate) AddDeliveryIDs(ids ...int) *EventUpdate {
+	_u.mutation.AddDeliveryIDs(ids...)
+	return _u
+}
+
+// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
+func (_u *EventUpdate) AddDeliveries(v ...*WebhookDelivery) *EventUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeliveryIDs(ids...)
+}
+
 // Mutation returns the EventMutation object of the builder.
 func (_u *EventUpdate) Mutation() *EventMutation {
 	return _u.mutation
+}
+
+// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
+func (_u *EventUpdate) ClearDeliveries() *EventUpdate {
+	_u.mutation.ClearDeliveries()
+	return _u
+}
+
+// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
+func (_u *EventUpdate) RemoveDeliveryIDs(ids ...int) *EventUpdate {
+	_u.mutation.RemoveDeliveryIDs(ids...)
+	return _u
+}
+
+// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
+func (_u *EventUpdate) RemoveDeliveries(v ...*WebhookDelivery) *EventUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -92,6 +150,57 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(event.FieldRequestID, field.TypeString)
 	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(event.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(event.FieldDispatchedAt, field.TypeTime)
+	}
+	if _u.mutation.DeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -114,9 +223,65 @@ type EventUpdateOne struct {
 	modifiers []func(*sql.UpdateBuilder)
 }
 
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *EventUpdateOne) SetDispatchedAt(v time.Time) *EventUpdateOne {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *EventUpdateOne) SetNillableDispatchedAt(v *time.Time) *EventUpdateOne {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *EventUpdateOne) ClearDispatchedAt() *EventUpdateOne {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// AddDeliveryIDs adds the "deliveries" edge to the WebhookDelivery entity by IDs.
+func (_u *EventUpdateOne) AddDeliveryIDs(ids ...int) *EventUpdateOne {
+	_u.mutation.AddDeliveryIDs(ids...)
+	return _u
+}
+
+// AddDeliveries adds the "deliveries" edges to the WebhookDelivery entity.
+func (_u *EventUpdateOne) AddDeliveries(v ...*WebhookDelivery) *EventUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeliveryIDs(ids...)
+}
+
 // Mutation returns the EventMutation object of the builder.
 func (_u *EventUpdateOne) Mutation() *EventMutation {
 	return _u.mutation
+}
+
+// ClearDeliveries clears all "deliveries" edges to the WebhookDelivery entity.
+func (_u *EventUpdateOne) ClearDeliveries() *EventUpdateOne {
+	_u.mutation.ClearDeliveries()
+	return _u
+}
+
+// RemoveDeliveryIDs removes the "deliveries" edge to WebhookDelivery entities by IDs.
+func (_u *EventUpdateOne) RemoveDeliveryIDs(ids ...int) *EventUpdateOne {
+	_u.mutation.RemoveDeliveryIDs(ids...)
+	return _u
+}
+
+// RemoveDeliveries removes "deliveries" edges to WebhookDelivery entities.
+func (_u *EventUpdateOne) RemoveDeliveries(v ...*WebhookDelivery) *EventUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeliveryIDs(ids...)
 }
 
 // Where appends a list predicates to the EventUpdate builder.
@@ -207,6 +372,57 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(event.FieldRequestID, field.TypeString)
+	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(event.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(event.FieldDispatchedAt, field.TypeTime)
+	}
+	if _u.mutation.DeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.DeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   event.DeliveriesTable,
+			Columns: []string{event.DeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Event{config: _u.config}

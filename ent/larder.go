@@ -9,6 +9,7 @@ import (
 
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
@@ -20,6 +21,8 @@ import (
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/problem"
 )
 
@@ -550,6 +553,35 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing q c unit of measure (%d was not found)", id)
 			}
 		}
+	case *WebhookAttemptMutation:
+		if id, ok := m.DeliveryID(); ok {
+			found, err := m.Client().WebhookDelivery.Query().Where(webhookdelivery.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("delivery_id", "must name an existing webhook delivery (%d was not found)", id)
+			}
+		}
+	case *WebhookDeliveryMutation:
+		if id, ok := m.EndpointID(); ok {
+			found, err := m.Client().WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("endpoint_id", "must name an existing webhook endpoint (%d was not found)", id)
+			}
+		}
+		if id, ok := m.EventID(); ok {
+			found, err := m.Client().Event.Query().Where(event.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("event_id", "must name an existing event (%d was not found)", id)
+			}
+		}
 	}
 	return nil
 }
@@ -589,6 +621,7 @@ var uniqueIndexes = map[string][]string{
 	"tag_account_id_ref_type_name":                    {"account_id", "ref_type", "name"},
 	"unitofmeasure_account_id_code":                   {"account_id", "code"},
 	"unitofmeasure_code":                              {"code"},
+	"webhookdelivery_event_id_endpoint_id":            {"event_id", "endpoint_id"},
 }
 
 // UniqueColumns returns the columns of the unique index name.
@@ -602,6 +635,9 @@ type EventResource struct {
 	Actions []string
 	// Roots names the field that is nil for rows that are the resource.
 	Roots string
+	// Parent is the ent type of the document whose .updated event reports a
+	// change to this type, a line of it (annotate.LineOf); "" otherwise.
+	Parent string
 }
 
 // EventResources maps ent types to their webhook resource.
@@ -615,12 +651,34 @@ var EventResources = map[string]EventResource{
 	"UnitOfMeasure": {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }
 
-// EventTypes lists every webhook event type, sorted.
+// EventCatalogue maps every webhook resource to its actions (annotate.Catalogue),
+// whether or not a schema emits them yet.
+var EventCatalogue = map[string][]string{
+	"sales_order":     {"created", "updated", "cancelled", "shipped", "closed"},
+	"invoice":         {"created", "updated", "cancelled"},
+	"customer":        {"created", "updated", "deleted"},
+	"purchase_order":  {"created", "updated", "cancelled", "received", "closed"},
+	"bill":            {"created", "updated", "cancelled"},
+	"supplier":        {"created", "updated", "deleted", "approval_changed"},
+	"production":      {"created", "updated", "status_changed", "completed", "cancelled"},
+	"product_lot":     {"created", "updated", "archived", "unarchived", "qc_status_changed"},
+	"product":         {"created", "updated", "deleted"},
+	"warehouse":       {"created", "updated", "deleted"},
+	"equipment":       {"created", "updated", "deleted"},
+	"production_line": {"created", "updated", "deleted"},
+	"operation":       {"created", "updated", "deleted"},
+	"tag":             {"created", "updated", "deleted"},
+	"unit_of_measure": {"created", "updated", "deleted"},
+	"allergen":        {"created", "updated", "deleted"},
+	"food":            {"created", "updated", "deleted"},
+}
+
+// EventTypes lists every webhook event type of the catalogue, sorted (ping excluded).
 func EventTypes() []string {
 	var out []string
-	for _, r := range EventResources {
-		for _, a := range r.Actions {
-			out = append(out, r.Name+"."+a)
+	for r, actions := range EventCatalogue {
+		for _, a := range actions {
+			out = append(out, r+"."+a)
 		}
 	}
 	sort.Strings(out)

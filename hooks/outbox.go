@@ -59,6 +59,9 @@ func Outbox(render Renderer) ent.Hook {
 			}
 			client := m.(interface{ Client() *gen.Client }).Client()
 			o := outbox{client: client, render: render, res: res}
+			if res.Parent != "" {
+				return o.line(ctx, m, next)
+			}
 			switch {
 			case m.Op().Is(ent.OpCreate):
 				v, err := next.Mutate(ctx, m)
@@ -113,6 +116,49 @@ func Outbox(render Renderer) ent.Hook {
 			}
 		})
 	}
+}
+
+// line runs a change to lines of a document and reports it as one .updated
+// event of each parent touched, carrying the parent's id and snapshot (spec
+// "Events": an .updated event also fires when a document's own line changes).
+func (o outbox) line(ctx context.Context, m ent.Mutation, next ent.Mutator) (ent.Value, error) {
+	var lines []ent.Value
+	if !m.Op().Is(ent.OpCreate) {
+		before, err := gen.Targets(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		lines = before
+	}
+	v, err := next.Mutate(ctx, m)
+	if err != nil {
+		return v, err
+	}
+	if m.Op().Is(ent.OpCreate) || m.Op().Is(ent.OpUpdateOne) {
+		lines = []ent.Value{v}
+	}
+	seen := map[int]bool{}
+	for _, l := range lines {
+		p, err := gen.Parent(ctx, o.client, l)
+		if gen.IsNotFound(err) {
+			continue // the parent went in the same change; its own event reports it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("outbox: parent of %s: %w", o.res.Name, err)
+		}
+		_, id, _, ok, err := o.render(p)
+		if err != nil || !ok || seen[id] {
+			if err != nil {
+				return nil, fmt.Errorf("outbox: render %s snapshot: %w", o.res.Name, err)
+			}
+			continue
+		}
+		seen[id] = true
+		if err := o.emit(ctx, "updated", p); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 type outbox struct {

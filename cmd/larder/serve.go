@@ -20,7 +20,7 @@ import (
 )
 
 func serve(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("serve", config.Server)
+	fs, err := e.flags("serve", config.Server, config.Webhooks)
 	if err != nil {
 		return err
 	}
@@ -63,6 +63,11 @@ func serve(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 	}
 	go srv.PruneLimits(ctx, e.log)
+	stopWebhooks, err := startWebhooks(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer stopWebhooks()
 	if e.cfg.DebugAddr != "" {
 		go debugServer(ctx, e, e.cfg.DebugAddr)
 	}

@@ -38,8 +38,12 @@ const (
 	FieldRequestID = "request_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
+	FieldDispatchedAt = "dispatched_at"
 	// EdgeAccount holds the string denoting the account edge name in mutations.
 	EdgeAccount = "account"
+	// EdgeDeliveries holds the string denoting the deliveries edge name in mutations.
+	EdgeDeliveries = "deliveries"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 	// AccountTable is the table that holds the account relation/edge.
@@ -49,6 +53,13 @@ const (
 	AccountInverseTable = "accounts"
 	// AccountColumn is the table column denoting the account relation/edge.
 	AccountColumn = "account_id"
+	// DeliveriesTable is the table that holds the deliveries relation/edge.
+	DeliveriesTable = "webhook_deliveries"
+	// DeliveriesInverseTable is the table name for the WebhookDelivery entity.
+	// It exists in this package in order to avoid circular dependency with the "webhookdelivery" package.
+	DeliveriesInverseTable = "webhook_deliveries"
+	// DeliveriesColumn is the table column denoting the deliveries relation/edge.
+	DeliveriesColumn = "event_id"
 )
 
 // Columns holds all SQL columns for event fields.
@@ -65,6 +76,7 @@ var Columns = []string{
 	FieldAPIKeyID,
 	FieldRequestID,
 	FieldCreatedAt,
+	FieldDispatchedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -194,10 +206,29 @@ func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
 }
 
+// ByDispatchedAt orders the results by the dispatched_at field.
+func ByDispatchedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDispatchedAt, opts...).ToFunc()
+}
+
 // ByAccountField orders the results by account field.
 func ByAccountField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newAccountStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByDeliveriesCount orders the results by deliveries count.
+func ByDeliveriesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDeliveriesStep(), opts...)
+	}
+}
+
+// ByDeliveries orders the results by deliveries terms.
+func ByDeliveries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDeliveriesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
 func newAccountStep() *sqlgraph.Step {
@@ -205,5 +236,12 @@ func newAccountStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AccountInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+	)
+}
+func newDeliveriesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DeliveriesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DeliveriesTable, DeliveriesColumn),
 	)
 }

@@ -209,6 +209,7 @@ var (
 		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
 		{Name: "request_id", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
 	}
 	// EventsTable holds the schema information for the "events" table.
@@ -219,7 +220,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_accounts_account",
-				Columns:    []*schema.Column{EventsColumns[11]},
+				Columns:    []*schema.Column{EventsColumns[12]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -228,12 +229,17 @@ var (
 			{
 				Name:    "event_account_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[11], EventsColumns[10]},
+				Columns: []*schema.Column{EventsColumns[12], EventsColumns[10]},
 			},
 			{
 				Name:    "event_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[10]},
+			},
+			{
+				Name:    "event_dispatched_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[11], EventsColumns[0]},
 			},
 		},
 	}
@@ -1281,6 +1287,138 @@ var (
 			},
 		},
 	}
+	// WebhookAttemptsColumns holds the columns for the "webhook_attempts" table.
+	WebhookAttemptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"schedule", "resend", "ping"}},
+		{Name: "attempted_at", Type: field.TypeTime},
+		{Name: "request_headers", Type: field.TypeJSON, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "request_body", Type: field.TypeString, Size: 2147483647},
+		{Name: "response_status", Type: field.TypeInt, Nullable: true},
+		{Name: "response_body", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "duration_ms", Type: field.TypeInt},
+		{Name: "error", Type: field.TypeString, Nullable: true},
+		{Name: "success", Type: field.TypeBool},
+		{Name: "delivery_id", Type: field.TypeInt},
+	}
+	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
+	WebhookAttemptsTable = &schema.Table{
+		Name:       "webhook_attempts",
+		Columns:    WebhookAttemptsColumns,
+		PrimaryKey: []*schema.Column{WebhookAttemptsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_attempts_webhook_deliveries_attempts",
+				Columns:    []*schema.Column{WebhookAttemptsColumns[10]},
+				RefColumns: []*schema.Column{WebhookDeliveriesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookattempt_delivery_id_attempted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[10], WebhookAttemptsColumns[2]},
+			},
+			{
+				Name:    "webhookattempt_attempted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[2]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "abandoned"}, Default: "pending"},
+		{Name: "attempt_count", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "locked_until", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_id", Type: field.TypeInt},
+		{Name: "endpoint_id", Type: field.TypeInt},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_events_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[7]},
+				RefColumns: []*schema.Column{EventsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "webhook_deliveries_webhook_endpoints_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[8]},
+				RefColumns: []*schema.Column{WebhookEndpointsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_event_id_endpoint_id",
+				Unique:  true,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[7], WebhookDeliveriesColumns[8]},
+			},
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[3]},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[5]},
+			},
+			{
+				Name:    "webhookdelivery_status_finished_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[6]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "url", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Default: ""},
+		{Name: "email", Type: field.TypeString, Default: ""},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "previous_secret", Type: field.TypeString, Nullable: true},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "enabled", Type: field.TypeBool, Default: true},
+		{Name: "disabled_reason", Type: field.TypeEnum, Nullable: true, Enums: []string{"manual", "failing"}},
+		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_endpoints_accounts_account",
+				Columns:    []*schema.Column{WebhookEndpointsColumns[13]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[13]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -1309,6 +1447,9 @@ var (
 		SuppliersTable,
 		TagsTable,
 		UnitsOfMeasureTable,
+		WebhookAttemptsTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 	}
 )
 
@@ -1398,4 +1539,8 @@ func init() {
 	UnitsOfMeasureTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = EventsTable
+	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEndpointsTable
+	WebhookEndpointsTable.ForeignKeys[0].RefTable = AccountsTable
 }

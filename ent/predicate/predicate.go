@@ -83,3 +83,12 @@ type Tag func(*sql.Selector)
 
 // UnitOfMeasure is the predicate function for unitofmeasure builders.
 type UnitOfMeasure func(*sql.Selector)
+
+// WebhookAttempt is the predicate function for webhookattempt builders.
+type WebhookAttempt func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)
+
+// WebhookEndpoint is the predicate function for webhookendpoint builders.
+type WebhookEndpoint func(*sql.Selector)

@@ -64,6 +64,10 @@ func (Event) Fields() []ent.Field {
 			Default(now).
 			Immutable().
 			Comment("When the change was committed."),
+		field.Time("dispatched_at").
+			Optional().
+			Nillable().
+			Comment("When the dispatcher fanned the event out to the account's endpoints; null until then."),
 	}
 }
 
@@ -76,6 +80,8 @@ func (Event) Edges() []ent.Edge {
 			Required().
 			Immutable().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
+		edge.To("deliveries", WebhookDelivery.Type).
+			Annotations(entsql.OnDelete(entsql.Restrict)),
 	}
 }
 
@@ -84,6 +90,7 @@ func (Event) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("account_id", "created_at"),
 		index.Fields("created_at"),
+		index.Fields("dispatched_at", "id"),
 	}
 }
 

@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"larder.dev/larder/config"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
+	"larder.dev/larder/webhooks"
+)
+
+func init() {
+	commands = append(commands,
+		command{"webhook create", "webhook create --org ID --env live|test --url U [--email E] [--description D]  register an endpoint; its whsec_ secret is shown once", webhookCreate},
+		command{"webhook list", "webhook list --org ID  list endpoints, never their secrets", webhookList},
+		command{"webhook update", "webhook update --endpoint ID [--url U] [--email E] [--description D]  change an endpoint", webhookUpdate},
+		command{"webhook disable", "webhook disable --endpoint ID  stop deliveries (nothing is deleted)", webhookDisable},
+		command{"webhook enable", "webhook enable --endpoint ID  resume deliveries, pending ones first", webhookEnable},
+		command{"webhook delete", "webhook delete --endpoint ID  remove an endpoint and its delivery log", webhookDelete},
+		command{"webhook rotate-secret", "webhook rotate-secret --endpoint ID [--grace 24h]  new secret; the old one also signs until the grace ends", webhookRotate},
+		command{"webhook deliveries", "webhook deliveries --endpoint ID [--event evt_…] [--limit N]  the delivery log", webhookDeliveries},
+		command{"webhook resend", "webhook resend --delivery ID  post a delivery again now, whatever its state", webhookResend},
+		command{"webhook ping", "webhook ping --endpoint ID  send a signed ping event now", webhookPing},
+		command{"webhook listen", "webhook listen --endpoint ID  print deliveries as they are attempted, until interrupted", webhookListen},
+		command{"webhook worker", "webhook worker  run the webhook dispatcher alone (as in serve)", webhookWorker},
+	)
+}
+
+func (e *env) registry(st *store.Store) *webhooks.Registry {
+	return &webhooks.Registry{Client: st.Client, AllowPrivate: e.cfg.WebhookAllowPrivate}
+}
+
+// dispatcher returns a dispatcher over st configured from the flags.
+func (e *env) dispatcher(st *store.Store) (*webhooks.Dispatcher, error) {
+	n, err := webhooks.NewNotifier(e.cfg.SMTPURL, e.log)
+	if err != nil {
+		return nil, err
+	}
+	return webhooks.New(st, webhooks.Options{
+		RetryInterval: e.cfg.WebhookRetryInterval,
+		DisableAfter:  e.cfg.WebhookDisableAfter,
+		PollInterval:  e.cfg.WebhookPollInterval,
+		AllowPrivate:  e.cfg.WebhookAllowPrivate,
+		Notifier:      n,
+		Log:           e.log,
+	}), nil
+}
+
+// endpointJSON is an endpoint as the CLI prints it: never its secret.
+func endpointJSON(ep *ent.WebhookEndpoint, env string) map[string]any {
+	m := map[string]any{
+		"id":          ep.ID,
+		"account_id":  ep.AccountID,
+		"url":         ep.URL,
+		"email":       ep.Email,
+		"description": ep.Description,
+		"enabled":     ep.Enabled,
+		"created_at":  ep.CreatedAt,
+	}
+	if env != "" {
+		m["env"] = env
+	}
+	if ep.DisabledReason != nil {
+		m["disabled_reason"] = string(*ep.DisabledReason)
+		m["disabled_at"] = ep.DisabledAt
+	}
+	if ep.FailingSince != nil {
+		m["failing_since"] = ep.FailingSince
+	}
+	if ep.PreviousSecretExpiresAt != nil {
+		m["previous_secret_expires_at"] = ep.PreviousSecretExpiresAt
+	}
+	return m
+}
+
+func webhookCreate(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook create", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	org := fs.Int("org", 0, "organization id (required)")
+	envName := fs.String("env", "", "live or test (required)")
+	u := fs.String("url", "", "HTTPS URL receiving the events (required)")
+	email := fs.String("email", "", "the owner's e-mail, told when the endpoint is disabled for failing")
+	desc := fs.String("description", "", "a label")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *org == 0 || *envName == "" || *u == "" {
+		return fmt.Errorf("webhook create needs --org, --env and --url")
+	}
+	environment := policy.Environment(*envName)
+	if environment != policy.Live && environment != policy.Test {
+		return fmt.Errorf("--env must be live or test, not %q", *envName)
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ep, err := e.registry(st).Create(ctx, *org, environment, *u, *email, *desc)
+	if err != nil {
+		return err
+	}
+	out := endpointJSON(ep, *envName)
+	out["secret"] = ep.Secret
+	return e.print(out, fmt.Sprintf("webhook endpoint %d (%s) %s\nsigning secret: %s\nThis is the only time the secret is shown; store it now.",
+		ep.ID, *envName, ep.URL, ep.Secret))
+}
+
+func webhookList(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook list", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	org := fs.Int("org", 0, "organization id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *org == 0 {
+		return fmt.Errorf("webhook list needs --org")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	eps, err := e.registry(st).List(ctx, *org)
+	if err != nil {
+		return err
+	}
+	list := make([]map[string]any, len(eps))
+	for i, ep := range eps {
+		list[i] = endpointJSON(ep, string(ep.Edges.Account.Environment))
+	}
+	if e.json {
+		return e.print(map[string]any{"endpoints": list}, "")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tEMAIL\tDESCRIPTION")
+	for _, ep := range eps {
+		state := "yes"
+		if !ep.Enabled {
+			state = "no (" + string(*ep.DisabledReason) + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, ep.Email, ep.Description)
+	}
+	return tw.Flush()
+}
+
+// endpointCommand runs a one-endpoint command and prints the endpoint.
+func endpointCommand(ctx context.Context, e *env, args []string, name string,
+	extra func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error)) error {
+	fs, err := e.flags(name, config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	act := extra(fs)
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("%s needs --endpoint", name)
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ep, human, err := act(e.registry(st), *id)
+	if err != nil {
+		return err
+	}
+	if ep == nil {
+		return e.print(map[string]any{"id": *id, "deleted": true}, human)
+	}
+	return e.print(endpointJSON(ep, ""), human)
+}
+
+// flagSet is what an endpoint command adds its flags to.
+type flagSet = interface {
+	String(name, value, usage string) *string
+}
+
+func webhookUpdate(ctx context.Context, e *env, args []string) error {
+	return endpointCommand(ctx, e, args, "webhook update", func(fs flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
+		u := fs.String("url", "", "new URL")
+		email := fs.String("email", "", "new owner e-mail")
+		desc := fs.String("description", "", "new label")
+		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
+			var c webhooks.Change
+			if *u != "" {
+				c.URL = u
+			}
+			if *email != "" {
+				c.Email = email
+			}
+			if *desc != "" {
+				c.Description = desc
+			}
+			if c == (webhooks.Change{}) {
+				return nil, "", fmt.Errorf("webhook update needs --url, --email or --description")
+			}
+			ep, err := r.Update(ctx, id, c)
+			if err != nil {
+				return nil, "", err
+			}
+			return ep, fmt.Sprintf("webhook endpoint %d updated: %s", ep.ID, ep.URL), nil
+		}
+	})
+}
+
+func webhookDisable(ctx context.Context, e *env, args []string) error {
+	return endpointCommand(ctx, e, args, "webhook disable", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
+			ep, err := r.Disable(ctx, id)
+			if err != nil {
+				return nil, "", err
+			}
+			return ep, fmt.Sprintf("webhook endpoint %d disabled; nothing was deleted", ep.ID), nil
+		}
+	})
+}
+
+func webhookEnable(ctx context.Context, e *env, args []string) error {
+	return endpointCommand(ctx, e, args, "webhook enable", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
+			ep, err := r.Enable(ctx, id)
+			if err != nil {
+				return nil, "", err
+			}
+			return ep, fmt.Sprintf("webhook endpoint %d enabled; pending deliveries resume", ep.ID), nil
+		}
+	})
+}
+
+func webhookDelete(ctx context.Context, e *env, args []string) error {
+	return endpointCommand(ctx, e, args, "webhook delete", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
+			return nil, fmt.Sprintf("webhook endpoint %d deleted with its delivery log", id), r.Delete(ctx, id)
+		}
+	})
+}
+
+func webhookRotate(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook rotate-secret", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	grace := fs.Duration("grace", 24*time.Hour, "how long the old secret keeps signing too (0: stop at once)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook rotate-secret needs --endpoint")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ep, err := e.registry(st).RotateSecret(ctx, *id, *grace)
+	if err != nil {
+		return err
+	}
+	out := endpointJSON(ep, "")
+	out["secret"] = ep.Secret
+	return e.print(out, fmt.Sprintf("webhook endpoint %d has a new signing secret: %s\nThis is the only time it is shown. The old secret also signs until %s.",
+		ep.ID, ep.Secret, when(ep.PreviousSecretExpiresAt)))
+}
+
+// attemptJSON is one attempt of the log.
+func attemptJSON(a *ent.WebhookAttempt) map[string]any {
+	m := map[string]any{
+		"id":              a.ID,
+		"trigger":         string(a.Trigger),
+		"attempted_at":    a.AttemptedAt,
+		"request_headers": a.RequestHeaders,
+		"request_body":    a.RequestBody,
+		"response_body":   a.ResponseBody,
+		"duration_ms":     a.DurationMs,
+		"success":         a.Success,
+	}
+	if a.ResponseStatus != nil {
+		m["response_status"] = *a.ResponseStatus
+	}
+	if a.Error != nil {
+		m["error"] = *a.Error
+	}
+	return m
+}
+
+func outcome(a *ent.WebhookAttempt) string {
+	switch {
+	case a.Error != nil:
+		return "error: " + *a.Error
+	case a.ResponseStatus != nil:
+		return fmt.Sprintf("HTTP %d", *a.ResponseStatus)
+	}
+	return "-"
+}
+
+func webhookDeliveries(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook deliveries", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	evt := fs.String("event", "", "only this event (evt_…)")
+	limit := fs.Int("limit", 50, "most recent deliveries shown")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook deliveries needs --endpoint")
+	}
+	if *limit < 1 {
+		return fmt.Errorf("--limit must be at least 1")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ds, err := e.registry(st).Deliveries(ctx, *id, *evt, *limit)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		list := make([]map[string]any, len(ds))
+		for i, d := range ds {
+			atts := make([]map[string]any, len(d.Attempts))
+			for j, a := range d.Attempts {
+				atts[j] = attemptJSON(a)
+			}
+			list[i] = map[string]any{
+				"id": d.ID, "event_id": d.Event.EventID, "type": d.Event.Type, "status": string(d.Status),
+				"attempt_count": d.AttemptCount, "next_attempt_at": d.NextAttemptAt, "created_at": d.CreatedAt,
+				"finished_at": d.FinishedAt, "attempts": atts,
+			}
+		}
+		return e.print(map[string]any{"deliveries": list}, "")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DELIVERY\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tLAST\tNEXT")
+	for _, d := range ds {
+		last := "-"
+		if n := len(d.Attempts); n > 0 {
+			last = outcome(d.Attempts[n-1])
+		}
+		next := "-"
+		if d.Status == "pending" {
+			next = d.NextAttemptAt.UTC().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event.EventID, d.Event.Type, d.Status, len(d.Attempts), last, next)
+	}
+	return tw.Flush()
+}
+
+func webhookResend(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook resend", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("delivery", 0, "delivery id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook resend needs --delivery")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := e.dispatcher(st)
+	if err != nil {
+		return err
+	}
+	a, err := d.Resend(ctx, *id)
+	if err != nil {
+		return err
+	}
+	out := attemptJSON(a)
+	out["delivery_id"] = *id
+	return e.print(out, fmt.Sprintf("delivery %d resent: %s", *id, outcome(a)))
+}
+
+func webhookPing(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook ping", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook ping needs --endpoint")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := e.dispatcher(st)
+	if err != nil {
+		return err
+	}
+	ev, a, err := d.Ping(ctx, *id)
+	if err != nil {
+		return err
+	}
+	return e.print(map[string]any{"event_id": ev.EventID, "success": a.Success, "attempt": attemptJSON(a)},
+		fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a)))
+}
+
+func webhookListen(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook listen", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook listen needs --endpoint")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r := e.registry(st)
+	if _, err := r.Get(ctx, *id); err != nil {
+		return err
+	}
+	if !e.json {
+		fmt.Fprintf(e.stdout, "listening to endpoint %d; interrupt to stop\n", *id)
+	}
+	return webhooks.Listen(ctx, st.Client, *id, e.cfg.WebhookPollInterval, func(a webhooks.Attempt) error {
+		if e.json {
+			m := attemptJSON(a.WebhookAttempt)
+			m["delivery_id"], m["event_id"], m["type"] = a.DeliveryID, a.EventID, a.Type
+			return e.print(m, "")
+		}
+		_, err := fmt.Fprintf(e.stdout, "%s  %-8s %s %s delivery %d: %s (%d ms)\n%s\n",
+			a.AttemptedAt.UTC().Format(time.RFC3339), a.Trigger, a.EventID, a.Type, a.DeliveryID, outcome(a.WebhookAttempt), a.DurationMs,
+			strings.TrimSpace(a.RequestBody))
+		return err
+	})
+}
+
+func webhookWorker(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook worker", config.Webhooks, config.Options{"db-max-conns"})
+	if err != nil {
+		return err
+	}
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, err := e.dispatcher(st)
+	if err != nil {
+		return err
+	}
+	if !e.json {
+		fmt.Fprintln(e.stdout, "webhook dispatcher running; interrupt to stop")
+	}
+	d.Run(ctx)
+	return nil
+}
+
+// startWebhooks runs the dispatcher of serve on a small pool of its own, so it
+// never takes connections API requests need; it stops with ctx.
+func startWebhooks(ctx context.Context, e *env) (stop func(), err error) {
+	if !e.cfg.Webhooks {
+		e.log.Info("webhook dispatcher off (--webhooks=false); run `larder webhook worker` elsewhere")
+		return func() {}, nil
+	}
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0})
+	if err != nil {
+		return nil, err
+	}
+	d, err := e.dispatcher(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Run(dctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+		st.Close()
+	}, nil
+}

@@ -1,0 +1,583 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/hashicorp/go-retryablehttp"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/webhookattempt"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
+	"larder.dev/larder/ids"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
+)
+
+// Retention of the delivery log and of the outbox (README "Webhooks").
+const (
+	// LogRetention keeps succeeded deliveries and every attempt.
+	LogRetention = 30 * 24 * time.Hour
+	// AbandonedRetention keeps deliveries given up on, with their attempts.
+	AbandonedRetention = 90 * 24 * time.Hour
+	// EventRetention keeps dispatched events that no delivery refers to any
+	// more: as long as the longest-kept delivery, so nothing in the log
+	// outlives its event.
+	EventRetention = 90 * 24 * time.Hour
+	// ExcerptBytes bounds the response body kept per attempt.
+	ExcerptBytes = 2048
+)
+
+// Options configure a dispatcher. Zero values take the defaults of DECISIONS.md.
+type Options struct {
+	// RetryInterval separates the scheduled attempts (5h).
+	RetryInterval time.Duration
+	// Retries after the first attempt before a delivery is abandoned (3).
+	Retries int
+	// DisableAfter disables an endpoint that failed every attempt this long (24h).
+	DisableAfter time.Duration
+	// PollInterval is how often Run looks for due work (2s).
+	PollInterval time.Duration
+	// Timeout is the receiver's time to answer (15s).
+	Timeout time.Duration
+	// Lease is how long a claimed delivery is reserved for the process posting
+	// it; it must outlast a post (Timeout plus in-request retries). Default 2×Timeout+30s.
+	Lease time.Duration
+	// Concurrency bounds the posts in flight (8).
+	Concurrency int
+	// AllowPrivate lets deliveries reach private addresses (development, tests).
+	AllowPrivate bool
+	// Now is the clock (time.Now).
+	Now func() time.Time
+	// Notifier tells an endpoint's owner it was disabled (logged only when nil).
+	Notifier Notifier
+	// Log receives the dispatcher's warnings.
+	Log *slog.Logger
+	// Transport replaces the HTTP transport (tests); it must apply its own
+	// address checks.
+	Transport http.RoundTripper
+}
+
+func (o *Options) defaults() {
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = 5 * time.Hour
+	}
+	if o.Retries <= 0 {
+		o.Retries = 3
+	}
+	if o.DisableAfter <= 0 {
+		o.DisableAfter = 24 * time.Hour
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 2*o.Timeout + 30*time.Second
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Notifier == nil {
+		o.Notifier = LogNotifier{Log: o.Log}
+	}
+}
+
+// Dispatcher delivers events. It uses its own store (its own pool), so API
+// requests never wait for it.
+type Dispatcher struct {
+	st     *store.Store
+	o      Options
+	client *retryablehttp.Client
+}
+
+// New returns a dispatcher over st.
+func New(st *store.Store, o Options) *Dispatcher {
+	o.defaults()
+	tr := o.Transport
+	if tr == nil {
+		tr = &http.Transport{
+			Proxy:                 nil, // a proxy would dial for us, past the address check
+			DialContext:           Dialer(o.AllowPrivate).DialContext,
+			ForceAttemptHTTP2:     true,
+			TLSHandshakeTimeout:   10 * time.Second,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       90 * time.Second,
+			ResponseHeaderTimeout: o.Timeout,
+		}
+	}
+	c := retryablehttp.NewClient()
+	c.HTTPClient = &http.Client{
+		Transport: tr,
+		// A redirect is an answer, not a 2xx: it fails the attempt rather
+		// than sending the event somewhere the owner did not register.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	c.Logger = nil
+	// In-request retries only for failures to connect, which cannot have
+	// reached the receiver (no duplicate), twice, quickly, within the 15 s the
+	// attempt has; any answer, and any refused address, is final: the
+	// schedule of RetryInterval governs retries across hours.
+	c.RetryMax = 2
+	c.RetryWaitMin = 250 * time.Millisecond
+	c.RetryWaitMax = time.Second
+	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctx.Err() != nil || err == nil || isBlocked(err) {
+			return false, err
+		}
+		var op *net.OpError
+		return errors.As(err, &op) && op.Op == "dial", err
+	}
+	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &Dispatcher{st: st, o: o, client: c}
+}
+
+func (d *Dispatcher) now() time.Time { return d.o.Now().UTC().Truncate(time.Microsecond) }
+
+// Run dispatches until ctx ends: fans out new events, posts due deliveries,
+// and prunes the log hourly.
+func (d *Dispatcher) Run(ctx context.Context) {
+	var pruned time.Time
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		busy := false
+		if _, err := d.FanOut(ctx); err != nil && ctx.Err() == nil {
+			d.o.Log.Warn("webhooks: fan out", "error", err)
+		}
+		n, err := d.DeliverDue(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.o.Log.Warn("webhooks: deliver", "error", err)
+		}
+		busy = n >= d.o.Concurrency
+		if now := d.now(); now.Sub(pruned) >= time.Hour {
+			if err := d.Prune(ctx); err != nil && ctx.Err() == nil {
+				d.o.Log.Warn("webhooks: prune", "error", err)
+			} else {
+				pruned = now
+			}
+		}
+		if busy {
+			t.Reset(0)
+		} else {
+			t.Reset(d.o.PollInterval)
+		}
+	}
+}
+
+// lock adds FOR UPDATE SKIP LOCKED on PostgreSQL, so concurrent dispatchers
+// claim disjoint rows. SQLite serialises writers and runs one dispatcher.
+func (d *Dispatcher) lock() bool { return d.st.Dialect == dialect.Postgres }
+
+// FanOut creates one pending delivery per endpoint of each new event's account
+// and marks the event dispatched, in one transaction per batch. Endpoints
+// disabled by hand get none; endpoints disabled for failing keep receiving
+// deliveries, held until they are enabled again.
+func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
+	sys := policy.System(ctx)
+	total := 0
+	for {
+		n := 0
+		err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+			q := tx.Event.Query().Where(event.DispatchedAtIsNil()).Order(event.ByID()).Limit(100)
+			if d.lock() {
+				q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+			}
+			evs, err := q.All(sys)
+			if err != nil || len(evs) == 0 {
+				return err
+			}
+			n = len(evs)
+			now := d.now()
+			eps := map[int][]int{}
+			for _, ev := range evs {
+				ids, ok := eps[ev.AccountID]
+				if !ok {
+					ids, err = tx.WebhookEndpoint.Query().Where(
+						webhookendpoint.AccountID(ev.AccountID),
+						webhookendpoint.Or(
+							webhookendpoint.Enabled(true),
+							webhookendpoint.DisabledReasonEQ(webhookendpoint.DisabledReasonFailing),
+						),
+					).IDs(sys)
+					if err != nil {
+						return err
+					}
+					eps[ev.AccountID] = ids
+				}
+				creates := make([]*ent.WebhookDeliveryCreate, len(ids))
+				for i, ep := range ids {
+					creates[i] = tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep).
+						SetNextAttemptAt(now).SetCreatedAt(now)
+				}
+				if len(creates) > 0 {
+					if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(sys); err != nil {
+						return err
+					}
+				}
+			}
+			evIDs := make([]int, len(evs))
+			for i, ev := range evs {
+				evIDs[i] = ev.ID
+			}
+			return tx.Event.Update().Where(event.IDIn(evIDs...)).SetDispatchedAt(now).Exec(sys)
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n < 100 {
+			return total, nil
+		}
+	}
+}
+
+// claim reserves up to max due deliveries of enabled endpoints for this
+// process until the lease ends.
+func (d *Dispatcher) claim(ctx context.Context, max int) ([]int, error) {
+	sys := policy.System(ctx)
+	var ids []int
+	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+		now := d.now()
+		q := tx.WebhookDelivery.Query().Where(
+			webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+			webhookdelivery.NextAttemptAtLTE(now),
+			webhookdelivery.Or(webhookdelivery.LockedUntilIsNil(), webhookdelivery.LockedUntilLTE(now)),
+			webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
+		).Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).Limit(max)
+		if d.lock() {
+			q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+		}
+		var err error
+		if ids, err = q.IDs(sys); err != nil || len(ids) == 0 {
+			return err
+		}
+		return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+			SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
+	})
+	return ids, err
+}
+
+// DeliverDue claims due deliveries, up to Concurrency, posts them in parallel
+// and records each attempt. It returns how many it attempted.
+func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
+	ids, err := d.claim(ctx, d.o.Concurrency)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = d.attempt(ctx, id, webhookattempt.TriggerSchedule)
+		}()
+	}
+	wg.Wait()
+	return len(ids), errors.Join(errs...)
+}
+
+// Resend posts a delivery again now, whatever its state: the same event id
+// and body, a fresh timestamp and signature. A success marks it succeeded.
+func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAttempt, error) {
+	if _, err := d.st.Client.WebhookDelivery.Get(policy.System(ctx), deliveryID); err != nil {
+		if ent.IsNotFound(err) {
+			return nil, fmt.Errorf("webhook delivery %d does not exist", deliveryID)
+		}
+		return nil, err
+	}
+	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend)
+}
+
+// Ping sends a signed ping event to an endpoint now (the test button), enabled
+// or not, and records it in the endpoint's log. A failed ping is not retried.
+func (d *Dispatcher) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookAttempt, error) {
+	sys := policy.System(ctx)
+	ep, err := d.st.Client.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID)).WithAccount().Only(sys)
+	if ent.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("webhook endpoint %d does not exist", endpointID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	now := d.now()
+	var ev *ent.Event
+	var del *ent.WebhookDelivery
+	err = ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+		ev, err = tx.Event.Create().
+			SetEventID(ids.New("evt_")).
+			SetAccountID(ep.AccountID).
+			SetEnvironment(event.Environment(ep.Edges.Account.Environment)).
+			SetType("ping").
+			SetResourceType("ping").
+			SetResourceID(ep.ID).
+			SetSnapshot([]byte(`{"endpoint_id":` + strconv.Itoa(ep.ID) + `}`)).
+			SetSource(event.SourceApp).
+			SetCreatedAt(now).
+			SetDispatchedAt(now).
+			Save(sys)
+		if err != nil {
+			return err
+		}
+		del, err = tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).
+			SetNextAttemptAt(now).SetLockedUntil(now.Add(d.o.Lease)).SetCreatedAt(now).Save(sys)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing)
+	return ev, a, err
+}
+
+// result is what one POST gave.
+type result struct {
+	at       time.Time
+	headers  map[string]string
+	body     []byte
+	status   int
+	excerpt  string
+	duration time.Duration
+	err      error
+}
+
+func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status < 300 }
+
+// attempt posts a delivery and records the attempt and its consequences.
+func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger) (*ent.WebhookAttempt, error) {
+	sys := policy.System(ctx)
+	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(sys)
+	if err != nil {
+		return nil, err
+	}
+	res := d.post(ctx, del.Edges.Endpoint, del.Edges.Event)
+	if ctx.Err() != nil {
+		// Shutting down mid-post: record nothing, hand the delivery back so
+		// the next dispatcher sends it again at once (at least once).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(sys), 5*time.Second)
+		defer cancel()
+		if trigger == webhookattempt.TriggerSchedule {
+			_ = d.st.Client.WebhookDelivery.UpdateOneID(id).ClearLockedUntil().Exec(rctx)
+		}
+		return nil, ctx.Err()
+	}
+	return d.record(ctx, del, trigger, res)
+}
+
+// post signs and sends the envelope of ev to ep.
+func (d *Dispatcher) post(ctx context.Context, ep *ent.WebhookEndpoint, ev *ent.Event) result {
+	res := result{at: d.now()}
+	body, err := EnvelopeOf(ev)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.body = body
+	secrets := []string{ep.Secret}
+	if ep.PreviousSecret != nil && ep.PreviousSecretExpiresAt != nil && res.at.Before(*ep.PreviousSecretExpiresAt) {
+		secrets = append(secrets, *ep.PreviousSecret)
+	}
+	sig, err := Sign(ev.EventID, res.at, body, secrets...)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.headers = map[string]string{
+		"content-type":      "application/json",
+		"user-agent":        "Larder-Webhooks/1",
+		"webhook-id":        ev.EventID,
+		"webhook-timestamp": strconv.FormatInt(res.at.Unix(), 10),
+		"webhook-signature": sig,
+	}
+	pctx, cancel := context.WithTimeout(ctx, d.o.Timeout)
+	defer cancel()
+	req, err := retryablehttp.NewRequestWithContext(pctx, http.MethodPost, ep.URL, bytes.NewReader(body))
+	if err != nil {
+		res.err = err
+		return res
+	}
+	for k, v := range res.headers {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := d.client.Do(req)
+	if err != nil {
+		res.duration, res.err = time.Since(start), err
+		return res
+	}
+	defer resp.Body.Close()
+	excerpt, err := io.ReadAll(io.LimitReader(resp.Body, ExcerptBytes))
+	res.duration = time.Since(start)
+	res.status = resp.StatusCode
+	res.excerpt = validUTF8(excerpt)
+	if err != nil && !res.ok() {
+		res.err = err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
+	return res
+}
+
+// validUTF8 keeps a body excerpt storable as text.
+func validUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}
+
+// record writes the attempt and, in the same transaction, the delivery's new
+// state and the endpoint's health; it notifies the owner of an endpoint it
+// disables once that is committed.
+func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigger webhookattempt.Trigger, res result) (*ent.WebhookAttempt, error) {
+	sys := policy.System(ctx)
+	now := d.now()
+	var a *ent.WebhookAttempt
+	var disabled *ent.WebhookEndpoint
+	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+		c := tx.WebhookAttempt.Create().
+			SetDeliveryID(del.ID).
+			SetTrigger(trigger).
+			SetAttemptedAt(res.at).
+			SetRequestHeaders(res.headers).
+			SetRequestBody(string(res.body)).
+			SetResponseBody(res.excerpt).
+			SetDurationMs(int(res.duration.Milliseconds())).
+			SetSuccess(res.ok())
+		if res.status != 0 {
+			c.SetResponseStatus(res.status)
+		}
+		if res.err != nil {
+			c.SetError(res.err.Error())
+		}
+		var err error
+		if a, err = c.Save(sys); err != nil {
+			return err
+		}
+		u := tx.WebhookDelivery.UpdateOneID(del.ID)
+		if trigger != webhookattempt.TriggerResend {
+			u.ClearLockedUntil() // a resend leaves a dispatcher's lease alone
+		}
+		switch {
+		case res.ok():
+			if del.Status != webhookdelivery.StatusSucceeded {
+				u.SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now)
+			}
+		case trigger == webhookattempt.TriggerPing:
+			u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
+		case trigger == webhookattempt.TriggerSchedule && del.Status == webhookdelivery.StatusPending:
+			if del.AttemptCount+1 > d.o.Retries {
+				u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
+			} else {
+				u.SetNextAttemptAt(now.Add(d.o.RetryInterval))
+			}
+		}
+		if trigger == webhookattempt.TriggerSchedule {
+			u.AddAttemptCount(1)
+		}
+		if err := u.Exec(sys); err != nil {
+			return err
+		}
+		if trigger == webhookattempt.TriggerPing {
+			return nil // a ping says nothing about the endpoint's health
+		}
+		ep, err := tx.WebhookEndpoint.Get(sys, del.EndpointID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case res.ok() && ep.FailingSince != nil:
+			return tx.WebhookEndpoint.UpdateOne(ep).ClearFailingSince().Exec(sys)
+		case res.ok() || trigger != webhookattempt.TriggerSchedule:
+			return nil
+		case ep.FailingSince == nil:
+			return tx.WebhookEndpoint.UpdateOne(ep).SetFailingSince(res.at).Exec(sys)
+		case ep.Enabled && now.Sub(*ep.FailingSince) >= d.o.DisableAfter:
+			// Conditional, so that of concurrent failures one disables and
+			// notifies (PostgreSQL re-checks the condition after the row lock).
+			n, err := tx.WebhookEndpoint.Update().
+				Where(webhookendpoint.ID(ep.ID), webhookendpoint.Enabled(true)).
+				SetEnabled(false).
+				SetDisabledReason(webhookendpoint.DisabledReasonFailing).
+				SetDisabledAt(now).
+				SetUpdatedAt(now).
+				Save(sys)
+			if err != nil || n == 0 {
+				return err
+			}
+			disabled, err = tx.WebhookEndpoint.Get(sys, ep.ID)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if disabled != nil {
+		d.o.Log.Warn("webhooks: endpoint disabled after failing every delivery", "endpoint", disabled.ID,
+			"url", disabled.URL, "failing_since", disabled.FailingSince)
+		if err := d.o.Notifier.EndpointDisabled(ctx, disabled); err != nil {
+			d.o.Log.Warn("webhooks: notify owner", "endpoint", disabled.ID, "error", err)
+		}
+	}
+	return a, nil
+}
+
+// Prune applies the retention periods: succeeded deliveries and every attempt
+// after 30 days, abandoned deliveries after 90, dispatched events no delivery
+// refers to after EventRetention.
+func (d *Dispatcher) Prune(ctx context.Context) error {
+	sys := policy.System(ctx)
+	now := d.now()
+	c := d.st.Client
+	if _, err := c.WebhookDelivery.Delete().Where(
+		webhookdelivery.StatusEQ(webhookdelivery.StatusSucceeded),
+		webhookdelivery.FinishedAtLT(now.Add(-LogRetention)),
+	).Exec(sys); err != nil {
+		return err
+	}
+	if _, err := c.WebhookDelivery.Delete().Where(
+		webhookdelivery.StatusEQ(webhookdelivery.StatusAbandoned),
+		webhookdelivery.FinishedAtLT(now.Add(-AbandonedRetention)),
+	).Exec(sys); err != nil {
+		return err
+	}
+	if _, err := c.WebhookAttempt.Delete().Where(
+		webhookattempt.AttemptedAtLT(now.Add(-LogRetention)),
+		webhookattempt.HasDeliveryWith(webhookdelivery.StatusNEQ(webhookdelivery.StatusAbandoned)),
+	).Exec(sys); err != nil {
+		return err
+	}
+	_, err := c.Event.Delete().Where(
+		event.DispatchedAtLT(now.Add(-EventRetention)),
+		event.Not(event.HasDeliveries()),
+	).Exec(sys)
+	return err
+}

@@ -1,0 +1,232 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/mail"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/tenancy"
+)
+
+// Registry manages endpoints: the web application's side of webhooks.
+type Registry struct {
+	Client *ent.Client
+	// AllowPrivate admits plain HTTP and private addresses (development, tests).
+	AllowPrivate bool
+	// Resolver resolves endpoint hosts (net.DefaultResolver when nil).
+	Resolver Resolver
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+func (r *Registry) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (r *Registry) check(ctx context.Context, rawURL string) error {
+	res := r.Resolver
+	if res == nil {
+		res = net.DefaultResolver
+	}
+	return CheckURL(ctx, rawURL, r.AllowPrivate, res)
+}
+
+func checkEmail(email string) error {
+	if email == "" {
+		return nil
+	}
+	if _, err := mail.ParseAddress(email); err != nil {
+		return fmt.Errorf("email %q: %w", email, err)
+	}
+	return nil
+}
+
+// Create registers an endpoint for the env account of an organization. The
+// returned endpoint holds the secret, which is shown once.
+func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment, rawURL, email, description string) (*ent.WebhookEndpoint, error) {
+	if err := r.check(ctx, rawURL); err != nil {
+		return nil, err
+	}
+	if err := checkEmail(email); err != nil {
+		return nil, err
+	}
+	acct, err := tenancy.Account(ctx, r.Client, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	return r.Client.WebhookEndpoint.Create().
+		SetAccountID(acct.ID).
+		SetURL(rawURL).
+		SetEmail(email).
+		SetDescription(description).
+		SetSecret(NewSecret()).
+		SetCreatedAt(now).
+		SetUpdatedAt(now).
+		Save(policy.System(ctx))
+}
+
+// Get returns an endpoint.
+func (r *Registry) Get(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	ep, err := r.Client.WebhookEndpoint.Get(policy.System(ctx), id)
+	if ent.IsNotFound(err) {
+		return nil, fmt.Errorf("webhook endpoint %d does not exist", id)
+	}
+	return ep, err
+}
+
+// List returns the endpoints of an organization (both environments), oldest first.
+func (r *Registry) List(ctx context.Context, orgID int) ([]*ent.WebhookEndpoint, error) {
+	sys := policy.System(ctx)
+	var ids []int
+	for _, env := range []policy.Environment{policy.Live, policy.Test} {
+		a, err := tenancy.Account(ctx, r.Client, orgID, env)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, a.ID)
+	}
+	return r.Client.WebhookEndpoint.Query().
+		Where(webhookendpoint.AccountIDIn(ids...)).
+		WithAccount().
+		Order(webhookendpoint.ByID()).
+		All(sys)
+}
+
+// Change is an update of an endpoint: nil fields are unchanged.
+type Change struct {
+	URL, Email, Description *string
+}
+
+// Update changes an endpoint's URL, owner e-mail or description.
+func (r *Registry) Update(ctx context.Context, id int, c Change) (*ent.WebhookEndpoint, error) {
+	if _, err := r.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	u := r.Client.WebhookEndpoint.UpdateOneID(id).SetUpdatedAt(r.now())
+	if c.URL != nil {
+		if err := r.check(ctx, *c.URL); err != nil {
+			return nil, err
+		}
+		u.SetURL(*c.URL)
+	}
+	if c.Email != nil {
+		if err := checkEmail(*c.Email); err != nil {
+			return nil, err
+		}
+		u.SetEmail(*c.Email)
+	}
+	if c.Description != nil {
+		u.SetDescription(*c.Description)
+	}
+	return u.Save(policy.System(ctx))
+}
+
+// Disable stops deliveries to an endpoint; nothing is deleted, and what is
+// pending waits for Enable.
+func (r *Registry) Disable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	if _, err := r.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	now := r.now()
+	return r.Client.WebhookEndpoint.UpdateOneID(id).
+		SetEnabled(false).
+		SetDisabledReason(webhookendpoint.DisabledReasonManual).
+		SetDisabledAt(now).
+		SetUpdatedAt(now).
+		Save(policy.System(ctx))
+}
+
+// Enable resumes deliveries to an endpoint, starting with what is pending; its
+// failure record starts afresh.
+func (r *Registry) Enable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	if _, err := r.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	return r.Client.WebhookEndpoint.UpdateOneID(id).
+		SetEnabled(true).
+		ClearDisabledReason().
+		ClearDisabledAt().
+		ClearFailingSince().
+		SetUpdatedAt(r.now()).
+		Save(policy.System(ctx))
+}
+
+// Delete removes an endpoint with its deliveries and their log.
+func (r *Registry) Delete(ctx context.Context, id int) error {
+	if _, err := r.Get(ctx, id); err != nil {
+		return err
+	}
+	return ent.RunInTx(policy.System(ctx), r.Client, func(tx *ent.Tx) error {
+		sys := policy.System(ctx)
+		if _, err := tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(sys); err != nil {
+			return err
+		}
+		return tx.WebhookEndpoint.DeleteOneID(id).Exec(sys)
+	})
+}
+
+// RotateSecret gives an endpoint a new secret and keeps signing with the old
+// one too until grace has passed, so the receiver can switch without losing a
+// delivery. The returned endpoint holds the new secret, shown once.
+func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration) (*ent.WebhookEndpoint, error) {
+	ep, err := r.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if grace < 0 {
+		return nil, fmt.Errorf("grace cannot be negative")
+	}
+	now := r.now()
+	u := r.Client.WebhookEndpoint.UpdateOneID(id).SetSecret(NewSecret()).SetUpdatedAt(now)
+	if grace > 0 {
+		u.SetPreviousSecret(ep.Secret).SetPreviousSecretExpiresAt(now.Add(grace))
+	} else {
+		u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
+	}
+	return u.Save(policy.System(ctx))
+}
+
+// Delivery is one entry of the delivery log.
+type Delivery struct {
+	*ent.WebhookDelivery
+	Event    *ent.Event
+	Attempts []*ent.WebhookAttempt
+}
+
+// Deliveries returns the delivery log of an endpoint, newest first, with every
+// attempt; eventID (evt_…) narrows it to one event.
+func (r *Registry) Deliveries(ctx context.Context, endpointID int, eventID string, limit int) ([]Delivery, error) {
+	if _, err := r.Get(ctx, endpointID); err != nil {
+		return nil, err
+	}
+	q := r.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(endpointID))
+	if eventID != "" {
+		q.Where(webhookdelivery.HasEventWith(event.EventID(eventID)))
+	}
+	ds, err := q.WithEvent().
+		WithAttempts(func(q *ent.WebhookAttemptQuery) { q.Order(ent.Asc("id")) }).
+		Order(webhookdelivery.ByID(sql.OrderDesc())).
+		Limit(limit).
+		All(policy.System(ctx))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Delivery, len(ds))
+	for i, d := range ds {
+		out[i] = Delivery{WebhookDelivery: d, Event: d.Edges.Event, Attempts: d.Edges.Attempts}
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package webhooks
+
+import (
+	"context"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/webhookattempt"
+	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/policy"
+)
+
+// Attempt is one attempt of the log with its delivery and event.
+type Attempt struct {
+	*ent.WebhookAttempt
+	DeliveryID int
+	EventID    string
+	Type       string
+}
+
+// Listen calls f with each new attempt of an endpoint's deliveries, polling
+// the log every interval from the moment it starts, until ctx ends or f fails.
+func Listen(ctx context.Context, c *ent.Client, endpointID int, interval time.Duration, f func(Attempt) error) error {
+	sys := policy.System(ctx)
+	mine := webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID))
+	last, err := c.WebhookAttempt.Query().Where(mine).Order(webhookattempt.ByID(sql.OrderDesc())).FirstID(sys)
+	if err != nil && !ent.IsNotFound(err) {
+		return err
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		as, err := c.WebhookAttempt.Query().
+			Where(mine, webhookattempt.IDGT(last)).
+			WithDelivery(func(q *ent.WebhookDeliveryQuery) { q.WithEvent() }).
+			Order(webhookattempt.ByID()).
+			Limit(100).
+			All(sys)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		for _, a := range as {
+			last = a.ID
+			d := a.Edges.Delivery
+			if err := f(Attempt{WebhookAttempt: a, DeliveryID: d.ID, EventID: d.Edges.Event.EventID, Type: d.Edges.Event.Type}); err != nil {
+				return err
+			}
+		}
+		if len(as) == 100 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
