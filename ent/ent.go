@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
@@ -85,6 +86,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:        apikey.ValidColumn,
 			account.Table:       account.ValidColumn,
 			allergen.Table:      allergen.ValidColumn,
+			auditrecord.Table:   auditrecord.ValidColumn,
 			event.Table:         event.ValidColumn,
 			location.Table:      location.ValidColumn,
 			operation.Table:     operation.ValidColumn,

@@ -6,6 +6,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
@@ -23,7 +24,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 11)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -45,6 +46,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apikey.FieldLastUsedAt: {Type: field.TypeTime, Column: apikey.FieldLastUsedAt},
 			apikey.FieldExpiresAt:  {Type: field.TypeTime, Column: apikey.FieldExpiresAt},
 			apikey.FieldRevokedAt:  {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
+			apikey.FieldReplacesID: {Type: field.TypeInt, Column: apikey.FieldReplacesID},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
@@ -89,6 +91,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   auditrecord.Table,
+			Columns: auditrecord.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: auditrecord.FieldID,
+			},
+		},
+		Type: "AuditRecord",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			auditrecord.FieldOrganizationID: {Type: field.TypeInt, Column: auditrecord.FieldOrganizationID},
+			auditrecord.FieldAction:         {Type: field.TypeEnum, Column: auditrecord.FieldAction},
+			auditrecord.FieldAPIKeyID:       {Type: field.TypeInt, Column: auditrecord.FieldAPIKeyID},
+			auditrecord.FieldEnvironment:    {Type: field.TypeEnum, Column: auditrecord.FieldEnvironment},
+			auditrecord.FieldActor:          {Type: field.TypeString, Column: auditrecord.FieldActor},
+			auditrecord.FieldDetail:         {Type: field.TypeJSON, Column: auditrecord.FieldDetail},
+			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -111,7 +133,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldCreatedAt:    {Type: field.TypeTime, Column: event.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -133,7 +155,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -154,7 +176,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -172,7 +194,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -188,7 +210,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -207,7 +229,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -241,6 +263,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Account",
 	)
 	graph.MustAddE(
+		"replaces",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   apikey.ReplacesTable,
+			Columns: []string{apikey.ReplacesColumn},
+			Bidi:    false,
+		},
+		"APIKey",
+		"APIKey",
+	)
+	graph.MustAddE(
+		"replaced_by",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+		},
+		"APIKey",
+		"APIKey",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -263,6 +309,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Allergen",
 		"Account",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   auditrecord.OrganizationTable,
+			Columns: []string{auditrecord.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AuditRecord",
+		"Organization",
+	)
+	graph.MustAddE(
+		"api_key",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   auditrecord.APIKeyTable,
+			Columns: []string{auditrecord.APIKeyColumn},
+			Bidi:    false,
+		},
+		"AuditRecord",
+		"APIKey",
 	)
 	graph.MustAddE(
 		"account",
@@ -483,6 +553,11 @@ func (f *APIKeyFilter) WhereRevokedAt(p entql.TimeP) {
 	f.Where(p.Field(apikey.FieldRevokedAt))
 }
 
+// WhereReplacesID applies the entql int predicate on the replaces_id field.
+func (f *APIKeyFilter) WhereReplacesID(p entql.IntP) {
+	f.Where(p.Field(apikey.FieldReplacesID))
+}
+
 // WhereHasAccount applies a predicate to check if query has an edge account.
 func (f *APIKeyFilter) WhereHasAccount() {
 	f.Where(entql.HasEdge("account"))
@@ -491,6 +566,34 @@ func (f *APIKeyFilter) WhereHasAccount() {
 // WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
 func (f *APIKeyFilter) WhereHasAccountWith(preds ...predicate.Account) {
 	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReplaces applies a predicate to check if query has an edge replaces.
+func (f *APIKeyFilter) WhereHasReplaces() {
+	f.Where(entql.HasEdge("replaces"))
+}
+
+// WhereHasReplacesWith applies a predicate to check if query has an edge replaces with a given conditions (other predicates).
+func (f *APIKeyFilter) WhereHasReplacesWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("replaces", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReplacedBy applies a predicate to check if query has an edge replaced_by.
+func (f *APIKeyFilter) WhereHasReplacedBy() {
+	f.Where(entql.HasEdge("replaced_by"))
+}
+
+// WhereHasReplacedByWith applies a predicate to check if query has an edge replaced_by with a given conditions (other predicates).
+func (f *APIKeyFilter) WhereHasReplacedByWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("replaced_by", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -676,6 +779,109 @@ func (f *AllergenFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AuditRecordQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AuditRecordQuery builder.
+func (_q *AuditRecordQuery) Filter() *AuditRecordFilter {
+	return &AuditRecordFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AuditRecordMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AuditRecordMutation builder.
+func (m *AuditRecordMutation) Filter() *AuditRecordFilter {
+	return &AuditRecordFilter{config: m.config, predicateAdder: m}
+}
+
+// AuditRecordFilter provides a generic filtering capability at runtime for AuditRecordQuery.
+type AuditRecordFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AuditRecordFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *AuditRecordFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldID))
+}
+
+// WhereOrganizationID applies the entql int predicate on the organization_id field.
+func (f *AuditRecordFilter) WhereOrganizationID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldOrganizationID))
+}
+
+// WhereAction applies the entql string predicate on the action field.
+func (f *AuditRecordFilter) WhereAction(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldAction))
+}
+
+// WhereAPIKeyID applies the entql int predicate on the api_key_id field.
+func (f *AuditRecordFilter) WhereAPIKeyID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldAPIKeyID))
+}
+
+// WhereEnvironment applies the entql string predicate on the environment field.
+func (f *AuditRecordFilter) WhereEnvironment(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldEnvironment))
+}
+
+// WhereActor applies the entql string predicate on the actor field.
+func (f *AuditRecordFilter) WhereActor(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldActor))
+}
+
+// WhereDetail applies the entql json.RawMessage predicate on the detail field.
+func (f *AuditRecordFilter) WhereDetail(p entql.BytesP) {
+	f.Where(p.Field(auditrecord.FieldDetail))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AuditRecordFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(auditrecord.FieldCreatedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AuditRecordFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AuditRecordFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAPIKey applies a predicate to check if query has an edge api_key.
+func (f *AuditRecordFilter) WhereHasAPIKey() {
+	f.Where(entql.HasEdge("api_key"))
+}
+
+// WhereHasAPIKeyWith applies a predicate to check if query has an edge api_key with a given conditions (other predicates).
+func (f *AuditRecordFilter) WhereHasAPIKeyWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("api_key", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *EventQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -704,7 +910,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -813,7 +1019,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -940,7 +1146,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1048,7 +1254,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1127,7 +1333,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1182,7 +1388,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1266,7 +1472,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

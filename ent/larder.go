@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/problem"
@@ -116,6 +117,26 @@ func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 // the caller cannot see: another account's row is as absent as a missing one.
 func CheckReferences(ctx context.Context, m Mutation) error {
 	switch m := m.(type) {
+	case *APIKeyMutation:
+		if id, ok := m.ReplacesID(); ok {
+			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("replaces_id", "must name an existing a p i key (%d was not found)", id)
+			}
+		}
+	case *AuditRecordMutation:
+		if id, ok := m.APIKeyID(); ok {
+			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("api_key_id", "must name an existing a p i key (%d was not found)", id)
+			}
+		}
 	case *LocationMutation:
 		if id, ok := m.ParentID(); ok {
 			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)

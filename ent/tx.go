@@ -20,6 +20,8 @@ type Tx struct {
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
 	Allergen *AllergenClient
+	// AuditRecord is the client for interacting with the AuditRecord builders.
+	AuditRecord *AuditRecordClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// Location is the client for interacting with the Location builders.
@@ -168,6 +170,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
+	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)
 	tx.Operation = NewOperationClient(tx.config)
