@@ -6,7 +6,9 @@
 //	larder org create --name N [--plan P] [--currency C]
 //	larder org set-plan --org ID --plan P
 //	larder key create --org ID --env live|test --scopes S [--name N]
-//	larder key list --org ID
+//	larder key list --org ID [--history]
+//	larder key rotate --key ID --grace none|1h|24h|7d
+//	larder key revoke --key ID
 //
 // Every command takes --database (LARDER_DATABASE_URL) and --json.
 package main
@@ -44,7 +46,9 @@ var commands = []command{
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
-	{"key list", "key list --org ID  list keys, never their secrets", keyList},
+	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
+	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},
+	{"key revoke", "key revoke --key ID  revoke a key, effective on the next request", keyRevoke},
 }
 
 // env is what every command shares.
