@@ -220,13 +220,16 @@ func TestRotatedKeyKeepsItsPlace(t *testing.T) {
 // twin is a second server over the database of st, as a second process would
 // run it: its own connection pool on PostgreSQL (SQLite is served by one
 // process, so there it shares st), its own authenticator, caches and leases.
-func twin(t *testing.T, st *store.Store, clk *clock) (string, *handlers.Server) {
+func twin(t *testing.T, st *store.Store, clk *clock, tweak ...func(*config.Config)) (string, *handlers.Server) {
 	t.Helper()
 	if st.Dialect == dialect.Postgres {
 		st = dbtest.OpenURL(t, dbtest.URL(t, dbtest.Postgres))
 	}
 	cfg := config.Defaults()
 	cfg.AuthFailLimit = 1 << 20
+	for _, f := range tweak {
+		f(&cfg)
+	}
 	srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
