@@ -86,7 +86,8 @@ type Listed struct {
 	Detail map[string]any `json:"detail"`
 }
 
-// History returns the records of an organization, oldest first.
+// History returns the records of an organization in the order they were
+// written (ids come from one sequence), oldest first.
 func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	ctx = policy.System(ctx)
 	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
@@ -98,7 +99,7 @@ func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	}
 	recs, err := c.AuditRecord.Query().
 		Where(auditrecord.OrganizationID(orgID)).
-		Order(auditrecord.ByCreatedAt(), auditrecord.ByID()).
+		Order(auditrecord.ByID()).
 		All(ctx)
 	if err != nil {
 		return nil, err
