@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/privacy"
+	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
@@ -238,6 +241,27 @@ func TestConcurrentRotations(t *testing.T) {
 		}
 		if done != 1 || refused != 5 || len(keys) != 2 || *keys[1].Replaces != k.Record.ID || *keys[0].ReplacedBy != keys[1].ID {
 			t.Fatalf("%d rotated, %d refused, keys %+v", done, refused, keys)
+		}
+	})
+}
+
+// Audit records are system-only, like keys: an account's viewer (app or API)
+// neither reads nor writes them, and the API description does not name them.
+func TestAuditRecordsAreSystemOnly(t *testing.T) {
+	t.Parallel()
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org := dbtest.NewOrg(t, st, "")
+		org.Key(t, policy.Live, "all") // one record to hide
+		app := org.Ctx(policy.Live)
+		if _, err := st.Client.AuditRecord.Query().All(app); !errors.Is(err, privacy.Deny) {
+			t.Fatalf("an account viewer read audit records: %v", err)
+		}
+		err := st.Client.AuditRecord.Create().SetOrganizationID(org.Org.ID).SetAction(audit.KeyRevoked).SetActor("mallory").Exec(app)
+		if !errors.Is(err, privacy.Deny) {
+			t.Fatalf("an account viewer wrote an audit record: %v", err)
+		}
+		if strings.Contains(strings.ToLower(string(openapi.Document)), "audit") {
+			t.Fatal("the API description mentions audit records")
 		}
 	})
 }
