@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tenancy"
@@ -23,8 +25,9 @@ type Created struct {
 	Key    string
 }
 
-// CreateKey issues a key for the env account of an organization. It runs as
-// the system: keys are managed in the web application, never through the API.
+// CreateKey issues a key for the env account of an organization, recording
+// it for the actor of ctx (audit.WithActor). It runs as the system: keys are
+// managed in the web application, never through the API.
 func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, scopes []policy.Scope, name string) (*Created, error) {
 	ctx = policy.System(ctx)
 	acct, err := tenancy.Account(ctx, c, orgID, env)
@@ -38,8 +41,9 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 		if err := tx.Account.UpdateOneID(acct.ID).Exec(ctx); err != nil {
 			return err
 		}
+		now := time.Now()
 		active, err := tx.APIKey.Query().
-			Where(apikey.AccountID(acct.ID), Active(time.Now())).
+			Where(apikey.AccountID(acct.ID), Occupying(now)).
 			Count(ctx)
 		if err != nil {
 			return err
@@ -64,7 +68,10 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 			return err
 		}
 		out = &Created{Record: rec, Key: key}
-		return nil
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.KeyCreated, KeyID: rec.ID, Env: env, At: now,
+			Detail: map[string]any{"name": name, "scopes": names},
+		})
 	})
 	return out, err
 }
@@ -74,6 +81,16 @@ func Active(now time.Time) predicate.APIKey {
 	return apikey.And(
 		apikey.RevokedAtIsNil(),
 		apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(now)),
+	)
+}
+
+// Occupying selects the keys that take a place against MaxActiveKeys at now:
+// active keys, except an old key in its grace period while its replacement is
+// active, since a rotated key keeps its place (spec Authentication 4).
+func Occupying(now time.Time) predicate.APIKey {
+	return apikey.And(
+		Active(now),
+		apikey.Not(apikey.HasReplacedByWith(Active(now))),
 	)
 }
 
@@ -89,14 +106,26 @@ type Listed struct {
 	LastUsedAt *time.Time `json:"last_used_at"`
 	ExpiresAt  *time.Time `json:"expires_at"`
 	RevokedAt  *time.Time `json:"revoked_at"`
+	// Replaces is the key this one replaced by rotation; ReplacedBy the key
+	// that replaced it.
+	Replaces   *int `json:"replaces"`
+	ReplacedBy *int `json:"replaced_by"`
 }
 
 // ListKeys returns the keys of both accounts of an organization, oldest first.
 func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	ctx = policy.System(ctx)
+	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("organization %d does not exist", orgID)
+	}
 	keys, err := c.APIKey.Query().
 		Where(apikey.HasAccountWith(account.OrganizationID(orgID))).
 		WithAccount().
+		WithReplacedBy(func(q *ent.APIKeyQuery) { q.Select(apikey.FieldID, apikey.FieldReplacesID) }).
 		Order(apikey.ByID()).
 		All(ctx)
 	if err != nil {
@@ -108,6 +137,10 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 			ID: k.ID, Name: k.Name, Env: string(k.Edges.Account.Environment), Scopes: k.Scopes,
 			Prefix: k.Prefix, Last4: k.Last4, CreatedAt: k.CreatedAt,
 			LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
+			Replaces: k.ReplacesID,
+		}
+		if r := k.Edges.ReplacedBy; r != nil {
+			out[i].ReplacedBy = &r.ID
 		}
 	}
 	return out, nil

@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/netip"
 	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Config is everything an operator can set.
@@ -59,6 +62,14 @@ type Config struct {
 	// SMTPURL is the mail server telling owners of disabled endpoints
 	// (--smtp-url, LARDER_SMTP_URL): smtp://user:pass@host:port/?from=address.
 	SMTPURL string
+	// TrustedProxies lists the reverse proxies (comma-separated IPs or CIDRs)
+	// whose X-Forwarded-For names the client address of the failed-auth
+	// throttle (--trusted-proxies, LARDER_TRUSTED_PROXIES); see Proxies.
+	TrustedProxies string
+	// Actor names who makes the administrative changes of a command (keys,
+	// plans) in the audit history (--actor, LARDER_ACTOR); by default the
+	// operating-system user@host.
+	Actor string
 }
 
 // Defaults is the configuration when nothing is set.
@@ -78,8 +89,29 @@ func Defaults() Config {
 		WebhookRetryInterval: 5 * time.Hour,
 		WebhookDisableAfter:  24 * time.Hour,
 		WebhookPollInterval:  2 * time.Second,
+		Actor:                DefaultActor(),
 	}
 }
+
+// DefaultActor is the operating-system user and host running the command,
+// user@host.
+func DefaultActor() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+}
+
+// MaxActorLen bounds an actor name.
+const MaxActorLen = 200
 
 // option is one setting: its flag, its environment twin and its field.
 type option struct {
@@ -98,7 +130,10 @@ var Common = Options{"database", "log-format", "db-statements"}
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr"}
+
+// Admin flags of the commands that change keys and plans.
+var Admin = Options{"actor"}
 
 func (c *Config) options() map[string]option {
 	str := func(p *string) func(*flag.FlagSet, string, string) {
@@ -124,11 +159,13 @@ func (c *Config) options() map[string]option {
 		"request-timeout": {"request-timeout", "LARDER_REQUEST_TIMEOUT", "time a request may take", func(fs *flag.FlagSet, n, h string) {
 			fs.DurationVar(&c.RequestTimeout, n, c.RequestTimeout, h)
 		}, func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return err }},
-		"max-in-flight": {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
-		"db-max-conns":  {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
-		"debug-addr":    {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
-		"db-statements": {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
-		"dev-database":  {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},
+		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
+		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
+		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
+		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
+		"trusted-proxies": {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
+		"actor":           {"actor", "LARDER_ACTOR", "who makes the change, for the audit history (default user@host)", str(&c.Actor), setStr(&c.Actor)},
+		"dev-database":    {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},
 	}
 }
 
@@ -182,8 +219,48 @@ func (c *Config) Validate() error {
 		errs = append(errs, "log-format must be text or json")
 	}
 	errs = append(errs, c.validateWebhooks()...)
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if a := strings.TrimSpace(c.Actor); a == "" || len(c.Actor) > MaxActorLen || strings.IndexFunc(c.Actor, unicode.IsControl) >= 0 {
+		errs = append(errs, fmt.Sprintf("actor must be 1 to %d characters without control characters", MaxActorLen))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// Proxies parses TrustedProxies: each entry an IP address (a proxy) or a CIDR
+// (a network of proxies). IPv4-mapped IPv6 forms count as IPv4.
+func (c *Config) Proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, raw := range strings.Split(c.TrustedProxies, ",") {
+		s := strings.TrimSpace(raw)
+		if s == "" {
+			continue
+		}
+		if strings.Contains(s, "/") {
+			p, err := netip.ParsePrefix(s)
+			if err != nil {
+				return nil, fmt.Errorf("trusted-proxies: %q is not an IP address or CIDR", s)
+			}
+			if p.Addr().Is4In6() {
+				bits := p.Bits() - 96
+				if bits < 0 {
+					return nil, fmt.Errorf("trusted-proxies: %q is wider than the IPv4-mapped range", s)
+				}
+				p = netip.PrefixFrom(p.Addr().Unmap(), bits)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("trusted-proxies: %q is not an IP address or CIDR", s)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }

@@ -39,6 +39,8 @@ type APIKey struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// When the key was revoked; a revoked key never works again.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// The key this one replaced by rotation.
+	ReplacesID *int `json:"replaces_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APIKeyQuery when eager-loading is set.
 	Edges        APIKeyEdges `json:"edges"`
@@ -49,9 +51,13 @@ type APIKey struct {
 type APIKeyEdges struct {
 	// Account holds the value of the account edge.
 	Account *Account `json:"account,omitempty"`
+	// Replaces holds the value of the replaces edge.
+	Replaces *APIKey `json:"replaces,omitempty"`
+	// ReplacedBy holds the value of the replaced_by edge.
+	ReplacedBy *APIKey `json:"replaced_by,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [3]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -65,6 +71,28 @@ func (e APIKeyEdges) AccountOrErr() (*Account, error) {
 	return nil, &NotLoadedError{edge: "account"}
 }
 
+// ReplacesOrErr returns the Replaces value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e APIKeyEdges) ReplacesOrErr() (*APIKey, error) {
+	if e.Replaces != nil {
+		return e.Replaces, nil
+	} else if e.loadedTypes[1] {
+		return nil, &NotFoundError{label: apikey.Label}
+	}
+	return nil, &NotLoadedError{edge: "replaces"}
+}
+
+// ReplacedByOrErr returns the ReplacedBy value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e APIKeyEdges) ReplacedByOrErr() (*APIKey, error) {
+	if e.ReplacedBy != nil {
+		return e.ReplacedBy, nil
+	} else if e.loadedTypes[2] {
+		return nil, &NotFoundError{label: apikey.Label}
+	}
+	return nil, &NotLoadedError{edge: "replaced_by"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*APIKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -72,7 +100,7 @@ func (*APIKey) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case apikey.FieldScopes:
 			values[i] = new([]byte)
-		case apikey.FieldID, apikey.FieldAccountID:
+		case apikey.FieldID, apikey.FieldAccountID, apikey.FieldReplacesID:
 			values[i] = new(sql.NullInt64)
 		case apikey.FieldName, apikey.FieldPrefix, apikey.FieldLast4, apikey.FieldSecretHash:
 			values[i] = new(sql.NullString)
@@ -164,6 +192,13 @@ func (_m *APIKey) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case apikey.FieldReplacesID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field replaces_id", values[i])
+			} else if value.Valid {
+				_m.ReplacesID = new(int)
+				*_m.ReplacesID = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -180,6 +215,16 @@ func (_m *APIKey) Value(name string) (ent.Value, error) {
 // QueryAccount queries the "account" edge of the APIKey entity.
 func (_m *APIKey) QueryAccount() *AccountQuery {
 	return NewAPIKeyClient(_m.config).QueryAccount(_m)
+}
+
+// QueryReplaces queries the "replaces" edge of the APIKey entity.
+func (_m *APIKey) QueryReplaces() *APIKeyQuery {
+	return NewAPIKeyClient(_m.config).QueryReplaces(_m)
+}
+
+// QueryReplacedBy queries the "replaced_by" edge of the APIKey entity.
+func (_m *APIKey) QueryReplacedBy() *APIKeyQuery {
+	return NewAPIKeyClient(_m.config).QueryReplacedBy(_m)
 }
 
 // Update returns a builder for updating this APIKey.
@@ -238,6 +283,11 @@ func (_m *APIKey) String() string {
 	if v := _m.RevokedAt; v != nil {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ReplacesID; v != nil {
+		builder.WriteString("replaces_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

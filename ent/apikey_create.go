@@ -123,9 +123,47 @@ func (_c *APIKeyCreate) SetNillableRevokedAt(v *time.Time) *APIKeyCreate {
 	return _c
 }
 
+// SetReplacesID sets the "replaces_id" field.
+func (_c *APIKeyCreate) SetReplacesID(v int) *APIKeyCreate {
+	_c.mutation.SetReplacesID(v)
+	return _c
+}
+
+// SetNillableReplacesID sets the "replaces_id" field if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableReplacesID(v *int) *APIKeyCreate {
+	if v != nil {
+		_c.SetReplacesID(*v)
+	}
+	return _c
+}
+
 // SetAccount sets the "account" edge to the Account entity.
 func (_c *APIKeyCreate) SetAccount(v *Account) *APIKeyCreate {
 	return _c.SetAccountID(v.ID)
+}
+
+// SetReplaces sets the "replaces" edge to the APIKey entity.
+func (_c *APIKeyCreate) SetReplaces(v *APIKey) *APIKeyCreate {
+	return _c.SetReplacesID(v.ID)
+}
+
+// SetReplacedByID sets the "replaced_by" edge to the APIKey entity by ID.
+func (_c *APIKeyCreate) SetReplacedByID(id int) *APIKeyCreate {
+	_c.mutation.SetReplacedByID(id)
+	return _c
+}
+
+// SetNillableReplacedByID sets the "replaced_by" edge to the APIKey entity by ID if the given value is not nil.
+func (_c *APIKeyCreate) SetNillableReplacedByID(id *int) *APIKeyCreate {
+	if id != nil {
+		_c = _c.SetReplacedByID(*id)
+	}
+	return _c
+}
+
+// SetReplacedBy sets the "replaced_by" edge to the APIKey entity.
+func (_c *APIKeyCreate) SetReplacedBy(v *APIKey) *APIKeyCreate {
+	return _c.SetReplacedByID(v.ID)
 }
 
 // Mutation returns the APIKeyMutation object of the builder.
@@ -285,6 +323,39 @@ func (_c *APIKeyCreate) createSpec() (*APIKey, *sqlgraph.CreateSpec) {
 		_node.AccountID = nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
+	if nodes := _c.mutation.ReplacesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   apikey.ReplacesTable,
+			Columns: []string{apikey.ReplacesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_node.ReplacesID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ReplacedByIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
 	return _node, _spec
 }
 
@@ -440,6 +511,9 @@ func (u *APIKeyUpsertOne) UpdateNewValues() *APIKeyUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(apikey.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.ReplacesID(); exists {
+			s.SetIgnore(apikey.FieldReplacesID)
 		}
 	}))
 	return u
@@ -753,6 +827,9 @@ func (u *APIKeyUpsertBulk) UpdateNewValues() *APIKeyUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(apikey.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.ReplacesID(); exists {
+				s.SetIgnore(apikey.FieldReplacesID)
 			}
 		}
 	}))

@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -21,12 +22,14 @@ import (
 // APIKeyQuery is the builder for querying APIKey entities.
 type APIKeyQuery struct {
 	config
-	ctx         *QueryContext
-	order       []apikey.OrderOption
-	inters      []Interceptor
-	predicates  []predicate.APIKey
-	withAccount *AccountQuery
-	modifiers   []func(*sql.Selector)
+	ctx            *QueryContext
+	order          []apikey.OrderOption
+	inters         []Interceptor
+	predicates     []predicate.APIKey
+	withAccount    *AccountQuery
+	withReplaces   *APIKeyQuery
+	withReplacedBy *APIKeyQuery
+	modifiers      []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -78,6 +81,50 @@ func (_q *APIKeyQuery) QueryAccount() *AccountQuery {
 			sqlgraph.From(apikey.Table, apikey.FieldID, selector),
 			sqlgraph.To(account.Table, account.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, apikey.AccountTable, apikey.AccountColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReplaces chains the current query on the "replaces" edge.
+func (_q *APIKeyQuery) QueryReplaces() *APIKeyQuery {
+	query := (&APIKeyClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, selector),
+			sqlgraph.To(apikey.Table, apikey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, apikey.ReplacesTable, apikey.ReplacesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReplacedBy chains the current query on the "replaced_by" edge.
+func (_q *APIKeyQuery) QueryReplacedBy() *APIKeyQuery {
+	query := (&APIKeyClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, selector),
+			sqlgraph.To(apikey.Table, apikey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, apikey.ReplacedByTable, apikey.ReplacedByColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -272,12 +319,14 @@ func (_q *APIKeyQuery) Clone() *APIKeyQuery {
 		return nil
 	}
 	return &APIKeyQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]apikey.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.APIKey{}, _q.predicates...),
-		withAccount: _q.withAccount.Clone(),
+		config:         _q.config,
+		ctx:            _q.ctx.Clone(),
+		order:          append([]apikey.OrderOption{}, _q.order...),
+		inters:         append([]Interceptor{}, _q.inters...),
+		predicates:     append([]predicate.APIKey{}, _q.predicates...),
+		withAccount:    _q.withAccount.Clone(),
+		withReplaces:   _q.withReplaces.Clone(),
+		withReplacedBy: _q.withReplacedBy.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -293,6 +342,28 @@ func (_q *APIKeyQuery) WithAccount(opts ...func(*AccountQuery)) *APIKeyQuery {
 		opt(query)
 	}
 	_q.withAccount = query
+	return _q
+}
+
+// WithReplaces tells the query-builder to eager-load the nodes that are connected to
+// the "replaces" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *APIKeyQuery) WithReplaces(opts ...func(*APIKeyQuery)) *APIKeyQuery {
+	query := (&APIKeyClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReplaces = query
+	return _q
+}
+
+// WithReplacedBy tells the query-builder to eager-load the nodes that are connected to
+// the "replaced_by" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *APIKeyQuery) WithReplacedBy(opts ...func(*APIKeyQuery)) *APIKeyQuery {
+	query := (&APIKeyClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReplacedBy = query
 	return _q
 }
 
@@ -380,8 +451,10 @@ func (_q *APIKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*APIKe
 	var (
 		nodes       = []*APIKey{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [3]bool{
 			_q.withAccount != nil,
+			_q.withReplaces != nil,
+			_q.withReplacedBy != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -408,6 +481,18 @@ func (_q *APIKeyQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*APIKe
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *APIKey, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withReplaces; query != nil {
+		if err := _q.loadReplaces(ctx, query, nodes, nil,
+			func(n *APIKey, e *APIKey) { n.Edges.Replaces = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withReplacedBy; query != nil {
+		if err := _q.loadReplacedBy(ctx, query, nodes, nil,
+			func(n *APIKey, e *APIKey) { n.Edges.ReplacedBy = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -443,6 +528,68 @@ func (_q *APIKeyQuery) loadAccount(ctx context.Context, query *AccountQuery, nod
 	}
 	return nil
 }
+func (_q *APIKeyQuery) loadReplaces(ctx context.Context, query *APIKeyQuery, nodes []*APIKey, init func(*APIKey), assign func(*APIKey, *APIKey)) error {
+	ids := make([]int, 0, len(nodes))
+	nodeids := make(map[int][]*APIKey)
+	for i := range nodes {
+		if nodes[i].ReplacesID == nil {
+			continue
+		}
+		fk := *nodes[i].ReplacesID
+		if _, ok := nodeids[fk]; !ok {
+			ids = append(ids, fk)
+		}
+		nodeids[fk] = append(nodeids[fk], nodes[i])
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	query.Where(apikey.IDIn(ids...))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nodeids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected foreign-key "replaces_id" returned %v`, n.ID)
+		}
+		for i := range nodes {
+			assign(nodes[i], n)
+		}
+	}
+	return nil
+}
+func (_q *APIKeyQuery) loadReplacedBy(ctx context.Context, query *APIKeyQuery, nodes []*APIKey, init func(*APIKey), assign func(*APIKey, *APIKey)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*APIKey)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(apikey.FieldReplacesID)
+	}
+	query.Where(predicate.APIKey(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(apikey.ReplacedByColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ReplacesID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "replaces_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "replaces_id" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *APIKeyQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -474,6 +621,9 @@ func (_q *APIKeyQuery) querySpec() *sqlgraph.QuerySpec {
 		}
 		if _q.withAccount != nil {
 			_spec.Node.AddColumnOnce(apikey.FieldAccountID)
+		}
+		if _q.withReplaces != nil {
+			_spec.Node.AddColumnOnce(apikey.FieldReplacesID)
 		}
 	}
 	if ps := _q.predicates; len(ps) > 0 {

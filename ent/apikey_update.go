@@ -116,9 +116,34 @@ func (_u *APIKeyUpdate) ClearRevokedAt() *APIKeyUpdate {
 	return _u
 }
 
+// SetReplacedByID sets the "replaced_by" edge to the APIKey entity by ID.
+func (_u *APIKeyUpdate) SetReplacedByID(id int) *APIKeyUpdate {
+	_u.mutation.SetReplacedByID(id)
+	return _u
+}
+
+// SetNillableReplacedByID sets the "replaced_by" edge to the APIKey entity by ID if the given value is not nil.
+func (_u *APIKeyUpdate) SetNillableReplacedByID(id *int) *APIKeyUpdate {
+	if id != nil {
+		_u = _u.SetReplacedByID(*id)
+	}
+	return _u
+}
+
+// SetReplacedBy sets the "replaced_by" edge to the APIKey entity.
+func (_u *APIKeyUpdate) SetReplacedBy(v *APIKey) *APIKeyUpdate {
+	return _u.SetReplacedByID(v.ID)
+}
+
 // Mutation returns the APIKeyMutation object of the builder.
 func (_u *APIKeyUpdate) Mutation() *APIKeyMutation {
 	return _u.mutation
+}
+
+// ClearReplacedBy clears the "replaced_by" edge to the APIKey entity.
+func (_u *APIKeyUpdate) ClearReplacedBy() *APIKeyUpdate {
+	_u.mutation.ClearReplacedBy()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -202,6 +227,35 @@ func (_u *APIKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apikey.FieldRevokedAt, field.TypeTime)
+	}
+	if _u.mutation.ReplacedByCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReplacedByIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -311,9 +365,34 @@ func (_u *APIKeyUpdateOne) ClearRevokedAt() *APIKeyUpdateOne {
 	return _u
 }
 
+// SetReplacedByID sets the "replaced_by" edge to the APIKey entity by ID.
+func (_u *APIKeyUpdateOne) SetReplacedByID(id int) *APIKeyUpdateOne {
+	_u.mutation.SetReplacedByID(id)
+	return _u
+}
+
+// SetNillableReplacedByID sets the "replaced_by" edge to the APIKey entity by ID if the given value is not nil.
+func (_u *APIKeyUpdateOne) SetNillableReplacedByID(id *int) *APIKeyUpdateOne {
+	if id != nil {
+		_u = _u.SetReplacedByID(*id)
+	}
+	return _u
+}
+
+// SetReplacedBy sets the "replaced_by" edge to the APIKey entity.
+func (_u *APIKeyUpdateOne) SetReplacedBy(v *APIKey) *APIKeyUpdateOne {
+	return _u.SetReplacedByID(v.ID)
+}
+
 // Mutation returns the APIKeyMutation object of the builder.
 func (_u *APIKeyUpdateOne) Mutation() *APIKeyMutation {
 	return _u.mutation
+}
+
+// ClearReplacedBy clears the "replaced_by" edge to the APIKey entity.
+func (_u *APIKeyUpdateOne) ClearReplacedBy() *APIKeyUpdateOne {
+	_u.mutation.ClearReplacedBy()
+	return _u
 }
 
 // Where appends a list predicates to the APIKeyUpdate builder.
@@ -427,6 +506,35 @@ func (_u *APIKeyUpdateOne) sqlSave(ctx context.Context) (_node *APIKey, err erro
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apikey.FieldRevokedAt, field.TypeTime)
+	}
+	if _u.mutation.ReplacedByCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReplacedByIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(apikey.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &APIKey{config: _u.config}

@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -59,6 +60,8 @@ type Client struct {
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
 	Allergen *AllergenClient
+	// AuditRecord is the client for interacting with the AuditRecord builders.
+	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
 	// Event is the client for interacting with the Event builders.
@@ -125,6 +128,7 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
+	c.AuditRecord = NewAuditRecordClient(c.config)
 	c.Country = NewCountryClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.Food = NewFoodClient(c.config)
@@ -246,6 +250,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIKey:               NewAPIKeyClient(cfg),
 		Account:              NewAccountClient(cfg),
 		Allergen:             NewAllergenClient(cfg),
+		AuditRecord:          NewAuditRecordClient(cfg),
 		Country:              NewCountryClient(cfg),
 		Event:                NewEventClient(cfg),
 		Food:                 NewFoodClient(cfg),
@@ -294,6 +299,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIKey:               NewAPIKeyClient(cfg),
 		Account:              NewAccountClient(cfg),
 		Allergen:             NewAllergenClient(cfg),
+		AuditRecord:          NewAuditRecordClient(cfg),
 		Country:              NewCountryClient(cfg),
 		Event:                NewEventClient(cfg),
 		Food:                 NewFoodClient(cfg),
@@ -349,12 +355,13 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.Country, c.Event, c.Food, c.FoodNutrient,
-		c.Location, c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Event, c.Food,
+		c.FoodNutrient, c.Location, c.Nutrient, c.Operation, c.Organization,
+		c.Preservation, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -364,12 +371,13 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.Country, c.Event, c.Food, c.FoodNutrient,
-		c.Location, c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Event, c.Food,
+		c.FoodNutrient, c.Location, c.Nutrient, c.Operation, c.Organization,
+		c.Preservation, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -384,6 +392,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Account.mutate(ctx, m)
 	case *AllergenMutation:
 		return c.Allergen.mutate(ctx, m)
+	case *AuditRecordMutation:
+		return c.AuditRecord.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
 	case *EventMutation:
@@ -558,6 +568,38 @@ func (c *APIKeyClient) QueryAccount(_m *APIKey) *AccountQuery {
 			sqlgraph.From(apikey.Table, apikey.FieldID, id),
 			sqlgraph.To(account.Table, account.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, apikey.AccountTable, apikey.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReplaces queries the replaces edge of a APIKey.
+func (c *APIKeyClient) QueryReplaces(_m *APIKey) *APIKeyQuery {
+	query := (&APIKeyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, id),
+			sqlgraph.To(apikey.Table, apikey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, apikey.ReplacesTable, apikey.ReplacesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReplacedBy queries the replaced_by edge of a APIKey.
+func (c *APIKeyClient) QueryReplacedBy(_m *APIKey) *APIKeyQuery {
+	query := (&APIKeyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(apikey.Table, apikey.FieldID, id),
+			sqlgraph.To(apikey.Table, apikey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, apikey.ReplacedByTable, apikey.ReplacedByColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -888,6 +930,172 @@ func (c *AllergenClient) mutate(ctx context.Context, m *AllergenMutation) (Value
 		return (&AllergenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Allergen mutation op: %q", m.Op())
+	}
+}
+
+// AuditRecordClient is a client for the AuditRecord schema.
+type AuditRecordClient struct {
+	config
+}
+
+// NewAuditRecordClient returns a client for the AuditRecord from the given config.
+func NewAuditRecordClient(c config) *AuditRecordClient {
+	return &AuditRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `auditrecord.Hooks(f(g(h())))`.
+func (c *AuditRecordClient) Use(hooks ...Hook) {
+	c.hooks.AuditRecord = append(c.hooks.AuditRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `auditrecord.Intercept(f(g(h())))`.
+func (c *AuditRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AuditRecord = append(c.inters.AuditRecord, interceptors...)
+}
+
+// Create returns a builder for creating a AuditRecord entity.
+func (c *AuditRecordClient) Create() *AuditRecordCreate {
+	mutation := newAuditRecordMutation(c.config, OpCreate)
+	return &AuditRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AuditRecord entities.
+func (c *AuditRecordClient) CreateBulk(builders ...*AuditRecordCreate) *AuditRecordCreateBulk {
+	return &AuditRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AuditRecordClient) MapCreateBulk(slice any, setFunc func(*AuditRecordCreate, int)) *AuditRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AuditRecordCreateBulk{err: fmt.Errorf("calling to AuditRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AuditRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AuditRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AuditRecord.
+func (c *AuditRecordClient) Update() *AuditRecordUpdate {
+	mutation := newAuditRecordMutation(c.config, OpUpdate)
+	return &AuditRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AuditRecordClient) UpdateOne(_m *AuditRecord) *AuditRecordUpdateOne {
+	mutation := newAuditRecordMutation(c.config, OpUpdateOne, withAuditRecord(_m))
+	return &AuditRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AuditRecordClient) UpdateOneID(id int) *AuditRecordUpdateOne {
+	mutation := newAuditRecordMutation(c.config, OpUpdateOne, withAuditRecordID(id))
+	return &AuditRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AuditRecord.
+func (c *AuditRecordClient) Delete() *AuditRecordDelete {
+	mutation := newAuditRecordMutation(c.config, OpDelete)
+	return &AuditRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AuditRecordClient) DeleteOne(_m *AuditRecord) *AuditRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AuditRecordClient) DeleteOneID(id int) *AuditRecordDeleteOne {
+	builder := c.Delete().Where(auditrecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AuditRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for AuditRecord.
+func (c *AuditRecordClient) Query() *AuditRecordQuery {
+	return &AuditRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAuditRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AuditRecord entity by its id.
+func (c *AuditRecordClient) Get(ctx context.Context, id int) (*AuditRecord, error) {
+	return c.Query().Where(auditrecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AuditRecordClient) GetX(ctx context.Context, id int) *AuditRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a AuditRecord.
+func (c *AuditRecordClient) QueryOrganization(_m *AuditRecord) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditrecord.Table, auditrecord.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, auditrecord.OrganizationTable, auditrecord.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAPIKey queries the api_key edge of a AuditRecord.
+func (c *AuditRecordClient) QueryAPIKey(_m *AuditRecord) *APIKeyQuery {
+	query := (&APIKeyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(auditrecord.Table, auditrecord.FieldID, id),
+			sqlgraph.To(apikey.Table, apikey.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, auditrecord.APIKeyTable, auditrecord.APIKeyColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AuditRecordClient) Hooks() []Hook {
+	hooks := c.hooks.AuditRecord
+	return append(hooks[:len(hooks):len(hooks)], auditrecord.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *AuditRecordClient) Interceptors() []Interceptor {
+	return c.inters.AuditRecord
+}
+
+func (c *AuditRecordClient) mutate(ctx context.Context, m *AuditRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AuditRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AuditRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AuditRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AuditRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AuditRecord mutation op: %q", m.Op())
 	}
 }
 
@@ -5354,19 +5562,19 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, Country, Event, Food, FoodNutrient, Location,
-		Nutrient, Operation, Organization, Preservation, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductQCCheckpoint, ProductSubstitute,
-		ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Country, Event, Food, FoodNutrient,
+		Location, Nutrient, Operation, Organization, Preservation, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure,
+		RateWindow, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, Country, Event, Food, FoodNutrient, Location,
-		Nutrient, Operation, Organization, Preservation, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductQCCheckpoint, ProductSubstitute,
-		ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Country, Event, Food, FoodNutrient,
+		Location, Nutrient, Operation, Organization, Preservation, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure,
+		RateWindow, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -104,6 +105,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:               apikey.ValidColumn,
 			account.Table:              account.ValidColumn,
 			allergen.Table:             allergen.ValidColumn,
+			auditrecord.Table:          auditrecord.ValidColumn,
 			country.Table:              country.ValidColumn,
 			event.Table:                event.ValidColumn,
 			food.Table:                 food.ValidColumn,

@@ -6,6 +6,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -42,7 +43,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 29)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 30)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -64,6 +65,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apikey.FieldLastUsedAt: {Type: field.TypeTime, Column: apikey.FieldLastUsedAt},
 			apikey.FieldExpiresAt:  {Type: field.TypeTime, Column: apikey.FieldExpiresAt},
 			apikey.FieldRevokedAt:  {Type: field.TypeTime, Column: apikey.FieldRevokedAt},
+			apikey.FieldReplacesID: {Type: field.TypeInt, Column: apikey.FieldReplacesID},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
@@ -108,6 +110,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   auditrecord.Table,
+			Columns: auditrecord.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: auditrecord.FieldID,
+			},
+		},
+		Type: "AuditRecord",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			auditrecord.FieldOrganizationID: {Type: field.TypeInt, Column: auditrecord.FieldOrganizationID},
+			auditrecord.FieldAction:         {Type: field.TypeEnum, Column: auditrecord.FieldAction},
+			auditrecord.FieldAPIKeyID:       {Type: field.TypeInt, Column: auditrecord.FieldAPIKeyID},
+			auditrecord.FieldEnvironment:    {Type: field.TypeEnum, Column: auditrecord.FieldEnvironment},
+			auditrecord.FieldActor:          {Type: field.TypeString, Column: auditrecord.FieldActor},
+			auditrecord.FieldDetail:         {Type: field.TypeJSON, Column: auditrecord.FieldDetail},
+			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   country.Table,
 			Columns: country.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -126,7 +148,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			country.FieldNameFr:    {Type: field.TypeString, Column: country.FieldNameFr},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -151,7 +173,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   food.Table,
 			Columns: food.Columns,
@@ -173,7 +195,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			food.FieldSuggestedYieldPct:         {Type: field.TypeFloat64, Column: food.FieldSuggestedYieldPct},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   foodnutrient.Table,
 			Columns: foodnutrient.Columns,
@@ -191,7 +213,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			foodnutrient.FieldValue:      {Type: field.TypeFloat64, Column: foodnutrient.FieldValue},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -213,7 +235,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
@@ -235,7 +257,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -256,7 +278,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -274,7 +296,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -294,7 +316,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -329,7 +351,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -346,7 +368,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -362,7 +384,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -378,7 +400,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -394,7 +416,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -410,7 +432,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -426,7 +448,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -442,7 +464,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -465,7 +487,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -484,7 +506,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -500,7 +522,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -519,7 +541,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -538,7 +560,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -559,7 +581,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -582,7 +604,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -603,7 +625,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -642,6 +664,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Account",
 	)
 	graph.MustAddE(
+		"replaces",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   apikey.ReplacesTable,
+			Columns: []string{apikey.ReplacesColumn},
+			Bidi:    false,
+		},
+		"APIKey",
+		"APIKey",
+	)
+	graph.MustAddE(
+		"replaced_by",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   apikey.ReplacedByTable,
+			Columns: []string{apikey.ReplacedByColumn},
+			Bidi:    false,
+		},
+		"APIKey",
+		"APIKey",
+	)
+	graph.MustAddE(
 		"organization",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -664,6 +710,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Allergen",
 		"Account",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   auditrecord.OrganizationTable,
+			Columns: []string{auditrecord.OrganizationColumn},
+			Bidi:    false,
+		},
+		"AuditRecord",
+		"Organization",
+	)
+	graph.MustAddE(
+		"api_key",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   auditrecord.APIKeyTable,
+			Columns: []string{auditrecord.APIKeyColumn},
+			Bidi:    false,
+		},
+		"AuditRecord",
+		"APIKey",
 	)
 	graph.MustAddE(
 		"account",
@@ -1496,6 +1566,11 @@ func (f *APIKeyFilter) WhereRevokedAt(p entql.TimeP) {
 	f.Where(p.Field(apikey.FieldRevokedAt))
 }
 
+// WhereReplacesID applies the entql int predicate on the replaces_id field.
+func (f *APIKeyFilter) WhereReplacesID(p entql.IntP) {
+	f.Where(p.Field(apikey.FieldReplacesID))
+}
+
 // WhereHasAccount applies a predicate to check if query has an edge account.
 func (f *APIKeyFilter) WhereHasAccount() {
 	f.Where(entql.HasEdge("account"))
@@ -1504,6 +1579,34 @@ func (f *APIKeyFilter) WhereHasAccount() {
 // WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
 func (f *APIKeyFilter) WhereHasAccountWith(preds ...predicate.Account) {
 	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReplaces applies a predicate to check if query has an edge replaces.
+func (f *APIKeyFilter) WhereHasReplaces() {
+	f.Where(entql.HasEdge("replaces"))
+}
+
+// WhereHasReplacesWith applies a predicate to check if query has an edge replaces with a given conditions (other predicates).
+func (f *APIKeyFilter) WhereHasReplacesWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("replaces", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasReplacedBy applies a predicate to check if query has an edge replaced_by.
+func (f *APIKeyFilter) WhereHasReplacedBy() {
+	f.Where(entql.HasEdge("replaced_by"))
+}
+
+// WhereHasReplacedByWith applies a predicate to check if query has an edge replaced_by with a given conditions (other predicates).
+func (f *APIKeyFilter) WhereHasReplacedByWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("replaced_by", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}
@@ -1689,6 +1792,109 @@ func (f *AllergenFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AuditRecordQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AuditRecordQuery builder.
+func (_q *AuditRecordQuery) Filter() *AuditRecordFilter {
+	return &AuditRecordFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AuditRecordMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AuditRecordMutation builder.
+func (m *AuditRecordMutation) Filter() *AuditRecordFilter {
+	return &AuditRecordFilter{config: m.config, predicateAdder: m}
+}
+
+// AuditRecordFilter provides a generic filtering capability at runtime for AuditRecordQuery.
+type AuditRecordFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AuditRecordFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *AuditRecordFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldID))
+}
+
+// WhereOrganizationID applies the entql int predicate on the organization_id field.
+func (f *AuditRecordFilter) WhereOrganizationID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldOrganizationID))
+}
+
+// WhereAction applies the entql string predicate on the action field.
+func (f *AuditRecordFilter) WhereAction(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldAction))
+}
+
+// WhereAPIKeyID applies the entql int predicate on the api_key_id field.
+func (f *AuditRecordFilter) WhereAPIKeyID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldAPIKeyID))
+}
+
+// WhereEnvironment applies the entql string predicate on the environment field.
+func (f *AuditRecordFilter) WhereEnvironment(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldEnvironment))
+}
+
+// WhereActor applies the entql string predicate on the actor field.
+func (f *AuditRecordFilter) WhereActor(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldActor))
+}
+
+// WhereDetail applies the entql json.RawMessage predicate on the detail field.
+func (f *AuditRecordFilter) WhereDetail(p entql.BytesP) {
+	f.Where(p.Field(auditrecord.FieldDetail))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AuditRecordFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(auditrecord.FieldCreatedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *AuditRecordFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *AuditRecordFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAPIKey applies a predicate to check if query has an edge api_key.
+func (f *AuditRecordFilter) WhereHasAPIKey() {
+	f.Where(entql.HasEdge("api_key"))
+}
+
+// WhereHasAPIKeyWith applies a predicate to check if query has an edge api_key with a given conditions (other predicates).
+func (f *AuditRecordFilter) WhereHasAPIKeyWith(preds ...predicate.APIKey) {
+	f.Where(entql.HasEdgeWith("api_key", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CountryQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1717,7 +1923,7 @@ type CountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1806,7 +2012,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1934,7 +2140,7 @@ type FoodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2047,7 +2253,7 @@ type FoodNutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodNutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2154,7 +2360,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2281,7 +2487,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2380,7 +2586,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2488,7 +2694,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2567,7 +2773,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2656,7 +2862,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2960,7 +3166,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3062,7 +3268,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3159,7 +3365,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3256,7 +3462,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3353,7 +3559,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3450,7 +3656,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3547,7 +3753,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3644,7 +3850,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3762,7 +3968,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3846,7 +4052,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3901,7 +4107,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3985,7 +4191,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4069,7 +4275,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4177,7 +4383,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4281,7 +4487,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4403,7 +4609,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

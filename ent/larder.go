@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -343,6 +344,26 @@ func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 // the caller cannot see: another account's row is as absent as a missing one.
 func CheckReferences(ctx context.Context, m Mutation) error {
 	switch m := m.(type) {
+	case *APIKeyMutation:
+		if id, ok := m.ReplacesID(); ok {
+			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("replaces_id", "must name an existing a p i key (%d was not found)", id)
+			}
+		}
+	case *AuditRecordMutation:
+		if id, ok := m.APIKeyID(); ok {
+			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("api_key_id", "must name an existing a p i key (%d was not found)", id)
+			}
+		}
 	case *FoodNutrientMutation:
 		if id, ok := m.FoodID(); ok {
 			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -57,6 +58,7 @@ const (
 	TypeAPIKey               = "APIKey"
 	TypeAccount              = "Account"
 	TypeAllergen             = "Allergen"
+	TypeAuditRecord          = "AuditRecord"
 	TypeCountry              = "Country"
 	TypeEvent                = "Event"
 	TypeFood                 = "Food"
@@ -88,25 +90,29 @@ const (
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
 type APIKeyMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int
-	name           *string
-	prefix         *string
-	last4          *string
-	secret_hash    *string
-	scopes         *[]string
-	appendscopes   []string
-	created_at     *time.Time
-	last_used_at   *time.Time
-	expires_at     *time.Time
-	revoked_at     *time.Time
-	clearedFields  map[string]struct{}
-	account        *int
-	clearedaccount bool
-	done           bool
-	oldValue       func(context.Context) (*APIKey, error)
-	predicates     []predicate.APIKey
+	op                 Op
+	typ                string
+	id                 *int
+	name               *string
+	prefix             *string
+	last4              *string
+	secret_hash        *string
+	scopes             *[]string
+	appendscopes       []string
+	created_at         *time.Time
+	last_used_at       *time.Time
+	expires_at         *time.Time
+	revoked_at         *time.Time
+	clearedFields      map[string]struct{}
+	account            *int
+	clearedaccount     bool
+	replaces           *int
+	clearedreplaces    bool
+	replaced_by        *int
+	clearedreplaced_by bool
+	done               bool
+	oldValue           func(context.Context) (*APIKey, error)
+	predicates         []predicate.APIKey
 }
 
 var _ ent.Mutation = (*APIKeyMutation)(nil)
@@ -621,6 +627,55 @@ func (m *APIKeyMutation) ResetRevokedAt() {
 	delete(m.clearedFields, apikey.FieldRevokedAt)
 }
 
+// SetReplacesID sets the "replaces_id" field.
+func (m *APIKeyMutation) SetReplacesID(i int) {
+	m.replaces = &i
+}
+
+// ReplacesID returns the value of the "replaces_id" field in the mutation.
+func (m *APIKeyMutation) ReplacesID() (r int, exists bool) {
+	v := m.replaces
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReplacesID returns the old "replaces_id" field's value of the APIKey entity.
+// If the APIKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIKeyMutation) OldReplacesID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReplacesID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReplacesID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReplacesID: %w", err)
+	}
+	return oldValue.ReplacesID, nil
+}
+
+// ClearReplacesID clears the value of the "replaces_id" field.
+func (m *APIKeyMutation) ClearReplacesID() {
+	m.replaces = nil
+	m.clearedFields[apikey.FieldReplacesID] = struct{}{}
+}
+
+// ReplacesIDCleared returns if the "replaces_id" field was cleared in this mutation.
+func (m *APIKeyMutation) ReplacesIDCleared() bool {
+	_, ok := m.clearedFields[apikey.FieldReplacesID]
+	return ok
+}
+
+// ResetReplacesID resets all changes to the "replaces_id" field.
+func (m *APIKeyMutation) ResetReplacesID() {
+	m.replaces = nil
+	delete(m.clearedFields, apikey.FieldReplacesID)
+}
+
 // ClearAccount clears the "account" edge to the Account entity.
 func (m *APIKeyMutation) ClearAccount() {
 	m.clearedaccount = true
@@ -646,6 +701,72 @@ func (m *APIKeyMutation) AccountIDs() (ids []int) {
 func (m *APIKeyMutation) ResetAccount() {
 	m.account = nil
 	m.clearedaccount = false
+}
+
+// ClearReplaces clears the "replaces" edge to the APIKey entity.
+func (m *APIKeyMutation) ClearReplaces() {
+	m.clearedreplaces = true
+	m.clearedFields[apikey.FieldReplacesID] = struct{}{}
+}
+
+// ReplacesCleared reports if the "replaces" edge to the APIKey entity was cleared.
+func (m *APIKeyMutation) ReplacesCleared() bool {
+	return m.ReplacesIDCleared() || m.clearedreplaces
+}
+
+// ReplacesIDs returns the "replaces" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ReplacesID instead. It exists only for internal usage by the builders.
+func (m *APIKeyMutation) ReplacesIDs() (ids []int) {
+	if id := m.replaces; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetReplaces resets all changes to the "replaces" edge.
+func (m *APIKeyMutation) ResetReplaces() {
+	m.replaces = nil
+	m.clearedreplaces = false
+}
+
+// SetReplacedByID sets the "replaced_by" edge to the APIKey entity by id.
+func (m *APIKeyMutation) SetReplacedByID(id int) {
+	m.replaced_by = &id
+}
+
+// ClearReplacedBy clears the "replaced_by" edge to the APIKey entity.
+func (m *APIKeyMutation) ClearReplacedBy() {
+	m.clearedreplaced_by = true
+}
+
+// ReplacedByCleared reports if the "replaced_by" edge to the APIKey entity was cleared.
+func (m *APIKeyMutation) ReplacedByCleared() bool {
+	return m.clearedreplaced_by
+}
+
+// ReplacedByID returns the "replaced_by" edge ID in the mutation.
+func (m *APIKeyMutation) ReplacedByID() (id int, exists bool) {
+	if m.replaced_by != nil {
+		return *m.replaced_by, true
+	}
+	return
+}
+
+// ReplacedByIDs returns the "replaced_by" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ReplacedByID instead. It exists only for internal usage by the builders.
+func (m *APIKeyMutation) ReplacedByIDs() (ids []int) {
+	if id := m.replaced_by; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetReplacedBy resets all changes to the "replaced_by" edge.
+func (m *APIKeyMutation) ResetReplacedBy() {
+	m.replaced_by = nil
+	m.clearedreplaced_by = false
 }
 
 // Where appends a list predicates to the APIKeyMutation builder.
@@ -682,7 +803,7 @@ func (m *APIKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIKeyMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.account != nil {
 		fields = append(fields, apikey.FieldAccountID)
 	}
@@ -713,6 +834,9 @@ func (m *APIKeyMutation) Fields() []string {
 	if m.revoked_at != nil {
 		fields = append(fields, apikey.FieldRevokedAt)
 	}
+	if m.replaces != nil {
+		fields = append(fields, apikey.FieldReplacesID)
+	}
 	return fields
 }
 
@@ -741,6 +865,8 @@ func (m *APIKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.ExpiresAt()
 	case apikey.FieldRevokedAt:
 		return m.RevokedAt()
+	case apikey.FieldReplacesID:
+		return m.ReplacesID()
 	}
 	return nil, false
 }
@@ -770,6 +896,8 @@ func (m *APIKeyMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldExpiresAt(ctx)
 	case apikey.FieldRevokedAt:
 		return m.OldRevokedAt(ctx)
+	case apikey.FieldReplacesID:
+		return m.OldReplacesID(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -849,6 +977,13 @@ func (m *APIKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRevokedAt(v)
 		return nil
+	case apikey.FieldReplacesID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReplacesID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
@@ -891,6 +1026,9 @@ func (m *APIKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(apikey.FieldRevokedAt) {
 		fields = append(fields, apikey.FieldRevokedAt)
 	}
+	if m.FieldCleared(apikey.FieldReplacesID) {
+		fields = append(fields, apikey.FieldReplacesID)
+	}
 	return fields
 }
 
@@ -913,6 +1051,9 @@ func (m *APIKeyMutation) ClearField(name string) error {
 		return nil
 	case apikey.FieldRevokedAt:
 		m.ClearRevokedAt()
+		return nil
+	case apikey.FieldReplacesID:
+		m.ClearReplacesID()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey nullable field %s", name)
@@ -952,15 +1093,24 @@ func (m *APIKeyMutation) ResetField(name string) error {
 	case apikey.FieldRevokedAt:
 		m.ResetRevokedAt()
 		return nil
+	case apikey.FieldReplacesID:
+		m.ResetReplacesID()
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *APIKeyMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 3)
 	if m.account != nil {
 		edges = append(edges, apikey.EdgeAccount)
+	}
+	if m.replaces != nil {
+		edges = append(edges, apikey.EdgeReplaces)
+	}
+	if m.replaced_by != nil {
+		edges = append(edges, apikey.EdgeReplacedBy)
 	}
 	return edges
 }
@@ -973,13 +1123,21 @@ func (m *APIKeyMutation) AddedIDs(name string) []ent.Value {
 		if id := m.account; id != nil {
 			return []ent.Value{*id}
 		}
+	case apikey.EdgeReplaces:
+		if id := m.replaces; id != nil {
+			return []ent.Value{*id}
+		}
+	case apikey.EdgeReplacedBy:
+		if id := m.replaced_by; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *APIKeyMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 3)
 	return edges
 }
 
@@ -991,9 +1149,15 @@ func (m *APIKeyMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *APIKeyMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 3)
 	if m.clearedaccount {
 		edges = append(edges, apikey.EdgeAccount)
+	}
+	if m.clearedreplaces {
+		edges = append(edges, apikey.EdgeReplaces)
+	}
+	if m.clearedreplaced_by {
+		edges = append(edges, apikey.EdgeReplacedBy)
 	}
 	return edges
 }
@@ -1004,6 +1168,10 @@ func (m *APIKeyMutation) EdgeCleared(name string) bool {
 	switch name {
 	case apikey.EdgeAccount:
 		return m.clearedaccount
+	case apikey.EdgeReplaces:
+		return m.clearedreplaces
+	case apikey.EdgeReplacedBy:
+		return m.clearedreplaced_by
 	}
 	return false
 }
@@ -1015,6 +1183,12 @@ func (m *APIKeyMutation) ClearEdge(name string) error {
 	case apikey.EdgeAccount:
 		m.ClearAccount()
 		return nil
+	case apikey.EdgeReplaces:
+		m.ClearReplaces()
+		return nil
+	case apikey.EdgeReplacedBy:
+		m.ClearReplacedBy()
+		return nil
 	}
 	return fmt.Errorf("unknown APIKey unique edge %s", name)
 }
@@ -1025,6 +1199,12 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 	switch name {
 	case apikey.EdgeAccount:
 		m.ResetAccount()
+		return nil
+	case apikey.EdgeReplaces:
+		m.ResetReplaces()
+		return nil
+	case apikey.EdgeReplacedBy:
+		m.ResetReplacedBy()
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
@@ -2521,6 +2701,819 @@ func (m *AllergenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Allergen edge %s", name)
+}
+
+// AuditRecordMutation represents an operation that mutates the AuditRecord nodes in the graph.
+type AuditRecordMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	action              *auditrecord.Action
+	environment         *auditrecord.Environment
+	actor               *string
+	detail              *map[string]interface{}
+	created_at          *time.Time
+	clearedFields       map[string]struct{}
+	organization        *int
+	clearedorganization bool
+	api_key             *int
+	clearedapi_key      bool
+	done                bool
+	oldValue            func(context.Context) (*AuditRecord, error)
+	predicates          []predicate.AuditRecord
+}
+
+var _ ent.Mutation = (*AuditRecordMutation)(nil)
+
+// auditrecordOption allows management of the mutation configuration using functional options.
+type auditrecordOption func(*AuditRecordMutation)
+
+// newAuditRecordMutation creates new mutation for the AuditRecord entity.
+func newAuditRecordMutation(c config, op Op, opts ...auditrecordOption) *AuditRecordMutation {
+	m := &AuditRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditRecordID sets the ID field of the mutation.
+func withAuditRecordID(id int) auditrecordOption {
+	return func(m *AuditRecordMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditRecord
+		)
+		m.oldValue = func(ctx context.Context) (*AuditRecord, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditRecord.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditRecord sets the old AuditRecord of the mutation.
+func withAuditRecord(node *AuditRecord) auditrecordOption {
+	return func(m *AuditRecordMutation) {
+		m.oldValue = func(context.Context) (*AuditRecord, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditRecordMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditRecordMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditRecord.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrganizationID sets the "organization_id" field.
+func (m *AuditRecordMutation) SetOrganizationID(i int) {
+	m.organization = &i
+}
+
+// OrganizationID returns the value of the "organization_id" field in the mutation.
+func (m *AuditRecordMutation) OrganizationID() (r int, exists bool) {
+	v := m.organization
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrganizationID returns the old "organization_id" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldOrganizationID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrganizationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrganizationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrganizationID: %w", err)
+	}
+	return oldValue.OrganizationID, nil
+}
+
+// ResetOrganizationID resets all changes to the "organization_id" field.
+func (m *AuditRecordMutation) ResetOrganizationID() {
+	m.organization = nil
+}
+
+// SetAction sets the "action" field.
+func (m *AuditRecordMutation) SetAction(a auditrecord.Action) {
+	m.action = &a
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *AuditRecordMutation) Action() (r auditrecord.Action, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldAction(ctx context.Context) (v auditrecord.Action, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *AuditRecordMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *AuditRecordMutation) SetAPIKeyID(i int) {
+	m.api_key = &i
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *AuditRecordMutation) APIKeyID() (r int, exists bool) {
+	v := m.api_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldAPIKeyID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *AuditRecordMutation) ClearAPIKeyID() {
+	m.api_key = nil
+	m.clearedFields[auditrecord.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *AuditRecordMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[auditrecord.FieldAPIKeyID]
+	return ok
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *AuditRecordMutation) ResetAPIKeyID() {
+	m.api_key = nil
+	delete(m.clearedFields, auditrecord.FieldAPIKeyID)
+}
+
+// SetEnvironment sets the "environment" field.
+func (m *AuditRecordMutation) SetEnvironment(a auditrecord.Environment) {
+	m.environment = &a
+}
+
+// Environment returns the value of the "environment" field in the mutation.
+func (m *AuditRecordMutation) Environment() (r auditrecord.Environment, exists bool) {
+	v := m.environment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnvironment returns the old "environment" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldEnvironment(ctx context.Context) (v *auditrecord.Environment, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnvironment is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnvironment requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnvironment: %w", err)
+	}
+	return oldValue.Environment, nil
+}
+
+// ClearEnvironment clears the value of the "environment" field.
+func (m *AuditRecordMutation) ClearEnvironment() {
+	m.environment = nil
+	m.clearedFields[auditrecord.FieldEnvironment] = struct{}{}
+}
+
+// EnvironmentCleared returns if the "environment" field was cleared in this mutation.
+func (m *AuditRecordMutation) EnvironmentCleared() bool {
+	_, ok := m.clearedFields[auditrecord.FieldEnvironment]
+	return ok
+}
+
+// ResetEnvironment resets all changes to the "environment" field.
+func (m *AuditRecordMutation) ResetEnvironment() {
+	m.environment = nil
+	delete(m.clearedFields, auditrecord.FieldEnvironment)
+}
+
+// SetActor sets the "actor" field.
+func (m *AuditRecordMutation) SetActor(s string) {
+	m.actor = &s
+}
+
+// Actor returns the value of the "actor" field in the mutation.
+func (m *AuditRecordMutation) Actor() (r string, exists bool) {
+	v := m.actor
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActor returns the old "actor" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldActor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActor: %w", err)
+	}
+	return oldValue.Actor, nil
+}
+
+// ResetActor resets all changes to the "actor" field.
+func (m *AuditRecordMutation) ResetActor() {
+	m.actor = nil
+}
+
+// SetDetail sets the "detail" field.
+func (m *AuditRecordMutation) SetDetail(value map[string]interface{}) {
+	m.detail = &value
+}
+
+// Detail returns the value of the "detail" field in the mutation.
+func (m *AuditRecordMutation) Detail() (r map[string]interface{}, exists bool) {
+	v := m.detail
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDetail returns the old "detail" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldDetail(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDetail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDetail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDetail: %w", err)
+	}
+	return oldValue.Detail, nil
+}
+
+// ClearDetail clears the value of the "detail" field.
+func (m *AuditRecordMutation) ClearDetail() {
+	m.detail = nil
+	m.clearedFields[auditrecord.FieldDetail] = struct{}{}
+}
+
+// DetailCleared returns if the "detail" field was cleared in this mutation.
+func (m *AuditRecordMutation) DetailCleared() bool {
+	_, ok := m.clearedFields[auditrecord.FieldDetail]
+	return ok
+}
+
+// ResetDetail resets all changes to the "detail" field.
+func (m *AuditRecordMutation) ResetDetail() {
+	m.detail = nil
+	delete(m.clearedFields, auditrecord.FieldDetail)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AuditRecordMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AuditRecordMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AuditRecordMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearOrganization clears the "organization" edge to the Organization entity.
+func (m *AuditRecordMutation) ClearOrganization() {
+	m.clearedorganization = true
+	m.clearedFields[auditrecord.FieldOrganizationID] = struct{}{}
+}
+
+// OrganizationCleared reports if the "organization" edge to the Organization entity was cleared.
+func (m *AuditRecordMutation) OrganizationCleared() bool {
+	return m.clearedorganization
+}
+
+// OrganizationIDs returns the "organization" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrganizationID instead. It exists only for internal usage by the builders.
+func (m *AuditRecordMutation) OrganizationIDs() (ids []int) {
+	if id := m.organization; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrganization resets all changes to the "organization" edge.
+func (m *AuditRecordMutation) ResetOrganization() {
+	m.organization = nil
+	m.clearedorganization = false
+}
+
+// ClearAPIKey clears the "api_key" edge to the APIKey entity.
+func (m *AuditRecordMutation) ClearAPIKey() {
+	m.clearedapi_key = true
+	m.clearedFields[auditrecord.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyCleared reports if the "api_key" edge to the APIKey entity was cleared.
+func (m *AuditRecordMutation) APIKeyCleared() bool {
+	return m.APIKeyIDCleared() || m.clearedapi_key
+}
+
+// APIKeyIDs returns the "api_key" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// APIKeyID instead. It exists only for internal usage by the builders.
+func (m *AuditRecordMutation) APIKeyIDs() (ids []int) {
+	if id := m.api_key; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAPIKey resets all changes to the "api_key" edge.
+func (m *AuditRecordMutation) ResetAPIKey() {
+	m.api_key = nil
+	m.clearedapi_key = false
+}
+
+// Where appends a list predicates to the AuditRecordMutation builder.
+func (m *AuditRecordMutation) Where(ps ...predicate.AuditRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditRecord).
+func (m *AuditRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditRecordMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.organization != nil {
+		fields = append(fields, auditrecord.FieldOrganizationID)
+	}
+	if m.action != nil {
+		fields = append(fields, auditrecord.FieldAction)
+	}
+	if m.api_key != nil {
+		fields = append(fields, auditrecord.FieldAPIKeyID)
+	}
+	if m.environment != nil {
+		fields = append(fields, auditrecord.FieldEnvironment)
+	}
+	if m.actor != nil {
+		fields = append(fields, auditrecord.FieldActor)
+	}
+	if m.detail != nil {
+		fields = append(fields, auditrecord.FieldDetail)
+	}
+	if m.created_at != nil {
+		fields = append(fields, auditrecord.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditrecord.FieldOrganizationID:
+		return m.OrganizationID()
+	case auditrecord.FieldAction:
+		return m.Action()
+	case auditrecord.FieldAPIKeyID:
+		return m.APIKeyID()
+	case auditrecord.FieldEnvironment:
+		return m.Environment()
+	case auditrecord.FieldActor:
+		return m.Actor()
+	case auditrecord.FieldDetail:
+		return m.Detail()
+	case auditrecord.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditrecord.FieldOrganizationID:
+		return m.OldOrganizationID(ctx)
+	case auditrecord.FieldAction:
+		return m.OldAction(ctx)
+	case auditrecord.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case auditrecord.FieldEnvironment:
+		return m.OldEnvironment(ctx)
+	case auditrecord.FieldActor:
+		return m.OldActor(ctx)
+	case auditrecord.FieldDetail:
+		return m.OldDetail(ctx)
+	case auditrecord.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditRecord field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditrecord.FieldOrganizationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrganizationID(v)
+		return nil
+	case auditrecord.FieldAction:
+		v, ok := value.(auditrecord.Action)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case auditrecord.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case auditrecord.FieldEnvironment:
+		v, ok := value.(auditrecord.Environment)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnvironment(v)
+		return nil
+	case auditrecord.FieldActor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActor(v)
+		return nil
+	case auditrecord.FieldDetail:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDetail(v)
+		return nil
+	case auditrecord.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditRecordMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditRecordMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AuditRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditRecordMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(auditrecord.FieldAPIKeyID) {
+		fields = append(fields, auditrecord.FieldAPIKeyID)
+	}
+	if m.FieldCleared(auditrecord.FieldEnvironment) {
+		fields = append(fields, auditrecord.FieldEnvironment)
+	}
+	if m.FieldCleared(auditrecord.FieldDetail) {
+		fields = append(fields, auditrecord.FieldDetail)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditRecordMutation) ClearField(name string) error {
+	switch name {
+	case auditrecord.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case auditrecord.FieldEnvironment:
+		m.ClearEnvironment()
+		return nil
+	case auditrecord.FieldDetail:
+		m.ClearDetail()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditRecordMutation) ResetField(name string) error {
+	switch name {
+	case auditrecord.FieldOrganizationID:
+		m.ResetOrganizationID()
+		return nil
+	case auditrecord.FieldAction:
+		m.ResetAction()
+		return nil
+	case auditrecord.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case auditrecord.FieldEnvironment:
+		m.ResetEnvironment()
+		return nil
+	case auditrecord.FieldActor:
+		m.ResetActor()
+		return nil
+	case auditrecord.FieldDetail:
+		m.ResetDetail()
+		return nil
+	case auditrecord.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.organization != nil {
+		edges = append(edges, auditrecord.EdgeOrganization)
+	}
+	if m.api_key != nil {
+		edges = append(edges, auditrecord.EdgeAPIKey)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditRecordMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case auditrecord.EdgeOrganization:
+		if id := m.organization; id != nil {
+			return []ent.Value{*id}
+		}
+	case auditrecord.EdgeAPIKey:
+		if id := m.api_key; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedorganization {
+		edges = append(edges, auditrecord.EdgeOrganization)
+	}
+	if m.clearedapi_key {
+		edges = append(edges, auditrecord.EdgeAPIKey)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditRecordMutation) EdgeCleared(name string) bool {
+	switch name {
+	case auditrecord.EdgeOrganization:
+		return m.clearedorganization
+	case auditrecord.EdgeAPIKey:
+		return m.clearedapi_key
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditRecordMutation) ClearEdge(name string) error {
+	switch name {
+	case auditrecord.EdgeOrganization:
+		m.ClearOrganization()
+		return nil
+	case auditrecord.EdgeAPIKey:
+		m.ClearAPIKey()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditRecordMutation) ResetEdge(name string) error {
+	switch name {
+	case auditrecord.EdgeOrganization:
+		m.ResetOrganization()
+		return nil
+	case auditrecord.EdgeAPIKey:
+		m.ResetAPIKey()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditRecord edge %s", name)
 }
 
 // CountryMutation represents an operation that mutates the Country nodes in the graph.

@@ -20,6 +20,8 @@ type Tx struct {
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
 	Allergen *AllergenClient
+	// AuditRecord is the client for interacting with the AuditRecord builders.
+	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
 	// Event is the client for interacting with the Event builders.
@@ -206,6 +208,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
+	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.Food = NewFoodClient(tx.config)

@@ -45,6 +45,7 @@ type api struct {
 	t     testing.TB
 	st    *store.Store
 	url   string
+	srv   *handlers.Server
 	clock *clock
 	org   *dbtest.Org
 	// key is a live key with every scope.
@@ -73,7 +74,7 @@ func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	a := &api{t: t, st: st, url: hs.URL, clock: clk, org: dbtest.NewOrg(t, st, "")}
+	a := &api{t: t, st: st, url: hs.URL, srv: srv, clock: clk, org: dbtest.NewOrg(t, st, "")}
 	a.key = a.org.Key(t, policy.Live, "all")
 	return a
 }

@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"larder.dev/larder/auth"
@@ -158,8 +160,10 @@ type gate struct {
 	authn         *auth.Authenticator
 	limiter       ratelimit.Limiter
 	authFailLimit int
-	now           func() time.Time
-	h             *Handler
+	// trusted are the reverse proxies whose X-Forwarded-For names the client.
+	trusted []netip.Prefix
+	now     func() time.Time
+	h       *Handler
 }
 
 func (g *gate) wrap(next http.Handler) http.Handler {
@@ -171,7 +175,7 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		switch {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
-				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r), g.authFailLimit, now)
+				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r, g.trusted), g.authFailLimit, now)
 				if err != nil {
 					g.h.writeError(ctx, w, err)
 					return
@@ -209,11 +213,57 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the address of the socket peer.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
+// clientIP is the address (without port) of the client of r: the socket peer,
+// unless the peer is a trusted proxy; then X-Forwarded-For is read from the
+// right, each trusted proxy having appended the address it received from, and
+// the first address that is not itself a trusted proxy is the client. Entries
+// left of it were written by the client and are never believed. When every
+// entry is a trusted proxy the left-most is the client; an entry that is not
+// an address stops the walk at the last trusted hop, so a forged header can
+// never pick the bucket.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
+	peer, ok := parseAddr(r.RemoteAddr)
+	if !ok {
 		return r.RemoteAddr
 	}
-	return host
+	if !isTrusted(peer, trusted) {
+		return peer.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, ok := parseAddr(strings.TrimSpace(hops[i]))
+		if !ok {
+			break
+		}
+		client = a
+		if !isTrusted(a, trusted) {
+			break
+		}
+	}
+	return client.String()
+}
+
+// parseAddr reads an address as a socket or a proxy writes it: 192.0.2.1,
+// 192.0.2.1:443, 2001:db8::1, [2001:db8::1]:443; IPv4-mapped IPv6 counts as
+// IPv4 and a zone is dropped.
+func parseAddr(s string) (netip.Addr, bool) {
+	if host, _, err := net.SplitHostPort(s); err == nil {
+		s = host
+	}
+	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.Unmap().WithZone(""), true
+}
+
+// isTrusted reports whether a is one of the trusted proxies.
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

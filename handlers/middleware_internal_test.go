@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -48,5 +49,52 @@ func TestSheddingAnswersUnavailable(t *testing.T) {
 	close(release)
 	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" {
 		t.Fatalf("status %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+}
+
+// Spec Authentication 11 and DECISIONS: the failed-auth throttle counts per
+// client IP (never per port): the socket peer, or, when the peer is a trusted
+// proxy, the right-most X-Forwarded-For address that is not a trusted proxy.
+func TestClientIP(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("2001:db8:f::/48")}
+	cases := []struct {
+		name, peer string
+		xff        []string
+		want       string
+	}{
+		{"untrusted peer without header", "203.0.113.5:51000", nil, "203.0.113.5"},
+		{"untrusted peer: header ignored", "203.0.113.5:51000", []string{"198.51.100.7"}, "203.0.113.5"},
+		{"port never counts", "203.0.113.5:1", nil, "203.0.113.5"},
+		{"IPv6 peer", "[2001:db8::5]:443", nil, "2001:db8::5"},
+		{"IPv4-mapped IPv6 peer", "[::ffff:203.0.113.5]:443", nil, "203.0.113.5"},
+		{"trusted peer without header", "192.0.2.1:40000", nil, "192.0.2.1"},
+		{"trusted peer names the client", "192.0.2.1:40000", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"client-written entries left of it are not believed", "192.0.2.1:40000", []string{"6.6.6.6, 198.51.100.7"}, "198.51.100.7"},
+		{"chain of trusted proxies", "192.0.2.1:40000", []string{"198.51.100.7, 10.1.2.3, 10.9.9.9"}, "198.51.100.7"},
+		{"header split over lines", "192.0.2.1:40000", []string{"6.6.6.6", "198.51.100.7, 10.1.2.3"}, "198.51.100.7"},
+		{"every entry a trusted proxy", "192.0.2.1:40000", []string{"10.1.2.3, 10.9.9.9"}, "10.1.2.3"},
+		{"entry with a port", "192.0.2.1:40000", []string{"198.51.100.7:5555"}, "198.51.100.7"},
+		{"bracketed IPv6 entry with a port", "192.0.2.1:40000", []string{"[2001:db8::7]:5555"}, "2001:db8::7"},
+		{"IPv4-mapped entry", "192.0.2.1:40000", []string{"::ffff:198.51.100.7"}, "198.51.100.7"},
+		{"IPv6 trusted network", "[2001:db8:f::1]:443", []string{"198.51.100.7"}, "198.51.100.7"},
+		{"garbage stops at the last trusted hop", "192.0.2.1:40000", []string{"198.51.100.7, garbage, 10.1.2.3"}, "10.1.2.3"},
+		{"garbage right of every address", "192.0.2.1:40000", []string{"unknown"}, "192.0.2.1"},
+		{"empty header", "192.0.2.1:40000", []string{""}, "192.0.2.1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/v1/organization", nil)
+			r.RemoteAddr = tc.peer
+			for _, v := range tc.xff {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			if got := clientIP(r, trusted); got != tc.want {
+				t.Fatalf("clientIP = %q, want %q", got, tc.want)
+			}
+			peer := netip.MustParseAddrPort(tc.peer).Addr().Unmap().String()
+			if got := clientIP(r, nil); got != peer {
+				t.Fatalf("without trusted proxies clientIP = %q, want the peer %q", got, peer)
+			}
+		})
 	}
 }

@@ -1,10 +1,15 @@
 package handlers_test
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"entgo.io/ent/dialect"
+
+	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/policy"
@@ -97,4 +102,129 @@ func TestFailedAuthThrottle(t *testing.T) {
 		a.clock.Set(time.Date(2030, 1, 1, 10, 1, 0, 0, time.UTC))
 		a.do("GET", "/v1/organization", bad, nil).problem(401, "INVALID_API_KEY")
 	}, func(c *config.Config) { c.AuthFailLimit = 3 })
+}
+
+// Spec Authentication 11: the throttle never blocks a valid key from the
+// throttled address, whatever its account or state (in a grace period, on a
+// plan without the API); every kind of invalid key counts and is refused.
+func TestFailedAuthThrottleSparesValidKeys(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		start := time.Date(2031, 2, 1, 10, 0, 0, 0, time.UTC)
+		a.clock.Set(start.Add(20 * time.Second))
+		ctx := context.Background()
+		test := a.org.Key(t, policy.Test, "all")
+		other := dbtest.NewOrg(t, a.st, "").Key(t, policy.Live, "all")
+		lapsed := dbtest.NewOrg(t, a.st, "lapsed").Key(t, policy.Live, "all")
+		graced, gracedID := a.newKey(policy.Live, "all")
+		if _, err := auth.RotateKey(ctx, a.st.Client, gracedID, time.Hour, a.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		revoked, revokedID := a.newKey(policy.Live, "all")
+		if _, err := auth.RevokeKey(ctx, a.st.Client, revokedID, a.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		ended, endedID := a.newKey(policy.Live, "all")
+		if _, err := auth.RotateKey(ctx, a.st.Client, endedID, 0, a.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		unknown := "key_live_" + strings.Repeat("Z", 43)
+		a.do("GET", "/v1/organization", unknown, nil).problem(401, "INVALID_API_KEY")
+		a.do("GET", "/v1/organization", unknown, nil).problem(401, "INVALID_API_KEY")
+		r := a.do("GET", "/v1/organization", unknown, nil)
+		r.problem(429, "RATE_LIMITED")
+		if r.Header.Get("Retry-After") != "40" {
+			t.Fatalf("Retry-After %q, want 40", r.Header.Get("Retry-After"))
+		}
+		valid := []struct {
+			name, key string
+			want      int
+		}{
+			{"live key", a.key, 200},
+			{"test key", test, 200},
+			{"another organization's key", other, 200},
+			{"old key in its grace period", graced, 200},
+			{"key of a plan without the API", lapsed, 403},
+		}
+		for _, tc := range valid {
+			a.run(t, "valid: "+tc.name, func(t *testing.T, a *api) {
+				r := a.do("GET", "/v1/organization", tc.key, nil)
+				if tc.want == 403 {
+					r.problem(403, "NOT_ENTITLED")
+					return
+				}
+				r.want(tc.want)
+			})
+		}
+		invalid := map[string]string{
+			"revoked key":             revoked,
+			"key whose grace ended":   ended,
+			"malformed key":           "key_live_nope",
+			"wrong environment":       "key_test_" + strings.TrimPrefix(a.key, "key_live_"),
+			"unknown key, once more":  unknown,
+			"not even a bearer token": "",
+		}
+		for name, key := range invalid {
+			a.run(t, "invalid: "+name, func(t *testing.T, a *api) {
+				if key == "" {
+					a.do("GET", "/v1/organization", "", nil, "Authorization", "Basic x").problem(429, "RATE_LIMITED")
+					return
+				}
+				a.do("GET", "/v1/organization", key, nil).problem(429, "RATE_LIMITED")
+			})
+		}
+		a.run(t, "a request without a key is a 401, not throttled", func(t *testing.T, a *api) {
+			a.do("GET", "/v1/organization", "", nil).problem(401, "INVALID_API_KEY")
+		})
+		a.run(t, "the next minute lifts the throttle", func(t *testing.T, a *api) {
+			a.clock.Set(start.Add(time.Minute))
+			a.do("GET", "/v1/organization", unknown, nil).problem(401, "INVALID_API_KEY")
+		})
+	}, func(c *config.Config) { c.AuthFailLimit = 2 })
+}
+
+// DECISIONS and config: behind a trusted proxy the throttle counts the client
+// X-Forwarded-For names (clients behind one proxy do not throttle each other,
+// and an address a client prepends is not believed); from an untrusted peer
+// the header is ignored. On PostgreSQL two servers share the count.
+func TestFailedAuthThrottleBehindProxies(t *testing.T) {
+	proxied := func(c *config.Config) { c.AuthFailLimit, c.TrustedProxies = 2, "10.0.0.0/8, 127.0.0.1" }
+	run(t, func(t *testing.T, a *api) {
+		start := time.Date(2031, 3, 1, 10, 0, 0, 0, time.UTC)
+		a.clock.Set(start.Add(10 * time.Second))
+		bad := "key_live_" + strings.Repeat("Y", 43)
+		from := func(a *api, xff, key string) *response {
+			return a.do("GET", "/v1/organization", key, nil, "X-Forwarded-For", xff)
+		}
+		from(a, "203.0.113.10", bad).problem(401, "INVALID_API_KEY")
+		from(a, "203.0.113.10, 10.0.0.7", bad).problem(401, "INVALID_API_KEY")
+		from(a, "203.0.113.10", bad).problem(429, "RATE_LIMITED")
+		a.run(t, "a prepended address is not believed", func(t *testing.T, a *api) {
+			from(a, "198.51.100.99, 203.0.113.10", bad).problem(429, "RATE_LIMITED")
+		})
+		a.run(t, "another client behind the same proxy", func(t *testing.T, a *api) {
+			from(a, "203.0.113.11", bad).problem(401, "INVALID_API_KEY")
+		})
+		a.run(t, "the throttled client's valid key", func(t *testing.T, a *api) {
+			from(a, "203.0.113.10", a.key).want(200)
+		})
+		a.run(t, "from an untrusted peer the header is ignored", func(t *testing.T, a *api) {
+			b := newAPI(t, a.st, func(c *config.Config) { c.AuthFailLimit = 2 })
+			b.clock.Set(start.Add(5*time.Minute + 10*time.Second))
+			from(b, "203.0.113.20", bad).problem(401, "INVALID_API_KEY")
+			from(b, "203.0.113.21", bad).problem(401, "INVALID_API_KEY")
+			from(b, "203.0.113.22", bad).problem(429, "RATE_LIMITED")
+		})
+		if a.st.Dialect != dialect.Postgres {
+			return
+		}
+		a.run(t, "two servers share the count", func(t *testing.T, a *api) {
+			url, _ := twin(t, a.st, a.clock, proxied)
+			b := *a
+			b.url = url
+			from(a, "203.0.113.30", bad).problem(401, "INVALID_API_KEY")
+			from(&b, "203.0.113.30", bad).problem(401, "INVALID_API_KEY")
+			from(a, "203.0.113.30", bad).problem(429, "RATE_LIMITED")
+			from(&b, "203.0.113.30", bad).problem(429, "RATE_LIMITED")
+		})
+	}, proxied)
 }

@@ -75,7 +75,11 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, now: now, h: h}
+	trusted, err := cfg.Proxies()
+	if err != nil {
+		return nil, err
+	}
+	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {

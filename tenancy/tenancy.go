@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/organization"
@@ -77,17 +79,42 @@ func Create(ctx context.Context, c *ent.Client, name, plan, currency string, set
 	return &out, nil
 }
 
-// SetPlan changes an organization's plan; it takes effect on the next request
-// of every key of both accounts, since keys are checked against it each time.
+// SetPlan changes an organization's plan and records the change for the actor
+// of ctx (audit.WithActor), in one transaction. It takes effect on the next
+// request of every key of both accounts, since each request reads the plan
+// with its key.
 func SetPlan(ctx context.Context, c *ent.Client, orgID int, plan string) (*ent.Organization, error) {
 	if err := validPlan(plan); err != nil {
 		return nil, err
 	}
-	org, err := c.Organization.UpdateOneID(orgID).SetPlan(organization.Plan(plan)).Save(policy.System(ctx))
-	if ent.IsNotFound(err) {
-		return nil, fmt.Errorf("organization %d does not exist", orgID)
+	ctx = policy.System(ctx)
+	var out *ent.Organization
+	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		// Writing the row first locks it, so concurrent changes record the
+		// plan each one really replaced.
+		err := tx.Organization.UpdateOneID(orgID).Exec(ctx)
+		if ent.IsNotFound(err) {
+			return fmt.Errorf("organization %d does not exist", orgID)
+		}
+		if err != nil {
+			return err
+		}
+		before, err := tx.Organization.Get(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if out, err = tx.Organization.UpdateOneID(orgID).SetPlan(organization.Plan(plan)).Save(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.PlanChanged, At: time.Now(),
+			Detail: map[string]any{"from": string(before.Plan), "to": plan},
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
-	return org, err
+	return out, nil
 }
 
 // Account returns the env account of an organization.

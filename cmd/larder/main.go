@@ -6,9 +6,11 @@
 //	larder org create --name N [--plan P] [--currency C]
 //	larder org set-plan --org ID --plan P
 //	larder key create --org ID --env live|test --scopes S [--name N]
-//	larder key list --org ID
 //	larder product import|export|delete --org ID --env live|test …
 //	larder seed --org ID --env test --scale N
+//	larder key list --org ID [--history]
+//	larder key rotate --key ID --grace none|1h|24h|7d
+//	larder key revoke --key ID
 //
 // Every command takes --database (LARDER_DATABASE_URL) and --json.
 package main
@@ -46,11 +48,13 @@ var commands = []command{
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
-	{"key list", "key list --org ID  list keys, never their secrets", keyList},
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
 	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},
 	{"product delete", "product delete --org ID --env E --code C  mark a product deleted", productDelete},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
+	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
+	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},
+	{"key revoke", "key revoke --key ID  revoke a key, effective on the next request", keyRevoke},
 }
 
 // env is what every command shares.

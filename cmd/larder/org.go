@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"larder.dev/larder/audit"
+	"larder.dev/larder/config"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/tenancy"
 )
@@ -45,7 +47,7 @@ func orgCreate(ctx context.Context, e *env, args []string) error {
 }
 
 func orgSetPlan(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("org set-plan")
+	fs, err := e.flags("org set-plan", config.Admin)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func orgSetPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	org, err := tenancy.SetPlan(ctx, st.Client, *id, *plan)
+	org, err := tenancy.SetPlan(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id, *plan)
 	if err != nil {
 		return err
 	}

@@ -35,8 +35,14 @@ const (
 	FieldExpiresAt = "expires_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldReplacesID holds the string denoting the replaces_id field in the database.
+	FieldReplacesID = "replaces_id"
 	// EdgeAccount holds the string denoting the account edge name in mutations.
 	EdgeAccount = "account"
+	// EdgeReplaces holds the string denoting the replaces edge name in mutations.
+	EdgeReplaces = "replaces"
+	// EdgeReplacedBy holds the string denoting the replaced_by edge name in mutations.
+	EdgeReplacedBy = "replaced_by"
 	// Table holds the table name of the apikey in the database.
 	Table = "api_keys"
 	// AccountTable is the table that holds the account relation/edge.
@@ -46,6 +52,14 @@ const (
 	AccountInverseTable = "accounts"
 	// AccountColumn is the table column denoting the account relation/edge.
 	AccountColumn = "account_id"
+	// ReplacesTable is the table that holds the replaces relation/edge.
+	ReplacesTable = "api_keys"
+	// ReplacesColumn is the table column denoting the replaces relation/edge.
+	ReplacesColumn = "replaces_id"
+	// ReplacedByTable is the table that holds the replaced_by relation/edge.
+	ReplacedByTable = "api_keys"
+	// ReplacedByColumn is the table column denoting the replaced_by relation/edge.
+	ReplacedByColumn = "replaces_id"
 )
 
 // Columns holds all SQL columns for apikey fields.
@@ -61,6 +75,7 @@ var Columns = []string{
 	FieldLastUsedAt,
 	FieldExpiresAt,
 	FieldRevokedAt,
+	FieldReplacesID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -140,10 +155,29 @@ func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
 }
 
+// ByReplacesID orders the results by the replaces_id field.
+func ByReplacesID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldReplacesID, opts...).ToFunc()
+}
+
 // ByAccountField orders the results by account field.
 func ByAccountField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newAccountStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByReplacesField orders the results by replaces field.
+func ByReplacesField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReplacesStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByReplacedByField orders the results by replaced_by field.
+func ByReplacedByField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReplacedByStep(), sql.OrderByField(field, opts...))
 	}
 }
 func newAccountStep() *sqlgraph.Step {
@@ -151,5 +185,19 @@ func newAccountStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AccountInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, AccountTable, AccountColumn),
+	)
+}
+func newReplacesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(Table, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, true, ReplacesTable, ReplacesColumn),
+	)
+}
+func newReplacedByStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(Table, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, ReplacedByTable, ReplacedByColumn),
 	)
 }

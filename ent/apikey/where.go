@@ -100,6 +100,11 @@ func RevokedAt(v time.Time) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// ReplacesID applies equality check predicate on the "replaces_id" field. It's identical to ReplacesIDEQ.
+func ReplacesID(v int) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldReplacesID, v))
+}
+
 // AccountIDEQ applies the EQ predicate on the "account_id" field.
 func AccountIDEQ(v int) predicate.APIKey {
 	return predicate.APIKey(sql.FieldEQ(FieldAccountID, v))
@@ -570,6 +575,36 @@ func RevokedAtNotNil() predicate.APIKey {
 	return predicate.APIKey(sql.FieldNotNull(FieldRevokedAt))
 }
 
+// ReplacesIDEQ applies the EQ predicate on the "replaces_id" field.
+func ReplacesIDEQ(v int) predicate.APIKey {
+	return predicate.APIKey(sql.FieldEQ(FieldReplacesID, v))
+}
+
+// ReplacesIDNEQ applies the NEQ predicate on the "replaces_id" field.
+func ReplacesIDNEQ(v int) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNEQ(FieldReplacesID, v))
+}
+
+// ReplacesIDIn applies the In predicate on the "replaces_id" field.
+func ReplacesIDIn(vs ...int) predicate.APIKey {
+	return predicate.APIKey(sql.FieldIn(FieldReplacesID, vs...))
+}
+
+// ReplacesIDNotIn applies the NotIn predicate on the "replaces_id" field.
+func ReplacesIDNotIn(vs ...int) predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotIn(FieldReplacesID, vs...))
+}
+
+// ReplacesIDIsNil applies the IsNil predicate on the "replaces_id" field.
+func ReplacesIDIsNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldIsNull(FieldReplacesID))
+}
+
+// ReplacesIDNotNil applies the NotNil predicate on the "replaces_id" field.
+func ReplacesIDNotNil() predicate.APIKey {
+	return predicate.APIKey(sql.FieldNotNull(FieldReplacesID))
+}
+
 // HasAccount applies the HasEdge predicate on the "account" edge.
 func HasAccount() predicate.APIKey {
 	return predicate.APIKey(func(s *sql.Selector) {
@@ -585,6 +620,52 @@ func HasAccount() predicate.APIKey {
 func HasAccountWith(preds ...predicate.Account) predicate.APIKey {
 	return predicate.APIKey(func(s *sql.Selector) {
 		step := newAccountStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasReplaces applies the HasEdge predicate on the "replaces" edge.
+func HasReplaces() predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, ReplacesTable, ReplacesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReplacesWith applies the HasEdge predicate on the "replaces" edge with a given conditions (other predicates).
+func HasReplacesWith(preds ...predicate.APIKey) predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := newReplacesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasReplacedBy applies the HasEdge predicate on the "replaced_by" edge.
+func HasReplacedBy() predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, ReplacedByTable, ReplacedByColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReplacedByWith applies the HasEdge predicate on the "replaced_by" edge with a given conditions (other predicates).
+func HasReplacedByWith(preds ...predicate.APIKey) predicate.APIKey {
+	return predicate.APIKey(func(s *sql.Selector) {
+		step := newReplacedByStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

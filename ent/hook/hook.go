@@ -45,6 +45,18 @@ func (f AllergenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AllergenMutation", m)
 }
 
+// The AuditRecordFunc type is an adapter to allow the use of ordinary
+// function as AuditRecord mutator.
+type AuditRecordFunc func(context.Context, *ent.AuditRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AuditRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AuditRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AuditRecordMutation", m)
+}
+
 // The CountryFunc type is an adapter to allow the use of ordinary
 // function as Country mutator.
 type CountryFunc func(context.Context, *ent.CountryMutation) (ent.Value, error)

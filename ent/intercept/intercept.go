@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -175,6 +176,33 @@ func (f TraverseAllergen) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AllergenQuery", q)
+}
+
+// The AuditRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
+type AuditRecordFunc func(context.Context, *ent.AuditRecordQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f AuditRecordFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.AuditRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.AuditRecordQuery", q)
+}
+
+// The TraverseAuditRecord type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAuditRecord func(context.Context, *ent.AuditRecordQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAuditRecord) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAuditRecord) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.AuditRecordQuery", q)
 }
 
 // The CountryFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -888,6 +916,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AccountQuery, predicate.Account, account.OrderOption]{typ: ent.TypeAccount, tq: q}, nil
 	case *ent.AllergenQuery:
 		return &query[*ent.AllergenQuery, predicate.Allergen, allergen.OrderOption]{typ: ent.TypeAllergen, tq: q}, nil
+	case *ent.AuditRecordQuery:
+		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
 	case *ent.EventQuery:

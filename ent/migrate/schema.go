@@ -22,6 +22,7 @@ var (
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
+		{Name: "replaces_id", Type: field.TypeInt, Unique: true, Nullable: true},
 	}
 	// APIKeysTable holds the schema information for the "api_keys" table.
 	APIKeysTable = &schema.Table{
@@ -33,6 +34,12 @@ var (
 				Symbol:     "api_keys_accounts_account",
 				Columns:    []*schema.Column{APIKeysColumns[10]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "api_keys_api_keys_replaced_by",
+				Columns:    []*schema.Column{APIKeysColumns[11]},
+				RefColumns: []*schema.Column{APIKeysColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 		},
@@ -143,6 +150,49 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_global",
 				},
+			},
+		},
+	}
+	// AuditRecordsColumns holds the columns for the "audit_records" table.
+	AuditRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed"}},
+		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
+		{Name: "actor", Type: field.TypeString, Size: 200},
+		{Name: "detail", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeInt},
+		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
+	}
+	// AuditRecordsTable holds the schema information for the "audit_records" table.
+	AuditRecordsTable = &schema.Table{
+		Name:       "audit_records",
+		Columns:    AuditRecordsColumns,
+		PrimaryKey: []*schema.Column{AuditRecordsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "audit_records_organizations_organization",
+				Columns:    []*schema.Column{AuditRecordsColumns[6]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "audit_records_api_keys_api_key",
+				Columns:    []*schema.Column{AuditRecordsColumns[7]},
+				RefColumns: []*schema.Column{APIKeysColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditrecord_organization_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditRecordsColumns[6], AuditRecordsColumns[5]},
+			},
+			{
+				Name:    "auditrecord_api_key_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditRecordsColumns[7]},
 			},
 		},
 	}
@@ -1424,6 +1474,7 @@ var (
 		APIKeysTable,
 		AccountsTable,
 		AllergensTable,
+		AuditRecordsTable,
 		CountriesTable,
 		EventsTable,
 		FoodsTable,
@@ -1455,6 +1506,7 @@ var (
 
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = AccountsTable
+	APIKeysTable.ForeignKeys[1].RefTable = APIKeysTable
 	APIKeysTable.Annotation = &entsql.Annotation{
 		Table: "api_keys",
 	}
@@ -1464,6 +1516,8 @@ func init() {
 	AllergensTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	AuditRecordsTable.ForeignKeys[0].RefTable = OrganizationsTable
+	AuditRecordsTable.ForeignKeys[1].RefTable = APIKeysTable
 	CountriesTable.ForeignKeys[0].RefTable = AccountsTable
 	CountriesTable.Annotation = &entsql.Annotation{}
 	CountriesTable.Annotation.Checks = map[string]string{

@@ -15,6 +15,9 @@ type Account func(*sql.Selector)
 // Allergen is the predicate function for allergen builders.
 type Allergen func(*sql.Selector)
 
+// AuditRecord is the predicate function for auditrecord builders.
+type AuditRecord func(*sql.Selector)
+
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 

@@ -183,6 +183,30 @@ func (f AllergenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AllergenMutation", m)
 }
 
+// The AuditRecordQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AuditRecordQueryRuleFunc func(context.Context, *ent.AuditRecordQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AuditRecordQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AuditRecordQuery", q)
+}
+
+// The AuditRecordMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AuditRecordMutationRuleFunc func(context.Context, *ent.AuditRecordMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AuditRecordMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AuditRecordMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AuditRecordMutation", m)
+}
+
 // The CountryQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CountryQueryRuleFunc func(context.Context, *ent.CountryQuery) error
@@ -848,6 +872,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AllergenQuery:
 		return q.Filter(), nil
+	case *ent.AuditRecordQuery:
+		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
 	case *ent.EventQuery:
@@ -912,6 +938,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AccountMutation:
 		return m.Filter(), nil
 	case *ent.AllergenMutation:
+		return m.Filter(), nil
+	case *ent.AuditRecordMutation:
 		return m.Filter(), nil
 	case *ent.CountryMutation:
 		return m.Filter(), nil

@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -127,6 +128,39 @@ func init() {
 	allergenDescIsMajorAllergen := allergenFields[2].Descriptor()
 	// allergen.DefaultIsMajorAllergen holds the default value on creation for the is_major_allergen field.
 	allergen.DefaultIsMajorAllergen = allergenDescIsMajorAllergen.Default.(bool)
+	auditrecord.Policy = privacy.NewPolicies(schema.AuditRecord{})
+	auditrecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := auditrecord.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	auditrecordFields := schema.AuditRecord{}.Fields()
+	_ = auditrecordFields
+	// auditrecordDescActor is the schema descriptor for actor field.
+	auditrecordDescActor := auditrecordFields[4].Descriptor()
+	// auditrecord.ActorValidator is a validator for the "actor" field. It is called by the builders before save.
+	auditrecord.ActorValidator = func() func(string) error {
+		validators := auditrecordDescActor.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(actor string) error {
+			for _, fn := range fns {
+				if err := fn(actor); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// auditrecordDescCreatedAt is the schema descriptor for created_at field.
+	auditrecordDescCreatedAt := auditrecordFields[6].Descriptor()
+	// auditrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
+	auditrecord.DefaultCreatedAt = auditrecordDescCreatedAt.Default.(func() time.Time)
 	countryMixin := schema.Country{}.Mixin()
 	country.Policy = privacy.NewPolicies(countryMixin[0], schema.Country{})
 	country.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -56,6 +56,11 @@ func (APIKey) Fields() []ent.Field {
 			Optional().
 			Nillable().
 			Comment("When the key was revoked; a revoked key never works again."),
+		field.Int("replaces_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The key this one replaced by rotation."),
 	}
 }
 
@@ -68,6 +73,15 @@ func (APIKey) Edges() []ent.Edge {
 			Required().
 			Immutable().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
+		// A rotation links the new key to the old one; a key is replaced at most
+		// once, which the unique column enforces even against concurrent rotations.
+		edge.To("replaced_by", APIKey.Type).
+			Unique().
+			Annotations(entsql.OnDelete(entsql.Restrict)).
+			From("replaces").
+			Unique().
+			Field("replaces_id").
+			Immutable(),
 	}
 }
 

@@ -1,0 +1,119 @@
+// Package audit records who changed an organization's keys and plan, and when.
+// A record is written in the transaction of the change it describes, so a change
+// without its record (or a record without its change) cannot exist. The actor is
+// named by whoever acts (the admin CLI's --actor) and travels in the context.
+package audit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/policy"
+)
+
+// The recorded actions.
+const (
+	KeyCreated  = auditrecord.ActionKeyCreated
+	KeyRotated  = auditrecord.ActionKeyRotated
+	KeyRevoked  = auditrecord.ActionKeyRevoked
+	PlanChanged = auditrecord.ActionPlanChanged
+)
+
+// SystemActor is the actor of changes made without one named: Larder itself
+// (the demo organization of serve --demo) and test fixtures.
+const SystemActor = "system"
+
+type actorKey struct{}
+
+// WithActor returns ctx naming actor as the one making the changes made with it.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// Actor is the actor of ctx, SystemActor when none was named.
+func Actor(ctx context.Context) string {
+	if a, _ := ctx.Value(actorKey{}).(string); a != "" {
+		return a
+	}
+	return SystemActor
+}
+
+// Entry is one change to record.
+type Entry struct {
+	OrganizationID int
+	Action         auditrecord.Action
+	// KeyID and Env name the key acted on (key actions only).
+	KeyID int
+	Env   policy.Environment
+	// At is when the change was made.
+	At time.Time
+	// Detail holds the particulars (the new key of a rotation, the old plan, …).
+	Detail map[string]any
+}
+
+// Record writes e in tx, as the actor of ctx. Call it in the transaction of
+// the change; tx must run as the system viewer.
+func Record(ctx context.Context, tx *ent.Tx, e Entry) error {
+	c := tx.AuditRecord.Create().
+		SetOrganizationID(e.OrganizationID).
+		SetAction(e.Action).
+		SetActor(Actor(ctx)).
+		SetCreatedAt(e.At.UTC().Truncate(time.Microsecond))
+	if e.KeyID != 0 {
+		c.SetAPIKeyID(e.KeyID).SetEnvironment(auditrecord.Environment(e.Env))
+	}
+	if e.Detail != nil {
+		c.SetDetail(e.Detail)
+	}
+	if err := c.Exec(ctx); err != nil {
+		return fmt.Errorf("record %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// Listed is a record as the history shows it.
+type Listed struct {
+	ID     int            `json:"id"`
+	At     time.Time      `json:"at"`
+	Actor  string         `json:"actor"`
+	Action string         `json:"action"`
+	KeyID  *int           `json:"key_id"`
+	Env    *string        `json:"env"`
+	Detail map[string]any `json:"detail"`
+}
+
+// History returns the records of an organization in the order they were
+// written (ids come from one sequence), oldest first.
+func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
+	ctx = policy.System(ctx)
+	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("organization %d does not exist", orgID)
+	}
+	recs, err := c.AuditRecord.Query().
+		Where(auditrecord.OrganizationID(orgID)).
+		Order(auditrecord.ByID()).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Listed, len(recs))
+	for i, r := range recs {
+		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Action: string(r.Action), KeyID: r.APIKeyID, Detail: r.Detail}
+		if r.Detail == nil {
+			out[i].Detail = map[string]any{}
+		}
+		if r.Environment != nil {
+			env := string(*r.Environment)
+			out[i].Env = &env
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,107 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+// --trusted-proxies takes comma-separated IPs and CIDRs; anything else is
+// refused by Validate with a message naming the entry.
+func TestTrustedProxies(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []string
+		err      string
+	}{
+		{"empty", "", nil, ""},
+		{"one address", "192.0.2.1", []string{"192.0.2.1/32"}, ""},
+		{"list with spaces and networks", " 10.0.0.0/8 , 192.0.2.1,2001:db8::/32,", []string{"10.0.0.0/8", "192.0.2.1/32", "2001:db8::/32"}, ""},
+		{"network written with host bits", "10.1.2.3/8", []string{"10.0.0.0/8"}, ""},
+		{"IPv6 address", "2001:db8::1", []string{"2001:db8::1/128"}, ""},
+		{"IPv4-mapped forms count as IPv4", "::ffff:192.0.2.1,::ffff:10.0.0.0/104", []string{"192.0.2.1/32", "10.0.0.0/8"}, ""},
+		{"host name", "proxy.internal", nil, `"proxy.internal" is not an IP address or CIDR`},
+		{"bad prefix length", "10.0.0.0/33", nil, `"10.0.0.0/33"`},
+		{"address with a port", "192.0.2.1:80", nil, `"192.0.2.1:80"`},
+		{"address with a zone", "fe80::1%eth0", nil, `"fe80::1%eth0"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Defaults()
+			c.TrustedProxies = tc.in
+			got, err := c.Proxies()
+			verr := c.Validate()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || verr == nil || !strings.Contains(verr.Error(), "trusted-proxies") {
+					t.Fatalf("Proxies: %v; Validate: %v; want errors mentioning %s", err, verr, tc.err)
+				}
+				return
+			}
+			if err != nil || verr != nil {
+				t.Fatalf("Proxies: %v; Validate: %v", err, verr)
+			}
+			var s []string
+			for _, p := range got {
+				s = append(s, p.String())
+			}
+			if strings.Join(s, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("Proxies = %v, want %v", s, tc.want)
+			}
+			for _, p := range got {
+				if p != p.Masked() || (p.Addr().Is4In6()) {
+					t.Fatalf("%v is not normalised", p)
+				}
+			}
+		})
+	}
+}
+
+// --actor defaults to user@host and must be a printable, bounded name.
+func TestActor(t *testing.T) {
+	if a := Defaults().Actor; !strings.Contains(a, "@") || a != DefaultActor() {
+		t.Fatalf("default actor %q, want user@host", a)
+	}
+	cases := []struct {
+		in string
+		ok bool
+	}{
+		{"alice@example.com", true},
+		{"deploy bot (ci)", true},
+		{"", false},
+		{"   ", false},
+		{"eve\nkey_revoked", false},
+		{strings.Repeat("a", MaxActorLen), true},
+		{strings.Repeat("a", MaxActorLen+1), false},
+	}
+	for _, tc := range cases {
+		c := Defaults()
+		c.Actor = tc.in
+		if err := c.Validate(); (err == nil) != tc.ok {
+			t.Fatalf("actor %q: Validate = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+// Every new setting has its environment twin, and the flag wins over it.
+func TestEnvironmentTwins(t *testing.T) {
+	t.Setenv("LARDER_TRUSTED_PROXIES", "10.0.0.0/8")
+	t.Setenv("LARDER_ACTOR", "from-env")
+	c := Defaults()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := c.Bind(fs, Server, Admin); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse([]string{"--actor", "from-flag"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Proxies()
+	if err != nil || len(p) != 1 || p[0] != netip.MustParsePrefix("10.0.0.0/8") {
+		t.Fatalf("LARDER_TRUSTED_PROXIES gave %v, %v", p, err)
+	}
+	if c.Actor != "from-flag" {
+		t.Fatalf("actor %q, want the flag's", c.Actor)
+	}
+}

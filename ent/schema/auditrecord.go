@@ -1,0 +1,90 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/policy"
+)
+
+// AuditRecord is one administrative change of an organization (a key created,
+// rotated or revoked, a plan changed), written in the transaction of the
+// change, with who made it and when. Records are never changed or deleted.
+type AuditRecord struct{ ent.Schema }
+
+// Fields of an audit record.
+func (AuditRecord) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("organization_id").
+			Immutable().
+			Comment("The organization changed."),
+		field.Enum("action").
+			Values("key_created", "key_rotated", "key_revoked", "plan_changed").
+			Immutable().
+			Comment("What was done."),
+		field.Int("api_key_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The key acted on (key actions only)."),
+		field.Enum("environment").
+			Values("live", "test").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The environment of the key acted on (key actions only)."),
+		field.String("actor").
+			NotEmpty().
+			MaxLen(200).
+			Immutable().
+			Comment("Who made the change (the admin CLI's --actor, by default user@host)."),
+		field.JSON("detail", map[string]any{}).
+			SchemaType(jsonText).
+			Optional().
+			Immutable().
+			Comment("Particulars of the change: the new key and grace of a rotation, the old and new plan, …").
+			Annotations(annotate.Internal()),
+		field.Time("created_at").
+			Default(now).
+			Immutable().
+			Comment("When the change was made."),
+	}
+}
+
+// Edges of an audit record.
+func (AuditRecord) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("organization", Organization.Type).
+			Field("organization_id").
+			Unique().
+			Required().
+			Immutable().
+			Annotations(entsql.OnDelete(entsql.Restrict)),
+		edge.To("api_key", APIKey.Type).
+			Field("api_key_id").
+			Unique().
+			Immutable().
+			Annotations(entsql.OnDelete(entsql.Restrict)),
+	}
+}
+
+// Indexes of audit records: an organization's history in order.
+func (AuditRecord) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("organization_id", "created_at"),
+		index.Fields("api_key_id"),
+	}
+}
+
+// Annotations keep audit records out of the API.
+func (AuditRecord) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Internal()}
+}
+
+// Policy lets only the system viewer read or write audit records.
+func (AuditRecord) Policy() ent.Policy { return policy.SystemOnly() }
