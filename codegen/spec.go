@@ -303,7 +303,9 @@ func (b *specBuilder) resource(r *Resource) error {
 		}).ToProperty(g.Name))
 	}
 	sc[name] = out
-	sc[name+"Snapshot"] = snapshot
+	if len(r.Ann.Events) > 0 {
+		sc[name+"Snapshot"] = snapshot
+	}
 	sc[name+"Data"] = ogen.NewSchema().AddRequiredProperties(ref(name).ToProperty("data"))
 	pagination := ref("Pagination")
 	if r.Ann.Unpaginated != "" {
