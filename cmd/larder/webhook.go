@@ -364,17 +364,20 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-func webhookResend(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook resend", config.Webhooks)
+// withDispatcher parses a command that names one record by --flag, opens the
+// database and runs f with a dispatcher and the id.
+func (e *env) withDispatcher(ctx context.Context, name, flagName, what string, args []string,
+	f func(d *webhooks.Dispatcher, id int) error) error {
+	fs, err := e.flags(name, config.Webhooks)
 	if err != nil {
 		return err
 	}
-	id := fs.Int("delivery", 0, "delivery id (required)")
+	id := fs.Int(flagName, 0, what+" id (required)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *id == 0 {
-		return fmt.Errorf("webhook resend needs --delivery")
+		return fmt.Errorf("%s needs --%s", name, flagName)
 	}
 	st, _, err := e.open(ctx)
 	if err != nil {
@@ -385,42 +388,30 @@ func webhookResend(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := d.Resend(ctx, *id)
-	if err != nil {
-		return err
-	}
-	out := attemptJSON(a)
-	out["delivery_id"] = *id
-	return e.print(out, fmt.Sprintf("delivery %d resent: %s", *id, outcome(a)))
+	return f(d, *id)
+}
+
+func webhookResend(ctx context.Context, e *env, args []string) error {
+	return e.withDispatcher(ctx, "webhook resend", "delivery", "delivery", args, func(d *webhooks.Dispatcher, id int) error {
+		a, err := d.Resend(ctx, id)
+		if err != nil {
+			return err
+		}
+		out := attemptJSON(a)
+		out["delivery_id"] = id
+		return e.print(out, fmt.Sprintf("delivery %d resent: %s", id, outcome(a)))
+	})
 }
 
 func webhookPing(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook ping", config.Webhooks)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("webhook ping needs --endpoint")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	d, err := e.dispatcher(st)
-	if err != nil {
-		return err
-	}
-	ev, a, err := d.Ping(ctx, *id)
-	if err != nil {
-		return err
-	}
-	return e.print(map[string]any{"event_id": ev.EventID, "success": a.Success, "attempt": attemptJSON(a)},
-		fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a)))
+	return e.withDispatcher(ctx, "webhook ping", "endpoint", "endpoint", args, func(d *webhooks.Dispatcher, id int) error {
+		ev, a, err := d.Ping(ctx, id)
+		if err != nil {
+			return err
+		}
+		return e.print(map[string]any{"event_id": ev.EventID, "success": a.Success, "attempt": attemptJSON(a)},
+			fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a)))
+	})
 }
 
 func webhookListen(ctx context.Context, e *env, args []string) error {
