@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"entgo.io/ent/entc/gen"
@@ -10,7 +11,9 @@ import (
 )
 
 // This file writes the Go statements the templates paste in: each field knows
-// how its value crosses between ent and the ogen types.
+// how its value crosses between ent and the ogen types. Every non-integer
+// number is a bounds.Decimal in the API; a float column converts through the
+// shortest decimal, exact for the 15 significant digits the API accepts.
 
 // toAPI converts an ent value expression to the API type.
 func (f *Field) toAPI(v string) string {
@@ -18,7 +21,9 @@ func (f *Field) toAPI(v string) string {
 	case "enum":
 		return "oas." + f.EnumType() + "(" + v + ")"
 	case "decimal":
-		return v + ".InexactFloat64()"
+		return "bounds.NewDecimal(" + v + ")"
+	case "float":
+		return "bounds.FromFloat(" + v + ")"
 	}
 	return v
 }
@@ -29,7 +34,9 @@ func (f *Field) toEnt(v string) string {
 	case "enum":
 		return f.Res.Type.Package() + "." + f.F.StructField() + "(" + v + ")"
 	case "decimal":
-		return "decimal.NewFromFloat(" + v + ")"
+		return v + ".Decimal"
+	case "float":
+		return v + ".InexactFloat64()"
 	}
 	return v
 }
@@ -51,6 +58,52 @@ func (f *Field) ApplyUpdate() string {
 			f.Go(), f.Go(), set, f.toEnt("v"), f.F.StructField())
 	}
 	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+}
+
+// IsDecimal reports whether the API shows the field as an exact decimal.
+func (f *Field) IsDecimal() bool { return f.Kind() == "decimal" || f.Kind() == "float" }
+
+// RangeVar is the name of the package variable holding the field's range.
+func (f *Field) RangeVar() string { return lowerFirst(f.Res.Schema) + pascal(f.Name) + "Range" }
+
+// Range is the bounds.Range literal of a decimal field's own bounds, or "".
+func (f *Field) Range() string {
+	a := f.Ann
+	if !f.IsDecimal() || (a.Min == nil && a.Max == nil) {
+		return ""
+	}
+	var parts []string
+	if a.Min != nil {
+		parts = append(parts, fmt.Sprintf("Min: bounds.Bound(%q)", strconv.FormatFloat(*a.Min, 'f', -1, 64)))
+		if a.ExclusiveMin {
+			parts = append(parts, "MinExcl: true")
+		}
+	}
+	if a.Max != nil {
+		parts = append(parts, fmt.Sprintf("Max: bounds.Bound(%q)", strconv.FormatFloat(*a.Max, 'f', -1, 64)))
+	}
+	return "bounds.Range{" + strings.Join(parts, ", ") + "}"
+}
+
+// CheckRange is the statement that records a range violation of the field in
+// a body req into fails; onCreate says whether req is a create body.
+func (f *Field) CheckRange(onCreate bool) string {
+	record := fmt.Sprintf("if err := %s.Check(%%s); err != nil {\n\tfails = append(fails, problem.FieldError{Field: %q, Message: err.Error()})\n}", f.RangeVar(), f.Name)
+	if onCreate && f.RequiredOnCreate() {
+		return fmt.Sprintf(record, "req."+f.Go())
+	}
+	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n%s\n}", f.Go(), fmt.Sprintf(record, "v"))
+}
+
+// Ranged are the fields among fs with a range of their own.
+func Ranged(fs []*Field) []*Field {
+	var out []*Field
+	for _, f := range fs {
+		if f.Range() != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Where is the statement that applies the field's list filter from params p.

@@ -25,6 +25,7 @@ var restTemplates = template.Must(template.New("rest").
 		"queryParams": queryParams,
 		"pascal":      pascal,
 		"borrows":     borrows,
+		"ranged":      Ranged,
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ogen-go/ogen"
 
 	"larder.dev/larder/annotate"
+	"larder.dev/larder/bounds"
 )
 
 // SpecOptions says where the two descriptions go.
@@ -192,12 +193,14 @@ var (
 
 // fieldSchema is the schema of f's value: entoas' type mapping, then the
 // annotations' format and bounds. Enums become one named component each.
-func (b *specBuilder) fieldSchema(f *Field, nullable, bounds bool) (*ogen.Schema, error) {
+func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Schema, error) {
 	var s *ogen.Schema
 	switch f.Kind() {
-	case "decimal":
-		s = ogen.Double()
-		s.Format = ""
+	case "decimal", "float":
+		// Every non-integer number is an exact decimal in the API (DECISIONS
+		// "Input hygiene"), whatever ent stores: within the bounds a float64
+		// column round-trips it digit for digit.
+		s = &ogen.Schema{Type: "number", Format: annotate.FormatDecimal}
 	case "date":
 		s = ogen.Date()
 	case "int":
@@ -209,9 +212,6 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bounds bool) (*ogen.Schema
 		}
 		c := *es // entoas returns shared pointers: copy before changing
 		s = &c
-	}
-	if f.Kind() == "float" {
-		s.Format = ""
 	}
 	if f.Kind() == "enum" {
 		name := f.EnumType()
@@ -230,13 +230,16 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bounds bool) (*ogen.Schema
 	} else {
 		s.Description = "Unique per resource type, never reused."
 	}
+	if s.Format == annotate.FormatDecimal {
+		s.Description = strings.TrimSpace(s.Description + " " + bounds.DecimalRule)
+	}
 	if f.Ann.Cost {
 		s.Description = strings.TrimSpace(s.Description + " Cost field: null unless the key holds cost:read.")
 	}
 	if f.Ann.ListNull {
 		s.Description = strings.TrimSpace(s.Description + " Only on single retrieval and writes; null in lists.")
 	}
-	if bounds {
+	if bodyBounds {
 		a := f.Ann
 		s.MinLength, s.MaxLength = ptrUint(a.MinLen), ptrUint(a.MaxLen)
 		if a.Min != nil {
@@ -483,13 +486,14 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 		if r.Ann.SearchAlone {
 			desc += " Cannot be combined with the named filters (400)."
 		}
-		ps = append(ps, ogen.NewParameter().InQuery().SetName("search").SetDescription(desc).SetSchema(ogen.String()))
+		desc += fmt.Sprintf(" At most %d characters.", bounds.FilterLen)
+		ps = append(ps, ogen.NewParameter().InQuery().SetName("search").SetDescription(desc).SetSchema(textParam()))
 	}
 	for _, f := range r.Filters() {
 		p := ogen.NewParameter().InQuery().SetName(filterParam(f))
 		switch f.Ann.Filter {
 		case annotate.Partial:
-			p.SetSchema(ogen.String()).SetDescription("Case-insensitive partial match on " + f.Name + ".")
+			p.SetSchema(textParam()).SetDescription(fmt.Sprintf("Case-insensitive partial match on %s, at most %d characters.", f.Name, bounds.FilterLen))
 		case annotate.AnyOf:
 			s, err := b.fieldSchema(f, false, false)
 			if err != nil {
@@ -505,6 +509,10 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 				return nil, err
 			}
 			p.SetSchema(s).SetDescription("Exact match on " + f.Name + ".")
+			if s.Type == "string" && s.Format == "" {
+				s.SetMaxLength(ptrUint(&filterLen))
+				p.Description = fmt.Sprintf("Exact match on %s, at most %d characters.", f.Name, bounds.FilterLen)
+			}
 		}
 		if f.Ann.FilterRequired {
 			p.SetRequired(true)
@@ -521,6 +529,12 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 	}
 	return ps, nil
 }
+
+var filterLen = int64(bounds.FilterLen)
+
+// textParam is the schema of a free-text query parameter: search and partial
+// filters, bounded so that no pattern reaches a database limit.
+func textParam() *ogen.Schema { return ogen.String().SetMaxLength(ptrUint(&filterLen)) }
 
 func filterParam(f *Field) string {
 	if f.Ann.FilterParam != "" {
@@ -673,6 +687,7 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	if err != nil {
 		return err
 	}
+	decimalBounds(pub)
 	to31(pub, true)
 	silenceWebhookSecurity(pub)
 	pub.obj("paths").set("/openapi.json", openapiPath())
@@ -688,6 +703,7 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	groupOperations(srv)
 	foldErrors(srv)
 	dropUnreferenced(srv)
+	validators(srv)
 	to31(srv, false)
 	return writeJSON(o.Server, srv)
 }
@@ -733,12 +749,66 @@ func to31(doc *object, numericExclusive bool) {
 				v.set("anyOf", []any{all[0], newObject().set("type", "null")})
 			}
 		}
-		if ex, ok := v.vals["exclusiveMinimum"].(bool); ok && numericExclusive {
-			v.del("exclusiveMinimum")
-			if ex {
-				v.set("exclusiveMinimum", v.vals["minimum"])
-				v.del("minimum")
+		for _, bound := range []string{"minimum", "maximum"} {
+			ex := "exclusive" + strings.ToUpper(bound[:1]) + bound[1:]
+			if b, ok := v.vals[ex].(bool); ok && numericExclusive {
+				v.del(ex)
+				if b {
+					v.set(ex, v.vals[bound])
+					v.del(bound)
+				}
 			}
+		}
+	})
+}
+
+// decimalType is the Go type of every decimal in the generated server.
+const decimalType = "larder.dev/larder/bounds.Decimal"
+
+// textFormats are the string formats ogen decodes as Go strings; the others
+// (date, date-time) are parsed into values and refuse bad text themselves.
+var textFormats = map[string]bool{"": true, "email": true, "uri": true, "hostname": true, "password": true}
+
+// validators makes ogen's decoding itself refuse, for every operation there
+// is and will be, text that is not valid UTF-8 or holds U+0000 (the text
+// validator of package bounds on every string) and decimals past the bounds
+// (bounds.Decimal as the Go type of every decimal).
+func validators(doc *object) {
+	walk(doc, func(v *object) {
+		typ, _ := v.vals["type"].(string)
+		format, _ := v.vals["format"].(string)
+		_, enum := v.vals["enum"]
+		switch {
+		case typ == "string" && textFormats[format] && !enum:
+			v.set("x-ogen-validate", newObject().set(bounds.TextValidator, true))
+		case typ == "number" && format == annotate.FormatDecimal:
+			// bounds.Decimal decodes the number from its text and refuses it
+			// past the shared bounds before any arithmetic. ogen checks no
+			// range on a type of ours: the generated appliers do.
+			for _, k := range []string{"format", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"} {
+				v.del(k)
+			}
+			v.set("x-ogen-type", decimalType)
+		}
+	})
+}
+
+// decimalBounds publishes the magnitude bound of every decimal as exclusive
+// bounds where the schema has none of its own (the digit bounds are in the
+// description; JSON Schema has no word for them).
+func decimalBounds(doc *object) {
+	limit := json.Number("1" + strings.Repeat("0", bounds.MagnitudeExp))
+	walk(doc, func(v *object) {
+		if v.vals["type"] != "number" || v.vals["format"] != annotate.FormatDecimal {
+			return
+		}
+		if _, ok := v.vals["maximum"]; !ok {
+			v.set("maximum", limit)
+			v.set("exclusiveMaximum", true)
+		}
+		if _, ok := v.vals["minimum"]; !ok {
+			v.set("minimum", "-"+limit)
+			v.set("exclusiveMinimum", true)
 		}
 	})
 }

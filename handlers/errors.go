@@ -21,6 +21,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"larder.dev/larder/auth"
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
@@ -65,14 +66,23 @@ func body(ctx context.Context, p *problem.Error) oas.Problem {
 		Type:      p.Type(),
 		Title:     p.Title(),
 		Status:    p.Status(),
-		Detail:    p.Detail,
+		Detail:    printable(p.Detail),
 		Code:      string(p.Code),
 		RequestID: RequestID(ctx),
 	}
 	for _, f := range p.Fields {
-		out.Errors = append(out.Errors, oas.ProblemField{Field: f.Field, Message: f.Message})
+		out.Errors = append(out.Errors, oas.ProblemField{Field: printable(f.Field), Message: printable(f.Message)})
 	}
 	return out
+}
+
+// printable makes text that may quote the caller's input (a path, a parameter
+// name) valid UTF-8 without NUL, so a refusal is itself valid JSON.
+func printable(s string) string {
+	if bounds.Text(s) == nil {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // setRetryAfter sets Retry-After on the response of ctx, for problems that
@@ -123,9 +133,19 @@ func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 		return h.constraint(ctx, cons)
 	case errors.As(err, &val):
 		return problem.Invalid(val.Name, strings.TrimPrefix(val.Error(), "ent: validator failed for field \""+val.Name+"\": "))
-	case errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() == context.DeadlineExceeded && errors.Is(err, context.DeadlineExceeded):
+		// The time ran out before any query ran: no database connection
+		// could be had (every one busy or unanswered) or opened.
+		h.log.WarnContext(ctx, "no database connection within the request time", "request_id", RequestID(ctx), "error", err)
+		return unavailable
+	case ctx.Err() == context.DeadlineExceeded, errors.Is(err, context.DeadlineExceeded):
 		h.log.ErrorContext(ctx, "request exceeded its time", "request_id", RequestID(ctx), "error", err)
 		return internal
+	case errors.Is(err, context.Canceled):
+		// Only shutdown cancels a request's work (withTimeout detaches it
+		// from the client).
+		h.log.InfoContext(ctx, "request cancelled", "request_id", RequestID(ctx), "error", err)
+		return unavailable
 	case busy(err):
 		h.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err)
 		return unavailable
@@ -333,10 +353,18 @@ func leafMessage(err error) string {
 		minLen *validate.MinLengthError
 		maxLen *validate.MaxLengthError
 		num    *strconv.NumError
+		bound  *bounds.Error
+		custom *validate.ValidationError
 	)
 	switch {
 	case errors.Is(err, validate.ErrFieldRequired):
 		return "is required"
+	case errors.As(err, &bound):
+		return bound.Message
+	case errors.As(err, &custom): // a validator of package bounds, by its message
+		return custom.Message
+	case errors.Is(err, bounds.ErrNotNumber):
+		return bounds.ErrNotNumber.Error()
 	case errors.As(err, &minLen):
 		if minLen.MinLength == 1 {
 			return "must not be empty"

@@ -118,7 +118,12 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 				slog.String("remote", r.RemoteAddr),
 			}
 			if cid := r.Header.Get("X-Request-Id"); cid != "" {
-				attrs = append(attrs, slog.String("client_request_id", cid))
+				attrs = append(attrs, slog.String("client_request_id", printable(cid)))
+			}
+			if r.Context().Err() != nil {
+				// The client closed its side before the answer: not a
+				// server error, whatever the status it was sent.
+				attrs = append(attrs, slog.Bool("client_abort", true))
 			}
 			log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()
@@ -127,10 +132,14 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 }
 
 // withTimeout bounds the work of a request; database work past it is
-// cancelled and answered 500 (spec Limits: about 15 seconds).
+// cancelled and answered 500 (spec Limits: about 15 seconds). The work does
+// not end when the client goes away: net/http cancels a request's context as
+// soon as the client closes its side, which a client that half-closes after
+// sending does while still waiting for the answer, and a write cut short
+// would tell nobody whether it happened. The work is bounded by the timeout.
 func withTimeout(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -13,7 +13,7 @@ import (
 func (h *Handler) CreateWarehouse(ctx context.Context, req *oas.WarehouseCreate) (*oas.WarehouseData, error) {
 	var out *ent.Location
 	err := ent.RunInTx(ctx, h.client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) { rest.ApplyWarehouseCreate(b, req) })
+		out, err = inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) error { return rest.ApplyWarehouseCreate(b, req) })
 		return err
 	})
 	if err != nil {
@@ -26,7 +26,7 @@ func (h *Handler) CreateWarehouse(ctx context.Context, req *oas.WarehouseCreate)
 func (h *Handler) UpdateWarehouse(ctx context.Context, req *oas.WarehouseUpdate, p oas.UpdateWarehouseParams) (*oas.WarehouseData, error) {
 	var out *ent.Location
 	err := ent.RunInTx(ctx, h.client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.UpdateWarehouse(ctx, tx, p.WarehouseID, func(u *ent.LocationUpdateOne) { rest.ApplyWarehouseUpdate(u, req) })
+		out, err = inventory.UpdateWarehouse(ctx, tx, p.WarehouseID, func(u *ent.LocationUpdateOne) error { return rest.ApplyWarehouseUpdate(u, req) })
 		return err
 	})
 	if err != nil {

@@ -22,9 +22,11 @@ var FloorPlan = []struct{ Code, Name string }{
 
 // CreateWarehouse creates an active site and its default floor plan. apply
 // sets the site's own fields (code, name, description).
-func CreateWarehouse(ctx context.Context, tx *ent.Tx, apply func(*ent.LocationCreate)) (*ent.Location, error) {
+func CreateWarehouse(ctx context.Context, tx *ent.Tx, apply func(*ent.LocationCreate) error) (*ent.Location, error) {
 	b := tx.Location.Create().SetIsActive(true)
-	apply(b)
+	if err := apply(b); err != nil {
+		return nil, err
+	}
 	code, _ := b.Mutation().Code()
 	site, err := b.SetPath(code).Save(ctx)
 	if err != nil {
@@ -46,9 +48,11 @@ func CreateWarehouse(ctx context.Context, tx *ent.Tx, apply func(*ent.LocationCr
 }
 
 // UpdateWarehouse updates a site; a new code moves the paths of its areas.
-func UpdateWarehouse(ctx context.Context, tx *ent.Tx, id int, apply func(*ent.LocationUpdateOne)) (*ent.Location, error) {
+func UpdateWarehouse(ctx context.Context, tx *ent.Tx, id int, apply func(*ent.LocationUpdateOne) error) (*ent.Location, error) {
 	u := tx.Location.UpdateOneID(id).Where(location.ParentIDIsNil())
-	apply(u)
+	if err := apply(u); err != nil {
+		return nil, err
+	}
 	code, moved := u.Mutation().Code()
 	if moved {
 		u.SetPath(code)

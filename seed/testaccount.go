@@ -95,8 +95,9 @@ func seedWarehouses(ctx context.Context, tx *ent.Tx) error {
 		{"OVERFLOW", "Overflow warehouse", "Rented space for packaging and seasonal stock."},
 	}
 	for _, s := range sites {
-		_, err := inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) {
+		_, err := inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) error {
 			b.SetCode(s.code).SetName(s.name).SetDescription(s.about)
+			return nil
 		})
 		if err != nil {
 			return err

@@ -13,7 +13,6 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/lib/pq"  // registers "postgres"
 	_ "modernc.org/sqlite" // registers "sqlite"
 
 	"larder.dev/larder/ent"
@@ -48,7 +47,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, dsn)
+	db, err := openDB(driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -73,6 +72,19 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return &Store{Client: NewClient(db, dia, o.Statements), DB: db, Dialect: dia}, nil
+}
+
+// openDB opens the pool of a driver and DSN; PostgreSQL connections are
+// guarded (guard.go) so that no call outlives its context.
+func openDB(driver, dsn string) (*sql.DB, error) {
+	if driver != "postgres" {
+		return sql.Open(driver, dsn)
+	}
+	c, err := newGuardedConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
 }
 
 // NewClient builds the ent client over db with the cost redaction and the
@@ -125,12 +137,15 @@ func PostgresDSN(rawURL string) string {
 }
 
 // SQLiteDSN is the modernc.org/sqlite DSN of a database file: foreign keys on,
-// WAL, a busy timeout, write lock at BEGIN, and timestamps in a sortable text form.
+// WAL with full synchronisation, a busy timeout, write lock at BEGIN, and
+// timestamps in a sortable text form.
 func SQLiteDSN(path string) string {
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	// FULL: a commit is on disk when it returns, power loss included
+	// (NORMAL in WAL mode may lose the last commits then).
+	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite")

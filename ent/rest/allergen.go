@@ -45,8 +45,9 @@ func allergenInList(e *ent.Allergen) oas.Allergen {
 	return out
 }
 
-// ApplyAllergenCreate sets the fields of a create body on b.
-func ApplyAllergenCreate(b *ent.AllergenCreate, req *oas.AllergenCreate) {
+// ApplyAllergenCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyAllergenCreate(b *ent.AllergenCreate, req *oas.AllergenCreate) error {
 	if v, ok := req.Code.Get(); ok {
 		b.SetCode(v)
 	}
@@ -61,11 +62,13 @@ func ApplyAllergenCreate(b *ent.AllergenCreate, req *oas.AllergenCreate) {
 	if v, ok := req.RegulatoryReference.Get(); ok {
 		b.SetRegulatoryReference(v)
 	}
+	return nil
 }
 
-// ApplyAllergenUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) {
+// ApplyAllergenUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) error {
 	if req.Code.IsSet() {
 		if v, ok := req.Code.Get(); ok {
 			u.SetCode(v)
@@ -96,6 +99,7 @@ func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) {
 			u.ClearRegulatoryReference()
 		}
 	}
+	return nil
 }
 
 // allergenSorts maps the sortable fields to their columns.
@@ -182,7 +186,9 @@ func (h *Handlers) CreateAllergen(ctx context.Context, req *oas.AllergenCreate) 
 	var out *ent.Allergen
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Allergen.Create()
-		ApplyAllergenCreate(b, req)
+		if err := ApplyAllergenCreate(b, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = b.Save(ctx)
 		return err
@@ -198,7 +204,9 @@ func (h *Handlers) UpdateAllergen(ctx context.Context, req *oas.AllergenUpdate, 
 	var out *ent.Allergen
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		u := tx.Allergen.UpdateOneID(p.AllergenID)
-		ApplyAllergenUpdate(u, req)
+		if err := ApplyAllergenUpdate(u, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = u.Save(ctx)
 		return err

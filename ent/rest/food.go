@@ -5,12 +5,14 @@ package rest
 import (
 	"context"
 
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
 )
 
 // Food converts an ent Food to its API representation, as a single
@@ -40,7 +42,7 @@ func Food(e *ent.Food) oas.Food {
 		out.SuggestedYieldDescription.SetToNull()
 	}
 	if e.SuggestedYieldPct != nil {
-		out.SuggestedYieldPct.SetTo((*e.SuggestedYieldPct))
+		out.SuggestedYieldPct.SetTo(bounds.FromFloat((*e.SuggestedYieldPct)))
 	} else {
 		out.SuggestedYieldPct.SetToNull()
 	}
@@ -62,7 +64,7 @@ func foodNutrientEntry(e *ent.FoodNutrient) oas.FoodNutrient {
 	out.IsGlobal = e.IsGlobal
 	out.NutrientID = e.NutrientID
 	if e.Value != nil {
-		out.Value.SetTo((*e.Value))
+		out.Value.SetTo(bounds.FromFloat((*e.Value)))
 	} else {
 		out.Value.SetToNull()
 	}
@@ -105,8 +107,21 @@ func foodInList(e *ent.Food) oas.Food {
 	return out
 }
 
-// ApplyFoodCreate sets the fields of a create body on b.
-func ApplyFoodCreate(b *ent.FoodCreate, req *oas.FoodCreate) {
+// foodSuggestedYieldPctRange bounds suggested_yield_pct beyond the shared decimal bounds.
+var foodSuggestedYieldPctRange = bounds.Range{Min: bounds.Bound("0"), Max: bounds.Bound("100")}
+
+// ApplyFoodCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyFoodCreate(b *ent.FoodCreate, req *oas.FoodCreate) error {
+	var fails []problem.FieldError
+	if v, ok := req.SuggestedYieldPct.Get(); ok {
+		if err := foodSuggestedYieldPctRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "suggested_yield_pct", Message: err.Error()})
+		}
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	b.SetName(req.Name)
 	b.SetNameFr(req.NameFr)
 	if v, ok := req.Source.Get(); ok {
@@ -116,13 +131,24 @@ func ApplyFoodCreate(b *ent.FoodCreate, req *oas.FoodCreate) {
 		b.SetSuggestedYieldDescription(v)
 	}
 	if v, ok := req.SuggestedYieldPct.Get(); ok {
-		b.SetSuggestedYieldPct(v)
+		b.SetSuggestedYieldPct(v.InexactFloat64())
 	}
+	return nil
 }
 
-// ApplyFoodUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyFoodUpdate(u *ent.FoodUpdateOne, req *oas.FoodUpdate) {
+// ApplyFoodUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyFoodUpdate(u *ent.FoodUpdateOne, req *oas.FoodUpdate) error {
+	var fails []problem.FieldError
+	if v, ok := req.SuggestedYieldPct.Get(); ok {
+		if err := foodSuggestedYieldPctRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "suggested_yield_pct", Message: err.Error()})
+		}
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	if v, ok := req.Name.Get(); ok {
 		u.SetName(v)
 	}
@@ -145,11 +171,12 @@ func ApplyFoodUpdate(u *ent.FoodUpdateOne, req *oas.FoodUpdate) {
 	}
 	if req.SuggestedYieldPct.IsSet() {
 		if v, ok := req.SuggestedYieldPct.Get(); ok {
-			u.SetSuggestedYieldPct(v)
+			u.SetSuggestedYieldPct(v.InexactFloat64())
 		} else {
 			u.ClearSuggestedYieldPct()
 		}
 	}
+	return nil
 }
 
 // foodSorts maps the sortable fields to their columns.
@@ -221,7 +248,9 @@ func (h *Handlers) CreateFood(ctx context.Context, req *oas.FoodCreate) (*oas.Fo
 	var out *ent.Food
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Food.Create()
-		ApplyFoodCreate(b, req)
+		if err := ApplyFoodCreate(b, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = b.Save(ctx)
 		return err
@@ -237,7 +266,9 @@ func (h *Handlers) UpdateFood(ctx context.Context, req *oas.FoodUpdate, p oas.Up
 	var out *ent.Food
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		u := tx.Food.UpdateOneID(p.FoodID)
-		ApplyFoodUpdate(u, req)
+		if err := ApplyFoodUpdate(u, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = u.Save(ctx)
 		return err

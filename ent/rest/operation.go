@@ -5,12 +5,12 @@ package rest
 import (
 	"context"
 
-	"github.com/shopspring/decimal"
-
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
 )
 
 // Operation converts an ent Operation to its API representation, as a single
@@ -20,13 +20,13 @@ func Operation(e *ent.Operation) oas.Operation {
 	out.ID = e.ID
 	out.Code = e.Code
 	if e.Cost != nil {
-		out.Cost.SetTo((*e.Cost).InexactFloat64())
+		out.Cost.SetTo(bounds.NewDecimal((*e.Cost)))
 	} else {
 		out.Cost.SetToNull()
 	}
 	out.Name = e.Name
 	if e.Qty != nil {
-		out.Qty.SetTo((*e.Qty))
+		out.Qty.SetTo(bounds.FromFloat((*e.Qty)))
 	} else {
 		out.Qty.SetToNull()
 	}
@@ -44,30 +44,67 @@ func operationInList(e *ent.Operation) oas.Operation {
 	return out
 }
 
-// ApplyOperationCreate sets the fields of a create body on b.
-func ApplyOperationCreate(b *ent.OperationCreate, req *oas.OperationCreate) {
+// operationCostRange bounds cost beyond the shared decimal bounds.
+var operationCostRange = bounds.Range{Min: bounds.Bound("0")}
+
+// operationQtyRange bounds qty beyond the shared decimal bounds.
+var operationQtyRange = bounds.Range{Min: bounds.Bound("0")}
+
+// ApplyOperationCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyOperationCreate(b *ent.OperationCreate, req *oas.OperationCreate) error {
+	var fails []problem.FieldError
+	if v, ok := req.Cost.Get(); ok {
+		if err := operationCostRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "cost", Message: err.Error()})
+		}
+	}
+	if v, ok := req.Qty.Get(); ok {
+		if err := operationQtyRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "qty", Message: err.Error()})
+		}
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	b.SetCode(req.Code)
 	if v, ok := req.Cost.Get(); ok {
-		b.SetCost(decimal.NewFromFloat(v))
+		b.SetCost(v.Decimal)
 	}
 	b.SetName(req.Name)
 	if v, ok := req.Qty.Get(); ok {
-		b.SetQty(v)
+		b.SetQty(v.InexactFloat64())
 	}
 	if v, ok := req.UnitOfMeasureID.Get(); ok {
 		b.SetUnitOfMeasureID(v)
 	}
+	return nil
 }
 
-// ApplyOperationUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) {
+// ApplyOperationUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) error {
+	var fails []problem.FieldError
+	if v, ok := req.Cost.Get(); ok {
+		if err := operationCostRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "cost", Message: err.Error()})
+		}
+	}
+	if v, ok := req.Qty.Get(); ok {
+		if err := operationQtyRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "qty", Message: err.Error()})
+		}
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	if v, ok := req.Code.Get(); ok {
 		u.SetCode(v)
 	}
 	if req.Cost.IsSet() {
 		if v, ok := req.Cost.Get(); ok {
-			u.SetCost(decimal.NewFromFloat(v))
+			u.SetCost(v.Decimal)
 		} else {
 			u.ClearCost()
 		}
@@ -77,7 +114,7 @@ func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) {
 	}
 	if req.Qty.IsSet() {
 		if v, ok := req.Qty.Get(); ok {
-			u.SetQty(v)
+			u.SetQty(v.InexactFloat64())
 		} else {
 			u.ClearQty()
 		}
@@ -89,6 +126,7 @@ func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) {
 			u.ClearUnitOfMeasureID()
 		}
 	}
+	return nil
 }
 
 // operationSorts maps the sortable fields to their columns.
@@ -161,7 +199,9 @@ func (h *Handlers) CreateOperation(ctx context.Context, req *oas.OperationCreate
 	var out *ent.Operation
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Operation.Create()
-		ApplyOperationCreate(b, req)
+		if err := ApplyOperationCreate(b, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = b.Save(ctx)
 		return err
@@ -177,7 +217,9 @@ func (h *Handlers) UpdateOperation(ctx context.Context, req *oas.OperationUpdate
 	var out *ent.Operation
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		u := tx.Operation.UpdateOneID(p.OperationID)
-		ApplyOperationUpdate(u, req)
+		if err := ApplyOperationUpdate(u, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = u.Save(ctx)
 		return err

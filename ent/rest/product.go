@@ -5,6 +5,7 @@ package rest
 import (
 	"context"
 
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
@@ -28,12 +29,12 @@ func Product(e *ent.Product) oas.Product {
 	out.Active = e.Active
 	out.IsDeleted = e.IsDeleted
 	if e.Cost != nil {
-		out.Cost.SetTo((*e.Cost).InexactFloat64())
+		out.Cost.SetTo(bounds.NewDecimal((*e.Cost)))
 	} else {
 		out.Cost.SetToNull()
 	}
 	if e.OperationsCost != nil {
-		out.OperationsCost.SetTo((*e.OperationsCost).InexactFloat64())
+		out.OperationsCost.SetTo(bounds.NewDecimal((*e.OperationsCost)))
 	} else {
 		out.OperationsCost.SetToNull()
 	}
@@ -70,12 +71,12 @@ func Product(e *ent.Product) oas.Product {
 		out.UomBaseID.SetToNull()
 	}
 	if e.UomQty != nil {
-		out.UomQty.SetTo((*e.UomQty))
+		out.UomQty.SetTo(bounds.FromFloat((*e.UomQty)))
 	} else {
 		out.UomQty.SetToNull()
 	}
 	if e.UomBaseConversion != nil {
-		out.UomBaseConversion.SetTo((*e.UomBaseConversion))
+		out.UomBaseConversion.SetTo(bounds.FromFloat((*e.UomBaseConversion)))
 	} else {
 		out.UomBaseConversion.SetToNull()
 	}
@@ -148,12 +149,12 @@ func Product(e *ent.Product) oas.Product {
 			g.IngredientsFr.SetToNull()
 		}
 		if e.PortionInGrams != nil {
-			g.PortionInGrams.SetTo((*e.PortionInGrams))
+			g.PortionInGrams.SetTo(bounds.FromFloat((*e.PortionInGrams)))
 		} else {
 			g.PortionInGrams.SetToNull()
 		}
 		if e.RecipeGramsYield != nil {
-			g.RecipeGramsYield.SetTo((*e.RecipeGramsYield))
+			g.RecipeGramsYield.SetTo(bounds.FromFloat((*e.RecipeGramsYield)))
 		} else {
 			g.RecipeGramsYield.SetToNull()
 		}

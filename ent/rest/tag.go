@@ -32,18 +32,21 @@ func tagInList(e *ent.Tag) oas.Tag {
 	return out
 }
 
-// ApplyTagCreate sets the fields of a create body on b.
-func ApplyTagCreate(b *ent.TagCreate, req *oas.TagCreate) {
+// ApplyTagCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyTagCreate(b *ent.TagCreate, req *oas.TagCreate) error {
 	if v, ok := req.Description.Get(); ok {
 		b.SetDescription(v)
 	}
 	b.SetName(req.Name)
 	b.SetRefType(tag.RefType(req.RefType))
+	return nil
 }
 
-// ApplyTagUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyTagUpdate(u *ent.TagUpdateOne, req *oas.TagUpdate) {
+// ApplyTagUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyTagUpdate(u *ent.TagUpdateOne, req *oas.TagUpdate) error {
 	if req.Description.IsSet() {
 		if v, ok := req.Description.Get(); ok {
 			u.SetDescription(v)
@@ -54,6 +57,7 @@ func ApplyTagUpdate(u *ent.TagUpdateOne, req *oas.TagUpdate) {
 	if v, ok := req.Name.Get(); ok {
 		u.SetName(v)
 	}
+	return nil
 }
 
 // tagSorts maps the sortable fields to their columns.
@@ -123,7 +127,9 @@ func (h *Handlers) CreateTag(ctx context.Context, req *oas.TagCreate) (*oas.TagD
 	var out *ent.Tag
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Tag.Create()
-		ApplyTagCreate(b, req)
+		if err := ApplyTagCreate(b, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = b.Save(ctx)
 		return err
@@ -139,7 +145,9 @@ func (h *Handlers) UpdateTag(ctx context.Context, req *oas.TagUpdate, p oas.Upda
 	var out *ent.Tag
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		u := tx.Tag.UpdateOneID(p.TagID)
-		ApplyTagUpdate(u, req)
+		if err := ApplyTagUpdate(u, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = u.Save(ctx)
 		return err

@@ -5,10 +5,12 @@ package rest
 import (
 	"context"
 
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
 )
 
 // UnitOfMeasure converts an ent UnitOfMeasure to its API representation, as a single
@@ -21,7 +23,7 @@ func UnitOfMeasure(e *ent.UnitOfMeasure) oas.UnitOfMeasure {
 	out.Name = e.Name
 	out.ReadOnly = e.ReadOnly
 	if e.WeightInGrams != nil {
-		out.WeightInGrams.SetTo((*e.WeightInGrams))
+		out.WeightInGrams.SetTo(bounds.FromFloat((*e.WeightInGrams)))
 	} else {
 		out.WeightInGrams.SetToNull()
 	}
@@ -34,26 +36,49 @@ func unitOfMeasureInList(e *ent.UnitOfMeasure) oas.UnitOfMeasure {
 	return out
 }
 
-// ApplyUnitOfMeasureCreate sets the fields of a create body on b.
-func ApplyUnitOfMeasureCreate(b *ent.UnitOfMeasureCreate, req *oas.UnitOfMeasureCreate) {
+// unitOfMeasureWeightInGramsRange bounds weight_in_grams beyond the shared decimal bounds.
+var unitOfMeasureWeightInGramsRange = bounds.Range{Min: bounds.Bound("0")}
+
+// ApplyUnitOfMeasureCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyUnitOfMeasureCreate(b *ent.UnitOfMeasureCreate, req *oas.UnitOfMeasureCreate) error {
+	var fails []problem.FieldError
+	if err := unitOfMeasureWeightInGramsRange.Check(req.WeightInGrams); err != nil {
+		fails = append(fails, problem.FieldError{Field: "weight_in_grams", Message: err.Error()})
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	b.SetCode(req.Code)
 	b.SetName(req.Name)
-	b.SetWeightInGrams(req.WeightInGrams)
+	b.SetWeightInGrams(req.WeightInGrams.InexactFloat64())
+	return nil
 }
 
-// ApplyUnitOfMeasureUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyUnitOfMeasureUpdate(u *ent.UnitOfMeasureUpdateOne, req *oas.UnitOfMeasureUpdate) {
+// ApplyUnitOfMeasureUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyUnitOfMeasureUpdate(u *ent.UnitOfMeasureUpdateOne, req *oas.UnitOfMeasureUpdate) error {
+	var fails []problem.FieldError
+	if v, ok := req.WeightInGrams.Get(); ok {
+		if err := unitOfMeasureWeightInGramsRange.Check(v); err != nil {
+			fails = append(fails, problem.FieldError{Field: "weight_in_grams", Message: err.Error()})
+		}
+	}
+	if len(fails) > 0 {
+		return problem.InvalidFields(fails...)
+	}
 	if v, ok := req.Name.Get(); ok {
 		u.SetName(v)
 	}
 	if req.WeightInGrams.IsSet() {
 		if v, ok := req.WeightInGrams.Get(); ok {
-			u.SetWeightInGrams(v)
+			u.SetWeightInGrams(v.InexactFloat64())
 		} else {
 			u.ClearWeightInGrams()
 		}
 	}
+	return nil
 }
 
 // unitOfMeasureSorts maps the sortable fields to their columns.
@@ -120,7 +145,9 @@ func (h *Handlers) CreateUnitOfMeasure(ctx context.Context, req *oas.UnitOfMeasu
 	var out *ent.UnitOfMeasure
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.UnitOfMeasure.Create()
-		ApplyUnitOfMeasureCreate(b, req)
+		if err := ApplyUnitOfMeasureCreate(b, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = b.Save(ctx)
 		return err
@@ -136,7 +163,9 @@ func (h *Handlers) UpdateUnitOfMeasure(ctx context.Context, req *oas.UnitOfMeasu
 	var out *ent.UnitOfMeasure
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		u := tx.UnitOfMeasure.UpdateOneID(p.UomID)
-		ApplyUnitOfMeasureUpdate(u, req)
+		if err := ApplyUnitOfMeasureUpdate(u, req); err != nil {
+			return err
+		}
 		var err error
 		out, err = u.Save(ctx)
 		return err

@@ -33,18 +33,21 @@ func warehouseInList(e *ent.Location) oas.Warehouse {
 	return out
 }
 
-// ApplyWarehouseCreate sets the fields of a create body on b.
-func ApplyWarehouseCreate(b *ent.LocationCreate, req *oas.WarehouseCreate) {
+// ApplyWarehouseCreate sets the fields of a create body on b, after checking
+// the ranges of its decimals (400 naming each field out of range).
+func ApplyWarehouseCreate(b *ent.LocationCreate, req *oas.WarehouseCreate) error {
 	b.SetCode(req.Code)
 	if v, ok := req.Description.Get(); ok {
 		b.SetDescription(v)
 	}
 	b.SetName(req.Name)
+	return nil
 }
 
-// ApplyWarehouseUpdate sets the fields of an update body on u: omitted fields
-// stay unchanged, and null clears or is ignored as the schema says.
-func ApplyWarehouseUpdate(u *ent.LocationUpdateOne, req *oas.WarehouseUpdate) {
+// ApplyWarehouseUpdate sets the fields of an update body on u, after checking
+// the ranges of its decimals: omitted fields stay unchanged, and null
+// clears or is ignored as the schema says.
+func ApplyWarehouseUpdate(u *ent.LocationUpdateOne, req *oas.WarehouseUpdate) error {
 	if v, ok := req.Code.Get(); ok {
 		u.SetCode(v)
 	}
@@ -54,6 +57,7 @@ func ApplyWarehouseUpdate(u *ent.LocationUpdateOne, req *oas.WarehouseUpdate) {
 	if v, ok := req.Name.Get(); ok {
 		u.SetName(v)
 	}
+	return nil
 }
 
 // warehouseSorts maps the sortable fields to their columns.

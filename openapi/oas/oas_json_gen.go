@@ -10,6 +10,7 @@ import (
 	"github.com/go-faster/jx"
 	"github.com/ogen-go/ogen/json"
 	"github.com/ogen-go/ogen/validate"
+	"larder.dev/larder/bounds"
 )
 
 // Encode implements json.Marshaler.
@@ -1253,7 +1254,7 @@ func (s *Food) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("suggested_yield_pct")
-		s.SuggestedYieldPct.Encode(e)
+		s.SuggestedYieldPct.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("nutrients")
@@ -1356,7 +1357,7 @@ func (s *Food) Decode(d *jx.Decoder) error {
 		case "suggested_yield_pct":
 			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
-				if err := s.SuggestedYieldPct.Decode(d); err != nil {
+				if err := s.SuggestedYieldPct.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -1476,7 +1477,7 @@ func (s *FoodCreate) encodeFields(e *jx.Encoder) {
 	{
 		if s.SuggestedYieldPct.Set {
 			e.FieldStart("suggested_yield_pct")
-			s.SuggestedYieldPct.Encode(e)
+			s.SuggestedYieldPct.Encode(e, json.EncodeNative)
 		}
 	}
 }
@@ -1545,7 +1546,7 @@ func (s *FoodCreate) Decode(d *jx.Decoder) error {
 		case "suggested_yield_pct":
 			if err := func() error {
 				s.SuggestedYieldPct.Reset()
-				if err := s.SuggestedYieldPct.Decode(d); err != nil {
+				if err := s.SuggestedYieldPct.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -1859,7 +1860,7 @@ func (s *FoodNutrient) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("value")
-		s.Value.Encode(e)
+		s.Value.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("label")
@@ -1920,7 +1921,7 @@ func (s *FoodNutrient) Decode(d *jx.Decoder) error {
 		case "value":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.Value.Decode(d); err != nil {
+				if err := s.Value.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -2049,7 +2050,7 @@ func (s *FoodUpdate) encodeFields(e *jx.Encoder) {
 	{
 		if s.SuggestedYieldPct.Set {
 			e.FieldStart("suggested_yield_pct")
-			s.SuggestedYieldPct.Encode(e)
+			s.SuggestedYieldPct.Encode(e, json.EncodeNative)
 		}
 	}
 }
@@ -2113,7 +2114,7 @@ func (s *FoodUpdate) Decode(d *jx.Decoder) error {
 		case "suggested_yield_pct":
 			if err := func() error {
 				s.SuggestedYieldPct.Reset()
-				if err := s.SuggestedYieldPct.Decode(d); err != nil {
+				if err := s.SuggestedYieldPct.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -2144,50 +2145,50 @@ func (s *FoodUpdate) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes float64 as json.
-func (o NilFloat64) Encode(e *jx.Encoder) {
+// Encode encodes bounds.Decimal as json.
+func (o NilDecimal) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Decimal)) {
 	if o.Null {
 		e.Null()
 		return
 	}
-	e.Float64(float64(o.Value))
+	format(e, o.Value)
 }
 
-// Decode decodes float64 from json.
-func (o *NilFloat64) Decode(d *jx.Decoder) error {
+// Decode decodes bounds.Decimal from json.
+func (o *NilDecimal) Decode(d *jx.Decoder, format func(*jx.Decoder) (bounds.Decimal, error)) error {
 	if o == nil {
-		return errors.New("invalid: unable to decode NilFloat64 to nil")
+		return errors.New("invalid: unable to decode NilDecimal to nil")
 	}
 	if d.Next() == jx.Null {
 		if err := d.Null(); err != nil {
 			return err
 		}
 
-		var v float64
+		var v bounds.Decimal
 		o.Value = v
 		o.Null = true
 		return nil
 	}
 	o.Null = false
-	v, err := d.Float64()
+	v, err := format(d)
 	if err != nil {
 		return err
 	}
-	o.Value = float64(v)
+	o.Value = v
 	return nil
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s NilFloat64) MarshalJSON() ([]byte, error) {
+func (s NilDecimal) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
-	s.Encode(&e)
+	s.Encode(&e, json.EncodeNative)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *NilFloat64) UnmarshalJSON(data []byte) error {
+func (s *NilDecimal) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
-	return s.Decode(d)
+	return s.Decode(d, json.DecodeNative[bounds.Decimal])
 }
 
 // Encode encodes int as json.
@@ -2884,7 +2885,7 @@ func (s *Operation) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("cost")
-		s.Cost.Encode(e)
+		s.Cost.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("name")
@@ -2892,7 +2893,7 @@ func (s *Operation) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("qty")
-		s.Qty.Encode(e)
+		s.Qty.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("unit_of_measure_id")
@@ -2945,7 +2946,7 @@ func (s *Operation) Decode(d *jx.Decoder) error {
 		case "cost":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.Cost.Decode(d); err != nil {
+				if err := s.Cost.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -2967,7 +2968,7 @@ func (s *Operation) Decode(d *jx.Decoder) error {
 		case "qty":
 			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
-				if err := s.Qty.Decode(d); err != nil {
+				if err := s.Qty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -3056,7 +3057,7 @@ func (s *OperationCreate) encodeFields(e *jx.Encoder) {
 	{
 		if s.Cost.Set {
 			e.FieldStart("cost")
-			s.Cost.Encode(e)
+			s.Cost.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -3066,7 +3067,7 @@ func (s *OperationCreate) encodeFields(e *jx.Encoder) {
 	{
 		if s.Qty.Set {
 			e.FieldStart("qty")
-			s.Qty.Encode(e)
+			s.Qty.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -3109,7 +3110,7 @@ func (s *OperationCreate) Decode(d *jx.Decoder) error {
 		case "cost":
 			if err := func() error {
 				s.Cost.Reset()
-				if err := s.Cost.Decode(d); err != nil {
+				if err := s.Cost.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -3131,7 +3132,7 @@ func (s *OperationCreate) Decode(d *jx.Decoder) error {
 		case "qty":
 			if err := func() error {
 				s.Qty.Reset()
-				if err := s.Qty.Decode(d); err != nil {
+				if err := s.Qty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -3454,7 +3455,7 @@ func (s *OperationUpdate) encodeFields(e *jx.Encoder) {
 	{
 		if s.Cost.Set {
 			e.FieldStart("cost")
-			s.Cost.Encode(e)
+			s.Cost.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -3466,7 +3467,7 @@ func (s *OperationUpdate) encodeFields(e *jx.Encoder) {
 	{
 		if s.Qty.Set {
 			e.FieldStart("qty")
-			s.Qty.Encode(e)
+			s.Qty.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -3506,7 +3507,7 @@ func (s *OperationUpdate) Decode(d *jx.Decoder) error {
 		case "cost":
 			if err := func() error {
 				s.Cost.Reset()
-				if err := s.Cost.Decode(d); err != nil {
+				if err := s.Cost.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -3526,7 +3527,7 @@ func (s *OperationUpdate) Decode(d *jx.Decoder) error {
 		case "qty":
 			if err := func() error {
 				s.Qty.Reset()
-				if err := s.Qty.Decode(d); err != nil {
+				if err := s.Qty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -3602,8 +3603,8 @@ func (s *OptBool) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes float64 as json.
-func (o OptNilFloat64) Encode(e *jx.Encoder) {
+// Encode encodes bounds.Decimal as json.
+func (o OptNilDecimal) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Decimal)) {
 	if !o.Set {
 		return
 	}
@@ -3611,20 +3612,20 @@ func (o OptNilFloat64) Encode(e *jx.Encoder) {
 		e.Null()
 		return
 	}
-	e.Float64(float64(o.Value))
+	format(e, o.Value)
 }
 
-// Decode decodes float64 from json.
-func (o *OptNilFloat64) Decode(d *jx.Decoder) error {
+// Decode decodes bounds.Decimal from json.
+func (o *OptNilDecimal) Decode(d *jx.Decoder, format func(*jx.Decoder) (bounds.Decimal, error)) error {
 	if o == nil {
-		return errors.New("invalid: unable to decode OptNilFloat64 to nil")
+		return errors.New("invalid: unable to decode OptNilDecimal to nil")
 	}
 	if d.Next() == jx.Null {
 		if err := d.Null(); err != nil {
 			return err
 		}
 
-		var v float64
+		var v bounds.Decimal
 		o.Value = v
 		o.Set = true
 		o.Null = true
@@ -3632,25 +3633,25 @@ func (o *OptNilFloat64) Decode(d *jx.Decoder) error {
 	}
 	o.Set = true
 	o.Null = false
-	v, err := d.Float64()
+	v, err := format(d)
 	if err != nil {
 		return err
 	}
-	o.Value = float64(v)
+	o.Value = v
 	return nil
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s OptNilFloat64) MarshalJSON() ([]byte, error) {
+func (s OptNilDecimal) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
-	s.Encode(&e)
+	s.Encode(&e, json.EncodeNative)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilFloat64) UnmarshalJSON(data []byte) error {
+func (s *OptNilDecimal) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
-	return s.Decode(d)
+	return s.Decode(d, json.DecodeNative[bounds.Decimal])
 }
 
 // Encode encodes int as json.
@@ -5001,11 +5002,11 @@ func (s *Product) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("cost")
-		s.Cost.Encode(e)
+		s.Cost.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("operations_cost")
-		s.OperationsCost.Encode(e)
+		s.OperationsCost.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("description")
@@ -5041,11 +5042,11 @@ func (s *Product) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("uom_qty")
-		s.UomQty.Encode(e)
+		s.UomQty.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("uom_base_conversion")
-		s.UomBaseConversion.Encode(e)
+		s.UomBaseConversion.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("allergens")
@@ -5177,7 +5178,7 @@ func (s *Product) Decode(d *jx.Decoder) error {
 		case "cost":
 			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
-				if err := s.Cost.Decode(d); err != nil {
+				if err := s.Cost.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -5187,7 +5188,7 @@ func (s *Product) Decode(d *jx.Decoder) error {
 		case "operations_cost":
 			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
-				if err := s.OperationsCost.Decode(d); err != nil {
+				if err := s.OperationsCost.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -5277,7 +5278,7 @@ func (s *Product) Decode(d *jx.Decoder) error {
 		case "uom_qty":
 			requiredBitSet[1] |= 1 << 7
 			if err := func() error {
-				if err := s.UomQty.Decode(d); err != nil {
+				if err := s.UomQty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -5287,7 +5288,7 @@ func (s *Product) Decode(d *jx.Decoder) error {
 		case "uom_base_conversion":
 			requiredBitSet[2] |= 1 << 0
 			if err := func() error {
-				if err := s.UomBaseConversion.Decode(d); err != nil {
+				if err := s.UomBaseConversion.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -6106,11 +6107,11 @@ func (s *ProductRecipe) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("portion_in_grams")
-		s.PortionInGrams.Encode(e)
+		s.PortionInGrams.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("recipe_grams_yield")
-		s.RecipeGramsYield.Encode(e)
+		s.RecipeGramsYield.Encode(e, json.EncodeNative)
 	}
 	{
 		e.FieldStart("byproduct_product_ids")
@@ -6171,7 +6172,7 @@ func (s *ProductRecipe) Decode(d *jx.Decoder) error {
 		case "portion_in_grams":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.PortionInGrams.Decode(d); err != nil {
+				if err := s.PortionInGrams.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -6181,7 +6182,7 @@ func (s *ProductRecipe) Decode(d *jx.Decoder) error {
 		case "recipe_grams_yield":
 			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
-				if err := s.RecipeGramsYield.Decode(d); err != nil {
+				if err := s.RecipeGramsYield.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -7846,7 +7847,7 @@ func (s *UnitOfMeasure) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("weight_in_grams")
-		s.WeightInGrams.Encode(e)
+		s.WeightInGrams.Encode(e, json.EncodeNative)
 	}
 }
 
@@ -7931,7 +7932,7 @@ func (s *UnitOfMeasure) Decode(d *jx.Decoder) error {
 		case "weight_in_grams":
 			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
-				if err := s.WeightInGrams.Decode(d); err != nil {
+				if err := s.WeightInGrams.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil
@@ -8013,7 +8014,7 @@ func (s *UnitOfMeasureCreate) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("weight_in_grams")
-		e.Float64(s.WeightInGrams)
+		json.EncodeNative(e, s.WeightInGrams)
 	}
 }
 
@@ -8059,8 +8060,8 @@ func (s *UnitOfMeasureCreate) Decode(d *jx.Decoder) error {
 		case "weight_in_grams":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				v, err := d.Float64()
-				s.WeightInGrams = float64(v)
+				v, err := json.DecodeNative[bounds.Decimal](d)
+				s.WeightInGrams = v
 				if err != nil {
 					return err
 				}
@@ -8374,7 +8375,7 @@ func (s *UnitOfMeasureUpdate) encodeFields(e *jx.Encoder) {
 	{
 		if s.WeightInGrams.Set {
 			e.FieldStart("weight_in_grams")
-			s.WeightInGrams.Encode(e)
+			s.WeightInGrams.Encode(e, json.EncodeNative)
 		}
 	}
 }
@@ -8405,7 +8406,7 @@ func (s *UnitOfMeasureUpdate) Decode(d *jx.Decoder) error {
 		case "weight_in_grams":
 			if err := func() error {
 				s.WeightInGrams.Reset()
-				if err := s.WeightInGrams.Decode(d); err != nil {
+				if err := s.WeightInGrams.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
 					return err
 				}
 				return nil

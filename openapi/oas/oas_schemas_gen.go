@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-faster/errors"
+	"larder.dev/larder/bounds"
 )
 
 func (s *ProblemStatusCode) Error() string {
@@ -522,8 +523,9 @@ type Food struct {
 	Source NilString `json:"source"`
 	// What the suggested yield accounts for.
 	SuggestedYieldDescription NilString `json:"suggested_yield_description"`
-	// Suggested yield, percent.
-	SuggestedYieldPct NilFloat64 `json:"suggested_yield_pct"`
+	// Suggested yield, percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	SuggestedYieldPct NilDecimal `json:"suggested_yield_pct"`
 	// Nutrient values per 100 g; an empty array means none. Only on single retrieval; null in lists.
 	Nutrients []FoodNutrient `json:"nutrients"`
 }
@@ -559,7 +561,7 @@ func (s *Food) GetSuggestedYieldDescription() NilString {
 }
 
 // GetSuggestedYieldPct returns the value of SuggestedYieldPct.
-func (s *Food) GetSuggestedYieldPct() NilFloat64 {
+func (s *Food) GetSuggestedYieldPct() NilDecimal {
 	return s.SuggestedYieldPct
 }
 
@@ -599,7 +601,7 @@ func (s *Food) SetSuggestedYieldDescription(val NilString) {
 }
 
 // SetSuggestedYieldPct sets the value of SuggestedYieldPct.
-func (s *Food) SetSuggestedYieldPct(val NilFloat64) {
+func (s *Food) SetSuggestedYieldPct(val NilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
@@ -619,8 +621,9 @@ type FoodCreate struct {
 	Source OptNilString `json:"source"`
 	// What the suggested yield accounts for.
 	SuggestedYieldDescription OptNilString `json:"suggested_yield_description"`
-	// Suggested yield, percent.
-	SuggestedYieldPct OptNilFloat64 `json:"suggested_yield_pct"`
+	// Suggested yield, percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	SuggestedYieldPct OptNilDecimal `json:"suggested_yield_pct"`
 }
 
 // GetName returns the value of Name.
@@ -644,7 +647,7 @@ func (s *FoodCreate) GetSuggestedYieldDescription() OptNilString {
 }
 
 // GetSuggestedYieldPct returns the value of SuggestedYieldPct.
-func (s *FoodCreate) GetSuggestedYieldPct() OptNilFloat64 {
+func (s *FoodCreate) GetSuggestedYieldPct() OptNilDecimal {
 	return s.SuggestedYieldPct
 }
 
@@ -669,7 +672,7 @@ func (s *FoodCreate) SetSuggestedYieldDescription(val OptNilString) {
 }
 
 // SetSuggestedYieldPct sets the value of SuggestedYieldPct.
-func (s *FoodCreate) SetSuggestedYieldPct(val OptNilFloat64) {
+func (s *FoodCreate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
@@ -733,8 +736,9 @@ type FoodNutrient struct {
 	IsGlobal bool `json:"is_global"`
 	// The nutrient.
 	NutrientID int `json:"nutrient_id"`
-	// Amount per 100 g, in the nutrient's unit.
-	Value NilFloat64 `json:"value"`
+	// Amount per 100 g, in the nutrient's unit. Exact decimal: at most 6 digits after the decimal point
+	// and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	Value NilDecimal `json:"value"`
 	// The wording on the Nutrition Facts table.
 	Label NilString `json:"label"`
 	// Food-composition name.
@@ -754,7 +758,7 @@ func (s *FoodNutrient) GetNutrientID() int {
 }
 
 // GetValue returns the value of Value.
-func (s *FoodNutrient) GetValue() NilFloat64 {
+func (s *FoodNutrient) GetValue() NilDecimal {
 	return s.Value
 }
 
@@ -784,7 +788,7 @@ func (s *FoodNutrient) SetNutrientID(val int) {
 }
 
 // SetValue sets the value of Value.
-func (s *FoodNutrient) SetValue(val NilFloat64) {
+func (s *FoodNutrient) SetValue(val NilDecimal) {
 	s.Value = val
 }
 
@@ -814,8 +818,9 @@ type FoodUpdate struct {
 	Source OptNilString `json:"source"`
 	// What the suggested yield accounts for.
 	SuggestedYieldDescription OptNilString `json:"suggested_yield_description"`
-	// Suggested yield, percent.
-	SuggestedYieldPct OptNilFloat64 `json:"suggested_yield_pct"`
+	// Suggested yield, percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	SuggestedYieldPct OptNilDecimal `json:"suggested_yield_pct"`
 }
 
 // GetName returns the value of Name.
@@ -839,7 +844,7 @@ func (s *FoodUpdate) GetSuggestedYieldDescription() OptNilString {
 }
 
 // GetSuggestedYieldPct returns the value of SuggestedYieldPct.
-func (s *FoodUpdate) GetSuggestedYieldPct() OptNilFloat64 {
+func (s *FoodUpdate) GetSuggestedYieldPct() OptNilDecimal {
 	return s.SuggestedYieldPct
 }
 
@@ -864,41 +869,41 @@ func (s *FoodUpdate) SetSuggestedYieldDescription(val OptNilString) {
 }
 
 // SetSuggestedYieldPct sets the value of SuggestedYieldPct.
-func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilFloat64) {
+func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
-// NewNilFloat64 returns new NilFloat64 with value set to v.
-func NewNilFloat64(v float64) NilFloat64 {
-	return NilFloat64{
+// NewNilDecimal returns new NilDecimal with value set to v.
+func NewNilDecimal(v bounds.Decimal) NilDecimal {
+	return NilDecimal{
 		Value: v,
 	}
 }
 
-// NilFloat64 is nullable float64.
-type NilFloat64 struct {
-	Value float64
+// NilDecimal is nullable bounds.Decimal.
+type NilDecimal struct {
+	Value bounds.Decimal
 	Null  bool
 }
 
 // SetTo sets value to v.
-func (o *NilFloat64) SetTo(v float64) {
+func (o *NilDecimal) SetTo(v bounds.Decimal) {
 	o.Null = false
 	o.Value = v
 }
 
 // IsNull returns true if value is Null.
-func (o NilFloat64) IsNull() bool { return o.Null }
+func (o NilDecimal) IsNull() bool { return o.Null }
 
 // SetToNull sets value to null.
-func (o *NilFloat64) SetToNull() {
+func (o *NilDecimal) SetToNull() {
 	o.Null = true
-	var v float64
+	var v bounds.Decimal
 	o.Value = v
 }
 
 // Get returns value and boolean that denotes whether value was set.
-func (o NilFloat64) Get() (v float64, ok bool) {
+func (o NilDecimal) Get() (v bounds.Decimal, ok bool) {
 	if o.Null {
 		return v, false
 	}
@@ -906,7 +911,7 @@ func (o NilFloat64) Get() (v float64, ok bool) {
 }
 
 // Or returns value if set, or given parameter if does not.
-func (o NilFloat64) Or(d float64) float64 {
+func (o NilDecimal) Or(d bounds.Decimal) bounds.Decimal {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1322,12 +1327,15 @@ type Operation struct {
 	ID int `json:"id"`
 	// Short code, unique within the account.
 	Code string `json:"code"`
-	// Cost per qty. Cost field: null unless the key holds cost:read.
-	Cost NilFloat64 `json:"cost"`
+	// Cost per qty. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written. Cost field: null unless the key
+	// holds cost:read.
+	Cost NilDecimal `json:"cost"`
 	// Display name.
 	Name string `json:"name"`
-	// The quantity the cost is per.
-	Qty NilFloat64 `json:"qty"`
+	// The quantity the cost is per. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	Qty NilDecimal `json:"qty"`
 	// Unit of qty: one of the account's units or a shared one.
 	UnitOfMeasureID NilInt `json:"unit_of_measure_id"`
 }
@@ -1343,7 +1351,7 @@ func (s *Operation) GetCode() string {
 }
 
 // GetCost returns the value of Cost.
-func (s *Operation) GetCost() NilFloat64 {
+func (s *Operation) GetCost() NilDecimal {
 	return s.Cost
 }
 
@@ -1353,7 +1361,7 @@ func (s *Operation) GetName() string {
 }
 
 // GetQty returns the value of Qty.
-func (s *Operation) GetQty() NilFloat64 {
+func (s *Operation) GetQty() NilDecimal {
 	return s.Qty
 }
 
@@ -1373,7 +1381,7 @@ func (s *Operation) SetCode(val string) {
 }
 
 // SetCost sets the value of Cost.
-func (s *Operation) SetCost(val NilFloat64) {
+func (s *Operation) SetCost(val NilDecimal) {
 	s.Cost = val
 }
 
@@ -1383,7 +1391,7 @@ func (s *Operation) SetName(val string) {
 }
 
 // SetQty sets the value of Qty.
-func (s *Operation) SetQty(val NilFloat64) {
+func (s *Operation) SetQty(val NilDecimal) {
 	s.Qty = val
 }
 
@@ -1397,12 +1405,15 @@ func (s *Operation) SetUnitOfMeasureID(val NilInt) {
 type OperationCreate struct {
 	// Short code, unique within the account.
 	Code string `json:"code"`
-	// Cost per qty. Cost field: null unless the key holds cost:read.
-	Cost OptNilFloat64 `json:"cost"`
+	// Cost per qty. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written. Cost field: null unless the key
+	// holds cost:read.
+	Cost OptNilDecimal `json:"cost"`
 	// Display name.
 	Name string `json:"name"`
-	// The quantity the cost is per.
-	Qty OptNilFloat64 `json:"qty"`
+	// The quantity the cost is per. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	Qty OptNilDecimal `json:"qty"`
 	// Unit of qty: one of the account's units or a shared one.
 	UnitOfMeasureID OptNilInt `json:"unit_of_measure_id"`
 }
@@ -1413,7 +1424,7 @@ func (s *OperationCreate) GetCode() string {
 }
 
 // GetCost returns the value of Cost.
-func (s *OperationCreate) GetCost() OptNilFloat64 {
+func (s *OperationCreate) GetCost() OptNilDecimal {
 	return s.Cost
 }
 
@@ -1423,7 +1434,7 @@ func (s *OperationCreate) GetName() string {
 }
 
 // GetQty returns the value of Qty.
-func (s *OperationCreate) GetQty() OptNilFloat64 {
+func (s *OperationCreate) GetQty() OptNilDecimal {
 	return s.Qty
 }
 
@@ -1438,7 +1449,7 @@ func (s *OperationCreate) SetCode(val string) {
 }
 
 // SetCost sets the value of Cost.
-func (s *OperationCreate) SetCost(val OptNilFloat64) {
+func (s *OperationCreate) SetCost(val OptNilDecimal) {
 	s.Cost = val
 }
 
@@ -1448,7 +1459,7 @@ func (s *OperationCreate) SetName(val string) {
 }
 
 // SetQty sets the value of Qty.
-func (s *OperationCreate) SetQty(val OptNilFloat64) {
+func (s *OperationCreate) SetQty(val OptNilDecimal) {
 	s.Qty = val
 }
 
@@ -1515,12 +1526,15 @@ func (s *OperationList) SetOrder(val string) {
 type OperationUpdate struct {
 	// Short code, unique within the account.
 	Code OptString `json:"code"`
-	// Cost per qty. Cost field: null unless the key holds cost:read.
-	Cost OptNilFloat64 `json:"cost"`
+	// Cost per qty. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written. Cost field: null unless the key
+	// holds cost:read.
+	Cost OptNilDecimal `json:"cost"`
 	// Display name.
 	Name OptString `json:"name"`
-	// The quantity the cost is per.
-	Qty OptNilFloat64 `json:"qty"`
+	// The quantity the cost is per. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	Qty OptNilDecimal `json:"qty"`
 	// Unit of qty: one of the account's units or a shared one.
 	UnitOfMeasureID OptNilInt `json:"unit_of_measure_id"`
 }
@@ -1531,7 +1545,7 @@ func (s *OperationUpdate) GetCode() OptString {
 }
 
 // GetCost returns the value of Cost.
-func (s *OperationUpdate) GetCost() OptNilFloat64 {
+func (s *OperationUpdate) GetCost() OptNilDecimal {
 	return s.Cost
 }
 
@@ -1541,7 +1555,7 @@ func (s *OperationUpdate) GetName() OptString {
 }
 
 // GetQty returns the value of Qty.
-func (s *OperationUpdate) GetQty() OptNilFloat64 {
+func (s *OperationUpdate) GetQty() OptNilDecimal {
 	return s.Qty
 }
 
@@ -1556,7 +1570,7 @@ func (s *OperationUpdate) SetCode(val OptString) {
 }
 
 // SetCost sets the value of Cost.
-func (s *OperationUpdate) SetCost(val OptNilFloat64) {
+func (s *OperationUpdate) SetCost(val OptNilDecimal) {
 	s.Cost = val
 }
 
@@ -1566,7 +1580,7 @@ func (s *OperationUpdate) SetName(val OptString) {
 }
 
 // SetQty sets the value of Qty.
-func (s *OperationUpdate) SetQty(val OptNilFloat64) {
+func (s *OperationUpdate) SetQty(val OptNilDecimal) {
 	s.Qty = val
 }
 
@@ -1667,57 +1681,57 @@ func (o OptInt) Or(d int) int {
 	return d
 }
 
-// NewOptNilFloat64 returns new OptNilFloat64 with value set to v.
-func NewOptNilFloat64(v float64) OptNilFloat64 {
-	return OptNilFloat64{
+// NewOptNilDecimal returns new OptNilDecimal with value set to v.
+func NewOptNilDecimal(v bounds.Decimal) OptNilDecimal {
+	return OptNilDecimal{
 		Value: v,
 		Set:   true,
 	}
 }
 
-// OptNilFloat64 is optional nullable float64.
-type OptNilFloat64 struct {
-	Value float64
+// OptNilDecimal is optional nullable bounds.Decimal.
+type OptNilDecimal struct {
+	Value bounds.Decimal
 	Set   bool
 	Null  bool
 }
 
-// IsSet returns true if OptNilFloat64 was set.
-func (o OptNilFloat64) IsSet() bool { return o.Set }
+// IsSet returns true if OptNilDecimal was set.
+func (o OptNilDecimal) IsSet() bool { return o.Set }
 
 // Reset unsets value.
-func (o *OptNilFloat64) Reset() {
-	var v float64
+func (o *OptNilDecimal) Reset() {
+	var v bounds.Decimal
 	o.Value = v
 	o.Set = false
 	o.Null = false
 }
 
 // SetTo sets value to v.
-func (o *OptNilFloat64) SetTo(v float64) {
+func (o *OptNilDecimal) SetTo(v bounds.Decimal) {
 	o.Set = true
 	o.Null = false
 	o.Value = v
 }
 
 // IsNull returns true if value is Null.
-func (o OptNilFloat64) IsNull() bool { return o.Null }
+func (o OptNilDecimal) IsNull() bool { return o.Null }
 
 // SetToNull sets value to null.
-func (o *OptNilFloat64) SetToNull() {
+func (o *OptNilDecimal) SetToNull() {
 	o.Set = true
 	o.Null = true
-	var v float64
+	var v bounds.Decimal
 	o.Value = v
 }
 
 // IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilFloat64) IsEmpty() bool {
+func (o OptNilDecimal) IsEmpty() bool {
 	return !o.Set && !o.Null
 }
 
 // Get returns value and boolean that denotes whether value was set.
-func (o OptNilFloat64) Get() (v float64, ok bool) {
+func (o OptNilDecimal) Get() (v bounds.Decimal, ok bool) {
 	if o.Null {
 		return v, false
 	}
@@ -1728,7 +1742,7 @@ func (o OptNilFloat64) Get() (v float64, ok bool) {
 }
 
 // Or returns value if set, or given parameter if does not.
-func (o OptNilFloat64) Or(d float64) float64 {
+func (o OptNilDecimal) Or(d bounds.Decimal) bounds.Decimal {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -2404,11 +2418,14 @@ type Product struct {
 	Active bool `json:"active"`
 	// Deleted in the web application; kept for the records that reference it.
 	IsDeleted bool `json:"is_deleted"`
-	// Cost per inventory unit. Cost field: null unless the key holds cost:read.
-	Cost NilFloat64 `json:"cost"`
-	// Operations cost per inventory unit, separate from cost. Cost field: null unless the key holds
-	// cost:read.
-	OperationsCost NilFloat64 `json:"operations_cost"`
+	// Cost per inventory unit. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	Cost NilDecimal `json:"cost"`
+	// Operations cost per inventory unit, separate from cost. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written. Cost field: null unless the key holds cost:read.
+	OperationsCost NilDecimal `json:"operations_cost"`
 	// Free-text description.
 	Description NilString `json:"description"`
 	// Display name.
@@ -2423,10 +2440,13 @@ type Product struct {
 	UnitOfMeasureID NilInt `json:"unit_of_measure_id"`
 	// Base unit.
 	UomBaseID NilInt `json:"uom_base_id"`
-	// One inventory unit equals uom_qty times uom_base_conversion base units.
-	UomQty NilFloat64 `json:"uom_qty"`
-	// Base units per uom_qty; see uom_qty.
-	UomBaseConversion NilFloat64 `json:"uom_base_conversion"`
+	// One inventory unit equals uom_qty times uom_base_conversion base units. Exact decimal: at most 6
+	// digits after the decimal point and 15 significant digits, absolute value below 10^14; returned digit
+	// for digit as written.
+	UomQty NilDecimal `json:"uom_qty"`
+	// Base units per uom_qty; see uom_qty. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	UomBaseConversion NilDecimal `json:"uom_base_conversion"`
 	// Allergens of the product. Only on single retrieval; null in lists.
 	Allergens []ProductAllergen `json:"allergens"`
 	// Ids of the product's tags. Only on single retrieval; null in lists.
@@ -2463,12 +2483,12 @@ func (s *Product) GetIsDeleted() bool {
 }
 
 // GetCost returns the value of Cost.
-func (s *Product) GetCost() NilFloat64 {
+func (s *Product) GetCost() NilDecimal {
 	return s.Cost
 }
 
 // GetOperationsCost returns the value of OperationsCost.
-func (s *Product) GetOperationsCost() NilFloat64 {
+func (s *Product) GetOperationsCost() NilDecimal {
 	return s.OperationsCost
 }
 
@@ -2513,12 +2533,12 @@ func (s *Product) GetUomBaseID() NilInt {
 }
 
 // GetUomQty returns the value of UomQty.
-func (s *Product) GetUomQty() NilFloat64 {
+func (s *Product) GetUomQty() NilDecimal {
 	return s.UomQty
 }
 
 // GetUomBaseConversion returns the value of UomBaseConversion.
-func (s *Product) GetUomBaseConversion() NilFloat64 {
+func (s *Product) GetUomBaseConversion() NilDecimal {
 	return s.UomBaseConversion
 }
 
@@ -2568,12 +2588,12 @@ func (s *Product) SetIsDeleted(val bool) {
 }
 
 // SetCost sets the value of Cost.
-func (s *Product) SetCost(val NilFloat64) {
+func (s *Product) SetCost(val NilDecimal) {
 	s.Cost = val
 }
 
 // SetOperationsCost sets the value of OperationsCost.
-func (s *Product) SetOperationsCost(val NilFloat64) {
+func (s *Product) SetOperationsCost(val NilDecimal) {
 	s.OperationsCost = val
 }
 
@@ -2618,12 +2638,12 @@ func (s *Product) SetUomBaseID(val NilInt) {
 }
 
 // SetUomQty sets the value of UomQty.
-func (s *Product) SetUomQty(val NilFloat64) {
+func (s *Product) SetUomQty(val NilDecimal) {
 	s.UomQty = val
 }
 
 // SetUomBaseConversion sets the value of UomBaseConversion.
-func (s *Product) SetUomBaseConversion(val NilFloat64) {
+func (s *Product) SetUomBaseConversion(val NilDecimal) {
 	s.UomBaseConversion = val
 }
 
@@ -2941,10 +2961,12 @@ type ProductRecipe struct {
 	IngredientsEn NilString `json:"ingredients_en"`
 	// Generated ingredients declaration, French.
 	IngredientsFr NilString `json:"ingredients_fr"`
-	// Portion size in grams.
-	PortionInGrams NilFloat64 `json:"portion_in_grams"`
-	// Grams one batch of the recipe yields.
-	RecipeGramsYield NilFloat64 `json:"recipe_grams_yield"`
+	// Portion size in grams. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	PortionInGrams NilDecimal `json:"portion_in_grams"`
+	// Grams one batch of the recipe yields. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	RecipeGramsYield NilDecimal `json:"recipe_grams_yield"`
 	// Products the recipe also yields.
 	ByproductProductIds []int `json:"byproduct_product_ids"`
 	// QC checkpoints of the recipe's batches.
@@ -2962,12 +2984,12 @@ func (s *ProductRecipe) GetIngredientsFr() NilString {
 }
 
 // GetPortionInGrams returns the value of PortionInGrams.
-func (s *ProductRecipe) GetPortionInGrams() NilFloat64 {
+func (s *ProductRecipe) GetPortionInGrams() NilDecimal {
 	return s.PortionInGrams
 }
 
 // GetRecipeGramsYield returns the value of RecipeGramsYield.
-func (s *ProductRecipe) GetRecipeGramsYield() NilFloat64 {
+func (s *ProductRecipe) GetRecipeGramsYield() NilDecimal {
 	return s.RecipeGramsYield
 }
 
@@ -2992,12 +3014,12 @@ func (s *ProductRecipe) SetIngredientsFr(val NilString) {
 }
 
 // SetPortionInGrams sets the value of PortionInGrams.
-func (s *ProductRecipe) SetPortionInGrams(val NilFloat64) {
+func (s *ProductRecipe) SetPortionInGrams(val NilDecimal) {
 	s.PortionInGrams = val
 }
 
 // SetRecipeGramsYield sets the value of RecipeGramsYield.
-func (s *ProductRecipe) SetRecipeGramsYield(val NilFloat64) {
+func (s *ProductRecipe) SetRecipeGramsYield(val NilDecimal) {
 	s.RecipeGramsYield = val
 }
 
@@ -3620,8 +3642,10 @@ type UnitOfMeasure struct {
 	Name string `json:"name"`
 	// Supplied unit that cannot be changed.
 	ReadOnly bool `json:"read_only"`
-	// Grams per unit; 0 or null if the unit is not a weight.
-	WeightInGrams NilFloat64 `json:"weight_in_grams"`
+	// Grams per unit; 0 or null if the unit is not a weight. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	WeightInGrams NilDecimal `json:"weight_in_grams"`
 }
 
 // GetID returns the value of ID.
@@ -3650,7 +3674,7 @@ func (s *UnitOfMeasure) GetReadOnly() bool {
 }
 
 // GetWeightInGrams returns the value of WeightInGrams.
-func (s *UnitOfMeasure) GetWeightInGrams() NilFloat64 {
+func (s *UnitOfMeasure) GetWeightInGrams() NilDecimal {
 	return s.WeightInGrams
 }
 
@@ -3680,7 +3704,7 @@ func (s *UnitOfMeasure) SetReadOnly(val bool) {
 }
 
 // SetWeightInGrams sets the value of WeightInGrams.
-func (s *UnitOfMeasure) SetWeightInGrams(val NilFloat64) {
+func (s *UnitOfMeasure) SetWeightInGrams(val NilDecimal) {
 	s.WeightInGrams = val
 }
 
@@ -3691,8 +3715,10 @@ type UnitOfMeasureCreate struct {
 	Code string `json:"code"`
 	// Display name.
 	Name string `json:"name"`
-	// Grams per unit; 0 or null if the unit is not a weight.
-	WeightInGrams float64 `json:"weight_in_grams"`
+	// Grams per unit; 0 or null if the unit is not a weight. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	WeightInGrams bounds.Decimal `json:"weight_in_grams"`
 }
 
 // GetCode returns the value of Code.
@@ -3706,7 +3732,7 @@ func (s *UnitOfMeasureCreate) GetName() string {
 }
 
 // GetWeightInGrams returns the value of WeightInGrams.
-func (s *UnitOfMeasureCreate) GetWeightInGrams() float64 {
+func (s *UnitOfMeasureCreate) GetWeightInGrams() bounds.Decimal {
 	return s.WeightInGrams
 }
 
@@ -3721,7 +3747,7 @@ func (s *UnitOfMeasureCreate) SetName(val string) {
 }
 
 // SetWeightInGrams sets the value of WeightInGrams.
-func (s *UnitOfMeasureCreate) SetWeightInGrams(val float64) {
+func (s *UnitOfMeasureCreate) SetWeightInGrams(val bounds.Decimal) {
 	s.WeightInGrams = val
 }
 
@@ -3783,8 +3809,10 @@ func (s *UnitOfMeasureList) SetOrder(val string) {
 type UnitOfMeasureUpdate struct {
 	// Display name.
 	Name OptString `json:"name"`
-	// Grams per unit; 0 or null if the unit is not a weight.
-	WeightInGrams OptNilFloat64 `json:"weight_in_grams"`
+	// Grams per unit; 0 or null if the unit is not a weight. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	WeightInGrams OptNilDecimal `json:"weight_in_grams"`
 }
 
 // GetName returns the value of Name.
@@ -3793,7 +3821,7 @@ func (s *UnitOfMeasureUpdate) GetName() OptString {
 }
 
 // GetWeightInGrams returns the value of WeightInGrams.
-func (s *UnitOfMeasureUpdate) GetWeightInGrams() OptNilFloat64 {
+func (s *UnitOfMeasureUpdate) GetWeightInGrams() OptNilDecimal {
 	return s.WeightInGrams
 }
 
@@ -3803,7 +3831,7 @@ func (s *UnitOfMeasureUpdate) SetName(val OptString) {
 }
 
 // SetWeightInGrams sets the value of WeightInGrams.
-func (s *UnitOfMeasureUpdate) SetWeightInGrams(val OptNilFloat64) {
+func (s *UnitOfMeasureUpdate) SetWeightInGrams(val OptNilDecimal) {
 	s.WeightInGrams = val
 }
 
