@@ -28,8 +28,10 @@ import (
 // sent, is wholly committed): nothing is half applied.
 //
 // Dialing and the startup handshake are guarded the same way by the context
-// of the caller that needed the connection, and every socket of lib/pq's own
-// cancel requests carries the deadline of the context they were dialed with.
+// of the caller that needed the connection. lib/pq's own cancel requests,
+// which it sends when a context ends and, for prepared statements, waits for,
+// get half a second: enough for a server that answers, little past the
+// request's time for one that does not.
 
 // guardedConnector opens lib/pq connections whose sockets obey contexts.
 type guardedConnector struct {
@@ -54,14 +56,13 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	slot := &socketSlot{}
 	stop := context.AfterFunc(ctx, slot.kill)
 	conn, err := c.pq.Connect(context.WithValue(ctx, socketKey{}, slot))
-	if !stop() || err != nil {
-		if conn != nil {
-			_ = conn.Close()
-		}
-		if err == nil {
-			err = ctx.Err()
-		}
+	stopped := stop()
+	if err != nil {
 		return nil, err
+	}
+	if !stopped { // opened, but the socket was killed meanwhile
+		_ = conn.Close()
+		return nil, ctx.Err()
 	}
 	sock := slot.get()
 	if sock == nil {
@@ -133,8 +134,20 @@ func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net
 	return d.DialContext(ctx, network, address)
 }
 
+// cancelBudget bounds a cancel request of lib/pq, from dial to the server's
+// goodbye. lib/pq waits for it before a prepared statement's call returns,
+// so a server that does not answer would otherwise hold the caller for the
+// ten seconds lib/pq allows it. A server that answers takes milliseconds.
+const cancelBudget = 500 * time.Millisecond
+
 // DialContext implements pq.DialerContext.
 func (dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	slot, opening := ctx.Value(socketKey{}).(*socketSlot)
+	if !opening { // a cancel request
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cancelBudget)
+		defer cancel()
+	}
 	c, err := netDialer.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
@@ -145,7 +158,7 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 			return nil, err
 		}
 	}
-	if slot, ok := ctx.Value(socketKey{}).(*socketSlot); ok {
+	if opening {
 		slot.set(c)
 	}
 	return c, nil
