@@ -33,6 +33,27 @@ func TestPascalMatchesOgen(t *testing.T) {
 	}
 }
 
+// Names keep initialisms whole: files, summaries and event names.
+func TestSnakeKeepsInitialisms(t *testing.T) {
+	cases := map[string]string{
+		"UnitOfMeasure":   "unit_of_measure",
+		"QCCheckpoint":    "qc_checkpoint",
+		"QCUnitOfMeasure": "qc_unit_of_measure",
+		"APIKey":          "api_key",
+		"ProductLot":      "product_lot",
+		"Tag":             "tag",
+		"Last4Digits":     "last4_digits",
+	}
+	for in, want := range cases {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := prose("QCUnitOfMeasure"); got != "QC unit of measure" {
+		t.Errorf("prose(QCUnitOfMeasure) = %q", got)
+	}
+}
+
 func resourceWith(fields ...*Field) *Resource {
 	typ := &gen.Type{Name: "Thing"}
 	r := &Resource{Type: typ, Ann: annotate.Expose("things", "thing_id", annotate.Catalog, annotate.CRUD...), Schema: "Thing"}

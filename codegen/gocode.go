@@ -399,7 +399,7 @@ func (n *Node) CostEdges(all []*Node) []*gen.Edge {
 }
 
 // Human is the type name in words ("unit of measure").
-func Human(t *gen.Type) string { return strings.ReplaceAll(snake(t.Name), "_", " ") }
+func Human(t *gen.Type) string { return prose(t.Name) }
 
 // UniqueIndex is a unique index and its columns.
 type UniqueIndex struct {

@@ -58,19 +58,48 @@ func pascal(s string) string {
 	return b.String()
 }
 
-// snake converts a Go type name to snake_case ("UnitOfMeasure" -> "unit_of_measure").
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
+// words splits a Go type name into its words, keeping initialisms whole
+// ("QCCheckpoint" -> QC, Checkpoint): a word starts at a capital after a
+// lower-case letter or digit, or at the last capital of a run followed by a
+// lower-case letter.
+func words(s string) []string {
+	rs := []rune(s)
+	var out []string
+	start := 0
+	for i, r := range rs {
+		if i == 0 || !unicode.IsUpper(r) {
+			continue
 		}
-		b.WriteRune(r)
+		prev := rs[i-1]
+		nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+		if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
 	}
-	return b.String()
+	return append(out, string(rs[start:]))
+}
+
+// snake converts a Go type name to snake_case, initialisms whole
+// ("UnitOfMeasure" -> "unit_of_measure", "QCCheckpoint" -> "qc_checkpoint").
+func snake(s string) string {
+	ws := words(s)
+	for i, w := range ws {
+		ws[i] = strings.ToLower(w)
+	}
+	return strings.Join(ws, "_")
+}
+
+// prose converts a Go type name to words for sentences, initialisms in
+// capitals ("UnitOfMeasure" -> "unit of measure", "QCCheckpoint" -> "QC checkpoint").
+func prose(s string) string {
+	ws := words(s)
+	for i, w := range ws {
+		if len(w) < 2 || strings.ToUpper(w) != w {
+			ws[i] = strings.ToLower(w)
+		}
+	}
+	return strings.Join(ws, " ")
 }
 
 // lowerFirst lower-cases the first letter.

@@ -370,7 +370,7 @@ func (b *specBuilder) resource(r *Resource) error {
 	body := func(schema string) *ogen.RequestBody {
 		return ogen.NewRequestBody().SetRequired(true).SetJSONContent(ref(schema))
 	}
-	human := strings.ReplaceAll(r.Ann.Path, "-", " ")
+	human := pluralProse(r)
 	if r.Has(annotate.List) {
 		params, err := b.listParams(r)
 		if err != nil {
@@ -381,23 +381,23 @@ func (b *specBuilder) resource(r *Resource) error {
 			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrors...))
 	}
 	if r.Has(annotate.Create) {
-		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(snake(name))).
+		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(prose(name))).
 			SetRequestBody(body(name + "Create")).
 			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
 	}
 	if r.Has(annotate.Read) {
-		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+article(snake(name))).
+		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+article(prose(name))).
 			AddParameters(idParam).
 			SetResponses(responses("200", "The record.", name+"Data", readErrors...))
 	}
 	if r.Has(annotate.Update) {
-		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(snake(name))).
+		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(prose(name))).
 			AddParameters(idParam).
 			SetRequestBody(body(name + "Update")).
 			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
 	}
 	if r.Has(annotate.Delete) {
-		path(b.spec, item).Delete = op(annotate.Delete, "Delete "+article(snake(name))).
+		path(b.spec, item).Delete = op(annotate.Delete, "Delete "+article(prose(name))).
 			AddParameters(idParam).
 			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
 	}
@@ -663,8 +663,25 @@ func example(s *ogen.Schema, v string) *ogen.Schema {
 	return s
 }
 
+// pluralProse is the collection in words, from its path, with the schema
+// name's initialisms in capitals ("qc-checkpoints" -> "QC checkpoints").
+func pluralProse(r *Resource) string {
+	caps := map[string]string{}
+	for _, w := range words(r.Schema) {
+		if len(w) > 1 && strings.ToUpper(w) == w {
+			caps[strings.ToLower(w)] = w
+		}
+	}
+	ws := strings.Split(r.Ann.Path, "-")
+	for i, w := range ws {
+		if c, ok := caps[w]; ok {
+			ws[i] = c
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
 func article(s string) string {
-	s = strings.ReplaceAll(s, "_", " ")
 	if strings.ContainsRune("aeiou", rune(s[0])) {
 		return "an " + s
 	}

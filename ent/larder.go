@@ -351,7 +351,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return err
 			}
 			if !found {
-				return problem.Invalidf("replaces_id", "must name an existing a p i key (%d was not found)", id)
+				return problem.Invalidf("replaces_id", "must name an existing API key (%d was not found)", id)
 			}
 		}
 	case *AuditRecordMutation:
@@ -361,7 +361,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return err
 			}
 			if !found {
-				return problem.Invalidf("api_key_id", "must name an existing a p i key (%d was not found)", id)
+				return problem.Invalidf("api_key_id", "must name an existing API key (%d was not found)", id)
 			}
 		}
 	case *FoodNutrientMutation:
@@ -504,7 +504,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return err
 			}
 			if !found {
-				return problem.Invalidf("qc_checkpoint_id", "must name an existing q c checkpoint (%d was not found)", id)
+				return problem.Invalidf("qc_checkpoint_id", "must name an existing QC checkpoint (%d was not found)", id)
 			}
 		}
 	case *ProductSubstituteMutation:
@@ -571,7 +571,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return err
 			}
 			if !found {
-				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing q c unit of measure (%d was not found)", id)
+				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing QC unit of measure (%d was not found)", id)
 			}
 		}
 	case *WebhookAttemptMutation:

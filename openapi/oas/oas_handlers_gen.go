@@ -2914,7 +2914,7 @@ func (s *Server) handleGetQCCheckpointRequest(args [1]string, argsEscaped bool, 
 		mreq := middleware.Request{
 			Context:          ctx,
 			OperationName:    GetQCCheckpointOperation,
-			OperationSummary: "Retrieve a q c checkpoint",
+			OperationSummary: "Retrieve a QC checkpoint",
 			OperationID:      "getQCCheckpoint",
 			Body:             nil,
 			RawBody:          rawBody,
@@ -3055,7 +3055,7 @@ func (s *Server) handleGetQCUnitOfMeasureRequest(args [1]string, argsEscaped boo
 		mreq := middleware.Request{
 			Context:          ctx,
 			OperationName:    GetQCUnitOfMeasureOperation,
-			OperationSummary: "Retrieve a q c unit of measure",
+			OperationSummary: "Retrieve a QC unit of measure",
 			OperationID:      "getQCUnitOfMeasure",
 			Body:             nil,
 			RawBody:          rawBody,
@@ -4738,7 +4738,7 @@ func (s *Server) handleListQcCheckpointsRequest(args [0]string, argsEscaped bool
 		mreq := middleware.Request{
 			Context:          ctx,
 			OperationName:    ListQcCheckpointsOperation,
-			OperationSummary: "List qc checkpoints",
+			OperationSummary: "List QC checkpoints",
 			OperationID:      "listQcCheckpoints",
 			Body:             nil,
 			RawBody:          rawBody,
@@ -4903,7 +4903,7 @@ func (s *Server) handleListQcUnitsOfMeasureRequest(args [0]string, argsEscaped b
 		mreq := middleware.Request{
 			Context:          ctx,
 			OperationName:    ListQcUnitsOfMeasureOperation,
-			OperationSummary: "List qc units of measure",
+			OperationSummary: "List QC units of measure",
 			OperationID:      "listQcUnitsOfMeasure",
 			Body:             nil,
 			RawBody:          rawBody,

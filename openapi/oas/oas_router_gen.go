@@ -1706,7 +1706,7 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						switch method {
 						case "GET":
 							r.name = ListQcCheckpointsOperation
-							r.summary = "List qc checkpoints"
+							r.summary = "List QC checkpoints"
 							r.operationID = "listQcCheckpoints"
 							r.operationGroup = "QcCheckpoints"
 							r.pathPattern = "/qc-checkpoints"
@@ -1740,7 +1740,7 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							switch method {
 							case "GET":
 								r.name = GetQCCheckpointOperation
-								r.summary = "Retrieve a q c checkpoint"
+								r.summary = "Retrieve a QC checkpoint"
 								r.operationID = "getQCCheckpoint"
 								r.operationGroup = "QcCheckpoints"
 								r.pathPattern = "/qc-checkpoints/{qc_id}"
@@ -1766,7 +1766,7 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						switch method {
 						case "GET":
 							r.name = ListQcUnitsOfMeasureOperation
-							r.summary = "List qc units of measure"
+							r.summary = "List QC units of measure"
 							r.operationID = "listQcUnitsOfMeasure"
 							r.operationGroup = "QcUnitsOfMeasure"
 							r.pathPattern = "/qc-units-of-measure"
@@ -1800,7 +1800,7 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							switch method {
 							case "GET":
 								r.name = GetQCUnitOfMeasureOperation
-								r.summary = "Retrieve a q c unit of measure"
+								r.summary = "Retrieve a QC unit of measure"
 								r.operationID = "getQCUnitOfMeasure"
 								r.operationGroup = "QcUnitsOfMeasure"
 								r.pathPattern = "/qc-units-of-measure/{qc_uom_id}"
