@@ -1,0 +1,302 @@
+package codegen
+
+// Schemas of fields, resources and entries, and the paths of the CRUD operations.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"entgo.io/contrib/entoas"
+	"github.com/ogen-go/ogen"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/bounds"
+)
+
+// fieldSchema is the schema of f's value: entoas' type mapping, then the
+// annotations' format and bounds. Enums become one named component each.
+func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Schema, error) {
+	var s *ogen.Schema
+	switch f.Kind() {
+	case "decimal", "float":
+		// Every non-integer number is an exact decimal in the API (DECISIONS
+		// "Input hygiene"), whatever ent stores: within the bounds a float64
+		// column round-trips it digit for digit.
+		s = &ogen.Schema{Type: "number", Format: annotate.FormatDecimal}
+	case "date":
+		s = ogen.Date()
+	case "int":
+		s = ogen.Int()
+	default:
+		es, err := entoas.OgenSchema(f.F)
+		if err != nil {
+			return nil, err
+		}
+		c := *es // entoas returns shared pointers: copy before changing
+		s = &c
+	}
+	if f.Kind() == "enum" {
+		name := f.EnumType()
+		enum := *s
+		enum.Default = nil
+		enum.Description = f.F.Comment()
+		b.schemas()[name] = &enum
+		s = ref(name)
+		if nullable {
+			return &ogen.Schema{AllOf: []*ogen.Schema{s}, Nullable: true}, nil
+		}
+		return s, nil
+	}
+	if f.F != nil {
+		s.Description = f.F.Comment()
+	} else {
+		s.Description = "Unique per resource type, never reused."
+	}
+	if s.Format == annotate.FormatDecimal {
+		s.Description = strings.TrimSpace(s.Description + " " + bounds.DecimalRule)
+	}
+	if f.Ann.Cost {
+		s.Description = strings.TrimSpace(s.Description + " Cost field: null unless the key holds cost:read.")
+	}
+	if f.Ann.ListNull {
+		s.Description = strings.TrimSpace(s.Description + " Only on single retrieval and writes; null in lists.")
+	}
+	if bodyBounds {
+		a := f.Ann
+		s.MinLength, s.MaxLength = ptrUint(a.MinLen), ptrUint(a.MaxLen)
+		if a.Min != nil {
+			s.Minimum = num(*a.Min)
+			s.ExclusiveMinimum = a.ExclusiveMin
+		}
+		if a.Max != nil {
+			s.Maximum = num(*a.Max)
+		}
+	}
+	s.Nullable = nullable
+	return s, nil
+}
+
+func ptrUint(v *int64) *uint64 {
+	if v == nil {
+		return nil
+	}
+	u := uint64(*v)
+	return &u
+}
+
+func num(v float64) ogen.Num {
+	b, _ := json.Marshal(v)
+	return ogen.Num(b)
+}
+
+func (b *specBuilder) resource(r *Resource) error {
+	sc := b.schemas()
+	name := r.Schema
+
+	out := ogen.NewSchema().SetDescription(r.Ann.Description)
+	snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines, single-only fields and cost fields.")
+	for _, f := range r.Output() {
+		s, err := b.fieldSchema(f, f.Nillable() || f.Ann.ListNull, false)
+		if err != nil {
+			return err
+		}
+		out.AddRequiredProperties(s.ToProperty(f.Name))
+		if !f.Ann.Cost && !f.Ann.ListNull {
+			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
+		}
+	}
+	if err := b.edgeProperties(out, r, ""); err != nil {
+		return err
+	}
+	for _, g := range r.Ann.Groups {
+		gs := ogen.NewSchema().SetDescription(g.Description)
+		for _, f := range r.InGroup(g.Name) {
+			s, err := b.fieldSchema(f, f.Nillable() || f.Ann.ListNull, false)
+			if err != nil {
+				return err
+			}
+			gs.AddRequiredProperties(s.ToProperty(f.Name))
+		}
+		if err := b.edgeProperties(gs, r, g.Name); err != nil {
+			return err
+		}
+		sc[r.GroupType(g.Name)] = gs
+		out.AddRequiredProperties((&ogen.Schema{
+			AllOf:       []*ogen.Schema{ref(r.GroupType(g.Name))},
+			Nullable:    true,
+			Description: fmt.Sprintf("Populated only when %s is %s; null otherwise.", g.When, g.Is),
+		}).ToProperty(g.Name))
+	}
+	sc[name] = out
+	if len(r.Ann.Events) > 0 {
+		sc[name+"Snapshot"] = snapshot
+	}
+	sc[name+"Data"] = ogen.NewSchema().AddRequiredProperties(ref(name).ToProperty("data"))
+	pagination := ref("Pagination")
+	if r.Ann.Unpaginated != "" {
+		pagination = ref("Pagination").SetDescription("Every row is returned in one page.")
+	}
+	sc[name+"List"] = ogen.NewSchema().AddRequiredProperties(
+		ref(name).AsArray().ToProperty("data"),
+		pagination.ToProperty("pagination"),
+		ogen.String().SetDescription(`The order applied, e.g. "name:asc,id:asc".`).ToProperty("order"),
+	)
+
+	closed := false
+	if r.Has(annotate.Create) {
+		create := ogen.NewSchema().SetDescription("Body of a create.")
+		create.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, f := range r.Writable() {
+			s, err := b.fieldSchema(f, f.NullableOnCreate(), true)
+			if err != nil {
+				return err
+			}
+			if f.RequiredOnCreate() {
+				create.AddRequiredProperties(s.ToProperty(f.Name))
+			} else {
+				create.AddOptionalProperties(s.ToProperty(f.Name))
+			}
+		}
+		sc[name+"Create"] = create
+	}
+	if r.Has(annotate.Update) {
+		update := ogen.NewSchema().SetDescription(updateDoc(r))
+		update.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, f := range r.Updatable() {
+			s, err := b.fieldSchema(f, f.NullOnUpdate() != "", true)
+			if err != nil {
+				return err
+			}
+			if f.NullOnUpdate() == annotate.NullIgnored {
+				s.Description = strings.TrimSpace(s.Description + " Null is ignored, not cleared.")
+			}
+			update.AddOptionalProperties(s.ToProperty(f.Name))
+		}
+		sc[name+"Update"] = update
+	}
+
+	b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: r.Group, Description: r.Ann.Description})
+	coll, item := "/"+r.Ann.Path, "/"+r.Ann.Path+"/{"+r.Ann.Param+"}"
+	one := int64(1)
+	idParam := ogen.NewParameter().InPath().SetName(r.Ann.Param).SetRequired(true).
+		SetDescription("Id of the record, an integer greater than 0.").
+		SetSchema(ogen.Int().SetMinimum(&one))
+	op := func(o annotate.Operation, summary string) *ogen.Operation {
+		x := ogen.NewOperation().
+			SetOperationID(r.OperationID(o)).
+			SetSummary(summary).
+			SetDescription(fmt.Sprintf("Requires the %s scope.", r.Scope(o))).
+			AddTags(r.Group)
+		return x
+	}
+	body := func(schema string) *ogen.RequestBody {
+		return ogen.NewRequestBody().SetRequired(true).SetJSONContent(ref(schema))
+	}
+	human := pluralProse(r)
+	if r.Has(annotate.List) {
+		params, err := b.listParams(r)
+		if err != nil {
+			return err
+		}
+		path(b.spec, coll).Get = op(annotate.List, "List "+human).
+			SetParameters(params).
+			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrors...))
+	}
+	if r.Has(annotate.Create) {
+		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(prose(name))).
+			SetRequestBody(body(name + "Create")).
+			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
+	}
+	if r.Has(annotate.Read) {
+		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+article(prose(name))).
+			AddParameters(idParam).
+			SetResponses(responses("200", "The record.", name+"Data", readErrors...))
+	}
+	if r.Has(annotate.Update) {
+		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(prose(name))).
+			AddParameters(idParam).
+			SetRequestBody(body(name + "Update")).
+			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
+	}
+	if r.Has(annotate.Delete) {
+		path(b.spec, item).Delete = op(annotate.Delete, "Delete "+article(prose(name))).
+			AddParameters(idParam).
+			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
+	}
+	return nil
+}
+
+// edgeProperties adds the edges of group (or the top level) to s.
+func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) error {
+	for _, e := range r.EdgesInGroup(group) {
+		var items *ogen.Schema
+		if e.Entry == nil {
+			items = ogen.Int()
+		} else {
+			if err := b.entry(e.Entry); err != nil {
+				return err
+			}
+			items = ref(e.Entry.Schema)
+		}
+		p := items.AsArray().SetDescription(e.E.Comment())
+		if e.Ann.ListNull {
+			p.Nullable = true
+			p.Description = strings.TrimSpace(p.Description + " Only on single retrieval; null in lists.")
+		}
+		s.AddRequiredProperties(p.ToProperty(e.Name()))
+	}
+	return nil
+}
+
+// entry adds the schema of a join entity shown as entries.
+func (b *specBuilder) entry(r *Resource) error {
+	s := ogen.NewSchema().SetDescription("One " + Human(r.Type) + ".")
+	for _, f := range r.Fields {
+		fs, err := b.fieldSchema(f, f.Nillable(), false)
+		if err != nil {
+			return err
+		}
+		s.AddRequiredProperties(fs.ToProperty(f.Name))
+	}
+	borrows, err := r.Borrows()
+	if err != nil {
+		return err
+	}
+	for _, bw := range borrows {
+		for _, f := range bw.Fields {
+			fs, err := b.fieldSchema(f, f.Nillable(), false)
+			if err != nil {
+				return err
+			}
+			s.AddRequiredProperties(fs.ToProperty(f.Name))
+		}
+	}
+	b.schemas()[r.Schema] = s
+	return nil
+}
+
+// pluralProse is the collection in words, from its path, with the schema
+// name's initialisms in capitals ("qc-checkpoints" -> "QC checkpoints").
+func pluralProse(r *Resource) string {
+	caps := map[string]string{}
+	for _, w := range words(r.Schema) {
+		if len(w) > 1 && strings.ToUpper(w) == w {
+			caps[strings.ToLower(w)] = w
+		}
+	}
+	ws := strings.Split(r.Ann.Path, "-")
+	for i, w := range ws {
+		if c, ok := caps[w]; ok {
+			ws[i] = c
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func article(s string) string {
+	if strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}

@@ -1,0 +1,103 @@
+package codegen
+
+// Query parameters of lists: paging, sort, search and filters.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ogen-go/ogen"
+
+	"larder.dev/larder/annotate"
+	"larder.dev/larder/bounds"
+)
+
+// listParams are the query parameters of a list: paging, sort, search, the
+// filters and updated_since.
+func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
+	ps := []*ogen.Parameter{
+		{Ref: refParameters + "limit"},
+		{Ref: refParameters + "offset"},
+		ogen.NewParameter().InQuery().SetName("sort").
+			SetDescription("Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended. " +
+				"Fields: " + strings.Join(r.Sorts(), ", ") + ".").
+			SetSchema(example(ogen.String(), `"id:desc"`)),
+	}
+	if r.Ann.Unpaginated != "" {
+		ps = nil
+	}
+	if searched := r.Searched(); len(searched) > 0 {
+		var names, exact []string
+		if r.Ann.SearchID {
+			exact = append(exact, "id")
+		}
+		for _, f := range searched {
+			if f.Ann.SearchEq {
+				exact = append(exact, f.Name)
+			} else {
+				names = append(names, f.Name)
+			}
+		}
+		desc := "Case-insensitive text matched within " + strings.Join(names, ", ") + "."
+		if len(exact) > 0 {
+			desc += " Also an exact match on " + strings.Join(exact, ", ") + "."
+		}
+		if r.Ann.SearchAlone {
+			desc += " Cannot be combined with the named filters (400)."
+		}
+		desc += fmt.Sprintf(" At most %d characters.", bounds.FilterLen)
+		ps = append(ps, ogen.NewParameter().InQuery().SetName("search").SetDescription(desc).SetSchema(textParam()))
+	}
+	for _, f := range r.Filters() {
+		p := ogen.NewParameter().InQuery().SetName(filterParam(f))
+		switch f.Ann.Filter {
+		case annotate.Partial:
+			p.SetSchema(textParam()).SetDescription(fmt.Sprintf("Case-insensitive partial match on %s, at most %d characters.", f.Name, bounds.FilterLen))
+		case annotate.AnyOf:
+			s, err := b.fieldSchema(f, false, false)
+			if err != nil {
+				return nil, err
+			}
+			explode := true
+			p.SetSchema(s.AsArray()).SetDescription("Repeatable: matches any of the values of " + f.Name + ".")
+			p.Explode = &explode
+			p.Style = "form"
+		default:
+			s, err := b.fieldSchema(f, false, false)
+			if err != nil {
+				return nil, err
+			}
+			p.SetSchema(s).SetDescription("Exact match on " + f.Name + ".")
+			if s.Type == "string" && s.Format == "" {
+				s.SetMaxLength(ptrUint(&filterLen))
+				p.Description = fmt.Sprintf("Exact match on %s, at most %d characters.", f.Name, bounds.FilterLen)
+			}
+		}
+		if f.Ann.FilterRequired {
+			p.SetRequired(true)
+			p.Description = "Required. " + p.Description
+		}
+		ps = append(ps, p)
+	}
+	if r.Ann.UpdatedSince {
+		b.spec.Components.Parameters["updated_since"] = ogen.NewParameter().InQuery().SetName("updated_since").
+			SetDescription("ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. " +
+				"Tracks the record itself, not its child rows; deletions are not reported.").
+			SetSchema(example(ogen.String(), `"2026-01-31T12:00:00Z"`))
+		ps = append(ps, &ogen.Parameter{Ref: refParameters + "updated_since"})
+	}
+	return ps, nil
+}
+
+var filterLen = int64(bounds.FilterLen)
+
+// textParam is the schema of a free-text query parameter: search and partial
+// filters, bounded so that no pattern reaches a database limit.
+func textParam() *ogen.Schema { return ogen.String().SetMaxLength(ptrUint(&filterLen)) }
+
+func filterParam(f *Field) string {
+	if f.Ann.FilterParam != "" {
+		return f.Ann.FilterParam
+	}
+	return f.Name
+}
