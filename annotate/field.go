@@ -1,6 +1,10 @@
 package annotate
 
-import "entgo.io/ent/schema"
+import (
+	"reflect"
+
+	"entgo.io/ent/schema"
+)
 
 // FieldName is the annotation name of Field.
 const FieldName = "LarderField"
@@ -60,47 +64,29 @@ type Field struct {
 // Name implements schema.Annotation.
 func (Field) Name() string { return FieldName }
 
-// Merge implements schema.Merger so helpers combine on one field.
+// Merge implements schema.Merger so helpers combine on one field: what other
+// sets wins, booleans add up and lists append, so a new property of Field is
+// declared once, in the struct.
 func (f Field) Merge(other schema.Annotation) schema.Annotation {
 	o, ok := other.(Field)
 	if !ok {
 		return f
 	}
-	f.Filter = or(f.Filter, o.Filter)
-	f.FilterParam = or(f.FilterParam, o.FilterParam)
-	f.FilterRequired = f.FilterRequired || o.FilterRequired
-	f.Sort = f.Sort || o.Sort
-	f.Search = f.Search || o.Search
-	f.ReadOnly = f.ReadOnly || o.ReadOnly
-	f.Hidden = f.Hidden || o.Hidden
-	f.ListNull = f.ListNull || o.ListNull
-	f.Cost = f.Cost || o.Cost
-	f.Null = or(f.Null, o.Null)
-	f.Locks = f.Locks || o.Locks
-	f.Format = or(f.Format, o.Format)
-	f.ExclusiveMin = f.ExclusiveMin || o.ExclusiveMin
-	f.Required = f.Required || o.Required
-	f.SearchEq = f.SearchEq || o.SearchEq
-	f.Group = or(f.Group, o.Group)
-	f.Borrow = append(f.Borrow, o.Borrow...)
-	if o.MinLen != nil {
-		f.MinLen = o.MinLen
-	}
-	if o.MaxLen != nil {
-		f.MaxLen = o.MaxLen
-	}
-	if o.Min != nil {
-		f.Min = o.Min
-	}
-	if o.Max != nil {
-		f.Max = o.Max
-	}
-	return f
+	return merge(f, o)
 }
 
-func or(a, b string) string {
-	if b != "" {
-		return b
+// merge combines two annotation values of one struct type field by field.
+func merge[T any](a, b T) T {
+	av, bv := reflect.ValueOf(&a).Elem(), reflect.ValueOf(b)
+	for i := range av.NumField() {
+		dst, src := av.Field(i), bv.Field(i)
+		switch {
+		case src.IsZero():
+		case dst.Kind() == reflect.Slice:
+			dst.Set(reflect.AppendSlice(dst, src))
+		default:
+			dst.Set(src)
+		}
 	}
 	return a
 }
