@@ -72,6 +72,8 @@ type Resource struct {
 	SearchID bool `json:"search_id,omitempty"`
 	// Unpaginated lists return every row in one page, ordered by the named field.
 	Unpaginated string `json:"unpaginated,omitempty"`
+	// Actions are the resource's POST /{path}/{id}/{action} operations.
+	Actions []Action `json:"actions,omitempty"`
 }
 
 // Group is a nested object of the resource's output holding the fields placed

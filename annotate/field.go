@@ -59,6 +59,7 @@ type Field struct {
 	SearchEq       bool     `json:"search_eq,omitempty"`
 	Group          string   `json:"group,omitempty"`
 	Borrow         []string `json:"borrow,omitempty"`
+	Machine        *Machine `json:"machine,omitempty"`
 }
 
 // Name implements schema.Annotation.

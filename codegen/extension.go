@@ -27,6 +27,7 @@ func (Extension) Templates() []*gen.Template {
 				"corePackages":  corePackages,
 				"uniqueIndexes": uniqueIndexes,
 				"human":         Human,
+				"lowerFirst":    lowerFirst,
 				"catalogue":     func() []annotate.EventResource { return annotate.Catalogue },
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
@@ -38,6 +39,9 @@ func (Extension) Hooks() []gen.Hook {
 	return []gen.Hook{func(next gen.Generator) gen.Generator {
 		return gen.GenerateFunc(func(g *gen.Graph) error {
 			if _, err := loadResources(g); err != nil {
+				return err
+			}
+			if _, err := nodes(g); err != nil {
 				return err
 			}
 			if err := next.Generate(g); err != nil {
@@ -59,7 +63,7 @@ func corePackages(ns []*Node) []string {
 		}
 	}
 	for _, n := range ns {
-		if len(n.Locks) > 0 || len(n.Refs) > 0 {
+		if len(n.Locks) > 0 || len(n.Refs) > 0 || len(n.Machines) > 0 {
 			add(n.T.PackageDir())
 		}
 		for _, e := range n.Refs {

@@ -290,11 +290,12 @@ func (r *Resource) Entries() []*Resource {
 
 // Node is the ent type view used by the ent-package template.
 type Node struct {
-	T      *gen.Type
-	Costs  []*gen.Field
-	Locks  []*gen.Field
-	Refs   []*gen.Edge
-	Events *EventInfo
+	T        *gen.Type
+	Costs    []*gen.Field
+	Locks    []*gen.Field
+	Refs     []*gen.Edge
+	Events   *EventInfo
+	Machines []*MachineField
 }
 
 // EventInfo is what the outbox needs to know about a webhook resource.
@@ -330,6 +331,13 @@ func nodes(g *gen.Graph) ([]*Node, error) {
 			}
 			if a.Locks {
 				n.Locks = append(n.Locks, f)
+			}
+			m, err := machineOf(t, f)
+			if err != nil {
+				return nil, err
+			}
+			if m != nil {
+				n.Machines = append(n.Machines, m)
 			}
 		}
 		for _, e := range t.Edges {

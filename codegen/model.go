@@ -29,6 +29,8 @@ type Resource struct {
 	ID     *Field   // the id
 	Fields []*Field // every field the API shows, in schema order
 	Edges  []*Edge  // edges the API shows (ids or entries), in schema order
+	// Actions are the POST /{path}/{id}/{action} operations.
+	Actions []*Action
 }
 
 // Edge is a one-to-many edge to a join entity that the API shows as an array
@@ -127,6 +129,9 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 			r.Edges = append(r.Edges, x)
 		}
 		if err := r.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if r.Actions, err = loadActions(r); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 		if err := checkEvents(r); err != nil {

@@ -26,6 +26,7 @@ var restTemplates = template.Must(template.New("rest").
 		"pascal":      pascal,
 		"borrows":     borrows,
 		"ranged":      Ranged,
+		"actionEnums": actionEnums,
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 
@@ -132,6 +133,22 @@ func enumsOf(r *Resource, op annotate.Operation) map[string][]string {
 		}
 		for _, v := range f.F.Enums {
 			out[name] = append(out[name], v.Value)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// actionEnums maps the enumerated body fields of an action to their values.
+func actionEnums(a *Action) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range a.Fields {
+		if f.Kind() == "enum" {
+			for _, v := range f.F.Enums {
+				out[f.Name] = append(out[f.Name], v.Value)
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -224,6 +224,28 @@ func (b *specBuilder) resource(r *Resource) error {
 			AddParameters(idParam).
 			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
 	}
+	for _, a := range r.Actions {
+		x := ogen.NewOperation().
+			SetOperationID(a.Ann.ID).
+			SetSummary(a.Ann.Summary).
+			SetDescription(strings.TrimSpace(a.Ann.Description+a.TargetsDoc()) + fmt.Sprintf(" Requires the %s scope.", r.Scope(annotate.Update))).
+			AddTags(r.Group).
+			AddParameters(idParam)
+		if len(a.Fields) > 0 {
+			req := ogen.NewSchema().SetDescription("Body of the " + a.Ann.Name + " operation.")
+			req.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+			for _, f := range a.Fields {
+				s, err := b.fieldSchema(f, false, true)
+				if err != nil {
+					return err
+				}
+				req.AddRequiredProperties(s.ToProperty(f.Name))
+			}
+			sc[a.Body()] = req
+			x.SetRequestBody(body(a.Body()))
+		}
+		path(b.spec, item+"/"+a.Ann.Name).Post = x.SetResponses(responses("200", "The record after the operation.", name+"Data", writeErrors...))
+	}
 	return nil
 }
 

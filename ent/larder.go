@@ -706,6 +706,16 @@ func EventTypes() []string {
 	return out
 }
 
+// MachineHook enforces the state machines of status fields on every update
+// of one record, whoever makes it (the API, the web application, a worker).
+func MachineHook() Hook {
+	return func(next Mutator) Mutator {
+		return MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
+			return next.Mutate(ctx, m)
+		})
+	}
+}
+
 // RunInTx runs fn in a transaction of c and commits it, or rolls it back when
 // fn fails or panics: a write is all or nothing.
 func RunInTx(ctx context.Context, c *Client, fn func(tx *Tx) error) error {
