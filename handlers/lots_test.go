@@ -174,13 +174,14 @@ func TestProductLots(t *testing.T) {
 				query string
 				want  []any
 			}{
-				{fmt.Sprintf("product_id=%d", oats), []any{"F-100", nil}},
+				// The seeded lots come first: OA-2610-03 is oats, SU-2611-05 has no location.
+				{fmt.Sprintf("product_id=%d", oats), []any{"OA-2610-03", "F-100", nil}},
 				{"lot_number=nowh", []any{"F-NOWHERE"}},
 				{fmt.Sprintf("location_id=%d", site), []any{"F-100"}},
-				{fmt.Sprintf("warehouse_id=%d", site), []any{"F-100", "F-100", "F-100", "F-NOWHERE", "F-101", nil}},
-				{fmt.Sprintf("warehouse_id=%d", other), []any{"F-NOWHERE", nil}},
+				{fmt.Sprintf("warehouse_id=%d", site), []any{"SU-2611-05", "F-100", "F-100", "F-100", "F-NOWHERE", "F-101", nil}},
+				{fmt.Sprintf("warehouse_id=%d", other), []any{"SU-2611-05", "F-NOWHERE", nil}},
 				{"search=f-10", []any{"F-100", "F-100", "F-100", "F-101"}},
-				{"archived=true", nil},
+				{"archived=true", []any{"FL-2609-07", "BR-2608-01"}},
 			}
 			for _, tc := range cases {
 				if diff := cmpDiff(tc.want, numbers(tc.query)); diff != "" {
@@ -188,10 +189,10 @@ func TestProductLots(t *testing.T) {
 				}
 			}
 			a.post(path("/v1/product-lots", id)+"/archive", nil).want(200)
-			if got := numbers("archived=true"); len(got) != 1 {
+			if got := numbers("archived=true"); len(got) != 3 || got[2] != "F-100" {
 				t.Errorf("archived=true: %v", got)
 			}
-			if got, all := numbers("archived=false"), numbers(""); len(got) != len(all)-1 {
+			if got, all := numbers("archived=false"), numbers(""); len(got) != len(all)-3 {
 				t.Errorf("archived=false %d of %d", len(got), len(all))
 			}
 			a.post(path("/v1/product-lots", id)+"/unarchive", nil).want(200)
@@ -205,7 +206,7 @@ func TestProductLots(t *testing.T) {
 				return out
 			}
 			names := column("product_name:desc", "product_name")
-			if names[0] != "Rolled oats" || names[len(names)-1] != "All-purpose wheat flour" {
+			if names[0] != "Whole eggs (case of 15 dozen)" || names[len(names)-1] != "All-purpose wheat flour" {
 				t.Errorf("product_name:desc %v", names)
 			}
 			q := column("quantity_base", "quantity_base")
@@ -215,8 +216,13 @@ func TestProductLots(t *testing.T) {
 				}
 			}
 			exp := column("expiration_date", "expiration_date")
-			if exp[0] != "2027-03-01T00:00:00Z" || exp[len(exp)-1] != nil {
-				t.Errorf("expiration_date: %v (nulls last ascending)", exp)
+			for i := 1; i < len(exp); i++ {
+				if exp[i-1] == nil && exp[i] != nil || exp[i-1] != nil && exp[i] != nil && exp[i-1].(string) > exp[i].(string) {
+					t.Fatalf("expiration_date not ascending with nulls last: %v", exp)
+				}
+			}
+			if exp[len(exp)-1] != nil || exp[0] == nil {
+				t.Fatalf("expiration_date: %v", exp)
 			}
 		})
 		a.run(t, "moving a lot moves it between warehouses; a warehouse holding stock cannot go", func(t *testing.T, a *api) {
@@ -287,4 +293,34 @@ func checkStockLedger(t *testing.T, a *api) {
 			t.Errorf("lot %d holds %s, its movements and corrections add up to %s", l.ID, l.QuantityBase, sum)
 		}
 	}
+}
+
+// DECISIONS "What the seeded test account guarantees": lots in every QC
+// status, archived lots and an unnumbered lot, each accounted by its movements.
+func TestSeededLots(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		statuses, archived, unnumbered := map[any]int{}, 0, 0
+		for _, l := range a.get("/v1/product-lots?limit=200").want(200).List() {
+			statuses[l["qc_status"]]++
+			if l["archived"] == true {
+				archived++
+			}
+			if l["lot_number"] == nil {
+				unnumbered++
+			}
+			if l["product_code"] == nil || l["quantity_base"] == nil {
+				t.Errorf("lot without product or quantity: %v", l)
+			}
+		}
+		for _, s := range []string{"AVAILABLE", "ON_HOLD", "QUARANTINE", "RELEASED", "REJECTED"} {
+			if statuses[s] == 0 {
+				t.Errorf("no seeded lot is %s: %v", s, statuses)
+			}
+		}
+		if archived == 0 || unnumbered == 0 {
+			t.Errorf("%d archived and %d unnumbered seeded lots", archived, unnumbered)
+		}
+		checkStockLedger(t, a)
+	})
 }

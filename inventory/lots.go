@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"time"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
@@ -42,3 +43,50 @@ func setArchived(ctx context.Context, tx *ent.Tx, id int, to bool) (*ent.Product
 	}
 	return out, err
 }
+
+// QCDecision is a quality decision on a lot, made in the web application.
+type QCDecision struct {
+	Status productlot.QcStatus
+	Note   *string
+	// ReleaseExpiresAt ends a release (RELEASED only); nil: no expiry.
+	ReleaseExpiresAt *time.Time
+}
+
+// SetLotQC records a quality decision: the status, when, why, and for a
+// release when it stops counting. It emits product_lot.qc_status_changed.
+// A decision that changes nothing is refused, so each event is a change.
+func SetLotQC(ctx context.Context, tx *ent.Tx, id int, d QCDecision, now time.Time) (*ent.ProductLot, error) {
+	if err := productlot.QcStatusValidator(d.Status); err != nil {
+		return nil, problem.Invalidf("status", "must be one of AVAILABLE, ON_HOLD, QUARANTINE, RELEASED, REJECTED")
+	}
+	if d.ReleaseExpiresAt != nil && d.Status != productlot.QcStatusRELEASED {
+		return nil, problem.Invalid("release_expires_at", "applies to RELEASED only")
+	}
+	lot, err := tx.ProductLot.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if lot.QcStatus == d.Status && equalText(lot.QcStatusNote, d.Note) && equalTime(lot.QcReleaseExpiresAt, d.ReleaseExpiresAt) {
+		return nil, problem.Conflict(problem.InvalidState, "status", "The lot's quality status is "+string(d.Status)+" already.")
+	}
+	u := tx.ProductLot.UpdateOneID(id).
+		SetQcStatus(d.Status).
+		SetQcStatusAt(now.UTC().Truncate(time.Microsecond))
+	// The note and the expiry belong to this decision: without them, the
+	// previous decision's are cleared.
+	if d.Note != nil {
+		u.SetQcStatusNote(*d.Note)
+	} else {
+		u.ClearQcStatusNote()
+	}
+	if d.ReleaseExpiresAt != nil {
+		u.SetQcReleaseExpiresAt(d.ReleaseExpiresAt.UTC().Truncate(time.Microsecond))
+	} else {
+		u.ClearQcReleaseExpiresAt()
+	}
+	return u.Save(hooks.EmitAs(ctx, "qc_status_changed"))
+}
+
+func equalText(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func equalTime(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
