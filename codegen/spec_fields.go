@@ -106,20 +106,8 @@ func (b *specBuilder) resource(r *Resource) error {
 			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
 		}
 	}
-	borrowed, err := r.Borrows()
-	if err != nil {
+	if err := b.borrowedProperties(r, true, out, snapshot); err != nil {
 		return err
-	}
-	for _, bw := range borrowed {
-		for _, f := range bw.Fields {
-			s, err := b.fieldSchema(f, true, false)
-			if err != nil {
-				return err
-			}
-			s.Description = strings.TrimSpace(fmt.Sprintf("%s Of the %s %s names; null without one.", s.Description, prose(bw.Edge.Type.Name), bw.Via.Name))
-			out.AddRequiredProperties(s.ToProperty(f.Name))
-			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
-		}
 	}
 	if err := b.edgeProperties(out, r, ""); err != nil {
 		return err
@@ -296,20 +284,35 @@ func (b *specBuilder) entry(r *Resource) error {
 		}
 		s.AddRequiredProperties(fs.ToProperty(f.Name))
 	}
-	borrows, err := r.Borrows()
+	if err := b.borrowedProperties(r, false, s); err != nil {
+		return err
+	}
+	b.schemas()[r.Schema] = s
+	return nil
+}
+
+// borrowedProperties adds the fields r borrows to each of the schemas. On a
+// record they are null when it references no row (a lot without location); on
+// an entry, whose foreign key is required, they have their own type.
+func (b *specBuilder) borrowedProperties(r *Resource, record bool, to ...*ogen.Schema) error {
+	borrowed, err := r.Borrows()
 	if err != nil {
 		return err
 	}
-	for _, bw := range borrows {
+	for _, bw := range borrowed {
 		for _, f := range bw.Fields {
-			fs, err := b.fieldSchema(f, f.Nillable(), false)
+			s, err := b.fieldSchema(f, record || f.Nillable(), false)
 			if err != nil {
 				return err
 			}
-			s.AddRequiredProperties(fs.ToProperty(f.Name))
+			if record {
+				s.Description = strings.TrimSpace(fmt.Sprintf("%s Of the %s %s names; null without one.", s.Description, prose(bw.Edge.Type.Name), bw.Via.Name))
+			}
+			for _, x := range to {
+				x.AddRequiredProperties(s.ToProperty(f.Name))
+			}
 		}
 	}
-	b.schemas()[r.Schema] = s
 	return nil
 }
 
