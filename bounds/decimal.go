@@ -48,6 +48,11 @@ func (d *Decimal) Decode(dec *jx.Decoder) error {
 	if err := checkDecimal(v); err != nil {
 		return err
 	}
+	if v.IsZero() {
+		// 0e40000000 is zero, but its exponent would make every later
+		// operation (printing it included) build forty million digits.
+		v = decimal.Zero
+	}
 	d.Decimal = v
 	return nil
 }

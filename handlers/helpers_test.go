@@ -79,6 +79,10 @@ func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	return a
 }
 
+// noRedirects is the client of the tests: the API answers, it never
+// redirects, so a 3xx must reach the test.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // response is an answer of the server.
 type response struct {
 	t      testing.TB
@@ -197,7 +201,7 @@ func (a *api) do(method, path, key string, body any, headers ...string) *respons
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := noRedirects.Do(req)
 	if err != nil {
 		a.t.Fatal(err)
 	}

@@ -51,6 +51,7 @@ func TestInputHygiene(t *testing.T) {
 			{"huge exponent", "POST", "/v1/operations", `{"code":"x6","name":"y","cost":1e999999999}`, 400, "VALIDATION_ERROR", "cost"},
 			{"tiny exponent", "POST", "/v1/operations", `{"code":"x7","name":"y","qty":-1e-999999999}`, 400, "VALIDATION_ERROR", "qty"},
 			{"a thousand digits", "POST", "/v1/operations", `{"code":"x8","name":"y","qty":` + strings.Repeat("9", 1000) + `}`, 400, "VALIDATION_ERROR", "qty"},
+			{"zero with a huge exponent", "POST", "/v1/operations", `{"code":"xz","name":"y","qty":0e40000000}`, 201, "", ""},
 			{"a quoted number", "POST", "/v1/operations", `{"code":"x9","name":"y","cost":"1.5"}`, 400, "VALIDATION_ERROR", "cost"},
 			{"negative cost", "POST", "/v1/operations", `{"code":"xa","name":"y","cost":-0.000001}`, 400, "VALIDATION_ERROR", "cost"},
 			{"percent over 100", "POST", "/v1/foods", `{"name":"f","name_fr":"f","suggested_yield_pct":100.000001}`, 400, "VALIDATION_ERROR", "suggested_yield_pct"},
@@ -63,6 +64,10 @@ func TestInputHygiene(t *testing.T) {
 			// Quoted input in a refusal stays valid JSON.
 			{"unknown parameter named in invalid UTF-8", "GET", "/v1/tags?%FF%00=1", "", 400, "VALIDATION_ERROR", "\uFFFD\uFFFD"},
 			{"unknown route with invalid UTF-8", "GET", "/v1/%FF%00", "", 404, "NOT_FOUND", ""},
+			// Paths net/http would redirect are answered, not redirected.
+			{"the base path without its slash", "GET", "/v1", "", 404, "NOT_FOUND", ""},
+			{"a dot-dot segment", "PATCH", "/v1/foods/..", "{}", 404, "NOT_FOUND", ""},
+			{"a doubled slash", "GET", "/v1//tags", "", 404, "NOT_FOUND", ""},
 		}
 		op := a.post("/v1/operations", map[string]any{"code": "HYG", "name": "Hygiene"}).want(201).ID()
 		for _, tc := range cases {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"time"
 
 	"larder.dev/larder/auth"
@@ -90,7 +92,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(r.Context(), w, notFound(r))
 	})
-	var handler http.Handler = mux
+	var handler http.Handler = canonical(mux)
 	handler = withShedding(cfg.MaxInFlight, handler)
 	handler = withTimeout(cfg.RequestTimeout, handler)
 	handler = withAccessLog(log, handler)
@@ -100,6 +102,24 @@ func New(st *store.Store, o Options) (*Server, error) {
 
 func notFound(r *http.Request) *problem.Error {
 	return problem.New(problem.NotFound, "No route %s %s; the API description is at /v1/openapi.json.", r.Method, r.URL.Path)
+}
+
+// canonical answers 404 to a path net/http's mux would redirect (/v1 without
+// its slash, dot segments, doubled slashes) instead of a 3xx that no client of
+// the API expects: every answer is a resource or a problem.
+func canonical(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		clean := path.Clean(p)
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if p == "/v1" || clean != p {
+			writeProblem(r.Context(), w, notFound(r))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // limitBody bounds request bodies.
