@@ -3,7 +3,9 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -723,6 +725,44 @@ func TestManufacturingDescription(t *testing.T) {
 		}
 		if _, ok := schemas["ProductionLine"].(map[string]any)["properties"].(map[string]any)["deleted_at"]; ok {
 			t.Error("deleted_at is in the API")
+		}
+	})
+}
+
+// Concurrent deletes of one production line: one deletes it, the others find
+// it gone (404), and one event is written.
+func TestProductionLineConcurrentDeletes(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		id := a.post("/v1/production-lines", map[string]any{"name": "Contended"}).want(201).ID()
+		const n = 8
+		statuses := make(chan int, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequest("DELETE", a.url+path("/v1/production-lines", id), nil)
+				req.Header.Set("Authorization", "Bearer "+a.key)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					statuses <- 0
+					return
+				}
+				res.Body.Close()
+				statuses <- res.StatusCode
+			}()
+		}
+		wg.Wait()
+		close(statuses)
+		count := map[int]int{}
+		for s := range statuses {
+			count[s]++
+		}
+		if diff := cmpDiff(map[int]int{200: 1, 404: n - 1}, count); diff != "" {
+			t.Fatalf("statuses (-want +got):\n%s", diff)
+		}
+		if got := types(a.events("production_line.deleted")); len(got) != 1 {
+			t.Fatalf("%d production_line.deleted events, want 1", len(got))
 		}
 	})
 }

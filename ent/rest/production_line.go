@@ -183,7 +183,9 @@ func (h *Handlers) DeleteProductionLine(ctx context.Context, p oas.DeleteProduct
 			return err
 		}
 		out = e
+		// The condition again, so that of two concurrent deletes one is a 404.
 		return tx.ProductionLine.UpdateOne(e).
+			Where(productionline.DeletedAtIsNil()).
 			SetDeletedAt(time.Now().UTC().Truncate(time.Microsecond)).
 			Exec(ctx)
 	})
