@@ -42,6 +42,9 @@ var testSteps = []struct {
 	{"allergens", seedAllergens},
 	{"warehouses", seedWarehouses},
 	{"operations", seedOperations},
+	{"equipment", seedEquipment},
+	{"production lines", seedProductionLines},
+	{"employees", seedEmployees},
 	{"suppliers", seedSuppliers},
 	{"QC checkpoints", seedCheckpoints},
 	{"foods", seedFoods},
@@ -218,6 +221,112 @@ func seedLots(ctx context.Context, tx *ent.Tx) error {
 			if _, err := inventory.ArchiveLot(ctx, tx, lot.ID); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// warehouseIDs maps the codes of the account's warehouses to their ids.
+func warehouseIDs(ctx context.Context, tx *ent.Tx) (map[string]int, error) {
+	sites, err := tx.Location.Query().Where(location.ParentIDIsNil()).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, s := range sites {
+		out[s.Code] = s.ID
+	}
+	return out, nil
+}
+
+// equipmentRows are in service and out of it, in warehouses and not.
+var equipmentRows = []struct {
+	code, name, warehouse string
+	outOfService          bool
+}{
+	{"MIX-01", "Spiral mixer 120 L", "MAIN", false},
+	{"OVEN-01", "Tunnel oven", "MAIN", false},
+	{"OVEN-02", "Rack oven", "MAIN", true},
+	{"DEP-01", "Cookie depositor", "MAIN", false},
+	{"MD-01", "Metal detector", "MAIN", false},
+	{"FLOW-01", "Flow wrapper", "OVERFLOW", true},
+	{"BLAST-01", "Blast chiller", "COLD", false},
+	{"SCALE-P1", "Portable check scale", "", false},
+}
+
+func seedEquipment(ctx context.Context, tx *ent.Tx) error {
+	sites, err := warehouseIDs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, e := range equipmentRows {
+		b := tx.Equipment.Create().
+			SetCode(e.code).
+			SetName(e.name).
+			SetOutOfService(e.outOfService)
+		if e.warehouse != "" {
+			b.SetWarehouseID(sites[e.warehouse])
+		}
+		if err := b.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// productionLineRows are in warehouses and not.
+var productionLineRows = []struct{ name, about, warehouse string }{
+	{"Cookie line", "Mixing, depositing and the tunnel oven.", "MAIN"},
+	{"Granola bar line", "Mixing, slab forming, baking and cutting.", "MAIN"},
+	{"Cake finishing", "Icing and boxing of chilled cakes.", "COLD"},
+	{"Pilot line", "Test batches and new recipes; moves between sites.", ""},
+}
+
+func seedProductionLines(ctx context.Context, tx *ent.Tx) error {
+	sites, err := warehouseIDs(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, l := range productionLineRows {
+		b := tx.ProductionLine.Create().
+			SetName(l.name).
+			SetDescription(l.about)
+		if l.warehouse != "" {
+			b.SetWarehouseID(sites[l.warehouse])
+		}
+		if err := b.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// employeeRows are active and not; one has no e-mail address.
+var employeeRows = []struct {
+	code, first, last, email string
+	active                   bool
+}{
+	{"E001", "Marie", "Tremblay", "marie.tremblay@example.com", true},
+	{"E002", "Jean", "Gagnon", "jean.gagnon@example.com", true},
+	{"E003", "Aisha", "Okafor", "aisha.okafor@example.com", true},
+	{"E004", "Luc", "Roy", "luc.roy@example.com", true},
+	{"E005", "Priya", "Singh", "", true},
+	{"E006", "Tom", "Bouchard", "tom.bouchard@example.com", false},
+	{"E007", "Sofia", "Côté", "sofia.cote@example.com", false},
+}
+
+func seedEmployees(ctx context.Context, tx *ent.Tx) error {
+	for _, e := range employeeRows {
+		b := tx.Employee.Create().
+			SetCode(e.code).
+			SetFirstName(e.first).
+			SetLastName(e.last).
+			SetActive(e.active)
+		if e.email != "" {
+			b.SetEmail(e.email)
+		}
+		if err := b.Exec(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
