@@ -185,6 +185,7 @@ func SortBorrowed(names ...string) Field { return Field{BorrowSort: names} }
 // FilterOrNull exposes the field as an exact filter that also matches the
 // rows where the field is null (lots in a warehouse plus lots with no location).
 func FilterOrNull() Field { return Field{Filter: Exact, FilterNull: true} }
+
 // SoftDelete marks the field (an Optional().Nillable() time, kept out of the
 // API) that soft-deletes the row: a DELETE sets it instead of removing the
 // row, and lists, single retrievals, updates and deletes of the resource, and
