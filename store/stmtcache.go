@@ -106,11 +106,13 @@ func (c *stmtCache) prepareLater(query string) {
 // admit puts a prepared statement in the cache, evicting the least recently
 // used, and returns the cached entry (acquired when use is true).
 func (c *stmtCache) admit(query string, stmt *sql.Stmt, use bool) *cached {
+	var closing []*sql.Stmt
+	defer func() { closeLater(closing) }()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := (*cached)(nil), false
 	if e, found := c.bySQL[query]; found { // prepared concurrently
-		_ = stmt.Close()
+		closing = append(closing, stmt)
 		c.lru.MoveToFront(e)
 		s, ok = e.Value.(*cached), true
 	}
@@ -123,7 +125,7 @@ func (c *stmtCache) admit(query string, stmt *sql.Stmt, use bool) *cached {
 			delete(c.bySQL, old.query)
 			old.evicted = true
 			if old.users == 0 {
-				_ = old.stmt.Close() // rows still open keep it alive until they close
+				closing = append(closing, old.stmt) // rows still open keep it alive until they close
 			}
 		}
 	}
@@ -139,10 +141,22 @@ func (c *stmtCache) release(s *cached) {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	s.users--
-	if s.evicted && s.users == 0 {
-		_ = s.stmt.Close()
+	last := s.evicted && s.users == 0
+	c.mu.Unlock()
+	if last {
+		closeLater([]*sql.Stmt{s.stmt})
+	}
+}
+
+// closeLater closes statements in the background, never under the cache's
+// lock and never in the caller's way: closing one waits for every
+// connection it is prepared on, and a connection busy with a query that
+// waits for a row lock could otherwise hold the whole cache, and with it
+// every request, until that lock is released.
+func closeLater(stmts []*sql.Stmt) {
+	for _, st := range stmts {
+		go func() { _ = st.Close() }()
 	}
 }
 

@@ -131,3 +131,74 @@ func TestStatementCacheNeverStallsTransactions(t *testing.T) {
 		}
 	}
 }
+
+// Evicting a statement never waits, under the cache's lock, for a connection
+// busy with a query that waits for a database lock: that would hold every
+// other query of the server behind it (the fuzz test saw five-second stalls).
+func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := sql.Open("sqlite", SQLiteDSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The first statement is prepared on the only connection open; the busy
+	// update takes that idle connection, and the second connection is free
+	// to prepare the next statement.
+	db.SetMaxOpenConns(2)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (0)"); err != nil {
+		t.Fatal(err)
+	}
+	c := newStmtCache(db, 1)
+	for range 2 { // prepared on the second sighting, then unused
+		s, err := c.acquire(ctx, "SELECT v FROM t", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.release(s)
+	}
+	// Another process holds the write lock; the first connection waits for it.
+	other, err := sql.Open("sqlite", SQLiteDSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(ctx, "UPDATE t SET v = 1"); err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, "UPDATE t SET v = 2")
+		busy <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the update holds the connection, waiting
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 2 { // admitting a second query evicts the first
+			s, _ := c.acquire(context.Background(), "SELECT v + 1 FROM t", false)
+			c.release(s)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Error("admitting a statement waited for a busy connection")
+	}
+	c.mu.Lock() // the cache's lock is free for everyone else
+	c.mu.Unlock()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the cache was held for %v", took)
+	}
+	_ = lock.Rollback()
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
