@@ -16,6 +16,8 @@ func sqliteDB(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(8) // as Open sets them
+	db.SetMaxIdleConns(8)
 	return db
 }
 

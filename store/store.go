@@ -55,7 +55,11 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	case dialect.SQLite:
 		// WAL lets readers run beside the one writer; every transaction takes
 		// the write lock at BEGIN (_txlock=immediate), so none deadlocks.
-		db.SetMaxOpenConns(max(o.MaxConns, 8))
+		n := max(o.MaxConns, 8)
+		db.SetMaxOpenConns(n)
+		// Keep them: opening one runs its pragmas and, in WAL mode, a close
+		// of the last connection checkpoints under an exclusive lock.
+		db.SetMaxIdleConns(n)
 	default:
 		n := o.MaxConns
 		if n == 0 {
@@ -141,12 +145,15 @@ func PostgresDSN(rawURL string) string {
 // timestamps in a sortable text form.
 func SQLiteDSN(path string) string {
 	q := url.Values{}
+	// The busy timeout first: switching a new connection to WAL takes a
+	// lock, and without a timeout a connection opened under load fails with
+	// SQLITE_BUSY instead of waiting its turn.
+	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	// FULL: a commit is on disk when it returns, power loss included
 	// (NORMAL in WAL mode may lose the last commits then).
 	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "busy_timeout(10000)")
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite")
 	return "file:" + path + "?" + q.Encode()
