@@ -60,6 +60,10 @@ type Field struct {
 	Group          string   `json:"group,omitempty"`
 	Borrow         []string `json:"borrow,omitempty"`
 	Machine        *Machine `json:"machine,omitempty"`
+	SoftDelete     bool     `json:"soft_delete,omitempty"`
+	Include        string   `json:"include,omitempty"`
+	IncludeDefault bool     `json:"include_default,omitempty"`
+	RefRoot        bool     `json:"ref_root,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -169,6 +173,28 @@ func In(group string) Field { return Field{Group: group, ReadOnly: true} }
 // the named fields of the referenced row into each entry: an allergen entry
 // shows the allergen's code and name beside its allergen_id.
 func Borrow(fields ...string) Field { return Field{Borrow: fields} }
+
+// SoftDelete marks the field (an Optional().Nillable() time, kept out of the
+// API) that soft-deletes the row: a DELETE sets it instead of removing the
+// row, and lists, single retrievals, updates and deletes of the resource, and
+// references from other records' bodies, see only rows where it is null. The
+// row stays for the records that already reference it, and the update that
+// sets it is reported as the resource's .deleted event. Every unique index of
+// the schema must then be partial on "<field> IS NULL", so that a deleted
+// row's values do not block new rows. SoftDeleteMixin (ent/schema) declares it.
+func SoftDelete() Field { return Field{SoftDelete: true, Hidden: true} }
+
+// IncludeParam exposes, on a non-null boolean field, the boolean list
+// parameter param that says whether rows whose field is true are listed:
+// omitted, it is def; false lists only the rows whose field is false
+// (include_out_of_service on out_of_service). Like a filter, it needs an
+// (account_id, field) index.
+func IncludeParam(param string, def bool) Field { return Field{Include: param, IncludeDefault: def} }
+
+// RefRoot, on a foreign key to a schema exposed with Resource.Roots (warehouses
+// among locations), accepts only the roots: a body naming any other row of
+// the referenced type is a 400 on the field, as one naming a missing row is.
+func RefRoot() Field { return Field{RefRoot: true} }
 
 // EdgeName is the annotation name of Edge.
 const EdgeName = "LarderEdge"

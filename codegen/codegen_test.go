@@ -161,3 +161,103 @@ func TestEventCatalogue(t *testing.T) {
 		t.Fatalf("a schema without a line annotation: %+v %v", info, err)
 	}
 }
+
+// softType is a type whose deleted_at carries ann, with the given indexes.
+func softType(ann annotate.Field, typ field.Type, idx ...*gen.Index) *gen.Type {
+	deleted := &gen.Field{Name: "deleted_at", Type: &field.TypeInfo{Type: typ}, Optional: true, Nillable: true,
+		Annotations: gen.Annotations{annotate.FieldName: ann}}
+	name := &gen.Field{Name: "name", Type: &field.TypeInfo{Type: field.TypeString}}
+	return &gen.Type{Name: "Line", Fields: []*gen.Field{deleted, name}, Indexes: idx}
+}
+
+// partial is a unique index on (account_id, name) with the predicate where.
+func partial(where string) *gen.Index {
+	idx := &gen.Index{Name: "line_account_id_name", Unique: true, Columns: []string{"account_id", "name"}}
+	if where != "" {
+		idx.Annotations = gen.Annotations{"EntSQLIndexes": map[string]any{"Where": where}}
+	}
+	return idx
+}
+
+// The generator refuses a soft delete that cannot hide rows or that would let a
+// deleted row block a new one, and finds the field of a sound one.
+func TestSoftDelete(t *testing.T) {
+	cases := []struct {
+		name string
+		t    *gen.Type
+		want string
+	}{
+		{"not a time", softType(annotate.SoftDelete(), field.TypeBool), "nillable() time"},
+		{"shown in the API", softType(annotate.Field{SoftDelete: true}, field.TypeTime), "hidden"},
+		{"unique index counting deleted rows", softType(annotate.SoftDelete(), field.TypeTime, partial("")), `"deleted_at IS NULL"`},
+		{"unique index partial on something else", softType(annotate.SoftDelete(), field.TypeTime, partial("parent_id IS NULL")), "must be partial"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := softDeleteField(tc.t)
+			if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.want)) {
+				t.Fatalf("softDeleteField: %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+	typ := softType(annotate.SoftDelete(), field.TypeTime, partial("deleted_at IS NULL"), &gen.Index{Columns: []string{"account_id", "name"}})
+	f, err := softDeleteField(typ)
+	if err != nil || f == nil || f.Name != "deleted_at" {
+		t.Fatalf("a sound soft delete: %v, %v", f, err)
+	}
+	if f, err := softDeleteField(&gen.Type{Name: "Tag", Fields: typ.Fields[1:]}); f != nil || err != nil {
+		t.Fatalf("a schema without soft delete: %v, %v", f, err)
+	}
+	r := &Resource{Type: typ, SoftDelete: f}
+	if got, want := r.Visible(), "line.DeletedAtIsNil()"; got != want {
+		t.Fatalf("Visible() = %q, want %q", got, want)
+	}
+}
+
+// An include parameter belongs on an indexed, non-null boolean, and leaves out
+// the flagged rows only when it is false.
+func TestIncludeParam(t *testing.T) {
+	flag := func(ann annotate.Field, typ field.Type, nillable bool) *Field {
+		return &Field{Name: "out_of_service", Ann: ann,
+			F: &gen.Field{Name: "out_of_service", Type: &field.TypeInfo{Type: typ}, Nillable: nillable, Optional: nillable}}
+	}
+	indexed := func(f *Field) *Resource {
+		r := resourceWith(f)
+		r.Type.Indexes = append(r.Type.Indexes, &gen.Index{Columns: []string{"account_id", "out_of_service"}})
+		return r
+	}
+	include := annotate.IncludeParam("include_out_of_service", true)
+	for _, tc := range []struct {
+		name string
+		r    *Resource
+		want string
+	}{
+		{"not a boolean", indexed(flag(include, field.TypeString, false)), "non-null boolean"},
+		{"nullable", indexed(flag(include, field.TypeBool, true)), "non-null boolean"},
+		{"not indexed", resourceWith(flag(include, field.TypeBool, false)), "no index"},
+	} {
+		if err := tc.r.validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	r := indexed(flag(include, field.TypeBool, false))
+	if err := r.validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := "if !p.IncludeOutOfService.Or(true) {\n\tq.Where(thing.OutOfService(false))\n}"
+	if got := r.Includes()[0].IncludeWhere(); got != want {
+		t.Fatalf("IncludeWhere:\n%s\nwant\n%s", got, want)
+	}
+	if got := queryParams(r); !strings.Contains(strings.Join(got, ","), "include_out_of_service") {
+		t.Fatalf("query parameters %v lack the include parameter", got)
+	}
+}
+
+// RefRoot needs a foreign key.
+func TestRefRootNeedsAForeignKey(t *testing.T) {
+	r := resourceWith(&Field{Name: "warehouse_id", Ann: annotate.RefRoot(),
+		F: &gen.Field{Name: "warehouse_id", Type: &field.TypeInfo{Type: field.TypeInt}, Optional: true, Nillable: true}})
+	if err := r.validate(); err == nil || !strings.Contains(err.Error(), "foreign key") {
+		t.Fatalf("validate: %v", err)
+	}
+}

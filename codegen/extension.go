@@ -66,8 +66,8 @@ func corePackages(ns []*Node) []string {
 		if len(n.Locks) > 0 || len(n.Refs) > 0 || len(n.Machines) > 0 {
 			add(n.T.PackageDir())
 		}
-		for _, e := range n.Refs {
-			add(e.Type.PackageDir())
+		for _, r := range n.Refs {
+			add(r.E.Type.PackageDir())
 		}
 	}
 	sort.Strings(out)

@@ -168,17 +168,36 @@ func (r *Resource) Search() string {
 	return "q.Where(" + pkg + ".Or(" + strings.Join(ps, ", ") + "))"
 }
 
-// Roots is the predicate restricting queries to the resource's rows, or "".
-func (r *Resource) Roots() string {
-	if r.Ann.RootsOnly == "" {
-		return ""
-	}
-	for _, f := range r.Type.Fields {
-		if f.Name == r.Ann.RootsOnly {
-			return r.Type.Package() + "." + f.StructField() + "IsNil()"
+// Visible are the predicates, joined by commas, restricting queries to the
+// rows the resource shows: roots only (warehouses among locations), rows not
+// soft-deleted; "" when it shows every row the caller may see.
+func (r *Resource) Visible() string { return strings.Join(visible(r.Type, r.Ann.RootsOnly), ", ") }
+
+// visible are the predicates of Visible for type t exposed with roots.
+func visible(t *gen.Type, roots string) []string {
+	var out []string
+	for _, f := range t.Fields {
+		if roots != "" && f.Name == roots {
+			out = append(out, t.Package()+"."+f.StructField()+"IsNil()")
 		}
 	}
-	return ""
+	if sd, _ := softDeleteField(t); sd != nil {
+		out = append(out, t.Package()+"."+sd.StructField()+"IsNil()")
+	}
+	return out
+}
+
+// SoftDeleteCall is the builder call that soft-deletes a row: it sets the
+// soft-delete field to now, at the microsecond precision both databases keep.
+func (r *Resource) SoftDeleteCall() string {
+	return "Set" + r.SoftDelete.StructField() + "(time.Now().UTC().Truncate(time.Microsecond))"
+}
+
+// IncludeWhere is the statement that leaves out the rows whose field is true
+// unless the include parameter (default as declared) is true.
+func (f *Field) IncludeWhere() string {
+	return fmt.Sprintf("if !p.%s.Or(%t) {\n\tq.Where(%s.%s(false))\n}",
+		pascal(f.Ann.Include), f.Ann.IncludeDefault, f.Res.Type.Package(), f.F.StructField())
 }
 
 // NullInList are the fields lists show as null.
@@ -293,9 +312,48 @@ type Node struct {
 	T        *gen.Type
 	Costs    []*gen.Field
 	Locks    []*gen.Field
-	Refs     []*gen.Edge
+	Refs     []*Ref
 	Events   *EventInfo
 	Machines []*MachineField
+}
+
+// Ref is a foreign key a mutation may set, and what the row it names must be.
+type Ref struct {
+	E *gen.Edge
+	// Where are the predicates the named row must meet beyond being visible to
+	// the caller: a root (RefRoot), not soft-deleted.
+	Where []string
+	// Noun names the expected row in the refusal ("warehouse").
+	Noun string
+}
+
+// refOf describes the foreign key of edge e.
+func refOf(e *gen.Edge) (*Ref, error) {
+	a, err := fieldAnnotation(e.Field())
+	if err != nil {
+		return nil, err
+	}
+	r := &Ref{E: e, Noun: Human(e.Type)}
+	roots := ""
+	if a.RefRoot {
+		ann, _, err := resourceAnnotation(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		roots = ann.RootsOnly
+		name := e.Type.Name
+		if ann.Schema != "" {
+			name = ann.Schema
+		}
+		r.Noun = prose(name)
+	}
+	r.Where = visible(e.Type, roots)
+	return r, nil
+}
+
+// Predicates are the predicates of the query that finds the named row.
+func (r *Ref) Predicates() string {
+	return strings.Join(append([]string{r.E.Type.Package() + ".ID(id)"}, r.Where...), ", ")
 }
 
 // EventInfo is what the outbox needs to know about a webhook resource.
@@ -306,6 +364,8 @@ type EventInfo struct {
 	// Parent is the ent type of the document a line belongs to, and
 	// ParentField the line's Go field holding the parent's id ("" unless a line).
 	Parent, ParentField string
+	// SoftDelete is the field whose setting is reported as .deleted ("" for none).
+	SoftDelete string
 }
 
 // nodes is the view of every ent type for the ent-package template.
@@ -347,10 +407,17 @@ func nodes(g *gen.Graph) ([]*Node, error) {
 			if e.Type.Name == "Account" || e.Type.Name == "Organization" {
 				continue
 			}
-			n.Refs = append(n.Refs, e)
+			ref, err := refOf(e)
+			if err != nil {
+				return nil, err
+			}
+			n.Refs = append(n.Refs, ref)
 		}
 		if r := byType[t.Name]; r != nil && len(r.Ann.Events) > 0 {
 			n.Events = &EventInfo{Resource: r.Event, Actions: r.Ann.Events, Roots: r.Ann.RootsOnly}
+			if r.SoftDelete != nil {
+				n.Events.SoftDelete = r.SoftDelete.Name
+			}
 		}
 		line, err := lineEvents(t, byType)
 		if err != nil {

@@ -31,6 +31,9 @@ type Resource struct {
 	Edges  []*Edge  // edges the API shows (ids or entries), in schema order
 	// Actions are the POST /{path}/{id}/{action} operations.
 	Actions []*Action
+	// SoftDelete is the field whose value marks a row deleted, if any
+	// (annotate.SoftDelete).
+	SoftDelete *gen.Field
 }
 
 // Edge is a one-to-many edge to a join entity that the API shows as an array
@@ -99,6 +102,9 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 		}
 		r.Group = pascal(strings.ReplaceAll(ann.Path, "-", "_"))
 		r.ID = &Field{Res: r, Name: "id"}
+		if r.SoftDelete, err = softDeleteField(n); err != nil {
+			return nil, err
+		}
 		for _, f := range n.Fields {
 			fa, err := fieldAnnotation(f)
 			if err != nil {
@@ -150,6 +156,9 @@ func validateNode(n *gen.Type) error {
 	if n.NumPolicy() == 0 {
 		return fmt.Errorf("%s has no privacy policy: use AccountMixin or policy.SystemOnly()", n.Name)
 	}
+	if _, err := softDeleteField(n); err != nil {
+		return err
+	}
 	for _, fk := range n.ForeignKeys {
 		// ent reads ON DELETE from the edge that declares the relation (the
 		// edge.To), not from its inverse.
@@ -163,6 +172,60 @@ func validateNode(n *gen.Type) error {
 		}
 	}
 	return nil
+}
+
+// softDeleteField returns the soft-delete field of t (annotate.SoftDelete), or
+// nil, and refuses one that cannot work: it must be the only one, a nillable
+// time kept out of the API, and every unique index must leave deleted rows
+// out ("<column> IS NULL"), or a deleted row's name would block a new one.
+func softDeleteField(t *gen.Type) (*gen.Field, error) {
+	var out *gen.Field
+	for _, f := range t.Fields {
+		a, err := fieldAnnotation(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", t.Name, f.Name, err)
+		}
+		if !a.SoftDelete {
+			continue
+		}
+		if out != nil {
+			return nil, fmt.Errorf("%s: soft-deleted by both %s and %s; one field marks a row deleted", t.Name, out.Name, f.Name)
+		}
+		if !f.IsTime() || !f.Optional || !f.Nillable || !a.Hidden {
+			return nil, fmt.Errorf("%s.%s: a soft-delete field must be an Optional().Nillable() time, hidden from the API "+
+				"(annotate.SoftDelete(), or SoftDeleteMixin)", t.Name, f.Name)
+		}
+		out = f
+	}
+	if out == nil {
+		return nil, nil
+	}
+	live := out.StorageKey() + " IS NULL"
+	for _, idx := range t.Indexes {
+		if idx.Unique && !strings.Contains(indexWhere(idx), live) {
+			return nil, fmt.Errorf("%s: unique index on (%s) must be partial on %q (entsql.IndexWhere): "+
+				"a soft-deleted row must not block a new row with its values", t.Name, strings.Join(idx.Columns, ", "), live)
+		}
+	}
+	for _, f := range t.Fields {
+		if f.Unique {
+			return nil, fmt.Errorf("%s.%s: a soft-deleted schema cannot have a Unique() field; use a unique index partial on %q", t.Name, f.Name, live)
+		}
+	}
+	return out, nil
+}
+
+// indexWhere is the predicate of a partial index, or "".
+func indexWhere(idx *gen.Index) string {
+	raw, ok := idx.Annotations[(&entsql.IndexAnnotation{}).Name()]
+	if !ok {
+		return ""
+	}
+	var a entsql.IndexAnnotation
+	if decode(raw, &a) != nil {
+		return ""
+	}
+	return a.Where
 }
 
 func onDelete(e *gen.Edge) string {
@@ -285,8 +348,16 @@ func (r *Resource) validate() error {
 				return fmt.Errorf("cost field %s must be Optional().Nillable() so it can be redacted", f.Name)
 			}
 		}
-		if (a.Sort || a.Filter != "") && !indexed[f.Name] {
+		if (a.Sort || a.Filter != "" || a.Include != "") && !indexed[f.Name] {
 			return fmt.Errorf("field %s is sortable or filterable but no index starts with (account_id, %s)", f.Name, f.Name)
+		}
+		if a.Include != "" && (f.Kind() != "bool" || f.F.Nillable || a.Filter != "") {
+			return fmt.Errorf("field %s: IncludeParam needs a non-null boolean field that is not also a filter", f.Name)
+		}
+		if a.RefRoot {
+			if err := checkRefRoot(f); err != nil {
+				return err
+			}
 		}
 		if a.Null == annotate.NullClears && !f.F.Nillable {
 			return fmt.Errorf("field %s: null can only clear a nillable field", f.Name)
@@ -294,6 +365,23 @@ func (r *Resource) validate() error {
 		if a.Required && !f.F.Optional {
 			return fmt.Errorf("field %s: Required() is for optional (nillable) fields; a non-optional field is required already", f.Name)
 		}
+	}
+	return nil
+}
+
+// checkRefRoot refuses RefRoot on a field that is not a foreign key to a
+// schema exposed with Roots.
+func checkRefRoot(f *Field) error {
+	e := f.Edge()
+	if e == nil {
+		return fmt.Errorf("field %s: RefRoot needs a foreign key", f.Name)
+	}
+	ann, ok, err := resourceAnnotation(e.Type)
+	if err != nil {
+		return err
+	}
+	if !ok || ann.RootsOnly == "" {
+		return fmt.Errorf("field %s: RefRoot needs a reference to a schema exposed with Roots, and %s is not", f.Name, e.Type.Name)
 	}
 	return nil
 }
@@ -427,6 +515,17 @@ func (r *Resource) Filters() []*Field {
 	var out []*Field
 	for _, f := range r.Fields {
 		if f.Ann.Filter != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Includes are the fields with an include parameter (annotate.IncludeParam).
+func (r *Resource) Includes() []*Field {
+	var out []*Field
+	for _, f := range r.Fields {
+		if f.Ann.Include != "" {
 			out = append(out, f)
 		}
 	}

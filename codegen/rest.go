@@ -170,6 +170,9 @@ func queryParams(r *Resource) []string {
 	for _, f := range r.Filters() {
 		out = append(out, filterParam(f))
 	}
+	for _, f := range r.Includes() {
+		out = append(out, f.Ann.Include)
+	}
 	if r.Ann.UpdatedSince {
 		out = append(out, "updated_since")
 	}

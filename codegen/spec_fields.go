@@ -194,6 +194,10 @@ func (b *specBuilder) resource(r *Resource) error {
 		return ogen.NewRequestBody().SetRequired(true).SetJSONContent(ref(schema))
 	}
 	human := pluralProse(r)
+	singular := article(prose(name))
+	if human == prose(name) { // a mass noun: "Retrieve equipment"
+		singular = human
+	}
 	if r.Has(annotate.List) {
 		params, err := b.listParams(r)
 		if err != nil {
@@ -204,23 +208,28 @@ func (b *specBuilder) resource(r *Resource) error {
 			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrors...))
 	}
 	if r.Has(annotate.Create) {
-		path(b.spec, coll).Post = op(annotate.Create, "Create "+article(prose(name))).
+		path(b.spec, coll).Post = op(annotate.Create, "Create "+singular).
 			SetRequestBody(body(name + "Create")).
 			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
 	}
 	if r.Has(annotate.Read) {
-		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+article(prose(name))).
+		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+singular).
 			AddParameters(idParam).
 			SetResponses(responses("200", "The record.", name+"Data", readErrors...))
 	}
 	if r.Has(annotate.Update) {
-		path(b.spec, item).Patch = op(annotate.Update, "Update "+article(prose(name))).
+		path(b.spec, item).Patch = op(annotate.Update, "Update "+singular).
 			AddParameters(idParam).
 			SetRequestBody(body(name + "Update")).
 			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
 	}
 	if r.Has(annotate.Delete) {
-		path(b.spec, item).Delete = op(annotate.Delete, "Delete "+article(prose(name))).
+		del := op(annotate.Delete, "Delete "+singular)
+		if r.SoftDelete != nil {
+			del.Description = "Soft delete: the record leaves lists and single retrievals (404 afterwards) but is kept " +
+				"for the records that reference it; its unique values are free for a new record. " + del.Description
+		}
+		path(b.spec, item).Delete = del.
 			AddParameters(idParam).
 			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
 	}

@@ -3,6 +3,7 @@ package codegen
 // Query parameters of lists: paging, sort, search and filters.
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -78,6 +79,13 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 			p.Description = "Required. " + p.Description
 		}
 		ps = append(ps, p)
+	}
+	for _, f := range r.Includes() {
+		what := pluralProse(r)
+		desc := fmt.Sprintf("Whether to list %s whose %s is true (default %t); false lists only %s whose %s is false.",
+			what, f.Name, f.Ann.IncludeDefault, what, f.Name)
+		ps = append(ps, ogen.NewParameter().InQuery().SetName(f.Ann.Include).SetDescription(desc).
+			SetSchema(ogen.Bool().SetDefault(json.RawMessage(fmt.Sprint(f.Ann.IncludeDefault)))))
 	}
 	if r.Ann.UpdatedSince {
 		b.spec.Components.Parameters["updated_since"] = ogen.NewParameter().InQuery().SetName("updated_since").

@@ -659,6 +659,9 @@ type EventResource struct {
 	// Parent is the ent type of the document whose .updated event reports a
 	// change to this type, a line of it (annotate.LineOf); "" otherwise.
 	Parent string
+	// SoftDelete names the field whose setting soft-deletes a row
+	// (annotate.SoftDelete): an update setting it is reported as .deleted.
+	SoftDelete string
 }
 
 // EventResources maps ent types to their webhook resource.

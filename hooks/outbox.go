@@ -76,7 +76,7 @@ func Outbox(render Renderer) ent.Hook {
 				}
 				action, _ := ctx.Value(actionKey{}).(string)
 				if action == "" {
-					action = "updated"
+					action = o.updateAction(m)
 				}
 				return v, o.emit(ctx, action, v)
 			case m.Op().Is(ent.OpUpdate):
@@ -93,7 +93,7 @@ func Outbox(render Renderer) ent.Hook {
 					if err != nil {
 						return nil, err
 					}
-					if err := o.emit(ctx, "updated", after); err != nil {
+					if err := o.emit(ctx, o.updateAction(m), after); err != nil {
 						return nil, err
 					}
 				}
@@ -159,6 +159,18 @@ func (o outbox) line(ctx context.Context, m ent.Mutation, next ent.Mutator) (ent
 		}
 	}
 	return v, nil
+}
+
+// updateAction is the action an update reports: "deleted" when it sets the
+// resource's soft-delete field (annotate.SoftDelete), whoever makes it,
+// "updated" otherwise.
+func (o outbox) updateAction(m ent.Mutation) string {
+	if o.res.SoftDelete != "" {
+		if _, set := m.Field(o.res.SoftDelete); set {
+			return "deleted"
+		}
+	}
+	return "updated"
 }
 
 type outbox struct {
