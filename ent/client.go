@@ -20,6 +20,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/employee"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
@@ -32,6 +34,7 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -64,6 +67,10 @@ type Client struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// Employee is the client for interacting with the Employee builders.
+	Employee *EmployeeClient
+	// Equipment is the client for interacting with the Equipment builders.
+	Equipment *EquipmentClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// Food is the client for interacting with the Food builders.
@@ -96,6 +103,8 @@ type Client struct {
 	ProductSupplier *ProductSupplierClient
 	// ProductTag is the client for interacting with the ProductTag builders.
 	ProductTag *ProductTagClient
+	// ProductionLine is the client for interacting with the ProductionLine builders.
+	ProductionLine *ProductionLineClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -130,6 +139,8 @@ func (c *Client) init() {
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
 	c.Country = NewCountryClient(c.config)
+	c.Employee = NewEmployeeClient(c.config)
+	c.Equipment = NewEquipmentClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.Food = NewFoodClient(c.config)
 	c.FoodNutrient = NewFoodNutrientClient(c.config)
@@ -146,6 +157,7 @@ func (c *Client) init() {
 	c.ProductSubstitute = NewProductSubstituteClient(c.config)
 	c.ProductSupplier = NewProductSupplierClient(c.config)
 	c.ProductTag = NewProductTagClient(c.config)
+	c.ProductionLine = NewProductionLineClient(c.config)
 	c.QCCheckpoint = NewQCCheckpointClient(c.config)
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
@@ -252,6 +264,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Allergen:             NewAllergenClient(cfg),
 		AuditRecord:          NewAuditRecordClient(cfg),
 		Country:              NewCountryClient(cfg),
+		Employee:             NewEmployeeClient(cfg),
+		Equipment:            NewEquipmentClient(cfg),
 		Event:                NewEventClient(cfg),
 		Food:                 NewFoodClient(cfg),
 		FoodNutrient:         NewFoodNutrientClient(cfg),
@@ -268,6 +282,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProductSubstitute:    NewProductSubstituteClient(cfg),
 		ProductSupplier:      NewProductSupplierClient(cfg),
 		ProductTag:           NewProductTagClient(cfg),
+		ProductionLine:       NewProductionLineClient(cfg),
 		QCCheckpoint:         NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
 		RateWindow:           NewRateWindowClient(cfg),
@@ -301,6 +316,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Allergen:             NewAllergenClient(cfg),
 		AuditRecord:          NewAuditRecordClient(cfg),
 		Country:              NewCountryClient(cfg),
+		Employee:             NewEmployeeClient(cfg),
+		Equipment:            NewEquipmentClient(cfg),
 		Event:                NewEventClient(cfg),
 		Food:                 NewFoodClient(cfg),
 		FoodNutrient:         NewFoodNutrientClient(cfg),
@@ -317,6 +334,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProductSubstitute:    NewProductSubstituteClient(cfg),
 		ProductSupplier:      NewProductSupplierClient(cfg),
 		ProductTag:           NewProductTagClient(cfg),
+		ProductionLine:       NewProductionLineClient(cfg),
 		QCCheckpoint:         NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
 		RateWindow:           NewRateWindowClient(cfg),
@@ -355,13 +373,13 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Event, c.Food,
-		c.FoodNutrient, c.Location, c.Nutrient, c.Operation, c.Organization,
-		c.Preservation, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.QCCheckpoint, c.QCUnitOfMeasure,
-		c.RateWindow, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.Nutrient,
+		c.Operation, c.Organization, c.Preservation, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductQCCheckpoint,
+		c.ProductSubstitute, c.ProductSupplier, c.ProductTag, c.ProductionLine,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
+		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -371,13 +389,13 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Event, c.Food,
-		c.FoodNutrient, c.Location, c.Nutrient, c.Operation, c.Organization,
-		c.Preservation, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.QCCheckpoint, c.QCUnitOfMeasure,
-		c.RateWindow, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.Nutrient,
+		c.Operation, c.Organization, c.Preservation, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductQCCheckpoint,
+		c.ProductSubstitute, c.ProductSupplier, c.ProductTag, c.ProductionLine,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
+		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -396,6 +414,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditRecord.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
+	case *EmployeeMutation:
+		return c.Employee.mutate(ctx, m)
+	case *EquipmentMutation:
+		return c.Equipment.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *FoodMutation:
@@ -428,6 +450,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductSupplier.mutate(ctx, m)
 	case *ProductTagMutation:
 		return c.ProductTag.mutate(ctx, m)
+	case *ProductionLineMutation:
+		return c.ProductionLine.mutate(ctx, m)
 	case *QCCheckpointMutation:
 		return c.QCCheckpoint.mutate(ctx, m)
 	case *QCUnitOfMeasureMutation:
@@ -1246,6 +1270,322 @@ func (c *CountryClient) mutate(ctx context.Context, m *CountryMutation) (Value, 
 		return (&CountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Country mutation op: %q", m.Op())
+	}
+}
+
+// EmployeeClient is a client for the Employee schema.
+type EmployeeClient struct {
+	config
+}
+
+// NewEmployeeClient returns a client for the Employee from the given config.
+func NewEmployeeClient(c config) *EmployeeClient {
+	return &EmployeeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `employee.Hooks(f(g(h())))`.
+func (c *EmployeeClient) Use(hooks ...Hook) {
+	c.hooks.Employee = append(c.hooks.Employee, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `employee.Intercept(f(g(h())))`.
+func (c *EmployeeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Employee = append(c.inters.Employee, interceptors...)
+}
+
+// Create returns a builder for creating a Employee entity.
+func (c *EmployeeClient) Create() *EmployeeCreate {
+	mutation := newEmployeeMutation(c.config, OpCreate)
+	return &EmployeeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Employee entities.
+func (c *EmployeeClient) CreateBulk(builders ...*EmployeeCreate) *EmployeeCreateBulk {
+	return &EmployeeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmployeeClient) MapCreateBulk(slice any, setFunc func(*EmployeeCreate, int)) *EmployeeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmployeeCreateBulk{err: fmt.Errorf("calling to EmployeeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmployeeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmployeeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Employee.
+func (c *EmployeeClient) Update() *EmployeeUpdate {
+	mutation := newEmployeeMutation(c.config, OpUpdate)
+	return &EmployeeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmployeeClient) UpdateOne(_m *Employee) *EmployeeUpdateOne {
+	mutation := newEmployeeMutation(c.config, OpUpdateOne, withEmployee(_m))
+	return &EmployeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmployeeClient) UpdateOneID(id int) *EmployeeUpdateOne {
+	mutation := newEmployeeMutation(c.config, OpUpdateOne, withEmployeeID(id))
+	return &EmployeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Employee.
+func (c *EmployeeClient) Delete() *EmployeeDelete {
+	mutation := newEmployeeMutation(c.config, OpDelete)
+	return &EmployeeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmployeeClient) DeleteOne(_m *Employee) *EmployeeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmployeeClient) DeleteOneID(id int) *EmployeeDeleteOne {
+	builder := c.Delete().Where(employee.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmployeeDeleteOne{builder}
+}
+
+// Query returns a query builder for Employee.
+func (c *EmployeeClient) Query() *EmployeeQuery {
+	return &EmployeeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmployee},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Employee entity by its id.
+func (c *EmployeeClient) Get(ctx context.Context, id int) (*Employee, error) {
+	return c.Query().Where(employee.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmployeeClient) GetX(ctx context.Context, id int) *Employee {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Employee.
+func (c *EmployeeClient) QueryAccount(_m *Employee) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(employee.Table, employee.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, employee.AccountTable, employee.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EmployeeClient) Hooks() []Hook {
+	hooks := c.hooks.Employee
+	return append(hooks[:len(hooks):len(hooks)], employee.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmployeeClient) Interceptors() []Interceptor {
+	return c.inters.Employee
+}
+
+func (c *EmployeeClient) mutate(ctx context.Context, m *EmployeeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmployeeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmployeeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmployeeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmployeeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Employee mutation op: %q", m.Op())
+	}
+}
+
+// EquipmentClient is a client for the Equipment schema.
+type EquipmentClient struct {
+	config
+}
+
+// NewEquipmentClient returns a client for the Equipment from the given config.
+func NewEquipmentClient(c config) *EquipmentClient {
+	return &EquipmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `equipment.Hooks(f(g(h())))`.
+func (c *EquipmentClient) Use(hooks ...Hook) {
+	c.hooks.Equipment = append(c.hooks.Equipment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `equipment.Intercept(f(g(h())))`.
+func (c *EquipmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Equipment = append(c.inters.Equipment, interceptors...)
+}
+
+// Create returns a builder for creating a Equipment entity.
+func (c *EquipmentClient) Create() *EquipmentCreate {
+	mutation := newEquipmentMutation(c.config, OpCreate)
+	return &EquipmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Equipment entities.
+func (c *EquipmentClient) CreateBulk(builders ...*EquipmentCreate) *EquipmentCreateBulk {
+	return &EquipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EquipmentClient) MapCreateBulk(slice any, setFunc func(*EquipmentCreate, int)) *EquipmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EquipmentCreateBulk{err: fmt.Errorf("calling to EquipmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EquipmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EquipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Equipment.
+func (c *EquipmentClient) Update() *EquipmentUpdate {
+	mutation := newEquipmentMutation(c.config, OpUpdate)
+	return &EquipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EquipmentClient) UpdateOne(_m *Equipment) *EquipmentUpdateOne {
+	mutation := newEquipmentMutation(c.config, OpUpdateOne, withEquipment(_m))
+	return &EquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EquipmentClient) UpdateOneID(id int) *EquipmentUpdateOne {
+	mutation := newEquipmentMutation(c.config, OpUpdateOne, withEquipmentID(id))
+	return &EquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Equipment.
+func (c *EquipmentClient) Delete() *EquipmentDelete {
+	mutation := newEquipmentMutation(c.config, OpDelete)
+	return &EquipmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EquipmentClient) DeleteOne(_m *Equipment) *EquipmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EquipmentClient) DeleteOneID(id int) *EquipmentDeleteOne {
+	builder := c.Delete().Where(equipment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EquipmentDeleteOne{builder}
+}
+
+// Query returns a query builder for Equipment.
+func (c *EquipmentClient) Query() *EquipmentQuery {
+	return &EquipmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEquipment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Equipment entity by its id.
+func (c *EquipmentClient) Get(ctx context.Context, id int) (*Equipment, error) {
+	return c.Query().Where(equipment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EquipmentClient) GetX(ctx context.Context, id int) *Equipment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Equipment.
+func (c *EquipmentClient) QueryAccount(_m *Equipment) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(equipment.Table, equipment.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, equipment.AccountTable, equipment.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWarehouse queries the warehouse edge of a Equipment.
+func (c *EquipmentClient) QueryWarehouse(_m *Equipment) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(equipment.Table, equipment.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, equipment.WarehouseTable, equipment.WarehouseColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EquipmentClient) Hooks() []Hook {
+	hooks := c.hooks.Equipment
+	return append(hooks[:len(hooks):len(hooks)], equipment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *EquipmentClient) Interceptors() []Interceptor {
+	return c.inters.Equipment
+}
+
+func (c *EquipmentClient) mutate(ctx context.Context, m *EquipmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EquipmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EquipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EquipmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Equipment mutation op: %q", m.Op())
 	}
 }
 
@@ -4145,6 +4485,172 @@ func (c *ProductTagClient) mutate(ctx context.Context, m *ProductTagMutation) (V
 	}
 }
 
+// ProductionLineClient is a client for the ProductionLine schema.
+type ProductionLineClient struct {
+	config
+}
+
+// NewProductionLineClient returns a client for the ProductionLine from the given config.
+func NewProductionLineClient(c config) *ProductionLineClient {
+	return &ProductionLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productionline.Hooks(f(g(h())))`.
+func (c *ProductionLineClient) Use(hooks ...Hook) {
+	c.hooks.ProductionLine = append(c.hooks.ProductionLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productionline.Intercept(f(g(h())))`.
+func (c *ProductionLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductionLine = append(c.inters.ProductionLine, interceptors...)
+}
+
+// Create returns a builder for creating a ProductionLine entity.
+func (c *ProductionLineClient) Create() *ProductionLineCreate {
+	mutation := newProductionLineMutation(c.config, OpCreate)
+	return &ProductionLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductionLine entities.
+func (c *ProductionLineClient) CreateBulk(builders ...*ProductionLineCreate) *ProductionLineCreateBulk {
+	return &ProductionLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionLineClient) MapCreateBulk(slice any, setFunc func(*ProductionLineCreate, int)) *ProductionLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionLineCreateBulk{err: fmt.Errorf("calling to ProductionLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductionLine.
+func (c *ProductionLineClient) Update() *ProductionLineUpdate {
+	mutation := newProductionLineMutation(c.config, OpUpdate)
+	return &ProductionLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionLineClient) UpdateOne(_m *ProductionLine) *ProductionLineUpdateOne {
+	mutation := newProductionLineMutation(c.config, OpUpdateOne, withProductionLine(_m))
+	return &ProductionLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionLineClient) UpdateOneID(id int) *ProductionLineUpdateOne {
+	mutation := newProductionLineMutation(c.config, OpUpdateOne, withProductionLineID(id))
+	return &ProductionLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductionLine.
+func (c *ProductionLineClient) Delete() *ProductionLineDelete {
+	mutation := newProductionLineMutation(c.config, OpDelete)
+	return &ProductionLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionLineClient) DeleteOne(_m *ProductionLine) *ProductionLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionLineClient) DeleteOneID(id int) *ProductionLineDeleteOne {
+	builder := c.Delete().Where(productionline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionLineDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductionLine.
+func (c *ProductionLineClient) Query() *ProductionLineQuery {
+	return &ProductionLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductionLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductionLine entity by its id.
+func (c *ProductionLineClient) Get(ctx context.Context, id int) (*ProductionLine, error) {
+	return c.Query().Where(productionline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionLineClient) GetX(ctx context.Context, id int) *ProductionLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductionLine.
+func (c *ProductionLineClient) QueryAccount(_m *ProductionLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionline.Table, productionline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionline.AccountTable, productionline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWarehouse queries the warehouse edge of a ProductionLine.
+func (c *ProductionLineClient) QueryWarehouse(_m *ProductionLine) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionline.Table, productionline.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionline.WarehouseTable, productionline.WarehouseColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionLineClient) Hooks() []Hook {
+	hooks := c.hooks.ProductionLine
+	return append(hooks[:len(hooks):len(hooks)], productionline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionLineClient) Interceptors() []Interceptor {
+	return c.inters.ProductionLine
+}
+
+func (c *ProductionLineClient) mutate(ctx context.Context, m *ProductionLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductionLine mutation op: %q", m.Op())
+	}
+}
+
 // QCCheckpointClient is a client for the QCCheckpoint schema.
 type QCCheckpointClient struct {
 	config
@@ -5562,19 +6068,20 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Event, Food, FoodNutrient,
-		Location, Nutrient, Operation, Organization, Preservation, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
+		Food, FoodNutrient, Location, Nutrient, Operation, Organization, Preservation,
+		Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow, Supplier, Tag,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Event, Food, FoodNutrient,
-		Location, Nutrient, Operation, Organization, Preservation, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
+		Food, FoodNutrient, Location, Nutrient, Operation, Organization, Preservation,
+		Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow, Supplier, Tag,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

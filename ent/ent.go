@@ -17,6 +17,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/employee"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
@@ -29,6 +31,7 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -107,6 +110,8 @@ func checkColumn(t, c string) error {
 			allergen.Table:             allergen.ValidColumn,
 			auditrecord.Table:          auditrecord.ValidColumn,
 			country.Table:              country.ValidColumn,
+			employee.Table:             employee.ValidColumn,
+			equipment.Table:            equipment.ValidColumn,
 			event.Table:                event.ValidColumn,
 			food.Table:                 food.ValidColumn,
 			foodnutrient.Table:         foodnutrient.ValidColumn,
@@ -123,6 +128,7 @@ func checkColumn(t, c string) error {
 			productsubstitute.Table:    productsubstitute.ValidColumn,
 			productsupplier.Table:      productsupplier.ValidColumn,
 			producttag.Table:           producttag.ValidColumn,
+			productionline.Table:       productionline.ValidColumn,
 			qccheckpoint.Table:         qccheckpoint.ValidColumn,
 			qcunitofmeasure.Table:      qcunitofmeasure.ValidColumn,
 			ratewindow.Table:           ratewindow.ValidColumn,

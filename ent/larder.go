@@ -364,6 +364,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("api_key_id", "must name an existing API key (%d was not found)", id)
 			}
 		}
+	case *EquipmentMutation:
+		if id, ok := m.WarehouseID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("warehouse_id", "must name an existing warehouse (%d was not found)", id)
+			}
+		}
 	case *FoodNutrientMutation:
 		if id, ok := m.FoodID(); ok {
 			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)
@@ -564,6 +574,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("tag_id", "must name an existing tag (%d was not found)", id)
 			}
 		}
+	case *ProductionLineMutation:
+		if id, ok := m.WarehouseID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("warehouse_id", "must name an existing warehouse (%d was not found)", id)
+			}
+		}
 	case *QCCheckpointMutation:
 		if id, ok := m.QcUnitOfMeasureID(); ok {
 			found, err := m.Client().QCUnitOfMeasure.Query().Where(qcunitofmeasure.ID(id)).Exist(ctx)
@@ -617,6 +637,8 @@ var uniqueIndexes = map[string][]string{
 	"allergen_code":                                   {"code"},
 	"country_account_id_code":                         {"account_id", "code"},
 	"country_code":                                    {"code"},
+	"employee_account_id_code":                        {"account_id", "code"},
+	"equipment_account_id_code":                       {"account_id", "code"},
 	"events_event_id_key":                             {"event_id"},
 	"foodnutrient_food_id_nutrient_id":                {"food_id", "nutrient_id"},
 	"location_account_id_code":                        {"account_id", "code"},
@@ -634,6 +656,7 @@ var uniqueIndexes = map[string][]string{
 	"productsubstitute_product_id_substitute_id":      {"product_id", "substitute_id"},
 	"productsupplier_product_id_supplier_id":          {"product_id", "supplier_id"},
 	"producttag_product_id_tag_id":                    {"product_id", "tag_id"},
+	"productionline_account_id_name":                  {"account_id", "name"},
 	"qccheckpoint_account_id_code":                    {"account_id", "code"},
 	"qcunitofmeasure_account_id_code":                 {"account_id", "code"},
 	"qcunitofmeasure_code":                            {"code"},
@@ -666,13 +689,15 @@ type EventResource struct {
 
 // EventResources maps ent types to their webhook resource.
 var EventResources = map[string]EventResource{
-	"Allergen":      {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Food":          {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Location":      {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
-	"Operation":     {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Product":       {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Tag":           {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"UnitOfMeasure": {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Allergen":       {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Equipment":      {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Food":           {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Location":       {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
+	"Operation":      {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Product":        {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"ProductionLine": {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
+	"Tag":            {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"UnitOfMeasure":  {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }
 
 // EventCatalogue maps every webhook resource to its actions (annotate.Catalogue),

@@ -6,10 +6,12 @@ import (
 	"context"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -24,6 +26,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *EquipmentMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Equipment.Query().Where(equipment.IDIn(ids...)).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +104,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *ProductionLineMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().ProductionLine.Query().Where(productionline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *TagMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -125,6 +155,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 	switch e := v.(type) {
 	case *Allergen:
 		return c.Allergen.Get(ctx, e.ID)
+	case *Equipment:
+		return c.Equipment.Get(ctx, e.ID)
 	case *Food:
 		return c.Food.Get(ctx, e.ID)
 	case *Location:
@@ -133,6 +165,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Operation.Get(ctx, e.ID)
 	case *Product:
 		return c.Product.Get(ctx, e.ID)
+	case *ProductionLine:
+		return c.ProductionLine.Get(ctx, e.ID)
 	case *Tag:
 		return c.Tag.Get(ctx, e.ID)
 	case *UnitOfMeasure:
@@ -164,6 +198,10 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *Employee:
+		return e.AccountID, true
+	case *Equipment:
+		return e.AccountID, true
 	case *Event:
 		return e.AccountID, true
 	case *Food:
@@ -205,6 +243,8 @@ func AccountOf(v Value) (int, bool) {
 	case *ProductSupplier:
 		return e.AccountID, true
 	case *ProductTag:
+		return e.AccountID, true
+	case *ProductionLine:
 		return e.AccountID, true
 	case *QCCheckpoint:
 		return e.AccountID, true

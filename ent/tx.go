@@ -24,6 +24,10 @@ type Tx struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// Employee is the client for interacting with the Employee builders.
+	Employee *EmployeeClient
+	// Equipment is the client for interacting with the Equipment builders.
+	Equipment *EquipmentClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// Food is the client for interacting with the Food builders.
@@ -56,6 +60,8 @@ type Tx struct {
 	ProductSupplier *ProductSupplierClient
 	// ProductTag is the client for interacting with the ProductTag builders.
 	ProductTag *ProductTagClient
+	// ProductionLine is the client for interacting with the ProductionLine builders.
+	ProductionLine *ProductionLineClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -210,6 +216,8 @@ func (tx *Tx) init() {
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
+	tx.Employee = NewEmployeeClient(tx.config)
+	tx.Equipment = NewEquipmentClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.Food = NewFoodClient(tx.config)
 	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
@@ -226,6 +234,7 @@ func (tx *Tx) init() {
 	tx.ProductSubstitute = NewProductSubstituteClient(tx.config)
 	tx.ProductSupplier = NewProductSupplierClient(tx.config)
 	tx.ProductTag = NewProductTagClient(tx.config)
+	tx.ProductionLine = NewProductionLineClient(tx.config)
 	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)

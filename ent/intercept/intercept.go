@@ -13,6 +13,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/employee"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
@@ -26,6 +28,7 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -230,6 +233,60 @@ func (f TraverseCountry) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
+// The EmployeeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EmployeeFunc func(context.Context, *ent.EmployeeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EmployeeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EmployeeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EmployeeQuery", q)
+}
+
+// The TraverseEmployee type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEmployee func(context.Context, *ent.EmployeeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEmployee) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEmployee) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmployeeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EmployeeQuery", q)
+}
+
+// The EquipmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type EquipmentFunc func(context.Context, *ent.EquipmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f EquipmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.EquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.EquipmentQuery", q)
+}
+
+// The TraverseEquipment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseEquipment func(context.Context, *ent.EquipmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseEquipment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseEquipment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.EquipmentQuery", q)
 }
 
 // The EventFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -664,6 +721,33 @@ func (f TraverseProductTag) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductTagQuery", q)
 }
 
+// The ProductionLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionLineFunc func(context.Context, *ent.ProductionLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineQuery", q)
+}
+
+// The TraverseProductionLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductionLine func(context.Context, *ent.ProductionLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductionLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductionLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineQuery", q)
+}
+
 // The QCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
 type QCCheckpointFunc func(context.Context, *ent.QCCheckpointQuery) (ent.Value, error)
 
@@ -920,6 +1004,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
+	case *ent.EmployeeQuery:
+		return &query[*ent.EmployeeQuery, predicate.Employee, employee.OrderOption]{typ: ent.TypeEmployee, tq: q}, nil
+	case *ent.EquipmentQuery:
+		return &query[*ent.EquipmentQuery, predicate.Equipment, equipment.OrderOption]{typ: ent.TypeEquipment, tq: q}, nil
 	case *ent.EventQuery:
 		return &query[*ent.EventQuery, predicate.Event, event.OrderOption]{typ: ent.TypeEvent, tq: q}, nil
 	case *ent.FoodQuery:
@@ -952,6 +1040,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ProductSupplierQuery, predicate.ProductSupplier, productsupplier.OrderOption]{typ: ent.TypeProductSupplier, tq: q}, nil
 	case *ent.ProductTagQuery:
 		return &query[*ent.ProductTagQuery, predicate.ProductTag, producttag.OrderOption]{typ: ent.TypeProductTag, tq: q}, nil
+	case *ent.ProductionLineQuery:
+		return &query[*ent.ProductionLineQuery, predicate.ProductionLine, productionline.OrderOption]{typ: ent.TypeProductionLine, tq: q}, nil
 	case *ent.QCCheckpointQuery:
 		return &query[*ent.QCCheckpointQuery, predicate.QCCheckpoint, qccheckpoint.OrderOption]{typ: ent.TypeQCCheckpoint, tq: q}, nil
 	case *ent.QCUnitOfMeasureQuery:

@@ -246,6 +246,107 @@ var (
 			},
 		},
 	}
+	// EmployeesColumns holds the columns for the "employees" table.
+	EmployeesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString},
+		{Name: "email", Type: field.TypeString, Nullable: true},
+		{Name: "first_name", Type: field.TypeString},
+		{Name: "last_name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// EmployeesTable holds the schema information for the "employees" table.
+	EmployeesTable = &schema.Table{
+		Name:       "employees",
+		Columns:    EmployeesColumns,
+		PrimaryKey: []*schema.Column{EmployeesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "employees_accounts_account",
+				Columns:    []*schema.Column{EmployeesColumns[8]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "employee_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmployeesColumns[8]},
+			},
+			{
+				Name:    "employee_account_id_last_name",
+				Unique:  false,
+				Columns: []*schema.Column{EmployeesColumns[8], EmployeesColumns[7]},
+			},
+			{
+				Name:    "employee_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{EmployeesColumns[8], EmployeesColumns[4]},
+			},
+		},
+	}
+	// EquipmentColumns holds the columns for the "equipment" table.
+	EquipmentColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "out_of_service", Type: field.TypeBool, Default: false},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "warehouse_id", Type: field.TypeInt, Nullable: true},
+	}
+	// EquipmentTable holds the schema information for the "equipment" table.
+	EquipmentTable = &schema.Table{
+		Name:       "equipment",
+		Columns:    EquipmentColumns,
+		PrimaryKey: []*schema.Column{EquipmentColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "equipment_accounts_account",
+				Columns:    []*schema.Column{EquipmentColumns[6]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "equipment_locations_warehouse",
+				Columns:    []*schema.Column{EquipmentColumns[7]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "equipment_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{EquipmentColumns[6]},
+			},
+			{
+				Name:    "equipment_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{EquipmentColumns[6], EquipmentColumns[4]},
+			},
+			{
+				Name:    "equipment_account_id_out_of_service",
+				Unique:  false,
+				Columns: []*schema.Column{EquipmentColumns[6], EquipmentColumns[5]},
+			},
+			{
+				Name:    "equipment_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{EquipmentColumns[6], EquipmentColumns[3]},
+			},
+			{
+				Name:    "equipment_warehouse_id",
+				Unique:  false,
+				Columns: []*schema.Column{EquipmentColumns[7]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1074,6 +1175,57 @@ var (
 			},
 		},
 	}
+	// ProductionLinesColumns holds the columns for the "production_lines" table.
+	ProductionLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "warehouse_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductionLinesTable holds the schema information for the "production_lines" table.
+	ProductionLinesTable = &schema.Table{
+		Name:       "production_lines",
+		Columns:    ProductionLinesColumns,
+		PrimaryKey: []*schema.Column{ProductionLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "production_lines_accounts_account",
+				Columns:    []*schema.Column{ProductionLinesColumns[6]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_lines_locations_warehouse",
+				Columns:    []*schema.Column{ProductionLinesColumns[7]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productionline_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionLinesColumns[6]},
+			},
+			{
+				Name:    "productionline_account_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{ProductionLinesColumns[6], ProductionLinesColumns[5]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "productionline_warehouse_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionLinesColumns[7]},
+			},
+		},
+	}
 	// QcCheckpointsColumns holds the columns for the "qc_checkpoints" table.
 	QcCheckpointsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1476,6 +1628,8 @@ var (
 		AllergensTable,
 		AuditRecordsTable,
 		CountriesTable,
+		EmployeesTable,
+		EquipmentTable,
 		EventsTable,
 		FoodsTable,
 		FoodNutrientsTable,
@@ -1492,6 +1646,7 @@ var (
 		ProductSubstitutesTable,
 		ProductSuppliersTable,
 		ProductTagsTable,
+		ProductionLinesTable,
 		QcCheckpointsTable,
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
@@ -1523,6 +1678,9 @@ func init() {
 	CountriesTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	EmployeesTable.ForeignKeys[0].RefTable = AccountsTable
+	EquipmentTable.ForeignKeys[0].RefTable = AccountsTable
+	EquipmentTable.ForeignKeys[1].RefTable = LocationsTable
 	EventsTable.ForeignKeys[0].RefTable = AccountsTable
 	FoodsTable.ForeignKeys[0].RefTable = AccountsTable
 	FoodsTable.Annotation = &entsql.Annotation{}
@@ -1575,6 +1733,8 @@ func init() {
 	ProductTagsTable.ForeignKeys[0].RefTable = ProductsTable
 	ProductTagsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductTagsTable.ForeignKeys[2].RefTable = TagsTable
+	ProductionLinesTable.ForeignKeys[0].RefTable = AccountsTable
+	ProductionLinesTable.ForeignKeys[1].RefTable = LocationsTable
 	QcCheckpointsTable.ForeignKeys[0].RefTable = AccountsTable
 	QcCheckpointsTable.ForeignKeys[1].RefTable = QcUnitsOfMeasureTable
 	QcUnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable

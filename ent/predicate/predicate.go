@@ -21,6 +21,12 @@ type AuditRecord func(*sql.Selector)
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 
+// Employee is the predicate function for employee builders.
+type Employee func(*sql.Selector)
+
+// Equipment is the predicate function for equipment builders.
+type Equipment func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 
@@ -68,6 +74,9 @@ type ProductSupplier func(*sql.Selector)
 
 // ProductTag is the predicate function for producttag builders.
 type ProductTag func(*sql.Selector)
+
+// ProductionLine is the predicate function for productionline builders.
+type ProductionLine func(*sql.Selector)
 
 // QCCheckpoint is the predicate function for qccheckpoint builders.
 type QCCheckpoint func(*sql.Selector)

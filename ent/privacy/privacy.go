@@ -231,6 +231,54 @@ func (f CountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CountryMutation", m)
 }
 
+// The EmployeeQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EmployeeQueryRuleFunc func(context.Context, *ent.EmployeeQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EmployeeQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EmployeeQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EmployeeQuery", q)
+}
+
+// The EmployeeMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EmployeeMutationRuleFunc func(context.Context, *ent.EmployeeMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EmployeeMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EmployeeMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EmployeeMutation", m)
+}
+
+// The EquipmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type EquipmentQueryRuleFunc func(context.Context, *ent.EquipmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f EquipmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.EquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.EquipmentQuery", q)
+}
+
+// The EquipmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type EquipmentMutationRuleFunc func(context.Context, *ent.EquipmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f EquipmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.EquipmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.EquipmentMutation", m)
+}
+
 // The EventQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EventQueryRuleFunc func(context.Context, *ent.EventQuery) error
@@ -615,6 +663,30 @@ func (f ProductTagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductTagMutation", m)
 }
 
+// The ProductionLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionLineQueryRuleFunc func(context.Context, *ent.ProductionLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionLineQuery", q)
+}
+
+// The ProductionLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionLineMutationRuleFunc func(context.Context, *ent.ProductionLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionLineMutation", m)
+}
+
 // The QCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type QCCheckpointQueryRuleFunc func(context.Context, *ent.QCCheckpointQuery) error
@@ -876,6 +948,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
+	case *ent.EmployeeQuery:
+		return q.Filter(), nil
+	case *ent.EquipmentQuery:
+		return q.Filter(), nil
 	case *ent.EventQuery:
 		return q.Filter(), nil
 	case *ent.FoodQuery:
@@ -907,6 +983,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.ProductSupplierQuery:
 		return q.Filter(), nil
 	case *ent.ProductTagQuery:
+		return q.Filter(), nil
+	case *ent.ProductionLineQuery:
 		return q.Filter(), nil
 	case *ent.QCCheckpointQuery:
 		return q.Filter(), nil
@@ -943,6 +1021,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.CountryMutation:
 		return m.Filter(), nil
+	case *ent.EmployeeMutation:
+		return m.Filter(), nil
+	case *ent.EquipmentMutation:
+		return m.Filter(), nil
 	case *ent.EventMutation:
 		return m.Filter(), nil
 	case *ent.FoodMutation:
@@ -974,6 +1056,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ProductSupplierMutation:
 		return m.Filter(), nil
 	case *ent.ProductTagMutation:
+		return m.Filter(), nil
+	case *ent.ProductionLineMutation:
 		return m.Filter(), nil
 	case *ent.QCCheckpointMutation:
 		return m.Filter(), nil

@@ -32,6 +32,13 @@ var Scopes = map[string]string{
 	oas.DeleteAllergenOperation:       "catalog:write",
 	oas.ListCountriesOperation:        "catalog:read",
 	oas.GetCountryOperation:           "catalog:read",
+	oas.ListEmployeesOperation:        "manufacturing:read",
+	oas.GetEmployeeOperation:          "manufacturing:read",
+	oas.ListEquipmentOperation:        "manufacturing:read",
+	oas.GetEquipmentOperation:         "manufacturing:read",
+	oas.CreateEquipmentOperation:      "manufacturing:write",
+	oas.UpdateEquipmentOperation:      "manufacturing:write",
+	oas.DeleteEquipmentOperation:      "manufacturing:write",
 	oas.ListFoodsOperation:            "catalog:read",
 	oas.GetFoodOperation:              "catalog:read",
 	oas.CreateFoodOperation:           "catalog:write",
@@ -46,6 +53,11 @@ var Scopes = map[string]string{
 	oas.DeleteOperationOperation:      "manufacturing:write",
 	oas.ListPreservationsOperation:    "catalog:read",
 	oas.GetPreservationOperation:      "catalog:read",
+	oas.ListProductionLinesOperation:  "manufacturing:read",
+	oas.GetProductionLineOperation:    "manufacturing:read",
+	oas.CreateProductionLineOperation: "manufacturing:write",
+	oas.UpdateProductionLineOperation: "manufacturing:write",
+	oas.DeleteProductionLineOperation: "manufacturing:write",
 	oas.ListProductsOperation:         "catalog:read",
 	oas.GetProductOperation:           "catalog:read",
 	oas.ListQcCheckpointsOperation:    "catalog:read",
@@ -75,10 +87,13 @@ var Scopes = map[string]string{
 var QueryParams = map[string][]string{
 	oas.ListAllergensOperation:        {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
 	oas.ListCountriesOperation:        {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListEmployeesOperation:        {"limit", "offset", "sort", "search"},
+	oas.ListEquipmentOperation:        {"limit", "offset", "sort", "search", "code", "name", "include_out_of_service"},
 	oas.ListFoodsOperation:            {"limit", "offset", "sort", "search"},
 	oas.ListNutrientsOperation:        {"search"},
 	oas.ListOperationsOperation:       {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListPreservationsOperation:    {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListProductionLinesOperation:  {"limit", "offset", "sort", "search", "name"},
 	oas.ListProductsOperation:         {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
 	oas.ListQcCheckpointsOperation:    {"limit", "offset", "sort", "search", "code", "input_type", "name"},
 	oas.ListQcUnitsOfMeasureOperation: {"limit", "offset", "sort", "search", "code", "name"},
@@ -118,12 +133,18 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Allergen:
 		body, err = allergenSnapshot(e)
 		return "allergen", e.ID, body, true, err
+	case *ent.Equipment:
+		body, err = equipmentSnapshot(e)
+		return "equipment", e.ID, body, true, err
 	case *ent.Food:
 		body, err = foodSnapshot(e)
 		return "food", e.ID, body, true, err
 	case *ent.Operation:
 		body, err = operationSnapshot(e)
 		return "operation", e.ID, body, true, err
+	case *ent.ProductionLine:
+		body, err = productionLineSnapshot(e)
+		return "production_line", e.ID, body, true, err
 	case *ent.Product:
 		body, err = productSnapshot(e)
 		return "product", e.ID, body, true, err

@@ -11,6 +11,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/employee"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
@@ -23,6 +25,7 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -196,6 +199,72 @@ func init() {
 	country.DefaultUpdatedAt = countryDescUpdatedAt.Default.(func() time.Time)
 	// country.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	country.UpdateDefaultUpdatedAt = countryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	employeeMixin := schema.Employee{}.Mixin()
+	employee.Policy = privacy.NewPolicies(employeeMixin[0], schema.Employee{})
+	employee.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := employee.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	employeeMixinHooks0 := employeeMixin[0].Hooks()
+
+	employee.Hooks[1] = employeeMixinHooks0[0]
+
+	employee.Hooks[2] = employeeMixinHooks0[1]
+	employeeMixinFields1 := employeeMixin[1].Fields()
+	_ = employeeMixinFields1
+	employeeFields := schema.Employee{}.Fields()
+	_ = employeeFields
+	// employeeDescCreatedAt is the schema descriptor for created_at field.
+	employeeDescCreatedAt := employeeMixinFields1[0].Descriptor()
+	// employee.DefaultCreatedAt holds the default value on creation for the created_at field.
+	employee.DefaultCreatedAt = employeeDescCreatedAt.Default.(func() time.Time)
+	// employeeDescUpdatedAt is the schema descriptor for updated_at field.
+	employeeDescUpdatedAt := employeeMixinFields1[1].Descriptor()
+	// employee.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	employee.DefaultUpdatedAt = employeeDescUpdatedAt.Default.(func() time.Time)
+	// employee.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	employee.UpdateDefaultUpdatedAt = employeeDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// employeeDescActive is the schema descriptor for active field.
+	employeeDescActive := employeeFields[0].Descriptor()
+	// employee.DefaultActive holds the default value on creation for the active field.
+	employee.DefaultActive = employeeDescActive.Default.(bool)
+	equipmentMixin := schema.Equipment{}.Mixin()
+	equipment.Policy = privacy.NewPolicies(equipmentMixin[0], schema.Equipment{})
+	equipment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := equipment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	equipmentMixinHooks0 := equipmentMixin[0].Hooks()
+
+	equipment.Hooks[1] = equipmentMixinHooks0[0]
+
+	equipment.Hooks[2] = equipmentMixinHooks0[1]
+	equipmentMixinFields1 := equipmentMixin[1].Fields()
+	_ = equipmentMixinFields1
+	equipmentFields := schema.Equipment{}.Fields()
+	_ = equipmentFields
+	// equipmentDescCreatedAt is the schema descriptor for created_at field.
+	equipmentDescCreatedAt := equipmentMixinFields1[0].Descriptor()
+	// equipment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	equipment.DefaultCreatedAt = equipmentDescCreatedAt.Default.(func() time.Time)
+	// equipmentDescUpdatedAt is the schema descriptor for updated_at field.
+	equipmentDescUpdatedAt := equipmentMixinFields1[1].Descriptor()
+	// equipment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	equipment.DefaultUpdatedAt = equipmentDescUpdatedAt.Default.(func() time.Time)
+	// equipment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	equipment.UpdateDefaultUpdatedAt = equipmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// equipmentDescOutOfService is the schema descriptor for out_of_service field.
+	equipmentDescOutOfService := equipmentFields[2].Descriptor()
+	// equipment.DefaultOutOfService holds the default value on creation for the out_of_service field.
+	equipment.DefaultOutOfService = equipmentDescOutOfService.Default.(bool)
 	event.Policy = privacy.NewPolicies(schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
@@ -588,6 +657,35 @@ func init() {
 	producttag.Hooks[1] = producttagMixinHooks0[0]
 
 	producttag.Hooks[2] = producttagMixinHooks0[1]
+	productionlineMixin := schema.ProductionLine{}.Mixin()
+	productionline.Policy = privacy.NewPolicies(productionlineMixin[0], schema.ProductionLine{})
+	productionline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productionline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionlineMixinHooks0 := productionlineMixin[0].Hooks()
+
+	productionline.Hooks[1] = productionlineMixinHooks0[0]
+
+	productionline.Hooks[2] = productionlineMixinHooks0[1]
+	productionlineMixinFields1 := productionlineMixin[1].Fields()
+	_ = productionlineMixinFields1
+	productionlineFields := schema.ProductionLine{}.Fields()
+	_ = productionlineFields
+	// productionlineDescCreatedAt is the schema descriptor for created_at field.
+	productionlineDescCreatedAt := productionlineMixinFields1[0].Descriptor()
+	// productionline.DefaultCreatedAt holds the default value on creation for the created_at field.
+	productionline.DefaultCreatedAt = productionlineDescCreatedAt.Default.(func() time.Time)
+	// productionlineDescUpdatedAt is the schema descriptor for updated_at field.
+	productionlineDescUpdatedAt := productionlineMixinFields1[1].Descriptor()
+	// productionline.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	productionline.DefaultUpdatedAt = productionlineDescUpdatedAt.Default.(func() time.Time)
+	// productionline.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	productionline.UpdateDefaultUpdatedAt = productionlineDescUpdatedAt.UpdateDefault.(func() time.Time)
 	qccheckpointMixin := schema.QCCheckpoint{}.Mixin()
 	qccheckpoint.Policy = privacy.NewPolicies(qccheckpointMixin[0], schema.QCCheckpoint{})
 	qccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {

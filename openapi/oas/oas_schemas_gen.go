@@ -465,6 +465,136 @@ func (s *CountryList) SetOrder(val string) {
 	s.Order = val
 }
 
+// Employees of the plant. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/Employee
+type Employee struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the employee currently works in the plant.
+	Active bool `json:"active"`
+	// Employee code, unique within the account.
+	Code string `json:"code"`
+	// Work e-mail address.
+	Email NilString `json:"email"`
+	// Given name.
+	FirstName string `json:"first_name"`
+	// Family name.
+	LastName string `json:"last_name"`
+}
+
+// GetID returns the value of ID.
+func (s *Employee) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *Employee) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *Employee) GetCode() string {
+	return s.Code
+}
+
+// GetEmail returns the value of Email.
+func (s *Employee) GetEmail() NilString {
+	return s.Email
+}
+
+// GetFirstName returns the value of FirstName.
+func (s *Employee) GetFirstName() string {
+	return s.FirstName
+}
+
+// GetLastName returns the value of LastName.
+func (s *Employee) GetLastName() string {
+	return s.LastName
+}
+
+// SetID sets the value of ID.
+func (s *Employee) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *Employee) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *Employee) SetCode(val string) {
+	s.Code = val
+}
+
+// SetEmail sets the value of Email.
+func (s *Employee) SetEmail(val NilString) {
+	s.Email = val
+}
+
+// SetFirstName sets the value of FirstName.
+func (s *Employee) SetFirstName(val string) {
+	s.FirstName = val
+}
+
+// SetLastName sets the value of LastName.
+func (s *Employee) SetLastName(val string) {
+	s.LastName = val
+}
+
+// Ref: #/components/schemas/EmployeeData
+type EmployeeData struct {
+	Data Employee `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *EmployeeData) GetData() Employee {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *EmployeeData) SetData(val Employee) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/EmployeeList
+type EmployeeList struct {
+	Data       []Employee `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *EmployeeList) GetData() []Employee {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *EmployeeList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *EmployeeList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *EmployeeList) SetData(val []Employee) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *EmployeeList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *EmployeeList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Ref: #/components/schemas/Environment
 type Environment string
 
@@ -505,6 +635,230 @@ func (s *Environment) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Equipment of the plant (ovens, mixers, detectors), in service or out of it.
+// Ref: #/components/schemas/Equipment
+type Equipment struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// Display name.
+	Name string `json:"name"`
+	// Whether the equipment is out of service (unavailable); toggled by update.
+	OutOfService bool `json:"out_of_service"`
+	// The warehouse the equipment is in: one of the account's warehouses.
+	WarehouseID NilInt `json:"warehouse_id"`
+}
+
+// GetID returns the value of ID.
+func (s *Equipment) GetID() int {
+	return s.ID
+}
+
+// GetCode returns the value of Code.
+func (s *Equipment) GetCode() string {
+	return s.Code
+}
+
+// GetName returns the value of Name.
+func (s *Equipment) GetName() string {
+	return s.Name
+}
+
+// GetOutOfService returns the value of OutOfService.
+func (s *Equipment) GetOutOfService() bool {
+	return s.OutOfService
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *Equipment) GetWarehouseID() NilInt {
+	return s.WarehouseID
+}
+
+// SetID sets the value of ID.
+func (s *Equipment) SetID(val int) {
+	s.ID = val
+}
+
+// SetCode sets the value of Code.
+func (s *Equipment) SetCode(val string) {
+	s.Code = val
+}
+
+// SetName sets the value of Name.
+func (s *Equipment) SetName(val string) {
+	s.Name = val
+}
+
+// SetOutOfService sets the value of OutOfService.
+func (s *Equipment) SetOutOfService(val bool) {
+	s.OutOfService = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *Equipment) SetWarehouseID(val NilInt) {
+	s.WarehouseID = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/EquipmentCreate
+type EquipmentCreate struct {
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// Display name.
+	Name string `json:"name"`
+	// Whether the equipment is out of service (unavailable); toggled by update.
+	OutOfService OptBool `json:"out_of_service"`
+	// The warehouse the equipment is in: one of the account's warehouses.
+	WarehouseID OptNilInt `json:"warehouse_id"`
+}
+
+// GetCode returns the value of Code.
+func (s *EquipmentCreate) GetCode() string {
+	return s.Code
+}
+
+// GetName returns the value of Name.
+func (s *EquipmentCreate) GetName() string {
+	return s.Name
+}
+
+// GetOutOfService returns the value of OutOfService.
+func (s *EquipmentCreate) GetOutOfService() OptBool {
+	return s.OutOfService
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *EquipmentCreate) GetWarehouseID() OptNilInt {
+	return s.WarehouseID
+}
+
+// SetCode sets the value of Code.
+func (s *EquipmentCreate) SetCode(val string) {
+	s.Code = val
+}
+
+// SetName sets the value of Name.
+func (s *EquipmentCreate) SetName(val string) {
+	s.Name = val
+}
+
+// SetOutOfService sets the value of OutOfService.
+func (s *EquipmentCreate) SetOutOfService(val OptBool) {
+	s.OutOfService = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *EquipmentCreate) SetWarehouseID(val OptNilInt) {
+	s.WarehouseID = val
+}
+
+// Ref: #/components/schemas/EquipmentData
+type EquipmentData struct {
+	Data Equipment `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *EquipmentData) GetData() Equipment {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *EquipmentData) SetData(val Equipment) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/EquipmentList
+type EquipmentList struct {
+	Data       []Equipment `json:"data"`
+	Pagination Pagination  `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *EquipmentList) GetData() []Equipment {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *EquipmentList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *EquipmentList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *EquipmentList) SetData(val []Equipment) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *EquipmentList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *EquipmentList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/EquipmentUpdate
+type EquipmentUpdate struct {
+	// Short code, unique within the account.
+	Code OptString `json:"code"`
+	// Display name.
+	Name OptString `json:"name"`
+	// Whether the equipment is out of service (unavailable); toggled by update.
+	OutOfService OptBool `json:"out_of_service"`
+	// The warehouse the equipment is in: one of the account's warehouses.
+	WarehouseID OptNilInt `json:"warehouse_id"`
+}
+
+// GetCode returns the value of Code.
+func (s *EquipmentUpdate) GetCode() OptString {
+	return s.Code
+}
+
+// GetName returns the value of Name.
+func (s *EquipmentUpdate) GetName() OptString {
+	return s.Name
+}
+
+// GetOutOfService returns the value of OutOfService.
+func (s *EquipmentUpdate) GetOutOfService() OptBool {
+	return s.OutOfService
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *EquipmentUpdate) GetWarehouseID() OptNilInt {
+	return s.WarehouseID
+}
+
+// SetCode sets the value of Code.
+func (s *EquipmentUpdate) SetCode(val OptString) {
+	s.Code = val
+}
+
+// SetName sets the value of Name.
+func (s *EquipmentUpdate) SetName(val OptString) {
+	s.Name = val
+}
+
+// SetOutOfService sets the value of OutOfService.
+func (s *EquipmentUpdate) SetOutOfService(val OptBool) {
+	s.OutOfService = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *EquipmentUpdate) SetWarehouseID(val OptNilInt) {
+	s.WarehouseID = val
 }
 
 // Foods: nutrition sources of materials, the account's own plus shared ones from a public food
@@ -3031,6 +3385,195 @@ func (s *ProductRecipe) SetByproductProductIds(val []int) {
 // SetQcCheckpointIds sets the value of QcCheckpointIds.
 func (s *ProductRecipe) SetQcCheckpointIds(val []int) {
 	s.QcCheckpointIds = val
+}
+
+// Production lines of the plant. Deleting a line is a soft delete: it leaves the API while runs keep
+// referencing it.
+// Ref: #/components/schemas/ProductionLine
+type ProductionLine struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name, unique within the account.
+	Name string `json:"name"`
+	// The warehouse the line is in: one of the account's warehouses.
+	WarehouseID NilInt `json:"warehouse_id"`
+}
+
+// GetID returns the value of ID.
+func (s *ProductionLine) GetID() int {
+	return s.ID
+}
+
+// GetDescription returns the value of Description.
+func (s *ProductionLine) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *ProductionLine) GetName() string {
+	return s.Name
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *ProductionLine) GetWarehouseID() NilInt {
+	return s.WarehouseID
+}
+
+// SetID sets the value of ID.
+func (s *ProductionLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetDescription sets the value of Description.
+func (s *ProductionLine) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *ProductionLine) SetName(val string) {
+	s.Name = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *ProductionLine) SetWarehouseID(val NilInt) {
+	s.WarehouseID = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/ProductionLineCreate
+type ProductionLineCreate struct {
+	// Free-text description.
+	Description OptNilString `json:"description"`
+	// Display name, unique within the account.
+	Name string `json:"name"`
+	// The warehouse the line is in: one of the account's warehouses.
+	WarehouseID OptNilInt `json:"warehouse_id"`
+}
+
+// GetDescription returns the value of Description.
+func (s *ProductionLineCreate) GetDescription() OptNilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *ProductionLineCreate) GetName() string {
+	return s.Name
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *ProductionLineCreate) GetWarehouseID() OptNilInt {
+	return s.WarehouseID
+}
+
+// SetDescription sets the value of Description.
+func (s *ProductionLineCreate) SetDescription(val OptNilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *ProductionLineCreate) SetName(val string) {
+	s.Name = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *ProductionLineCreate) SetWarehouseID(val OptNilInt) {
+	s.WarehouseID = val
+}
+
+// Ref: #/components/schemas/ProductionLineData
+type ProductionLineData struct {
+	Data ProductionLine `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductionLineData) GetData() ProductionLine {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ProductionLineData) SetData(val ProductionLine) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/ProductionLineList
+type ProductionLineList struct {
+	Data       []ProductionLine `json:"data"`
+	Pagination Pagination       `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductionLineList) GetData() []ProductionLine {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ProductionLineList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ProductionLineList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ProductionLineList) SetData(val []ProductionLine) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ProductionLineList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ProductionLineList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/ProductionLineUpdate
+type ProductionLineUpdate struct {
+	// Free-text description.
+	Description OptNilString `json:"description"`
+	// Display name, unique within the account.
+	Name OptString `json:"name"`
+	// The warehouse the line is in: one of the account's warehouses.
+	WarehouseID OptNilInt `json:"warehouse_id"`
+}
+
+// GetDescription returns the value of Description.
+func (s *ProductionLineUpdate) GetDescription() OptNilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *ProductionLineUpdate) GetName() OptString {
+	return s.Name
+}
+
+// GetWarehouseID returns the value of WarehouseID.
+func (s *ProductionLineUpdate) GetWarehouseID() OptNilInt {
+	return s.WarehouseID
+}
+
+// SetDescription sets the value of Description.
+func (s *ProductionLineUpdate) SetDescription(val OptNilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *ProductionLineUpdate) SetName(val OptString) {
+	s.Name = val
+}
+
+// SetWarehouseID sets the value of WarehouseID.
+func (s *ProductionLineUpdate) SetWarehouseID(val OptNilInt) {
+	s.WarehouseID = val
 }
 
 // Quality-control checkpoints of the account's recipes.

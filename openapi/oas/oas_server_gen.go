@@ -10,11 +10,14 @@ import (
 type Handler interface {
 	AllergensHandler
 	CountriesHandler
+	EmployeesHandler
+	EquipmentHandler
 	FoodsHandler
 	NutrientsHandler
 	OperationsHandler
 	OrganizationHandler
 	PreservationsHandler
+	ProductionLinesHandler
 	ProductsHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
@@ -79,6 +82,60 @@ type CountriesHandler interface {
 	//
 	// GET /countries
 	ListCountries(ctx context.Context, params ListCountriesParams) (*CountryList, error)
+}
+
+// EmployeesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Employees
+type EmployeesHandler interface {
+	// GetEmployee implements getEmployee operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /employees/{employee_id}
+	GetEmployee(ctx context.Context, params GetEmployeeParams) (*EmployeeData, error)
+	// ListEmployees implements listEmployees operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /employees
+	ListEmployees(ctx context.Context, params ListEmployeesParams) (*EmployeeList, error)
+}
+
+// EquipmentHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Equipment
+type EquipmentHandler interface {
+	// CreateEquipment implements createEquipment operation.
+	//
+	// Requires the manufacturing:write scope.
+	//
+	// POST /equipment
+	CreateEquipment(ctx context.Context, req *EquipmentCreate) (*EquipmentData, error)
+	// DeleteEquipment implements deleteEquipment operation.
+	//
+	// Requires the manufacturing:write scope.
+	//
+	// DELETE /equipment/{equipment_id}
+	DeleteEquipment(ctx context.Context, params DeleteEquipmentParams) (*EquipmentData, error)
+	// GetEquipment implements getEquipment operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /equipment/{equipment_id}
+	GetEquipment(ctx context.Context, params GetEquipmentParams) (*EquipmentData, error)
+	// ListEquipment implements listEquipment operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /equipment
+	ListEquipment(ctx context.Context, params ListEquipmentParams) (*EquipmentList, error)
+	// UpdateEquipment implements updateEquipment operation.
+	//
+	// Requires the manufacturing:write scope.
+	//
+	// PATCH /equipment/{equipment_id}
+	UpdateEquipment(ctx context.Context, req *EquipmentUpdate, params UpdateEquipmentParams) (*EquipmentData, error)
 }
 
 // FoodsHandler handles operations described by OpenAPI v3 specification.
@@ -199,6 +256,44 @@ type PreservationsHandler interface {
 	//
 	// GET /preservations
 	ListPreservations(ctx context.Context, params ListPreservationsParams) (*PreservationList, error)
+}
+
+// ProductionLinesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: ProductionLines
+type ProductionLinesHandler interface {
+	// CreateProductionLine implements createProductionLine operation.
+	//
+	// Requires the manufacturing:write scope.
+	//
+	// POST /production-lines
+	CreateProductionLine(ctx context.Context, req *ProductionLineCreate) (*ProductionLineData, error)
+	// DeleteProductionLine implements deleteProductionLine operation.
+	//
+	// Soft delete: the record leaves lists and single retrievals (404 afterwards) but is kept for the
+	// records that reference it; its unique values are free for a new record. Requires the
+	// manufacturing:write scope.
+	//
+	// DELETE /production-lines/{production_line_id}
+	DeleteProductionLine(ctx context.Context, params DeleteProductionLineParams) (*ProductionLineData, error)
+	// GetProductionLine implements getProductionLine operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /production-lines/{production_line_id}
+	GetProductionLine(ctx context.Context, params GetProductionLineParams) (*ProductionLineData, error)
+	// ListProductionLines implements listProductionLines operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /production-lines
+	ListProductionLines(ctx context.Context, params ListProductionLinesParams) (*ProductionLineList, error)
+	// UpdateProductionLine implements updateProductionLine operation.
+	//
+	// Requires the manufacturing:write scope.
+	//
+	// PATCH /production-lines/{production_line_id}
+	UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (*ProductionLineData, error)
 }
 
 // ProductsHandler handles operations described by OpenAPI v3 specification.

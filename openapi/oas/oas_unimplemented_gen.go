@@ -22,6 +22,15 @@ func (UnimplementedHandler) CreateAllergen(ctx context.Context, req *AllergenCre
 	return r, ht.ErrNotImplemented
 }
 
+// CreateEquipment implements createEquipment operation.
+//
+// Requires the manufacturing:write scope.
+//
+// POST /equipment
+func (UnimplementedHandler) CreateEquipment(ctx context.Context, req *EquipmentCreate) (r *EquipmentData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateFood implements createFood operation.
 //
 // Requires the catalog:write scope.
@@ -37,6 +46,15 @@ func (UnimplementedHandler) CreateFood(ctx context.Context, req *FoodCreate) (r 
 //
 // POST /operations
 func (UnimplementedHandler) CreateOperation(ctx context.Context, req *OperationCreate) (r *OperationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// CreateProductionLine implements createProductionLine operation.
+//
+// Requires the manufacturing:write scope.
+//
+// POST /production-lines
+func (UnimplementedHandler) CreateProductionLine(ctx context.Context, req *ProductionLineCreate) (r *ProductionLineData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -76,6 +94,15 @@ func (UnimplementedHandler) DeleteAllergen(ctx context.Context, params DeleteAll
 	return r, ht.ErrNotImplemented
 }
 
+// DeleteEquipment implements deleteEquipment operation.
+//
+// Requires the manufacturing:write scope.
+//
+// DELETE /equipment/{equipment_id}
+func (UnimplementedHandler) DeleteEquipment(ctx context.Context, params DeleteEquipmentParams) (r *EquipmentData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // DeleteFood implements deleteFood operation.
 //
 // Requires the catalog:write scope.
@@ -91,6 +118,17 @@ func (UnimplementedHandler) DeleteFood(ctx context.Context, params DeleteFoodPar
 //
 // DELETE /operations/{operation_id}
 func (UnimplementedHandler) DeleteOperation(ctx context.Context, params DeleteOperationParams) (r *OperationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// DeleteProductionLine implements deleteProductionLine operation.
+//
+// Soft delete: the record leaves lists and single retrievals (404 afterwards) but is kept for the
+// records that reference it; its unique values are free for a new record. Requires the
+// manufacturing:write scope.
+//
+// DELETE /production-lines/{production_line_id}
+func (UnimplementedHandler) DeleteProductionLine(ctx context.Context, params DeleteProductionLineParams) (r *ProductionLineData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -136,6 +174,24 @@ func (UnimplementedHandler) GetAllergen(ctx context.Context, params GetAllergenP
 //
 // GET /countries/{country_id}
 func (UnimplementedHandler) GetCountry(ctx context.Context, params GetCountryParams) (r *CountryData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetEmployee implements getEmployee operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /employees/{employee_id}
+func (UnimplementedHandler) GetEmployee(ctx context.Context, params GetEmployeeParams) (r *EmployeeData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetEquipment implements getEquipment operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /equipment/{equipment_id}
+func (UnimplementedHandler) GetEquipment(ctx context.Context, params GetEquipmentParams) (r *EquipmentData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -190,6 +246,15 @@ func (UnimplementedHandler) GetPreservation(ctx context.Context, params GetPrese
 //
 // GET /products/{product_id}
 func (UnimplementedHandler) GetProduct(ctx context.Context, params GetProductParams) (r *ProductData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetProductionLine implements getProductionLine operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /production-lines/{production_line_id}
+func (UnimplementedHandler) GetProductionLine(ctx context.Context, params GetProductionLineParams) (r *ProductionLineData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -256,6 +321,24 @@ func (UnimplementedHandler) ListCountries(ctx context.Context, params ListCountr
 	return r, ht.ErrNotImplemented
 }
 
+// ListEmployees implements listEmployees operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /employees
+func (UnimplementedHandler) ListEmployees(ctx context.Context, params ListEmployeesParams) (r *EmployeeList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListEquipment implements listEquipment operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /equipment
+func (UnimplementedHandler) ListEquipment(ctx context.Context, params ListEquipmentParams) (r *EquipmentList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListFoods implements listFoods operation.
 //
 // Requires the catalog:read scope.
@@ -289,6 +372,15 @@ func (UnimplementedHandler) ListOperations(ctx context.Context, params ListOpera
 //
 // GET /preservations
 func (UnimplementedHandler) ListPreservations(ctx context.Context, params ListPreservationsParams) (r *PreservationList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListProductionLines implements listProductionLines operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /production-lines
+func (UnimplementedHandler) ListProductionLines(ctx context.Context, params ListProductionLinesParams) (r *ProductionLineList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -355,6 +447,15 @@ func (UnimplementedHandler) UpdateAllergen(ctx context.Context, req *AllergenUpd
 	return r, ht.ErrNotImplemented
 }
 
+// UpdateEquipment implements updateEquipment operation.
+//
+// Requires the manufacturing:write scope.
+//
+// PATCH /equipment/{equipment_id}
+func (UnimplementedHandler) UpdateEquipment(ctx context.Context, req *EquipmentUpdate, params UpdateEquipmentParams) (r *EquipmentData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // UpdateFood implements updateFood operation.
 //
 // Requires the catalog:write scope.
@@ -370,6 +471,15 @@ func (UnimplementedHandler) UpdateFood(ctx context.Context, req *FoodUpdate, par
 //
 // PATCH /operations/{operation_id}
 func (UnimplementedHandler) UpdateOperation(ctx context.Context, req *OperationUpdate, params UpdateOperationParams) (r *OperationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateProductionLine implements updateProductionLine operation.
+//
+// Requires the manufacturing:write scope.
+//
+// PATCH /production-lines/{production_line_id}
+func (UnimplementedHandler) UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (r *ProductionLineData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
