@@ -64,6 +64,8 @@ type Field struct {
 	Include        string   `json:"include,omitempty"`
 	IncludeDefault bool     `json:"include_default,omitempty"`
 	RefRoot        bool     `json:"ref_root,omitempty"`
+	BorrowSort     []string `json:"borrow_sort,omitempty"`
+	FilterNull     bool     `json:"filter_null,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -169,9 +171,11 @@ func Required() Field { return Field{Required: true} }
 // Resource.Group) instead of at the top level. Grouped fields are output only.
 func In(group string) Field { return Field{Group: group, ReadOnly: true} }
 
-// Borrow, on the foreign key of a join entity shown as entries (Entries), copies
-// the named fields of the referenced row into each entry: an allergen entry
-// shows the allergen's code and name beside its allergen_id.
+// Borrow, on a foreign key, copies the named fields of the referenced row into
+// the record (or, on a join entity shown as entries, into each entry): a lot
+// shows its product's code and name beside its product_id. "name:product_name"
+// shows the field name as product_name. Borrowed fields are output only, null
+// when there is no referenced row, and loaded with the record.
 func Borrow(fields ...string) Field { return Field{Borrow: fields} }
 
 // SoftDelete marks the field (an Optional().Nillable() time, kept out of the
@@ -195,6 +199,14 @@ func IncludeParam(param string, def bool) Field { return Field{Include: param, I
 // among locations), accepts only the roots: a body naming any other row of
 // the referenced type is a 400 on the field, as one naming a missing row is.
 func RefRoot() Field { return Field{RefRoot: true} }
+
+// SortBorrowed lets lists sort by borrowed fields (by their API names); the
+// list joins the referenced rows to order them.
+func SortBorrowed(names ...string) Field { return Field{BorrowSort: names} }
+
+// FilterOrNull exposes the field as an exact filter that also matches the
+// rows where the field is null (lots in a warehouse plus lots with no location).
+func FilterOrNull() Field { return Field{Filter: Exact, FilterNull: true} }
 
 // EdgeName is the annotation name of Edge.
 const EdgeName = "LarderEdge"

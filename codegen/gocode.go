@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,6 +124,9 @@ func (f *Field) Where() string {
 	if f.Ann.FilterRequired {
 		return fmt.Sprintf("q.Where(%sEQ(%s))", col, f.toEnt("p."+param))
 	}
+	if f.Ann.FilterNull {
+		return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%s.Or(%sEQ(%s), %sIsNil()))\n}", param, pkg, col, f.toEnt("v"), col)
+	}
 	return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%sEQ(%s))\n}", param, col, f.toEnt("v"))
 }
 
@@ -238,6 +242,45 @@ func (f *Field) ConvertTo(src, dst string) string {
 	}
 	return fmt.Sprintf("if %s != nil {\n\t%s.%s.SetTo(%s)\n} else {\n\t%s.%s.SetToNull()\n}",
 		v, dst, f.Go(), f.toAPI("(*"+v+")"), dst, f.Go())
+}
+
+// ConvertNullable is the statement that sets the nullable dst.<field> from
+// the ent value src (a borrowed field: null when there is no referenced row,
+// so the API field is nullable whatever the referenced column is).
+func (f *Field) ConvertNullable(src, dst string) string {
+	v := src + "." + f.EntGo()
+	if !f.Nillable() {
+		return fmt.Sprintf("%s.%s.SetTo(%s)", dst, f.Go(), f.toAPI(v))
+	}
+	return fmt.Sprintf("if %s != nil {\n\t%s.%s.SetTo(%s)\n} else {\n\t%s.%s.SetToNull()\n}",
+		v, dst, f.Go(), f.toAPI("(*"+v+")"), dst, f.Go())
+}
+
+// SortTerm is the listing.Sort of the sortable field name of r: a column of
+// its table, or a borrowed field ordered through a join.
+func (r *Resource) SortTerm(name string) string {
+	bs, _ := r.Borrows()
+	for _, b := range bs {
+		for _, f := range b.Sorted {
+			if f.Name == name {
+				return fmt.Sprintf("func(o ...sql.OrderTermOption) func(*sql.Selector) {\n\treturn %s.By%sField(%s.Field%s, o...)\n}",
+					r.Type.Package(), b.Edge.StructField(), b.Edge.Type.Package(), f.F.StructField())
+			}
+		}
+	}
+	return fmt.Sprintf("listing.Column(%s.Field%s)", r.Type.Package(), sortField(r, name))
+}
+
+// BorrowImports are the ent packages of the rows r borrows fields from.
+func (r *Resource) BorrowImports() []string {
+	bs, _ := r.Borrows()
+	var out []string
+	for _, b := range bs {
+		if p := b.Edge.Type.PackageDir(); p != r.Type.PackageDir() && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Convert is the statement that sets dst.<edge> from the loaded edge of the

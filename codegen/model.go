@@ -34,6 +34,8 @@ type Resource struct {
 	// SoftDelete is the field whose value marks a row deleted, if any
 	// (annotate.SoftDelete).
 	SoftDelete *gen.Field
+	// FilterOnly are hidden fields lists filter by (a lot's warehouse).
+	FilterOnly []*Field
 }
 
 // Edge is a one-to-many edge to a join entity that the API shows as an array
@@ -64,9 +66,10 @@ func (e *Edge) IDField() string {
 // Borrowed are the fields of the rows a join field references, copied into
 // each entry.
 type Borrowed struct {
-	Via    *Field // the join entity's foreign key
+	Via    *Field // the foreign key
 	Edge   *gen.Edge
-	Fields []*Field // the referenced type's fields
+	Fields []*Field // the referenced type's fields, named as the API shows them
+	Sorted []*Field // those lists may sort by
 }
 
 // Field is one field of a resource.
@@ -110,7 +113,13 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", n.Name, f.Name, err)
 			}
-			if fa.Hidden || f.Sensitive() {
+			if f.Sensitive() {
+				continue
+			}
+			if fa.Hidden {
+				if fa.Filter != "" { // a filter on a column the API does not show
+					r.FilterOnly = append(r.FilterOnly, &Field{Res: r, F: f, Name: f.Name, Ann: fa})
+				}
 				continue
 			}
 			r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name, Ann: fa})
@@ -275,7 +284,11 @@ func (r *Resource) Borrows() ([]*Borrowed, error) {
 		}
 		target := &Resource{Type: e.Type, Schema: e.Type.Name}
 		b := &Borrowed{Via: f, Edge: e}
-		for _, name := range f.Ann.Borrow {
+		for _, spec := range f.Ann.Borrow {
+			name, as, renamed := strings.Cut(spec, ":")
+			if !renamed {
+				as = name
+			}
 			var found *gen.Field
 			for _, tf := range e.Type.Fields {
 				if tf.Name == name {
@@ -292,7 +305,15 @@ func (r *Resource) Borrows() ([]*Borrowed, error) {
 			if fa.Cost {
 				return nil, fmt.Errorf("%s.%s cannot borrow cost field %s", r.Type.Name, f.Name, name)
 			}
-			b.Fields = append(b.Fields, &Field{Res: target, F: found, Name: name, Ann: fa})
+			b.Fields = append(b.Fields, &Field{Res: target, F: found, Name: as, Ann: fa})
+			if slices.Contains(f.Ann.BorrowSort, as) {
+				b.Sorted = append(b.Sorted, b.Fields[len(b.Fields)-1])
+			}
+		}
+		for _, name := range f.Ann.BorrowSort {
+			if !slices.ContainsFunc(b.Sorted, func(x *Field) bool { return x.Name == name }) {
+				return nil, fmt.Errorf("%s.%s sorts by %s, which it does not borrow", r.Type.Name, f.Name, name)
+			}
 		}
 		out = append(out, b)
 	}
@@ -314,6 +335,9 @@ func (r *Resource) validate() error {
 		if f.Ann.Group != "" && !groups[f.Ann.Group] {
 			return fmt.Errorf("field %s: unknown group %s", f.Name, f.Ann.Group)
 		}
+	}
+	if _, err := r.Borrows(); err != nil {
+		return err
 	}
 	for _, e := range r.Edges {
 		if e.Ann.Group != "" && !groups[e.Ann.Group] {
@@ -337,7 +361,7 @@ func (r *Resource) validate() error {
 		}
 	}
 	indexed := r.indexedColumns()
-	for _, f := range r.Fields {
+	for _, f := range append(append([]*Field(nil), r.Fields...), r.FilterOnly...) {
 		a := f.Ann
 		if a.Cost {
 			if a.Sort || a.Filter != "" || a.Search {
@@ -518,7 +542,7 @@ func (r *Resource) Filters() []*Field {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, r.FilterOnly...)
 }
 
 // Includes are the fields with an include parameter (annotate.IncludeParam).
@@ -537,6 +561,12 @@ func (r *Resource) Sorts() []string {
 	out := []string{"id"}
 	for _, f := range r.Fields {
 		if f.Ann.Sort {
+			out = append(out, f.Name)
+		}
+	}
+	bs, _ := r.Borrows()
+	for _, b := range bs {
+		for _, f := range b.Sorted {
 			out = append(out, f.Name)
 		}
 	}

@@ -106,6 +106,21 @@ func (b *specBuilder) resource(r *Resource) error {
 			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
 		}
 	}
+	borrowed, err := r.Borrows()
+	if err != nil {
+		return err
+	}
+	for _, bw := range borrowed {
+		for _, f := range bw.Fields {
+			s, err := b.fieldSchema(f, true, false)
+			if err != nil {
+				return err
+			}
+			s.Description = strings.TrimSpace(fmt.Sprintf("%s Of the %s %s names; null without one.", s.Description, prose(bw.Edge.Type.Name), bw.Via.Name))
+			out.AddRequiredProperties(s.ToProperty(f.Name))
+			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
+		}
+	}
 	if err := b.edgeProperties(out, r, ""); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -35,6 +36,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -42,6 +44,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -79,6 +82,8 @@ type Client struct {
 	FoodNutrient *FoodNutrientClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
+	// LotCorrection is the client for interacting with the LotCorrection builders.
+	LotCorrection *LotCorrectionClient
 	// Nutrient is the client for interacting with the Nutrient builders.
 	Nutrient *NutrientClient
 	// Operation is the client for interacting with the Operation builders.
@@ -95,6 +100,8 @@ type Client struct {
 	ProductBannedCountry *ProductBannedCountryClient
 	// ProductByproduct is the client for interacting with the ProductByproduct builders.
 	ProductByproduct *ProductByproductClient
+	// ProductLot is the client for interacting with the ProductLot builders.
+	ProductLot *ProductLotClient
 	// ProductQCCheckpoint is the client for interacting with the ProductQCCheckpoint builders.
 	ProductQCCheckpoint *ProductQCCheckpointClient
 	// ProductSubstitute is the client for interacting with the ProductSubstitute builders.
@@ -111,6 +118,8 @@ type Client struct {
 	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// StockMovement is the client for interacting with the StockMovement builders.
+	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
@@ -145,6 +154,7 @@ func (c *Client) init() {
 	c.Food = NewFoodClient(c.config)
 	c.FoodNutrient = NewFoodNutrientClient(c.config)
 	c.Location = NewLocationClient(c.config)
+	c.LotCorrection = NewLotCorrectionClient(c.config)
 	c.Nutrient = NewNutrientClient(c.config)
 	c.Operation = NewOperationClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
@@ -153,6 +163,7 @@ func (c *Client) init() {
 	c.ProductAllergen = NewProductAllergenClient(c.config)
 	c.ProductBannedCountry = NewProductBannedCountryClient(c.config)
 	c.ProductByproduct = NewProductByproductClient(c.config)
+	c.ProductLot = NewProductLotClient(c.config)
 	c.ProductQCCheckpoint = NewProductQCCheckpointClient(c.config)
 	c.ProductSubstitute = NewProductSubstituteClient(c.config)
 	c.ProductSupplier = NewProductSupplierClient(c.config)
@@ -161,6 +172,7 @@ func (c *Client) init() {
 	c.QCCheckpoint = NewQCCheckpointClient(c.config)
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
+	c.StockMovement = NewStockMovementClient(c.config)
 	c.Supplier = NewSupplierClient(c.config)
 	c.Tag = NewTagClient(c.config)
 	c.UnitOfMeasure = NewUnitOfMeasureClient(c.config)
@@ -270,6 +282,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Food:                 NewFoodClient(cfg),
 		FoodNutrient:         NewFoodNutrientClient(cfg),
 		Location:             NewLocationClient(cfg),
+		LotCorrection:        NewLotCorrectionClient(cfg),
 		Nutrient:             NewNutrientClient(cfg),
 		Operation:            NewOperationClient(cfg),
 		Organization:         NewOrganizationClient(cfg),
@@ -278,6 +291,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProductAllergen:      NewProductAllergenClient(cfg),
 		ProductBannedCountry: NewProductBannedCountryClient(cfg),
 		ProductByproduct:     NewProductByproductClient(cfg),
+		ProductLot:           NewProductLotClient(cfg),
 		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
 		ProductSubstitute:    NewProductSubstituteClient(cfg),
 		ProductSupplier:      NewProductSupplierClient(cfg),
@@ -286,6 +300,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		QCCheckpoint:         NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
 		RateWindow:           NewRateWindowClient(cfg),
+		StockMovement:        NewStockMovementClient(cfg),
 		Supplier:             NewSupplierClient(cfg),
 		Tag:                  NewTagClient(cfg),
 		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
@@ -322,6 +337,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Food:                 NewFoodClient(cfg),
 		FoodNutrient:         NewFoodNutrientClient(cfg),
 		Location:             NewLocationClient(cfg),
+		LotCorrection:        NewLotCorrectionClient(cfg),
 		Nutrient:             NewNutrientClient(cfg),
 		Operation:            NewOperationClient(cfg),
 		Organization:         NewOrganizationClient(cfg),
@@ -330,6 +346,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProductAllergen:      NewProductAllergenClient(cfg),
 		ProductBannedCountry: NewProductBannedCountryClient(cfg),
 		ProductByproduct:     NewProductByproductClient(cfg),
+		ProductLot:           NewProductLotClient(cfg),
 		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
 		ProductSubstitute:    NewProductSubstituteClient(cfg),
 		ProductSupplier:      NewProductSupplierClient(cfg),
@@ -338,6 +355,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		QCCheckpoint:         NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
 		RateWindow:           NewRateWindowClient(cfg),
+		StockMovement:        NewStockMovementClient(cfg),
 		Supplier:             NewSupplierClient(cfg),
 		Tag:                  NewTagClient(cfg),
 		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
@@ -374,12 +392,13 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.Nutrient,
-		c.Operation, c.Organization, c.Preservation, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductQCCheckpoint,
-		c.ProductSubstitute, c.ProductSupplier, c.ProductTag, c.ProductionLine,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.ProductionLine, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
+		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -390,12 +409,13 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.Nutrient,
-		c.Operation, c.Organization, c.Preservation, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductQCCheckpoint,
-		c.ProductSubstitute, c.ProductSupplier, c.ProductTag, c.ProductionLine,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.Supplier, c.Tag,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.ProductionLine, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
+		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -426,6 +446,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FoodNutrient.mutate(ctx, m)
 	case *LocationMutation:
 		return c.Location.mutate(ctx, m)
+	case *LotCorrectionMutation:
+		return c.LotCorrection.mutate(ctx, m)
 	case *NutrientMutation:
 		return c.Nutrient.mutate(ctx, m)
 	case *OperationMutation:
@@ -442,6 +464,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductBannedCountry.mutate(ctx, m)
 	case *ProductByproductMutation:
 		return c.ProductByproduct.mutate(ctx, m)
+	case *ProductLotMutation:
+		return c.ProductLot.mutate(ctx, m)
 	case *ProductQCCheckpointMutation:
 		return c.ProductQCCheckpoint.mutate(ctx, m)
 	case *ProductSubstituteMutation:
@@ -458,6 +482,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.QCUnitOfMeasure.mutate(ctx, m)
 	case *RateWindowMutation:
 		return c.RateWindow.mutate(ctx, m)
+	case *StockMovementMutation:
+		return c.StockMovement.mutate(ctx, m)
 	case *SupplierMutation:
 		return c.Supplier.mutate(ctx, m)
 	case *TagMutation:
@@ -2285,6 +2311,172 @@ func (c *LocationClient) mutate(ctx context.Context, m *LocationMutation) (Value
 	}
 }
 
+// LotCorrectionClient is a client for the LotCorrection schema.
+type LotCorrectionClient struct {
+	config
+}
+
+// NewLotCorrectionClient returns a client for the LotCorrection from the given config.
+func NewLotCorrectionClient(c config) *LotCorrectionClient {
+	return &LotCorrectionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `lotcorrection.Hooks(f(g(h())))`.
+func (c *LotCorrectionClient) Use(hooks ...Hook) {
+	c.hooks.LotCorrection = append(c.hooks.LotCorrection, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `lotcorrection.Intercept(f(g(h())))`.
+func (c *LotCorrectionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LotCorrection = append(c.inters.LotCorrection, interceptors...)
+}
+
+// Create returns a builder for creating a LotCorrection entity.
+func (c *LotCorrectionClient) Create() *LotCorrectionCreate {
+	mutation := newLotCorrectionMutation(c.config, OpCreate)
+	return &LotCorrectionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LotCorrection entities.
+func (c *LotCorrectionClient) CreateBulk(builders ...*LotCorrectionCreate) *LotCorrectionCreateBulk {
+	return &LotCorrectionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LotCorrectionClient) MapCreateBulk(slice any, setFunc func(*LotCorrectionCreate, int)) *LotCorrectionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LotCorrectionCreateBulk{err: fmt.Errorf("calling to LotCorrectionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LotCorrectionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LotCorrectionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LotCorrection.
+func (c *LotCorrectionClient) Update() *LotCorrectionUpdate {
+	mutation := newLotCorrectionMutation(c.config, OpUpdate)
+	return &LotCorrectionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LotCorrectionClient) UpdateOne(_m *LotCorrection) *LotCorrectionUpdateOne {
+	mutation := newLotCorrectionMutation(c.config, OpUpdateOne, withLotCorrection(_m))
+	return &LotCorrectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LotCorrectionClient) UpdateOneID(id int) *LotCorrectionUpdateOne {
+	mutation := newLotCorrectionMutation(c.config, OpUpdateOne, withLotCorrectionID(id))
+	return &LotCorrectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LotCorrection.
+func (c *LotCorrectionClient) Delete() *LotCorrectionDelete {
+	mutation := newLotCorrectionMutation(c.config, OpDelete)
+	return &LotCorrectionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LotCorrectionClient) DeleteOne(_m *LotCorrection) *LotCorrectionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LotCorrectionClient) DeleteOneID(id int) *LotCorrectionDeleteOne {
+	builder := c.Delete().Where(lotcorrection.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LotCorrectionDeleteOne{builder}
+}
+
+// Query returns a query builder for LotCorrection.
+func (c *LotCorrectionClient) Query() *LotCorrectionQuery {
+	return &LotCorrectionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLotCorrection},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LotCorrection entity by its id.
+func (c *LotCorrectionClient) Get(ctx context.Context, id int) (*LotCorrection, error) {
+	return c.Query().Where(lotcorrection.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LotCorrectionClient) GetX(ctx context.Context, id int) *LotCorrection {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a LotCorrection.
+func (c *LotCorrectionClient) QueryAccount(_m *LotCorrection) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lotcorrection.Table, lotcorrection.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, lotcorrection.AccountTable, lotcorrection.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a LotCorrection.
+func (c *LotCorrectionClient) QueryLot(_m *LotCorrection) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(lotcorrection.Table, lotcorrection.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, lotcorrection.LotTable, lotcorrection.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *LotCorrectionClient) Hooks() []Hook {
+	hooks := c.hooks.LotCorrection
+	return append(hooks[:len(hooks):len(hooks)], lotcorrection.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *LotCorrectionClient) Interceptors() []Interceptor {
+	return c.inters.LotCorrection
+}
+
+func (c *LotCorrectionClient) mutate(ctx context.Context, m *LotCorrectionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LotCorrectionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LotCorrectionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LotCorrectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LotCorrectionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LotCorrection mutation op: %q", m.Op())
+	}
+}
+
 // NutrientClient is a client for the Nutrient schema.
 type NutrientClient struct {
 	config
@@ -3757,6 +3949,236 @@ func (c *ProductByproductClient) mutate(ctx context.Context, m *ProductByproduct
 	}
 }
 
+// ProductLotClient is a client for the ProductLot schema.
+type ProductLotClient struct {
+	config
+}
+
+// NewProductLotClient returns a client for the ProductLot from the given config.
+func NewProductLotClient(c config) *ProductLotClient {
+	return &ProductLotClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productlot.Hooks(f(g(h())))`.
+func (c *ProductLotClient) Use(hooks ...Hook) {
+	c.hooks.ProductLot = append(c.hooks.ProductLot, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productlot.Intercept(f(g(h())))`.
+func (c *ProductLotClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductLot = append(c.inters.ProductLot, interceptors...)
+}
+
+// Create returns a builder for creating a ProductLot entity.
+func (c *ProductLotClient) Create() *ProductLotCreate {
+	mutation := newProductLotMutation(c.config, OpCreate)
+	return &ProductLotCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductLot entities.
+func (c *ProductLotClient) CreateBulk(builders ...*ProductLotCreate) *ProductLotCreateBulk {
+	return &ProductLotCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductLotClient) MapCreateBulk(slice any, setFunc func(*ProductLotCreate, int)) *ProductLotCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductLotCreateBulk{err: fmt.Errorf("calling to ProductLotClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductLotCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductLotCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductLot.
+func (c *ProductLotClient) Update() *ProductLotUpdate {
+	mutation := newProductLotMutation(c.config, OpUpdate)
+	return &ProductLotUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductLotClient) UpdateOne(_m *ProductLot) *ProductLotUpdateOne {
+	mutation := newProductLotMutation(c.config, OpUpdateOne, withProductLot(_m))
+	return &ProductLotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductLotClient) UpdateOneID(id int) *ProductLotUpdateOne {
+	mutation := newProductLotMutation(c.config, OpUpdateOne, withProductLotID(id))
+	return &ProductLotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductLot.
+func (c *ProductLotClient) Delete() *ProductLotDelete {
+	mutation := newProductLotMutation(c.config, OpDelete)
+	return &ProductLotDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductLotClient) DeleteOne(_m *ProductLot) *ProductLotDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductLotClient) DeleteOneID(id int) *ProductLotDeleteOne {
+	builder := c.Delete().Where(productlot.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductLotDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductLot.
+func (c *ProductLotClient) Query() *ProductLotQuery {
+	return &ProductLotQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductLot},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductLot entity by its id.
+func (c *ProductLotClient) Get(ctx context.Context, id int) (*ProductLot, error) {
+	return c.Query().Where(productlot.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductLotClient) GetX(ctx context.Context, id int) *ProductLot {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductLot.
+func (c *ProductLotClient) QueryAccount(_m *ProductLot) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productlot.AccountTable, productlot.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductLot.
+func (c *ProductLotClient) QueryProduct(_m *ProductLot) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productlot.ProductTable, productlot.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLocation queries the location edge of a ProductLot.
+func (c *ProductLotClient) QueryLocation(_m *ProductLot) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productlot.LocationTable, productlot.LocationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWarehouse queries the warehouse edge of a ProductLot.
+func (c *ProductLotClient) QueryWarehouse(_m *ProductLot) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productlot.WarehouseTable, productlot.WarehouseColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryMovements queries the movements edge of a ProductLot.
+func (c *ProductLotClient) QueryMovements(_m *ProductLot) *StockMovementQuery {
+	query := (&StockMovementClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(stockmovement.Table, stockmovement.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productlot.MovementsTable, productlot.MovementsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCorrections queries the corrections edge of a ProductLot.
+func (c *ProductLotClient) QueryCorrections(_m *ProductLot) *LotCorrectionQuery {
+	query := (&LotCorrectionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productlot.Table, productlot.FieldID, id),
+			sqlgraph.To(lotcorrection.Table, lotcorrection.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productlot.CorrectionsTable, productlot.CorrectionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductLotClient) Hooks() []Hook {
+	hooks := c.hooks.ProductLot
+	return append(hooks[:len(hooks):len(hooks)], productlot.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductLotClient) Interceptors() []Interceptor {
+	return c.inters.ProductLot
+}
+
+func (c *ProductLotClient) mutate(ctx context.Context, m *ProductLotMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductLotCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductLotUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductLotUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductLotDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductLot mutation op: %q", m.Op())
+	}
+}
+
 // ProductQCCheckpointClient is a client for the ProductQCCheckpoint schema.
 type ProductQCCheckpointClient struct {
 	config
@@ -5101,6 +5523,188 @@ func (c *RateWindowClient) mutate(ctx context.Context, m *RateWindowMutation) (V
 	}
 }
 
+// StockMovementClient is a client for the StockMovement schema.
+type StockMovementClient struct {
+	config
+}
+
+// NewStockMovementClient returns a client for the StockMovement from the given config.
+func NewStockMovementClient(c config) *StockMovementClient {
+	return &StockMovementClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stockmovement.Hooks(f(g(h())))`.
+func (c *StockMovementClient) Use(hooks ...Hook) {
+	c.hooks.StockMovement = append(c.hooks.StockMovement, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stockmovement.Intercept(f(g(h())))`.
+func (c *StockMovementClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StockMovement = append(c.inters.StockMovement, interceptors...)
+}
+
+// Create returns a builder for creating a StockMovement entity.
+func (c *StockMovementClient) Create() *StockMovementCreate {
+	mutation := newStockMovementMutation(c.config, OpCreate)
+	return &StockMovementCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StockMovement entities.
+func (c *StockMovementClient) CreateBulk(builders ...*StockMovementCreate) *StockMovementCreateBulk {
+	return &StockMovementCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StockMovementClient) MapCreateBulk(slice any, setFunc func(*StockMovementCreate, int)) *StockMovementCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StockMovementCreateBulk{err: fmt.Errorf("calling to StockMovementClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StockMovementCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StockMovementCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StockMovement.
+func (c *StockMovementClient) Update() *StockMovementUpdate {
+	mutation := newStockMovementMutation(c.config, OpUpdate)
+	return &StockMovementUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StockMovementClient) UpdateOne(_m *StockMovement) *StockMovementUpdateOne {
+	mutation := newStockMovementMutation(c.config, OpUpdateOne, withStockMovement(_m))
+	return &StockMovementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StockMovementClient) UpdateOneID(id int) *StockMovementUpdateOne {
+	mutation := newStockMovementMutation(c.config, OpUpdateOne, withStockMovementID(id))
+	return &StockMovementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StockMovement.
+func (c *StockMovementClient) Delete() *StockMovementDelete {
+	mutation := newStockMovementMutation(c.config, OpDelete)
+	return &StockMovementDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StockMovementClient) DeleteOne(_m *StockMovement) *StockMovementDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StockMovementClient) DeleteOneID(id int) *StockMovementDeleteOne {
+	builder := c.Delete().Where(stockmovement.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StockMovementDeleteOne{builder}
+}
+
+// Query returns a query builder for StockMovement.
+func (c *StockMovementClient) Query() *StockMovementQuery {
+	return &StockMovementQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStockMovement},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StockMovement entity by its id.
+func (c *StockMovementClient) Get(ctx context.Context, id int) (*StockMovement, error) {
+	return c.Query().Where(stockmovement.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StockMovementClient) GetX(ctx context.Context, id int) *StockMovement {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a StockMovement.
+func (c *StockMovementClient) QueryAccount(_m *StockMovement) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(stockmovement.Table, stockmovement.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, stockmovement.AccountTable, stockmovement.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a StockMovement.
+func (c *StockMovementClient) QueryLot(_m *StockMovement) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(stockmovement.Table, stockmovement.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, stockmovement.LotTable, stockmovement.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLocation queries the location edge of a StockMovement.
+func (c *StockMovementClient) QueryLocation(_m *StockMovement) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(stockmovement.Table, stockmovement.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, stockmovement.LocationTable, stockmovement.LocationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StockMovementClient) Hooks() []Hook {
+	hooks := c.hooks.StockMovement
+	return append(hooks[:len(hooks):len(hooks)], stockmovement.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *StockMovementClient) Interceptors() []Interceptor {
+	return c.inters.StockMovement
+}
+
+func (c *StockMovementClient) mutate(ctx context.Context, m *StockMovementMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StockMovementCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StockMovementUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StockMovementUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StockMovementDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StockMovement mutation op: %q", m.Op())
+	}
+}
+
 // SupplierClient is a client for the Supplier schema.
 type SupplierClient struct {
 	config
@@ -6069,19 +6673,20 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 type (
 	hooks struct {
 		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
-		Food, FoodNutrient, Location, Nutrient, Operation, Organization, Preservation,
-		Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow, Supplier, Tag,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
+		Food, FoodNutrient, Location, LotCorrection, Nutrient, Operation, Organization,
+		Preservation, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		StockMovement, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
-		Food, FoodNutrient, Location, Nutrient, Operation, Organization, Preservation,
-		Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow, Supplier, Tag,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		Food, FoodNutrient, Location, LotCorrection, Nutrient, Operation, Organization,
+		Preservation, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		StockMovement, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

@@ -23,6 +23,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -32,6 +33,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -39,6 +41,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -116,6 +119,7 @@ func checkColumn(t, c string) error {
 			food.Table:                 food.ValidColumn,
 			foodnutrient.Table:         foodnutrient.ValidColumn,
 			location.Table:             location.ValidColumn,
+			lotcorrection.Table:        lotcorrection.ValidColumn,
 			nutrient.Table:             nutrient.ValidColumn,
 			operation.Table:            operation.ValidColumn,
 			organization.Table:         organization.ValidColumn,
@@ -124,6 +128,7 @@ func checkColumn(t, c string) error {
 			productallergen.Table:      productallergen.ValidColumn,
 			productbannedcountry.Table: productbannedcountry.ValidColumn,
 			productbyproduct.Table:     productbyproduct.ValidColumn,
+			productlot.Table:           productlot.ValidColumn,
 			productqccheckpoint.Table:  productqccheckpoint.ValidColumn,
 			productsubstitute.Table:    productsubstitute.ValidColumn,
 			productsupplier.Table:      productsupplier.ValidColumn,
@@ -132,6 +137,7 @@ func checkColumn(t, c string) error {
 			qccheckpoint.Table:         qccheckpoint.ValidColumn,
 			qcunitofmeasure.Table:      qcunitofmeasure.ValidColumn,
 			ratewindow.Table:           ratewindow.ValidColumn,
+			stockmovement.Table:        stockmovement.ValidColumn,
 			supplier.Table:             supplier.ValidColumn,
 			tag.Table:                  tag.ValidColumn,
 			unitofmeasure.Table:        unitofmeasure.ValidColumn,

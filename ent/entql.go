@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -24,6 +25,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -31,6 +33,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -46,7 +49,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 33)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 36)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -281,6 +284,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   lotcorrection.Table,
+			Columns: lotcorrection.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: lotcorrection.FieldID,
+			},
+		},
+		Type: "LotCorrection",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			lotcorrection.FieldAccountID:      {Type: field.TypeInt, Column: lotcorrection.FieldAccountID},
+			lotcorrection.FieldLotID:          {Type: field.TypeInt, Column: lotcorrection.FieldLotID},
+			lotcorrection.FieldQuantityBefore: {Type: field.TypeOther, Column: lotcorrection.FieldQuantityBefore},
+			lotcorrection.FieldQuantityAfter:  {Type: field.TypeOther, Column: lotcorrection.FieldQuantityAfter},
+			lotcorrection.FieldSource:         {Type: field.TypeEnum, Column: lotcorrection.FieldSource},
+			lotcorrection.FieldAPIKeyID:       {Type: field.TypeInt, Column: lotcorrection.FieldAPIKeyID},
+			lotcorrection.FieldRequestID:      {Type: field.TypeString, Column: lotcorrection.FieldRequestID},
+			lotcorrection.FieldCreatedAt:      {Type: field.TypeTime, Column: lotcorrection.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -301,7 +325,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -322,7 +346,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -340,7 +364,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -360,7 +384,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -395,7 +419,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -412,7 +436,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -428,7 +452,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -444,7 +468,36 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productlot.Table,
+			Columns: productlot.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productlot.FieldID,
+			},
+		},
+		Type: "ProductLot",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productlot.FieldAccountID:          {Type: field.TypeInt, Column: productlot.FieldAccountID},
+			productlot.FieldCreatedAt:          {Type: field.TypeTime, Column: productlot.FieldCreatedAt},
+			productlot.FieldUpdatedAt:          {Type: field.TypeTime, Column: productlot.FieldUpdatedAt},
+			productlot.FieldProductID:          {Type: field.TypeInt, Column: productlot.FieldProductID},
+			productlot.FieldLocationID:         {Type: field.TypeInt, Column: productlot.FieldLocationID},
+			productlot.FieldWarehouseID:        {Type: field.TypeInt, Column: productlot.FieldWarehouseID},
+			productlot.FieldLocationKey:        {Type: field.TypeInt, Column: productlot.FieldLocationKey},
+			productlot.FieldLotNumber:          {Type: field.TypeString, Column: productlot.FieldLotNumber},
+			productlot.FieldExpirationDate:     {Type: field.TypeTime, Column: productlot.FieldExpirationDate},
+			productlot.FieldArchived:           {Type: field.TypeBool, Column: productlot.FieldArchived},
+			productlot.FieldLotOrigin:          {Type: field.TypeEnum, Column: productlot.FieldLotOrigin},
+			productlot.FieldQcStatus:           {Type: field.TypeEnum, Column: productlot.FieldQcStatus},
+			productlot.FieldQcStatusAt:         {Type: field.TypeTime, Column: productlot.FieldQcStatusAt},
+			productlot.FieldQcStatusNote:       {Type: field.TypeString, Column: productlot.FieldQcStatusNote},
+			productlot.FieldQcReleaseExpiresAt: {Type: field.TypeTime, Column: productlot.FieldQcReleaseExpiresAt},
+			productlot.FieldQuantityBase:       {Type: field.TypeOther, Column: productlot.FieldQuantityBase},
+		},
+	}
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -460,7 +513,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -476,7 +529,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -492,7 +545,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -508,7 +561,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionline.Table,
 			Columns: productionline.Columns,
@@ -528,7 +581,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionline.FieldWarehouseID: {Type: field.TypeInt, Column: productionline.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -551,7 +604,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -570,7 +623,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -586,7 +639,31 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   stockmovement.Table,
+			Columns: stockmovement.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: stockmovement.FieldID,
+			},
+		},
+		Type: "StockMovement",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			stockmovement.FieldAccountID:    {Type: field.TypeInt, Column: stockmovement.FieldAccountID},
+			stockmovement.FieldLotID:        {Type: field.TypeInt, Column: stockmovement.FieldLotID},
+			stockmovement.FieldLocationID:   {Type: field.TypeInt, Column: stockmovement.FieldLocationID},
+			stockmovement.FieldType:         {Type: field.TypeEnum, Column: stockmovement.FieldType},
+			stockmovement.FieldQuantityBase: {Type: field.TypeOther, Column: stockmovement.FieldQuantityBase},
+			stockmovement.FieldDocumentType: {Type: field.TypeString, Column: stockmovement.FieldDocumentType},
+			stockmovement.FieldDocumentID:   {Type: field.TypeInt, Column: stockmovement.FieldDocumentID},
+			stockmovement.FieldSource:       {Type: field.TypeEnum, Column: stockmovement.FieldSource},
+			stockmovement.FieldAPIKeyID:     {Type: field.TypeInt, Column: stockmovement.FieldAPIKeyID},
+			stockmovement.FieldRequestID:    {Type: field.TypeString, Column: stockmovement.FieldRequestID},
+			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -605,7 +682,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -624,7 +701,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -645,7 +722,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -668,7 +745,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -689,7 +766,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -966,6 +1043,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Location",
 		"Location",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   lotcorrection.AccountTable,
+			Columns: []string{lotcorrection.AccountColumn},
+			Bidi:    false,
+		},
+		"LotCorrection",
+		"Account",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   lotcorrection.LotTable,
+			Columns: []string{lotcorrection.LotColumn},
+			Bidi:    false,
+		},
+		"LotCorrection",
+		"ProductLot",
 	)
 	graph.MustAddE(
 		"account",
@@ -1272,6 +1373,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   productlot.AccountTable,
+			Columns: []string{productlot.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productlot.ProductTable,
+			Columns: []string{productlot.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"Product",
+	)
+	graph.MustAddE(
+		"location",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productlot.LocationTable,
+			Columns: []string{productlot.LocationColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"Location",
+	)
+	graph.MustAddE(
+		"warehouse",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productlot.WarehouseTable,
+			Columns: []string{productlot.WarehouseColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"Location",
+	)
+	graph.MustAddE(
+		"movements",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productlot.MovementsTable,
+			Columns: []string{productlot.MovementsColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"StockMovement",
+	)
+	graph.MustAddE(
+		"corrections",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productlot.CorrectionsTable,
+			Columns: []string{productlot.CorrectionsColumn},
+			Bidi:    false,
+		},
+		"ProductLot",
+		"LotCorrection",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   productqccheckpoint.AccountTable,
 			Columns: []string{productqccheckpoint.AccountColumn},
 			Bidi:    false,
@@ -1470,6 +1643,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"QCUnitOfMeasure",
 		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   stockmovement.AccountTable,
+			Columns: []string{stockmovement.AccountColumn},
+			Bidi:    false,
+		},
+		"StockMovement",
+		"Account",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   stockmovement.LotTable,
+			Columns: []string{stockmovement.LotColumn},
+			Bidi:    false,
+		},
+		"StockMovement",
+		"ProductLot",
+	)
+	graph.MustAddE(
+		"location",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   stockmovement.LocationTable,
+			Columns: []string{stockmovement.LocationColumn},
+			Bidi:    false,
+		},
+		"StockMovement",
+		"Location",
 	)
 	graph.MustAddE(
 		"account",
@@ -2780,6 +2989,114 @@ func (f *LocationFilter) WhereHasChildrenWith(preds ...predicate.Location) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *LotCorrectionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the LotCorrectionQuery builder.
+func (_q *LotCorrectionQuery) Filter() *LotCorrectionFilter {
+	return &LotCorrectionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *LotCorrectionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the LotCorrectionMutation builder.
+func (m *LotCorrectionMutation) Filter() *LotCorrectionFilter {
+	return &LotCorrectionFilter{config: m.config, predicateAdder: m}
+}
+
+// LotCorrectionFilter provides a generic filtering capability at runtime for LotCorrectionQuery.
+type LotCorrectionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *LotCorrectionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *LotCorrectionFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(lotcorrection.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *LotCorrectionFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(lotcorrection.FieldAccountID))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *LotCorrectionFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(lotcorrection.FieldLotID))
+}
+
+// WhereQuantityBefore applies the entql other predicate on the quantity_before field.
+func (f *LotCorrectionFilter) WhereQuantityBefore(p entql.OtherP) {
+	f.Where(p.Field(lotcorrection.FieldQuantityBefore))
+}
+
+// WhereQuantityAfter applies the entql other predicate on the quantity_after field.
+func (f *LotCorrectionFilter) WhereQuantityAfter(p entql.OtherP) {
+	f.Where(p.Field(lotcorrection.FieldQuantityAfter))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *LotCorrectionFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(lotcorrection.FieldSource))
+}
+
+// WhereAPIKeyID applies the entql int predicate on the api_key_id field.
+func (f *LotCorrectionFilter) WhereAPIKeyID(p entql.IntP) {
+	f.Where(p.Field(lotcorrection.FieldAPIKeyID))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *LotCorrectionFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(lotcorrection.FieldRequestID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *LotCorrectionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(lotcorrection.FieldCreatedAt))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *LotCorrectionFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *LotCorrectionFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *LotCorrectionFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *LotCorrectionFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *NutrientQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2808,7 +3125,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2907,7 +3224,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3015,7 +3332,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3094,7 +3411,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3183,7 +3500,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3487,7 +3804,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3589,7 +3906,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3686,7 +4003,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3755,6 +4072,210 @@ func (f *ProductByproductFilter) WhereHasByproductWith(preds ...predicate.Produc
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ProductLotQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductLotQuery builder.
+func (_q *ProductLotQuery) Filter() *ProductLotFilter {
+	return &ProductLotFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductLotMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductLotMutation builder.
+func (m *ProductLotMutation) Filter() *ProductLotFilter {
+	return &ProductLotFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductLotFilter provides a generic filtering capability at runtime for ProductLotQuery.
+type ProductLotFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductLotFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductLotFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductLotFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ProductLotFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(productlot.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ProductLotFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(productlot.FieldUpdatedAt))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductLotFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldProductID))
+}
+
+// WhereLocationID applies the entql int predicate on the location_id field.
+func (f *ProductLotFilter) WhereLocationID(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldLocationID))
+}
+
+// WhereWarehouseID applies the entql int predicate on the warehouse_id field.
+func (f *ProductLotFilter) WhereWarehouseID(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldWarehouseID))
+}
+
+// WhereLocationKey applies the entql int predicate on the location_key field.
+func (f *ProductLotFilter) WhereLocationKey(p entql.IntP) {
+	f.Where(p.Field(productlot.FieldLocationKey))
+}
+
+// WhereLotNumber applies the entql string predicate on the lot_number field.
+func (f *ProductLotFilter) WhereLotNumber(p entql.StringP) {
+	f.Where(p.Field(productlot.FieldLotNumber))
+}
+
+// WhereExpirationDate applies the entql time.Time predicate on the expiration_date field.
+func (f *ProductLotFilter) WhereExpirationDate(p entql.TimeP) {
+	f.Where(p.Field(productlot.FieldExpirationDate))
+}
+
+// WhereArchived applies the entql bool predicate on the archived field.
+func (f *ProductLotFilter) WhereArchived(p entql.BoolP) {
+	f.Where(p.Field(productlot.FieldArchived))
+}
+
+// WhereLotOrigin applies the entql string predicate on the lot_origin field.
+func (f *ProductLotFilter) WhereLotOrigin(p entql.StringP) {
+	f.Where(p.Field(productlot.FieldLotOrigin))
+}
+
+// WhereQcStatus applies the entql string predicate on the qc_status field.
+func (f *ProductLotFilter) WhereQcStatus(p entql.StringP) {
+	f.Where(p.Field(productlot.FieldQcStatus))
+}
+
+// WhereQcStatusAt applies the entql time.Time predicate on the qc_status_at field.
+func (f *ProductLotFilter) WhereQcStatusAt(p entql.TimeP) {
+	f.Where(p.Field(productlot.FieldQcStatusAt))
+}
+
+// WhereQcStatusNote applies the entql string predicate on the qc_status_note field.
+func (f *ProductLotFilter) WhereQcStatusNote(p entql.StringP) {
+	f.Where(p.Field(productlot.FieldQcStatusNote))
+}
+
+// WhereQcReleaseExpiresAt applies the entql time.Time predicate on the qc_release_expires_at field.
+func (f *ProductLotFilter) WhereQcReleaseExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(productlot.FieldQcReleaseExpiresAt))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *ProductLotFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(productlot.FieldQuantityBase))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductLotFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductLotFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLocation applies a predicate to check if query has an edge location.
+func (f *ProductLotFilter) WhereHasLocation() {
+	f.Where(entql.HasEdge("location"))
+}
+
+// WhereHasLocationWith applies a predicate to check if query has an edge location with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasLocationWith(preds ...predicate.Location) {
+	f.Where(entql.HasEdgeWith("location", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasWarehouse applies a predicate to check if query has an edge warehouse.
+func (f *ProductLotFilter) WhereHasWarehouse() {
+	f.Where(entql.HasEdge("warehouse"))
+}
+
+// WhereHasWarehouseWith applies a predicate to check if query has an edge warehouse with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasWarehouseWith(preds ...predicate.Location) {
+	f.Where(entql.HasEdgeWith("warehouse", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasMovements applies a predicate to check if query has an edge movements.
+func (f *ProductLotFilter) WhereHasMovements() {
+	f.Where(entql.HasEdge("movements"))
+}
+
+// WhereHasMovementsWith applies a predicate to check if query has an edge movements with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasMovementsWith(preds ...predicate.StockMovement) {
+	f.Where(entql.HasEdgeWith("movements", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCorrections applies a predicate to check if query has an edge corrections.
+func (f *ProductLotFilter) WhereHasCorrections() {
+	f.Where(entql.HasEdge("corrections"))
+}
+
+// WhereHasCorrectionsWith applies a predicate to check if query has an edge corrections with a given conditions (other predicates).
+func (f *ProductLotFilter) WhereHasCorrectionsWith(preds ...predicate.LotCorrection) {
+	f.Where(entql.HasEdgeWith("corrections", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ProductQCCheckpointQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3783,7 +4304,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3880,7 +4401,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3977,7 +4498,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4074,7 +4595,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4171,7 +4692,7 @@ type ProductionLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4274,7 +4795,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4392,7 +4913,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4476,7 +4997,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4500,6 +5021,143 @@ func (f *RateWindowFilter) WhereWindowStart(p entql.Int64P) {
 // WhereHits applies the entql int predicate on the hits field.
 func (f *RateWindowFilter) WhereHits(p entql.IntP) {
 	f.Where(p.Field(ratewindow.FieldHits))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *StockMovementQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the StockMovementQuery builder.
+func (_q *StockMovementQuery) Filter() *StockMovementFilter {
+	return &StockMovementFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *StockMovementMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the StockMovementMutation builder.
+func (m *StockMovementMutation) Filter() *StockMovementFilter {
+	return &StockMovementFilter{config: m.config, predicateAdder: m}
+}
+
+// StockMovementFilter provides a generic filtering capability at runtime for StockMovementQuery.
+type StockMovementFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *StockMovementFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *StockMovementFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *StockMovementFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldAccountID))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *StockMovementFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldLotID))
+}
+
+// WhereLocationID applies the entql int predicate on the location_id field.
+func (f *StockMovementFilter) WhereLocationID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldLocationID))
+}
+
+// WhereType applies the entql string predicate on the type field.
+func (f *StockMovementFilter) WhereType(p entql.StringP) {
+	f.Where(p.Field(stockmovement.FieldType))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *StockMovementFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(stockmovement.FieldQuantityBase))
+}
+
+// WhereDocumentType applies the entql string predicate on the document_type field.
+func (f *StockMovementFilter) WhereDocumentType(p entql.StringP) {
+	f.Where(p.Field(stockmovement.FieldDocumentType))
+}
+
+// WhereDocumentID applies the entql int predicate on the document_id field.
+func (f *StockMovementFilter) WhereDocumentID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldDocumentID))
+}
+
+// WhereSource applies the entql string predicate on the source field.
+func (f *StockMovementFilter) WhereSource(p entql.StringP) {
+	f.Where(p.Field(stockmovement.FieldSource))
+}
+
+// WhereAPIKeyID applies the entql int predicate on the api_key_id field.
+func (f *StockMovementFilter) WhereAPIKeyID(p entql.IntP) {
+	f.Where(p.Field(stockmovement.FieldAPIKeyID))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *StockMovementFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(stockmovement.FieldRequestID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *StockMovementFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(stockmovement.FieldCreatedAt))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *StockMovementFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *StockMovementFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *StockMovementFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *StockMovementFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLocation applies a predicate to check if query has an edge location.
+func (f *StockMovementFilter) WhereHasLocation() {
+	f.Where(entql.HasEdge("location"))
+}
+
+// WhereHasLocationWith applies a predicate to check if query has an edge location with a given conditions (other predicates).
+func (f *StockMovementFilter) WhereHasLocationWith(preds ...predicate.Location) {
+	f.Where(entql.HasEdgeWith("location", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -4531,7 +5189,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4615,7 +5273,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4699,7 +5357,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4807,7 +5465,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4911,7 +5569,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5033,7 +5691,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

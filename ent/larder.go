@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/supplier"
@@ -48,6 +49,12 @@ func (_m *Product) RedactCost() {
 // into loaded edges, for callers without the cost:read scope.
 func RedactCost(v Value) {
 	switch v := v.(type) {
+	case *LotCorrection:
+		redactLotCorrection(v)
+	case []*LotCorrection:
+		for _, e := range v {
+			redactLotCorrection(e)
+		}
 	case *Operation:
 		redactOperation(v)
 	case []*Operation:
@@ -78,6 +85,12 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactProductByproduct(e)
 		}
+	case *ProductLot:
+		redactProductLot(v)
+	case []*ProductLot:
+		for _, e := range v {
+			redactProductLot(e)
+		}
 	case *ProductQCCheckpoint:
 		redactProductQCCheckpoint(v)
 	case []*ProductQCCheckpoint:
@@ -102,6 +115,12 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactProductTag(e)
 		}
+	case *StockMovement:
+		redactStockMovement(v)
+	case []*StockMovement:
+		for _, e := range v {
+			redactStockMovement(e)
+		}
 	case *UnitOfMeasure:
 		redactUnitOfMeasure(v)
 	case []*UnitOfMeasure:
@@ -109,6 +128,13 @@ func RedactCost(v Value) {
 			redactUnitOfMeasure(e)
 		}
 	}
+}
+
+func redactLotCorrection(e *LotCorrection) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Lot)
 }
 
 func redactOperation(e *Operation) {
@@ -157,6 +183,15 @@ func redactProductByproduct(e *ProductByproduct) {
 	RedactCost(e.Edges.Byproduct)
 }
 
+func redactProductLot(e *ProductLot) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.Movements)
+	RedactCost(e.Edges.Corrections)
+}
+
 func redactProductQCCheckpoint(e *ProductQCCheckpoint) {
 	if e == nil {
 		return
@@ -184,6 +219,13 @@ func redactProductTag(e *ProductTag) {
 		return
 	}
 	RedactCost(e.Edges.Product)
+}
+
+func redactStockMovement(e *StockMovement) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Lot)
 }
 
 func redactUnitOfMeasure(e *UnitOfMeasure) {
@@ -403,6 +445,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("parent_id", "must name an existing location (%d was not found)", id)
 			}
 		}
+	case *LotCorrectionMutation:
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
+			}
+		}
 	case *OperationMutation:
 		if id, ok := m.UnitOfMeasureID(); ok {
 			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
@@ -496,6 +548,34 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("byproduct_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+	case *ProductLotMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LocationID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("location_id", "must name an existing location (%d was not found)", id)
+			}
+		}
+		if id, ok := m.WarehouseID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("warehouse_id", "must name an existing location (%d was not found)", id)
 			}
 		}
 	case *ProductQCCheckpointMutation:
@@ -594,6 +674,25 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing QC unit of measure (%d was not found)", id)
 			}
 		}
+	case *StockMovementMutation:
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LocationID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("location_id", "must name an existing location (%d was not found)", id)
+			}
+		}
 	case *WebhookAttemptMutation:
 		if id, ok := m.DeliveryID(); ok {
 			found, err := m.Client().WebhookDelivery.Query().Where(webhookdelivery.ID(id)).Exist(ctx)
@@ -652,6 +751,8 @@ var uniqueIndexes = map[string][]string{
 	"productallergen_product_id_allergen_id":          {"product_id", "allergen_id"},
 	"productbannedcountry_product_id_country_id":      {"product_id", "country_id"},
 	"productbyproduct_product_id_byproduct_id":        {"product_id", "byproduct_id"},
+	"productlot_product_id_location_key_lot_number":   {"product_id", "location_key", "lot_number"},
+	"product_lots_unnumbered":                         {"account_id", "product_id"},
 	"productqccheckpoint_product_id_qc_checkpoint_id": {"product_id", "qc_checkpoint_id"},
 	"productsubstitute_product_id_substitute_id":      {"product_id", "substitute_id"},
 	"productsupplier_product_id_supplier_id":          {"product_id", "supplier_id"},
@@ -695,6 +796,7 @@ var EventResources = map[string]EventResource{
 	"Location":       {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
 	"Operation":      {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Product":        {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"ProductLot":     {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
 	"ProductionLine": {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
 	"Tag":            {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"UnitOfMeasure":  {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},

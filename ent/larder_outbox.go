@@ -12,6 +12,7 @@ import (
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -104,6 +105,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *ProductLotMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().ProductLot.Query().Where(productlot.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *ProductionLineMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -165,6 +180,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Operation.Get(ctx, e.ID)
 	case *Product:
 		return c.Product.Get(ctx, e.ID)
+	case *ProductLot:
+		return c.ProductLot.Get(ctx, e.ID)
 	case *ProductionLine:
 		return c.ProductionLine.Get(ctx, e.ID)
 	case *Tag:
@@ -216,6 +233,8 @@ func AccountOf(v Value) (int, bool) {
 		return *e.AccountID, true
 	case *Location:
 		return e.AccountID, true
+	case *LotCorrection:
+		return e.AccountID, true
 	case *Nutrient:
 		if e.AccountID == nil {
 			return 0, false
@@ -236,6 +255,8 @@ func AccountOf(v Value) (int, bool) {
 		return e.AccountID, true
 	case *ProductByproduct:
 		return e.AccountID, true
+	case *ProductLot:
+		return e.AccountID, true
 	case *ProductQCCheckpoint:
 		return e.AccountID, true
 	case *ProductSubstitute:
@@ -253,6 +274,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *StockMovement:
+		return e.AccountID, true
 	case *Supplier:
 		return e.AccountID, true
 	case *Tag:

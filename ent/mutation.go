@@ -24,6 +24,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -34,6 +35,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -41,6 +43,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -69,6 +72,7 @@ const (
 	TypeFood                 = "Food"
 	TypeFoodNutrient         = "FoodNutrient"
 	TypeLocation             = "Location"
+	TypeLotCorrection        = "LotCorrection"
 	TypeNutrient             = "Nutrient"
 	TypeOperation            = "Operation"
 	TypeOrganization         = "Organization"
@@ -77,6 +81,7 @@ const (
 	TypeProductAllergen      = "ProductAllergen"
 	TypeProductBannedCountry = "ProductBannedCountry"
 	TypeProductByproduct     = "ProductByproduct"
+	TypeProductLot           = "ProductLot"
 	TypeProductQCCheckpoint  = "ProductQCCheckpoint"
 	TypeProductSubstitute    = "ProductSubstitute"
 	TypeProductSupplier      = "ProductSupplier"
@@ -85,6 +90,7 @@ const (
 	TypeQCCheckpoint         = "QCCheckpoint"
 	TypeQCUnitOfMeasure      = "QCUnitOfMeasure"
 	TypeRateWindow           = "RateWindow"
+	TypeStockMovement        = "StockMovement"
 	TypeSupplier             = "Supplier"
 	TypeTag                  = "Tag"
 	TypeUnitOfMeasure        = "UnitOfMeasure"
@@ -9818,6 +9824,888 @@ func (m *LocationMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Location edge %s", name)
 }
 
+// LotCorrectionMutation represents an operation that mutates the LotCorrection nodes in the graph.
+type LotCorrectionMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	quantity_before *decimal.Decimal
+	quantity_after  *decimal.Decimal
+	source          *lotcorrection.Source
+	api_key_id      *int
+	addapi_key_id   *int
+	request_id      *string
+	created_at      *time.Time
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	lot             *int
+	clearedlot      bool
+	done            bool
+	oldValue        func(context.Context) (*LotCorrection, error)
+	predicates      []predicate.LotCorrection
+}
+
+var _ ent.Mutation = (*LotCorrectionMutation)(nil)
+
+// lotcorrectionOption allows management of the mutation configuration using functional options.
+type lotcorrectionOption func(*LotCorrectionMutation)
+
+// newLotCorrectionMutation creates new mutation for the LotCorrection entity.
+func newLotCorrectionMutation(c config, op Op, opts ...lotcorrectionOption) *LotCorrectionMutation {
+	m := &LotCorrectionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLotCorrection,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLotCorrectionID sets the ID field of the mutation.
+func withLotCorrectionID(id int) lotcorrectionOption {
+	return func(m *LotCorrectionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LotCorrection
+		)
+		m.oldValue = func(ctx context.Context) (*LotCorrection, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LotCorrection.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLotCorrection sets the old LotCorrection of the mutation.
+func withLotCorrection(node *LotCorrection) lotcorrectionOption {
+	return func(m *LotCorrectionMutation) {
+		m.oldValue = func(context.Context) (*LotCorrection, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LotCorrectionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LotCorrectionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LotCorrectionMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LotCorrectionMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LotCorrection.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *LotCorrectionMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *LotCorrectionMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *LotCorrectionMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *LotCorrectionMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *LotCorrectionMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldLotID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *LotCorrectionMutation) ResetLotID() {
+	m.lot = nil
+}
+
+// SetQuantityBefore sets the "quantity_before" field.
+func (m *LotCorrectionMutation) SetQuantityBefore(d decimal.Decimal) {
+	m.quantity_before = &d
+}
+
+// QuantityBefore returns the value of the "quantity_before" field in the mutation.
+func (m *LotCorrectionMutation) QuantityBefore() (r decimal.Decimal, exists bool) {
+	v := m.quantity_before
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBefore returns the old "quantity_before" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldQuantityBefore(ctx context.Context) (v decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBefore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBefore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBefore: %w", err)
+	}
+	return oldValue.QuantityBefore, nil
+}
+
+// ResetQuantityBefore resets all changes to the "quantity_before" field.
+func (m *LotCorrectionMutation) ResetQuantityBefore() {
+	m.quantity_before = nil
+}
+
+// SetQuantityAfter sets the "quantity_after" field.
+func (m *LotCorrectionMutation) SetQuantityAfter(d decimal.Decimal) {
+	m.quantity_after = &d
+}
+
+// QuantityAfter returns the value of the "quantity_after" field in the mutation.
+func (m *LotCorrectionMutation) QuantityAfter() (r decimal.Decimal, exists bool) {
+	v := m.quantity_after
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityAfter returns the old "quantity_after" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldQuantityAfter(ctx context.Context) (v decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityAfter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityAfter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityAfter: %w", err)
+	}
+	return oldValue.QuantityAfter, nil
+}
+
+// ResetQuantityAfter resets all changes to the "quantity_after" field.
+func (m *LotCorrectionMutation) ResetQuantityAfter() {
+	m.quantity_after = nil
+}
+
+// SetSource sets the "source" field.
+func (m *LotCorrectionMutation) SetSource(l lotcorrection.Source) {
+	m.source = &l
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *LotCorrectionMutation) Source() (r lotcorrection.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldSource(ctx context.Context) (v lotcorrection.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *LotCorrectionMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *LotCorrectionMutation) SetAPIKeyID(i int) {
+	m.api_key_id = &i
+	m.addapi_key_id = nil
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *LotCorrectionMutation) APIKeyID() (r int, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldAPIKeyID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// AddAPIKeyID adds i to the "api_key_id" field.
+func (m *LotCorrectionMutation) AddAPIKeyID(i int) {
+	if m.addapi_key_id != nil {
+		*m.addapi_key_id += i
+	} else {
+		m.addapi_key_id = &i
+	}
+}
+
+// AddedAPIKeyID returns the value that was added to the "api_key_id" field in this mutation.
+func (m *LotCorrectionMutation) AddedAPIKeyID() (r int, exists bool) {
+	v := m.addapi_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *LotCorrectionMutation) ClearAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	m.clearedFields[lotcorrection.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *LotCorrectionMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[lotcorrection.FieldAPIKeyID]
+	return ok
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *LotCorrectionMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	delete(m.clearedFields, lotcorrection.FieldAPIKeyID)
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *LotCorrectionMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *LotCorrectionMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldRequestID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ClearRequestID clears the value of the "request_id" field.
+func (m *LotCorrectionMutation) ClearRequestID() {
+	m.request_id = nil
+	m.clearedFields[lotcorrection.FieldRequestID] = struct{}{}
+}
+
+// RequestIDCleared returns if the "request_id" field was cleared in this mutation.
+func (m *LotCorrectionMutation) RequestIDCleared() bool {
+	_, ok := m.clearedFields[lotcorrection.FieldRequestID]
+	return ok
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *LotCorrectionMutation) ResetRequestID() {
+	m.request_id = nil
+	delete(m.clearedFields, lotcorrection.FieldRequestID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LotCorrectionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LotCorrectionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the LotCorrection entity.
+// If the LotCorrection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LotCorrectionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LotCorrectionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *LotCorrectionMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[lotcorrection.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *LotCorrectionMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *LotCorrectionMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *LotCorrectionMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *LotCorrectionMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[lotcorrection.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *LotCorrectionMutation) LotCleared() bool {
+	return m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *LotCorrectionMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *LotCorrectionMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// Where appends a list predicates to the LotCorrectionMutation builder.
+func (m *LotCorrectionMutation) Where(ps ...predicate.LotCorrection) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LotCorrectionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LotCorrectionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LotCorrection, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LotCorrectionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LotCorrectionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LotCorrection).
+func (m *LotCorrectionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LotCorrectionMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.account != nil {
+		fields = append(fields, lotcorrection.FieldAccountID)
+	}
+	if m.lot != nil {
+		fields = append(fields, lotcorrection.FieldLotID)
+	}
+	if m.quantity_before != nil {
+		fields = append(fields, lotcorrection.FieldQuantityBefore)
+	}
+	if m.quantity_after != nil {
+		fields = append(fields, lotcorrection.FieldQuantityAfter)
+	}
+	if m.source != nil {
+		fields = append(fields, lotcorrection.FieldSource)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, lotcorrection.FieldAPIKeyID)
+	}
+	if m.request_id != nil {
+		fields = append(fields, lotcorrection.FieldRequestID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, lotcorrection.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LotCorrectionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case lotcorrection.FieldAccountID:
+		return m.AccountID()
+	case lotcorrection.FieldLotID:
+		return m.LotID()
+	case lotcorrection.FieldQuantityBefore:
+		return m.QuantityBefore()
+	case lotcorrection.FieldQuantityAfter:
+		return m.QuantityAfter()
+	case lotcorrection.FieldSource:
+		return m.Source()
+	case lotcorrection.FieldAPIKeyID:
+		return m.APIKeyID()
+	case lotcorrection.FieldRequestID:
+		return m.RequestID()
+	case lotcorrection.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LotCorrectionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case lotcorrection.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case lotcorrection.FieldLotID:
+		return m.OldLotID(ctx)
+	case lotcorrection.FieldQuantityBefore:
+		return m.OldQuantityBefore(ctx)
+	case lotcorrection.FieldQuantityAfter:
+		return m.OldQuantityAfter(ctx)
+	case lotcorrection.FieldSource:
+		return m.OldSource(ctx)
+	case lotcorrection.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case lotcorrection.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case lotcorrection.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown LotCorrection field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LotCorrectionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case lotcorrection.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case lotcorrection.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	case lotcorrection.FieldQuantityBefore:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBefore(v)
+		return nil
+	case lotcorrection.FieldQuantityAfter:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityAfter(v)
+		return nil
+	case lotcorrection.FieldSource:
+		v, ok := value.(lotcorrection.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case lotcorrection.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case lotcorrection.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case lotcorrection.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LotCorrectionMutation) AddedFields() []string {
+	var fields []string
+	if m.addapi_key_id != nil {
+		fields = append(fields, lotcorrection.FieldAPIKeyID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LotCorrectionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case lotcorrection.FieldAPIKeyID:
+		return m.AddedAPIKeyID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LotCorrectionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case lotcorrection.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIKeyID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LotCorrectionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(lotcorrection.FieldAPIKeyID) {
+		fields = append(fields, lotcorrection.FieldAPIKeyID)
+	}
+	if m.FieldCleared(lotcorrection.FieldRequestID) {
+		fields = append(fields, lotcorrection.FieldRequestID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LotCorrectionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LotCorrectionMutation) ClearField(name string) error {
+	switch name {
+	case lotcorrection.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case lotcorrection.FieldRequestID:
+		m.ClearRequestID()
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LotCorrectionMutation) ResetField(name string) error {
+	switch name {
+	case lotcorrection.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case lotcorrection.FieldLotID:
+		m.ResetLotID()
+		return nil
+	case lotcorrection.FieldQuantityBefore:
+		m.ResetQuantityBefore()
+		return nil
+	case lotcorrection.FieldQuantityAfter:
+		m.ResetQuantityAfter()
+		return nil
+	case lotcorrection.FieldSource:
+		m.ResetSource()
+		return nil
+	case lotcorrection.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case lotcorrection.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case lotcorrection.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LotCorrectionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.account != nil {
+		edges = append(edges, lotcorrection.EdgeAccount)
+	}
+	if m.lot != nil {
+		edges = append(edges, lotcorrection.EdgeLot)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LotCorrectionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case lotcorrection.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case lotcorrection.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LotCorrectionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LotCorrectionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LotCorrectionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedaccount {
+		edges = append(edges, lotcorrection.EdgeAccount)
+	}
+	if m.clearedlot {
+		edges = append(edges, lotcorrection.EdgeLot)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LotCorrectionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case lotcorrection.EdgeAccount:
+		return m.clearedaccount
+	case lotcorrection.EdgeLot:
+		return m.clearedlot
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LotCorrectionMutation) ClearEdge(name string) error {
+	switch name {
+	case lotcorrection.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case lotcorrection.EdgeLot:
+		m.ClearLot()
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LotCorrectionMutation) ResetEdge(name string) error {
+	switch name {
+	case lotcorrection.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case lotcorrection.EdgeLot:
+		m.ResetLot()
+		return nil
+	}
+	return fmt.Errorf("unknown LotCorrection edge %s", name)
+}
+
 // NutrientMutation represents an operation that mutates the Nutrient nodes in the graph.
 type NutrientMutation struct {
 	config
@@ -17514,6 +18402,1693 @@ func (m *ProductByproductMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ProductByproduct edge %s", name)
 }
 
+// ProductLotMutation represents an operation that mutates the ProductLot nodes in the graph.
+type ProductLotMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	location_key          *int
+	addlocation_key       *int
+	lot_number            *string
+	expiration_date       *time.Time
+	archived              *bool
+	lot_origin            *productlot.LotOrigin
+	qc_status             *productlot.QcStatus
+	qc_status_at          *time.Time
+	qc_status_note        *string
+	qc_release_expires_at *time.Time
+	quantity_base         *decimal.Decimal
+	clearedFields         map[string]struct{}
+	account               *int
+	clearedaccount        bool
+	product               *int
+	clearedproduct        bool
+	location              *int
+	clearedlocation       bool
+	warehouse             *int
+	clearedwarehouse      bool
+	movements             map[int]struct{}
+	removedmovements      map[int]struct{}
+	clearedmovements      bool
+	corrections           map[int]struct{}
+	removedcorrections    map[int]struct{}
+	clearedcorrections    bool
+	done                  bool
+	oldValue              func(context.Context) (*ProductLot, error)
+	predicates            []predicate.ProductLot
+}
+
+var _ ent.Mutation = (*ProductLotMutation)(nil)
+
+// productlotOption allows management of the mutation configuration using functional options.
+type productlotOption func(*ProductLotMutation)
+
+// newProductLotMutation creates new mutation for the ProductLot entity.
+func newProductLotMutation(c config, op Op, opts ...productlotOption) *ProductLotMutation {
+	m := &ProductLotMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductLot,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductLotID sets the ID field of the mutation.
+func withProductLotID(id int) productlotOption {
+	return func(m *ProductLotMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductLot
+		)
+		m.oldValue = func(ctx context.Context) (*ProductLot, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductLot.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductLot sets the old ProductLot of the mutation.
+func withProductLot(node *ProductLot) productlotOption {
+	return func(m *ProductLotMutation) {
+		m.oldValue = func(context.Context) (*ProductLot, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductLotMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductLotMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductLotMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductLotMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductLot.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductLotMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductLotMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductLotMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProductLotMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProductLotMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProductLotMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProductLotMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProductLotMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProductLotMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductLotMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductLotMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductLotMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetLocationID sets the "location_id" field.
+func (m *ProductLotMutation) SetLocationID(i int) {
+	m.location = &i
+}
+
+// LocationID returns the value of the "location_id" field in the mutation.
+func (m *ProductLotMutation) LocationID() (r int, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocationID returns the old "location_id" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldLocationID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocationID: %w", err)
+	}
+	return oldValue.LocationID, nil
+}
+
+// ClearLocationID clears the value of the "location_id" field.
+func (m *ProductLotMutation) ClearLocationID() {
+	m.location = nil
+	m.clearedFields[productlot.FieldLocationID] = struct{}{}
+}
+
+// LocationIDCleared returns if the "location_id" field was cleared in this mutation.
+func (m *ProductLotMutation) LocationIDCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldLocationID]
+	return ok
+}
+
+// ResetLocationID resets all changes to the "location_id" field.
+func (m *ProductLotMutation) ResetLocationID() {
+	m.location = nil
+	delete(m.clearedFields, productlot.FieldLocationID)
+}
+
+// SetWarehouseID sets the "warehouse_id" field.
+func (m *ProductLotMutation) SetWarehouseID(i int) {
+	m.warehouse = &i
+}
+
+// WarehouseID returns the value of the "warehouse_id" field in the mutation.
+func (m *ProductLotMutation) WarehouseID() (r int, exists bool) {
+	v := m.warehouse
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWarehouseID returns the old "warehouse_id" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldWarehouseID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWarehouseID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWarehouseID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWarehouseID: %w", err)
+	}
+	return oldValue.WarehouseID, nil
+}
+
+// ClearWarehouseID clears the value of the "warehouse_id" field.
+func (m *ProductLotMutation) ClearWarehouseID() {
+	m.warehouse = nil
+	m.clearedFields[productlot.FieldWarehouseID] = struct{}{}
+}
+
+// WarehouseIDCleared returns if the "warehouse_id" field was cleared in this mutation.
+func (m *ProductLotMutation) WarehouseIDCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldWarehouseID]
+	return ok
+}
+
+// ResetWarehouseID resets all changes to the "warehouse_id" field.
+func (m *ProductLotMutation) ResetWarehouseID() {
+	m.warehouse = nil
+	delete(m.clearedFields, productlot.FieldWarehouseID)
+}
+
+// SetLocationKey sets the "location_key" field.
+func (m *ProductLotMutation) SetLocationKey(i int) {
+	m.location_key = &i
+	m.addlocation_key = nil
+}
+
+// LocationKey returns the value of the "location_key" field in the mutation.
+func (m *ProductLotMutation) LocationKey() (r int, exists bool) {
+	v := m.location_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocationKey returns the old "location_key" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldLocationKey(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocationKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocationKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocationKey: %w", err)
+	}
+	return oldValue.LocationKey, nil
+}
+
+// AddLocationKey adds i to the "location_key" field.
+func (m *ProductLotMutation) AddLocationKey(i int) {
+	if m.addlocation_key != nil {
+		*m.addlocation_key += i
+	} else {
+		m.addlocation_key = &i
+	}
+}
+
+// AddedLocationKey returns the value that was added to the "location_key" field in this mutation.
+func (m *ProductLotMutation) AddedLocationKey() (r int, exists bool) {
+	v := m.addlocation_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLocationKey resets all changes to the "location_key" field.
+func (m *ProductLotMutation) ResetLocationKey() {
+	m.location_key = nil
+	m.addlocation_key = nil
+}
+
+// SetLotNumber sets the "lot_number" field.
+func (m *ProductLotMutation) SetLotNumber(s string) {
+	m.lot_number = &s
+}
+
+// LotNumber returns the value of the "lot_number" field in the mutation.
+func (m *ProductLotMutation) LotNumber() (r string, exists bool) {
+	v := m.lot_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotNumber returns the old "lot_number" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldLotNumber(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotNumber: %w", err)
+	}
+	return oldValue.LotNumber, nil
+}
+
+// ClearLotNumber clears the value of the "lot_number" field.
+func (m *ProductLotMutation) ClearLotNumber() {
+	m.lot_number = nil
+	m.clearedFields[productlot.FieldLotNumber] = struct{}{}
+}
+
+// LotNumberCleared returns if the "lot_number" field was cleared in this mutation.
+func (m *ProductLotMutation) LotNumberCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldLotNumber]
+	return ok
+}
+
+// ResetLotNumber resets all changes to the "lot_number" field.
+func (m *ProductLotMutation) ResetLotNumber() {
+	m.lot_number = nil
+	delete(m.clearedFields, productlot.FieldLotNumber)
+}
+
+// SetExpirationDate sets the "expiration_date" field.
+func (m *ProductLotMutation) SetExpirationDate(t time.Time) {
+	m.expiration_date = &t
+}
+
+// ExpirationDate returns the value of the "expiration_date" field in the mutation.
+func (m *ProductLotMutation) ExpirationDate() (r time.Time, exists bool) {
+	v := m.expiration_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpirationDate returns the old "expiration_date" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldExpirationDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpirationDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpirationDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpirationDate: %w", err)
+	}
+	return oldValue.ExpirationDate, nil
+}
+
+// ClearExpirationDate clears the value of the "expiration_date" field.
+func (m *ProductLotMutation) ClearExpirationDate() {
+	m.expiration_date = nil
+	m.clearedFields[productlot.FieldExpirationDate] = struct{}{}
+}
+
+// ExpirationDateCleared returns if the "expiration_date" field was cleared in this mutation.
+func (m *ProductLotMutation) ExpirationDateCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldExpirationDate]
+	return ok
+}
+
+// ResetExpirationDate resets all changes to the "expiration_date" field.
+func (m *ProductLotMutation) ResetExpirationDate() {
+	m.expiration_date = nil
+	delete(m.clearedFields, productlot.FieldExpirationDate)
+}
+
+// SetArchived sets the "archived" field.
+func (m *ProductLotMutation) SetArchived(b bool) {
+	m.archived = &b
+}
+
+// Archived returns the value of the "archived" field in the mutation.
+func (m *ProductLotMutation) Archived() (r bool, exists bool) {
+	v := m.archived
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArchived returns the old "archived" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldArchived(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArchived is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArchived requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArchived: %w", err)
+	}
+	return oldValue.Archived, nil
+}
+
+// ResetArchived resets all changes to the "archived" field.
+func (m *ProductLotMutation) ResetArchived() {
+	m.archived = nil
+}
+
+// SetLotOrigin sets the "lot_origin" field.
+func (m *ProductLotMutation) SetLotOrigin(po productlot.LotOrigin) {
+	m.lot_origin = &po
+}
+
+// LotOrigin returns the value of the "lot_origin" field in the mutation.
+func (m *ProductLotMutation) LotOrigin() (r productlot.LotOrigin, exists bool) {
+	v := m.lot_origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotOrigin returns the old "lot_origin" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldLotOrigin(ctx context.Context) (v *productlot.LotOrigin, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotOrigin: %w", err)
+	}
+	return oldValue.LotOrigin, nil
+}
+
+// ClearLotOrigin clears the value of the "lot_origin" field.
+func (m *ProductLotMutation) ClearLotOrigin() {
+	m.lot_origin = nil
+	m.clearedFields[productlot.FieldLotOrigin] = struct{}{}
+}
+
+// LotOriginCleared returns if the "lot_origin" field was cleared in this mutation.
+func (m *ProductLotMutation) LotOriginCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldLotOrigin]
+	return ok
+}
+
+// ResetLotOrigin resets all changes to the "lot_origin" field.
+func (m *ProductLotMutation) ResetLotOrigin() {
+	m.lot_origin = nil
+	delete(m.clearedFields, productlot.FieldLotOrigin)
+}
+
+// SetQcStatus sets the "qc_status" field.
+func (m *ProductLotMutation) SetQcStatus(ps productlot.QcStatus) {
+	m.qc_status = &ps
+}
+
+// QcStatus returns the value of the "qc_status" field in the mutation.
+func (m *ProductLotMutation) QcStatus() (r productlot.QcStatus, exists bool) {
+	v := m.qc_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcStatus returns the old "qc_status" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldQcStatus(ctx context.Context) (v productlot.QcStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcStatus: %w", err)
+	}
+	return oldValue.QcStatus, nil
+}
+
+// ResetQcStatus resets all changes to the "qc_status" field.
+func (m *ProductLotMutation) ResetQcStatus() {
+	m.qc_status = nil
+}
+
+// SetQcStatusAt sets the "qc_status_at" field.
+func (m *ProductLotMutation) SetQcStatusAt(t time.Time) {
+	m.qc_status_at = &t
+}
+
+// QcStatusAt returns the value of the "qc_status_at" field in the mutation.
+func (m *ProductLotMutation) QcStatusAt() (r time.Time, exists bool) {
+	v := m.qc_status_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcStatusAt returns the old "qc_status_at" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldQcStatusAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcStatusAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcStatusAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcStatusAt: %w", err)
+	}
+	return oldValue.QcStatusAt, nil
+}
+
+// ClearQcStatusAt clears the value of the "qc_status_at" field.
+func (m *ProductLotMutation) ClearQcStatusAt() {
+	m.qc_status_at = nil
+	m.clearedFields[productlot.FieldQcStatusAt] = struct{}{}
+}
+
+// QcStatusAtCleared returns if the "qc_status_at" field was cleared in this mutation.
+func (m *ProductLotMutation) QcStatusAtCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldQcStatusAt]
+	return ok
+}
+
+// ResetQcStatusAt resets all changes to the "qc_status_at" field.
+func (m *ProductLotMutation) ResetQcStatusAt() {
+	m.qc_status_at = nil
+	delete(m.clearedFields, productlot.FieldQcStatusAt)
+}
+
+// SetQcStatusNote sets the "qc_status_note" field.
+func (m *ProductLotMutation) SetQcStatusNote(s string) {
+	m.qc_status_note = &s
+}
+
+// QcStatusNote returns the value of the "qc_status_note" field in the mutation.
+func (m *ProductLotMutation) QcStatusNote() (r string, exists bool) {
+	v := m.qc_status_note
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcStatusNote returns the old "qc_status_note" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldQcStatusNote(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcStatusNote is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcStatusNote requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcStatusNote: %w", err)
+	}
+	return oldValue.QcStatusNote, nil
+}
+
+// ClearQcStatusNote clears the value of the "qc_status_note" field.
+func (m *ProductLotMutation) ClearQcStatusNote() {
+	m.qc_status_note = nil
+	m.clearedFields[productlot.FieldQcStatusNote] = struct{}{}
+}
+
+// QcStatusNoteCleared returns if the "qc_status_note" field was cleared in this mutation.
+func (m *ProductLotMutation) QcStatusNoteCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldQcStatusNote]
+	return ok
+}
+
+// ResetQcStatusNote resets all changes to the "qc_status_note" field.
+func (m *ProductLotMutation) ResetQcStatusNote() {
+	m.qc_status_note = nil
+	delete(m.clearedFields, productlot.FieldQcStatusNote)
+}
+
+// SetQcReleaseExpiresAt sets the "qc_release_expires_at" field.
+func (m *ProductLotMutation) SetQcReleaseExpiresAt(t time.Time) {
+	m.qc_release_expires_at = &t
+}
+
+// QcReleaseExpiresAt returns the value of the "qc_release_expires_at" field in the mutation.
+func (m *ProductLotMutation) QcReleaseExpiresAt() (r time.Time, exists bool) {
+	v := m.qc_release_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQcReleaseExpiresAt returns the old "qc_release_expires_at" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldQcReleaseExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQcReleaseExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQcReleaseExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQcReleaseExpiresAt: %w", err)
+	}
+	return oldValue.QcReleaseExpiresAt, nil
+}
+
+// ClearQcReleaseExpiresAt clears the value of the "qc_release_expires_at" field.
+func (m *ProductLotMutation) ClearQcReleaseExpiresAt() {
+	m.qc_release_expires_at = nil
+	m.clearedFields[productlot.FieldQcReleaseExpiresAt] = struct{}{}
+}
+
+// QcReleaseExpiresAtCleared returns if the "qc_release_expires_at" field was cleared in this mutation.
+func (m *ProductLotMutation) QcReleaseExpiresAtCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldQcReleaseExpiresAt]
+	return ok
+}
+
+// ResetQcReleaseExpiresAt resets all changes to the "qc_release_expires_at" field.
+func (m *ProductLotMutation) ResetQcReleaseExpiresAt() {
+	m.qc_release_expires_at = nil
+	delete(m.clearedFields, productlot.FieldQcReleaseExpiresAt)
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *ProductLotMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *ProductLotMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldQuantityBase(ctx context.Context) (v decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *ProductLotMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductLotMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productlot.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductLotMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductLotMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductLotMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductLotMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productlot.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductLotMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductLotMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductLotMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearLocation clears the "location" edge to the Location entity.
+func (m *ProductLotMutation) ClearLocation() {
+	m.clearedlocation = true
+	m.clearedFields[productlot.FieldLocationID] = struct{}{}
+}
+
+// LocationCleared reports if the "location" edge to the Location entity was cleared.
+func (m *ProductLotMutation) LocationCleared() bool {
+	return m.LocationIDCleared() || m.clearedlocation
+}
+
+// LocationIDs returns the "location" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LocationID instead. It exists only for internal usage by the builders.
+func (m *ProductLotMutation) LocationIDs() (ids []int) {
+	if id := m.location; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLocation resets all changes to the "location" edge.
+func (m *ProductLotMutation) ResetLocation() {
+	m.location = nil
+	m.clearedlocation = false
+}
+
+// ClearWarehouse clears the "warehouse" edge to the Location entity.
+func (m *ProductLotMutation) ClearWarehouse() {
+	m.clearedwarehouse = true
+	m.clearedFields[productlot.FieldWarehouseID] = struct{}{}
+}
+
+// WarehouseCleared reports if the "warehouse" edge to the Location entity was cleared.
+func (m *ProductLotMutation) WarehouseCleared() bool {
+	return m.WarehouseIDCleared() || m.clearedwarehouse
+}
+
+// WarehouseIDs returns the "warehouse" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// WarehouseID instead. It exists only for internal usage by the builders.
+func (m *ProductLotMutation) WarehouseIDs() (ids []int) {
+	if id := m.warehouse; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetWarehouse resets all changes to the "warehouse" edge.
+func (m *ProductLotMutation) ResetWarehouse() {
+	m.warehouse = nil
+	m.clearedwarehouse = false
+}
+
+// AddMovementIDs adds the "movements" edge to the StockMovement entity by ids.
+func (m *ProductLotMutation) AddMovementIDs(ids ...int) {
+	if m.movements == nil {
+		m.movements = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.movements[ids[i]] = struct{}{}
+	}
+}
+
+// ClearMovements clears the "movements" edge to the StockMovement entity.
+func (m *ProductLotMutation) ClearMovements() {
+	m.clearedmovements = true
+}
+
+// MovementsCleared reports if the "movements" edge to the StockMovement entity was cleared.
+func (m *ProductLotMutation) MovementsCleared() bool {
+	return m.clearedmovements
+}
+
+// RemoveMovementIDs removes the "movements" edge to the StockMovement entity by IDs.
+func (m *ProductLotMutation) RemoveMovementIDs(ids ...int) {
+	if m.removedmovements == nil {
+		m.removedmovements = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.movements, ids[i])
+		m.removedmovements[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedMovements returns the removed IDs of the "movements" edge to the StockMovement entity.
+func (m *ProductLotMutation) RemovedMovementsIDs() (ids []int) {
+	for id := range m.removedmovements {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// MovementsIDs returns the "movements" edge IDs in the mutation.
+func (m *ProductLotMutation) MovementsIDs() (ids []int) {
+	for id := range m.movements {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetMovements resets all changes to the "movements" edge.
+func (m *ProductLotMutation) ResetMovements() {
+	m.movements = nil
+	m.clearedmovements = false
+	m.removedmovements = nil
+}
+
+// AddCorrectionIDs adds the "corrections" edge to the LotCorrection entity by ids.
+func (m *ProductLotMutation) AddCorrectionIDs(ids ...int) {
+	if m.corrections == nil {
+		m.corrections = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.corrections[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCorrections clears the "corrections" edge to the LotCorrection entity.
+func (m *ProductLotMutation) ClearCorrections() {
+	m.clearedcorrections = true
+}
+
+// CorrectionsCleared reports if the "corrections" edge to the LotCorrection entity was cleared.
+func (m *ProductLotMutation) CorrectionsCleared() bool {
+	return m.clearedcorrections
+}
+
+// RemoveCorrectionIDs removes the "corrections" edge to the LotCorrection entity by IDs.
+func (m *ProductLotMutation) RemoveCorrectionIDs(ids ...int) {
+	if m.removedcorrections == nil {
+		m.removedcorrections = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.corrections, ids[i])
+		m.removedcorrections[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCorrections returns the removed IDs of the "corrections" edge to the LotCorrection entity.
+func (m *ProductLotMutation) RemovedCorrectionsIDs() (ids []int) {
+	for id := range m.removedcorrections {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CorrectionsIDs returns the "corrections" edge IDs in the mutation.
+func (m *ProductLotMutation) CorrectionsIDs() (ids []int) {
+	for id := range m.corrections {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCorrections resets all changes to the "corrections" edge.
+func (m *ProductLotMutation) ResetCorrections() {
+	m.corrections = nil
+	m.clearedcorrections = false
+	m.removedcorrections = nil
+}
+
+// Where appends a list predicates to the ProductLotMutation builder.
+func (m *ProductLotMutation) Where(ps ...predicate.ProductLot) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductLotMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductLotMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductLot, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductLotMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductLotMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductLot).
+func (m *ProductLotMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductLotMutation) Fields() []string {
+	fields := make([]string, 0, 16)
+	if m.account != nil {
+		fields = append(fields, productlot.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, productlot.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, productlot.FieldUpdatedAt)
+	}
+	if m.product != nil {
+		fields = append(fields, productlot.FieldProductID)
+	}
+	if m.location != nil {
+		fields = append(fields, productlot.FieldLocationID)
+	}
+	if m.warehouse != nil {
+		fields = append(fields, productlot.FieldWarehouseID)
+	}
+	if m.location_key != nil {
+		fields = append(fields, productlot.FieldLocationKey)
+	}
+	if m.lot_number != nil {
+		fields = append(fields, productlot.FieldLotNumber)
+	}
+	if m.expiration_date != nil {
+		fields = append(fields, productlot.FieldExpirationDate)
+	}
+	if m.archived != nil {
+		fields = append(fields, productlot.FieldArchived)
+	}
+	if m.lot_origin != nil {
+		fields = append(fields, productlot.FieldLotOrigin)
+	}
+	if m.qc_status != nil {
+		fields = append(fields, productlot.FieldQcStatus)
+	}
+	if m.qc_status_at != nil {
+		fields = append(fields, productlot.FieldQcStatusAt)
+	}
+	if m.qc_status_note != nil {
+		fields = append(fields, productlot.FieldQcStatusNote)
+	}
+	if m.qc_release_expires_at != nil {
+		fields = append(fields, productlot.FieldQcReleaseExpiresAt)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, productlot.FieldQuantityBase)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductLotMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productlot.FieldAccountID:
+		return m.AccountID()
+	case productlot.FieldCreatedAt:
+		return m.CreatedAt()
+	case productlot.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case productlot.FieldProductID:
+		return m.ProductID()
+	case productlot.FieldLocationID:
+		return m.LocationID()
+	case productlot.FieldWarehouseID:
+		return m.WarehouseID()
+	case productlot.FieldLocationKey:
+		return m.LocationKey()
+	case productlot.FieldLotNumber:
+		return m.LotNumber()
+	case productlot.FieldExpirationDate:
+		return m.ExpirationDate()
+	case productlot.FieldArchived:
+		return m.Archived()
+	case productlot.FieldLotOrigin:
+		return m.LotOrigin()
+	case productlot.FieldQcStatus:
+		return m.QcStatus()
+	case productlot.FieldQcStatusAt:
+		return m.QcStatusAt()
+	case productlot.FieldQcStatusNote:
+		return m.QcStatusNote()
+	case productlot.FieldQcReleaseExpiresAt:
+		return m.QcReleaseExpiresAt()
+	case productlot.FieldQuantityBase:
+		return m.QuantityBase()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductLotMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productlot.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productlot.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case productlot.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case productlot.FieldProductID:
+		return m.OldProductID(ctx)
+	case productlot.FieldLocationID:
+		return m.OldLocationID(ctx)
+	case productlot.FieldWarehouseID:
+		return m.OldWarehouseID(ctx)
+	case productlot.FieldLocationKey:
+		return m.OldLocationKey(ctx)
+	case productlot.FieldLotNumber:
+		return m.OldLotNumber(ctx)
+	case productlot.FieldExpirationDate:
+		return m.OldExpirationDate(ctx)
+	case productlot.FieldArchived:
+		return m.OldArchived(ctx)
+	case productlot.FieldLotOrigin:
+		return m.OldLotOrigin(ctx)
+	case productlot.FieldQcStatus:
+		return m.OldQcStatus(ctx)
+	case productlot.FieldQcStatusAt:
+		return m.OldQcStatusAt(ctx)
+	case productlot.FieldQcStatusNote:
+		return m.OldQcStatusNote(ctx)
+	case productlot.FieldQcReleaseExpiresAt:
+		return m.OldQcReleaseExpiresAt(ctx)
+	case productlot.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductLot field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductLotMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productlot.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productlot.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case productlot.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case productlot.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productlot.FieldLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocationID(v)
+		return nil
+	case productlot.FieldWarehouseID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWarehouseID(v)
+		return nil
+	case productlot.FieldLocationKey:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocationKey(v)
+		return nil
+	case productlot.FieldLotNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotNumber(v)
+		return nil
+	case productlot.FieldExpirationDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpirationDate(v)
+		return nil
+	case productlot.FieldArchived:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArchived(v)
+		return nil
+	case productlot.FieldLotOrigin:
+		v, ok := value.(productlot.LotOrigin)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotOrigin(v)
+		return nil
+	case productlot.FieldQcStatus:
+		v, ok := value.(productlot.QcStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcStatus(v)
+		return nil
+	case productlot.FieldQcStatusAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcStatusAt(v)
+		return nil
+	case productlot.FieldQcStatusNote:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcStatusNote(v)
+		return nil
+	case productlot.FieldQcReleaseExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQcReleaseExpiresAt(v)
+		return nil
+	case productlot.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductLotMutation) AddedFields() []string {
+	var fields []string
+	if m.addlocation_key != nil {
+		fields = append(fields, productlot.FieldLocationKey)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductLotMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case productlot.FieldLocationKey:
+		return m.AddedLocationKey()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductLotMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case productlot.FieldLocationKey:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLocationKey(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductLotMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productlot.FieldLocationID) {
+		fields = append(fields, productlot.FieldLocationID)
+	}
+	if m.FieldCleared(productlot.FieldWarehouseID) {
+		fields = append(fields, productlot.FieldWarehouseID)
+	}
+	if m.FieldCleared(productlot.FieldLotNumber) {
+		fields = append(fields, productlot.FieldLotNumber)
+	}
+	if m.FieldCleared(productlot.FieldExpirationDate) {
+		fields = append(fields, productlot.FieldExpirationDate)
+	}
+	if m.FieldCleared(productlot.FieldLotOrigin) {
+		fields = append(fields, productlot.FieldLotOrigin)
+	}
+	if m.FieldCleared(productlot.FieldQcStatusAt) {
+		fields = append(fields, productlot.FieldQcStatusAt)
+	}
+	if m.FieldCleared(productlot.FieldQcStatusNote) {
+		fields = append(fields, productlot.FieldQcStatusNote)
+	}
+	if m.FieldCleared(productlot.FieldQcReleaseExpiresAt) {
+		fields = append(fields, productlot.FieldQcReleaseExpiresAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductLotMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductLotMutation) ClearField(name string) error {
+	switch name {
+	case productlot.FieldLocationID:
+		m.ClearLocationID()
+		return nil
+	case productlot.FieldWarehouseID:
+		m.ClearWarehouseID()
+		return nil
+	case productlot.FieldLotNumber:
+		m.ClearLotNumber()
+		return nil
+	case productlot.FieldExpirationDate:
+		m.ClearExpirationDate()
+		return nil
+	case productlot.FieldLotOrigin:
+		m.ClearLotOrigin()
+		return nil
+	case productlot.FieldQcStatusAt:
+		m.ClearQcStatusAt()
+		return nil
+	case productlot.FieldQcStatusNote:
+		m.ClearQcStatusNote()
+		return nil
+	case productlot.FieldQcReleaseExpiresAt:
+		m.ClearQcReleaseExpiresAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductLotMutation) ResetField(name string) error {
+	switch name {
+	case productlot.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productlot.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case productlot.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case productlot.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productlot.FieldLocationID:
+		m.ResetLocationID()
+		return nil
+	case productlot.FieldWarehouseID:
+		m.ResetWarehouseID()
+		return nil
+	case productlot.FieldLocationKey:
+		m.ResetLocationKey()
+		return nil
+	case productlot.FieldLotNumber:
+		m.ResetLotNumber()
+		return nil
+	case productlot.FieldExpirationDate:
+		m.ResetExpirationDate()
+		return nil
+	case productlot.FieldArchived:
+		m.ResetArchived()
+		return nil
+	case productlot.FieldLotOrigin:
+		m.ResetLotOrigin()
+		return nil
+	case productlot.FieldQcStatus:
+		m.ResetQcStatus()
+		return nil
+	case productlot.FieldQcStatusAt:
+		m.ResetQcStatusAt()
+		return nil
+	case productlot.FieldQcStatusNote:
+		m.ResetQcStatusNote()
+		return nil
+	case productlot.FieldQcReleaseExpiresAt:
+		m.ResetQcReleaseExpiresAt()
+		return nil
+	case productlot.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductLotMutation) AddedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.account != nil {
+		edges = append(edges, productlot.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, productlot.EdgeProduct)
+	}
+	if m.location != nil {
+		edges = append(edges, productlot.EdgeLocation)
+	}
+	if m.warehouse != nil {
+		edges = append(edges, productlot.EdgeWarehouse)
+	}
+	if m.movements != nil {
+		edges = append(edges, productlot.EdgeMovements)
+	}
+	if m.corrections != nil {
+		edges = append(edges, productlot.EdgeCorrections)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductLotMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productlot.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productlot.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productlot.EdgeLocation:
+		if id := m.location; id != nil {
+			return []ent.Value{*id}
+		}
+	case productlot.EdgeWarehouse:
+		if id := m.warehouse; id != nil {
+			return []ent.Value{*id}
+		}
+	case productlot.EdgeMovements:
+		ids := make([]ent.Value, 0, len(m.movements))
+		for id := range m.movements {
+			ids = append(ids, id)
+		}
+		return ids
+	case productlot.EdgeCorrections:
+		ids := make([]ent.Value, 0, len(m.corrections))
+		for id := range m.corrections {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductLotMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.removedmovements != nil {
+		edges = append(edges, productlot.EdgeMovements)
+	}
+	if m.removedcorrections != nil {
+		edges = append(edges, productlot.EdgeCorrections)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductLotMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case productlot.EdgeMovements:
+		ids := make([]ent.Value, 0, len(m.removedmovements))
+		for id := range m.removedmovements {
+			ids = append(ids, id)
+		}
+		return ids
+	case productlot.EdgeCorrections:
+		ids := make([]ent.Value, 0, len(m.removedcorrections))
+		for id := range m.removedcorrections {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductLotMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.clearedaccount {
+		edges = append(edges, productlot.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productlot.EdgeProduct)
+	}
+	if m.clearedlocation {
+		edges = append(edges, productlot.EdgeLocation)
+	}
+	if m.clearedwarehouse {
+		edges = append(edges, productlot.EdgeWarehouse)
+	}
+	if m.clearedmovements {
+		edges = append(edges, productlot.EdgeMovements)
+	}
+	if m.clearedcorrections {
+		edges = append(edges, productlot.EdgeCorrections)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductLotMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productlot.EdgeAccount:
+		return m.clearedaccount
+	case productlot.EdgeProduct:
+		return m.clearedproduct
+	case productlot.EdgeLocation:
+		return m.clearedlocation
+	case productlot.EdgeWarehouse:
+		return m.clearedwarehouse
+	case productlot.EdgeMovements:
+		return m.clearedmovements
+	case productlot.EdgeCorrections:
+		return m.clearedcorrections
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductLotMutation) ClearEdge(name string) error {
+	switch name {
+	case productlot.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productlot.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case productlot.EdgeLocation:
+		m.ClearLocation()
+		return nil
+	case productlot.EdgeWarehouse:
+		m.ClearWarehouse()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductLotMutation) ResetEdge(name string) error {
+	switch name {
+	case productlot.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productlot.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productlot.EdgeLocation:
+		m.ResetLocation()
+		return nil
+	case productlot.EdgeWarehouse:
+		m.ResetWarehouse()
+		return nil
+	case productlot.EdgeMovements:
+		m.ResetMovements()
+		return nil
+	case productlot.EdgeCorrections:
+		m.ResetCorrections()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductLot edge %s", name)
+}
+
 // ProductQCCheckpointMutation represents an operation that mutates the ProductQCCheckpoint nodes in the graph.
 type ProductQCCheckpointMutation struct {
 	config
@@ -22829,6 +25404,1187 @@ func (m *RateWindowMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *RateWindowMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown RateWindow edge %s", name)
+}
+
+// StockMovementMutation represents an operation that mutates the StockMovement nodes in the graph.
+type StockMovementMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	_type           *stockmovement.Type
+	quantity_base   *decimal.Decimal
+	document_type   *string
+	document_id     *int
+	adddocument_id  *int
+	source          *stockmovement.Source
+	api_key_id      *int
+	addapi_key_id   *int
+	request_id      *string
+	created_at      *time.Time
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	lot             *int
+	clearedlot      bool
+	location        *int
+	clearedlocation bool
+	done            bool
+	oldValue        func(context.Context) (*StockMovement, error)
+	predicates      []predicate.StockMovement
+}
+
+var _ ent.Mutation = (*StockMovementMutation)(nil)
+
+// stockmovementOption allows management of the mutation configuration using functional options.
+type stockmovementOption func(*StockMovementMutation)
+
+// newStockMovementMutation creates new mutation for the StockMovement entity.
+func newStockMovementMutation(c config, op Op, opts ...stockmovementOption) *StockMovementMutation {
+	m := &StockMovementMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStockMovement,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStockMovementID sets the ID field of the mutation.
+func withStockMovementID(id int) stockmovementOption {
+	return func(m *StockMovementMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StockMovement
+		)
+		m.oldValue = func(ctx context.Context) (*StockMovement, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StockMovement.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStockMovement sets the old StockMovement of the mutation.
+func withStockMovement(node *StockMovement) stockmovementOption {
+	return func(m *StockMovementMutation) {
+		m.oldValue = func(context.Context) (*StockMovement, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StockMovementMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StockMovementMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StockMovementMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StockMovementMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StockMovement.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *StockMovementMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *StockMovementMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *StockMovementMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *StockMovementMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *StockMovementMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldLotID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *StockMovementMutation) ResetLotID() {
+	m.lot = nil
+}
+
+// SetLocationID sets the "location_id" field.
+func (m *StockMovementMutation) SetLocationID(i int) {
+	m.location = &i
+}
+
+// LocationID returns the value of the "location_id" field in the mutation.
+func (m *StockMovementMutation) LocationID() (r int, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocationID returns the old "location_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldLocationID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocationID: %w", err)
+	}
+	return oldValue.LocationID, nil
+}
+
+// ClearLocationID clears the value of the "location_id" field.
+func (m *StockMovementMutation) ClearLocationID() {
+	m.location = nil
+	m.clearedFields[stockmovement.FieldLocationID] = struct{}{}
+}
+
+// LocationIDCleared returns if the "location_id" field was cleared in this mutation.
+func (m *StockMovementMutation) LocationIDCleared() bool {
+	_, ok := m.clearedFields[stockmovement.FieldLocationID]
+	return ok
+}
+
+// ResetLocationID resets all changes to the "location_id" field.
+func (m *StockMovementMutation) ResetLocationID() {
+	m.location = nil
+	delete(m.clearedFields, stockmovement.FieldLocationID)
+}
+
+// SetType sets the "type" field.
+func (m *StockMovementMutation) SetType(s stockmovement.Type) {
+	m._type = &s
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *StockMovementMutation) GetType() (r stockmovement.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldType(ctx context.Context) (v stockmovement.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *StockMovementMutation) ResetType() {
+	m._type = nil
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *StockMovementMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *StockMovementMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldQuantityBase(ctx context.Context) (v decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *StockMovementMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+}
+
+// SetDocumentType sets the "document_type" field.
+func (m *StockMovementMutation) SetDocumentType(s string) {
+	m.document_type = &s
+}
+
+// DocumentType returns the value of the "document_type" field in the mutation.
+func (m *StockMovementMutation) DocumentType() (r string, exists bool) {
+	v := m.document_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentType returns the old "document_type" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldDocumentType(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentType: %w", err)
+	}
+	return oldValue.DocumentType, nil
+}
+
+// ClearDocumentType clears the value of the "document_type" field.
+func (m *StockMovementMutation) ClearDocumentType() {
+	m.document_type = nil
+	m.clearedFields[stockmovement.FieldDocumentType] = struct{}{}
+}
+
+// DocumentTypeCleared returns if the "document_type" field was cleared in this mutation.
+func (m *StockMovementMutation) DocumentTypeCleared() bool {
+	_, ok := m.clearedFields[stockmovement.FieldDocumentType]
+	return ok
+}
+
+// ResetDocumentType resets all changes to the "document_type" field.
+func (m *StockMovementMutation) ResetDocumentType() {
+	m.document_type = nil
+	delete(m.clearedFields, stockmovement.FieldDocumentType)
+}
+
+// SetDocumentID sets the "document_id" field.
+func (m *StockMovementMutation) SetDocumentID(i int) {
+	m.document_id = &i
+	m.adddocument_id = nil
+}
+
+// DocumentID returns the value of the "document_id" field in the mutation.
+func (m *StockMovementMutation) DocumentID() (r int, exists bool) {
+	v := m.document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentID returns the old "document_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldDocumentID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
+	}
+	return oldValue.DocumentID, nil
+}
+
+// AddDocumentID adds i to the "document_id" field.
+func (m *StockMovementMutation) AddDocumentID(i int) {
+	if m.adddocument_id != nil {
+		*m.adddocument_id += i
+	} else {
+		m.adddocument_id = &i
+	}
+}
+
+// AddedDocumentID returns the value that was added to the "document_id" field in this mutation.
+func (m *StockMovementMutation) AddedDocumentID() (r int, exists bool) {
+	v := m.adddocument_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDocumentID clears the value of the "document_id" field.
+func (m *StockMovementMutation) ClearDocumentID() {
+	m.document_id = nil
+	m.adddocument_id = nil
+	m.clearedFields[stockmovement.FieldDocumentID] = struct{}{}
+}
+
+// DocumentIDCleared returns if the "document_id" field was cleared in this mutation.
+func (m *StockMovementMutation) DocumentIDCleared() bool {
+	_, ok := m.clearedFields[stockmovement.FieldDocumentID]
+	return ok
+}
+
+// ResetDocumentID resets all changes to the "document_id" field.
+func (m *StockMovementMutation) ResetDocumentID() {
+	m.document_id = nil
+	m.adddocument_id = nil
+	delete(m.clearedFields, stockmovement.FieldDocumentID)
+}
+
+// SetSource sets the "source" field.
+func (m *StockMovementMutation) SetSource(s stockmovement.Source) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *StockMovementMutation) Source() (r stockmovement.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldSource(ctx context.Context) (v stockmovement.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *StockMovementMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *StockMovementMutation) SetAPIKeyID(i int) {
+	m.api_key_id = &i
+	m.addapi_key_id = nil
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *StockMovementMutation) APIKeyID() (r int, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldAPIKeyID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// AddAPIKeyID adds i to the "api_key_id" field.
+func (m *StockMovementMutation) AddAPIKeyID(i int) {
+	if m.addapi_key_id != nil {
+		*m.addapi_key_id += i
+	} else {
+		m.addapi_key_id = &i
+	}
+}
+
+// AddedAPIKeyID returns the value that was added to the "api_key_id" field in this mutation.
+func (m *StockMovementMutation) AddedAPIKeyID() (r int, exists bool) {
+	v := m.addapi_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *StockMovementMutation) ClearAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	m.clearedFields[stockmovement.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *StockMovementMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[stockmovement.FieldAPIKeyID]
+	return ok
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *StockMovementMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	delete(m.clearedFields, stockmovement.FieldAPIKeyID)
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *StockMovementMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *StockMovementMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldRequestID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ClearRequestID clears the value of the "request_id" field.
+func (m *StockMovementMutation) ClearRequestID() {
+	m.request_id = nil
+	m.clearedFields[stockmovement.FieldRequestID] = struct{}{}
+}
+
+// RequestIDCleared returns if the "request_id" field was cleared in this mutation.
+func (m *StockMovementMutation) RequestIDCleared() bool {
+	_, ok := m.clearedFields[stockmovement.FieldRequestID]
+	return ok
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *StockMovementMutation) ResetRequestID() {
+	m.request_id = nil
+	delete(m.clearedFields, stockmovement.FieldRequestID)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StockMovementMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StockMovementMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StockMovement entity.
+// If the StockMovement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockMovementMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StockMovementMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *StockMovementMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[stockmovement.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *StockMovementMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *StockMovementMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *StockMovementMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *StockMovementMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[stockmovement.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *StockMovementMutation) LotCleared() bool {
+	return m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *StockMovementMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *StockMovementMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// ClearLocation clears the "location" edge to the Location entity.
+func (m *StockMovementMutation) ClearLocation() {
+	m.clearedlocation = true
+	m.clearedFields[stockmovement.FieldLocationID] = struct{}{}
+}
+
+// LocationCleared reports if the "location" edge to the Location entity was cleared.
+func (m *StockMovementMutation) LocationCleared() bool {
+	return m.LocationIDCleared() || m.clearedlocation
+}
+
+// LocationIDs returns the "location" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LocationID instead. It exists only for internal usage by the builders.
+func (m *StockMovementMutation) LocationIDs() (ids []int) {
+	if id := m.location; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLocation resets all changes to the "location" edge.
+func (m *StockMovementMutation) ResetLocation() {
+	m.location = nil
+	m.clearedlocation = false
+}
+
+// Where appends a list predicates to the StockMovementMutation builder.
+func (m *StockMovementMutation) Where(ps ...predicate.StockMovement) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StockMovementMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StockMovementMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StockMovement, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StockMovementMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StockMovementMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StockMovement).
+func (m *StockMovementMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StockMovementMutation) Fields() []string {
+	fields := make([]string, 0, 11)
+	if m.account != nil {
+		fields = append(fields, stockmovement.FieldAccountID)
+	}
+	if m.lot != nil {
+		fields = append(fields, stockmovement.FieldLotID)
+	}
+	if m.location != nil {
+		fields = append(fields, stockmovement.FieldLocationID)
+	}
+	if m._type != nil {
+		fields = append(fields, stockmovement.FieldType)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, stockmovement.FieldQuantityBase)
+	}
+	if m.document_type != nil {
+		fields = append(fields, stockmovement.FieldDocumentType)
+	}
+	if m.document_id != nil {
+		fields = append(fields, stockmovement.FieldDocumentID)
+	}
+	if m.source != nil {
+		fields = append(fields, stockmovement.FieldSource)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, stockmovement.FieldAPIKeyID)
+	}
+	if m.request_id != nil {
+		fields = append(fields, stockmovement.FieldRequestID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, stockmovement.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StockMovementMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case stockmovement.FieldAccountID:
+		return m.AccountID()
+	case stockmovement.FieldLotID:
+		return m.LotID()
+	case stockmovement.FieldLocationID:
+		return m.LocationID()
+	case stockmovement.FieldType:
+		return m.GetType()
+	case stockmovement.FieldQuantityBase:
+		return m.QuantityBase()
+	case stockmovement.FieldDocumentType:
+		return m.DocumentType()
+	case stockmovement.FieldDocumentID:
+		return m.DocumentID()
+	case stockmovement.FieldSource:
+		return m.Source()
+	case stockmovement.FieldAPIKeyID:
+		return m.APIKeyID()
+	case stockmovement.FieldRequestID:
+		return m.RequestID()
+	case stockmovement.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StockMovementMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case stockmovement.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case stockmovement.FieldLotID:
+		return m.OldLotID(ctx)
+	case stockmovement.FieldLocationID:
+		return m.OldLocationID(ctx)
+	case stockmovement.FieldType:
+		return m.OldType(ctx)
+	case stockmovement.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	case stockmovement.FieldDocumentType:
+		return m.OldDocumentType(ctx)
+	case stockmovement.FieldDocumentID:
+		return m.OldDocumentID(ctx)
+	case stockmovement.FieldSource:
+		return m.OldSource(ctx)
+	case stockmovement.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case stockmovement.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case stockmovement.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown StockMovement field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StockMovementMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case stockmovement.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case stockmovement.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	case stockmovement.FieldLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocationID(v)
+		return nil
+	case stockmovement.FieldType:
+		v, ok := value.(stockmovement.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case stockmovement.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	case stockmovement.FieldDocumentType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentType(v)
+		return nil
+	case stockmovement.FieldDocumentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentID(v)
+		return nil
+	case stockmovement.FieldSource:
+		v, ok := value.(stockmovement.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case stockmovement.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case stockmovement.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case stockmovement.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StockMovementMutation) AddedFields() []string {
+	var fields []string
+	if m.adddocument_id != nil {
+		fields = append(fields, stockmovement.FieldDocumentID)
+	}
+	if m.addapi_key_id != nil {
+		fields = append(fields, stockmovement.FieldAPIKeyID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StockMovementMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case stockmovement.FieldDocumentID:
+		return m.AddedDocumentID()
+	case stockmovement.FieldAPIKeyID:
+		return m.AddedAPIKeyID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StockMovementMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case stockmovement.FieldDocumentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDocumentID(v)
+		return nil
+	case stockmovement.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIKeyID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StockMovementMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(stockmovement.FieldLocationID) {
+		fields = append(fields, stockmovement.FieldLocationID)
+	}
+	if m.FieldCleared(stockmovement.FieldDocumentType) {
+		fields = append(fields, stockmovement.FieldDocumentType)
+	}
+	if m.FieldCleared(stockmovement.FieldDocumentID) {
+		fields = append(fields, stockmovement.FieldDocumentID)
+	}
+	if m.FieldCleared(stockmovement.FieldAPIKeyID) {
+		fields = append(fields, stockmovement.FieldAPIKeyID)
+	}
+	if m.FieldCleared(stockmovement.FieldRequestID) {
+		fields = append(fields, stockmovement.FieldRequestID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StockMovementMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StockMovementMutation) ClearField(name string) error {
+	switch name {
+	case stockmovement.FieldLocationID:
+		m.ClearLocationID()
+		return nil
+	case stockmovement.FieldDocumentType:
+		m.ClearDocumentType()
+		return nil
+	case stockmovement.FieldDocumentID:
+		m.ClearDocumentID()
+		return nil
+	case stockmovement.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case stockmovement.FieldRequestID:
+		m.ClearRequestID()
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StockMovementMutation) ResetField(name string) error {
+	switch name {
+	case stockmovement.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case stockmovement.FieldLotID:
+		m.ResetLotID()
+		return nil
+	case stockmovement.FieldLocationID:
+		m.ResetLocationID()
+		return nil
+	case stockmovement.FieldType:
+		m.ResetType()
+		return nil
+	case stockmovement.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	case stockmovement.FieldDocumentType:
+		m.ResetDocumentType()
+		return nil
+	case stockmovement.FieldDocumentID:
+		m.ResetDocumentID()
+		return nil
+	case stockmovement.FieldSource:
+		m.ResetSource()
+		return nil
+	case stockmovement.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case stockmovement.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case stockmovement.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StockMovementMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, stockmovement.EdgeAccount)
+	}
+	if m.lot != nil {
+		edges = append(edges, stockmovement.EdgeLot)
+	}
+	if m.location != nil {
+		edges = append(edges, stockmovement.EdgeLocation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StockMovementMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case stockmovement.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case stockmovement.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	case stockmovement.EdgeLocation:
+		if id := m.location; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StockMovementMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StockMovementMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StockMovementMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, stockmovement.EdgeAccount)
+	}
+	if m.clearedlot {
+		edges = append(edges, stockmovement.EdgeLot)
+	}
+	if m.clearedlocation {
+		edges = append(edges, stockmovement.EdgeLocation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StockMovementMutation) EdgeCleared(name string) bool {
+	switch name {
+	case stockmovement.EdgeAccount:
+		return m.clearedaccount
+	case stockmovement.EdgeLot:
+		return m.clearedlot
+	case stockmovement.EdgeLocation:
+		return m.clearedlocation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StockMovementMutation) ClearEdge(name string) error {
+	switch name {
+	case stockmovement.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case stockmovement.EdgeLot:
+		m.ClearLot()
+		return nil
+	case stockmovement.EdgeLocation:
+		m.ClearLocation()
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StockMovementMutation) ResetEdge(name string) error {
+	switch name {
+	case stockmovement.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case stockmovement.EdgeLot:
+		m.ResetLot()
+		return nil
+	case stockmovement.EdgeLocation:
+		m.ResetLocation()
+		return nil
+	}
+	return fmt.Errorf("unknown StockMovement edge %s", name)
 }
 
 // SupplierMutation represents an operation that mutates the Supplier nodes in the graph.

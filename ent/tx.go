@@ -36,6 +36,8 @@ type Tx struct {
 	FoodNutrient *FoodNutrientClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
+	// LotCorrection is the client for interacting with the LotCorrection builders.
+	LotCorrection *LotCorrectionClient
 	// Nutrient is the client for interacting with the Nutrient builders.
 	Nutrient *NutrientClient
 	// Operation is the client for interacting with the Operation builders.
@@ -52,6 +54,8 @@ type Tx struct {
 	ProductBannedCountry *ProductBannedCountryClient
 	// ProductByproduct is the client for interacting with the ProductByproduct builders.
 	ProductByproduct *ProductByproductClient
+	// ProductLot is the client for interacting with the ProductLot builders.
+	ProductLot *ProductLotClient
 	// ProductQCCheckpoint is the client for interacting with the ProductQCCheckpoint builders.
 	ProductQCCheckpoint *ProductQCCheckpointClient
 	// ProductSubstitute is the client for interacting with the ProductSubstitute builders.
@@ -68,6 +72,8 @@ type Tx struct {
 	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// StockMovement is the client for interacting with the StockMovement builders.
+	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
@@ -222,6 +228,7 @@ func (tx *Tx) init() {
 	tx.Food = NewFoodClient(tx.config)
 	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)
+	tx.LotCorrection = NewLotCorrectionClient(tx.config)
 	tx.Nutrient = NewNutrientClient(tx.config)
 	tx.Operation = NewOperationClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
@@ -230,6 +237,7 @@ func (tx *Tx) init() {
 	tx.ProductAllergen = NewProductAllergenClient(tx.config)
 	tx.ProductBannedCountry = NewProductBannedCountryClient(tx.config)
 	tx.ProductByproduct = NewProductByproductClient(tx.config)
+	tx.ProductLot = NewProductLotClient(tx.config)
 	tx.ProductQCCheckpoint = NewProductQCCheckpointClient(tx.config)
 	tx.ProductSubstitute = NewProductSubstituteClient(tx.config)
 	tx.ProductSupplier = NewProductSupplierClient(tx.config)
@@ -238,6 +246,7 @@ func (tx *Tx) init() {
 	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
+	tx.StockMovement = NewStockMovementClient(tx.config)
 	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
 	tx.UnitOfMeasure = NewUnitOfMeasureClient(tx.config)

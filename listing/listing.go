@@ -32,10 +32,22 @@ type Page struct {
 	Applied string
 }
 
+// Sort orders a list by one sortable field, with the direction and nulls
+// placement given: a column of the listed table, or a field of the row a
+// foreign key references (ent's By<Edge>Field, which joins it).
+type Sort func(opts ...sql.OrderTermOption) func(*sql.Selector)
+
+// Column sorts by a column of the listed table.
+func Column(col string) Sort {
+	return func(opts ...sql.OrderTermOption) func(*sql.Selector) {
+		return sql.OrderByField(col, opts...).ToFunc()
+	}
+}
+
 // NewPage validates the page bounds and parses sort, a comma-separated list of
 // field:direction pairs over the sortable fields (sorts maps API names to
-// columns). id is appended unless the caller sorted by it.
-func NewPage(limit, offset int, sort string, sorts map[string]string) (Page, error) {
+// their orders). id is appended unless the caller sorted by it.
+func NewPage(limit, offset int, sort string, sorts map[string]Sort) (Page, error) {
 	if limit < 1 || limit > MaxLimit {
 		return Page{}, problem.Invalidf("limit", "must be between 1 and %d", MaxLimit)
 	}
@@ -79,16 +91,16 @@ func NewPage(limit, offset int, sort string, sorts map[string]string) (Page, err
 	return p, nil
 }
 
-// orderBy orders by col; nulls come last ascending and first descending on
+// orderBy orders by s; nulls come last ascending and first descending on
 // both databases (PostgreSQL's default; SQLite's is the reverse).
-func orderBy(col, dir string) func(*sql.Selector) {
+func orderBy(s Sort, dir string) func(*sql.Selector) {
 	if dir == "desc" {
-		return sql.OrderByField(col, sql.OrderDesc(), sql.OrderNullsFirst()).ToFunc()
+		return s(sql.OrderDesc(), sql.OrderNullsFirst())
 	}
-	return sql.OrderByField(col, sql.OrderNullsLast()).ToFunc()
+	return s(sql.OrderNullsLast())
 }
 
-func keys(m map[string]string) []string {
+func keys(m map[string]Sort) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -136,7 +148,7 @@ func ParseSince(param, v string) (time.Time, error) {
 // col (nulls last), then id.
 func All(col string) Page {
 	return Page{
-		Order:   []func(*sql.Selector){orderBy(col, "asc"), orderBy("id", "asc")},
+		Order:   []func(*sql.Selector){orderBy(Column(col), "asc"), orderBy(Column("id"), "asc")},
 		Applied: col + ":asc,id:asc",
 	}
 }

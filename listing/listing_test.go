@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/problem"
 )
 
-var sorts = map[string]string{"id": "id", "name": "name", "code": "code"}
+var sorts = map[string]Sort{"id": Column("id"), "name": Column("name"), "code": Column("code")}
 
 func TestNewPage(t *testing.T) {
 	cases := []struct {

@@ -6,23 +6,24 @@ import (
 	"larder.dev/larder/ent/privacy"
 )
 
-// Tenant is the policy of a tenant schema: the system viewer, then read-only
-// rows, then the tenant filter, then nothing. Shared schemas also show every
-// account the shared rows.
-func Tenant(shared bool) ent.Policy {
-	return privacy.Policy{
-		Query: privacy.QueryPolicy{
-			AllowSystem(),
-			FilterTenantReads(shared),
-			DenyAll(),
-		},
-		Mutation: privacy.MutationPolicy{
-			AllowSystem(),
-			DenyLockedRows(),
-			FilterTenantWrites(),
-			DenyAll(),
-		},
-	}
+// Rules are a schema's own rules, placed in its tenant policy between the
+// system viewer and the tenant filter.
+type Rules struct {
+	Query    []privacy.QueryRule
+	Mutation []privacy.MutationRule
+}
+
+// Tenant is the policy of a tenant schema: the system viewer, then the
+// schema's own rules, then read-only rows, then the tenant filter, then
+// nothing. Shared schemas also show every account the shared rows.
+func Tenant(shared bool, own Rules) ent.Policy {
+	q := privacy.QueryPolicy{AllowSystem()}
+	q = append(q, own.Query...)
+	q = append(q, FilterTenantReads(shared), DenyAll())
+	m := privacy.MutationPolicy{AllowSystem()}
+	m = append(m, own.Mutation...)
+	m = append(m, DenyLockedRows(), FilterTenantWrites(), DenyAll())
+	return privacy.Policy{Query: q, Mutation: m}
 }
 
 // SystemOnly is the policy of internal schemas (organizations, accounts, keys,

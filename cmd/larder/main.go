@@ -51,6 +51,7 @@ var commands = []command{
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
 	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},
 	{"product delete", "product delete --org ID --env E --code C  mark a product deleted", productDelete},
+	{"lot set-qc", "lot set-qc --org ID --env E --lot ID --status S [--note N] [--release-expires T]  record a quality decision on a lot", lotSetQC},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
 	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},

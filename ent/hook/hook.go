@@ -141,6 +141,18 @@ func (f LocationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LocationMutation", m)
 }
 
+// The LotCorrectionFunc type is an adapter to allow the use of ordinary
+// function as LotCorrection mutator.
+type LotCorrectionFunc func(context.Context, *ent.LotCorrectionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LotCorrectionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LotCorrectionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LotCorrectionMutation", m)
+}
+
 // The NutrientFunc type is an adapter to allow the use of ordinary
 // function as Nutrient mutator.
 type NutrientFunc func(context.Context, *ent.NutrientMutation) (ent.Value, error)
@@ -237,6 +249,18 @@ func (f ProductByproductFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.V
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductByproductMutation", m)
 }
 
+// The ProductLotFunc type is an adapter to allow the use of ordinary
+// function as ProductLot mutator.
+type ProductLotFunc func(context.Context, *ent.ProductLotMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductLotFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductLotMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductLotMutation", m)
+}
+
 // The ProductQCCheckpointFunc type is an adapter to allow the use of ordinary
 // function as ProductQCCheckpoint mutator.
 type ProductQCCheckpointFunc func(context.Context, *ent.ProductQCCheckpointMutation) (ent.Value, error)
@@ -331,6 +355,18 @@ func (f RateWindowFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateWindowMutation", m)
+}
+
+// The StockMovementFunc type is an adapter to allow the use of ordinary
+// function as StockMovement mutator.
+type StockMovementFunc func(context.Context, *ent.StockMovementMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StockMovementFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StockMovementMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StockMovementMutation", m)
 }
 
 // The SupplierFunc type is an adapter to allow the use of ordinary

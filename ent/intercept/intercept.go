@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -29,6 +30,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -36,6 +38,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -397,6 +400,33 @@ func (f TraverseLocation) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.LocationQuery", q)
 }
 
+// The LotCorrectionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type LotCorrectionFunc func(context.Context, *ent.LotCorrectionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f LotCorrectionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.LotCorrectionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.LotCorrectionQuery", q)
+}
+
+// The TraverseLotCorrection type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseLotCorrection func(context.Context, *ent.LotCorrectionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseLotCorrection) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseLotCorrection) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LotCorrectionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.LotCorrectionQuery", q)
+}
+
 // The NutrientFunc type is an adapter to allow the use of ordinary function as a Querier.
 type NutrientFunc func(context.Context, *ent.NutrientQuery) (ent.Value, error)
 
@@ -611,6 +641,33 @@ func (f TraverseProductByproduct) Traverse(ctx context.Context, q ent.Query) err
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductByproductQuery", q)
+}
+
+// The ProductLotFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductLotFunc func(context.Context, *ent.ProductLotQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductLotFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductLotQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductLotQuery", q)
+}
+
+// The TraverseProductLot type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductLot func(context.Context, *ent.ProductLotQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductLot) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductLot) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductLotQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductLotQuery", q)
 }
 
 // The ProductQCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -829,6 +886,33 @@ func (f TraverseRateWindow) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RateWindowQuery", q)
 }
 
+// The StockMovementFunc type is an adapter to allow the use of ordinary function as a Querier.
+type StockMovementFunc func(context.Context, *ent.StockMovementQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f StockMovementFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.StockMovementQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.StockMovementQuery", q)
+}
+
+// The TraverseStockMovement type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseStockMovement func(context.Context, *ent.StockMovementQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseStockMovement) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseStockMovement) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StockMovementQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.StockMovementQuery", q)
+}
+
 // The SupplierFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SupplierFunc func(context.Context, *ent.SupplierQuery) (ent.Value, error)
 
@@ -1016,6 +1100,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FoodNutrientQuery, predicate.FoodNutrient, foodnutrient.OrderOption]{typ: ent.TypeFoodNutrient, tq: q}, nil
 	case *ent.LocationQuery:
 		return &query[*ent.LocationQuery, predicate.Location, location.OrderOption]{typ: ent.TypeLocation, tq: q}, nil
+	case *ent.LotCorrectionQuery:
+		return &query[*ent.LotCorrectionQuery, predicate.LotCorrection, lotcorrection.OrderOption]{typ: ent.TypeLotCorrection, tq: q}, nil
 	case *ent.NutrientQuery:
 		return &query[*ent.NutrientQuery, predicate.Nutrient, nutrient.OrderOption]{typ: ent.TypeNutrient, tq: q}, nil
 	case *ent.OperationQuery:
@@ -1032,6 +1118,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ProductBannedCountryQuery, predicate.ProductBannedCountry, productbannedcountry.OrderOption]{typ: ent.TypeProductBannedCountry, tq: q}, nil
 	case *ent.ProductByproductQuery:
 		return &query[*ent.ProductByproductQuery, predicate.ProductByproduct, productbyproduct.OrderOption]{typ: ent.TypeProductByproduct, tq: q}, nil
+	case *ent.ProductLotQuery:
+		return &query[*ent.ProductLotQuery, predicate.ProductLot, productlot.OrderOption]{typ: ent.TypeProductLot, tq: q}, nil
 	case *ent.ProductQCCheckpointQuery:
 		return &query[*ent.ProductQCCheckpointQuery, predicate.ProductQCCheckpoint, productqccheckpoint.OrderOption]{typ: ent.TypeProductQCCheckpoint, tq: q}, nil
 	case *ent.ProductSubstituteQuery:
@@ -1048,6 +1136,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.QCUnitOfMeasureQuery, predicate.QCUnitOfMeasure, qcunitofmeasure.OrderOption]{typ: ent.TypeQCUnitOfMeasure, tq: q}, nil
 	case *ent.RateWindowQuery:
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
+	case *ent.StockMovementQuery:
+		return &query[*ent.StockMovementQuery, predicate.StockMovement, stockmovement.OrderOption]{typ: ent.TypeStockMovement, tq: q}, nil
 	case *ent.SupplierQuery:
 		return &query[*ent.SupplierQuery, predicate.Supplier, supplier.OrderOption]{typ: ent.TypeSupplier, tq: q}, nil
 	case *ent.TagQuery:

@@ -548,6 +548,50 @@ var (
 			},
 		},
 	}
+	// LotCorrectionsColumns holds the columns for the "lot_corrections" table.
+	LotCorrectionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "quantity_before", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "quantity_after", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "app", "system"}},
+		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
+		{Name: "request_id", Type: field.TypeString, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "lot_id", Type: field.TypeInt},
+	}
+	// LotCorrectionsTable holds the schema information for the "lot_corrections" table.
+	LotCorrectionsTable = &schema.Table{
+		Name:       "lot_corrections",
+		Columns:    LotCorrectionsColumns,
+		PrimaryKey: []*schema.Column{LotCorrectionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "lot_corrections_accounts_account",
+				Columns:    []*schema.Column{LotCorrectionsColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "lot_corrections_product_lots_corrections",
+				Columns:    []*schema.Column{LotCorrectionsColumns[8]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "lotcorrection_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{LotCorrectionsColumns[7]},
+			},
+			{
+				Name:    "lotcorrection_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{LotCorrectionsColumns[8]},
+			},
+		},
+	}
 	// NutrientsColumns holds the columns for the "nutrients" table.
 	NutrientsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -975,6 +1019,128 @@ var (
 			},
 		},
 	}
+	// ProductLotsColumns holds the columns for the "product_lots" table.
+	ProductLotsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "location_key", Type: field.TypeInt, Default: 0},
+		{Name: "lot_number", Type: field.TypeString, Nullable: true},
+		{Name: "expiration_date", Type: field.TypeTime, Nullable: true},
+		{Name: "archived", Type: field.TypeBool, Default: false},
+		{Name: "lot_origin", Type: field.TypeEnum, Nullable: true, Enums: []string{"RECEPTION", "INVOICE", "PRODUCTION", "MANUAL_ADJUSTMENT", "PACKAGING", "SHIPPING", "INVENTORY_COUNT", "PRODUCT_FORM", "SHOPIFY"}},
+		{Name: "qc_status", Type: field.TypeEnum, Enums: []string{"AVAILABLE", "ON_HOLD", "QUARANTINE", "RELEASED", "REJECTED"}, Default: "AVAILABLE"},
+		{Name: "qc_status_at", Type: field.TypeTime, Nullable: true},
+		{Name: "qc_status_note", Type: field.TypeString, Nullable: true},
+		{Name: "qc_release_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "quantity_base", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "location_id", Type: field.TypeInt, Nullable: true},
+		{Name: "warehouse_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductLotsTable holds the schema information for the "product_lots" table.
+	ProductLotsTable = &schema.Table{
+		Name:       "product_lots",
+		Columns:    ProductLotsColumns,
+		PrimaryKey: []*schema.Column{ProductLotsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_lots_accounts_account",
+				Columns:    []*schema.Column{ProductLotsColumns[13]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_lots_products_product",
+				Columns:    []*schema.Column{ProductLotsColumns[14]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_lots_locations_location",
+				Columns:    []*schema.Column{ProductLotsColumns[15]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "product_lots_locations_warehouse",
+				Columns:    []*schema.Column{ProductLotsColumns[16]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productlot_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13]},
+			},
+			{
+				Name:    "productlot_account_id_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14]},
+			},
+			{
+				Name:    "productlot_account_id_location_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[15]},
+			},
+			{
+				Name:    "productlot_account_id_warehouse_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[16]},
+			},
+			{
+				Name:    "productlot_account_id_lot_number",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[4]},
+			},
+			{
+				Name:    "productlot_account_id_expiration_date",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[5]},
+			},
+			{
+				Name:    "productlot_account_id_archived",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[6]},
+			},
+			{
+				Name:    "productlot_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[1]},
+			},
+			{
+				Name:    "productlot_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[2]},
+			},
+			{
+				Name:    "productlot_account_id_quantity_base",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[12]},
+			},
+			{
+				Name:    "productlot_account_id_product_id_expiration_date",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14], ProductLotsColumns[5]},
+			},
+			{
+				Name:    "productlot_product_id_location_key_lot_number",
+				Unique:  true,
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[3], ProductLotsColumns[4]},
+			},
+			{
+				Name:    "product_lots_unnumbered",
+				Unique:  true,
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "lot_number IS NULL",
+				},
+			},
+		},
+	}
 	// ProductQcCheckpointsColumns holds the columns for the "product_qc_checkpoints" table.
 	ProductQcCheckpointsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1361,6 +1527,64 @@ var (
 			},
 		},
 	}
+	// StockMovementsColumns holds the columns for the "stock_movements" table.
+	StockMovementsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"PRODUCT_FORM", "PURCHASE_ENTRY", "PRODUCTION_CONSUMPTION", "PRODUCTION_OUTPUT", "SHIPPING", "ADJUSTMENT", "INVENTORY_COUNT"}},
+		{Name: "quantity_base", Type: field.TypeOther, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "document_type", Type: field.TypeString, Nullable: true},
+		{Name: "document_id", Type: field.TypeInt, Nullable: true},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "app", "system"}},
+		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
+		{Name: "request_id", Type: field.TypeString, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "lot_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "location_id", Type: field.TypeInt, Nullable: true},
+	}
+	// StockMovementsTable holds the schema information for the "stock_movements" table.
+	StockMovementsTable = &schema.Table{
+		Name:       "stock_movements",
+		Columns:    StockMovementsColumns,
+		PrimaryKey: []*schema.Column{StockMovementsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "stock_movements_product_lots_movements",
+				Columns:    []*schema.Column{StockMovementsColumns[9]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "stock_movements_accounts_account",
+				Columns:    []*schema.Column{StockMovementsColumns[10]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "stock_movements_locations_location",
+				Columns:    []*schema.Column{StockMovementsColumns[11]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stockmovement_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{StockMovementsColumns[10]},
+			},
+			{
+				Name:    "stockmovement_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{StockMovementsColumns[9]},
+			},
+			{
+				Name:    "stockmovement_location_id",
+				Unique:  false,
+				Columns: []*schema.Column{StockMovementsColumns[11]},
+			},
+		},
+	}
 	// SuppliersColumns holds the columns for the "suppliers" table.
 	SuppliersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1634,6 +1858,7 @@ var (
 		FoodsTable,
 		FoodNutrientsTable,
 		LocationsTable,
+		LotCorrectionsTable,
 		NutrientsTable,
 		OperationsTable,
 		OrganizationsTable,
@@ -1642,6 +1867,7 @@ var (
 		ProductAllergensTable,
 		ProductBannedCountriesTable,
 		ProductByproductsTable,
+		ProductLotsTable,
 		ProductQcCheckpointsTable,
 		ProductSubstitutesTable,
 		ProductSuppliersTable,
@@ -1650,6 +1876,7 @@ var (
 		QcCheckpointsTable,
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
+		StockMovementsTable,
 		SuppliersTable,
 		TagsTable,
 		UnitsOfMeasureTable,
@@ -1696,6 +1923,8 @@ func init() {
 	}
 	LocationsTable.ForeignKeys[0].RefTable = AccountsTable
 	LocationsTable.ForeignKeys[1].RefTable = LocationsTable
+	LotCorrectionsTable.ForeignKeys[0].RefTable = AccountsTable
+	LotCorrectionsTable.ForeignKeys[1].RefTable = ProductLotsTable
 	NutrientsTable.ForeignKeys[0].RefTable = AccountsTable
 	NutrientsTable.Annotation = &entsql.Annotation{}
 	NutrientsTable.Annotation.Checks = map[string]string{
@@ -1721,6 +1950,10 @@ func init() {
 	ProductByproductsTable.ForeignKeys[0].RefTable = ProductsTable
 	ProductByproductsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductByproductsTable.ForeignKeys[2].RefTable = ProductsTable
+	ProductLotsTable.ForeignKeys[0].RefTable = AccountsTable
+	ProductLotsTable.ForeignKeys[1].RefTable = ProductsTable
+	ProductLotsTable.ForeignKeys[2].RefTable = LocationsTable
+	ProductLotsTable.ForeignKeys[3].RefTable = LocationsTable
 	ProductQcCheckpointsTable.ForeignKeys[0].RefTable = ProductsTable
 	ProductQcCheckpointsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductQcCheckpointsTable.ForeignKeys[2].RefTable = QcCheckpointsTable
@@ -1744,6 +1977,9 @@ func init() {
 	QcUnitsOfMeasureTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	StockMovementsTable.ForeignKeys[0].RefTable = ProductLotsTable
+	StockMovementsTable.ForeignKeys[1].RefTable = AccountsTable
+	StockMovementsTable.ForeignKeys[2].RefTable = LocationsTable
 	SuppliersTable.ForeignKeys[0].RefTable = AccountsTable
 	TagsTable.ForeignKeys[0].RefTable = AccountsTable
 	UnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable

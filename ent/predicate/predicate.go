@@ -39,6 +39,9 @@ type FoodNutrient func(*sql.Selector)
 // Location is the predicate function for location builders.
 type Location func(*sql.Selector)
 
+// LotCorrection is the predicate function for lotcorrection builders.
+type LotCorrection func(*sql.Selector)
+
 // Nutrient is the predicate function for nutrient builders.
 type Nutrient func(*sql.Selector)
 
@@ -63,6 +66,9 @@ type ProductBannedCountry func(*sql.Selector)
 // ProductByproduct is the predicate function for productbyproduct builders.
 type ProductByproduct func(*sql.Selector)
 
+// ProductLot is the predicate function for productlot builders.
+type ProductLot func(*sql.Selector)
+
 // ProductQCCheckpoint is the predicate function for productqccheckpoint builders.
 type ProductQCCheckpoint func(*sql.Selector)
 
@@ -86,6 +92,9 @@ type QCUnitOfMeasure func(*sql.Selector)
 
 // RateWindow is the predicate function for ratewindow builders.
 type RateWindow func(*sql.Selector)
+
+// StockMovement is the predicate function for stockmovement builders.
+type StockMovement func(*sql.Selector)
 
 // Supplier is the predicate function for supplier builders.
 type Supplier func(*sql.Selector)

@@ -375,6 +375,30 @@ func (f LocationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LocationMutation", m)
 }
 
+// The LotCorrectionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type LotCorrectionQueryRuleFunc func(context.Context, *ent.LotCorrectionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f LotCorrectionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.LotCorrectionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.LotCorrectionQuery", q)
+}
+
+// The LotCorrectionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type LotCorrectionMutationRuleFunc func(context.Context, *ent.LotCorrectionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f LotCorrectionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.LotCorrectionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.LotCorrectionMutation", m)
+}
+
 // The NutrientQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type NutrientQueryRuleFunc func(context.Context, *ent.NutrientQuery) error
@@ -567,6 +591,30 @@ func (f ProductByproductMutationRuleFunc) EvalMutation(ctx context.Context, m en
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductByproductMutation", m)
 }
 
+// The ProductLotQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductLotQueryRuleFunc func(context.Context, *ent.ProductLotQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductLotQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductLotQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductLotQuery", q)
+}
+
+// The ProductLotMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductLotMutationRuleFunc func(context.Context, *ent.ProductLotMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductLotMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductLotMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductLotMutation", m)
+}
+
 // The ProductQCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ProductQCCheckpointQueryRuleFunc func(context.Context, *ent.ProductQCCheckpointQuery) error
@@ -757,6 +805,30 @@ func (f RateWindowMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RateWindowMutation", m)
+}
+
+// The StockMovementQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type StockMovementQueryRuleFunc func(context.Context, *ent.StockMovementQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f StockMovementQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.StockMovementQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.StockMovementQuery", q)
+}
+
+// The StockMovementMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type StockMovementMutationRuleFunc func(context.Context, *ent.StockMovementMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f StockMovementMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.StockMovementMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.StockMovementMutation", m)
 }
 
 // The SupplierQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -960,6 +1032,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.LocationQuery:
 		return q.Filter(), nil
+	case *ent.LotCorrectionQuery:
+		return q.Filter(), nil
 	case *ent.NutrientQuery:
 		return q.Filter(), nil
 	case *ent.OperationQuery:
@@ -976,6 +1050,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ProductByproductQuery:
 		return q.Filter(), nil
+	case *ent.ProductLotQuery:
+		return q.Filter(), nil
 	case *ent.ProductQCCheckpointQuery:
 		return q.Filter(), nil
 	case *ent.ProductSubstituteQuery:
@@ -991,6 +1067,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.QCUnitOfMeasureQuery:
 		return q.Filter(), nil
 	case *ent.RateWindowQuery:
+		return q.Filter(), nil
+	case *ent.StockMovementQuery:
 		return q.Filter(), nil
 	case *ent.SupplierQuery:
 		return q.Filter(), nil
@@ -1033,6 +1111,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.LocationMutation:
 		return m.Filter(), nil
+	case *ent.LotCorrectionMutation:
+		return m.Filter(), nil
 	case *ent.NutrientMutation:
 		return m.Filter(), nil
 	case *ent.OperationMutation:
@@ -1049,6 +1129,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ProductByproductMutation:
 		return m.Filter(), nil
+	case *ent.ProductLotMutation:
+		return m.Filter(), nil
 	case *ent.ProductQCCheckpointMutation:
 		return m.Filter(), nil
 	case *ent.ProductSubstituteMutation:
@@ -1064,6 +1146,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.QCUnitOfMeasureMutation:
 		return m.Filter(), nil
 	case *ent.RateWindowMutation:
+		return m.Filter(), nil
+	case *ent.StockMovementMutation:
 		return m.Filter(), nil
 	case *ent.SupplierMutation:
 		return m.Filter(), nil

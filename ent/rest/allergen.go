@@ -103,12 +103,12 @@ func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) erro
 }
 
 // allergenSorts maps the sortable fields to their columns.
-var allergenSorts = map[string]string{
-	"code":              allergen.FieldCode,
-	"id":                allergen.FieldID,
-	"is_major_allergen": allergen.FieldIsMajorAllergen,
-	"name":              allergen.FieldName,
-	"name_fr":           allergen.FieldNameFr,
+var allergenSorts = map[string]listing.Sort{
+	"code":              listing.Column(allergen.FieldCode),
+	"id":                listing.Column(allergen.FieldID),
+	"is_major_allergen": listing.Column(allergen.FieldIsMajorAllergen),
+	"name":              listing.Column(allergen.FieldName),
+	"name_fr":           listing.Column(allergen.FieldNameFr),
 }
 
 // ListAllergens lists allergens.

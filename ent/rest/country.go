@@ -30,10 +30,10 @@ func countryInList(e *ent.Country) oas.Country {
 }
 
 // countrySorts maps the sortable fields to their columns.
-var countrySorts = map[string]string{
-	"code": country.FieldCode,
-	"id":   country.FieldID,
-	"name": country.FieldName,
+var countrySorts = map[string]listing.Sort{
+	"code": listing.Column(country.FieldCode),
+	"id":   listing.Column(country.FieldID),
+	"name": listing.Column(country.FieldName),
 }
 
 // ListCountries lists countries.

@@ -35,10 +35,10 @@ func employeeInList(e *ent.Employee) oas.Employee {
 }
 
 // employeeSorts maps the sortable fields to their columns.
-var employeeSorts = map[string]string{
-	"code":      employee.FieldCode,
-	"id":        employee.FieldID,
-	"last_name": employee.FieldLastName,
+var employeeSorts = map[string]listing.Sort{
+	"code":      listing.Column(employee.FieldCode),
+	"id":        listing.Column(employee.FieldID),
+	"last_name": listing.Column(employee.FieldLastName),
 }
 
 // ListEmployees lists employees.

@@ -71,10 +71,10 @@ func ApplyEquipmentUpdate(u *ent.EquipmentUpdateOne, req *oas.EquipmentUpdate) e
 }
 
 // equipmentSorts maps the sortable fields to their columns.
-var equipmentSorts = map[string]string{
-	"code": equipment.FieldCode,
-	"id":   equipment.FieldID,
-	"name": equipment.FieldName,
+var equipmentSorts = map[string]listing.Sort{
+	"code": listing.Column(equipment.FieldCode),
+	"id":   listing.Column(equipment.FieldID),
+	"name": listing.Column(equipment.FieldName),
 }
 
 // ListEquipment lists equipment.

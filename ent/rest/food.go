@@ -180,10 +180,10 @@ func ApplyFoodUpdate(u *ent.FoodUpdateOne, req *oas.FoodUpdate) error {
 }
 
 // foodSorts maps the sortable fields to their columns.
-var foodSorts = map[string]string{
-	"id":      food.FieldID,
-	"name":    food.FieldName,
-	"name_fr": food.FieldNameFr,
+var foodSorts = map[string]listing.Sort{
+	"id":      listing.Column(food.FieldID),
+	"name":    listing.Column(food.FieldName),
+	"name_fr": listing.Column(food.FieldNameFr),
 }
 
 // ListFoods lists foods.

@@ -43,8 +43,8 @@ func nutrientInList(e *ent.Nutrient) oas.Nutrient {
 }
 
 // nutrientSorts maps the sortable fields to their columns.
-var nutrientSorts = map[string]string{
-	"id": nutrient.FieldID,
+var nutrientSorts = map[string]listing.Sort{
+	"id": listing.Column(nutrient.FieldID),
 }
 
 // ListNutrients lists nutrients.

@@ -130,10 +130,10 @@ func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) e
 }
 
 // operationSorts maps the sortable fields to their columns.
-var operationSorts = map[string]string{
-	"code": operation.FieldCode,
-	"id":   operation.FieldID,
-	"name": operation.FieldName,
+var operationSorts = map[string]listing.Sort{
+	"code": listing.Column(operation.FieldCode),
+	"id":   listing.Column(operation.FieldID),
+	"name": listing.Column(operation.FieldName),
 }
 
 // ListOperations lists operations.

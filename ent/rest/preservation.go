@@ -38,10 +38,10 @@ func preservationInList(e *ent.Preservation) oas.Preservation {
 }
 
 // preservationSorts maps the sortable fields to their columns.
-var preservationSorts = map[string]string{
-	"code": preservation.FieldCode,
-	"id":   preservation.FieldID,
-	"name": preservation.FieldName,
+var preservationSorts = map[string]listing.Sort{
+	"code": listing.Column(preservation.FieldCode),
+	"id":   listing.Column(preservation.FieldID),
+	"name": listing.Column(preservation.FieldName),
 }
 
 // ListPreservations lists preservations.

@@ -245,13 +245,13 @@ func productInList(e *ent.Product) oas.Product {
 }
 
 // productSorts maps the sortable fields to their columns.
-var productSorts = map[string]string{
-	"created_at":   product.FieldCreatedAt,
-	"id":           product.FieldID,
-	"name":         product.FieldName,
-	"product_code": product.FieldProductCode,
-	"product_type": product.FieldProductType,
-	"updated_at":   product.FieldUpdatedAt,
+var productSorts = map[string]listing.Sort{
+	"created_at":   listing.Column(product.FieldCreatedAt),
+	"id":           listing.Column(product.FieldID),
+	"name":         listing.Column(product.FieldName),
+	"product_code": listing.Column(product.FieldProductCode),
+	"product_type": listing.Column(product.FieldProductType),
+	"updated_at":   listing.Column(product.FieldUpdatedAt),
 }
 
 // ListProducts lists products.

@@ -75,9 +75,9 @@ func ApplyProductionLineUpdate(u *ent.ProductionLineUpdateOne, req *oas.Producti
 }
 
 // productionLineSorts maps the sortable fields to their columns.
-var productionLineSorts = map[string]string{
-	"id":   productionline.FieldID,
-	"name": productionline.FieldName,
+var productionLineSorts = map[string]listing.Sort{
+	"id":   listing.Column(productionline.FieldID),
+	"name": listing.Column(productionline.FieldName),
 }
 
 // ListProductionLines lists production-lines.

@@ -50,10 +50,10 @@ func qCCheckpointInList(e *ent.QCCheckpoint) oas.QCCheckpoint {
 }
 
 // qCCheckpointSorts maps the sortable fields to their columns.
-var qCCheckpointSorts = map[string]string{
-	"code": qccheckpoint.FieldCode,
-	"id":   qccheckpoint.FieldID,
-	"name": qccheckpoint.FieldName,
+var qCCheckpointSorts = map[string]listing.Sort{
+	"code": listing.Column(qccheckpoint.FieldCode),
+	"id":   listing.Column(qccheckpoint.FieldID),
+	"name": listing.Column(qccheckpoint.FieldName),
 }
 
 // ListQcCheckpoints lists qc-checkpoints.

@@ -29,10 +29,10 @@ func qCUnitOfMeasureInList(e *ent.QCUnitOfMeasure) oas.QCUnitOfMeasure {
 }
 
 // qCUnitOfMeasureSorts maps the sortable fields to their columns.
-var qCUnitOfMeasureSorts = map[string]string{
-	"code": qcunitofmeasure.FieldCode,
-	"id":   qcunitofmeasure.FieldID,
-	"name": qcunitofmeasure.FieldName,
+var qCUnitOfMeasureSorts = map[string]listing.Sort{
+	"code": listing.Column(qcunitofmeasure.FieldCode),
+	"id":   listing.Column(qcunitofmeasure.FieldID),
+	"name": listing.Column(qcunitofmeasure.FieldName),
 }
 
 // ListQcUnitsOfMeasure lists qc-units-of-measure.

@@ -53,6 +53,12 @@ var Scopes = map[string]string{
 	oas.DeleteOperationOperation:      "manufacturing:write",
 	oas.ListPreservationsOperation:    "catalog:read",
 	oas.GetPreservationOperation:      "catalog:read",
+	oas.ListProductLotsOperation:      "inventory:read",
+	oas.GetProductLotOperation:        "inventory:read",
+	oas.CreateProductLotOperation:     "inventory:write",
+	oas.UpdateProductLotOperation:     "inventory:write",
+	oas.ArchiveProductLotOperation:    "inventory:write",
+	oas.UnarchiveProductLotOperation:  "inventory:write",
 	oas.ListProductionLinesOperation:  "manufacturing:read",
 	oas.GetProductionLineOperation:    "manufacturing:read",
 	oas.CreateProductionLineOperation: "manufacturing:write",
@@ -93,6 +99,7 @@ var QueryParams = map[string][]string{
 	oas.ListNutrientsOperation:        {"search"},
 	oas.ListOperationsOperation:       {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListPreservationsOperation:    {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListProductLotsOperation:      {"limit", "offset", "sort", "search", "product_id", "location_id", "lot_number", "archived", "warehouse_id", "updated_since"},
 	oas.ListProductionLinesOperation:  {"limit", "offset", "sort", "search", "name"},
 	oas.ListProductsOperation:         {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
 	oas.ListQcCheckpointsOperation:    {"limit", "offset", "sort", "search", "code", "input_type", "name"},
@@ -104,6 +111,7 @@ var QueryParams = map[string][]string{
 
 // Immutable lists, per update operation, the fields that cannot change.
 var Immutable = map[string][]string{
+	oas.UpdateProductLotOperation:    {"product_id"},
 	oas.UpdateTagOperation:           {"ref_type"},
 	oas.UpdateUnitOfMeasureOperation: {"code"},
 }
@@ -142,6 +150,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Operation:
 		body, err = operationSnapshot(e)
 		return "operation", e.ID, body, true, err
+	case *ent.ProductLot:
+		body, err = productLotSnapshot(e)
+		return "product_lot", e.ID, body, true, err
 	case *ent.ProductionLine:
 		body, err = productionLineSnapshot(e)
 		return "production_line", e.ID, body, true, err

@@ -61,9 +61,9 @@ func ApplyTagUpdate(u *ent.TagUpdateOne, req *oas.TagUpdate) error {
 }
 
 // tagSorts maps the sortable fields to their columns.
-var tagSorts = map[string]string{
-	"id":   tag.FieldID,
-	"name": tag.FieldName,
+var tagSorts = map[string]listing.Sort{
+	"id":   listing.Column(tag.FieldID),
+	"name": listing.Column(tag.FieldName),
 }
 
 // ListTags lists tags.

@@ -82,10 +82,10 @@ func ApplyUnitOfMeasureUpdate(u *ent.UnitOfMeasureUpdateOne, req *oas.UnitOfMeas
 }
 
 // unitOfMeasureSorts maps the sortable fields to their columns.
-var unitOfMeasureSorts = map[string]string{
-	"code": unitofmeasure.FieldCode,
-	"id":   unitofmeasure.FieldID,
-	"name": unitofmeasure.FieldName,
+var unitOfMeasureSorts = map[string]listing.Sort{
+	"code": listing.Column(unitofmeasure.FieldCode),
+	"id":   listing.Column(unitofmeasure.FieldID),
+	"name": listing.Column(unitofmeasure.FieldName),
 }
 
 // ListUnitsOfMeasure lists units-of-measure.

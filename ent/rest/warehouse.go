@@ -61,10 +61,10 @@ func ApplyWarehouseUpdate(u *ent.LocationUpdateOne, req *oas.WarehouseUpdate) er
 }
 
 // warehouseSorts maps the sortable fields to their columns.
-var warehouseSorts = map[string]string{
-	"code": location.FieldCode,
-	"id":   location.FieldID,
-	"name": location.FieldName,
+var warehouseSorts = map[string]listing.Sort{
+	"code": listing.Column(location.FieldCode),
+	"id":   listing.Column(location.FieldID),
+	"name": listing.Column(location.FieldName),
 }
 
 // ListWarehouses lists warehouses.

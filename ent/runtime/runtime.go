@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
@@ -26,6 +27,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
@@ -34,6 +36,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -371,6 +374,27 @@ func init() {
 	locationDescIsActive := locationFields[3].Descriptor()
 	// location.DefaultIsActive holds the default value on creation for the is_active field.
 	location.DefaultIsActive = locationDescIsActive.Default.(bool)
+	lotcorrectionMixin := schema.LotCorrection{}.Mixin()
+	lotcorrection.Policy = privacy.NewPolicies(lotcorrectionMixin[0], schema.LotCorrection{})
+	lotcorrection.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := lotcorrection.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	lotcorrectionMixinHooks0 := lotcorrectionMixin[0].Hooks()
+
+	lotcorrection.Hooks[1] = lotcorrectionMixinHooks0[0]
+
+	lotcorrection.Hooks[2] = lotcorrectionMixinHooks0[1]
+	lotcorrectionFields := schema.LotCorrection{}.Fields()
+	_ = lotcorrectionFields
+	// lotcorrectionDescCreatedAt is the schema descriptor for created_at field.
+	lotcorrectionDescCreatedAt := lotcorrectionFields[6].Descriptor()
+	// lotcorrection.DefaultCreatedAt holds the default value on creation for the created_at field.
+	lotcorrection.DefaultCreatedAt = lotcorrectionDescCreatedAt.Default.(func() time.Time)
 	nutrientMixin := schema.Nutrient{}.Mixin()
 	nutrient.Policy = privacy.NewPolicies(nutrientMixin[0], schema.Nutrient{})
 	nutrient.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -597,6 +621,48 @@ func init() {
 	productbyproduct.Hooks[1] = productbyproductMixinHooks0[0]
 
 	productbyproduct.Hooks[2] = productbyproductMixinHooks0[1]
+	productlotMixin := schema.ProductLot{}.Mixin()
+	productlot.Policy = privacy.NewPolicies(productlotMixin[0], schema.ProductLot{})
+	productlot.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productlot.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productlotMixinHooks0 := productlotMixin[0].Hooks()
+	productlotHooks := schema.ProductLot{}.Hooks()
+
+	productlot.Hooks[1] = productlotMixinHooks0[0]
+
+	productlot.Hooks[2] = productlotMixinHooks0[1]
+
+	productlot.Hooks[3] = productlotHooks[0]
+
+	productlot.Hooks[4] = productlotHooks[1]
+	productlotMixinFields1 := productlotMixin[1].Fields()
+	_ = productlotMixinFields1
+	productlotFields := schema.ProductLot{}.Fields()
+	_ = productlotFields
+	// productlotDescCreatedAt is the schema descriptor for created_at field.
+	productlotDescCreatedAt := productlotMixinFields1[0].Descriptor()
+	// productlot.DefaultCreatedAt holds the default value on creation for the created_at field.
+	productlot.DefaultCreatedAt = productlotDescCreatedAt.Default.(func() time.Time)
+	// productlotDescUpdatedAt is the schema descriptor for updated_at field.
+	productlotDescUpdatedAt := productlotMixinFields1[1].Descriptor()
+	// productlot.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	productlot.DefaultUpdatedAt = productlotDescUpdatedAt.Default.(func() time.Time)
+	// productlot.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	productlot.UpdateDefaultUpdatedAt = productlotDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// productlotDescLocationKey is the schema descriptor for location_key field.
+	productlotDescLocationKey := productlotFields[3].Descriptor()
+	// productlot.DefaultLocationKey holds the default value on creation for the location_key field.
+	productlot.DefaultLocationKey = productlotDescLocationKey.Default.(int)
+	// productlotDescArchived is the schema descriptor for archived field.
+	productlotDescArchived := productlotFields[6].Descriptor()
+	// productlot.DefaultArchived holds the default value on creation for the archived field.
+	productlot.DefaultArchived = productlotDescArchived.Default.(bool)
 	productqccheckpointMixin := schema.ProductQCCheckpoint{}.Mixin()
 	productqccheckpoint.Policy = privacy.NewPolicies(productqccheckpointMixin[0], schema.ProductQCCheckpoint{})
 	productqccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -769,6 +835,27 @@ func init() {
 	ratewindowDescHits := ratewindowFields[2].Descriptor()
 	// ratewindow.DefaultHits holds the default value on creation for the hits field.
 	ratewindow.DefaultHits = ratewindowDescHits.Default.(int)
+	stockmovementMixin := schema.StockMovement{}.Mixin()
+	stockmovement.Policy = privacy.NewPolicies(stockmovementMixin[0], schema.StockMovement{})
+	stockmovement.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := stockmovement.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	stockmovementMixinHooks0 := stockmovementMixin[0].Hooks()
+
+	stockmovement.Hooks[1] = stockmovementMixinHooks0[0]
+
+	stockmovement.Hooks[2] = stockmovementMixinHooks0[1]
+	stockmovementFields := schema.StockMovement{}.Fields()
+	_ = stockmovementFields
+	// stockmovementDescCreatedAt is the schema descriptor for created_at field.
+	stockmovementDescCreatedAt := stockmovementFields[9].Descriptor()
+	// stockmovement.DefaultCreatedAt holds the default value on creation for the created_at field.
+	stockmovement.DefaultCreatedAt = stockmovementDescCreatedAt.Default.(func() time.Time)
 	supplierMixin := schema.Supplier{}.Mixin()
 	supplier.Policy = privacy.NewPolicies(supplierMixin[0], schema.Supplier{})
 	supplier.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -54,3 +54,28 @@ func uniqueSharedCode() ent.Index {
 
 // sharedOnly restricts an index to the shared rows.
 func sharedOnly() schema.Annotation { return entsql.IndexWhere("is_global") }
+
+// changeOrigin are the fields saying who made an append-only record and when:
+// source (api, app or system), the API key and request of an API change.
+func changeOrigin() []ent.Field {
+	return []ent.Field{
+		field.Enum("source").
+			Values("api", "app", "system").
+			Immutable().
+			Comment("What made the change."),
+		field.Int("api_key_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The API key of an API change."),
+		field.String("request_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The request of an API change."),
+		field.Time("created_at").
+			Default(now).
+			Immutable().
+			Comment("When (UTC)."),
+	}
+}

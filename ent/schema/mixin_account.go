@@ -20,6 +20,9 @@ import (
 type AccountMixin struct {
 	mixin.Schema
 	Shared bool
+	// Rules are the schema's own privacy rules, decided after the system
+	// viewer and before the tenant filter.
+	Rules policy.Rules
 }
 
 // Fields returns account_id, and is_global for shared schemas.
@@ -70,8 +73,9 @@ func (m AccountMixin) Annotations() []schema.Annotation {
 }
 
 // Policy is the tenant policy: own rows (and shared rows, for shared schemas)
-// are visible; only own rows are writable; read-only rows refuse writes.
-func (m AccountMixin) Policy() ent.Policy { return policy.Tenant(m.Shared) }
+// are visible; only own rows are writable; read-only rows refuse writes; the
+// schema's own rules come first.
+func (m AccountMixin) Policy() ent.Policy { return policy.Tenant(m.Shared, m.Rules) }
 
 // Hooks stamp the account on create and refuse references to rows the caller
 // cannot see.

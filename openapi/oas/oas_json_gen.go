@@ -5,6 +5,7 @@ package oas
 import (
 	"math/bits"
 	"strconv"
+	"time"
 
 	"github.com/go-faster/errors"
 	"github.com/go-faster/jx"
@@ -3211,6 +3212,52 @@ func (s *FoodUpdate) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes time.Time as json.
+func (o NilDateTime) Encode(e *jx.Encoder, format func(*jx.Encoder, time.Time)) {
+	if o.Null {
+		e.Null()
+		return
+	}
+	format(e, o.Value)
+}
+
+// Decode decodes time.Time from json.
+func (o *NilDateTime) Decode(d *jx.Decoder, format func(*jx.Decoder) (time.Time, error)) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode NilDateTime to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v time.Time
+		o.Value = v
+		o.Null = true
+		return nil
+	}
+	o.Null = false
+	v, err := format(d)
+	if err != nil {
+		return err
+	}
+	o.Value = v
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s NilDateTime) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e, json.EncodeDateTime)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *NilDateTime) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d, json.DecodeDateTime)
+}
+
 // Encode encodes bounds.Decimal as json.
 func (o NilDecimal) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Decimal)) {
 	if o.Null {
@@ -3299,6 +3346,50 @@ func (s NilInt) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *NilInt) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ProductLotLotOrigin as json.
+func (o NilProductLotLotOrigin) Encode(e *jx.Encoder) {
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes ProductLotLotOrigin from json.
+func (o *NilProductLotLotOrigin) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode NilProductLotLotOrigin to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v ProductLotLotOrigin
+		o.Value = v
+		o.Null = true
+		return nil
+	}
+	o.Null = false
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s NilProductLotLotOrigin) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *NilProductLotLotOrigin) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -4667,6 +4758,92 @@ func (s OptBool) MarshalJSON() ([]byte, error) {
 func (s *OptBool) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
+}
+
+// Encode encodes bounds.Decimal as json.
+func (o OptDecimal) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Decimal)) {
+	if !o.Set {
+		return
+	}
+	format(e, o.Value)
+}
+
+// Decode decodes bounds.Decimal from json.
+func (o *OptDecimal) Decode(d *jx.Decoder, format func(*jx.Decoder) (bounds.Decimal, error)) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptDecimal to nil")
+	}
+	o.Set = true
+	v, err := format(d)
+	if err != nil {
+		return err
+	}
+	o.Value = v
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptDecimal) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e, json.EncodeNative)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptDecimal) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d, json.DecodeNative[bounds.Decimal])
+}
+
+// Encode encodes time.Time as json.
+func (o OptNilDateTime) Encode(e *jx.Encoder, format func(*jx.Encoder, time.Time)) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	format(e, o.Value)
+}
+
+// Decode decodes time.Time from json.
+func (o *OptNilDateTime) Decode(d *jx.Decoder, format func(*jx.Decoder) (time.Time, error)) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilDateTime to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v time.Time
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	v, err := format(d)
+	if err != nil {
+		return err
+	}
+	o.Value = v
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilDateTime) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e, json.EncodeDateTime)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilDateTime) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d, json.DecodeDateTime)
 }
 
 // Encode encodes bounds.Decimal as json.
@@ -6921,6 +7098,1039 @@ func (s *ProductList) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ProductList) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ProductLot) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ProductLot) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("id")
+		e.Int(s.ID)
+	}
+	{
+		e.FieldStart("created_at")
+		json.EncodeDateTime(e, s.CreatedAt)
+	}
+	{
+		e.FieldStart("updated_at")
+		json.EncodeDateTime(e, s.UpdatedAt)
+	}
+	{
+		e.FieldStart("product_id")
+		e.Int(s.ProductID)
+	}
+	{
+		e.FieldStart("location_id")
+		s.LocationID.Encode(e)
+	}
+	{
+		e.FieldStart("lot_number")
+		s.LotNumber.Encode(e)
+	}
+	{
+		e.FieldStart("expiration_date")
+		s.ExpirationDate.Encode(e, json.EncodeDateTime)
+	}
+	{
+		e.FieldStart("archived")
+		e.Bool(s.Archived)
+	}
+	{
+		e.FieldStart("lot_origin")
+		s.LotOrigin.Encode(e)
+	}
+	{
+		e.FieldStart("qc_status")
+		s.QcStatus.Encode(e)
+	}
+	{
+		e.FieldStart("qc_status_at")
+		s.QcStatusAt.Encode(e, json.EncodeDateTime)
+	}
+	{
+		e.FieldStart("qc_status_note")
+		s.QcStatusNote.Encode(e)
+	}
+	{
+		e.FieldStart("qc_release_expires_at")
+		s.QcReleaseExpiresAt.Encode(e, json.EncodeDateTime)
+	}
+	{
+		e.FieldStart("quantity_base")
+		json.EncodeNative(e, s.QuantityBase)
+	}
+	{
+		e.FieldStart("product_code")
+		s.ProductCode.Encode(e)
+	}
+	{
+		e.FieldStart("product_name")
+		s.ProductName.Encode(e)
+	}
+	{
+		e.FieldStart("unit_of_measure_id")
+		s.UnitOfMeasureID.Encode(e)
+	}
+	{
+		e.FieldStart("uom_base_id")
+		s.UomBaseID.Encode(e)
+	}
+	{
+		e.FieldStart("uom_qty")
+		s.UomQty.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("uom_base_conversion")
+		s.UomBaseConversion.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("location_code")
+		s.LocationCode.Encode(e)
+	}
+	{
+		e.FieldStart("location_name")
+		s.LocationName.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfProductLot = [22]string{
+	0:  "id",
+	1:  "created_at",
+	2:  "updated_at",
+	3:  "product_id",
+	4:  "location_id",
+	5:  "lot_number",
+	6:  "expiration_date",
+	7:  "archived",
+	8:  "lot_origin",
+	9:  "qc_status",
+	10: "qc_status_at",
+	11: "qc_status_note",
+	12: "qc_release_expires_at",
+	13: "quantity_base",
+	14: "product_code",
+	15: "product_name",
+	16: "unit_of_measure_id",
+	17: "uom_base_id",
+	18: "uom_qty",
+	19: "uom_base_conversion",
+	20: "location_code",
+	21: "location_name",
+}
+
+// Decode decodes ProductLot from json.
+func (s *ProductLot) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLot to nil")
+	}
+	var requiredBitSet [3]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "created_at":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.CreatedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"created_at\"")
+			}
+		case "updated_at":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.UpdatedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"updated_at\"")
+			}
+		case "product_id":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Int()
+				s.ProductID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_id\"")
+			}
+		case "location_id":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				if err := s.LocationID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"location_id\"")
+			}
+		case "lot_number":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				if err := s.LotNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lot_number\"")
+			}
+		case "expiration_date":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				if err := s.ExpirationDate.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expiration_date\"")
+			}
+		case "archived":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				v, err := d.Bool()
+				s.Archived = bool(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"archived\"")
+			}
+		case "lot_origin":
+			requiredBitSet[1] |= 1 << 0
+			if err := func() error {
+				if err := s.LotOrigin.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lot_origin\"")
+			}
+		case "qc_status":
+			requiredBitSet[1] |= 1 << 1
+			if err := func() error {
+				if err := s.QcStatus.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"qc_status\"")
+			}
+		case "qc_status_at":
+			requiredBitSet[1] |= 1 << 2
+			if err := func() error {
+				if err := s.QcStatusAt.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"qc_status_at\"")
+			}
+		case "qc_status_note":
+			requiredBitSet[1] |= 1 << 3
+			if err := func() error {
+				if err := s.QcStatusNote.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"qc_status_note\"")
+			}
+		case "qc_release_expires_at":
+			requiredBitSet[1] |= 1 << 4
+			if err := func() error {
+				if err := s.QcReleaseExpiresAt.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"qc_release_expires_at\"")
+			}
+		case "quantity_base":
+			requiredBitSet[1] |= 1 << 5
+			if err := func() error {
+				v, err := json.DecodeNative[bounds.Decimal](d)
+				s.QuantityBase = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"quantity_base\"")
+			}
+		case "product_code":
+			requiredBitSet[1] |= 1 << 6
+			if err := func() error {
+				if err := s.ProductCode.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_code\"")
+			}
+		case "product_name":
+			requiredBitSet[1] |= 1 << 7
+			if err := func() error {
+				if err := s.ProductName.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_name\"")
+			}
+		case "unit_of_measure_id":
+			requiredBitSet[2] |= 1 << 0
+			if err := func() error {
+				if err := s.UnitOfMeasureID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"unit_of_measure_id\"")
+			}
+		case "uom_base_id":
+			requiredBitSet[2] |= 1 << 1
+			if err := func() error {
+				if err := s.UomBaseID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"uom_base_id\"")
+			}
+		case "uom_qty":
+			requiredBitSet[2] |= 1 << 2
+			if err := func() error {
+				if err := s.UomQty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"uom_qty\"")
+			}
+		case "uom_base_conversion":
+			requiredBitSet[2] |= 1 << 3
+			if err := func() error {
+				if err := s.UomBaseConversion.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"uom_base_conversion\"")
+			}
+		case "location_code":
+			requiredBitSet[2] |= 1 << 4
+			if err := func() error {
+				if err := s.LocationCode.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"location_code\"")
+			}
+		case "location_name":
+			requiredBitSet[2] |= 1 << 5
+			if err := func() error {
+				if err := s.LocationName.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"location_name\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ProductLot")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [3]uint8{
+		0b11111111,
+		0b11111111,
+		0b00111111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfProductLot) {
+					name = jsonFieldsNameOfProductLot[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ProductLot) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLot) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ProductLotCreate) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ProductLotCreate) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("product_id")
+		e.Int(s.ProductID)
+	}
+	{
+		if s.LocationID.Set {
+			e.FieldStart("location_id")
+			s.LocationID.Encode(e)
+		}
+	}
+	{
+		if s.LotNumber.Set {
+			e.FieldStart("lot_number")
+			s.LotNumber.Encode(e)
+		}
+	}
+	{
+		if s.ExpirationDate.Set {
+			e.FieldStart("expiration_date")
+			s.ExpirationDate.Encode(e, json.EncodeDateTime)
+		}
+	}
+	{
+		e.FieldStart("quantity_base")
+		json.EncodeNative(e, s.QuantityBase)
+	}
+}
+
+var jsonFieldsNameOfProductLotCreate = [5]string{
+	0: "product_id",
+	1: "location_id",
+	2: "lot_number",
+	3: "expiration_date",
+	4: "quantity_base",
+}
+
+// Decode decodes ProductLotCreate from json.
+func (s *ProductLotCreate) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotCreate to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "product_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ProductID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_id\"")
+			}
+		case "location_id":
+			if err := func() error {
+				s.LocationID.Reset()
+				if err := s.LocationID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"location_id\"")
+			}
+		case "lot_number":
+			if err := func() error {
+				s.LotNumber.Reset()
+				if err := s.LotNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lot_number\"")
+			}
+		case "expiration_date":
+			if err := func() error {
+				s.ExpirationDate.Reset()
+				if err := s.ExpirationDate.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expiration_date\"")
+			}
+		case "quantity_base":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := json.DecodeNative[bounds.Decimal](d)
+				s.QuantityBase = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"quantity_base\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ProductLotCreate")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00010001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfProductLotCreate) {
+					name = jsonFieldsNameOfProductLotCreate[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ProductLotCreate) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotCreate) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ProductLotData) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ProductLotData) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("data")
+		s.Data.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfProductLotData = [1]string{
+	0: "data",
+}
+
+// Decode decodes ProductLotData from json.
+func (s *ProductLotData) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotData to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "data":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				if err := s.Data.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"data\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ProductLotData")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfProductLotData) {
+					name = jsonFieldsNameOfProductLotData[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ProductLotData) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotData) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ProductLotList) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ProductLotList) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("data")
+		e.ArrStart()
+		for _, elem := range s.Data {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("pagination")
+		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
+	}
+}
+
+var jsonFieldsNameOfProductLotList = [3]string{
+	0: "data",
+	1: "pagination",
+	2: "order",
+}
+
+// Decode decodes ProductLotList from json.
+func (s *ProductLotList) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotList to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "data":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Data = make([]ProductLot, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ProductLot
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Data = append(s.Data, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"data\"")
+			}
+		case "pagination":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Order = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ProductLotList")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfProductLotList) {
+					name = jsonFieldsNameOfProductLotList[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ProductLotList) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotList) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ProductLotLotOrigin as json.
+func (s ProductLotLotOrigin) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ProductLotLotOrigin from json.
+func (s *ProductLotLotOrigin) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotLotOrigin to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ProductLotLotOrigin(v) {
+	case ProductLotLotOriginRECEPTION:
+		*s = ProductLotLotOriginRECEPTION
+	case ProductLotLotOriginINVOICE:
+		*s = ProductLotLotOriginINVOICE
+	case ProductLotLotOriginPRODUCTION:
+		*s = ProductLotLotOriginPRODUCTION
+	case ProductLotLotOriginMANUALADJUSTMENT:
+		*s = ProductLotLotOriginMANUALADJUSTMENT
+	case ProductLotLotOriginPACKAGING:
+		*s = ProductLotLotOriginPACKAGING
+	case ProductLotLotOriginSHIPPING:
+		*s = ProductLotLotOriginSHIPPING
+	case ProductLotLotOriginINVENTORYCOUNT:
+		*s = ProductLotLotOriginINVENTORYCOUNT
+	case ProductLotLotOriginPRODUCTFORM:
+		*s = ProductLotLotOriginPRODUCTFORM
+	case ProductLotLotOriginSHOPIFY:
+		*s = ProductLotLotOriginSHOPIFY
+	default:
+		*s = ProductLotLotOrigin(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ProductLotLotOrigin) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotLotOrigin) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ProductLotQcStatus as json.
+func (s ProductLotQcStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ProductLotQcStatus from json.
+func (s *ProductLotQcStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotQcStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ProductLotQcStatus(v) {
+	case ProductLotQcStatusAVAILABLE:
+		*s = ProductLotQcStatusAVAILABLE
+	case ProductLotQcStatusONHOLD:
+		*s = ProductLotQcStatusONHOLD
+	case ProductLotQcStatusQUARANTINE:
+		*s = ProductLotQcStatusQUARANTINE
+	case ProductLotQcStatusRELEASED:
+		*s = ProductLotQcStatusRELEASED
+	case ProductLotQcStatusREJECTED:
+		*s = ProductLotQcStatusREJECTED
+	default:
+		*s = ProductLotQcStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ProductLotQcStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotQcStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ProductLotUpdate) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ProductLotUpdate) encodeFields(e *jx.Encoder) {
+	{
+		if s.LocationID.Set {
+			e.FieldStart("location_id")
+			s.LocationID.Encode(e)
+		}
+	}
+	{
+		if s.LotNumber.Set {
+			e.FieldStart("lot_number")
+			s.LotNumber.Encode(e)
+		}
+	}
+	{
+		if s.ExpirationDate.Set {
+			e.FieldStart("expiration_date")
+			s.ExpirationDate.Encode(e, json.EncodeDateTime)
+		}
+	}
+	{
+		if s.QuantityBase.Set {
+			e.FieldStart("quantity_base")
+			s.QuantityBase.Encode(e, json.EncodeNative)
+		}
+	}
+}
+
+var jsonFieldsNameOfProductLotUpdate = [4]string{
+	0: "location_id",
+	1: "lot_number",
+	2: "expiration_date",
+	3: "quantity_base",
+}
+
+// Decode decodes ProductLotUpdate from json.
+func (s *ProductLotUpdate) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ProductLotUpdate to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "location_id":
+			if err := func() error {
+				s.LocationID.Reset()
+				if err := s.LocationID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"location_id\"")
+			}
+		case "lot_number":
+			if err := func() error {
+				s.LotNumber.Reset()
+				if err := s.LotNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lot_number\"")
+			}
+		case "expiration_date":
+			if err := func() error {
+				s.ExpirationDate.Reset()
+				if err := s.ExpirationDate.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expiration_date\"")
+			}
+		case "quantity_base":
+			if err := func() error {
+				s.QuantityBase.Reset()
+				if err := s.QuantityBase.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"quantity_base\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ProductLotUpdate")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ProductLotUpdate) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ProductLotUpdate) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -1227,6 +1227,51 @@ func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
+// NewNilDateTime returns new NilDateTime with value set to v.
+func NewNilDateTime(v time.Time) NilDateTime {
+	return NilDateTime{
+		Value: v,
+	}
+}
+
+// NilDateTime is nullable time.Time.
+type NilDateTime struct {
+	Value time.Time
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilDateTime) SetTo(v time.Time) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilDateTime) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilDateTime) SetToNull() {
+	o.Null = true
+	var v time.Time
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilDateTime) Get() (v time.Time, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilDateTime) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewNilDecimal returns new NilDecimal with value set to v.
 func NewNilDecimal(v bounds.Decimal) NilDecimal {
 	return NilDecimal{
@@ -1311,6 +1356,51 @@ func (o NilInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o NilInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilProductLotLotOrigin returns new NilProductLotLotOrigin with value set to v.
+func NewNilProductLotLotOrigin(v ProductLotLotOrigin) NilProductLotLotOrigin {
+	return NilProductLotLotOrigin{
+		Value: v,
+	}
+}
+
+// NilProductLotLotOrigin is nullable ProductLotLotOrigin.
+type NilProductLotLotOrigin struct {
+	Value ProductLotLotOrigin
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilProductLotLotOrigin) SetTo(v ProductLotLotOrigin) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilProductLotLotOrigin) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilProductLotLotOrigin) SetToNull() {
+	o.Null = true
+	var v ProductLotLotOrigin
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilProductLotLotOrigin) Get() (v ProductLotLotOrigin, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilProductLotLotOrigin) Or(d ProductLotLotOrigin) ProductLotLotOrigin {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1989,6 +2079,52 @@ func (o OptBool) Or(d bool) bool {
 	return d
 }
 
+// NewOptDecimal returns new OptDecimal with value set to v.
+func NewOptDecimal(v bounds.Decimal) OptDecimal {
+	return OptDecimal{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptDecimal is optional bounds.Decimal.
+type OptDecimal struct {
+	Value bounds.Decimal
+	Set   bool
+}
+
+// IsSet returns true if OptDecimal was set.
+func (o OptDecimal) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptDecimal) Reset() {
+	var v bounds.Decimal
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptDecimal) SetTo(v bounds.Decimal) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptDecimal) Get() (v bounds.Decimal, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptDecimal) Or(d bounds.Decimal) bounds.Decimal {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptInt returns new OptInt with value set to v.
 func NewOptInt(v int) OptInt {
 	return OptInt{
@@ -2029,6 +2165,74 @@ func (o OptInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilDateTime returns new OptNilDateTime with value set to v.
+func NewOptNilDateTime(v time.Time) OptNilDateTime {
+	return OptNilDateTime{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilDateTime is optional nullable time.Time.
+type OptNilDateTime struct {
+	Value time.Time
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilDateTime was set.
+func (o OptNilDateTime) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilDateTime) Reset() {
+	var v time.Time
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilDateTime) SetTo(v time.Time) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilDateTime) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilDateTime) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v time.Time
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilDateTime) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilDateTime) Get() (v time.Time, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilDateTime) Or(d time.Time) time.Time {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -3181,6 +3385,612 @@ func (s *ProductList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *ProductList) SetOrder(val string) {
 	s.Order = val
+}
+
+// Product lots: stock of a product, numbered or not, at a place. Every change of quantity_base is
+// accounted by a stock movement, or, through PATCH, by a recorded correction.
+// Ref: #/components/schemas/ProductLot
+type ProductLot struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// The product the lot holds.
+	ProductID int `json:"product_id"`
+	// Where the lot is: a warehouse or a location inside one; null when not placed.
+	LocationID NilInt `json:"location_id"`
+	// The lot's number, unique per product and location; null for the product's unnumbered lot.
+	LotNumber NilString `json:"lot_number"`
+	// When the lot expires (UTC).
+	ExpirationDate NilDateTime `json:"expiration_date"`
+	// Retired lots stay readable; changed by the archive and unarchive operations.
+	Archived  bool                   `json:"archived"`
+	LotOrigin NilProductLotLotOrigin `json:"lot_origin"`
+	QcStatus  ProductLotQcStatus     `json:"qc_status"`
+	// When the quality status last changed (UTC).
+	QcStatusAt NilDateTime `json:"qc_status_at"`
+	// Why the quality status was set.
+	QcStatusNote NilString `json:"qc_status_note"`
+	// When RELEASED stops counting as sellable; null means no expiry.
+	QcReleaseExpiresAt NilDateTime `json:"qc_release_expires_at"`
+	// On hand, in the product's base unit. A change through PATCH is a correction and writes no stock
+	// movement. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+	// The product's code, unique within the account. Of the product product_id names; null without one.
+	ProductCode NilString `json:"product_code"`
+	// Display name. Of the product product_id names; null without one.
+	ProductName NilString `json:"product_name"`
+	// Inventory unit. Of the product product_id names; null without one.
+	UnitOfMeasureID NilInt `json:"unit_of_measure_id"`
+	// Base unit. Of the product product_id names; null without one.
+	UomBaseID NilInt `json:"uom_base_id"`
+	// One inventory unit equals uom_qty times uom_base_conversion base units. Exact decimal: at most 6
+	// digits after the decimal point and 15 significant digits, absolute value below 10^14; returned digit
+	// for digit as written. Of the product product_id names; null without one.
+	UomQty NilDecimal `json:"uom_qty"`
+	// Base units per uom_qty; see uom_qty. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written. Of the product
+	// product_id names; null without one.
+	UomBaseConversion NilDecimal `json:"uom_base_conversion"`
+	// Short code, unique among the account's warehouses. Of the location location_id names; null without
+	// one.
+	LocationCode NilString `json:"location_code"`
+	// Display name. Of the location location_id names; null without one.
+	LocationName NilString `json:"location_name"`
+}
+
+// GetID returns the value of ID.
+func (s *ProductLot) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *ProductLot) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *ProductLot) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetProductID returns the value of ProductID.
+func (s *ProductLot) GetProductID() int {
+	return s.ProductID
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *ProductLot) GetLocationID() NilInt {
+	return s.LocationID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *ProductLot) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *ProductLot) GetExpirationDate() NilDateTime {
+	return s.ExpirationDate
+}
+
+// GetArchived returns the value of Archived.
+func (s *ProductLot) GetArchived() bool {
+	return s.Archived
+}
+
+// GetLotOrigin returns the value of LotOrigin.
+func (s *ProductLot) GetLotOrigin() NilProductLotLotOrigin {
+	return s.LotOrigin
+}
+
+// GetQcStatus returns the value of QcStatus.
+func (s *ProductLot) GetQcStatus() ProductLotQcStatus {
+	return s.QcStatus
+}
+
+// GetQcStatusAt returns the value of QcStatusAt.
+func (s *ProductLot) GetQcStatusAt() NilDateTime {
+	return s.QcStatusAt
+}
+
+// GetQcStatusNote returns the value of QcStatusNote.
+func (s *ProductLot) GetQcStatusNote() NilString {
+	return s.QcStatusNote
+}
+
+// GetQcReleaseExpiresAt returns the value of QcReleaseExpiresAt.
+func (s *ProductLot) GetQcReleaseExpiresAt() NilDateTime {
+	return s.QcReleaseExpiresAt
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ProductLot) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *ProductLot) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *ProductLot) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetUnitOfMeasureID returns the value of UnitOfMeasureID.
+func (s *ProductLot) GetUnitOfMeasureID() NilInt {
+	return s.UnitOfMeasureID
+}
+
+// GetUomBaseID returns the value of UomBaseID.
+func (s *ProductLot) GetUomBaseID() NilInt {
+	return s.UomBaseID
+}
+
+// GetUomQty returns the value of UomQty.
+func (s *ProductLot) GetUomQty() NilDecimal {
+	return s.UomQty
+}
+
+// GetUomBaseConversion returns the value of UomBaseConversion.
+func (s *ProductLot) GetUomBaseConversion() NilDecimal {
+	return s.UomBaseConversion
+}
+
+// GetLocationCode returns the value of LocationCode.
+func (s *ProductLot) GetLocationCode() NilString {
+	return s.LocationCode
+}
+
+// GetLocationName returns the value of LocationName.
+func (s *ProductLot) GetLocationName() NilString {
+	return s.LocationName
+}
+
+// SetID sets the value of ID.
+func (s *ProductLot) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *ProductLot) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *ProductLot) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *ProductLot) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *ProductLot) SetLocationID(val NilInt) {
+	s.LocationID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *ProductLot) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *ProductLot) SetExpirationDate(val NilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetArchived sets the value of Archived.
+func (s *ProductLot) SetArchived(val bool) {
+	s.Archived = val
+}
+
+// SetLotOrigin sets the value of LotOrigin.
+func (s *ProductLot) SetLotOrigin(val NilProductLotLotOrigin) {
+	s.LotOrigin = val
+}
+
+// SetQcStatus sets the value of QcStatus.
+func (s *ProductLot) SetQcStatus(val ProductLotQcStatus) {
+	s.QcStatus = val
+}
+
+// SetQcStatusAt sets the value of QcStatusAt.
+func (s *ProductLot) SetQcStatusAt(val NilDateTime) {
+	s.QcStatusAt = val
+}
+
+// SetQcStatusNote sets the value of QcStatusNote.
+func (s *ProductLot) SetQcStatusNote(val NilString) {
+	s.QcStatusNote = val
+}
+
+// SetQcReleaseExpiresAt sets the value of QcReleaseExpiresAt.
+func (s *ProductLot) SetQcReleaseExpiresAt(val NilDateTime) {
+	s.QcReleaseExpiresAt = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ProductLot) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *ProductLot) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *ProductLot) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetUnitOfMeasureID sets the value of UnitOfMeasureID.
+func (s *ProductLot) SetUnitOfMeasureID(val NilInt) {
+	s.UnitOfMeasureID = val
+}
+
+// SetUomBaseID sets the value of UomBaseID.
+func (s *ProductLot) SetUomBaseID(val NilInt) {
+	s.UomBaseID = val
+}
+
+// SetUomQty sets the value of UomQty.
+func (s *ProductLot) SetUomQty(val NilDecimal) {
+	s.UomQty = val
+}
+
+// SetUomBaseConversion sets the value of UomBaseConversion.
+func (s *ProductLot) SetUomBaseConversion(val NilDecimal) {
+	s.UomBaseConversion = val
+}
+
+// SetLocationCode sets the value of LocationCode.
+func (s *ProductLot) SetLocationCode(val NilString) {
+	s.LocationCode = val
+}
+
+// SetLocationName sets the value of LocationName.
+func (s *ProductLot) SetLocationName(val NilString) {
+	s.LocationName = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/ProductLotCreate
+type ProductLotCreate struct {
+	// The product the lot holds.
+	ProductID int `json:"product_id"`
+	// Where the lot is: a warehouse or a location inside one; null when not placed.
+	LocationID OptNilInt `json:"location_id"`
+	// The lot's number, unique per product and location; null for the product's unnumbered lot.
+	LotNumber OptNilString `json:"lot_number"`
+	// When the lot expires (UTC).
+	ExpirationDate OptNilDateTime `json:"expiration_date"`
+	// On hand, in the product's base unit. A change through PATCH is a correction and writes no stock
+	// movement. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+}
+
+// GetProductID returns the value of ProductID.
+func (s *ProductLotCreate) GetProductID() int {
+	return s.ProductID
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *ProductLotCreate) GetLocationID() OptNilInt {
+	return s.LocationID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *ProductLotCreate) GetLotNumber() OptNilString {
+	return s.LotNumber
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *ProductLotCreate) GetExpirationDate() OptNilDateTime {
+	return s.ExpirationDate
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ProductLotCreate) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// SetProductID sets the value of ProductID.
+func (s *ProductLotCreate) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *ProductLotCreate) SetLocationID(val OptNilInt) {
+	s.LocationID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *ProductLotCreate) SetLotNumber(val OptNilString) {
+	s.LotNumber = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *ProductLotCreate) SetExpirationDate(val OptNilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ProductLotCreate) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// Ref: #/components/schemas/ProductLotData
+type ProductLotData struct {
+	Data ProductLot `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductLotData) GetData() ProductLot {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ProductLotData) SetData(val ProductLot) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/ProductLotList
+type ProductLotList struct {
+	Data       []ProductLot `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductLotList) GetData() []ProductLot {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ProductLotList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ProductLotList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ProductLotList) SetData(val []ProductLot) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ProductLotList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ProductLotList) SetOrder(val string) {
+	s.Order = val
+}
+
+// What created the lot.
+// Ref: #/components/schemas/ProductLotLotOrigin
+type ProductLotLotOrigin string
+
+const (
+	ProductLotLotOriginRECEPTION        ProductLotLotOrigin = "RECEPTION"
+	ProductLotLotOriginINVOICE          ProductLotLotOrigin = "INVOICE"
+	ProductLotLotOriginPRODUCTION       ProductLotLotOrigin = "PRODUCTION"
+	ProductLotLotOriginMANUALADJUSTMENT ProductLotLotOrigin = "MANUAL_ADJUSTMENT"
+	ProductLotLotOriginPACKAGING        ProductLotLotOrigin = "PACKAGING"
+	ProductLotLotOriginSHIPPING         ProductLotLotOrigin = "SHIPPING"
+	ProductLotLotOriginINVENTORYCOUNT   ProductLotLotOrigin = "INVENTORY_COUNT"
+	ProductLotLotOriginPRODUCTFORM      ProductLotLotOrigin = "PRODUCT_FORM"
+	ProductLotLotOriginSHOPIFY          ProductLotLotOrigin = "SHOPIFY"
+)
+
+// AllValues returns all ProductLotLotOrigin values.
+func (ProductLotLotOrigin) AllValues() []ProductLotLotOrigin {
+	return []ProductLotLotOrigin{
+		ProductLotLotOriginRECEPTION,
+		ProductLotLotOriginINVOICE,
+		ProductLotLotOriginPRODUCTION,
+		ProductLotLotOriginMANUALADJUSTMENT,
+		ProductLotLotOriginPACKAGING,
+		ProductLotLotOriginSHIPPING,
+		ProductLotLotOriginINVENTORYCOUNT,
+		ProductLotLotOriginPRODUCTFORM,
+		ProductLotLotOriginSHOPIFY,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ProductLotLotOrigin) MarshalText() ([]byte, error) {
+	switch s {
+	case ProductLotLotOriginRECEPTION:
+		return []byte(s), nil
+	case ProductLotLotOriginINVOICE:
+		return []byte(s), nil
+	case ProductLotLotOriginPRODUCTION:
+		return []byte(s), nil
+	case ProductLotLotOriginMANUALADJUSTMENT:
+		return []byte(s), nil
+	case ProductLotLotOriginPACKAGING:
+		return []byte(s), nil
+	case ProductLotLotOriginSHIPPING:
+		return []byte(s), nil
+	case ProductLotLotOriginINVENTORYCOUNT:
+		return []byte(s), nil
+	case ProductLotLotOriginPRODUCTFORM:
+		return []byte(s), nil
+	case ProductLotLotOriginSHOPIFY:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ProductLotLotOrigin) UnmarshalText(data []byte) error {
+	switch ProductLotLotOrigin(data) {
+	case ProductLotLotOriginRECEPTION:
+		*s = ProductLotLotOriginRECEPTION
+		return nil
+	case ProductLotLotOriginINVOICE:
+		*s = ProductLotLotOriginINVOICE
+		return nil
+	case ProductLotLotOriginPRODUCTION:
+		*s = ProductLotLotOriginPRODUCTION
+		return nil
+	case ProductLotLotOriginMANUALADJUSTMENT:
+		*s = ProductLotLotOriginMANUALADJUSTMENT
+		return nil
+	case ProductLotLotOriginPACKAGING:
+		*s = ProductLotLotOriginPACKAGING
+		return nil
+	case ProductLotLotOriginSHIPPING:
+		*s = ProductLotLotOriginSHIPPING
+		return nil
+	case ProductLotLotOriginINVENTORYCOUNT:
+		*s = ProductLotLotOriginINVENTORYCOUNT
+		return nil
+	case ProductLotLotOriginPRODUCTFORM:
+		*s = ProductLotLotOriginPRODUCTFORM
+		return nil
+	case ProductLotLotOriginSHOPIFY:
+		*s = ProductLotLotOriginSHOPIFY
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Quality status; set in the web application. Sellable: AVAILABLE and RELEASED.
+// Ref: #/components/schemas/ProductLotQcStatus
+type ProductLotQcStatus string
+
+const (
+	ProductLotQcStatusAVAILABLE  ProductLotQcStatus = "AVAILABLE"
+	ProductLotQcStatusONHOLD     ProductLotQcStatus = "ON_HOLD"
+	ProductLotQcStatusQUARANTINE ProductLotQcStatus = "QUARANTINE"
+	ProductLotQcStatusRELEASED   ProductLotQcStatus = "RELEASED"
+	ProductLotQcStatusREJECTED   ProductLotQcStatus = "REJECTED"
+)
+
+// AllValues returns all ProductLotQcStatus values.
+func (ProductLotQcStatus) AllValues() []ProductLotQcStatus {
+	return []ProductLotQcStatus{
+		ProductLotQcStatusAVAILABLE,
+		ProductLotQcStatusONHOLD,
+		ProductLotQcStatusQUARANTINE,
+		ProductLotQcStatusRELEASED,
+		ProductLotQcStatusREJECTED,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ProductLotQcStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case ProductLotQcStatusAVAILABLE:
+		return []byte(s), nil
+	case ProductLotQcStatusONHOLD:
+		return []byte(s), nil
+	case ProductLotQcStatusQUARANTINE:
+		return []byte(s), nil
+	case ProductLotQcStatusRELEASED:
+		return []byte(s), nil
+	case ProductLotQcStatusREJECTED:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ProductLotQcStatus) UnmarshalText(data []byte) error {
+	switch ProductLotQcStatus(data) {
+	case ProductLotQcStatusAVAILABLE:
+		*s = ProductLotQcStatusAVAILABLE
+		return nil
+	case ProductLotQcStatusONHOLD:
+		*s = ProductLotQcStatusONHOLD
+		return nil
+	case ProductLotQcStatusQUARANTINE:
+		*s = ProductLotQcStatusQUARANTINE
+		return nil
+	case ProductLotQcStatusRELEASED:
+		*s = ProductLotQcStatusRELEASED
+		return nil
+	case ProductLotQcStatusREJECTED:
+		*s = ProductLotQcStatusREJECTED
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Body of an update: omitted fields are unchanged. product_id cannot change (400).
+// Ref: #/components/schemas/ProductLotUpdate
+type ProductLotUpdate struct {
+	// Where the lot is: a warehouse or a location inside one; null when not placed.
+	LocationID OptNilInt `json:"location_id"`
+	// The lot's number, unique per product and location; null for the product's unnumbered lot.
+	LotNumber OptNilString `json:"lot_number"`
+	// When the lot expires (UTC).
+	ExpirationDate OptNilDateTime `json:"expiration_date"`
+	// On hand, in the product's base unit. A change through PATCH is a correction and writes no stock
+	// movement. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
+	// absolute value below 10^14; returned digit for digit as written.
+	QuantityBase OptDecimal `json:"quantity_base"`
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *ProductLotUpdate) GetLocationID() OptNilInt {
+	return s.LocationID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *ProductLotUpdate) GetLotNumber() OptNilString {
+	return s.LotNumber
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *ProductLotUpdate) GetExpirationDate() OptNilDateTime {
+	return s.ExpirationDate
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ProductLotUpdate) GetQuantityBase() OptDecimal {
+	return s.QuantityBase
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *ProductLotUpdate) SetLocationID(val OptNilInt) {
+	s.LocationID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *ProductLotUpdate) SetLotNumber(val OptNilString) {
+	s.LotNumber = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *ProductLotUpdate) SetExpirationDate(val OptNilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ProductLotUpdate) SetQuantityBase(val OptDecimal) {
+	s.QuantityBase = val
 }
 
 // Material fields: populated only when kind is material.

@@ -17,6 +17,7 @@ type Handler interface {
 	OperationsHandler
 	OrganizationHandler
 	PreservationsHandler
+	ProductLotsHandler
 	ProductionLinesHandler
 	ProductsHandler
 	QcCheckpointsHandler
@@ -256,6 +257,50 @@ type PreservationsHandler interface {
 	//
 	// GET /preservations
 	ListPreservations(ctx context.Context, params ListPreservationsParams) (*PreservationList, error)
+}
+
+// ProductLotsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: ProductLots
+type ProductLotsHandler interface {
+	// ArchiveProductLot implements archiveProductLot operation.
+	//
+	// Retires the lot; it stays readable. 409 INVALID_STATE for an archived lot and for the product's
+	// unnumbered lot. Requires the inventory:write scope.
+	//
+	// POST /product-lots/{lot_id}/archive
+	ArchiveProductLot(ctx context.Context, params ArchiveProductLotParams) (*ProductLotData, error)
+	// CreateProductLot implements createProductLot operation.
+	//
+	// Requires the inventory:write scope.
+	//
+	// POST /product-lots
+	CreateProductLot(ctx context.Context, req *ProductLotCreate) (*ProductLotData, error)
+	// GetProductLot implements getProductLot operation.
+	//
+	// Requires the inventory:read scope.
+	//
+	// GET /product-lots/{lot_id}
+	GetProductLot(ctx context.Context, params GetProductLotParams) (*ProductLotData, error)
+	// ListProductLots implements listProductLots operation.
+	//
+	// Requires the inventory:read scope.
+	//
+	// GET /product-lots
+	ListProductLots(ctx context.Context, params ListProductLotsParams) (*ProductLotList, error)
+	// UnarchiveProductLot implements unarchiveProductLot operation.
+	//
+	// Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's
+	// unnumbered lot. Requires the inventory:write scope.
+	//
+	// POST /product-lots/{lot_id}/unarchive
+	UnarchiveProductLot(ctx context.Context, params UnarchiveProductLotParams) (*ProductLotData, error)
+	// UpdateProductLot implements updateProductLot operation.
+	//
+	// Requires the inventory:write scope.
+	//
+	// PATCH /product-lots/{lot_id}
+	UpdateProductLot(ctx context.Context, req *ProductLotUpdate, params UpdateProductLotParams) (*ProductLotData, error)
 }
 
 // ProductionLinesHandler handles operations described by OpenAPI v3 specification.

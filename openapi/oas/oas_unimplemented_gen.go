@@ -13,6 +13,16 @@ type UnimplementedHandler struct{}
 
 var _ Handler = UnimplementedHandler{}
 
+// ArchiveProductLot implements archiveProductLot operation.
+//
+// Retires the lot; it stays readable. 409 INVALID_STATE for an archived lot and for the product's
+// unnumbered lot. Requires the inventory:write scope.
+//
+// POST /product-lots/{lot_id}/archive
+func (UnimplementedHandler) ArchiveProductLot(ctx context.Context, params ArchiveProductLotParams) (r *ProductLotData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateAllergen implements createAllergen operation.
 //
 // Requires the catalog:write scope.
@@ -46,6 +56,15 @@ func (UnimplementedHandler) CreateFood(ctx context.Context, req *FoodCreate) (r 
 //
 // POST /operations
 func (UnimplementedHandler) CreateOperation(ctx context.Context, req *OperationCreate) (r *OperationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// CreateProductLot implements createProductLot operation.
+//
+// Requires the inventory:write scope.
+//
+// POST /product-lots
+func (UnimplementedHandler) CreateProductLot(ctx context.Context, req *ProductLotCreate) (r *ProductLotData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -249,6 +268,15 @@ func (UnimplementedHandler) GetProduct(ctx context.Context, params GetProductPar
 	return r, ht.ErrNotImplemented
 }
 
+// GetProductLot implements getProductLot operation.
+//
+// Requires the inventory:read scope.
+//
+// GET /product-lots/{lot_id}
+func (UnimplementedHandler) GetProductLot(ctx context.Context, params GetProductLotParams) (r *ProductLotData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetProductionLine implements getProductionLine operation.
 //
 // Requires the manufacturing:read scope.
@@ -375,6 +403,15 @@ func (UnimplementedHandler) ListPreservations(ctx context.Context, params ListPr
 	return r, ht.ErrNotImplemented
 }
 
+// ListProductLots implements listProductLots operation.
+//
+// Requires the inventory:read scope.
+//
+// GET /product-lots
+func (UnimplementedHandler) ListProductLots(ctx context.Context, params ListProductLotsParams) (r *ProductLotList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListProductionLines implements listProductionLines operation.
 //
 // Requires the manufacturing:read scope.
@@ -438,6 +475,16 @@ func (UnimplementedHandler) ListWarehouses(ctx context.Context, params ListWareh
 	return r, ht.ErrNotImplemented
 }
 
+// UnarchiveProductLot implements unarchiveProductLot operation.
+//
+// Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's
+// unnumbered lot. Requires the inventory:write scope.
+//
+// POST /product-lots/{lot_id}/unarchive
+func (UnimplementedHandler) UnarchiveProductLot(ctx context.Context, params UnarchiveProductLotParams) (r *ProductLotData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // UpdateAllergen implements updateAllergen operation.
 //
 // Requires the catalog:write scope.
@@ -471,6 +518,15 @@ func (UnimplementedHandler) UpdateFood(ctx context.Context, req *FoodUpdate, par
 //
 // PATCH /operations/{operation_id}
 func (UnimplementedHandler) UpdateOperation(ctx context.Context, req *OperationUpdate, params UpdateOperationParams) (r *OperationData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateProductLot implements updateProductLot operation.
+//
+// Requires the inventory:write scope.
+//
+// PATCH /product-lots/{lot_id}
+func (UnimplementedHandler) UpdateProductLot(ctx context.Context, req *ProductLotUpdate, params UpdateProductLotParams) (r *ProductLotData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

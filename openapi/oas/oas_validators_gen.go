@@ -2616,6 +2616,361 @@ func (s *ProductList) Validate() error {
 	return nil
 }
 
+func (s *ProductLot) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.LotNumber.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "lot_number",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.LotOrigin.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "lot_origin",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.QcStatus.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "qc_status",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.QcStatusNote.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "qc_status_note",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ProductCode.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "product_code",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.ProductName.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "product_name",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.LocationCode.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "location_code",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if value, ok := s.LocationName.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "location_name",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ProductLotCreate) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.LotNumber.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     1,
+					MinLengthSet:  true,
+					MaxLength:     100,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         nil,
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "lot_number",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ProductLotData) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if err := s.Data.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "data",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *ProductLotList) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if s.Data == nil {
+			return errors.New("nil is invalid value")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Data {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := validate.Ogen("text", s.Order, true); err != nil {
+			return errors.Wrap(err, "text")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "order",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s ProductLotLotOrigin) Validate() error {
+	switch s {
+	case "RECEPTION":
+		return nil
+	case "INVOICE":
+		return nil
+	case "PRODUCTION":
+		return nil
+	case "MANUAL_ADJUSTMENT":
+		return nil
+	case "PACKAGING":
+		return nil
+	case "SHIPPING":
+		return nil
+	case "INVENTORY_COUNT":
+		return nil
+	case "PRODUCT_FORM":
+		return nil
+	case "SHOPIFY":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s ProductLotQcStatus) Validate() error {
+	switch s {
+	case "AVAILABLE":
+		return nil
+	case "ON_HOLD":
+		return nil
+	case "QUARANTINE":
+		return nil
+	case "RELEASED":
+		return nil
+	case "REJECTED":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
+func (s *ProductLotUpdate) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.LotNumber.Get(); ok {
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     1,
+					MinLengthSet:  true,
+					MaxLength:     100,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         nil,
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(value)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "lot_number",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ProductMaterial) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer

@@ -1,0 +1,193 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent"
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"github.com/shopspring/decimal"
+
+	gen "larder.dev/larder/ent"
+	"larder.dev/larder/ent/hook"
+	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/lotcorrection"
+	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/policy"
+)
+
+// Movement says which stock movement a change of a lot's quantity is: its
+// type and the record that caused it. Workflows that move stock (a bill, a
+// production, a shipment) put it in the context of the change.
+type Movement struct {
+	Type         stockmovement.Type
+	DocumentType string
+	DocumentID   int
+}
+
+type movementKey struct{}
+
+// WithMovement returns ctx under which changes of lot quantities are the
+// movement mv.
+func WithMovement(ctx context.Context, mv Movement) context.Context {
+	return context.WithValue(ctx, movementKey{}, mv)
+}
+
+// PlaceLot sets a lot's warehouse (the root of its location) and its location
+// key (the location, 0 for none) whenever its location is set or cleared.
+func PlaceLot() ent.Hook {
+	return hook.On(func(next ent.Mutator) ent.Mutator {
+		return hook.ProductLotFunc(func(ctx context.Context, m *gen.ProductLotMutation) (ent.Value, error) {
+			if id, ok := m.LocationID(); ok {
+				root, err := warehouseOf(ctx, m.Client(), id)
+				if err != nil {
+					return nil, err
+				}
+				m.SetWarehouseID(root)
+				m.SetLocationKey(id)
+			} else if m.LocationIDCleared() {
+				m.ClearWarehouseID()
+				m.SetLocationKey(0)
+			}
+			return next.Mutate(ctx, m)
+		})
+	}, ent.OpCreate|ent.OpUpdateOne)
+}
+
+// warehouseOf walks up from a location to its warehouse.
+func warehouseOf(ctx context.Context, c *gen.Client, id int) (int, error) {
+	for range 32 {
+		l, err := c.Location.Query().Where(location.ID(id)).Only(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if l.ParentID == nil {
+			return l.ID, nil
+		}
+		id = *l.ParentID
+	}
+	return 0, fmt.Errorf("location %d: no warehouse within 32 levels", id)
+}
+
+// AccountStock accounts for every change of a lot's quantity in the same
+// transaction: a new lot's quantity is a movement (PRODUCT_FORM unless the
+// context says otherwise); a later change is the context's movement, or,
+// without one, a correction (PATCH), recorded as such. The lot's row is
+// locked before its old quantity is read, so concurrent changes serialise
+// and the lot's quantity always equals what its movements and corrections add
+// up to.
+func AccountStock() ent.Hook {
+	return hook.On(func(next ent.Mutator) ent.Mutator {
+		return hook.ProductLotFunc(func(ctx context.Context, m *gen.ProductLotMutation) (ent.Value, error) {
+			if _, err := m.Tx(); err != nil {
+				return nil, fmt.Errorf("stock changes must run in a transaction: %w", err)
+			}
+			if m.Op().Is(ent.OpCreate) {
+				if _, set := m.LotOrigin(); !set && ctx.Value(movementKey{}) == nil {
+					m.SetLotOrigin(productlot.LotOriginPRODUCT_FORM)
+				}
+				v, err := next.Mutate(ctx, m)
+				if err != nil {
+					return nil, err
+				}
+				lot := v.(*gen.ProductLot)
+				mv, ok := ctx.Value(movementKey{}).(Movement)
+				if !ok {
+					mv = Movement{Type: stockmovement.TypePRODUCT_FORM, DocumentType: "product_lot", DocumentID: lot.ID}
+				}
+				return v, writeMovement(ctx, m.Client(), lot.AccountID, lot.ID, lot.LocationID, mv, lot.QuantityBase)
+			}
+			after, changed := m.QuantityBase()
+			if !changed {
+				return next.Mutate(ctx, m)
+			}
+			id, _ := m.ID()
+			before, err := lockedQuantity(ctx, m.Client(), id)
+			if err != nil {
+				return nil, err
+			}
+			v, err := next.Mutate(ctx, m)
+			if err != nil {
+				return nil, err
+			}
+			lot := v.(*gen.ProductLot)
+			if mv, ok := ctx.Value(movementKey{}).(Movement); ok {
+				return v, writeMovement(ctx, m.Client(), lot.AccountID, id, lot.LocationID, mv, after.Sub(before))
+			}
+			src, key, req := originOf(ctx)
+			return v, m.Client().LotCorrection.Create().
+				SetAccountID(lot.AccountID).
+				SetLotID(id).
+				SetQuantityBefore(before).
+				SetQuantityAfter(after).
+				SetSource(lotcorrection.Source(src)).
+				SetNillableAPIKeyID(key).
+				SetNillableRequestID(req).
+				Exec(ctx)
+		})
+	}, ent.OpCreate|ent.OpUpdateOne)
+}
+
+// lockedQuantity reads a lot's quantity, locking its row until the
+// transaction ends (PostgreSQL; SQLite serialises writers already).
+func lockedQuantity(ctx context.Context, c *gen.Client, id int) (decimal.Decimal, error) {
+	var rows []struct {
+		Q decimal.Decimal `json:"quantity_base"`
+	}
+	err := c.ProductLot.Query().
+		Where(productlot.ID(id)).
+		Select(productlot.FieldQuantityBase).
+		Modify(func(s *sql.Selector) {
+			if s.Dialect() == dialect.Postgres {
+				s.ForUpdate()
+			}
+		}).
+		Scan(ctx, &rows)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if len(rows) != 1 {
+		return decimal.Decimal{}, &gen.NotFoundError{}
+	}
+	return rows[0].Q, nil
+}
+
+// writeMovement records a movement of q on a lot of the account.
+func writeMovement(ctx context.Context, c *gen.Client, account, lotID int, loc *int, mv Movement, q decimal.Decimal) error {
+	src, key, req := originOf(ctx)
+	b := c.StockMovement.Create().
+		SetAccountID(account).
+		SetLotID(lotID).
+		SetNillableLocationID(loc).
+		SetType(mv.Type).
+		SetQuantityBase(q).
+		SetSource(stockmovement.Source(src)).
+		SetNillableAPIKeyID(key).
+		SetNillableRequestID(req)
+	if mv.DocumentType != "" {
+		b.SetDocumentType(mv.DocumentType).SetDocumentID(mv.DocumentID)
+	}
+	return b.Exec(ctx)
+}
+
+// originOf is who makes a change: the viewer's source, and for an API change
+// its key and request.
+func originOf(ctx context.Context) (source string, key *int, request *string) {
+	v := policy.FromContext(ctx)
+	source = string(policy.SourceSystem)
+	if v == nil {
+		return source, nil, nil
+	}
+	if v.Source != "" {
+		source = string(v.Source)
+	}
+	if v.KeyID != 0 {
+		key = &v.KeyID
+	}
+	if v.RequestID != "" {
+		request = &v.RequestID
+	}
+	return source, key, request
+}
