@@ -13,7 +13,7 @@ import (
 // statusType is a type with an enum status field under machine and a bool.
 func statusType(machine annotate.Field, nillable bool) (*gen.Type, *gen.Field) {
 	status := &gen.Field{Name: "status", Type: &field.TypeInfo{Type: field.TypeEnum}, Nillable: nillable,
-		Enums:       []gen.Enum{{Name: "Open", Value: "OPEN"}, {Name: "Sent", Value: "SENT"}, {Name: "Closed", Value: "CLOSED"}},
+		Enums:       []gen.Enum{{Name: "StatusOpen", Value: "OPEN"}, {Name: "StatusSent", Value: "SENT"}, {Name: "StatusClosed", Value: "CLOSED"}}, // as ent names them
 		Annotations: map[string]any{annotate.FieldName: machine}}
 	signed := &gen.Field{Name: "signed", Type: &field.TypeInfo{Type: field.TypeBool}}
 	note := &gen.Field{Name: "note", Type: &field.TypeInfo{Type: field.TypeString}}
