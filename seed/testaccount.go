@@ -9,9 +9,9 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
+	entproduct "larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
-	entproduct "larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
