@@ -334,7 +334,7 @@ func TestProductions(t *testing.T) {
 			a.do("POST", path("/v1/productions", rid)+"/status", other, map[string]any{"status": "ON_HOLD"}).problem(403, "INSUFFICIENT_SCOPE")
 			a.do("POST", path("/v1/productions", rid)+"/status", a.org.Key(t, policy.Test, "manufacturing:write"), map[string]any{"status": "ON_HOLD"}).want(200)
 		})
-		a.run(t, "a product, line or lot a run uses cannot be deleted", func(t *testing.T, a *api) {
+		a.run(t, "a deleted line stays on its runs", func(t *testing.T, a *api) {
 			for _, r := range a.get("/v1/production-lines").want(200).List() {
 				// Production lines are soft-deleted: runs keep referencing them.
 				a.del(path("/v1/production-lines", int(r["id"].(float64)))).want(200)
