@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -305,28 +306,34 @@ func TestProductionConcurrency(t *testing.T) {
 				}
 			}
 
-			// Two runs that each need most of one lot: one completes, the
-			// other is refused for short stock; the lot never goes negative.
+			// Runs that each need more than half of one lot complete at
+			// once: one succeeds, the others are refused for short stock.
 			sugar := f.lot(t, "SU-2611-05")
 			half := sugar.QuantityBase.Div(decimal.NewFromInt(2)).Add(decimal.NewFromInt(1))
-			var ids []string
-			for i := range 2 {
+			const racers = 8
+			var ids []int
+			for i := range racers {
 				r := cli(t, f.db, f.args("create", "--product", "FG-BAR6", "--qty", "1", "--lot-number", fmt.Sprintf("RACE-%d", i),
 					"--step", "RM-SUGAR:"+half.String())...)
-				ids = append(ids, strconv.Itoa(int(r["id"].(float64))))
-				cli(t, f.db, f.args("start", "--id", ids[i])...)
+				ids = append(ids, int(r["id"].(float64)))
+				cli(t, f.db, f.args("start", "--id", strconv.Itoa(ids[i]))...)
 			}
-			results := make([]error, 2)
-			for i := range 2 {
+			results := make([]error, racers)
+			start := make(chan struct{})
+			for i := range racers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					results[i] = run(context.Background(), append(f.args("complete", "--id", ids[i]), "--database", f.db), discard{}, discard{})
+					<-start
+					results[i] = ent.RunInTx(f.ctx, f.st.Client, func(tx *ent.Tx) error {
+						_, err := manufacturing.Complete(f.ctx, tx, ids[i], manufacturing.Completion{}, time.Now())
+						return err
+					})
 				}()
 			}
+			close(start)
 			wg.Wait()
-			// SU-2611-05 is the only sellable sugar: one completion takes
-			// more than half of it, the other is refused.
+			// SU-2611-05 is the only sellable sugar.
 			ok := 0
 			for _, err := range results {
 				if err == nil {
@@ -351,7 +358,3 @@ type rollback struct{}
 func (rollback) Error() string { return "rolled back on purpose" }
 
 var errRollback error = rollback{}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
