@@ -334,6 +334,19 @@ func TestProductions(t *testing.T) {
 			a.do("POST", path("/v1/productions", rid)+"/status", other, map[string]any{"status": "ON_HOLD"}).problem(403, "INSUFFICIENT_SCOPE")
 			a.do("POST", path("/v1/productions", rid)+"/status", a.org.Key(t, policy.Test, "manufacturing:write"), map[string]any{"status": "ON_HOLD"}).want(200)
 		})
+		a.run(t, "a warehouse a run's output is placed in cannot be deleted", func(t *testing.T, a *api) {
+			ctx := a.org.Ctx(policy.Test)
+			site := a.post("/v1/warehouses", map[string]any{"code": "RUNS", "name": "Runs only"}).want(201).ID()
+			product := a.productID("FG-BAR6")
+			err := ent.RunInTx(ctx, a.st.Client, func(tx *ent.Tx) error {
+				_, err := manufacturing.Create(ctx, tx, manufacturing.Plan{ProductID: product, LocationID: &site})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.del(path("/v1/warehouses", site)).problem(409, "IN_USE")
+		})
 		a.run(t, "a deleted line stays on its runs", func(t *testing.T, a *api) {
 			for _, r := range a.get("/v1/production-lines").want(200).List() {
 				// Production lines are soft-deleted: runs keep referencing them.
