@@ -83,7 +83,7 @@ func (m *MachineField) Name() string { return m.T.Name + m.F.StructField() }
 func (m *MachineField) Const(value string) string {
 	for _, e := range m.F.Enums {
 		if e.Value == value {
-			return m.T.Package() + "." + m.F.StructField() + e.Name
+			return m.T.Package() + "." + e.Name // ent names the constant StatusPLANNED
 		}
 	}
 	return "<unknown " + value + ">"

@@ -13,7 +13,7 @@ import (
 // statusType is a type with an enum status field under machine and a bool.
 func statusType(machine annotate.Field, nillable bool) (*gen.Type, *gen.Field) {
 	status := &gen.Field{Name: "status", Type: &field.TypeInfo{Type: field.TypeEnum}, Nillable: nillable,
-		Enums:       []gen.Enum{{Name: "Open", Value: "OPEN"}, {Name: "Sent", Value: "SENT"}, {Name: "Closed", Value: "CLOSED"}},
+		Enums:       []gen.Enum{{Name: "StatusOpen", Value: "OPEN"}, {Name: "StatusSent", Value: "SENT"}, {Name: "StatusClosed", Value: "CLOSED"}}, // as ent names them
 		Annotations: map[string]any{annotate.FieldName: machine}}
 	signed := &gen.Field{Name: "signed", Type: &field.TypeInfo{Type: field.TypeBool}}
 	note := &gen.Field{Name: "note", Type: &field.TypeInfo{Type: field.TypeString}}
@@ -110,5 +110,30 @@ func TestActionRefuses(t *testing.T) {
 	}
 	if !strings.Contains(as[0].TargetCheck(), `[]string{"SENT"}`) {
 		t.Fatalf("target check %s", as[0].TargetCheck())
+	}
+}
+
+// A searched number matches exactly when the search text is a number; text
+// fields match within; the id joins the numbers under SearchByID.
+func TestSearchNumbers(t *testing.T) {
+	no := &gen.Field{Name: "run_no", Type: &field.TypeInfo{Type: field.TypeInt}}
+	lot := &gen.Field{Name: "lot", Type: &field.TypeInfo{Type: field.TypeString}}
+	typ := &gen.Type{Name: "Run", Fields: []*gen.Field{no, lot}}
+	r := &Resource{Type: typ, Schema: "Run", Ann: annotate.Expose("runs", "run_id", annotate.Manufacturing, annotate.List)}
+	for _, f := range typ.Fields {
+		r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name, Ann: annotate.Searchable()})
+	}
+	got := r.Search()
+	for _, want := range []string{"run.LotContainsFold(v)", "listing.SearchID(v)", "ps = append(ps, run.RunNo(n))", "q.Where(run.Or(ps...))"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("search:\n%s\nlacks %s", got, want)
+		}
+	}
+	if strings.Contains(got, "RunNoContainsFold") {
+		t.Fatalf("a number is matched as text:\n%s", got)
+	}
+	r.Ann.SearchID = true
+	if got := r.Search(); !strings.Contains(got, "ps = append(ps, run.ID(n), run.RunNo(n))") {
+		t.Fatalf("search by id and number:\n%s", got)
 	}
 }

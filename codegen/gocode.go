@@ -154,8 +154,13 @@ func (f *Field) entType() string {
 // in any searched field (and the id, where the resource says so).
 func (r *Resource) Search() string {
 	pkg := r.Type.Package()
-	var ps []string
+	var ps, numbers []string
 	for _, f := range r.Searched() {
+		if f.F.Type.Numeric() {
+			// A number is found by an exact match of a numeric search text.
+			numbers = append(numbers, pkg+"."+f.F.StructField()+"(n)")
+			continue
+		}
 		if f.Ann.SearchEq {
 			ps = append(ps, pkg+"."+f.F.StructField()+"EQ(v)")
 		} else {
@@ -163,8 +168,11 @@ func (r *Resource) Search() string {
 		}
 	}
 	if r.Ann.SearchID {
-		return fmt.Sprintf("ps := []predicate.%s{%s}\nif id, ok := listing.SearchID(v); ok {\n\tps = append(ps, %s.ID(id))\n}\nq.Where(%s.Or(ps...))",
-			r.Type.Name, strings.Join(ps, ", "), pkg, pkg)
+		numbers = append([]string{pkg + ".ID(n)"}, numbers...)
+	}
+	if len(numbers) > 0 {
+		return fmt.Sprintf("ps := []predicate.%s{%s}\nif n, ok := listing.SearchID(v); ok {\n\tps = append(ps, %s)\n}\nq.Where(%s.Or(ps...))",
+			r.Type.Name, strings.Join(ps, ", "), strings.Join(numbers, ", "), pkg)
 	}
 	if len(ps) == 1 {
 		return "q.Where(" + ps[0] + ")"

@@ -33,7 +33,7 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 			exact = append(exact, "id")
 		}
 		for _, f := range searched {
-			if f.Ann.SearchEq {
+			if f.Ann.SearchEq || f.F.Type.Numeric() {
 				exact = append(exact, f.Name)
 			} else {
 				names = append(names, f.Name)

@@ -20,6 +20,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
@@ -35,7 +36,10 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
@@ -70,6 +74,8 @@ type Client struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// DocumentCounter is the client for interacting with the DocumentCounter builders.
+	DocumentCounter *DocumentCounterClient
 	// Employee is the client for interacting with the Employee builders.
 	Employee *EmployeeClient
 	// Equipment is the client for interacting with the Equipment builders.
@@ -110,8 +116,14 @@ type Client struct {
 	ProductSupplier *ProductSupplierClient
 	// ProductTag is the client for interacting with the ProductTag builders.
 	ProductTag *ProductTagClient
+	// Production is the client for interacting with the Production builders.
+	Production *ProductionClient
+	// ProductionConsumedStep is the client for interacting with the ProductionConsumedStep builders.
+	ProductionConsumedStep *ProductionConsumedStepClient
 	// ProductionLine is the client for interacting with the ProductionLine builders.
 	ProductionLine *ProductionLineClient
+	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
+	ProductionPlannedStep *ProductionPlannedStepClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -148,6 +160,7 @@ func (c *Client) init() {
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
 	c.Country = NewCountryClient(c.config)
+	c.DocumentCounter = NewDocumentCounterClient(c.config)
 	c.Employee = NewEmployeeClient(c.config)
 	c.Equipment = NewEquipmentClient(c.config)
 	c.Event = NewEventClient(c.config)
@@ -168,7 +181,10 @@ func (c *Client) init() {
 	c.ProductSubstitute = NewProductSubstituteClient(c.config)
 	c.ProductSupplier = NewProductSupplierClient(c.config)
 	c.ProductTag = NewProductTagClient(c.config)
+	c.Production = NewProductionClient(c.config)
+	c.ProductionConsumedStep = NewProductionConsumedStepClient(c.config)
 	c.ProductionLine = NewProductionLineClient(c.config)
+	c.ProductionPlannedStep = NewProductionPlannedStepClient(c.config)
 	c.QCCheckpoint = NewQCCheckpointClient(c.config)
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
@@ -269,44 +285,48 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                  ctx,
-		config:               cfg,
-		APIKey:               NewAPIKeyClient(cfg),
-		Account:              NewAccountClient(cfg),
-		Allergen:             NewAllergenClient(cfg),
-		AuditRecord:          NewAuditRecordClient(cfg),
-		Country:              NewCountryClient(cfg),
-		Employee:             NewEmployeeClient(cfg),
-		Equipment:            NewEquipmentClient(cfg),
-		Event:                NewEventClient(cfg),
-		Food:                 NewFoodClient(cfg),
-		FoodNutrient:         NewFoodNutrientClient(cfg),
-		Location:             NewLocationClient(cfg),
-		LotCorrection:        NewLotCorrectionClient(cfg),
-		Nutrient:             NewNutrientClient(cfg),
-		Operation:            NewOperationClient(cfg),
-		Organization:         NewOrganizationClient(cfg),
-		Preservation:         NewPreservationClient(cfg),
-		Product:              NewProductClient(cfg),
-		ProductAllergen:      NewProductAllergenClient(cfg),
-		ProductBannedCountry: NewProductBannedCountryClient(cfg),
-		ProductByproduct:     NewProductByproductClient(cfg),
-		ProductLot:           NewProductLotClient(cfg),
-		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
-		ProductSubstitute:    NewProductSubstituteClient(cfg),
-		ProductSupplier:      NewProductSupplierClient(cfg),
-		ProductTag:           NewProductTagClient(cfg),
-		ProductionLine:       NewProductionLineClient(cfg),
-		QCCheckpoint:         NewQCCheckpointClient(cfg),
-		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
-		RateWindow:           NewRateWindowClient(cfg),
-		StockMovement:        NewStockMovementClient(cfg),
-		Supplier:             NewSupplierClient(cfg),
-		Tag:                  NewTagClient(cfg),
-		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
-		WebhookAttempt:       NewWebhookAttemptClient(cfg),
-		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
+		ctx:                    ctx,
+		config:                 cfg,
+		APIKey:                 NewAPIKeyClient(cfg),
+		Account:                NewAccountClient(cfg),
+		Allergen:               NewAllergenClient(cfg),
+		AuditRecord:            NewAuditRecordClient(cfg),
+		Country:                NewCountryClient(cfg),
+		DocumentCounter:        NewDocumentCounterClient(cfg),
+		Employee:               NewEmployeeClient(cfg),
+		Equipment:              NewEquipmentClient(cfg),
+		Event:                  NewEventClient(cfg),
+		Food:                   NewFoodClient(cfg),
+		FoodNutrient:           NewFoodNutrientClient(cfg),
+		Location:               NewLocationClient(cfg),
+		LotCorrection:          NewLotCorrectionClient(cfg),
+		Nutrient:               NewNutrientClient(cfg),
+		Operation:              NewOperationClient(cfg),
+		Organization:           NewOrganizationClient(cfg),
+		Preservation:           NewPreservationClient(cfg),
+		Product:                NewProductClient(cfg),
+		ProductAllergen:        NewProductAllergenClient(cfg),
+		ProductBannedCountry:   NewProductBannedCountryClient(cfg),
+		ProductByproduct:       NewProductByproductClient(cfg),
+		ProductLot:             NewProductLotClient(cfg),
+		ProductQCCheckpoint:    NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:      NewProductSubstituteClient(cfg),
+		ProductSupplier:        NewProductSupplierClient(cfg),
+		ProductTag:             NewProductTagClient(cfg),
+		Production:             NewProductionClient(cfg),
+		ProductionConsumedStep: NewProductionConsumedStepClient(cfg),
+		ProductionLine:         NewProductionLineClient(cfg),
+		ProductionPlannedStep:  NewProductionPlannedStepClient(cfg),
+		QCCheckpoint:           NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:        NewQCUnitOfMeasureClient(cfg),
+		RateWindow:             NewRateWindowClient(cfg),
+		StockMovement:          NewStockMovementClient(cfg),
+		Supplier:               NewSupplierClient(cfg),
+		Tag:                    NewTagClient(cfg),
+		UnitOfMeasure:          NewUnitOfMeasureClient(cfg),
+		WebhookAttempt:         NewWebhookAttemptClient(cfg),
+		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -324,44 +344,48 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                  ctx,
-		config:               cfg,
-		APIKey:               NewAPIKeyClient(cfg),
-		Account:              NewAccountClient(cfg),
-		Allergen:             NewAllergenClient(cfg),
-		AuditRecord:          NewAuditRecordClient(cfg),
-		Country:              NewCountryClient(cfg),
-		Employee:             NewEmployeeClient(cfg),
-		Equipment:            NewEquipmentClient(cfg),
-		Event:                NewEventClient(cfg),
-		Food:                 NewFoodClient(cfg),
-		FoodNutrient:         NewFoodNutrientClient(cfg),
-		Location:             NewLocationClient(cfg),
-		LotCorrection:        NewLotCorrectionClient(cfg),
-		Nutrient:             NewNutrientClient(cfg),
-		Operation:            NewOperationClient(cfg),
-		Organization:         NewOrganizationClient(cfg),
-		Preservation:         NewPreservationClient(cfg),
-		Product:              NewProductClient(cfg),
-		ProductAllergen:      NewProductAllergenClient(cfg),
-		ProductBannedCountry: NewProductBannedCountryClient(cfg),
-		ProductByproduct:     NewProductByproductClient(cfg),
-		ProductLot:           NewProductLotClient(cfg),
-		ProductQCCheckpoint:  NewProductQCCheckpointClient(cfg),
-		ProductSubstitute:    NewProductSubstituteClient(cfg),
-		ProductSupplier:      NewProductSupplierClient(cfg),
-		ProductTag:           NewProductTagClient(cfg),
-		ProductionLine:       NewProductionLineClient(cfg),
-		QCCheckpoint:         NewQCCheckpointClient(cfg),
-		QCUnitOfMeasure:      NewQCUnitOfMeasureClient(cfg),
-		RateWindow:           NewRateWindowClient(cfg),
-		StockMovement:        NewStockMovementClient(cfg),
-		Supplier:             NewSupplierClient(cfg),
-		Tag:                  NewTagClient(cfg),
-		UnitOfMeasure:        NewUnitOfMeasureClient(cfg),
-		WebhookAttempt:       NewWebhookAttemptClient(cfg),
-		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:      NewWebhookEndpointClient(cfg),
+		ctx:                    ctx,
+		config:                 cfg,
+		APIKey:                 NewAPIKeyClient(cfg),
+		Account:                NewAccountClient(cfg),
+		Allergen:               NewAllergenClient(cfg),
+		AuditRecord:            NewAuditRecordClient(cfg),
+		Country:                NewCountryClient(cfg),
+		DocumentCounter:        NewDocumentCounterClient(cfg),
+		Employee:               NewEmployeeClient(cfg),
+		Equipment:              NewEquipmentClient(cfg),
+		Event:                  NewEventClient(cfg),
+		Food:                   NewFoodClient(cfg),
+		FoodNutrient:           NewFoodNutrientClient(cfg),
+		Location:               NewLocationClient(cfg),
+		LotCorrection:          NewLotCorrectionClient(cfg),
+		Nutrient:               NewNutrientClient(cfg),
+		Operation:              NewOperationClient(cfg),
+		Organization:           NewOrganizationClient(cfg),
+		Preservation:           NewPreservationClient(cfg),
+		Product:                NewProductClient(cfg),
+		ProductAllergen:        NewProductAllergenClient(cfg),
+		ProductBannedCountry:   NewProductBannedCountryClient(cfg),
+		ProductByproduct:       NewProductByproductClient(cfg),
+		ProductLot:             NewProductLotClient(cfg),
+		ProductQCCheckpoint:    NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:      NewProductSubstituteClient(cfg),
+		ProductSupplier:        NewProductSupplierClient(cfg),
+		ProductTag:             NewProductTagClient(cfg),
+		Production:             NewProductionClient(cfg),
+		ProductionConsumedStep: NewProductionConsumedStepClient(cfg),
+		ProductionLine:         NewProductionLineClient(cfg),
+		ProductionPlannedStep:  NewProductionPlannedStepClient(cfg),
+		QCCheckpoint:           NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:        NewQCUnitOfMeasureClient(cfg),
+		RateWindow:             NewRateWindowClient(cfg),
+		StockMovement:          NewStockMovementClient(cfg),
+		Supplier:               NewSupplierClient(cfg),
+		Tag:                    NewTagClient(cfg),
+		UnitOfMeasure:          NewUnitOfMeasureClient(cfg),
+		WebhookAttempt:         NewWebhookAttemptClient(cfg),
+		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -391,12 +415,13 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.ProductionLine, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.DocumentCounter,
+		c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionPlannedStep, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
 		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -408,12 +433,13 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.ProductionLine, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.DocumentCounter,
+		c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionPlannedStep, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
 		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
@@ -434,6 +460,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditRecord.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
+	case *DocumentCounterMutation:
+		return c.DocumentCounter.mutate(ctx, m)
 	case *EmployeeMutation:
 		return c.Employee.mutate(ctx, m)
 	case *EquipmentMutation:
@@ -474,8 +502,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductSupplier.mutate(ctx, m)
 	case *ProductTagMutation:
 		return c.ProductTag.mutate(ctx, m)
+	case *ProductionMutation:
+		return c.Production.mutate(ctx, m)
+	case *ProductionConsumedStepMutation:
+		return c.ProductionConsumedStep.mutate(ctx, m)
 	case *ProductionLineMutation:
 		return c.ProductionLine.mutate(ctx, m)
+	case *ProductionPlannedStepMutation:
+		return c.ProductionPlannedStep.mutate(ctx, m)
 	case *QCCheckpointMutation:
 		return c.QCCheckpoint.mutate(ctx, m)
 	case *QCUnitOfMeasureMutation:
@@ -1296,6 +1330,156 @@ func (c *CountryClient) mutate(ctx context.Context, m *CountryMutation) (Value, 
 		return (&CountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Country mutation op: %q", m.Op())
+	}
+}
+
+// DocumentCounterClient is a client for the DocumentCounter schema.
+type DocumentCounterClient struct {
+	config
+}
+
+// NewDocumentCounterClient returns a client for the DocumentCounter from the given config.
+func NewDocumentCounterClient(c config) *DocumentCounterClient {
+	return &DocumentCounterClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `documentcounter.Hooks(f(g(h())))`.
+func (c *DocumentCounterClient) Use(hooks ...Hook) {
+	c.hooks.DocumentCounter = append(c.hooks.DocumentCounter, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `documentcounter.Intercept(f(g(h())))`.
+func (c *DocumentCounterClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DocumentCounter = append(c.inters.DocumentCounter, interceptors...)
+}
+
+// Create returns a builder for creating a DocumentCounter entity.
+func (c *DocumentCounterClient) Create() *DocumentCounterCreate {
+	mutation := newDocumentCounterMutation(c.config, OpCreate)
+	return &DocumentCounterCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DocumentCounter entities.
+func (c *DocumentCounterClient) CreateBulk(builders ...*DocumentCounterCreate) *DocumentCounterCreateBulk {
+	return &DocumentCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DocumentCounterClient) MapCreateBulk(slice any, setFunc func(*DocumentCounterCreate, int)) *DocumentCounterCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DocumentCounterCreateBulk{err: fmt.Errorf("calling to DocumentCounterClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DocumentCounterCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DocumentCounterCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DocumentCounter.
+func (c *DocumentCounterClient) Update() *DocumentCounterUpdate {
+	mutation := newDocumentCounterMutation(c.config, OpUpdate)
+	return &DocumentCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DocumentCounterClient) UpdateOne(_m *DocumentCounter) *DocumentCounterUpdateOne {
+	mutation := newDocumentCounterMutation(c.config, OpUpdateOne, withDocumentCounter(_m))
+	return &DocumentCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DocumentCounterClient) UpdateOneID(id int) *DocumentCounterUpdateOne {
+	mutation := newDocumentCounterMutation(c.config, OpUpdateOne, withDocumentCounterID(id))
+	return &DocumentCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DocumentCounter.
+func (c *DocumentCounterClient) Delete() *DocumentCounterDelete {
+	mutation := newDocumentCounterMutation(c.config, OpDelete)
+	return &DocumentCounterDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DocumentCounterClient) DeleteOne(_m *DocumentCounter) *DocumentCounterDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DocumentCounterClient) DeleteOneID(id int) *DocumentCounterDeleteOne {
+	builder := c.Delete().Where(documentcounter.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DocumentCounterDeleteOne{builder}
+}
+
+// Query returns a query builder for DocumentCounter.
+func (c *DocumentCounterClient) Query() *DocumentCounterQuery {
+	return &DocumentCounterQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDocumentCounter},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DocumentCounter entity by its id.
+func (c *DocumentCounterClient) Get(ctx context.Context, id int) (*DocumentCounter, error) {
+	return c.Query().Where(documentcounter.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DocumentCounterClient) GetX(ctx context.Context, id int) *DocumentCounter {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a DocumentCounter.
+func (c *DocumentCounterClient) QueryAccount(_m *DocumentCounter) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(documentcounter.Table, documentcounter.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, documentcounter.AccountTable, documentcounter.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DocumentCounterClient) Hooks() []Hook {
+	hooks := c.hooks.DocumentCounter
+	return append(hooks[:len(hooks):len(hooks)], documentcounter.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DocumentCounterClient) Interceptors() []Interceptor {
+	return c.inters.DocumentCounter
+}
+
+func (c *DocumentCounterClient) mutate(ctx context.Context, m *DocumentCounterMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DocumentCounterCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DocumentCounterUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DocumentCounterUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DocumentCounterDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DocumentCounter mutation op: %q", m.Op())
 	}
 }
 
@@ -4907,6 +5091,434 @@ func (c *ProductTagClient) mutate(ctx context.Context, m *ProductTagMutation) (V
 	}
 }
 
+// ProductionClient is a client for the Production schema.
+type ProductionClient struct {
+	config
+}
+
+// NewProductionClient returns a client for the Production from the given config.
+func NewProductionClient(c config) *ProductionClient {
+	return &ProductionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `production.Hooks(f(g(h())))`.
+func (c *ProductionClient) Use(hooks ...Hook) {
+	c.hooks.Production = append(c.hooks.Production, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `production.Intercept(f(g(h())))`.
+func (c *ProductionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Production = append(c.inters.Production, interceptors...)
+}
+
+// Create returns a builder for creating a Production entity.
+func (c *ProductionClient) Create() *ProductionCreate {
+	mutation := newProductionMutation(c.config, OpCreate)
+	return &ProductionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Production entities.
+func (c *ProductionClient) CreateBulk(builders ...*ProductionCreate) *ProductionCreateBulk {
+	return &ProductionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionClient) MapCreateBulk(slice any, setFunc func(*ProductionCreate, int)) *ProductionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionCreateBulk{err: fmt.Errorf("calling to ProductionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Production.
+func (c *ProductionClient) Update() *ProductionUpdate {
+	mutation := newProductionMutation(c.config, OpUpdate)
+	return &ProductionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionClient) UpdateOne(_m *Production) *ProductionUpdateOne {
+	mutation := newProductionMutation(c.config, OpUpdateOne, withProduction(_m))
+	return &ProductionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionClient) UpdateOneID(id int) *ProductionUpdateOne {
+	mutation := newProductionMutation(c.config, OpUpdateOne, withProductionID(id))
+	return &ProductionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Production.
+func (c *ProductionClient) Delete() *ProductionDelete {
+	mutation := newProductionMutation(c.config, OpDelete)
+	return &ProductionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionClient) DeleteOne(_m *Production) *ProductionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionClient) DeleteOneID(id int) *ProductionDeleteOne {
+	builder := c.Delete().Where(production.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionDeleteOne{builder}
+}
+
+// Query returns a query builder for Production.
+func (c *ProductionClient) Query() *ProductionQuery {
+	return &ProductionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProduction},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Production entity by its id.
+func (c *ProductionClient) Get(ctx context.Context, id int) (*Production, error) {
+	return c.Query().Where(production.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionClient) GetX(ctx context.Context, id int) *Production {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Production.
+func (c *ProductionClient) QueryAccount(_m *Production) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, production.AccountTable, production.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a Production.
+func (c *ProductionClient) QueryProduct(_m *Production) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, production.ProductTable, production.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProductionLine queries the production_line edge of a Production.
+func (c *ProductionClient) QueryProductionLine(_m *Production) *ProductionLineQuery {
+	query := (&ProductionLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(productionline.Table, productionline.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, production.ProductionLineTable, production.ProductionLineColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLocation queries the location edge of a Production.
+func (c *ProductionClient) QueryLocation(_m *Production) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, production.LocationTable, production.LocationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPlannedSteps queries the planned_steps edge of a Production.
+func (c *ProductionClient) QueryPlannedSteps(_m *Production) *ProductionPlannedStepQuery {
+	query := (&ProductionPlannedStepClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(productionplannedstep.Table, productionplannedstep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, production.PlannedStepsTable, production.PlannedStepsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryConsumedSteps queries the consumed_steps edge of a Production.
+func (c *ProductionClient) QueryConsumedSteps(_m *Production) *ProductionConsumedStepQuery {
+	query := (&ProductionConsumedStepClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(productionconsumedstep.Table, productionconsumedstep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, production.ConsumedStepsTable, production.ConsumedStepsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionClient) Hooks() []Hook {
+	hooks := c.hooks.Production
+	return append(hooks[:len(hooks):len(hooks)], production.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionClient) Interceptors() []Interceptor {
+	return c.inters.Production
+}
+
+func (c *ProductionClient) mutate(ctx context.Context, m *ProductionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Production mutation op: %q", m.Op())
+	}
+}
+
+// ProductionConsumedStepClient is a client for the ProductionConsumedStep schema.
+type ProductionConsumedStepClient struct {
+	config
+}
+
+// NewProductionConsumedStepClient returns a client for the ProductionConsumedStep from the given config.
+func NewProductionConsumedStepClient(c config) *ProductionConsumedStepClient {
+	return &ProductionConsumedStepClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productionconsumedstep.Hooks(f(g(h())))`.
+func (c *ProductionConsumedStepClient) Use(hooks ...Hook) {
+	c.hooks.ProductionConsumedStep = append(c.hooks.ProductionConsumedStep, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productionconsumedstep.Intercept(f(g(h())))`.
+func (c *ProductionConsumedStepClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductionConsumedStep = append(c.inters.ProductionConsumedStep, interceptors...)
+}
+
+// Create returns a builder for creating a ProductionConsumedStep entity.
+func (c *ProductionConsumedStepClient) Create() *ProductionConsumedStepCreate {
+	mutation := newProductionConsumedStepMutation(c.config, OpCreate)
+	return &ProductionConsumedStepCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductionConsumedStep entities.
+func (c *ProductionConsumedStepClient) CreateBulk(builders ...*ProductionConsumedStepCreate) *ProductionConsumedStepCreateBulk {
+	return &ProductionConsumedStepCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionConsumedStepClient) MapCreateBulk(slice any, setFunc func(*ProductionConsumedStepCreate, int)) *ProductionConsumedStepCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionConsumedStepCreateBulk{err: fmt.Errorf("calling to ProductionConsumedStepClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionConsumedStepCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionConsumedStepCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) Update() *ProductionConsumedStepUpdate {
+	mutation := newProductionConsumedStepMutation(c.config, OpUpdate)
+	return &ProductionConsumedStepUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionConsumedStepClient) UpdateOne(_m *ProductionConsumedStep) *ProductionConsumedStepUpdateOne {
+	mutation := newProductionConsumedStepMutation(c.config, OpUpdateOne, withProductionConsumedStep(_m))
+	return &ProductionConsumedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionConsumedStepClient) UpdateOneID(id int) *ProductionConsumedStepUpdateOne {
+	mutation := newProductionConsumedStepMutation(c.config, OpUpdateOne, withProductionConsumedStepID(id))
+	return &ProductionConsumedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) Delete() *ProductionConsumedStepDelete {
+	mutation := newProductionConsumedStepMutation(c.config, OpDelete)
+	return &ProductionConsumedStepDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionConsumedStepClient) DeleteOne(_m *ProductionConsumedStep) *ProductionConsumedStepDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionConsumedStepClient) DeleteOneID(id int) *ProductionConsumedStepDeleteOne {
+	builder := c.Delete().Where(productionconsumedstep.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionConsumedStepDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) Query() *ProductionConsumedStepQuery {
+	return &ProductionConsumedStepQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductionConsumedStep},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductionConsumedStep entity by its id.
+func (c *ProductionConsumedStepClient) Get(ctx context.Context, id int) (*ProductionConsumedStep, error) {
+	return c.Query().Where(productionconsumedstep.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionConsumedStepClient) GetX(ctx context.Context, id int) *ProductionConsumedStep {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) QueryAccount(_m *ProductionConsumedStep) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionconsumedstep.Table, productionconsumedstep.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionconsumedstep.AccountTable, productionconsumedstep.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduction queries the production edge of a ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) QueryProduction(_m *ProductionConsumedStep) *ProductionQuery {
+	query := (&ProductionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionconsumedstep.Table, productionconsumedstep.FieldID, id),
+			sqlgraph.To(production.Table, production.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productionconsumedstep.ProductionTable, productionconsumedstep.ProductionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) QueryLot(_m *ProductionConsumedStep) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionconsumedstep.Table, productionconsumedstep.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionconsumedstep.LotTable, productionconsumedstep.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductionConsumedStep.
+func (c *ProductionConsumedStepClient) QueryProduct(_m *ProductionConsumedStep) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionconsumedstep.Table, productionconsumedstep.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionconsumedstep.ProductTable, productionconsumedstep.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionConsumedStepClient) Hooks() []Hook {
+	hooks := c.hooks.ProductionConsumedStep
+	return append(hooks[:len(hooks):len(hooks)], productionconsumedstep.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionConsumedStepClient) Interceptors() []Interceptor {
+	return c.inters.ProductionConsumedStep
+}
+
+func (c *ProductionConsumedStepClient) mutate(ctx context.Context, m *ProductionConsumedStepMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionConsumedStepCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionConsumedStepUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionConsumedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionConsumedStepDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductionConsumedStep mutation op: %q", m.Op())
+	}
+}
+
 // ProductionLineClient is a client for the ProductionLine schema.
 type ProductionLineClient struct {
 	config
@@ -5070,6 +5682,204 @@ func (c *ProductionLineClient) mutate(ctx context.Context, m *ProductionLineMuta
 		return (&ProductionLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ProductionLine mutation op: %q", m.Op())
+	}
+}
+
+// ProductionPlannedStepClient is a client for the ProductionPlannedStep schema.
+type ProductionPlannedStepClient struct {
+	config
+}
+
+// NewProductionPlannedStepClient returns a client for the ProductionPlannedStep from the given config.
+func NewProductionPlannedStepClient(c config) *ProductionPlannedStepClient {
+	return &ProductionPlannedStepClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productionplannedstep.Hooks(f(g(h())))`.
+func (c *ProductionPlannedStepClient) Use(hooks ...Hook) {
+	c.hooks.ProductionPlannedStep = append(c.hooks.ProductionPlannedStep, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productionplannedstep.Intercept(f(g(h())))`.
+func (c *ProductionPlannedStepClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductionPlannedStep = append(c.inters.ProductionPlannedStep, interceptors...)
+}
+
+// Create returns a builder for creating a ProductionPlannedStep entity.
+func (c *ProductionPlannedStepClient) Create() *ProductionPlannedStepCreate {
+	mutation := newProductionPlannedStepMutation(c.config, OpCreate)
+	return &ProductionPlannedStepCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductionPlannedStep entities.
+func (c *ProductionPlannedStepClient) CreateBulk(builders ...*ProductionPlannedStepCreate) *ProductionPlannedStepCreateBulk {
+	return &ProductionPlannedStepCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionPlannedStepClient) MapCreateBulk(slice any, setFunc func(*ProductionPlannedStepCreate, int)) *ProductionPlannedStepCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionPlannedStepCreateBulk{err: fmt.Errorf("calling to ProductionPlannedStepClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionPlannedStepCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionPlannedStepCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) Update() *ProductionPlannedStepUpdate {
+	mutation := newProductionPlannedStepMutation(c.config, OpUpdate)
+	return &ProductionPlannedStepUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionPlannedStepClient) UpdateOne(_m *ProductionPlannedStep) *ProductionPlannedStepUpdateOne {
+	mutation := newProductionPlannedStepMutation(c.config, OpUpdateOne, withProductionPlannedStep(_m))
+	return &ProductionPlannedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionPlannedStepClient) UpdateOneID(id int) *ProductionPlannedStepUpdateOne {
+	mutation := newProductionPlannedStepMutation(c.config, OpUpdateOne, withProductionPlannedStepID(id))
+	return &ProductionPlannedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) Delete() *ProductionPlannedStepDelete {
+	mutation := newProductionPlannedStepMutation(c.config, OpDelete)
+	return &ProductionPlannedStepDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionPlannedStepClient) DeleteOne(_m *ProductionPlannedStep) *ProductionPlannedStepDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionPlannedStepClient) DeleteOneID(id int) *ProductionPlannedStepDeleteOne {
+	builder := c.Delete().Where(productionplannedstep.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionPlannedStepDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) Query() *ProductionPlannedStepQuery {
+	return &ProductionPlannedStepQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductionPlannedStep},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductionPlannedStep entity by its id.
+func (c *ProductionPlannedStepClient) Get(ctx context.Context, id int) (*ProductionPlannedStep, error) {
+	return c.Query().Where(productionplannedstep.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionPlannedStepClient) GetX(ctx context.Context, id int) *ProductionPlannedStep {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) QueryAccount(_m *ProductionPlannedStep) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionplannedstep.Table, productionplannedstep.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionplannedstep.AccountTable, productionplannedstep.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduction queries the production edge of a ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) QueryProduction(_m *ProductionPlannedStep) *ProductionQuery {
+	query := (&ProductionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionplannedstep.Table, productionplannedstep.FieldID, id),
+			sqlgraph.To(production.Table, production.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productionplannedstep.ProductionTable, productionplannedstep.ProductionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) QueryLot(_m *ProductionPlannedStep) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionplannedstep.Table, productionplannedstep.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionplannedstep.LotTable, productionplannedstep.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a ProductionPlannedStep.
+func (c *ProductionPlannedStepClient) QueryProduct(_m *ProductionPlannedStep) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionplannedstep.Table, productionplannedstep.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionplannedstep.ProductTable, productionplannedstep.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionPlannedStepClient) Hooks() []Hook {
+	hooks := c.hooks.ProductionPlannedStep
+	return append(hooks[:len(hooks):len(hooks)], productionplannedstep.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionPlannedStepClient) Interceptors() []Interceptor {
+	return c.inters.ProductionPlannedStep
+}
+
+func (c *ProductionPlannedStepClient) mutate(ctx context.Context, m *ProductionPlannedStepMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionPlannedStepCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionPlannedStepUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionPlannedStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionPlannedStepDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductionPlannedStep mutation op: %q", m.Op())
 	}
 }
 
@@ -6672,22 +7482,24 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
-		Food, FoodNutrient, Location, LotCorrection, Nutrient, Operation, Organization,
-		Preservation, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		StockMovement, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		APIKey, Account, Allergen, AuditRecord, Country, DocumentCounter, Employee,
+		Equipment, Event, Food, FoodNutrient, Location, LotCorrection, Nutrient,
+		Operation, Organization, Preservation, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionPlannedStep, QCCheckpoint,
+		QCUnitOfMeasure, RateWindow, StockMovement, Supplier, Tag, UnitOfMeasure,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Employee, Equipment, Event,
-		Food, FoodNutrient, Location, LotCorrection, Nutrient, Operation, Organization,
-		Preservation, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, ProductionLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		StockMovement, Supplier, Tag, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		APIKey, Account, Allergen, AuditRecord, Country, DocumentCounter, Employee,
+		Equipment, Event, Food, FoodNutrient, Location, LotCorrection, Nutrient,
+		Operation, Organization, Preservation, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionPlannedStep, QCCheckpoint,
+		QCUnitOfMeasure, RateWindow, StockMovement, Supplier, Tag, UnitOfMeasure,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

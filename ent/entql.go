@@ -8,6 +8,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
@@ -24,7 +25,10 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
@@ -49,7 +53,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 36)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 40)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -156,6 +160,22 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   documentcounter.Table,
+			Columns: documentcounter.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: documentcounter.FieldID,
+			},
+		},
+		Type: "DocumentCounter",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			documentcounter.FieldAccountID: {Type: field.TypeInt, Column: documentcounter.FieldAccountID},
+			documentcounter.FieldDocument:  {Type: field.TypeString, Column: documentcounter.FieldDocument},
+			documentcounter.FieldLast:      {Type: field.TypeInt, Column: documentcounter.FieldLast},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   employee.Table,
 			Columns: employee.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -175,7 +195,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			employee.FieldLastName:  {Type: field.TypeString, Column: employee.FieldLastName},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   equipment.Table,
 			Columns: equipment.Columns,
@@ -195,7 +215,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			equipment.FieldWarehouseID:  {Type: field.TypeInt, Column: equipment.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -220,7 +240,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   food.Table,
 			Columns: food.Columns,
@@ -242,7 +262,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			food.FieldSuggestedYieldPct:         {Type: field.TypeFloat64, Column: food.FieldSuggestedYieldPct},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   foodnutrient.Table,
 			Columns: foodnutrient.Columns,
@@ -260,7 +280,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			foodnutrient.FieldValue:      {Type: field.TypeFloat64, Column: foodnutrient.FieldValue},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -282,7 +302,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lotcorrection.Table,
 			Columns: lotcorrection.Columns,
@@ -303,7 +323,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lotcorrection.FieldCreatedAt:      {Type: field.TypeTime, Column: lotcorrection.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
@@ -325,7 +345,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -346,7 +366,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -364,7 +384,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -384,7 +404,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -419,7 +439,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -436,7 +456,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -452,7 +472,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -468,7 +488,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productlot.Table,
 			Columns: productlot.Columns,
@@ -497,7 +517,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productlot.FieldQuantityBase:       {Type: field.TypeOther, Column: productlot.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -513,7 +533,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -529,7 +549,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -545,7 +565,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -561,7 +581,53 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   production.Table,
+			Columns: production.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: production.FieldID,
+			},
+		},
+		Type: "Production",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			production.FieldAccountID:                 {Type: field.TypeInt, Column: production.FieldAccountID},
+			production.FieldCreatedAt:                 {Type: field.TypeTime, Column: production.FieldCreatedAt},
+			production.FieldUpdatedAt:                 {Type: field.TypeTime, Column: production.FieldUpdatedAt},
+			production.FieldProductionNo:              {Type: field.TypeInt, Column: production.FieldProductionNo},
+			production.FieldStatus:                    {Type: field.TypeEnum, Column: production.FieldStatus},
+			production.FieldSigned:                    {Type: field.TypeBool, Column: production.FieldSigned},
+			production.FieldProductID:                 {Type: field.TypeInt, Column: production.FieldProductID},
+			production.FieldProductionLineID:          {Type: field.TypeInt, Column: production.FieldProductionLineID},
+			production.FieldLocationID:                {Type: field.TypeInt, Column: production.FieldLocationID},
+			production.FieldLotNumber:                 {Type: field.TypeString, Column: production.FieldLotNumber},
+			production.FieldStartDate:                 {Type: field.TypeTime, Column: production.FieldStartDate},
+			production.FieldEndDate:                   {Type: field.TypeTime, Column: production.FieldEndDate},
+			production.FieldExpirationDate:            {Type: field.TypeTime, Column: production.FieldExpirationDate},
+			production.FieldProductionQtyDisplayUnits: {Type: field.TypeOther, Column: production.FieldProductionQtyDisplayUnits},
+			production.FieldProducedQtyDisplayUnits:   {Type: field.TypeOther, Column: production.FieldProducedQtyDisplayUnits},
+		},
+	}
+	graph.Nodes[27] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productionconsumedstep.Table,
+			Columns: productionconsumedstep.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productionconsumedstep.FieldID,
+			},
+		},
+		Type: "ProductionConsumedStep",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productionconsumedstep.FieldAccountID:    {Type: field.TypeInt, Column: productionconsumedstep.FieldAccountID},
+			productionconsumedstep.FieldProductionID: {Type: field.TypeInt, Column: productionconsumedstep.FieldProductionID},
+			productionconsumedstep.FieldLotID:        {Type: field.TypeInt, Column: productionconsumedstep.FieldLotID},
+			productionconsumedstep.FieldProductID:    {Type: field.TypeInt, Column: productionconsumedstep.FieldProductID},
+			productionconsumedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionconsumedstep.FieldQuantityBase},
+		},
+	}
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionline.Table,
 			Columns: productionline.Columns,
@@ -581,7 +647,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionline.FieldWarehouseID: {Type: field.TypeInt, Column: productionline.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productionplannedstep.Table,
+			Columns: productionplannedstep.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productionplannedstep.FieldID,
+			},
+		},
+		Type: "ProductionPlannedStep",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productionplannedstep.FieldAccountID:    {Type: field.TypeInt, Column: productionplannedstep.FieldAccountID},
+			productionplannedstep.FieldProductionID: {Type: field.TypeInt, Column: productionplannedstep.FieldProductionID},
+			productionplannedstep.FieldLotID:        {Type: field.TypeInt, Column: productionplannedstep.FieldLotID},
+			productionplannedstep.FieldProductID:    {Type: field.TypeInt, Column: productionplannedstep.FieldProductID},
+			productionplannedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionplannedstep.FieldQuantityBase},
+		},
+	}
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -604,7 +688,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -623,7 +707,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -639,7 +723,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -663,7 +747,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -682,7 +766,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -701,7 +785,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -722,7 +806,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -745,7 +829,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -766,7 +850,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -886,6 +970,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"Country",
+		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   documentcounter.AccountTable,
+			Columns: []string{documentcounter.AccountColumn},
+			Bidi:    false,
+		},
+		"DocumentCounter",
 		"Account",
 	)
 	graph.MustAddE(
@@ -1589,6 +1685,126 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   production.AccountTable,
+			Columns: []string{production.AccountColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   production.ProductTable,
+			Columns: []string{production.ProductColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"Product",
+	)
+	graph.MustAddE(
+		"production_line",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   production.ProductionLineTable,
+			Columns: []string{production.ProductionLineColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"ProductionLine",
+	)
+	graph.MustAddE(
+		"location",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   production.LocationTable,
+			Columns: []string{production.LocationColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"Location",
+	)
+	graph.MustAddE(
+		"planned_steps",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.PlannedStepsTable,
+			Columns: []string{production.PlannedStepsColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"ProductionPlannedStep",
+	)
+	graph.MustAddE(
+		"consumed_steps",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.ConsumedStepsTable,
+			Columns: []string{production.ConsumedStepsColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"ProductionConsumedStep",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionconsumedstep.AccountTable,
+			Columns: []string{productionconsumedstep.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductionConsumedStep",
+		"Account",
+	)
+	graph.MustAddE(
+		"production",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productionconsumedstep.ProductionTable,
+			Columns: []string{productionconsumedstep.ProductionColumn},
+			Bidi:    false,
+		},
+		"ProductionConsumedStep",
+		"Production",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionconsumedstep.LotTable,
+			Columns: []string{productionconsumedstep.LotColumn},
+			Bidi:    false,
+		},
+		"ProductionConsumedStep",
+		"ProductLot",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionconsumedstep.ProductTable,
+			Columns: []string{productionconsumedstep.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductionConsumedStep",
+		"Product",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   productionline.AccountTable,
 			Columns: []string{productionline.AccountColumn},
 			Bidi:    false,
@@ -1607,6 +1823,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"ProductionLine",
 		"Location",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionplannedstep.AccountTable,
+			Columns: []string{productionplannedstep.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductionPlannedStep",
+		"Account",
+	)
+	graph.MustAddE(
+		"production",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productionplannedstep.ProductionTable,
+			Columns: []string{productionplannedstep.ProductionColumn},
+			Bidi:    false,
+		},
+		"ProductionPlannedStep",
+		"Production",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionplannedstep.LotTable,
+			Columns: []string{productionplannedstep.LotColumn},
+			Bidi:    false,
+		},
+		"ProductionPlannedStep",
+		"ProductLot",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionplannedstep.ProductTable,
+			Columns: []string{productionplannedstep.ProductColumn},
+			Bidi:    false,
+		},
+		"ProductionPlannedStep",
+		"Product",
 	)
 	graph.MustAddE(
 		"account",
@@ -2317,6 +2581,75 @@ func (f *CountryFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DocumentCounterQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DocumentCounterQuery builder.
+func (_q *DocumentCounterQuery) Filter() *DocumentCounterFilter {
+	return &DocumentCounterFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DocumentCounterMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DocumentCounterMutation builder.
+func (m *DocumentCounterMutation) Filter() *DocumentCounterFilter {
+	return &DocumentCounterFilter{config: m.config, predicateAdder: m}
+}
+
+// DocumentCounterFilter provides a generic filtering capability at runtime for DocumentCounterQuery.
+type DocumentCounterFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DocumentCounterFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DocumentCounterFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(documentcounter.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *DocumentCounterFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(documentcounter.FieldAccountID))
+}
+
+// WhereDocument applies the entql string predicate on the document field.
+func (f *DocumentCounterFilter) WhereDocument(p entql.StringP) {
+	f.Where(p.Field(documentcounter.FieldDocument))
+}
+
+// WhereLast applies the entql int predicate on the last field.
+func (f *DocumentCounterFilter) WhereLast(p entql.IntP) {
+	f.Where(p.Field(documentcounter.FieldLast))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *DocumentCounterFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *DocumentCounterFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *EmployeeQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2345,7 +2678,7 @@ type EmployeeFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmployeeFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2439,7 +2772,7 @@ type EquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2542,7 +2875,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2670,7 +3003,7 @@ type FoodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2783,7 +3116,7 @@ type FoodNutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodNutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2890,7 +3223,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3017,7 +3350,7 @@ type LotCorrectionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LotCorrectionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3125,7 +3458,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3224,7 +3557,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3332,7 +3665,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3411,7 +3744,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3500,7 +3833,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3804,7 +4137,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3906,7 +4239,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4003,7 +4336,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4100,7 +4433,7 @@ type ProductLotFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductLotFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4304,7 +4637,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4401,7 +4734,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4498,7 +4831,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4595,7 +4928,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4664,6 +4997,326 @@ func (f *ProductTagFilter) WhereHasTagWith(preds ...predicate.Tag) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ProductionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductionQuery builder.
+func (_q *ProductionQuery) Filter() *ProductionFilter {
+	return &ProductionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductionMutation builder.
+func (m *ProductionMutation) Filter() *ProductionFilter {
+	return &ProductionFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductionFilter provides a generic filtering capability at runtime for ProductionQuery.
+type ProductionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductionFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(production.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductionFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(production.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ProductionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(production.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ProductionFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(production.FieldUpdatedAt))
+}
+
+// WhereProductionNo applies the entql int predicate on the production_no field.
+func (f *ProductionFilter) WhereProductionNo(p entql.IntP) {
+	f.Where(p.Field(production.FieldProductionNo))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *ProductionFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(production.FieldStatus))
+}
+
+// WhereSigned applies the entql bool predicate on the signed field.
+func (f *ProductionFilter) WhereSigned(p entql.BoolP) {
+	f.Where(p.Field(production.FieldSigned))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductionFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(production.FieldProductID))
+}
+
+// WhereProductionLineID applies the entql int predicate on the production_line_id field.
+func (f *ProductionFilter) WhereProductionLineID(p entql.IntP) {
+	f.Where(p.Field(production.FieldProductionLineID))
+}
+
+// WhereLocationID applies the entql int predicate on the location_id field.
+func (f *ProductionFilter) WhereLocationID(p entql.IntP) {
+	f.Where(p.Field(production.FieldLocationID))
+}
+
+// WhereLotNumber applies the entql string predicate on the lot_number field.
+func (f *ProductionFilter) WhereLotNumber(p entql.StringP) {
+	f.Where(p.Field(production.FieldLotNumber))
+}
+
+// WhereStartDate applies the entql time.Time predicate on the start_date field.
+func (f *ProductionFilter) WhereStartDate(p entql.TimeP) {
+	f.Where(p.Field(production.FieldStartDate))
+}
+
+// WhereEndDate applies the entql time.Time predicate on the end_date field.
+func (f *ProductionFilter) WhereEndDate(p entql.TimeP) {
+	f.Where(p.Field(production.FieldEndDate))
+}
+
+// WhereExpirationDate applies the entql time.Time predicate on the expiration_date field.
+func (f *ProductionFilter) WhereExpirationDate(p entql.TimeP) {
+	f.Where(p.Field(production.FieldExpirationDate))
+}
+
+// WhereProductionQtyDisplayUnits applies the entql other predicate on the production_qty_display_units field.
+func (f *ProductionFilter) WhereProductionQtyDisplayUnits(p entql.OtherP) {
+	f.Where(p.Field(production.FieldProductionQtyDisplayUnits))
+}
+
+// WhereProducedQtyDisplayUnits applies the entql other predicate on the produced_qty_display_units field.
+func (f *ProductionFilter) WhereProducedQtyDisplayUnits(p entql.OtherP) {
+	f.Where(p.Field(production.FieldProducedQtyDisplayUnits))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductionFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductionFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProductionLine applies a predicate to check if query has an edge production_line.
+func (f *ProductionFilter) WhereHasProductionLine() {
+	f.Where(entql.HasEdge("production_line"))
+}
+
+// WhereHasProductionLineWith applies a predicate to check if query has an edge production_line with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasProductionLineWith(preds ...predicate.ProductionLine) {
+	f.Where(entql.HasEdgeWith("production_line", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLocation applies a predicate to check if query has an edge location.
+func (f *ProductionFilter) WhereHasLocation() {
+	f.Where(entql.HasEdge("location"))
+}
+
+// WhereHasLocationWith applies a predicate to check if query has an edge location with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasLocationWith(preds ...predicate.Location) {
+	f.Where(entql.HasEdgeWith("location", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPlannedSteps applies a predicate to check if query has an edge planned_steps.
+func (f *ProductionFilter) WhereHasPlannedSteps() {
+	f.Where(entql.HasEdge("planned_steps"))
+}
+
+// WhereHasPlannedStepsWith applies a predicate to check if query has an edge planned_steps with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasPlannedStepsWith(preds ...predicate.ProductionPlannedStep) {
+	f.Where(entql.HasEdgeWith("planned_steps", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasConsumedSteps applies a predicate to check if query has an edge consumed_steps.
+func (f *ProductionFilter) WhereHasConsumedSteps() {
+	f.Where(entql.HasEdge("consumed_steps"))
+}
+
+// WhereHasConsumedStepsWith applies a predicate to check if query has an edge consumed_steps with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasConsumedStepsWith(preds ...predicate.ProductionConsumedStep) {
+	f.Where(entql.HasEdgeWith("consumed_steps", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductionConsumedStepQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductionConsumedStepQuery builder.
+func (_q *ProductionConsumedStepQuery) Filter() *ProductionConsumedStepFilter {
+	return &ProductionConsumedStepFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductionConsumedStepMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductionConsumedStepMutation builder.
+func (m *ProductionConsumedStepMutation) Filter() *ProductionConsumedStepFilter {
+	return &ProductionConsumedStepFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductionConsumedStepFilter provides a generic filtering capability at runtime for ProductionConsumedStepQuery.
+type ProductionConsumedStepFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductionConsumedStepFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductionConsumedStepFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productionconsumedstep.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductionConsumedStepFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productionconsumedstep.FieldAccountID))
+}
+
+// WhereProductionID applies the entql int predicate on the production_id field.
+func (f *ProductionConsumedStepFilter) WhereProductionID(p entql.IntP) {
+	f.Where(p.Field(productionconsumedstep.FieldProductionID))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *ProductionConsumedStepFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(productionconsumedstep.FieldLotID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductionConsumedStepFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productionconsumedstep.FieldProductID))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *ProductionConsumedStepFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(productionconsumedstep.FieldQuantityBase))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductionConsumedStepFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductionConsumedStepFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduction applies a predicate to check if query has an edge production.
+func (f *ProductionConsumedStepFilter) WhereHasProduction() {
+	f.Where(entql.HasEdge("production"))
+}
+
+// WhereHasProductionWith applies a predicate to check if query has an edge production with a given conditions (other predicates).
+func (f *ProductionConsumedStepFilter) WhereHasProductionWith(preds ...predicate.Production) {
+	f.Where(entql.HasEdgeWith("production", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *ProductionConsumedStepFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *ProductionConsumedStepFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductionConsumedStepFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductionConsumedStepFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ProductionLineQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4692,7 +5345,7 @@ type ProductionLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4767,6 +5420,127 @@ func (f *ProductionLineFilter) WhereHasWarehouseWith(preds ...predicate.Location
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ProductionPlannedStepQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductionPlannedStepQuery builder.
+func (_q *ProductionPlannedStepQuery) Filter() *ProductionPlannedStepFilter {
+	return &ProductionPlannedStepFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductionPlannedStepMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductionPlannedStepMutation builder.
+func (m *ProductionPlannedStepMutation) Filter() *ProductionPlannedStepFilter {
+	return &ProductionPlannedStepFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductionPlannedStepFilter provides a generic filtering capability at runtime for ProductionPlannedStepQuery.
+type ProductionPlannedStepFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductionPlannedStepFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductionPlannedStepFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productionplannedstep.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductionPlannedStepFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productionplannedstep.FieldAccountID))
+}
+
+// WhereProductionID applies the entql int predicate on the production_id field.
+func (f *ProductionPlannedStepFilter) WhereProductionID(p entql.IntP) {
+	f.Where(p.Field(productionplannedstep.FieldProductionID))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *ProductionPlannedStepFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(productionplannedstep.FieldLotID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *ProductionPlannedStepFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(productionplannedstep.FieldProductID))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *ProductionPlannedStepFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(productionplannedstep.FieldQuantityBase))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductionPlannedStepFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductionPlannedStepFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduction applies a predicate to check if query has an edge production.
+func (f *ProductionPlannedStepFilter) WhereHasProduction() {
+	f.Where(entql.HasEdge("production"))
+}
+
+// WhereHasProductionWith applies a predicate to check if query has an edge production with a given conditions (other predicates).
+func (f *ProductionPlannedStepFilter) WhereHasProductionWith(preds ...predicate.Production) {
+	f.Where(entql.HasEdgeWith("production", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *ProductionPlannedStepFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *ProductionPlannedStepFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *ProductionPlannedStepFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *ProductionPlannedStepFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *QCCheckpointQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -4795,7 +5569,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4913,7 +5687,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4997,7 +5771,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5052,7 +5826,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5189,7 +5963,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5273,7 +6047,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5357,7 +6131,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5465,7 +6239,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5569,7 +6343,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5691,7 +6465,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

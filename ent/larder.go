@@ -17,6 +17,8 @@ import (
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
@@ -114,6 +116,24 @@ func RedactCost(v Value) {
 	case []*ProductTag:
 		for _, e := range v {
 			redactProductTag(e)
+		}
+	case *Production:
+		redactProduction(v)
+	case []*Production:
+		for _, e := range v {
+			redactProduction(e)
+		}
+	case *ProductionConsumedStep:
+		redactProductionConsumedStep(v)
+	case []*ProductionConsumedStep:
+		for _, e := range v {
+			redactProductionConsumedStep(e)
+		}
+	case *ProductionPlannedStep:
+		redactProductionPlannedStep(v)
+	case []*ProductionPlannedStep:
+		for _, e := range v {
+			redactProductionPlannedStep(e)
 		}
 	case *StockMovement:
 		redactStockMovement(v)
@@ -218,6 +238,33 @@ func redactProductTag(e *ProductTag) {
 	if e == nil {
 		return
 	}
+	RedactCost(e.Edges.Product)
+}
+
+func redactProduction(e *Production) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.PlannedSteps)
+	RedactCost(e.Edges.ConsumedSteps)
+}
+
+func redactProductionConsumedStep(e *ProductionConsumedStep) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Production)
+	RedactCost(e.Edges.Lot)
+	RedactCost(e.Edges.Product)
+}
+
+func redactProductionPlannedStep(e *ProductionPlannedStep) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Production)
+	RedactCost(e.Edges.Lot)
 	RedactCost(e.Edges.Product)
 }
 
@@ -654,6 +701,62 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("tag_id", "must name an existing tag (%d was not found)", id)
 			}
 		}
+	case *ProductionMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductionLineID(); ok {
+			found, err := m.Client().ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("production_line_id", "must name an existing production line (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LocationID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("location_id", "must name an existing location (%d was not found)", id)
+			}
+		}
+	case *ProductionConsumedStepMutation:
+		if id, ok := m.ProductionID(); ok {
+			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("production_id", "must name an existing production (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
 	case *ProductionLineMutation:
 		if id, ok := m.WarehouseID(); ok {
 			found, err := m.Client().Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
@@ -662,6 +765,34 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("warehouse_id", "must name an existing warehouse (%d was not found)", id)
+			}
+		}
+	case *ProductionPlannedStepMutation:
+		if id, ok := m.ProductionID(); ok {
+			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("production_id", "must name an existing production (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
 			}
 		}
 	case *QCCheckpointMutation:
@@ -736,6 +867,7 @@ var uniqueIndexes = map[string][]string{
 	"allergen_code":                                   {"code"},
 	"country_account_id_code":                         {"account_id", "code"},
 	"country_code":                                    {"code"},
+	"documentcounter_account_id_document":             {"account_id", "document"},
 	"employee_account_id_code":                        {"account_id", "code"},
 	"equipment_account_id_code":                       {"account_id", "code"},
 	"events_event_id_key":                             {"event_id"},
@@ -757,6 +889,7 @@ var uniqueIndexes = map[string][]string{
 	"productsubstitute_product_id_substitute_id":      {"product_id", "substitute_id"},
 	"productsupplier_product_id_supplier_id":          {"product_id", "supplier_id"},
 	"producttag_product_id_tag_id":                    {"product_id", "tag_id"},
+	"production_account_id_production_no":             {"account_id", "production_no"},
 	"productionline_account_id_name":                  {"account_id", "name"},
 	"qccheckpoint_account_id_code":                    {"account_id", "code"},
 	"qcunitofmeasure_account_id_code":                 {"account_id", "code"},
@@ -797,6 +930,7 @@ var EventResources = map[string]EventResource{
 	"Operation":      {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Product":        {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"ProductLot":     {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
+	"Production":     {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
 	"ProductionLine": {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
 	"Tag":            {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"UnitOfMeasure":  {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
@@ -836,11 +970,59 @@ func EventTypes() []string {
 	return out
 }
 
+// productionStatusMoves are the moves the state machine of
+// Production.status allows, by source state.
+var productionStatusMoves = map[production.Status][]production.Status{
+	production.StatusPLANNED:                    {production.StatusPLANNED, production.StatusIN_PROGRESS, production.StatusCANCELLED, production.StatusON_HOLD, production.StatusQUARANTINE},
+	production.StatusIN_PROGRESS:                {production.StatusPLANNED, production.StatusIN_PROGRESS_TRANSFORMATION, production.StatusCOMPLETED, production.StatusCANCELLED, production.StatusON_HOLD, production.StatusQUARANTINE},
+	production.StatusIN_PROGRESS_TRANSFORMATION: {production.StatusPLANNED, production.StatusCOMPLETED, production.StatusCANCELLED, production.StatusON_HOLD, production.StatusQUARANTINE},
+	production.StatusON_HOLD:                    {production.StatusPLANNED, production.StatusIN_PROGRESS, production.StatusCANCELLED, production.StatusON_HOLD, production.StatusQUARANTINE},
+	production.StatusQUARANTINE:                 {production.StatusPLANNED, production.StatusIN_PROGRESS, production.StatusCANCELLED, production.StatusON_HOLD, production.StatusQUARANTINE},
+}
+
+// CheckProductionStatusMove refuses a move of a production's status that its
+// state machine does not allow (409 INVALID_STATE).
+func CheckProductionStatusMove(from, to production.Status) error {
+	for _, s := range productionStatusMoves[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return problem.Conflict(problem.InvalidState, "status", fmt.Sprintf("status cannot move from %s to %s", from, to))
+}
+
+// checkProductionStatus applies the state machine of Production.status to an
+// update of one record: a record with signed set refuses every change; a
+// change of status must be an allowed move.
+func checkProductionStatus(ctx context.Context, m *ProductionMutation) error {
+	if locked, err := m.OldSigned(ctx); err != nil {
+		return err
+	} else if locked {
+		return problem.Conflict(problem.InvalidState, "", "The production is signed and can no longer change.")
+	}
+	from, err := m.OldStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if to, ok := m.Status(); ok {
+		return CheckProductionStatusMove(from, to)
+	}
+	return nil
+}
+
 // MachineHook enforces the state machines of status fields on every update
 // of one record, whoever makes it (the API, the web application, a worker).
 func MachineHook() Hook {
 	return func(next Mutator) Mutator {
 		return MutateFunc(func(ctx context.Context, m Mutation) (Value, error) {
+			if m.Op().Is(OpUpdateOne) {
+				switch m := m.(type) {
+				case *ProductionMutation:
+					if err := checkProductionStatus(ctx, m); err != nil {
+						return nil, err
+					}
+				}
+			}
 			return next.Mutate(ctx, m)
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/tag"
@@ -119,6 +120,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *ProductionMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Production.Query().Where(production.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *ProductionLineMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -182,6 +197,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Product.Get(ctx, e.ID)
 	case *ProductLot:
 		return c.ProductLot.Get(ctx, e.ID)
+	case *Production:
+		return c.Production.Get(ctx, e.ID)
 	case *ProductionLine:
 		return c.ProductionLine.Get(ctx, e.ID)
 	case *Tag:
@@ -215,6 +232,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *DocumentCounter:
+		return e.AccountID, true
 	case *Employee:
 		return e.AccountID, true
 	case *Equipment:
@@ -265,7 +284,13 @@ func AccountOf(v Value) (int, bool) {
 		return e.AccountID, true
 	case *ProductTag:
 		return e.AccountID, true
+	case *Production:
+		return e.AccountID, true
+	case *ProductionConsumedStep:
+		return e.AccountID, true
 	case *ProductionLine:
+		return e.AccountID, true
+	case *ProductionPlannedStep:
 		return e.AccountID, true
 	case *QCCheckpoint:
 		return e.AccountID, true

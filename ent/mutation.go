@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
@@ -34,7 +35,10 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
@@ -61,42 +65,46 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey               = "APIKey"
-	TypeAccount              = "Account"
-	TypeAllergen             = "Allergen"
-	TypeAuditRecord          = "AuditRecord"
-	TypeCountry              = "Country"
-	TypeEmployee             = "Employee"
-	TypeEquipment            = "Equipment"
-	TypeEvent                = "Event"
-	TypeFood                 = "Food"
-	TypeFoodNutrient         = "FoodNutrient"
-	TypeLocation             = "Location"
-	TypeLotCorrection        = "LotCorrection"
-	TypeNutrient             = "Nutrient"
-	TypeOperation            = "Operation"
-	TypeOrganization         = "Organization"
-	TypePreservation         = "Preservation"
-	TypeProduct              = "Product"
-	TypeProductAllergen      = "ProductAllergen"
-	TypeProductBannedCountry = "ProductBannedCountry"
-	TypeProductByproduct     = "ProductByproduct"
-	TypeProductLot           = "ProductLot"
-	TypeProductQCCheckpoint  = "ProductQCCheckpoint"
-	TypeProductSubstitute    = "ProductSubstitute"
-	TypeProductSupplier      = "ProductSupplier"
-	TypeProductTag           = "ProductTag"
-	TypeProductionLine       = "ProductionLine"
-	TypeQCCheckpoint         = "QCCheckpoint"
-	TypeQCUnitOfMeasure      = "QCUnitOfMeasure"
-	TypeRateWindow           = "RateWindow"
-	TypeStockMovement        = "StockMovement"
-	TypeSupplier             = "Supplier"
-	TypeTag                  = "Tag"
-	TypeUnitOfMeasure        = "UnitOfMeasure"
-	TypeWebhookAttempt       = "WebhookAttempt"
-	TypeWebhookDelivery      = "WebhookDelivery"
-	TypeWebhookEndpoint      = "WebhookEndpoint"
+	TypeAPIKey                 = "APIKey"
+	TypeAccount                = "Account"
+	TypeAllergen               = "Allergen"
+	TypeAuditRecord            = "AuditRecord"
+	TypeCountry                = "Country"
+	TypeDocumentCounter        = "DocumentCounter"
+	TypeEmployee               = "Employee"
+	TypeEquipment              = "Equipment"
+	TypeEvent                  = "Event"
+	TypeFood                   = "Food"
+	TypeFoodNutrient           = "FoodNutrient"
+	TypeLocation               = "Location"
+	TypeLotCorrection          = "LotCorrection"
+	TypeNutrient               = "Nutrient"
+	TypeOperation              = "Operation"
+	TypeOrganization           = "Organization"
+	TypePreservation           = "Preservation"
+	TypeProduct                = "Product"
+	TypeProductAllergen        = "ProductAllergen"
+	TypeProductBannedCountry   = "ProductBannedCountry"
+	TypeProductByproduct       = "ProductByproduct"
+	TypeProductLot             = "ProductLot"
+	TypeProductQCCheckpoint    = "ProductQCCheckpoint"
+	TypeProductSubstitute      = "ProductSubstitute"
+	TypeProductSupplier        = "ProductSupplier"
+	TypeProductTag             = "ProductTag"
+	TypeProduction             = "Production"
+	TypeProductionConsumedStep = "ProductionConsumedStep"
+	TypeProductionLine         = "ProductionLine"
+	TypeProductionPlannedStep  = "ProductionPlannedStep"
+	TypeQCCheckpoint           = "QCCheckpoint"
+	TypeQCUnitOfMeasure        = "QCUnitOfMeasure"
+	TypeRateWindow             = "RateWindow"
+	TypeStockMovement          = "StockMovement"
+	TypeSupplier               = "Supplier"
+	TypeTag                    = "Tag"
+	TypeUnitOfMeasure          = "UnitOfMeasure"
+	TypeWebhookAttempt         = "WebhookAttempt"
+	TypeWebhookDelivery        = "WebhookDelivery"
+	TypeWebhookEndpoint        = "WebhookEndpoint"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -4255,6 +4263,530 @@ func (m *CountryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Country edge %s", name)
+}
+
+// DocumentCounterMutation represents an operation that mutates the DocumentCounter nodes in the graph.
+type DocumentCounterMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	document       *string
+	last           *int
+	addlast        *int
+	clearedFields  map[string]struct{}
+	account        *int
+	clearedaccount bool
+	done           bool
+	oldValue       func(context.Context) (*DocumentCounter, error)
+	predicates     []predicate.DocumentCounter
+}
+
+var _ ent.Mutation = (*DocumentCounterMutation)(nil)
+
+// documentcounterOption allows management of the mutation configuration using functional options.
+type documentcounterOption func(*DocumentCounterMutation)
+
+// newDocumentCounterMutation creates new mutation for the DocumentCounter entity.
+func newDocumentCounterMutation(c config, op Op, opts ...documentcounterOption) *DocumentCounterMutation {
+	m := &DocumentCounterMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDocumentCounter,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDocumentCounterID sets the ID field of the mutation.
+func withDocumentCounterID(id int) documentcounterOption {
+	return func(m *DocumentCounterMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DocumentCounter
+		)
+		m.oldValue = func(ctx context.Context) (*DocumentCounter, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DocumentCounter.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDocumentCounter sets the old DocumentCounter of the mutation.
+func withDocumentCounter(node *DocumentCounter) documentcounterOption {
+	return func(m *DocumentCounterMutation) {
+		m.oldValue = func(context.Context) (*DocumentCounter, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DocumentCounterMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DocumentCounterMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DocumentCounterMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DocumentCounterMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DocumentCounter.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *DocumentCounterMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *DocumentCounterMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the DocumentCounter entity.
+// If the DocumentCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentCounterMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *DocumentCounterMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetDocument sets the "document" field.
+func (m *DocumentCounterMutation) SetDocument(s string) {
+	m.document = &s
+}
+
+// Document returns the value of the "document" field in the mutation.
+func (m *DocumentCounterMutation) Document() (r string, exists bool) {
+	v := m.document
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocument returns the old "document" field's value of the DocumentCounter entity.
+// If the DocumentCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentCounterMutation) OldDocument(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocument is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocument requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocument: %w", err)
+	}
+	return oldValue.Document, nil
+}
+
+// ResetDocument resets all changes to the "document" field.
+func (m *DocumentCounterMutation) ResetDocument() {
+	m.document = nil
+}
+
+// SetLast sets the "last" field.
+func (m *DocumentCounterMutation) SetLast(i int) {
+	m.last = &i
+	m.addlast = nil
+}
+
+// Last returns the value of the "last" field in the mutation.
+func (m *DocumentCounterMutation) Last() (r int, exists bool) {
+	v := m.last
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLast returns the old "last" field's value of the DocumentCounter entity.
+// If the DocumentCounter object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentCounterMutation) OldLast(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLast is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLast requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLast: %w", err)
+	}
+	return oldValue.Last, nil
+}
+
+// AddLast adds i to the "last" field.
+func (m *DocumentCounterMutation) AddLast(i int) {
+	if m.addlast != nil {
+		*m.addlast += i
+	} else {
+		m.addlast = &i
+	}
+}
+
+// AddedLast returns the value that was added to the "last" field in this mutation.
+func (m *DocumentCounterMutation) AddedLast() (r int, exists bool) {
+	v := m.addlast
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLast resets all changes to the "last" field.
+func (m *DocumentCounterMutation) ResetLast() {
+	m.last = nil
+	m.addlast = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *DocumentCounterMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[documentcounter.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *DocumentCounterMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *DocumentCounterMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *DocumentCounterMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// Where appends a list predicates to the DocumentCounterMutation builder.
+func (m *DocumentCounterMutation) Where(ps ...predicate.DocumentCounter) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DocumentCounterMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DocumentCounterMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DocumentCounter, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DocumentCounterMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DocumentCounterMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DocumentCounter).
+func (m *DocumentCounterMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DocumentCounterMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, documentcounter.FieldAccountID)
+	}
+	if m.document != nil {
+		fields = append(fields, documentcounter.FieldDocument)
+	}
+	if m.last != nil {
+		fields = append(fields, documentcounter.FieldLast)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DocumentCounterMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case documentcounter.FieldAccountID:
+		return m.AccountID()
+	case documentcounter.FieldDocument:
+		return m.Document()
+	case documentcounter.FieldLast:
+		return m.Last()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DocumentCounterMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case documentcounter.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case documentcounter.FieldDocument:
+		return m.OldDocument(ctx)
+	case documentcounter.FieldLast:
+		return m.OldLast(ctx)
+	}
+	return nil, fmt.Errorf("unknown DocumentCounter field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentCounterMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case documentcounter.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case documentcounter.FieldDocument:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocument(v)
+		return nil
+	case documentcounter.FieldLast:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLast(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentCounter field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DocumentCounterMutation) AddedFields() []string {
+	var fields []string
+	if m.addlast != nil {
+		fields = append(fields, documentcounter.FieldLast)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DocumentCounterMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case documentcounter.FieldLast:
+		return m.AddedLast()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentCounterMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case documentcounter.FieldLast:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLast(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentCounter numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DocumentCounterMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DocumentCounterMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DocumentCounterMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DocumentCounter nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DocumentCounterMutation) ResetField(name string) error {
+	switch name {
+	case documentcounter.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case documentcounter.FieldDocument:
+		m.ResetDocument()
+		return nil
+	case documentcounter.FieldLast:
+		m.ResetLast()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentCounter field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DocumentCounterMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.account != nil {
+		edges = append(edges, documentcounter.EdgeAccount)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DocumentCounterMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case documentcounter.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DocumentCounterMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DocumentCounterMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DocumentCounterMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedaccount {
+		edges = append(edges, documentcounter.EdgeAccount)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DocumentCounterMutation) EdgeCleared(name string) bool {
+	switch name {
+	case documentcounter.EdgeAccount:
+		return m.clearedaccount
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DocumentCounterMutation) ClearEdge(name string) error {
+	switch name {
+	case documentcounter.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentCounter unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DocumentCounterMutation) ResetEdge(name string) error {
+	switch name {
+	case documentcounter.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	}
+	return fmt.Errorf("unknown DocumentCounter edge %s", name)
 }
 
 // EmployeeMutation represents an operation that mutates the Employee nodes in the graph.
@@ -22421,6 +22953,2417 @@ func (m *ProductTagMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ProductTag edge %s", name)
 }
 
+// ProductionMutation represents an operation that mutates the Production nodes in the graph.
+type ProductionMutation struct {
+	config
+	op                           Op
+	typ                          string
+	id                           *int
+	created_at                   *time.Time
+	updated_at                   *time.Time
+	production_no                *int
+	addproduction_no             *int
+	status                       *production.Status
+	signed                       *bool
+	lot_number                   *string
+	start_date                   *time.Time
+	end_date                     *time.Time
+	expiration_date              *time.Time
+	production_qty_display_units *decimal.Decimal
+	produced_qty_display_units   *decimal.Decimal
+	clearedFields                map[string]struct{}
+	account                      *int
+	clearedaccount               bool
+	product                      *int
+	clearedproduct               bool
+	production_line              *int
+	clearedproduction_line       bool
+	location                     *int
+	clearedlocation              bool
+	planned_steps                map[int]struct{}
+	removedplanned_steps         map[int]struct{}
+	clearedplanned_steps         bool
+	consumed_steps               map[int]struct{}
+	removedconsumed_steps        map[int]struct{}
+	clearedconsumed_steps        bool
+	done                         bool
+	oldValue                     func(context.Context) (*Production, error)
+	predicates                   []predicate.Production
+}
+
+var _ ent.Mutation = (*ProductionMutation)(nil)
+
+// productionOption allows management of the mutation configuration using functional options.
+type productionOption func(*ProductionMutation)
+
+// newProductionMutation creates new mutation for the Production entity.
+func newProductionMutation(c config, op Op, opts ...productionOption) *ProductionMutation {
+	m := &ProductionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProduction,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductionID sets the ID field of the mutation.
+func withProductionID(id int) productionOption {
+	return func(m *ProductionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Production
+		)
+		m.oldValue = func(ctx context.Context) (*Production, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Production.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProduction sets the old Production of the mutation.
+func withProduction(node *Production) productionOption {
+	return func(m *ProductionMutation) {
+		m.oldValue = func(context.Context) (*Production, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductionMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductionMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Production.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductionMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductionMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductionMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProductionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProductionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProductionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProductionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProductionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProductionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetProductionNo sets the "production_no" field.
+func (m *ProductionMutation) SetProductionNo(i int) {
+	m.production_no = &i
+	m.addproduction_no = nil
+}
+
+// ProductionNo returns the value of the "production_no" field in the mutation.
+func (m *ProductionMutation) ProductionNo() (r int, exists bool) {
+	v := m.production_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionNo returns the old "production_no" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldProductionNo(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionNo: %w", err)
+	}
+	return oldValue.ProductionNo, nil
+}
+
+// AddProductionNo adds i to the "production_no" field.
+func (m *ProductionMutation) AddProductionNo(i int) {
+	if m.addproduction_no != nil {
+		*m.addproduction_no += i
+	} else {
+		m.addproduction_no = &i
+	}
+}
+
+// AddedProductionNo returns the value that was added to the "production_no" field in this mutation.
+func (m *ProductionMutation) AddedProductionNo() (r int, exists bool) {
+	v := m.addproduction_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProductionNo resets all changes to the "production_no" field.
+func (m *ProductionMutation) ResetProductionNo() {
+	m.production_no = nil
+	m.addproduction_no = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ProductionMutation) SetStatus(pr production.Status) {
+	m.status = &pr
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ProductionMutation) Status() (r production.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldStatus(ctx context.Context) (v production.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ProductionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetSigned sets the "signed" field.
+func (m *ProductionMutation) SetSigned(b bool) {
+	m.signed = &b
+}
+
+// Signed returns the value of the "signed" field in the mutation.
+func (m *ProductionMutation) Signed() (r bool, exists bool) {
+	v := m.signed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSigned returns the old "signed" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldSigned(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSigned is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSigned requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSigned: %w", err)
+	}
+	return oldValue.Signed, nil
+}
+
+// ResetSigned resets all changes to the "signed" field.
+func (m *ProductionMutation) ResetSigned() {
+	m.signed = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductionMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductionMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductionMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetProductionLineID sets the "production_line_id" field.
+func (m *ProductionMutation) SetProductionLineID(i int) {
+	m.production_line = &i
+}
+
+// ProductionLineID returns the value of the "production_line_id" field in the mutation.
+func (m *ProductionMutation) ProductionLineID() (r int, exists bool) {
+	v := m.production_line
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionLineID returns the old "production_line_id" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldProductionLineID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionLineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionLineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionLineID: %w", err)
+	}
+	return oldValue.ProductionLineID, nil
+}
+
+// ClearProductionLineID clears the value of the "production_line_id" field.
+func (m *ProductionMutation) ClearProductionLineID() {
+	m.production_line = nil
+	m.clearedFields[production.FieldProductionLineID] = struct{}{}
+}
+
+// ProductionLineIDCleared returns if the "production_line_id" field was cleared in this mutation.
+func (m *ProductionMutation) ProductionLineIDCleared() bool {
+	_, ok := m.clearedFields[production.FieldProductionLineID]
+	return ok
+}
+
+// ResetProductionLineID resets all changes to the "production_line_id" field.
+func (m *ProductionMutation) ResetProductionLineID() {
+	m.production_line = nil
+	delete(m.clearedFields, production.FieldProductionLineID)
+}
+
+// SetLocationID sets the "location_id" field.
+func (m *ProductionMutation) SetLocationID(i int) {
+	m.location = &i
+}
+
+// LocationID returns the value of the "location_id" field in the mutation.
+func (m *ProductionMutation) LocationID() (r int, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocationID returns the old "location_id" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldLocationID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocationID: %w", err)
+	}
+	return oldValue.LocationID, nil
+}
+
+// ClearLocationID clears the value of the "location_id" field.
+func (m *ProductionMutation) ClearLocationID() {
+	m.location = nil
+	m.clearedFields[production.FieldLocationID] = struct{}{}
+}
+
+// LocationIDCleared returns if the "location_id" field was cleared in this mutation.
+func (m *ProductionMutation) LocationIDCleared() bool {
+	_, ok := m.clearedFields[production.FieldLocationID]
+	return ok
+}
+
+// ResetLocationID resets all changes to the "location_id" field.
+func (m *ProductionMutation) ResetLocationID() {
+	m.location = nil
+	delete(m.clearedFields, production.FieldLocationID)
+}
+
+// SetLotNumber sets the "lot_number" field.
+func (m *ProductionMutation) SetLotNumber(s string) {
+	m.lot_number = &s
+}
+
+// LotNumber returns the value of the "lot_number" field in the mutation.
+func (m *ProductionMutation) LotNumber() (r string, exists bool) {
+	v := m.lot_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotNumber returns the old "lot_number" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldLotNumber(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotNumber: %w", err)
+	}
+	return oldValue.LotNumber, nil
+}
+
+// ClearLotNumber clears the value of the "lot_number" field.
+func (m *ProductionMutation) ClearLotNumber() {
+	m.lot_number = nil
+	m.clearedFields[production.FieldLotNumber] = struct{}{}
+}
+
+// LotNumberCleared returns if the "lot_number" field was cleared in this mutation.
+func (m *ProductionMutation) LotNumberCleared() bool {
+	_, ok := m.clearedFields[production.FieldLotNumber]
+	return ok
+}
+
+// ResetLotNumber resets all changes to the "lot_number" field.
+func (m *ProductionMutation) ResetLotNumber() {
+	m.lot_number = nil
+	delete(m.clearedFields, production.FieldLotNumber)
+}
+
+// SetStartDate sets the "start_date" field.
+func (m *ProductionMutation) SetStartDate(t time.Time) {
+	m.start_date = &t
+}
+
+// StartDate returns the value of the "start_date" field in the mutation.
+func (m *ProductionMutation) StartDate() (r time.Time, exists bool) {
+	v := m.start_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartDate returns the old "start_date" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldStartDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartDate: %w", err)
+	}
+	return oldValue.StartDate, nil
+}
+
+// ClearStartDate clears the value of the "start_date" field.
+func (m *ProductionMutation) ClearStartDate() {
+	m.start_date = nil
+	m.clearedFields[production.FieldStartDate] = struct{}{}
+}
+
+// StartDateCleared returns if the "start_date" field was cleared in this mutation.
+func (m *ProductionMutation) StartDateCleared() bool {
+	_, ok := m.clearedFields[production.FieldStartDate]
+	return ok
+}
+
+// ResetStartDate resets all changes to the "start_date" field.
+func (m *ProductionMutation) ResetStartDate() {
+	m.start_date = nil
+	delete(m.clearedFields, production.FieldStartDate)
+}
+
+// SetEndDate sets the "end_date" field.
+func (m *ProductionMutation) SetEndDate(t time.Time) {
+	m.end_date = &t
+}
+
+// EndDate returns the value of the "end_date" field in the mutation.
+func (m *ProductionMutation) EndDate() (r time.Time, exists bool) {
+	v := m.end_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndDate returns the old "end_date" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldEndDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndDate: %w", err)
+	}
+	return oldValue.EndDate, nil
+}
+
+// ClearEndDate clears the value of the "end_date" field.
+func (m *ProductionMutation) ClearEndDate() {
+	m.end_date = nil
+	m.clearedFields[production.FieldEndDate] = struct{}{}
+}
+
+// EndDateCleared returns if the "end_date" field was cleared in this mutation.
+func (m *ProductionMutation) EndDateCleared() bool {
+	_, ok := m.clearedFields[production.FieldEndDate]
+	return ok
+}
+
+// ResetEndDate resets all changes to the "end_date" field.
+func (m *ProductionMutation) ResetEndDate() {
+	m.end_date = nil
+	delete(m.clearedFields, production.FieldEndDate)
+}
+
+// SetExpirationDate sets the "expiration_date" field.
+func (m *ProductionMutation) SetExpirationDate(t time.Time) {
+	m.expiration_date = &t
+}
+
+// ExpirationDate returns the value of the "expiration_date" field in the mutation.
+func (m *ProductionMutation) ExpirationDate() (r time.Time, exists bool) {
+	v := m.expiration_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpirationDate returns the old "expiration_date" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldExpirationDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpirationDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpirationDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpirationDate: %w", err)
+	}
+	return oldValue.ExpirationDate, nil
+}
+
+// ClearExpirationDate clears the value of the "expiration_date" field.
+func (m *ProductionMutation) ClearExpirationDate() {
+	m.expiration_date = nil
+	m.clearedFields[production.FieldExpirationDate] = struct{}{}
+}
+
+// ExpirationDateCleared returns if the "expiration_date" field was cleared in this mutation.
+func (m *ProductionMutation) ExpirationDateCleared() bool {
+	_, ok := m.clearedFields[production.FieldExpirationDate]
+	return ok
+}
+
+// ResetExpirationDate resets all changes to the "expiration_date" field.
+func (m *ProductionMutation) ResetExpirationDate() {
+	m.expiration_date = nil
+	delete(m.clearedFields, production.FieldExpirationDate)
+}
+
+// SetProductionQtyDisplayUnits sets the "production_qty_display_units" field.
+func (m *ProductionMutation) SetProductionQtyDisplayUnits(d decimal.Decimal) {
+	m.production_qty_display_units = &d
+}
+
+// ProductionQtyDisplayUnits returns the value of the "production_qty_display_units" field in the mutation.
+func (m *ProductionMutation) ProductionQtyDisplayUnits() (r decimal.Decimal, exists bool) {
+	v := m.production_qty_display_units
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionQtyDisplayUnits returns the old "production_qty_display_units" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldProductionQtyDisplayUnits(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionQtyDisplayUnits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionQtyDisplayUnits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionQtyDisplayUnits: %w", err)
+	}
+	return oldValue.ProductionQtyDisplayUnits, nil
+}
+
+// ClearProductionQtyDisplayUnits clears the value of the "production_qty_display_units" field.
+func (m *ProductionMutation) ClearProductionQtyDisplayUnits() {
+	m.production_qty_display_units = nil
+	m.clearedFields[production.FieldProductionQtyDisplayUnits] = struct{}{}
+}
+
+// ProductionQtyDisplayUnitsCleared returns if the "production_qty_display_units" field was cleared in this mutation.
+func (m *ProductionMutation) ProductionQtyDisplayUnitsCleared() bool {
+	_, ok := m.clearedFields[production.FieldProductionQtyDisplayUnits]
+	return ok
+}
+
+// ResetProductionQtyDisplayUnits resets all changes to the "production_qty_display_units" field.
+func (m *ProductionMutation) ResetProductionQtyDisplayUnits() {
+	m.production_qty_display_units = nil
+	delete(m.clearedFields, production.FieldProductionQtyDisplayUnits)
+}
+
+// SetProducedQtyDisplayUnits sets the "produced_qty_display_units" field.
+func (m *ProductionMutation) SetProducedQtyDisplayUnits(d decimal.Decimal) {
+	m.produced_qty_display_units = &d
+}
+
+// ProducedQtyDisplayUnits returns the value of the "produced_qty_display_units" field in the mutation.
+func (m *ProductionMutation) ProducedQtyDisplayUnits() (r decimal.Decimal, exists bool) {
+	v := m.produced_qty_display_units
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProducedQtyDisplayUnits returns the old "produced_qty_display_units" field's value of the Production entity.
+// If the Production object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionMutation) OldProducedQtyDisplayUnits(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProducedQtyDisplayUnits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProducedQtyDisplayUnits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProducedQtyDisplayUnits: %w", err)
+	}
+	return oldValue.ProducedQtyDisplayUnits, nil
+}
+
+// ClearProducedQtyDisplayUnits clears the value of the "produced_qty_display_units" field.
+func (m *ProductionMutation) ClearProducedQtyDisplayUnits() {
+	m.produced_qty_display_units = nil
+	m.clearedFields[production.FieldProducedQtyDisplayUnits] = struct{}{}
+}
+
+// ProducedQtyDisplayUnitsCleared returns if the "produced_qty_display_units" field was cleared in this mutation.
+func (m *ProductionMutation) ProducedQtyDisplayUnitsCleared() bool {
+	_, ok := m.clearedFields[production.FieldProducedQtyDisplayUnits]
+	return ok
+}
+
+// ResetProducedQtyDisplayUnits resets all changes to the "produced_qty_display_units" field.
+func (m *ProductionMutation) ResetProducedQtyDisplayUnits() {
+	m.produced_qty_display_units = nil
+	delete(m.clearedFields, production.FieldProducedQtyDisplayUnits)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductionMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[production.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductionMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductionMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductionMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductionMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[production.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductionMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductionMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductionMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearProductionLine clears the "production_line" edge to the ProductionLine entity.
+func (m *ProductionMutation) ClearProductionLine() {
+	m.clearedproduction_line = true
+	m.clearedFields[production.FieldProductionLineID] = struct{}{}
+}
+
+// ProductionLineCleared reports if the "production_line" edge to the ProductionLine entity was cleared.
+func (m *ProductionMutation) ProductionLineCleared() bool {
+	return m.ProductionLineIDCleared() || m.clearedproduction_line
+}
+
+// ProductionLineIDs returns the "production_line" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductionLineID instead. It exists only for internal usage by the builders.
+func (m *ProductionMutation) ProductionLineIDs() (ids []int) {
+	if id := m.production_line; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProductionLine resets all changes to the "production_line" edge.
+func (m *ProductionMutation) ResetProductionLine() {
+	m.production_line = nil
+	m.clearedproduction_line = false
+}
+
+// ClearLocation clears the "location" edge to the Location entity.
+func (m *ProductionMutation) ClearLocation() {
+	m.clearedlocation = true
+	m.clearedFields[production.FieldLocationID] = struct{}{}
+}
+
+// LocationCleared reports if the "location" edge to the Location entity was cleared.
+func (m *ProductionMutation) LocationCleared() bool {
+	return m.LocationIDCleared() || m.clearedlocation
+}
+
+// LocationIDs returns the "location" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LocationID instead. It exists only for internal usage by the builders.
+func (m *ProductionMutation) LocationIDs() (ids []int) {
+	if id := m.location; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLocation resets all changes to the "location" edge.
+func (m *ProductionMutation) ResetLocation() {
+	m.location = nil
+	m.clearedlocation = false
+}
+
+// AddPlannedStepIDs adds the "planned_steps" edge to the ProductionPlannedStep entity by ids.
+func (m *ProductionMutation) AddPlannedStepIDs(ids ...int) {
+	if m.planned_steps == nil {
+		m.planned_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.planned_steps[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPlannedSteps clears the "planned_steps" edge to the ProductionPlannedStep entity.
+func (m *ProductionMutation) ClearPlannedSteps() {
+	m.clearedplanned_steps = true
+}
+
+// PlannedStepsCleared reports if the "planned_steps" edge to the ProductionPlannedStep entity was cleared.
+func (m *ProductionMutation) PlannedStepsCleared() bool {
+	return m.clearedplanned_steps
+}
+
+// RemovePlannedStepIDs removes the "planned_steps" edge to the ProductionPlannedStep entity by IDs.
+func (m *ProductionMutation) RemovePlannedStepIDs(ids ...int) {
+	if m.removedplanned_steps == nil {
+		m.removedplanned_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.planned_steps, ids[i])
+		m.removedplanned_steps[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPlannedSteps returns the removed IDs of the "planned_steps" edge to the ProductionPlannedStep entity.
+func (m *ProductionMutation) RemovedPlannedStepsIDs() (ids []int) {
+	for id := range m.removedplanned_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PlannedStepsIDs returns the "planned_steps" edge IDs in the mutation.
+func (m *ProductionMutation) PlannedStepsIDs() (ids []int) {
+	for id := range m.planned_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPlannedSteps resets all changes to the "planned_steps" edge.
+func (m *ProductionMutation) ResetPlannedSteps() {
+	m.planned_steps = nil
+	m.clearedplanned_steps = false
+	m.removedplanned_steps = nil
+}
+
+// AddConsumedStepIDs adds the "consumed_steps" edge to the ProductionConsumedStep entity by ids.
+func (m *ProductionMutation) AddConsumedStepIDs(ids ...int) {
+	if m.consumed_steps == nil {
+		m.consumed_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.consumed_steps[ids[i]] = struct{}{}
+	}
+}
+
+// ClearConsumedSteps clears the "consumed_steps" edge to the ProductionConsumedStep entity.
+func (m *ProductionMutation) ClearConsumedSteps() {
+	m.clearedconsumed_steps = true
+}
+
+// ConsumedStepsCleared reports if the "consumed_steps" edge to the ProductionConsumedStep entity was cleared.
+func (m *ProductionMutation) ConsumedStepsCleared() bool {
+	return m.clearedconsumed_steps
+}
+
+// RemoveConsumedStepIDs removes the "consumed_steps" edge to the ProductionConsumedStep entity by IDs.
+func (m *ProductionMutation) RemoveConsumedStepIDs(ids ...int) {
+	if m.removedconsumed_steps == nil {
+		m.removedconsumed_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.consumed_steps, ids[i])
+		m.removedconsumed_steps[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedConsumedSteps returns the removed IDs of the "consumed_steps" edge to the ProductionConsumedStep entity.
+func (m *ProductionMutation) RemovedConsumedStepsIDs() (ids []int) {
+	for id := range m.removedconsumed_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ConsumedStepsIDs returns the "consumed_steps" edge IDs in the mutation.
+func (m *ProductionMutation) ConsumedStepsIDs() (ids []int) {
+	for id := range m.consumed_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetConsumedSteps resets all changes to the "consumed_steps" edge.
+func (m *ProductionMutation) ResetConsumedSteps() {
+	m.consumed_steps = nil
+	m.clearedconsumed_steps = false
+	m.removedconsumed_steps = nil
+}
+
+// Where appends a list predicates to the ProductionMutation builder.
+func (m *ProductionMutation) Where(ps ...predicate.Production) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Production, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Production).
+func (m *ProductionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductionMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.account != nil {
+		fields = append(fields, production.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, production.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, production.FieldUpdatedAt)
+	}
+	if m.production_no != nil {
+		fields = append(fields, production.FieldProductionNo)
+	}
+	if m.status != nil {
+		fields = append(fields, production.FieldStatus)
+	}
+	if m.signed != nil {
+		fields = append(fields, production.FieldSigned)
+	}
+	if m.product != nil {
+		fields = append(fields, production.FieldProductID)
+	}
+	if m.production_line != nil {
+		fields = append(fields, production.FieldProductionLineID)
+	}
+	if m.location != nil {
+		fields = append(fields, production.FieldLocationID)
+	}
+	if m.lot_number != nil {
+		fields = append(fields, production.FieldLotNumber)
+	}
+	if m.start_date != nil {
+		fields = append(fields, production.FieldStartDate)
+	}
+	if m.end_date != nil {
+		fields = append(fields, production.FieldEndDate)
+	}
+	if m.expiration_date != nil {
+		fields = append(fields, production.FieldExpirationDate)
+	}
+	if m.production_qty_display_units != nil {
+		fields = append(fields, production.FieldProductionQtyDisplayUnits)
+	}
+	if m.produced_qty_display_units != nil {
+		fields = append(fields, production.FieldProducedQtyDisplayUnits)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case production.FieldAccountID:
+		return m.AccountID()
+	case production.FieldCreatedAt:
+		return m.CreatedAt()
+	case production.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case production.FieldProductionNo:
+		return m.ProductionNo()
+	case production.FieldStatus:
+		return m.Status()
+	case production.FieldSigned:
+		return m.Signed()
+	case production.FieldProductID:
+		return m.ProductID()
+	case production.FieldProductionLineID:
+		return m.ProductionLineID()
+	case production.FieldLocationID:
+		return m.LocationID()
+	case production.FieldLotNumber:
+		return m.LotNumber()
+	case production.FieldStartDate:
+		return m.StartDate()
+	case production.FieldEndDate:
+		return m.EndDate()
+	case production.FieldExpirationDate:
+		return m.ExpirationDate()
+	case production.FieldProductionQtyDisplayUnits:
+		return m.ProductionQtyDisplayUnits()
+	case production.FieldProducedQtyDisplayUnits:
+		return m.ProducedQtyDisplayUnits()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case production.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case production.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case production.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case production.FieldProductionNo:
+		return m.OldProductionNo(ctx)
+	case production.FieldStatus:
+		return m.OldStatus(ctx)
+	case production.FieldSigned:
+		return m.OldSigned(ctx)
+	case production.FieldProductID:
+		return m.OldProductID(ctx)
+	case production.FieldProductionLineID:
+		return m.OldProductionLineID(ctx)
+	case production.FieldLocationID:
+		return m.OldLocationID(ctx)
+	case production.FieldLotNumber:
+		return m.OldLotNumber(ctx)
+	case production.FieldStartDate:
+		return m.OldStartDate(ctx)
+	case production.FieldEndDate:
+		return m.OldEndDate(ctx)
+	case production.FieldExpirationDate:
+		return m.OldExpirationDate(ctx)
+	case production.FieldProductionQtyDisplayUnits:
+		return m.OldProductionQtyDisplayUnits(ctx)
+	case production.FieldProducedQtyDisplayUnits:
+		return m.OldProducedQtyDisplayUnits(ctx)
+	}
+	return nil, fmt.Errorf("unknown Production field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case production.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case production.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case production.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case production.FieldProductionNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionNo(v)
+		return nil
+	case production.FieldStatus:
+		v, ok := value.(production.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case production.FieldSigned:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSigned(v)
+		return nil
+	case production.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case production.FieldProductionLineID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionLineID(v)
+		return nil
+	case production.FieldLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocationID(v)
+		return nil
+	case production.FieldLotNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotNumber(v)
+		return nil
+	case production.FieldStartDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartDate(v)
+		return nil
+	case production.FieldEndDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndDate(v)
+		return nil
+	case production.FieldExpirationDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpirationDate(v)
+		return nil
+	case production.FieldProductionQtyDisplayUnits:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionQtyDisplayUnits(v)
+		return nil
+	case production.FieldProducedQtyDisplayUnits:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProducedQtyDisplayUnits(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Production field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductionMutation) AddedFields() []string {
+	var fields []string
+	if m.addproduction_no != nil {
+		fields = append(fields, production.FieldProductionNo)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case production.FieldProductionNo:
+		return m.AddedProductionNo()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case production.FieldProductionNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProductionNo(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Production numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(production.FieldProductionLineID) {
+		fields = append(fields, production.FieldProductionLineID)
+	}
+	if m.FieldCleared(production.FieldLocationID) {
+		fields = append(fields, production.FieldLocationID)
+	}
+	if m.FieldCleared(production.FieldLotNumber) {
+		fields = append(fields, production.FieldLotNumber)
+	}
+	if m.FieldCleared(production.FieldStartDate) {
+		fields = append(fields, production.FieldStartDate)
+	}
+	if m.FieldCleared(production.FieldEndDate) {
+		fields = append(fields, production.FieldEndDate)
+	}
+	if m.FieldCleared(production.FieldExpirationDate) {
+		fields = append(fields, production.FieldExpirationDate)
+	}
+	if m.FieldCleared(production.FieldProductionQtyDisplayUnits) {
+		fields = append(fields, production.FieldProductionQtyDisplayUnits)
+	}
+	if m.FieldCleared(production.FieldProducedQtyDisplayUnits) {
+		fields = append(fields, production.FieldProducedQtyDisplayUnits)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductionMutation) ClearField(name string) error {
+	switch name {
+	case production.FieldProductionLineID:
+		m.ClearProductionLineID()
+		return nil
+	case production.FieldLocationID:
+		m.ClearLocationID()
+		return nil
+	case production.FieldLotNumber:
+		m.ClearLotNumber()
+		return nil
+	case production.FieldStartDate:
+		m.ClearStartDate()
+		return nil
+	case production.FieldEndDate:
+		m.ClearEndDate()
+		return nil
+	case production.FieldExpirationDate:
+		m.ClearExpirationDate()
+		return nil
+	case production.FieldProductionQtyDisplayUnits:
+		m.ClearProductionQtyDisplayUnits()
+		return nil
+	case production.FieldProducedQtyDisplayUnits:
+		m.ClearProducedQtyDisplayUnits()
+		return nil
+	}
+	return fmt.Errorf("unknown Production nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductionMutation) ResetField(name string) error {
+	switch name {
+	case production.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case production.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case production.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case production.FieldProductionNo:
+		m.ResetProductionNo()
+		return nil
+	case production.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case production.FieldSigned:
+		m.ResetSigned()
+		return nil
+	case production.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case production.FieldProductionLineID:
+		m.ResetProductionLineID()
+		return nil
+	case production.FieldLocationID:
+		m.ResetLocationID()
+		return nil
+	case production.FieldLotNumber:
+		m.ResetLotNumber()
+		return nil
+	case production.FieldStartDate:
+		m.ResetStartDate()
+		return nil
+	case production.FieldEndDate:
+		m.ResetEndDate()
+		return nil
+	case production.FieldExpirationDate:
+		m.ResetExpirationDate()
+		return nil
+	case production.FieldProductionQtyDisplayUnits:
+		m.ResetProductionQtyDisplayUnits()
+		return nil
+	case production.FieldProducedQtyDisplayUnits:
+		m.ResetProducedQtyDisplayUnits()
+		return nil
+	}
+	return fmt.Errorf("unknown Production field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.account != nil {
+		edges = append(edges, production.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, production.EdgeProduct)
+	}
+	if m.production_line != nil {
+		edges = append(edges, production.EdgeProductionLine)
+	}
+	if m.location != nil {
+		edges = append(edges, production.EdgeLocation)
+	}
+	if m.planned_steps != nil {
+		edges = append(edges, production.EdgePlannedSteps)
+	}
+	if m.consumed_steps != nil {
+		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case production.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case production.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case production.EdgeProductionLine:
+		if id := m.production_line; id != nil {
+			return []ent.Value{*id}
+		}
+	case production.EdgeLocation:
+		if id := m.location; id != nil {
+			return []ent.Value{*id}
+		}
+	case production.EdgePlannedSteps:
+		ids := make([]ent.Value, 0, len(m.planned_steps))
+		for id := range m.planned_steps {
+			ids = append(ids, id)
+		}
+		return ids
+	case production.EdgeConsumedSteps:
+		ids := make([]ent.Value, 0, len(m.consumed_steps))
+		for id := range m.consumed_steps {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.removedplanned_steps != nil {
+		edges = append(edges, production.EdgePlannedSteps)
+	}
+	if m.removedconsumed_steps != nil {
+		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductionMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case production.EdgePlannedSteps:
+		ids := make([]ent.Value, 0, len(m.removedplanned_steps))
+		for id := range m.removedplanned_steps {
+			ids = append(ids, id)
+		}
+		return ids
+	case production.EdgeConsumedSteps:
+		ids := make([]ent.Value, 0, len(m.removedconsumed_steps))
+		for id := range m.removedconsumed_steps {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 6)
+	if m.clearedaccount {
+		edges = append(edges, production.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, production.EdgeProduct)
+	}
+	if m.clearedproduction_line {
+		edges = append(edges, production.EdgeProductionLine)
+	}
+	if m.clearedlocation {
+		edges = append(edges, production.EdgeLocation)
+	}
+	if m.clearedplanned_steps {
+		edges = append(edges, production.EdgePlannedSteps)
+	}
+	if m.clearedconsumed_steps {
+		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case production.EdgeAccount:
+		return m.clearedaccount
+	case production.EdgeProduct:
+		return m.clearedproduct
+	case production.EdgeProductionLine:
+		return m.clearedproduction_line
+	case production.EdgeLocation:
+		return m.clearedlocation
+	case production.EdgePlannedSteps:
+		return m.clearedplanned_steps
+	case production.EdgeConsumedSteps:
+		return m.clearedconsumed_steps
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductionMutation) ClearEdge(name string) error {
+	switch name {
+	case production.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case production.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case production.EdgeProductionLine:
+		m.ClearProductionLine()
+		return nil
+	case production.EdgeLocation:
+		m.ClearLocation()
+		return nil
+	}
+	return fmt.Errorf("unknown Production unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductionMutation) ResetEdge(name string) error {
+	switch name {
+	case production.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case production.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case production.EdgeProductionLine:
+		m.ResetProductionLine()
+		return nil
+	case production.EdgeLocation:
+		m.ResetLocation()
+		return nil
+	case production.EdgePlannedSteps:
+		m.ResetPlannedSteps()
+		return nil
+	case production.EdgeConsumedSteps:
+		m.ResetConsumedSteps()
+		return nil
+	}
+	return fmt.Errorf("unknown Production edge %s", name)
+}
+
+// ProductionConsumedStepMutation represents an operation that mutates the ProductionConsumedStep nodes in the graph.
+type ProductionConsumedStepMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	quantity_base     *decimal.Decimal
+	clearedFields     map[string]struct{}
+	account           *int
+	clearedaccount    bool
+	production        *int
+	clearedproduction bool
+	lot               *int
+	clearedlot        bool
+	product           *int
+	clearedproduct    bool
+	done              bool
+	oldValue          func(context.Context) (*ProductionConsumedStep, error)
+	predicates        []predicate.ProductionConsumedStep
+}
+
+var _ ent.Mutation = (*ProductionConsumedStepMutation)(nil)
+
+// productionconsumedstepOption allows management of the mutation configuration using functional options.
+type productionconsumedstepOption func(*ProductionConsumedStepMutation)
+
+// newProductionConsumedStepMutation creates new mutation for the ProductionConsumedStep entity.
+func newProductionConsumedStepMutation(c config, op Op, opts ...productionconsumedstepOption) *ProductionConsumedStepMutation {
+	m := &ProductionConsumedStepMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductionConsumedStep,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductionConsumedStepID sets the ID field of the mutation.
+func withProductionConsumedStepID(id int) productionconsumedstepOption {
+	return func(m *ProductionConsumedStepMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductionConsumedStep
+		)
+		m.oldValue = func(ctx context.Context) (*ProductionConsumedStep, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductionConsumedStep.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductionConsumedStep sets the old ProductionConsumedStep of the mutation.
+func withProductionConsumedStep(node *ProductionConsumedStep) productionconsumedstepOption {
+	return func(m *ProductionConsumedStepMutation) {
+		m.oldValue = func(context.Context) (*ProductionConsumedStep, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductionConsumedStepMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductionConsumedStepMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductionConsumedStepMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductionConsumedStepMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductionConsumedStep.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductionConsumedStepMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductionConsumedStepMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductionConsumedStep entity.
+// If the ProductionConsumedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionConsumedStepMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductionConsumedStepMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductionID sets the "production_id" field.
+func (m *ProductionConsumedStepMutation) SetProductionID(i int) {
+	m.production = &i
+}
+
+// ProductionID returns the value of the "production_id" field in the mutation.
+func (m *ProductionConsumedStepMutation) ProductionID() (r int, exists bool) {
+	v := m.production
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionID returns the old "production_id" field's value of the ProductionConsumedStep entity.
+// If the ProductionConsumedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionConsumedStepMutation) OldProductionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionID: %w", err)
+	}
+	return oldValue.ProductionID, nil
+}
+
+// ResetProductionID resets all changes to the "production_id" field.
+func (m *ProductionConsumedStepMutation) ResetProductionID() {
+	m.production = nil
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *ProductionConsumedStepMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *ProductionConsumedStepMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the ProductionConsumedStep entity.
+// If the ProductionConsumedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionConsumedStepMutation) OldLotID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ClearLotID clears the value of the "lot_id" field.
+func (m *ProductionConsumedStepMutation) ClearLotID() {
+	m.lot = nil
+	m.clearedFields[productionconsumedstep.FieldLotID] = struct{}{}
+}
+
+// LotIDCleared returns if the "lot_id" field was cleared in this mutation.
+func (m *ProductionConsumedStepMutation) LotIDCleared() bool {
+	_, ok := m.clearedFields[productionconsumedstep.FieldLotID]
+	return ok
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *ProductionConsumedStepMutation) ResetLotID() {
+	m.lot = nil
+	delete(m.clearedFields, productionconsumedstep.FieldLotID)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductionConsumedStepMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductionConsumedStepMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductionConsumedStep entity.
+// If the ProductionConsumedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionConsumedStepMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductionConsumedStepMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *ProductionConsumedStepMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *ProductionConsumedStepMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the ProductionConsumedStep entity.
+// If the ProductionConsumedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionConsumedStepMutation) OldQuantityBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ClearQuantityBase clears the value of the "quantity_base" field.
+func (m *ProductionConsumedStepMutation) ClearQuantityBase() {
+	m.quantity_base = nil
+	m.clearedFields[productionconsumedstep.FieldQuantityBase] = struct{}{}
+}
+
+// QuantityBaseCleared returns if the "quantity_base" field was cleared in this mutation.
+func (m *ProductionConsumedStepMutation) QuantityBaseCleared() bool {
+	_, ok := m.clearedFields[productionconsumedstep.FieldQuantityBase]
+	return ok
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *ProductionConsumedStepMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+	delete(m.clearedFields, productionconsumedstep.FieldQuantityBase)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductionConsumedStepMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productionconsumedstep.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductionConsumedStepMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductionConsumedStepMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductionConsumedStepMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduction clears the "production" edge to the Production entity.
+func (m *ProductionConsumedStepMutation) ClearProduction() {
+	m.clearedproduction = true
+	m.clearedFields[productionconsumedstep.FieldProductionID] = struct{}{}
+}
+
+// ProductionCleared reports if the "production" edge to the Production entity was cleared.
+func (m *ProductionConsumedStepMutation) ProductionCleared() bool {
+	return m.clearedproduction
+}
+
+// ProductionIDs returns the "production" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductionID instead. It exists only for internal usage by the builders.
+func (m *ProductionConsumedStepMutation) ProductionIDs() (ids []int) {
+	if id := m.production; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduction resets all changes to the "production" edge.
+func (m *ProductionConsumedStepMutation) ResetProduction() {
+	m.production = nil
+	m.clearedproduction = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *ProductionConsumedStepMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[productionconsumedstep.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *ProductionConsumedStepMutation) LotCleared() bool {
+	return m.LotIDCleared() || m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *ProductionConsumedStepMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *ProductionConsumedStepMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductionConsumedStepMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productionconsumedstep.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductionConsumedStepMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductionConsumedStepMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductionConsumedStepMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// Where appends a list predicates to the ProductionConsumedStepMutation builder.
+func (m *ProductionConsumedStepMutation) Where(ps ...predicate.ProductionConsumedStep) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductionConsumedStepMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductionConsumedStepMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductionConsumedStep, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductionConsumedStepMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductionConsumedStepMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductionConsumedStep).
+func (m *ProductionConsumedStepMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductionConsumedStepMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, productionconsumedstep.FieldAccountID)
+	}
+	if m.production != nil {
+		fields = append(fields, productionconsumedstep.FieldProductionID)
+	}
+	if m.lot != nil {
+		fields = append(fields, productionconsumedstep.FieldLotID)
+	}
+	if m.product != nil {
+		fields = append(fields, productionconsumedstep.FieldProductID)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, productionconsumedstep.FieldQuantityBase)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductionConsumedStepMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productionconsumedstep.FieldAccountID:
+		return m.AccountID()
+	case productionconsumedstep.FieldProductionID:
+		return m.ProductionID()
+	case productionconsumedstep.FieldLotID:
+		return m.LotID()
+	case productionconsumedstep.FieldProductID:
+		return m.ProductID()
+	case productionconsumedstep.FieldQuantityBase:
+		return m.QuantityBase()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductionConsumedStepMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productionconsumedstep.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productionconsumedstep.FieldProductionID:
+		return m.OldProductionID(ctx)
+	case productionconsumedstep.FieldLotID:
+		return m.OldLotID(ctx)
+	case productionconsumedstep.FieldProductID:
+		return m.OldProductID(ctx)
+	case productionconsumedstep.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductionConsumedStep field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionConsumedStepMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productionconsumedstep.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productionconsumedstep.FieldProductionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionID(v)
+		return nil
+	case productionconsumedstep.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	case productionconsumedstep.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productionconsumedstep.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductionConsumedStepMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductionConsumedStepMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionConsumedStepMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductionConsumedStepMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productionconsumedstep.FieldLotID) {
+		fields = append(fields, productionconsumedstep.FieldLotID)
+	}
+	if m.FieldCleared(productionconsumedstep.FieldQuantityBase) {
+		fields = append(fields, productionconsumedstep.FieldQuantityBase)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductionConsumedStepMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductionConsumedStepMutation) ClearField(name string) error {
+	switch name {
+	case productionconsumedstep.FieldLotID:
+		m.ClearLotID()
+		return nil
+	case productionconsumedstep.FieldQuantityBase:
+		m.ClearQuantityBase()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductionConsumedStepMutation) ResetField(name string) error {
+	switch name {
+	case productionconsumedstep.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productionconsumedstep.FieldProductionID:
+		m.ResetProductionID()
+		return nil
+	case productionconsumedstep.FieldLotID:
+		m.ResetLotID()
+		return nil
+	case productionconsumedstep.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productionconsumedstep.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductionConsumedStepMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, productionconsumedstep.EdgeAccount)
+	}
+	if m.production != nil {
+		edges = append(edges, productionconsumedstep.EdgeProduction)
+	}
+	if m.lot != nil {
+		edges = append(edges, productionconsumedstep.EdgeLot)
+	}
+	if m.product != nil {
+		edges = append(edges, productionconsumedstep.EdgeProduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductionConsumedStepMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productionconsumedstep.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionconsumedstep.EdgeProduction:
+		if id := m.production; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionconsumedstep.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionconsumedstep.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductionConsumedStepMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductionConsumedStepMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductionConsumedStepMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, productionconsumedstep.EdgeAccount)
+	}
+	if m.clearedproduction {
+		edges = append(edges, productionconsumedstep.EdgeProduction)
+	}
+	if m.clearedlot {
+		edges = append(edges, productionconsumedstep.EdgeLot)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productionconsumedstep.EdgeProduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductionConsumedStepMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productionconsumedstep.EdgeAccount:
+		return m.clearedaccount
+	case productionconsumedstep.EdgeProduction:
+		return m.clearedproduction
+	case productionconsumedstep.EdgeLot:
+		return m.clearedlot
+	case productionconsumedstep.EdgeProduct:
+		return m.clearedproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductionConsumedStepMutation) ClearEdge(name string) error {
+	switch name {
+	case productionconsumedstep.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productionconsumedstep.EdgeProduction:
+		m.ClearProduction()
+		return nil
+	case productionconsumedstep.EdgeLot:
+		m.ClearLot()
+		return nil
+	case productionconsumedstep.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductionConsumedStepMutation) ResetEdge(name string) error {
+	switch name {
+	case productionconsumedstep.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productionconsumedstep.EdgeProduction:
+		m.ResetProduction()
+		return nil
+	case productionconsumedstep.EdgeLot:
+		m.ResetLot()
+		return nil
+	case productionconsumedstep.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionConsumedStep edge %s", name)
+}
+
 // ProductionLineMutation represents an operation that mutates the ProductionLine nodes in the graph.
 type ProductionLineMutation struct {
 	config
@@ -23232,6 +26175,784 @@ func (m *ProductionLineMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ProductionLine edge %s", name)
+}
+
+// ProductionPlannedStepMutation represents an operation that mutates the ProductionPlannedStep nodes in the graph.
+type ProductionPlannedStepMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	quantity_base     *decimal.Decimal
+	clearedFields     map[string]struct{}
+	account           *int
+	clearedaccount    bool
+	production        *int
+	clearedproduction bool
+	lot               *int
+	clearedlot        bool
+	product           *int
+	clearedproduct    bool
+	done              bool
+	oldValue          func(context.Context) (*ProductionPlannedStep, error)
+	predicates        []predicate.ProductionPlannedStep
+}
+
+var _ ent.Mutation = (*ProductionPlannedStepMutation)(nil)
+
+// productionplannedstepOption allows management of the mutation configuration using functional options.
+type productionplannedstepOption func(*ProductionPlannedStepMutation)
+
+// newProductionPlannedStepMutation creates new mutation for the ProductionPlannedStep entity.
+func newProductionPlannedStepMutation(c config, op Op, opts ...productionplannedstepOption) *ProductionPlannedStepMutation {
+	m := &ProductionPlannedStepMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductionPlannedStep,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductionPlannedStepID sets the ID field of the mutation.
+func withProductionPlannedStepID(id int) productionplannedstepOption {
+	return func(m *ProductionPlannedStepMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductionPlannedStep
+		)
+		m.oldValue = func(ctx context.Context) (*ProductionPlannedStep, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductionPlannedStep.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductionPlannedStep sets the old ProductionPlannedStep of the mutation.
+func withProductionPlannedStep(node *ProductionPlannedStep) productionplannedstepOption {
+	return func(m *ProductionPlannedStepMutation) {
+		m.oldValue = func(context.Context) (*ProductionPlannedStep, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductionPlannedStepMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductionPlannedStepMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductionPlannedStepMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductionPlannedStepMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductionPlannedStep.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductionPlannedStepMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductionPlannedStepMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductionPlannedStep entity.
+// If the ProductionPlannedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionPlannedStepMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductionPlannedStepMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductionID sets the "production_id" field.
+func (m *ProductionPlannedStepMutation) SetProductionID(i int) {
+	m.production = &i
+}
+
+// ProductionID returns the value of the "production_id" field in the mutation.
+func (m *ProductionPlannedStepMutation) ProductionID() (r int, exists bool) {
+	v := m.production
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionID returns the old "production_id" field's value of the ProductionPlannedStep entity.
+// If the ProductionPlannedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionPlannedStepMutation) OldProductionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionID: %w", err)
+	}
+	return oldValue.ProductionID, nil
+}
+
+// ResetProductionID resets all changes to the "production_id" field.
+func (m *ProductionPlannedStepMutation) ResetProductionID() {
+	m.production = nil
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *ProductionPlannedStepMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *ProductionPlannedStepMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the ProductionPlannedStep entity.
+// If the ProductionPlannedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionPlannedStepMutation) OldLotID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ClearLotID clears the value of the "lot_id" field.
+func (m *ProductionPlannedStepMutation) ClearLotID() {
+	m.lot = nil
+	m.clearedFields[productionplannedstep.FieldLotID] = struct{}{}
+}
+
+// LotIDCleared returns if the "lot_id" field was cleared in this mutation.
+func (m *ProductionPlannedStepMutation) LotIDCleared() bool {
+	_, ok := m.clearedFields[productionplannedstep.FieldLotID]
+	return ok
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *ProductionPlannedStepMutation) ResetLotID() {
+	m.lot = nil
+	delete(m.clearedFields, productionplannedstep.FieldLotID)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductionPlannedStepMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductionPlannedStepMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductionPlannedStep entity.
+// If the ProductionPlannedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionPlannedStepMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductionPlannedStepMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *ProductionPlannedStepMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *ProductionPlannedStepMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the ProductionPlannedStep entity.
+// If the ProductionPlannedStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionPlannedStepMutation) OldQuantityBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ClearQuantityBase clears the value of the "quantity_base" field.
+func (m *ProductionPlannedStepMutation) ClearQuantityBase() {
+	m.quantity_base = nil
+	m.clearedFields[productionplannedstep.FieldQuantityBase] = struct{}{}
+}
+
+// QuantityBaseCleared returns if the "quantity_base" field was cleared in this mutation.
+func (m *ProductionPlannedStepMutation) QuantityBaseCleared() bool {
+	_, ok := m.clearedFields[productionplannedstep.FieldQuantityBase]
+	return ok
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *ProductionPlannedStepMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+	delete(m.clearedFields, productionplannedstep.FieldQuantityBase)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductionPlannedStepMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productionplannedstep.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductionPlannedStepMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductionPlannedStepMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductionPlannedStepMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduction clears the "production" edge to the Production entity.
+func (m *ProductionPlannedStepMutation) ClearProduction() {
+	m.clearedproduction = true
+	m.clearedFields[productionplannedstep.FieldProductionID] = struct{}{}
+}
+
+// ProductionCleared reports if the "production" edge to the Production entity was cleared.
+func (m *ProductionPlannedStepMutation) ProductionCleared() bool {
+	return m.clearedproduction
+}
+
+// ProductionIDs returns the "production" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductionID instead. It exists only for internal usage by the builders.
+func (m *ProductionPlannedStepMutation) ProductionIDs() (ids []int) {
+	if id := m.production; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduction resets all changes to the "production" edge.
+func (m *ProductionPlannedStepMutation) ResetProduction() {
+	m.production = nil
+	m.clearedproduction = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *ProductionPlannedStepMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[productionplannedstep.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *ProductionPlannedStepMutation) LotCleared() bool {
+	return m.LotIDCleared() || m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *ProductionPlannedStepMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *ProductionPlannedStepMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductionPlannedStepMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productionplannedstep.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductionPlannedStepMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductionPlannedStepMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductionPlannedStepMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// Where appends a list predicates to the ProductionPlannedStepMutation builder.
+func (m *ProductionPlannedStepMutation) Where(ps ...predicate.ProductionPlannedStep) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductionPlannedStepMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductionPlannedStepMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductionPlannedStep, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductionPlannedStepMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductionPlannedStepMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductionPlannedStep).
+func (m *ProductionPlannedStepMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductionPlannedStepMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, productionplannedstep.FieldAccountID)
+	}
+	if m.production != nil {
+		fields = append(fields, productionplannedstep.FieldProductionID)
+	}
+	if m.lot != nil {
+		fields = append(fields, productionplannedstep.FieldLotID)
+	}
+	if m.product != nil {
+		fields = append(fields, productionplannedstep.FieldProductID)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, productionplannedstep.FieldQuantityBase)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductionPlannedStepMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productionplannedstep.FieldAccountID:
+		return m.AccountID()
+	case productionplannedstep.FieldProductionID:
+		return m.ProductionID()
+	case productionplannedstep.FieldLotID:
+		return m.LotID()
+	case productionplannedstep.FieldProductID:
+		return m.ProductID()
+	case productionplannedstep.FieldQuantityBase:
+		return m.QuantityBase()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductionPlannedStepMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productionplannedstep.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productionplannedstep.FieldProductionID:
+		return m.OldProductionID(ctx)
+	case productionplannedstep.FieldLotID:
+		return m.OldLotID(ctx)
+	case productionplannedstep.FieldProductID:
+		return m.OldProductID(ctx)
+	case productionplannedstep.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductionPlannedStep field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionPlannedStepMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productionplannedstep.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productionplannedstep.FieldProductionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionID(v)
+		return nil
+	case productionplannedstep.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	case productionplannedstep.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productionplannedstep.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductionPlannedStepMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductionPlannedStepMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionPlannedStepMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductionPlannedStepMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productionplannedstep.FieldLotID) {
+		fields = append(fields, productionplannedstep.FieldLotID)
+	}
+	if m.FieldCleared(productionplannedstep.FieldQuantityBase) {
+		fields = append(fields, productionplannedstep.FieldQuantityBase)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductionPlannedStepMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductionPlannedStepMutation) ClearField(name string) error {
+	switch name {
+	case productionplannedstep.FieldLotID:
+		m.ClearLotID()
+		return nil
+	case productionplannedstep.FieldQuantityBase:
+		m.ClearQuantityBase()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductionPlannedStepMutation) ResetField(name string) error {
+	switch name {
+	case productionplannedstep.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productionplannedstep.FieldProductionID:
+		m.ResetProductionID()
+		return nil
+	case productionplannedstep.FieldLotID:
+		m.ResetLotID()
+		return nil
+	case productionplannedstep.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productionplannedstep.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductionPlannedStepMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, productionplannedstep.EdgeAccount)
+	}
+	if m.production != nil {
+		edges = append(edges, productionplannedstep.EdgeProduction)
+	}
+	if m.lot != nil {
+		edges = append(edges, productionplannedstep.EdgeLot)
+	}
+	if m.product != nil {
+		edges = append(edges, productionplannedstep.EdgeProduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductionPlannedStepMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productionplannedstep.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionplannedstep.EdgeProduction:
+		if id := m.production; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionplannedstep.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionplannedstep.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductionPlannedStepMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductionPlannedStepMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductionPlannedStepMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, productionplannedstep.EdgeAccount)
+	}
+	if m.clearedproduction {
+		edges = append(edges, productionplannedstep.EdgeProduction)
+	}
+	if m.clearedlot {
+		edges = append(edges, productionplannedstep.EdgeLot)
+	}
+	if m.clearedproduct {
+		edges = append(edges, productionplannedstep.EdgeProduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductionPlannedStepMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productionplannedstep.EdgeAccount:
+		return m.clearedaccount
+	case productionplannedstep.EdgeProduction:
+		return m.clearedproduction
+	case productionplannedstep.EdgeLot:
+		return m.clearedlot
+	case productionplannedstep.EdgeProduct:
+		return m.clearedproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductionPlannedStepMutation) ClearEdge(name string) error {
+	switch name {
+	case productionplannedstep.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productionplannedstep.EdgeProduction:
+		m.ClearProduction()
+		return nil
+	case productionplannedstep.EdgeLot:
+		m.ClearLot()
+		return nil
+	case productionplannedstep.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductionPlannedStepMutation) ResetEdge(name string) error {
+	switch name {
+	case productionplannedstep.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productionplannedstep.EdgeProduction:
+		m.ResetProduction()
+		return nil
+	case productionplannedstep.EdgeLot:
+		m.ResetLot()
+		return nil
+	case productionplannedstep.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionPlannedStep edge %s", name)
 }
 
 // QCCheckpointMutation represents an operation that mutates the QCCheckpoint nodes in the graph.

@@ -24,6 +24,8 @@ type Tx struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// DocumentCounter is the client for interacting with the DocumentCounter builders.
+	DocumentCounter *DocumentCounterClient
 	// Employee is the client for interacting with the Employee builders.
 	Employee *EmployeeClient
 	// Equipment is the client for interacting with the Equipment builders.
@@ -64,8 +66,14 @@ type Tx struct {
 	ProductSupplier *ProductSupplierClient
 	// ProductTag is the client for interacting with the ProductTag builders.
 	ProductTag *ProductTagClient
+	// Production is the client for interacting with the Production builders.
+	Production *ProductionClient
+	// ProductionConsumedStep is the client for interacting with the ProductionConsumedStep builders.
+	ProductionConsumedStep *ProductionConsumedStepClient
 	// ProductionLine is the client for interacting with the ProductionLine builders.
 	ProductionLine *ProductionLineClient
+	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
+	ProductionPlannedStep *ProductionPlannedStepClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -222,6 +230,7 @@ func (tx *Tx) init() {
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
+	tx.DocumentCounter = NewDocumentCounterClient(tx.config)
 	tx.Employee = NewEmployeeClient(tx.config)
 	tx.Equipment = NewEquipmentClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
@@ -242,7 +251,10 @@ func (tx *Tx) init() {
 	tx.ProductSubstitute = NewProductSubstituteClient(tx.config)
 	tx.ProductSupplier = NewProductSupplierClient(tx.config)
 	tx.ProductTag = NewProductTagClient(tx.config)
+	tx.Production = NewProductionClient(tx.config)
+	tx.ProductionConsumedStep = NewProductionConsumedStepClient(tx.config)
 	tx.ProductionLine = NewProductionLineClient(tx.config)
+	tx.ProductionPlannedStep = NewProductionPlannedStepClient(tx.config)
 	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)

@@ -10,11 +10,14 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
 	entproduct "larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/inventory"
+	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tenancy"
 )
@@ -50,6 +53,7 @@ var testSteps = []struct {
 	{"foods", seedFoods},
 	{"products", seedProducts},
 	{"product lots", seedLots},
+	{"productions", seedProductions},
 }
 
 func seedTags(ctx context.Context, tx *ent.Tx) error {
@@ -327,6 +331,105 @@ func seedEmployees(ctx context.Context, tx *ent.Tx) error {
 		}
 		if err := b.Exec(ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// seedProductions plans runs on two lines and moves them into every status:
+// planned steps on each, a COMPLETED run that consumed lots (its consumed
+// steps, PRODUCTION_CONSUMPTION movements and a new output lot), and a
+// completed run signed and locked.
+func seedProductions(ctx context.Context, tx *ent.Tx) error {
+	main, err := tx.Location.Query().Where(location.Path("MAIN")).OnlyID(ctx)
+	if err != nil {
+		return err
+	}
+	line := func(name, about string) (int, error) {
+		if id, err := tx.ProductionLine.Query().Where(productionline.Name(name)).OnlyID(ctx); err == nil {
+			return id, nil
+		}
+		l, err := tx.ProductionLine.Create().SetName(name).SetDescription(about).SetWarehouseID(main).Save(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return l.ID, nil
+	}
+	cookies, err := line("Cookie line", "Mixer, depositor and tunnel oven.")
+	if err != nil {
+		return err
+	}
+	bars, err := line("Bar line", "Slab former, cutter and flow wrapper.")
+	if err != nil {
+		return err
+	}
+	product := func(code string) (int, error) {
+		return tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(ctx)
+	}
+	day := func(days int) *time.Time {
+		t := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC).AddDate(0, 0, days)
+		return &t
+	}
+	type step struct {
+		code string
+		qty  string
+	}
+	runs := []struct {
+		product, lot string
+		line         int
+		qty          string
+		expires      *time.Time
+		steps        []step
+		to           []production.Status // the moves after planning
+		signed       bool
+	}{
+		{"FG-COOKIE12", "CK-2611-40", cookies, "40", day(90), []step{{"RM-FLOUR", "30000"}, {"RM-SUGAR", "8000"}}, nil, false},
+		{"FG-COOKIE12", "CK-2611-41", cookies, "40", day(91), []step{{"RM-FLOUR", "30000"}, {"RM-CHOC", "4000"}}, []production.Status{production.StatusIN_PROGRESS}, false},
+		{"FG-BAR6", "BR-2611-40", bars, "25", day(180), []step{{"RM-SUGAR", "3000"}}, []production.Status{production.StatusIN_PROGRESS, production.StatusIN_PROGRESS_TRANSFORMATION}, false},
+		{"FG-BAR6", "BR-2611-41", bars, "25", day(181), []step{{"RM-SUGAR", "3000"}}, []production.Status{production.StatusON_HOLD}, false},
+		{"FG-COOKIE12", "CK-2611-42", cookies, "40", day(92), []step{{"RM-FLOUR", "30000"}}, []production.Status{production.StatusIN_PROGRESS, production.StatusQUARANTINE}, false},
+		{"FG-BAR6", "BR-2611-42", bars, "25", day(182), []step{{"RM-SUGAR", "3000"}}, []production.Status{production.StatusCANCELLED}, false},
+		{"FG-COOKIE12", "CK-2611-30", cookies, "20", day(80), []step{{"RM-FLOUR", "15000"}, {"RM-SUGAR", "4000"}, {"RM-CHOC", "2000"}}, []production.Status{production.StatusIN_PROGRESS, production.StatusCOMPLETED}, false},
+		{"FG-BAR6", "BR-2611-30", bars, "10", day(170), []step{{"RM-SUGAR", "1500"}, {"RM-CHOC", "1000"}}, []production.Status{production.StatusIN_PROGRESS, production.StatusCOMPLETED}, true},
+	}
+	now := *day(9)
+	for _, r := range runs {
+		plan := manufacturing.Plan{LineID: &r.line, LotNumber: &r.lot, ExpirationDate: r.expires}
+		if plan.ProductID, err = product(r.product); err != nil {
+			return fmt.Errorf("%s: %w", r.product, err)
+		}
+		q := decimal.RequireFromString(r.qty)
+		plan.Quantity = &q
+		for _, s := range r.steps {
+			id, err := product(s.code)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.code, err)
+			}
+			plan.Steps = append(plan.Steps, manufacturing.Step{ProductID: id, QuantityBase: decimal.RequireFromString(s.qty)})
+		}
+		run, err := manufacturing.Create(ctx, tx, plan)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", r.lot, err)
+		}
+		for _, to := range r.to {
+			switch to {
+			case production.StatusIN_PROGRESS:
+				_, err = manufacturing.Start(ctx, tx, run.ID, now)
+			case production.StatusCOMPLETED:
+				_, err = manufacturing.Complete(ctx, tx, run.ID, manufacturing.Completion{}, now.Add(8*time.Hour))
+			case production.StatusIN_PROGRESS_TRANSFORMATION:
+				err = tx.Production.UpdateOneID(run.ID).SetStatus(to).Exec(ctx)
+			default:
+				_, err = manufacturing.ChangeStatus(ctx, tx, run.ID, to)
+			}
+			if err != nil {
+				return fmt.Errorf("run %s to %s: %w", r.lot, to, err)
+			}
+		}
+		if r.signed {
+			if _, err := manufacturing.Sign(ctx, tx, run.ID); err != nil {
+				return fmt.Errorf("sign run %s: %w", r.lot, err)
+			}
 		}
 	}
 	return nil

@@ -69,6 +69,18 @@ func (f CountryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CountryMutation", m)
 }
 
+// The DocumentCounterFunc type is an adapter to allow the use of ordinary
+// function as DocumentCounter mutator.
+type DocumentCounterFunc func(context.Context, *ent.DocumentCounterMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DocumentCounterFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DocumentCounterMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DocumentCounterMutation", m)
+}
+
 // The EmployeeFunc type is an adapter to allow the use of ordinary
 // function as Employee mutator.
 type EmployeeFunc func(context.Context, *ent.EmployeeMutation) (ent.Value, error)
@@ -309,6 +321,30 @@ func (f ProductTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductTagMutation", m)
 }
 
+// The ProductionFunc type is an adapter to allow the use of ordinary
+// function as Production mutator.
+type ProductionFunc func(context.Context, *ent.ProductionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionMutation", m)
+}
+
+// The ProductionConsumedStepFunc type is an adapter to allow the use of ordinary
+// function as ProductionConsumedStep mutator.
+type ProductionConsumedStepFunc func(context.Context, *ent.ProductionConsumedStepMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductionConsumedStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductionConsumedStepMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionConsumedStepMutation", m)
+}
+
 // The ProductionLineFunc type is an adapter to allow the use of ordinary
 // function as ProductionLine mutator.
 type ProductionLineFunc func(context.Context, *ent.ProductionLineMutation) (ent.Value, error)
@@ -319,6 +355,18 @@ func (f ProductionLineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionLineMutation", m)
+}
+
+// The ProductionPlannedStepFunc type is an adapter to allow the use of ordinary
+// function as ProductionPlannedStep mutator.
+type ProductionPlannedStepFunc func(context.Context, *ent.ProductionPlannedStepMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductionPlannedStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductionPlannedStepMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionPlannedStepMutation", m)
 }
 
 // The QCCheckpointFunc type is an adapter to allow the use of ordinary

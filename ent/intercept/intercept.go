@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
@@ -29,7 +30,10 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
@@ -236,6 +240,33 @@ func (f TraverseCountry) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
+// The DocumentCounterFunc type is an adapter to allow the use of ordinary function as a Querier.
+type DocumentCounterFunc func(context.Context, *ent.DocumentCounterQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f DocumentCounterFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.DocumentCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.DocumentCounterQuery", q)
+}
+
+// The TraverseDocumentCounter type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseDocumentCounter func(context.Context, *ent.DocumentCounterQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseDocumentCounter) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseDocumentCounter) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.DocumentCounterQuery", q)
 }
 
 // The EmployeeFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -778,6 +809,60 @@ func (f TraverseProductTag) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductTagQuery", q)
 }
 
+// The ProductionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionFunc func(context.Context, *ent.ProductionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionQuery", q)
+}
+
+// The TraverseProduction type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProduction func(context.Context, *ent.ProductionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProduction) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProduction) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionQuery", q)
+}
+
+// The ProductionConsumedStepFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionConsumedStepFunc func(context.Context, *ent.ProductionConsumedStepQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionConsumedStepFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionConsumedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionConsumedStepQuery", q)
+}
+
+// The TraverseProductionConsumedStep type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductionConsumedStep func(context.Context, *ent.ProductionConsumedStepQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductionConsumedStep) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductionConsumedStep) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionConsumedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionConsumedStepQuery", q)
+}
+
 // The ProductionLineFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ProductionLineFunc func(context.Context, *ent.ProductionLineQuery) (ent.Value, error)
 
@@ -803,6 +888,33 @@ func (f TraverseProductionLine) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineQuery", q)
+}
+
+// The ProductionPlannedStepFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionPlannedStepFunc func(context.Context, *ent.ProductionPlannedStepQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionPlannedStepFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionPlannedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionPlannedStepQuery", q)
+}
+
+// The TraverseProductionPlannedStep type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductionPlannedStep func(context.Context, *ent.ProductionPlannedStepQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductionPlannedStep) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductionPlannedStep) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionPlannedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionPlannedStepQuery", q)
 }
 
 // The QCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1088,6 +1200,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
+	case *ent.DocumentCounterQuery:
+		return &query[*ent.DocumentCounterQuery, predicate.DocumentCounter, documentcounter.OrderOption]{typ: ent.TypeDocumentCounter, tq: q}, nil
 	case *ent.EmployeeQuery:
 		return &query[*ent.EmployeeQuery, predicate.Employee, employee.OrderOption]{typ: ent.TypeEmployee, tq: q}, nil
 	case *ent.EquipmentQuery:
@@ -1128,8 +1242,14 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ProductSupplierQuery, predicate.ProductSupplier, productsupplier.OrderOption]{typ: ent.TypeProductSupplier, tq: q}, nil
 	case *ent.ProductTagQuery:
 		return &query[*ent.ProductTagQuery, predicate.ProductTag, producttag.OrderOption]{typ: ent.TypeProductTag, tq: q}, nil
+	case *ent.ProductionQuery:
+		return &query[*ent.ProductionQuery, predicate.Production, production.OrderOption]{typ: ent.TypeProduction, tq: q}, nil
+	case *ent.ProductionConsumedStepQuery:
+		return &query[*ent.ProductionConsumedStepQuery, predicate.ProductionConsumedStep, productionconsumedstep.OrderOption]{typ: ent.TypeProductionConsumedStep, tq: q}, nil
 	case *ent.ProductionLineQuery:
 		return &query[*ent.ProductionLineQuery, predicate.ProductionLine, productionline.OrderOption]{typ: ent.TypeProductionLine, tq: q}, nil
+	case *ent.ProductionPlannedStepQuery:
+		return &query[*ent.ProductionPlannedStepQuery, predicate.ProductionPlannedStep, productionplannedstep.OrderOption]{typ: ent.TypeProductionPlannedStep, tq: q}, nil
 	case *ent.QCCheckpointQuery:
 		return &query[*ent.QCCheckpointQuery, predicate.QCCheckpoint, qccheckpoint.OrderOption]{typ: ent.TypeQCCheckpoint, tq: q}, nil
 	case *ent.QCUnitOfMeasureQuery:

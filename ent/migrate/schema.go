@@ -246,6 +246,39 @@ var (
 			},
 		},
 	}
+	// DocumentCountersColumns holds the columns for the "document_counters" table.
+	DocumentCountersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "document", Type: field.TypeString},
+		{Name: "last", Type: field.TypeInt, Default: 0},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// DocumentCountersTable holds the schema information for the "document_counters" table.
+	DocumentCountersTable = &schema.Table{
+		Name:       "document_counters",
+		Columns:    DocumentCountersColumns,
+		PrimaryKey: []*schema.Column{DocumentCountersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "document_counters_accounts_account",
+				Columns:    []*schema.Column{DocumentCountersColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "documentcounter_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentCountersColumns[3]},
+			},
+			{
+				Name:    "documentcounter_account_id_document",
+				Unique:  true,
+				Columns: []*schema.Column{DocumentCountersColumns[3], DocumentCountersColumns[1]},
+			},
+		},
+	}
 	// EmployeesColumns holds the columns for the "employees" table.
 	EmployeesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1341,6 +1374,167 @@ var (
 			},
 		},
 	}
+	// ProductionsColumns holds the columns for the "productions" table.
+	ProductionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "production_no", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"PLANNED", "IN_PROGRESS", "IN_PROGRESS_TRANSFORMATION", "COMPLETED", "CANCELLED", "ON_HOLD", "QUARANTINE"}, Default: "PLANNED"},
+		{Name: "signed", Type: field.TypeBool, Default: false},
+		{Name: "lot_number", Type: field.TypeString, Nullable: true},
+		{Name: "start_date", Type: field.TypeTime, Nullable: true},
+		{Name: "end_date", Type: field.TypeTime, Nullable: true},
+		{Name: "expiration_date", Type: field.TypeTime, Nullable: true},
+		{Name: "production_qty_display_units", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "produced_qty_display_units", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "production_line_id", Type: field.TypeInt, Nullable: true},
+		{Name: "location_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductionsTable holds the schema information for the "productions" table.
+	ProductionsTable = &schema.Table{
+		Name:       "productions",
+		Columns:    ProductionsColumns,
+		PrimaryKey: []*schema.Column{ProductionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "productions_accounts_account",
+				Columns:    []*schema.Column{ProductionsColumns[12]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "productions_products_product",
+				Columns:    []*schema.Column{ProductionsColumns[13]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "productions_production_lines_production_line",
+				Columns:    []*schema.Column{ProductionsColumns[14]},
+				RefColumns: []*schema.Column{ProductionLinesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "productions_locations_location",
+				Columns:    []*schema.Column{ProductionsColumns[15]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "production_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12]},
+			},
+			{
+				Name:    "production_account_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[4]},
+			},
+			{
+				Name:    "production_account_id_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[13]},
+			},
+			{
+				Name:    "production_account_id_production_line_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[14]},
+			},
+			{
+				Name:    "production_account_id_lot_number",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[6]},
+			},
+			{
+				Name:    "production_account_id_start_date",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[7]},
+			},
+			{
+				Name:    "production_account_id_end_date",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[8]},
+			},
+			{
+				Name:    "production_account_id_production_no",
+				Unique:  true,
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[3]},
+			},
+			{
+				Name:    "production_location_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionsColumns[15]},
+			},
+		},
+	}
+	// ProductionConsumedStepsColumns holds the columns for the "production_consumed_steps" table.
+	ProductionConsumedStepsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "quantity_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "production_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "lot_id", Type: field.TypeInt, Nullable: true},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// ProductionConsumedStepsTable holds the schema information for the "production_consumed_steps" table.
+	ProductionConsumedStepsTable = &schema.Table{
+		Name:       "production_consumed_steps",
+		Columns:    ProductionConsumedStepsColumns,
+		PrimaryKey: []*schema.Column{ProductionConsumedStepsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "production_consumed_steps_productions_consumed_steps",
+				Columns:    []*schema.Column{ProductionConsumedStepsColumns[2]},
+				RefColumns: []*schema.Column{ProductionsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_consumed_steps_accounts_account",
+				Columns:    []*schema.Column{ProductionConsumedStepsColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_consumed_steps_product_lots_lot",
+				Columns:    []*schema.Column{ProductionConsumedStepsColumns[4]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_consumed_steps_products_product",
+				Columns:    []*schema.Column{ProductionConsumedStepsColumns[5]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productionconsumedstep_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionConsumedStepsColumns[3]},
+			},
+			{
+				Name:    "productionconsumedstep_production_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionConsumedStepsColumns[2]},
+			},
+			{
+				Name:    "productionconsumedstep_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionConsumedStepsColumns[5]},
+			},
+			{
+				Name:    "productionconsumedstep_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionConsumedStepsColumns[4]},
+			},
+		},
+	}
 	// ProductionLinesColumns holds the columns for the "production_lines" table.
 	ProductionLinesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1389,6 +1583,69 @@ var (
 				Name:    "productionline_warehouse_id",
 				Unique:  false,
 				Columns: []*schema.Column{ProductionLinesColumns[7]},
+			},
+		},
+	}
+	// ProductionPlannedStepsColumns holds the columns for the "production_planned_steps" table.
+	ProductionPlannedStepsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "quantity_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "production_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "lot_id", Type: field.TypeInt, Nullable: true},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// ProductionPlannedStepsTable holds the schema information for the "production_planned_steps" table.
+	ProductionPlannedStepsTable = &schema.Table{
+		Name:       "production_planned_steps",
+		Columns:    ProductionPlannedStepsColumns,
+		PrimaryKey: []*schema.Column{ProductionPlannedStepsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "production_planned_steps_productions_planned_steps",
+				Columns:    []*schema.Column{ProductionPlannedStepsColumns[2]},
+				RefColumns: []*schema.Column{ProductionsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_planned_steps_accounts_account",
+				Columns:    []*schema.Column{ProductionPlannedStepsColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_planned_steps_product_lots_lot",
+				Columns:    []*schema.Column{ProductionPlannedStepsColumns[4]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_planned_steps_products_product",
+				Columns:    []*schema.Column{ProductionPlannedStepsColumns[5]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productionplannedstep_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionPlannedStepsColumns[3]},
+			},
+			{
+				Name:    "productionplannedstep_production_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionPlannedStepsColumns[2]},
+			},
+			{
+				Name:    "productionplannedstep_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionPlannedStepsColumns[5]},
+			},
+			{
+				Name:    "productionplannedstep_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionPlannedStepsColumns[4]},
 			},
 		},
 	}
@@ -1852,6 +2109,7 @@ var (
 		AllergensTable,
 		AuditRecordsTable,
 		CountriesTable,
+		DocumentCountersTable,
 		EmployeesTable,
 		EquipmentTable,
 		EventsTable,
@@ -1872,7 +2130,10 @@ var (
 		ProductSubstitutesTable,
 		ProductSuppliersTable,
 		ProductTagsTable,
+		ProductionsTable,
+		ProductionConsumedStepsTable,
 		ProductionLinesTable,
+		ProductionPlannedStepsTable,
 		QcCheckpointsTable,
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
@@ -1905,6 +2166,7 @@ func init() {
 	CountriesTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	DocumentCountersTable.ForeignKeys[0].RefTable = AccountsTable
 	EmployeesTable.ForeignKeys[0].RefTable = AccountsTable
 	EquipmentTable.ForeignKeys[0].RefTable = AccountsTable
 	EquipmentTable.ForeignKeys[1].RefTable = LocationsTable
@@ -1966,8 +2228,20 @@ func init() {
 	ProductTagsTable.ForeignKeys[0].RefTable = ProductsTable
 	ProductTagsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductTagsTable.ForeignKeys[2].RefTable = TagsTable
+	ProductionsTable.ForeignKeys[0].RefTable = AccountsTable
+	ProductionsTable.ForeignKeys[1].RefTable = ProductsTable
+	ProductionsTable.ForeignKeys[2].RefTable = ProductionLinesTable
+	ProductionsTable.ForeignKeys[3].RefTable = LocationsTable
+	ProductionConsumedStepsTable.ForeignKeys[0].RefTable = ProductionsTable
+	ProductionConsumedStepsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductionConsumedStepsTable.ForeignKeys[2].RefTable = ProductLotsTable
+	ProductionConsumedStepsTable.ForeignKeys[3].RefTable = ProductsTable
 	ProductionLinesTable.ForeignKeys[0].RefTable = AccountsTable
 	ProductionLinesTable.ForeignKeys[1].RefTable = LocationsTable
+	ProductionPlannedStepsTable.ForeignKeys[0].RefTable = ProductionsTable
+	ProductionPlannedStepsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductionPlannedStepsTable.ForeignKeys[2].RefTable = ProductLotsTable
+	ProductionPlannedStepsTable.ForeignKeys[3].RefTable = ProductsTable
 	QcCheckpointsTable.ForeignKeys[0].RefTable = AccountsTable
 	QcCheckpointsTable.ForeignKeys[1].RefTable = QcUnitsOfMeasureTable
 	QcUnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable

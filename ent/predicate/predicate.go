@@ -21,6 +21,9 @@ type AuditRecord func(*sql.Selector)
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 
+// DocumentCounter is the predicate function for documentcounter builders.
+type DocumentCounter func(*sql.Selector)
+
 // Employee is the predicate function for employee builders.
 type Employee func(*sql.Selector)
 
@@ -81,8 +84,17 @@ type ProductSupplier func(*sql.Selector)
 // ProductTag is the predicate function for producttag builders.
 type ProductTag func(*sql.Selector)
 
+// Production is the predicate function for production builders.
+type Production func(*sql.Selector)
+
+// ProductionConsumedStep is the predicate function for productionconsumedstep builders.
+type ProductionConsumedStep func(*sql.Selector)
+
 // ProductionLine is the predicate function for productionline builders.
 type ProductionLine func(*sql.Selector)
+
+// ProductionPlannedStep is the predicate function for productionplannedstep builders.
+type ProductionPlannedStep func(*sql.Selector)
 
 // QCCheckpoint is the predicate function for qccheckpoint builders.
 type QCCheckpoint func(*sql.Selector)

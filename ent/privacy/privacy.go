@@ -231,6 +231,30 @@ func (f CountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CountryMutation", m)
 }
 
+// The DocumentCounterQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DocumentCounterQueryRuleFunc func(context.Context, *ent.DocumentCounterQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DocumentCounterQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DocumentCounterQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DocumentCounterQuery", q)
+}
+
+// The DocumentCounterMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DocumentCounterMutationRuleFunc func(context.Context, *ent.DocumentCounterMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DocumentCounterMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DocumentCounterMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DocumentCounterMutation", m)
+}
+
 // The EmployeeQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type EmployeeQueryRuleFunc func(context.Context, *ent.EmployeeQuery) error
@@ -711,6 +735,54 @@ func (f ProductTagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductTagMutation", m)
 }
 
+// The ProductionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionQueryRuleFunc func(context.Context, *ent.ProductionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionQuery", q)
+}
+
+// The ProductionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionMutationRuleFunc func(context.Context, *ent.ProductionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionMutation", m)
+}
+
+// The ProductionConsumedStepQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionConsumedStepQueryRuleFunc func(context.Context, *ent.ProductionConsumedStepQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionConsumedStepQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionConsumedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionConsumedStepQuery", q)
+}
+
+// The ProductionConsumedStepMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionConsumedStepMutationRuleFunc func(context.Context, *ent.ProductionConsumedStepMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionConsumedStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionConsumedStepMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionConsumedStepMutation", m)
+}
+
 // The ProductionLineQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ProductionLineQueryRuleFunc func(context.Context, *ent.ProductionLineQuery) error
@@ -733,6 +805,30 @@ func (f ProductionLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionLineMutation", m)
+}
+
+// The ProductionPlannedStepQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionPlannedStepQueryRuleFunc func(context.Context, *ent.ProductionPlannedStepQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionPlannedStepQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionPlannedStepQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionPlannedStepQuery", q)
+}
+
+// The ProductionPlannedStepMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionPlannedStepMutationRuleFunc func(context.Context, *ent.ProductionPlannedStepMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionPlannedStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionPlannedStepMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionPlannedStepMutation", m)
 }
 
 // The QCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1020,6 +1116,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
+	case *ent.DocumentCounterQuery:
+		return q.Filter(), nil
 	case *ent.EmployeeQuery:
 		return q.Filter(), nil
 	case *ent.EquipmentQuery:
@@ -1060,7 +1158,13 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ProductTagQuery:
 		return q.Filter(), nil
+	case *ent.ProductionQuery:
+		return q.Filter(), nil
+	case *ent.ProductionConsumedStepQuery:
+		return q.Filter(), nil
 	case *ent.ProductionLineQuery:
+		return q.Filter(), nil
+	case *ent.ProductionPlannedStepQuery:
 		return q.Filter(), nil
 	case *ent.QCCheckpointQuery:
 		return q.Filter(), nil
@@ -1098,6 +1202,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AuditRecordMutation:
 		return m.Filter(), nil
 	case *ent.CountryMutation:
+		return m.Filter(), nil
+	case *ent.DocumentCounterMutation:
 		return m.Filter(), nil
 	case *ent.EmployeeMutation:
 		return m.Filter(), nil
@@ -1139,7 +1245,13 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ProductTagMutation:
 		return m.Filter(), nil
+	case *ent.ProductionMutation:
+		return m.Filter(), nil
+	case *ent.ProductionConsumedStepMutation:
+		return m.Filter(), nil
 	case *ent.ProductionLineMutation:
+		return m.Filter(), nil
+	case *ent.ProductionPlannedStepMutation:
 		return m.Filter(), nil
 	case *ent.QCCheckpointMutation:
 		return m.Filter(), nil

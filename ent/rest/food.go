@@ -195,8 +195,8 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 	q := h.Client.Food.Query()
 	if v, ok := p.Search.Get(); ok && v != "" {
 		ps := []predicate.Food{food.NameContainsFold(v), food.NameFrContainsFold(v)}
-		if id, ok := listing.SearchID(v); ok {
-			ps = append(ps, food.ID(id))
+		if n, ok := listing.SearchID(v); ok {
+			ps = append(ps, food.ID(n))
 		}
 		q.Where(food.Or(ps...))
 	}

@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
@@ -26,7 +27,10 @@ import (
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
 	"larder.dev/larder/ent/productsubstitute"
@@ -202,6 +206,27 @@ func init() {
 	country.DefaultUpdatedAt = countryDescUpdatedAt.Default.(func() time.Time)
 	// country.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	country.UpdateDefaultUpdatedAt = countryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	documentcounterMixin := schema.DocumentCounter{}.Mixin()
+	documentcounter.Policy = privacy.NewPolicies(documentcounterMixin[0], schema.DocumentCounter{})
+	documentcounter.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := documentcounter.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	documentcounterMixinHooks0 := documentcounterMixin[0].Hooks()
+
+	documentcounter.Hooks[1] = documentcounterMixinHooks0[0]
+
+	documentcounter.Hooks[2] = documentcounterMixinHooks0[1]
+	documentcounterFields := schema.DocumentCounter{}.Fields()
+	_ = documentcounterFields
+	// documentcounterDescLast is the schema descriptor for last field.
+	documentcounterDescLast := documentcounterFields[1].Descriptor()
+	// documentcounter.DefaultLast holds the default value on creation for the last field.
+	documentcounter.DefaultLast = documentcounterDescLast.Default.(int)
 	employeeMixin := schema.Employee{}.Mixin()
 	employee.Policy = privacy.NewPolicies(employeeMixin[0], schema.Employee{})
 	employee.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -723,6 +748,57 @@ func init() {
 	producttag.Hooks[1] = producttagMixinHooks0[0]
 
 	producttag.Hooks[2] = producttagMixinHooks0[1]
+	productionMixin := schema.Production{}.Mixin()
+	production.Policy = privacy.NewPolicies(productionMixin[0], schema.Production{})
+	production.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := production.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionMixinHooks0 := productionMixin[0].Hooks()
+	productionHooks := schema.Production{}.Hooks()
+
+	production.Hooks[1] = productionMixinHooks0[0]
+
+	production.Hooks[2] = productionMixinHooks0[1]
+
+	production.Hooks[3] = productionHooks[0]
+	productionMixinFields1 := productionMixin[1].Fields()
+	_ = productionMixinFields1
+	productionFields := schema.Production{}.Fields()
+	_ = productionFields
+	// productionDescCreatedAt is the schema descriptor for created_at field.
+	productionDescCreatedAt := productionMixinFields1[0].Descriptor()
+	// production.DefaultCreatedAt holds the default value on creation for the created_at field.
+	production.DefaultCreatedAt = productionDescCreatedAt.Default.(func() time.Time)
+	// productionDescUpdatedAt is the schema descriptor for updated_at field.
+	productionDescUpdatedAt := productionMixinFields1[1].Descriptor()
+	// production.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	production.DefaultUpdatedAt = productionDescUpdatedAt.Default.(func() time.Time)
+	// production.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	production.UpdateDefaultUpdatedAt = productionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// productionDescSigned is the schema descriptor for signed field.
+	productionDescSigned := productionFields[2].Descriptor()
+	// production.DefaultSigned holds the default value on creation for the signed field.
+	production.DefaultSigned = productionDescSigned.Default.(bool)
+	productionconsumedstepMixin := schema.ProductionConsumedStep{}.Mixin()
+	productionconsumedstep.Policy = privacy.NewPolicies(productionconsumedstepMixin[0], schema.ProductionConsumedStep{})
+	productionconsumedstep.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productionconsumedstep.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionconsumedstepMixinHooks0 := productionconsumedstepMixin[0].Hooks()
+
+	productionconsumedstep.Hooks[1] = productionconsumedstepMixinHooks0[0]
+
+	productionconsumedstep.Hooks[2] = productionconsumedstepMixinHooks0[1]
 	productionlineMixin := schema.ProductionLine{}.Mixin()
 	productionline.Policy = privacy.NewPolicies(productionlineMixin[0], schema.ProductionLine{})
 	productionline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -752,6 +828,21 @@ func init() {
 	productionline.DefaultUpdatedAt = productionlineDescUpdatedAt.Default.(func() time.Time)
 	// productionline.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	productionline.UpdateDefaultUpdatedAt = productionlineDescUpdatedAt.UpdateDefault.(func() time.Time)
+	productionplannedstepMixin := schema.ProductionPlannedStep{}.Mixin()
+	productionplannedstep.Policy = privacy.NewPolicies(productionplannedstepMixin[0], schema.ProductionPlannedStep{})
+	productionplannedstep.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productionplannedstep.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionplannedstepMixinHooks0 := productionplannedstepMixin[0].Hooks()
+
+	productionplannedstep.Hooks[1] = productionplannedstepMixinHooks0[0]
+
+	productionplannedstep.Hooks[2] = productionplannedstepMixinHooks0[1]
 	qccheckpointMixin := schema.QCCheckpoint{}.Mixin()
 	qccheckpoint.Policy = privacy.NewPolicies(qccheckpointMixin[0], schema.QCCheckpoint{})
 	qccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -23,6 +23,19 @@ func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWr
 	return nil
 }
 
+func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
@@ -387,6 +400,19 @@ func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter
 	return nil
 }
 
+func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeGetProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -583,6 +609,19 @@ func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWrit
 }
 
 func encodeListProductionLinesResponse(response *ProductionLineList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeListProductionsResponse(response *ProductionList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 

@@ -347,6 +347,22 @@ func (s *BearerAuth) SetRoles(val []string) {
 	s.Roles = val
 }
 
+// Body of the status operation.
+// Ref: #/components/schemas/ChangeProductionStatusRequest
+type ChangeProductionStatusRequest struct {
+	Status ProductionStatus `json:"status"`
+}
+
+// GetStatus returns the value of Status.
+func (s *ChangeProductionStatusRequest) GetStatus() ProductionStatus {
+	return s.Status
+}
+
+// SetStatus sets the value of Status.
+func (s *ChangeProductionStatusRequest) SetStatus(val ProductionStatus) {
+	s.Status = val
+}
+
 // Countries (ISO 3166-1), shared by every account.
 // Ref: #/components/schemas/Country
 type Country struct {
@@ -4197,6 +4213,240 @@ func (s *ProductRecipe) SetQcCheckpointIds(val []int) {
 	s.QcCheckpointIds = val
 }
 
+// Production runs: a product made on a line into a lot, with planned and consumed steps. Starting,
+// completing and signing happen in the web application.
+// Ref: #/components/schemas/Production
+type Production struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// The run's number: per account, increasing and without gaps, given at creation.
+	ProductionNo int              `json:"production_no"`
+	Status       ProductionStatus `json:"status"`
+	// The product the run makes.
+	ProductID int `json:"product_id"`
+	// The production line the run is made on.
+	ProductionLineID NilInt `json:"production_line_id"`
+	// Where the run's output lot is placed.
+	LocationID NilInt `json:"location_id"`
+	// The number of the lot the run makes.
+	LotNumber NilString `json:"lot_number"`
+	// When the run started (UTC).
+	StartDate NilDateTime `json:"start_date"`
+	// When the run completed (UTC).
+	EndDate NilDateTime `json:"end_date"`
+	// When the run's output expires (UTC).
+	ExpirationDate NilDateTime `json:"expiration_date"`
+	// Planned quantity, in the product's display unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	ProductionQtyDisplayUnits NilDecimal `json:"production_qty_display_units"`
+	// Produced quantity, in the product's display unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	ProducedQtyDisplayUnits NilDecimal `json:"produced_qty_display_units"`
+	// The components the run plans to consume; only on single retrieval. Only on single retrieval; null in
+	// lists.
+	PlannedSteps []ProductionPlannedStep `json:"planned_steps"`
+	// The component lots the run consumed; only on single retrieval. Only on single retrieval; null in
+	// lists.
+	ConsumedSteps []ProductionConsumedStep `json:"consumed_steps"`
+}
+
+// GetID returns the value of ID.
+func (s *Production) GetID() int {
+	return s.ID
+}
+
+// GetProductionNo returns the value of ProductionNo.
+func (s *Production) GetProductionNo() int {
+	return s.ProductionNo
+}
+
+// GetStatus returns the value of Status.
+func (s *Production) GetStatus() ProductionStatus {
+	return s.Status
+}
+
+// GetProductID returns the value of ProductID.
+func (s *Production) GetProductID() int {
+	return s.ProductID
+}
+
+// GetProductionLineID returns the value of ProductionLineID.
+func (s *Production) GetProductionLineID() NilInt {
+	return s.ProductionLineID
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *Production) GetLocationID() NilInt {
+	return s.LocationID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *Production) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetStartDate returns the value of StartDate.
+func (s *Production) GetStartDate() NilDateTime {
+	return s.StartDate
+}
+
+// GetEndDate returns the value of EndDate.
+func (s *Production) GetEndDate() NilDateTime {
+	return s.EndDate
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *Production) GetExpirationDate() NilDateTime {
+	return s.ExpirationDate
+}
+
+// GetProductionQtyDisplayUnits returns the value of ProductionQtyDisplayUnits.
+func (s *Production) GetProductionQtyDisplayUnits() NilDecimal {
+	return s.ProductionQtyDisplayUnits
+}
+
+// GetProducedQtyDisplayUnits returns the value of ProducedQtyDisplayUnits.
+func (s *Production) GetProducedQtyDisplayUnits() NilDecimal {
+	return s.ProducedQtyDisplayUnits
+}
+
+// GetPlannedSteps returns the value of PlannedSteps.
+func (s *Production) GetPlannedSteps() []ProductionPlannedStep {
+	return s.PlannedSteps
+}
+
+// GetConsumedSteps returns the value of ConsumedSteps.
+func (s *Production) GetConsumedSteps() []ProductionConsumedStep {
+	return s.ConsumedSteps
+}
+
+// SetID sets the value of ID.
+func (s *Production) SetID(val int) {
+	s.ID = val
+}
+
+// SetProductionNo sets the value of ProductionNo.
+func (s *Production) SetProductionNo(val int) {
+	s.ProductionNo = val
+}
+
+// SetStatus sets the value of Status.
+func (s *Production) SetStatus(val ProductionStatus) {
+	s.Status = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *Production) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetProductionLineID sets the value of ProductionLineID.
+func (s *Production) SetProductionLineID(val NilInt) {
+	s.ProductionLineID = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *Production) SetLocationID(val NilInt) {
+	s.LocationID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *Production) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetStartDate sets the value of StartDate.
+func (s *Production) SetStartDate(val NilDateTime) {
+	s.StartDate = val
+}
+
+// SetEndDate sets the value of EndDate.
+func (s *Production) SetEndDate(val NilDateTime) {
+	s.EndDate = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *Production) SetExpirationDate(val NilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetProductionQtyDisplayUnits sets the value of ProductionQtyDisplayUnits.
+func (s *Production) SetProductionQtyDisplayUnits(val NilDecimal) {
+	s.ProductionQtyDisplayUnits = val
+}
+
+// SetProducedQtyDisplayUnits sets the value of ProducedQtyDisplayUnits.
+func (s *Production) SetProducedQtyDisplayUnits(val NilDecimal) {
+	s.ProducedQtyDisplayUnits = val
+}
+
+// SetPlannedSteps sets the value of PlannedSteps.
+func (s *Production) SetPlannedSteps(val []ProductionPlannedStep) {
+	s.PlannedSteps = val
+}
+
+// SetConsumedSteps sets the value of ConsumedSteps.
+func (s *Production) SetConsumedSteps(val []ProductionConsumedStep) {
+	s.ConsumedSteps = val
+}
+
+// One production consumed step.
+// Ref: #/components/schemas/ProductionConsumedStep
+type ProductionConsumedStep struct {
+	// The lot consumed.
+	LotID NilInt `json:"lot_id"`
+	// The component product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the component product's base unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	QuantityBase NilDecimal `json:"quantity_base"`
+}
+
+// GetLotID returns the value of LotID.
+func (s *ProductionConsumedStep) GetLotID() NilInt {
+	return s.LotID
+}
+
+// GetProductID returns the value of ProductID.
+func (s *ProductionConsumedStep) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ProductionConsumedStep) GetQuantityBase() NilDecimal {
+	return s.QuantityBase
+}
+
+// SetLotID sets the value of LotID.
+func (s *ProductionConsumedStep) SetLotID(val NilInt) {
+	s.LotID = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *ProductionConsumedStep) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ProductionConsumedStep) SetQuantityBase(val NilDecimal) {
+	s.QuantityBase = val
+}
+
+// Ref: #/components/schemas/ProductionData
+type ProductionData struct {
+	Data Production `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductionData) GetData() Production {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ProductionData) SetData(val Production) {
+	s.Data = val
+}
+
 // Production lines of the plant. Deleting a line is a soft delete: it leaves the API while runs keep
 // referencing it.
 // Ref: #/components/schemas/ProductionLine
@@ -4384,6 +4634,166 @@ func (s *ProductionLineUpdate) SetName(val OptString) {
 // SetWarehouseID sets the value of WarehouseID.
 func (s *ProductionLineUpdate) SetWarehouseID(val OptNilInt) {
 	s.WarehouseID = val
+}
+
+// Ref: #/components/schemas/ProductionList
+type ProductionList struct {
+	Data       []Production `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductionList) GetData() []Production {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ProductionList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ProductionList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ProductionList) SetData(val []Production) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ProductionList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ProductionList) SetOrder(val string) {
+	s.Order = val
+}
+
+// One production planned step.
+// Ref: #/components/schemas/ProductionPlannedStep
+type ProductionPlannedStep struct {
+	// Not set on a plan.
+	LotID NilInt `json:"lot_id"`
+	// The component product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the component product's base unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	QuantityBase NilDecimal `json:"quantity_base"`
+}
+
+// GetLotID returns the value of LotID.
+func (s *ProductionPlannedStep) GetLotID() NilInt {
+	return s.LotID
+}
+
+// GetProductID returns the value of ProductID.
+func (s *ProductionPlannedStep) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ProductionPlannedStep) GetQuantityBase() NilDecimal {
+	return s.QuantityBase
+}
+
+// SetLotID sets the value of LotID.
+func (s *ProductionPlannedStep) SetLotID(val NilInt) {
+	s.LotID = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *ProductionPlannedStep) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ProductionPlannedStep) SetQuantityBase(val NilDecimal) {
+	s.QuantityBase = val
+}
+
+// Where the run is. The status-change operation requests PLANNED, ON_HOLD, QUARANTINE or CANCELLED;
+// starting and completing happen on the floor. Nothing leaves COMPLETED or CANCELLED, and a signed run
+// no longer changes.
+// Ref: #/components/schemas/ProductionStatus
+type ProductionStatus string
+
+const (
+	ProductionStatusPLANNED                  ProductionStatus = "PLANNED"
+	ProductionStatusINPROGRESS               ProductionStatus = "IN_PROGRESS"
+	ProductionStatusINPROGRESSTRANSFORMATION ProductionStatus = "IN_PROGRESS_TRANSFORMATION"
+	ProductionStatusCOMPLETED                ProductionStatus = "COMPLETED"
+	ProductionStatusCANCELLED                ProductionStatus = "CANCELLED"
+	ProductionStatusONHOLD                   ProductionStatus = "ON_HOLD"
+	ProductionStatusQUARANTINE               ProductionStatus = "QUARANTINE"
+)
+
+// AllValues returns all ProductionStatus values.
+func (ProductionStatus) AllValues() []ProductionStatus {
+	return []ProductionStatus{
+		ProductionStatusPLANNED,
+		ProductionStatusINPROGRESS,
+		ProductionStatusINPROGRESSTRANSFORMATION,
+		ProductionStatusCOMPLETED,
+		ProductionStatusCANCELLED,
+		ProductionStatusONHOLD,
+		ProductionStatusQUARANTINE,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ProductionStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case ProductionStatusPLANNED:
+		return []byte(s), nil
+	case ProductionStatusINPROGRESS:
+		return []byte(s), nil
+	case ProductionStatusINPROGRESSTRANSFORMATION:
+		return []byte(s), nil
+	case ProductionStatusCOMPLETED:
+		return []byte(s), nil
+	case ProductionStatusCANCELLED:
+		return []byte(s), nil
+	case ProductionStatusONHOLD:
+		return []byte(s), nil
+	case ProductionStatusQUARANTINE:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ProductionStatus) UnmarshalText(data []byte) error {
+	switch ProductionStatus(data) {
+	case ProductionStatusPLANNED:
+		*s = ProductionStatusPLANNED
+		return nil
+	case ProductionStatusINPROGRESS:
+		*s = ProductionStatusINPROGRESS
+		return nil
+	case ProductionStatusINPROGRESSTRANSFORMATION:
+		*s = ProductionStatusINPROGRESSTRANSFORMATION
+		return nil
+	case ProductionStatusCOMPLETED:
+		*s = ProductionStatusCOMPLETED
+		return nil
+	case ProductionStatusCANCELLED:
+		*s = ProductionStatusCANCELLED
+		return nil
+	case ProductionStatusONHOLD:
+		*s = ProductionStatusONHOLD
+		return nil
+	case ProductionStatusQUARANTINE:
+		*s = ProductionStatusQUARANTINE
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 // Quality-control checkpoints of the account's recipes.

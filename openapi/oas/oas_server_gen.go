@@ -19,6 +19,7 @@ type Handler interface {
 	PreservationsHandler
 	ProductLotsHandler
 	ProductionLinesHandler
+	ProductionsHandler
 	ProductsHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
@@ -339,6 +340,33 @@ type ProductionLinesHandler interface {
 	//
 	// PATCH /production-lines/{production_line_id}
 	UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (*ProductionLineData, error)
+}
+
+// ProductionsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Productions
+type ProductionsHandler interface {
+	// ChangeProductionStatus implements changeProductionStatus operation.
+	//
+	// Moves the run to PLANNED, ON_HOLD, QUARANTINE or CANCELLED. 409 INVALID_STATE from COMPLETED or
+	// CANCELLED and for a signed run; starting and completing happen on the floor. The answer carries no
+	// steps. Accepts status PLANNED, ON_HOLD, QUARANTINE, CANCELLED; any other value of the enum is
+	// refused with 409 INVALID_STATE. Requires the manufacturing:write scope.
+	//
+	// POST /productions/{production_id}/status
+	ChangeProductionStatus(ctx context.Context, req *ChangeProductionStatusRequest, params ChangeProductionStatusParams) (*ProductionData, error)
+	// GetProduction implements getProduction operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /productions/{production_id}
+	GetProduction(ctx context.Context, params GetProductionParams) (*ProductionData, error)
+	// ListProductions implements listProductions operation.
+	//
+	// Requires the manufacturing:read scope.
+	//
+	// GET /productions
+	ListProductions(ctx context.Context, params ListProductionsParams) (*ProductionList, error)
 }
 
 // ProductsHandler handles operations described by OpenAPI v3 specification.

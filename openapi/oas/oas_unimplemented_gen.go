@@ -23,6 +23,18 @@ func (UnimplementedHandler) ArchiveProductLot(ctx context.Context, params Archiv
 	return r, ht.ErrNotImplemented
 }
 
+// ChangeProductionStatus implements changeProductionStatus operation.
+//
+// Moves the run to PLANNED, ON_HOLD, QUARANTINE or CANCELLED. 409 INVALID_STATE from COMPLETED or
+// CANCELLED and for a signed run; starting and completing happen on the floor. The answer carries no
+// steps. Accepts status PLANNED, ON_HOLD, QUARANTINE, CANCELLED; any other value of the enum is
+// refused with 409 INVALID_STATE. Requires the manufacturing:write scope.
+//
+// POST /productions/{production_id}/status
+func (UnimplementedHandler) ChangeProductionStatus(ctx context.Context, req *ChangeProductionStatusRequest, params ChangeProductionStatusParams) (r *ProductionData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateAllergen implements createAllergen operation.
 //
 // Requires the catalog:write scope.
@@ -277,6 +289,15 @@ func (UnimplementedHandler) GetProductLot(ctx context.Context, params GetProduct
 	return r, ht.ErrNotImplemented
 }
 
+// GetProduction implements getProduction operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /productions/{production_id}
+func (UnimplementedHandler) GetProduction(ctx context.Context, params GetProductionParams) (r *ProductionData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetProductionLine implements getProductionLine operation.
 //
 // Requires the manufacturing:read scope.
@@ -418,6 +439,15 @@ func (UnimplementedHandler) ListProductLots(ctx context.Context, params ListProd
 //
 // GET /production-lines
 func (UnimplementedHandler) ListProductionLines(ctx context.Context, params ListProductionLinesParams) (r *ProductionLineList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListProductions implements listProductions operation.
+//
+// Requires the manufacturing:read scope.
+//
+// GET /productions
+func (UnimplementedHandler) ListProductions(ctx context.Context, params ListProductionsParams) (r *ProductionList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

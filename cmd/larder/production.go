@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"larder.dev/larder/ent"
+	entproduct "larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/manufacturing"
+)
+
+// repeated is a flag given any number of times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// pair splits "A:QTY" into A and a positive decimal quantity.
+func pair(flag, v string) (string, decimal.Decimal, error) {
+	i := strings.LastIndex(v, ":")
+	if i <= 0 {
+		return "", decimal.Decimal{}, fmt.Errorf("--%s %q must be written %s", flag, v, map[string]string{"step": "PRODUCT_CODE:QTY", "consume": "LOT_ID:QTY"}[flag])
+	}
+	q, err := decimal.NewFromString(v[i+1:])
+	if err != nil || !q.IsPositive() {
+		return "", decimal.Decimal{}, fmt.Errorf("--%s %q: the quantity must be a number greater than 0", flag, v)
+	}
+	return v[:i], q, nil
+}
+
+// runOutput is what every production command prints.
+func runOutput(r *ent.Production) map[string]any {
+	return map[string]any{"id": r.ID, "production_no": r.ProductionNo, "status": r.Status, "signed": r.Signed,
+		"product_id": r.ProductID, "production_line_id": r.ProductionLineID, "location_id": r.LocationID,
+		"lot_number": r.LotNumber, "start_date": r.StartDate, "end_date": r.EndDate,
+		"production_qty_display_units": r.ProductionQtyDisplayUnits, "produced_qty_display_units": r.ProducedQtyDisplayUnits}
+}
+
+// productionTx opens the account and runs fn in one transaction; a missing
+// or foreign run is named as such.
+func productionTx(ctx context.Context, e *env, acct accountFlags, command string, id int, fn func(ctx context.Context, tx *ent.Tx) (*ent.Production, error)) (*ent.Production, error) {
+	ctx, st, err := acct.open(ctx, e, command)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var run *ent.Production
+	err = ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) (err error) {
+		run, err = fn(ctx, tx)
+		return err
+	})
+	if ent.IsNotFound(err) && id != 0 {
+		return nil, fmt.Errorf("production %d: no such production run in this account", id)
+	}
+	return run, err
+}
+
+func productionCreate(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("production create")
+	if err != nil {
+		return err
+	}
+	acct := e.accountFlags(fs)
+	product := fs.String("product", "", "product code of what the run makes (required)")
+	line := fs.String("line", "", "production line, by name or id")
+	qty := fs.String("qty", "", "planned quantity, in the product's display unit")
+	lotNumber := fs.String("lot-number", "", "number of the output lot")
+	expires := fs.String("expires", "", "RFC 3339 time the output expires")
+	var steps repeated
+	fs.Var(&steps, "step", "planned component PRODUCT_CODE:QTY (base unit); repeatable")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *product == "" {
+		return fmt.Errorf("production create needs --product")
+	}
+	plan := manufacturing.Plan{}
+	if *qty != "" {
+		q, err := decimal.NewFromString(*qty)
+		if err != nil || !q.IsPositive() {
+			return fmt.Errorf("--qty must be a number greater than 0")
+		}
+		plan.Quantity = &q
+	}
+	if *lotNumber != "" {
+		plan.LotNumber = lotNumber
+	}
+	if *expires != "" {
+		t, err := time.Parse(time.RFC3339, *expires)
+		if err != nil {
+			return fmt.Errorf("--expires must be an RFC 3339 time such as 2027-01-31T00:00:00Z: %w", err)
+		}
+		plan.ExpirationDate = &t
+	}
+	type step struct {
+		code string
+		q    decimal.Decimal
+	}
+	var parsed []step
+	for _, s := range steps {
+		code, q, err := pair("step", s)
+		if err != nil {
+			return err
+		}
+		parsed = append(parsed, step{code, q})
+	}
+	productID := func(ctx context.Context, tx *ent.Tx, code string) (int, error) {
+		id, err := tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(ctx)
+		if ent.IsNotFound(err) {
+			return 0, fmt.Errorf("product %s: no such product in this account", code)
+		}
+		return id, err
+	}
+	run, err := productionTx(ctx, e, acct, "production create", 0, func(ctx context.Context, tx *ent.Tx) (*ent.Production, error) {
+		var err error
+		if plan.ProductID, err = productID(ctx, tx, *product); err != nil {
+			return nil, err
+		}
+		for _, s := range parsed {
+			id, err := productID(ctx, tx, s.code)
+			if err != nil {
+				return nil, err
+			}
+			plan.Steps = append(plan.Steps, manufacturing.Step{ProductID: id, QuantityBase: s.q})
+		}
+		if *line != "" {
+			q := tx.ProductionLine.Query().Where(productionline.Name(*line))
+			if id, err := strconv.Atoi(*line); err == nil {
+				q = tx.ProductionLine.Query().Where(productionline.Or(productionline.Name(*line), productionline.ID(id)))
+			}
+			ids, err := q.IDs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if len(ids) != 1 {
+				return nil, fmt.Errorf("production line %s: no such production line in this account", *line)
+			}
+			plan.LineID = &ids[0]
+		}
+		return manufacturing.Create(ctx, tx, plan)
+	})
+	if err != nil {
+		return err
+	}
+	return e.print(runOutput(run), fmt.Sprintf("production %d (no. %d) is PLANNED", run.ID, run.ProductionNo))
+}
+
+func productionStart(ctx context.Context, e *env, args []string) error {
+	return productionStep(ctx, e, args, "production start", func(ctx context.Context, tx *ent.Tx, id int) (*ent.Production, error) {
+		return manufacturing.Start(ctx, tx, id, time.Now())
+	})
+}
+
+func productionSign(ctx context.Context, e *env, args []string) error {
+	return productionStep(ctx, e, args, "production sign", manufacturing.Sign)
+}
+
+// productionStep runs a floor action that takes only the run.
+func productionStep(ctx context.Context, e *env, args []string, command string, fn func(context.Context, *ent.Tx, int) (*ent.Production, error)) error {
+	fs, err := e.flags(command)
+	if err != nil {
+		return err
+	}
+	acct := e.accountFlags(fs)
+	id := fs.Int("id", 0, "production run id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("%s needs --id", command)
+	}
+	run, err := productionTx(ctx, e, acct, command, *id, func(ctx context.Context, tx *ent.Tx) (*ent.Production, error) {
+		return fn(ctx, tx, *id)
+	})
+	if err != nil {
+		return err
+	}
+	state := string(run.Status)
+	if run.Signed {
+		state += ", signed and locked"
+	}
+	return e.print(runOutput(run), fmt.Sprintf("production %d is %s", run.ID, state))
+}
+
+func productionComplete(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("production complete")
+	if err != nil {
+		return err
+	}
+	acct := e.accountFlags(fs)
+	id := fs.Int("id", 0, "production run id (required)")
+	produced := fs.String("produced", "", "produced quantity, in the product's display unit (default: the planned quantity)")
+	release := fs.Bool("positive-release", false, "put the output lot ON_HOLD until it is released")
+	var consume repeated
+	fs.Var(&consume, "consume", "consumed lot LOT_ID:QTY (base unit); repeatable; default: the planned steps from first-expiring sellable lots")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("production complete needs --id")
+	}
+	c := manufacturing.Completion{PositiveRelease: *release}
+	if *produced != "" {
+		q, err := decimal.NewFromString(*produced)
+		if err != nil || !q.IsPositive() {
+			return fmt.Errorf("--produced must be a number greater than 0")
+		}
+		c.Produced = &q
+	}
+	for _, s := range consume {
+		lot, q, err := pair("consume", s)
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(lot)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--consume %q: the lot must be a lot id", s)
+		}
+		c.Consume = append(c.Consume, manufacturing.Consumption{LotID: n, QuantityBase: q})
+	}
+	run, err := productionTx(ctx, e, acct, "production complete", *id, func(ctx context.Context, tx *ent.Tx) (*ent.Production, error) {
+		return manufacturing.Complete(ctx, tx, *id, c, time.Now())
+	})
+	if err != nil {
+		return err
+	}
+	return e.print(runOutput(run), fmt.Sprintf("production %d is COMPLETED", run.ID))
+}
