@@ -35,6 +35,15 @@ func WithMovement(ctx context.Context, mv Movement) context.Context {
 	return context.WithValue(ctx, movementKey{}, mv)
 }
 
+type bulkKey struct{}
+
+// WithBulkStock returns ctx under which new lots are written without their
+// movements, which the caller writes itself in bulk (benchmark seeding): the
+// only way to create a lot without accounting it in the same statement.
+func WithBulkStock(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bulkKey{}, true)
+}
+
 // PlaceLot sets a lot's warehouse (the root of its location) and its location
 // key (the location, 0 for none) whenever its location is set or cleared.
 func PlaceLot() ent.Hook {
@@ -85,6 +94,9 @@ func AccountStock() ent.Hook {
 				return nil, fmt.Errorf("stock changes must run in a transaction: %w", err)
 			}
 			if m.Op().Is(ent.OpCreate) {
+				if ctx.Value(bulkKey{}) != nil {
+					return next.Mutate(ctx, m)
+				}
 				if _, set := m.LotOrigin(); !set && ctx.Value(movementKey{}) == nil {
 					m.SetLotOrigin(productlot.LotOriginPRODUCT_FORM)
 				}

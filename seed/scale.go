@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
 )
@@ -18,7 +23,8 @@ type ScaleResult struct {
 }
 
 // Scale adds n copies of the test dataset's catalog (suppliers, QC
-// checkpoints, products and their join rows, each code suffixed -S00001…) to
+// checkpoints, products and their join rows, each code suffixed -S00001…),
+// and lotsPerProduct lots of each product with their PRODUCT_FORM movements, to
 // the account of the app viewer in ctx, in one transaction, with multi-row
 // inserts and without events: benchmark data, not a workload.
 func Scale(ctx context.Context, c *ent.Client, n int, progress func(done, total int)) (ScaleResult, error) {
@@ -53,6 +59,11 @@ func Scale(ctx context.Context, c *ent.Client, n int, progress func(done, total 
 				return err
 			}
 			res.Rows += rows
+			stock, err := bulkLots(ctx, tx, recs)
+			if err != nil {
+				return err
+			}
+			res.Rows += stock
 			if progress != nil {
 				progress(min(k+group-1, n), n)
 			}
@@ -61,4 +72,60 @@ func Scale(ctx context.Context, c *ent.Client, n int, progress func(done, total 
 	})
 	res.Elapsed = time.Since(start)
 	return res, err
+}
+
+// lotsPerProduct is how many lots scale seeding gives each product.
+const lotsPerProduct = 4
+
+// bulkLots writes lotsPerProduct numbered lots of each product of recs, in
+// no location, with expiry dates spread over two years, and their
+// PRODUCT_FORM movements, in multi-row inserts. It returns the rows written.
+func bulkLots(ctx context.Context, tx *ent.Tx, recs []catalog.Record) (int, error) {
+	acct := policy.FromContext(ctx).AccountID
+	codes := make([]string, len(recs))
+	for i, r := range recs {
+		codes[i] = r.ProductCode
+	}
+	sys := hooks.WithBulkStock(hooks.WithoutEvents(policy.System(ctx)))
+	products, err := tx.Product.Query().Where(product.AccountID(acct), product.ProductCodeIn(codes...)).All(sys)
+	if err != nil {
+		return 0, err
+	}
+	base := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	var lots []*ent.ProductLotCreate
+	for _, p := range products {
+		for k := range lotsPerProduct {
+			exp := base.AddDate(0, 0, (p.ID*7+k*97)%730)
+			lots = append(lots, tx.ProductLot.Create().
+				SetAccountID(acct).
+				SetProductID(p.ID).
+				SetLotNumber(fmt.Sprintf("L%d-%d", p.ID, k+1)).
+				SetExpirationDate(exp).
+				SetLotOrigin(productlot.LotOriginPRODUCT_FORM).
+				SetQuantityBase(decimal.NewFromInt(int64(100*(k+1)))))
+		}
+	}
+	rows := 0
+	for start := 0; start < len(lots); start += bulkSize {
+		saved, err := tx.ProductLot.CreateBulk(lots[start:min(start+bulkSize, len(lots))]...).Save(sys)
+		if err != nil {
+			return rows, fmt.Errorf("bulk lots: %w", err)
+		}
+		mvs := make([]*ent.StockMovementCreate, len(saved))
+		for i, l := range saved {
+			mvs[i] = tx.StockMovement.Create().
+				SetAccountID(acct).
+				SetLotID(l.ID).
+				SetType(stockmovement.TypePRODUCT_FORM).
+				SetQuantityBase(l.QuantityBase).
+				SetDocumentType("product_lot").
+				SetDocumentID(l.ID).
+				SetSource(stockmovement.SourceSystem)
+		}
+		if err := tx.StockMovement.CreateBulk(mvs...).Exec(sys); err != nil {
+			return rows, fmt.Errorf("bulk movements: %w", err)
+		}
+		rows += 2 * len(saved)
+	}
+	return rows, nil
 }

@@ -9,7 +9,11 @@ import (
 	"testing"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
@@ -110,6 +114,7 @@ not json
 				t.Fatalf("seed %v", seeded)
 			}
 			fails(t, db, "--env test", "seed", "--org", org, "--env", "live", "--scale", "1")
+			scaledStock(t, db, org)
 			after := cli(t, db, "product", "export", "--org", org, "--env", "test", "--out", filepath.Join(dir, "after.csv"))
 			if after["exported"].(float64) < 4*out(t, dir) {
 				t.Fatalf("after scaling %v", after)
@@ -125,4 +130,37 @@ func out(t *testing.T, dir string) float64 {
 		t.Fatal(err)
 	}
 	return float64(strings.Count(string(data), "\n") - 1)
+}
+
+// scaledStock checks the lots seed --scale wrote: four per copied product,
+// each with the PRODUCT_FORM movement of its whole quantity.
+func scaledStock(t *testing.T, db, org string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, _ := strconv.Atoi(org)
+	sys := policy.System(context.Background())
+	acct, err := st.Client.Account.Query().Where(account.OrganizationID(id), account.EnvironmentEQ(account.EnvironmentTest)).Only(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lots, err := st.Client.ProductLot.Query().
+		Where(productlot.AccountID(acct.ID), productlot.HasProductWith(product.ProductCodeContains("-S00003"))).
+		WithMovements().
+		All(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	products, err := st.Client.Product.Query().Where(product.AccountID(acct.ID), product.ProductCodeContains("-S00003")).Count(sys)
+	if err != nil || products == 0 || len(lots) != 4*products {
+		t.Fatalf("%d lots for %d products of the third copy (%v), want 4 each", len(lots), products, err)
+	}
+	for _, l := range lots {
+		if len(l.Edges.Movements) != 1 || !l.Edges.Movements[0].QuantityBase.Equal(l.QuantityBase) || l.Edges.Movements[0].Type != stockmovement.TypePRODUCT_FORM {
+			t.Fatalf("lot %d holds %s with movements %v", l.ID, l.QuantityBase, l.Edges.Movements)
+		}
+	}
 }
