@@ -39,6 +39,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -48,6 +50,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -122,6 +125,10 @@ type Client struct {
 	ProductionConsumedStep *ProductionConsumedStepClient
 	// ProductionLine is the client for interacting with the ProductionLine builders.
 	ProductionLine *ProductionLineClient
+	// ProductionLineEquipment is the client for interacting with the ProductionLineEquipment builders.
+	ProductionLineEquipment *ProductionLineEquipmentClient
+	// ProductionOperation is the client for interacting with the ProductionOperation builders.
+	ProductionOperation *ProductionOperationClient
 	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
 	ProductionPlannedStep *ProductionPlannedStepClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
@@ -130,6 +137,8 @@ type Client struct {
 	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// RecipeStep is the client for interacting with the RecipeStep builders.
+	RecipeStep *RecipeStepClient
 	// StockMovement is the client for interacting with the StockMovement builders.
 	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
@@ -184,10 +193,13 @@ func (c *Client) init() {
 	c.Production = NewProductionClient(c.config)
 	c.ProductionConsumedStep = NewProductionConsumedStepClient(c.config)
 	c.ProductionLine = NewProductionLineClient(c.config)
+	c.ProductionLineEquipment = NewProductionLineEquipmentClient(c.config)
+	c.ProductionOperation = NewProductionOperationClient(c.config)
 	c.ProductionPlannedStep = NewProductionPlannedStepClient(c.config)
 	c.QCCheckpoint = NewQCCheckpointClient(c.config)
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
+	c.RecipeStep = NewRecipeStepClient(c.config)
 	c.StockMovement = NewStockMovementClient(c.config)
 	c.Supplier = NewSupplierClient(c.config)
 	c.Tag = NewTagClient(c.config)
@@ -285,48 +297,51 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                    ctx,
-		config:                 cfg,
-		APIKey:                 NewAPIKeyClient(cfg),
-		Account:                NewAccountClient(cfg),
-		Allergen:               NewAllergenClient(cfg),
-		AuditRecord:            NewAuditRecordClient(cfg),
-		Country:                NewCountryClient(cfg),
-		DocumentCounter:        NewDocumentCounterClient(cfg),
-		Employee:               NewEmployeeClient(cfg),
-		Equipment:              NewEquipmentClient(cfg),
-		Event:                  NewEventClient(cfg),
-		Food:                   NewFoodClient(cfg),
-		FoodNutrient:           NewFoodNutrientClient(cfg),
-		Location:               NewLocationClient(cfg),
-		LotCorrection:          NewLotCorrectionClient(cfg),
-		Nutrient:               NewNutrientClient(cfg),
-		Operation:              NewOperationClient(cfg),
-		Organization:           NewOrganizationClient(cfg),
-		Preservation:           NewPreservationClient(cfg),
-		Product:                NewProductClient(cfg),
-		ProductAllergen:        NewProductAllergenClient(cfg),
-		ProductBannedCountry:   NewProductBannedCountryClient(cfg),
-		ProductByproduct:       NewProductByproductClient(cfg),
-		ProductLot:             NewProductLotClient(cfg),
-		ProductQCCheckpoint:    NewProductQCCheckpointClient(cfg),
-		ProductSubstitute:      NewProductSubstituteClient(cfg),
-		ProductSupplier:        NewProductSupplierClient(cfg),
-		ProductTag:             NewProductTagClient(cfg),
-		Production:             NewProductionClient(cfg),
-		ProductionConsumedStep: NewProductionConsumedStepClient(cfg),
-		ProductionLine:         NewProductionLineClient(cfg),
-		ProductionPlannedStep:  NewProductionPlannedStepClient(cfg),
-		QCCheckpoint:           NewQCCheckpointClient(cfg),
-		QCUnitOfMeasure:        NewQCUnitOfMeasureClient(cfg),
-		RateWindow:             NewRateWindowClient(cfg),
-		StockMovement:          NewStockMovementClient(cfg),
-		Supplier:               NewSupplierClient(cfg),
-		Tag:                    NewTagClient(cfg),
-		UnitOfMeasure:          NewUnitOfMeasureClient(cfg),
-		WebhookAttempt:         NewWebhookAttemptClient(cfg),
-		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
+		ctx:                     ctx,
+		config:                  cfg,
+		APIKey:                  NewAPIKeyClient(cfg),
+		Account:                 NewAccountClient(cfg),
+		Allergen:                NewAllergenClient(cfg),
+		AuditRecord:             NewAuditRecordClient(cfg),
+		Country:                 NewCountryClient(cfg),
+		DocumentCounter:         NewDocumentCounterClient(cfg),
+		Employee:                NewEmployeeClient(cfg),
+		Equipment:               NewEquipmentClient(cfg),
+		Event:                   NewEventClient(cfg),
+		Food:                    NewFoodClient(cfg),
+		FoodNutrient:            NewFoodNutrientClient(cfg),
+		Location:                NewLocationClient(cfg),
+		LotCorrection:           NewLotCorrectionClient(cfg),
+		Nutrient:                NewNutrientClient(cfg),
+		Operation:               NewOperationClient(cfg),
+		Organization:            NewOrganizationClient(cfg),
+		Preservation:            NewPreservationClient(cfg),
+		Product:                 NewProductClient(cfg),
+		ProductAllergen:         NewProductAllergenClient(cfg),
+		ProductBannedCountry:    NewProductBannedCountryClient(cfg),
+		ProductByproduct:        NewProductByproductClient(cfg),
+		ProductLot:              NewProductLotClient(cfg),
+		ProductQCCheckpoint:     NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:       NewProductSubstituteClient(cfg),
+		ProductSupplier:         NewProductSupplierClient(cfg),
+		ProductTag:              NewProductTagClient(cfg),
+		Production:              NewProductionClient(cfg),
+		ProductionConsumedStep:  NewProductionConsumedStepClient(cfg),
+		ProductionLine:          NewProductionLineClient(cfg),
+		ProductionLineEquipment: NewProductionLineEquipmentClient(cfg),
+		ProductionOperation:     NewProductionOperationClient(cfg),
+		ProductionPlannedStep:   NewProductionPlannedStepClient(cfg),
+		QCCheckpoint:            NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
+		RateWindow:              NewRateWindowClient(cfg),
+		RecipeStep:              NewRecipeStepClient(cfg),
+		StockMovement:           NewStockMovementClient(cfg),
+		Supplier:                NewSupplierClient(cfg),
+		Tag:                     NewTagClient(cfg),
+		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
+		WebhookAttempt:          NewWebhookAttemptClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -344,48 +359,51 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                    ctx,
-		config:                 cfg,
-		APIKey:                 NewAPIKeyClient(cfg),
-		Account:                NewAccountClient(cfg),
-		Allergen:               NewAllergenClient(cfg),
-		AuditRecord:            NewAuditRecordClient(cfg),
-		Country:                NewCountryClient(cfg),
-		DocumentCounter:        NewDocumentCounterClient(cfg),
-		Employee:               NewEmployeeClient(cfg),
-		Equipment:              NewEquipmentClient(cfg),
-		Event:                  NewEventClient(cfg),
-		Food:                   NewFoodClient(cfg),
-		FoodNutrient:           NewFoodNutrientClient(cfg),
-		Location:               NewLocationClient(cfg),
-		LotCorrection:          NewLotCorrectionClient(cfg),
-		Nutrient:               NewNutrientClient(cfg),
-		Operation:              NewOperationClient(cfg),
-		Organization:           NewOrganizationClient(cfg),
-		Preservation:           NewPreservationClient(cfg),
-		Product:                NewProductClient(cfg),
-		ProductAllergen:        NewProductAllergenClient(cfg),
-		ProductBannedCountry:   NewProductBannedCountryClient(cfg),
-		ProductByproduct:       NewProductByproductClient(cfg),
-		ProductLot:             NewProductLotClient(cfg),
-		ProductQCCheckpoint:    NewProductQCCheckpointClient(cfg),
-		ProductSubstitute:      NewProductSubstituteClient(cfg),
-		ProductSupplier:        NewProductSupplierClient(cfg),
-		ProductTag:             NewProductTagClient(cfg),
-		Production:             NewProductionClient(cfg),
-		ProductionConsumedStep: NewProductionConsumedStepClient(cfg),
-		ProductionLine:         NewProductionLineClient(cfg),
-		ProductionPlannedStep:  NewProductionPlannedStepClient(cfg),
-		QCCheckpoint:           NewQCCheckpointClient(cfg),
-		QCUnitOfMeasure:        NewQCUnitOfMeasureClient(cfg),
-		RateWindow:             NewRateWindowClient(cfg),
-		StockMovement:          NewStockMovementClient(cfg),
-		Supplier:               NewSupplierClient(cfg),
-		Tag:                    NewTagClient(cfg),
-		UnitOfMeasure:          NewUnitOfMeasureClient(cfg),
-		WebhookAttempt:         NewWebhookAttemptClient(cfg),
-		WebhookDelivery:        NewWebhookDeliveryClient(cfg),
-		WebhookEndpoint:        NewWebhookEndpointClient(cfg),
+		ctx:                     ctx,
+		config:                  cfg,
+		APIKey:                  NewAPIKeyClient(cfg),
+		Account:                 NewAccountClient(cfg),
+		Allergen:                NewAllergenClient(cfg),
+		AuditRecord:             NewAuditRecordClient(cfg),
+		Country:                 NewCountryClient(cfg),
+		DocumentCounter:         NewDocumentCounterClient(cfg),
+		Employee:                NewEmployeeClient(cfg),
+		Equipment:               NewEquipmentClient(cfg),
+		Event:                   NewEventClient(cfg),
+		Food:                    NewFoodClient(cfg),
+		FoodNutrient:            NewFoodNutrientClient(cfg),
+		Location:                NewLocationClient(cfg),
+		LotCorrection:           NewLotCorrectionClient(cfg),
+		Nutrient:                NewNutrientClient(cfg),
+		Operation:               NewOperationClient(cfg),
+		Organization:            NewOrganizationClient(cfg),
+		Preservation:            NewPreservationClient(cfg),
+		Product:                 NewProductClient(cfg),
+		ProductAllergen:         NewProductAllergenClient(cfg),
+		ProductBannedCountry:    NewProductBannedCountryClient(cfg),
+		ProductByproduct:        NewProductByproductClient(cfg),
+		ProductLot:              NewProductLotClient(cfg),
+		ProductQCCheckpoint:     NewProductQCCheckpointClient(cfg),
+		ProductSubstitute:       NewProductSubstituteClient(cfg),
+		ProductSupplier:         NewProductSupplierClient(cfg),
+		ProductTag:              NewProductTagClient(cfg),
+		Production:              NewProductionClient(cfg),
+		ProductionConsumedStep:  NewProductionConsumedStepClient(cfg),
+		ProductionLine:          NewProductionLineClient(cfg),
+		ProductionLineEquipment: NewProductionLineEquipmentClient(cfg),
+		ProductionOperation:     NewProductionOperationClient(cfg),
+		ProductionPlannedStep:   NewProductionPlannedStepClient(cfg),
+		QCCheckpoint:            NewQCCheckpointClient(cfg),
+		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
+		RateWindow:              NewRateWindowClient(cfg),
+		RecipeStep:              NewRecipeStepClient(cfg),
+		StockMovement:           NewStockMovementClient(cfg),
+		Supplier:                NewSupplierClient(cfg),
+		Tag:                     NewTagClient(cfg),
+		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
+		WebhookAttempt:          NewWebhookAttemptClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
+		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
 	}, nil
 }
 
@@ -421,9 +439,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
 		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
 		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionPlannedStep, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
-		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.StockMovement,
+		c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -439,9 +458,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
 		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
 		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionPlannedStep, c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow,
-		c.StockMovement, c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.StockMovement,
+		c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -508,6 +528,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductionConsumedStep.mutate(ctx, m)
 	case *ProductionLineMutation:
 		return c.ProductionLine.mutate(ctx, m)
+	case *ProductionLineEquipmentMutation:
+		return c.ProductionLineEquipment.mutate(ctx, m)
+	case *ProductionOperationMutation:
+		return c.ProductionOperation.mutate(ctx, m)
 	case *ProductionPlannedStepMutation:
 		return c.ProductionPlannedStep.mutate(ctx, m)
 	case *QCCheckpointMutation:
@@ -516,6 +540,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.QCUnitOfMeasure.mutate(ctx, m)
 	case *RateWindowMutation:
 		return c.RateWindow.mutate(ctx, m)
+	case *RecipeStepMutation:
+		return c.RecipeStep.mutate(ctx, m)
 	case *StockMovementMutation:
 		return c.StockMovement.mutate(ctx, m)
 	case *SupplierMutation:
@@ -3561,6 +3587,22 @@ func (c *ProductClient) QueryQcCheckpoints(_m *Product) *ProductQCCheckpointQuer
 	return query
 }
 
+// QueryRecipeSteps queries the recipe_steps edge of a Product.
+func (c *ProductClient) QueryRecipeSteps(_m *Product) *RecipeStepQuery {
+	query := (&RecipeStepClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(recipestep.Table, recipestep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.RecipeStepsTable, product.RecipeStepsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ProductClient) Hooks() []Hook {
 	hooks := c.hooks.Product
@@ -5295,6 +5337,22 @@ func (c *ProductionClient) QueryConsumedSteps(_m *Production) *ProductionConsume
 	return query
 }
 
+// QueryOperations queries the operations edge of a Production.
+func (c *ProductionClient) QueryOperations(_m *Production) *ProductionOperationQuery {
+	query := (&ProductionOperationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, id),
+			sqlgraph.To(productionoperation.Table, productionoperation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, production.OperationsTable, production.OperationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ProductionClient) Hooks() []Hook {
 	hooks := c.hooks.Production
@@ -5659,6 +5717,22 @@ func (c *ProductionLineClient) QueryWarehouse(_m *ProductionLine) *LocationQuery
 	return query
 }
 
+// QueryEquipment queries the equipment edge of a ProductionLine.
+func (c *ProductionLineClient) QueryEquipment(_m *ProductionLine) *ProductionLineEquipmentQuery {
+	query := (&ProductionLineEquipmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionline.Table, productionline.FieldID, id),
+			sqlgraph.To(productionlineequipment.Table, productionlineequipment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productionline.EquipmentTable, productionline.EquipmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ProductionLineClient) Hooks() []Hook {
 	hooks := c.hooks.ProductionLine
@@ -5682,6 +5756,386 @@ func (c *ProductionLineClient) mutate(ctx context.Context, m *ProductionLineMuta
 		return (&ProductionLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ProductionLine mutation op: %q", m.Op())
+	}
+}
+
+// ProductionLineEquipmentClient is a client for the ProductionLineEquipment schema.
+type ProductionLineEquipmentClient struct {
+	config
+}
+
+// NewProductionLineEquipmentClient returns a client for the ProductionLineEquipment from the given config.
+func NewProductionLineEquipmentClient(c config) *ProductionLineEquipmentClient {
+	return &ProductionLineEquipmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productionlineequipment.Hooks(f(g(h())))`.
+func (c *ProductionLineEquipmentClient) Use(hooks ...Hook) {
+	c.hooks.ProductionLineEquipment = append(c.hooks.ProductionLineEquipment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productionlineequipment.Intercept(f(g(h())))`.
+func (c *ProductionLineEquipmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductionLineEquipment = append(c.inters.ProductionLineEquipment, interceptors...)
+}
+
+// Create returns a builder for creating a ProductionLineEquipment entity.
+func (c *ProductionLineEquipmentClient) Create() *ProductionLineEquipmentCreate {
+	mutation := newProductionLineEquipmentMutation(c.config, OpCreate)
+	return &ProductionLineEquipmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductionLineEquipment entities.
+func (c *ProductionLineEquipmentClient) CreateBulk(builders ...*ProductionLineEquipmentCreate) *ProductionLineEquipmentCreateBulk {
+	return &ProductionLineEquipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionLineEquipmentClient) MapCreateBulk(slice any, setFunc func(*ProductionLineEquipmentCreate, int)) *ProductionLineEquipmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionLineEquipmentCreateBulk{err: fmt.Errorf("calling to ProductionLineEquipmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionLineEquipmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionLineEquipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) Update() *ProductionLineEquipmentUpdate {
+	mutation := newProductionLineEquipmentMutation(c.config, OpUpdate)
+	return &ProductionLineEquipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionLineEquipmentClient) UpdateOne(_m *ProductionLineEquipment) *ProductionLineEquipmentUpdateOne {
+	mutation := newProductionLineEquipmentMutation(c.config, OpUpdateOne, withProductionLineEquipment(_m))
+	return &ProductionLineEquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionLineEquipmentClient) UpdateOneID(id int) *ProductionLineEquipmentUpdateOne {
+	mutation := newProductionLineEquipmentMutation(c.config, OpUpdateOne, withProductionLineEquipmentID(id))
+	return &ProductionLineEquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) Delete() *ProductionLineEquipmentDelete {
+	mutation := newProductionLineEquipmentMutation(c.config, OpDelete)
+	return &ProductionLineEquipmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionLineEquipmentClient) DeleteOne(_m *ProductionLineEquipment) *ProductionLineEquipmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionLineEquipmentClient) DeleteOneID(id int) *ProductionLineEquipmentDeleteOne {
+	builder := c.Delete().Where(productionlineequipment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionLineEquipmentDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) Query() *ProductionLineEquipmentQuery {
+	return &ProductionLineEquipmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductionLineEquipment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductionLineEquipment entity by its id.
+func (c *ProductionLineEquipmentClient) Get(ctx context.Context, id int) (*ProductionLineEquipment, error) {
+	return c.Query().Where(productionlineequipment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionLineEquipmentClient) GetX(ctx context.Context, id int) *ProductionLineEquipment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) QueryAccount(_m *ProductionLineEquipment) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionlineequipment.Table, productionlineequipment.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionlineequipment.AccountTable, productionlineequipment.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProductionLine queries the production_line edge of a ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) QueryProductionLine(_m *ProductionLineEquipment) *ProductionLineQuery {
+	query := (&ProductionLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionlineequipment.Table, productionlineequipment.FieldID, id),
+			sqlgraph.To(productionline.Table, productionline.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productionlineequipment.ProductionLineTable, productionlineequipment.ProductionLineColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEquipment queries the equipment edge of a ProductionLineEquipment.
+func (c *ProductionLineEquipmentClient) QueryEquipment(_m *ProductionLineEquipment) *EquipmentQuery {
+	query := (&EquipmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionlineequipment.Table, productionlineequipment.FieldID, id),
+			sqlgraph.To(equipment.Table, equipment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionlineequipment.EquipmentTable, productionlineequipment.EquipmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionLineEquipmentClient) Hooks() []Hook {
+	hooks := c.hooks.ProductionLineEquipment
+	return append(hooks[:len(hooks):len(hooks)], productionlineequipment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionLineEquipmentClient) Interceptors() []Interceptor {
+	return c.inters.ProductionLineEquipment
+}
+
+func (c *ProductionLineEquipmentClient) mutate(ctx context.Context, m *ProductionLineEquipmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionLineEquipmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionLineEquipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionLineEquipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionLineEquipmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductionLineEquipment mutation op: %q", m.Op())
+	}
+}
+
+// ProductionOperationClient is a client for the ProductionOperation schema.
+type ProductionOperationClient struct {
+	config
+}
+
+// NewProductionOperationClient returns a client for the ProductionOperation from the given config.
+func NewProductionOperationClient(c config) *ProductionOperationClient {
+	return &ProductionOperationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productionoperation.Hooks(f(g(h())))`.
+func (c *ProductionOperationClient) Use(hooks ...Hook) {
+	c.hooks.ProductionOperation = append(c.hooks.ProductionOperation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productionoperation.Intercept(f(g(h())))`.
+func (c *ProductionOperationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductionOperation = append(c.inters.ProductionOperation, interceptors...)
+}
+
+// Create returns a builder for creating a ProductionOperation entity.
+func (c *ProductionOperationClient) Create() *ProductionOperationCreate {
+	mutation := newProductionOperationMutation(c.config, OpCreate)
+	return &ProductionOperationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductionOperation entities.
+func (c *ProductionOperationClient) CreateBulk(builders ...*ProductionOperationCreate) *ProductionOperationCreateBulk {
+	return &ProductionOperationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductionOperationClient) MapCreateBulk(slice any, setFunc func(*ProductionOperationCreate, int)) *ProductionOperationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductionOperationCreateBulk{err: fmt.Errorf("calling to ProductionOperationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductionOperationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductionOperationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductionOperation.
+func (c *ProductionOperationClient) Update() *ProductionOperationUpdate {
+	mutation := newProductionOperationMutation(c.config, OpUpdate)
+	return &ProductionOperationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductionOperationClient) UpdateOne(_m *ProductionOperation) *ProductionOperationUpdateOne {
+	mutation := newProductionOperationMutation(c.config, OpUpdateOne, withProductionOperation(_m))
+	return &ProductionOperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductionOperationClient) UpdateOneID(id int) *ProductionOperationUpdateOne {
+	mutation := newProductionOperationMutation(c.config, OpUpdateOne, withProductionOperationID(id))
+	return &ProductionOperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductionOperation.
+func (c *ProductionOperationClient) Delete() *ProductionOperationDelete {
+	mutation := newProductionOperationMutation(c.config, OpDelete)
+	return &ProductionOperationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductionOperationClient) DeleteOne(_m *ProductionOperation) *ProductionOperationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductionOperationClient) DeleteOneID(id int) *ProductionOperationDeleteOne {
+	builder := c.Delete().Where(productionoperation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductionOperationDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductionOperation.
+func (c *ProductionOperationClient) Query() *ProductionOperationQuery {
+	return &ProductionOperationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductionOperation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductionOperation entity by its id.
+func (c *ProductionOperationClient) Get(ctx context.Context, id int) (*ProductionOperation, error) {
+	return c.Query().Where(productionoperation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductionOperationClient) GetX(ctx context.Context, id int) *ProductionOperation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ProductionOperation.
+func (c *ProductionOperationClient) QueryAccount(_m *ProductionOperation) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionoperation.Table, productionoperation.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionoperation.AccountTable, productionoperation.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduction queries the production edge of a ProductionOperation.
+func (c *ProductionOperationClient) QueryProduction(_m *ProductionOperation) *ProductionQuery {
+	query := (&ProductionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionoperation.Table, productionoperation.FieldID, id),
+			sqlgraph.To(production.Table, production.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productionoperation.ProductionTable, productionoperation.ProductionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryOperation queries the operation edge of a ProductionOperation.
+func (c *ProductionOperationClient) QueryOperation(_m *ProductionOperation) *OperationQuery {
+	query := (&OperationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionoperation.Table, productionoperation.FieldID, id),
+			sqlgraph.To(operation.Table, operation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionoperation.OperationTable, productionoperation.OperationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEquipment queries the equipment edge of a ProductionOperation.
+func (c *ProductionOperationClient) QueryEquipment(_m *ProductionOperation) *EquipmentQuery {
+	query := (&EquipmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionoperation.Table, productionoperation.FieldID, id),
+			sqlgraph.To(equipment.Table, equipment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, productionoperation.EquipmentTable, productionoperation.EquipmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductionOperationClient) Hooks() []Hook {
+	hooks := c.hooks.ProductionOperation
+	return append(hooks[:len(hooks):len(hooks)], productionoperation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductionOperationClient) Interceptors() []Interceptor {
+	return c.inters.ProductionOperation
+}
+
+func (c *ProductionOperationClient) mutate(ctx context.Context, m *ProductionOperationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductionOperationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductionOperationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductionOperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductionOperationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductionOperation mutation op: %q", m.Op())
 	}
 }
 
@@ -6330,6 +6784,204 @@ func (c *RateWindowClient) mutate(ctx context.Context, m *RateWindowMutation) (V
 		return (&RateWindowDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown RateWindow mutation op: %q", m.Op())
+	}
+}
+
+// RecipeStepClient is a client for the RecipeStep schema.
+type RecipeStepClient struct {
+	config
+}
+
+// NewRecipeStepClient returns a client for the RecipeStep from the given config.
+func NewRecipeStepClient(c config) *RecipeStepClient {
+	return &RecipeStepClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `recipestep.Hooks(f(g(h())))`.
+func (c *RecipeStepClient) Use(hooks ...Hook) {
+	c.hooks.RecipeStep = append(c.hooks.RecipeStep, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `recipestep.Intercept(f(g(h())))`.
+func (c *RecipeStepClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RecipeStep = append(c.inters.RecipeStep, interceptors...)
+}
+
+// Create returns a builder for creating a RecipeStep entity.
+func (c *RecipeStepClient) Create() *RecipeStepCreate {
+	mutation := newRecipeStepMutation(c.config, OpCreate)
+	return &RecipeStepCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RecipeStep entities.
+func (c *RecipeStepClient) CreateBulk(builders ...*RecipeStepCreate) *RecipeStepCreateBulk {
+	return &RecipeStepCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RecipeStepClient) MapCreateBulk(slice any, setFunc func(*RecipeStepCreate, int)) *RecipeStepCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RecipeStepCreateBulk{err: fmt.Errorf("calling to RecipeStepClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RecipeStepCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RecipeStepCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RecipeStep.
+func (c *RecipeStepClient) Update() *RecipeStepUpdate {
+	mutation := newRecipeStepMutation(c.config, OpUpdate)
+	return &RecipeStepUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RecipeStepClient) UpdateOne(_m *RecipeStep) *RecipeStepUpdateOne {
+	mutation := newRecipeStepMutation(c.config, OpUpdateOne, withRecipeStep(_m))
+	return &RecipeStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RecipeStepClient) UpdateOneID(id int) *RecipeStepUpdateOne {
+	mutation := newRecipeStepMutation(c.config, OpUpdateOne, withRecipeStepID(id))
+	return &RecipeStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RecipeStep.
+func (c *RecipeStepClient) Delete() *RecipeStepDelete {
+	mutation := newRecipeStepMutation(c.config, OpDelete)
+	return &RecipeStepDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RecipeStepClient) DeleteOne(_m *RecipeStep) *RecipeStepDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RecipeStepClient) DeleteOneID(id int) *RecipeStepDeleteOne {
+	builder := c.Delete().Where(recipestep.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RecipeStepDeleteOne{builder}
+}
+
+// Query returns a query builder for RecipeStep.
+func (c *RecipeStepClient) Query() *RecipeStepQuery {
+	return &RecipeStepQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRecipeStep},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RecipeStep entity by its id.
+func (c *RecipeStepClient) Get(ctx context.Context, id int) (*RecipeStep, error) {
+	return c.Query().Where(recipestep.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RecipeStepClient) GetX(ctx context.Context, id int) *RecipeStep {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a RecipeStep.
+func (c *RecipeStepClient) QueryAccount(_m *RecipeStep) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recipestep.Table, recipestep.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, recipestep.AccountTable, recipestep.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a RecipeStep.
+func (c *RecipeStepClient) QueryProduct(_m *RecipeStep) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recipestep.Table, recipestep.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, recipestep.ProductTable, recipestep.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryOperation queries the operation edge of a RecipeStep.
+func (c *RecipeStepClient) QueryOperation(_m *RecipeStep) *OperationQuery {
+	query := (&OperationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recipestep.Table, recipestep.FieldID, id),
+			sqlgraph.To(operation.Table, operation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, recipestep.OperationTable, recipestep.OperationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEquipment queries the equipment edge of a RecipeStep.
+func (c *RecipeStepClient) QueryEquipment(_m *RecipeStep) *EquipmentQuery {
+	query := (&EquipmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recipestep.Table, recipestep.FieldID, id),
+			sqlgraph.To(equipment.Table, equipment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, recipestep.EquipmentTable, recipestep.EquipmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *RecipeStepClient) Hooks() []Hook {
+	hooks := c.hooks.RecipeStep
+	return append(hooks[:len(hooks):len(hooks)], recipestep.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *RecipeStepClient) Interceptors() []Interceptor {
+	return c.inters.RecipeStep
+}
+
+func (c *RecipeStepClient) mutate(ctx context.Context, m *RecipeStepMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RecipeStepCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RecipeStepUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RecipeStepUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RecipeStepDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RecipeStep mutation op: %q", m.Op())
 	}
 }
 
@@ -7487,8 +8139,9 @@ type (
 		Operation, Organization, Preservation, Product, ProductAllergen,
 		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
 		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionPlannedStep, QCCheckpoint,
-		QCUnitOfMeasure, RateWindow, StockMovement, Supplier, Tag, UnitOfMeasure,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
+		RateWindow, RecipeStep, StockMovement, Supplier, Tag, UnitOfMeasure,
 		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
@@ -7497,8 +8150,9 @@ type (
 		Operation, Organization, Preservation, Product, ProductAllergen,
 		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
 		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionPlannedStep, QCCheckpoint,
-		QCUnitOfMeasure, RateWindow, StockMovement, Supplier, Tag, UnitOfMeasure,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
+		RateWindow, RecipeStep, StockMovement, Supplier, Tag, UnitOfMeasure,
 		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )

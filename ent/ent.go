@@ -36,6 +36,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -45,6 +47,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -112,46 +115,49 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:                 apikey.ValidColumn,
-			account.Table:                account.ValidColumn,
-			allergen.Table:               allergen.ValidColumn,
-			auditrecord.Table:            auditrecord.ValidColumn,
-			country.Table:                country.ValidColumn,
-			documentcounter.Table:        documentcounter.ValidColumn,
-			employee.Table:               employee.ValidColumn,
-			equipment.Table:              equipment.ValidColumn,
-			event.Table:                  event.ValidColumn,
-			food.Table:                   food.ValidColumn,
-			foodnutrient.Table:           foodnutrient.ValidColumn,
-			location.Table:               location.ValidColumn,
-			lotcorrection.Table:          lotcorrection.ValidColumn,
-			nutrient.Table:               nutrient.ValidColumn,
-			operation.Table:              operation.ValidColumn,
-			organization.Table:           organization.ValidColumn,
-			preservation.Table:           preservation.ValidColumn,
-			product.Table:                product.ValidColumn,
-			productallergen.Table:        productallergen.ValidColumn,
-			productbannedcountry.Table:   productbannedcountry.ValidColumn,
-			productbyproduct.Table:       productbyproduct.ValidColumn,
-			productlot.Table:             productlot.ValidColumn,
-			productqccheckpoint.Table:    productqccheckpoint.ValidColumn,
-			productsubstitute.Table:      productsubstitute.ValidColumn,
-			productsupplier.Table:        productsupplier.ValidColumn,
-			producttag.Table:             producttag.ValidColumn,
-			production.Table:             production.ValidColumn,
-			productionconsumedstep.Table: productionconsumedstep.ValidColumn,
-			productionline.Table:         productionline.ValidColumn,
-			productionplannedstep.Table:  productionplannedstep.ValidColumn,
-			qccheckpoint.Table:           qccheckpoint.ValidColumn,
-			qcunitofmeasure.Table:        qcunitofmeasure.ValidColumn,
-			ratewindow.Table:             ratewindow.ValidColumn,
-			stockmovement.Table:          stockmovement.ValidColumn,
-			supplier.Table:               supplier.ValidColumn,
-			tag.Table:                    tag.ValidColumn,
-			unitofmeasure.Table:          unitofmeasure.ValidColumn,
-			webhookattempt.Table:         webhookattempt.ValidColumn,
-			webhookdelivery.Table:        webhookdelivery.ValidColumn,
-			webhookendpoint.Table:        webhookendpoint.ValidColumn,
+			apikey.Table:                  apikey.ValidColumn,
+			account.Table:                 account.ValidColumn,
+			allergen.Table:                allergen.ValidColumn,
+			auditrecord.Table:             auditrecord.ValidColumn,
+			country.Table:                 country.ValidColumn,
+			documentcounter.Table:         documentcounter.ValidColumn,
+			employee.Table:                employee.ValidColumn,
+			equipment.Table:               equipment.ValidColumn,
+			event.Table:                   event.ValidColumn,
+			food.Table:                    food.ValidColumn,
+			foodnutrient.Table:            foodnutrient.ValidColumn,
+			location.Table:                location.ValidColumn,
+			lotcorrection.Table:           lotcorrection.ValidColumn,
+			nutrient.Table:                nutrient.ValidColumn,
+			operation.Table:               operation.ValidColumn,
+			organization.Table:            organization.ValidColumn,
+			preservation.Table:            preservation.ValidColumn,
+			product.Table:                 product.ValidColumn,
+			productallergen.Table:         productallergen.ValidColumn,
+			productbannedcountry.Table:    productbannedcountry.ValidColumn,
+			productbyproduct.Table:        productbyproduct.ValidColumn,
+			productlot.Table:              productlot.ValidColumn,
+			productqccheckpoint.Table:     productqccheckpoint.ValidColumn,
+			productsubstitute.Table:       productsubstitute.ValidColumn,
+			productsupplier.Table:         productsupplier.ValidColumn,
+			producttag.Table:              producttag.ValidColumn,
+			production.Table:              production.ValidColumn,
+			productionconsumedstep.Table:  productionconsumedstep.ValidColumn,
+			productionline.Table:          productionline.ValidColumn,
+			productionlineequipment.Table: productionlineequipment.ValidColumn,
+			productionoperation.Table:     productionoperation.ValidColumn,
+			productionplannedstep.Table:   productionplannedstep.ValidColumn,
+			qccheckpoint.Table:            qccheckpoint.ValidColumn,
+			qcunitofmeasure.Table:         qcunitofmeasure.ValidColumn,
+			ratewindow.Table:              ratewindow.ValidColumn,
+			recipestep.Table:              recipestep.ValidColumn,
+			stockmovement.Table:           stockmovement.ValidColumn,
+			supplier.Table:                supplier.ValidColumn,
+			tag.Table:                     tag.ValidColumn,
+			unitofmeasure.Table:           unitofmeasure.ValidColumn,
+			webhookattempt.Table:          webhookattempt.ValidColumn,
+			webhookdelivery.Table:         webhookdelivery.ValidColumn,
+			webhookendpoint.Table:         webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

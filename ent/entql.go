@@ -28,6 +28,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -37,6 +39,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -53,7 +56,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 40)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 43)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -649,6 +652,40 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productionlineequipment.Table,
+			Columns: productionlineequipment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productionlineequipment.FieldID,
+			},
+		},
+		Type: "ProductionLineEquipment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productionlineequipment.FieldAccountID:        {Type: field.TypeInt, Column: productionlineequipment.FieldAccountID},
+			productionlineequipment.FieldProductionLineID: {Type: field.TypeInt, Column: productionlineequipment.FieldProductionLineID},
+			productionlineequipment.FieldEquipmentID:      {Type: field.TypeInt, Column: productionlineequipment.FieldEquipmentID},
+		},
+	}
+	graph.Nodes[30] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   productionoperation.Table,
+			Columns: productionoperation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: productionoperation.FieldID,
+			},
+		},
+		Type: "ProductionOperation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			productionoperation.FieldAccountID:    {Type: field.TypeInt, Column: productionoperation.FieldAccountID},
+			productionoperation.FieldProductionID: {Type: field.TypeInt, Column: productionoperation.FieldProductionID},
+			productionoperation.FieldPosition:     {Type: field.TypeInt, Column: productionoperation.FieldPosition},
+			productionoperation.FieldOperationID:  {Type: field.TypeInt, Column: productionoperation.FieldOperationID},
+			productionoperation.FieldEquipmentID:  {Type: field.TypeInt, Column: productionoperation.FieldEquipmentID},
+		},
+	}
+	graph.Nodes[31] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionplannedstep.Table,
 			Columns: productionplannedstep.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -665,7 +702,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionplannedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionplannedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -688,7 +725,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -707,7 +744,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -723,7 +760,25 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   recipestep.Table,
+			Columns: recipestep.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: recipestep.FieldID,
+			},
+		},
+		Type: "RecipeStep",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			recipestep.FieldAccountID:   {Type: field.TypeInt, Column: recipestep.FieldAccountID},
+			recipestep.FieldProductID:   {Type: field.TypeInt, Column: recipestep.FieldProductID},
+			recipestep.FieldPosition:    {Type: field.TypeInt, Column: recipestep.FieldPosition},
+			recipestep.FieldOperationID: {Type: field.TypeInt, Column: recipestep.FieldOperationID},
+			recipestep.FieldEquipmentID: {Type: field.TypeInt, Column: recipestep.FieldEquipmentID},
+		},
+	}
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -747,7 +802,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -766,7 +821,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -785,7 +840,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -806,7 +861,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -829,7 +884,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -850,7 +905,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1357,6 +1412,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"ProductQCCheckpoint",
 	)
 	graph.MustAddE(
+		"recipe_steps",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+		},
+		"Product",
+		"RecipeStep",
+	)
+	graph.MustAddE(
 		"account",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1753,6 +1820,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"ProductionConsumedStep",
 	)
 	graph.MustAddE(
+		"operations",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+		},
+		"Production",
+		"ProductionOperation",
+	)
+	graph.MustAddE(
 		"account",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1823,6 +1902,102 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"ProductionLine",
 		"Location",
+	)
+	graph.MustAddE(
+		"equipment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+		},
+		"ProductionLine",
+		"ProductionLineEquipment",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionlineequipment.AccountTable,
+			Columns: []string{productionlineequipment.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductionLineEquipment",
+		"Account",
+	)
+	graph.MustAddE(
+		"production_line",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productionlineequipment.ProductionLineTable,
+			Columns: []string{productionlineequipment.ProductionLineColumn},
+			Bidi:    false,
+		},
+		"ProductionLineEquipment",
+		"ProductionLine",
+	)
+	graph.MustAddE(
+		"equipment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionlineequipment.EquipmentTable,
+			Columns: []string{productionlineequipment.EquipmentColumn},
+			Bidi:    false,
+		},
+		"ProductionLineEquipment",
+		"Equipment",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionoperation.AccountTable,
+			Columns: []string{productionoperation.AccountColumn},
+			Bidi:    false,
+		},
+		"ProductionOperation",
+		"Account",
+	)
+	graph.MustAddE(
+		"production",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   productionoperation.ProductionTable,
+			Columns: []string{productionoperation.ProductionColumn},
+			Bidi:    false,
+		},
+		"ProductionOperation",
+		"Production",
+	)
+	graph.MustAddE(
+		"operation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionoperation.OperationTable,
+			Columns: []string{productionoperation.OperationColumn},
+			Bidi:    false,
+		},
+		"ProductionOperation",
+		"Operation",
+	)
+	graph.MustAddE(
+		"equipment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   productionoperation.EquipmentTable,
+			Columns: []string{productionoperation.EquipmentColumn},
+			Bidi:    false,
+		},
+		"ProductionOperation",
+		"Equipment",
 	)
 	graph.MustAddE(
 		"account",
@@ -1907,6 +2082,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"QCUnitOfMeasure",
 		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   recipestep.AccountTable,
+			Columns: []string{recipestep.AccountColumn},
+			Bidi:    false,
+		},
+		"RecipeStep",
+		"Account",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   recipestep.ProductTable,
+			Columns: []string{recipestep.ProductColumn},
+			Bidi:    false,
+		},
+		"RecipeStep",
+		"Product",
+	)
+	graph.MustAddE(
+		"operation",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   recipestep.OperationTable,
+			Columns: []string{recipestep.OperationColumn},
+			Bidi:    false,
+		},
+		"RecipeStep",
+		"Operation",
+	)
+	graph.MustAddE(
+		"equipment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   recipestep.EquipmentTable,
+			Columns: []string{recipestep.EquipmentColumn},
+			Bidi:    false,
+		},
+		"RecipeStep",
+		"Equipment",
 	)
 	graph.MustAddE(
 		"account",
@@ -4108,6 +4331,20 @@ func (f *ProductFilter) WhereHasQcCheckpointsWith(preds ...predicate.ProductQCCh
 	})))
 }
 
+// WhereHasRecipeSteps applies a predicate to check if query has an edge recipe_steps.
+func (f *ProductFilter) WhereHasRecipeSteps() {
+	f.Where(entql.HasEdge("recipe_steps"))
+}
+
+// WhereHasRecipeStepsWith applies a predicate to check if query has an edge recipe_steps with a given conditions (other predicates).
+func (f *ProductFilter) WhereHasRecipeStepsWith(preds ...predicate.RecipeStep) {
+	f.Where(entql.HasEdgeWith("recipe_steps", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *ProductAllergenQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5195,6 +5432,20 @@ func (f *ProductionFilter) WhereHasConsumedStepsWith(preds ...predicate.Producti
 	})))
 }
 
+// WhereHasOperations applies a predicate to check if query has an edge operations.
+func (f *ProductionFilter) WhereHasOperations() {
+	f.Where(entql.HasEdge("operations"))
+}
+
+// WhereHasOperationsWith applies a predicate to check if query has an edge operations with a given conditions (other predicates).
+func (f *ProductionFilter) WhereHasOperationsWith(preds ...predicate.ProductionOperation) {
+	f.Where(entql.HasEdgeWith("operations", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *ProductionConsumedStepQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5419,6 +5670,238 @@ func (f *ProductionLineFilter) WhereHasWarehouseWith(preds ...predicate.Location
 	})))
 }
 
+// WhereHasEquipment applies a predicate to check if query has an edge equipment.
+func (f *ProductionLineFilter) WhereHasEquipment() {
+	f.Where(entql.HasEdge("equipment"))
+}
+
+// WhereHasEquipmentWith applies a predicate to check if query has an edge equipment with a given conditions (other predicates).
+func (f *ProductionLineFilter) WhereHasEquipmentWith(preds ...predicate.ProductionLineEquipment) {
+	f.Where(entql.HasEdgeWith("equipment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductionLineEquipmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductionLineEquipmentQuery builder.
+func (_q *ProductionLineEquipmentQuery) Filter() *ProductionLineEquipmentFilter {
+	return &ProductionLineEquipmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductionLineEquipmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductionLineEquipmentMutation builder.
+func (m *ProductionLineEquipmentMutation) Filter() *ProductionLineEquipmentFilter {
+	return &ProductionLineEquipmentFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductionLineEquipmentFilter provides a generic filtering capability at runtime for ProductionLineEquipmentQuery.
+type ProductionLineEquipmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductionLineEquipmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductionLineEquipmentFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productionlineequipment.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductionLineEquipmentFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productionlineequipment.FieldAccountID))
+}
+
+// WhereProductionLineID applies the entql int predicate on the production_line_id field.
+func (f *ProductionLineEquipmentFilter) WhereProductionLineID(p entql.IntP) {
+	f.Where(p.Field(productionlineequipment.FieldProductionLineID))
+}
+
+// WhereEquipmentID applies the entql int predicate on the equipment_id field.
+func (f *ProductionLineEquipmentFilter) WhereEquipmentID(p entql.IntP) {
+	f.Where(p.Field(productionlineequipment.FieldEquipmentID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductionLineEquipmentFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductionLineEquipmentFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProductionLine applies a predicate to check if query has an edge production_line.
+func (f *ProductionLineEquipmentFilter) WhereHasProductionLine() {
+	f.Where(entql.HasEdge("production_line"))
+}
+
+// WhereHasProductionLineWith applies a predicate to check if query has an edge production_line with a given conditions (other predicates).
+func (f *ProductionLineEquipmentFilter) WhereHasProductionLineWith(preds ...predicate.ProductionLine) {
+	f.Where(entql.HasEdgeWith("production_line", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasEquipment applies a predicate to check if query has an edge equipment.
+func (f *ProductionLineEquipmentFilter) WhereHasEquipment() {
+	f.Where(entql.HasEdge("equipment"))
+}
+
+// WhereHasEquipmentWith applies a predicate to check if query has an edge equipment with a given conditions (other predicates).
+func (f *ProductionLineEquipmentFilter) WhereHasEquipmentWith(preds ...predicate.Equipment) {
+	f.Where(entql.HasEdgeWith("equipment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ProductionOperationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ProductionOperationQuery builder.
+func (_q *ProductionOperationQuery) Filter() *ProductionOperationFilter {
+	return &ProductionOperationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ProductionOperationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ProductionOperationMutation builder.
+func (m *ProductionOperationMutation) Filter() *ProductionOperationFilter {
+	return &ProductionOperationFilter{config: m.config, predicateAdder: m}
+}
+
+// ProductionOperationFilter provides a generic filtering capability at runtime for ProductionOperationQuery.
+type ProductionOperationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ProductionOperationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ProductionOperationFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ProductionOperationFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldAccountID))
+}
+
+// WhereProductionID applies the entql int predicate on the production_id field.
+func (f *ProductionOperationFilter) WhereProductionID(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldProductionID))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *ProductionOperationFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldPosition))
+}
+
+// WhereOperationID applies the entql int predicate on the operation_id field.
+func (f *ProductionOperationFilter) WhereOperationID(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldOperationID))
+}
+
+// WhereEquipmentID applies the entql int predicate on the equipment_id field.
+func (f *ProductionOperationFilter) WhereEquipmentID(p entql.IntP) {
+	f.Where(p.Field(productionoperation.FieldEquipmentID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ProductionOperationFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ProductionOperationFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduction applies a predicate to check if query has an edge production.
+func (f *ProductionOperationFilter) WhereHasProduction() {
+	f.Where(entql.HasEdge("production"))
+}
+
+// WhereHasProductionWith applies a predicate to check if query has an edge production with a given conditions (other predicates).
+func (f *ProductionOperationFilter) WhereHasProductionWith(preds ...predicate.Production) {
+	f.Where(entql.HasEdgeWith("production", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasOperation applies a predicate to check if query has an edge operation.
+func (f *ProductionOperationFilter) WhereHasOperation() {
+	f.Where(entql.HasEdge("operation"))
+}
+
+// WhereHasOperationWith applies a predicate to check if query has an edge operation with a given conditions (other predicates).
+func (f *ProductionOperationFilter) WhereHasOperationWith(preds ...predicate.Operation) {
+	f.Where(entql.HasEdgeWith("operation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasEquipment applies a predicate to check if query has an edge equipment.
+func (f *ProductionOperationFilter) WhereHasEquipment() {
+	f.Where(entql.HasEdge("equipment"))
+}
+
+// WhereHasEquipmentWith applies a predicate to check if query has an edge equipment with a given conditions (other predicates).
+func (f *ProductionOperationFilter) WhereHasEquipmentWith(preds ...predicate.Equipment) {
+	f.Where(entql.HasEdgeWith("equipment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *ProductionPlannedStepQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -5448,7 +5931,7 @@ type ProductionPlannedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionPlannedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5569,7 +6052,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5687,7 +6170,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5771,7 +6254,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5795,6 +6278,127 @@ func (f *RateWindowFilter) WhereWindowStart(p entql.Int64P) {
 // WhereHits applies the entql int predicate on the hits field.
 func (f *RateWindowFilter) WhereHits(p entql.IntP) {
 	f.Where(p.Field(ratewindow.FieldHits))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *RecipeStepQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the RecipeStepQuery builder.
+func (_q *RecipeStepQuery) Filter() *RecipeStepFilter {
+	return &RecipeStepFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *RecipeStepMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the RecipeStepMutation builder.
+func (m *RecipeStepMutation) Filter() *RecipeStepFilter {
+	return &RecipeStepFilter{config: m.config, predicateAdder: m}
+}
+
+// RecipeStepFilter provides a generic filtering capability at runtime for RecipeStepQuery.
+type RecipeStepFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *RecipeStepFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *RecipeStepFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *RecipeStepFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldAccountID))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *RecipeStepFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldProductID))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *RecipeStepFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldPosition))
+}
+
+// WhereOperationID applies the entql int predicate on the operation_id field.
+func (f *RecipeStepFilter) WhereOperationID(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldOperationID))
+}
+
+// WhereEquipmentID applies the entql int predicate on the equipment_id field.
+func (f *RecipeStepFilter) WhereEquipmentID(p entql.IntP) {
+	f.Where(p.Field(recipestep.FieldEquipmentID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *RecipeStepFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *RecipeStepFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *RecipeStepFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *RecipeStepFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasOperation applies a predicate to check if query has an edge operation.
+func (f *RecipeStepFilter) WhereHasOperation() {
+	f.Where(entql.HasEdge("operation"))
+}
+
+// WhereHasOperationWith applies a predicate to check if query has an edge operation with a given conditions (other predicates).
+func (f *RecipeStepFilter) WhereHasOperationWith(preds ...predicate.Operation) {
+	f.Where(entql.HasEdgeWith("operation", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasEquipment applies a predicate to check if query has an edge equipment.
+func (f *RecipeStepFilter) WhereHasEquipment() {
+	f.Where(entql.HasEdge("equipment"))
+}
+
+// WhereHasEquipmentWith applies a predicate to check if query has an edge equipment with a given conditions (other predicates).
+func (f *RecipeStepFilter) WhereHasEquipmentWith(preds ...predicate.Equipment) {
+	f.Where(entql.HasEdgeWith("equipment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -5826,7 +6430,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5963,7 +6567,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6047,7 +6651,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6131,7 +6735,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6239,7 +6843,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6343,7 +6947,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6465,7 +7069,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -10,11 +10,13 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/nutrient"
+	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/production"
@@ -129,11 +131,23 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactProductionConsumedStep(e)
 		}
+	case *ProductionOperation:
+		redactProductionOperation(v)
+	case []*ProductionOperation:
+		for _, e := range v {
+			redactProductionOperation(e)
+		}
 	case *ProductionPlannedStep:
 		redactProductionPlannedStep(v)
 	case []*ProductionPlannedStep:
 		for _, e := range v {
 			redactProductionPlannedStep(e)
+		}
+	case *RecipeStep:
+		redactRecipeStep(v)
+	case []*RecipeStep:
+		for _, e := range v {
+			redactRecipeStep(e)
 		}
 	case *StockMovement:
 		redactStockMovement(v)
@@ -179,6 +193,7 @@ func redactProduct(e *Product) {
 	RedactCost(e.Edges.Suppliers)
 	RedactCost(e.Edges.Byproducts)
 	RedactCost(e.Edges.QcCheckpoints)
+	RedactCost(e.Edges.RecipeSteps)
 }
 
 func redactProductAllergen(e *ProductAllergen) {
@@ -248,6 +263,7 @@ func redactProduction(e *Production) {
 	RedactCost(e.Edges.Product)
 	RedactCost(e.Edges.PlannedSteps)
 	RedactCost(e.Edges.ConsumedSteps)
+	RedactCost(e.Edges.Operations)
 }
 
 func redactProductionConsumedStep(e *ProductionConsumedStep) {
@@ -259,6 +275,14 @@ func redactProductionConsumedStep(e *ProductionConsumedStep) {
 	RedactCost(e.Edges.Product)
 }
 
+func redactProductionOperation(e *ProductionOperation) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Production)
+	RedactCost(e.Edges.Operation)
+}
+
 func redactProductionPlannedStep(e *ProductionPlannedStep) {
 	if e == nil {
 		return
@@ -266,6 +290,14 @@ func redactProductionPlannedStep(e *ProductionPlannedStep) {
 	RedactCost(e.Edges.Production)
 	RedactCost(e.Edges.Lot)
 	RedactCost(e.Edges.Product)
+}
+
+func redactRecipeStep(e *RecipeStep) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.Operation)
 }
 
 func redactStockMovement(e *StockMovement) {
@@ -767,6 +799,53 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("warehouse_id", "must name an existing warehouse (%d was not found)", id)
 			}
 		}
+	case *ProductionLineEquipmentMutation:
+		if id, ok := m.ProductionLineID(); ok {
+			found, err := m.Client().ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("production_line_id", "must name an existing production line (%d was not found)", id)
+			}
+		}
+		if id, ok := m.EquipmentID(); ok {
+			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
+			}
+		}
+	case *ProductionOperationMutation:
+		if id, ok := m.ProductionID(); ok {
+			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("production_id", "must name an existing production (%d was not found)", id)
+			}
+		}
+		if id, ok := m.OperationID(); ok {
+			found, err := m.Client().Operation.Query().Where(operation.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("operation_id", "must name an existing operation (%d was not found)", id)
+			}
+		}
+		if id, ok := m.EquipmentID(); ok {
+			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
+			}
+		}
 	case *ProductionPlannedStepMutation:
 		if id, ok := m.ProductionID(); ok {
 			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
@@ -803,6 +882,34 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("qc_unit_of_measure_id", "must name an existing QC unit of measure (%d was not found)", id)
+			}
+		}
+	case *RecipeStepMutation:
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.OperationID(); ok {
+			found, err := m.Client().Operation.Query().Where(operation.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("operation_id", "must name an existing operation (%d was not found)", id)
+			}
+		}
+		if id, ok := m.EquipmentID(); ok {
+			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
 			}
 		}
 	case *StockMovementMutation:
@@ -860,46 +967,49 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 // uniqueIndexes are the columns of every unique index, by the name PostgreSQL
 // reports in a violation.
 var uniqueIndexes = map[string][]string{
-	"api_keys_secret_hash_key":                        {"secret_hash"},
-	"account_organization_id_environment":             {"organization_id", "environment"},
-	"allergen_account_id_name":                        {"account_id", "name"},
-	"allergen_account_id_code":                        {"account_id", "code"},
-	"allergen_code":                                   {"code"},
-	"country_account_id_code":                         {"account_id", "code"},
-	"country_code":                                    {"code"},
-	"documentcounter_account_id_document":             {"account_id", "document"},
-	"employee_account_id_code":                        {"account_id", "code"},
-	"equipment_account_id_code":                       {"account_id", "code"},
-	"events_event_id_key":                             {"event_id"},
-	"foodnutrient_food_id_nutrient_id":                {"food_id", "nutrient_id"},
-	"location_account_id_code":                        {"account_id", "code"},
-	"location_parent_id_code":                         {"parent_id", "code"},
-	"nutrient_account_id_key":                         {"account_id", "key"},
-	"nutrient_key":                                    {"key"},
-	"operation_account_id_code":                       {"account_id", "code"},
-	"preservation_account_id_code":                    {"account_id", "code"},
-	"preservation_code":                               {"code"},
-	"product_account_id_product_code":                 {"account_id", "product_code"},
-	"productallergen_product_id_allergen_id":          {"product_id", "allergen_id"},
-	"productbannedcountry_product_id_country_id":      {"product_id", "country_id"},
-	"productbyproduct_product_id_byproduct_id":        {"product_id", "byproduct_id"},
-	"productlot_product_id_location_key_lot_number":   {"product_id", "location_key", "lot_number"},
-	"product_lots_unnumbered":                         {"account_id", "product_id"},
-	"productqccheckpoint_product_id_qc_checkpoint_id": {"product_id", "qc_checkpoint_id"},
-	"productsubstitute_product_id_substitute_id":      {"product_id", "substitute_id"},
-	"productsupplier_product_id_supplier_id":          {"product_id", "supplier_id"},
-	"producttag_product_id_tag_id":                    {"product_id", "tag_id"},
-	"production_account_id_production_no":             {"account_id", "production_no"},
-	"productionline_account_id_name":                  {"account_id", "name"},
-	"qccheckpoint_account_id_code":                    {"account_id", "code"},
-	"qcunitofmeasure_account_id_code":                 {"account_id", "code"},
-	"qcunitofmeasure_code":                            {"code"},
-	"ratewindow_bucket_window_start":                  {"bucket", "window_start"},
-	"supplier_account_id_supplier_code":               {"account_id", "supplier_code"},
-	"tag_account_id_ref_type_name":                    {"account_id", "ref_type", "name"},
-	"unitofmeasure_account_id_code":                   {"account_id", "code"},
-	"unitofmeasure_code":                              {"code"},
-	"webhookdelivery_event_id_endpoint_id":            {"event_id", "endpoint_id"},
+	"api_keys_secret_hash_key":                                {"secret_hash"},
+	"account_organization_id_environment":                     {"organization_id", "environment"},
+	"allergen_account_id_name":                                {"account_id", "name"},
+	"allergen_account_id_code":                                {"account_id", "code"},
+	"allergen_code":                                           {"code"},
+	"country_account_id_code":                                 {"account_id", "code"},
+	"country_code":                                            {"code"},
+	"documentcounter_account_id_document":                     {"account_id", "document"},
+	"employee_account_id_code":                                {"account_id", "code"},
+	"equipment_account_id_code":                               {"account_id", "code"},
+	"events_event_id_key":                                     {"event_id"},
+	"foodnutrient_food_id_nutrient_id":                        {"food_id", "nutrient_id"},
+	"location_account_id_code":                                {"account_id", "code"},
+	"location_parent_id_code":                                 {"parent_id", "code"},
+	"nutrient_account_id_key":                                 {"account_id", "key"},
+	"nutrient_key":                                            {"key"},
+	"operation_account_id_code":                               {"account_id", "code"},
+	"preservation_account_id_code":                            {"account_id", "code"},
+	"preservation_code":                                       {"code"},
+	"product_account_id_product_code":                         {"account_id", "product_code"},
+	"productallergen_product_id_allergen_id":                  {"product_id", "allergen_id"},
+	"productbannedcountry_product_id_country_id":              {"product_id", "country_id"},
+	"productbyproduct_product_id_byproduct_id":                {"product_id", "byproduct_id"},
+	"productlot_product_id_location_key_lot_number":           {"product_id", "location_key", "lot_number"},
+	"product_lots_unnumbered":                                 {"account_id", "product_id"},
+	"productqccheckpoint_product_id_qc_checkpoint_id":         {"product_id", "qc_checkpoint_id"},
+	"productsubstitute_product_id_substitute_id":              {"product_id", "substitute_id"},
+	"productsupplier_product_id_supplier_id":                  {"product_id", "supplier_id"},
+	"producttag_product_id_tag_id":                            {"product_id", "tag_id"},
+	"production_account_id_production_no":                     {"account_id", "production_no"},
+	"productionline_account_id_name":                          {"account_id", "name"},
+	"productionlineequipment_production_line_id_equipment_id": {"production_line_id", "equipment_id"},
+	"productionoperation_production_id_position":              {"production_id", "position"},
+	"qccheckpoint_account_id_code":                            {"account_id", "code"},
+	"qcunitofmeasure_account_id_code":                         {"account_id", "code"},
+	"qcunitofmeasure_code":                                    {"code"},
+	"ratewindow_bucket_window_start":                          {"bucket", "window_start"},
+	"recipestep_product_id_position":                          {"product_id", "position"},
+	"supplier_account_id_supplier_code":                       {"account_id", "supplier_code"},
+	"tag_account_id_ref_type_name":                            {"account_id", "ref_type", "name"},
+	"unitofmeasure_account_id_code":                           {"account_id", "code"},
+	"unitofmeasure_code":                                      {"code"},
+	"webhookdelivery_event_id_endpoint_id":                    {"event_id", "endpoint_id"},
 }
 
 // UniqueColumns returns the columns of the unique index name.

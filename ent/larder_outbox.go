@@ -290,6 +290,10 @@ func AccountOf(v Value) (int, bool) {
 		return e.AccountID, true
 	case *ProductionLine:
 		return e.AccountID, true
+	case *ProductionLineEquipment:
+		return e.AccountID, true
+	case *ProductionOperation:
+		return e.AccountID, true
 	case *ProductionPlannedStep:
 		return e.AccountID, true
 	case *QCCheckpoint:
@@ -299,6 +303,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *RecipeStep:
+		return e.AccountID, true
 	case *StockMovement:
 		return e.AccountID, true
 	case *Supplier:

@@ -38,6 +38,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -47,6 +49,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -65,46 +68,49 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey                 = "APIKey"
-	TypeAccount                = "Account"
-	TypeAllergen               = "Allergen"
-	TypeAuditRecord            = "AuditRecord"
-	TypeCountry                = "Country"
-	TypeDocumentCounter        = "DocumentCounter"
-	TypeEmployee               = "Employee"
-	TypeEquipment              = "Equipment"
-	TypeEvent                  = "Event"
-	TypeFood                   = "Food"
-	TypeFoodNutrient           = "FoodNutrient"
-	TypeLocation               = "Location"
-	TypeLotCorrection          = "LotCorrection"
-	TypeNutrient               = "Nutrient"
-	TypeOperation              = "Operation"
-	TypeOrganization           = "Organization"
-	TypePreservation           = "Preservation"
-	TypeProduct                = "Product"
-	TypeProductAllergen        = "ProductAllergen"
-	TypeProductBannedCountry   = "ProductBannedCountry"
-	TypeProductByproduct       = "ProductByproduct"
-	TypeProductLot             = "ProductLot"
-	TypeProductQCCheckpoint    = "ProductQCCheckpoint"
-	TypeProductSubstitute      = "ProductSubstitute"
-	TypeProductSupplier        = "ProductSupplier"
-	TypeProductTag             = "ProductTag"
-	TypeProduction             = "Production"
-	TypeProductionConsumedStep = "ProductionConsumedStep"
-	TypeProductionLine         = "ProductionLine"
-	TypeProductionPlannedStep  = "ProductionPlannedStep"
-	TypeQCCheckpoint           = "QCCheckpoint"
-	TypeQCUnitOfMeasure        = "QCUnitOfMeasure"
-	TypeRateWindow             = "RateWindow"
-	TypeStockMovement          = "StockMovement"
-	TypeSupplier               = "Supplier"
-	TypeTag                    = "Tag"
-	TypeUnitOfMeasure          = "UnitOfMeasure"
-	TypeWebhookAttempt         = "WebhookAttempt"
-	TypeWebhookDelivery        = "WebhookDelivery"
-	TypeWebhookEndpoint        = "WebhookEndpoint"
+	TypeAPIKey                  = "APIKey"
+	TypeAccount                 = "Account"
+	TypeAllergen                = "Allergen"
+	TypeAuditRecord             = "AuditRecord"
+	TypeCountry                 = "Country"
+	TypeDocumentCounter         = "DocumentCounter"
+	TypeEmployee                = "Employee"
+	TypeEquipment               = "Equipment"
+	TypeEvent                   = "Event"
+	TypeFood                    = "Food"
+	TypeFoodNutrient            = "FoodNutrient"
+	TypeLocation                = "Location"
+	TypeLotCorrection           = "LotCorrection"
+	TypeNutrient                = "Nutrient"
+	TypeOperation               = "Operation"
+	TypeOrganization            = "Organization"
+	TypePreservation            = "Preservation"
+	TypeProduct                 = "Product"
+	TypeProductAllergen         = "ProductAllergen"
+	TypeProductBannedCountry    = "ProductBannedCountry"
+	TypeProductByproduct        = "ProductByproduct"
+	TypeProductLot              = "ProductLot"
+	TypeProductQCCheckpoint     = "ProductQCCheckpoint"
+	TypeProductSubstitute       = "ProductSubstitute"
+	TypeProductSupplier         = "ProductSupplier"
+	TypeProductTag              = "ProductTag"
+	TypeProduction              = "Production"
+	TypeProductionConsumedStep  = "ProductionConsumedStep"
+	TypeProductionLine          = "ProductionLine"
+	TypeProductionLineEquipment = "ProductionLineEquipment"
+	TypeProductionOperation     = "ProductionOperation"
+	TypeProductionPlannedStep   = "ProductionPlannedStep"
+	TypeQCCheckpoint            = "QCCheckpoint"
+	TypeQCUnitOfMeasure         = "QCUnitOfMeasure"
+	TypeRateWindow              = "RateWindow"
+	TypeRecipeStep              = "RecipeStep"
+	TypeStockMovement           = "StockMovement"
+	TypeSupplier                = "Supplier"
+	TypeTag                     = "Tag"
+	TypeUnitOfMeasure           = "UnitOfMeasure"
+	TypeWebhookAttempt          = "WebhookAttempt"
+	TypeWebhookDelivery         = "WebhookDelivery"
+	TypeWebhookEndpoint         = "WebhookEndpoint"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -14494,6 +14500,9 @@ type ProductMutation struct {
 	qc_checkpoints          map[int]struct{}
 	removedqc_checkpoints   map[int]struct{}
 	clearedqc_checkpoints   bool
+	recipe_steps            map[int]struct{}
+	removedrecipe_steps     map[int]struct{}
+	clearedrecipe_steps     bool
 	done                    bool
 	oldValue                func(context.Context) (*Product, error)
 	predicates              []predicate.Product
@@ -16175,6 +16184,60 @@ func (m *ProductMutation) ResetQcCheckpoints() {
 	m.removedqc_checkpoints = nil
 }
 
+// AddRecipeStepIDs adds the "recipe_steps" edge to the RecipeStep entity by ids.
+func (m *ProductMutation) AddRecipeStepIDs(ids ...int) {
+	if m.recipe_steps == nil {
+		m.recipe_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.recipe_steps[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRecipeSteps clears the "recipe_steps" edge to the RecipeStep entity.
+func (m *ProductMutation) ClearRecipeSteps() {
+	m.clearedrecipe_steps = true
+}
+
+// RecipeStepsCleared reports if the "recipe_steps" edge to the RecipeStep entity was cleared.
+func (m *ProductMutation) RecipeStepsCleared() bool {
+	return m.clearedrecipe_steps
+}
+
+// RemoveRecipeStepIDs removes the "recipe_steps" edge to the RecipeStep entity by IDs.
+func (m *ProductMutation) RemoveRecipeStepIDs(ids ...int) {
+	if m.removedrecipe_steps == nil {
+		m.removedrecipe_steps = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.recipe_steps, ids[i])
+		m.removedrecipe_steps[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRecipeSteps returns the removed IDs of the "recipe_steps" edge to the RecipeStep entity.
+func (m *ProductMutation) RemovedRecipeStepsIDs() (ids []int) {
+	for id := range m.removedrecipe_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RecipeStepsIDs returns the "recipe_steps" edge IDs in the mutation.
+func (m *ProductMutation) RecipeStepsIDs() (ids []int) {
+	for id := range m.recipe_steps {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRecipeSteps resets all changes to the "recipe_steps" edge.
+func (m *ProductMutation) ResetRecipeSteps() {
+	m.recipe_steps = nil
+	m.clearedrecipe_steps = false
+	m.removedrecipe_steps = nil
+}
+
 // Where appends a list predicates to the ProductMutation builder.
 func (m *ProductMutation) Where(ps ...predicate.Product) {
 	m.predicates = append(m.predicates, ps...)
@@ -16821,7 +16884,7 @@ func (m *ProductMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ProductMutation) AddedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 12)
 	if m.account != nil {
 		edges = append(edges, product.EdgeAccount)
 	}
@@ -16854,6 +16917,9 @@ func (m *ProductMutation) AddedEdges() []string {
 	}
 	if m.qc_checkpoints != nil {
 		edges = append(edges, product.EdgeQcCheckpoints)
+	}
+	if m.recipe_steps != nil {
+		edges = append(edges, product.EdgeRecipeSteps)
 	}
 	return edges
 }
@@ -16920,13 +16986,19 @@ func (m *ProductMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case product.EdgeRecipeSteps:
+		ids := make([]ent.Value, 0, len(m.recipe_steps))
+		for id := range m.recipe_steps {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ProductMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 12)
 	if m.removedallergens != nil {
 		edges = append(edges, product.EdgeAllergens)
 	}
@@ -16947,6 +17019,9 @@ func (m *ProductMutation) RemovedEdges() []string {
 	}
 	if m.removedqc_checkpoints != nil {
 		edges = append(edges, product.EdgeQcCheckpoints)
+	}
+	if m.removedrecipe_steps != nil {
+		edges = append(edges, product.EdgeRecipeSteps)
 	}
 	return edges
 }
@@ -16997,13 +17072,19 @@ func (m *ProductMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case product.EdgeRecipeSteps:
+		ids := make([]ent.Value, 0, len(m.removedrecipe_steps))
+		for id := range m.removedrecipe_steps {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ProductMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 11)
+	edges := make([]string, 0, 12)
 	if m.clearedaccount {
 		edges = append(edges, product.EdgeAccount)
 	}
@@ -17037,6 +17118,9 @@ func (m *ProductMutation) ClearedEdges() []string {
 	if m.clearedqc_checkpoints {
 		edges = append(edges, product.EdgeQcCheckpoints)
 	}
+	if m.clearedrecipe_steps {
+		edges = append(edges, product.EdgeRecipeSteps)
+	}
 	return edges
 }
 
@@ -17066,6 +17150,8 @@ func (m *ProductMutation) EdgeCleared(name string) bool {
 		return m.clearedbyproducts
 	case product.EdgeQcCheckpoints:
 		return m.clearedqc_checkpoints
+	case product.EdgeRecipeSteps:
+		return m.clearedrecipe_steps
 	}
 	return false
 }
@@ -17126,6 +17212,9 @@ func (m *ProductMutation) ResetEdge(name string) error {
 		return nil
 	case product.EdgeQcCheckpoints:
 		m.ResetQcCheckpoints()
+		return nil
+	case product.EdgeRecipeSteps:
+		m.ResetRecipeSteps()
 		return nil
 	}
 	return fmt.Errorf("unknown Product edge %s", name)
@@ -22986,6 +23075,9 @@ type ProductionMutation struct {
 	consumed_steps               map[int]struct{}
 	removedconsumed_steps        map[int]struct{}
 	clearedconsumed_steps        bool
+	operations                   map[int]struct{}
+	removedoperations            map[int]struct{}
+	clearedoperations            bool
 	done                         bool
 	oldValue                     func(context.Context) (*Production, error)
 	predicates                   []predicate.Production
@@ -23969,6 +24061,60 @@ func (m *ProductionMutation) ResetConsumedSteps() {
 	m.removedconsumed_steps = nil
 }
 
+// AddOperationIDs adds the "operations" edge to the ProductionOperation entity by ids.
+func (m *ProductionMutation) AddOperationIDs(ids ...int) {
+	if m.operations == nil {
+		m.operations = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.operations[ids[i]] = struct{}{}
+	}
+}
+
+// ClearOperations clears the "operations" edge to the ProductionOperation entity.
+func (m *ProductionMutation) ClearOperations() {
+	m.clearedoperations = true
+}
+
+// OperationsCleared reports if the "operations" edge to the ProductionOperation entity was cleared.
+func (m *ProductionMutation) OperationsCleared() bool {
+	return m.clearedoperations
+}
+
+// RemoveOperationIDs removes the "operations" edge to the ProductionOperation entity by IDs.
+func (m *ProductionMutation) RemoveOperationIDs(ids ...int) {
+	if m.removedoperations == nil {
+		m.removedoperations = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.operations, ids[i])
+		m.removedoperations[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedOperations returns the removed IDs of the "operations" edge to the ProductionOperation entity.
+func (m *ProductionMutation) RemovedOperationsIDs() (ids []int) {
+	for id := range m.removedoperations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// OperationsIDs returns the "operations" edge IDs in the mutation.
+func (m *ProductionMutation) OperationsIDs() (ids []int) {
+	for id := range m.operations {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetOperations resets all changes to the "operations" edge.
+func (m *ProductionMutation) ResetOperations() {
+	m.operations = nil
+	m.clearedoperations = false
+	m.removedoperations = nil
+}
+
 // Where appends a list predicates to the ProductionMutation builder.
 func (m *ProductionMutation) Where(ps ...predicate.Production) {
 	m.predicates = append(m.predicates, ps...)
@@ -24406,7 +24552,7 @@ func (m *ProductionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ProductionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.account != nil {
 		edges = append(edges, production.EdgeAccount)
 	}
@@ -24424,6 +24570,9 @@ func (m *ProductionMutation) AddedEdges() []string {
 	}
 	if m.consumed_steps != nil {
 		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	if m.operations != nil {
+		edges = append(edges, production.EdgeOperations)
 	}
 	return edges
 }
@@ -24460,18 +24609,27 @@ func (m *ProductionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case production.EdgeOperations:
+		ids := make([]ent.Value, 0, len(m.operations))
+		for id := range m.operations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ProductionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.removedplanned_steps != nil {
 		edges = append(edges, production.EdgePlannedSteps)
 	}
 	if m.removedconsumed_steps != nil {
 		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	if m.removedoperations != nil {
+		edges = append(edges, production.EdgeOperations)
 	}
 	return edges
 }
@@ -24492,13 +24650,19 @@ func (m *ProductionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case production.EdgeOperations:
+		ids := make([]ent.Value, 0, len(m.removedoperations))
+		for id := range m.removedoperations {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ProductionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.clearedaccount {
 		edges = append(edges, production.EdgeAccount)
 	}
@@ -24516,6 +24680,9 @@ func (m *ProductionMutation) ClearedEdges() []string {
 	}
 	if m.clearedconsumed_steps {
 		edges = append(edges, production.EdgeConsumedSteps)
+	}
+	if m.clearedoperations {
+		edges = append(edges, production.EdgeOperations)
 	}
 	return edges
 }
@@ -24536,6 +24703,8 @@ func (m *ProductionMutation) EdgeCleared(name string) bool {
 		return m.clearedplanned_steps
 	case production.EdgeConsumedSteps:
 		return m.clearedconsumed_steps
+	case production.EdgeOperations:
+		return m.clearedoperations
 	}
 	return false
 }
@@ -24581,6 +24750,9 @@ func (m *ProductionMutation) ResetEdge(name string) error {
 		return nil
 	case production.EdgeConsumedSteps:
 		m.ResetConsumedSteps()
+		return nil
+	case production.EdgeOperations:
+		m.ResetOperations()
 		return nil
 	}
 	return fmt.Errorf("unknown Production edge %s", name)
@@ -25380,6 +25552,9 @@ type ProductionLineMutation struct {
 	clearedaccount   bool
 	warehouse        *int
 	clearedwarehouse bool
+	equipment        map[int]struct{}
+	removedequipment map[int]struct{}
+	clearedequipment bool
 	done             bool
 	oldValue         func(context.Context) (*ProductionLine, error)
 	predicates       []predicate.ProductionLine
@@ -25828,6 +26003,60 @@ func (m *ProductionLineMutation) ResetWarehouse() {
 	m.clearedwarehouse = false
 }
 
+// AddEquipmentIDs adds the "equipment" edge to the ProductionLineEquipment entity by ids.
+func (m *ProductionLineMutation) AddEquipmentIDs(ids ...int) {
+	if m.equipment == nil {
+		m.equipment = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.equipment[ids[i]] = struct{}{}
+	}
+}
+
+// ClearEquipment clears the "equipment" edge to the ProductionLineEquipment entity.
+func (m *ProductionLineMutation) ClearEquipment() {
+	m.clearedequipment = true
+}
+
+// EquipmentCleared reports if the "equipment" edge to the ProductionLineEquipment entity was cleared.
+func (m *ProductionLineMutation) EquipmentCleared() bool {
+	return m.clearedequipment
+}
+
+// RemoveEquipmentIDs removes the "equipment" edge to the ProductionLineEquipment entity by IDs.
+func (m *ProductionLineMutation) RemoveEquipmentIDs(ids ...int) {
+	if m.removedequipment == nil {
+		m.removedequipment = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.equipment, ids[i])
+		m.removedequipment[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedEquipment returns the removed IDs of the "equipment" edge to the ProductionLineEquipment entity.
+func (m *ProductionLineMutation) RemovedEquipmentIDs() (ids []int) {
+	for id := range m.removedequipment {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// EquipmentIDs returns the "equipment" edge IDs in the mutation.
+func (m *ProductionLineMutation) EquipmentIDs() (ids []int) {
+	for id := range m.equipment {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetEquipment resets all changes to the "equipment" edge.
+func (m *ProductionLineMutation) ResetEquipment() {
+	m.equipment = nil
+	m.clearedequipment = false
+	m.removedequipment = nil
+}
+
 // Where appends a list predicates to the ProductionLineMutation builder.
 func (m *ProductionLineMutation) Where(ps ...predicate.ProductionLine) {
 	m.predicates = append(m.predicates, ps...)
@@ -26087,12 +26316,15 @@ func (m *ProductionLineMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ProductionLineMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.account != nil {
 		edges = append(edges, productionline.EdgeAccount)
 	}
 	if m.warehouse != nil {
 		edges = append(edges, productionline.EdgeWarehouse)
+	}
+	if m.equipment != nil {
+		edges = append(edges, productionline.EdgeEquipment)
 	}
 	return edges
 }
@@ -26109,30 +26341,50 @@ func (m *ProductionLineMutation) AddedIDs(name string) []ent.Value {
 		if id := m.warehouse; id != nil {
 			return []ent.Value{*id}
 		}
+	case productionline.EdgeEquipment:
+		ids := make([]ent.Value, 0, len(m.equipment))
+		for id := range m.equipment {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ProductionLineMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
+	if m.removedequipment != nil {
+		edges = append(edges, productionline.EdgeEquipment)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *ProductionLineMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case productionline.EdgeEquipment:
+		ids := make([]ent.Value, 0, len(m.removedequipment))
+		for id := range m.removedequipment {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ProductionLineMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedaccount {
 		edges = append(edges, productionline.EdgeAccount)
 	}
 	if m.clearedwarehouse {
 		edges = append(edges, productionline.EdgeWarehouse)
+	}
+	if m.clearedequipment {
+		edges = append(edges, productionline.EdgeEquipment)
 	}
 	return edges
 }
@@ -26145,6 +26397,8 @@ func (m *ProductionLineMutation) EdgeCleared(name string) bool {
 		return m.clearedaccount
 	case productionline.EdgeWarehouse:
 		return m.clearedwarehouse
+	case productionline.EdgeEquipment:
+		return m.clearedequipment
 	}
 	return false
 }
@@ -26173,8 +26427,1386 @@ func (m *ProductionLineMutation) ResetEdge(name string) error {
 	case productionline.EdgeWarehouse:
 		m.ResetWarehouse()
 		return nil
+	case productionline.EdgeEquipment:
+		m.ResetEquipment()
+		return nil
 	}
 	return fmt.Errorf("unknown ProductionLine edge %s", name)
+}
+
+// ProductionLineEquipmentMutation represents an operation that mutates the ProductionLineEquipment nodes in the graph.
+type ProductionLineEquipmentMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *int
+	clearedFields          map[string]struct{}
+	account                *int
+	clearedaccount         bool
+	production_line        *int
+	clearedproduction_line bool
+	equipment              *int
+	clearedequipment       bool
+	done                   bool
+	oldValue               func(context.Context) (*ProductionLineEquipment, error)
+	predicates             []predicate.ProductionLineEquipment
+}
+
+var _ ent.Mutation = (*ProductionLineEquipmentMutation)(nil)
+
+// productionlineequipmentOption allows management of the mutation configuration using functional options.
+type productionlineequipmentOption func(*ProductionLineEquipmentMutation)
+
+// newProductionLineEquipmentMutation creates new mutation for the ProductionLineEquipment entity.
+func newProductionLineEquipmentMutation(c config, op Op, opts ...productionlineequipmentOption) *ProductionLineEquipmentMutation {
+	m := &ProductionLineEquipmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductionLineEquipment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductionLineEquipmentID sets the ID field of the mutation.
+func withProductionLineEquipmentID(id int) productionlineequipmentOption {
+	return func(m *ProductionLineEquipmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductionLineEquipment
+		)
+		m.oldValue = func(ctx context.Context) (*ProductionLineEquipment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductionLineEquipment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductionLineEquipment sets the old ProductionLineEquipment of the mutation.
+func withProductionLineEquipment(node *ProductionLineEquipment) productionlineequipmentOption {
+	return func(m *ProductionLineEquipmentMutation) {
+		m.oldValue = func(context.Context) (*ProductionLineEquipment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductionLineEquipmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductionLineEquipmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductionLineEquipmentMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductionLineEquipmentMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductionLineEquipment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductionLineEquipmentMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductionLineEquipmentMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductionLineEquipment entity.
+// If the ProductionLineEquipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionLineEquipmentMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductionLineEquipmentMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductionLineID sets the "production_line_id" field.
+func (m *ProductionLineEquipmentMutation) SetProductionLineID(i int) {
+	m.production_line = &i
+}
+
+// ProductionLineID returns the value of the "production_line_id" field in the mutation.
+func (m *ProductionLineEquipmentMutation) ProductionLineID() (r int, exists bool) {
+	v := m.production_line
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionLineID returns the old "production_line_id" field's value of the ProductionLineEquipment entity.
+// If the ProductionLineEquipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionLineEquipmentMutation) OldProductionLineID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionLineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionLineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionLineID: %w", err)
+	}
+	return oldValue.ProductionLineID, nil
+}
+
+// ResetProductionLineID resets all changes to the "production_line_id" field.
+func (m *ProductionLineEquipmentMutation) ResetProductionLineID() {
+	m.production_line = nil
+}
+
+// SetEquipmentID sets the "equipment_id" field.
+func (m *ProductionLineEquipmentMutation) SetEquipmentID(i int) {
+	m.equipment = &i
+}
+
+// EquipmentID returns the value of the "equipment_id" field in the mutation.
+func (m *ProductionLineEquipmentMutation) EquipmentID() (r int, exists bool) {
+	v := m.equipment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEquipmentID returns the old "equipment_id" field's value of the ProductionLineEquipment entity.
+// If the ProductionLineEquipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionLineEquipmentMutation) OldEquipmentID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEquipmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEquipmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEquipmentID: %w", err)
+	}
+	return oldValue.EquipmentID, nil
+}
+
+// ResetEquipmentID resets all changes to the "equipment_id" field.
+func (m *ProductionLineEquipmentMutation) ResetEquipmentID() {
+	m.equipment = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductionLineEquipmentMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productionlineequipment.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductionLineEquipmentMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductionLineEquipmentMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductionLineEquipmentMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProductionLine clears the "production_line" edge to the ProductionLine entity.
+func (m *ProductionLineEquipmentMutation) ClearProductionLine() {
+	m.clearedproduction_line = true
+	m.clearedFields[productionlineequipment.FieldProductionLineID] = struct{}{}
+}
+
+// ProductionLineCleared reports if the "production_line" edge to the ProductionLine entity was cleared.
+func (m *ProductionLineEquipmentMutation) ProductionLineCleared() bool {
+	return m.clearedproduction_line
+}
+
+// ProductionLineIDs returns the "production_line" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductionLineID instead. It exists only for internal usage by the builders.
+func (m *ProductionLineEquipmentMutation) ProductionLineIDs() (ids []int) {
+	if id := m.production_line; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProductionLine resets all changes to the "production_line" edge.
+func (m *ProductionLineEquipmentMutation) ResetProductionLine() {
+	m.production_line = nil
+	m.clearedproduction_line = false
+}
+
+// ClearEquipment clears the "equipment" edge to the Equipment entity.
+func (m *ProductionLineEquipmentMutation) ClearEquipment() {
+	m.clearedequipment = true
+	m.clearedFields[productionlineequipment.FieldEquipmentID] = struct{}{}
+}
+
+// EquipmentCleared reports if the "equipment" edge to the Equipment entity was cleared.
+func (m *ProductionLineEquipmentMutation) EquipmentCleared() bool {
+	return m.clearedequipment
+}
+
+// EquipmentIDs returns the "equipment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EquipmentID instead. It exists only for internal usage by the builders.
+func (m *ProductionLineEquipmentMutation) EquipmentIDs() (ids []int) {
+	if id := m.equipment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEquipment resets all changes to the "equipment" edge.
+func (m *ProductionLineEquipmentMutation) ResetEquipment() {
+	m.equipment = nil
+	m.clearedequipment = false
+}
+
+// Where appends a list predicates to the ProductionLineEquipmentMutation builder.
+func (m *ProductionLineEquipmentMutation) Where(ps ...predicate.ProductionLineEquipment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductionLineEquipmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductionLineEquipmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductionLineEquipment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductionLineEquipmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductionLineEquipmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductionLineEquipment).
+func (m *ProductionLineEquipmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductionLineEquipmentMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, productionlineequipment.FieldAccountID)
+	}
+	if m.production_line != nil {
+		fields = append(fields, productionlineequipment.FieldProductionLineID)
+	}
+	if m.equipment != nil {
+		fields = append(fields, productionlineequipment.FieldEquipmentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductionLineEquipmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productionlineequipment.FieldAccountID:
+		return m.AccountID()
+	case productionlineequipment.FieldProductionLineID:
+		return m.ProductionLineID()
+	case productionlineequipment.FieldEquipmentID:
+		return m.EquipmentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductionLineEquipmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productionlineequipment.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productionlineequipment.FieldProductionLineID:
+		return m.OldProductionLineID(ctx)
+	case productionlineequipment.FieldEquipmentID:
+		return m.OldEquipmentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductionLineEquipment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionLineEquipmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productionlineequipment.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productionlineequipment.FieldProductionLineID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionLineID(v)
+		return nil
+	case productionlineequipment.FieldEquipmentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEquipmentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionLineEquipment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductionLineEquipmentMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductionLineEquipmentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionLineEquipmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ProductionLineEquipment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductionLineEquipmentMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductionLineEquipmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductionLineEquipmentMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ProductionLineEquipment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductionLineEquipmentMutation) ResetField(name string) error {
+	switch name {
+	case productionlineequipment.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productionlineequipment.FieldProductionLineID:
+		m.ResetProductionLineID()
+		return nil
+	case productionlineequipment.FieldEquipmentID:
+		m.ResetEquipmentID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionLineEquipment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductionLineEquipmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, productionlineequipment.EdgeAccount)
+	}
+	if m.production_line != nil {
+		edges = append(edges, productionlineequipment.EdgeProductionLine)
+	}
+	if m.equipment != nil {
+		edges = append(edges, productionlineequipment.EdgeEquipment)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductionLineEquipmentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productionlineequipment.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionlineequipment.EdgeProductionLine:
+		if id := m.production_line; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionlineequipment.EdgeEquipment:
+		if id := m.equipment; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductionLineEquipmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductionLineEquipmentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductionLineEquipmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, productionlineequipment.EdgeAccount)
+	}
+	if m.clearedproduction_line {
+		edges = append(edges, productionlineequipment.EdgeProductionLine)
+	}
+	if m.clearedequipment {
+		edges = append(edges, productionlineequipment.EdgeEquipment)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductionLineEquipmentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productionlineequipment.EdgeAccount:
+		return m.clearedaccount
+	case productionlineequipment.EdgeProductionLine:
+		return m.clearedproduction_line
+	case productionlineequipment.EdgeEquipment:
+		return m.clearedequipment
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductionLineEquipmentMutation) ClearEdge(name string) error {
+	switch name {
+	case productionlineequipment.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productionlineequipment.EdgeProductionLine:
+		m.ClearProductionLine()
+		return nil
+	case productionlineequipment.EdgeEquipment:
+		m.ClearEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionLineEquipment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductionLineEquipmentMutation) ResetEdge(name string) error {
+	switch name {
+	case productionlineequipment.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productionlineequipment.EdgeProductionLine:
+		m.ResetProductionLine()
+		return nil
+	case productionlineequipment.EdgeEquipment:
+		m.ResetEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionLineEquipment edge %s", name)
+}
+
+// ProductionOperationMutation represents an operation that mutates the ProductionOperation nodes in the graph.
+type ProductionOperationMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	position          *int
+	addposition       *int
+	clearedFields     map[string]struct{}
+	account           *int
+	clearedaccount    bool
+	production        *int
+	clearedproduction bool
+	operation         *int
+	clearedoperation  bool
+	equipment         *int
+	clearedequipment  bool
+	done              bool
+	oldValue          func(context.Context) (*ProductionOperation, error)
+	predicates        []predicate.ProductionOperation
+}
+
+var _ ent.Mutation = (*ProductionOperationMutation)(nil)
+
+// productionoperationOption allows management of the mutation configuration using functional options.
+type productionoperationOption func(*ProductionOperationMutation)
+
+// newProductionOperationMutation creates new mutation for the ProductionOperation entity.
+func newProductionOperationMutation(c config, op Op, opts ...productionoperationOption) *ProductionOperationMutation {
+	m := &ProductionOperationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductionOperation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductionOperationID sets the ID field of the mutation.
+func withProductionOperationID(id int) productionoperationOption {
+	return func(m *ProductionOperationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductionOperation
+		)
+		m.oldValue = func(ctx context.Context) (*ProductionOperation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductionOperation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductionOperation sets the old ProductionOperation of the mutation.
+func withProductionOperation(node *ProductionOperation) productionoperationOption {
+	return func(m *ProductionOperationMutation) {
+		m.oldValue = func(context.Context) (*ProductionOperation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductionOperationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductionOperationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductionOperationMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductionOperationMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductionOperation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ProductionOperationMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ProductionOperationMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ProductionOperation entity.
+// If the ProductionOperation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionOperationMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ProductionOperationMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductionID sets the "production_id" field.
+func (m *ProductionOperationMutation) SetProductionID(i int) {
+	m.production = &i
+}
+
+// ProductionID returns the value of the "production_id" field in the mutation.
+func (m *ProductionOperationMutation) ProductionID() (r int, exists bool) {
+	v := m.production
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductionID returns the old "production_id" field's value of the ProductionOperation entity.
+// If the ProductionOperation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionOperationMutation) OldProductionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductionID: %w", err)
+	}
+	return oldValue.ProductionID, nil
+}
+
+// ResetProductionID resets all changes to the "production_id" field.
+func (m *ProductionOperationMutation) ResetProductionID() {
+	m.production = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *ProductionOperationMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *ProductionOperationMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the ProductionOperation entity.
+// If the ProductionOperation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionOperationMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *ProductionOperationMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *ProductionOperationMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *ProductionOperationMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetOperationID sets the "operation_id" field.
+func (m *ProductionOperationMutation) SetOperationID(i int) {
+	m.operation = &i
+}
+
+// OperationID returns the value of the "operation_id" field in the mutation.
+func (m *ProductionOperationMutation) OperationID() (r int, exists bool) {
+	v := m.operation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperationID returns the old "operation_id" field's value of the ProductionOperation entity.
+// If the ProductionOperation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionOperationMutation) OldOperationID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperationID: %w", err)
+	}
+	return oldValue.OperationID, nil
+}
+
+// ResetOperationID resets all changes to the "operation_id" field.
+func (m *ProductionOperationMutation) ResetOperationID() {
+	m.operation = nil
+}
+
+// SetEquipmentID sets the "equipment_id" field.
+func (m *ProductionOperationMutation) SetEquipmentID(i int) {
+	m.equipment = &i
+}
+
+// EquipmentID returns the value of the "equipment_id" field in the mutation.
+func (m *ProductionOperationMutation) EquipmentID() (r int, exists bool) {
+	v := m.equipment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEquipmentID returns the old "equipment_id" field's value of the ProductionOperation entity.
+// If the ProductionOperation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductionOperationMutation) OldEquipmentID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEquipmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEquipmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEquipmentID: %w", err)
+	}
+	return oldValue.EquipmentID, nil
+}
+
+// ClearEquipmentID clears the value of the "equipment_id" field.
+func (m *ProductionOperationMutation) ClearEquipmentID() {
+	m.equipment = nil
+	m.clearedFields[productionoperation.FieldEquipmentID] = struct{}{}
+}
+
+// EquipmentIDCleared returns if the "equipment_id" field was cleared in this mutation.
+func (m *ProductionOperationMutation) EquipmentIDCleared() bool {
+	_, ok := m.clearedFields[productionoperation.FieldEquipmentID]
+	return ok
+}
+
+// ResetEquipmentID resets all changes to the "equipment_id" field.
+func (m *ProductionOperationMutation) ResetEquipmentID() {
+	m.equipment = nil
+	delete(m.clearedFields, productionoperation.FieldEquipmentID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ProductionOperationMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[productionoperation.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ProductionOperationMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ProductionOperationMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ProductionOperationMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduction clears the "production" edge to the Production entity.
+func (m *ProductionOperationMutation) ClearProduction() {
+	m.clearedproduction = true
+	m.clearedFields[productionoperation.FieldProductionID] = struct{}{}
+}
+
+// ProductionCleared reports if the "production" edge to the Production entity was cleared.
+func (m *ProductionOperationMutation) ProductionCleared() bool {
+	return m.clearedproduction
+}
+
+// ProductionIDs returns the "production" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductionID instead. It exists only for internal usage by the builders.
+func (m *ProductionOperationMutation) ProductionIDs() (ids []int) {
+	if id := m.production; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduction resets all changes to the "production" edge.
+func (m *ProductionOperationMutation) ResetProduction() {
+	m.production = nil
+	m.clearedproduction = false
+}
+
+// ClearOperation clears the "operation" edge to the Operation entity.
+func (m *ProductionOperationMutation) ClearOperation() {
+	m.clearedoperation = true
+	m.clearedFields[productionoperation.FieldOperationID] = struct{}{}
+}
+
+// OperationCleared reports if the "operation" edge to the Operation entity was cleared.
+func (m *ProductionOperationMutation) OperationCleared() bool {
+	return m.clearedoperation
+}
+
+// OperationIDs returns the "operation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OperationID instead. It exists only for internal usage by the builders.
+func (m *ProductionOperationMutation) OperationIDs() (ids []int) {
+	if id := m.operation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOperation resets all changes to the "operation" edge.
+func (m *ProductionOperationMutation) ResetOperation() {
+	m.operation = nil
+	m.clearedoperation = false
+}
+
+// ClearEquipment clears the "equipment" edge to the Equipment entity.
+func (m *ProductionOperationMutation) ClearEquipment() {
+	m.clearedequipment = true
+	m.clearedFields[productionoperation.FieldEquipmentID] = struct{}{}
+}
+
+// EquipmentCleared reports if the "equipment" edge to the Equipment entity was cleared.
+func (m *ProductionOperationMutation) EquipmentCleared() bool {
+	return m.EquipmentIDCleared() || m.clearedequipment
+}
+
+// EquipmentIDs returns the "equipment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EquipmentID instead. It exists only for internal usage by the builders.
+func (m *ProductionOperationMutation) EquipmentIDs() (ids []int) {
+	if id := m.equipment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEquipment resets all changes to the "equipment" edge.
+func (m *ProductionOperationMutation) ResetEquipment() {
+	m.equipment = nil
+	m.clearedequipment = false
+}
+
+// Where appends a list predicates to the ProductionOperationMutation builder.
+func (m *ProductionOperationMutation) Where(ps ...predicate.ProductionOperation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductionOperationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductionOperationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductionOperation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductionOperationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductionOperationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductionOperation).
+func (m *ProductionOperationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductionOperationMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, productionoperation.FieldAccountID)
+	}
+	if m.production != nil {
+		fields = append(fields, productionoperation.FieldProductionID)
+	}
+	if m.position != nil {
+		fields = append(fields, productionoperation.FieldPosition)
+	}
+	if m.operation != nil {
+		fields = append(fields, productionoperation.FieldOperationID)
+	}
+	if m.equipment != nil {
+		fields = append(fields, productionoperation.FieldEquipmentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductionOperationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productionoperation.FieldAccountID:
+		return m.AccountID()
+	case productionoperation.FieldProductionID:
+		return m.ProductionID()
+	case productionoperation.FieldPosition:
+		return m.Position()
+	case productionoperation.FieldOperationID:
+		return m.OperationID()
+	case productionoperation.FieldEquipmentID:
+		return m.EquipmentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductionOperationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productionoperation.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case productionoperation.FieldProductionID:
+		return m.OldProductionID(ctx)
+	case productionoperation.FieldPosition:
+		return m.OldPosition(ctx)
+	case productionoperation.FieldOperationID:
+		return m.OldOperationID(ctx)
+	case productionoperation.FieldEquipmentID:
+		return m.OldEquipmentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductionOperation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionOperationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productionoperation.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case productionoperation.FieldProductionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductionID(v)
+		return nil
+	case productionoperation.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case productionoperation.FieldOperationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperationID(v)
+		return nil
+	case productionoperation.FieldEquipmentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEquipmentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductionOperationMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, productionoperation.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductionOperationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case productionoperation.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductionOperationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case productionoperation.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductionOperationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productionoperation.FieldEquipmentID) {
+		fields = append(fields, productionoperation.FieldEquipmentID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductionOperationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductionOperationMutation) ClearField(name string) error {
+	switch name {
+	case productionoperation.FieldEquipmentID:
+		m.ClearEquipmentID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductionOperationMutation) ResetField(name string) error {
+	switch name {
+	case productionoperation.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case productionoperation.FieldProductionID:
+		m.ResetProductionID()
+		return nil
+	case productionoperation.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case productionoperation.FieldOperationID:
+		m.ResetOperationID()
+		return nil
+	case productionoperation.FieldEquipmentID:
+		m.ResetEquipmentID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductionOperationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, productionoperation.EdgeAccount)
+	}
+	if m.production != nil {
+		edges = append(edges, productionoperation.EdgeProduction)
+	}
+	if m.operation != nil {
+		edges = append(edges, productionoperation.EdgeOperation)
+	}
+	if m.equipment != nil {
+		edges = append(edges, productionoperation.EdgeEquipment)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductionOperationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productionoperation.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionoperation.EdgeProduction:
+		if id := m.production; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionoperation.EdgeOperation:
+		if id := m.operation; id != nil {
+			return []ent.Value{*id}
+		}
+	case productionoperation.EdgeEquipment:
+		if id := m.equipment; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductionOperationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductionOperationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductionOperationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, productionoperation.EdgeAccount)
+	}
+	if m.clearedproduction {
+		edges = append(edges, productionoperation.EdgeProduction)
+	}
+	if m.clearedoperation {
+		edges = append(edges, productionoperation.EdgeOperation)
+	}
+	if m.clearedequipment {
+		edges = append(edges, productionoperation.EdgeEquipment)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductionOperationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productionoperation.EdgeAccount:
+		return m.clearedaccount
+	case productionoperation.EdgeProduction:
+		return m.clearedproduction
+	case productionoperation.EdgeOperation:
+		return m.clearedoperation
+	case productionoperation.EdgeEquipment:
+		return m.clearedequipment
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductionOperationMutation) ClearEdge(name string) error {
+	switch name {
+	case productionoperation.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case productionoperation.EdgeProduction:
+		m.ClearProduction()
+		return nil
+	case productionoperation.EdgeOperation:
+		m.ClearOperation()
+		return nil
+	case productionoperation.EdgeEquipment:
+		m.ClearEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductionOperationMutation) ResetEdge(name string) error {
+	switch name {
+	case productionoperation.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case productionoperation.EdgeProduction:
+		m.ResetProduction()
+		return nil
+	case productionoperation.EdgeOperation:
+		m.ResetOperation()
+		return nil
+	case productionoperation.EdgeEquipment:
+		m.ResetEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductionOperation edge %s", name)
 }
 
 // ProductionPlannedStepMutation represents an operation that mutates the ProductionPlannedStep nodes in the graph.
@@ -29125,6 +30757,798 @@ func (m *RateWindowMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *RateWindowMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown RateWindow edge %s", name)
+}
+
+// RecipeStepMutation represents an operation that mutates the RecipeStep nodes in the graph.
+type RecipeStepMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	position         *int
+	addposition      *int
+	clearedFields    map[string]struct{}
+	account          *int
+	clearedaccount   bool
+	product          *int
+	clearedproduct   bool
+	operation        *int
+	clearedoperation bool
+	equipment        *int
+	clearedequipment bool
+	done             bool
+	oldValue         func(context.Context) (*RecipeStep, error)
+	predicates       []predicate.RecipeStep
+}
+
+var _ ent.Mutation = (*RecipeStepMutation)(nil)
+
+// recipestepOption allows management of the mutation configuration using functional options.
+type recipestepOption func(*RecipeStepMutation)
+
+// newRecipeStepMutation creates new mutation for the RecipeStep entity.
+func newRecipeStepMutation(c config, op Op, opts ...recipestepOption) *RecipeStepMutation {
+	m := &RecipeStepMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRecipeStep,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRecipeStepID sets the ID field of the mutation.
+func withRecipeStepID(id int) recipestepOption {
+	return func(m *RecipeStepMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RecipeStep
+		)
+		m.oldValue = func(ctx context.Context) (*RecipeStep, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RecipeStep.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRecipeStep sets the old RecipeStep of the mutation.
+func withRecipeStep(node *RecipeStep) recipestepOption {
+	return func(m *RecipeStepMutation) {
+		m.oldValue = func(context.Context) (*RecipeStep, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RecipeStepMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RecipeStepMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RecipeStepMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RecipeStepMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RecipeStep.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *RecipeStepMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *RecipeStepMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the RecipeStep entity.
+// If the RecipeStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecipeStepMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *RecipeStepMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *RecipeStepMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *RecipeStepMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the RecipeStep entity.
+// If the RecipeStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecipeStepMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *RecipeStepMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *RecipeStepMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *RecipeStepMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the RecipeStep entity.
+// If the RecipeStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecipeStepMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *RecipeStepMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *RecipeStepMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *RecipeStepMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetOperationID sets the "operation_id" field.
+func (m *RecipeStepMutation) SetOperationID(i int) {
+	m.operation = &i
+}
+
+// OperationID returns the value of the "operation_id" field in the mutation.
+func (m *RecipeStepMutation) OperationID() (r int, exists bool) {
+	v := m.operation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperationID returns the old "operation_id" field's value of the RecipeStep entity.
+// If the RecipeStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecipeStepMutation) OldOperationID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperationID: %w", err)
+	}
+	return oldValue.OperationID, nil
+}
+
+// ResetOperationID resets all changes to the "operation_id" field.
+func (m *RecipeStepMutation) ResetOperationID() {
+	m.operation = nil
+}
+
+// SetEquipmentID sets the "equipment_id" field.
+func (m *RecipeStepMutation) SetEquipmentID(i int) {
+	m.equipment = &i
+}
+
+// EquipmentID returns the value of the "equipment_id" field in the mutation.
+func (m *RecipeStepMutation) EquipmentID() (r int, exists bool) {
+	v := m.equipment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEquipmentID returns the old "equipment_id" field's value of the RecipeStep entity.
+// If the RecipeStep object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RecipeStepMutation) OldEquipmentID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEquipmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEquipmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEquipmentID: %w", err)
+	}
+	return oldValue.EquipmentID, nil
+}
+
+// ClearEquipmentID clears the value of the "equipment_id" field.
+func (m *RecipeStepMutation) ClearEquipmentID() {
+	m.equipment = nil
+	m.clearedFields[recipestep.FieldEquipmentID] = struct{}{}
+}
+
+// EquipmentIDCleared returns if the "equipment_id" field was cleared in this mutation.
+func (m *RecipeStepMutation) EquipmentIDCleared() bool {
+	_, ok := m.clearedFields[recipestep.FieldEquipmentID]
+	return ok
+}
+
+// ResetEquipmentID resets all changes to the "equipment_id" field.
+func (m *RecipeStepMutation) ResetEquipmentID() {
+	m.equipment = nil
+	delete(m.clearedFields, recipestep.FieldEquipmentID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *RecipeStepMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[recipestep.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *RecipeStepMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *RecipeStepMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *RecipeStepMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *RecipeStepMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[recipestep.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *RecipeStepMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *RecipeStepMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *RecipeStepMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearOperation clears the "operation" edge to the Operation entity.
+func (m *RecipeStepMutation) ClearOperation() {
+	m.clearedoperation = true
+	m.clearedFields[recipestep.FieldOperationID] = struct{}{}
+}
+
+// OperationCleared reports if the "operation" edge to the Operation entity was cleared.
+func (m *RecipeStepMutation) OperationCleared() bool {
+	return m.clearedoperation
+}
+
+// OperationIDs returns the "operation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OperationID instead. It exists only for internal usage by the builders.
+func (m *RecipeStepMutation) OperationIDs() (ids []int) {
+	if id := m.operation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOperation resets all changes to the "operation" edge.
+func (m *RecipeStepMutation) ResetOperation() {
+	m.operation = nil
+	m.clearedoperation = false
+}
+
+// ClearEquipment clears the "equipment" edge to the Equipment entity.
+func (m *RecipeStepMutation) ClearEquipment() {
+	m.clearedequipment = true
+	m.clearedFields[recipestep.FieldEquipmentID] = struct{}{}
+}
+
+// EquipmentCleared reports if the "equipment" edge to the Equipment entity was cleared.
+func (m *RecipeStepMutation) EquipmentCleared() bool {
+	return m.EquipmentIDCleared() || m.clearedequipment
+}
+
+// EquipmentIDs returns the "equipment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// EquipmentID instead. It exists only for internal usage by the builders.
+func (m *RecipeStepMutation) EquipmentIDs() (ids []int) {
+	if id := m.equipment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetEquipment resets all changes to the "equipment" edge.
+func (m *RecipeStepMutation) ResetEquipment() {
+	m.equipment = nil
+	m.clearedequipment = false
+}
+
+// Where appends a list predicates to the RecipeStepMutation builder.
+func (m *RecipeStepMutation) Where(ps ...predicate.RecipeStep) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RecipeStepMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RecipeStepMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RecipeStep, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RecipeStepMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RecipeStepMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RecipeStep).
+func (m *RecipeStepMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RecipeStepMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, recipestep.FieldAccountID)
+	}
+	if m.product != nil {
+		fields = append(fields, recipestep.FieldProductID)
+	}
+	if m.position != nil {
+		fields = append(fields, recipestep.FieldPosition)
+	}
+	if m.operation != nil {
+		fields = append(fields, recipestep.FieldOperationID)
+	}
+	if m.equipment != nil {
+		fields = append(fields, recipestep.FieldEquipmentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RecipeStepMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case recipestep.FieldAccountID:
+		return m.AccountID()
+	case recipestep.FieldProductID:
+		return m.ProductID()
+	case recipestep.FieldPosition:
+		return m.Position()
+	case recipestep.FieldOperationID:
+		return m.OperationID()
+	case recipestep.FieldEquipmentID:
+		return m.EquipmentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RecipeStepMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case recipestep.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case recipestep.FieldProductID:
+		return m.OldProductID(ctx)
+	case recipestep.FieldPosition:
+		return m.OldPosition(ctx)
+	case recipestep.FieldOperationID:
+		return m.OldOperationID(ctx)
+	case recipestep.FieldEquipmentID:
+		return m.OldEquipmentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown RecipeStep field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecipeStepMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case recipestep.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case recipestep.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case recipestep.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case recipestep.FieldOperationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperationID(v)
+		return nil
+	case recipestep.FieldEquipmentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEquipmentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RecipeStepMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, recipestep.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RecipeStepMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case recipestep.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecipeStepMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case recipestep.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RecipeStepMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(recipestep.FieldEquipmentID) {
+		fields = append(fields, recipestep.FieldEquipmentID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RecipeStepMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RecipeStepMutation) ClearField(name string) error {
+	switch name {
+	case recipestep.FieldEquipmentID:
+		m.ClearEquipmentID()
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RecipeStepMutation) ResetField(name string) error {
+	switch name {
+	case recipestep.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case recipestep.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case recipestep.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case recipestep.FieldOperationID:
+		m.ResetOperationID()
+		return nil
+	case recipestep.FieldEquipmentID:
+		m.ResetEquipmentID()
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RecipeStepMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, recipestep.EdgeAccount)
+	}
+	if m.product != nil {
+		edges = append(edges, recipestep.EdgeProduct)
+	}
+	if m.operation != nil {
+		edges = append(edges, recipestep.EdgeOperation)
+	}
+	if m.equipment != nil {
+		edges = append(edges, recipestep.EdgeEquipment)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RecipeStepMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case recipestep.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case recipestep.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case recipestep.EdgeOperation:
+		if id := m.operation; id != nil {
+			return []ent.Value{*id}
+		}
+	case recipestep.EdgeEquipment:
+		if id := m.equipment; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RecipeStepMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RecipeStepMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RecipeStepMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, recipestep.EdgeAccount)
+	}
+	if m.clearedproduct {
+		edges = append(edges, recipestep.EdgeProduct)
+	}
+	if m.clearedoperation {
+		edges = append(edges, recipestep.EdgeOperation)
+	}
+	if m.clearedequipment {
+		edges = append(edges, recipestep.EdgeEquipment)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RecipeStepMutation) EdgeCleared(name string) bool {
+	switch name {
+	case recipestep.EdgeAccount:
+		return m.clearedaccount
+	case recipestep.EdgeProduct:
+		return m.clearedproduct
+	case recipestep.EdgeOperation:
+		return m.clearedoperation
+	case recipestep.EdgeEquipment:
+		return m.clearedequipment
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RecipeStepMutation) ClearEdge(name string) error {
+	switch name {
+	case recipestep.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case recipestep.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case recipestep.EdgeOperation:
+		m.ClearOperation()
+		return nil
+	case recipestep.EdgeEquipment:
+		m.ClearEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RecipeStepMutation) ResetEdge(name string) error {
+	switch name {
+	case recipestep.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case recipestep.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case recipestep.EdgeOperation:
+		m.ResetOperation()
+		return nil
+	case recipestep.EdgeEquipment:
+		m.ResetEquipment()
+		return nil
+	}
+	return fmt.Errorf("unknown RecipeStep edge %s", name)
 }
 
 // StockMovementMutation represents an operation that mutates the StockMovement nodes in the graph.

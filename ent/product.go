@@ -95,9 +95,11 @@ type ProductEdges struct {
 	Byproducts []*ProductByproduct `json:"byproducts,omitempty"`
 	// QC checkpoints of the recipe's batches.
 	QcCheckpoints []*ProductQCCheckpoint `json:"qc_checkpoints,omitempty"`
+	// The recipe's routing: its operations in order (internal).
+	RecipeSteps []*RecipeStep `json:"recipe_steps,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [11]bool
+	loadedTypes [12]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -205,6 +207,15 @@ func (e ProductEdges) QcCheckpointsOrErr() ([]*ProductQCCheckpoint, error) {
 		return e.QcCheckpoints, nil
 	}
 	return nil, &NotLoadedError{edge: "qc_checkpoints"}
+}
+
+// RecipeStepsOrErr returns the RecipeSteps value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductEdges) RecipeStepsOrErr() ([]*RecipeStep, error) {
+	if e.loadedTypes[11] {
+		return e.RecipeSteps, nil
+	}
+	return nil, &NotLoadedError{edge: "recipe_steps"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -458,6 +469,11 @@ func (_m *Product) QueryByproducts() *ProductByproductQuery {
 // QueryQcCheckpoints queries the "qc_checkpoints" edge of the Product entity.
 func (_m *Product) QueryQcCheckpoints() *ProductQCCheckpointQuery {
 	return NewProductClient(_m.config).QueryQcCheckpoints(_m)
+}
+
+// QueryRecipeSteps queries the "recipe_steps" edge of the Product entity.
+func (_m *Product) QueryRecipeSteps() *RecipeStepQuery {
+	return NewProductClient(_m.config).QueryRecipeSteps(_m)
 }
 
 // Update returns a builder for updating this Product.

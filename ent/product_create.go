@@ -22,6 +22,7 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/unitofmeasure"
 )
 
@@ -442,6 +443,21 @@ func (_c *ProductCreate) AddQcCheckpoints(v ...*ProductQCCheckpoint) *ProductCre
 	return _c.AddQcCheckpointIDs(ids...)
 }
 
+// AddRecipeStepIDs adds the "recipe_steps" edge to the RecipeStep entity by IDs.
+func (_c *ProductCreate) AddRecipeStepIDs(ids ...int) *ProductCreate {
+	_c.mutation.AddRecipeStepIDs(ids...)
+	return _c
+}
+
+// AddRecipeSteps adds the "recipe_steps" edges to the RecipeStep entity.
+func (_c *ProductCreate) AddRecipeSteps(v ...*RecipeStep) *ProductCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddRecipeStepIDs(ids...)
+}
+
 // Mutation returns the ProductMutation object of the builder.
 func (_c *ProductCreate) Mutation() *ProductMutation {
 	return _c.mutation
@@ -812,6 +828,22 @@ func (_c *ProductCreate) createSpec() (*Product, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productqccheckpoint.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.RecipeStepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -25,6 +25,7 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/unitofmeasure"
 )
 
@@ -46,6 +47,7 @@ type ProductQuery struct {
 	withSuppliers       *ProductSupplierQuery
 	withByproducts      *ProductByproductQuery
 	withQcCheckpoints   *ProductQCCheckpointQuery
+	withRecipeSteps     *RecipeStepQuery
 	modifiers           []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -325,6 +327,28 @@ func (_q *ProductQuery) QueryQcCheckpoints() *ProductQCCheckpointQuery {
 	return query
 }
 
+// QueryRecipeSteps chains the current query on the "recipe_steps" edge.
+func (_q *ProductQuery) QueryRecipeSteps() *RecipeStepQuery {
+	query := (&RecipeStepClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, selector),
+			sqlgraph.To(recipestep.Table, recipestep.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.RecipeStepsTable, product.RecipeStepsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first Product entity from the query.
 // Returns a *NotFoundError when no Product was found.
 func (_q *ProductQuery) First(ctx context.Context) (*Product, error) {
@@ -528,6 +552,7 @@ func (_q *ProductQuery) Clone() *ProductQuery {
 		withSuppliers:       _q.withSuppliers.Clone(),
 		withByproducts:      _q.withByproducts.Clone(),
 		withQcCheckpoints:   _q.withQcCheckpoints.Clone(),
+		withRecipeSteps:     _q.withRecipeSteps.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -656,6 +681,17 @@ func (_q *ProductQuery) WithQcCheckpoints(opts ...func(*ProductQCCheckpointQuery
 	return _q
 }
 
+// WithRecipeSteps tells the query-builder to eager-load the nodes that are connected to
+// the "recipe_steps" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ProductQuery) WithRecipeSteps(opts ...func(*RecipeStepQuery)) *ProductQuery {
+	query := (&RecipeStepClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withRecipeSteps = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -740,7 +776,7 @@ func (_q *ProductQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Prod
 	var (
 		nodes       = []*Product{}
 		_spec       = _q.querySpec()
-		loadedTypes = [11]bool{
+		loadedTypes = [12]bool{
 			_q.withAccount != nil,
 			_q.withUnitOfMeasure != nil,
 			_q.withUomBase != nil,
@@ -752,6 +788,7 @@ func (_q *ProductQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Prod
 			_q.withSuppliers != nil,
 			_q.withByproducts != nil,
 			_q.withQcCheckpoints != nil,
+			_q.withRecipeSteps != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -847,6 +884,13 @@ func (_q *ProductQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Prod
 		if err := _q.loadQcCheckpoints(ctx, query, nodes,
 			func(n *Product) { n.Edges.QcCheckpoints = []*ProductQCCheckpoint{} },
 			func(n *Product, e *ProductQCCheckpoint) { n.Edges.QcCheckpoints = append(n.Edges.QcCheckpoints, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withRecipeSteps; query != nil {
+		if err := _q.loadRecipeSteps(ctx, query, nodes,
+			func(n *Product) { n.Edges.RecipeSteps = []*RecipeStep{} },
+			func(n *Product, e *RecipeStep) { n.Edges.RecipeSteps = append(n.Edges.RecipeSteps, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1173,6 +1217,36 @@ func (_q *ProductQuery) loadQcCheckpoints(ctx context.Context, query *ProductQCC
 	}
 	query.Where(predicate.ProductQCCheckpoint(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(product.QcCheckpointsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ProductID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "product_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ProductQuery) loadRecipeSteps(ctx context.Context, query *RecipeStepQuery, nodes []*Product, init func(*Product), assign func(*Product, *RecipeStep)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Product)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(recipestep.FieldProductID)
+	}
+	query.Where(predicate.RecipeStep(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(product.RecipeStepsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/unitofmeasure"
 )
 
@@ -556,6 +557,21 @@ func (_u *ProductUpdate) AddQcCheckpoints(v ...*ProductQCCheckpoint) *ProductUpd
 	return _u.AddQcCheckpointIDs(ids...)
 }
 
+// AddRecipeStepIDs adds the "recipe_steps" edge to the RecipeStep entity by IDs.
+func (_u *ProductUpdate) AddRecipeStepIDs(ids ...int) *ProductUpdate {
+	_u.mutation.AddRecipeStepIDs(ids...)
+	return _u
+}
+
+// AddRecipeSteps adds the "recipe_steps" edges to the RecipeStep entity.
+func (_u *ProductUpdate) AddRecipeSteps(v ...*RecipeStep) *ProductUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRecipeStepIDs(ids...)
+}
+
 // Mutation returns the ProductMutation object of the builder.
 func (_u *ProductUpdate) Mutation() *ProductMutation {
 	return _u.mutation
@@ -724,6 +740,27 @@ func (_u *ProductUpdate) RemoveQcCheckpoints(v ...*ProductQCCheckpoint) *Product
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveQcCheckpointIDs(ids...)
+}
+
+// ClearRecipeSteps clears all "recipe_steps" edges to the RecipeStep entity.
+func (_u *ProductUpdate) ClearRecipeSteps() *ProductUpdate {
+	_u.mutation.ClearRecipeSteps()
+	return _u
+}
+
+// RemoveRecipeStepIDs removes the "recipe_steps" edge to RecipeStep entities by IDs.
+func (_u *ProductUpdate) RemoveRecipeStepIDs(ids ...int) *ProductUpdate {
+	_u.mutation.RemoveRecipeStepIDs(ids...)
+	return _u
+}
+
+// RemoveRecipeSteps removes "recipe_steps" edges to RecipeStep entities.
+func (_u *ProductUpdate) RemoveRecipeSteps(v ...*RecipeStep) *ProductUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRecipeStepIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1308,6 +1345,51 @@ func (_u *ProductUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.RecipeStepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRecipeStepsIDs(); len(nodes) > 0 && !_u.mutation.RecipeStepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RecipeStepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -1847,6 +1929,21 @@ func (_u *ProductUpdateOne) AddQcCheckpoints(v ...*ProductQCCheckpoint) *Product
 	return _u.AddQcCheckpointIDs(ids...)
 }
 
+// AddRecipeStepIDs adds the "recipe_steps" edge to the RecipeStep entity by IDs.
+func (_u *ProductUpdateOne) AddRecipeStepIDs(ids ...int) *ProductUpdateOne {
+	_u.mutation.AddRecipeStepIDs(ids...)
+	return _u
+}
+
+// AddRecipeSteps adds the "recipe_steps" edges to the RecipeStep entity.
+func (_u *ProductUpdateOne) AddRecipeSteps(v ...*RecipeStep) *ProductUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRecipeStepIDs(ids...)
+}
+
 // Mutation returns the ProductMutation object of the builder.
 func (_u *ProductUpdateOne) Mutation() *ProductMutation {
 	return _u.mutation
@@ -2015,6 +2112,27 @@ func (_u *ProductUpdateOne) RemoveQcCheckpoints(v ...*ProductQCCheckpoint) *Prod
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveQcCheckpointIDs(ids...)
+}
+
+// ClearRecipeSteps clears all "recipe_steps" edges to the RecipeStep entity.
+func (_u *ProductUpdateOne) ClearRecipeSteps() *ProductUpdateOne {
+	_u.mutation.ClearRecipeSteps()
+	return _u
+}
+
+// RemoveRecipeStepIDs removes the "recipe_steps" edge to RecipeStep entities by IDs.
+func (_u *ProductUpdateOne) RemoveRecipeStepIDs(ids ...int) *ProductUpdateOne {
+	_u.mutation.RemoveRecipeStepIDs(ids...)
+	return _u
+}
+
+// RemoveRecipeSteps removes "recipe_steps" edges to RecipeStep entities.
+func (_u *ProductUpdateOne) RemoveRecipeSteps(v ...*RecipeStep) *ProductUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRecipeStepIDs(ids...)
 }
 
 // Where appends a list predicates to the ProductUpdate builder.
@@ -2622,6 +2740,51 @@ func (_u *ProductUpdateOne) sqlSave(ctx context.Context) (_node *Product, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productqccheckpoint.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.RecipeStepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRecipeStepsIDs(); len(nodes) > 0 && !_u.mutation.RecipeStepsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RecipeStepsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.RecipeStepsTable,
+			Columns: []string{product.RecipeStepsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recipestep.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -72,9 +72,11 @@ type ProductionEdges struct {
 	PlannedSteps []*ProductionPlannedStep `json:"planned_steps,omitempty"`
 	// The component lots the run consumed; only on single retrieval.
 	ConsumedSteps []*ProductionConsumedStep `json:"consumed_steps,omitempty"`
+	// The run's routing, copied from the recipe when planned (internal).
+	Operations []*ProductionOperation `json:"operations,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [7]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -137,6 +139,15 @@ func (e ProductionEdges) ConsumedStepsOrErr() ([]*ProductionConsumedStep, error)
 		return e.ConsumedSteps, nil
 	}
 	return nil, &NotLoadedError{edge: "consumed_steps"}
+}
+
+// OperationsOrErr returns the Operations value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductionEdges) OperationsOrErr() ([]*ProductionOperation, error) {
+	if e.loadedTypes[6] {
+		return e.Operations, nil
+	}
+	return nil, &NotLoadedError{edge: "operations"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -314,6 +325,11 @@ func (_m *Production) QueryPlannedSteps() *ProductionPlannedStepQuery {
 // QueryConsumedSteps queries the "consumed_steps" edge of the Production entity.
 func (_m *Production) QueryConsumedSteps() *ProductionConsumedStepQuery {
 	return NewProductionClient(_m.config).QueryConsumedSteps(_m)
+}
+
+// QueryOperations queries the "operations" edge of the Production entity.
+func (_m *Production) QueryOperations() *ProductionOperationQuery {
+	return NewProductionClient(_m.config).QueryOperations(_m)
 }
 
 // Update returns a builder for updating this Production.

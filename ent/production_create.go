@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 )
 
@@ -263,6 +264,21 @@ func (_c *ProductionCreate) AddConsumedSteps(v ...*ProductionConsumedStep) *Prod
 		ids[i] = v[i].ID
 	}
 	return _c.AddConsumedStepIDs(ids...)
+}
+
+// AddOperationIDs adds the "operations" edge to the ProductionOperation entity by IDs.
+func (_c *ProductionCreate) AddOperationIDs(ids ...int) *ProductionCreate {
+	_c.mutation.AddOperationIDs(ids...)
+	return _c
+}
+
+// AddOperations adds the "operations" edges to the ProductionOperation entity.
+func (_c *ProductionCreate) AddOperations(v ...*ProductionOperation) *ProductionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddOperationIDs(ids...)
 }
 
 // Mutation returns the ProductionMutation object of the builder.
@@ -525,6 +541,22 @@ func (_c *ProductionCreate) createSpec() (*Production, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productionconsumedstep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 )
 
@@ -37,6 +38,7 @@ type ProductionQuery struct {
 	withLocation       *LocationQuery
 	withPlannedSteps   *ProductionPlannedStepQuery
 	withConsumedSteps  *ProductionConsumedStepQuery
+	withOperations     *ProductionOperationQuery
 	modifiers          []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -199,6 +201,28 @@ func (_q *ProductionQuery) QueryConsumedSteps() *ProductionConsumedStepQuery {
 			sqlgraph.From(production.Table, production.FieldID, selector),
 			sqlgraph.To(productionconsumedstep.Table, productionconsumedstep.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, production.ConsumedStepsTable, production.ConsumedStepsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryOperations chains the current query on the "operations" edge.
+func (_q *ProductionQuery) QueryOperations() *ProductionOperationQuery {
+	query := (&ProductionOperationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(production.Table, production.FieldID, selector),
+			sqlgraph.To(productionoperation.Table, productionoperation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, production.OperationsTable, production.OperationsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -404,6 +428,7 @@ func (_q *ProductionQuery) Clone() *ProductionQuery {
 		withLocation:       _q.withLocation.Clone(),
 		withPlannedSteps:   _q.withPlannedSteps.Clone(),
 		withConsumedSteps:  _q.withConsumedSteps.Clone(),
+		withOperations:     _q.withOperations.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -474,6 +499,17 @@ func (_q *ProductionQuery) WithConsumedSteps(opts ...func(*ProductionConsumedSte
 		opt(query)
 	}
 	_q.withConsumedSteps = query
+	return _q
+}
+
+// WithOperations tells the query-builder to eager-load the nodes that are connected to
+// the "operations" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ProductionQuery) WithOperations(opts ...func(*ProductionOperationQuery)) *ProductionQuery {
+	query := (&ProductionOperationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withOperations = query
 	return _q
 }
 
@@ -561,13 +597,14 @@ func (_q *ProductionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*P
 	var (
 		nodes       = []*Production{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [7]bool{
 			_q.withAccount != nil,
 			_q.withProduct != nil,
 			_q.withProductionLine != nil,
 			_q.withLocation != nil,
 			_q.withPlannedSteps != nil,
 			_q.withConsumedSteps != nil,
+			_q.withOperations != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -628,6 +665,13 @@ func (_q *ProductionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*P
 			func(n *Production, e *ProductionConsumedStep) {
 				n.Edges.ConsumedSteps = append(n.Edges.ConsumedSteps, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withOperations; query != nil {
+		if err := _q.loadOperations(ctx, query, nodes,
+			func(n *Production) { n.Edges.Operations = []*ProductionOperation{} },
+			func(n *Production, e *ProductionOperation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -801,6 +845,36 @@ func (_q *ProductionQuery) loadConsumedSteps(ctx context.Context, query *Product
 	}
 	query.Where(predicate.ProductionConsumedStep(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(production.ConsumedStepsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ProductionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "production_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ProductionQuery) loadOperations(ctx context.Context, query *ProductionOperationQuery, nodes []*Production, init func(*Production), assign func(*Production, *ProductionOperation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Production)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(productionoperation.FieldProductionID)
+	}
+	query.Where(predicate.ProductionOperation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(production.OperationsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

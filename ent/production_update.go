@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 )
 
@@ -268,6 +269,21 @@ func (_u *ProductionUpdate) AddConsumedSteps(v ...*ProductionConsumedStep) *Prod
 	return _u.AddConsumedStepIDs(ids...)
 }
 
+// AddOperationIDs adds the "operations" edge to the ProductionOperation entity by IDs.
+func (_u *ProductionUpdate) AddOperationIDs(ids ...int) *ProductionUpdate {
+	_u.mutation.AddOperationIDs(ids...)
+	return _u
+}
+
+// AddOperations adds the "operations" edges to the ProductionOperation entity.
+func (_u *ProductionUpdate) AddOperations(v ...*ProductionOperation) *ProductionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperationIDs(ids...)
+}
+
 // Mutation returns the ProductionMutation object of the builder.
 func (_u *ProductionUpdate) Mutation() *ProductionMutation {
 	return _u.mutation
@@ -325,6 +341,27 @@ func (_u *ProductionUpdate) RemoveConsumedSteps(v ...*ProductionConsumedStep) *P
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveConsumedStepIDs(ids...)
+}
+
+// ClearOperations clears all "operations" edges to the ProductionOperation entity.
+func (_u *ProductionUpdate) ClearOperations() *ProductionUpdate {
+	_u.mutation.ClearOperations()
+	return _u
+}
+
+// RemoveOperationIDs removes the "operations" edge to ProductionOperation entities by IDs.
+func (_u *ProductionUpdate) RemoveOperationIDs(ids ...int) *ProductionUpdate {
+	_u.mutation.RemoveOperationIDs(ids...)
+	return _u
+}
+
+// RemoveOperations removes "operations" edges to ProductionOperation entities.
+func (_u *ProductionUpdate) RemoveOperations(v ...*ProductionOperation) *ProductionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperationIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -596,6 +633,51 @@ func (_u *ProductionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperationsIDs(); len(nodes) > 0 && !_u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -852,6 +934,21 @@ func (_u *ProductionUpdateOne) AddConsumedSteps(v ...*ProductionConsumedStep) *P
 	return _u.AddConsumedStepIDs(ids...)
 }
 
+// AddOperationIDs adds the "operations" edge to the ProductionOperation entity by IDs.
+func (_u *ProductionUpdateOne) AddOperationIDs(ids ...int) *ProductionUpdateOne {
+	_u.mutation.AddOperationIDs(ids...)
+	return _u
+}
+
+// AddOperations adds the "operations" edges to the ProductionOperation entity.
+func (_u *ProductionUpdateOne) AddOperations(v ...*ProductionOperation) *ProductionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperationIDs(ids...)
+}
+
 // Mutation returns the ProductionMutation object of the builder.
 func (_u *ProductionUpdateOne) Mutation() *ProductionMutation {
 	return _u.mutation
@@ -909,6 +1006,27 @@ func (_u *ProductionUpdateOne) RemoveConsumedSteps(v ...*ProductionConsumedStep)
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveConsumedStepIDs(ids...)
+}
+
+// ClearOperations clears all "operations" edges to the ProductionOperation entity.
+func (_u *ProductionUpdateOne) ClearOperations() *ProductionUpdateOne {
+	_u.mutation.ClearOperations()
+	return _u
+}
+
+// RemoveOperationIDs removes the "operations" edge to ProductionOperation entities by IDs.
+func (_u *ProductionUpdateOne) RemoveOperationIDs(ids ...int) *ProductionUpdateOne {
+	_u.mutation.RemoveOperationIDs(ids...)
+	return _u
+}
+
+// RemoveOperations removes "operations" edges to ProductionOperation entities.
+func (_u *ProductionUpdateOne) RemoveOperations(v ...*ProductionOperation) *ProductionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperationIDs(ids...)
 }
 
 // Where appends a list predicates to the ProductionUpdate builder.
@@ -1203,6 +1321,51 @@ func (_u *ProductionUpdateOne) sqlSave(ctx context.Context) (_node *Production, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productionconsumedstep.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperationsIDs(); len(nodes) > 0 && !_u.mutation.OperationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   production.OperationsTable,
+			Columns: []string{production.OperationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionoperation.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -45,9 +45,11 @@ type ProductionLineEdges struct {
 	Account *Account `json:"account,omitempty"`
 	// Warehouse holds the value of the warehouse edge.
 	Warehouse *Location `json:"warehouse,omitempty"`
+	// The equipment the line uses (internal); removed by a soft delete.
+	Equipment []*ProductionLineEquipment `json:"equipment,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -70,6 +72,15 @@ func (e ProductionLineEdges) WarehouseOrErr() (*Location, error) {
 		return nil, &NotFoundError{label: location.Label}
 	}
 	return nil, &NotLoadedError{edge: "warehouse"}
+}
+
+// EquipmentOrErr returns the Equipment value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductionLineEdges) EquipmentOrErr() ([]*ProductionLineEquipment, error) {
+	if e.loadedTypes[2] {
+		return e.Equipment, nil
+	}
+	return nil, &NotLoadedError{edge: "equipment"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -170,6 +181,11 @@ func (_m *ProductionLine) QueryAccount() *AccountQuery {
 // QueryWarehouse queries the "warehouse" edge of the ProductionLine entity.
 func (_m *ProductionLine) QueryWarehouse() *LocationQuery {
 	return NewProductionLineClient(_m.config).QueryWarehouse(_m)
+}
+
+// QueryEquipment queries the "equipment" edge of the ProductionLine entity.
+func (_m *ProductionLine) QueryEquipment() *ProductionLineEquipmentQuery {
+	return NewProductionLineClient(_m.config).QueryEquipment(_m)
 }
 
 // Update returns a builder for updating this ProductionLine.

@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
 )
 
 // ProductionLineCreate is the builder for creating a ProductionLine entity.
@@ -114,6 +115,21 @@ func (_c *ProductionLineCreate) SetAccount(v *Account) *ProductionLineCreate {
 // SetWarehouse sets the "warehouse" edge to the Location entity.
 func (_c *ProductionLineCreate) SetWarehouse(v *Location) *ProductionLineCreate {
 	return _c.SetWarehouseID(v.ID)
+}
+
+// AddEquipmentIDs adds the "equipment" edge to the ProductionLineEquipment entity by IDs.
+func (_c *ProductionLineCreate) AddEquipmentIDs(ids ...int) *ProductionLineCreate {
+	_c.mutation.AddEquipmentIDs(ids...)
+	return _c
+}
+
+// AddEquipment adds the "equipment" edges to the ProductionLineEquipment entity.
+func (_c *ProductionLineCreate) AddEquipment(v ...*ProductionLineEquipment) *ProductionLineCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddEquipmentIDs(ids...)
 }
 
 // Mutation returns the ProductionLineMutation object of the builder.
@@ -266,6 +282,22 @@ func (_c *ProductionLineCreate) createSpec() (*ProductionLine, *sqlgraph.CreateS
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.WarehouseID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.EquipmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

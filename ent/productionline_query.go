@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
 )
 
 // ProductionLineQuery is the builder for querying ProductionLine entities.
@@ -28,6 +30,7 @@ type ProductionLineQuery struct {
 	predicates    []predicate.ProductionLine
 	withAccount   *AccountQuery
 	withWarehouse *LocationQuery
+	withEquipment *ProductionLineEquipmentQuery
 	modifiers     []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -102,6 +105,28 @@ func (_q *ProductionLineQuery) QueryWarehouse() *LocationQuery {
 			sqlgraph.From(productionline.Table, productionline.FieldID, selector),
 			sqlgraph.To(location.Table, location.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, productionline.WarehouseTable, productionline.WarehouseColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryEquipment chains the current query on the "equipment" edge.
+func (_q *ProductionLineQuery) QueryEquipment() *ProductionLineEquipmentQuery {
+	query := (&ProductionLineEquipmentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productionline.Table, productionline.FieldID, selector),
+			sqlgraph.To(productionlineequipment.Table, productionlineequipment.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productionline.EquipmentTable, productionline.EquipmentColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -303,6 +328,7 @@ func (_q *ProductionLineQuery) Clone() *ProductionLineQuery {
 		predicates:    append([]predicate.ProductionLine{}, _q.predicates...),
 		withAccount:   _q.withAccount.Clone(),
 		withWarehouse: _q.withWarehouse.Clone(),
+		withEquipment: _q.withEquipment.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -329,6 +355,17 @@ func (_q *ProductionLineQuery) WithWarehouse(opts ...func(*LocationQuery)) *Prod
 		opt(query)
 	}
 	_q.withWarehouse = query
+	return _q
+}
+
+// WithEquipment tells the query-builder to eager-load the nodes that are connected to
+// the "equipment" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ProductionLineQuery) WithEquipment(opts ...func(*ProductionLineEquipmentQuery)) *ProductionLineQuery {
+	query := (&ProductionLineEquipmentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withEquipment = query
 	return _q
 }
 
@@ -416,9 +453,10 @@ func (_q *ProductionLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	var (
 		nodes       = []*ProductionLine{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withAccount != nil,
 			_q.withWarehouse != nil,
+			_q.withEquipment != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -451,6 +489,13 @@ func (_q *ProductionLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	if query := _q.withWarehouse; query != nil {
 		if err := _q.loadWarehouse(ctx, query, nodes, nil,
 			func(n *ProductionLine, e *Location) { n.Edges.Warehouse = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withEquipment; query != nil {
+		if err := _q.loadEquipment(ctx, query, nodes,
+			func(n *ProductionLine) { n.Edges.Equipment = []*ProductionLineEquipment{} },
+			func(n *ProductionLine, e *ProductionLineEquipment) { n.Edges.Equipment = append(n.Edges.Equipment, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -515,6 +560,36 @@ func (_q *ProductionLineQuery) loadWarehouse(ctx context.Context, query *Locatio
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *ProductionLineQuery) loadEquipment(ctx context.Context, query *ProductionLineEquipmentQuery, nodes []*ProductionLine, init func(*ProductionLine), assign func(*ProductionLine, *ProductionLineEquipment)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*ProductionLine)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(productionlineequipment.FieldProductionLineID)
+	}
+	query.Where(predicate.ProductionLineEquipment(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(productionline.EquipmentColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ProductionLineID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "production_line_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
 )
 
 // ProductionLineUpdate is the builder for updating ProductionLine entities.
@@ -115,6 +116,21 @@ func (_u *ProductionLineUpdate) SetWarehouse(v *Location) *ProductionLineUpdate 
 	return _u.SetWarehouseID(v.ID)
 }
 
+// AddEquipmentIDs adds the "equipment" edge to the ProductionLineEquipment entity by IDs.
+func (_u *ProductionLineUpdate) AddEquipmentIDs(ids ...int) *ProductionLineUpdate {
+	_u.mutation.AddEquipmentIDs(ids...)
+	return _u
+}
+
+// AddEquipment adds the "equipment" edges to the ProductionLineEquipment entity.
+func (_u *ProductionLineUpdate) AddEquipment(v ...*ProductionLineEquipment) *ProductionLineUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEquipmentIDs(ids...)
+}
+
 // Mutation returns the ProductionLineMutation object of the builder.
 func (_u *ProductionLineUpdate) Mutation() *ProductionLineMutation {
 	return _u.mutation
@@ -124,6 +140,27 @@ func (_u *ProductionLineUpdate) Mutation() *ProductionLineMutation {
 func (_u *ProductionLineUpdate) ClearWarehouse() *ProductionLineUpdate {
 	_u.mutation.ClearWarehouse()
 	return _u
+}
+
+// ClearEquipment clears all "equipment" edges to the ProductionLineEquipment entity.
+func (_u *ProductionLineUpdate) ClearEquipment() *ProductionLineUpdate {
+	_u.mutation.ClearEquipment()
+	return _u
+}
+
+// RemoveEquipmentIDs removes the "equipment" edge to ProductionLineEquipment entities by IDs.
+func (_u *ProductionLineUpdate) RemoveEquipmentIDs(ids ...int) *ProductionLineUpdate {
+	_u.mutation.RemoveEquipmentIDs(ids...)
+	return _u
+}
+
+// RemoveEquipment removes "equipment" edges to ProductionLineEquipment entities.
+func (_u *ProductionLineUpdate) RemoveEquipment(v ...*ProductionLineEquipment) *ProductionLineUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEquipmentIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -241,6 +278,51 @@ func (_u *ProductionLineUpdate) sqlSave(ctx context.Context) (_node int, err err
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.EquipmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEquipmentIDs(); len(nodes) > 0 && !_u.mutation.EquipmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EquipmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -348,6 +430,21 @@ func (_u *ProductionLineUpdateOne) SetWarehouse(v *Location) *ProductionLineUpda
 	return _u.SetWarehouseID(v.ID)
 }
 
+// AddEquipmentIDs adds the "equipment" edge to the ProductionLineEquipment entity by IDs.
+func (_u *ProductionLineUpdateOne) AddEquipmentIDs(ids ...int) *ProductionLineUpdateOne {
+	_u.mutation.AddEquipmentIDs(ids...)
+	return _u
+}
+
+// AddEquipment adds the "equipment" edges to the ProductionLineEquipment entity.
+func (_u *ProductionLineUpdateOne) AddEquipment(v ...*ProductionLineEquipment) *ProductionLineUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEquipmentIDs(ids...)
+}
+
 // Mutation returns the ProductionLineMutation object of the builder.
 func (_u *ProductionLineUpdateOne) Mutation() *ProductionLineMutation {
 	return _u.mutation
@@ -357,6 +454,27 @@ func (_u *ProductionLineUpdateOne) Mutation() *ProductionLineMutation {
 func (_u *ProductionLineUpdateOne) ClearWarehouse() *ProductionLineUpdateOne {
 	_u.mutation.ClearWarehouse()
 	return _u
+}
+
+// ClearEquipment clears all "equipment" edges to the ProductionLineEquipment entity.
+func (_u *ProductionLineUpdateOne) ClearEquipment() *ProductionLineUpdateOne {
+	_u.mutation.ClearEquipment()
+	return _u
+}
+
+// RemoveEquipmentIDs removes the "equipment" edge to ProductionLineEquipment entities by IDs.
+func (_u *ProductionLineUpdateOne) RemoveEquipmentIDs(ids ...int) *ProductionLineUpdateOne {
+	_u.mutation.RemoveEquipmentIDs(ids...)
+	return _u
+}
+
+// RemoveEquipment removes "equipment" edges to ProductionLineEquipment entities.
+func (_u *ProductionLineUpdateOne) RemoveEquipment(v ...*ProductionLineEquipment) *ProductionLineUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEquipmentIDs(ids...)
 }
 
 // Where appends a list predicates to the ProductionLineUpdate builder.
@@ -497,6 +615,51 @@ func (_u *ProductionLineUpdateOne) sqlSave(ctx context.Context) (_node *Producti
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(location.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.EquipmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEquipmentIDs(); len(nodes) > 0 && !_u.mutation.EquipmentCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EquipmentIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   productionline.EquipmentTable,
+			Columns: []string{productionline.EquipmentColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productionlineequipment.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -72,6 +72,10 @@ type Tx struct {
 	ProductionConsumedStep *ProductionConsumedStepClient
 	// ProductionLine is the client for interacting with the ProductionLine builders.
 	ProductionLine *ProductionLineClient
+	// ProductionLineEquipment is the client for interacting with the ProductionLineEquipment builders.
+	ProductionLineEquipment *ProductionLineEquipmentClient
+	// ProductionOperation is the client for interacting with the ProductionOperation builders.
+	ProductionOperation *ProductionOperationClient
 	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
 	ProductionPlannedStep *ProductionPlannedStepClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
@@ -80,6 +84,8 @@ type Tx struct {
 	QCUnitOfMeasure *QCUnitOfMeasureClient
 	// RateWindow is the client for interacting with the RateWindow builders.
 	RateWindow *RateWindowClient
+	// RecipeStep is the client for interacting with the RecipeStep builders.
+	RecipeStep *RecipeStepClient
 	// StockMovement is the client for interacting with the StockMovement builders.
 	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
@@ -254,10 +260,13 @@ func (tx *Tx) init() {
 	tx.Production = NewProductionClient(tx.config)
 	tx.ProductionConsumedStep = NewProductionConsumedStepClient(tx.config)
 	tx.ProductionLine = NewProductionLineClient(tx.config)
+	tx.ProductionLineEquipment = NewProductionLineEquipmentClient(tx.config)
+	tx.ProductionOperation = NewProductionOperationClient(tx.config)
 	tx.ProductionPlannedStep = NewProductionPlannedStepClient(tx.config)
 	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
+	tx.RecipeStep = NewRecipeStepClient(tx.config)
 	tx.StockMovement = NewStockMovementClient(tx.config)
 	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)

@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/problem"
@@ -73,7 +74,8 @@ type Plan struct {
 }
 
 // Create plans a run: PLANNED, numbered by the account's counter, with its
-// planned steps. Without a location, the output goes to the line's warehouse.
+// planned steps and its recipe's routing (the operations and equipment the
+// run uses). Without a location, the output goes to the line's warehouse.
 func Create(ctx context.Context, tx *ent.Tx, p Plan) (*ent.Production, error) {
 	loc := p.LocationID
 	if loc == nil && p.LineID != nil {
@@ -100,6 +102,9 @@ func Create(ctx context.Context, tx *ent.Tx, p Plan) (*ent.Production, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := copyRouting(ctx, tx, run); err != nil {
+		return nil, err
+	}
 	for i, s := range p.Steps {
 		if !s.QuantityBase.IsPositive() {
 			return nil, problem.Invalidf(fmt.Sprintf("planned_steps[%d].quantity_base", i), "must be greater than 0")
@@ -116,6 +121,34 @@ func Create(ctx context.Context, tx *ent.Tx, p Plan) (*ent.Production, error) {
 		}
 	}
 	return run, nil
+}
+
+// copyRouting gives a new run its product's routing: each recipe step's
+// operation and equipment, in order, in one multi-row insert.
+func copyRouting(ctx context.Context, tx *ent.Tx, run *ent.Production) error {
+	steps, err := tx.RecipeStep.Query().
+		Where(recipestep.ProductID(run.ProductID)).
+		Order(recipestep.ByPosition()).
+		All(ctx)
+	if err != nil {
+		return fmt.Errorf("routing of product %d: %w", run.ProductID, err)
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	rows := make([]*ent.ProductionOperationCreate, len(steps))
+	for i, s := range steps {
+		rows[i] = tx.ProductionOperation.Create().
+			SetAccountID(run.AccountID).
+			SetProductionID(run.ID).
+			SetPosition(i + 1).
+			SetOperationID(s.OperationID).
+			SetNillableEquipmentID(s.EquipmentID)
+	}
+	if err := tx.ProductionOperation.CreateBulk(rows...).Exec(ctx); err != nil {
+		return fmt.Errorf("routing of run %d: %w", run.ID, err)
+	}
+	return nil
 }
 
 // Start puts a run in production: IN_PROGRESS, from PLANNED, ON_HOLD or

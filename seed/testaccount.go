@@ -3,12 +3,15 @@ package seed
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/operation"
 	entproduct "larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
@@ -47,11 +50,13 @@ var testSteps = []struct {
 	{"operations", seedOperations},
 	{"equipment", seedEquipment},
 	{"production lines", seedProductionLines},
+	{"line equipment", seedLineEquipment},
 	{"employees", seedEmployees},
 	{"suppliers", seedSuppliers},
 	{"QC checkpoints", seedCheckpoints},
 	{"foods", seedFoods},
 	{"products", seedProducts},
+	{"recipe routings", seedRoutings},
 	{"product lots", seedLots},
 	{"productions", seedProductions},
 }
@@ -300,6 +305,86 @@ func seedProductionLines(ctx context.Context, tx *ent.Tx) error {
 		}
 		if err := b.Exec(ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// lineEquipment is the equipment each line uses: some equipment is in use
+// by a line, some (SCALE-P1, BLAST-01) by nothing.
+var lineEquipment = []struct {
+	line  string
+	codes []string
+}{
+	{"Cookie line", []string{"MIX-01", "DEP-01", "OVEN-01", "MD-01"}},
+	{"Granola bar line", []string{"MIX-01", "OVEN-02", "FLOW-01"}},
+}
+
+func seedLineEquipment(ctx context.Context, tx *ent.Tx) error {
+	for _, le := range lineEquipment {
+		line, err := tx.ProductionLine.Query().Where(productionline.Name(le.line)).Only(ctx)
+		if err != nil {
+			return fmt.Errorf("line %s: %w", le.line, err)
+		}
+		for _, code := range le.codes {
+			eq, err := tx.Equipment.Query().Where(equipment.Code(code)).OnlyID(ctx)
+			if err != nil {
+				return fmt.Errorf("equipment %s: %w", code, err)
+			}
+			err = tx.ProductionLineEquipment.Create().
+				SetAccountID(line.AccountID).
+				SetProductionLineID(line.ID).
+				SetEquipmentID(eq).
+				Exec(ctx)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// routings are the recipes' operations in order, each with its equipment or
+// none ("" after the colon): the operation PROOF is used by no recipe, and
+// runs copy these steps when planned.
+var routings = []struct {
+	recipe string
+	steps  []string
+}{
+	{"SR-DOUGH", []string{"MIX:MIX-01"}},
+	{"RC-COOKIE", []string{"MIX:MIX-01", "BAKE:OVEN-01"}},
+	{"FG-COOKIE12", []string{"BAKE:OVEN-01", "PACK:MD-01", "PACK:"}},
+	{"RC-BAR", []string{"MIX:MIX-01", "BAKE:OVEN-02"}},
+	{"FG-BAR6", []string{"PACK:FLOW-01"}},
+}
+
+func seedRoutings(ctx context.Context, tx *ent.Tx) error {
+	for _, r := range routings {
+		p, err := tx.Product.Query().Where(entproduct.ProductCode(r.recipe)).Only(ctx)
+		if err != nil {
+			return fmt.Errorf("recipe %s: %w", r.recipe, err)
+		}
+		for i, step := range r.steps {
+			op, eq, _ := strings.Cut(step, ":")
+			opID, err := tx.Operation.Query().Where(operation.Code(op)).OnlyID(ctx)
+			if err != nil {
+				return fmt.Errorf("operation %s: %w", op, err)
+			}
+			b := tx.RecipeStep.Create().
+				SetAccountID(p.AccountID).
+				SetProductID(p.ID).
+				SetPosition(i + 1).
+				SetOperationID(opID)
+			if eq != "" {
+				eqID, err := tx.Equipment.Query().Where(equipment.Code(eq)).OnlyID(ctx)
+				if err != nil {
+					return fmt.Errorf("equipment %s: %w", eq, err)
+				}
+				b.SetEquipmentID(eqID)
+			}
+			if err := b.Exec(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -357,6 +357,30 @@ func (f ProductionLineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionLineMutation", m)
 }
 
+// The ProductionLineEquipmentFunc type is an adapter to allow the use of ordinary
+// function as ProductionLineEquipment mutator.
+type ProductionLineEquipmentFunc func(context.Context, *ent.ProductionLineEquipmentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductionLineEquipmentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductionLineEquipmentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionLineEquipmentMutation", m)
+}
+
+// The ProductionOperationFunc type is an adapter to allow the use of ordinary
+// function as ProductionOperation mutator.
+type ProductionOperationFunc func(context.Context, *ent.ProductionOperationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductionOperationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductionOperationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductionOperationMutation", m)
+}
+
 // The ProductionPlannedStepFunc type is an adapter to allow the use of ordinary
 // function as ProductionPlannedStep mutator.
 type ProductionPlannedStepFunc func(context.Context, *ent.ProductionPlannedStepMutation) (ent.Value, error)
@@ -403,6 +427,18 @@ func (f RateWindowFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateWindowMutation", m)
+}
+
+// The RecipeStepFunc type is an adapter to allow the use of ordinary
+// function as RecipeStep mutator.
+type RecipeStepFunc func(context.Context, *ent.RecipeStepMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RecipeStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RecipeStepMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecipeStepMutation", m)
 }
 
 // The StockMovementFunc type is an adapter to allow the use of ordinary

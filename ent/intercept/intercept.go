@@ -33,6 +33,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -42,6 +44,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -890,6 +893,60 @@ func (f TraverseProductionLine) Traverse(ctx context.Context, q ent.Query) error
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineQuery", q)
 }
 
+// The ProductionLineEquipmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionLineEquipmentFunc func(context.Context, *ent.ProductionLineEquipmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionLineEquipmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionLineEquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineEquipmentQuery", q)
+}
+
+// The TraverseProductionLineEquipment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductionLineEquipment func(context.Context, *ent.ProductionLineEquipmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductionLineEquipment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductionLineEquipment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionLineEquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionLineEquipmentQuery", q)
+}
+
+// The ProductionOperationFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ProductionOperationFunc func(context.Context, *ent.ProductionOperationQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ProductionOperationFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ProductionOperationQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ProductionOperationQuery", q)
+}
+
+// The TraverseProductionOperation type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseProductionOperation func(context.Context, *ent.ProductionOperationQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseProductionOperation) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseProductionOperation) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionOperationQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionOperationQuery", q)
+}
+
 // The ProductionPlannedStepFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ProductionPlannedStepFunc func(context.Context, *ent.ProductionPlannedStepQuery) (ent.Value, error)
 
@@ -996,6 +1053,33 @@ func (f TraverseRateWindow) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.RateWindowQuery", q)
+}
+
+// The RecipeStepFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RecipeStepFunc func(context.Context, *ent.RecipeStepQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RecipeStepFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RecipeStepQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RecipeStepQuery", q)
+}
+
+// The TraverseRecipeStep type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRecipeStep func(context.Context, *ent.RecipeStepQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRecipeStep) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRecipeStep) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecipeStepQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RecipeStepQuery", q)
 }
 
 // The StockMovementFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1248,6 +1332,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ProductionConsumedStepQuery, predicate.ProductionConsumedStep, productionconsumedstep.OrderOption]{typ: ent.TypeProductionConsumedStep, tq: q}, nil
 	case *ent.ProductionLineQuery:
 		return &query[*ent.ProductionLineQuery, predicate.ProductionLine, productionline.OrderOption]{typ: ent.TypeProductionLine, tq: q}, nil
+	case *ent.ProductionLineEquipmentQuery:
+		return &query[*ent.ProductionLineEquipmentQuery, predicate.ProductionLineEquipment, productionlineequipment.OrderOption]{typ: ent.TypeProductionLineEquipment, tq: q}, nil
+	case *ent.ProductionOperationQuery:
+		return &query[*ent.ProductionOperationQuery, predicate.ProductionOperation, productionoperation.OrderOption]{typ: ent.TypeProductionOperation, tq: q}, nil
 	case *ent.ProductionPlannedStepQuery:
 		return &query[*ent.ProductionPlannedStepQuery, predicate.ProductionPlannedStep, productionplannedstep.OrderOption]{typ: ent.TypeProductionPlannedStep, tq: q}, nil
 	case *ent.QCCheckpointQuery:
@@ -1256,6 +1344,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.QCUnitOfMeasureQuery, predicate.QCUnitOfMeasure, qcunitofmeasure.OrderOption]{typ: ent.TypeQCUnitOfMeasure, tq: q}, nil
 	case *ent.RateWindowQuery:
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
+	case *ent.RecipeStepQuery:
+		return &query[*ent.RecipeStepQuery, predicate.RecipeStep, recipestep.OrderOption]{typ: ent.TypeRecipeStep, tq: q}, nil
 	case *ent.StockMovementQuery:
 		return &query[*ent.StockMovementQuery, predicate.StockMovement, stockmovement.OrderOption]{typ: ent.TypeStockMovement, tq: q}, nil
 	case *ent.SupplierQuery:

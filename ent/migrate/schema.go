@@ -1586,6 +1586,119 @@ var (
 			},
 		},
 	}
+	// ProductionLineEquipmentsColumns holds the columns for the "production_line_equipments" table.
+	ProductionLineEquipmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "production_line_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "equipment_id", Type: field.TypeInt},
+	}
+	// ProductionLineEquipmentsTable holds the schema information for the "production_line_equipments" table.
+	ProductionLineEquipmentsTable = &schema.Table{
+		Name:       "production_line_equipments",
+		Columns:    ProductionLineEquipmentsColumns,
+		PrimaryKey: []*schema.Column{ProductionLineEquipmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "production_line_equipments_production_lines_equipment",
+				Columns:    []*schema.Column{ProductionLineEquipmentsColumns[1]},
+				RefColumns: []*schema.Column{ProductionLinesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "production_line_equipments_accounts_account",
+				Columns:    []*schema.Column{ProductionLineEquipmentsColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_line_equipments_equipment_equipment",
+				Columns:    []*schema.Column{ProductionLineEquipmentsColumns[3]},
+				RefColumns: []*schema.Column{EquipmentColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productionlineequipment_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionLineEquipmentsColumns[2]},
+			},
+			{
+				Name:    "productionlineequipment_production_line_id_equipment_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProductionLineEquipmentsColumns[1], ProductionLineEquipmentsColumns[3]},
+			},
+			{
+				Name:    "productionlineequipment_equipment_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionLineEquipmentsColumns[3]},
+			},
+		},
+	}
+	// ProductionOperationsColumns holds the columns for the "production_operations" table.
+	ProductionOperationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "position", Type: field.TypeInt},
+		{Name: "production_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "operation_id", Type: field.TypeInt},
+		{Name: "equipment_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductionOperationsTable holds the schema information for the "production_operations" table.
+	ProductionOperationsTable = &schema.Table{
+		Name:       "production_operations",
+		Columns:    ProductionOperationsColumns,
+		PrimaryKey: []*schema.Column{ProductionOperationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "production_operations_productions_operations",
+				Columns:    []*schema.Column{ProductionOperationsColumns[2]},
+				RefColumns: []*schema.Column{ProductionsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_operations_accounts_account",
+				Columns:    []*schema.Column{ProductionOperationsColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_operations_operations_operation",
+				Columns:    []*schema.Column{ProductionOperationsColumns[4]},
+				RefColumns: []*schema.Column{OperationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "production_operations_equipment_equipment",
+				Columns:    []*schema.Column{ProductionOperationsColumns[5]},
+				RefColumns: []*schema.Column{EquipmentColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productionoperation_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionOperationsColumns[3]},
+			},
+			{
+				Name:    "productionoperation_production_id_position",
+				Unique:  true,
+				Columns: []*schema.Column{ProductionOperationsColumns[2], ProductionOperationsColumns[1]},
+			},
+			{
+				Name:    "productionoperation_operation_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionOperationsColumns[4]},
+			},
+			{
+				Name:    "productionoperation_equipment_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProductionOperationsColumns[5]},
+			},
+		},
+	}
 	// ProductionPlannedStepsColumns holds the columns for the "production_planned_steps" table.
 	ProductionPlannedStepsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -1781,6 +1894,69 @@ var (
 				Name:    "ratewindow_window_start",
 				Unique:  false,
 				Columns: []*schema.Column{RateWindowsColumns[2]},
+			},
+		},
+	}
+	// RecipeStepsColumns holds the columns for the "recipe_steps" table.
+	RecipeStepsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "position", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "operation_id", Type: field.TypeInt},
+		{Name: "equipment_id", Type: field.TypeInt, Nullable: true},
+	}
+	// RecipeStepsTable holds the schema information for the "recipe_steps" table.
+	RecipeStepsTable = &schema.Table{
+		Name:       "recipe_steps",
+		Columns:    RecipeStepsColumns,
+		PrimaryKey: []*schema.Column{RecipeStepsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "recipe_steps_products_recipe_steps",
+				Columns:    []*schema.Column{RecipeStepsColumns[2]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "recipe_steps_accounts_account",
+				Columns:    []*schema.Column{RecipeStepsColumns[3]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "recipe_steps_operations_operation",
+				Columns:    []*schema.Column{RecipeStepsColumns[4]},
+				RefColumns: []*schema.Column{OperationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "recipe_steps_equipment_equipment",
+				Columns:    []*schema.Column{RecipeStepsColumns[5]},
+				RefColumns: []*schema.Column{EquipmentColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "recipestep_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{RecipeStepsColumns[3]},
+			},
+			{
+				Name:    "recipestep_product_id_position",
+				Unique:  true,
+				Columns: []*schema.Column{RecipeStepsColumns[2], RecipeStepsColumns[1]},
+			},
+			{
+				Name:    "recipestep_operation_id",
+				Unique:  false,
+				Columns: []*schema.Column{RecipeStepsColumns[4]},
+			},
+			{
+				Name:    "recipestep_equipment_id",
+				Unique:  false,
+				Columns: []*schema.Column{RecipeStepsColumns[5]},
 			},
 		},
 	}
@@ -2133,10 +2309,13 @@ var (
 		ProductionsTable,
 		ProductionConsumedStepsTable,
 		ProductionLinesTable,
+		ProductionLineEquipmentsTable,
+		ProductionOperationsTable,
 		ProductionPlannedStepsTable,
 		QcCheckpointsTable,
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
+		RecipeStepsTable,
 		StockMovementsTable,
 		SuppliersTable,
 		TagsTable,
@@ -2238,6 +2417,13 @@ func init() {
 	ProductionConsumedStepsTable.ForeignKeys[3].RefTable = ProductsTable
 	ProductionLinesTable.ForeignKeys[0].RefTable = AccountsTable
 	ProductionLinesTable.ForeignKeys[1].RefTable = LocationsTable
+	ProductionLineEquipmentsTable.ForeignKeys[0].RefTable = ProductionLinesTable
+	ProductionLineEquipmentsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductionLineEquipmentsTable.ForeignKeys[2].RefTable = EquipmentTable
+	ProductionOperationsTable.ForeignKeys[0].RefTable = ProductionsTable
+	ProductionOperationsTable.ForeignKeys[1].RefTable = AccountsTable
+	ProductionOperationsTable.ForeignKeys[2].RefTable = OperationsTable
+	ProductionOperationsTable.ForeignKeys[3].RefTable = EquipmentTable
 	ProductionPlannedStepsTable.ForeignKeys[0].RefTable = ProductionsTable
 	ProductionPlannedStepsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductionPlannedStepsTable.ForeignKeys[2].RefTable = ProductLotsTable
@@ -2251,6 +2437,10 @@ func init() {
 	QcUnitsOfMeasureTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	RecipeStepsTable.ForeignKeys[0].RefTable = ProductsTable
+	RecipeStepsTable.ForeignKeys[1].RefTable = AccountsTable
+	RecipeStepsTable.ForeignKeys[2].RefTable = OperationsTable
+	RecipeStepsTable.ForeignKeys[3].RefTable = EquipmentTable
 	StockMovementsTable.ForeignKeys[0].RefTable = ProductLotsTable
 	StockMovementsTable.ForeignKeys[1].RefTable = AccountsTable
 	StockMovementsTable.ForeignKeys[2].RefTable = LocationsTable

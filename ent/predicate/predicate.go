@@ -93,6 +93,12 @@ type ProductionConsumedStep func(*sql.Selector)
 // ProductionLine is the predicate function for productionline builders.
 type ProductionLine func(*sql.Selector)
 
+// ProductionLineEquipment is the predicate function for productionlineequipment builders.
+type ProductionLineEquipment func(*sql.Selector)
+
+// ProductionOperation is the predicate function for productionoperation builders.
+type ProductionOperation func(*sql.Selector)
+
 // ProductionPlannedStep is the predicate function for productionplannedstep builders.
 type ProductionPlannedStep func(*sql.Selector)
 
@@ -104,6 +110,9 @@ type QCUnitOfMeasure func(*sql.Selector)
 
 // RateWindow is the predicate function for ratewindow builders.
 type RateWindow func(*sql.Selector)
+
+// RecipeStep is the predicate function for recipestep builders.
+type RecipeStep func(*sql.Selector)
 
 // StockMovement is the predicate function for stockmovement builders.
 type StockMovement func(*sql.Selector)

@@ -807,6 +807,54 @@ func (f ProductionLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionLineMutation", m)
 }
 
+// The ProductionLineEquipmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionLineEquipmentQueryRuleFunc func(context.Context, *ent.ProductionLineEquipmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionLineEquipmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionLineEquipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionLineEquipmentQuery", q)
+}
+
+// The ProductionLineEquipmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionLineEquipmentMutationRuleFunc func(context.Context, *ent.ProductionLineEquipmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionLineEquipmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionLineEquipmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionLineEquipmentMutation", m)
+}
+
+// The ProductionOperationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ProductionOperationQueryRuleFunc func(context.Context, *ent.ProductionOperationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ProductionOperationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ProductionOperationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ProductionOperationQuery", q)
+}
+
+// The ProductionOperationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ProductionOperationMutationRuleFunc func(context.Context, *ent.ProductionOperationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ProductionOperationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ProductionOperationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionOperationMutation", m)
+}
+
 // The ProductionPlannedStepQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ProductionPlannedStepQueryRuleFunc func(context.Context, *ent.ProductionPlannedStepQuery) error
@@ -901,6 +949,30 @@ func (f RateWindowMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RateWindowMutation", m)
+}
+
+// The RecipeStepQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type RecipeStepQueryRuleFunc func(context.Context, *ent.RecipeStepQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f RecipeStepQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecipeStepQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.RecipeStepQuery", q)
+}
+
+// The RecipeStepMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type RecipeStepMutationRuleFunc func(context.Context, *ent.RecipeStepMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f RecipeStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.RecipeStepMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RecipeStepMutation", m)
 }
 
 // The StockMovementQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1164,6 +1236,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ProductionLineQuery:
 		return q.Filter(), nil
+	case *ent.ProductionLineEquipmentQuery:
+		return q.Filter(), nil
+	case *ent.ProductionOperationQuery:
+		return q.Filter(), nil
 	case *ent.ProductionPlannedStepQuery:
 		return q.Filter(), nil
 	case *ent.QCCheckpointQuery:
@@ -1171,6 +1247,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.QCUnitOfMeasureQuery:
 		return q.Filter(), nil
 	case *ent.RateWindowQuery:
+		return q.Filter(), nil
+	case *ent.RecipeStepQuery:
 		return q.Filter(), nil
 	case *ent.StockMovementQuery:
 		return q.Filter(), nil
@@ -1251,6 +1329,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ProductionLineMutation:
 		return m.Filter(), nil
+	case *ent.ProductionLineEquipmentMutation:
+		return m.Filter(), nil
+	case *ent.ProductionOperationMutation:
+		return m.Filter(), nil
 	case *ent.ProductionPlannedStepMutation:
 		return m.Filter(), nil
 	case *ent.QCCheckpointMutation:
@@ -1258,6 +1340,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.QCUnitOfMeasureMutation:
 		return m.Filter(), nil
 	case *ent.RateWindowMutation:
+		return m.Filter(), nil
+	case *ent.RecipeStepMutation:
 		return m.Filter(), nil
 	case *ent.StockMovementMutation:
 		return m.Filter(), nil

@@ -82,6 +82,8 @@ const (
 	EdgeByproducts = "byproducts"
 	// EdgeQcCheckpoints holds the string denoting the qc_checkpoints edge name in mutations.
 	EdgeQcCheckpoints = "qc_checkpoints"
+	// EdgeRecipeSteps holds the string denoting the recipe_steps edge name in mutations.
+	EdgeRecipeSteps = "recipe_steps"
 	// Table holds the table name of the product in the database.
 	Table = "products"
 	// AccountTable is the table that holds the account relation/edge.
@@ -161,6 +163,13 @@ const (
 	QcCheckpointsInverseTable = "product_qc_checkpoints"
 	// QcCheckpointsColumn is the table column denoting the qc_checkpoints relation/edge.
 	QcCheckpointsColumn = "product_id"
+	// RecipeStepsTable is the table that holds the recipe_steps relation/edge.
+	RecipeStepsTable = "recipe_steps"
+	// RecipeStepsInverseTable is the table name for the RecipeStep entity.
+	// It exists in this package in order to avoid circular dependency with the "recipestep" package.
+	RecipeStepsInverseTable = "recipe_steps"
+	// RecipeStepsColumn is the table column denoting the recipe_steps relation/edge.
+	RecipeStepsColumn = "product_id"
 )
 
 // Columns holds all SQL columns for product fields.
@@ -513,6 +522,20 @@ func ByQcCheckpoints(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newQcCheckpointsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByRecipeStepsCount orders the results by recipe_steps count.
+func ByRecipeStepsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newRecipeStepsStep(), opts...)
+	}
+}
+
+// ByRecipeSteps orders the results by recipe_steps terms.
+func ByRecipeSteps(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newRecipeStepsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAccountStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -588,5 +611,12 @@ func newQcCheckpointsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(QcCheckpointsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, QcCheckpointsTable, QcCheckpointsColumn),
+	)
+}
+func newRecipeStepsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(RecipeStepsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, RecipeStepsTable, RecipeStepsColumn),
 	)
 }

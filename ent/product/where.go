@@ -1384,6 +1384,29 @@ func HasQcCheckpointsWith(preds ...predicate.ProductQCCheckpoint) predicate.Prod
 	})
 }
 
+// HasRecipeSteps applies the HasEdge predicate on the "recipe_steps" edge.
+func HasRecipeSteps() predicate.Product {
+	return predicate.Product(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, RecipeStepsTable, RecipeStepsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasRecipeStepsWith applies the HasEdge predicate on the "recipe_steps" edge with a given conditions (other predicates).
+func HasRecipeStepsWith(preds ...predicate.RecipeStep) predicate.Product {
+	return predicate.Product(func(s *sql.Selector) {
+		step := newRecipeStepsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Product) predicate.Product {
 	return predicate.Product(sql.AndPredicates(predicates...))

@@ -58,6 +58,8 @@ const (
 	EdgePlannedSteps = "planned_steps"
 	// EdgeConsumedSteps holds the string denoting the consumed_steps edge name in mutations.
 	EdgeConsumedSteps = "consumed_steps"
+	// EdgeOperations holds the string denoting the operations edge name in mutations.
+	EdgeOperations = "operations"
 	// Table holds the table name of the production in the database.
 	Table = "productions"
 	// AccountTable is the table that holds the account relation/edge.
@@ -102,6 +104,13 @@ const (
 	ConsumedStepsInverseTable = "production_consumed_steps"
 	// ConsumedStepsColumn is the table column denoting the consumed_steps relation/edge.
 	ConsumedStepsColumn = "production_id"
+	// OperationsTable is the table that holds the operations relation/edge.
+	OperationsTable = "production_operations"
+	// OperationsInverseTable is the table name for the ProductionOperation entity.
+	// It exists in this package in order to avoid circular dependency with the "productionoperation" package.
+	OperationsInverseTable = "production_operations"
+	// OperationsColumn is the table column denoting the operations relation/edge.
+	OperationsColumn = "production_id"
 )
 
 // Columns holds all SQL columns for production fields.
@@ -321,6 +330,20 @@ func ByConsumedSteps(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newConsumedStepsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByOperationsCount orders the results by operations count.
+func ByOperationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newOperationsStep(), opts...)
+	}
+}
+
+// ByOperations orders the results by operations terms.
+func ByOperations(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newOperationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAccountStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -361,5 +384,12 @@ func newConsumedStepsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ConsumedStepsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ConsumedStepsTable, ConsumedStepsColumn),
+	)
+}
+func newOperationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(OperationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, OperationsTable, OperationsColumn),
 	)
 }

@@ -839,6 +839,29 @@ func HasConsumedStepsWith(preds ...predicate.ProductionConsumedStep) predicate.P
 	})
 }
 
+// HasOperations applies the HasEdge predicate on the "operations" edge.
+func HasOperations() predicate.Production {
+	return predicate.Production(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, OperationsTable, OperationsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasOperationsWith applies the HasEdge predicate on the "operations" edge with a given conditions (other predicates).
+func HasOperationsWith(preds ...predicate.ProductionOperation) predicate.Production {
+	return predicate.Production(func(s *sql.Selector) {
+		step := newOperationsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Production) predicate.Production {
 	return predicate.Production(sql.AndPredicates(predicates...))

@@ -33,6 +33,8 @@ const (
 	EdgeAccount = "account"
 	// EdgeWarehouse holds the string denoting the warehouse edge name in mutations.
 	EdgeWarehouse = "warehouse"
+	// EdgeEquipment holds the string denoting the equipment edge name in mutations.
+	EdgeEquipment = "equipment"
 	// Table holds the table name of the productionline in the database.
 	Table = "production_lines"
 	// AccountTable is the table that holds the account relation/edge.
@@ -49,6 +51,13 @@ const (
 	WarehouseInverseTable = "locations"
 	// WarehouseColumn is the table column denoting the warehouse relation/edge.
 	WarehouseColumn = "warehouse_id"
+	// EquipmentTable is the table that holds the equipment relation/edge.
+	EquipmentTable = "production_line_equipments"
+	// EquipmentInverseTable is the table name for the ProductionLineEquipment entity.
+	// It exists in this package in order to avoid circular dependency with the "productionlineequipment" package.
+	EquipmentInverseTable = "production_line_equipments"
+	// EquipmentColumn is the table column denoting the equipment relation/edge.
+	EquipmentColumn = "production_line_id"
 )
 
 // Columns holds all SQL columns for productionline fields.
@@ -79,7 +88,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "larder.dev/larder/ent/runtime"
 var (
-	Hooks  [3]ent.Hook
+	Hooks  [4]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -145,6 +154,20 @@ func ByWarehouseField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newWarehouseStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByEquipmentCount orders the results by equipment count.
+func ByEquipmentCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newEquipmentStep(), opts...)
+	}
+}
+
+// ByEquipment orders the results by equipment terms.
+func ByEquipment(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newEquipmentStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newAccountStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -157,5 +180,12 @@ func newWarehouseStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(WarehouseInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, WarehouseTable, WarehouseColumn),
+	)
+}
+func newEquipmentStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(EquipmentInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, EquipmentTable, EquipmentColumn),
 	)
 }

@@ -456,6 +456,29 @@ func HasWarehouseWith(preds ...predicate.Location) predicate.ProductionLine {
 	})
 }
 
+// HasEquipment applies the HasEdge predicate on the "equipment" edge.
+func HasEquipment() predicate.ProductionLine {
+	return predicate.ProductionLine(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, EquipmentTable, EquipmentColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasEquipmentWith applies the HasEdge predicate on the "equipment" edge with a given conditions (other predicates).
+func HasEquipmentWith(preds ...predicate.ProductionLineEquipment) predicate.ProductionLine {
+	return predicate.ProductionLine(func(s *sql.Selector) {
+		step := newEquipmentStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.ProductionLine) predicate.ProductionLine {
 	return predicate.ProductionLine(sql.AndPredicates(predicates...))

@@ -30,6 +30,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productionlineequipment"
+	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/productionplannedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/productqccheckpoint"
@@ -39,6 +41,7 @@ import (
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/schema"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -810,10 +813,13 @@ func init() {
 		})
 	}
 	productionlineMixinHooks0 := productionlineMixin[0].Hooks()
+	productionlineHooks := schema.ProductionLine{}.Hooks()
 
 	productionline.Hooks[1] = productionlineMixinHooks0[0]
 
 	productionline.Hooks[2] = productionlineMixinHooks0[1]
+
+	productionline.Hooks[3] = productionlineHooks[0]
 	productionlineMixinFields1 := productionlineMixin[1].Fields()
 	_ = productionlineMixinFields1
 	productionlineFields := schema.ProductionLine{}.Fields()
@@ -828,6 +834,36 @@ func init() {
 	productionline.DefaultUpdatedAt = productionlineDescUpdatedAt.Default.(func() time.Time)
 	// productionline.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	productionline.UpdateDefaultUpdatedAt = productionlineDescUpdatedAt.UpdateDefault.(func() time.Time)
+	productionlineequipmentMixin := schema.ProductionLineEquipment{}.Mixin()
+	productionlineequipment.Policy = privacy.NewPolicies(productionlineequipmentMixin[0], schema.ProductionLineEquipment{})
+	productionlineequipment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productionlineequipment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionlineequipmentMixinHooks0 := productionlineequipmentMixin[0].Hooks()
+
+	productionlineequipment.Hooks[1] = productionlineequipmentMixinHooks0[0]
+
+	productionlineequipment.Hooks[2] = productionlineequipmentMixinHooks0[1]
+	productionoperationMixin := schema.ProductionOperation{}.Mixin()
+	productionoperation.Policy = privacy.NewPolicies(productionoperationMixin[0], schema.ProductionOperation{})
+	productionoperation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := productionoperation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	productionoperationMixinHooks0 := productionoperationMixin[0].Hooks()
+
+	productionoperation.Hooks[1] = productionoperationMixinHooks0[0]
+
+	productionoperation.Hooks[2] = productionoperationMixinHooks0[1]
 	productionplannedstepMixin := schema.ProductionPlannedStep{}.Mixin()
 	productionplannedstep.Policy = privacy.NewPolicies(productionplannedstepMixin[0], schema.ProductionPlannedStep{})
 	productionplannedstep.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -926,6 +962,21 @@ func init() {
 	ratewindowDescHits := ratewindowFields[2].Descriptor()
 	// ratewindow.DefaultHits holds the default value on creation for the hits field.
 	ratewindow.DefaultHits = ratewindowDescHits.Default.(int)
+	recipestepMixin := schema.RecipeStep{}.Mixin()
+	recipestep.Policy = privacy.NewPolicies(recipestepMixin[0], schema.RecipeStep{})
+	recipestep.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := recipestep.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	recipestepMixinHooks0 := recipestepMixin[0].Hooks()
+
+	recipestep.Hooks[1] = recipestepMixinHooks0[0]
+
+	recipestep.Hooks[2] = recipestepMixinHooks0[1]
 	stockmovementMixin := schema.StockMovement{}.Mixin()
 	stockmovement.Policy = privacy.NewPolicies(stockmovementMixin[0], schema.StockMovement{})
 	stockmovement.Hooks[0] = func(next ent.Mutator) ent.Mutator {

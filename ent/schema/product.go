@@ -138,6 +138,9 @@ func (Product) Edges() []ent.Edge {
 		edge.To("qc_checkpoints", ProductQCCheckpoint.Type).
 			Comment("QC checkpoints of the recipe's batches.").
 			Annotations(entsql.OnDelete(entsql.Cascade), annotate.IDs("qc_checkpoint_ids", "qc_checkpoint_id").In("recipe")),
+		edge.To("recipe_steps", RecipeStep.Type).
+			Comment("The recipe's routing: its operations in order (internal).").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

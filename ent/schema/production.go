@@ -87,9 +87,9 @@ func (Production) Fields() []ent.Field {
 	}
 }
 
-// Edges of a run: its product, line and place, and its planned and consumed
-// steps. Every reference restricts deletion, so a product, line, location or
-// lot a run uses is in use.
+// Edges of a run: its product, line and place, its planned and consumed
+// steps, and its routing. Every reference restricts deletion, so a product,
+// line, location, lot, operation or equipment a run uses is in use.
 func (Production) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("product", Product.Type).
@@ -112,6 +112,9 @@ func (Production) Edges() []ent.Edge {
 		edge.To("consumed_steps", ProductionConsumedStep.Type).
 			Comment("The component lots the run consumed; only on single retrieval.").
 			Annotations(entsql.OnDelete(entsql.Restrict), annotate.Entries("consumed_steps").SingleOnly()),
+		edge.To("operations", ProductionOperation.Type).
+			Comment("The run's routing, copied from the recipe when planned (internal).").
+			Annotations(entsql.OnDelete(entsql.Restrict)),
 	}
 }
 

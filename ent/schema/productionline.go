@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
+	"larder.dev/larder/hooks"
 )
 
 // ProductionLine is a line of the plant that production runs are made on.
@@ -40,14 +41,22 @@ func (ProductionLine) Fields() []ent.Field {
 	}
 }
 
-// Edges of a production line: the warehouse it is in.
+// Edges of a production line: the warehouse it is in and the equipment it uses.
 func (ProductionLine) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("warehouse", Location.Type).
 			Field("warehouse_id").
 			Unique().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
+		edge.To("equipment", ProductionLineEquipment.Type).
+			Comment("The equipment the line uses (internal); removed by a soft delete.").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
+}
+
+// Hooks release the equipment of a line when it is soft-deleted.
+func (ProductionLine) Hooks() []ent.Hook {
+	return []ent.Hook{hooks.ReleaseLineEquipment()}
 }
 
 // Indexes: names are unique among the account's lines that are not deleted;
