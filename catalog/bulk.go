@@ -80,6 +80,7 @@ type linkBatch struct {
 	suppliers   []*ent.ProductSupplierCreate
 	byproducts  []*ent.ProductByproductCreate
 	qcs         []*ent.ProductQCCheckpointCreate
+	steps       []*ent.RecipeStepCreate
 }
 
 func (x *refs) addLinks(b *linkBatch, id int, r Record) {
@@ -109,54 +110,57 @@ func (x *refs) addLinks(b *linkBatch, id int, r Record) {
 	for _, c := range r.QCCheckpoints {
 		b.qcs = append(b.qcs, tx.ProductQCCheckpoint.Create().SetAccountID(b.acct).SetProductID(id).SetQcCheckpointID(x.qcs[c]))
 	}
+	for i, step := range r.Routing {
+		op, eq, onEquipment := strings.Cut(step, "@")
+		c := tx.RecipeStep.Create().SetAccountID(b.acct).SetProductID(id).SetPosition(i + 1).SetOperationID(x.operations[op])
+		if onEquipment {
+			c.SetEquipmentID(x.equipment[eq])
+		}
+		b.steps = append(b.steps, c)
+	}
 }
 
 // flush inserts the accumulated rows of each kind that filled a batch, or all
 // of them when final.
 func (b *linkBatch) flush(ctx context.Context, final bool) error {
-	full := func(n int) bool { return n > 0 && (final || n >= bulkSize) }
 	tx := b.tx
-	if full(len(b.tags)) {
-		if err := tx.ProductTag.CreateBulk(b.tags...).Exec(ctx); err != nil {
+	return firstError(
+		flushKind(ctx, b, final, &b.tags, tx.ProductTag.CreateBulk),
+		flushKind(ctx, b, final, &b.allergens, tx.ProductAllergen.CreateBulk),
+		flushKind(ctx, b, final, &b.countries, tx.ProductBannedCountry.CreateBulk),
+		flushKind(ctx, b, final, &b.substitutes, tx.ProductSubstitute.CreateBulk),
+		flushKind(ctx, b, final, &b.suppliers, tx.ProductSupplier.CreateBulk),
+		flushKind(ctx, b, final, &b.byproducts, tx.ProductByproduct.CreateBulk),
+		flushKind(ctx, b, final, &b.qcs, tx.ProductQCCheckpoint.CreateBulk),
+		flushKind(ctx, b, final, &b.steps, tx.RecipeStep.CreateBulk),
+	)
+}
+
+// execer is a bulk create of any kind of join row.
+type execer interface{ Exec(context.Context) error }
+
+// flushKind inserts the rows of one kind when they fill a batch, or when final.
+func flushKind[C any, B execer](ctx context.Context, b *linkBatch, final bool, rows *[]C, bulk func(...C) B) func() error {
+	return func() error {
+		n := len(*rows)
+		if n == 0 || (!final && n < bulkSize) {
+			return nil
+		}
+		if err := bulk(*rows...).Exec(ctx); err != nil {
 			return err
 		}
-		b.rows, b.tags = b.rows+len(b.tags), nil
+		b.rows += n
+		*rows = nil
+		return nil
 	}
-	if full(len(b.allergens)) {
-		if err := tx.ProductAllergen.CreateBulk(b.allergens...).Exec(ctx); err != nil {
+}
+
+// firstError runs steps in order and stops at the first error.
+func firstError(steps ...func() error) error {
+	for _, s := range steps {
+		if err := s(); err != nil {
 			return err
 		}
-		b.rows, b.allergens = b.rows+len(b.allergens), nil
-	}
-	if full(len(b.countries)) {
-		if err := tx.ProductBannedCountry.CreateBulk(b.countries...).Exec(ctx); err != nil {
-			return err
-		}
-		b.rows, b.countries = b.rows+len(b.countries), nil
-	}
-	if full(len(b.substitutes)) {
-		if err := tx.ProductSubstitute.CreateBulk(b.substitutes...).Exec(ctx); err != nil {
-			return err
-		}
-		b.rows, b.substitutes = b.rows+len(b.substitutes), nil
-	}
-	if full(len(b.suppliers)) {
-		if err := tx.ProductSupplier.CreateBulk(b.suppliers...).Exec(ctx); err != nil {
-			return err
-		}
-		b.rows, b.suppliers = b.rows+len(b.suppliers), nil
-	}
-	if full(len(b.byproducts)) {
-		if err := tx.ProductByproduct.CreateBulk(b.byproducts...).Exec(ctx); err != nil {
-			return err
-		}
-		b.rows, b.byproducts = b.rows+len(b.byproducts), nil
-	}
-	if full(len(b.qcs)) {
-		if err := tx.ProductQCCheckpoint.CreateBulk(b.qcs...).Exec(ctx); err != nil {
-			return err
-		}
-		b.rows, b.qcs = b.rows+len(b.qcs), nil
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/productbannedcountry"
 	"larder.dev/larder/ent/productbyproduct"
 	"larder.dev/larder/ent/productqccheckpoint"
+	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
@@ -31,6 +32,7 @@ const (
 	maxName        = 200
 	maxDescription = 2000
 	maxIngredients = 5000
+	maxRouting     = 100
 )
 
 // ImportResult counts what an import did.
@@ -178,6 +180,7 @@ func exportAll(ctx context.Context, c *ent.Client, refs *refs, liveOnly bool) ([
 		WithSuppliers().
 		WithByproducts().
 		WithQcCheckpoints().
+		WithRecipeSteps(func(q *ent.RecipeStepQuery) { q.Order(recipestep.ByPosition()) }).
 		Order(ent.Asc(product.FieldProductCode), ent.Asc(product.FieldID))
 	if liveOnly {
 		q.Where(product.IsDeleted(false))
@@ -222,6 +225,9 @@ func normal(r Record) Record {
 		if r.Allergens[i].Source == "" {
 			r.Allergens[i].Source = "declared"
 		}
+	}
+	if len(r.Routing) == 0 {
+		r.Routing = nil // in order: a routing is a sequence, not a set
 	}
 	for _, l := range []*[]string{&r.Tags, &r.BannedCountries, &r.Substitutes, &r.Suppliers, &r.QCCheckpoints, &r.Byproducts} {
 		if len(*l) == 0 {
@@ -286,6 +292,13 @@ func (x *refs) record(p *ent.Product) Record {
 		}
 		for _, b := range p.Edges.Byproducts {
 			r.Byproducts = append(r.Byproducts, x.productCodes[b.ByproductID])
+		}
+		for _, s := range p.Edges.RecipeSteps {
+			step := x.operationCodes[s.OperationID]
+			if s.EquipmentID != nil {
+				step += "@" + x.equipmentCodes[*s.EquipmentID]
+			}
+			r.Routing = append(r.Routing, step)
 		}
 	}
 	return r
@@ -377,6 +390,10 @@ func (x *refs) replaceLinks(ctx context.Context, tx *ent.Tx, id int, r Record) e
 			_, err := tx.ProductQCCheckpoint.Delete().Where(productqccheckpoint.ProductID(id)).Exec(ctx)
 			return err
 		},
+		func() error {
+			_, err := tx.RecipeStep.Delete().Where(recipestep.ProductID(id)).Exec(ctx)
+			return err
+		},
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {
@@ -396,9 +413,11 @@ func (x *refs) link(ctx context.Context, tx *ent.Tx, id int, r Record) error {
 // refs resolves the codes and names a file uses, within what the viewer sees.
 type refs struct {
 	units, tags, allergens, foods, countries, suppliers, qcs, products map[string]int
+	operations, equipment                                              map[string]int
 	ambiguousFoods                                                     map[string]bool
 	unitCodes, tagNames, allergenKeys, foodNames                       map[int]string
 	countryCodes, supplierCodes, qcCodes, productCodes                 map[int]string
+	operationCodes, equipmentCodes                                     map[int]string
 }
 
 func loadRefs(ctx context.Context, c *ent.Client) (*refs, error) {
@@ -408,6 +427,7 @@ func loadRefs(ctx context.Context, c *ent.Client) (*refs, error) {
 		ambiguousFoods: map[string]bool{},
 		unitCodes:      map[int]string{}, tagNames: map[int]string{}, allergenKeys: map[int]string{}, foodNames: map[int]string{},
 		countryCodes: map[int]string{}, supplierCodes: map[int]string{}, qcCodes: map[int]string{}, productCodes: map[int]string{},
+		operations: map[string]int{}, equipment: map[string]int{}, operationCodes: map[int]string{}, equipmentCodes: map[int]string{},
 	}
 	units, err := c.UnitOfMeasure.Query().All(ctx)
 	if err != nil {
@@ -472,6 +492,20 @@ func loadRefs(ctx context.Context, c *ent.Client) (*refs, error) {
 	}
 	for _, q := range qcs {
 		x.qcs[q.Code], x.qcCodes[q.ID] = q.ID, q.Code
+	}
+	ops, err := c.Operation.Query().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range ops {
+		x.operations[o.Code], x.operationCodes[o.ID] = o.ID, o.Code
+	}
+	eqs, err := c.Equipment.Query().All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range eqs {
+		x.equipment[e.Code], x.equipmentCodes[e.ID] = e.ID, e.Code
 	}
 	var ps []struct {
 		ID   int     `json:"id"`

@@ -44,6 +44,9 @@ type Record struct {
 	RecipeGramsYield  *float64      `json:"recipe_grams_yield"`
 	QCCheckpoints     []string      `json:"qc_checkpoints"`
 	Byproducts        []string      `json:"byproducts"`
+	// Routing is a recipe's operations in order, each an operation code, or
+	// OPERATION@EQUIPMENT for one that runs on a piece of equipment.
+	Routing []string `json:"routing"`
 }
 
 // AllergenRef is an allergen of a product: the allergen's code (or name) and
@@ -85,6 +88,7 @@ var Columns = []string{
 	"cost", "operations_cost", "unit_of_measure", "uom_base", "uom_qty", "uom_base_conversion",
 	"tags", "allergens", "food", "banned_countries", "substitutes", "suppliers",
 	"ingredients_en", "ingredients_fr", "portion_in_grams", "recipe_grams_yield", "qc_checkpoints", "byproducts",
+	"routing",
 }
 
 // LineError is a problem with one line of a file.
@@ -315,6 +319,7 @@ func fromCells(row []string, col map[string]int, line int) (Record, []LineError)
 	rec.RecipeGramsYield = float("recipe_grams_yield")
 	rec.QCCheckpoints = list("qc_checkpoints")
 	rec.Byproducts = list("byproducts")
+	rec.Routing = list("routing")
 	return rec, errs
 }
 
@@ -385,6 +390,7 @@ func (w *Writer) Write(r Record) error {
 		strings.Join(r.Substitutes, "|"), strings.Join(r.Suppliers, "|"),
 		s(r.IngredientsEn), s(r.IngredientsFr), fl(r.PortionInGrams), fl(r.RecipeGramsYield),
 		strings.Join(r.QCCheckpoints, "|"), strings.Join(r.Byproducts, "|"),
+		strings.Join(r.Routing, "|"),
 	})
 }
 

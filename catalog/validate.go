@@ -66,6 +66,7 @@ func (x *refs) validate(lines []Line) []LineError {
 				wrong("recipe_grams_yield", r.RecipeGramsYield != nil)
 				wrong("qc_checkpoints", len(r.QCCheckpoints) > 0)
 				wrong("byproducts", len(r.Byproducts) > 0)
+				wrong("routing", len(r.Routing) > 0)
 			} else {
 				wrong("food", r.Food != nil)
 				wrong("banned_countries", len(r.BannedCountries) > 0)
@@ -147,6 +148,18 @@ func (x *refs) validate(lines []Line) []LineError {
 		for i, v := range r.Byproducts {
 			if v == r.ProductCode {
 				bad(fmt.Sprintf("byproducts[%d]", i), "a product cannot be its own byproduct")
+			}
+		}
+		if len(r.Routing) > maxRouting {
+			bad("routing", "must have at most %d steps", maxRouting)
+		}
+		for i, step := range r.Routing {
+			op, eq, onEquipment := strings.Cut(step, "@")
+			if _, ok := x.operations[op]; !ok {
+				bad(fmt.Sprintf("routing[%d]", i), "no operation with code %q", op)
+			}
+			if _, ok := x.equipment[eq]; onEquipment && !ok {
+				bad(fmt.Sprintf("routing[%d]", i), "no equipment with code %q", eq)
 			}
 		}
 		names := make([]string, len(r.Allergens))

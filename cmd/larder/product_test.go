@@ -58,6 +58,10 @@ func TestProductImportExport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A recipe's routing is exported in order, with its equipment.
+			if want := `"routing":["BAKE@OVEN-01","PACK@MD-01","PACK"]`; !strings.Contains(string(data), want) {
+				t.Fatalf("the export lacks the cookie box's routing %s", want)
+			}
 			edited := strings.Replace(string(data), `"name":"Rolled oats"`, `"name":"Rolled oats, large flake"`, 1)
 			edited += `{"product_code":"RM-SPELT","name":"Spelt flour","product_type":"RAW_MATERIAL","unit_of_measure":"kg","cost":2.5,"allergens":[{"allergen":"WHEAT"}],"substitutes":["RM-FLOUR"]}` + "\n"
 			if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
@@ -80,6 +84,8 @@ func TestProductImportExport(t *testing.T) {
 not json
 {"product_code":"NEW-1","product_type":"RECIPE","food":"Nothing"}
 {"product_code":"NEW-3","product_type":"RECIPE","cost":-1,"unit_of_measure":"zz","extra":1}
+{"product_code":"NEW-4","product_type":"RECIPE","routing":["NOPE","MIX@NOPE"]}
+{"product_code":"NEW-5","product_type":"RAW_MATERIAL","routing":["MIX"]}
 `
 			if err := os.WriteFile(bad, []byte(body), 0o644); err != nil {
 				t.Fatal(err)
@@ -89,7 +95,8 @@ not json
 			if err == nil {
 				t.Fatal("a bad file was imported")
 			}
-			for _, want := range []string{"line 2: product_type", "line 3: not a product object", "line 4: product_code", "line 4: food", "line 5: not a product object", "nothing was imported"} {
+			for _, want := range []string{"line 2: product_type", "line 3: not a product object", "line 4: product_code", "line 4: food", "line 5: not a product object",
+				"line 6: routing[0]: no operation", "line 6: routing[1]: no equipment", "line 7: routing: is a recipe field", "nothing was imported"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("report lacks %q:\n%v", want, err)
 				}
@@ -97,6 +104,39 @@ not json
 			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "NEW-1")
 			if n := appEvents(t, db, "product.created"); n != 1 {
 				t.Fatalf("a refused file wrote events: %d", n)
+			}
+
+			// A routing is replaced whole, in the order given.
+			var crumbs string
+			for _, l := range strings.Split(string(data), "\n") {
+				if strings.Contains(l, `"product_code":"RC-CRUMBS"`) {
+					crumbs = l
+				}
+			}
+			if crumbs == "" || !strings.Contains(crumbs, `"routing":null`) {
+				t.Fatalf("RC-CRUMBS without routing not found in the export: %q", crumbs)
+			}
+			routed := filepath.Join(dir, "routed.jsonl")
+			line := strings.Replace(crumbs, `"routing":null`, `"routing":["PROOF","BAKE@OVEN-02","MIX"]`, 1)
+			if err := os.WriteFile(routed, []byte(line+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := cli(t, db, "product", "import", "--org", org, "--env", "test", routed); got["updated"] != 1.0 {
+				t.Fatalf("routing import: %v", got)
+			}
+			if got := cli(t, db, "product", "import", "--org", org, "--env", "test", routed); got["unchanged"] != 1.0 {
+				t.Fatalf("the same routing again: %v", got)
+			}
+			reordered := strings.Replace(line, `["PROOF","BAKE@OVEN-02","MIX"]`, `["MIX","BAKE@OVEN-02","PROOF"]`, 1)
+			if err := os.WriteFile(routed, []byte(reordered+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := cli(t, db, "product", "import", "--org", org, "--env", "test", routed); got["updated"] != 1.0 {
+				t.Fatalf("a reordered routing is a change: %v", got)
+			}
+			cli(t, db, "product", "export", "--org", org, "--env", "test", "--out", routed)
+			if again, _ := os.ReadFile(routed); !strings.Contains(string(again), `"routing":["MIX","BAKE@OVEN-02","PROOF"]`) {
+				t.Fatal("the export does not hold the imported routing in its order")
 			}
 
 			del := cli(t, db, "product", "delete", "--org", org, "--env", "test", "--code", "RM-SPELT")
