@@ -74,6 +74,9 @@ type Resource struct {
 	Unpaginated string `json:"unpaginated,omitempty"`
 	// Actions are the resource's POST /{path}/{id}/{action} operations.
 	Actions []Action `json:"actions,omitempty"`
+	// DeleteDoc describes a delete that does more, or less, than remove the
+	// row (a hand-written delete).
+	DeleteDoc string `json:"delete_doc,omitempty"`
 }
 
 // Group is a nested object of the resource's output holding the fields placed
@@ -134,6 +137,9 @@ func (r Resource) All(field string) Resource { r.Unpaginated = field; return r }
 // Describe documents the resource.
 func (r Resource) Describe(d string) Resource { r.Description = d; return r }
 
+// DescribeDelete documents what the delete operation does (and answers).
+func (r Resource) DescribeDelete(d string) Resource { r.DeleteDoc = d; return r }
+
 // Internal marks a schema that has no API of its own. It is the entoas skip
 // annotation in wire form, so the generator ignores the schema's fields.
 func Internal() schema.Annotation { return oasSkip{Skip: true} }
@@ -150,6 +156,10 @@ func (oasSkip) Name() string { return "EntOAS" }
 // Number is the entoas schema annotation, in wire form, for a field whose Go type
 // entoas does not know (exact decimals): the API shows it as a JSON number.
 func Number() schema.Annotation { return oasSchema{Schema: map[string]string{"type": "number"}} }
+
+// Object gives entoas the type of a JSON field it cannot map (an embedded
+// value object); the generator writes the real schema.
+func Object() schema.Annotation { return oasSchema{Schema: map[string]string{"type": "object"}} }
 
 type oasSchema struct {
 	Schema map[string]string `json:"Schema,omitempty"`

@@ -25,6 +25,9 @@ const (
 	NullClears = "clear"
 	// NullIgnored leaves the field unchanged.
 	NullIgnored = "ignore"
+	// NullRefused refuses null (400), for a column that may be null only in
+	// rows written before the field was required.
+	NullRefused = "refuse"
 )
 
 // Field formats beyond the ent type.
@@ -33,6 +36,10 @@ const (
 	FormatDate = "date"
 	// FormatDecimal is an exact decimal number.
 	FormatDecimal = "decimal"
+	// FormatAddress is an embedded Address (a JSON column of
+	// address.Address): always an object in responses, written whole, null
+	// in a body for an address with every part null.
+	FormatAddress = "address"
 )
 
 // Field describes how a field behaves in the API. Several helpers may be combined
@@ -163,6 +170,12 @@ func Range(min, max float64) Field { return Field{Min: &min, Max: &max} }
 
 // Decimal marks an exact decimal number.
 func Decimal() Field { return Field{Format: FormatDecimal} }
+
+// NotNull refuses null in an update body although the column is nillable.
+func NotNull() Field { return Field{Null: NullRefused} }
+
+// Address marks an embedded address field (spec "Address").
+func Address() Field { return Field{Format: FormatAddress} }
 
 // Required makes a nillable field required and non-null in create bodies.
 func Required() Field { return Field{Required: true} }

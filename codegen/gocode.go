@@ -25,6 +25,8 @@ func (f *Field) toAPI(v string) string {
 		return "bounds.NewDecimal(" + v + ")"
 	case "float":
 		return "bounds.FromFloat(" + v + ")"
+	case "address":
+		return "addressToAPI(" + v + ")"
 	}
 	return v
 }
@@ -38,6 +40,8 @@ func (f *Field) toEnt(v string) string {
 		return v + ".Decimal"
 	case "float":
 		return v + ".InexactFloat64()"
+	case "address":
+		return "addressToEnt(" + v + ")"
 	}
 	return v
 }
@@ -45,6 +49,9 @@ func (f *Field) toEnt(v string) string {
 // ApplyCreate is the statement that sets the field of create builder b from req.
 func (f *Field) ApplyCreate() string {
 	set := "b.Set" + f.F.StructField()
+	if f.Kind() == "address" && !f.RequiredOnCreate() {
+		return f.applyAddress(set)
+	}
 	if f.RequiredOnCreate() {
 		return fmt.Sprintf("%s(%s)", set, f.toEnt("req."+f.Go()))
 	}
@@ -54,11 +61,20 @@ func (f *Field) ApplyCreate() string {
 // ApplyUpdate is the statement that sets the field of update builder u from req.
 func (f *Field) ApplyUpdate() string {
 	set := "u.Set" + f.F.StructField()
+	if f.Kind() == "address" {
+		return f.applyAddress(set)
+	}
 	if f.NullOnUpdate() == annotate.NullClears {
 		return fmt.Sprintf("if req.%s.IsSet() {\n\tif v, ok := req.%s.Get(); ok {\n\t\t%s(%s)\n\t} else {\n\t\tu.Clear%s()\n\t}\n}",
 			f.Go(), f.Go(), set, f.toEnt("v"), f.F.StructField())
 	}
 	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+}
+
+// applyAddress is the statement that writes an address given in req whole
+// (null: every part null) and leaves it unchanged when omitted.
+func (f *Field) applyAddress(set string) string {
+	return fmt.Sprintf("if req.%s.IsSet() {\n\tv, _ := req.%s.Get()\n\t%s(%s)\n}", f.Go(), f.Go(), set, f.toEnt("v"))
 }
 
 // IsDecimal reports whether the API shows the field as an exact decimal.

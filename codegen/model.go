@@ -652,6 +652,8 @@ func (f *Field) Kind() string {
 		return "decimal"
 	case f.Ann.Format == annotate.FormatDate:
 		return "date"
+	case f.Ann.Format == annotate.FormatAddress:
+		return "address"
 	case f.F.IsEnum():
 		return "enum"
 	case f.F.IsTime():
@@ -677,14 +679,18 @@ func (f *Field) RequiredOnCreate() bool {
 }
 
 // NullableOnCreate reports whether a create body may give null.
-func (f *Field) NullableOnCreate() bool { return f.F.Nillable && !f.Ann.Required }
+func (f *Field) NullableOnCreate() bool {
+	return (f.F.Nillable || f.Kind() == "address") && !f.Ann.Required
+}
 
 // NullOnUpdate is how an update body treats null: "clear", "ignore" or "" (refused).
 func (f *Field) NullOnUpdate() string {
 	switch {
+	case f.Ann.Null == annotate.NullRefused:
+		return ""
 	case f.Ann.Null != "":
 		return f.Ann.Null
-	case f.F.Nillable:
+	case f.F.Nillable, f.Kind() == "address":
 		return annotate.NullClears
 	}
 	return ""

@@ -79,10 +79,17 @@ func writeREST(g *gen.Graph) error {
 	}{rs, extraOperations}); err != nil {
 		return err
 	}
+	addresses := false
 	for _, r := range rs {
 		if err := write(snake(r.Schema)+".go", "resource", r); err != nil {
 			return err
 		}
+		for _, f := range r.Fields {
+			addresses = addresses || f.Kind() == "address"
+		}
+	}
+	if addresses {
+		return write("address.go", "address", nil)
 	}
 	return nil
 }

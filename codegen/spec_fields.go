@@ -10,6 +10,7 @@ import (
 	"entgo.io/contrib/entoas"
 	"github.com/ogen-go/ogen"
 
+	"larder.dev/larder/address"
 	"larder.dev/larder/annotate"
 	"larder.dev/larder/bounds"
 )
@@ -19,6 +20,8 @@ import (
 func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Schema, error) {
 	var s *ogen.Schema
 	switch f.Kind() {
+	case "address":
+		return b.addressSchema(f, nullable, bodyBounds), nil
 	case "decimal", "float":
 		// Every non-integer number is an exact decimal in the API (DECISIONS
 		// "Input hygiene"), whatever ent stores: within the bounds a float64
@@ -75,6 +78,43 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 	}
 	s.Nullable = nullable
 	return s, nil
+}
+
+// addressSchema is a reference to the Address component (responses: always an
+// object, every part present) or the AddressInput component (bodies: parts
+// optional, bounded, the object written whole), registering both once.
+func (b *specBuilder) addressSchema(f *Field, nullable, input bool) *ogen.Schema {
+	sc := b.schemas()
+	if _, ok := sc["Address"]; !ok {
+		out := ogen.NewSchema().SetDescription("A postal address. Every part is present; null when not recorded.")
+		in := ogen.NewSchema().SetDescription("A postal address, written whole: an omitted part becomes null.")
+		closed := false
+		in.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, p := range []struct {
+			name, about string
+			max         uint64
+		}{
+			{"city", "City.", address.MaxPart},
+			{"line1", "First line of the street address.", address.MaxPart},
+			{"line2", "Second line of the street address.", address.MaxPart},
+			{"postal_code", "Postal or ZIP code.", address.MaxPostalCode},
+			{"state", "State or province.", address.MaxPart},
+		} {
+			out.AddRequiredProperties(ogen.String().SetDescription(p.about).SetNullable(true).ToProperty(p.name))
+			max := p.max
+			in.AddOptionalProperties(ogen.String().SetDescription(p.about).SetMaxLength(&max).SetNullable(true).ToProperty(p.name))
+		}
+		sc["Address"], sc["AddressInput"] = out, in
+	}
+	name, about := "Address", f.F.Comment()
+	if input {
+		name = "AddressInput"
+		about = strings.TrimSpace(about + " Replaced whole when given; null clears every part; omitted leaves it unchanged.")
+	}
+	if nullable {
+		return &ogen.Schema{AllOf: []*ogen.Schema{ref(name)}, Nullable: true, Description: about}
+	}
+	return &ogen.Schema{AllOf: []*ogen.Schema{ref(name)}, Description: about}
 }
 
 func ptrUint(v *int64) *uint64 {
@@ -232,9 +272,14 @@ func (b *specBuilder) resource(r *Resource) error {
 			del.Description = "Soft delete: the record leaves lists and single retrievals (404 afterwards) but is kept " +
 				"for the records that reference it; its unique values are free for a new record. " + del.Description
 		}
+		answer := "Deleted; the record as it was."
+		if r.Ann.DeleteDoc != "" {
+			del.Description = r.Ann.DeleteDoc + " " + del.Description
+			answer = "The record, as deleted or as changed."
+		}
 		path(b.spec, item).Delete = del.
 			AddParameters(idParam).
-			SetResponses(responses("200", "Deleted; the record as it was.", name+"Data", writeErrors...))
+			SetResponses(responses("200", answer, name+"Data", writeErrors...))
 	}
 	for _, a := range r.Actions {
 		x := ogen.NewOperation().

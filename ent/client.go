@@ -7299,7 +7299,8 @@ func (c *SupplierClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *SupplierClient) Interceptors() []Interceptor {
-	return c.inters.Supplier
+	inters := c.inters.Supplier
+	return append(inters[:len(inters):len(inters)], supplier.Interceptors[:]...)
 }
 
 func (c *SupplierClient) mutate(ctx context.Context, m *SupplierMutation) (Value, error) {

@@ -813,12 +813,21 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Supplier",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			supplier.FieldAccountID:    {Type: field.TypeInt, Column: supplier.FieldAccountID},
-			supplier.FieldCreatedAt:    {Type: field.TypeTime, Column: supplier.FieldCreatedAt},
-			supplier.FieldUpdatedAt:    {Type: field.TypeTime, Column: supplier.FieldUpdatedAt},
-			supplier.FieldActive:       {Type: field.TypeBool, Column: supplier.FieldActive},
-			supplier.FieldCompany:      {Type: field.TypeString, Column: supplier.FieldCompany},
-			supplier.FieldSupplierCode: {Type: field.TypeString, Column: supplier.FieldSupplierCode},
+			supplier.FieldAccountID:              {Type: field.TypeInt, Column: supplier.FieldAccountID},
+			supplier.FieldCreatedAt:              {Type: field.TypeTime, Column: supplier.FieldCreatedAt},
+			supplier.FieldUpdatedAt:              {Type: field.TypeTime, Column: supplier.FieldUpdatedAt},
+			supplier.FieldActive:                 {Type: field.TypeBool, Column: supplier.FieldActive},
+			supplier.FieldAddress:                {Type: field.TypeJSON, Column: supplier.FieldAddress},
+			supplier.FieldApprovalExpiry:         {Type: field.TypeTime, Column: supplier.FieldApprovalExpiry},
+			supplier.FieldApprovalStatus:         {Type: field.TypeEnum, Column: supplier.FieldApprovalStatus},
+			supplier.FieldCertificationExpiresOn: {Type: field.TypeTime, Column: supplier.FieldCertificationExpiresOn},
+			supplier.FieldCertificationScheme:    {Type: field.TypeEnum, Column: supplier.FieldCertificationScheme},
+			supplier.FieldCompany:                {Type: field.TypeString, Column: supplier.FieldCompany},
+			supplier.FieldContactName:            {Type: field.TypeString, Column: supplier.FieldContactName},
+			supplier.FieldEmail:                  {Type: field.TypeString, Column: supplier.FieldEmail},
+			supplier.FieldPhone:                  {Type: field.TypeString, Column: supplier.FieldPhone},
+			supplier.FieldSupplierCode:           {Type: field.TypeString, Column: supplier.FieldSupplierCode},
+			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
 	graph.Nodes[38] = &sqlgraph.Node{
@@ -6598,14 +6607,59 @@ func (f *SupplierFilter) WhereActive(p entql.BoolP) {
 	f.Where(p.Field(supplier.FieldActive))
 }
 
+// WhereAddress applies the entql json.RawMessage predicate on the address field.
+func (f *SupplierFilter) WhereAddress(p entql.BytesP) {
+	f.Where(p.Field(supplier.FieldAddress))
+}
+
+// WhereApprovalExpiry applies the entql time.Time predicate on the approval_expiry field.
+func (f *SupplierFilter) WhereApprovalExpiry(p entql.TimeP) {
+	f.Where(p.Field(supplier.FieldApprovalExpiry))
+}
+
+// WhereApprovalStatus applies the entql string predicate on the approval_status field.
+func (f *SupplierFilter) WhereApprovalStatus(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldApprovalStatus))
+}
+
+// WhereCertificationExpiresOn applies the entql time.Time predicate on the certification_expires_on field.
+func (f *SupplierFilter) WhereCertificationExpiresOn(p entql.TimeP) {
+	f.Where(p.Field(supplier.FieldCertificationExpiresOn))
+}
+
+// WhereCertificationScheme applies the entql string predicate on the certification_scheme field.
+func (f *SupplierFilter) WhereCertificationScheme(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldCertificationScheme))
+}
+
 // WhereCompany applies the entql string predicate on the company field.
 func (f *SupplierFilter) WhereCompany(p entql.StringP) {
 	f.Where(p.Field(supplier.FieldCompany))
 }
 
+// WhereContactName applies the entql string predicate on the contact_name field.
+func (f *SupplierFilter) WhereContactName(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldContactName))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *SupplierFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldEmail))
+}
+
+// WherePhone applies the entql string predicate on the phone field.
+func (f *SupplierFilter) WherePhone(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldPhone))
+}
+
 // WhereSupplierCode applies the entql string predicate on the supplier_code field.
 func (f *SupplierFilter) WhereSupplierCode(p entql.StringP) {
 	f.Where(p.Field(supplier.FieldSupplierCode))
+}
+
+// WhereWebsite applies the entql string predicate on the website field.
+func (f *SupplierFilter) WhereWebsite(p entql.StringP) {
+	f.Where(p.Field(supplier.FieldWebsite))
 }
 
 // WhereHasAccount applies a predicate to check if query has an edge account.

@@ -1042,6 +1042,7 @@ var EventResources = map[string]EventResource{
 	"ProductLot":     {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
 	"Production":     {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
 	"ProductionLine": {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
+	"Supplier":       {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
 	"Tag":            {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"UnitOfMeasure":  {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }

@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 )
@@ -148,6 +149,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *SupplierMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Supplier.Query().Where(supplier.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *TagMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -201,6 +216,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Production.Get(ctx, e.ID)
 	case *ProductionLine:
 		return c.ProductionLine.Get(ctx, e.ID)
+	case *Supplier:
+		return c.Supplier.Get(ctx, e.ID)
 	case *Tag:
 		return c.Tag.Get(ctx, e.ID)
 	case *UnitOfMeasure:

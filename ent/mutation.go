@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
+	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
@@ -32735,20 +32736,29 @@ func (m *StockMovementMutation) ResetEdge(name string) error {
 // SupplierMutation represents an operation that mutates the Supplier nodes in the graph.
 type SupplierMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int
-	created_at     *time.Time
-	updated_at     *time.Time
-	active         *bool
-	company        *string
-	supplier_code  *string
-	clearedFields  map[string]struct{}
-	account        *int
-	clearedaccount bool
-	done           bool
-	oldValue       func(context.Context) (*Supplier, error)
-	predicates     []predicate.Supplier
+	op                       Op
+	typ                      string
+	id                       *int
+	created_at               *time.Time
+	updated_at               *time.Time
+	active                   *bool
+	address                  *address.Address
+	approval_expiry          *time.Time
+	approval_status          *supplier.ApprovalStatus
+	certification_expires_on *time.Time
+	certification_scheme     *supplier.CertificationScheme
+	company                  *string
+	contact_name             *string
+	email                    *string
+	phone                    *string
+	supplier_code            *string
+	website                  *string
+	clearedFields            map[string]struct{}
+	account                  *int
+	clearedaccount           bool
+	done                     bool
+	oldValue                 func(context.Context) (*Supplier, error)
+	predicates               []predicate.Supplier
 }
 
 var _ ent.Mutation = (*SupplierMutation)(nil)
@@ -32993,6 +33003,238 @@ func (m *SupplierMutation) ResetActive() {
 	m.active = nil
 }
 
+// SetAddress sets the "address" field.
+func (m *SupplierMutation) SetAddress(a address.Address) {
+	m.address = &a
+}
+
+// Address returns the value of the "address" field in the mutation.
+func (m *SupplierMutation) Address() (r address.Address, exists bool) {
+	v := m.address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddress returns the old "address" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddress: %w", err)
+	}
+	return oldValue.Address, nil
+}
+
+// ClearAddress clears the value of the "address" field.
+func (m *SupplierMutation) ClearAddress() {
+	m.address = nil
+	m.clearedFields[supplier.FieldAddress] = struct{}{}
+}
+
+// AddressCleared returns if the "address" field was cleared in this mutation.
+func (m *SupplierMutation) AddressCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldAddress]
+	return ok
+}
+
+// ResetAddress resets all changes to the "address" field.
+func (m *SupplierMutation) ResetAddress() {
+	m.address = nil
+	delete(m.clearedFields, supplier.FieldAddress)
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (m *SupplierMutation) SetApprovalExpiry(t time.Time) {
+	m.approval_expiry = &t
+}
+
+// ApprovalExpiry returns the value of the "approval_expiry" field in the mutation.
+func (m *SupplierMutation) ApprovalExpiry() (r time.Time, exists bool) {
+	v := m.approval_expiry
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovalExpiry returns the old "approval_expiry" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldApprovalExpiry(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovalExpiry is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovalExpiry requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovalExpiry: %w", err)
+	}
+	return oldValue.ApprovalExpiry, nil
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (m *SupplierMutation) ClearApprovalExpiry() {
+	m.approval_expiry = nil
+	m.clearedFields[supplier.FieldApprovalExpiry] = struct{}{}
+}
+
+// ApprovalExpiryCleared returns if the "approval_expiry" field was cleared in this mutation.
+func (m *SupplierMutation) ApprovalExpiryCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldApprovalExpiry]
+	return ok
+}
+
+// ResetApprovalExpiry resets all changes to the "approval_expiry" field.
+func (m *SupplierMutation) ResetApprovalExpiry() {
+	m.approval_expiry = nil
+	delete(m.clearedFields, supplier.FieldApprovalExpiry)
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (m *SupplierMutation) SetApprovalStatus(ss supplier.ApprovalStatus) {
+	m.approval_status = &ss
+}
+
+// ApprovalStatus returns the value of the "approval_status" field in the mutation.
+func (m *SupplierMutation) ApprovalStatus() (r supplier.ApprovalStatus, exists bool) {
+	v := m.approval_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovalStatus returns the old "approval_status" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldApprovalStatus(ctx context.Context) (v supplier.ApprovalStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovalStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovalStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovalStatus: %w", err)
+	}
+	return oldValue.ApprovalStatus, nil
+}
+
+// ResetApprovalStatus resets all changes to the "approval_status" field.
+func (m *SupplierMutation) ResetApprovalStatus() {
+	m.approval_status = nil
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (m *SupplierMutation) SetCertificationExpiresOn(t time.Time) {
+	m.certification_expires_on = &t
+}
+
+// CertificationExpiresOn returns the value of the "certification_expires_on" field in the mutation.
+func (m *SupplierMutation) CertificationExpiresOn() (r time.Time, exists bool) {
+	v := m.certification_expires_on
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCertificationExpiresOn returns the old "certification_expires_on" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldCertificationExpiresOn(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCertificationExpiresOn is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCertificationExpiresOn requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCertificationExpiresOn: %w", err)
+	}
+	return oldValue.CertificationExpiresOn, nil
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (m *SupplierMutation) ClearCertificationExpiresOn() {
+	m.certification_expires_on = nil
+	m.clearedFields[supplier.FieldCertificationExpiresOn] = struct{}{}
+}
+
+// CertificationExpiresOnCleared returns if the "certification_expires_on" field was cleared in this mutation.
+func (m *SupplierMutation) CertificationExpiresOnCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldCertificationExpiresOn]
+	return ok
+}
+
+// ResetCertificationExpiresOn resets all changes to the "certification_expires_on" field.
+func (m *SupplierMutation) ResetCertificationExpiresOn() {
+	m.certification_expires_on = nil
+	delete(m.clearedFields, supplier.FieldCertificationExpiresOn)
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (m *SupplierMutation) SetCertificationScheme(ss supplier.CertificationScheme) {
+	m.certification_scheme = &ss
+}
+
+// CertificationScheme returns the value of the "certification_scheme" field in the mutation.
+func (m *SupplierMutation) CertificationScheme() (r supplier.CertificationScheme, exists bool) {
+	v := m.certification_scheme
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCertificationScheme returns the old "certification_scheme" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldCertificationScheme(ctx context.Context) (v *supplier.CertificationScheme, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCertificationScheme is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCertificationScheme requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCertificationScheme: %w", err)
+	}
+	return oldValue.CertificationScheme, nil
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (m *SupplierMutation) ClearCertificationScheme() {
+	m.certification_scheme = nil
+	m.clearedFields[supplier.FieldCertificationScheme] = struct{}{}
+}
+
+// CertificationSchemeCleared returns if the "certification_scheme" field was cleared in this mutation.
+func (m *SupplierMutation) CertificationSchemeCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldCertificationScheme]
+	return ok
+}
+
+// ResetCertificationScheme resets all changes to the "certification_scheme" field.
+func (m *SupplierMutation) ResetCertificationScheme() {
+	m.certification_scheme = nil
+	delete(m.clearedFields, supplier.FieldCertificationScheme)
+}
+
 // SetCompany sets the "company" field.
 func (m *SupplierMutation) SetCompany(s string) {
 	m.company = &s
@@ -33042,6 +33284,153 @@ func (m *SupplierMutation) ResetCompany() {
 	delete(m.clearedFields, supplier.FieldCompany)
 }
 
+// SetContactName sets the "contact_name" field.
+func (m *SupplierMutation) SetContactName(s string) {
+	m.contact_name = &s
+}
+
+// ContactName returns the value of the "contact_name" field in the mutation.
+func (m *SupplierMutation) ContactName() (r string, exists bool) {
+	v := m.contact_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContactName returns the old "contact_name" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldContactName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContactName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContactName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContactName: %w", err)
+	}
+	return oldValue.ContactName, nil
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (m *SupplierMutation) ClearContactName() {
+	m.contact_name = nil
+	m.clearedFields[supplier.FieldContactName] = struct{}{}
+}
+
+// ContactNameCleared returns if the "contact_name" field was cleared in this mutation.
+func (m *SupplierMutation) ContactNameCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldContactName]
+	return ok
+}
+
+// ResetContactName resets all changes to the "contact_name" field.
+func (m *SupplierMutation) ResetContactName() {
+	m.contact_name = nil
+	delete(m.clearedFields, supplier.FieldContactName)
+}
+
+// SetEmail sets the "email" field.
+func (m *SupplierMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *SupplierMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ClearEmail clears the value of the "email" field.
+func (m *SupplierMutation) ClearEmail() {
+	m.email = nil
+	m.clearedFields[supplier.FieldEmail] = struct{}{}
+}
+
+// EmailCleared returns if the "email" field was cleared in this mutation.
+func (m *SupplierMutation) EmailCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldEmail]
+	return ok
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *SupplierMutation) ResetEmail() {
+	m.email = nil
+	delete(m.clearedFields, supplier.FieldEmail)
+}
+
+// SetPhone sets the "phone" field.
+func (m *SupplierMutation) SetPhone(s string) {
+	m.phone = &s
+}
+
+// Phone returns the value of the "phone" field in the mutation.
+func (m *SupplierMutation) Phone() (r string, exists bool) {
+	v := m.phone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhone returns the old "phone" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldPhone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhone: %w", err)
+	}
+	return oldValue.Phone, nil
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (m *SupplierMutation) ClearPhone() {
+	m.phone = nil
+	m.clearedFields[supplier.FieldPhone] = struct{}{}
+}
+
+// PhoneCleared returns if the "phone" field was cleared in this mutation.
+func (m *SupplierMutation) PhoneCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldPhone]
+	return ok
+}
+
+// ResetPhone resets all changes to the "phone" field.
+func (m *SupplierMutation) ResetPhone() {
+	m.phone = nil
+	delete(m.clearedFields, supplier.FieldPhone)
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (m *SupplierMutation) SetSupplierCode(s string) {
 	m.supplier_code = &s
@@ -33089,6 +33478,55 @@ func (m *SupplierMutation) SupplierCodeCleared() bool {
 func (m *SupplierMutation) ResetSupplierCode() {
 	m.supplier_code = nil
 	delete(m.clearedFields, supplier.FieldSupplierCode)
+}
+
+// SetWebsite sets the "website" field.
+func (m *SupplierMutation) SetWebsite(s string) {
+	m.website = &s
+}
+
+// Website returns the value of the "website" field in the mutation.
+func (m *SupplierMutation) Website() (r string, exists bool) {
+	v := m.website
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebsite returns the old "website" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldWebsite(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebsite is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebsite requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebsite: %w", err)
+	}
+	return oldValue.Website, nil
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (m *SupplierMutation) ClearWebsite() {
+	m.website = nil
+	m.clearedFields[supplier.FieldWebsite] = struct{}{}
+}
+
+// WebsiteCleared returns if the "website" field was cleared in this mutation.
+func (m *SupplierMutation) WebsiteCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldWebsite]
+	return ok
+}
+
+// ResetWebsite resets all changes to the "website" field.
+func (m *SupplierMutation) ResetWebsite() {
+	m.website = nil
+	delete(m.clearedFields, supplier.FieldWebsite)
 }
 
 // ClearAccount clears the "account" edge to the Account entity.
@@ -33152,7 +33590,7 @@ func (m *SupplierMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SupplierMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 15)
 	if m.account != nil {
 		fields = append(fields, supplier.FieldAccountID)
 	}
@@ -33165,11 +33603,38 @@ func (m *SupplierMutation) Fields() []string {
 	if m.active != nil {
 		fields = append(fields, supplier.FieldActive)
 	}
+	if m.address != nil {
+		fields = append(fields, supplier.FieldAddress)
+	}
+	if m.approval_expiry != nil {
+		fields = append(fields, supplier.FieldApprovalExpiry)
+	}
+	if m.approval_status != nil {
+		fields = append(fields, supplier.FieldApprovalStatus)
+	}
+	if m.certification_expires_on != nil {
+		fields = append(fields, supplier.FieldCertificationExpiresOn)
+	}
+	if m.certification_scheme != nil {
+		fields = append(fields, supplier.FieldCertificationScheme)
+	}
 	if m.company != nil {
 		fields = append(fields, supplier.FieldCompany)
 	}
+	if m.contact_name != nil {
+		fields = append(fields, supplier.FieldContactName)
+	}
+	if m.email != nil {
+		fields = append(fields, supplier.FieldEmail)
+	}
+	if m.phone != nil {
+		fields = append(fields, supplier.FieldPhone)
+	}
 	if m.supplier_code != nil {
 		fields = append(fields, supplier.FieldSupplierCode)
+	}
+	if m.website != nil {
+		fields = append(fields, supplier.FieldWebsite)
 	}
 	return fields
 }
@@ -33187,10 +33652,28 @@ func (m *SupplierMutation) Field(name string) (ent.Value, bool) {
 		return m.UpdatedAt()
 	case supplier.FieldActive:
 		return m.Active()
+	case supplier.FieldAddress:
+		return m.Address()
+	case supplier.FieldApprovalExpiry:
+		return m.ApprovalExpiry()
+	case supplier.FieldApprovalStatus:
+		return m.ApprovalStatus()
+	case supplier.FieldCertificationExpiresOn:
+		return m.CertificationExpiresOn()
+	case supplier.FieldCertificationScheme:
+		return m.CertificationScheme()
 	case supplier.FieldCompany:
 		return m.Company()
+	case supplier.FieldContactName:
+		return m.ContactName()
+	case supplier.FieldEmail:
+		return m.Email()
+	case supplier.FieldPhone:
+		return m.Phone()
 	case supplier.FieldSupplierCode:
 		return m.SupplierCode()
+	case supplier.FieldWebsite:
+		return m.Website()
 	}
 	return nil, false
 }
@@ -33208,10 +33691,28 @@ func (m *SupplierMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldUpdatedAt(ctx)
 	case supplier.FieldActive:
 		return m.OldActive(ctx)
+	case supplier.FieldAddress:
+		return m.OldAddress(ctx)
+	case supplier.FieldApprovalExpiry:
+		return m.OldApprovalExpiry(ctx)
+	case supplier.FieldApprovalStatus:
+		return m.OldApprovalStatus(ctx)
+	case supplier.FieldCertificationExpiresOn:
+		return m.OldCertificationExpiresOn(ctx)
+	case supplier.FieldCertificationScheme:
+		return m.OldCertificationScheme(ctx)
 	case supplier.FieldCompany:
 		return m.OldCompany(ctx)
+	case supplier.FieldContactName:
+		return m.OldContactName(ctx)
+	case supplier.FieldEmail:
+		return m.OldEmail(ctx)
+	case supplier.FieldPhone:
+		return m.OldPhone(ctx)
 	case supplier.FieldSupplierCode:
 		return m.OldSupplierCode(ctx)
+	case supplier.FieldWebsite:
+		return m.OldWebsite(ctx)
 	}
 	return nil, fmt.Errorf("unknown Supplier field %s", name)
 }
@@ -33249,6 +33750,41 @@ func (m *SupplierMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetActive(v)
 		return nil
+	case supplier.FieldAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddress(v)
+		return nil
+	case supplier.FieldApprovalExpiry:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovalExpiry(v)
+		return nil
+	case supplier.FieldApprovalStatus:
+		v, ok := value.(supplier.ApprovalStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovalStatus(v)
+		return nil
+	case supplier.FieldCertificationExpiresOn:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCertificationExpiresOn(v)
+		return nil
+	case supplier.FieldCertificationScheme:
+		v, ok := value.(supplier.CertificationScheme)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCertificationScheme(v)
+		return nil
 	case supplier.FieldCompany:
 		v, ok := value.(string)
 		if !ok {
@@ -33256,12 +33792,40 @@ func (m *SupplierMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCompany(v)
 		return nil
+	case supplier.FieldContactName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContactName(v)
+		return nil
+	case supplier.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case supplier.FieldPhone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhone(v)
+		return nil
 	case supplier.FieldSupplierCode:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSupplierCode(v)
+		return nil
+	case supplier.FieldWebsite:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebsite(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Supplier field %s", name)
@@ -33296,11 +33860,35 @@ func (m *SupplierMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *SupplierMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(supplier.FieldAddress) {
+		fields = append(fields, supplier.FieldAddress)
+	}
+	if m.FieldCleared(supplier.FieldApprovalExpiry) {
+		fields = append(fields, supplier.FieldApprovalExpiry)
+	}
+	if m.FieldCleared(supplier.FieldCertificationExpiresOn) {
+		fields = append(fields, supplier.FieldCertificationExpiresOn)
+	}
+	if m.FieldCleared(supplier.FieldCertificationScheme) {
+		fields = append(fields, supplier.FieldCertificationScheme)
+	}
 	if m.FieldCleared(supplier.FieldCompany) {
 		fields = append(fields, supplier.FieldCompany)
 	}
+	if m.FieldCleared(supplier.FieldContactName) {
+		fields = append(fields, supplier.FieldContactName)
+	}
+	if m.FieldCleared(supplier.FieldEmail) {
+		fields = append(fields, supplier.FieldEmail)
+	}
+	if m.FieldCleared(supplier.FieldPhone) {
+		fields = append(fields, supplier.FieldPhone)
+	}
 	if m.FieldCleared(supplier.FieldSupplierCode) {
 		fields = append(fields, supplier.FieldSupplierCode)
+	}
+	if m.FieldCleared(supplier.FieldWebsite) {
+		fields = append(fields, supplier.FieldWebsite)
 	}
 	return fields
 }
@@ -33316,11 +33904,35 @@ func (m *SupplierMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *SupplierMutation) ClearField(name string) error {
 	switch name {
+	case supplier.FieldAddress:
+		m.ClearAddress()
+		return nil
+	case supplier.FieldApprovalExpiry:
+		m.ClearApprovalExpiry()
+		return nil
+	case supplier.FieldCertificationExpiresOn:
+		m.ClearCertificationExpiresOn()
+		return nil
+	case supplier.FieldCertificationScheme:
+		m.ClearCertificationScheme()
+		return nil
 	case supplier.FieldCompany:
 		m.ClearCompany()
 		return nil
+	case supplier.FieldContactName:
+		m.ClearContactName()
+		return nil
+	case supplier.FieldEmail:
+		m.ClearEmail()
+		return nil
+	case supplier.FieldPhone:
+		m.ClearPhone()
+		return nil
 	case supplier.FieldSupplierCode:
 		m.ClearSupplierCode()
+		return nil
+	case supplier.FieldWebsite:
+		m.ClearWebsite()
 		return nil
 	}
 	return fmt.Errorf("unknown Supplier nullable field %s", name)
@@ -33342,11 +33954,38 @@ func (m *SupplierMutation) ResetField(name string) error {
 	case supplier.FieldActive:
 		m.ResetActive()
 		return nil
+	case supplier.FieldAddress:
+		m.ResetAddress()
+		return nil
+	case supplier.FieldApprovalExpiry:
+		m.ResetApprovalExpiry()
+		return nil
+	case supplier.FieldApprovalStatus:
+		m.ResetApprovalStatus()
+		return nil
+	case supplier.FieldCertificationExpiresOn:
+		m.ResetCertificationExpiresOn()
+		return nil
+	case supplier.FieldCertificationScheme:
+		m.ResetCertificationScheme()
+		return nil
 	case supplier.FieldCompany:
 		m.ResetCompany()
 		return nil
+	case supplier.FieldContactName:
+		m.ResetContactName()
+		return nil
+	case supplier.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case supplier.FieldPhone:
+		m.ResetPhone()
+		return nil
 	case supplier.FieldSupplierCode:
 		m.ResetSupplierCode()
+		return nil
+	case supplier.FieldWebsite:
+		m.ResetWebsite()
 		return nil
 	}
 	return fmt.Errorf("unknown Supplier field %s", name)

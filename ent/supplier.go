@@ -3,12 +3,14 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/supplier"
 )
@@ -24,12 +26,30 @@ type Supplier struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Whether the supplier is in use.
+	// Whether the supplier is in use. Deleting a supplier with purchasing history sets it to false.
 	Active bool `json:"active,omitempty"`
+	// The supplier's address.
+	Address address.Address `json:"address,omitempty"`
+	// When the approval ends (UTC); after it the supplier reads PENDING. Set in the web application.
+	ApprovalExpiry *time.Time `json:"approval_expiry,omitempty"`
+	// Approval, computed when read: an expired approval reads PENDING. Set in the web application; a new supplier starts PENDING.
+	ApprovalStatus supplier.ApprovalStatus `json:"approval_status,omitempty"`
+	// When the certification expires. Set in the web application.
+	CertificationExpiresOn *time.Time `json:"certification_expires_on,omitempty"`
+	// The food-safety certification the supplier holds: NONE means it holds none; null means not recorded. Set in the web application.
+	CertificationScheme *supplier.CertificationScheme `json:"certification_scheme,omitempty"`
 	// Company name.
 	Company *string `json:"company,omitempty"`
+	// The contact person.
+	ContactName *string `json:"contact_name,omitempty"`
+	// E-mail address.
+	Email *string `json:"email,omitempty"`
+	// Telephone number.
+	Phone *string `json:"phone,omitempty"`
 	// The supplier's code, unique within the account.
 	SupplierCode *string `json:"supplier_code,omitempty"`
+	// Web site.
+	Website *string `json:"website,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SupplierQuery when eager-loading is set.
 	Edges        SupplierEdges `json:"edges"`
@@ -61,13 +81,15 @@ func (*Supplier) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case supplier.FieldAddress:
+			values[i] = new([]byte)
 		case supplier.FieldActive:
 			values[i] = new(sql.NullBool)
 		case supplier.FieldID, supplier.FieldAccountID:
 			values[i] = new(sql.NullInt64)
-		case supplier.FieldCompany, supplier.FieldSupplierCode:
+		case supplier.FieldApprovalStatus, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite:
 			values[i] = new(sql.NullString)
-		case supplier.FieldCreatedAt, supplier.FieldUpdatedAt:
+		case supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldApprovalExpiry, supplier.FieldCertificationExpiresOn:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -114,6 +136,41 @@ func (_m *Supplier) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Active = value.Bool
 			}
+		case supplier.FieldAddress:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field address", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Address); err != nil {
+					return fmt.Errorf("unmarshal field address: %w", err)
+				}
+			}
+		case supplier.FieldApprovalExpiry:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field approval_expiry", values[i])
+			} else if value.Valid {
+				_m.ApprovalExpiry = new(time.Time)
+				*_m.ApprovalExpiry = value.Time
+			}
+		case supplier.FieldApprovalStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field approval_status", values[i])
+			} else if value.Valid {
+				_m.ApprovalStatus = supplier.ApprovalStatus(value.String)
+			}
+		case supplier.FieldCertificationExpiresOn:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field certification_expires_on", values[i])
+			} else if value.Valid {
+				_m.CertificationExpiresOn = new(time.Time)
+				*_m.CertificationExpiresOn = value.Time
+			}
+		case supplier.FieldCertificationScheme:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field certification_scheme", values[i])
+			} else if value.Valid {
+				_m.CertificationScheme = new(supplier.CertificationScheme)
+				*_m.CertificationScheme = supplier.CertificationScheme(value.String)
+			}
 		case supplier.FieldCompany:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field company", values[i])
@@ -121,12 +178,40 @@ func (_m *Supplier) assignValues(columns []string, values []any) error {
 				_m.Company = new(string)
 				*_m.Company = value.String
 			}
+		case supplier.FieldContactName:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field contact_name", values[i])
+			} else if value.Valid {
+				_m.ContactName = new(string)
+				*_m.ContactName = value.String
+			}
+		case supplier.FieldEmail:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field email", values[i])
+			} else if value.Valid {
+				_m.Email = new(string)
+				*_m.Email = value.String
+			}
+		case supplier.FieldPhone:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field phone", values[i])
+			} else if value.Valid {
+				_m.Phone = new(string)
+				*_m.Phone = value.String
+			}
 		case supplier.FieldSupplierCode:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field supplier_code", values[i])
 			} else if value.Valid {
 				_m.SupplierCode = new(string)
 				*_m.SupplierCode = value.String
+			}
+		case supplier.FieldWebsite:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field website", values[i])
+			} else if value.Valid {
+				_m.Website = new(string)
+				*_m.Website = value.String
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -181,13 +266,54 @@ func (_m *Supplier) String() string {
 	builder.WriteString("active=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Active))
 	builder.WriteString(", ")
+	builder.WriteString("address=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Address))
+	builder.WriteString(", ")
+	if v := _m.ApprovalExpiry; v != nil {
+		builder.WriteString("approval_expiry=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("approval_status=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ApprovalStatus))
+	builder.WriteString(", ")
+	if v := _m.CertificationExpiresOn; v != nil {
+		builder.WriteString("certification_expires_on=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.CertificationScheme; v != nil {
+		builder.WriteString("certification_scheme=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
 	if v := _m.Company; v != nil {
 		builder.WriteString("company=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
+	if v := _m.ContactName; v != nil {
+		builder.WriteString("contact_name=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.Email; v != nil {
+		builder.WriteString("email=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.Phone; v != nil {
+		builder.WriteString("phone=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
 	if v := _m.SupplierCode; v != nil {
 		builder.WriteString("supplier_code=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.Website; v != nil {
+		builder.WriteString("website=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

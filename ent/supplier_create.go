@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/supplier"
 )
@@ -71,6 +72,76 @@ func (_c *SupplierCreate) SetNillableActive(v *bool) *SupplierCreate {
 	return _c
 }
 
+// SetAddress sets the "address" field.
+func (_c *SupplierCreate) SetAddress(v address.Address) *SupplierCreate {
+	_c.mutation.SetAddress(v)
+	return _c
+}
+
+// SetNillableAddress sets the "address" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableAddress(v *address.Address) *SupplierCreate {
+	if v != nil {
+		_c.SetAddress(*v)
+	}
+	return _c
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (_c *SupplierCreate) SetApprovalExpiry(v time.Time) *SupplierCreate {
+	_c.mutation.SetApprovalExpiry(v)
+	return _c
+}
+
+// SetNillableApprovalExpiry sets the "approval_expiry" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableApprovalExpiry(v *time.Time) *SupplierCreate {
+	if v != nil {
+		_c.SetApprovalExpiry(*v)
+	}
+	return _c
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (_c *SupplierCreate) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierCreate {
+	_c.mutation.SetApprovalStatus(v)
+	return _c
+}
+
+// SetNillableApprovalStatus sets the "approval_status" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableApprovalStatus(v *supplier.ApprovalStatus) *SupplierCreate {
+	if v != nil {
+		_c.SetApprovalStatus(*v)
+	}
+	return _c
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (_c *SupplierCreate) SetCertificationExpiresOn(v time.Time) *SupplierCreate {
+	_c.mutation.SetCertificationExpiresOn(v)
+	return _c
+}
+
+// SetNillableCertificationExpiresOn sets the "certification_expires_on" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableCertificationExpiresOn(v *time.Time) *SupplierCreate {
+	if v != nil {
+		_c.SetCertificationExpiresOn(*v)
+	}
+	return _c
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (_c *SupplierCreate) SetCertificationScheme(v supplier.CertificationScheme) *SupplierCreate {
+	_c.mutation.SetCertificationScheme(v)
+	return _c
+}
+
+// SetNillableCertificationScheme sets the "certification_scheme" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableCertificationScheme(v *supplier.CertificationScheme) *SupplierCreate {
+	if v != nil {
+		_c.SetCertificationScheme(*v)
+	}
+	return _c
+}
+
 // SetCompany sets the "company" field.
 func (_c *SupplierCreate) SetCompany(v string) *SupplierCreate {
 	_c.mutation.SetCompany(v)
@@ -85,6 +156,48 @@ func (_c *SupplierCreate) SetNillableCompany(v *string) *SupplierCreate {
 	return _c
 }
 
+// SetContactName sets the "contact_name" field.
+func (_c *SupplierCreate) SetContactName(v string) *SupplierCreate {
+	_c.mutation.SetContactName(v)
+	return _c
+}
+
+// SetNillableContactName sets the "contact_name" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableContactName(v *string) *SupplierCreate {
+	if v != nil {
+		_c.SetContactName(*v)
+	}
+	return _c
+}
+
+// SetEmail sets the "email" field.
+func (_c *SupplierCreate) SetEmail(v string) *SupplierCreate {
+	_c.mutation.SetEmail(v)
+	return _c
+}
+
+// SetNillableEmail sets the "email" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableEmail(v *string) *SupplierCreate {
+	if v != nil {
+		_c.SetEmail(*v)
+	}
+	return _c
+}
+
+// SetPhone sets the "phone" field.
+func (_c *SupplierCreate) SetPhone(v string) *SupplierCreate {
+	_c.mutation.SetPhone(v)
+	return _c
+}
+
+// SetNillablePhone sets the "phone" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillablePhone(v *string) *SupplierCreate {
+	if v != nil {
+		_c.SetPhone(*v)
+	}
+	return _c
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (_c *SupplierCreate) SetSupplierCode(v string) *SupplierCreate {
 	_c.mutation.SetSupplierCode(v)
@@ -95,6 +208,20 @@ func (_c *SupplierCreate) SetSupplierCode(v string) *SupplierCreate {
 func (_c *SupplierCreate) SetNillableSupplierCode(v *string) *SupplierCreate {
 	if v != nil {
 		_c.SetSupplierCode(*v)
+	}
+	return _c
+}
+
+// SetWebsite sets the "website" field.
+func (_c *SupplierCreate) SetWebsite(v string) *SupplierCreate {
+	_c.mutation.SetWebsite(v)
+	return _c
+}
+
+// SetNillableWebsite sets the "website" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableWebsite(v *string) *SupplierCreate {
+	if v != nil {
+		_c.SetWebsite(*v)
 	}
 	return _c
 }
@@ -159,6 +286,10 @@ func (_c *SupplierCreate) defaults() error {
 		v := supplier.DefaultActive
 		_c.mutation.SetActive(v)
 	}
+	if _, ok := _c.mutation.ApprovalStatus(); !ok {
+		v := supplier.DefaultApprovalStatus
+		_c.mutation.SetApprovalStatus(v)
+	}
 	return nil
 }
 
@@ -175,6 +306,19 @@ func (_c *SupplierCreate) check() error {
 	}
 	if _, ok := _c.mutation.Active(); !ok {
 		return &ValidationError{Name: "active", err: errors.New(`ent: missing required field "Supplier.active"`)}
+	}
+	if _, ok := _c.mutation.ApprovalStatus(); !ok {
+		return &ValidationError{Name: "approval_status", err: errors.New(`ent: missing required field "Supplier.approval_status"`)}
+	}
+	if v, ok := _c.mutation.ApprovalStatus(); ok {
+		if err := supplier.ApprovalStatusValidator(v); err != nil {
+			return &ValidationError{Name: "approval_status", err: fmt.Errorf(`ent: validator failed for field "Supplier.approval_status": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.CertificationScheme(); ok {
+		if err := supplier.CertificationSchemeValidator(v); err != nil {
+			return &ValidationError{Name: "certification_scheme", err: fmt.Errorf(`ent: validator failed for field "Supplier.certification_scheme": %w`, err)}
+		}
 	}
 	if len(_c.mutation.AccountIDs()) == 0 {
 		return &ValidationError{Name: "account", err: errors.New(`ent: missing required edge "Supplier.account"`)}
@@ -218,13 +362,49 @@ func (_c *SupplierCreate) createSpec() (*Supplier, *sqlgraph.CreateSpec) {
 		_spec.SetField(supplier.FieldActive, field.TypeBool, value)
 		_node.Active = value
 	}
+	if value, ok := _c.mutation.Address(); ok {
+		_spec.SetField(supplier.FieldAddress, field.TypeJSON, value)
+		_node.Address = value
+	}
+	if value, ok := _c.mutation.ApprovalExpiry(); ok {
+		_spec.SetField(supplier.FieldApprovalExpiry, field.TypeTime, value)
+		_node.ApprovalExpiry = &value
+	}
+	if value, ok := _c.mutation.ApprovalStatus(); ok {
+		_spec.SetField(supplier.FieldApprovalStatus, field.TypeEnum, value)
+		_node.ApprovalStatus = value
+	}
+	if value, ok := _c.mutation.CertificationExpiresOn(); ok {
+		_spec.SetField(supplier.FieldCertificationExpiresOn, field.TypeTime, value)
+		_node.CertificationExpiresOn = &value
+	}
+	if value, ok := _c.mutation.CertificationScheme(); ok {
+		_spec.SetField(supplier.FieldCertificationScheme, field.TypeEnum, value)
+		_node.CertificationScheme = &value
+	}
 	if value, ok := _c.mutation.Company(); ok {
 		_spec.SetField(supplier.FieldCompany, field.TypeString, value)
 		_node.Company = &value
 	}
+	if value, ok := _c.mutation.ContactName(); ok {
+		_spec.SetField(supplier.FieldContactName, field.TypeString, value)
+		_node.ContactName = &value
+	}
+	if value, ok := _c.mutation.Email(); ok {
+		_spec.SetField(supplier.FieldEmail, field.TypeString, value)
+		_node.Email = &value
+	}
+	if value, ok := _c.mutation.Phone(); ok {
+		_spec.SetField(supplier.FieldPhone, field.TypeString, value)
+		_node.Phone = &value
+	}
 	if value, ok := _c.mutation.SupplierCode(); ok {
 		_spec.SetField(supplier.FieldSupplierCode, field.TypeString, value)
 		_node.SupplierCode = &value
+	}
+	if value, ok := _c.mutation.Website(); ok {
+		_spec.SetField(supplier.FieldWebsite, field.TypeString, value)
+		_node.Website = &value
 	}
 	if nodes := _c.mutation.AccountIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -319,6 +499,90 @@ func (u *SupplierUpsert) UpdateActive() *SupplierUpsert {
 	return u
 }
 
+// SetAddress sets the "address" field.
+func (u *SupplierUpsert) SetAddress(v address.Address) *SupplierUpsert {
+	u.Set(supplier.FieldAddress, v)
+	return u
+}
+
+// UpdateAddress sets the "address" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateAddress() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldAddress)
+	return u
+}
+
+// ClearAddress clears the value of the "address" field.
+func (u *SupplierUpsert) ClearAddress() *SupplierUpsert {
+	u.SetNull(supplier.FieldAddress)
+	return u
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (u *SupplierUpsert) SetApprovalExpiry(v time.Time) *SupplierUpsert {
+	u.Set(supplier.FieldApprovalExpiry, v)
+	return u
+}
+
+// UpdateApprovalExpiry sets the "approval_expiry" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateApprovalExpiry() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldApprovalExpiry)
+	return u
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (u *SupplierUpsert) ClearApprovalExpiry() *SupplierUpsert {
+	u.SetNull(supplier.FieldApprovalExpiry)
+	return u
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (u *SupplierUpsert) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierUpsert {
+	u.Set(supplier.FieldApprovalStatus, v)
+	return u
+}
+
+// UpdateApprovalStatus sets the "approval_status" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateApprovalStatus() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldApprovalStatus)
+	return u
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (u *SupplierUpsert) SetCertificationExpiresOn(v time.Time) *SupplierUpsert {
+	u.Set(supplier.FieldCertificationExpiresOn, v)
+	return u
+}
+
+// UpdateCertificationExpiresOn sets the "certification_expires_on" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateCertificationExpiresOn() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldCertificationExpiresOn)
+	return u
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (u *SupplierUpsert) ClearCertificationExpiresOn() *SupplierUpsert {
+	u.SetNull(supplier.FieldCertificationExpiresOn)
+	return u
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (u *SupplierUpsert) SetCertificationScheme(v supplier.CertificationScheme) *SupplierUpsert {
+	u.Set(supplier.FieldCertificationScheme, v)
+	return u
+}
+
+// UpdateCertificationScheme sets the "certification_scheme" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateCertificationScheme() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldCertificationScheme)
+	return u
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (u *SupplierUpsert) ClearCertificationScheme() *SupplierUpsert {
+	u.SetNull(supplier.FieldCertificationScheme)
+	return u
+}
+
 // SetCompany sets the "company" field.
 func (u *SupplierUpsert) SetCompany(v string) *SupplierUpsert {
 	u.Set(supplier.FieldCompany, v)
@@ -337,6 +601,60 @@ func (u *SupplierUpsert) ClearCompany() *SupplierUpsert {
 	return u
 }
 
+// SetContactName sets the "contact_name" field.
+func (u *SupplierUpsert) SetContactName(v string) *SupplierUpsert {
+	u.Set(supplier.FieldContactName, v)
+	return u
+}
+
+// UpdateContactName sets the "contact_name" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateContactName() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldContactName)
+	return u
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (u *SupplierUpsert) ClearContactName() *SupplierUpsert {
+	u.SetNull(supplier.FieldContactName)
+	return u
+}
+
+// SetEmail sets the "email" field.
+func (u *SupplierUpsert) SetEmail(v string) *SupplierUpsert {
+	u.Set(supplier.FieldEmail, v)
+	return u
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateEmail() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldEmail)
+	return u
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *SupplierUpsert) ClearEmail() *SupplierUpsert {
+	u.SetNull(supplier.FieldEmail)
+	return u
+}
+
+// SetPhone sets the "phone" field.
+func (u *SupplierUpsert) SetPhone(v string) *SupplierUpsert {
+	u.Set(supplier.FieldPhone, v)
+	return u
+}
+
+// UpdatePhone sets the "phone" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdatePhone() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldPhone)
+	return u
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (u *SupplierUpsert) ClearPhone() *SupplierUpsert {
+	u.SetNull(supplier.FieldPhone)
+	return u
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (u *SupplierUpsert) SetSupplierCode(v string) *SupplierUpsert {
 	u.Set(supplier.FieldSupplierCode, v)
@@ -352,6 +670,24 @@ func (u *SupplierUpsert) UpdateSupplierCode() *SupplierUpsert {
 // ClearSupplierCode clears the value of the "supplier_code" field.
 func (u *SupplierUpsert) ClearSupplierCode() *SupplierUpsert {
 	u.SetNull(supplier.FieldSupplierCode)
+	return u
+}
+
+// SetWebsite sets the "website" field.
+func (u *SupplierUpsert) SetWebsite(v string) *SupplierUpsert {
+	u.Set(supplier.FieldWebsite, v)
+	return u
+}
+
+// UpdateWebsite sets the "website" field to the value that was provided on create.
+func (u *SupplierUpsert) UpdateWebsite() *SupplierUpsert {
+	u.SetExcluded(supplier.FieldWebsite)
+	return u
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (u *SupplierUpsert) ClearWebsite() *SupplierUpsert {
+	u.SetNull(supplier.FieldWebsite)
 	return u
 }
 
@@ -431,6 +767,104 @@ func (u *SupplierUpsertOne) UpdateActive() *SupplierUpsertOne {
 	})
 }
 
+// SetAddress sets the "address" field.
+func (u *SupplierUpsertOne) SetAddress(v address.Address) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetAddress(v)
+	})
+}
+
+// UpdateAddress sets the "address" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateAddress() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateAddress()
+	})
+}
+
+// ClearAddress clears the value of the "address" field.
+func (u *SupplierUpsertOne) ClearAddress() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearAddress()
+	})
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (u *SupplierUpsertOne) SetApprovalExpiry(v time.Time) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetApprovalExpiry(v)
+	})
+}
+
+// UpdateApprovalExpiry sets the "approval_expiry" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateApprovalExpiry() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateApprovalExpiry()
+	})
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (u *SupplierUpsertOne) ClearApprovalExpiry() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearApprovalExpiry()
+	})
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (u *SupplierUpsertOne) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetApprovalStatus(v)
+	})
+}
+
+// UpdateApprovalStatus sets the "approval_status" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateApprovalStatus() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateApprovalStatus()
+	})
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (u *SupplierUpsertOne) SetCertificationExpiresOn(v time.Time) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetCertificationExpiresOn(v)
+	})
+}
+
+// UpdateCertificationExpiresOn sets the "certification_expires_on" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateCertificationExpiresOn() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateCertificationExpiresOn()
+	})
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (u *SupplierUpsertOne) ClearCertificationExpiresOn() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearCertificationExpiresOn()
+	})
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (u *SupplierUpsertOne) SetCertificationScheme(v supplier.CertificationScheme) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetCertificationScheme(v)
+	})
+}
+
+// UpdateCertificationScheme sets the "certification_scheme" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateCertificationScheme() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateCertificationScheme()
+	})
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (u *SupplierUpsertOne) ClearCertificationScheme() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearCertificationScheme()
+	})
+}
+
 // SetCompany sets the "company" field.
 func (u *SupplierUpsertOne) SetCompany(v string) *SupplierUpsertOne {
 	return u.Update(func(s *SupplierUpsert) {
@@ -452,6 +886,69 @@ func (u *SupplierUpsertOne) ClearCompany() *SupplierUpsertOne {
 	})
 }
 
+// SetContactName sets the "contact_name" field.
+func (u *SupplierUpsertOne) SetContactName(v string) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetContactName(v)
+	})
+}
+
+// UpdateContactName sets the "contact_name" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateContactName() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateContactName()
+	})
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (u *SupplierUpsertOne) ClearContactName() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearContactName()
+	})
+}
+
+// SetEmail sets the "email" field.
+func (u *SupplierUpsertOne) SetEmail(v string) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetEmail(v)
+	})
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateEmail() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateEmail()
+	})
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *SupplierUpsertOne) ClearEmail() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearEmail()
+	})
+}
+
+// SetPhone sets the "phone" field.
+func (u *SupplierUpsertOne) SetPhone(v string) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetPhone(v)
+	})
+}
+
+// UpdatePhone sets the "phone" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdatePhone() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdatePhone()
+	})
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (u *SupplierUpsertOne) ClearPhone() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearPhone()
+	})
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (u *SupplierUpsertOne) SetSupplierCode(v string) *SupplierUpsertOne {
 	return u.Update(func(s *SupplierUpsert) {
@@ -470,6 +967,27 @@ func (u *SupplierUpsertOne) UpdateSupplierCode() *SupplierUpsertOne {
 func (u *SupplierUpsertOne) ClearSupplierCode() *SupplierUpsertOne {
 	return u.Update(func(s *SupplierUpsert) {
 		s.ClearSupplierCode()
+	})
+}
+
+// SetWebsite sets the "website" field.
+func (u *SupplierUpsertOne) SetWebsite(v string) *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetWebsite(v)
+	})
+}
+
+// UpdateWebsite sets the "website" field to the value that was provided on create.
+func (u *SupplierUpsertOne) UpdateWebsite() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateWebsite()
+	})
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (u *SupplierUpsertOne) ClearWebsite() *SupplierUpsertOne {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearWebsite()
 	})
 }
 
@@ -715,6 +1233,104 @@ func (u *SupplierUpsertBulk) UpdateActive() *SupplierUpsertBulk {
 	})
 }
 
+// SetAddress sets the "address" field.
+func (u *SupplierUpsertBulk) SetAddress(v address.Address) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetAddress(v)
+	})
+}
+
+// UpdateAddress sets the "address" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateAddress() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateAddress()
+	})
+}
+
+// ClearAddress clears the value of the "address" field.
+func (u *SupplierUpsertBulk) ClearAddress() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearAddress()
+	})
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (u *SupplierUpsertBulk) SetApprovalExpiry(v time.Time) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetApprovalExpiry(v)
+	})
+}
+
+// UpdateApprovalExpiry sets the "approval_expiry" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateApprovalExpiry() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateApprovalExpiry()
+	})
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (u *SupplierUpsertBulk) ClearApprovalExpiry() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearApprovalExpiry()
+	})
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (u *SupplierUpsertBulk) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetApprovalStatus(v)
+	})
+}
+
+// UpdateApprovalStatus sets the "approval_status" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateApprovalStatus() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateApprovalStatus()
+	})
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (u *SupplierUpsertBulk) SetCertificationExpiresOn(v time.Time) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetCertificationExpiresOn(v)
+	})
+}
+
+// UpdateCertificationExpiresOn sets the "certification_expires_on" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateCertificationExpiresOn() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateCertificationExpiresOn()
+	})
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (u *SupplierUpsertBulk) ClearCertificationExpiresOn() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearCertificationExpiresOn()
+	})
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (u *SupplierUpsertBulk) SetCertificationScheme(v supplier.CertificationScheme) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetCertificationScheme(v)
+	})
+}
+
+// UpdateCertificationScheme sets the "certification_scheme" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateCertificationScheme() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateCertificationScheme()
+	})
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (u *SupplierUpsertBulk) ClearCertificationScheme() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearCertificationScheme()
+	})
+}
+
 // SetCompany sets the "company" field.
 func (u *SupplierUpsertBulk) SetCompany(v string) *SupplierUpsertBulk {
 	return u.Update(func(s *SupplierUpsert) {
@@ -736,6 +1352,69 @@ func (u *SupplierUpsertBulk) ClearCompany() *SupplierUpsertBulk {
 	})
 }
 
+// SetContactName sets the "contact_name" field.
+func (u *SupplierUpsertBulk) SetContactName(v string) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetContactName(v)
+	})
+}
+
+// UpdateContactName sets the "contact_name" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateContactName() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateContactName()
+	})
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (u *SupplierUpsertBulk) ClearContactName() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearContactName()
+	})
+}
+
+// SetEmail sets the "email" field.
+func (u *SupplierUpsertBulk) SetEmail(v string) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetEmail(v)
+	})
+}
+
+// UpdateEmail sets the "email" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateEmail() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateEmail()
+	})
+}
+
+// ClearEmail clears the value of the "email" field.
+func (u *SupplierUpsertBulk) ClearEmail() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearEmail()
+	})
+}
+
+// SetPhone sets the "phone" field.
+func (u *SupplierUpsertBulk) SetPhone(v string) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetPhone(v)
+	})
+}
+
+// UpdatePhone sets the "phone" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdatePhone() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdatePhone()
+	})
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (u *SupplierUpsertBulk) ClearPhone() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearPhone()
+	})
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (u *SupplierUpsertBulk) SetSupplierCode(v string) *SupplierUpsertBulk {
 	return u.Update(func(s *SupplierUpsert) {
@@ -754,6 +1433,27 @@ func (u *SupplierUpsertBulk) UpdateSupplierCode() *SupplierUpsertBulk {
 func (u *SupplierUpsertBulk) ClearSupplierCode() *SupplierUpsertBulk {
 	return u.Update(func(s *SupplierUpsert) {
 		s.ClearSupplierCode()
+	})
+}
+
+// SetWebsite sets the "website" field.
+func (u *SupplierUpsertBulk) SetWebsite(v string) *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.SetWebsite(v)
+	})
+}
+
+// UpdateWebsite sets the "website" field to the value that was provided on create.
+func (u *SupplierUpsertBulk) UpdateWebsite() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.UpdateWebsite()
+	})
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (u *SupplierUpsertBulk) ClearWebsite() *SupplierUpsertBulk {
+	return u.Update(func(s *SupplierUpsert) {
+		s.ClearWebsite()
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"larder.dev/larder/address"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/supplier"
 )
@@ -49,6 +50,100 @@ func (_u *SupplierUpdate) SetNillableActive(v *bool) *SupplierUpdate {
 	return _u
 }
 
+// SetAddress sets the "address" field.
+func (_u *SupplierUpdate) SetAddress(v address.Address) *SupplierUpdate {
+	_u.mutation.SetAddress(v)
+	return _u
+}
+
+// SetNillableAddress sets the "address" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableAddress(v *address.Address) *SupplierUpdate {
+	if v != nil {
+		_u.SetAddress(*v)
+	}
+	return _u
+}
+
+// ClearAddress clears the value of the "address" field.
+func (_u *SupplierUpdate) ClearAddress() *SupplierUpdate {
+	_u.mutation.ClearAddress()
+	return _u
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (_u *SupplierUpdate) SetApprovalExpiry(v time.Time) *SupplierUpdate {
+	_u.mutation.SetApprovalExpiry(v)
+	return _u
+}
+
+// SetNillableApprovalExpiry sets the "approval_expiry" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableApprovalExpiry(v *time.Time) *SupplierUpdate {
+	if v != nil {
+		_u.SetApprovalExpiry(*v)
+	}
+	return _u
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (_u *SupplierUpdate) ClearApprovalExpiry() *SupplierUpdate {
+	_u.mutation.ClearApprovalExpiry()
+	return _u
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (_u *SupplierUpdate) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierUpdate {
+	_u.mutation.SetApprovalStatus(v)
+	return _u
+}
+
+// SetNillableApprovalStatus sets the "approval_status" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableApprovalStatus(v *supplier.ApprovalStatus) *SupplierUpdate {
+	if v != nil {
+		_u.SetApprovalStatus(*v)
+	}
+	return _u
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (_u *SupplierUpdate) SetCertificationExpiresOn(v time.Time) *SupplierUpdate {
+	_u.mutation.SetCertificationExpiresOn(v)
+	return _u
+}
+
+// SetNillableCertificationExpiresOn sets the "certification_expires_on" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableCertificationExpiresOn(v *time.Time) *SupplierUpdate {
+	if v != nil {
+		_u.SetCertificationExpiresOn(*v)
+	}
+	return _u
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (_u *SupplierUpdate) ClearCertificationExpiresOn() *SupplierUpdate {
+	_u.mutation.ClearCertificationExpiresOn()
+	return _u
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (_u *SupplierUpdate) SetCertificationScheme(v supplier.CertificationScheme) *SupplierUpdate {
+	_u.mutation.SetCertificationScheme(v)
+	return _u
+}
+
+// SetNillableCertificationScheme sets the "certification_scheme" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableCertificationScheme(v *supplier.CertificationScheme) *SupplierUpdate {
+	if v != nil {
+		_u.SetCertificationScheme(*v)
+	}
+	return _u
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (_u *SupplierUpdate) ClearCertificationScheme() *SupplierUpdate {
+	_u.mutation.ClearCertificationScheme()
+	return _u
+}
+
 // SetCompany sets the "company" field.
 func (_u *SupplierUpdate) SetCompany(v string) *SupplierUpdate {
 	_u.mutation.SetCompany(v)
@@ -69,6 +164,66 @@ func (_u *SupplierUpdate) ClearCompany() *SupplierUpdate {
 	return _u
 }
 
+// SetContactName sets the "contact_name" field.
+func (_u *SupplierUpdate) SetContactName(v string) *SupplierUpdate {
+	_u.mutation.SetContactName(v)
+	return _u
+}
+
+// SetNillableContactName sets the "contact_name" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableContactName(v *string) *SupplierUpdate {
+	if v != nil {
+		_u.SetContactName(*v)
+	}
+	return _u
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (_u *SupplierUpdate) ClearContactName() *SupplierUpdate {
+	_u.mutation.ClearContactName()
+	return _u
+}
+
+// SetEmail sets the "email" field.
+func (_u *SupplierUpdate) SetEmail(v string) *SupplierUpdate {
+	_u.mutation.SetEmail(v)
+	return _u
+}
+
+// SetNillableEmail sets the "email" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableEmail(v *string) *SupplierUpdate {
+	if v != nil {
+		_u.SetEmail(*v)
+	}
+	return _u
+}
+
+// ClearEmail clears the value of the "email" field.
+func (_u *SupplierUpdate) ClearEmail() *SupplierUpdate {
+	_u.mutation.ClearEmail()
+	return _u
+}
+
+// SetPhone sets the "phone" field.
+func (_u *SupplierUpdate) SetPhone(v string) *SupplierUpdate {
+	_u.mutation.SetPhone(v)
+	return _u
+}
+
+// SetNillablePhone sets the "phone" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillablePhone(v *string) *SupplierUpdate {
+	if v != nil {
+		_u.SetPhone(*v)
+	}
+	return _u
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (_u *SupplierUpdate) ClearPhone() *SupplierUpdate {
+	_u.mutation.ClearPhone()
+	return _u
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (_u *SupplierUpdate) SetSupplierCode(v string) *SupplierUpdate {
 	_u.mutation.SetSupplierCode(v)
@@ -86,6 +241,26 @@ func (_u *SupplierUpdate) SetNillableSupplierCode(v *string) *SupplierUpdate {
 // ClearSupplierCode clears the value of the "supplier_code" field.
 func (_u *SupplierUpdate) ClearSupplierCode() *SupplierUpdate {
 	_u.mutation.ClearSupplierCode()
+	return _u
+}
+
+// SetWebsite sets the "website" field.
+func (_u *SupplierUpdate) SetWebsite(v string) *SupplierUpdate {
+	_u.mutation.SetWebsite(v)
+	return _u
+}
+
+// SetNillableWebsite sets the "website" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableWebsite(v *string) *SupplierUpdate {
+	if v != nil {
+		_u.SetWebsite(*v)
+	}
+	return _u
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (_u *SupplierUpdate) ClearWebsite() *SupplierUpdate {
+	_u.mutation.ClearWebsite()
 	return _u
 }
 
@@ -138,6 +313,16 @@ func (_u *SupplierUpdate) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SupplierUpdate) check() error {
+	if v, ok := _u.mutation.ApprovalStatus(); ok {
+		if err := supplier.ApprovalStatusValidator(v); err != nil {
+			return &ValidationError{Name: "approval_status", err: fmt.Errorf(`ent: validator failed for field "Supplier.approval_status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.CertificationScheme(); ok {
+		if err := supplier.CertificationSchemeValidator(v); err != nil {
+			return &ValidationError{Name: "certification_scheme", err: fmt.Errorf(`ent: validator failed for field "Supplier.certification_scheme": %w`, err)}
+		}
+	}
 	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Supplier.account"`)
 	}
@@ -168,17 +353,68 @@ func (_u *SupplierUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(supplier.FieldActive, field.TypeBool, value)
 	}
+	if value, ok := _u.mutation.Address(); ok {
+		_spec.SetField(supplier.FieldAddress, field.TypeJSON, value)
+	}
+	if _u.mutation.AddressCleared() {
+		_spec.ClearField(supplier.FieldAddress, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.ApprovalExpiry(); ok {
+		_spec.SetField(supplier.FieldApprovalExpiry, field.TypeTime, value)
+	}
+	if _u.mutation.ApprovalExpiryCleared() {
+		_spec.ClearField(supplier.FieldApprovalExpiry, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ApprovalStatus(); ok {
+		_spec.SetField(supplier.FieldApprovalStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.CertificationExpiresOn(); ok {
+		_spec.SetField(supplier.FieldCertificationExpiresOn, field.TypeTime, value)
+	}
+	if _u.mutation.CertificationExpiresOnCleared() {
+		_spec.ClearField(supplier.FieldCertificationExpiresOn, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CertificationScheme(); ok {
+		_spec.SetField(supplier.FieldCertificationScheme, field.TypeEnum, value)
+	}
+	if _u.mutation.CertificationSchemeCleared() {
+		_spec.ClearField(supplier.FieldCertificationScheme, field.TypeEnum)
+	}
 	if value, ok := _u.mutation.Company(); ok {
 		_spec.SetField(supplier.FieldCompany, field.TypeString, value)
 	}
 	if _u.mutation.CompanyCleared() {
 		_spec.ClearField(supplier.FieldCompany, field.TypeString)
 	}
+	if value, ok := _u.mutation.ContactName(); ok {
+		_spec.SetField(supplier.FieldContactName, field.TypeString, value)
+	}
+	if _u.mutation.ContactNameCleared() {
+		_spec.ClearField(supplier.FieldContactName, field.TypeString)
+	}
+	if value, ok := _u.mutation.Email(); ok {
+		_spec.SetField(supplier.FieldEmail, field.TypeString, value)
+	}
+	if _u.mutation.EmailCleared() {
+		_spec.ClearField(supplier.FieldEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.Phone(); ok {
+		_spec.SetField(supplier.FieldPhone, field.TypeString, value)
+	}
+	if _u.mutation.PhoneCleared() {
+		_spec.ClearField(supplier.FieldPhone, field.TypeString)
+	}
 	if value, ok := _u.mutation.SupplierCode(); ok {
 		_spec.SetField(supplier.FieldSupplierCode, field.TypeString, value)
 	}
 	if _u.mutation.SupplierCodeCleared() {
 		_spec.ClearField(supplier.FieldSupplierCode, field.TypeString)
+	}
+	if value, ok := _u.mutation.Website(); ok {
+		_spec.SetField(supplier.FieldWebsite, field.TypeString, value)
+	}
+	if _u.mutation.WebsiteCleared() {
+		_spec.ClearField(supplier.FieldWebsite, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -222,6 +458,100 @@ func (_u *SupplierUpdateOne) SetNillableActive(v *bool) *SupplierUpdateOne {
 	return _u
 }
 
+// SetAddress sets the "address" field.
+func (_u *SupplierUpdateOne) SetAddress(v address.Address) *SupplierUpdateOne {
+	_u.mutation.SetAddress(v)
+	return _u
+}
+
+// SetNillableAddress sets the "address" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableAddress(v *address.Address) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetAddress(*v)
+	}
+	return _u
+}
+
+// ClearAddress clears the value of the "address" field.
+func (_u *SupplierUpdateOne) ClearAddress() *SupplierUpdateOne {
+	_u.mutation.ClearAddress()
+	return _u
+}
+
+// SetApprovalExpiry sets the "approval_expiry" field.
+func (_u *SupplierUpdateOne) SetApprovalExpiry(v time.Time) *SupplierUpdateOne {
+	_u.mutation.SetApprovalExpiry(v)
+	return _u
+}
+
+// SetNillableApprovalExpiry sets the "approval_expiry" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableApprovalExpiry(v *time.Time) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetApprovalExpiry(*v)
+	}
+	return _u
+}
+
+// ClearApprovalExpiry clears the value of the "approval_expiry" field.
+func (_u *SupplierUpdateOne) ClearApprovalExpiry() *SupplierUpdateOne {
+	_u.mutation.ClearApprovalExpiry()
+	return _u
+}
+
+// SetApprovalStatus sets the "approval_status" field.
+func (_u *SupplierUpdateOne) SetApprovalStatus(v supplier.ApprovalStatus) *SupplierUpdateOne {
+	_u.mutation.SetApprovalStatus(v)
+	return _u
+}
+
+// SetNillableApprovalStatus sets the "approval_status" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableApprovalStatus(v *supplier.ApprovalStatus) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetApprovalStatus(*v)
+	}
+	return _u
+}
+
+// SetCertificationExpiresOn sets the "certification_expires_on" field.
+func (_u *SupplierUpdateOne) SetCertificationExpiresOn(v time.Time) *SupplierUpdateOne {
+	_u.mutation.SetCertificationExpiresOn(v)
+	return _u
+}
+
+// SetNillableCertificationExpiresOn sets the "certification_expires_on" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableCertificationExpiresOn(v *time.Time) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetCertificationExpiresOn(*v)
+	}
+	return _u
+}
+
+// ClearCertificationExpiresOn clears the value of the "certification_expires_on" field.
+func (_u *SupplierUpdateOne) ClearCertificationExpiresOn() *SupplierUpdateOne {
+	_u.mutation.ClearCertificationExpiresOn()
+	return _u
+}
+
+// SetCertificationScheme sets the "certification_scheme" field.
+func (_u *SupplierUpdateOne) SetCertificationScheme(v supplier.CertificationScheme) *SupplierUpdateOne {
+	_u.mutation.SetCertificationScheme(v)
+	return _u
+}
+
+// SetNillableCertificationScheme sets the "certification_scheme" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableCertificationScheme(v *supplier.CertificationScheme) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetCertificationScheme(*v)
+	}
+	return _u
+}
+
+// ClearCertificationScheme clears the value of the "certification_scheme" field.
+func (_u *SupplierUpdateOne) ClearCertificationScheme() *SupplierUpdateOne {
+	_u.mutation.ClearCertificationScheme()
+	return _u
+}
+
 // SetCompany sets the "company" field.
 func (_u *SupplierUpdateOne) SetCompany(v string) *SupplierUpdateOne {
 	_u.mutation.SetCompany(v)
@@ -242,6 +572,66 @@ func (_u *SupplierUpdateOne) ClearCompany() *SupplierUpdateOne {
 	return _u
 }
 
+// SetContactName sets the "contact_name" field.
+func (_u *SupplierUpdateOne) SetContactName(v string) *SupplierUpdateOne {
+	_u.mutation.SetContactName(v)
+	return _u
+}
+
+// SetNillableContactName sets the "contact_name" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableContactName(v *string) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetContactName(*v)
+	}
+	return _u
+}
+
+// ClearContactName clears the value of the "contact_name" field.
+func (_u *SupplierUpdateOne) ClearContactName() *SupplierUpdateOne {
+	_u.mutation.ClearContactName()
+	return _u
+}
+
+// SetEmail sets the "email" field.
+func (_u *SupplierUpdateOne) SetEmail(v string) *SupplierUpdateOne {
+	_u.mutation.SetEmail(v)
+	return _u
+}
+
+// SetNillableEmail sets the "email" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableEmail(v *string) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetEmail(*v)
+	}
+	return _u
+}
+
+// ClearEmail clears the value of the "email" field.
+func (_u *SupplierUpdateOne) ClearEmail() *SupplierUpdateOne {
+	_u.mutation.ClearEmail()
+	return _u
+}
+
+// SetPhone sets the "phone" field.
+func (_u *SupplierUpdateOne) SetPhone(v string) *SupplierUpdateOne {
+	_u.mutation.SetPhone(v)
+	return _u
+}
+
+// SetNillablePhone sets the "phone" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillablePhone(v *string) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetPhone(*v)
+	}
+	return _u
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (_u *SupplierUpdateOne) ClearPhone() *SupplierUpdateOne {
+	_u.mutation.ClearPhone()
+	return _u
+}
+
 // SetSupplierCode sets the "supplier_code" field.
 func (_u *SupplierUpdateOne) SetSupplierCode(v string) *SupplierUpdateOne {
 	_u.mutation.SetSupplierCode(v)
@@ -259,6 +649,26 @@ func (_u *SupplierUpdateOne) SetNillableSupplierCode(v *string) *SupplierUpdateO
 // ClearSupplierCode clears the value of the "supplier_code" field.
 func (_u *SupplierUpdateOne) ClearSupplierCode() *SupplierUpdateOne {
 	_u.mutation.ClearSupplierCode()
+	return _u
+}
+
+// SetWebsite sets the "website" field.
+func (_u *SupplierUpdateOne) SetWebsite(v string) *SupplierUpdateOne {
+	_u.mutation.SetWebsite(v)
+	return _u
+}
+
+// SetNillableWebsite sets the "website" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableWebsite(v *string) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetWebsite(*v)
+	}
+	return _u
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (_u *SupplierUpdateOne) ClearWebsite() *SupplierUpdateOne {
+	_u.mutation.ClearWebsite()
 	return _u
 }
 
@@ -324,6 +734,16 @@ func (_u *SupplierUpdateOne) defaults() error {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SupplierUpdateOne) check() error {
+	if v, ok := _u.mutation.ApprovalStatus(); ok {
+		if err := supplier.ApprovalStatusValidator(v); err != nil {
+			return &ValidationError{Name: "approval_status", err: fmt.Errorf(`ent: validator failed for field "Supplier.approval_status": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.CertificationScheme(); ok {
+		if err := supplier.CertificationSchemeValidator(v); err != nil {
+			return &ValidationError{Name: "certification_scheme", err: fmt.Errorf(`ent: validator failed for field "Supplier.certification_scheme": %w`, err)}
+		}
+	}
 	if _u.mutation.AccountCleared() && len(_u.mutation.AccountIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Supplier.account"`)
 	}
@@ -371,17 +791,68 @@ func (_u *SupplierUpdateOne) sqlSave(ctx context.Context) (_node *Supplier, err 
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(supplier.FieldActive, field.TypeBool, value)
 	}
+	if value, ok := _u.mutation.Address(); ok {
+		_spec.SetField(supplier.FieldAddress, field.TypeJSON, value)
+	}
+	if _u.mutation.AddressCleared() {
+		_spec.ClearField(supplier.FieldAddress, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.ApprovalExpiry(); ok {
+		_spec.SetField(supplier.FieldApprovalExpiry, field.TypeTime, value)
+	}
+	if _u.mutation.ApprovalExpiryCleared() {
+		_spec.ClearField(supplier.FieldApprovalExpiry, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ApprovalStatus(); ok {
+		_spec.SetField(supplier.FieldApprovalStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.CertificationExpiresOn(); ok {
+		_spec.SetField(supplier.FieldCertificationExpiresOn, field.TypeTime, value)
+	}
+	if _u.mutation.CertificationExpiresOnCleared() {
+		_spec.ClearField(supplier.FieldCertificationExpiresOn, field.TypeTime)
+	}
+	if value, ok := _u.mutation.CertificationScheme(); ok {
+		_spec.SetField(supplier.FieldCertificationScheme, field.TypeEnum, value)
+	}
+	if _u.mutation.CertificationSchemeCleared() {
+		_spec.ClearField(supplier.FieldCertificationScheme, field.TypeEnum)
+	}
 	if value, ok := _u.mutation.Company(); ok {
 		_spec.SetField(supplier.FieldCompany, field.TypeString, value)
 	}
 	if _u.mutation.CompanyCleared() {
 		_spec.ClearField(supplier.FieldCompany, field.TypeString)
 	}
+	if value, ok := _u.mutation.ContactName(); ok {
+		_spec.SetField(supplier.FieldContactName, field.TypeString, value)
+	}
+	if _u.mutation.ContactNameCleared() {
+		_spec.ClearField(supplier.FieldContactName, field.TypeString)
+	}
+	if value, ok := _u.mutation.Email(); ok {
+		_spec.SetField(supplier.FieldEmail, field.TypeString, value)
+	}
+	if _u.mutation.EmailCleared() {
+		_spec.ClearField(supplier.FieldEmail, field.TypeString)
+	}
+	if value, ok := _u.mutation.Phone(); ok {
+		_spec.SetField(supplier.FieldPhone, field.TypeString, value)
+	}
+	if _u.mutation.PhoneCleared() {
+		_spec.ClearField(supplier.FieldPhone, field.TypeString)
+	}
 	if value, ok := _u.mutation.SupplierCode(); ok {
 		_spec.SetField(supplier.FieldSupplierCode, field.TypeString, value)
 	}
 	if _u.mutation.SupplierCodeCleared() {
 		_spec.ClearField(supplier.FieldSupplierCode, field.TypeString)
+	}
+	if value, ok := _u.mutation.Website(); ok {
+		_spec.SetField(supplier.FieldWebsite, field.TypeString, value)
+	}
+	if _u.mutation.WebsiteCleared() {
+		_spec.ClearField(supplier.FieldWebsite, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Supplier{config: _u.config}

@@ -251,12 +251,7 @@ func bodyProblem(op string, err error) *problem.Error {
 	case strings.Contains(err.Error(), "parse media type"):
 		return problem.Invalid("Content-Type", "must be application/json")
 	case errors.As(err, &v):
-		var fields []problem.FieldError
-		prefix := decodePath(err)
-		for _, f := range v.Fields {
-			fields = append(fields, problem.FieldError{Field: join(prefix, f.Name), Message: fieldMessage(op, f)})
-		}
-		return problem.InvalidFields(fields...)
+		return problem.InvalidFields(fieldErrors(op, decodePath(err), v)...)
 	}
 	path, leaf := decodePath(err), innermost(err)
 	if m := unexpectedField.FindStringSubmatch(leaf.Error()); m != nil {
@@ -270,6 +265,22 @@ func bodyProblem(op string, err error) *problem.Error {
 		return problem.Invalid("body", "is not a valid JSON object")
 	}
 	return problem.Invalid(path, leafMessage(leaf))
+}
+
+// fieldErrors words the failures of a validation, naming nested fields by
+// their path ("address.city", "lines[3].quantity").
+func fieldErrors(op, prefix string, v *validate.Error) []problem.FieldError {
+	var out []problem.FieldError
+	for _, f := range v.Fields {
+		name := join(prefix, f.Name)
+		var inner *validate.Error
+		if errors.As(f.Error, &inner) && len(inner.Fields) > 0 {
+			out = append(out, fieldErrors(op, name, inner)...)
+			continue
+		}
+		out = append(out, problem.FieldError{Field: name, Message: fieldMessage(op, f)})
+	}
+	return out
 }
 
 var (

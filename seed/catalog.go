@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
+	"larder.dev/larder/address"
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/seed/refdata"
 )
 
@@ -17,14 +20,28 @@ import (
 // cookies and honey almond granola bars. Every product_type, kind and QC
 // input_type occurs; costs and unit conversions other than 1 are set.
 
-// supplierRows are the account's suppliers (the purchasing resource adds the
-// rest of their fields).
-var supplierRows = []struct{ code, company string }{
-	{"MILL", "Prairie Mills Ltd."},
-	{"SWEET", "Sweetwater Sugar Co."},
-	{"DAIRY", "Laiterie des Cantons"},
-	{"NUTS", "Okanagan Nut Growers"},
-	{"PACK", "Northern Packaging Inc."},
+// supplierRows are the account's suppliers: every approval status (one
+// approval expired, so it reads PENDING), every certification scheme and one
+// with none recorded, with and without an address.
+var supplierRows = []struct {
+	code, company, contact, email, city, province string
+	approval                                      supplier.ApprovalStatus
+	approvalExpiry                                string // YYYY-MM-DD, "" for none
+	scheme                                        supplier.CertificationScheme
+	certExpires                                   string
+}{
+	{"MILL", "Prairie Mills Ltd.", "Dana Kowalski", "orders@prairiemills.example", "Saskatoon", "SK", "APPROVED", "2030-06-30", "SQF", "2027-05-31"},
+	{"SWEET", "Sweetwater Sugar Co.", "Ben Hart", "sales@sweetwater.example", "Taber", "AB", "APPROVED", "", "BRC", "2027-09-30"},
+	{"DAIRY", "Laiterie des Cantons", "Julie Fortin", "ventes@laiterie.example", "Sherbrooke", "QC", "APPROVED", "2025-12-31", "GFSCANADA", "2026-12-31"},
+	{"NUTS", "Okanagan Nut Growers", "Raj Patel", "raj@okanagan-nuts.example", "Kelowna", "BC", "PENDING", "", "GLOBALGAP", "2027-03-31"},
+	{"PACK", "Northern Packaging Inc.", "Chris Olsen", "cs@northernpack.example", "Mississauga", "ON", "APPROVED", "", "IFS", "2027-01-31"},
+	{"CACAO", "Cacao Imports Atlantic", "Ana Souza", "ana@cacao-atlantic.example", "Halifax", "NS", "SUSPENDED", "", "SSC22000", "2026-06-30"},
+	{"SPICE", "Spice Route Traders", "Omar Haddad", "omar@spiceroute.example", "Montréal", "QC", "REJECTED", "", "OTHER", ""},
+	{"OATS", "Prairie Oat Co-operative", "Lena Berg", "lena@oatcoop.example", "Brandon", "MB", "APPROVED", "2029-12-31", "GAP", "2027-08-31"},
+	{"EGGS", "Oeufs Beauce", "Marc Poulin", "marc@oeufsbeauce.example", "Saint-Georges", "QC", "PENDING", "", "PRIMUS", "2027-02-28"},
+	{"HONEY", "Hive & Co. Honey", "Greta Lund", "greta@hive.example", "Peace River", "AB", "PENDING", "", "GFSI", "2027-04-30"},
+	{"FARM", "Ferme du Coin", "Luc Gagné", "", "Lévis", "QC", "PENDING", "", "NONE", ""},
+	{"NEWCO", "New Supplier Inc.", "", "", "", "", "PENDING", "", "", ""},
 }
 
 func seedSuppliers(ctx context.Context, tx *ent.Tx) error {
@@ -32,9 +49,39 @@ func seedSuppliers(ctx context.Context, tx *ent.Tx) error {
 }
 
 func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
+	day := func(d string) *time.Time {
+		if d == "" {
+			return nil
+		}
+		t, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			panic(err) // the rows above
+		}
+		return &t
+	}
+	str := func(v string) *string {
+		if v == "" {
+			return nil
+		}
+		return &v
+	}
 	bs := make([]*ent.SupplierCreate, len(supplierRows))
 	for i, s := range supplierRows {
-		bs[i] = tx.Supplier.Create().SetSupplierCode(s.code + suffix).SetCompany(s.company + suffix)
+		b := tx.Supplier.Create().
+			SetSupplierCode(s.code + suffix).
+			SetCompany(s.company + suffix).
+			SetNillableContactName(str(s.contact)).
+			SetNillableEmail(str(s.email)).
+			SetApprovalStatus(s.approval).
+			SetNillableApprovalExpiry(day(s.approvalExpiry)).
+			SetNillableCertificationExpiresOn(day(s.certExpires))
+		if s.scheme != "" {
+			b.SetCertificationScheme(s.scheme)
+		}
+		if s.city != "" {
+			b.SetAddress(address.Address{Line1: str(fmt.Sprintf("%d Industrial Road", 100+10*i)), City: str(s.city), State: str(s.province), PostalCode: str("A1A 1A1")})
+		}
+		bs[i] = b
 	}
 	return bulk(ctx, "suppliers", bs, tx.Supplier.CreateBulk)
 }

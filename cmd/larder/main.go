@@ -29,6 +29,7 @@ import (
 	"syscall"
 
 	"larder.dev/larder/config"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -56,6 +57,11 @@ var commands = []command{
 	{"production start", "production start --org ID --env E --id ID  start a run (IN_PROGRESS)", productionStart},
 	{"production complete", "production complete --org ID --env E --id ID [--consume LOT_ID:QTY ...] [--produced N] [--positive-release]  consume components, make the output lot", productionComplete},
 	{"production sign", "production sign --org ID --env E --id ID  sign and lock a completed run", productionSign},
+	{"supplier approve", "supplier approve --org ID --env E --supplier CODE|ID [--expires DATE]  approve a supplier (supplier.approval_changed)", supplierApproval(supplier.ApprovalStatusAPPROVED)},
+	{"supplier suspend", "supplier suspend --org ID --env E --supplier CODE|ID  suspend a supplier's approval", supplierApproval(supplier.ApprovalStatusSUSPENDED)},
+	{"supplier reject", "supplier reject --org ID --env E --supplier CODE|ID  reject a supplier", supplierApproval(supplier.ApprovalStatusREJECTED)},
+	{"supplier reset", "supplier reset --org ID --env E --supplier CODE|ID  put a supplier back to PENDING", supplierApproval(supplier.ApprovalStatusPENDING)},
+	{"supplier certify", "supplier certify --org ID --env E --supplier CODE|ID [--scheme S] [--expires-on DATE]  record a supplier's certification", supplierCertify},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
 	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},

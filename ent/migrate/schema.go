@@ -2024,8 +2024,17 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "approval_expiry", Type: field.TypeTime, Nullable: true},
+		{Name: "approval_status", Type: field.TypeEnum, Enums: []string{"PENDING", "APPROVED", "REJECTED", "SUSPENDED"}, Default: "PENDING"},
+		{Name: "certification_expires_on", Type: field.TypeTime, Nullable: true},
+		{Name: "certification_scheme", Type: field.TypeEnum, Nullable: true, Enums: []string{"SQF", "BRC", "GFSI", "SSC22000", "IFS", "GLOBALGAP", "PRIMUS", "GFSCANADA", "GAP", "OTHER", "NONE"}},
 		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "contact_name", Type: field.TypeString, Nullable: true},
+		{Name: "email", Type: field.TypeString, Nullable: true},
+		{Name: "phone", Type: field.TypeString, Nullable: true},
 		{Name: "supplier_code", Type: field.TypeString, Nullable: true},
+		{Name: "website", Type: field.TypeString, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
 	}
 	// SuppliersTable holds the schema information for the "suppliers" table.
@@ -2036,7 +2045,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "suppliers_accounts_account",
-				Columns:    []*schema.Column{SuppliersColumns[6]},
+				Columns:    []*schema.Column{SuppliersColumns[15]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -2045,12 +2054,37 @@ var (
 			{
 				Name:    "supplier_account_id",
 				Unique:  false,
-				Columns: []*schema.Column{SuppliersColumns[6]},
+				Columns: []*schema.Column{SuppliersColumns[15]},
+			},
+			{
+				Name:    "supplier_account_id_active",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[3]},
+			},
+			{
+				Name:    "supplier_account_id_company",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[9]},
+			},
+			{
+				Name:    "supplier_account_id_email",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[11]},
+			},
+			{
+				Name:    "supplier_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[1]},
+			},
+			{
+				Name:    "supplier_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[2]},
 			},
 			{
 				Name:    "supplier_account_id_supplier_code",
 				Unique:  true,
-				Columns: []*schema.Column{SuppliersColumns[6], SuppliersColumns[5]},
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[13]},
 			},
 		},
 	}

@@ -73,6 +73,11 @@ var Scopes = map[string]string{
 	oas.GetQCCheckpointOperation:        "catalog:read",
 	oas.ListQcUnitsOfMeasureOperation:   "catalog:read",
 	oas.GetQCUnitOfMeasureOperation:     "catalog:read",
+	oas.ListSuppliersOperation:          "purchasing:read",
+	oas.GetSupplierOperation:            "purchasing:read",
+	oas.CreateSupplierOperation:         "purchasing:write",
+	oas.UpdateSupplierOperation:         "purchasing:write",
+	oas.DeleteSupplierOperation:         "purchasing:write",
 	oas.ListTagsOperation:               "catalog:read",
 	oas.GetTagOperation:                 "catalog:read",
 	oas.CreateTagOperation:              "catalog:write",
@@ -108,6 +113,7 @@ var QueryParams = map[string][]string{
 	oas.ListProductsOperation:         {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
 	oas.ListQcCheckpointsOperation:    {"limit", "offset", "sort", "search", "code", "input_type", "name"},
 	oas.ListQcUnitsOfMeasureOperation: {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListSuppliersOperation:        {"limit", "offset", "sort", "search", "active", "company", "email", "supplier_code", "updated_since"},
 	oas.ListTagsOperation:             {"limit", "offset", "sort", "search", "name", "ref_type"},
 	oas.ListUnitsOfMeasureOperation:   {"limit", "offset", "sort", "search"},
 	oas.ListWarehousesOperation:       {"limit", "offset", "sort", "search", "name"},
@@ -172,6 +178,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Product:
 		body, err = productSnapshot(e)
 		return "product", e.ID, body, true, err
+	case *ent.Supplier:
+		body, err = supplierSnapshot(e)
+		return "supplier", e.ID, body, true, err
 	case *ent.Tag:
 		body, err = tagSnapshot(e)
 		return "tag", e.ID, body, true, err

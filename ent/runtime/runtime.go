@@ -1009,10 +1009,15 @@ func init() {
 		})
 	}
 	supplierMixinHooks0 := supplierMixin[0].Hooks()
+	supplierHooks := schema.Supplier{}.Hooks()
 
 	supplier.Hooks[1] = supplierMixinHooks0[0]
 
 	supplier.Hooks[2] = supplierMixinHooks0[1]
+
+	supplier.Hooks[3] = supplierHooks[0]
+	supplierInters := schema.Supplier{}.Interceptors()
+	supplier.Interceptors[0] = supplierInters[0]
 	supplierMixinFields1 := supplierMixin[1].Fields()
 	_ = supplierMixinFields1
 	supplierFields := schema.Supplier{}.Fields()

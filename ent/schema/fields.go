@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/address"
 	"larder.dev/larder/annotate"
 )
 
@@ -24,6 +25,16 @@ func decimalField(name, comment string, anns ...schema.Annotation) ent.Field {
 		Nillable().
 		Comment(comment).
 		Annotations(append([]schema.Annotation{annotate.Decimal(), annotate.Number()}, anns...)...)
+}
+
+// addressField is an embedded Address (spec "Address"): a JSON column that
+// reads as an object with every part null when nothing was written.
+func addressField(name, comment string) ent.Field {
+	return field.JSON(name, address.Address{}).
+		Optional().
+		SchemaType(jsonText).
+		Comment(comment).
+		Annotations(annotate.Address(), annotate.Object())
 }
 
 // jsonText stores JSON as PostgreSQL json, not jsonb: nothing queries inside

@@ -3,6 +3,7 @@
 package supplier
 
 import (
+	"fmt"
 	"time"
 
 	"entgo.io/ent"
@@ -23,10 +24,28 @@ const (
 	FieldUpdatedAt = "updated_at"
 	// FieldActive holds the string denoting the active field in the database.
 	FieldActive = "active"
+	// FieldAddress holds the string denoting the address field in the database.
+	FieldAddress = "address"
+	// FieldApprovalExpiry holds the string denoting the approval_expiry field in the database.
+	FieldApprovalExpiry = "approval_expiry"
+	// FieldApprovalStatus holds the string denoting the approval_status field in the database.
+	FieldApprovalStatus = "approval_status"
+	// FieldCertificationExpiresOn holds the string denoting the certification_expires_on field in the database.
+	FieldCertificationExpiresOn = "certification_expires_on"
+	// FieldCertificationScheme holds the string denoting the certification_scheme field in the database.
+	FieldCertificationScheme = "certification_scheme"
 	// FieldCompany holds the string denoting the company field in the database.
 	FieldCompany = "company"
+	// FieldContactName holds the string denoting the contact_name field in the database.
+	FieldContactName = "contact_name"
+	// FieldEmail holds the string denoting the email field in the database.
+	FieldEmail = "email"
+	// FieldPhone holds the string denoting the phone field in the database.
+	FieldPhone = "phone"
 	// FieldSupplierCode holds the string denoting the supplier_code field in the database.
 	FieldSupplierCode = "supplier_code"
+	// FieldWebsite holds the string denoting the website field in the database.
+	FieldWebsite = "website"
 	// EdgeAccount holds the string denoting the account edge name in mutations.
 	EdgeAccount = "account"
 	// Table holds the table name of the supplier in the database.
@@ -47,8 +66,17 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldUpdatedAt,
 	FieldActive,
+	FieldAddress,
+	FieldApprovalExpiry,
+	FieldApprovalStatus,
+	FieldCertificationExpiresOn,
+	FieldCertificationScheme,
 	FieldCompany,
+	FieldContactName,
+	FieldEmail,
+	FieldPhone,
 	FieldSupplierCode,
+	FieldWebsite,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -67,8 +95,9 @@ func ValidColumn(column string) bool {
 //
 //	import _ "larder.dev/larder/ent/runtime"
 var (
-	Hooks  [3]ent.Hook
-	Policy ent.Policy
+	Hooks        [4]ent.Hook
+	Interceptors [1]ent.Interceptor
+	Policy       ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
@@ -78,6 +107,66 @@ var (
 	// DefaultActive holds the default value on creation for the "active" field.
 	DefaultActive bool
 )
+
+// ApprovalStatus defines the type for the "approval_status" enum field.
+type ApprovalStatus string
+
+// ApprovalStatusPENDING is the default value of the ApprovalStatus enum.
+const DefaultApprovalStatus = ApprovalStatusPENDING
+
+// ApprovalStatus values.
+const (
+	ApprovalStatusPENDING   ApprovalStatus = "PENDING"
+	ApprovalStatusAPPROVED  ApprovalStatus = "APPROVED"
+	ApprovalStatusREJECTED  ApprovalStatus = "REJECTED"
+	ApprovalStatusSUSPENDED ApprovalStatus = "SUSPENDED"
+)
+
+func (as ApprovalStatus) String() string {
+	return string(as)
+}
+
+// ApprovalStatusValidator is a validator for the "approval_status" field enum values. It is called by the builders before save.
+func ApprovalStatusValidator(as ApprovalStatus) error {
+	switch as {
+	case ApprovalStatusPENDING, ApprovalStatusAPPROVED, ApprovalStatusREJECTED, ApprovalStatusSUSPENDED:
+		return nil
+	default:
+		return fmt.Errorf("supplier: invalid enum value for approval_status field: %q", as)
+	}
+}
+
+// CertificationScheme defines the type for the "certification_scheme" enum field.
+type CertificationScheme string
+
+// CertificationScheme values.
+const (
+	CertificationSchemeSQF       CertificationScheme = "SQF"
+	CertificationSchemeBRC       CertificationScheme = "BRC"
+	CertificationSchemeGFSI      CertificationScheme = "GFSI"
+	CertificationSchemeSSC22000  CertificationScheme = "SSC22000"
+	CertificationSchemeIFS       CertificationScheme = "IFS"
+	CertificationSchemeGLOBALGAP CertificationScheme = "GLOBALGAP"
+	CertificationSchemePRIMUS    CertificationScheme = "PRIMUS"
+	CertificationSchemeGFSCANADA CertificationScheme = "GFSCANADA"
+	CertificationSchemeGAP       CertificationScheme = "GAP"
+	CertificationSchemeOTHER     CertificationScheme = "OTHER"
+	CertificationSchemeNONE      CertificationScheme = "NONE"
+)
+
+func (cs CertificationScheme) String() string {
+	return string(cs)
+}
+
+// CertificationSchemeValidator is a validator for the "certification_scheme" field enum values. It is called by the builders before save.
+func CertificationSchemeValidator(cs CertificationScheme) error {
+	switch cs {
+	case CertificationSchemeSQF, CertificationSchemeBRC, CertificationSchemeGFSI, CertificationSchemeSSC22000, CertificationSchemeIFS, CertificationSchemeGLOBALGAP, CertificationSchemePRIMUS, CertificationSchemeGFSCANADA, CertificationSchemeGAP, CertificationSchemeOTHER, CertificationSchemeNONE:
+		return nil
+	default:
+		return fmt.Errorf("supplier: invalid enum value for certification_scheme field: %q", cs)
+	}
+}
 
 // OrderOption defines the ordering options for the Supplier queries.
 type OrderOption func(*sql.Selector)
@@ -107,14 +196,54 @@ func ByActive(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldActive, opts...).ToFunc()
 }
 
+// ByApprovalExpiry orders the results by the approval_expiry field.
+func ByApprovalExpiry(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldApprovalExpiry, opts...).ToFunc()
+}
+
+// ByApprovalStatus orders the results by the approval_status field.
+func ByApprovalStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldApprovalStatus, opts...).ToFunc()
+}
+
+// ByCertificationExpiresOn orders the results by the certification_expires_on field.
+func ByCertificationExpiresOn(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCertificationExpiresOn, opts...).ToFunc()
+}
+
+// ByCertificationScheme orders the results by the certification_scheme field.
+func ByCertificationScheme(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCertificationScheme, opts...).ToFunc()
+}
+
 // ByCompany orders the results by the company field.
 func ByCompany(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCompany, opts...).ToFunc()
 }
 
+// ByContactName orders the results by the contact_name field.
+func ByContactName(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldContactName, opts...).ToFunc()
+}
+
+// ByEmail orders the results by the email field.
+func ByEmail(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEmail, opts...).ToFunc()
+}
+
+// ByPhone orders the results by the phone field.
+func ByPhone(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPhone, opts...).ToFunc()
+}
+
 // BySupplierCode orders the results by the supplier_code field.
 func BySupplierCode(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSupplierCode, opts...).ToFunc()
+}
+
+// ByWebsite orders the results by the website field.
+func ByWebsite(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWebsite, opts...).ToFunc()
 }
 
 // ByAccountField orders the results by account field.

@@ -75,14 +75,44 @@ func Active(v bool) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldActive, v))
 }
 
+// ApprovalExpiry applies equality check predicate on the "approval_expiry" field. It's identical to ApprovalExpiryEQ.
+func ApprovalExpiry(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldApprovalExpiry, v))
+}
+
+// CertificationExpiresOn applies equality check predicate on the "certification_expires_on" field. It's identical to CertificationExpiresOnEQ.
+func CertificationExpiresOn(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldCertificationExpiresOn, v))
+}
+
 // Company applies equality check predicate on the "company" field. It's identical to CompanyEQ.
 func Company(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldCompany, v))
 }
 
+// ContactName applies equality check predicate on the "contact_name" field. It's identical to ContactNameEQ.
+func ContactName(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldContactName, v))
+}
+
+// Email applies equality check predicate on the "email" field. It's identical to EmailEQ.
+func Email(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldEmail, v))
+}
+
+// Phone applies equality check predicate on the "phone" field. It's identical to PhoneEQ.
+func Phone(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldPhone, v))
+}
+
 // SupplierCode applies equality check predicate on the "supplier_code" field. It's identical to SupplierCodeEQ.
 func SupplierCode(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldSupplierCode, v))
+}
+
+// Website applies equality check predicate on the "website" field. It's identical to WebsiteEQ.
+func Website(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldWebsite, v))
 }
 
 // AccountIDEQ applies the EQ predicate on the "account_id" field.
@@ -195,6 +225,166 @@ func ActiveNEQ(v bool) predicate.Supplier {
 	return predicate.Supplier(sql.FieldNEQ(FieldActive, v))
 }
 
+// AddressIsNil applies the IsNil predicate on the "address" field.
+func AddressIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldAddress))
+}
+
+// AddressNotNil applies the NotNil predicate on the "address" field.
+func AddressNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldAddress))
+}
+
+// ApprovalExpiryEQ applies the EQ predicate on the "approval_expiry" field.
+func ApprovalExpiryEQ(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryNEQ applies the NEQ predicate on the "approval_expiry" field.
+func ApprovalExpiryNEQ(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryIn applies the In predicate on the "approval_expiry" field.
+func ApprovalExpiryIn(vs ...time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldApprovalExpiry, vs...))
+}
+
+// ApprovalExpiryNotIn applies the NotIn predicate on the "approval_expiry" field.
+func ApprovalExpiryNotIn(vs ...time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldApprovalExpiry, vs...))
+}
+
+// ApprovalExpiryGT applies the GT predicate on the "approval_expiry" field.
+func ApprovalExpiryGT(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryGTE applies the GTE predicate on the "approval_expiry" field.
+func ApprovalExpiryGTE(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryLT applies the LT predicate on the "approval_expiry" field.
+func ApprovalExpiryLT(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryLTE applies the LTE predicate on the "approval_expiry" field.
+func ApprovalExpiryLTE(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldApprovalExpiry, v))
+}
+
+// ApprovalExpiryIsNil applies the IsNil predicate on the "approval_expiry" field.
+func ApprovalExpiryIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldApprovalExpiry))
+}
+
+// ApprovalExpiryNotNil applies the NotNil predicate on the "approval_expiry" field.
+func ApprovalExpiryNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldApprovalExpiry))
+}
+
+// ApprovalStatusEQ applies the EQ predicate on the "approval_status" field.
+func ApprovalStatusEQ(v ApprovalStatus) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldApprovalStatus, v))
+}
+
+// ApprovalStatusNEQ applies the NEQ predicate on the "approval_status" field.
+func ApprovalStatusNEQ(v ApprovalStatus) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldApprovalStatus, v))
+}
+
+// ApprovalStatusIn applies the In predicate on the "approval_status" field.
+func ApprovalStatusIn(vs ...ApprovalStatus) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldApprovalStatus, vs...))
+}
+
+// ApprovalStatusNotIn applies the NotIn predicate on the "approval_status" field.
+func ApprovalStatusNotIn(vs ...ApprovalStatus) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldApprovalStatus, vs...))
+}
+
+// CertificationExpiresOnEQ applies the EQ predicate on the "certification_expires_on" field.
+func CertificationExpiresOnEQ(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnNEQ applies the NEQ predicate on the "certification_expires_on" field.
+func CertificationExpiresOnNEQ(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnIn applies the In predicate on the "certification_expires_on" field.
+func CertificationExpiresOnIn(vs ...time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldCertificationExpiresOn, vs...))
+}
+
+// CertificationExpiresOnNotIn applies the NotIn predicate on the "certification_expires_on" field.
+func CertificationExpiresOnNotIn(vs ...time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldCertificationExpiresOn, vs...))
+}
+
+// CertificationExpiresOnGT applies the GT predicate on the "certification_expires_on" field.
+func CertificationExpiresOnGT(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnGTE applies the GTE predicate on the "certification_expires_on" field.
+func CertificationExpiresOnGTE(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnLT applies the LT predicate on the "certification_expires_on" field.
+func CertificationExpiresOnLT(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnLTE applies the LTE predicate on the "certification_expires_on" field.
+func CertificationExpiresOnLTE(v time.Time) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldCertificationExpiresOn, v))
+}
+
+// CertificationExpiresOnIsNil applies the IsNil predicate on the "certification_expires_on" field.
+func CertificationExpiresOnIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldCertificationExpiresOn))
+}
+
+// CertificationExpiresOnNotNil applies the NotNil predicate on the "certification_expires_on" field.
+func CertificationExpiresOnNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldCertificationExpiresOn))
+}
+
+// CertificationSchemeEQ applies the EQ predicate on the "certification_scheme" field.
+func CertificationSchemeEQ(v CertificationScheme) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldCertificationScheme, v))
+}
+
+// CertificationSchemeNEQ applies the NEQ predicate on the "certification_scheme" field.
+func CertificationSchemeNEQ(v CertificationScheme) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldCertificationScheme, v))
+}
+
+// CertificationSchemeIn applies the In predicate on the "certification_scheme" field.
+func CertificationSchemeIn(vs ...CertificationScheme) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldCertificationScheme, vs...))
+}
+
+// CertificationSchemeNotIn applies the NotIn predicate on the "certification_scheme" field.
+func CertificationSchemeNotIn(vs ...CertificationScheme) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldCertificationScheme, vs...))
+}
+
+// CertificationSchemeIsNil applies the IsNil predicate on the "certification_scheme" field.
+func CertificationSchemeIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldCertificationScheme))
+}
+
+// CertificationSchemeNotNil applies the NotNil predicate on the "certification_scheme" field.
+func CertificationSchemeNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldCertificationScheme))
+}
+
 // CompanyEQ applies the EQ predicate on the "company" field.
 func CompanyEQ(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldCompany, v))
@@ -270,6 +460,231 @@ func CompanyContainsFold(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldContainsFold(FieldCompany, v))
 }
 
+// ContactNameEQ applies the EQ predicate on the "contact_name" field.
+func ContactNameEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldContactName, v))
+}
+
+// ContactNameNEQ applies the NEQ predicate on the "contact_name" field.
+func ContactNameNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldContactName, v))
+}
+
+// ContactNameIn applies the In predicate on the "contact_name" field.
+func ContactNameIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldContactName, vs...))
+}
+
+// ContactNameNotIn applies the NotIn predicate on the "contact_name" field.
+func ContactNameNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldContactName, vs...))
+}
+
+// ContactNameGT applies the GT predicate on the "contact_name" field.
+func ContactNameGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldContactName, v))
+}
+
+// ContactNameGTE applies the GTE predicate on the "contact_name" field.
+func ContactNameGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldContactName, v))
+}
+
+// ContactNameLT applies the LT predicate on the "contact_name" field.
+func ContactNameLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldContactName, v))
+}
+
+// ContactNameLTE applies the LTE predicate on the "contact_name" field.
+func ContactNameLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldContactName, v))
+}
+
+// ContactNameContains applies the Contains predicate on the "contact_name" field.
+func ContactNameContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldContactName, v))
+}
+
+// ContactNameHasPrefix applies the HasPrefix predicate on the "contact_name" field.
+func ContactNameHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldContactName, v))
+}
+
+// ContactNameHasSuffix applies the HasSuffix predicate on the "contact_name" field.
+func ContactNameHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldContactName, v))
+}
+
+// ContactNameIsNil applies the IsNil predicate on the "contact_name" field.
+func ContactNameIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldContactName))
+}
+
+// ContactNameNotNil applies the NotNil predicate on the "contact_name" field.
+func ContactNameNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldContactName))
+}
+
+// ContactNameEqualFold applies the EqualFold predicate on the "contact_name" field.
+func ContactNameEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldContactName, v))
+}
+
+// ContactNameContainsFold applies the ContainsFold predicate on the "contact_name" field.
+func ContactNameContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldContactName, v))
+}
+
+// EmailEQ applies the EQ predicate on the "email" field.
+func EmailEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldEmail, v))
+}
+
+// EmailNEQ applies the NEQ predicate on the "email" field.
+func EmailNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldEmail, v))
+}
+
+// EmailIn applies the In predicate on the "email" field.
+func EmailIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldEmail, vs...))
+}
+
+// EmailNotIn applies the NotIn predicate on the "email" field.
+func EmailNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldEmail, vs...))
+}
+
+// EmailGT applies the GT predicate on the "email" field.
+func EmailGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldEmail, v))
+}
+
+// EmailGTE applies the GTE predicate on the "email" field.
+func EmailGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldEmail, v))
+}
+
+// EmailLT applies the LT predicate on the "email" field.
+func EmailLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldEmail, v))
+}
+
+// EmailLTE applies the LTE predicate on the "email" field.
+func EmailLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldEmail, v))
+}
+
+// EmailContains applies the Contains predicate on the "email" field.
+func EmailContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldEmail, v))
+}
+
+// EmailHasPrefix applies the HasPrefix predicate on the "email" field.
+func EmailHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldEmail, v))
+}
+
+// EmailHasSuffix applies the HasSuffix predicate on the "email" field.
+func EmailHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldEmail, v))
+}
+
+// EmailIsNil applies the IsNil predicate on the "email" field.
+func EmailIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldEmail))
+}
+
+// EmailNotNil applies the NotNil predicate on the "email" field.
+func EmailNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldEmail))
+}
+
+// EmailEqualFold applies the EqualFold predicate on the "email" field.
+func EmailEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldEmail, v))
+}
+
+// EmailContainsFold applies the ContainsFold predicate on the "email" field.
+func EmailContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldEmail, v))
+}
+
+// PhoneEQ applies the EQ predicate on the "phone" field.
+func PhoneEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldPhone, v))
+}
+
+// PhoneNEQ applies the NEQ predicate on the "phone" field.
+func PhoneNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldPhone, v))
+}
+
+// PhoneIn applies the In predicate on the "phone" field.
+func PhoneIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldPhone, vs...))
+}
+
+// PhoneNotIn applies the NotIn predicate on the "phone" field.
+func PhoneNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldPhone, vs...))
+}
+
+// PhoneGT applies the GT predicate on the "phone" field.
+func PhoneGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldPhone, v))
+}
+
+// PhoneGTE applies the GTE predicate on the "phone" field.
+func PhoneGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldPhone, v))
+}
+
+// PhoneLT applies the LT predicate on the "phone" field.
+func PhoneLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldPhone, v))
+}
+
+// PhoneLTE applies the LTE predicate on the "phone" field.
+func PhoneLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldPhone, v))
+}
+
+// PhoneContains applies the Contains predicate on the "phone" field.
+func PhoneContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldPhone, v))
+}
+
+// PhoneHasPrefix applies the HasPrefix predicate on the "phone" field.
+func PhoneHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldPhone, v))
+}
+
+// PhoneHasSuffix applies the HasSuffix predicate on the "phone" field.
+func PhoneHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldPhone, v))
+}
+
+// PhoneIsNil applies the IsNil predicate on the "phone" field.
+func PhoneIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldPhone))
+}
+
+// PhoneNotNil applies the NotNil predicate on the "phone" field.
+func PhoneNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldPhone))
+}
+
+// PhoneEqualFold applies the EqualFold predicate on the "phone" field.
+func PhoneEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldPhone, v))
+}
+
+// PhoneContainsFold applies the ContainsFold predicate on the "phone" field.
+func PhoneContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldPhone, v))
+}
+
 // SupplierCodeEQ applies the EQ predicate on the "supplier_code" field.
 func SupplierCodeEQ(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldSupplierCode, v))
@@ -343,6 +758,81 @@ func SupplierCodeEqualFold(v string) predicate.Supplier {
 // SupplierCodeContainsFold applies the ContainsFold predicate on the "supplier_code" field.
 func SupplierCodeContainsFold(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldContainsFold(FieldSupplierCode, v))
+}
+
+// WebsiteEQ applies the EQ predicate on the "website" field.
+func WebsiteEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldWebsite, v))
+}
+
+// WebsiteNEQ applies the NEQ predicate on the "website" field.
+func WebsiteNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldWebsite, v))
+}
+
+// WebsiteIn applies the In predicate on the "website" field.
+func WebsiteIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldWebsite, vs...))
+}
+
+// WebsiteNotIn applies the NotIn predicate on the "website" field.
+func WebsiteNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldWebsite, vs...))
+}
+
+// WebsiteGT applies the GT predicate on the "website" field.
+func WebsiteGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldWebsite, v))
+}
+
+// WebsiteGTE applies the GTE predicate on the "website" field.
+func WebsiteGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldWebsite, v))
+}
+
+// WebsiteLT applies the LT predicate on the "website" field.
+func WebsiteLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldWebsite, v))
+}
+
+// WebsiteLTE applies the LTE predicate on the "website" field.
+func WebsiteLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldWebsite, v))
+}
+
+// WebsiteContains applies the Contains predicate on the "website" field.
+func WebsiteContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldWebsite, v))
+}
+
+// WebsiteHasPrefix applies the HasPrefix predicate on the "website" field.
+func WebsiteHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldWebsite, v))
+}
+
+// WebsiteHasSuffix applies the HasSuffix predicate on the "website" field.
+func WebsiteHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldWebsite, v))
+}
+
+// WebsiteIsNil applies the IsNil predicate on the "website" field.
+func WebsiteIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldWebsite))
+}
+
+// WebsiteNotNil applies the NotNil predicate on the "website" field.
+func WebsiteNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldWebsite))
+}
+
+// WebsiteEqualFold applies the EqualFold predicate on the "website" field.
+func WebsiteEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldWebsite, v))
+}
+
+// WebsiteContainsFold applies the ContainsFold predicate on the "website" field.
+func WebsiteContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldWebsite, v))
 }
 
 // HasAccount applies the HasEdge predicate on the "account" edge.

@@ -14,6 +14,136 @@ func (s *ProblemStatusCode) Error() string {
 	return fmt.Sprintf("code %d: %+v", s.StatusCode, s.Response)
 }
 
+// A postal address. Every part is present; null when not recorded.
+// Ref: #/components/schemas/Address
+type Address struct {
+	// City.
+	City NilString `json:"city"`
+	// First line of the street address.
+	Line1 NilString `json:"line1"`
+	// Second line of the street address.
+	Line2 NilString `json:"line2"`
+	// Postal or ZIP code.
+	PostalCode NilString `json:"postal_code"`
+	// State or province.
+	State NilString `json:"state"`
+}
+
+// GetCity returns the value of City.
+func (s *Address) GetCity() NilString {
+	return s.City
+}
+
+// GetLine1 returns the value of Line1.
+func (s *Address) GetLine1() NilString {
+	return s.Line1
+}
+
+// GetLine2 returns the value of Line2.
+func (s *Address) GetLine2() NilString {
+	return s.Line2
+}
+
+// GetPostalCode returns the value of PostalCode.
+func (s *Address) GetPostalCode() NilString {
+	return s.PostalCode
+}
+
+// GetState returns the value of State.
+func (s *Address) GetState() NilString {
+	return s.State
+}
+
+// SetCity sets the value of City.
+func (s *Address) SetCity(val NilString) {
+	s.City = val
+}
+
+// SetLine1 sets the value of Line1.
+func (s *Address) SetLine1(val NilString) {
+	s.Line1 = val
+}
+
+// SetLine2 sets the value of Line2.
+func (s *Address) SetLine2(val NilString) {
+	s.Line2 = val
+}
+
+// SetPostalCode sets the value of PostalCode.
+func (s *Address) SetPostalCode(val NilString) {
+	s.PostalCode = val
+}
+
+// SetState sets the value of State.
+func (s *Address) SetState(val NilString) {
+	s.State = val
+}
+
+// A postal address, written whole: an omitted part becomes null.
+// Ref: #/components/schemas/AddressInput
+type AddressInput struct {
+	// City.
+	City OptNilString `json:"city"`
+	// First line of the street address.
+	Line1 OptNilString `json:"line1"`
+	// Second line of the street address.
+	Line2 OptNilString `json:"line2"`
+	// Postal or ZIP code.
+	PostalCode OptNilString `json:"postal_code"`
+	// State or province.
+	State OptNilString `json:"state"`
+}
+
+// GetCity returns the value of City.
+func (s *AddressInput) GetCity() OptNilString {
+	return s.City
+}
+
+// GetLine1 returns the value of Line1.
+func (s *AddressInput) GetLine1() OptNilString {
+	return s.Line1
+}
+
+// GetLine2 returns the value of Line2.
+func (s *AddressInput) GetLine2() OptNilString {
+	return s.Line2
+}
+
+// GetPostalCode returns the value of PostalCode.
+func (s *AddressInput) GetPostalCode() OptNilString {
+	return s.PostalCode
+}
+
+// GetState returns the value of State.
+func (s *AddressInput) GetState() OptNilString {
+	return s.State
+}
+
+// SetCity sets the value of City.
+func (s *AddressInput) SetCity(val OptNilString) {
+	s.City = val
+}
+
+// SetLine1 sets the value of Line1.
+func (s *AddressInput) SetLine1(val OptNilString) {
+	s.Line1 = val
+}
+
+// SetLine2 sets the value of Line2.
+func (s *AddressInput) SetLine2(val OptNilString) {
+	s.Line2 = val
+}
+
+// SetPostalCode sets the value of PostalCode.
+func (s *AddressInput) SetPostalCode(val OptNilString) {
+	s.PostalCode = val
+}
+
+// SetState sets the value of State.
+func (s *AddressInput) SetState(val OptNilString) {
+	s.State = val
+}
+
 // Allergens: the account's own plus the shared priority allergens.
 // Ref: #/components/schemas/Allergen
 type Allergen struct {
@@ -1243,6 +1373,51 @@ func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
+// NewNilDate returns new NilDate with value set to v.
+func NewNilDate(v time.Time) NilDate {
+	return NilDate{
+		Value: v,
+	}
+}
+
+// NilDate is nullable time.Time.
+type NilDate struct {
+	Value time.Time
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilDate) SetTo(v time.Time) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilDate) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilDate) SetToNull() {
+	o.Null = true
+	var v time.Time
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilDate) Get() (v time.Time, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilDate) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewNilDateTime returns new NilDateTime with value set to v.
 func NewNilDateTime(v time.Time) NilDateTime {
 	return NilDateTime{
@@ -1642,6 +1817,51 @@ func (o NilString) Get() (v string, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o NilString) Or(d string) string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilSupplierCertificationScheme returns new NilSupplierCertificationScheme with value set to v.
+func NewNilSupplierCertificationScheme(v SupplierCertificationScheme) NilSupplierCertificationScheme {
+	return NilSupplierCertificationScheme{
+		Value: v,
+	}
+}
+
+// NilSupplierCertificationScheme is nullable SupplierCertificationScheme.
+type NilSupplierCertificationScheme struct {
+	Value SupplierCertificationScheme
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilSupplierCertificationScheme) SetTo(v SupplierCertificationScheme) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilSupplierCertificationScheme) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilSupplierCertificationScheme) SetToNull() {
+	o.Null = true
+	var v SupplierCertificationScheme
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilSupplierCertificationScheme) Get() (v SupplierCertificationScheme, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilSupplierCertificationScheme) Or(d SupplierCertificationScheme) SupplierCertificationScheme {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -2181,6 +2401,74 @@ func (o OptInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilAddressInput returns new OptNilAddressInput with value set to v.
+func NewOptNilAddressInput(v AddressInput) OptNilAddressInput {
+	return OptNilAddressInput{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilAddressInput is optional nullable AddressInput.
+type OptNilAddressInput struct {
+	Value AddressInput
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilAddressInput was set.
+func (o OptNilAddressInput) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilAddressInput) Reset() {
+	var v AddressInput
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilAddressInput) SetTo(v AddressInput) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilAddressInput) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilAddressInput) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v AddressInput
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilAddressInput) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilAddressInput) Get() (v AddressInput, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilAddressInput) Or(d AddressInput) AddressInput {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -5166,6 +5454,612 @@ func (s *QCUnitOfMeasureList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *QCUnitOfMeasureList) SetOrder(val string) {
 	s.Order = val
+}
+
+// Suppliers: companies the account buys from. Approval and certification are recorded in the web
+// application.
+// Ref: #/components/schemas/Supplier
+type Supplier struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// Whether the supplier is in use. Deleting a supplier with purchasing history sets it to false.
+	Active bool `json:"active"`
+	// The supplier's address.
+	Address Address `json:"address"`
+	// When the approval ends (UTC); after it the supplier reads PENDING. Set in the web application.
+	ApprovalExpiry NilDateTime            `json:"approval_expiry"`
+	ApprovalStatus SupplierApprovalStatus `json:"approval_status"`
+	// When the certification expires. Set in the web application.
+	CertificationExpiresOn NilDate                        `json:"certification_expires_on"`
+	CertificationScheme    NilSupplierCertificationScheme `json:"certification_scheme"`
+	// Company name.
+	Company NilString `json:"company"`
+	// The contact person.
+	ContactName NilString `json:"contact_name"`
+	// E-mail address.
+	Email NilString `json:"email"`
+	// Telephone number.
+	Phone NilString `json:"phone"`
+	// The supplier's code, unique within the account.
+	SupplierCode NilString `json:"supplier_code"`
+	// Web site.
+	Website NilString `json:"website"`
+}
+
+// GetID returns the value of ID.
+func (s *Supplier) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Supplier) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *Supplier) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetActive returns the value of Active.
+func (s *Supplier) GetActive() bool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *Supplier) GetAddress() Address {
+	return s.Address
+}
+
+// GetApprovalExpiry returns the value of ApprovalExpiry.
+func (s *Supplier) GetApprovalExpiry() NilDateTime {
+	return s.ApprovalExpiry
+}
+
+// GetApprovalStatus returns the value of ApprovalStatus.
+func (s *Supplier) GetApprovalStatus() SupplierApprovalStatus {
+	return s.ApprovalStatus
+}
+
+// GetCertificationExpiresOn returns the value of CertificationExpiresOn.
+func (s *Supplier) GetCertificationExpiresOn() NilDate {
+	return s.CertificationExpiresOn
+}
+
+// GetCertificationScheme returns the value of CertificationScheme.
+func (s *Supplier) GetCertificationScheme() NilSupplierCertificationScheme {
+	return s.CertificationScheme
+}
+
+// GetCompany returns the value of Company.
+func (s *Supplier) GetCompany() NilString {
+	return s.Company
+}
+
+// GetContactName returns the value of ContactName.
+func (s *Supplier) GetContactName() NilString {
+	return s.ContactName
+}
+
+// GetEmail returns the value of Email.
+func (s *Supplier) GetEmail() NilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *Supplier) GetPhone() NilString {
+	return s.Phone
+}
+
+// GetSupplierCode returns the value of SupplierCode.
+func (s *Supplier) GetSupplierCode() NilString {
+	return s.SupplierCode
+}
+
+// GetWebsite returns the value of Website.
+func (s *Supplier) GetWebsite() NilString {
+	return s.Website
+}
+
+// SetID sets the value of ID.
+func (s *Supplier) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Supplier) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *Supplier) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetActive sets the value of Active.
+func (s *Supplier) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *Supplier) SetAddress(val Address) {
+	s.Address = val
+}
+
+// SetApprovalExpiry sets the value of ApprovalExpiry.
+func (s *Supplier) SetApprovalExpiry(val NilDateTime) {
+	s.ApprovalExpiry = val
+}
+
+// SetApprovalStatus sets the value of ApprovalStatus.
+func (s *Supplier) SetApprovalStatus(val SupplierApprovalStatus) {
+	s.ApprovalStatus = val
+}
+
+// SetCertificationExpiresOn sets the value of CertificationExpiresOn.
+func (s *Supplier) SetCertificationExpiresOn(val NilDate) {
+	s.CertificationExpiresOn = val
+}
+
+// SetCertificationScheme sets the value of CertificationScheme.
+func (s *Supplier) SetCertificationScheme(val NilSupplierCertificationScheme) {
+	s.CertificationScheme = val
+}
+
+// SetCompany sets the value of Company.
+func (s *Supplier) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetContactName sets the value of ContactName.
+func (s *Supplier) SetContactName(val NilString) {
+	s.ContactName = val
+}
+
+// SetEmail sets the value of Email.
+func (s *Supplier) SetEmail(val NilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *Supplier) SetPhone(val NilString) {
+	s.Phone = val
+}
+
+// SetSupplierCode sets the value of SupplierCode.
+func (s *Supplier) SetSupplierCode(val NilString) {
+	s.SupplierCode = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *Supplier) SetWebsite(val NilString) {
+	s.Website = val
+}
+
+// Approval, computed when read: an expired approval reads PENDING. Set in the web application; a new
+// supplier starts PENDING.
+// Ref: #/components/schemas/SupplierApprovalStatus
+type SupplierApprovalStatus string
+
+const (
+	SupplierApprovalStatusPENDING   SupplierApprovalStatus = "PENDING"
+	SupplierApprovalStatusAPPROVED  SupplierApprovalStatus = "APPROVED"
+	SupplierApprovalStatusREJECTED  SupplierApprovalStatus = "REJECTED"
+	SupplierApprovalStatusSUSPENDED SupplierApprovalStatus = "SUSPENDED"
+)
+
+// AllValues returns all SupplierApprovalStatus values.
+func (SupplierApprovalStatus) AllValues() []SupplierApprovalStatus {
+	return []SupplierApprovalStatus{
+		SupplierApprovalStatusPENDING,
+		SupplierApprovalStatusAPPROVED,
+		SupplierApprovalStatusREJECTED,
+		SupplierApprovalStatusSUSPENDED,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SupplierApprovalStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case SupplierApprovalStatusPENDING:
+		return []byte(s), nil
+	case SupplierApprovalStatusAPPROVED:
+		return []byte(s), nil
+	case SupplierApprovalStatusREJECTED:
+		return []byte(s), nil
+	case SupplierApprovalStatusSUSPENDED:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *SupplierApprovalStatus) UnmarshalText(data []byte) error {
+	switch SupplierApprovalStatus(data) {
+	case SupplierApprovalStatusPENDING:
+		*s = SupplierApprovalStatusPENDING
+		return nil
+	case SupplierApprovalStatusAPPROVED:
+		*s = SupplierApprovalStatusAPPROVED
+		return nil
+	case SupplierApprovalStatusREJECTED:
+		*s = SupplierApprovalStatusREJECTED
+		return nil
+	case SupplierApprovalStatusSUSPENDED:
+		*s = SupplierApprovalStatusSUSPENDED
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// The food-safety certification the supplier holds: NONE means it holds none; null means not recorded.
+// Set in the web application.
+// Ref: #/components/schemas/SupplierCertificationScheme
+type SupplierCertificationScheme string
+
+const (
+	SupplierCertificationSchemeSQF       SupplierCertificationScheme = "SQF"
+	SupplierCertificationSchemeBRC       SupplierCertificationScheme = "BRC"
+	SupplierCertificationSchemeGFSI      SupplierCertificationScheme = "GFSI"
+	SupplierCertificationSchemeSSC22000  SupplierCertificationScheme = "SSC22000"
+	SupplierCertificationSchemeIFS       SupplierCertificationScheme = "IFS"
+	SupplierCertificationSchemeGLOBALGAP SupplierCertificationScheme = "GLOBALGAP"
+	SupplierCertificationSchemePRIMUS    SupplierCertificationScheme = "PRIMUS"
+	SupplierCertificationSchemeGFSCANADA SupplierCertificationScheme = "GFSCANADA"
+	SupplierCertificationSchemeGAP       SupplierCertificationScheme = "GAP"
+	SupplierCertificationSchemeOTHER     SupplierCertificationScheme = "OTHER"
+	SupplierCertificationSchemeNONE      SupplierCertificationScheme = "NONE"
+)
+
+// AllValues returns all SupplierCertificationScheme values.
+func (SupplierCertificationScheme) AllValues() []SupplierCertificationScheme {
+	return []SupplierCertificationScheme{
+		SupplierCertificationSchemeSQF,
+		SupplierCertificationSchemeBRC,
+		SupplierCertificationSchemeGFSI,
+		SupplierCertificationSchemeSSC22000,
+		SupplierCertificationSchemeIFS,
+		SupplierCertificationSchemeGLOBALGAP,
+		SupplierCertificationSchemePRIMUS,
+		SupplierCertificationSchemeGFSCANADA,
+		SupplierCertificationSchemeGAP,
+		SupplierCertificationSchemeOTHER,
+		SupplierCertificationSchemeNONE,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SupplierCertificationScheme) MarshalText() ([]byte, error) {
+	switch s {
+	case SupplierCertificationSchemeSQF:
+		return []byte(s), nil
+	case SupplierCertificationSchemeBRC:
+		return []byte(s), nil
+	case SupplierCertificationSchemeGFSI:
+		return []byte(s), nil
+	case SupplierCertificationSchemeSSC22000:
+		return []byte(s), nil
+	case SupplierCertificationSchemeIFS:
+		return []byte(s), nil
+	case SupplierCertificationSchemeGLOBALGAP:
+		return []byte(s), nil
+	case SupplierCertificationSchemePRIMUS:
+		return []byte(s), nil
+	case SupplierCertificationSchemeGFSCANADA:
+		return []byte(s), nil
+	case SupplierCertificationSchemeGAP:
+		return []byte(s), nil
+	case SupplierCertificationSchemeOTHER:
+		return []byte(s), nil
+	case SupplierCertificationSchemeNONE:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *SupplierCertificationScheme) UnmarshalText(data []byte) error {
+	switch SupplierCertificationScheme(data) {
+	case SupplierCertificationSchemeSQF:
+		*s = SupplierCertificationSchemeSQF
+		return nil
+	case SupplierCertificationSchemeBRC:
+		*s = SupplierCertificationSchemeBRC
+		return nil
+	case SupplierCertificationSchemeGFSI:
+		*s = SupplierCertificationSchemeGFSI
+		return nil
+	case SupplierCertificationSchemeSSC22000:
+		*s = SupplierCertificationSchemeSSC22000
+		return nil
+	case SupplierCertificationSchemeIFS:
+		*s = SupplierCertificationSchemeIFS
+		return nil
+	case SupplierCertificationSchemeGLOBALGAP:
+		*s = SupplierCertificationSchemeGLOBALGAP
+		return nil
+	case SupplierCertificationSchemePRIMUS:
+		*s = SupplierCertificationSchemePRIMUS
+		return nil
+	case SupplierCertificationSchemeGFSCANADA:
+		*s = SupplierCertificationSchemeGFSCANADA
+		return nil
+	case SupplierCertificationSchemeGAP:
+		*s = SupplierCertificationSchemeGAP
+		return nil
+	case SupplierCertificationSchemeOTHER:
+		*s = SupplierCertificationSchemeOTHER
+		return nil
+	case SupplierCertificationSchemeNONE:
+		*s = SupplierCertificationSchemeNONE
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Body of a create.
+// Ref: #/components/schemas/SupplierCreate
+type SupplierCreate struct {
+	// Whether the supplier is in use. Deleting a supplier with purchasing history sets it to false.
+	Active OptBool `json:"active"`
+	// The supplier's address. Replaced whole when given; null clears every part; omitted leaves it
+	// unchanged.
+	Address OptNilAddressInput `json:"address"`
+	// Company name.
+	Company string `json:"company"`
+	// The contact person.
+	ContactName OptNilString `json:"contact_name"`
+	// E-mail address.
+	Email OptNilString `json:"email"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+	// The supplier's code, unique within the account.
+	SupplierCode string `json:"supplier_code"`
+	// Web site.
+	Website OptNilString `json:"website"`
+}
+
+// GetActive returns the value of Active.
+func (s *SupplierCreate) GetActive() OptBool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *SupplierCreate) GetAddress() OptNilAddressInput {
+	return s.Address
+}
+
+// GetCompany returns the value of Company.
+func (s *SupplierCreate) GetCompany() string {
+	return s.Company
+}
+
+// GetContactName returns the value of ContactName.
+func (s *SupplierCreate) GetContactName() OptNilString {
+	return s.ContactName
+}
+
+// GetEmail returns the value of Email.
+func (s *SupplierCreate) GetEmail() OptNilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *SupplierCreate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// GetSupplierCode returns the value of SupplierCode.
+func (s *SupplierCreate) GetSupplierCode() string {
+	return s.SupplierCode
+}
+
+// GetWebsite returns the value of Website.
+func (s *SupplierCreate) GetWebsite() OptNilString {
+	return s.Website
+}
+
+// SetActive sets the value of Active.
+func (s *SupplierCreate) SetActive(val OptBool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *SupplierCreate) SetAddress(val OptNilAddressInput) {
+	s.Address = val
+}
+
+// SetCompany sets the value of Company.
+func (s *SupplierCreate) SetCompany(val string) {
+	s.Company = val
+}
+
+// SetContactName sets the value of ContactName.
+func (s *SupplierCreate) SetContactName(val OptNilString) {
+	s.ContactName = val
+}
+
+// SetEmail sets the value of Email.
+func (s *SupplierCreate) SetEmail(val OptNilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *SupplierCreate) SetPhone(val OptNilString) {
+	s.Phone = val
+}
+
+// SetSupplierCode sets the value of SupplierCode.
+func (s *SupplierCreate) SetSupplierCode(val string) {
+	s.SupplierCode = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *SupplierCreate) SetWebsite(val OptNilString) {
+	s.Website = val
+}
+
+// Ref: #/components/schemas/SupplierData
+type SupplierData struct {
+	Data Supplier `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *SupplierData) GetData() Supplier {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *SupplierData) SetData(val Supplier) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/SupplierList
+type SupplierList struct {
+	Data       []Supplier `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *SupplierList) GetData() []Supplier {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *SupplierList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *SupplierList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *SupplierList) SetData(val []Supplier) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *SupplierList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *SupplierList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/SupplierUpdate
+type SupplierUpdate struct {
+	// Whether the supplier is in use. Deleting a supplier with purchasing history sets it to false.
+	Active OptBool `json:"active"`
+	// The supplier's address. Replaced whole when given; null clears every part; omitted leaves it
+	// unchanged.
+	Address OptNilAddressInput `json:"address"`
+	// Company name.
+	Company OptString `json:"company"`
+	// The contact person.
+	ContactName OptNilString `json:"contact_name"`
+	// E-mail address.
+	Email OptNilString `json:"email"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+	// The supplier's code, unique within the account.
+	SupplierCode OptString `json:"supplier_code"`
+	// Web site.
+	Website OptNilString `json:"website"`
+}
+
+// GetActive returns the value of Active.
+func (s *SupplierUpdate) GetActive() OptBool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *SupplierUpdate) GetAddress() OptNilAddressInput {
+	return s.Address
+}
+
+// GetCompany returns the value of Company.
+func (s *SupplierUpdate) GetCompany() OptString {
+	return s.Company
+}
+
+// GetContactName returns the value of ContactName.
+func (s *SupplierUpdate) GetContactName() OptNilString {
+	return s.ContactName
+}
+
+// GetEmail returns the value of Email.
+func (s *SupplierUpdate) GetEmail() OptNilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *SupplierUpdate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// GetSupplierCode returns the value of SupplierCode.
+func (s *SupplierUpdate) GetSupplierCode() OptString {
+	return s.SupplierCode
+}
+
+// GetWebsite returns the value of Website.
+func (s *SupplierUpdate) GetWebsite() OptNilString {
+	return s.Website
+}
+
+// SetActive sets the value of Active.
+func (s *SupplierUpdate) SetActive(val OptBool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *SupplierUpdate) SetAddress(val OptNilAddressInput) {
+	s.Address = val
+}
+
+// SetCompany sets the value of Company.
+func (s *SupplierUpdate) SetCompany(val OptString) {
+	s.Company = val
+}
+
+// SetContactName sets the value of ContactName.
+func (s *SupplierUpdate) SetContactName(val OptNilString) {
+	s.ContactName = val
+}
+
+// SetEmail sets the value of Email.
+func (s *SupplierUpdate) SetEmail(val OptNilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *SupplierUpdate) SetPhone(val OptNilString) {
+	s.Phone = val
+}
+
+// SetSupplierCode sets the value of SupplierCode.
+func (s *SupplierUpdate) SetSupplierCode(val OptString) {
+	s.SupplierCode = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *SupplierUpdate) SetWebsite(val OptNilString) {
+	s.Website = val
 }
 
 // Labels attached to products, customers or suppliers.

@@ -23,6 +23,7 @@ type Handler interface {
 	ProductsHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
+	SuppliersHandler
 	TagsHandler
 	UnitsOfMeasureHandler
 	WarehousesHandler
@@ -421,6 +422,44 @@ type QcUnitsOfMeasureHandler interface {
 	//
 	// GET /qc-units-of-measure
 	ListQcUnitsOfMeasure(ctx context.Context, params ListQcUnitsOfMeasureParams) (*QCUnitOfMeasureList, error)
+}
+
+// SuppliersHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Suppliers
+type SuppliersHandler interface {
+	// CreateSupplier implements createSupplier operation.
+	//
+	// Requires the purchasing:write scope.
+	//
+	// POST /suppliers
+	CreateSupplier(ctx context.Context, req *SupplierCreate) (*SupplierData, error)
+	// DeleteSupplier implements deleteSupplier operation.
+	//
+	// Removes a supplier without purchasing history (any purchase order, bill or material that names it).
+	// One with history is kept and deactivated instead (active false; supplier.updated); check active in
+	// the answer. Requires the purchasing:write scope.
+	//
+	// DELETE /suppliers/{supplier_id}
+	DeleteSupplier(ctx context.Context, params DeleteSupplierParams) (*SupplierData, error)
+	// GetSupplier implements getSupplier operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /suppliers/{supplier_id}
+	GetSupplier(ctx context.Context, params GetSupplierParams) (*SupplierData, error)
+	// ListSuppliers implements listSuppliers operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /suppliers
+	ListSuppliers(ctx context.Context, params ListSuppliersParams) (*SupplierList, error)
+	// UpdateSupplier implements updateSupplier operation.
+	//
+	// Requires the purchasing:write scope.
+	//
+	// PATCH /suppliers/{supplier_id}
+	UpdateSupplier(ctx context.Context, req *SupplierUpdate, params UpdateSupplierParams) (*SupplierData, error)
 }
 
 // TagsHandler handles operations described by OpenAPI v3 specification.

@@ -89,6 +89,15 @@ func (UnimplementedHandler) CreateProductionLine(ctx context.Context, req *Produ
 	return r, ht.ErrNotImplemented
 }
 
+// CreateSupplier implements createSupplier operation.
+//
+// Requires the purchasing:write scope.
+//
+// POST /suppliers
+func (UnimplementedHandler) CreateSupplier(ctx context.Context, req *SupplierCreate) (r *SupplierData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateTag implements createTag operation.
 //
 // Requires the catalog:write scope.
@@ -160,6 +169,17 @@ func (UnimplementedHandler) DeleteOperation(ctx context.Context, params DeleteOp
 //
 // DELETE /production-lines/{production_line_id}
 func (UnimplementedHandler) DeleteProductionLine(ctx context.Context, params DeleteProductionLineParams) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// DeleteSupplier implements deleteSupplier operation.
+//
+// Removes a supplier without purchasing history (any purchase order, bill or material that names it).
+// One with history is kept and deactivated instead (active false; supplier.updated); check active in
+// the answer. Requires the purchasing:write scope.
+//
+// DELETE /suppliers/{supplier_id}
+func (UnimplementedHandler) DeleteSupplier(ctx context.Context, params DeleteSupplierParams) (r *SupplierData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -325,6 +345,15 @@ func (UnimplementedHandler) GetQCUnitOfMeasure(ctx context.Context, params GetQC
 	return r, ht.ErrNotImplemented
 }
 
+// GetSupplier implements getSupplier operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /suppliers/{supplier_id}
+func (UnimplementedHandler) GetSupplier(ctx context.Context, params GetSupplierParams) (r *SupplierData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetTag implements getTag operation.
 //
 // Requires the catalog:read scope.
@@ -478,6 +507,15 @@ func (UnimplementedHandler) ListQcUnitsOfMeasure(ctx context.Context, params Lis
 	return r, ht.ErrNotImplemented
 }
 
+// ListSuppliers implements listSuppliers operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /suppliers
+func (UnimplementedHandler) ListSuppliers(ctx context.Context, params ListSuppliersParams) (r *SupplierList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListTags implements listTags operation.
 //
 // Requires the catalog:read scope.
@@ -566,6 +604,15 @@ func (UnimplementedHandler) UpdateProductLot(ctx context.Context, req *ProductLo
 //
 // PATCH /production-lines/{production_line_id}
 func (UnimplementedHandler) UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateSupplier implements updateSupplier operation.
+//
+// Requires the purchasing:write scope.
+//
+// PATCH /suppliers/{supplier_id}
+func (UnimplementedHandler) UpdateSupplier(ctx context.Context, req *SupplierUpdate, params UpdateSupplierParams) (r *SupplierData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

@@ -1,0 +1,24 @@
+package handlers
+
+import (
+	"context"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/purchasing"
+)
+
+// DeleteSupplier removes a supplier without purchasing history and
+// deactivates one with history; the answer's active tells which.
+func (h *Handler) DeleteSupplier(ctx context.Context, p oas.DeleteSupplierParams) (*oas.SupplierData, error) {
+	var out *ent.Supplier
+	err := ent.RunInTx(ctx, h.client, func(tx *ent.Tx) (err error) {
+		out, _, err = purchasing.DeleteSupplier(ctx, tx, p.SupplierID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &oas.SupplierData{Data: rest.Supplier(out)}, nil
+}
