@@ -109,9 +109,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "allergen_account_id",
+				Name:    "allergen_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{AllergensColumns[10]},
+				Columns: []*schema.Column{AllergensColumns[10], AllergensColumns[0]},
 			},
 			{
 				Name:    "allergen_account_id_name_fr",
@@ -222,9 +222,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "country_account_id",
+				Name:    "country_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CountriesColumns[7]},
+				Columns: []*schema.Column{CountriesColumns[7], CountriesColumns[0]},
 			},
 			{
 				Name:    "country_account_id_name",
@@ -268,9 +268,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "documentcounter_account_id",
+				Name:    "documentcounter_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentCountersColumns[3]},
+				Columns: []*schema.Column{DocumentCountersColumns[3], DocumentCountersColumns[0]},
 			},
 			{
 				Name:    "documentcounter_account_id_document",
@@ -306,9 +306,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "employee_account_id",
+				Name:    "employee_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{EmployeesColumns[8]},
+				Columns: []*schema.Column{EmployeesColumns[8], EmployeesColumns[0]},
 			},
 			{
 				Name:    "employee_account_id_last_name",
@@ -354,9 +354,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "equipment_account_id",
+				Name:    "equipment_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{EquipmentColumns[6]},
+				Columns: []*schema.Column{EquipmentColumns[6], EquipmentColumns[0]},
 			},
 			{
 				Name:    "equipment_account_id_name",
@@ -455,9 +455,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "food_account_id",
+				Name:    "food_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{FoodsColumns[9]},
+				Columns: []*schema.Column{FoodsColumns[9], FoodsColumns[0]},
 			},
 			{
 				Name:    "food_account_id_name",
@@ -507,9 +507,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "foodnutrient_account_id",
+				Name:    "foodnutrient_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{FoodNutrientsColumns[4]},
+				Columns: []*schema.Column{FoodNutrientsColumns[4], FoodNutrientsColumns[0]},
 			},
 			{
 				Name:    "foodnutrient_food_id_nutrient_id",
@@ -552,9 +552,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "location_account_id",
+				Name:    "location_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{LocationsColumns[8]},
+				Columns: []*schema.Column{LocationsColumns[8], LocationsColumns[0]},
 			},
 			{
 				Name:    "location_account_id_name",
@@ -614,9 +614,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "lotcorrection_account_id",
+				Name:    "lotcorrection_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{LotCorrectionsColumns[7]},
+				Columns: []*schema.Column{LotCorrectionsColumns[7], LotCorrectionsColumns[0]},
 			},
 			{
 				Name:    "lotcorrection_lot_id",
@@ -653,9 +653,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "nutrient_account_id",
+				Name:    "nutrient_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{NutrientsColumns[9]},
+				Columns: []*schema.Column{NutrientsColumns[9], NutrientsColumns[0]},
 			},
 			{
 				Name:    "nutrient_account_id_name",
@@ -710,9 +710,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "operation_account_id",
+				Name:    "operation_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{OperationsColumns[7]},
+				Columns: []*schema.Column{OperationsColumns[7], OperationsColumns[0]},
 			},
 			{
 				Name:    "operation_account_id_name",
@@ -772,9 +772,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "preservation_account_id",
+				Name:    "preservation_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PreservationsColumns[7]},
+				Columns: []*schema.Column{PreservationsColumns[7], PreservationsColumns[0]},
 			},
 			{
 				Name:    "preservation_account_id_name",
@@ -855,9 +855,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "product_account_id",
+				Name:    "product_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductsColumns[19]},
+				Columns: []*schema.Column{ProductsColumns[19], ProductsColumns[0]},
 			},
 			{
 				Name:    "product_account_id_name",
@@ -936,9 +936,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productallergen_account_id",
+				Name:    "productallergen_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductAllergensColumns[3]},
+				Columns: []*schema.Column{ProductAllergensColumns[3], ProductAllergensColumns[0]},
 			},
 			{
 				Name:    "productallergen_product_id_allergen_id",
@@ -986,9 +986,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productbannedcountry_account_id",
+				Name:    "productbannedcountry_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductBannedCountriesColumns[2]},
+				Columns: []*schema.Column{ProductBannedCountriesColumns[2], ProductBannedCountriesColumns[0]},
 			},
 			{
 				Name:    "productbannedcountry_product_id_country_id",
@@ -1036,9 +1036,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productbyproduct_account_id",
+				Name:    "productbyproduct_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductByproductsColumns[2]},
+				Columns: []*schema.Column{ProductByproductsColumns[2], ProductByproductsColumns[0]},
 			},
 			{
 				Name:    "productbyproduct_product_id_byproduct_id",
@@ -1105,9 +1105,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productlot_account_id",
+				Name:    "productlot_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13]},
+				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[0]},
 			},
 			{
 				Name:    "productlot_account_id_product_id",
@@ -1208,9 +1208,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productqccheckpoint_account_id",
+				Name:    "productqccheckpoint_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductQcCheckpointsColumns[2]},
+				Columns: []*schema.Column{ProductQcCheckpointsColumns[2], ProductQcCheckpointsColumns[0]},
 			},
 			{
 				Name:    "productqccheckpoint_product_id_qc_checkpoint_id",
@@ -1258,9 +1258,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productsubstitute_account_id",
+				Name:    "productsubstitute_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductSubstitutesColumns[2]},
+				Columns: []*schema.Column{ProductSubstitutesColumns[2], ProductSubstitutesColumns[0]},
 			},
 			{
 				Name:    "productsubstitute_product_id_substitute_id",
@@ -1308,9 +1308,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productsupplier_account_id",
+				Name:    "productsupplier_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductSuppliersColumns[2]},
+				Columns: []*schema.Column{ProductSuppliersColumns[2], ProductSuppliersColumns[0]},
 			},
 			{
 				Name:    "productsupplier_product_id_supplier_id",
@@ -1358,9 +1358,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "producttag_account_id",
+				Name:    "producttag_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductTagsColumns[2]},
+				Columns: []*schema.Column{ProductTagsColumns[2], ProductTagsColumns[0]},
 			},
 			{
 				Name:    "producttag_product_id_tag_id",
@@ -1426,9 +1426,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "production_account_id",
+				Name:    "production_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionsColumns[12]},
+				Columns: []*schema.Column{ProductionsColumns[12], ProductionsColumns[0]},
 			},
 			{
 				Name:    "production_account_id_status",
@@ -1514,9 +1514,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productionconsumedstep_account_id",
+				Name:    "productionconsumedstep_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionConsumedStepsColumns[3]},
+				Columns: []*schema.Column{ProductionConsumedStepsColumns[3], ProductionConsumedStepsColumns[0]},
 			},
 			{
 				Name:    "productionconsumedstep_production_id",
@@ -1567,9 +1567,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productionline_account_id",
+				Name:    "productionline_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionLinesColumns[6]},
+				Columns: []*schema.Column{ProductionLinesColumns[6], ProductionLinesColumns[0]},
 			},
 			{
 				Name:    "productionline_account_id_name",
@@ -1620,9 +1620,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productionlineequipment_account_id",
+				Name:    "productionlineequipment_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionLineEquipmentsColumns[2]},
+				Columns: []*schema.Column{ProductionLineEquipmentsColumns[2], ProductionLineEquipmentsColumns[0]},
 			},
 			{
 				Name:    "productionlineequipment_production_line_id_equipment_id",
@@ -1678,9 +1678,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productionoperation_account_id",
+				Name:    "productionoperation_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionOperationsColumns[3]},
+				Columns: []*schema.Column{ProductionOperationsColumns[3], ProductionOperationsColumns[0]},
 			},
 			{
 				Name:    "productionoperation_production_id_position",
@@ -1741,9 +1741,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "productionplannedstep_account_id",
+				Name:    "productionplannedstep_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductionPlannedStepsColumns[3]},
+				Columns: []*schema.Column{ProductionPlannedStepsColumns[3], ProductionPlannedStepsColumns[0]},
 			},
 			{
 				Name:    "productionplannedstep_production_id",
@@ -1797,9 +1797,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "qccheckpoint_account_id",
+				Name:    "qccheckpoint_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{QcCheckpointsColumns[9]},
+				Columns: []*schema.Column{QcCheckpointsColumns[9], QcCheckpointsColumns[0]},
 			},
 			{
 				Name:    "qccheckpoint_account_id_name",
@@ -1848,9 +1848,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "qcunitofmeasure_account_id",
+				Name:    "qcunitofmeasure_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{QcUnitsOfMeasureColumns[6]},
+				Columns: []*schema.Column{QcUnitsOfMeasureColumns[6], QcUnitsOfMeasureColumns[0]},
 			},
 			{
 				Name:    "qcunitofmeasure_account_id_name",
@@ -1939,9 +1939,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "recipestep_account_id",
+				Name:    "recipestep_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{RecipeStepsColumns[3]},
+				Columns: []*schema.Column{RecipeStepsColumns[3], RecipeStepsColumns[0]},
 			},
 			{
 				Name:    "recipestep_product_id_position",
@@ -2002,9 +2002,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "stockmovement_account_id",
+				Name:    "stockmovement_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{StockMovementsColumns[10]},
+				Columns: []*schema.Column{StockMovementsColumns[10], StockMovementsColumns[0]},
 			},
 			{
 				Name:    "stockmovement_lot_id",
@@ -2052,9 +2052,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "supplier_account_id",
+				Name:    "supplier_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{SuppliersColumns[15]},
+				Columns: []*schema.Column{SuppliersColumns[15], SuppliersColumns[0]},
 			},
 			{
 				Name:    "supplier_account_id_active",
@@ -2113,9 +2113,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "tag_account_id",
+				Name:    "tag_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{TagsColumns[6]},
+				Columns: []*schema.Column{TagsColumns[6], TagsColumns[0]},
 			},
 			{
 				Name:    "tag_account_id_ref_type_name",
@@ -2156,9 +2156,9 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "unitofmeasure_account_id",
+				Name:    "unitofmeasure_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{UnitsOfMeasureColumns[8]},
+				Columns: []*schema.Column{UnitsOfMeasureColumns[8], UnitsOfMeasureColumns[0]},
 			},
 			{
 				Name:    "unitofmeasure_account_id_name",

@@ -139,7 +139,9 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	if v, ok := p.RegulatoryReference.Get(); ok {
 		q.Where(allergen.RegulatoryReferenceEQ(v))
 	}
-	total, err := q.Clone().Count(ctx)
+	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
+	// answers it without reading the rows.
+	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
 		return nil, err
 	}

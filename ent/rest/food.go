@@ -200,7 +200,9 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 		}
 		q.Where(food.Or(ps...))
 	}
-	total, err := q.Clone().Count(ctx)
+	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
+	// answers it without reading the rows.
+	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
 		return nil, err
 	}

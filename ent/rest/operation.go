@@ -152,7 +152,9 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	if v, ok := p.Name.Get(); ok {
 		q.Where(operation.NameContainsFold(v))
 	}
-	total, err := q.Clone().Count(ctx)
+	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
+	// answers it without reading the rows.
+	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,9 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	if v, ok := p.LotNumber.Get(); ok {
 		q.Where(production.LotNumberEQ(v))
 	}
-	total, err := q.Clone().Count(ctx)
+	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
+	// answers it without reading the rows.
+	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
 		return nil, err
 	}
