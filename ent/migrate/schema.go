@@ -1172,6 +1172,19 @@ var (
 					Where: "lot_number IS NULL",
 				},
 			},
+			{
+				Name:    "product_lots_lot_number_trgm",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClassColumns: map[string]string{
+						ProductLotsColumns[4].Name: "gin_trgm_ops",
+					},
+					Types: map[string]string{
+						"postgres": "GIN",
+					},
+				},
+			},
 		},
 	}
 	// ProductQcCheckpointsColumns holds the columns for the "product_qc_checkpoints" table.

@@ -137,6 +137,14 @@ func (ProductLot) Indexes() []ent.Index {
 			Unique().
 			StorageKey("product_lots_unnumbered").
 			Annotations(entsql.IndexWhere("lot_number IS NULL")),
+		// The partial lot_number filter and search are substrings (ILIKE
+		// '%…%' on PostgreSQL), which only a trigram index serves.
+		index.Fields("lot_number").
+			StorageKey("product_lots_lot_number_trgm").
+			Annotations(
+				entsql.IndexTypes(map[string]string{dialect.Postgres: "GIN"}),
+				entsql.OpClassColumn("lot_number", "gin_trgm_ops"),
+			),
 	)
 }
 
