@@ -20,6 +20,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
@@ -32,6 +33,7 @@ import (
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -51,9 +53,13 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -77,6 +83,8 @@ type Client struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// CustomerType is the client for interacting with the CustomerType builders.
+	CustomerType *CustomerTypeClient
 	// DocumentCounter is the client for interacting with the DocumentCounter builders.
 	DocumentCounter *DocumentCounterClient
 	// Employee is the client for interacting with the Employee builders.
@@ -101,6 +109,8 @@ type Client struct {
 	Organization *OrganizationClient
 	// Preservation is the client for interacting with the Preservation builders.
 	Preservation *PreservationClient
+	// PriceList is the client for interacting with the PriceList builders.
+	PriceList *PriceListClient
 	// Product is the client for interacting with the Product builders.
 	Product *ProductClient
 	// ProductAllergen is the client for interacting with the ProductAllergen builders.
@@ -139,12 +149,20 @@ type Client struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// Salesperson is the client for interacting with the Salesperson builders.
+	Salesperson *SalespersonClient
+	// ShippingMethod is the client for interacting with the ShippingMethod builders.
+	ShippingMethod *ShippingMethodClient
 	// StockMovement is the client for interacting with the StockMovement builders.
 	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
+	// TaxRate is the client for interacting with the TaxRate builders.
+	TaxRate *TaxRateClient
+	// Territory is the client for interacting with the Territory builders.
+	Territory *TerritoryClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
 	UnitOfMeasure *UnitOfMeasureClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
@@ -169,6 +187,7 @@ func (c *Client) init() {
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
 	c.Country = NewCountryClient(c.config)
+	c.CustomerType = NewCustomerTypeClient(c.config)
 	c.DocumentCounter = NewDocumentCounterClient(c.config)
 	c.Employee = NewEmployeeClient(c.config)
 	c.Equipment = NewEquipmentClient(c.config)
@@ -181,6 +200,7 @@ func (c *Client) init() {
 	c.Operation = NewOperationClient(c.config)
 	c.Organization = NewOrganizationClient(c.config)
 	c.Preservation = NewPreservationClient(c.config)
+	c.PriceList = NewPriceListClient(c.config)
 	c.Product = NewProductClient(c.config)
 	c.ProductAllergen = NewProductAllergenClient(c.config)
 	c.ProductBannedCountry = NewProductBannedCountryClient(c.config)
@@ -200,9 +220,13 @@ func (c *Client) init() {
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
 	c.RecipeStep = NewRecipeStepClient(c.config)
+	c.Salesperson = NewSalespersonClient(c.config)
+	c.ShippingMethod = NewShippingMethodClient(c.config)
 	c.StockMovement = NewStockMovementClient(c.config)
 	c.Supplier = NewSupplierClient(c.config)
 	c.Tag = NewTagClient(c.config)
+	c.TaxRate = NewTaxRateClient(c.config)
+	c.Territory = NewTerritoryClient(c.config)
 	c.UnitOfMeasure = NewUnitOfMeasureClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -304,6 +328,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
 		Country:                 NewCountryClient(cfg),
+		CustomerType:            NewCustomerTypeClient(cfg),
 		DocumentCounter:         NewDocumentCounterClient(cfg),
 		Employee:                NewEmployeeClient(cfg),
 		Equipment:               NewEquipmentClient(cfg),
@@ -316,6 +341,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Operation:               NewOperationClient(cfg),
 		Organization:            NewOrganizationClient(cfg),
 		Preservation:            NewPreservationClient(cfg),
+		PriceList:               NewPriceListClient(cfg),
 		Product:                 NewProductClient(cfg),
 		ProductAllergen:         NewProductAllergenClient(cfg),
 		ProductBannedCountry:    NewProductBannedCountryClient(cfg),
@@ -335,9 +361,13 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		Salesperson:             NewSalespersonClient(cfg),
+		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
 		Tag:                     NewTagClient(cfg),
+		TaxRate:                 NewTaxRateClient(cfg),
+		Territory:               NewTerritoryClient(cfg),
 		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
 		WebhookAttempt:          NewWebhookAttemptClient(cfg),
 		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
@@ -366,6 +396,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
 		Country:                 NewCountryClient(cfg),
+		CustomerType:            NewCustomerTypeClient(cfg),
 		DocumentCounter:         NewDocumentCounterClient(cfg),
 		Employee:                NewEmployeeClient(cfg),
 		Equipment:               NewEquipmentClient(cfg),
@@ -378,6 +409,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Operation:               NewOperationClient(cfg),
 		Organization:            NewOrganizationClient(cfg),
 		Preservation:            NewPreservationClient(cfg),
+		PriceList:               NewPriceListClient(cfg),
 		Product:                 NewProductClient(cfg),
 		ProductAllergen:         NewProductAllergenClient(cfg),
 		ProductBannedCountry:    NewProductBannedCountryClient(cfg),
@@ -397,9 +429,13 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		Salesperson:             NewSalespersonClient(cfg),
+		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
 		Tag:                     NewTagClient(cfg),
+		TaxRate:                 NewTaxRateClient(cfg),
+		Territory:               NewTerritoryClient(cfg),
 		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
 		WebhookAttempt:          NewWebhookAttemptClient(cfg),
 		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
@@ -433,16 +469,17 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.DocumentCounter,
-		c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.CustomerType,
+		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
+		c.Location, c.LotCorrection, c.Nutrient, c.Operation, c.Organization,
+		c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.StockMovement,
-		c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -452,16 +489,17 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.DocumentCounter,
-		c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.CustomerType,
+		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
+		c.Location, c.LotCorrection, c.Nutrient, c.Operation, c.Organization,
+		c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.StockMovement,
-		c.Supplier, c.Tag, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -480,6 +518,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditRecord.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
+	case *CustomerTypeMutation:
+		return c.CustomerType.mutate(ctx, m)
 	case *DocumentCounterMutation:
 		return c.DocumentCounter.mutate(ctx, m)
 	case *EmployeeMutation:
@@ -504,6 +544,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Organization.mutate(ctx, m)
 	case *PreservationMutation:
 		return c.Preservation.mutate(ctx, m)
+	case *PriceListMutation:
+		return c.PriceList.mutate(ctx, m)
 	case *ProductMutation:
 		return c.Product.mutate(ctx, m)
 	case *ProductAllergenMutation:
@@ -542,12 +584,20 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RateWindow.mutate(ctx, m)
 	case *RecipeStepMutation:
 		return c.RecipeStep.mutate(ctx, m)
+	case *SalespersonMutation:
+		return c.Salesperson.mutate(ctx, m)
+	case *ShippingMethodMutation:
+		return c.ShippingMethod.mutate(ctx, m)
 	case *StockMovementMutation:
 		return c.StockMovement.mutate(ctx, m)
 	case *SupplierMutation:
 		return c.Supplier.mutate(ctx, m)
 	case *TagMutation:
 		return c.Tag.mutate(ctx, m)
+	case *TaxRateMutation:
+		return c.TaxRate.mutate(ctx, m)
+	case *TerritoryMutation:
+		return c.Territory.mutate(ctx, m)
 	case *UnitOfMeasureMutation:
 		return c.UnitOfMeasure.mutate(ctx, m)
 	case *WebhookAttemptMutation:
@@ -1356,6 +1406,156 @@ func (c *CountryClient) mutate(ctx context.Context, m *CountryMutation) (Value, 
 		return (&CountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Country mutation op: %q", m.Op())
+	}
+}
+
+// CustomerTypeClient is a client for the CustomerType schema.
+type CustomerTypeClient struct {
+	config
+}
+
+// NewCustomerTypeClient returns a client for the CustomerType from the given config.
+func NewCustomerTypeClient(c config) *CustomerTypeClient {
+	return &CustomerTypeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `customertype.Hooks(f(g(h())))`.
+func (c *CustomerTypeClient) Use(hooks ...Hook) {
+	c.hooks.CustomerType = append(c.hooks.CustomerType, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `customertype.Intercept(f(g(h())))`.
+func (c *CustomerTypeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CustomerType = append(c.inters.CustomerType, interceptors...)
+}
+
+// Create returns a builder for creating a CustomerType entity.
+func (c *CustomerTypeClient) Create() *CustomerTypeCreate {
+	mutation := newCustomerTypeMutation(c.config, OpCreate)
+	return &CustomerTypeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CustomerType entities.
+func (c *CustomerTypeClient) CreateBulk(builders ...*CustomerTypeCreate) *CustomerTypeCreateBulk {
+	return &CustomerTypeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CustomerTypeClient) MapCreateBulk(slice any, setFunc func(*CustomerTypeCreate, int)) *CustomerTypeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CustomerTypeCreateBulk{err: fmt.Errorf("calling to CustomerTypeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CustomerTypeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CustomerTypeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CustomerType.
+func (c *CustomerTypeClient) Update() *CustomerTypeUpdate {
+	mutation := newCustomerTypeMutation(c.config, OpUpdate)
+	return &CustomerTypeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CustomerTypeClient) UpdateOne(_m *CustomerType) *CustomerTypeUpdateOne {
+	mutation := newCustomerTypeMutation(c.config, OpUpdateOne, withCustomerType(_m))
+	return &CustomerTypeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CustomerTypeClient) UpdateOneID(id int) *CustomerTypeUpdateOne {
+	mutation := newCustomerTypeMutation(c.config, OpUpdateOne, withCustomerTypeID(id))
+	return &CustomerTypeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CustomerType.
+func (c *CustomerTypeClient) Delete() *CustomerTypeDelete {
+	mutation := newCustomerTypeMutation(c.config, OpDelete)
+	return &CustomerTypeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CustomerTypeClient) DeleteOne(_m *CustomerType) *CustomerTypeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CustomerTypeClient) DeleteOneID(id int) *CustomerTypeDeleteOne {
+	builder := c.Delete().Where(customertype.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CustomerTypeDeleteOne{builder}
+}
+
+// Query returns a query builder for CustomerType.
+func (c *CustomerTypeClient) Query() *CustomerTypeQuery {
+	return &CustomerTypeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCustomerType},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CustomerType entity by its id.
+func (c *CustomerTypeClient) Get(ctx context.Context, id int) (*CustomerType, error) {
+	return c.Query().Where(customertype.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CustomerTypeClient) GetX(ctx context.Context, id int) *CustomerType {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a CustomerType.
+func (c *CustomerTypeClient) QueryAccount(_m *CustomerType) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customertype.Table, customertype.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customertype.AccountTable, customertype.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CustomerTypeClient) Hooks() []Hook {
+	hooks := c.hooks.CustomerType
+	return append(hooks[:len(hooks):len(hooks)], customertype.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CustomerTypeClient) Interceptors() []Interceptor {
+	return c.inters.CustomerType
+}
+
+func (c *CustomerTypeClient) mutate(ctx context.Context, m *CustomerTypeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CustomerTypeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CustomerTypeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CustomerTypeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CustomerTypeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CustomerType mutation op: %q", m.Op())
 	}
 }
 
@@ -3300,6 +3500,156 @@ func (c *PreservationClient) mutate(ctx context.Context, m *PreservationMutation
 		return (&PreservationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Preservation mutation op: %q", m.Op())
+	}
+}
+
+// PriceListClient is a client for the PriceList schema.
+type PriceListClient struct {
+	config
+}
+
+// NewPriceListClient returns a client for the PriceList from the given config.
+func NewPriceListClient(c config) *PriceListClient {
+	return &PriceListClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pricelist.Hooks(f(g(h())))`.
+func (c *PriceListClient) Use(hooks ...Hook) {
+	c.hooks.PriceList = append(c.hooks.PriceList, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pricelist.Intercept(f(g(h())))`.
+func (c *PriceListClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PriceList = append(c.inters.PriceList, interceptors...)
+}
+
+// Create returns a builder for creating a PriceList entity.
+func (c *PriceListClient) Create() *PriceListCreate {
+	mutation := newPriceListMutation(c.config, OpCreate)
+	return &PriceListCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PriceList entities.
+func (c *PriceListClient) CreateBulk(builders ...*PriceListCreate) *PriceListCreateBulk {
+	return &PriceListCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PriceListClient) MapCreateBulk(slice any, setFunc func(*PriceListCreate, int)) *PriceListCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PriceListCreateBulk{err: fmt.Errorf("calling to PriceListClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PriceListCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PriceListCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PriceList.
+func (c *PriceListClient) Update() *PriceListUpdate {
+	mutation := newPriceListMutation(c.config, OpUpdate)
+	return &PriceListUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PriceListClient) UpdateOne(_m *PriceList) *PriceListUpdateOne {
+	mutation := newPriceListMutation(c.config, OpUpdateOne, withPriceList(_m))
+	return &PriceListUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PriceListClient) UpdateOneID(id int) *PriceListUpdateOne {
+	mutation := newPriceListMutation(c.config, OpUpdateOne, withPriceListID(id))
+	return &PriceListUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PriceList.
+func (c *PriceListClient) Delete() *PriceListDelete {
+	mutation := newPriceListMutation(c.config, OpDelete)
+	return &PriceListDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PriceListClient) DeleteOne(_m *PriceList) *PriceListDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PriceListClient) DeleteOneID(id int) *PriceListDeleteOne {
+	builder := c.Delete().Where(pricelist.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PriceListDeleteOne{builder}
+}
+
+// Query returns a query builder for PriceList.
+func (c *PriceListClient) Query() *PriceListQuery {
+	return &PriceListQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePriceList},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PriceList entity by its id.
+func (c *PriceListClient) Get(ctx context.Context, id int) (*PriceList, error) {
+	return c.Query().Where(pricelist.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PriceListClient) GetX(ctx context.Context, id int) *PriceList {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a PriceList.
+func (c *PriceListClient) QueryAccount(_m *PriceList) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(pricelist.Table, pricelist.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, pricelist.AccountTable, pricelist.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PriceListClient) Hooks() []Hook {
+	hooks := c.hooks.PriceList
+	return append(hooks[:len(hooks):len(hooks)], pricelist.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PriceListClient) Interceptors() []Interceptor {
+	return c.inters.PriceList
+}
+
+func (c *PriceListClient) mutate(ctx context.Context, m *PriceListMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PriceListCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PriceListUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PriceListUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PriceListDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PriceList mutation op: %q", m.Op())
 	}
 }
 
@@ -6985,6 +7335,306 @@ func (c *RecipeStepClient) mutate(ctx context.Context, m *RecipeStepMutation) (V
 	}
 }
 
+// SalespersonClient is a client for the Salesperson schema.
+type SalespersonClient struct {
+	config
+}
+
+// NewSalespersonClient returns a client for the Salesperson from the given config.
+func NewSalespersonClient(c config) *SalespersonClient {
+	return &SalespersonClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `salesperson.Hooks(f(g(h())))`.
+func (c *SalespersonClient) Use(hooks ...Hook) {
+	c.hooks.Salesperson = append(c.hooks.Salesperson, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `salesperson.Intercept(f(g(h())))`.
+func (c *SalespersonClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Salesperson = append(c.inters.Salesperson, interceptors...)
+}
+
+// Create returns a builder for creating a Salesperson entity.
+func (c *SalespersonClient) Create() *SalespersonCreate {
+	mutation := newSalespersonMutation(c.config, OpCreate)
+	return &SalespersonCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Salesperson entities.
+func (c *SalespersonClient) CreateBulk(builders ...*SalespersonCreate) *SalespersonCreateBulk {
+	return &SalespersonCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SalespersonClient) MapCreateBulk(slice any, setFunc func(*SalespersonCreate, int)) *SalespersonCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SalespersonCreateBulk{err: fmt.Errorf("calling to SalespersonClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SalespersonCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SalespersonCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Salesperson.
+func (c *SalespersonClient) Update() *SalespersonUpdate {
+	mutation := newSalespersonMutation(c.config, OpUpdate)
+	return &SalespersonUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SalespersonClient) UpdateOne(_m *Salesperson) *SalespersonUpdateOne {
+	mutation := newSalespersonMutation(c.config, OpUpdateOne, withSalesperson(_m))
+	return &SalespersonUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SalespersonClient) UpdateOneID(id int) *SalespersonUpdateOne {
+	mutation := newSalespersonMutation(c.config, OpUpdateOne, withSalespersonID(id))
+	return &SalespersonUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Salesperson.
+func (c *SalespersonClient) Delete() *SalespersonDelete {
+	mutation := newSalespersonMutation(c.config, OpDelete)
+	return &SalespersonDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SalespersonClient) DeleteOne(_m *Salesperson) *SalespersonDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SalespersonClient) DeleteOneID(id int) *SalespersonDeleteOne {
+	builder := c.Delete().Where(salesperson.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SalespersonDeleteOne{builder}
+}
+
+// Query returns a query builder for Salesperson.
+func (c *SalespersonClient) Query() *SalespersonQuery {
+	return &SalespersonQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSalesperson},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Salesperson entity by its id.
+func (c *SalespersonClient) Get(ctx context.Context, id int) (*Salesperson, error) {
+	return c.Query().Where(salesperson.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SalespersonClient) GetX(ctx context.Context, id int) *Salesperson {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Salesperson.
+func (c *SalespersonClient) QueryAccount(_m *Salesperson) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesperson.Table, salesperson.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, salesperson.AccountTable, salesperson.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SalespersonClient) Hooks() []Hook {
+	hooks := c.hooks.Salesperson
+	return append(hooks[:len(hooks):len(hooks)], salesperson.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SalespersonClient) Interceptors() []Interceptor {
+	return c.inters.Salesperson
+}
+
+func (c *SalespersonClient) mutate(ctx context.Context, m *SalespersonMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SalespersonCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SalespersonUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SalespersonUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SalespersonDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Salesperson mutation op: %q", m.Op())
+	}
+}
+
+// ShippingMethodClient is a client for the ShippingMethod schema.
+type ShippingMethodClient struct {
+	config
+}
+
+// NewShippingMethodClient returns a client for the ShippingMethod from the given config.
+func NewShippingMethodClient(c config) *ShippingMethodClient {
+	return &ShippingMethodClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shippingmethod.Hooks(f(g(h())))`.
+func (c *ShippingMethodClient) Use(hooks ...Hook) {
+	c.hooks.ShippingMethod = append(c.hooks.ShippingMethod, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shippingmethod.Intercept(f(g(h())))`.
+func (c *ShippingMethodClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShippingMethod = append(c.inters.ShippingMethod, interceptors...)
+}
+
+// Create returns a builder for creating a ShippingMethod entity.
+func (c *ShippingMethodClient) Create() *ShippingMethodCreate {
+	mutation := newShippingMethodMutation(c.config, OpCreate)
+	return &ShippingMethodCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShippingMethod entities.
+func (c *ShippingMethodClient) CreateBulk(builders ...*ShippingMethodCreate) *ShippingMethodCreateBulk {
+	return &ShippingMethodCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShippingMethodClient) MapCreateBulk(slice any, setFunc func(*ShippingMethodCreate, int)) *ShippingMethodCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShippingMethodCreateBulk{err: fmt.Errorf("calling to ShippingMethodClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShippingMethodCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShippingMethodCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShippingMethod.
+func (c *ShippingMethodClient) Update() *ShippingMethodUpdate {
+	mutation := newShippingMethodMutation(c.config, OpUpdate)
+	return &ShippingMethodUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShippingMethodClient) UpdateOne(_m *ShippingMethod) *ShippingMethodUpdateOne {
+	mutation := newShippingMethodMutation(c.config, OpUpdateOne, withShippingMethod(_m))
+	return &ShippingMethodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShippingMethodClient) UpdateOneID(id int) *ShippingMethodUpdateOne {
+	mutation := newShippingMethodMutation(c.config, OpUpdateOne, withShippingMethodID(id))
+	return &ShippingMethodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShippingMethod.
+func (c *ShippingMethodClient) Delete() *ShippingMethodDelete {
+	mutation := newShippingMethodMutation(c.config, OpDelete)
+	return &ShippingMethodDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShippingMethodClient) DeleteOne(_m *ShippingMethod) *ShippingMethodDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShippingMethodClient) DeleteOneID(id int) *ShippingMethodDeleteOne {
+	builder := c.Delete().Where(shippingmethod.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShippingMethodDeleteOne{builder}
+}
+
+// Query returns a query builder for ShippingMethod.
+func (c *ShippingMethodClient) Query() *ShippingMethodQuery {
+	return &ShippingMethodQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShippingMethod},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShippingMethod entity by its id.
+func (c *ShippingMethodClient) Get(ctx context.Context, id int) (*ShippingMethod, error) {
+	return c.Query().Where(shippingmethod.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShippingMethodClient) GetX(ctx context.Context, id int) *ShippingMethod {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ShippingMethod.
+func (c *ShippingMethodClient) QueryAccount(_m *ShippingMethod) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shippingmethod.Table, shippingmethod.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shippingmethod.AccountTable, shippingmethod.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShippingMethodClient) Hooks() []Hook {
+	hooks := c.hooks.ShippingMethod
+	return append(hooks[:len(hooks):len(hooks)], shippingmethod.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShippingMethodClient) Interceptors() []Interceptor {
+	return c.inters.ShippingMethod
+}
+
+func (c *ShippingMethodClient) mutate(ctx context.Context, m *ShippingMethodMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShippingMethodCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShippingMethodUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShippingMethodUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShippingMethodDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShippingMethod mutation op: %q", m.Op())
+	}
+}
+
 // StockMovementClient is a client for the StockMovement schema.
 type StockMovementClient struct {
 	config
@@ -7465,6 +8115,306 @@ func (c *TagClient) mutate(ctx context.Context, m *TagMutation) (Value, error) {
 		return (&TagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Tag mutation op: %q", m.Op())
+	}
+}
+
+// TaxRateClient is a client for the TaxRate schema.
+type TaxRateClient struct {
+	config
+}
+
+// NewTaxRateClient returns a client for the TaxRate from the given config.
+func NewTaxRateClient(c config) *TaxRateClient {
+	return &TaxRateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `taxrate.Hooks(f(g(h())))`.
+func (c *TaxRateClient) Use(hooks ...Hook) {
+	c.hooks.TaxRate = append(c.hooks.TaxRate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `taxrate.Intercept(f(g(h())))`.
+func (c *TaxRateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TaxRate = append(c.inters.TaxRate, interceptors...)
+}
+
+// Create returns a builder for creating a TaxRate entity.
+func (c *TaxRateClient) Create() *TaxRateCreate {
+	mutation := newTaxRateMutation(c.config, OpCreate)
+	return &TaxRateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TaxRate entities.
+func (c *TaxRateClient) CreateBulk(builders ...*TaxRateCreate) *TaxRateCreateBulk {
+	return &TaxRateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaxRateClient) MapCreateBulk(slice any, setFunc func(*TaxRateCreate, int)) *TaxRateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaxRateCreateBulk{err: fmt.Errorf("calling to TaxRateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaxRateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaxRateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TaxRate.
+func (c *TaxRateClient) Update() *TaxRateUpdate {
+	mutation := newTaxRateMutation(c.config, OpUpdate)
+	return &TaxRateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaxRateClient) UpdateOne(_m *TaxRate) *TaxRateUpdateOne {
+	mutation := newTaxRateMutation(c.config, OpUpdateOne, withTaxRate(_m))
+	return &TaxRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaxRateClient) UpdateOneID(id int) *TaxRateUpdateOne {
+	mutation := newTaxRateMutation(c.config, OpUpdateOne, withTaxRateID(id))
+	return &TaxRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TaxRate.
+func (c *TaxRateClient) Delete() *TaxRateDelete {
+	mutation := newTaxRateMutation(c.config, OpDelete)
+	return &TaxRateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaxRateClient) DeleteOne(_m *TaxRate) *TaxRateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaxRateClient) DeleteOneID(id int) *TaxRateDeleteOne {
+	builder := c.Delete().Where(taxrate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaxRateDeleteOne{builder}
+}
+
+// Query returns a query builder for TaxRate.
+func (c *TaxRateClient) Query() *TaxRateQuery {
+	return &TaxRateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTaxRate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TaxRate entity by its id.
+func (c *TaxRateClient) Get(ctx context.Context, id int) (*TaxRate, error) {
+	return c.Query().Where(taxrate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaxRateClient) GetX(ctx context.Context, id int) *TaxRate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a TaxRate.
+func (c *TaxRateClient) QueryAccount(_m *TaxRate) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(taxrate.Table, taxrate.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, taxrate.AccountTable, taxrate.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaxRateClient) Hooks() []Hook {
+	hooks := c.hooks.TaxRate
+	return append(hooks[:len(hooks):len(hooks)], taxrate.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaxRateClient) Interceptors() []Interceptor {
+	return c.inters.TaxRate
+}
+
+func (c *TaxRateClient) mutate(ctx context.Context, m *TaxRateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaxRateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaxRateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaxRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaxRateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TaxRate mutation op: %q", m.Op())
+	}
+}
+
+// TerritoryClient is a client for the Territory schema.
+type TerritoryClient struct {
+	config
+}
+
+// NewTerritoryClient returns a client for the Territory from the given config.
+func NewTerritoryClient(c config) *TerritoryClient {
+	return &TerritoryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `territory.Hooks(f(g(h())))`.
+func (c *TerritoryClient) Use(hooks ...Hook) {
+	c.hooks.Territory = append(c.hooks.Territory, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `territory.Intercept(f(g(h())))`.
+func (c *TerritoryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Territory = append(c.inters.Territory, interceptors...)
+}
+
+// Create returns a builder for creating a Territory entity.
+func (c *TerritoryClient) Create() *TerritoryCreate {
+	mutation := newTerritoryMutation(c.config, OpCreate)
+	return &TerritoryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Territory entities.
+func (c *TerritoryClient) CreateBulk(builders ...*TerritoryCreate) *TerritoryCreateBulk {
+	return &TerritoryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TerritoryClient) MapCreateBulk(slice any, setFunc func(*TerritoryCreate, int)) *TerritoryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TerritoryCreateBulk{err: fmt.Errorf("calling to TerritoryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TerritoryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TerritoryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Territory.
+func (c *TerritoryClient) Update() *TerritoryUpdate {
+	mutation := newTerritoryMutation(c.config, OpUpdate)
+	return &TerritoryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TerritoryClient) UpdateOne(_m *Territory) *TerritoryUpdateOne {
+	mutation := newTerritoryMutation(c.config, OpUpdateOne, withTerritory(_m))
+	return &TerritoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TerritoryClient) UpdateOneID(id int) *TerritoryUpdateOne {
+	mutation := newTerritoryMutation(c.config, OpUpdateOne, withTerritoryID(id))
+	return &TerritoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Territory.
+func (c *TerritoryClient) Delete() *TerritoryDelete {
+	mutation := newTerritoryMutation(c.config, OpDelete)
+	return &TerritoryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TerritoryClient) DeleteOne(_m *Territory) *TerritoryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TerritoryClient) DeleteOneID(id int) *TerritoryDeleteOne {
+	builder := c.Delete().Where(territory.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TerritoryDeleteOne{builder}
+}
+
+// Query returns a query builder for Territory.
+func (c *TerritoryClient) Query() *TerritoryQuery {
+	return &TerritoryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTerritory},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Territory entity by its id.
+func (c *TerritoryClient) Get(ctx context.Context, id int) (*Territory, error) {
+	return c.Query().Where(territory.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TerritoryClient) GetX(ctx context.Context, id int) *Territory {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Territory.
+func (c *TerritoryClient) QueryAccount(_m *Territory) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(territory.Table, territory.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, territory.AccountTable, territory.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TerritoryClient) Hooks() []Hook {
+	hooks := c.hooks.Territory
+	return append(hooks[:len(hooks):len(hooks)], territory.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TerritoryClient) Interceptors() []Interceptor {
+	return c.inters.Territory
+}
+
+func (c *TerritoryClient) mutate(ctx context.Context, m *TerritoryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TerritoryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TerritoryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TerritoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TerritoryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Territory mutation op: %q", m.Op())
 	}
 }
 
@@ -8135,26 +9085,28 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Country, DocumentCounter, Employee,
-		Equipment, Event, Food, FoodNutrient, Location, LotCorrection, Nutrient,
-		Operation, Organization, Preservation, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		APIKey, Account, Allergen, AuditRecord, Country, CustomerType, DocumentCounter,
+		Employee, Equipment, Event, Food, FoodNutrient, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, RecipeStep, StockMovement, Supplier, Tag, UnitOfMeasure,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
+		RateWindow, RecipeStep, Salesperson, ShippingMethod, StockMovement, Supplier,
+		Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Country, DocumentCounter, Employee,
-		Equipment, Event, Food, FoodNutrient, Location, LotCorrection, Nutrient,
-		Operation, Organization, Preservation, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		APIKey, Account, Allergen, AuditRecord, Country, CustomerType, DocumentCounter,
+		Employee, Equipment, Event, Food, FoodNutrient, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, RecipeStep, StockMovement, Supplier, Tag, UnitOfMeasure,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		RateWindow, RecipeStep, Salesperson, ShippingMethod, StockMovement, Supplier,
+		Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

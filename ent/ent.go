@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
@@ -29,6 +30,7 @@ import (
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -48,9 +50,13 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -120,6 +126,7 @@ func checkColumn(t, c string) error {
 			allergen.Table:                allergen.ValidColumn,
 			auditrecord.Table:             auditrecord.ValidColumn,
 			country.Table:                 country.ValidColumn,
+			customertype.Table:            customertype.ValidColumn,
 			documentcounter.Table:         documentcounter.ValidColumn,
 			employee.Table:                employee.ValidColumn,
 			equipment.Table:               equipment.ValidColumn,
@@ -132,6 +139,7 @@ func checkColumn(t, c string) error {
 			operation.Table:               operation.ValidColumn,
 			organization.Table:            organization.ValidColumn,
 			preservation.Table:            preservation.ValidColumn,
+			pricelist.Table:               pricelist.ValidColumn,
 			product.Table:                 product.ValidColumn,
 			productallergen.Table:         productallergen.ValidColumn,
 			productbannedcountry.Table:    productbannedcountry.ValidColumn,
@@ -151,9 +159,13 @@ func checkColumn(t, c string) error {
 			qcunitofmeasure.Table:         qcunitofmeasure.ValidColumn,
 			ratewindow.Table:              ratewindow.ValidColumn,
 			recipestep.Table:              recipestep.ValidColumn,
+			salesperson.Table:             salesperson.ValidColumn,
+			shippingmethod.Table:          shippingmethod.ValidColumn,
 			stockmovement.Table:           stockmovement.ValidColumn,
 			supplier.Table:                supplier.ValidColumn,
 			tag.Table:                     tag.ValidColumn,
+			taxrate.Table:                 taxrate.ValidColumn,
+			territory.Table:               territory.ValidColumn,
 			unitofmeasure.Table:           unitofmeasure.ValidColumn,
 			webhookattempt.Table:          webhookattempt.ValidColumn,
 			webhookdelivery.Table:         webhookdelivery.ValidColumn,

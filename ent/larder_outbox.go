@@ -249,6 +249,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *CustomerType:
+		return e.AccountID, true
 	case *DocumentCounter:
 		return e.AccountID, true
 	case *Employee:
@@ -283,6 +285,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *PriceList:
+		return e.AccountID, true
 	case *Product:
 		return e.AccountID, true
 	case *ProductAllergen:
@@ -322,11 +326,19 @@ func AccountOf(v Value) (int, bool) {
 		return *e.AccountID, true
 	case *RecipeStep:
 		return e.AccountID, true
+	case *Salesperson:
+		return e.AccountID, true
+	case *ShippingMethod:
+		return e.AccountID, true
 	case *StockMovement:
 		return e.AccountID, true
 	case *Supplier:
 		return e.AccountID, true
 	case *Tag:
+		return e.AccountID, true
+	case *TaxRate:
+		return e.AccountID, true
+	case *Territory:
 		return e.AccountID, true
 	case *UnitOfMeasure:
 		if e.AccountID == nil {

@@ -24,6 +24,8 @@ type Tx struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// CustomerType is the client for interacting with the CustomerType builders.
+	CustomerType *CustomerTypeClient
 	// DocumentCounter is the client for interacting with the DocumentCounter builders.
 	DocumentCounter *DocumentCounterClient
 	// Employee is the client for interacting with the Employee builders.
@@ -48,6 +50,8 @@ type Tx struct {
 	Organization *OrganizationClient
 	// Preservation is the client for interacting with the Preservation builders.
 	Preservation *PreservationClient
+	// PriceList is the client for interacting with the PriceList builders.
+	PriceList *PriceListClient
 	// Product is the client for interacting with the Product builders.
 	Product *ProductClient
 	// ProductAllergen is the client for interacting with the ProductAllergen builders.
@@ -86,12 +90,20 @@ type Tx struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// Salesperson is the client for interacting with the Salesperson builders.
+	Salesperson *SalespersonClient
+	// ShippingMethod is the client for interacting with the ShippingMethod builders.
+	ShippingMethod *ShippingMethodClient
 	// StockMovement is the client for interacting with the StockMovement builders.
 	StockMovement *StockMovementClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Tag is the client for interacting with the Tag builders.
 	Tag *TagClient
+	// TaxRate is the client for interacting with the TaxRate builders.
+	TaxRate *TaxRateClient
+	// Territory is the client for interacting with the Territory builders.
+	Territory *TerritoryClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
 	UnitOfMeasure *UnitOfMeasureClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
@@ -236,6 +248,7 @@ func (tx *Tx) init() {
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
+	tx.CustomerType = NewCustomerTypeClient(tx.config)
 	tx.DocumentCounter = NewDocumentCounterClient(tx.config)
 	tx.Employee = NewEmployeeClient(tx.config)
 	tx.Equipment = NewEquipmentClient(tx.config)
@@ -248,6 +261,7 @@ func (tx *Tx) init() {
 	tx.Operation = NewOperationClient(tx.config)
 	tx.Organization = NewOrganizationClient(tx.config)
 	tx.Preservation = NewPreservationClient(tx.config)
+	tx.PriceList = NewPriceListClient(tx.config)
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductAllergen = NewProductAllergenClient(tx.config)
 	tx.ProductBannedCountry = NewProductBannedCountryClient(tx.config)
@@ -267,9 +281,13 @@ func (tx *Tx) init() {
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
 	tx.RecipeStep = NewRecipeStepClient(tx.config)
+	tx.Salesperson = NewSalespersonClient(tx.config)
+	tx.ShippingMethod = NewShippingMethodClient(tx.config)
 	tx.StockMovement = NewStockMovementClient(tx.config)
 	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Tag = NewTagClient(tx.config)
+	tx.TaxRate = NewTaxRateClient(tx.config)
+	tx.Territory = NewTerritoryClient(tx.config)
 	tx.UnitOfMeasure = NewUnitOfMeasureClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

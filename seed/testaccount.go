@@ -52,6 +52,7 @@ var testSteps = []struct {
 	{"production lines", seedProductionLines},
 	{"line equipment", seedLineEquipment},
 	{"employees", seedEmployees},
+	{"sales reference lists", seedSalesReference},
 	{"suppliers", seedSuppliers},
 	{"QC checkpoints", seedCheckpoints},
 	{"foods", seedFoods},

@@ -69,6 +69,18 @@ func (f CountryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CountryMutation", m)
 }
 
+// The CustomerTypeFunc type is an adapter to allow the use of ordinary
+// function as CustomerType mutator.
+type CustomerTypeFunc func(context.Context, *ent.CustomerTypeMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CustomerTypeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CustomerTypeMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomerTypeMutation", m)
+}
+
 // The DocumentCounterFunc type is an adapter to allow the use of ordinary
 // function as DocumentCounter mutator.
 type DocumentCounterFunc func(context.Context, *ent.DocumentCounterMutation) (ent.Value, error)
@@ -211,6 +223,18 @@ func (f PreservationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PreservationMutation", m)
+}
+
+// The PriceListFunc type is an adapter to allow the use of ordinary
+// function as PriceList mutator.
+type PriceListFunc func(context.Context, *ent.PriceListMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PriceListFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PriceListMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PriceListMutation", m)
 }
 
 // The ProductFunc type is an adapter to allow the use of ordinary
@@ -441,6 +465,30 @@ func (f RecipeStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecipeStepMutation", m)
 }
 
+// The SalespersonFunc type is an adapter to allow the use of ordinary
+// function as Salesperson mutator.
+type SalespersonFunc func(context.Context, *ent.SalespersonMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SalespersonFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SalespersonMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SalespersonMutation", m)
+}
+
+// The ShippingMethodFunc type is an adapter to allow the use of ordinary
+// function as ShippingMethod mutator.
+type ShippingMethodFunc func(context.Context, *ent.ShippingMethodMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShippingMethodFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShippingMethodMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShippingMethodMutation", m)
+}
+
 // The StockMovementFunc type is an adapter to allow the use of ordinary
 // function as StockMovement mutator.
 type StockMovementFunc func(context.Context, *ent.StockMovementMutation) (ent.Value, error)
@@ -475,6 +523,30 @@ func (f TagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TagMutation", m)
+}
+
+// The TaxRateFunc type is an adapter to allow the use of ordinary
+// function as TaxRate mutator.
+type TaxRateFunc func(context.Context, *ent.TaxRateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TaxRateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TaxRateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TaxRateMutation", m)
+}
+
+// The TerritoryFunc type is an adapter to allow the use of ordinary
+// function as Territory mutator.
+type TerritoryFunc func(context.Context, *ent.TerritoryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TerritoryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TerritoryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TerritoryMutation", m)
 }
 
 // The UnitOfMeasureFunc type is an adapter to allow the use of ordinary

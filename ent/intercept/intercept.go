@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
@@ -26,6 +27,7 @@ import (
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -45,9 +47,13 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -243,6 +249,33 @@ func (f TraverseCountry) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
+// The CustomerTypeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CustomerTypeFunc func(context.Context, *ent.CustomerTypeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CustomerTypeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CustomerTypeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CustomerTypeQuery", q)
+}
+
+// The TraverseCustomerType type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCustomerType func(context.Context, *ent.CustomerTypeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCustomerType) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCustomerType) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerTypeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CustomerTypeQuery", q)
 }
 
 // The DocumentCounterFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -567,6 +600,33 @@ func (f TraversePreservation) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.PreservationQuery", q)
+}
+
+// The PriceListFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PriceListFunc func(context.Context, *ent.PriceListQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PriceListFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PriceListQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PriceListQuery", q)
+}
+
+// The TraversePriceList type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePriceList func(context.Context, *ent.PriceListQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePriceList) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePriceList) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PriceListQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PriceListQuery", q)
 }
 
 // The ProductFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1082,6 +1142,60 @@ func (f TraverseRecipeStep) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecipeStepQuery", q)
 }
 
+// The SalespersonFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SalespersonFunc func(context.Context, *ent.SalespersonQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SalespersonFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SalespersonQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SalespersonQuery", q)
+}
+
+// The TraverseSalesperson type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSalesperson func(context.Context, *ent.SalespersonQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSalesperson) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSalesperson) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalespersonQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SalespersonQuery", q)
+}
+
+// The ShippingMethodFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ShippingMethodFunc func(context.Context, *ent.ShippingMethodQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ShippingMethodFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ShippingMethodQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ShippingMethodQuery", q)
+}
+
+// The TraverseShippingMethod type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseShippingMethod func(context.Context, *ent.ShippingMethodQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseShippingMethod) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseShippingMethod) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShippingMethodQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ShippingMethodQuery", q)
+}
+
 // The StockMovementFunc type is an adapter to allow the use of ordinary function as a Querier.
 type StockMovementFunc func(context.Context, *ent.StockMovementQuery) (ent.Value, error)
 
@@ -1161,6 +1275,60 @@ func (f TraverseTag) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.TagQuery", q)
+}
+
+// The TaxRateFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TaxRateFunc func(context.Context, *ent.TaxRateQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TaxRateFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TaxRateQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TaxRateQuery", q)
+}
+
+// The TraverseTaxRate type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTaxRate func(context.Context, *ent.TaxRateQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTaxRate) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTaxRate) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaxRateQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TaxRateQuery", q)
+}
+
+// The TerritoryFunc type is an adapter to allow the use of ordinary function as a Querier.
+type TerritoryFunc func(context.Context, *ent.TerritoryQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f TerritoryFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.TerritoryQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.TerritoryQuery", q)
+}
+
+// The TraverseTerritory type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseTerritory func(context.Context, *ent.TerritoryQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseTerritory) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseTerritory) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TerritoryQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.TerritoryQuery", q)
 }
 
 // The UnitOfMeasureFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1284,6 +1452,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
+	case *ent.CustomerTypeQuery:
+		return &query[*ent.CustomerTypeQuery, predicate.CustomerType, customertype.OrderOption]{typ: ent.TypeCustomerType, tq: q}, nil
 	case *ent.DocumentCounterQuery:
 		return &query[*ent.DocumentCounterQuery, predicate.DocumentCounter, documentcounter.OrderOption]{typ: ent.TypeDocumentCounter, tq: q}, nil
 	case *ent.EmployeeQuery:
@@ -1308,6 +1478,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OrganizationQuery, predicate.Organization, organization.OrderOption]{typ: ent.TypeOrganization, tq: q}, nil
 	case *ent.PreservationQuery:
 		return &query[*ent.PreservationQuery, predicate.Preservation, preservation.OrderOption]{typ: ent.TypePreservation, tq: q}, nil
+	case *ent.PriceListQuery:
+		return &query[*ent.PriceListQuery, predicate.PriceList, pricelist.OrderOption]{typ: ent.TypePriceList, tq: q}, nil
 	case *ent.ProductQuery:
 		return &query[*ent.ProductQuery, predicate.Product, product.OrderOption]{typ: ent.TypeProduct, tq: q}, nil
 	case *ent.ProductAllergenQuery:
@@ -1346,12 +1518,20 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
 	case *ent.RecipeStepQuery:
 		return &query[*ent.RecipeStepQuery, predicate.RecipeStep, recipestep.OrderOption]{typ: ent.TypeRecipeStep, tq: q}, nil
+	case *ent.SalespersonQuery:
+		return &query[*ent.SalespersonQuery, predicate.Salesperson, salesperson.OrderOption]{typ: ent.TypeSalesperson, tq: q}, nil
+	case *ent.ShippingMethodQuery:
+		return &query[*ent.ShippingMethodQuery, predicate.ShippingMethod, shippingmethod.OrderOption]{typ: ent.TypeShippingMethod, tq: q}, nil
 	case *ent.StockMovementQuery:
 		return &query[*ent.StockMovementQuery, predicate.StockMovement, stockmovement.OrderOption]{typ: ent.TypeStockMovement, tq: q}, nil
 	case *ent.SupplierQuery:
 		return &query[*ent.SupplierQuery, predicate.Supplier, supplier.OrderOption]{typ: ent.TypeSupplier, tq: q}, nil
 	case *ent.TagQuery:
 		return &query[*ent.TagQuery, predicate.Tag, tag.OrderOption]{typ: ent.TypeTag, tq: q}, nil
+	case *ent.TaxRateQuery:
+		return &query[*ent.TaxRateQuery, predicate.TaxRate, taxrate.OrderOption]{typ: ent.TypeTaxRate, tq: q}, nil
+	case *ent.TerritoryQuery:
+		return &query[*ent.TerritoryQuery, predicate.Territory, territory.OrderOption]{typ: ent.TypeTerritory, tq: q}, nil
 	case *ent.UnitOfMeasureQuery:
 		return &query[*ent.UnitOfMeasureQuery, predicate.UnitOfMeasure, unitofmeasure.OrderOption]{typ: ent.TypeUnitOfMeasure, tq: q}, nil
 	case *ent.WebhookAttemptQuery:

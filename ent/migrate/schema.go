@@ -246,6 +246,48 @@ var (
 			},
 		},
 	}
+	// CustomerTypesColumns holds the columns for the "customer_types" table.
+	CustomerTypesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// CustomerTypesTable holds the schema information for the "customer_types" table.
+	CustomerTypesTable = &schema.Table{
+		Name:       "customer_types",
+		Columns:    CustomerTypesColumns,
+		PrimaryKey: []*schema.Column{CustomerTypesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "customer_types_accounts_account",
+				Columns:    []*schema.Column{CustomerTypesColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "customertype_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomerTypesColumns[7], CustomerTypesColumns[0]},
+			},
+			{
+				Name:    "customertype_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{CustomerTypesColumns[7], CustomerTypesColumns[6]},
+			},
+			{
+				Name:    "customertype_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{CustomerTypesColumns[7], CustomerTypesColumns[4]},
+			},
+		},
+	}
 	// DocumentCountersColumns holds the columns for the "document_counters" table.
 	DocumentCountersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -793,6 +835,49 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "is_global",
 				},
+			},
+		},
+	}
+	// PriceListsColumns holds the columns for the "price_lists" table.
+	PriceListsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString},
+		{Name: "currency", Type: field.TypeString, Default: "CAD"},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// PriceListsTable holds the schema information for the "price_lists" table.
+	PriceListsTable = &schema.Table{
+		Name:       "price_lists",
+		Columns:    PriceListsColumns,
+		PrimaryKey: []*schema.Column{PriceListsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "price_lists_accounts_account",
+				Columns:    []*schema.Column{PriceListsColumns[8]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "pricelist_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{PriceListsColumns[8], PriceListsColumns[0]},
+			},
+			{
+				Name:    "pricelist_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{PriceListsColumns[8], PriceListsColumns[7]},
+			},
+			{
+				Name:    "pricelist_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{PriceListsColumns[8], PriceListsColumns[4]},
 			},
 		},
 	}
@@ -1973,6 +2058,106 @@ var (
 			},
 		},
 	}
+	// SalespeopleColumns holds the columns for the "salespeople" table.
+	SalespeopleColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString, Nullable: true},
+		{Name: "email", Type: field.TypeString, Nullable: true},
+		{Name: "first_name", Type: field.TypeString, Nullable: true},
+		{Name: "last_name", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// SalespeopleTable holds the schema information for the "salespeople" table.
+	SalespeopleTable = &schema.Table{
+		Name:       "salespeople",
+		Columns:    SalespeopleColumns,
+		PrimaryKey: []*schema.Column{SalespeopleColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "salespeople_accounts_account",
+				Columns:    []*schema.Column{SalespeopleColumns[8]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "salesperson_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[0]},
+			},
+			{
+				Name:    "salesperson_account_id_active",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[3]},
+			},
+			{
+				Name:    "salesperson_account_id_code",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[4]},
+			},
+			{
+				Name:    "salesperson_account_id_email",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[5]},
+			},
+			{
+				Name:    "salesperson_account_id_first_name",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[6]},
+			},
+			{
+				Name:    "salesperson_account_id_last_name",
+				Unique:  false,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[7]},
+			},
+		},
+	}
+	// ShippingMethodsColumns holds the columns for the "shipping_methods" table.
+	ShippingMethodsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// ShippingMethodsTable holds the schema information for the "shipping_methods" table.
+	ShippingMethodsTable = &schema.Table{
+		Name:       "shipping_methods",
+		Columns:    ShippingMethodsColumns,
+		PrimaryKey: []*schema.Column{ShippingMethodsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "shipping_methods_accounts_account",
+				Columns:    []*schema.Column{ShippingMethodsColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shippingmethod_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShippingMethodsColumns[7], ShippingMethodsColumns[0]},
+			},
+			{
+				Name:    "shippingmethod_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{ShippingMethodsColumns[7], ShippingMethodsColumns[6]},
+			},
+			{
+				Name:    "shippingmethod_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{ShippingMethodsColumns[7], ShippingMethodsColumns[4]},
+			},
+		},
+	}
 	// StockMovementsColumns holds the columns for the "stock_movements" table.
 	StockMovementsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2139,6 +2324,93 @@ var (
 				Name:    "tag_account_id_name",
 				Unique:  false,
 				Columns: []*schema.Column{TagsColumns[6], TagsColumns[4]},
+			},
+		},
+	}
+	// TaxRatesColumns holds the columns for the "tax_rates" table.
+	TaxRatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "code", Type: field.TypeString, Nullable: true},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString, Nullable: true},
+		{Name: "tax_rate1", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax_rate1_label", Type: field.TypeString, Nullable: true},
+		{Name: "tax_rate2", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax_rate2_label", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// TaxRatesTable holds the schema information for the "tax_rates" table.
+	TaxRatesTable = &schema.Table{
+		Name:       "tax_rates",
+		Columns:    TaxRatesColumns,
+		PrimaryKey: []*schema.Column{TaxRatesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tax_rates_accounts_account",
+				Columns:    []*schema.Column{TaxRatesColumns[10]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "taxrate_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[0]},
+			},
+			{
+				Name:    "taxrate_account_id_code",
+				Unique:  false,
+				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[3]},
+			},
+			{
+				Name:    "taxrate_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[5]},
+			},
+		},
+	}
+	// TerritoriesColumns holds the columns for the "territories" table.
+	TerritoriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "code", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// TerritoriesTable holds the schema information for the "territories" table.
+	TerritoriesTable = &schema.Table{
+		Name:       "territories",
+		Columns:    TerritoriesColumns,
+		PrimaryKey: []*schema.Column{TerritoriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "territories_accounts_account",
+				Columns:    []*schema.Column{TerritoriesColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "territory_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{TerritoriesColumns[7], TerritoriesColumns[0]},
+			},
+			{
+				Name:    "territory_account_id_name",
+				Unique:  false,
+				Columns: []*schema.Column{TerritoriesColumns[7], TerritoriesColumns[6]},
+			},
+			{
+				Name:    "territory_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{TerritoriesColumns[7], TerritoriesColumns[4]},
 			},
 		},
 	}
@@ -2332,6 +2604,7 @@ var (
 		AllergensTable,
 		AuditRecordsTable,
 		CountriesTable,
+		CustomerTypesTable,
 		DocumentCountersTable,
 		EmployeesTable,
 		EquipmentTable,
@@ -2344,6 +2617,7 @@ var (
 		OperationsTable,
 		OrganizationsTable,
 		PreservationsTable,
+		PriceListsTable,
 		ProductsTable,
 		ProductAllergensTable,
 		ProductBannedCountriesTable,
@@ -2363,9 +2637,13 @@ var (
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
 		RecipeStepsTable,
+		SalespeopleTable,
+		ShippingMethodsTable,
 		StockMovementsTable,
 		SuppliersTable,
 		TagsTable,
+		TaxRatesTable,
+		TerritoriesTable,
 		UnitsOfMeasureTable,
 		WebhookAttemptsTable,
 		WebhookDeliveriesTable,
@@ -2392,6 +2670,7 @@ func init() {
 	CountriesTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	CustomerTypesTable.ForeignKeys[0].RefTable = AccountsTable
 	DocumentCountersTable.ForeignKeys[0].RefTable = AccountsTable
 	EmployeesTable.ForeignKeys[0].RefTable = AccountsTable
 	EquipmentTable.ForeignKeys[0].RefTable = AccountsTable
@@ -2425,6 +2704,7 @@ func init() {
 	PreservationsTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	PriceListsTable.ForeignKeys[0].RefTable = AccountsTable
 	ProductsTable.ForeignKeys[0].RefTable = AccountsTable
 	ProductsTable.ForeignKeys[1].RefTable = UnitsOfMeasureTable
 	ProductsTable.ForeignKeys[2].RefTable = UnitsOfMeasureTable
@@ -2488,11 +2768,15 @@ func init() {
 	RecipeStepsTable.ForeignKeys[1].RefTable = AccountsTable
 	RecipeStepsTable.ForeignKeys[2].RefTable = OperationsTable
 	RecipeStepsTable.ForeignKeys[3].RefTable = EquipmentTable
+	SalespeopleTable.ForeignKeys[0].RefTable = AccountsTable
+	ShippingMethodsTable.ForeignKeys[0].RefTable = AccountsTable
 	StockMovementsTable.ForeignKeys[0].RefTable = ProductLotsTable
 	StockMovementsTable.ForeignKeys[1].RefTable = AccountsTable
 	StockMovementsTable.ForeignKeys[2].RefTable = LocationsTable
 	SuppliersTable.ForeignKeys[0].RefTable = AccountsTable
 	TagsTable.ForeignKeys[0].RefTable = AccountsTable
+	TaxRatesTable.ForeignKeys[0].RefTable = AccountsTable
+	TerritoriesTable.ForeignKeys[0].RefTable = AccountsTable
 	UnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable
 	UnitsOfMeasureTable.Annotation = &entsql.Annotation{
 		Table: "units_of_measure",

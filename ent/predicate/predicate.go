@@ -21,6 +21,9 @@ type AuditRecord func(*sql.Selector)
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 
+// CustomerType is the predicate function for customertype builders.
+type CustomerType func(*sql.Selector)
+
 // DocumentCounter is the predicate function for documentcounter builders.
 type DocumentCounter func(*sql.Selector)
 
@@ -56,6 +59,9 @@ type Organization func(*sql.Selector)
 
 // Preservation is the predicate function for preservation builders.
 type Preservation func(*sql.Selector)
+
+// PriceList is the predicate function for pricelist builders.
+type PriceList func(*sql.Selector)
 
 // Product is the predicate function for product builders.
 type Product func(*sql.Selector)
@@ -114,6 +120,12 @@ type RateWindow func(*sql.Selector)
 // RecipeStep is the predicate function for recipestep builders.
 type RecipeStep func(*sql.Selector)
 
+// Salesperson is the predicate function for salesperson builders.
+type Salesperson func(*sql.Selector)
+
+// ShippingMethod is the predicate function for shippingmethod builders.
+type ShippingMethod func(*sql.Selector)
+
 // StockMovement is the predicate function for stockmovement builders.
 type StockMovement func(*sql.Selector)
 
@@ -122,6 +134,12 @@ type Supplier func(*sql.Selector)
 
 // Tag is the predicate function for tag builders.
 type Tag func(*sql.Selector)
+
+// TaxRate is the predicate function for taxrate builders.
+type TaxRate func(*sql.Selector)
+
+// Territory is the predicate function for territory builders.
+type Territory func(*sql.Selector)
 
 // UnitOfMeasure is the predicate function for unitofmeasure builders.
 type UnitOfMeasure func(*sql.Selector)

@@ -231,6 +231,30 @@ func (f CountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CountryMutation", m)
 }
 
+// The CustomerTypeQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CustomerTypeQueryRuleFunc func(context.Context, *ent.CustomerTypeQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CustomerTypeQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerTypeQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CustomerTypeQuery", q)
+}
+
+// The CustomerTypeMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CustomerTypeMutationRuleFunc func(context.Context, *ent.CustomerTypeMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CustomerTypeMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CustomerTypeMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomerTypeMutation", m)
+}
+
 // The DocumentCounterQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type DocumentCounterQueryRuleFunc func(context.Context, *ent.DocumentCounterQuery) error
@@ -517,6 +541,30 @@ func (f PreservationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PreservationMutation", m)
+}
+
+// The PriceListQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PriceListQueryRuleFunc func(context.Context, *ent.PriceListQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PriceListQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PriceListQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PriceListQuery", q)
+}
+
+// The PriceListMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PriceListMutationRuleFunc func(context.Context, *ent.PriceListMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PriceListMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PriceListMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PriceListMutation", m)
 }
 
 // The ProductQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -975,6 +1023,54 @@ func (f RecipeStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RecipeStepMutation", m)
 }
 
+// The SalespersonQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SalespersonQueryRuleFunc func(context.Context, *ent.SalespersonQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SalespersonQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalespersonQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SalespersonQuery", q)
+}
+
+// The SalespersonMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SalespersonMutationRuleFunc func(context.Context, *ent.SalespersonMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SalespersonMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SalespersonMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalespersonMutation", m)
+}
+
+// The ShippingMethodQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ShippingMethodQueryRuleFunc func(context.Context, *ent.ShippingMethodQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ShippingMethodQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShippingMethodQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ShippingMethodQuery", q)
+}
+
+// The ShippingMethodMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ShippingMethodMutationRuleFunc func(context.Context, *ent.ShippingMethodMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ShippingMethodMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ShippingMethodMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShippingMethodMutation", m)
+}
+
 // The StockMovementQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type StockMovementQueryRuleFunc func(context.Context, *ent.StockMovementQuery) error
@@ -1045,6 +1141,54 @@ func (f TagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) e
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TagMutation", m)
+}
+
+// The TaxRateQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaxRateQueryRuleFunc func(context.Context, *ent.TaxRateQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaxRateQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaxRateQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaxRateQuery", q)
+}
+
+// The TaxRateMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaxRateMutationRuleFunc func(context.Context, *ent.TaxRateMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaxRateMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaxRateMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaxRateMutation", m)
+}
+
+// The TerritoryQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TerritoryQueryRuleFunc func(context.Context, *ent.TerritoryQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TerritoryQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TerritoryQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TerritoryQuery", q)
+}
+
+// The TerritoryMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TerritoryMutationRuleFunc func(context.Context, *ent.TerritoryMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TerritoryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TerritoryMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TerritoryMutation", m)
 }
 
 // The UnitOfMeasureQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -1188,6 +1332,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
+	case *ent.CustomerTypeQuery:
+		return q.Filter(), nil
 	case *ent.DocumentCounterQuery:
 		return q.Filter(), nil
 	case *ent.EmployeeQuery:
@@ -1211,6 +1357,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.OrganizationQuery:
 		return q.Filter(), nil
 	case *ent.PreservationQuery:
+		return q.Filter(), nil
+	case *ent.PriceListQuery:
 		return q.Filter(), nil
 	case *ent.ProductQuery:
 		return q.Filter(), nil
@@ -1250,11 +1398,19 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.RecipeStepQuery:
 		return q.Filter(), nil
+	case *ent.SalespersonQuery:
+		return q.Filter(), nil
+	case *ent.ShippingMethodQuery:
+		return q.Filter(), nil
 	case *ent.StockMovementQuery:
 		return q.Filter(), nil
 	case *ent.SupplierQuery:
 		return q.Filter(), nil
 	case *ent.TagQuery:
+		return q.Filter(), nil
+	case *ent.TaxRateQuery:
+		return q.Filter(), nil
+	case *ent.TerritoryQuery:
 		return q.Filter(), nil
 	case *ent.UnitOfMeasureQuery:
 		return q.Filter(), nil
@@ -1281,6 +1437,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.CountryMutation:
 		return m.Filter(), nil
+	case *ent.CustomerTypeMutation:
+		return m.Filter(), nil
 	case *ent.DocumentCounterMutation:
 		return m.Filter(), nil
 	case *ent.EmployeeMutation:
@@ -1304,6 +1462,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OrganizationMutation:
 		return m.Filter(), nil
 	case *ent.PreservationMutation:
+		return m.Filter(), nil
+	case *ent.PriceListMutation:
 		return m.Filter(), nil
 	case *ent.ProductMutation:
 		return m.Filter(), nil
@@ -1343,11 +1503,19 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.RecipeStepMutation:
 		return m.Filter(), nil
+	case *ent.SalespersonMutation:
+		return m.Filter(), nil
+	case *ent.ShippingMethodMutation:
+		return m.Filter(), nil
 	case *ent.StockMovementMutation:
 		return m.Filter(), nil
 	case *ent.SupplierMutation:
 		return m.Filter(), nil
 	case *ent.TagMutation:
+		return m.Filter(), nil
+	case *ent.TaxRateMutation:
+		return m.Filter(), nil
+	case *ent.TerritoryMutation:
 		return m.Filter(), nil
 	case *ent.UnitOfMeasureMutation:
 		return m.Filter(), nil

@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
 	"larder.dev/larder/ent/equipment"
@@ -23,6 +24,7 @@ import (
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -42,10 +44,14 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -209,6 +215,39 @@ func init() {
 	country.DefaultUpdatedAt = countryDescUpdatedAt.Default.(func() time.Time)
 	// country.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	country.UpdateDefaultUpdatedAt = countryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	customertypeMixin := schema.CustomerType{}.Mixin()
+	customertype.Policy = privacy.NewPolicies(customertypeMixin[0], schema.CustomerType{})
+	customertype.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := customertype.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	customertypeMixinHooks0 := customertypeMixin[0].Hooks()
+
+	customertype.Hooks[1] = customertypeMixinHooks0[0]
+
+	customertype.Hooks[2] = customertypeMixinHooks0[1]
+	customertypeMixinFields1 := customertypeMixin[1].Fields()
+	_ = customertypeMixinFields1
+	customertypeFields := schema.CustomerType{}.Fields()
+	_ = customertypeFields
+	// customertypeDescCreatedAt is the schema descriptor for created_at field.
+	customertypeDescCreatedAt := customertypeMixinFields1[0].Descriptor()
+	// customertype.DefaultCreatedAt holds the default value on creation for the created_at field.
+	customertype.DefaultCreatedAt = customertypeDescCreatedAt.Default.(func() time.Time)
+	// customertypeDescUpdatedAt is the schema descriptor for updated_at field.
+	customertypeDescUpdatedAt := customertypeMixinFields1[1].Descriptor()
+	// customertype.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	customertype.DefaultUpdatedAt = customertypeDescUpdatedAt.Default.(func() time.Time)
+	// customertype.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	customertype.UpdateDefaultUpdatedAt = customertypeDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// customertypeDescActive is the schema descriptor for active field.
+	customertypeDescActive := customertypeFields[0].Descriptor()
+	// customertype.DefaultActive holds the default value on creation for the active field.
+	customertype.DefaultActive = customertypeDescActive.Default.(bool)
 	documentcounterMixin := schema.DocumentCounter{}.Mixin()
 	documentcounter.Policy = privacy.NewPolicies(documentcounterMixin[0], schema.DocumentCounter{})
 	documentcounter.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -558,6 +597,43 @@ func init() {
 	preservation.DefaultUpdatedAt = preservationDescUpdatedAt.Default.(func() time.Time)
 	// preservation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	preservation.UpdateDefaultUpdatedAt = preservationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	pricelistMixin := schema.PriceList{}.Mixin()
+	pricelist.Policy = privacy.NewPolicies(pricelistMixin[0], schema.PriceList{})
+	pricelist.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := pricelist.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	pricelistMixinHooks0 := pricelistMixin[0].Hooks()
+
+	pricelist.Hooks[1] = pricelistMixinHooks0[0]
+
+	pricelist.Hooks[2] = pricelistMixinHooks0[1]
+	pricelistMixinFields1 := pricelistMixin[1].Fields()
+	_ = pricelistMixinFields1
+	pricelistFields := schema.PriceList{}.Fields()
+	_ = pricelistFields
+	// pricelistDescCreatedAt is the schema descriptor for created_at field.
+	pricelistDescCreatedAt := pricelistMixinFields1[0].Descriptor()
+	// pricelist.DefaultCreatedAt holds the default value on creation for the created_at field.
+	pricelist.DefaultCreatedAt = pricelistDescCreatedAt.Default.(func() time.Time)
+	// pricelistDescUpdatedAt is the schema descriptor for updated_at field.
+	pricelistDescUpdatedAt := pricelistMixinFields1[1].Descriptor()
+	// pricelist.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	pricelist.DefaultUpdatedAt = pricelistDescUpdatedAt.Default.(func() time.Time)
+	// pricelist.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	pricelist.UpdateDefaultUpdatedAt = pricelistDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// pricelistDescActive is the schema descriptor for active field.
+	pricelistDescActive := pricelistFields[0].Descriptor()
+	// pricelist.DefaultActive holds the default value on creation for the active field.
+	pricelist.DefaultActive = pricelistDescActive.Default.(bool)
+	// pricelistDescCurrency is the schema descriptor for currency field.
+	pricelistDescCurrency := pricelistFields[2].Descriptor()
+	// pricelist.DefaultCurrency holds the default value on creation for the currency field.
+	pricelist.DefaultCurrency = pricelistDescCurrency.Default.(string)
 	productMixin := schema.Product{}.Mixin()
 	product.Policy = privacy.NewPolicies(productMixin[0], schema.Product{})
 	product.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -977,6 +1053,72 @@ func init() {
 	recipestep.Hooks[1] = recipestepMixinHooks0[0]
 
 	recipestep.Hooks[2] = recipestepMixinHooks0[1]
+	salespersonMixin := schema.Salesperson{}.Mixin()
+	salesperson.Policy = privacy.NewPolicies(salespersonMixin[0], schema.Salesperson{})
+	salesperson.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := salesperson.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	salespersonMixinHooks0 := salespersonMixin[0].Hooks()
+
+	salesperson.Hooks[1] = salespersonMixinHooks0[0]
+
+	salesperson.Hooks[2] = salespersonMixinHooks0[1]
+	salespersonMixinFields1 := salespersonMixin[1].Fields()
+	_ = salespersonMixinFields1
+	salespersonFields := schema.Salesperson{}.Fields()
+	_ = salespersonFields
+	// salespersonDescCreatedAt is the schema descriptor for created_at field.
+	salespersonDescCreatedAt := salespersonMixinFields1[0].Descriptor()
+	// salesperson.DefaultCreatedAt holds the default value on creation for the created_at field.
+	salesperson.DefaultCreatedAt = salespersonDescCreatedAt.Default.(func() time.Time)
+	// salespersonDescUpdatedAt is the schema descriptor for updated_at field.
+	salespersonDescUpdatedAt := salespersonMixinFields1[1].Descriptor()
+	// salesperson.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	salesperson.DefaultUpdatedAt = salespersonDescUpdatedAt.Default.(func() time.Time)
+	// salesperson.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	salesperson.UpdateDefaultUpdatedAt = salespersonDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// salespersonDescActive is the schema descriptor for active field.
+	salespersonDescActive := salespersonFields[0].Descriptor()
+	// salesperson.DefaultActive holds the default value on creation for the active field.
+	salesperson.DefaultActive = salespersonDescActive.Default.(bool)
+	shippingmethodMixin := schema.ShippingMethod{}.Mixin()
+	shippingmethod.Policy = privacy.NewPolicies(shippingmethodMixin[0], schema.ShippingMethod{})
+	shippingmethod.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := shippingmethod.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	shippingmethodMixinHooks0 := shippingmethodMixin[0].Hooks()
+
+	shippingmethod.Hooks[1] = shippingmethodMixinHooks0[0]
+
+	shippingmethod.Hooks[2] = shippingmethodMixinHooks0[1]
+	shippingmethodMixinFields1 := shippingmethodMixin[1].Fields()
+	_ = shippingmethodMixinFields1
+	shippingmethodFields := schema.ShippingMethod{}.Fields()
+	_ = shippingmethodFields
+	// shippingmethodDescCreatedAt is the schema descriptor for created_at field.
+	shippingmethodDescCreatedAt := shippingmethodMixinFields1[0].Descriptor()
+	// shippingmethod.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shippingmethod.DefaultCreatedAt = shippingmethodDescCreatedAt.Default.(func() time.Time)
+	// shippingmethodDescUpdatedAt is the schema descriptor for updated_at field.
+	shippingmethodDescUpdatedAt := shippingmethodMixinFields1[1].Descriptor()
+	// shippingmethod.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	shippingmethod.DefaultUpdatedAt = shippingmethodDescUpdatedAt.Default.(func() time.Time)
+	// shippingmethod.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	shippingmethod.UpdateDefaultUpdatedAt = shippingmethodDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// shippingmethodDescActive is the schema descriptor for active field.
+	shippingmethodDescActive := shippingmethodFields[0].Descriptor()
+	// shippingmethod.DefaultActive holds the default value on creation for the active field.
+	shippingmethod.DefaultActive = shippingmethodDescActive.Default.(bool)
 	stockmovementMixin := schema.StockMovement{}.Mixin()
 	stockmovement.Policy = privacy.NewPolicies(stockmovementMixin[0], schema.StockMovement{})
 	stockmovement.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1065,6 +1207,68 @@ func init() {
 	tag.DefaultUpdatedAt = tagDescUpdatedAt.Default.(func() time.Time)
 	// tag.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	tag.UpdateDefaultUpdatedAt = tagDescUpdatedAt.UpdateDefault.(func() time.Time)
+	taxrateMixin := schema.TaxRate{}.Mixin()
+	taxrate.Policy = privacy.NewPolicies(taxrateMixin[0], schema.TaxRate{})
+	taxrate.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := taxrate.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	taxrateMixinHooks0 := taxrateMixin[0].Hooks()
+
+	taxrate.Hooks[1] = taxrateMixinHooks0[0]
+
+	taxrate.Hooks[2] = taxrateMixinHooks0[1]
+	taxrateMixinFields1 := taxrateMixin[1].Fields()
+	_ = taxrateMixinFields1
+	taxrateFields := schema.TaxRate{}.Fields()
+	_ = taxrateFields
+	// taxrateDescCreatedAt is the schema descriptor for created_at field.
+	taxrateDescCreatedAt := taxrateMixinFields1[0].Descriptor()
+	// taxrate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	taxrate.DefaultCreatedAt = taxrateDescCreatedAt.Default.(func() time.Time)
+	// taxrateDescUpdatedAt is the schema descriptor for updated_at field.
+	taxrateDescUpdatedAt := taxrateMixinFields1[1].Descriptor()
+	// taxrate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	taxrate.DefaultUpdatedAt = taxrateDescUpdatedAt.Default.(func() time.Time)
+	// taxrate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	taxrate.UpdateDefaultUpdatedAt = taxrateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	territoryMixin := schema.Territory{}.Mixin()
+	territory.Policy = privacy.NewPolicies(territoryMixin[0], schema.Territory{})
+	territory.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := territory.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	territoryMixinHooks0 := territoryMixin[0].Hooks()
+
+	territory.Hooks[1] = territoryMixinHooks0[0]
+
+	territory.Hooks[2] = territoryMixinHooks0[1]
+	territoryMixinFields1 := territoryMixin[1].Fields()
+	_ = territoryMixinFields1
+	territoryFields := schema.Territory{}.Fields()
+	_ = territoryFields
+	// territoryDescCreatedAt is the schema descriptor for created_at field.
+	territoryDescCreatedAt := territoryMixinFields1[0].Descriptor()
+	// territory.DefaultCreatedAt holds the default value on creation for the created_at field.
+	territory.DefaultCreatedAt = territoryDescCreatedAt.Default.(func() time.Time)
+	// territoryDescUpdatedAt is the schema descriptor for updated_at field.
+	territoryDescUpdatedAt := territoryMixinFields1[1].Descriptor()
+	// territory.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	territory.DefaultUpdatedAt = territoryDescUpdatedAt.Default.(func() time.Time)
+	// territory.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	territory.UpdateDefaultUpdatedAt = territoryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// territoryDescActive is the schema descriptor for active field.
+	territoryDescActive := territoryFields[0].Descriptor()
+	// territory.DefaultActive holds the default value on creation for the active field.
+	territory.DefaultActive = territoryDescActive.Default.(bool)
 	unitofmeasureMixin := schema.UnitOfMeasure{}.Mixin()
 	unitofmeasure.Policy = privacy.NewPolicies(unitofmeasureMixin[0], schema.UnitOfMeasure{})
 	unitofmeasure.Hooks[0] = func(next ent.Mutator) ent.Mutator {

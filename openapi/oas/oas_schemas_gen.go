@@ -611,6 +611,124 @@ func (s *CountryList) SetOrder(val string) {
 	s.Order = val
 }
 
+// Customer types. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/CustomerType
+type CustomerType struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the customer type is in use.
+	Active bool `json:"active"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *CustomerType) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *CustomerType) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *CustomerType) GetCode() string {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *CustomerType) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *CustomerType) GetName() string {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *CustomerType) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *CustomerType) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *CustomerType) SetCode(val string) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *CustomerType) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *CustomerType) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/CustomerTypeData
+type CustomerTypeData struct {
+	Data CustomerType `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *CustomerTypeData) GetData() CustomerType {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *CustomerTypeData) SetData(val CustomerType) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/CustomerTypeList
+type CustomerTypeList struct {
+	Data       []CustomerType `json:"data"`
+	Pagination Pagination     `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *CustomerTypeList) GetData() []CustomerType {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *CustomerTypeList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *CustomerTypeList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *CustomerTypeList) SetData(val []CustomerType) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *CustomerTypeList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *CustomerTypeList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Employees of the plant. Read-only through the API; they are managed in the web application.
 // Ref: #/components/schemas/Employee
 type Employee struct {
@@ -3124,6 +3242,136 @@ func (s *PreservationList) SetOrder(val string) {
 	s.Order = val
 }
 
+// Price lists. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/PriceList
+type PriceList struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the price list is in use.
+	Active bool `json:"active"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// ISO 4217 code of the list's prices.
+	Currency string `json:"currency"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *PriceList) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *PriceList) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *PriceList) GetCode() string {
+	return s.Code
+}
+
+// GetCurrency returns the value of Currency.
+func (s *PriceList) GetCurrency() string {
+	return s.Currency
+}
+
+// GetDescription returns the value of Description.
+func (s *PriceList) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *PriceList) GetName() string {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *PriceList) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *PriceList) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *PriceList) SetCode(val string) {
+	s.Code = val
+}
+
+// SetCurrency sets the value of Currency.
+func (s *PriceList) SetCurrency(val string) {
+	s.Currency = val
+}
+
+// SetDescription sets the value of Description.
+func (s *PriceList) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *PriceList) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/PriceListData
+type PriceListData struct {
+	Data PriceList `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *PriceListData) GetData() PriceList {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *PriceListData) SetData(val PriceList) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/PriceListList
+type PriceListList struct {
+	Data       []PriceList `json:"data"`
+	Pagination Pagination  `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *PriceListList) GetData() []PriceList {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *PriceListList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *PriceListList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *PriceListList) SetData(val []PriceList) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *PriceListList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *PriceListList) SetOrder(val string) {
+	s.Order = val
+}
+
 // An RFC 9457 problem detail.
 // Ref: #/components/schemas/Problem
 type Problem struct {
@@ -5456,6 +5704,254 @@ func (s *QCUnitOfMeasureList) SetOrder(val string) {
 	s.Order = val
 }
 
+// Salespersons. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/Salesperson
+type Salesperson struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the salesperson currently sells for the account.
+	Active bool `json:"active"`
+	// Short code.
+	Code NilString `json:"code"`
+	// E-mail address.
+	Email NilString `json:"email"`
+	// Given name.
+	FirstName NilString `json:"first_name"`
+	// Family name.
+	LastName NilString `json:"last_name"`
+}
+
+// GetID returns the value of ID.
+func (s *Salesperson) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *Salesperson) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *Salesperson) GetCode() NilString {
+	return s.Code
+}
+
+// GetEmail returns the value of Email.
+func (s *Salesperson) GetEmail() NilString {
+	return s.Email
+}
+
+// GetFirstName returns the value of FirstName.
+func (s *Salesperson) GetFirstName() NilString {
+	return s.FirstName
+}
+
+// GetLastName returns the value of LastName.
+func (s *Salesperson) GetLastName() NilString {
+	return s.LastName
+}
+
+// SetID sets the value of ID.
+func (s *Salesperson) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *Salesperson) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *Salesperson) SetCode(val NilString) {
+	s.Code = val
+}
+
+// SetEmail sets the value of Email.
+func (s *Salesperson) SetEmail(val NilString) {
+	s.Email = val
+}
+
+// SetFirstName sets the value of FirstName.
+func (s *Salesperson) SetFirstName(val NilString) {
+	s.FirstName = val
+}
+
+// SetLastName sets the value of LastName.
+func (s *Salesperson) SetLastName(val NilString) {
+	s.LastName = val
+}
+
+// Ref: #/components/schemas/SalespersonData
+type SalespersonData struct {
+	Data Salesperson `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *SalespersonData) GetData() Salesperson {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *SalespersonData) SetData(val Salesperson) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/SalespersonList
+type SalespersonList struct {
+	Data       []Salesperson `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *SalespersonList) GetData() []Salesperson {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *SalespersonList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *SalespersonList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *SalespersonList) SetData(val []Salesperson) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *SalespersonList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *SalespersonList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Shipping methods. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/ShippingMethod
+type ShippingMethod struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the shipping method is in use.
+	Active bool `json:"active"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *ShippingMethod) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *ShippingMethod) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *ShippingMethod) GetCode() string {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *ShippingMethod) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *ShippingMethod) GetName() string {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *ShippingMethod) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *ShippingMethod) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *ShippingMethod) SetCode(val string) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *ShippingMethod) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *ShippingMethod) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/ShippingMethodData
+type ShippingMethodData struct {
+	Data ShippingMethod `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ShippingMethodData) GetData() ShippingMethod {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ShippingMethodData) SetData(val ShippingMethod) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/ShippingMethodList
+type ShippingMethodList struct {
+	Data       []ShippingMethod `json:"data"`
+	Pagination Pagination       `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ShippingMethodList) GetData() []ShippingMethod {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ShippingMethodList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ShippingMethodList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ShippingMethodList) SetData(val []ShippingMethod) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ShippingMethodList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ShippingMethodList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Suppliers: companies the account buys from. Approval and certification are recorded in the web
 // application.
 // Ref: #/components/schemas/Supplier
@@ -6284,6 +6780,280 @@ func (s *TagUpdate) SetDescription(val OptNilString) {
 // SetName sets the value of Name.
 func (s *TagUpdate) SetName(val OptString) {
 	s.Name = val
+}
+
+// Sales tax rates. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/TaxRate
+type TaxRate struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Short code.
+	Code NilString `json:"code"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name NilString `json:"name"`
+	// First rate, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	TaxRate1 NilDecimal `json:"tax_rate1"`
+	// Label of the first rate (e.g. GST).
+	TaxRate1Label NilString `json:"tax_rate1_label"`
+	// Second rate, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written.
+	TaxRate2 NilDecimal `json:"tax_rate2"`
+	// Label of the second rate (e.g. QST).
+	TaxRate2Label NilString `json:"tax_rate2_label"`
+}
+
+// GetID returns the value of ID.
+func (s *TaxRate) GetID() int {
+	return s.ID
+}
+
+// GetCode returns the value of Code.
+func (s *TaxRate) GetCode() NilString {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *TaxRate) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *TaxRate) GetName() NilString {
+	return s.Name
+}
+
+// GetTaxRate1 returns the value of TaxRate1.
+func (s *TaxRate) GetTaxRate1() NilDecimal {
+	return s.TaxRate1
+}
+
+// GetTaxRate1Label returns the value of TaxRate1Label.
+func (s *TaxRate) GetTaxRate1Label() NilString {
+	return s.TaxRate1Label
+}
+
+// GetTaxRate2 returns the value of TaxRate2.
+func (s *TaxRate) GetTaxRate2() NilDecimal {
+	return s.TaxRate2
+}
+
+// GetTaxRate2Label returns the value of TaxRate2Label.
+func (s *TaxRate) GetTaxRate2Label() NilString {
+	return s.TaxRate2Label
+}
+
+// SetID sets the value of ID.
+func (s *TaxRate) SetID(val int) {
+	s.ID = val
+}
+
+// SetCode sets the value of Code.
+func (s *TaxRate) SetCode(val NilString) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *TaxRate) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *TaxRate) SetName(val NilString) {
+	s.Name = val
+}
+
+// SetTaxRate1 sets the value of TaxRate1.
+func (s *TaxRate) SetTaxRate1(val NilDecimal) {
+	s.TaxRate1 = val
+}
+
+// SetTaxRate1Label sets the value of TaxRate1Label.
+func (s *TaxRate) SetTaxRate1Label(val NilString) {
+	s.TaxRate1Label = val
+}
+
+// SetTaxRate2 sets the value of TaxRate2.
+func (s *TaxRate) SetTaxRate2(val NilDecimal) {
+	s.TaxRate2 = val
+}
+
+// SetTaxRate2Label sets the value of TaxRate2Label.
+func (s *TaxRate) SetTaxRate2Label(val NilString) {
+	s.TaxRate2Label = val
+}
+
+// Ref: #/components/schemas/TaxRateData
+type TaxRateData struct {
+	Data TaxRate `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *TaxRateData) GetData() TaxRate {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *TaxRateData) SetData(val TaxRate) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/TaxRateList
+type TaxRateList struct {
+	Data       []TaxRate  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *TaxRateList) GetData() []TaxRate {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *TaxRateList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *TaxRateList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *TaxRateList) SetData(val []TaxRate) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *TaxRateList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *TaxRateList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Sales territories. Read-only through the API; they are managed in the web application.
+// Ref: #/components/schemas/Territory
+type Territory struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// Whether the territory is in use.
+	Active bool `json:"active"`
+	// Short code, unique within the account.
+	Code string `json:"code"`
+	// Free-text description.
+	Description NilString `json:"description"`
+	// Display name.
+	Name string `json:"name"`
+}
+
+// GetID returns the value of ID.
+func (s *Territory) GetID() int {
+	return s.ID
+}
+
+// GetActive returns the value of Active.
+func (s *Territory) GetActive() bool {
+	return s.Active
+}
+
+// GetCode returns the value of Code.
+func (s *Territory) GetCode() string {
+	return s.Code
+}
+
+// GetDescription returns the value of Description.
+func (s *Territory) GetDescription() NilString {
+	return s.Description
+}
+
+// GetName returns the value of Name.
+func (s *Territory) GetName() string {
+	return s.Name
+}
+
+// SetID sets the value of ID.
+func (s *Territory) SetID(val int) {
+	s.ID = val
+}
+
+// SetActive sets the value of Active.
+func (s *Territory) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetCode sets the value of Code.
+func (s *Territory) SetCode(val string) {
+	s.Code = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Territory) SetDescription(val NilString) {
+	s.Description = val
+}
+
+// SetName sets the value of Name.
+func (s *Territory) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/TerritoryData
+type TerritoryData struct {
+	Data Territory `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *TerritoryData) GetData() Territory {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *TerritoryData) SetData(val Territory) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/TerritoryList
+type TerritoryList struct {
+	Data       []Territory `json:"data"`
+	Pagination Pagination  `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *TerritoryList) GetData() []Territory {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *TerritoryList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *TerritoryList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *TerritoryList) SetData(val []Territory) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *TerritoryList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *TerritoryList) SetOrder(val string) {
+	s.Order = val
 }
 
 // Units of measure: the account's own plus the shared ones.

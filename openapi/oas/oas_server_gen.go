@@ -10,6 +10,7 @@ import (
 type Handler interface {
 	AllergensHandler
 	CountriesHandler
+	CustomerTypesHandler
 	EmployeesHandler
 	EquipmentHandler
 	FoodsHandler
@@ -17,14 +18,19 @@ type Handler interface {
 	OperationsHandler
 	OrganizationHandler
 	PreservationsHandler
+	PriceListsHandler
 	ProductLotsHandler
 	ProductionLinesHandler
 	ProductionsHandler
 	ProductsHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
+	SalespersonsHandler
+	ShippingMethodsHandler
 	SuppliersHandler
 	TagsHandler
+	TaxRatesHandler
+	TerritoriesHandler
 	UnitsOfMeasureHandler
 	WarehousesHandler
 	// NewError creates *ProblemStatusCode from error returned by handler.
@@ -85,6 +91,24 @@ type CountriesHandler interface {
 	//
 	// GET /countries
 	ListCountries(ctx context.Context, params ListCountriesParams) (*CountryList, error)
+}
+
+// CustomerTypesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: CustomerTypes
+type CustomerTypesHandler interface {
+	// GetCustomerType implements getCustomerType operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customer-types/{customer_type_id}
+	GetCustomerType(ctx context.Context, params GetCustomerTypeParams) (*CustomerTypeData, error)
+	// ListCustomerTypes implements listCustomerTypes operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customer-types
+	ListCustomerTypes(ctx context.Context, params ListCustomerTypesParams) (*CustomerTypeList, error)
 }
 
 // EmployeesHandler handles operations described by OpenAPI v3 specification.
@@ -261,6 +285,24 @@ type PreservationsHandler interface {
 	ListPreservations(ctx context.Context, params ListPreservationsParams) (*PreservationList, error)
 }
 
+// PriceListsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: PriceLists
+type PriceListsHandler interface {
+	// GetPriceList implements getPriceList operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /price-lists/{price_list_id}
+	GetPriceList(ctx context.Context, params GetPriceListParams) (*PriceListData, error)
+	// ListPriceLists implements listPriceLists operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /price-lists
+	ListPriceLists(ctx context.Context, params ListPriceListsParams) (*PriceListList, error)
+}
+
 // ProductLotsHandler handles operations described by OpenAPI v3 specification.
 //
 // x-ogen-operation-group: ProductLots
@@ -424,6 +466,42 @@ type QcUnitsOfMeasureHandler interface {
 	ListQcUnitsOfMeasure(ctx context.Context, params ListQcUnitsOfMeasureParams) (*QCUnitOfMeasureList, error)
 }
 
+// SalespersonsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Salespersons
+type SalespersonsHandler interface {
+	// GetSalesperson implements getSalesperson operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /salespersons/{salesperson_id}
+	GetSalesperson(ctx context.Context, params GetSalespersonParams) (*SalespersonData, error)
+	// ListSalespersons implements listSalespersons operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /salespersons
+	ListSalespersons(ctx context.Context, params ListSalespersonsParams) (*SalespersonList, error)
+}
+
+// ShippingMethodsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: ShippingMethods
+type ShippingMethodsHandler interface {
+	// GetShippingMethod implements getShippingMethod operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /shipping-methods/{shipping_method_id}
+	GetShippingMethod(ctx context.Context, params GetShippingMethodParams) (*ShippingMethodData, error)
+	// ListShippingMethods implements listShippingMethods operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /shipping-methods
+	ListShippingMethods(ctx context.Context, params ListShippingMethodsParams) (*ShippingMethodList, error)
+}
+
 // SuppliersHandler handles operations described by OpenAPI v3 specification.
 //
 // x-ogen-operation-group: Suppliers
@@ -496,6 +574,42 @@ type TagsHandler interface {
 	//
 	// PATCH /tags/{tag_id}
 	UpdateTag(ctx context.Context, req *TagUpdate, params UpdateTagParams) (*TagData, error)
+}
+
+// TaxRatesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: TaxRates
+type TaxRatesHandler interface {
+	// GetTaxRate implements getTaxRate operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /tax-rates/{tax_rate_id}
+	GetTaxRate(ctx context.Context, params GetTaxRateParams) (*TaxRateData, error)
+	// ListTaxRates implements listTaxRates operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /tax-rates
+	ListTaxRates(ctx context.Context, params ListTaxRatesParams) (*TaxRateList, error)
+}
+
+// TerritoriesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Territories
+type TerritoriesHandler interface {
+	// GetTerritory implements getTerritory operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /territories/{territory_id}
+	GetTerritory(ctx context.Context, params GetTerritoryParams) (*TerritoryData, error)
+	// ListTerritories implements listTerritories operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /territories
+	ListTerritories(ctx context.Context, params ListTerritoriesParams) (*TerritoryList, error)
 }
 
 // UnitsOfMeasureHandler handles operations described by OpenAPI v3 specification.

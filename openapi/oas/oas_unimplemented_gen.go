@@ -228,6 +228,15 @@ func (UnimplementedHandler) GetCountry(ctx context.Context, params GetCountryPar
 	return r, ht.ErrNotImplemented
 }
 
+// GetCustomerType implements getCustomerType operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customer-types/{customer_type_id}
+func (UnimplementedHandler) GetCustomerType(ctx context.Context, params GetCustomerTypeParams) (r *CustomerTypeData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetEmployee implements getEmployee operation.
 //
 // Requires the manufacturing:read scope.
@@ -291,6 +300,15 @@ func (UnimplementedHandler) GetPreservation(ctx context.Context, params GetPrese
 	return r, ht.ErrNotImplemented
 }
 
+// GetPriceList implements getPriceList operation.
+//
+// Requires the sales:read scope.
+//
+// GET /price-lists/{price_list_id}
+func (UnimplementedHandler) GetPriceList(ctx context.Context, params GetPriceListParams) (r *PriceListData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetProduct implements getProduct operation.
 //
 // Requires the catalog:read scope.
@@ -345,6 +363,24 @@ func (UnimplementedHandler) GetQCUnitOfMeasure(ctx context.Context, params GetQC
 	return r, ht.ErrNotImplemented
 }
 
+// GetSalesperson implements getSalesperson operation.
+//
+// Requires the sales:read scope.
+//
+// GET /salespersons/{salesperson_id}
+func (UnimplementedHandler) GetSalesperson(ctx context.Context, params GetSalespersonParams) (r *SalespersonData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetShippingMethod implements getShippingMethod operation.
+//
+// Requires the sales:read scope.
+//
+// GET /shipping-methods/{shipping_method_id}
+func (UnimplementedHandler) GetShippingMethod(ctx context.Context, params GetShippingMethodParams) (r *ShippingMethodData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetSupplier implements getSupplier operation.
 //
 // Requires the purchasing:read scope.
@@ -360,6 +396,24 @@ func (UnimplementedHandler) GetSupplier(ctx context.Context, params GetSupplierP
 //
 // GET /tags/{tag_id}
 func (UnimplementedHandler) GetTag(ctx context.Context, params GetTagParams) (r *TagData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetTaxRate implements getTaxRate operation.
+//
+// Requires the sales:read scope.
+//
+// GET /tax-rates/{tax_rate_id}
+func (UnimplementedHandler) GetTaxRate(ctx context.Context, params GetTaxRateParams) (r *TaxRateData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetTerritory implements getTerritory operation.
+//
+// Requires the sales:read scope.
+//
+// GET /territories/{territory_id}
+func (UnimplementedHandler) GetTerritory(ctx context.Context, params GetTerritoryParams) (r *TerritoryData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -396,6 +450,15 @@ func (UnimplementedHandler) ListAllergens(ctx context.Context, params ListAllerg
 //
 // GET /countries
 func (UnimplementedHandler) ListCountries(ctx context.Context, params ListCountriesParams) (r *CountryList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListCustomerTypes implements listCustomerTypes operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customer-types
+func (UnimplementedHandler) ListCustomerTypes(ctx context.Context, params ListCustomerTypesParams) (r *CustomerTypeList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -453,6 +516,15 @@ func (UnimplementedHandler) ListPreservations(ctx context.Context, params ListPr
 	return r, ht.ErrNotImplemented
 }
 
+// ListPriceLists implements listPriceLists operation.
+//
+// Requires the sales:read scope.
+//
+// GET /price-lists
+func (UnimplementedHandler) ListPriceLists(ctx context.Context, params ListPriceListsParams) (r *PriceListList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListProductLots implements listProductLots operation.
 //
 // Requires the inventory:read scope.
@@ -507,6 +579,24 @@ func (UnimplementedHandler) ListQcUnitsOfMeasure(ctx context.Context, params Lis
 	return r, ht.ErrNotImplemented
 }
 
+// ListSalespersons implements listSalespersons operation.
+//
+// Requires the sales:read scope.
+//
+// GET /salespersons
+func (UnimplementedHandler) ListSalespersons(ctx context.Context, params ListSalespersonsParams) (r *SalespersonList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListShippingMethods implements listShippingMethods operation.
+//
+// Requires the sales:read scope.
+//
+// GET /shipping-methods
+func (UnimplementedHandler) ListShippingMethods(ctx context.Context, params ListShippingMethodsParams) (r *ShippingMethodList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListSuppliers implements listSuppliers operation.
 //
 // Requires the purchasing:read scope.
@@ -522,6 +612,24 @@ func (UnimplementedHandler) ListSuppliers(ctx context.Context, params ListSuppli
 //
 // GET /tags
 func (UnimplementedHandler) ListTags(ctx context.Context, params ListTagsParams) (r *TagList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListTaxRates implements listTaxRates operation.
+//
+// Requires the sales:read scope.
+//
+// GET /tax-rates
+func (UnimplementedHandler) ListTaxRates(ctx context.Context, params ListTaxRatesParams) (r *TaxRateList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListTerritories implements listTerritories operation.
+//
+// Requires the sales:read scope.
+//
+// GET /territories
+func (UnimplementedHandler) ListTerritories(ctx context.Context, params ListTerritoriesParams) (r *TerritoryList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
