@@ -59,19 +59,13 @@ func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
 		}
 		return &t
 	}
-	str := func(v string) *string {
-		if v == "" {
-			return nil
-		}
-		return &v
-	}
 	bs := make([]*ent.SupplierCreate, len(supplierRows))
 	for i, s := range supplierRows {
 		b := tx.Supplier.Create().
 			SetSupplierCode(s.code + suffix).
 			SetCompany(s.company + suffix).
-			SetNillableContactName(str(s.contact)).
-			SetNillableEmail(str(s.email)).
+			SetNillableContactName(optional(s.contact)).
+			SetNillableEmail(optional(s.email)).
 			SetApprovalStatus(s.approval).
 			SetNillableApprovalExpiry(day(s.approvalExpiry)).
 			SetNillableCertificationExpiresOn(day(s.certExpires))
@@ -79,7 +73,7 @@ func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
 			b.SetCertificationScheme(s.scheme)
 		}
 		if s.city != "" {
-			b.SetAddress(address.Address{Line1: str(fmt.Sprintf("%d Industrial Road", 100+10*i)), City: str(s.city), State: str(s.province), PostalCode: str("A1A 1A1")})
+			b.SetAddress(address.Address{Line1: optional(fmt.Sprintf("%d Industrial Road", 100+10*i)), City: optional(s.city), State: optional(s.province), PostalCode: optional("A1A 1A1")})
 		}
 		bs[i] = b
 	}
@@ -318,3 +312,11 @@ func productRecords(suffix string) ([]catalog.Record, error) {
 
 func qcInput(v string) qccheckpoint.InputType { return qccheckpoint.InputType(v) }
 func qcPass(v string) qccheckpoint.PassValue  { return qccheckpoint.PassValue(v) }
+
+// optional is v, or nil for "" (a field the row leaves unset).
+func optional(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}

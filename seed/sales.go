@@ -28,21 +28,15 @@ func seedSalesReference(ctx context.Context, tx *ent.Tx) error {
 		d := decimal.RequireFromString(v)
 		return &d
 	}
-	str := func(v string) *string {
-		if v == "" {
-			return nil
-		}
-		return &v
-	}
 	for _, r := range taxRateRows {
 		err := tx.TaxRate.Create().
 			SetCode(r.code).
 			SetName(r.name).
 			SetDescription(r.about).
 			SetNillableTaxRate1(num(r.rate1)).
-			SetNillableTaxRate1Label(str(r.label1)).
+			SetNillableTaxRate1Label(optional(r.label1)).
 			SetNillableTaxRate2(num(r.rate2)).
-			SetNillableTaxRate2Label(str(r.label2)).
+			SetNillableTaxRate2Label(optional(r.label2)).
 			Exec(ctx)
 		if err != nil {
 			return err
@@ -61,7 +55,7 @@ func seedSalesReference(ctx context.Context, tx *ent.Tx) error {
 			SetCode(s.code).
 			SetFirstName(s.first).
 			SetLastName(s.last).
-			SetNillableEmail(str(s.email)).
+			SetNillableEmail(optional(s.email)).
 			SetActive(s.active).
 			Exec(ctx)
 		if err != nil {
