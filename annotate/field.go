@@ -233,6 +233,13 @@ type Edge struct {
 	IDField  string `json:"id_field,omitempty"`
 	ListNull bool   `json:"list_null,omitempty"`
 	Group    string `json:"group,omitempty"`
+	// MaxItems > 0 makes an IDs edge writable: create and update bodies may
+	// give the whole set (at most MaxItems ids; [] or null removes all).
+	MaxItems int `json:"max_items,omitempty"`
+	// OfField and OfValue restrict the ids a body may give to rows whose
+	// field has the value (tags of ref_type CUSTOMER).
+	OfField string `json:"of_field,omitempty"`
+	OfValue string `json:"of_value,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -248,6 +255,14 @@ func Entries(json string) Edge { return Edge{JSON: json} }
 
 // SingleOnly returns the edge on single retrieval only; lists carry null.
 func (e Edge) SingleOnly() Edge { e.ListNull = true; return e }
+
+// Writable lets create and update bodies replace an IDs edge's whole set, at
+// most max ids, each naming a row the caller can see (400 naming json[i]
+// otherwise).
+func (e Edge) Writable(max int) Edge { e.MaxItems = max; return e }
+
+// Of restricts a writable edge's ids to rows whose field equals value.
+func (e Edge) Of(field, value string) Edge { e.OfField, e.OfValue = field, value; return e }
 
 // In places the edge inside the resource's named group object.
 func (e Edge) In(group string) Edge { e.Group = group; return e }

@@ -136,6 +136,9 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 				return nil, fmt.Errorf("%s.%s: an API edge must be one-to-many to a join entity", n.Name, e.Name)
 			}
 			x := &Edge{Res: r, E: e, Ann: ea}
+			if ea.MaxItems > 0 && (ea.IDField == "" || x.Target() == nil) {
+				return nil, fmt.Errorf("%s.%s: a writable edge must be an IDs edge whose join field references its rows", n.Name, e.Name)
+			}
 			if ea.IDField == "" {
 				if x.Entry, err = entryOf(e); err != nil {
 					return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
@@ -744,4 +747,49 @@ func decode(in, out any) error {
 		return err
 	}
 	return json.Unmarshal(b, out)
+}
+
+// WritableEdges are the IDs edges create and update bodies may replace.
+func (r *Resource) WritableEdges() []*Edge {
+	var out []*Edge
+	for _, e := range r.Edges {
+		if e.Ann.MaxItems > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// JoinParentField is the ent struct field of the join row's foreign key to
+// the resource (CustomerID of a CustomerTag).
+func (e *Edge) JoinParentField() string {
+	for _, f := range e.E.Type.Fields {
+		if f.Name == e.E.Rel.Column() {
+			return f.StructField()
+		}
+	}
+	return pascal(e.E.Rel.Column())
+}
+
+// Target is the edge of the join row to the rows an IDs edge names (the tag
+// of a CustomerTag).
+func (e *Edge) Target() *gen.Edge {
+	for _, x := range e.E.Type.Edges {
+		if x.Field() != nil && x.Field().Name == e.Ann.IDField {
+			return x
+		}
+	}
+	return nil
+}
+
+// Setter is the name of the generated function that replaces the edge's set.
+func (e *Edge) Setter() string { return "set" + e.Res.Schema + pascal(e.Ann.JSON) }
+
+// Missing words a writable edge's id that names no acceptable row.
+func (e *Edge) Missing() string {
+	m := "must name " + article(prose(e.Target().Type.Name))
+	if e.Ann.OfField != "" {
+		m += " with " + e.Ann.OfField + " " + e.Ann.OfValue
+	}
+	return m + " of the account"
 }

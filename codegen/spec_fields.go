@@ -117,6 +117,21 @@ func (b *specBuilder) addressSchema(f *Field, nullable, input bool) *ogen.Schema
 	return &ogen.Schema{AllOf: []*ogen.Schema{ref(name)}, Description: about}
 }
 
+// writableEdges adds the id sets a body may replace to body schema s.
+func (b *specBuilder) writableEdges(r *Resource, s *ogen.Schema) {
+	for _, e := range r.WritableEdges() {
+		one, max := int64(1), uint64(e.Ann.MaxItems)
+		about := fmt.Sprintf("Ids of %s of the account, at most %d", prose(e.Target().Type.Name), max)
+		if e.Ann.OfField != "" {
+			about += fmt.Sprintf(", each with %s %s", e.Ann.OfField, e.Ann.OfValue)
+		}
+		about += ". Replaces the whole set; [] or null removes all; omitted leaves it unchanged."
+		arr := ogen.Int().SetMinimum(&one).AsArray().SetMaxItems(&max).SetDescription(about)
+		arr.Nullable = true
+		s.AddOptionalProperties(arr.ToProperty(e.Name()))
+	}
+}
+
 func ptrUint(v *int64) *uint64 {
 	if v == nil {
 		return nil
@@ -201,6 +216,7 @@ func (b *specBuilder) resource(r *Resource) error {
 				create.AddOptionalProperties(s.ToProperty(f.Name))
 			}
 		}
+		b.writableEdges(r, create)
 		sc[name+"Create"] = create
 	}
 	if r.Has(annotate.Update) {
@@ -216,6 +232,7 @@ func (b *specBuilder) resource(r *Resource) error {
 			}
 			update.AddOptionalProperties(s.ToProperty(f.Name))
 		}
+		b.writableEdges(r, update)
 		sc[name+"Update"] = update
 	}
 

@@ -20,6 +20,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
@@ -83,6 +85,10 @@ type Client struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// Customer is the client for interacting with the Customer builders.
+	Customer *CustomerClient
+	// CustomerTag is the client for interacting with the CustomerTag builders.
+	CustomerTag *CustomerTagClient
 	// CustomerType is the client for interacting with the CustomerType builders.
 	CustomerType *CustomerTypeClient
 	// DocumentCounter is the client for interacting with the DocumentCounter builders.
@@ -187,6 +193,8 @@ func (c *Client) init() {
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
 	c.Country = NewCountryClient(c.config)
+	c.Customer = NewCustomerClient(c.config)
+	c.CustomerTag = NewCustomerTagClient(c.config)
 	c.CustomerType = NewCustomerTypeClient(c.config)
 	c.DocumentCounter = NewDocumentCounterClient(c.config)
 	c.Employee = NewEmployeeClient(c.config)
@@ -328,6 +336,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
 		Country:                 NewCountryClient(cfg),
+		Customer:                NewCustomerClient(cfg),
+		CustomerTag:             NewCustomerTagClient(cfg),
 		CustomerType:            NewCustomerTypeClient(cfg),
 		DocumentCounter:         NewDocumentCounterClient(cfg),
 		Employee:                NewEmployeeClient(cfg),
@@ -396,6 +406,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
 		Country:                 NewCountryClient(cfg),
+		Customer:                NewCustomerClient(cfg),
+		CustomerTag:             NewCustomerTagClient(cfg),
 		CustomerType:            NewCustomerTypeClient(cfg),
 		DocumentCounter:         NewDocumentCounterClient(cfg),
 		Employee:                NewEmployeeClient(cfg),
@@ -469,11 +481,11 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.CustomerType,
-		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.Location, c.LotCorrection, c.Nutrient, c.Operation, c.Organization,
-		c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
+		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
+		c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection, c.Nutrient,
+		c.Operation, c.Organization, c.Preservation, c.PriceList, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
 		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
 		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
@@ -489,11 +501,11 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.CustomerType,
-		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.Location, c.LotCorrection, c.Nutrient, c.Operation, c.Organization,
-		c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
+		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
+		c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection, c.Nutrient,
+		c.Operation, c.Organization, c.Preservation, c.PriceList, c.Product,
+		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
 		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
 		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
@@ -518,6 +530,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.AuditRecord.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
+	case *CustomerMutation:
+		return c.Customer.mutate(ctx, m)
+	case *CustomerTagMutation:
+		return c.CustomerTag.mutate(ctx, m)
 	case *CustomerTypeMutation:
 		return c.CustomerType.mutate(ctx, m)
 	case *DocumentCounterMutation:
@@ -1406,6 +1422,450 @@ func (c *CountryClient) mutate(ctx context.Context, m *CountryMutation) (Value, 
 		return (&CountryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Country mutation op: %q", m.Op())
+	}
+}
+
+// CustomerClient is a client for the Customer schema.
+type CustomerClient struct {
+	config
+}
+
+// NewCustomerClient returns a client for the Customer from the given config.
+func NewCustomerClient(c config) *CustomerClient {
+	return &CustomerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `customer.Hooks(f(g(h())))`.
+func (c *CustomerClient) Use(hooks ...Hook) {
+	c.hooks.Customer = append(c.hooks.Customer, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `customer.Intercept(f(g(h())))`.
+func (c *CustomerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Customer = append(c.inters.Customer, interceptors...)
+}
+
+// Create returns a builder for creating a Customer entity.
+func (c *CustomerClient) Create() *CustomerCreate {
+	mutation := newCustomerMutation(c.config, OpCreate)
+	return &CustomerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Customer entities.
+func (c *CustomerClient) CreateBulk(builders ...*CustomerCreate) *CustomerCreateBulk {
+	return &CustomerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CustomerClient) MapCreateBulk(slice any, setFunc func(*CustomerCreate, int)) *CustomerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CustomerCreateBulk{err: fmt.Errorf("calling to CustomerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CustomerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CustomerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Customer.
+func (c *CustomerClient) Update() *CustomerUpdate {
+	mutation := newCustomerMutation(c.config, OpUpdate)
+	return &CustomerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CustomerClient) UpdateOne(_m *Customer) *CustomerUpdateOne {
+	mutation := newCustomerMutation(c.config, OpUpdateOne, withCustomer(_m))
+	return &CustomerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CustomerClient) UpdateOneID(id int) *CustomerUpdateOne {
+	mutation := newCustomerMutation(c.config, OpUpdateOne, withCustomerID(id))
+	return &CustomerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Customer.
+func (c *CustomerClient) Delete() *CustomerDelete {
+	mutation := newCustomerMutation(c.config, OpDelete)
+	return &CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CustomerClient) DeleteOne(_m *Customer) *CustomerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CustomerClient) DeleteOneID(id int) *CustomerDeleteOne {
+	builder := c.Delete().Where(customer.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CustomerDeleteOne{builder}
+}
+
+// Query returns a query builder for Customer.
+func (c *CustomerClient) Query() *CustomerQuery {
+	return &CustomerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCustomer},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Customer entity by its id.
+func (c *CustomerClient) Get(ctx context.Context, id int) (*Customer, error) {
+	return c.Query().Where(customer.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CustomerClient) GetX(ctx context.Context, id int) *Customer {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Customer.
+func (c *CustomerClient) QueryAccount(_m *Customer) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.AccountTable, customer.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCustomerType queries the customer_type edge of a Customer.
+func (c *CustomerClient) QueryCustomerType(_m *Customer) *CustomerTypeQuery {
+	query := (&CustomerTypeClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(customertype.Table, customertype.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.CustomerTypeTable, customer.CustomerTypeColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPriceList queries the price_list edge of a Customer.
+func (c *CustomerClient) QueryPriceList(_m *Customer) *PriceListQuery {
+	query := (&PriceListClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(pricelist.Table, pricelist.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.PriceListTable, customer.PriceListColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySalesperson queries the salesperson edge of a Customer.
+func (c *CustomerClient) QuerySalesperson(_m *Customer) *SalespersonQuery {
+	query := (&SalespersonClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(salesperson.Table, salesperson.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.SalespersonTable, customer.SalespersonColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryShippingMethod queries the shipping_method edge of a Customer.
+func (c *CustomerClient) QueryShippingMethod(_m *Customer) *ShippingMethodQuery {
+	query := (&ShippingMethodClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(shippingmethod.Table, shippingmethod.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.ShippingMethodTable, customer.ShippingMethodColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTaxRate queries the tax_rate edge of a Customer.
+func (c *CustomerClient) QueryTaxRate(_m *Customer) *TaxRateQuery {
+	query := (&TaxRateClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(taxrate.Table, taxrate.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.TaxRateTable, customer.TaxRateColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTerritory queries the territory edge of a Customer.
+func (c *CustomerClient) QueryTerritory(_m *Customer) *TerritoryQuery {
+	query := (&TerritoryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(territory.Table, territory.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customer.TerritoryTable, customer.TerritoryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTags queries the tags edge of a Customer.
+func (c *CustomerClient) QueryTags(_m *Customer) *CustomerTagQuery {
+	query := (&CustomerTagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(customertag.Table, customertag.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, customer.TagsTable, customer.TagsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CustomerClient) Hooks() []Hook {
+	hooks := c.hooks.Customer
+	return append(hooks[:len(hooks):len(hooks)], customer.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CustomerClient) Interceptors() []Interceptor {
+	return c.inters.Customer
+}
+
+func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CustomerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CustomerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CustomerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Customer mutation op: %q", m.Op())
+	}
+}
+
+// CustomerTagClient is a client for the CustomerTag schema.
+type CustomerTagClient struct {
+	config
+}
+
+// NewCustomerTagClient returns a client for the CustomerTag from the given config.
+func NewCustomerTagClient(c config) *CustomerTagClient {
+	return &CustomerTagClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `customertag.Hooks(f(g(h())))`.
+func (c *CustomerTagClient) Use(hooks ...Hook) {
+	c.hooks.CustomerTag = append(c.hooks.CustomerTag, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `customertag.Intercept(f(g(h())))`.
+func (c *CustomerTagClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CustomerTag = append(c.inters.CustomerTag, interceptors...)
+}
+
+// Create returns a builder for creating a CustomerTag entity.
+func (c *CustomerTagClient) Create() *CustomerTagCreate {
+	mutation := newCustomerTagMutation(c.config, OpCreate)
+	return &CustomerTagCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CustomerTag entities.
+func (c *CustomerTagClient) CreateBulk(builders ...*CustomerTagCreate) *CustomerTagCreateBulk {
+	return &CustomerTagCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CustomerTagClient) MapCreateBulk(slice any, setFunc func(*CustomerTagCreate, int)) *CustomerTagCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CustomerTagCreateBulk{err: fmt.Errorf("calling to CustomerTagClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CustomerTagCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CustomerTagCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CustomerTag.
+func (c *CustomerTagClient) Update() *CustomerTagUpdate {
+	mutation := newCustomerTagMutation(c.config, OpUpdate)
+	return &CustomerTagUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CustomerTagClient) UpdateOne(_m *CustomerTag) *CustomerTagUpdateOne {
+	mutation := newCustomerTagMutation(c.config, OpUpdateOne, withCustomerTag(_m))
+	return &CustomerTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CustomerTagClient) UpdateOneID(id int) *CustomerTagUpdateOne {
+	mutation := newCustomerTagMutation(c.config, OpUpdateOne, withCustomerTagID(id))
+	return &CustomerTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CustomerTag.
+func (c *CustomerTagClient) Delete() *CustomerTagDelete {
+	mutation := newCustomerTagMutation(c.config, OpDelete)
+	return &CustomerTagDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CustomerTagClient) DeleteOne(_m *CustomerTag) *CustomerTagDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CustomerTagClient) DeleteOneID(id int) *CustomerTagDeleteOne {
+	builder := c.Delete().Where(customertag.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CustomerTagDeleteOne{builder}
+}
+
+// Query returns a query builder for CustomerTag.
+func (c *CustomerTagClient) Query() *CustomerTagQuery {
+	return &CustomerTagQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCustomerTag},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CustomerTag entity by its id.
+func (c *CustomerTagClient) Get(ctx context.Context, id int) (*CustomerTag, error) {
+	return c.Query().Where(customertag.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CustomerTagClient) GetX(ctx context.Context, id int) *CustomerTag {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a CustomerTag.
+func (c *CustomerTagClient) QueryAccount(_m *CustomerTag) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customertag.Table, customertag.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customertag.AccountTable, customertag.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCustomer queries the customer edge of a CustomerTag.
+func (c *CustomerTagClient) QueryCustomer(_m *CustomerTag) *CustomerQuery {
+	query := (&CustomerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customertag.Table, customertag.FieldID, id),
+			sqlgraph.To(customer.Table, customer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, customertag.CustomerTable, customertag.CustomerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTag queries the tag edge of a CustomerTag.
+func (c *CustomerTagClient) QueryTag(_m *CustomerTag) *TagQuery {
+	query := (&TagClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customertag.Table, customertag.FieldID, id),
+			sqlgraph.To(tag.Table, tag.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, customertag.TagTable, customertag.TagColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CustomerTagClient) Hooks() []Hook {
+	hooks := c.hooks.CustomerTag
+	return append(hooks[:len(hooks):len(hooks)], customertag.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *CustomerTagClient) Interceptors() []Interceptor {
+	return c.inters.CustomerTag
+}
+
+func (c *CustomerTagClient) mutate(ctx context.Context, m *CustomerTagMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CustomerTagCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CustomerTagUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CustomerTagUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CustomerTagDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CustomerTag mutation op: %q", m.Op())
 	}
 }
 
@@ -9085,27 +9545,28 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Country, CustomerType, DocumentCounter,
-		Employee, Equipment, Event, Food, FoodNutrient, Location, LotCorrection,
-		Nutrient, Operation, Organization, Preservation, PriceList, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
-		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, RecipeStep, Salesperson, ShippingMethod, StockMovement, Supplier,
-		Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
+		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
+		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
+		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, Production, ProductionConsumedStep, ProductionLine,
+		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
+		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Country, CustomerType, DocumentCounter,
-		Employee, Equipment, Event, Food, FoodNutrient, Location, LotCorrection,
-		Nutrient, Operation, Organization, Preservation, PriceList, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
-		ProductionOperation, ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure,
-		RateWindow, RecipeStep, Salesperson, ShippingMethod, StockMovement, Supplier,
-		Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
+		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
+		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
+		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, Production, ProductionConsumedStep, ProductionLine,
+		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
+		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

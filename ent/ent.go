@@ -17,6 +17,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
@@ -126,6 +128,8 @@ func checkColumn(t, c string) error {
 			allergen.Table:                allergen.ValidColumn,
 			auditrecord.Table:             auditrecord.ValidColumn,
 			country.Table:                 country.ValidColumn,
+			customer.Table:                customer.ValidColumn,
+			customertag.Table:             customertag.ValidColumn,
 			customertype.Table:            customertype.ValidColumn,
 			documentcounter.Table:         documentcounter.ValidColumn,
 			employee.Table:                employee.ValidColumn,

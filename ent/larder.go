@@ -10,6 +10,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
@@ -18,14 +20,19 @@ import (
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/preservation"
+	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
+	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -483,6 +490,80 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("api_key_id", "must name an existing API key (%d was not found)", id)
+			}
+		}
+	case *CustomerMutation:
+		if id, ok := m.CustomerTypeID(); ok {
+			found, err := m.Client().CustomerType.Query().Where(customertype.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("customer_type_id", "must name an existing customer type (%d was not found)", id)
+			}
+		}
+		if id, ok := m.PriceListID(); ok {
+			found, err := m.Client().PriceList.Query().Where(pricelist.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("price_list_id", "must name an existing price list (%d was not found)", id)
+			}
+		}
+		if id, ok := m.SalespersonID(); ok {
+			found, err := m.Client().Salesperson.Query().Where(salesperson.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("salesperson_id", "must name an existing salesperson (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ShippingMethodID(); ok {
+			found, err := m.Client().ShippingMethod.Query().Where(shippingmethod.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("shipping_method_id", "must name an existing shipping method (%d was not found)", id)
+			}
+		}
+		if id, ok := m.TaxRateID(); ok {
+			found, err := m.Client().TaxRate.Query().Where(taxrate.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("tax_rate_id", "must name an existing tax rate (%d was not found)", id)
+			}
+		}
+		if id, ok := m.TerritoryID(); ok {
+			found, err := m.Client().Territory.Query().Where(territory.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("territory_id", "must name an existing territory (%d was not found)", id)
+			}
+		}
+	case *CustomerTagMutation:
+		if id, ok := m.CustomerID(); ok {
+			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+			}
+		}
+		if id, ok := m.TagID(); ok {
+			found, err := m.Client().Tag.Query().Where(tag.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("tag_id", "must name an existing tag (%d was not found)", id)
 			}
 		}
 	case *EquipmentMutation:
@@ -974,6 +1055,8 @@ var uniqueIndexes = map[string][]string{
 	"allergen_code":                                           {"code"},
 	"country_account_id_code":                                 {"account_id", "code"},
 	"country_code":                                            {"code"},
+	"customer_account_id_customer_code":                       {"account_id", "customer_code"},
+	"customertag_customer_id_tag_id":                          {"customer_id", "tag_id"},
 	"customertype_account_id_code":                            {"account_id", "code"},
 	"documentcounter_account_id_document":                     {"account_id", "document"},
 	"employee_account_id_code":                                {"account_id", "code"},
@@ -1038,6 +1121,7 @@ type EventResource struct {
 // EventResources maps ent types to their webhook resource.
 var EventResources = map[string]EventResource{
 	"Allergen":       {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Customer":       {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Equipment":      {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Food":           {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Location":       {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/location"
@@ -29,6 +30,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *CustomerMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Customer.Query().Where(customer.IDIn(ids...)).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -200,6 +215,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 	switch e := v.(type) {
 	case *Allergen:
 		return c.Allergen.Get(ctx, e.ID)
+	case *Customer:
+		return c.Customer.Get(ctx, e.ID)
 	case *Equipment:
 		return c.Equipment.Get(ctx, e.ID)
 	case *Food:
@@ -249,6 +266,10 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *Customer:
+		return e.AccountID, true
+	case *CustomerTag:
+		return e.AccountID, true
 	case *CustomerType:
 		return e.AccountID, true
 	case *DocumentCounter:

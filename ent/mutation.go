@@ -19,6 +19,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
@@ -80,6 +82,8 @@ const (
 	TypeAllergen                = "Allergen"
 	TypeAuditRecord             = "AuditRecord"
 	TypeCountry                 = "Country"
+	TypeCustomer                = "Customer"
+	TypeCustomerTag             = "CustomerTag"
 	TypeCustomerType            = "CustomerType"
 	TypeDocumentCounter         = "DocumentCounter"
 	TypeEmployee                = "Employee"
@@ -4282,6 +4286,2447 @@ func (m *CountryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Country edge %s", name)
+}
+
+// CustomerMutation represents an operation that mutates the Customer nodes in the graph.
+type CustomerMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *int
+	created_at             *time.Time
+	updated_at             *time.Time
+	active                 *bool
+	address                *address.Address
+	company                *string
+	contact                *string
+	customer_code          *string
+	email                  *string
+	phone                  *string
+	website                *string
+	clearedFields          map[string]struct{}
+	account                *int
+	clearedaccount         bool
+	customer_type          *int
+	clearedcustomer_type   bool
+	price_list             *int
+	clearedprice_list      bool
+	salesperson            *int
+	clearedsalesperson     bool
+	shipping_method        *int
+	clearedshipping_method bool
+	tax_rate               *int
+	clearedtax_rate        bool
+	territory              *int
+	clearedterritory       bool
+	tags                   map[int]struct{}
+	removedtags            map[int]struct{}
+	clearedtags            bool
+	done                   bool
+	oldValue               func(context.Context) (*Customer, error)
+	predicates             []predicate.Customer
+}
+
+var _ ent.Mutation = (*CustomerMutation)(nil)
+
+// customerOption allows management of the mutation configuration using functional options.
+type customerOption func(*CustomerMutation)
+
+// newCustomerMutation creates new mutation for the Customer entity.
+func newCustomerMutation(c config, op Op, opts ...customerOption) *CustomerMutation {
+	m := &CustomerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCustomer,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCustomerID sets the ID field of the mutation.
+func withCustomerID(id int) customerOption {
+	return func(m *CustomerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Customer
+		)
+		m.oldValue = func(ctx context.Context) (*Customer, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Customer.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCustomer sets the old Customer of the mutation.
+func withCustomer(node *Customer) customerOption {
+	return func(m *CustomerMutation) {
+		m.oldValue = func(context.Context) (*Customer, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CustomerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CustomerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CustomerMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CustomerMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Customer.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *CustomerMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *CustomerMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *CustomerMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CustomerMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CustomerMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CustomerMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CustomerMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CustomerMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CustomerMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetActive sets the "active" field.
+func (m *CustomerMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *CustomerMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *CustomerMutation) ResetActive() {
+	m.active = nil
+}
+
+// SetAddress sets the "address" field.
+func (m *CustomerMutation) SetAddress(a address.Address) {
+	m.address = &a
+}
+
+// Address returns the value of the "address" field in the mutation.
+func (m *CustomerMutation) Address() (r address.Address, exists bool) {
+	v := m.address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddress returns the old "address" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddress: %w", err)
+	}
+	return oldValue.Address, nil
+}
+
+// ClearAddress clears the value of the "address" field.
+func (m *CustomerMutation) ClearAddress() {
+	m.address = nil
+	m.clearedFields[customer.FieldAddress] = struct{}{}
+}
+
+// AddressCleared returns if the "address" field was cleared in this mutation.
+func (m *CustomerMutation) AddressCleared() bool {
+	_, ok := m.clearedFields[customer.FieldAddress]
+	return ok
+}
+
+// ResetAddress resets all changes to the "address" field.
+func (m *CustomerMutation) ResetAddress() {
+	m.address = nil
+	delete(m.clearedFields, customer.FieldAddress)
+}
+
+// SetCompany sets the "company" field.
+func (m *CustomerMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *CustomerMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *CustomerMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[customer.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *CustomerMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[customer.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *CustomerMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, customer.FieldCompany)
+}
+
+// SetContact sets the "contact" field.
+func (m *CustomerMutation) SetContact(s string) {
+	m.contact = &s
+}
+
+// Contact returns the value of the "contact" field in the mutation.
+func (m *CustomerMutation) Contact() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContact returns the old "contact" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldContact(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContact is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContact requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContact: %w", err)
+	}
+	return oldValue.Contact, nil
+}
+
+// ClearContact clears the value of the "contact" field.
+func (m *CustomerMutation) ClearContact() {
+	m.contact = nil
+	m.clearedFields[customer.FieldContact] = struct{}{}
+}
+
+// ContactCleared returns if the "contact" field was cleared in this mutation.
+func (m *CustomerMutation) ContactCleared() bool {
+	_, ok := m.clearedFields[customer.FieldContact]
+	return ok
+}
+
+// ResetContact resets all changes to the "contact" field.
+func (m *CustomerMutation) ResetContact() {
+	m.contact = nil
+	delete(m.clearedFields, customer.FieldContact)
+}
+
+// SetCustomerCode sets the "customer_code" field.
+func (m *CustomerMutation) SetCustomerCode(s string) {
+	m.customer_code = &s
+}
+
+// CustomerCode returns the value of the "customer_code" field in the mutation.
+func (m *CustomerMutation) CustomerCode() (r string, exists bool) {
+	v := m.customer_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerCode returns the old "customer_code" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldCustomerCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerCode: %w", err)
+	}
+	return oldValue.CustomerCode, nil
+}
+
+// ClearCustomerCode clears the value of the "customer_code" field.
+func (m *CustomerMutation) ClearCustomerCode() {
+	m.customer_code = nil
+	m.clearedFields[customer.FieldCustomerCode] = struct{}{}
+}
+
+// CustomerCodeCleared returns if the "customer_code" field was cleared in this mutation.
+func (m *CustomerMutation) CustomerCodeCleared() bool {
+	_, ok := m.clearedFields[customer.FieldCustomerCode]
+	return ok
+}
+
+// ResetCustomerCode resets all changes to the "customer_code" field.
+func (m *CustomerMutation) ResetCustomerCode() {
+	m.customer_code = nil
+	delete(m.clearedFields, customer.FieldCustomerCode)
+}
+
+// SetCustomerTypeID sets the "customer_type_id" field.
+func (m *CustomerMutation) SetCustomerTypeID(i int) {
+	m.customer_type = &i
+}
+
+// CustomerTypeID returns the value of the "customer_type_id" field in the mutation.
+func (m *CustomerMutation) CustomerTypeID() (r int, exists bool) {
+	v := m.customer_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerTypeID returns the old "customer_type_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldCustomerTypeID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerTypeID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerTypeID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerTypeID: %w", err)
+	}
+	return oldValue.CustomerTypeID, nil
+}
+
+// ClearCustomerTypeID clears the value of the "customer_type_id" field.
+func (m *CustomerMutation) ClearCustomerTypeID() {
+	m.customer_type = nil
+	m.clearedFields[customer.FieldCustomerTypeID] = struct{}{}
+}
+
+// CustomerTypeIDCleared returns if the "customer_type_id" field was cleared in this mutation.
+func (m *CustomerMutation) CustomerTypeIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldCustomerTypeID]
+	return ok
+}
+
+// ResetCustomerTypeID resets all changes to the "customer_type_id" field.
+func (m *CustomerMutation) ResetCustomerTypeID() {
+	m.customer_type = nil
+	delete(m.clearedFields, customer.FieldCustomerTypeID)
+}
+
+// SetEmail sets the "email" field.
+func (m *CustomerMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *CustomerMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ClearEmail clears the value of the "email" field.
+func (m *CustomerMutation) ClearEmail() {
+	m.email = nil
+	m.clearedFields[customer.FieldEmail] = struct{}{}
+}
+
+// EmailCleared returns if the "email" field was cleared in this mutation.
+func (m *CustomerMutation) EmailCleared() bool {
+	_, ok := m.clearedFields[customer.FieldEmail]
+	return ok
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *CustomerMutation) ResetEmail() {
+	m.email = nil
+	delete(m.clearedFields, customer.FieldEmail)
+}
+
+// SetPhone sets the "phone" field.
+func (m *CustomerMutation) SetPhone(s string) {
+	m.phone = &s
+}
+
+// Phone returns the value of the "phone" field in the mutation.
+func (m *CustomerMutation) Phone() (r string, exists bool) {
+	v := m.phone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhone returns the old "phone" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldPhone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhone: %w", err)
+	}
+	return oldValue.Phone, nil
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (m *CustomerMutation) ClearPhone() {
+	m.phone = nil
+	m.clearedFields[customer.FieldPhone] = struct{}{}
+}
+
+// PhoneCleared returns if the "phone" field was cleared in this mutation.
+func (m *CustomerMutation) PhoneCleared() bool {
+	_, ok := m.clearedFields[customer.FieldPhone]
+	return ok
+}
+
+// ResetPhone resets all changes to the "phone" field.
+func (m *CustomerMutation) ResetPhone() {
+	m.phone = nil
+	delete(m.clearedFields, customer.FieldPhone)
+}
+
+// SetPriceListID sets the "price_list_id" field.
+func (m *CustomerMutation) SetPriceListID(i int) {
+	m.price_list = &i
+}
+
+// PriceListID returns the value of the "price_list_id" field in the mutation.
+func (m *CustomerMutation) PriceListID() (r int, exists bool) {
+	v := m.price_list
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceListID returns the old "price_list_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldPriceListID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceListID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceListID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceListID: %w", err)
+	}
+	return oldValue.PriceListID, nil
+}
+
+// ClearPriceListID clears the value of the "price_list_id" field.
+func (m *CustomerMutation) ClearPriceListID() {
+	m.price_list = nil
+	m.clearedFields[customer.FieldPriceListID] = struct{}{}
+}
+
+// PriceListIDCleared returns if the "price_list_id" field was cleared in this mutation.
+func (m *CustomerMutation) PriceListIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldPriceListID]
+	return ok
+}
+
+// ResetPriceListID resets all changes to the "price_list_id" field.
+func (m *CustomerMutation) ResetPriceListID() {
+	m.price_list = nil
+	delete(m.clearedFields, customer.FieldPriceListID)
+}
+
+// SetSalespersonID sets the "salesperson_id" field.
+func (m *CustomerMutation) SetSalespersonID(i int) {
+	m.salesperson = &i
+}
+
+// SalespersonID returns the value of the "salesperson_id" field in the mutation.
+func (m *CustomerMutation) SalespersonID() (r int, exists bool) {
+	v := m.salesperson
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalespersonID returns the old "salesperson_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldSalespersonID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalespersonID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalespersonID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalespersonID: %w", err)
+	}
+	return oldValue.SalespersonID, nil
+}
+
+// ClearSalespersonID clears the value of the "salesperson_id" field.
+func (m *CustomerMutation) ClearSalespersonID() {
+	m.salesperson = nil
+	m.clearedFields[customer.FieldSalespersonID] = struct{}{}
+}
+
+// SalespersonIDCleared returns if the "salesperson_id" field was cleared in this mutation.
+func (m *CustomerMutation) SalespersonIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldSalespersonID]
+	return ok
+}
+
+// ResetSalespersonID resets all changes to the "salesperson_id" field.
+func (m *CustomerMutation) ResetSalespersonID() {
+	m.salesperson = nil
+	delete(m.clearedFields, customer.FieldSalespersonID)
+}
+
+// SetShippingMethodID sets the "shipping_method_id" field.
+func (m *CustomerMutation) SetShippingMethodID(i int) {
+	m.shipping_method = &i
+}
+
+// ShippingMethodID returns the value of the "shipping_method_id" field in the mutation.
+func (m *CustomerMutation) ShippingMethodID() (r int, exists bool) {
+	v := m.shipping_method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippingMethodID returns the old "shipping_method_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldShippingMethodID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippingMethodID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippingMethodID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippingMethodID: %w", err)
+	}
+	return oldValue.ShippingMethodID, nil
+}
+
+// ClearShippingMethodID clears the value of the "shipping_method_id" field.
+func (m *CustomerMutation) ClearShippingMethodID() {
+	m.shipping_method = nil
+	m.clearedFields[customer.FieldShippingMethodID] = struct{}{}
+}
+
+// ShippingMethodIDCleared returns if the "shipping_method_id" field was cleared in this mutation.
+func (m *CustomerMutation) ShippingMethodIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldShippingMethodID]
+	return ok
+}
+
+// ResetShippingMethodID resets all changes to the "shipping_method_id" field.
+func (m *CustomerMutation) ResetShippingMethodID() {
+	m.shipping_method = nil
+	delete(m.clearedFields, customer.FieldShippingMethodID)
+}
+
+// SetTaxRateID sets the "tax_rate_id" field.
+func (m *CustomerMutation) SetTaxRateID(i int) {
+	m.tax_rate = &i
+}
+
+// TaxRateID returns the value of the "tax_rate_id" field in the mutation.
+func (m *CustomerMutation) TaxRateID() (r int, exists bool) {
+	v := m.tax_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaxRateID returns the old "tax_rate_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldTaxRateID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaxRateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaxRateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaxRateID: %w", err)
+	}
+	return oldValue.TaxRateID, nil
+}
+
+// ClearTaxRateID clears the value of the "tax_rate_id" field.
+func (m *CustomerMutation) ClearTaxRateID() {
+	m.tax_rate = nil
+	m.clearedFields[customer.FieldTaxRateID] = struct{}{}
+}
+
+// TaxRateIDCleared returns if the "tax_rate_id" field was cleared in this mutation.
+func (m *CustomerMutation) TaxRateIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldTaxRateID]
+	return ok
+}
+
+// ResetTaxRateID resets all changes to the "tax_rate_id" field.
+func (m *CustomerMutation) ResetTaxRateID() {
+	m.tax_rate = nil
+	delete(m.clearedFields, customer.FieldTaxRateID)
+}
+
+// SetTerritoryID sets the "territory_id" field.
+func (m *CustomerMutation) SetTerritoryID(i int) {
+	m.territory = &i
+}
+
+// TerritoryID returns the value of the "territory_id" field in the mutation.
+func (m *CustomerMutation) TerritoryID() (r int, exists bool) {
+	v := m.territory
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTerritoryID returns the old "territory_id" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldTerritoryID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTerritoryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTerritoryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTerritoryID: %w", err)
+	}
+	return oldValue.TerritoryID, nil
+}
+
+// ClearTerritoryID clears the value of the "territory_id" field.
+func (m *CustomerMutation) ClearTerritoryID() {
+	m.territory = nil
+	m.clearedFields[customer.FieldTerritoryID] = struct{}{}
+}
+
+// TerritoryIDCleared returns if the "territory_id" field was cleared in this mutation.
+func (m *CustomerMutation) TerritoryIDCleared() bool {
+	_, ok := m.clearedFields[customer.FieldTerritoryID]
+	return ok
+}
+
+// ResetTerritoryID resets all changes to the "territory_id" field.
+func (m *CustomerMutation) ResetTerritoryID() {
+	m.territory = nil
+	delete(m.clearedFields, customer.FieldTerritoryID)
+}
+
+// SetWebsite sets the "website" field.
+func (m *CustomerMutation) SetWebsite(s string) {
+	m.website = &s
+}
+
+// Website returns the value of the "website" field in the mutation.
+func (m *CustomerMutation) Website() (r string, exists bool) {
+	v := m.website
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebsite returns the old "website" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldWebsite(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebsite is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebsite requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebsite: %w", err)
+	}
+	return oldValue.Website, nil
+}
+
+// ClearWebsite clears the value of the "website" field.
+func (m *CustomerMutation) ClearWebsite() {
+	m.website = nil
+	m.clearedFields[customer.FieldWebsite] = struct{}{}
+}
+
+// WebsiteCleared returns if the "website" field was cleared in this mutation.
+func (m *CustomerMutation) WebsiteCleared() bool {
+	_, ok := m.clearedFields[customer.FieldWebsite]
+	return ok
+}
+
+// ResetWebsite resets all changes to the "website" field.
+func (m *CustomerMutation) ResetWebsite() {
+	m.website = nil
+	delete(m.clearedFields, customer.FieldWebsite)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *CustomerMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[customer.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *CustomerMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *CustomerMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearCustomerType clears the "customer_type" edge to the CustomerType entity.
+func (m *CustomerMutation) ClearCustomerType() {
+	m.clearedcustomer_type = true
+	m.clearedFields[customer.FieldCustomerTypeID] = struct{}{}
+}
+
+// CustomerTypeCleared reports if the "customer_type" edge to the CustomerType entity was cleared.
+func (m *CustomerMutation) CustomerTypeCleared() bool {
+	return m.CustomerTypeIDCleared() || m.clearedcustomer_type
+}
+
+// CustomerTypeIDs returns the "customer_type" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CustomerTypeID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) CustomerTypeIDs() (ids []int) {
+	if id := m.customer_type; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCustomerType resets all changes to the "customer_type" edge.
+func (m *CustomerMutation) ResetCustomerType() {
+	m.customer_type = nil
+	m.clearedcustomer_type = false
+}
+
+// ClearPriceList clears the "price_list" edge to the PriceList entity.
+func (m *CustomerMutation) ClearPriceList() {
+	m.clearedprice_list = true
+	m.clearedFields[customer.FieldPriceListID] = struct{}{}
+}
+
+// PriceListCleared reports if the "price_list" edge to the PriceList entity was cleared.
+func (m *CustomerMutation) PriceListCleared() bool {
+	return m.PriceListIDCleared() || m.clearedprice_list
+}
+
+// PriceListIDs returns the "price_list" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PriceListID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) PriceListIDs() (ids []int) {
+	if id := m.price_list; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPriceList resets all changes to the "price_list" edge.
+func (m *CustomerMutation) ResetPriceList() {
+	m.price_list = nil
+	m.clearedprice_list = false
+}
+
+// ClearSalesperson clears the "salesperson" edge to the Salesperson entity.
+func (m *CustomerMutation) ClearSalesperson() {
+	m.clearedsalesperson = true
+	m.clearedFields[customer.FieldSalespersonID] = struct{}{}
+}
+
+// SalespersonCleared reports if the "salesperson" edge to the Salesperson entity was cleared.
+func (m *CustomerMutation) SalespersonCleared() bool {
+	return m.SalespersonIDCleared() || m.clearedsalesperson
+}
+
+// SalespersonIDs returns the "salesperson" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SalespersonID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) SalespersonIDs() (ids []int) {
+	if id := m.salesperson; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSalesperson resets all changes to the "salesperson" edge.
+func (m *CustomerMutation) ResetSalesperson() {
+	m.salesperson = nil
+	m.clearedsalesperson = false
+}
+
+// ClearShippingMethod clears the "shipping_method" edge to the ShippingMethod entity.
+func (m *CustomerMutation) ClearShippingMethod() {
+	m.clearedshipping_method = true
+	m.clearedFields[customer.FieldShippingMethodID] = struct{}{}
+}
+
+// ShippingMethodCleared reports if the "shipping_method" edge to the ShippingMethod entity was cleared.
+func (m *CustomerMutation) ShippingMethodCleared() bool {
+	return m.ShippingMethodIDCleared() || m.clearedshipping_method
+}
+
+// ShippingMethodIDs returns the "shipping_method" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ShippingMethodID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) ShippingMethodIDs() (ids []int) {
+	if id := m.shipping_method; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetShippingMethod resets all changes to the "shipping_method" edge.
+func (m *CustomerMutation) ResetShippingMethod() {
+	m.shipping_method = nil
+	m.clearedshipping_method = false
+}
+
+// ClearTaxRate clears the "tax_rate" edge to the TaxRate entity.
+func (m *CustomerMutation) ClearTaxRate() {
+	m.clearedtax_rate = true
+	m.clearedFields[customer.FieldTaxRateID] = struct{}{}
+}
+
+// TaxRateCleared reports if the "tax_rate" edge to the TaxRate entity was cleared.
+func (m *CustomerMutation) TaxRateCleared() bool {
+	return m.TaxRateIDCleared() || m.clearedtax_rate
+}
+
+// TaxRateIDs returns the "tax_rate" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TaxRateID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) TaxRateIDs() (ids []int) {
+	if id := m.tax_rate; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTaxRate resets all changes to the "tax_rate" edge.
+func (m *CustomerMutation) ResetTaxRate() {
+	m.tax_rate = nil
+	m.clearedtax_rate = false
+}
+
+// ClearTerritory clears the "territory" edge to the Territory entity.
+func (m *CustomerMutation) ClearTerritory() {
+	m.clearedterritory = true
+	m.clearedFields[customer.FieldTerritoryID] = struct{}{}
+}
+
+// TerritoryCleared reports if the "territory" edge to the Territory entity was cleared.
+func (m *CustomerMutation) TerritoryCleared() bool {
+	return m.TerritoryIDCleared() || m.clearedterritory
+}
+
+// TerritoryIDs returns the "territory" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TerritoryID instead. It exists only for internal usage by the builders.
+func (m *CustomerMutation) TerritoryIDs() (ids []int) {
+	if id := m.territory; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTerritory resets all changes to the "territory" edge.
+func (m *CustomerMutation) ResetTerritory() {
+	m.territory = nil
+	m.clearedterritory = false
+}
+
+// AddTagIDs adds the "tags" edge to the CustomerTag entity by ids.
+func (m *CustomerMutation) AddTagIDs(ids ...int) {
+	if m.tags == nil {
+		m.tags = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.tags[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTags clears the "tags" edge to the CustomerTag entity.
+func (m *CustomerMutation) ClearTags() {
+	m.clearedtags = true
+}
+
+// TagsCleared reports if the "tags" edge to the CustomerTag entity was cleared.
+func (m *CustomerMutation) TagsCleared() bool {
+	return m.clearedtags
+}
+
+// RemoveTagIDs removes the "tags" edge to the CustomerTag entity by IDs.
+func (m *CustomerMutation) RemoveTagIDs(ids ...int) {
+	if m.removedtags == nil {
+		m.removedtags = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.tags, ids[i])
+		m.removedtags[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTags returns the removed IDs of the "tags" edge to the CustomerTag entity.
+func (m *CustomerMutation) RemovedTagsIDs() (ids []int) {
+	for id := range m.removedtags {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TagsIDs returns the "tags" edge IDs in the mutation.
+func (m *CustomerMutation) TagsIDs() (ids []int) {
+	for id := range m.tags {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTags resets all changes to the "tags" edge.
+func (m *CustomerMutation) ResetTags() {
+	m.tags = nil
+	m.clearedtags = false
+	m.removedtags = nil
+}
+
+// Where appends a list predicates to the CustomerMutation builder.
+func (m *CustomerMutation) Where(ps ...predicate.Customer) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CustomerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CustomerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Customer, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CustomerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CustomerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Customer).
+func (m *CustomerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CustomerMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.account != nil {
+		fields = append(fields, customer.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, customer.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, customer.FieldUpdatedAt)
+	}
+	if m.active != nil {
+		fields = append(fields, customer.FieldActive)
+	}
+	if m.address != nil {
+		fields = append(fields, customer.FieldAddress)
+	}
+	if m.company != nil {
+		fields = append(fields, customer.FieldCompany)
+	}
+	if m.contact != nil {
+		fields = append(fields, customer.FieldContact)
+	}
+	if m.customer_code != nil {
+		fields = append(fields, customer.FieldCustomerCode)
+	}
+	if m.customer_type != nil {
+		fields = append(fields, customer.FieldCustomerTypeID)
+	}
+	if m.email != nil {
+		fields = append(fields, customer.FieldEmail)
+	}
+	if m.phone != nil {
+		fields = append(fields, customer.FieldPhone)
+	}
+	if m.price_list != nil {
+		fields = append(fields, customer.FieldPriceListID)
+	}
+	if m.salesperson != nil {
+		fields = append(fields, customer.FieldSalespersonID)
+	}
+	if m.shipping_method != nil {
+		fields = append(fields, customer.FieldShippingMethodID)
+	}
+	if m.tax_rate != nil {
+		fields = append(fields, customer.FieldTaxRateID)
+	}
+	if m.territory != nil {
+		fields = append(fields, customer.FieldTerritoryID)
+	}
+	if m.website != nil {
+		fields = append(fields, customer.FieldWebsite)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CustomerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case customer.FieldAccountID:
+		return m.AccountID()
+	case customer.FieldCreatedAt:
+		return m.CreatedAt()
+	case customer.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case customer.FieldActive:
+		return m.Active()
+	case customer.FieldAddress:
+		return m.Address()
+	case customer.FieldCompany:
+		return m.Company()
+	case customer.FieldContact:
+		return m.Contact()
+	case customer.FieldCustomerCode:
+		return m.CustomerCode()
+	case customer.FieldCustomerTypeID:
+		return m.CustomerTypeID()
+	case customer.FieldEmail:
+		return m.Email()
+	case customer.FieldPhone:
+		return m.Phone()
+	case customer.FieldPriceListID:
+		return m.PriceListID()
+	case customer.FieldSalespersonID:
+		return m.SalespersonID()
+	case customer.FieldShippingMethodID:
+		return m.ShippingMethodID()
+	case customer.FieldTaxRateID:
+		return m.TaxRateID()
+	case customer.FieldTerritoryID:
+		return m.TerritoryID()
+	case customer.FieldWebsite:
+		return m.Website()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CustomerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case customer.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case customer.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case customer.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case customer.FieldActive:
+		return m.OldActive(ctx)
+	case customer.FieldAddress:
+		return m.OldAddress(ctx)
+	case customer.FieldCompany:
+		return m.OldCompany(ctx)
+	case customer.FieldContact:
+		return m.OldContact(ctx)
+	case customer.FieldCustomerCode:
+		return m.OldCustomerCode(ctx)
+	case customer.FieldCustomerTypeID:
+		return m.OldCustomerTypeID(ctx)
+	case customer.FieldEmail:
+		return m.OldEmail(ctx)
+	case customer.FieldPhone:
+		return m.OldPhone(ctx)
+	case customer.FieldPriceListID:
+		return m.OldPriceListID(ctx)
+	case customer.FieldSalespersonID:
+		return m.OldSalespersonID(ctx)
+	case customer.FieldShippingMethodID:
+		return m.OldShippingMethodID(ctx)
+	case customer.FieldTaxRateID:
+		return m.OldTaxRateID(ctx)
+	case customer.FieldTerritoryID:
+		return m.OldTerritoryID(ctx)
+	case customer.FieldWebsite:
+		return m.OldWebsite(ctx)
+	}
+	return nil, fmt.Errorf("unknown Customer field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case customer.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case customer.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case customer.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case customer.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
+		return nil
+	case customer.FieldAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddress(v)
+		return nil
+	case customer.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case customer.FieldContact:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContact(v)
+		return nil
+	case customer.FieldCustomerCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerCode(v)
+		return nil
+	case customer.FieldCustomerTypeID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerTypeID(v)
+		return nil
+	case customer.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case customer.FieldPhone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhone(v)
+		return nil
+	case customer.FieldPriceListID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceListID(v)
+		return nil
+	case customer.FieldSalespersonID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalespersonID(v)
+		return nil
+	case customer.FieldShippingMethodID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippingMethodID(v)
+		return nil
+	case customer.FieldTaxRateID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaxRateID(v)
+		return nil
+	case customer.FieldTerritoryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTerritoryID(v)
+		return nil
+	case customer.FieldWebsite:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebsite(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Customer field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CustomerMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CustomerMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Customer numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CustomerMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(customer.FieldAddress) {
+		fields = append(fields, customer.FieldAddress)
+	}
+	if m.FieldCleared(customer.FieldCompany) {
+		fields = append(fields, customer.FieldCompany)
+	}
+	if m.FieldCleared(customer.FieldContact) {
+		fields = append(fields, customer.FieldContact)
+	}
+	if m.FieldCleared(customer.FieldCustomerCode) {
+		fields = append(fields, customer.FieldCustomerCode)
+	}
+	if m.FieldCleared(customer.FieldCustomerTypeID) {
+		fields = append(fields, customer.FieldCustomerTypeID)
+	}
+	if m.FieldCleared(customer.FieldEmail) {
+		fields = append(fields, customer.FieldEmail)
+	}
+	if m.FieldCleared(customer.FieldPhone) {
+		fields = append(fields, customer.FieldPhone)
+	}
+	if m.FieldCleared(customer.FieldPriceListID) {
+		fields = append(fields, customer.FieldPriceListID)
+	}
+	if m.FieldCleared(customer.FieldSalespersonID) {
+		fields = append(fields, customer.FieldSalespersonID)
+	}
+	if m.FieldCleared(customer.FieldShippingMethodID) {
+		fields = append(fields, customer.FieldShippingMethodID)
+	}
+	if m.FieldCleared(customer.FieldTaxRateID) {
+		fields = append(fields, customer.FieldTaxRateID)
+	}
+	if m.FieldCleared(customer.FieldTerritoryID) {
+		fields = append(fields, customer.FieldTerritoryID)
+	}
+	if m.FieldCleared(customer.FieldWebsite) {
+		fields = append(fields, customer.FieldWebsite)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CustomerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CustomerMutation) ClearField(name string) error {
+	switch name {
+	case customer.FieldAddress:
+		m.ClearAddress()
+		return nil
+	case customer.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case customer.FieldContact:
+		m.ClearContact()
+		return nil
+	case customer.FieldCustomerCode:
+		m.ClearCustomerCode()
+		return nil
+	case customer.FieldCustomerTypeID:
+		m.ClearCustomerTypeID()
+		return nil
+	case customer.FieldEmail:
+		m.ClearEmail()
+		return nil
+	case customer.FieldPhone:
+		m.ClearPhone()
+		return nil
+	case customer.FieldPriceListID:
+		m.ClearPriceListID()
+		return nil
+	case customer.FieldSalespersonID:
+		m.ClearSalespersonID()
+		return nil
+	case customer.FieldShippingMethodID:
+		m.ClearShippingMethodID()
+		return nil
+	case customer.FieldTaxRateID:
+		m.ClearTaxRateID()
+		return nil
+	case customer.FieldTerritoryID:
+		m.ClearTerritoryID()
+		return nil
+	case customer.FieldWebsite:
+		m.ClearWebsite()
+		return nil
+	}
+	return fmt.Errorf("unknown Customer nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CustomerMutation) ResetField(name string) error {
+	switch name {
+	case customer.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case customer.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case customer.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case customer.FieldActive:
+		m.ResetActive()
+		return nil
+	case customer.FieldAddress:
+		m.ResetAddress()
+		return nil
+	case customer.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case customer.FieldContact:
+		m.ResetContact()
+		return nil
+	case customer.FieldCustomerCode:
+		m.ResetCustomerCode()
+		return nil
+	case customer.FieldCustomerTypeID:
+		m.ResetCustomerTypeID()
+		return nil
+	case customer.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case customer.FieldPhone:
+		m.ResetPhone()
+		return nil
+	case customer.FieldPriceListID:
+		m.ResetPriceListID()
+		return nil
+	case customer.FieldSalespersonID:
+		m.ResetSalespersonID()
+		return nil
+	case customer.FieldShippingMethodID:
+		m.ResetShippingMethodID()
+		return nil
+	case customer.FieldTaxRateID:
+		m.ResetTaxRateID()
+		return nil
+	case customer.FieldTerritoryID:
+		m.ResetTerritoryID()
+		return nil
+	case customer.FieldWebsite:
+		m.ResetWebsite()
+		return nil
+	}
+	return fmt.Errorf("unknown Customer field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CustomerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 8)
+	if m.account != nil {
+		edges = append(edges, customer.EdgeAccount)
+	}
+	if m.customer_type != nil {
+		edges = append(edges, customer.EdgeCustomerType)
+	}
+	if m.price_list != nil {
+		edges = append(edges, customer.EdgePriceList)
+	}
+	if m.salesperson != nil {
+		edges = append(edges, customer.EdgeSalesperson)
+	}
+	if m.shipping_method != nil {
+		edges = append(edges, customer.EdgeShippingMethod)
+	}
+	if m.tax_rate != nil {
+		edges = append(edges, customer.EdgeTaxRate)
+	}
+	if m.territory != nil {
+		edges = append(edges, customer.EdgeTerritory)
+	}
+	if m.tags != nil {
+		edges = append(edges, customer.EdgeTags)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CustomerMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case customer.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeCustomerType:
+		if id := m.customer_type; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgePriceList:
+		if id := m.price_list; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeSalesperson:
+		if id := m.salesperson; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeShippingMethod:
+		if id := m.shipping_method; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeTaxRate:
+		if id := m.tax_rate; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeTerritory:
+		if id := m.territory; id != nil {
+			return []ent.Value{*id}
+		}
+	case customer.EdgeTags:
+		ids := make([]ent.Value, 0, len(m.tags))
+		for id := range m.tags {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CustomerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 8)
+	if m.removedtags != nil {
+		edges = append(edges, customer.EdgeTags)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CustomerMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case customer.EdgeTags:
+		ids := make([]ent.Value, 0, len(m.removedtags))
+		for id := range m.removedtags {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CustomerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 8)
+	if m.clearedaccount {
+		edges = append(edges, customer.EdgeAccount)
+	}
+	if m.clearedcustomer_type {
+		edges = append(edges, customer.EdgeCustomerType)
+	}
+	if m.clearedprice_list {
+		edges = append(edges, customer.EdgePriceList)
+	}
+	if m.clearedsalesperson {
+		edges = append(edges, customer.EdgeSalesperson)
+	}
+	if m.clearedshipping_method {
+		edges = append(edges, customer.EdgeShippingMethod)
+	}
+	if m.clearedtax_rate {
+		edges = append(edges, customer.EdgeTaxRate)
+	}
+	if m.clearedterritory {
+		edges = append(edges, customer.EdgeTerritory)
+	}
+	if m.clearedtags {
+		edges = append(edges, customer.EdgeTags)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CustomerMutation) EdgeCleared(name string) bool {
+	switch name {
+	case customer.EdgeAccount:
+		return m.clearedaccount
+	case customer.EdgeCustomerType:
+		return m.clearedcustomer_type
+	case customer.EdgePriceList:
+		return m.clearedprice_list
+	case customer.EdgeSalesperson:
+		return m.clearedsalesperson
+	case customer.EdgeShippingMethod:
+		return m.clearedshipping_method
+	case customer.EdgeTaxRate:
+		return m.clearedtax_rate
+	case customer.EdgeTerritory:
+		return m.clearedterritory
+	case customer.EdgeTags:
+		return m.clearedtags
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CustomerMutation) ClearEdge(name string) error {
+	switch name {
+	case customer.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case customer.EdgeCustomerType:
+		m.ClearCustomerType()
+		return nil
+	case customer.EdgePriceList:
+		m.ClearPriceList()
+		return nil
+	case customer.EdgeSalesperson:
+		m.ClearSalesperson()
+		return nil
+	case customer.EdgeShippingMethod:
+		m.ClearShippingMethod()
+		return nil
+	case customer.EdgeTaxRate:
+		m.ClearTaxRate()
+		return nil
+	case customer.EdgeTerritory:
+		m.ClearTerritory()
+		return nil
+	}
+	return fmt.Errorf("unknown Customer unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CustomerMutation) ResetEdge(name string) error {
+	switch name {
+	case customer.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case customer.EdgeCustomerType:
+		m.ResetCustomerType()
+		return nil
+	case customer.EdgePriceList:
+		m.ResetPriceList()
+		return nil
+	case customer.EdgeSalesperson:
+		m.ResetSalesperson()
+		return nil
+	case customer.EdgeShippingMethod:
+		m.ResetShippingMethod()
+		return nil
+	case customer.EdgeTaxRate:
+		m.ResetTaxRate()
+		return nil
+	case customer.EdgeTerritory:
+		m.ResetTerritory()
+		return nil
+	case customer.EdgeTags:
+		m.ResetTags()
+		return nil
+	}
+	return fmt.Errorf("unknown Customer edge %s", name)
+}
+
+// CustomerTagMutation represents an operation that mutates the CustomerTag nodes in the graph.
+type CustomerTagMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	customer        *int
+	clearedcustomer bool
+	tag             *int
+	clearedtag      bool
+	done            bool
+	oldValue        func(context.Context) (*CustomerTag, error)
+	predicates      []predicate.CustomerTag
+}
+
+var _ ent.Mutation = (*CustomerTagMutation)(nil)
+
+// customertagOption allows management of the mutation configuration using functional options.
+type customertagOption func(*CustomerTagMutation)
+
+// newCustomerTagMutation creates new mutation for the CustomerTag entity.
+func newCustomerTagMutation(c config, op Op, opts ...customertagOption) *CustomerTagMutation {
+	m := &CustomerTagMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCustomerTag,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCustomerTagID sets the ID field of the mutation.
+func withCustomerTagID(id int) customertagOption {
+	return func(m *CustomerTagMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CustomerTag
+		)
+		m.oldValue = func(ctx context.Context) (*CustomerTag, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CustomerTag.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCustomerTag sets the old CustomerTag of the mutation.
+func withCustomerTag(node *CustomerTag) customertagOption {
+	return func(m *CustomerTagMutation) {
+		m.oldValue = func(context.Context) (*CustomerTag, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CustomerTagMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CustomerTagMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CustomerTagMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CustomerTagMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CustomerTag.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *CustomerTagMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *CustomerTagMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the CustomerTag entity.
+// If the CustomerTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerTagMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *CustomerTagMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCustomerID sets the "customer_id" field.
+func (m *CustomerTagMutation) SetCustomerID(i int) {
+	m.customer = &i
+}
+
+// CustomerID returns the value of the "customer_id" field in the mutation.
+func (m *CustomerTagMutation) CustomerID() (r int, exists bool) {
+	v := m.customer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerID returns the old "customer_id" field's value of the CustomerTag entity.
+// If the CustomerTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerTagMutation) OldCustomerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerID: %w", err)
+	}
+	return oldValue.CustomerID, nil
+}
+
+// ResetCustomerID resets all changes to the "customer_id" field.
+func (m *CustomerTagMutation) ResetCustomerID() {
+	m.customer = nil
+}
+
+// SetTagID sets the "tag_id" field.
+func (m *CustomerTagMutation) SetTagID(i int) {
+	m.tag = &i
+}
+
+// TagID returns the value of the "tag_id" field in the mutation.
+func (m *CustomerTagMutation) TagID() (r int, exists bool) {
+	v := m.tag
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTagID returns the old "tag_id" field's value of the CustomerTag entity.
+// If the CustomerTag object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerTagMutation) OldTagID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTagID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTagID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTagID: %w", err)
+	}
+	return oldValue.TagID, nil
+}
+
+// ResetTagID resets all changes to the "tag_id" field.
+func (m *CustomerTagMutation) ResetTagID() {
+	m.tag = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *CustomerTagMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[customertag.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *CustomerTagMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *CustomerTagMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *CustomerTagMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearCustomer clears the "customer" edge to the Customer entity.
+func (m *CustomerTagMutation) ClearCustomer() {
+	m.clearedcustomer = true
+	m.clearedFields[customertag.FieldCustomerID] = struct{}{}
+}
+
+// CustomerCleared reports if the "customer" edge to the Customer entity was cleared.
+func (m *CustomerTagMutation) CustomerCleared() bool {
+	return m.clearedcustomer
+}
+
+// CustomerIDs returns the "customer" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CustomerID instead. It exists only for internal usage by the builders.
+func (m *CustomerTagMutation) CustomerIDs() (ids []int) {
+	if id := m.customer; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCustomer resets all changes to the "customer" edge.
+func (m *CustomerTagMutation) ResetCustomer() {
+	m.customer = nil
+	m.clearedcustomer = false
+}
+
+// ClearTag clears the "tag" edge to the Tag entity.
+func (m *CustomerTagMutation) ClearTag() {
+	m.clearedtag = true
+	m.clearedFields[customertag.FieldTagID] = struct{}{}
+}
+
+// TagCleared reports if the "tag" edge to the Tag entity was cleared.
+func (m *CustomerTagMutation) TagCleared() bool {
+	return m.clearedtag
+}
+
+// TagIDs returns the "tag" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TagID instead. It exists only for internal usage by the builders.
+func (m *CustomerTagMutation) TagIDs() (ids []int) {
+	if id := m.tag; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTag resets all changes to the "tag" edge.
+func (m *CustomerTagMutation) ResetTag() {
+	m.tag = nil
+	m.clearedtag = false
+}
+
+// Where appends a list predicates to the CustomerTagMutation builder.
+func (m *CustomerTagMutation) Where(ps ...predicate.CustomerTag) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CustomerTagMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CustomerTagMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CustomerTag, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CustomerTagMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CustomerTagMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CustomerTag).
+func (m *CustomerTagMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CustomerTagMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.account != nil {
+		fields = append(fields, customertag.FieldAccountID)
+	}
+	if m.customer != nil {
+		fields = append(fields, customertag.FieldCustomerID)
+	}
+	if m.tag != nil {
+		fields = append(fields, customertag.FieldTagID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CustomerTagMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case customertag.FieldAccountID:
+		return m.AccountID()
+	case customertag.FieldCustomerID:
+		return m.CustomerID()
+	case customertag.FieldTagID:
+		return m.TagID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CustomerTagMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case customertag.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case customertag.FieldCustomerID:
+		return m.OldCustomerID(ctx)
+	case customertag.FieldTagID:
+		return m.OldTagID(ctx)
+	}
+	return nil, fmt.Errorf("unknown CustomerTag field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomerTagMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case customertag.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case customertag.FieldCustomerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerID(v)
+		return nil
+	case customertag.FieldTagID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTagID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CustomerTag field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CustomerTagMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CustomerTagMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CustomerTagMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown CustomerTag numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CustomerTagMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CustomerTagMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CustomerTagMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CustomerTag nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CustomerTagMutation) ResetField(name string) error {
+	switch name {
+	case customertag.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case customertag.FieldCustomerID:
+		m.ResetCustomerID()
+		return nil
+	case customertag.FieldTagID:
+		m.ResetTagID()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomerTag field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CustomerTagMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, customertag.EdgeAccount)
+	}
+	if m.customer != nil {
+		edges = append(edges, customertag.EdgeCustomer)
+	}
+	if m.tag != nil {
+		edges = append(edges, customertag.EdgeTag)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CustomerTagMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case customertag.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case customertag.EdgeCustomer:
+		if id := m.customer; id != nil {
+			return []ent.Value{*id}
+		}
+	case customertag.EdgeTag:
+		if id := m.tag; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CustomerTagMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CustomerTagMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CustomerTagMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, customertag.EdgeAccount)
+	}
+	if m.clearedcustomer {
+		edges = append(edges, customertag.EdgeCustomer)
+	}
+	if m.clearedtag {
+		edges = append(edges, customertag.EdgeTag)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CustomerTagMutation) EdgeCleared(name string) bool {
+	switch name {
+	case customertag.EdgeAccount:
+		return m.clearedaccount
+	case customertag.EdgeCustomer:
+		return m.clearedcustomer
+	case customertag.EdgeTag:
+		return m.clearedtag
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CustomerTagMutation) ClearEdge(name string) error {
+	switch name {
+	case customertag.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case customertag.EdgeCustomer:
+		m.ClearCustomer()
+		return nil
+	case customertag.EdgeTag:
+		m.ClearTag()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomerTag unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CustomerTagMutation) ResetEdge(name string) error {
+	switch name {
+	case customertag.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case customertag.EdgeCustomer:
+		m.ResetCustomer()
+		return nil
+	case customertag.EdgeTag:
+		m.ResetTag()
+		return nil
+	}
+	return fmt.Errorf("unknown CustomerTag edge %s", name)
 }
 
 // CustomerTypeMutation represents an operation that mutates the CustomerType nodes in the graph.

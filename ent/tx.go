@@ -24,6 +24,10 @@ type Tx struct {
 	AuditRecord *AuditRecordClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
+	// Customer is the client for interacting with the Customer builders.
+	Customer *CustomerClient
+	// CustomerTag is the client for interacting with the CustomerTag builders.
+	CustomerTag *CustomerTagClient
 	// CustomerType is the client for interacting with the CustomerType builders.
 	CustomerType *CustomerTypeClient
 	// DocumentCounter is the client for interacting with the DocumentCounter builders.
@@ -248,6 +252,8 @@ func (tx *Tx) init() {
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
+	tx.Customer = NewCustomerClient(tx.config)
+	tx.CustomerTag = NewCustomerTagClient(tx.config)
 	tx.CustomerType = NewCustomerTypeClient(tx.config)
 	tx.DocumentCounter = NewDocumentCounterClient(tx.config)
 	tx.Employee = NewEmployeeClient(tx.config)

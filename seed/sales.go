@@ -2,10 +2,19 @@ package seed
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/address"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/customertype"
+	"larder.dev/larder/ent/pricelist"
+	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingmethod"
+	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/ent/taxrate"
+	"larder.dev/larder/ent/territory"
 )
 
 // Sales reference lists of the test account (DECISIONS "reference lists"):
@@ -108,6 +117,89 @@ func seedSalesReference(ctx context.Context, tx *ent.Tx) error {
 	} {
 		if err := tx.Territory.Create().SetCode(r.code).SetName(r.name).SetDescription(r.about).SetActive(r.active).Exec(ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// customerRows are the test account's customers: with and without an
+// address, tags and every reference, one inactive.
+var customerRows = []struct {
+	code, company, contact, email, phone, city, province string
+	customerType, priceList, salesperson, shipping, tax  string // codes; "" for none
+	territory                                            string
+	tags                                                 []string
+	active                                               bool
+}{
+	{"EPI-QC", "Épicerie du Marché", "Sophie Roy", "achats@epicerie.example", "418-555-0101", "Québec", "QC",
+		"RETAIL", "STANDARD", "SP01", "COURIER", "QC", "QC", []string{"Retail"}, true},
+	{"NORTHDIST", "Northern Food Distributors", "Paul Grant", "orders@northdist.example", "416-555-0188", "Toronto", "ON",
+		"WHOLESALE", "WHOLESALE", "SP02", "LTL", "HST-ON", "ON", []string{"Wholesale"}, true},
+	{"CAFE-ALPHA", "Café Alpha", "Lina Haddad", "lina@cafealpha.example", "", "Montréal", "QC",
+		"FOODSERVICE", "STANDARD", "SP01", "PICKUP", "QC", "QC", []string{"Retail", "Wholesale"}, true},
+	{"US-GOURMET", "Gourmet Imports LLC", "Dana Wells", "buying@gourmet.example", "", "Burlington", "VT",
+		"WHOLESALE", "EXPORT-US", "SP02", "LTL", "ZERO", "", nil, true},
+	{"OLDSHOP", "Boutique Fermée", "", "", "", "", "",
+		"RETAIL", "", "", "", "", "", nil, false},
+}
+
+func seedCustomers(ctx context.Context, tx *ent.Tx) error {
+	id := func(q interface {
+		OnlyID(context.Context) (int, error)
+	}, code string) (*int, error) {
+		if code == "" {
+			return nil, nil
+		}
+		v, err := q.OnlyID(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reference %s: %w", code, err)
+		}
+		return &v, nil
+	}
+	for _, r := range customerRows {
+		b := tx.Customer.Create().
+			SetCustomerCode(r.code).
+			SetCompany(r.company).
+			SetNillableContact(optional(r.contact)).
+			SetNillableEmail(optional(r.email)).
+			SetNillablePhone(optional(r.phone)).
+			SetActive(r.active)
+		if r.city != "" {
+			b.SetAddress(address.Address{Line1: optional("1200 Commerce Street"), City: optional(r.city), State: optional(r.province), PostalCode: optional("B2B 2B2")})
+		}
+		refs := []struct {
+			q interface {
+				OnlyID(context.Context) (int, error)
+			}
+			set func(*int) *ent.CustomerCreate
+			c   string
+		}{
+			{tx.CustomerType.Query().Where(customertype.Code(r.customerType)), b.SetNillableCustomerTypeID, r.customerType},
+			{tx.PriceList.Query().Where(pricelist.Code(r.priceList)), b.SetNillablePriceListID, r.priceList},
+			{tx.Salesperson.Query().Where(salesperson.Code(r.salesperson)), b.SetNillableSalespersonID, r.salesperson},
+			{tx.ShippingMethod.Query().Where(shippingmethod.Code(r.shipping)), b.SetNillableShippingMethodID, r.shipping},
+			{tx.TaxRate.Query().Where(taxrate.Code(r.tax)), b.SetNillableTaxRateID, r.tax},
+			{tx.Territory.Query().Where(territory.Code(r.territory)), b.SetNillableTerritoryID, r.territory},
+		}
+		for _, ref := range refs {
+			v, err := id(ref.q, ref.c)
+			if err != nil {
+				return fmt.Errorf("customer %s: %w", r.code, err)
+			}
+			ref.set(v)
+		}
+		c, err := b.Save(ctx)
+		if err != nil {
+			return fmt.Errorf("customer %s: %w", r.code, err)
+		}
+		for _, name := range r.tags {
+			t, err := tx.Tag.Query().Where(tag.Name(name), tag.RefTypeEQ(tag.RefTypeCUSTOMER)).OnlyID(ctx)
+			if err != nil {
+				return fmt.Errorf("customer %s: tag %s: %w", r.code, name, err)
+			}
+			if err := tx.CustomerTag.Create().SetCustomerID(c.ID).SetTagID(t).Exec(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -53,6 +53,7 @@ var testSteps = []struct {
 	{"line equipment", seedLineEquipment},
 	{"employees", seedEmployees},
 	{"sales reference lists", seedSalesReference},
+	{"customers", seedCustomers},
 	{"suppliers", seedSuppliers},
 	{"QC checkpoints", seedCheckpoints},
 	{"foods", seedFoods},

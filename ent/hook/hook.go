@@ -69,6 +69,30 @@ func (f CountryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CountryMutation", m)
 }
 
+// The CustomerFunc type is an adapter to allow the use of ordinary
+// function as Customer mutator.
+type CustomerFunc func(context.Context, *ent.CustomerMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CustomerFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CustomerMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomerMutation", m)
+}
+
+// The CustomerTagFunc type is an adapter to allow the use of ordinary
+// function as CustomerTag mutator.
+type CustomerTagFunc func(context.Context, *ent.CustomerTagMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CustomerTagFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CustomerTagMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CustomerTagMutation", m)
+}
+
 // The CustomerTypeFunc type is an adapter to allow the use of ordinary
 // function as CustomerType mutator.
 type CustomerTypeFunc func(context.Context, *ent.CustomerTypeMutation) (ent.Value, error)

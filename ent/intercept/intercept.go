@@ -13,6 +13,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
@@ -249,6 +251,60 @@ func (f TraverseCountry) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.CountryQuery", q)
+}
+
+// The CustomerFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CustomerFunc func(context.Context, *ent.CustomerQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CustomerFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CustomerQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CustomerQuery", q)
+}
+
+// The TraverseCustomer type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCustomer func(context.Context, *ent.CustomerQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCustomer) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCustomer) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CustomerQuery", q)
+}
+
+// The CustomerTagFunc type is an adapter to allow the use of ordinary function as a Querier.
+type CustomerTagFunc func(context.Context, *ent.CustomerTagQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f CustomerTagFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.CustomerTagQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.CustomerTagQuery", q)
+}
+
+// The TraverseCustomerTag type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseCustomerTag func(context.Context, *ent.CustomerTagQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseCustomerTag) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseCustomerTag) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerTagQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.CustomerTagQuery", q)
 }
 
 // The CustomerTypeFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1452,6 +1508,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
+	case *ent.CustomerQuery:
+		return &query[*ent.CustomerQuery, predicate.Customer, customer.OrderOption]{typ: ent.TypeCustomer, tq: q}, nil
+	case *ent.CustomerTagQuery:
+		return &query[*ent.CustomerTagQuery, predicate.CustomerTag, customertag.OrderOption]{typ: ent.TypeCustomerTag, tq: q}, nil
 	case *ent.CustomerTypeQuery:
 		return &query[*ent.CustomerTypeQuery, predicate.CustomerType, customertype.OrderOption]{typ: ent.TypeCustomerType, tq: q}, nil
 	case *ent.DocumentCounterQuery:

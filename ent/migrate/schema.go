@@ -246,6 +246,164 @@ var (
 			},
 		},
 	}
+	// CustomersColumns holds the columns for the "customers" table.
+	CustomersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "contact", Type: field.TypeString, Nullable: true},
+		{Name: "customer_code", Type: field.TypeString, Nullable: true},
+		{Name: "email", Type: field.TypeString, Nullable: true},
+		{Name: "phone", Type: field.TypeString, Nullable: true},
+		{Name: "website", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "customer_type_id", Type: field.TypeInt, Nullable: true},
+		{Name: "price_list_id", Type: field.TypeInt, Nullable: true},
+		{Name: "salesperson_id", Type: field.TypeInt, Nullable: true},
+		{Name: "shipping_method_id", Type: field.TypeInt, Nullable: true},
+		{Name: "tax_rate_id", Type: field.TypeInt, Nullable: true},
+		{Name: "territory_id", Type: field.TypeInt, Nullable: true},
+	}
+	// CustomersTable holds the schema information for the "customers" table.
+	CustomersTable = &schema.Table{
+		Name:       "customers",
+		Columns:    CustomersColumns,
+		PrimaryKey: []*schema.Column{CustomersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "customers_accounts_account",
+				Columns:    []*schema.Column{CustomersColumns[11]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_customer_types_customer_type",
+				Columns:    []*schema.Column{CustomersColumns[12]},
+				RefColumns: []*schema.Column{CustomerTypesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_price_lists_price_list",
+				Columns:    []*schema.Column{CustomersColumns[13]},
+				RefColumns: []*schema.Column{PriceListsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_salespeople_salesperson",
+				Columns:    []*schema.Column{CustomersColumns[14]},
+				RefColumns: []*schema.Column{SalespeopleColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_shipping_methods_shipping_method",
+				Columns:    []*schema.Column{CustomersColumns[15]},
+				RefColumns: []*schema.Column{ShippingMethodsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_tax_rates_tax_rate",
+				Columns:    []*schema.Column{CustomersColumns[16]},
+				RefColumns: []*schema.Column{TaxRatesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customers_territories_territory",
+				Columns:    []*schema.Column{CustomersColumns[17]},
+				RefColumns: []*schema.Column{TerritoriesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "customer_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[0]},
+			},
+			{
+				Name:    "customer_account_id_company",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[5]},
+			},
+			{
+				Name:    "customer_account_id_email",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[8]},
+			},
+			{
+				Name:    "customer_account_id_price_list_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[13]},
+			},
+			{
+				Name:    "customer_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[1]},
+			},
+			{
+				Name:    "customer_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[2]},
+			},
+			{
+				Name:    "customer_account_id_customer_code",
+				Unique:  true,
+				Columns: []*schema.Column{CustomersColumns[11], CustomersColumns[7]},
+			},
+		},
+	}
+	// CustomerTagsColumns holds the columns for the "customer_tags" table.
+	CustomerTagsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "customer_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "tag_id", Type: field.TypeInt},
+	}
+	// CustomerTagsTable holds the schema information for the "customer_tags" table.
+	CustomerTagsTable = &schema.Table{
+		Name:       "customer_tags",
+		Columns:    CustomerTagsColumns,
+		PrimaryKey: []*schema.Column{CustomerTagsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "customer_tags_customers_tags",
+				Columns:    []*schema.Column{CustomerTagsColumns[1]},
+				RefColumns: []*schema.Column{CustomersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "customer_tags_accounts_account",
+				Columns:    []*schema.Column{CustomerTagsColumns[2]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "customer_tags_tags_tag",
+				Columns:    []*schema.Column{CustomerTagsColumns[3]},
+				RefColumns: []*schema.Column{TagsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "customertag_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomerTagsColumns[2], CustomerTagsColumns[0]},
+			},
+			{
+				Name:    "customertag_customer_id_tag_id",
+				Unique:  true,
+				Columns: []*schema.Column{CustomerTagsColumns[1], CustomerTagsColumns[3]},
+			},
+			{
+				Name:    "customertag_tag_id",
+				Unique:  false,
+				Columns: []*schema.Column{CustomerTagsColumns[3]},
+			},
+		},
+	}
 	// CustomerTypesColumns holds the columns for the "customer_types" table.
 	CustomerTypesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2604,6 +2762,8 @@ var (
 		AllergensTable,
 		AuditRecordsTable,
 		CountriesTable,
+		CustomersTable,
+		CustomerTagsTable,
 		CustomerTypesTable,
 		DocumentCountersTable,
 		EmployeesTable,
@@ -2670,6 +2830,16 @@ func init() {
 	CountriesTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	CustomersTable.ForeignKeys[0].RefTable = AccountsTable
+	CustomersTable.ForeignKeys[1].RefTable = CustomerTypesTable
+	CustomersTable.ForeignKeys[2].RefTable = PriceListsTable
+	CustomersTable.ForeignKeys[3].RefTable = SalespeopleTable
+	CustomersTable.ForeignKeys[4].RefTable = ShippingMethodsTable
+	CustomersTable.ForeignKeys[5].RefTable = TaxRatesTable
+	CustomersTable.ForeignKeys[6].RefTable = TerritoriesTable
+	CustomerTagsTable.ForeignKeys[0].RefTable = CustomersTable
+	CustomerTagsTable.ForeignKeys[1].RefTable = AccountsTable
+	CustomerTagsTable.ForeignKeys[2].RefTable = TagsTable
 	CustomerTypesTable.ForeignKeys[0].RefTable = AccountsTable
 	DocumentCountersTable.ForeignKeys[0].RefTable = AccountsTable
 	EmployeesTable.ForeignKeys[0].RefTable = AccountsTable

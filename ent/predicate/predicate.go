@@ -21,6 +21,12 @@ type AuditRecord func(*sql.Selector)
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 
+// Customer is the predicate function for customer builders.
+type Customer func(*sql.Selector)
+
+// CustomerTag is the predicate function for customertag builders.
+type CustomerTag func(*sql.Selector)
+
 // CustomerType is the predicate function for customertype builders.
 type CustomerType func(*sql.Selector)
 

@@ -231,6 +231,54 @@ func (f CountryMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CountryMutation", m)
 }
 
+// The CustomerQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CustomerQueryRuleFunc func(context.Context, *ent.CustomerQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CustomerQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CustomerQuery", q)
+}
+
+// The CustomerMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CustomerMutationRuleFunc func(context.Context, *ent.CustomerMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CustomerMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CustomerMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomerMutation", m)
+}
+
+// The CustomerTagQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type CustomerTagQueryRuleFunc func(context.Context, *ent.CustomerTagQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f CustomerTagQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.CustomerTagQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.CustomerTagQuery", q)
+}
+
+// The CustomerTagMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type CustomerTagMutationRuleFunc func(context.Context, *ent.CustomerTagMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f CustomerTagMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.CustomerTagMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CustomerTagMutation", m)
+}
+
 // The CustomerTypeQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CustomerTypeQueryRuleFunc func(context.Context, *ent.CustomerTypeQuery) error
@@ -1332,6 +1380,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
+	case *ent.CustomerQuery:
+		return q.Filter(), nil
+	case *ent.CustomerTagQuery:
+		return q.Filter(), nil
 	case *ent.CustomerTypeQuery:
 		return q.Filter(), nil
 	case *ent.DocumentCounterQuery:
@@ -1436,6 +1488,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AuditRecordMutation:
 		return m.Filter(), nil
 	case *ent.CountryMutation:
+		return m.Filter(), nil
+	case *ent.CustomerMutation:
+		return m.Filter(), nil
+	case *ent.CustomerTagMutation:
 		return m.Filter(), nil
 	case *ent.CustomerTypeMutation:
 		return m.Filter(), nil

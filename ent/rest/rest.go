@@ -34,6 +34,11 @@ var Scopes = map[string]string{
 	oas.GetCountryOperation:             "catalog:read",
 	oas.ListCustomerTypesOperation:      "sales:read",
 	oas.GetCustomerTypeOperation:        "sales:read",
+	oas.ListCustomersOperation:          "sales:read",
+	oas.GetCustomerOperation:            "sales:read",
+	oas.CreateCustomerOperation:         "sales:write",
+	oas.UpdateCustomerOperation:         "sales:write",
+	oas.DeleteCustomerOperation:         "sales:write",
 	oas.ListEmployeesOperation:          "manufacturing:read",
 	oas.GetEmployeeOperation:            "manufacturing:read",
 	oas.ListEquipmentOperation:          "manufacturing:read",
@@ -114,6 +119,7 @@ var QueryParams = map[string][]string{
 	oas.ListAllergensOperation:        {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
 	oas.ListCountriesOperation:        {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListCustomerTypesOperation:    {"limit", "offset", "sort", "search"},
+	oas.ListCustomersOperation:        {"limit", "offset", "sort", "search", "company", "customer_code", "email", "price_list_id", "updated_since"},
 	oas.ListEmployeesOperation:        {"limit", "offset", "sort", "search"},
 	oas.ListEquipmentOperation:        {"limit", "offset", "sort", "search", "code", "name", "include_out_of_service"},
 	oas.ListFoodsOperation:            {"limit", "offset", "sort", "search"},
@@ -175,6 +181,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Allergen:
 		body, err = allergenSnapshot(e)
 		return "allergen", e.ID, body, true, err
+	case *ent.Customer:
+		body, err = customerSnapshot(e)
+		return "customer", e.ID, body, true, err
 	case *ent.Equipment:
 		body, err = equipmentSnapshot(e)
 		return "equipment", e.ID, body, true, err

@@ -11,6 +11,8 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/customer"
+	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/documentcounter"
 	"larder.dev/larder/ent/employee"
@@ -215,6 +217,57 @@ func init() {
 	country.DefaultUpdatedAt = countryDescUpdatedAt.Default.(func() time.Time)
 	// country.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	country.UpdateDefaultUpdatedAt = countryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	customerMixin := schema.Customer{}.Mixin()
+	customer.Policy = privacy.NewPolicies(customerMixin[0], schema.Customer{})
+	customer.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := customer.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	customerMixinHooks0 := customerMixin[0].Hooks()
+	customerHooks := schema.Customer{}.Hooks()
+
+	customer.Hooks[1] = customerMixinHooks0[0]
+
+	customer.Hooks[2] = customerMixinHooks0[1]
+
+	customer.Hooks[3] = customerHooks[0]
+	customerMixinFields1 := customerMixin[1].Fields()
+	_ = customerMixinFields1
+	customerFields := schema.Customer{}.Fields()
+	_ = customerFields
+	// customerDescCreatedAt is the schema descriptor for created_at field.
+	customerDescCreatedAt := customerMixinFields1[0].Descriptor()
+	// customer.DefaultCreatedAt holds the default value on creation for the created_at field.
+	customer.DefaultCreatedAt = customerDescCreatedAt.Default.(func() time.Time)
+	// customerDescUpdatedAt is the schema descriptor for updated_at field.
+	customerDescUpdatedAt := customerMixinFields1[1].Descriptor()
+	// customer.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	customer.DefaultUpdatedAt = customerDescUpdatedAt.Default.(func() time.Time)
+	// customer.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	customer.UpdateDefaultUpdatedAt = customerDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// customerDescActive is the schema descriptor for active field.
+	customerDescActive := customerFields[0].Descriptor()
+	// customer.DefaultActive holds the default value on creation for the active field.
+	customer.DefaultActive = customerDescActive.Default.(bool)
+	customertagMixin := schema.CustomerTag{}.Mixin()
+	customertag.Policy = privacy.NewPolicies(customertagMixin[0], schema.CustomerTag{})
+	customertag.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := customertag.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	customertagMixinHooks0 := customertagMixin[0].Hooks()
+
+	customertag.Hooks[1] = customertagMixinHooks0[0]
+
+	customertag.Hooks[2] = customertagMixinHooks0[1]
 	customertypeMixin := schema.CustomerType{}.Mixin()
 	customertype.Policy = privacy.NewPolicies(customertypeMixin[0], schema.CustomerType{})
 	customertype.Hooks[0] = func(next ent.Mutator) ent.Mutator {

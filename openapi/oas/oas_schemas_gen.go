@@ -611,6 +611,467 @@ func (s *CountryList) SetOrder(val string) {
 	s.Order = val
 }
 
+// Customers: companies the account sells to.
+// Ref: #/components/schemas/Customer
+type Customer struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// Whether the customer is in use; false deactivates it (a customer in use cannot be deleted).
+	Active bool `json:"active"`
+	// The customer's address.
+	Address Address `json:"address"`
+	// Company name.
+	Company NilString `json:"company"`
+	// The contact person.
+	Contact NilString `json:"contact"`
+	// The customer's code: stored trimmed and upper-cased, unique within the account.
+	CustomerCode NilString `json:"customer_code"`
+	// The customer type: one of the account's.
+	CustomerTypeID NilInt `json:"customer_type_id"`
+	// E-mail address.
+	Email NilString `json:"email"`
+	// Telephone number.
+	Phone NilString `json:"phone"`
+	// The price list: one of the account's.
+	PriceListID NilInt `json:"price_list_id"`
+	// The salesperson: one of the account's.
+	SalespersonID NilInt `json:"salesperson_id"`
+	// The shipping method: one of the account's.
+	ShippingMethodID NilInt `json:"shipping_method_id"`
+	// The tax rate: one of the account's.
+	TaxRateID NilInt `json:"tax_rate_id"`
+	// The territory: one of the account's.
+	TerritoryID NilInt `json:"territory_id"`
+	// Web site.
+	Website NilString `json:"website"`
+	// Ids of the customer's tags. Only on single retrieval; null in lists.
+	TagIds []int `json:"tag_ids"`
+}
+
+// GetID returns the value of ID.
+func (s *Customer) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Customer) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *Customer) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetActive returns the value of Active.
+func (s *Customer) GetActive() bool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *Customer) GetAddress() Address {
+	return s.Address
+}
+
+// GetCompany returns the value of Company.
+func (s *Customer) GetCompany() NilString {
+	return s.Company
+}
+
+// GetContact returns the value of Contact.
+func (s *Customer) GetContact() NilString {
+	return s.Contact
+}
+
+// GetCustomerCode returns the value of CustomerCode.
+func (s *Customer) GetCustomerCode() NilString {
+	return s.CustomerCode
+}
+
+// GetCustomerTypeID returns the value of CustomerTypeID.
+func (s *Customer) GetCustomerTypeID() NilInt {
+	return s.CustomerTypeID
+}
+
+// GetEmail returns the value of Email.
+func (s *Customer) GetEmail() NilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *Customer) GetPhone() NilString {
+	return s.Phone
+}
+
+// GetPriceListID returns the value of PriceListID.
+func (s *Customer) GetPriceListID() NilInt {
+	return s.PriceListID
+}
+
+// GetSalespersonID returns the value of SalespersonID.
+func (s *Customer) GetSalespersonID() NilInt {
+	return s.SalespersonID
+}
+
+// GetShippingMethodID returns the value of ShippingMethodID.
+func (s *Customer) GetShippingMethodID() NilInt {
+	return s.ShippingMethodID
+}
+
+// GetTaxRateID returns the value of TaxRateID.
+func (s *Customer) GetTaxRateID() NilInt {
+	return s.TaxRateID
+}
+
+// GetTerritoryID returns the value of TerritoryID.
+func (s *Customer) GetTerritoryID() NilInt {
+	return s.TerritoryID
+}
+
+// GetWebsite returns the value of Website.
+func (s *Customer) GetWebsite() NilString {
+	return s.Website
+}
+
+// GetTagIds returns the value of TagIds.
+func (s *Customer) GetTagIds() []int {
+	return s.TagIds
+}
+
+// SetID sets the value of ID.
+func (s *Customer) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Customer) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *Customer) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetActive sets the value of Active.
+func (s *Customer) SetActive(val bool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *Customer) SetAddress(val Address) {
+	s.Address = val
+}
+
+// SetCompany sets the value of Company.
+func (s *Customer) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetContact sets the value of Contact.
+func (s *Customer) SetContact(val NilString) {
+	s.Contact = val
+}
+
+// SetCustomerCode sets the value of CustomerCode.
+func (s *Customer) SetCustomerCode(val NilString) {
+	s.CustomerCode = val
+}
+
+// SetCustomerTypeID sets the value of CustomerTypeID.
+func (s *Customer) SetCustomerTypeID(val NilInt) {
+	s.CustomerTypeID = val
+}
+
+// SetEmail sets the value of Email.
+func (s *Customer) SetEmail(val NilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *Customer) SetPhone(val NilString) {
+	s.Phone = val
+}
+
+// SetPriceListID sets the value of PriceListID.
+func (s *Customer) SetPriceListID(val NilInt) {
+	s.PriceListID = val
+}
+
+// SetSalespersonID sets the value of SalespersonID.
+func (s *Customer) SetSalespersonID(val NilInt) {
+	s.SalespersonID = val
+}
+
+// SetShippingMethodID sets the value of ShippingMethodID.
+func (s *Customer) SetShippingMethodID(val NilInt) {
+	s.ShippingMethodID = val
+}
+
+// SetTaxRateID sets the value of TaxRateID.
+func (s *Customer) SetTaxRateID(val NilInt) {
+	s.TaxRateID = val
+}
+
+// SetTerritoryID sets the value of TerritoryID.
+func (s *Customer) SetTerritoryID(val NilInt) {
+	s.TerritoryID = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *Customer) SetWebsite(val NilString) {
+	s.Website = val
+}
+
+// SetTagIds sets the value of TagIds.
+func (s *Customer) SetTagIds(val []int) {
+	s.TagIds = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/CustomerCreate
+type CustomerCreate struct {
+	// Whether the customer is in use; false deactivates it (a customer in use cannot be deleted).
+	Active OptBool `json:"active"`
+	// The customer's address. Replaced whole when given; null clears every part; omitted leaves it
+	// unchanged.
+	Address OptNilAddressInput `json:"address"`
+	// Company name.
+	Company string `json:"company"`
+	// The contact person.
+	Contact OptNilString `json:"contact"`
+	// The customer's code: stored trimmed and upper-cased, unique within the account.
+	CustomerCode string `json:"customer_code"`
+	// The customer type: one of the account's.
+	CustomerTypeID OptNilInt `json:"customer_type_id"`
+	// E-mail address.
+	Email OptNilString `json:"email"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+	// The price list: one of the account's.
+	PriceListID OptNilInt `json:"price_list_id"`
+	// The salesperson: one of the account's.
+	SalespersonID OptNilInt `json:"salesperson_id"`
+	// The shipping method: one of the account's.
+	ShippingMethodID OptNilInt `json:"shipping_method_id"`
+	// The tax rate: one of the account's.
+	TaxRateID OptNilInt `json:"tax_rate_id"`
+	// The territory: one of the account's.
+	TerritoryID OptNilInt `json:"territory_id"`
+	// Web site.
+	Website OptNilString `json:"website"`
+	// Ids of tag of the account, at most 100, each with ref_type CUSTOMER. Replaces the whole set; [] or
+	// null removes all; omitted leaves it unchanged.
+	TagIds OptNilIntArray `json:"tag_ids"`
+}
+
+// GetActive returns the value of Active.
+func (s *CustomerCreate) GetActive() OptBool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *CustomerCreate) GetAddress() OptNilAddressInput {
+	return s.Address
+}
+
+// GetCompany returns the value of Company.
+func (s *CustomerCreate) GetCompany() string {
+	return s.Company
+}
+
+// GetContact returns the value of Contact.
+func (s *CustomerCreate) GetContact() OptNilString {
+	return s.Contact
+}
+
+// GetCustomerCode returns the value of CustomerCode.
+func (s *CustomerCreate) GetCustomerCode() string {
+	return s.CustomerCode
+}
+
+// GetCustomerTypeID returns the value of CustomerTypeID.
+func (s *CustomerCreate) GetCustomerTypeID() OptNilInt {
+	return s.CustomerTypeID
+}
+
+// GetEmail returns the value of Email.
+func (s *CustomerCreate) GetEmail() OptNilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *CustomerCreate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// GetPriceListID returns the value of PriceListID.
+func (s *CustomerCreate) GetPriceListID() OptNilInt {
+	return s.PriceListID
+}
+
+// GetSalespersonID returns the value of SalespersonID.
+func (s *CustomerCreate) GetSalespersonID() OptNilInt {
+	return s.SalespersonID
+}
+
+// GetShippingMethodID returns the value of ShippingMethodID.
+func (s *CustomerCreate) GetShippingMethodID() OptNilInt {
+	return s.ShippingMethodID
+}
+
+// GetTaxRateID returns the value of TaxRateID.
+func (s *CustomerCreate) GetTaxRateID() OptNilInt {
+	return s.TaxRateID
+}
+
+// GetTerritoryID returns the value of TerritoryID.
+func (s *CustomerCreate) GetTerritoryID() OptNilInt {
+	return s.TerritoryID
+}
+
+// GetWebsite returns the value of Website.
+func (s *CustomerCreate) GetWebsite() OptNilString {
+	return s.Website
+}
+
+// GetTagIds returns the value of TagIds.
+func (s *CustomerCreate) GetTagIds() OptNilIntArray {
+	return s.TagIds
+}
+
+// SetActive sets the value of Active.
+func (s *CustomerCreate) SetActive(val OptBool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *CustomerCreate) SetAddress(val OptNilAddressInput) {
+	s.Address = val
+}
+
+// SetCompany sets the value of Company.
+func (s *CustomerCreate) SetCompany(val string) {
+	s.Company = val
+}
+
+// SetContact sets the value of Contact.
+func (s *CustomerCreate) SetContact(val OptNilString) {
+	s.Contact = val
+}
+
+// SetCustomerCode sets the value of CustomerCode.
+func (s *CustomerCreate) SetCustomerCode(val string) {
+	s.CustomerCode = val
+}
+
+// SetCustomerTypeID sets the value of CustomerTypeID.
+func (s *CustomerCreate) SetCustomerTypeID(val OptNilInt) {
+	s.CustomerTypeID = val
+}
+
+// SetEmail sets the value of Email.
+func (s *CustomerCreate) SetEmail(val OptNilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *CustomerCreate) SetPhone(val OptNilString) {
+	s.Phone = val
+}
+
+// SetPriceListID sets the value of PriceListID.
+func (s *CustomerCreate) SetPriceListID(val OptNilInt) {
+	s.PriceListID = val
+}
+
+// SetSalespersonID sets the value of SalespersonID.
+func (s *CustomerCreate) SetSalespersonID(val OptNilInt) {
+	s.SalespersonID = val
+}
+
+// SetShippingMethodID sets the value of ShippingMethodID.
+func (s *CustomerCreate) SetShippingMethodID(val OptNilInt) {
+	s.ShippingMethodID = val
+}
+
+// SetTaxRateID sets the value of TaxRateID.
+func (s *CustomerCreate) SetTaxRateID(val OptNilInt) {
+	s.TaxRateID = val
+}
+
+// SetTerritoryID sets the value of TerritoryID.
+func (s *CustomerCreate) SetTerritoryID(val OptNilInt) {
+	s.TerritoryID = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *CustomerCreate) SetWebsite(val OptNilString) {
+	s.Website = val
+}
+
+// SetTagIds sets the value of TagIds.
+func (s *CustomerCreate) SetTagIds(val OptNilIntArray) {
+	s.TagIds = val
+}
+
+// Ref: #/components/schemas/CustomerData
+type CustomerData struct {
+	Data Customer `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *CustomerData) GetData() Customer {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *CustomerData) SetData(val Customer) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/CustomerList
+type CustomerList struct {
+	Data       []Customer `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *CustomerList) GetData() []Customer {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *CustomerList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *CustomerList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *CustomerList) SetData(val []Customer) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *CustomerList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *CustomerList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Customer types. Read-only through the API; they are managed in the web application.
 // Ref: #/components/schemas/CustomerType
 type CustomerType struct {
@@ -727,6 +1188,193 @@ func (s *CustomerTypeList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *CustomerTypeList) SetOrder(val string) {
 	s.Order = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/CustomerUpdate
+type CustomerUpdate struct {
+	// Whether the customer is in use; false deactivates it (a customer in use cannot be deleted).
+	Active OptBool `json:"active"`
+	// The customer's address. Replaced whole when given; null clears every part; omitted leaves it
+	// unchanged.
+	Address OptNilAddressInput `json:"address"`
+	// Company name.
+	Company OptString `json:"company"`
+	// The contact person.
+	Contact OptNilString `json:"contact"`
+	// The customer's code: stored trimmed and upper-cased, unique within the account.
+	CustomerCode OptString `json:"customer_code"`
+	// The customer type: one of the account's.
+	CustomerTypeID OptNilInt `json:"customer_type_id"`
+	// E-mail address.
+	Email OptNilString `json:"email"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+	// The price list: one of the account's.
+	PriceListID OptNilInt `json:"price_list_id"`
+	// The salesperson: one of the account's.
+	SalespersonID OptNilInt `json:"salesperson_id"`
+	// The shipping method: one of the account's.
+	ShippingMethodID OptNilInt `json:"shipping_method_id"`
+	// The tax rate: one of the account's.
+	TaxRateID OptNilInt `json:"tax_rate_id"`
+	// The territory: one of the account's.
+	TerritoryID OptNilInt `json:"territory_id"`
+	// Web site.
+	Website OptNilString `json:"website"`
+	// Ids of tag of the account, at most 100, each with ref_type CUSTOMER. Replaces the whole set; [] or
+	// null removes all; omitted leaves it unchanged.
+	TagIds OptNilIntArray `json:"tag_ids"`
+}
+
+// GetActive returns the value of Active.
+func (s *CustomerUpdate) GetActive() OptBool {
+	return s.Active
+}
+
+// GetAddress returns the value of Address.
+func (s *CustomerUpdate) GetAddress() OptNilAddressInput {
+	return s.Address
+}
+
+// GetCompany returns the value of Company.
+func (s *CustomerUpdate) GetCompany() OptString {
+	return s.Company
+}
+
+// GetContact returns the value of Contact.
+func (s *CustomerUpdate) GetContact() OptNilString {
+	return s.Contact
+}
+
+// GetCustomerCode returns the value of CustomerCode.
+func (s *CustomerUpdate) GetCustomerCode() OptString {
+	return s.CustomerCode
+}
+
+// GetCustomerTypeID returns the value of CustomerTypeID.
+func (s *CustomerUpdate) GetCustomerTypeID() OptNilInt {
+	return s.CustomerTypeID
+}
+
+// GetEmail returns the value of Email.
+func (s *CustomerUpdate) GetEmail() OptNilString {
+	return s.Email
+}
+
+// GetPhone returns the value of Phone.
+func (s *CustomerUpdate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// GetPriceListID returns the value of PriceListID.
+func (s *CustomerUpdate) GetPriceListID() OptNilInt {
+	return s.PriceListID
+}
+
+// GetSalespersonID returns the value of SalespersonID.
+func (s *CustomerUpdate) GetSalespersonID() OptNilInt {
+	return s.SalespersonID
+}
+
+// GetShippingMethodID returns the value of ShippingMethodID.
+func (s *CustomerUpdate) GetShippingMethodID() OptNilInt {
+	return s.ShippingMethodID
+}
+
+// GetTaxRateID returns the value of TaxRateID.
+func (s *CustomerUpdate) GetTaxRateID() OptNilInt {
+	return s.TaxRateID
+}
+
+// GetTerritoryID returns the value of TerritoryID.
+func (s *CustomerUpdate) GetTerritoryID() OptNilInt {
+	return s.TerritoryID
+}
+
+// GetWebsite returns the value of Website.
+func (s *CustomerUpdate) GetWebsite() OptNilString {
+	return s.Website
+}
+
+// GetTagIds returns the value of TagIds.
+func (s *CustomerUpdate) GetTagIds() OptNilIntArray {
+	return s.TagIds
+}
+
+// SetActive sets the value of Active.
+func (s *CustomerUpdate) SetActive(val OptBool) {
+	s.Active = val
+}
+
+// SetAddress sets the value of Address.
+func (s *CustomerUpdate) SetAddress(val OptNilAddressInput) {
+	s.Address = val
+}
+
+// SetCompany sets the value of Company.
+func (s *CustomerUpdate) SetCompany(val OptString) {
+	s.Company = val
+}
+
+// SetContact sets the value of Contact.
+func (s *CustomerUpdate) SetContact(val OptNilString) {
+	s.Contact = val
+}
+
+// SetCustomerCode sets the value of CustomerCode.
+func (s *CustomerUpdate) SetCustomerCode(val OptString) {
+	s.CustomerCode = val
+}
+
+// SetCustomerTypeID sets the value of CustomerTypeID.
+func (s *CustomerUpdate) SetCustomerTypeID(val OptNilInt) {
+	s.CustomerTypeID = val
+}
+
+// SetEmail sets the value of Email.
+func (s *CustomerUpdate) SetEmail(val OptNilString) {
+	s.Email = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *CustomerUpdate) SetPhone(val OptNilString) {
+	s.Phone = val
+}
+
+// SetPriceListID sets the value of PriceListID.
+func (s *CustomerUpdate) SetPriceListID(val OptNilInt) {
+	s.PriceListID = val
+}
+
+// SetSalespersonID sets the value of SalespersonID.
+func (s *CustomerUpdate) SetSalespersonID(val OptNilInt) {
+	s.SalespersonID = val
+}
+
+// SetShippingMethodID sets the value of ShippingMethodID.
+func (s *CustomerUpdate) SetShippingMethodID(val OptNilInt) {
+	s.ShippingMethodID = val
+}
+
+// SetTaxRateID sets the value of TaxRateID.
+func (s *CustomerUpdate) SetTaxRateID(val OptNilInt) {
+	s.TaxRateID = val
+}
+
+// SetTerritoryID sets the value of TerritoryID.
+func (s *CustomerUpdate) SetTerritoryID(val OptNilInt) {
+	s.TerritoryID = val
+}
+
+// SetWebsite sets the value of Website.
+func (s *CustomerUpdate) SetWebsite(val OptNilString) {
+	s.Website = val
+}
+
+// SetTagIds sets the value of TagIds.
+func (s *CustomerUpdate) SetTagIds(val OptNilIntArray) {
+	s.TagIds = val
 }
 
 // Employees of the plant. Read-only through the API; they are managed in the web application.
@@ -2791,6 +3439,74 @@ func (o OptNilInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilIntArray returns new OptNilIntArray with value set to v.
+func NewOptNilIntArray(v []int) OptNilIntArray {
+	return OptNilIntArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilIntArray is optional nullable []int.
+type OptNilIntArray struct {
+	Value []int
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilIntArray was set.
+func (o OptNilIntArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilIntArray) Reset() {
+	var v []int
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilIntArray) SetTo(v []int) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilIntArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilIntArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []int
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilIntArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilIntArray) Get() (v []int, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilIntArray) Or(d []int) []int {
 	if v, ok := o.Get(); ok {
 		return v
 	}

@@ -11,6 +11,7 @@ type Handler interface {
 	AllergensHandler
 	CountriesHandler
 	CustomerTypesHandler
+	CustomersHandler
 	EmployeesHandler
 	EquipmentHandler
 	FoodsHandler
@@ -109,6 +110,43 @@ type CustomerTypesHandler interface {
 	//
 	// GET /customer-types
 	ListCustomerTypes(ctx context.Context, params ListCustomerTypesParams) (*CustomerTypeList, error)
+}
+
+// CustomersHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Customers
+type CustomersHandler interface {
+	// CreateCustomer implements createCustomer operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// POST /customers
+	CreateCustomer(ctx context.Context, req *CustomerCreate) (*CustomerData, error)
+	// DeleteCustomer implements deleteCustomer operation.
+	//
+	// Removes a customer with its tags and shipping addresses. 409 IN_USE while an order, invoice or other
+	// record uses it: deactivate it instead (active false). Requires the sales:write scope.
+	//
+	// DELETE /customers/{customer_id}
+	DeleteCustomer(ctx context.Context, params DeleteCustomerParams) (*CustomerData, error)
+	// GetCustomer implements getCustomer operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customers/{customer_id}
+	GetCustomer(ctx context.Context, params GetCustomerParams) (*CustomerData, error)
+	// ListCustomers implements listCustomers operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customers
+	ListCustomers(ctx context.Context, params ListCustomersParams) (*CustomerList, error)
+	// UpdateCustomer implements updateCustomer operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// PATCH /customers/{customer_id}
+	UpdateCustomer(ctx context.Context, req *CustomerUpdate, params UpdateCustomerParams) (*CustomerData, error)
 }
 
 // EmployeesHandler handles operations described by OpenAPI v3 specification.

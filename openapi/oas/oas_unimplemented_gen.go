@@ -44,6 +44,15 @@ func (UnimplementedHandler) CreateAllergen(ctx context.Context, req *AllergenCre
 	return r, ht.ErrNotImplemented
 }
 
+// CreateCustomer implements createCustomer operation.
+//
+// Requires the sales:write scope.
+//
+// POST /customers
+func (UnimplementedHandler) CreateCustomer(ctx context.Context, req *CustomerCreate) (r *CustomerData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateEquipment implements createEquipment operation.
 //
 // Requires the manufacturing:write scope.
@@ -131,6 +140,16 @@ func (UnimplementedHandler) CreateWarehouse(ctx context.Context, req *WarehouseC
 //
 // DELETE /allergens/{allergen_id}
 func (UnimplementedHandler) DeleteAllergen(ctx context.Context, params DeleteAllergenParams) (r *AllergenData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// DeleteCustomer implements deleteCustomer operation.
+//
+// Removes a customer with its tags and shipping addresses. 409 IN_USE while an order, invoice or other
+// record uses it: deactivate it instead (active false). Requires the sales:write scope.
+//
+// DELETE /customers/{customer_id}
+func (UnimplementedHandler) DeleteCustomer(ctx context.Context, params DeleteCustomerParams) (r *CustomerData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -225,6 +244,15 @@ func (UnimplementedHandler) GetAllergen(ctx context.Context, params GetAllergenP
 //
 // GET /countries/{country_id}
 func (UnimplementedHandler) GetCountry(ctx context.Context, params GetCountryParams) (r *CountryData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetCustomer implements getCustomer operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customers/{customer_id}
+func (UnimplementedHandler) GetCustomer(ctx context.Context, params GetCustomerParams) (r *CustomerData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -462,6 +490,15 @@ func (UnimplementedHandler) ListCustomerTypes(ctx context.Context, params ListCu
 	return r, ht.ErrNotImplemented
 }
 
+// ListCustomers implements listCustomers operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customers
+func (UnimplementedHandler) ListCustomers(ctx context.Context, params ListCustomersParams) (r *CustomerList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListEmployees implements listEmployees operation.
 //
 // Requires the manufacturing:read scope.
@@ -667,6 +704,15 @@ func (UnimplementedHandler) UnarchiveProductLot(ctx context.Context, params Unar
 //
 // PATCH /allergens/{allergen_id}
 func (UnimplementedHandler) UpdateAllergen(ctx context.Context, req *AllergenUpdate, params UpdateAllergenParams) (r *AllergenData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateCustomer implements updateCustomer operation.
+//
+// Requires the sales:write scope.
+//
+// PATCH /customers/{customer_id}
+func (UnimplementedHandler) UpdateCustomer(ctx context.Context, req *CustomerUpdate, params UpdateCustomerParams) (r *CustomerData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
