@@ -77,6 +77,16 @@ type Resource struct {
 	// DeleteDoc describes a delete that does more, or less, than remove the
 	// row (a hand-written delete).
 	DeleteDoc string `json:"delete_doc,omitempty"`
+	// Parent nests the resource under a parent's item path.
+	Parent *Parent `json:"parent,omitempty"`
+}
+
+// Parent is the resource a nested resource lives under: its collection path
+// and item parameter, and the child's foreign key to it.
+type Parent struct {
+	Path  string `json:"path"`
+	Param string `json:"param"`
+	Field string `json:"field"`
 }
 
 // Group is a nested object of the resource's output holding the fields placed
@@ -136,6 +146,15 @@ func (r Resource) All(field string) Resource { r.Unpaginated = field; return r }
 
 // Describe documents the resource.
 func (r Resource) Describe(d string) Resource { r.Description = d; return r }
+
+// Under nests the resource under a parent: /{path}/{param}/{resource path}.
+// Every operation answers 404 for a parent the caller cannot see and for a
+// child of another parent; field is the child's foreign key, set from the
+// path on create.
+func (r Resource) Under(path, param, field string) Resource {
+	r.Parent = &Parent{Path: path, Param: param, Field: field}
+	return r
+}
 
 // DescribeDelete documents what the delete operation does (and answers).
 func (r Resource) DescribeDelete(d string) Resource { r.DeleteDoc = d; return r }

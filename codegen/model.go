@@ -324,6 +324,12 @@ func (r *Resource) Borrows() ([]*Borrowed, error) {
 }
 
 func (r *Resource) validate() error {
+	if r.Ann.Parent != nil && len(r.Ann.Actions) > 0 {
+		return fmt.Errorf("nested under %s: actions on nested resources are not generated yet", r.Ann.Parent.Path)
+	}
+	if r.Ann.Parent != nil && r.ParentEdge() == nil {
+		return fmt.Errorf("nested under %s: no edge with the foreign key %s", r.Ann.Parent.Path, r.Ann.Parent.Field)
+	}
 	if r.Ann.Path == "" || r.Ann.Param == "" || r.Ann.Scope == "" || len(r.Ann.Ops) == 0 {
 		return fmt.Errorf("a resource needs a path, a parameter, a scope and operations")
 	}
@@ -355,7 +361,7 @@ func (r *Resource) validate() error {
 	if len(r.Ann.Groups) > 0 && (r.Has(annotate.Create) || r.Has(annotate.Update)) {
 		return fmt.Errorf("grouped fields are output only: a resource with groups cannot be created or updated through the API")
 	}
-	if r.Ann.Unpaginated != "" && r.field(r.Ann.Unpaginated) == nil {
+	if r.Ann.Unpaginated != "" && r.Ann.Unpaginated != "id" && r.field(r.Ann.Unpaginated) == nil {
 		return fmt.Errorf("unpaginated order: unknown field %s", r.Ann.Unpaginated)
 	}
 	for _, op := range r.Ann.Custom {
@@ -683,7 +689,7 @@ func (f *Field) RequiredOnCreate() bool {
 
 // NullableOnCreate reports whether a create body may give null.
 func (f *Field) NullableOnCreate() bool {
-	return (f.F.Nillable || f.Kind() == "address") && !f.Ann.Required
+	return (f.F.Nillable || (f.Kind() == "address" && f.F.Optional)) && !f.Ann.Required
 }
 
 // NullOnUpdate is how an update body treats null: "clear", "ignore" or "" (refused).
@@ -792,4 +798,26 @@ func (e *Edge) Missing() string {
 		m += " with " + e.Ann.OfField + " " + e.Ann.OfValue
 	}
 	return m + " of the account"
+}
+
+// ParentEdge is the edge of a nested resource to its parent, or nil.
+func (r *Resource) ParentEdge() *gen.Edge {
+	if r.Ann.Parent == nil {
+		return nil
+	}
+	for _, e := range r.Type.Edges {
+		if e.Field() != nil && e.Field().Name == r.Ann.Parent.Field {
+			return e
+		}
+	}
+	return nil
+}
+
+// ParentParam is the Go name of a nested resource's parent path parameter.
+func (r *Resource) ParentParam() string { return pascal(r.Ann.Parent.Param) }
+
+// ParentWhere is the predicate restricting a nested resource to the parent
+// the path names.
+func (r *Resource) ParentWhere() string {
+	return r.Type.Package() + "." + r.ParentEdge().Field().StructField() + "(p." + r.ParentParam() + ")"
 }

@@ -237,11 +237,22 @@ func (b *specBuilder) resource(r *Resource) error {
 	}
 
 	b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: r.Group, Description: r.Ann.Description})
-	coll, item := "/"+r.Ann.Path, "/"+r.Ann.Path+"/{"+r.Ann.Param+"}"
+	coll := "/" + r.Ann.Path
 	one := int64(1)
+	var parent []*ogen.Parameter // the parent's path parameter of a nested resource
+	listErrs := listErrors
+	if pa := r.Ann.Parent; pa != nil {
+		coll = "/" + pa.Path + "/{" + pa.Param + "}" + coll
+		parent = append(parent, ogen.NewParameter().InPath().SetName(pa.Param).SetRequired(true).
+			SetDescription("Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.").
+			SetSchema(ogen.Int().SetMinimum(&one)))
+		listErrs = readErrors
+	}
+	item := coll + "/{" + r.Ann.Param + "}"
 	idParam := ogen.NewParameter().InPath().SetName(r.Ann.Param).SetRequired(true).
 		SetDescription("Id of the record, an integer greater than 0.").
 		SetSchema(ogen.Int().SetMinimum(&one))
+	itemParams := append(append([]*ogen.Parameter{}, parent...), idParam)
 	op := func(o annotate.Operation, summary string) *ogen.Operation {
 		x := ogen.NewOperation().
 			SetOperationID(r.OperationID(o)).
@@ -264,22 +275,23 @@ func (b *specBuilder) resource(r *Resource) error {
 			return err
 		}
 		path(b.spec, coll).Get = op(annotate.List, "List "+human).
-			SetParameters(params).
-			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrors...))
+			SetParameters(append(append([]*ogen.Parameter{}, parent...), params...)).
+			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrs...))
 	}
 	if r.Has(annotate.Create) {
 		path(b.spec, coll).Post = op(annotate.Create, "Create "+singular).
+			AddParameters(parent...).
 			SetRequestBody(body(name + "Create")).
 			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
 	}
 	if r.Has(annotate.Read) {
 		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+singular).
-			AddParameters(idParam).
+			AddParameters(itemParams...).
 			SetResponses(responses("200", "The record.", name+"Data", readErrors...))
 	}
 	if r.Has(annotate.Update) {
 		path(b.spec, item).Patch = op(annotate.Update, "Update "+singular).
-			AddParameters(idParam).
+			AddParameters(itemParams...).
 			SetRequestBody(body(name + "Update")).
 			SetResponses(responses("200", "Updated.", name+"Data", writeErrors...))
 	}
@@ -295,7 +307,7 @@ func (b *specBuilder) resource(r *Resource) error {
 			answer = "The record, as deleted or as changed."
 		}
 		path(b.spec, item).Delete = del.
-			AddParameters(idParam).
+			AddParameters(itemParams...).
 			SetResponses(responses("200", answer, name+"Data", writeErrors...))
 	}
 	for _, a := range r.Actions {
@@ -304,7 +316,7 @@ func (b *specBuilder) resource(r *Resource) error {
 			SetSummary(a.Ann.Summary).
 			SetDescription(strings.TrimSpace(a.Ann.Description+a.TargetsDoc()) + fmt.Sprintf(" Requires the %s scope.", r.Scope(annotate.Update))).
 			AddTags(r.Group).
-			AddParameters(idParam)
+			AddParameters(itemParams...)
 		if len(a.Fields) > 0 {
 			req := ogen.NewSchema().SetDescription("Body of the " + a.Ann.Name + " operation.")
 			req.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}

@@ -56,6 +56,7 @@ import (
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -157,6 +158,8 @@ type Client struct {
 	RecipeStep *RecipeStepClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// ShippingAddress is the client for interacting with the ShippingAddress builders.
+	ShippingAddress *ShippingAddressClient
 	// ShippingMethod is the client for interacting with the ShippingMethod builders.
 	ShippingMethod *ShippingMethodClient
 	// StockMovement is the client for interacting with the StockMovement builders.
@@ -229,6 +232,7 @@ func (c *Client) init() {
 	c.RateWindow = NewRateWindowClient(c.config)
 	c.RecipeStep = NewRecipeStepClient(c.config)
 	c.Salesperson = NewSalespersonClient(c.config)
+	c.ShippingAddress = NewShippingAddressClient(c.config)
 	c.ShippingMethod = NewShippingMethodClient(c.config)
 	c.StockMovement = NewStockMovementClient(c.config)
 	c.Supplier = NewSupplierClient(c.config)
@@ -372,6 +376,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
@@ -442,6 +447,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
@@ -490,8 +496,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
-		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
+		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -510,8 +517,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
-		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
-		c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
+		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -602,6 +610,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RecipeStep.mutate(ctx, m)
 	case *SalespersonMutation:
 		return c.Salesperson.mutate(ctx, m)
+	case *ShippingAddressMutation:
+		return c.ShippingAddress.mutate(ctx, m)
 	case *ShippingMethodMutation:
 		return c.ShippingMethod.mutate(ctx, m)
 	case *StockMovementMutation:
@@ -1638,6 +1648,22 @@ func (c *CustomerClient) QueryTerritory(_m *Customer) *TerritoryQuery {
 			sqlgraph.From(customer.Table, customer.FieldID, id),
 			sqlgraph.To(territory.Table, territory.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, customer.TerritoryTable, customer.TerritoryColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryShippingAddresses queries the shipping_addresses edge of a Customer.
+func (c *CustomerClient) QueryShippingAddresses(_m *Customer) *ShippingAddressQuery {
+	query := (&ShippingAddressClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, id),
+			sqlgraph.To(shippingaddress.Table, shippingaddress.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, customer.ShippingAddressesTable, customer.ShippingAddressesColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -7945,6 +7971,172 @@ func (c *SalespersonClient) mutate(ctx context.Context, m *SalespersonMutation) 
 	}
 }
 
+// ShippingAddressClient is a client for the ShippingAddress schema.
+type ShippingAddressClient struct {
+	config
+}
+
+// NewShippingAddressClient returns a client for the ShippingAddress from the given config.
+func NewShippingAddressClient(c config) *ShippingAddressClient {
+	return &ShippingAddressClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shippingaddress.Hooks(f(g(h())))`.
+func (c *ShippingAddressClient) Use(hooks ...Hook) {
+	c.hooks.ShippingAddress = append(c.hooks.ShippingAddress, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shippingaddress.Intercept(f(g(h())))`.
+func (c *ShippingAddressClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShippingAddress = append(c.inters.ShippingAddress, interceptors...)
+}
+
+// Create returns a builder for creating a ShippingAddress entity.
+func (c *ShippingAddressClient) Create() *ShippingAddressCreate {
+	mutation := newShippingAddressMutation(c.config, OpCreate)
+	return &ShippingAddressCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShippingAddress entities.
+func (c *ShippingAddressClient) CreateBulk(builders ...*ShippingAddressCreate) *ShippingAddressCreateBulk {
+	return &ShippingAddressCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShippingAddressClient) MapCreateBulk(slice any, setFunc func(*ShippingAddressCreate, int)) *ShippingAddressCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShippingAddressCreateBulk{err: fmt.Errorf("calling to ShippingAddressClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShippingAddressCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShippingAddressCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShippingAddress.
+func (c *ShippingAddressClient) Update() *ShippingAddressUpdate {
+	mutation := newShippingAddressMutation(c.config, OpUpdate)
+	return &ShippingAddressUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShippingAddressClient) UpdateOne(_m *ShippingAddress) *ShippingAddressUpdateOne {
+	mutation := newShippingAddressMutation(c.config, OpUpdateOne, withShippingAddress(_m))
+	return &ShippingAddressUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShippingAddressClient) UpdateOneID(id int) *ShippingAddressUpdateOne {
+	mutation := newShippingAddressMutation(c.config, OpUpdateOne, withShippingAddressID(id))
+	return &ShippingAddressUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShippingAddress.
+func (c *ShippingAddressClient) Delete() *ShippingAddressDelete {
+	mutation := newShippingAddressMutation(c.config, OpDelete)
+	return &ShippingAddressDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShippingAddressClient) DeleteOne(_m *ShippingAddress) *ShippingAddressDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShippingAddressClient) DeleteOneID(id int) *ShippingAddressDeleteOne {
+	builder := c.Delete().Where(shippingaddress.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShippingAddressDeleteOne{builder}
+}
+
+// Query returns a query builder for ShippingAddress.
+func (c *ShippingAddressClient) Query() *ShippingAddressQuery {
+	return &ShippingAddressQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShippingAddress},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShippingAddress entity by its id.
+func (c *ShippingAddressClient) Get(ctx context.Context, id int) (*ShippingAddress, error) {
+	return c.Query().Where(shippingaddress.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShippingAddressClient) GetX(ctx context.Context, id int) *ShippingAddress {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ShippingAddress.
+func (c *ShippingAddressClient) QueryAccount(_m *ShippingAddress) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shippingaddress.Table, shippingaddress.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shippingaddress.AccountTable, shippingaddress.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCustomer queries the customer edge of a ShippingAddress.
+func (c *ShippingAddressClient) QueryCustomer(_m *ShippingAddress) *CustomerQuery {
+	query := (&CustomerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shippingaddress.Table, shippingaddress.FieldID, id),
+			sqlgraph.To(customer.Table, customer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, shippingaddress.CustomerTable, shippingaddress.CustomerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShippingAddressClient) Hooks() []Hook {
+	hooks := c.hooks.ShippingAddress
+	return append(hooks[:len(hooks):len(hooks)], shippingaddress.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShippingAddressClient) Interceptors() []Interceptor {
+	return c.inters.ShippingAddress
+}
+
+func (c *ShippingAddressClient) mutate(ctx context.Context, m *ShippingAddressMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShippingAddressCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShippingAddressUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShippingAddressUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShippingAddressDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShippingAddress mutation op: %q", m.Op())
+	}
+}
+
 // ShippingMethodClient is a client for the ShippingMethod schema.
 type ShippingMethodClient struct {
 	config
@@ -9553,8 +9745,9 @@ type (
 		ProductTag, Production, ProductionConsumedStep, ProductionLine,
 		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
@@ -9565,8 +9758,8 @@ type (
 		ProductTag, Production, ProductionConsumedStep, ProductionLine,
 		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

@@ -82,11 +82,13 @@ type CustomerEdges struct {
 	TaxRate *TaxRate `json:"tax_rate,omitempty"`
 	// Territory holds the value of the territory edge.
 	Territory *Territory `json:"territory,omitempty"`
+	// The customer's shipping addresses; they go with it.
+	ShippingAddresses []*ShippingAddress `json:"shipping_addresses,omitempty"`
 	// Ids of the customer's tags.
 	Tags []*CustomerTag `json:"tags,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [9]bool
 }
 
 // AccountOrErr returns the Account value or an error if the edge
@@ -166,10 +168,19 @@ func (e CustomerEdges) TerritoryOrErr() (*Territory, error) {
 	return nil, &NotLoadedError{edge: "territory"}
 }
 
+// ShippingAddressesOrErr returns the ShippingAddresses value or an error if the edge
+// was not loaded in eager-loading.
+func (e CustomerEdges) ShippingAddressesOrErr() ([]*ShippingAddress, error) {
+	if e.loadedTypes[7] {
+		return e.ShippingAddresses, nil
+	}
+	return nil, &NotLoadedError{edge: "shipping_addresses"}
+}
+
 // TagsOrErr returns the Tags value or an error if the edge
 // was not loaded in eager-loading.
 func (e CustomerEdges) TagsOrErr() ([]*CustomerTag, error) {
-	if e.loadedTypes[7] {
+	if e.loadedTypes[8] {
 		return e.Tags, nil
 	}
 	return nil, &NotLoadedError{edge: "tags"}
@@ -373,6 +384,11 @@ func (_m *Customer) QueryTaxRate() *TaxRateQuery {
 // QueryTerritory queries the "territory" edge of the Customer entity.
 func (_m *Customer) QueryTerritory() *TerritoryQuery {
 	return NewCustomerClient(_m.config).QueryTerritory(_m)
+}
+
+// QueryShippingAddresses queries the "shipping_addresses" edge of the Customer entity.
+func (_m *Customer) QueryShippingAddresses() *ShippingAddressQuery {
+	return NewCustomerClient(_m.config).QueryShippingAddresses(_m)
 }
 
 // QueryTags queries the "tags" edge of the Customer entity.

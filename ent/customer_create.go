@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/customertype"
 	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
@@ -296,6 +297,21 @@ func (_c *CustomerCreate) SetTerritory(v *Territory) *CustomerCreate {
 	return _c.SetTerritoryID(v.ID)
 }
 
+// AddShippingAddressIDs adds the "shipping_addresses" edge to the ShippingAddress entity by IDs.
+func (_c *CustomerCreate) AddShippingAddressIDs(ids ...int) *CustomerCreate {
+	_c.mutation.AddShippingAddressIDs(ids...)
+	return _c
+}
+
+// AddShippingAddresses adds the "shipping_addresses" edges to the ShippingAddress entity.
+func (_c *CustomerCreate) AddShippingAddresses(v ...*ShippingAddress) *CustomerCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddShippingAddressIDs(ids...)
+}
+
 // AddTagIDs adds the "tags" edge to the CustomerTag entity by IDs.
 func (_c *CustomerCreate) AddTagIDs(ids ...int) *CustomerCreate {
 	_c.mutation.AddTagIDs(ids...)
@@ -570,6 +586,22 @@ func (_c *CustomerCreate) createSpec() (*Customer, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.TerritoryID = &nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ShippingAddressesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	if nodes := _c.mutation.TagsIDs(); len(nodes) > 0 {

@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
@@ -29,19 +30,20 @@ import (
 // CustomerQuery is the builder for querying Customer entities.
 type CustomerQuery struct {
 	config
-	ctx                *QueryContext
-	order              []customer.OrderOption
-	inters             []Interceptor
-	predicates         []predicate.Customer
-	withAccount        *AccountQuery
-	withCustomerType   *CustomerTypeQuery
-	withPriceList      *PriceListQuery
-	withSalesperson    *SalespersonQuery
-	withShippingMethod *ShippingMethodQuery
-	withTaxRate        *TaxRateQuery
-	withTerritory      *TerritoryQuery
-	withTags           *CustomerTagQuery
-	modifiers          []func(*sql.Selector)
+	ctx                   *QueryContext
+	order                 []customer.OrderOption
+	inters                []Interceptor
+	predicates            []predicate.Customer
+	withAccount           *AccountQuery
+	withCustomerType      *CustomerTypeQuery
+	withPriceList         *PriceListQuery
+	withSalesperson       *SalespersonQuery
+	withShippingMethod    *ShippingMethodQuery
+	withTaxRate           *TaxRateQuery
+	withTerritory         *TerritoryQuery
+	withShippingAddresses *ShippingAddressQuery
+	withTags              *CustomerTagQuery
+	modifiers             []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -225,6 +227,28 @@ func (_q *CustomerQuery) QueryTerritory() *TerritoryQuery {
 			sqlgraph.From(customer.Table, customer.FieldID, selector),
 			sqlgraph.To(territory.Table, territory.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, false, customer.TerritoryTable, customer.TerritoryColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryShippingAddresses chains the current query on the "shipping_addresses" edge.
+func (_q *CustomerQuery) QueryShippingAddresses() *ShippingAddressQuery {
+	query := (&ShippingAddressClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(customer.Table, customer.FieldID, selector),
+			sqlgraph.To(shippingaddress.Table, shippingaddress.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, customer.ShippingAddressesTable, customer.ShippingAddressesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -441,19 +465,20 @@ func (_q *CustomerQuery) Clone() *CustomerQuery {
 		return nil
 	}
 	return &CustomerQuery{
-		config:             _q.config,
-		ctx:                _q.ctx.Clone(),
-		order:              append([]customer.OrderOption{}, _q.order...),
-		inters:             append([]Interceptor{}, _q.inters...),
-		predicates:         append([]predicate.Customer{}, _q.predicates...),
-		withAccount:        _q.withAccount.Clone(),
-		withCustomerType:   _q.withCustomerType.Clone(),
-		withPriceList:      _q.withPriceList.Clone(),
-		withSalesperson:    _q.withSalesperson.Clone(),
-		withShippingMethod: _q.withShippingMethod.Clone(),
-		withTaxRate:        _q.withTaxRate.Clone(),
-		withTerritory:      _q.withTerritory.Clone(),
-		withTags:           _q.withTags.Clone(),
+		config:                _q.config,
+		ctx:                   _q.ctx.Clone(),
+		order:                 append([]customer.OrderOption{}, _q.order...),
+		inters:                append([]Interceptor{}, _q.inters...),
+		predicates:            append([]predicate.Customer{}, _q.predicates...),
+		withAccount:           _q.withAccount.Clone(),
+		withCustomerType:      _q.withCustomerType.Clone(),
+		withPriceList:         _q.withPriceList.Clone(),
+		withSalesperson:       _q.withSalesperson.Clone(),
+		withShippingMethod:    _q.withShippingMethod.Clone(),
+		withTaxRate:           _q.withTaxRate.Clone(),
+		withTerritory:         _q.withTerritory.Clone(),
+		withShippingAddresses: _q.withShippingAddresses.Clone(),
+		withTags:              _q.withTags.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -535,6 +560,17 @@ func (_q *CustomerQuery) WithTerritory(opts ...func(*TerritoryQuery)) *CustomerQ
 		opt(query)
 	}
 	_q.withTerritory = query
+	return _q
+}
+
+// WithShippingAddresses tells the query-builder to eager-load the nodes that are connected to
+// the "shipping_addresses" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *CustomerQuery) WithShippingAddresses(opts ...func(*ShippingAddressQuery)) *CustomerQuery {
+	query := (&ShippingAddressClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withShippingAddresses = query
 	return _q
 }
 
@@ -633,7 +669,7 @@ func (_q *CustomerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cus
 	var (
 		nodes       = []*Customer{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [9]bool{
 			_q.withAccount != nil,
 			_q.withCustomerType != nil,
 			_q.withPriceList != nil,
@@ -641,6 +677,7 @@ func (_q *CustomerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cus
 			_q.withShippingMethod != nil,
 			_q.withTaxRate != nil,
 			_q.withTerritory != nil,
+			_q.withShippingAddresses != nil,
 			_q.withTags != nil,
 		}
 	)
@@ -704,6 +741,15 @@ func (_q *CustomerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cus
 	if query := _q.withTerritory; query != nil {
 		if err := _q.loadTerritory(ctx, query, nodes, nil,
 			func(n *Customer, e *Territory) { n.Edges.Territory = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withShippingAddresses; query != nil {
+		if err := _q.loadShippingAddresses(ctx, query, nodes,
+			func(n *Customer) { n.Edges.ShippingAddresses = []*ShippingAddress{} },
+			func(n *Customer, e *ShippingAddress) {
+				n.Edges.ShippingAddresses = append(n.Edges.ShippingAddresses, e)
+			}); err != nil {
 			return nil, err
 		}
 	}
@@ -935,6 +981,36 @@ func (_q *CustomerQuery) loadTerritory(ctx context.Context, query *TerritoryQuer
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *CustomerQuery) loadShippingAddresses(ctx context.Context, query *ShippingAddressQuery, nodes []*Customer, init func(*Customer), assign func(*Customer, *ShippingAddress)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Customer)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(shippingaddress.FieldCustomerID)
+	}
+	query.Where(predicate.ShippingAddress(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(customer.ShippingAddressesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.CustomerID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "customer_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

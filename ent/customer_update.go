@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
@@ -347,6 +348,21 @@ func (_u *CustomerUpdate) SetTerritory(v *Territory) *CustomerUpdate {
 	return _u.SetTerritoryID(v.ID)
 }
 
+// AddShippingAddressIDs adds the "shipping_addresses" edge to the ShippingAddress entity by IDs.
+func (_u *CustomerUpdate) AddShippingAddressIDs(ids ...int) *CustomerUpdate {
+	_u.mutation.AddShippingAddressIDs(ids...)
+	return _u
+}
+
+// AddShippingAddresses adds the "shipping_addresses" edges to the ShippingAddress entity.
+func (_u *CustomerUpdate) AddShippingAddresses(v ...*ShippingAddress) *CustomerUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddShippingAddressIDs(ids...)
+}
+
 // AddTagIDs adds the "tags" edge to the CustomerTag entity by IDs.
 func (_u *CustomerUpdate) AddTagIDs(ids ...int) *CustomerUpdate {
 	_u.mutation.AddTagIDs(ids...)
@@ -401,6 +417,27 @@ func (_u *CustomerUpdate) ClearTaxRate() *CustomerUpdate {
 func (_u *CustomerUpdate) ClearTerritory() *CustomerUpdate {
 	_u.mutation.ClearTerritory()
 	return _u
+}
+
+// ClearShippingAddresses clears all "shipping_addresses" edges to the ShippingAddress entity.
+func (_u *CustomerUpdate) ClearShippingAddresses() *CustomerUpdate {
+	_u.mutation.ClearShippingAddresses()
+	return _u
+}
+
+// RemoveShippingAddressIDs removes the "shipping_addresses" edge to ShippingAddress entities by IDs.
+func (_u *CustomerUpdate) RemoveShippingAddressIDs(ids ...int) *CustomerUpdate {
+	_u.mutation.RemoveShippingAddressIDs(ids...)
+	return _u
+}
+
+// RemoveShippingAddresses removes "shipping_addresses" edges to ShippingAddress entities.
+func (_u *CustomerUpdate) RemoveShippingAddresses(v ...*ShippingAddress) *CustomerUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveShippingAddressIDs(ids...)
 }
 
 // ClearTags clears all "tags" edges to the CustomerTag entity.
@@ -707,6 +744,51 @@ func (_u *CustomerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(territory.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ShippingAddressesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedShippingAddressesIDs(); len(nodes) > 0 && !_u.mutation.ShippingAddressesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ShippingAddressesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1091,6 +1173,21 @@ func (_u *CustomerUpdateOne) SetTerritory(v *Territory) *CustomerUpdateOne {
 	return _u.SetTerritoryID(v.ID)
 }
 
+// AddShippingAddressIDs adds the "shipping_addresses" edge to the ShippingAddress entity by IDs.
+func (_u *CustomerUpdateOne) AddShippingAddressIDs(ids ...int) *CustomerUpdateOne {
+	_u.mutation.AddShippingAddressIDs(ids...)
+	return _u
+}
+
+// AddShippingAddresses adds the "shipping_addresses" edges to the ShippingAddress entity.
+func (_u *CustomerUpdateOne) AddShippingAddresses(v ...*ShippingAddress) *CustomerUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddShippingAddressIDs(ids...)
+}
+
 // AddTagIDs adds the "tags" edge to the CustomerTag entity by IDs.
 func (_u *CustomerUpdateOne) AddTagIDs(ids ...int) *CustomerUpdateOne {
 	_u.mutation.AddTagIDs(ids...)
@@ -1145,6 +1242,27 @@ func (_u *CustomerUpdateOne) ClearTaxRate() *CustomerUpdateOne {
 func (_u *CustomerUpdateOne) ClearTerritory() *CustomerUpdateOne {
 	_u.mutation.ClearTerritory()
 	return _u
+}
+
+// ClearShippingAddresses clears all "shipping_addresses" edges to the ShippingAddress entity.
+func (_u *CustomerUpdateOne) ClearShippingAddresses() *CustomerUpdateOne {
+	_u.mutation.ClearShippingAddresses()
+	return _u
+}
+
+// RemoveShippingAddressIDs removes the "shipping_addresses" edge to ShippingAddress entities by IDs.
+func (_u *CustomerUpdateOne) RemoveShippingAddressIDs(ids ...int) *CustomerUpdateOne {
+	_u.mutation.RemoveShippingAddressIDs(ids...)
+	return _u
+}
+
+// RemoveShippingAddresses removes "shipping_addresses" edges to ShippingAddress entities.
+func (_u *CustomerUpdateOne) RemoveShippingAddresses(v ...*ShippingAddress) *CustomerUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveShippingAddressIDs(ids...)
 }
 
 // ClearTags clears all "tags" edges to the CustomerTag entity.
@@ -1481,6 +1599,51 @@ func (_u *CustomerUpdateOne) sqlSave(ctx context.Context) (_node *Customer, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(territory.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ShippingAddressesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedShippingAddressesIDs(); len(nodes) > 0 && !_u.mutation.ShippingAddressesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ShippingAddressesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   customer.ShippingAddressesTable,
+			Columns: []string{customer.ShippingAddressesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shippingaddress.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

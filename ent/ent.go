@@ -53,6 +53,7 @@ import (
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -164,6 +165,7 @@ func checkColumn(t, c string) error {
 			ratewindow.Table:              ratewindow.ValidColumn,
 			recipestep.Table:              recipestep.ValidColumn,
 			salesperson.Table:             salesperson.ValidColumn,
+			shippingaddress.Table:         shippingaddress.ValidColumn,
 			shippingmethod.Table:          shippingmethod.ValidColumn,
 			stockmovement.Table:           stockmovement.ValidColumn,
 			supplier.Table:                supplier.ValidColumn,

@@ -993,6 +993,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
 			}
 		}
+	case *ShippingAddressMutation:
+		if id, ok := m.CustomerID(); ok {
+			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+			}
+		}
 	case *StockMovementMutation:
 		if id, ok := m.LotID(); ok {
 			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
@@ -1090,6 +1100,7 @@ var uniqueIndexes = map[string][]string{
 	"qcunitofmeasure_code":                                    {"code"},
 	"ratewindow_bucket_window_start":                          {"bucket", "window_start"},
 	"recipestep_product_id_position":                          {"product_id", "position"},
+	"shipping_addresses_one_default":                          {"customer_id"},
 	"shippingmethod_account_id_code":                          {"account_id", "code"},
 	"supplier_account_id_supplier_code":                       {"account_id", "supplier_code"},
 	"tag_account_id_ref_type_name":                            {"account_id", "ref_type", "name"},
@@ -1120,19 +1131,20 @@ type EventResource struct {
 
 // EventResources maps ent types to their webhook resource.
 var EventResources = map[string]EventResource{
-	"Allergen":       {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Customer":       {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Equipment":      {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Food":           {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Location":       {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
-	"Operation":      {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Product":        {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"ProductLot":     {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
-	"Production":     {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
-	"ProductionLine": {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
-	"Supplier":       {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
-	"Tag":            {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"UnitOfMeasure":  {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Allergen":        {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Customer":        {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Equipment":       {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Food":            {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Location":        {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
+	"Operation":       {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Product":         {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"ProductLot":      {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
+	"Production":      {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
+	"ProductionLine":  {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
+	"ShippingAddress": {Name: "customer", Actions: []string{"updated"}, Roots: "", Parent: "Customer"},
+	"Supplier":        {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
+	"Tag":             {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"UnitOfMeasure":   {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }
 
 // EventCatalogue maps every webhook resource to its actions (annotate.Catalogue),

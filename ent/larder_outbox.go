@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
@@ -164,6 +165,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *ShippingAddressMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().ShippingAddress.Query().Where(shippingaddress.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *SupplierMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -233,6 +248,8 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Production.Get(ctx, e.ID)
 	case *ProductionLine:
 		return c.ProductionLine.Get(ctx, e.ID)
+	case *ShippingAddress:
+		return c.ShippingAddress.Get(ctx, e.ID)
 	case *Supplier:
 		return c.Supplier.Get(ctx, e.ID)
 	case *Tag:
@@ -247,7 +264,10 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 // outbox can report the line's change as the parent's .updated event. It
 // returns nil for types that are not lines.
 func Parent(ctx context.Context, c *Client, v Value) (Value, error) {
-	_, _, _ = ctx, c, v
+	switch e := v.(type) {
+	case *ShippingAddress:
+		return c.Customer.Get(ctx, e.CustomerID)
+	}
 	return nil, nil
 }
 
@@ -348,6 +368,8 @@ func AccountOf(v Value) (int, bool) {
 	case *RecipeStep:
 		return e.AccountID, true
 	case *Salesperson:
+		return e.AccountID, true
+	case *ShippingAddress:
 		return e.AccountID, true
 	case *ShippingMethod:
 		return e.AccountID, true

@@ -56,6 +56,7 @@ import (
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -118,6 +119,7 @@ const (
 	TypeRateWindow              = "RateWindow"
 	TypeRecipeStep              = "RecipeStep"
 	TypeSalesperson             = "Salesperson"
+	TypeShippingAddress         = "ShippingAddress"
 	TypeShippingMethod          = "ShippingMethod"
 	TypeStockMovement           = "StockMovement"
 	TypeSupplier                = "Supplier"
@@ -4291,40 +4293,43 @@ func (m *CountryMutation) ResetEdge(name string) error {
 // CustomerMutation represents an operation that mutates the Customer nodes in the graph.
 type CustomerMutation struct {
 	config
-	op                     Op
-	typ                    string
-	id                     *int
-	created_at             *time.Time
-	updated_at             *time.Time
-	active                 *bool
-	address                *address.Address
-	company                *string
-	contact                *string
-	customer_code          *string
-	email                  *string
-	phone                  *string
-	website                *string
-	clearedFields          map[string]struct{}
-	account                *int
-	clearedaccount         bool
-	customer_type          *int
-	clearedcustomer_type   bool
-	price_list             *int
-	clearedprice_list      bool
-	salesperson            *int
-	clearedsalesperson     bool
-	shipping_method        *int
-	clearedshipping_method bool
-	tax_rate               *int
-	clearedtax_rate        bool
-	territory              *int
-	clearedterritory       bool
-	tags                   map[int]struct{}
-	removedtags            map[int]struct{}
-	clearedtags            bool
-	done                   bool
-	oldValue               func(context.Context) (*Customer, error)
-	predicates             []predicate.Customer
+	op                        Op
+	typ                       string
+	id                        *int
+	created_at                *time.Time
+	updated_at                *time.Time
+	active                    *bool
+	address                   *address.Address
+	company                   *string
+	contact                   *string
+	customer_code             *string
+	email                     *string
+	phone                     *string
+	website                   *string
+	clearedFields             map[string]struct{}
+	account                   *int
+	clearedaccount            bool
+	customer_type             *int
+	clearedcustomer_type      bool
+	price_list                *int
+	clearedprice_list         bool
+	salesperson               *int
+	clearedsalesperson        bool
+	shipping_method           *int
+	clearedshipping_method    bool
+	tax_rate                  *int
+	clearedtax_rate           bool
+	territory                 *int
+	clearedterritory          bool
+	shipping_addresses        map[int]struct{}
+	removedshipping_addresses map[int]struct{}
+	clearedshipping_addresses bool
+	tags                      map[int]struct{}
+	removedtags               map[int]struct{}
+	clearedtags               bool
+	done                      bool
+	oldValue                  func(context.Context) (*Customer, error)
+	predicates                []predicate.Customer
 }
 
 var _ ent.Mutation = (*CustomerMutation)(nil)
@@ -5395,6 +5400,60 @@ func (m *CustomerMutation) ResetTerritory() {
 	m.clearedterritory = false
 }
 
+// AddShippingAddressIDs adds the "shipping_addresses" edge to the ShippingAddress entity by ids.
+func (m *CustomerMutation) AddShippingAddressIDs(ids ...int) {
+	if m.shipping_addresses == nil {
+		m.shipping_addresses = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.shipping_addresses[ids[i]] = struct{}{}
+	}
+}
+
+// ClearShippingAddresses clears the "shipping_addresses" edge to the ShippingAddress entity.
+func (m *CustomerMutation) ClearShippingAddresses() {
+	m.clearedshipping_addresses = true
+}
+
+// ShippingAddressesCleared reports if the "shipping_addresses" edge to the ShippingAddress entity was cleared.
+func (m *CustomerMutation) ShippingAddressesCleared() bool {
+	return m.clearedshipping_addresses
+}
+
+// RemoveShippingAddressIDs removes the "shipping_addresses" edge to the ShippingAddress entity by IDs.
+func (m *CustomerMutation) RemoveShippingAddressIDs(ids ...int) {
+	if m.removedshipping_addresses == nil {
+		m.removedshipping_addresses = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.shipping_addresses, ids[i])
+		m.removedshipping_addresses[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedShippingAddresses returns the removed IDs of the "shipping_addresses" edge to the ShippingAddress entity.
+func (m *CustomerMutation) RemovedShippingAddressesIDs() (ids []int) {
+	for id := range m.removedshipping_addresses {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ShippingAddressesIDs returns the "shipping_addresses" edge IDs in the mutation.
+func (m *CustomerMutation) ShippingAddressesIDs() (ids []int) {
+	for id := range m.shipping_addresses {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetShippingAddresses resets all changes to the "shipping_addresses" edge.
+func (m *CustomerMutation) ResetShippingAddresses() {
+	m.shipping_addresses = nil
+	m.clearedshipping_addresses = false
+	m.removedshipping_addresses = nil
+}
+
 // AddTagIDs adds the "tags" edge to the CustomerTag entity by ids.
 func (m *CustomerMutation) AddTagIDs(ids ...int) {
 	if m.tags == nil {
@@ -5938,7 +5997,7 @@ func (m *CustomerMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *CustomerMutation) AddedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.account != nil {
 		edges = append(edges, customer.EdgeAccount)
 	}
@@ -5959,6 +6018,9 @@ func (m *CustomerMutation) AddedEdges() []string {
 	}
 	if m.territory != nil {
 		edges = append(edges, customer.EdgeTerritory)
+	}
+	if m.shipping_addresses != nil {
+		edges = append(edges, customer.EdgeShippingAddresses)
 	}
 	if m.tags != nil {
 		edges = append(edges, customer.EdgeTags)
@@ -5998,6 +6060,12 @@ func (m *CustomerMutation) AddedIDs(name string) []ent.Value {
 		if id := m.territory; id != nil {
 			return []ent.Value{*id}
 		}
+	case customer.EdgeShippingAddresses:
+		ids := make([]ent.Value, 0, len(m.shipping_addresses))
+		for id := range m.shipping_addresses {
+			ids = append(ids, id)
+		}
+		return ids
 	case customer.EdgeTags:
 		ids := make([]ent.Value, 0, len(m.tags))
 		for id := range m.tags {
@@ -6010,7 +6078,10 @@ func (m *CustomerMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *CustomerMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
+	if m.removedshipping_addresses != nil {
+		edges = append(edges, customer.EdgeShippingAddresses)
+	}
 	if m.removedtags != nil {
 		edges = append(edges, customer.EdgeTags)
 	}
@@ -6021,6 +6092,12 @@ func (m *CustomerMutation) RemovedEdges() []string {
 // the given name in this mutation.
 func (m *CustomerMutation) RemovedIDs(name string) []ent.Value {
 	switch name {
+	case customer.EdgeShippingAddresses:
+		ids := make([]ent.Value, 0, len(m.removedshipping_addresses))
+		for id := range m.removedshipping_addresses {
+			ids = append(ids, id)
+		}
+		return ids
 	case customer.EdgeTags:
 		ids := make([]ent.Value, 0, len(m.removedtags))
 		for id := range m.removedtags {
@@ -6033,7 +6110,7 @@ func (m *CustomerMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *CustomerMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.clearedaccount {
 		edges = append(edges, customer.EdgeAccount)
 	}
@@ -6054,6 +6131,9 @@ func (m *CustomerMutation) ClearedEdges() []string {
 	}
 	if m.clearedterritory {
 		edges = append(edges, customer.EdgeTerritory)
+	}
+	if m.clearedshipping_addresses {
+		edges = append(edges, customer.EdgeShippingAddresses)
 	}
 	if m.clearedtags {
 		edges = append(edges, customer.EdgeTags)
@@ -6079,6 +6159,8 @@ func (m *CustomerMutation) EdgeCleared(name string) bool {
 		return m.clearedtax_rate
 	case customer.EdgeTerritory:
 		return m.clearedterritory
+	case customer.EdgeShippingAddresses:
+		return m.clearedshipping_addresses
 	case customer.EdgeTags:
 		return m.clearedtags
 	}
@@ -6138,6 +6220,9 @@ func (m *CustomerMutation) ResetEdge(name string) error {
 		return nil
 	case customer.EdgeTerritory:
 		m.ResetTerritory()
+		return nil
+	case customer.EdgeShippingAddresses:
+		m.ResetShippingAddresses()
 		return nil
 	case customer.EdgeTags:
 		m.ResetTags()
@@ -36359,6 +36444,854 @@ func (m *SalespersonMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Salesperson edge %s", name)
+}
+
+// ShippingAddressMutation represents an operation that mutates the ShippingAddress nodes in the graph.
+type ShippingAddressMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	created_at      *time.Time
+	updated_at      *time.Time
+	address         *address.Address
+	contact         *string
+	is_default      *bool
+	phone           *string
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	customer        *int
+	clearedcustomer bool
+	done            bool
+	oldValue        func(context.Context) (*ShippingAddress, error)
+	predicates      []predicate.ShippingAddress
+}
+
+var _ ent.Mutation = (*ShippingAddressMutation)(nil)
+
+// shippingaddressOption allows management of the mutation configuration using functional options.
+type shippingaddressOption func(*ShippingAddressMutation)
+
+// newShippingAddressMutation creates new mutation for the ShippingAddress entity.
+func newShippingAddressMutation(c config, op Op, opts ...shippingaddressOption) *ShippingAddressMutation {
+	m := &ShippingAddressMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShippingAddress,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShippingAddressID sets the ID field of the mutation.
+func withShippingAddressID(id int) shippingaddressOption {
+	return func(m *ShippingAddressMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShippingAddress
+		)
+		m.oldValue = func(ctx context.Context) (*ShippingAddress, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShippingAddress.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShippingAddress sets the old ShippingAddress of the mutation.
+func withShippingAddress(node *ShippingAddress) shippingaddressOption {
+	return func(m *ShippingAddressMutation) {
+		m.oldValue = func(context.Context) (*ShippingAddress, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShippingAddressMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShippingAddressMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShippingAddressMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShippingAddressMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShippingAddress.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ShippingAddressMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ShippingAddressMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ShippingAddressMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShippingAddressMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShippingAddressMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShippingAddressMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ShippingAddressMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ShippingAddressMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ShippingAddressMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetAddress sets the "address" field.
+func (m *ShippingAddressMutation) SetAddress(a address.Address) {
+	m.address = &a
+}
+
+// Address returns the value of the "address" field in the mutation.
+func (m *ShippingAddressMutation) Address() (r address.Address, exists bool) {
+	v := m.address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddress returns the old "address" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddress: %w", err)
+	}
+	return oldValue.Address, nil
+}
+
+// ResetAddress resets all changes to the "address" field.
+func (m *ShippingAddressMutation) ResetAddress() {
+	m.address = nil
+}
+
+// SetContact sets the "contact" field.
+func (m *ShippingAddressMutation) SetContact(s string) {
+	m.contact = &s
+}
+
+// Contact returns the value of the "contact" field in the mutation.
+func (m *ShippingAddressMutation) Contact() (r string, exists bool) {
+	v := m.contact
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContact returns the old "contact" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldContact(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContact is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContact requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContact: %w", err)
+	}
+	return oldValue.Contact, nil
+}
+
+// ClearContact clears the value of the "contact" field.
+func (m *ShippingAddressMutation) ClearContact() {
+	m.contact = nil
+	m.clearedFields[shippingaddress.FieldContact] = struct{}{}
+}
+
+// ContactCleared returns if the "contact" field was cleared in this mutation.
+func (m *ShippingAddressMutation) ContactCleared() bool {
+	_, ok := m.clearedFields[shippingaddress.FieldContact]
+	return ok
+}
+
+// ResetContact resets all changes to the "contact" field.
+func (m *ShippingAddressMutation) ResetContact() {
+	m.contact = nil
+	delete(m.clearedFields, shippingaddress.FieldContact)
+}
+
+// SetCustomerID sets the "customer_id" field.
+func (m *ShippingAddressMutation) SetCustomerID(i int) {
+	m.customer = &i
+}
+
+// CustomerID returns the value of the "customer_id" field in the mutation.
+func (m *ShippingAddressMutation) CustomerID() (r int, exists bool) {
+	v := m.customer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerID returns the old "customer_id" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldCustomerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerID: %w", err)
+	}
+	return oldValue.CustomerID, nil
+}
+
+// ResetCustomerID resets all changes to the "customer_id" field.
+func (m *ShippingAddressMutation) ResetCustomerID() {
+	m.customer = nil
+}
+
+// SetIsDefault sets the "is_default" field.
+func (m *ShippingAddressMutation) SetIsDefault(b bool) {
+	m.is_default = &b
+}
+
+// IsDefault returns the value of the "is_default" field in the mutation.
+func (m *ShippingAddressMutation) IsDefault() (r bool, exists bool) {
+	v := m.is_default
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsDefault returns the old "is_default" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldIsDefault(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsDefault is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsDefault requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsDefault: %w", err)
+	}
+	return oldValue.IsDefault, nil
+}
+
+// ResetIsDefault resets all changes to the "is_default" field.
+func (m *ShippingAddressMutation) ResetIsDefault() {
+	m.is_default = nil
+}
+
+// SetPhone sets the "phone" field.
+func (m *ShippingAddressMutation) SetPhone(s string) {
+	m.phone = &s
+}
+
+// Phone returns the value of the "phone" field in the mutation.
+func (m *ShippingAddressMutation) Phone() (r string, exists bool) {
+	v := m.phone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhone returns the old "phone" field's value of the ShippingAddress entity.
+// If the ShippingAddress object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShippingAddressMutation) OldPhone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhone: %w", err)
+	}
+	return oldValue.Phone, nil
+}
+
+// ClearPhone clears the value of the "phone" field.
+func (m *ShippingAddressMutation) ClearPhone() {
+	m.phone = nil
+	m.clearedFields[shippingaddress.FieldPhone] = struct{}{}
+}
+
+// PhoneCleared returns if the "phone" field was cleared in this mutation.
+func (m *ShippingAddressMutation) PhoneCleared() bool {
+	_, ok := m.clearedFields[shippingaddress.FieldPhone]
+	return ok
+}
+
+// ResetPhone resets all changes to the "phone" field.
+func (m *ShippingAddressMutation) ResetPhone() {
+	m.phone = nil
+	delete(m.clearedFields, shippingaddress.FieldPhone)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ShippingAddressMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[shippingaddress.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ShippingAddressMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ShippingAddressMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ShippingAddressMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearCustomer clears the "customer" edge to the Customer entity.
+func (m *ShippingAddressMutation) ClearCustomer() {
+	m.clearedcustomer = true
+	m.clearedFields[shippingaddress.FieldCustomerID] = struct{}{}
+}
+
+// CustomerCleared reports if the "customer" edge to the Customer entity was cleared.
+func (m *ShippingAddressMutation) CustomerCleared() bool {
+	return m.clearedcustomer
+}
+
+// CustomerIDs returns the "customer" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CustomerID instead. It exists only for internal usage by the builders.
+func (m *ShippingAddressMutation) CustomerIDs() (ids []int) {
+	if id := m.customer; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCustomer resets all changes to the "customer" edge.
+func (m *ShippingAddressMutation) ResetCustomer() {
+	m.customer = nil
+	m.clearedcustomer = false
+}
+
+// Where appends a list predicates to the ShippingAddressMutation builder.
+func (m *ShippingAddressMutation) Where(ps ...predicate.ShippingAddress) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShippingAddressMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShippingAddressMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShippingAddress, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShippingAddressMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShippingAddressMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShippingAddress).
+func (m *ShippingAddressMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShippingAddressMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.account != nil {
+		fields = append(fields, shippingaddress.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, shippingaddress.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, shippingaddress.FieldUpdatedAt)
+	}
+	if m.address != nil {
+		fields = append(fields, shippingaddress.FieldAddress)
+	}
+	if m.contact != nil {
+		fields = append(fields, shippingaddress.FieldContact)
+	}
+	if m.customer != nil {
+		fields = append(fields, shippingaddress.FieldCustomerID)
+	}
+	if m.is_default != nil {
+		fields = append(fields, shippingaddress.FieldIsDefault)
+	}
+	if m.phone != nil {
+		fields = append(fields, shippingaddress.FieldPhone)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShippingAddressMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shippingaddress.FieldAccountID:
+		return m.AccountID()
+	case shippingaddress.FieldCreatedAt:
+		return m.CreatedAt()
+	case shippingaddress.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case shippingaddress.FieldAddress:
+		return m.Address()
+	case shippingaddress.FieldContact:
+		return m.Contact()
+	case shippingaddress.FieldCustomerID:
+		return m.CustomerID()
+	case shippingaddress.FieldIsDefault:
+		return m.IsDefault()
+	case shippingaddress.FieldPhone:
+		return m.Phone()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShippingAddressMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shippingaddress.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case shippingaddress.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case shippingaddress.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case shippingaddress.FieldAddress:
+		return m.OldAddress(ctx)
+	case shippingaddress.FieldContact:
+		return m.OldContact(ctx)
+	case shippingaddress.FieldCustomerID:
+		return m.OldCustomerID(ctx)
+	case shippingaddress.FieldIsDefault:
+		return m.OldIsDefault(ctx)
+	case shippingaddress.FieldPhone:
+		return m.OldPhone(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShippingAddress field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShippingAddressMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shippingaddress.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case shippingaddress.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case shippingaddress.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case shippingaddress.FieldAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddress(v)
+		return nil
+	case shippingaddress.FieldContact:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContact(v)
+		return nil
+	case shippingaddress.FieldCustomerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerID(v)
+		return nil
+	case shippingaddress.FieldIsDefault:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsDefault(v)
+		return nil
+	case shippingaddress.FieldPhone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhone(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShippingAddress field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShippingAddressMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShippingAddressMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShippingAddressMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ShippingAddress numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShippingAddressMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(shippingaddress.FieldContact) {
+		fields = append(fields, shippingaddress.FieldContact)
+	}
+	if m.FieldCleared(shippingaddress.FieldPhone) {
+		fields = append(fields, shippingaddress.FieldPhone)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShippingAddressMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShippingAddressMutation) ClearField(name string) error {
+	switch name {
+	case shippingaddress.FieldContact:
+		m.ClearContact()
+		return nil
+	case shippingaddress.FieldPhone:
+		m.ClearPhone()
+		return nil
+	}
+	return fmt.Errorf("unknown ShippingAddress nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShippingAddressMutation) ResetField(name string) error {
+	switch name {
+	case shippingaddress.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case shippingaddress.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case shippingaddress.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case shippingaddress.FieldAddress:
+		m.ResetAddress()
+		return nil
+	case shippingaddress.FieldContact:
+		m.ResetContact()
+		return nil
+	case shippingaddress.FieldCustomerID:
+		m.ResetCustomerID()
+		return nil
+	case shippingaddress.FieldIsDefault:
+		m.ResetIsDefault()
+		return nil
+	case shippingaddress.FieldPhone:
+		m.ResetPhone()
+		return nil
+	}
+	return fmt.Errorf("unknown ShippingAddress field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShippingAddressMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.account != nil {
+		edges = append(edges, shippingaddress.EdgeAccount)
+	}
+	if m.customer != nil {
+		edges = append(edges, shippingaddress.EdgeCustomer)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShippingAddressMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shippingaddress.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case shippingaddress.EdgeCustomer:
+		if id := m.customer; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShippingAddressMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShippingAddressMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShippingAddressMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedaccount {
+		edges = append(edges, shippingaddress.EdgeAccount)
+	}
+	if m.clearedcustomer {
+		edges = append(edges, shippingaddress.EdgeCustomer)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShippingAddressMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shippingaddress.EdgeAccount:
+		return m.clearedaccount
+	case shippingaddress.EdgeCustomer:
+		return m.clearedcustomer
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShippingAddressMutation) ClearEdge(name string) error {
+	switch name {
+	case shippingaddress.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case shippingaddress.EdgeCustomer:
+		m.ClearCustomer()
+		return nil
+	}
+	return fmt.Errorf("unknown ShippingAddress unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShippingAddressMutation) ResetEdge(name string) error {
+	switch name {
+	case shippingaddress.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case shippingaddress.EdgeCustomer:
+		m.ResetCustomer()
+		return nil
+	}
+	return fmt.Errorf("unknown ShippingAddress edge %s", name)
 }
 
 // ShippingMethodMutation represents an operation that mutates the ShippingMethod nodes in the graph.

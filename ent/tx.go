@@ -96,6 +96,8 @@ type Tx struct {
 	RecipeStep *RecipeStepClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// ShippingAddress is the client for interacting with the ShippingAddress builders.
+	ShippingAddress *ShippingAddressClient
 	// ShippingMethod is the client for interacting with the ShippingMethod builders.
 	ShippingMethod *ShippingMethodClient
 	// StockMovement is the client for interacting with the StockMovement builders.
@@ -288,6 +290,7 @@ func (tx *Tx) init() {
 	tx.RateWindow = NewRateWindowClient(tx.config)
 	tx.RecipeStep = NewRecipeStepClient(tx.config)
 	tx.Salesperson = NewSalespersonClient(tx.config)
+	tx.ShippingAddress = NewShippingAddressClient(tx.config)
 	tx.ShippingMethod = NewShippingMethodClient(tx.config)
 	tx.StockMovement = NewStockMovementClient(tx.config)
 	tx.Supplier = NewSupplierClient(tx.config)

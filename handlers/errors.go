@@ -180,6 +180,9 @@ func paramMessage(op, name string, err error) string {
 // 409 DUPLICATE naming the field, a row still referenced is a 409 IN_USE.
 func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *problem.Error {
 	switch {
+	case sqlgraph.IsUniqueConstraintError(c) && strings.Contains(c.Error(), "shipping_addresses_one_default"):
+		// Two concurrent defaults: the index refused the second.
+		return problem.Conflict(problem.DefaultAddressExists, "is_default", "The customer has a default shipping address already; set its is_default to false first.")
 	case sqlgraph.IsUniqueConstraintError(c):
 		field := duplicateField(c)
 		if field == "" {

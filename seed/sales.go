@@ -143,6 +143,20 @@ var customerRows = []struct {
 		"RETAIL", "", "", "", "", "", nil, false},
 }
 
+// shippingRows are the customers' shipping addresses; the first is the
+// default where isDefault is set (a customer has at most one).
+var shippingRows = map[string][]struct {
+	line1, city, state, postal, contact string
+	isDefault                           bool
+}{
+	"EPI-QC": {
+		{"45 boulevard Charest Est", "Québec", "QC", "G1K 3G1", "Réception", true},
+		{"8 rue du Marché", "Lévis", "QC", "G6V 1A1", "", false},
+	},
+	"NORTHDIST":  {{"900 Warehouse Way", "Mississauga", "ON", "L5T 2N7", "Dock 4", true}},
+	"CAFE-ALPHA": {{"310 rue Saint-Paul Ouest", "Montréal", "QC", "H2Y 2A3", "Lina Haddad", false}},
+}
+
 func seedCustomers(ctx context.Context, tx *ent.Tx) error {
 	id := func(q interface {
 		OnlyID(context.Context) (int, error)
@@ -191,6 +205,17 @@ func seedCustomers(ctx context.Context, tx *ent.Tx) error {
 		c, err := b.Save(ctx)
 		if err != nil {
 			return fmt.Errorf("customer %s: %w", r.code, err)
+		}
+		for _, sa := range shippingRows[r.code] {
+			err := tx.ShippingAddress.Create().
+				SetCustomerID(c.ID).
+				SetAddress(address.Address{Line1: optional(sa.line1), City: optional(sa.city), State: optional(sa.state), PostalCode: optional(sa.postal)}).
+				SetNillableContact(optional(sa.contact)).
+				SetIsDefault(sa.isDefault).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("customer %s: shipping address: %w", r.code, err)
+			}
 		}
 		for _, name := range r.tags {
 			t, err := tx.Tag.Query().Where(tag.Name(name), tag.RefTypeEQ(tag.RefTypeCUSTOMER)).OnlyID(ctx)

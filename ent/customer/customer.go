@@ -63,6 +63,8 @@ const (
 	EdgeTaxRate = "tax_rate"
 	// EdgeTerritory holds the string denoting the territory edge name in mutations.
 	EdgeTerritory = "territory"
+	// EdgeShippingAddresses holds the string denoting the shipping_addresses edge name in mutations.
+	EdgeShippingAddresses = "shipping_addresses"
 	// EdgeTags holds the string denoting the tags edge name in mutations.
 	EdgeTags = "tags"
 	// Table holds the table name of the customer in the database.
@@ -116,6 +118,13 @@ const (
 	TerritoryInverseTable = "territories"
 	// TerritoryColumn is the table column denoting the territory relation/edge.
 	TerritoryColumn = "territory_id"
+	// ShippingAddressesTable is the table that holds the shipping_addresses relation/edge.
+	ShippingAddressesTable = "shipping_addresses"
+	// ShippingAddressesInverseTable is the table name for the ShippingAddress entity.
+	// It exists in this package in order to avoid circular dependency with the "shippingaddress" package.
+	ShippingAddressesInverseTable = "shipping_addresses"
+	// ShippingAddressesColumn is the table column denoting the shipping_addresses relation/edge.
+	ShippingAddressesColumn = "customer_id"
 	// TagsTable is the table that holds the tags relation/edge.
 	TagsTable = "customer_tags"
 	// TagsInverseTable is the table name for the CustomerTag entity.
@@ -312,6 +321,20 @@ func ByTerritoryField(field string, opts ...sql.OrderTermOption) OrderOption {
 	}
 }
 
+// ByShippingAddressesCount orders the results by shipping_addresses count.
+func ByShippingAddressesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newShippingAddressesStep(), opts...)
+	}
+}
+
+// ByShippingAddresses orders the results by shipping_addresses terms.
+func ByShippingAddresses(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newShippingAddressesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByTagsCount orders the results by tags count.
 func ByTagsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -372,6 +395,13 @@ func newTerritoryStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(TerritoryInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, false, TerritoryTable, TerritoryColumn),
+	)
+}
+func newShippingAddressesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ShippingAddressesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ShippingAddressesTable, ShippingAddressesColumn),
 	)
 }
 func newTagsStep() *sqlgraph.Step {

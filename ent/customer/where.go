@@ -1046,6 +1046,29 @@ func HasTerritoryWith(preds ...predicate.Territory) predicate.Customer {
 	})
 }
 
+// HasShippingAddresses applies the HasEdge predicate on the "shipping_addresses" edge.
+func HasShippingAddresses() predicate.Customer {
+	return predicate.Customer(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ShippingAddressesTable, ShippingAddressesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasShippingAddressesWith applies the HasEdge predicate on the "shipping_addresses" edge with a given conditions (other predicates).
+func HasShippingAddressesWith(preds ...predicate.ShippingAddress) predicate.Customer {
+	return predicate.Customer(func(s *sql.Selector) {
+		step := newShippingAddressesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasTags applies the HasEdge predicate on the "tags" edge.
 func HasTags() predicate.Customer {
 	return predicate.Customer(func(s *sql.Selector) {

@@ -501,6 +501,18 @@ func (f SalespersonFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SalespersonMutation", m)
 }
 
+// The ShippingAddressFunc type is an adapter to allow the use of ordinary
+// function as ShippingAddress mutator.
+type ShippingAddressFunc func(context.Context, *ent.ShippingAddressMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShippingAddressFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShippingAddressMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShippingAddressMutation", m)
+}
+
 // The ShippingMethodFunc type is an adapter to allow the use of ordinary
 // function as ShippingMethod mutator.
 type ShippingMethodFunc func(context.Context, *ent.ShippingMethodMutation) (ent.Value, error)

@@ -50,6 +50,7 @@ import (
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -1225,6 +1226,33 @@ func (f TraverseSalesperson) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SalespersonQuery", q)
 }
 
+// The ShippingAddressFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ShippingAddressFunc func(context.Context, *ent.ShippingAddressQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ShippingAddressFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ShippingAddressQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ShippingAddressQuery", q)
+}
+
+// The TraverseShippingAddress type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseShippingAddress func(context.Context, *ent.ShippingAddressQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseShippingAddress) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseShippingAddress) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShippingAddressQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ShippingAddressQuery", q)
+}
+
 // The ShippingMethodFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ShippingMethodFunc func(context.Context, *ent.ShippingMethodQuery) (ent.Value, error)
 
@@ -1580,6 +1608,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RecipeStepQuery, predicate.RecipeStep, recipestep.OrderOption]{typ: ent.TypeRecipeStep, tq: q}, nil
 	case *ent.SalespersonQuery:
 		return &query[*ent.SalespersonQuery, predicate.Salesperson, salesperson.OrderOption]{typ: ent.TypeSalesperson, tq: q}, nil
+	case *ent.ShippingAddressQuery:
+		return &query[*ent.ShippingAddressQuery, predicate.ShippingAddress, shippingaddress.OrderOption]{typ: ent.TypeShippingAddress, tq: q}, nil
 	case *ent.ShippingMethodQuery:
 		return &query[*ent.ShippingMethodQuery, predicate.ShippingMethod, shippingmethod.OrderOption]{typ: ent.TypeShippingMethod, tq: q}, nil
 	case *ent.StockMovementQuery:

@@ -2274,6 +2274,58 @@ var (
 			},
 		},
 	}
+	// ShippingAddressesColumns holds the columns for the "shipping_addresses" table.
+	ShippingAddressesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "address", Type: field.TypeJSON, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "contact", Type: field.TypeString, Nullable: true},
+		{Name: "is_default", Type: field.TypeBool, Default: false},
+		{Name: "phone", Type: field.TypeString, Nullable: true},
+		{Name: "customer_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// ShippingAddressesTable holds the schema information for the "shipping_addresses" table.
+	ShippingAddressesTable = &schema.Table{
+		Name:       "shipping_addresses",
+		Columns:    ShippingAddressesColumns,
+		PrimaryKey: []*schema.Column{ShippingAddressesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "shipping_addresses_customers_shipping_addresses",
+				Columns:    []*schema.Column{ShippingAddressesColumns[7]},
+				RefColumns: []*schema.Column{CustomersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "shipping_addresses_accounts_account",
+				Columns:    []*schema.Column{ShippingAddressesColumns[8]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shippingaddress_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShippingAddressesColumns[8], ShippingAddressesColumns[0]},
+			},
+			{
+				Name:    "shippingaddress_customer_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShippingAddressesColumns[7]},
+			},
+			{
+				Name:    "shipping_addresses_one_default",
+				Unique:  true,
+				Columns: []*schema.Column{ShippingAddressesColumns[7]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "is_default",
+				},
+			},
+		},
+	}
 	// ShippingMethodsColumns holds the columns for the "shipping_methods" table.
 	ShippingMethodsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2798,6 +2850,7 @@ var (
 		RateWindowsTable,
 		RecipeStepsTable,
 		SalespeopleTable,
+		ShippingAddressesTable,
 		ShippingMethodsTable,
 		StockMovementsTable,
 		SuppliersTable,
@@ -2939,6 +2992,8 @@ func init() {
 	RecipeStepsTable.ForeignKeys[2].RefTable = OperationsTable
 	RecipeStepsTable.ForeignKeys[3].RefTable = EquipmentTable
 	SalespeopleTable.ForeignKeys[0].RefTable = AccountsTable
+	ShippingAddressesTable.ForeignKeys[0].RefTable = CustomersTable
+	ShippingAddressesTable.ForeignKeys[1].RefTable = AccountsTable
 	ShippingMethodsTable.ForeignKeys[0].RefTable = AccountsTable
 	StockMovementsTable.ForeignKeys[0].RefTable = ProductLotsTable
 	StockMovementsTable.ForeignKeys[1].RefTable = AccountsTable

@@ -129,6 +129,9 @@ type RecipeStep func(*sql.Selector)
 // Salesperson is the predicate function for salesperson builders.
 type Salesperson func(*sql.Selector)
 
+// ShippingAddress is the predicate function for shippingaddress builders.
+type ShippingAddress func(*sql.Selector)
+
 // ShippingMethod is the predicate function for shippingmethod builders.
 type ShippingMethod func(*sql.Selector)
 

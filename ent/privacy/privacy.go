@@ -1095,6 +1095,30 @@ func (f SalespersonMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalespersonMutation", m)
 }
 
+// The ShippingAddressQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ShippingAddressQueryRuleFunc func(context.Context, *ent.ShippingAddressQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ShippingAddressQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShippingAddressQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ShippingAddressQuery", q)
+}
+
+// The ShippingAddressMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ShippingAddressMutationRuleFunc func(context.Context, *ent.ShippingAddressMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ShippingAddressMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ShippingAddressMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShippingAddressMutation", m)
+}
+
 // The ShippingMethodQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ShippingMethodQueryRuleFunc func(context.Context, *ent.ShippingMethodQuery) error
@@ -1452,6 +1476,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SalespersonQuery:
 		return q.Filter(), nil
+	case *ent.ShippingAddressQuery:
+		return q.Filter(), nil
 	case *ent.ShippingMethodQuery:
 		return q.Filter(), nil
 	case *ent.StockMovementQuery:
@@ -1560,6 +1586,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RecipeStepMutation:
 		return m.Filter(), nil
 	case *ent.SalespersonMutation:
+		return m.Filter(), nil
+	case *ent.ShippingAddressMutation:
 		return m.Filter(), nil
 	case *ent.ShippingMethodMutation:
 		return m.Filter(), nil

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
@@ -167,10 +168,12 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	return out, nil
 }
 
-// LoadAllergen loads the Allergen with the given id, as the caller may see it.
-func LoadAllergen(ctx context.Context, c *ent.Client, id int) (*ent.Allergen, error) {
+// LoadAllergen loads the Allergen with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
 	q := c.Allergen.Query().
-		Where(allergen.ID(id))
+		Where(allergen.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/country"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -80,10 +81,12 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 	return out, nil
 }
 
-// LoadCountry loads the Country with the given id, as the caller may see it.
-func LoadCountry(ctx context.Context, c *ent.Client, id int) (*ent.Country, error) {
+// LoadCountry loads the Country with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
 	q := c.Country.Query().
-		Where(country.ID(id))
+		Where(country.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -363,10 +363,12 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	return out, nil
 }
 
-// LoadCustomer loads the Customer with the given id, as the caller may see it.
-func LoadCustomer(ctx context.Context, c *ent.Client, id int) (*ent.Customer, error) {
+// LoadCustomer loads the Customer with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
 	q := c.Customer.Query().
-		Where(customer.ID(id))
+		Where(customer.ID(id)).
+		Where(ps...)
 	withCustomerEdges(q, true)
 	return q.Only(ctx)
 }

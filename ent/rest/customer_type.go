@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/customertype"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -78,10 +79,12 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 	return out, nil
 }
 
-// LoadCustomerType loads the CustomerType with the given id, as the caller may see it.
-func LoadCustomerType(ctx context.Context, c *ent.Client, id int) (*ent.CustomerType, error) {
+// LoadCustomerType loads the CustomerType with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
 	q := c.CustomerType.Query().
-		Where(customertype.ID(id))
+		Where(customertype.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/employee"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -79,10 +80,12 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 	return out, nil
 }
 
-// LoadEmployee loads the Employee with the given id, as the caller may see it.
-func LoadEmployee(ctx context.Context, c *ent.Client, id int) (*ent.Employee, error) {
+// LoadEmployee loads the Employee with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
 	q := c.Employee.Query().
-		Where(employee.ID(id))
+		Where(employee.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

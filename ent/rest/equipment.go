@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/equipment"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -124,10 +125,12 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 	return out, nil
 }
 
-// LoadEquipment loads the Equipment with the given id, as the caller may see it.
-func LoadEquipment(ctx context.Context, c *ent.Client, id int) (*ent.Equipment, error) {
+// LoadEquipment loads the Equipment with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
 	q := c.Equipment.Query().
-		Where(equipment.ID(id))
+		Where(equipment.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

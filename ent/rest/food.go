@@ -228,10 +228,12 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 	return out, nil
 }
 
-// LoadFood loads the Food with the given id, as the caller may see it.
-func LoadFood(ctx context.Context, c *ent.Client, id int) (*ent.Food, error) {
+// LoadFood loads the Food with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
 	q := c.Food.Query().
-		Where(food.ID(id))
+		Where(food.ID(id)).
+		Where(ps...)
 	withFoodEdges(q, true)
 	return q.Only(ctx)
 }

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/nutrient"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -78,10 +79,12 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 	return out, nil
 }
 
-// LoadNutrient loads the Nutrient with the given id, as the caller may see it.
-func LoadNutrient(ctx context.Context, c *ent.Client, id int) (*ent.Nutrient, error) {
+// LoadNutrient loads the Nutrient with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
 	q := c.Nutrient.Query().
-		Where(nutrient.ID(id))
+		Where(nutrient.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

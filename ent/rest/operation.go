@@ -8,6 +8,7 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/operation"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
@@ -180,10 +181,12 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	return out, nil
 }
 
-// LoadOperation loads the Operation with the given id, as the caller may see it.
-func LoadOperation(ctx context.Context, c *ent.Client, id int) (*ent.Operation, error) {
+// LoadOperation loads the Operation with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
 	q := c.Operation.Query().
-		Where(operation.ID(id))
+		Where(operation.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

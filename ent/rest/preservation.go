@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -88,10 +89,12 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	return out, nil
 }
 
-// LoadPreservation loads the Preservation with the given id, as the caller may see it.
-func LoadPreservation(ctx context.Context, c *ent.Client, id int) (*ent.Preservation, error) {
+// LoadPreservation loads the Preservation with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
 	q := c.Preservation.Query().
-		Where(preservation.ID(id))
+		Where(preservation.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

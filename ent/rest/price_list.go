@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -79,10 +80,12 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 	return out, nil
 }
 
-// LoadPriceList loads the PriceList with the given id, as the caller may see it.
-func LoadPriceList(ctx context.Context, c *ent.Client, id int) (*ent.PriceList, error) {
+// LoadPriceList loads the PriceList with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
 	q := c.PriceList.Query().
-		Where(pricelist.ID(id))
+		Where(pricelist.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -313,10 +314,12 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	return out, nil
 }
 
-// LoadProduct loads the Product with the given id, as the caller may see it.
-func LoadProduct(ctx context.Context, c *ent.Client, id int) (*ent.Product, error) {
+// LoadProduct loads the Product with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
 	q := c.Product.Query().
-		Where(product.ID(id))
+		Where(product.ID(id)).
+		Where(ps...)
 	withProductEdges(q, true)
 	return q.Only(ctx)
 }

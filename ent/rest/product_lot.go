@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/inventory"
@@ -271,10 +272,12 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	return out, nil
 }
 
-// LoadProductLot loads the ProductLot with the given id, as the caller may see it.
-func LoadProductLot(ctx context.Context, c *ent.Client, id int) (*ent.ProductLot, error) {
+// LoadProductLot loads the ProductLot with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
 	q := c.ProductLot.Query().
-		Where(productlot.ID(id))
+		Where(productlot.ID(id)).
+		Where(ps...)
 	withProductLotBorrows(q)
 	return q.Only(ctx)
 }

@@ -212,10 +212,12 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	return out, nil
 }
 
-// LoadProduction loads the Production with the given id, as the caller may see it.
-func LoadProduction(ctx context.Context, c *ent.Client, id int) (*ent.Production, error) {
+// LoadProduction loads the Production with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
 	q := c.Production.Query().
-		Where(production.ID(id))
+		Where(production.ID(id)).
+		Where(ps...)
 	withProductionEdges(q, true)
 	return q.Only(ctx)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -122,10 +123,12 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 	return out, nil
 }
 
-// LoadProductionLine loads the ProductionLine with the given id, as the caller may see it.
-func LoadProductionLine(ctx context.Context, c *ent.Client, id int) (*ent.ProductionLine, error) {
+// LoadProductionLine loads the ProductionLine with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
 	q := c.ProductionLine.Query().
-		Where(productionline.ID(id), productionline.DeletedAtIsNil())
+		Where(productionline.ID(id), productionline.DeletedAtIsNil()).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

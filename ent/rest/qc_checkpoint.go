@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -106,10 +107,12 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 	return out, nil
 }
 
-// LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it.
-func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int) (*ent.QCCheckpoint, error) {
+// LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
 	q := c.QCCheckpoint.Query().
-		Where(qccheckpoint.ID(id))
+		Where(qccheckpoint.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -79,10 +80,12 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 	return out, nil
 }
 
-// LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it.
-func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.QCUnitOfMeasure, error) {
+// LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
 	q := c.QCUnitOfMeasure.Query().
-		Where(qcunitofmeasure.ID(id))
+		Where(qcunitofmeasure.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

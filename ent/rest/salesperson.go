@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -104,10 +105,12 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 	return out, nil
 }
 
-// LoadSalesperson loads the Salesperson with the given id, as the caller may see it.
-func LoadSalesperson(ctx context.Context, c *ent.Client, id int) (*ent.Salesperson, error) {
+// LoadSalesperson loads the Salesperson with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
 	q := c.Salesperson.Query().
-		Where(salesperson.ID(id))
+		Where(salesperson.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -78,10 +79,12 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 	return out, nil
 }
 
-// LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it.
-func LoadShippingMethod(ctx context.Context, c *ent.Client, id int) (*ent.ShippingMethod, error) {
+// LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
 	q := c.ShippingMethod.Query().
-		Where(shippingmethod.ID(id))
+		Where(shippingmethod.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -216,10 +217,12 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	return out, nil
 }
 
-// LoadSupplier loads the Supplier with the given id, as the caller may see it.
-func LoadSupplier(ctx context.Context, c *ent.Client, id int) (*ent.Supplier, error) {
+// LoadSupplier loads the Supplier with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
 	q := c.Supplier.Query().
-		Where(supplier.ID(id))
+		Where(supplier.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

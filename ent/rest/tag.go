@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -108,10 +109,12 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 	return out, nil
 }
 
-// LoadTag loads the Tag with the given id, as the caller may see it.
-func LoadTag(ctx context.Context, c *ent.Client, id int) (*ent.Tag, error) {
+// LoadTag loads the Tag with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
 	q := c.Tag.Query().
-		Where(tag.ID(id))
+		Where(tag.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

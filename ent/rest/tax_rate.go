@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -109,10 +110,12 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 	return out, nil
 }
 
-// LoadTaxRate loads the TaxRate with the given id, as the caller may see it.
-func LoadTaxRate(ctx context.Context, c *ent.Client, id int) (*ent.TaxRate, error) {
+// LoadTaxRate loads the TaxRate with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
 	q := c.TaxRate.Query().
-		Where(taxrate.ID(id))
+		Where(taxrate.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

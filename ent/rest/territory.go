@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -78,10 +79,12 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 	return out, nil
 }
 
-// LoadTerritory loads the Territory with the given id, as the caller may see it.
-func LoadTerritory(ctx context.Context, c *ent.Client, id int) (*ent.Territory, error) {
+// LoadTerritory loads the Territory with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
 	q := c.Territory.Query().
-		Where(territory.ID(id))
+		Where(territory.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -126,10 +127,12 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 	return out, nil
 }
 
-// LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it.
-func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.UnitOfMeasure, error) {
+// LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
 	q := c.UnitOfMeasure.Query().
-		Where(unitofmeasure.ID(id))
+		Where(unitofmeasure.ID(id)).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -109,10 +110,12 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 	return out, nil
 }
 
-// LoadWarehouse loads the Warehouse with the given id, as the caller may see it.
-func LoadWarehouse(ctx context.Context, c *ent.Client, id int) (*ent.Location, error) {
+// LoadWarehouse loads the Warehouse with the given id, as the caller may see it
+// (and as ps restrict it).
+func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
 	q := c.Location.Query().
-		Where(location.ID(id), location.ParentIDIsNil())
+		Where(location.ID(id), location.ParentIDIsNil()).
+		Where(ps...)
 	return q.Only(ctx)
 }
 

@@ -48,6 +48,7 @@ import (
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/supplier"
@@ -1139,6 +1140,42 @@ func init() {
 	salespersonDescActive := salespersonFields[0].Descriptor()
 	// salesperson.DefaultActive holds the default value on creation for the active field.
 	salesperson.DefaultActive = salespersonDescActive.Default.(bool)
+	shippingaddressMixin := schema.ShippingAddress{}.Mixin()
+	shippingaddress.Policy = privacy.NewPolicies(shippingaddressMixin[0], schema.ShippingAddress{})
+	shippingaddress.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := shippingaddress.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	shippingaddressMixinHooks0 := shippingaddressMixin[0].Hooks()
+	shippingaddressHooks := schema.ShippingAddress{}.Hooks()
+
+	shippingaddress.Hooks[1] = shippingaddressMixinHooks0[0]
+
+	shippingaddress.Hooks[2] = shippingaddressMixinHooks0[1]
+
+	shippingaddress.Hooks[3] = shippingaddressHooks[0]
+	shippingaddressMixinFields1 := shippingaddressMixin[1].Fields()
+	_ = shippingaddressMixinFields1
+	shippingaddressFields := schema.ShippingAddress{}.Fields()
+	_ = shippingaddressFields
+	// shippingaddressDescCreatedAt is the schema descriptor for created_at field.
+	shippingaddressDescCreatedAt := shippingaddressMixinFields1[0].Descriptor()
+	// shippingaddress.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shippingaddress.DefaultCreatedAt = shippingaddressDescCreatedAt.Default.(func() time.Time)
+	// shippingaddressDescUpdatedAt is the schema descriptor for updated_at field.
+	shippingaddressDescUpdatedAt := shippingaddressMixinFields1[1].Descriptor()
+	// shippingaddress.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	shippingaddress.DefaultUpdatedAt = shippingaddressDescUpdatedAt.Default.(func() time.Time)
+	// shippingaddress.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	shippingaddress.UpdateDefaultUpdatedAt = shippingaddressDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// shippingaddressDescIsDefault is the schema descriptor for is_default field.
+	shippingaddressDescIsDefault := shippingaddressFields[3].Descriptor()
+	// shippingaddress.DefaultIsDefault holds the default value on creation for the is_default field.
+	shippingaddress.DefaultIsDefault = shippingaddressDescIsDefault.Default.(bool)
 	shippingmethodMixin := schema.ShippingMethod{}.Mixin()
 	shippingmethod.Policy = privacy.NewPolicies(shippingmethodMixin[0], schema.ShippingMethod{})
 	shippingmethod.Hooks[0] = func(next ent.Mutator) ent.Mutator {

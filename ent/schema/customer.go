@@ -76,8 +76,8 @@ func (Customer) Fields() []ent.Field {
 	}
 }
 
-// Edges of a customer: the reference rows it names (in use while it does) and
-// its tags.
+// Edges of a customer: the reference rows it names (in use while it does),
+// its shipping addresses and its tags.
 func (Customer) Edges() []ent.Edge {
 	ref := func(name string, t any, fieldName string) ent.Edge {
 		return edge.To(name, t).
@@ -92,6 +92,9 @@ func (Customer) Edges() []ent.Edge {
 		ref("shipping_method", ShippingMethod.Type, "shipping_method_id"),
 		ref("tax_rate", TaxRate.Type, "tax_rate_id"),
 		ref("territory", Territory.Type, "territory_id"),
+		edge.To("shipping_addresses", ShippingAddress.Type).
+			Comment("The customer's shipping addresses; they go with it.").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("tags", CustomerTag.Type).
 			Comment("Ids of the customer's tags.").
 			Annotations(entsql.OnDelete(entsql.Cascade), annotate.IDs("tag_ids", "tag_id").SingleOnly().Writable(100).Of("ref_type", "CUSTOMER")),

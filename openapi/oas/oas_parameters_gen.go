@@ -183,6 +183,90 @@ func decodeChangeProductionStatusParams(args [1]string, argsEscaped bool, r *htt
 	return params, nil
 }
 
+// CreateShippingAddressParams is parameters of createShippingAddress operation.
+type CreateShippingAddressParams struct {
+	// Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.
+	CustomerID int
+}
+
+func unpackCreateShippingAddressParams(packed middleware.Parameters) (params CreateShippingAddressParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "customer_id",
+			In:   "path",
+		}
+		params.CustomerID = packed[key].(int)
+	}
+	return params
+}
+
+func decodeCreateShippingAddressParams(args [1]string, argsEscaped bool, r *http.Request) (params CreateShippingAddressParams, _ error) {
+	// Decode path: customer_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "customer_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.CustomerID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.CustomerID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "customer_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // DeleteAllergenParams is parameters of deleteAllergen operation.
 type DeleteAllergenParams struct {
 	// Id of the record, an integer greater than 0.
@@ -680,6 +764,162 @@ func decodeDeleteProductionLineParams(args [1]string, argsEscaped bool, r *http.
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "production_line_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
+// DeleteShippingAddressParams is parameters of deleteShippingAddress operation.
+type DeleteShippingAddressParams struct {
+	// Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.
+	CustomerID int
+	// Id of the record, an integer greater than 0.
+	ShippingAddressID int
+}
+
+func unpackDeleteShippingAddressParams(packed middleware.Parameters) (params DeleteShippingAddressParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "customer_id",
+			In:   "path",
+		}
+		params.CustomerID = packed[key].(int)
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "shipping_address_id",
+			In:   "path",
+		}
+		params.ShippingAddressID = packed[key].(int)
+	}
+	return params
+}
+
+func decodeDeleteShippingAddressParams(args [2]string, argsEscaped bool, r *http.Request) (params DeleteShippingAddressParams, _ error) {
+	// Decode path: customer_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "customer_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.CustomerID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.CustomerID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "customer_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode path: shipping_address_id.
+	if err := func() error {
+		param := args[1]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[1])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "shipping_address_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.ShippingAddressID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.ShippingAddressID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "shipping_address_id",
 			In:   "path",
 			Err:  err,
 		}
@@ -2528,6 +2768,162 @@ func decodeGetSalespersonParams(args [1]string, argsEscaped bool, r *http.Reques
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "salesperson_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
+// GetShippingAddressParams is parameters of getShippingAddress operation.
+type GetShippingAddressParams struct {
+	// Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.
+	CustomerID int
+	// Id of the record, an integer greater than 0.
+	ShippingAddressID int
+}
+
+func unpackGetShippingAddressParams(packed middleware.Parameters) (params GetShippingAddressParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "customer_id",
+			In:   "path",
+		}
+		params.CustomerID = packed[key].(int)
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "shipping_address_id",
+			In:   "path",
+		}
+		params.ShippingAddressID = packed[key].(int)
+	}
+	return params
+}
+
+func decodeGetShippingAddressParams(args [2]string, argsEscaped bool, r *http.Request) (params GetShippingAddressParams, _ error) {
+	// Decode path: customer_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "customer_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.CustomerID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.CustomerID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "customer_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode path: shipping_address_id.
+	if err := func() error {
+		param := args[1]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[1])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "shipping_address_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.ShippingAddressID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.ShippingAddressID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "shipping_address_id",
 			In:   "path",
 			Err:  err,
 		}
@@ -11947,6 +12343,90 @@ func decodeListSalespersonsParams(args [0]string, argsEscaped bool, r *http.Requ
 	return params, nil
 }
 
+// ListShippingAddressesParams is parameters of listShippingAddresses operation.
+type ListShippingAddressesParams struct {
+	// Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.
+	CustomerID int
+}
+
+func unpackListShippingAddressesParams(packed middleware.Parameters) (params ListShippingAddressesParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "customer_id",
+			In:   "path",
+		}
+		params.CustomerID = packed[key].(int)
+	}
+	return params
+}
+
+func decodeListShippingAddressesParams(args [1]string, argsEscaped bool, r *http.Request) (params ListShippingAddressesParams, _ error) {
+	// Decode path: customer_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "customer_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.CustomerID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.CustomerID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "customer_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // ListShippingMethodsParams is parameters of listShippingMethods operation.
 type ListShippingMethodsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
@@ -15566,6 +16046,162 @@ func decodeUpdateProductionLineParams(args [1]string, argsEscaped bool, r *http.
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "production_line_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
+// UpdateShippingAddressParams is parameters of updateShippingAddress operation.
+type UpdateShippingAddressParams struct {
+	// Id of the parent record, an integer greater than 0; 404 when the caller cannot see it.
+	CustomerID int
+	// Id of the record, an integer greater than 0.
+	ShippingAddressID int
+}
+
+func unpackUpdateShippingAddressParams(packed middleware.Parameters) (params UpdateShippingAddressParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "customer_id",
+			In:   "path",
+		}
+		params.CustomerID = packed[key].(int)
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "shipping_address_id",
+			In:   "path",
+		}
+		params.ShippingAddressID = packed[key].(int)
+	}
+	return params
+}
+
+func decodeUpdateShippingAddressParams(args [2]string, argsEscaped bool, r *http.Request) (params UpdateShippingAddressParams, _ error) {
+	// Decode path: customer_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "customer_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.CustomerID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.CustomerID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "customer_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode path: shipping_address_id.
+	if err := func() error {
+		param := args[1]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[1])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "shipping_address_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.ShippingAddressID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.ShippingAddressID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "shipping_address_id",
 			In:   "path",
 			Err:  err,
 		}

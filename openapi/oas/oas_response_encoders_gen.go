@@ -127,6 +127,19 @@ func encodeCreateProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
+func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(201)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
@@ -245,6 +258,19 @@ func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWrite
 }
 
 func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -544,6 +570,19 @@ func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.Resp
 }
 
 func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -881,6 +920,19 @@ func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWr
 	return nil
 }
 
+func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -1064,6 +1116,19 @@ func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWri
 }
 
 func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 

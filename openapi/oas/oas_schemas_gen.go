@@ -3035,6 +3035,52 @@ func (s *OperationUpdate) SetUnitOfMeasureID(val OptNilInt) {
 	s.UnitOfMeasureID = val
 }
 
+// NewOptAddressInput returns new OptAddressInput with value set to v.
+func NewOptAddressInput(v AddressInput) OptAddressInput {
+	return OptAddressInput{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptAddressInput is optional AddressInput.
+type OptAddressInput struct {
+	Value AddressInput
+	Set   bool
+}
+
+// IsSet returns true if OptAddressInput was set.
+func (o OptAddressInput) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptAddressInput) Reset() {
+	var v AddressInput
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptAddressInput) SetTo(v AddressInput) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptAddressInput) Get() (v AddressInput, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptAddressInput) Or(d AddressInput) AddressInput {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptBool returns new OptBool with value set to v.
 func NewOptBool(v bool) OptBool {
 	return OptBool{
@@ -6548,6 +6594,249 @@ func (s *SalespersonList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *SalespersonList) SetOrder(val string) {
 	s.Order = val
+}
+
+// A customer's shipping addresses, at most one of them the default. Orders keep the address they were
+// raised with.
+// Ref: #/components/schemas/ShippingAddress
+type ShippingAddress struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// The address: required on create, replaced whole on update.
+	Address Address `json:"address"`
+	// The person to deliver to.
+	Contact NilString `json:"contact"`
+	// The customer, from the path.
+	CustomerID int `json:"customer_id"`
+	// Whether this is the customer's default address; a customer has at most one (409
+	// DEFAULT_ADDRESS_EXISTS).
+	IsDefault bool `json:"is_default"`
+	// Telephone number.
+	Phone NilString `json:"phone"`
+}
+
+// GetID returns the value of ID.
+func (s *ShippingAddress) GetID() int {
+	return s.ID
+}
+
+// GetAddress returns the value of Address.
+func (s *ShippingAddress) GetAddress() Address {
+	return s.Address
+}
+
+// GetContact returns the value of Contact.
+func (s *ShippingAddress) GetContact() NilString {
+	return s.Contact
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *ShippingAddress) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetIsDefault returns the value of IsDefault.
+func (s *ShippingAddress) GetIsDefault() bool {
+	return s.IsDefault
+}
+
+// GetPhone returns the value of Phone.
+func (s *ShippingAddress) GetPhone() NilString {
+	return s.Phone
+}
+
+// SetID sets the value of ID.
+func (s *ShippingAddress) SetID(val int) {
+	s.ID = val
+}
+
+// SetAddress sets the value of Address.
+func (s *ShippingAddress) SetAddress(val Address) {
+	s.Address = val
+}
+
+// SetContact sets the value of Contact.
+func (s *ShippingAddress) SetContact(val NilString) {
+	s.Contact = val
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *ShippingAddress) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetIsDefault sets the value of IsDefault.
+func (s *ShippingAddress) SetIsDefault(val bool) {
+	s.IsDefault = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *ShippingAddress) SetPhone(val NilString) {
+	s.Phone = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/ShippingAddressCreate
+type ShippingAddressCreate struct {
+	// The address: required on create, replaced whole on update. Replaced whole when given; null clears
+	// every part; omitted leaves it unchanged.
+	Address AddressInput `json:"address"`
+	// The person to deliver to.
+	Contact OptNilString `json:"contact"`
+	// Whether this is the customer's default address; a customer has at most one (409
+	// DEFAULT_ADDRESS_EXISTS).
+	IsDefault OptBool `json:"is_default"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+}
+
+// GetAddress returns the value of Address.
+func (s *ShippingAddressCreate) GetAddress() AddressInput {
+	return s.Address
+}
+
+// GetContact returns the value of Contact.
+func (s *ShippingAddressCreate) GetContact() OptNilString {
+	return s.Contact
+}
+
+// GetIsDefault returns the value of IsDefault.
+func (s *ShippingAddressCreate) GetIsDefault() OptBool {
+	return s.IsDefault
+}
+
+// GetPhone returns the value of Phone.
+func (s *ShippingAddressCreate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// SetAddress sets the value of Address.
+func (s *ShippingAddressCreate) SetAddress(val AddressInput) {
+	s.Address = val
+}
+
+// SetContact sets the value of Contact.
+func (s *ShippingAddressCreate) SetContact(val OptNilString) {
+	s.Contact = val
+}
+
+// SetIsDefault sets the value of IsDefault.
+func (s *ShippingAddressCreate) SetIsDefault(val OptBool) {
+	s.IsDefault = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *ShippingAddressCreate) SetPhone(val OptNilString) {
+	s.Phone = val
+}
+
+// Ref: #/components/schemas/ShippingAddressData
+type ShippingAddressData struct {
+	Data ShippingAddress `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ShippingAddressData) GetData() ShippingAddress {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ShippingAddressData) SetData(val ShippingAddress) {
+	s.Data = val
+}
+
+// Ref: #/components/schemas/ShippingAddressList
+type ShippingAddressList struct {
+	Data []ShippingAddress `json:"data"`
+	// Every row is returned in one page.
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *ShippingAddressList) GetData() []ShippingAddress {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *ShippingAddressList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *ShippingAddressList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *ShippingAddressList) SetData(val []ShippingAddress) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *ShippingAddressList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *ShippingAddressList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/ShippingAddressUpdate
+type ShippingAddressUpdate struct {
+	// The address: required on create, replaced whole on update. Replaced whole when given; null clears
+	// every part; omitted leaves it unchanged.
+	Address OptAddressInput `json:"address"`
+	// The person to deliver to.
+	Contact OptNilString `json:"contact"`
+	// Whether this is the customer's default address; a customer has at most one (409
+	// DEFAULT_ADDRESS_EXISTS).
+	IsDefault OptBool `json:"is_default"`
+	// Telephone number.
+	Phone OptNilString `json:"phone"`
+}
+
+// GetAddress returns the value of Address.
+func (s *ShippingAddressUpdate) GetAddress() OptAddressInput {
+	return s.Address
+}
+
+// GetContact returns the value of Contact.
+func (s *ShippingAddressUpdate) GetContact() OptNilString {
+	return s.Contact
+}
+
+// GetIsDefault returns the value of IsDefault.
+func (s *ShippingAddressUpdate) GetIsDefault() OptBool {
+	return s.IsDefault
+}
+
+// GetPhone returns the value of Phone.
+func (s *ShippingAddressUpdate) GetPhone() OptNilString {
+	return s.Phone
+}
+
+// SetAddress sets the value of Address.
+func (s *ShippingAddressUpdate) SetAddress(val OptAddressInput) {
+	s.Address = val
+}
+
+// SetContact sets the value of Contact.
+func (s *ShippingAddressUpdate) SetContact(val OptNilString) {
+	s.Contact = val
+}
+
+// SetIsDefault sets the value of IsDefault.
+func (s *ShippingAddressUpdate) SetIsDefault(val OptBool) {
+	s.IsDefault = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *ShippingAddressUpdate) SetPhone(val OptNilString) {
+	s.Phone = val
 }
 
 // Shipping methods. Read-only through the API; they are managed in the web application.

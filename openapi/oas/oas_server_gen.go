@@ -27,6 +27,7 @@ type Handler interface {
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
 	SalespersonsHandler
+	ShippingAddressesHandler
 	ShippingMethodsHandler
 	SuppliersHandler
 	TagsHandler
@@ -520,6 +521,42 @@ type SalespersonsHandler interface {
 	//
 	// GET /salespersons
 	ListSalespersons(ctx context.Context, params ListSalespersonsParams) (*SalespersonList, error)
+}
+
+// ShippingAddressesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: ShippingAddresses
+type ShippingAddressesHandler interface {
+	// CreateShippingAddress implements createShippingAddress operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// POST /customers/{customer_id}/shipping-addresses
+	CreateShippingAddress(ctx context.Context, req *ShippingAddressCreate, params CreateShippingAddressParams) (*ShippingAddressData, error)
+	// DeleteShippingAddress implements deleteShippingAddress operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// DELETE /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+	DeleteShippingAddress(ctx context.Context, params DeleteShippingAddressParams) (*ShippingAddressData, error)
+	// GetShippingAddress implements getShippingAddress operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+	GetShippingAddress(ctx context.Context, params GetShippingAddressParams) (*ShippingAddressData, error)
+	// ListShippingAddresses implements listShippingAddresses operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /customers/{customer_id}/shipping-addresses
+	ListShippingAddresses(ctx context.Context, params ListShippingAddressesParams) (*ShippingAddressList, error)
+	// UpdateShippingAddress implements updateShippingAddress operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// PATCH /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+	UpdateShippingAddress(ctx context.Context, req *ShippingAddressUpdate, params UpdateShippingAddressParams) (*ShippingAddressData, error)
 }
 
 // ShippingMethodsHandler handles operations described by OpenAPI v3 specification.

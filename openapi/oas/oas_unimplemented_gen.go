@@ -98,6 +98,15 @@ func (UnimplementedHandler) CreateProductionLine(ctx context.Context, req *Produ
 	return r, ht.ErrNotImplemented
 }
 
+// CreateShippingAddress implements createShippingAddress operation.
+//
+// Requires the sales:write scope.
+//
+// POST /customers/{customer_id}/shipping-addresses
+func (UnimplementedHandler) CreateShippingAddress(ctx context.Context, req *ShippingAddressCreate, params CreateShippingAddressParams) (r *ShippingAddressData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateSupplier implements createSupplier operation.
 //
 // Requires the purchasing:write scope.
@@ -188,6 +197,15 @@ func (UnimplementedHandler) DeleteOperation(ctx context.Context, params DeleteOp
 //
 // DELETE /production-lines/{production_line_id}
 func (UnimplementedHandler) DeleteProductionLine(ctx context.Context, params DeleteProductionLineParams) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// DeleteShippingAddress implements deleteShippingAddress operation.
+//
+// Requires the sales:write scope.
+//
+// DELETE /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+func (UnimplementedHandler) DeleteShippingAddress(ctx context.Context, params DeleteShippingAddressParams) (r *ShippingAddressData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -397,6 +415,15 @@ func (UnimplementedHandler) GetQCUnitOfMeasure(ctx context.Context, params GetQC
 //
 // GET /salespersons/{salesperson_id}
 func (UnimplementedHandler) GetSalesperson(ctx context.Context, params GetSalespersonParams) (r *SalespersonData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetShippingAddress implements getShippingAddress operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+func (UnimplementedHandler) GetShippingAddress(ctx context.Context, params GetShippingAddressParams) (r *ShippingAddressData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -625,6 +652,15 @@ func (UnimplementedHandler) ListSalespersons(ctx context.Context, params ListSal
 	return r, ht.ErrNotImplemented
 }
 
+// ListShippingAddresses implements listShippingAddresses operation.
+//
+// Requires the sales:read scope.
+//
+// GET /customers/{customer_id}/shipping-addresses
+func (UnimplementedHandler) ListShippingAddresses(ctx context.Context, params ListShippingAddressesParams) (r *ShippingAddressList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListShippingMethods implements listShippingMethods operation.
 //
 // Requires the sales:read scope.
@@ -758,6 +794,15 @@ func (UnimplementedHandler) UpdateProductLot(ctx context.Context, req *ProductLo
 //
 // PATCH /production-lines/{production_line_id}
 func (UnimplementedHandler) UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateShippingAddress implements updateShippingAddress operation.
+//
+// Requires the sales:write scope.
+//
+// PATCH /customers/{customer_id}/shipping-addresses/{shipping_address_id}
+func (UnimplementedHandler) UpdateShippingAddress(ctx context.Context, req *ShippingAddressUpdate, params UpdateShippingAddressParams) (r *ShippingAddressData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
