@@ -29,6 +29,7 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
+	"larder.dev/larder/ent/idempotencykey"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -104,6 +105,8 @@ type Client struct {
 	Food *FoodClient
 	// FoodNutrient is the client for interacting with the FoodNutrient builders.
 	FoodNutrient *FoodNutrientClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
 	// LotCorrection is the client for interacting with the LotCorrection builders.
@@ -205,6 +208,7 @@ func (c *Client) init() {
 	c.Event = NewEventClient(c.config)
 	c.Food = NewFoodClient(c.config)
 	c.FoodNutrient = NewFoodNutrientClient(c.config)
+	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Location = NewLocationClient(c.config)
 	c.LotCorrection = NewLotCorrectionClient(c.config)
 	c.Nutrient = NewNutrientClient(c.config)
@@ -349,6 +353,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Event:                   NewEventClient(cfg),
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		Location:                NewLocationClient(cfg),
 		LotCorrection:           NewLotCorrectionClient(cfg),
 		Nutrient:                NewNutrientClient(cfg),
@@ -420,6 +425,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Event:                   NewEventClient(cfg),
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		Location:                NewLocationClient(cfg),
 		LotCorrection:           NewLotCorrectionClient(cfg),
 		Nutrient:                NewNutrientClient(cfg),
@@ -489,11 +495,11 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
 		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
-		c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection, c.Nutrient,
-		c.Operation, c.Organization, c.Preservation, c.PriceList, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
 		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
@@ -510,11 +516,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
 		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
-		c.Event, c.Food, c.FoodNutrient, c.Location, c.LotCorrection, c.Nutrient,
-		c.Operation, c.Organization, c.Preservation, c.PriceList, c.Product,
-		c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
 		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
@@ -556,6 +562,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Food.mutate(ctx, m)
 	case *FoodNutrientMutation:
 		return c.FoodNutrient.mutate(ctx, m)
+	case *IdempotencyKeyMutation:
+		return c.IdempotencyKey.mutate(ctx, m)
 	case *LocationMutation:
 		return c.Location.mutate(ctx, m)
 	case *LotCorrectionMutation:
@@ -3022,6 +3030,156 @@ func (c *FoodNutrientClient) mutate(ctx context.Context, m *FoodNutrientMutation
 		return (&FoodNutrientDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown FoodNutrient mutation op: %q", m.Op())
+	}
+}
+
+// IdempotencyKeyClient is a client for the IdempotencyKey schema.
+type IdempotencyKeyClient struct {
+	config
+}
+
+// NewIdempotencyKeyClient returns a client for the IdempotencyKey from the given config.
+func NewIdempotencyKeyClient(c config) *IdempotencyKeyClient {
+	return &IdempotencyKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotencykey.Hooks(f(g(h())))`.
+func (c *IdempotencyKeyClient) Use(hooks ...Hook) {
+	c.hooks.IdempotencyKey = append(c.hooks.IdempotencyKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotencykey.Intercept(f(g(h())))`.
+func (c *IdempotencyKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotencyKey = append(c.inters.IdempotencyKey, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotencyKey entity.
+func (c *IdempotencyKeyClient) Create() *IdempotencyKeyCreate {
+	mutation := newIdempotencyKeyMutation(c.config, OpCreate)
+	return &IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotencyKey entities.
+func (c *IdempotencyKeyClient) CreateBulk(builders ...*IdempotencyKeyCreate) *IdempotencyKeyCreateBulk {
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotencyKeyClient) MapCreateBulk(slice any, setFunc func(*IdempotencyKeyCreate, int)) *IdempotencyKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotencyKeyCreateBulk{err: fmt.Errorf("calling to IdempotencyKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotencyKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Update() *IdempotencyKeyUpdate {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdate)
+	return &IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotencyKeyClient) UpdateOne(_m *IdempotencyKey) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKey(_m))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotencyKeyClient) UpdateOneID(id int) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKeyID(id))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Delete() *IdempotencyKeyDelete {
+	mutation := newIdempotencyKeyMutation(c.config, OpDelete)
+	return &IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotencyKeyClient) DeleteOne(_m *IdempotencyKey) *IdempotencyKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotencyKeyClient) DeleteOneID(id int) *IdempotencyKeyDeleteOne {
+	builder := c.Delete().Where(idempotencykey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotencyKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Query() *IdempotencyKeyQuery {
+	return &IdempotencyKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotencyKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotencyKey entity by its id.
+func (c *IdempotencyKeyClient) Get(ctx context.Context, id int) (*IdempotencyKey, error) {
+	return c.Query().Where(idempotencykey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotencyKeyClient) GetX(ctx context.Context, id int) *IdempotencyKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a IdempotencyKey.
+func (c *IdempotencyKeyClient) QueryAccount(_m *IdempotencyKey) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(idempotencykey.Table, idempotencykey.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, idempotencykey.AccountTable, idempotencykey.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotencyKeyClient) Hooks() []Hook {
+	hooks := c.hooks.IdempotencyKey
+	return append(hooks[:len(hooks):len(hooks)], idempotencykey.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotencyKeyClient) Interceptors() []Interceptor {
+	return c.inters.IdempotencyKey
+}
+
+func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
 	}
 }
 
@@ -9739,27 +9897,27 @@ type (
 	hooks struct {
 		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
 		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
-		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
-		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, Production, ProductionConsumedStep, ProductionLine,
-		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
-		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		IdempotencyKey, Location, LotCorrection, Nutrient, Operation, Organization,
+		Preservation, PriceList, Product, ProductAllergen, ProductBannedCountry,
+		ProductByproduct, ProductLot, ProductQCCheckpoint, ProductSubstitute,
+		ProductSupplier, ProductTag, Production, ProductionConsumedStep,
+		ProductionLine, ProductionLineEquipment, ProductionOperation,
+		ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep,
+		Salesperson, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
+		TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
 		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
-		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
-		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, Production, ProductionConsumedStep, ProductionLine,
-		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
-		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		IdempotencyKey, Location, LotCorrection, Nutrient, Operation, Organization,
+		Preservation, PriceList, Product, ProductAllergen, ProductBannedCountry,
+		ProductByproduct, ProductLot, ProductQCCheckpoint, ProductSubstitute,
+		ProductSupplier, ProductTag, Production, ProductionConsumedStep,
+		ProductionLine, ProductionLineEquipment, ProductionOperation,
+		ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep,
+		Salesperson, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
+		TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

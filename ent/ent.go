@@ -26,6 +26,7 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
+	"larder.dev/larder/ent/idempotencykey"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -138,6 +139,7 @@ func checkColumn(t, c string) error {
 			event.Table:                   event.ValidColumn,
 			food.Table:                    food.ValidColumn,
 			foodnutrient.Table:            foodnutrient.ValidColumn,
+			idempotencykey.Table:          idempotencykey.ValidColumn,
 			location.Table:                location.ValidColumn,
 			lotcorrection.Table:           lotcorrection.ValidColumn,
 			nutrient.Table:                nutrient.ValidColumn,

@@ -1073,6 +1073,7 @@ var uniqueIndexes = map[string][]string{
 	"equipment_account_id_code":                               {"account_id", "code"},
 	"events_event_id_key":                                     {"event_id"},
 	"foodnutrient_food_id_nutrient_id":                        {"food_id", "nutrient_id"},
+	"idempotencykey_account_id_key":                           {"account_id", "key"},
 	"location_account_id_code":                                {"account_id", "code"},
 	"location_parent_id_code":                                 {"parent_id", "code"},
 	"nutrient_account_id_key":                                 {"account_id", "key"},

@@ -310,6 +310,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *IdempotencyKey:
+		return e.AccountID, true
 	case *Location:
 		return e.AccountID, true
 	case *LotCorrection:

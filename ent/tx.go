@@ -42,6 +42,8 @@ type Tx struct {
 	Food *FoodClient
 	// FoodNutrient is the client for interacting with the FoodNutrient builders.
 	FoodNutrient *FoodNutrientClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
 	// LotCorrection is the client for interacting with the LotCorrection builders.
@@ -263,6 +265,7 @@ func (tx *Tx) init() {
 	tx.Event = NewEventClient(tx.config)
 	tx.Food = NewFoodClient(tx.config)
 	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
+	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)
 	tx.LotCorrection = NewLotCorrectionClient(tx.config)
 	tx.Nutrient = NewNutrientClient(tx.config)

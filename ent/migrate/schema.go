@@ -718,6 +718,50 @@ var (
 			},
 		},
 	}
+	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
+	IdempotencyKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "key", Type: field.TypeString},
+		{Name: "operation", Type: field.TypeString},
+		{Name: "fingerprint", Type: field.TypeString},
+		{Name: "done", Type: field.TypeBool, Default: false},
+		{Name: "status", Type: field.TypeInt, Nullable: true},
+		{Name: "response", Type: field.TypeBytes, Nullable: true},
+		{Name: "started_at", Type: field.TypeTime},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// IdempotencyKeysTable holds the schema information for the "idempotency_keys" table.
+	IdempotencyKeysTable = &schema.Table{
+		Name:       "idempotency_keys",
+		Columns:    IdempotencyKeysColumns,
+		PrimaryKey: []*schema.Column{IdempotencyKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "idempotency_keys_accounts_account",
+				Columns:    []*schema.Column{IdempotencyKeysColumns[9]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotencykey_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[9], IdempotencyKeysColumns[0]},
+			},
+			{
+				Name:    "idempotencykey_account_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotencyKeysColumns[9], IdempotencyKeysColumns[1]},
+			},
+			{
+				Name:    "idempotencykey_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[8]},
+			},
+		},
+	}
 	// LocationsColumns holds the columns for the "locations" table.
 	LocationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2823,6 +2867,7 @@ var (
 		EventsTable,
 		FoodsTable,
 		FoodNutrientsTable,
+		IdempotencyKeysTable,
 		LocationsTable,
 		LotCorrectionsTable,
 		NutrientsTable,
@@ -2911,6 +2956,7 @@ func init() {
 	FoodNutrientsTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	IdempotencyKeysTable.ForeignKeys[0].RefTable = AccountsTable
 	LocationsTable.ForeignKeys[0].RefTable = AccountsTable
 	LocationsTable.ForeignKeys[1].RefTable = LocationsTable
 	LotCorrectionsTable.ForeignKeys[0].RefTable = AccountsTable

@@ -48,6 +48,9 @@ type Food func(*sql.Selector)
 // FoodNutrient is the predicate function for foodnutrient builders.
 type FoodNutrient func(*sql.Selector)
 
+// IdempotencyKey is the predicate function for idempotencykey builders.
+type IdempotencyKey func(*sql.Selector)
+
 // Location is the predicate function for location builders.
 type Location func(*sql.Selector)
 

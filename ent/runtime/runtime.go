@@ -20,6 +20,7 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
+	"larder.dev/larder/ent/idempotencykey"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -462,6 +463,27 @@ func init() {
 	foodnutrientDescIsGlobal := foodnutrientMixinFields0[1].Descriptor()
 	// foodnutrient.DefaultIsGlobal holds the default value on creation for the is_global field.
 	foodnutrient.DefaultIsGlobal = foodnutrientDescIsGlobal.Default.(bool)
+	idempotencykeyMixin := schema.IdempotencyKey{}.Mixin()
+	idempotencykey.Policy = privacy.NewPolicies(idempotencykeyMixin[0], schema.IdempotencyKey{})
+	idempotencykey.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := idempotencykey.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	idempotencykeyMixinHooks0 := idempotencykeyMixin[0].Hooks()
+
+	idempotencykey.Hooks[1] = idempotencykeyMixinHooks0[0]
+
+	idempotencykey.Hooks[2] = idempotencykeyMixinHooks0[1]
+	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
+	_ = idempotencykeyFields
+	// idempotencykeyDescDone is the schema descriptor for done field.
+	idempotencykeyDescDone := idempotencykeyFields[3].Descriptor()
+	// idempotencykey.DefaultDone holds the default value on creation for the done field.
+	idempotencykey.DefaultDone = idempotencykeyDescDone.Default.(bool)
 	locationMixin := schema.Location{}.Mixin()
 	location.Policy = privacy.NewPolicies(locationMixin[0], schema.Location{})
 	location.Hooks[0] = func(next ent.Mutator) ent.Mutator {
