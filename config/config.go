@@ -33,6 +33,10 @@ type Config struct {
 	MaxInFlight int
 	// MaxConns bounds database connections; 0 picks a default (--db-max-conns, LARDER_DB_MAX_CONNS).
 	MaxConns int
+	// GCPercent is the Go garbage collector's target (GOGC) while serving:
+	// the heap may grow this many percent over the live heap before a
+	// collection (--gc-percent, LARDER_GC_PERCENT).
+	GCPercent int
 	// Statements is how many prepared statements to keep per server; 0 turns
 	// the cache off, e.g. behind a pooler without prepared-statement support
 	// (--db-statements, LARDER_DB_STATEMENTS).
@@ -81,6 +85,7 @@ func Defaults() Config {
 		AuthFailLimit:  20,
 		RequestTimeout: 15 * time.Second,
 		MaxInFlight:    512,
+		GCPercent:      400,
 		Statements:     256,
 		LogFormat:      "text",
 		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
@@ -130,7 +135,7 @@ var Common = Options{"database", "log-format", "db-statements"}
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr", "gc-percent"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -160,6 +165,7 @@ func (c *Config) options() map[string]option {
 			fs.DurationVar(&c.RequestTimeout, n, c.RequestTimeout, h)
 		}, func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return err }},
 		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
+		"gc-percent":      {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
 		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
 		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
 		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
@@ -208,6 +214,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxInFlight < 1 {
 		errs = append(errs, "max-in-flight must be at least 1")
+	}
+	if c.GCPercent < 10 {
+		errs = append(errs, "gc-percent must be at least 10")
 	}
 	if c.MaxConns < 0 {
 		errs = append(errs, "db-max-conns cannot be negative")
