@@ -66,7 +66,7 @@ func TestShippingAddresses(t *testing.T) {
 			if len(rows) != 2 || body["pagination"].(map[string]any)["total"] != float64(2) {
 				t.Fatalf("list: %v", body)
 			}
-			a.get(base + "?limit=1").field(400, "VALIDATION_ERROR", "limit")
+			a.get(base+"?limit=1").field(400, "VALIDATION_ERROR", "limit")
 		})
 
 		a.run(t, "a child of another customer, or of a customer not seen, is not found", func(t *testing.T, a *api) {
