@@ -21,6 +21,8 @@ const (
 	KeyRotated  = auditrecord.ActionKeyRotated
 	KeyRevoked  = auditrecord.ActionKeyRevoked
 	PlanChanged = auditrecord.ActionPlanChanged
+	// SettingsChanged records a change of an organization's settings.
+	SettingsChanged = auditrecord.ActionSettingsChanged
 )
 
 // SystemActor is the actor of changes made without one named: Larder itself

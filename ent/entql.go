@@ -478,11 +478,13 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Organization",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			organization.FieldCreatedAt: {Type: field.TypeTime, Column: organization.FieldCreatedAt},
-			organization.FieldUpdatedAt: {Type: field.TypeTime, Column: organization.FieldUpdatedAt},
-			organization.FieldName:      {Type: field.TypeString, Column: organization.FieldName},
-			organization.FieldPlan:      {Type: field.TypeEnum, Column: organization.FieldPlan},
-			organization.FieldCurrency:  {Type: field.TypeString, Column: organization.FieldCurrency},
+			organization.FieldCreatedAt:                {Type: field.TypeTime, Column: organization.FieldCreatedAt},
+			organization.FieldUpdatedAt:                {Type: field.TypeTime, Column: organization.FieldUpdatedAt},
+			organization.FieldName:                     {Type: field.TypeString, Column: organization.FieldName},
+			organization.FieldPlan:                     {Type: field.TypeEnum, Column: organization.FieldPlan},
+			organization.FieldCurrency:                 {Type: field.TypeString, Column: organization.FieldCurrency},
+			organization.FieldBlockUnapprovedSuppliers: {Type: field.TypeBool, Column: organization.FieldBlockUnapprovedSuppliers},
+			organization.FieldManualCosting:            {Type: field.TypeBool, Column: organization.FieldManualCosting},
 		},
 	}
 	graph.Nodes[20] = &sqlgraph.Node{
@@ -4943,6 +4945,16 @@ func (f *OrganizationFilter) WherePlan(p entql.StringP) {
 // WhereCurrency applies the entql string predicate on the currency field.
 func (f *OrganizationFilter) WhereCurrency(p entql.StringP) {
 	f.Where(p.Field(organization.FieldCurrency))
+}
+
+// WhereBlockUnapprovedSuppliers applies the entql bool predicate on the block_unapproved_suppliers field.
+func (f *OrganizationFilter) WhereBlockUnapprovedSuppliers(p entql.BoolP) {
+	f.Where(p.Field(organization.FieldBlockUnapprovedSuppliers))
+}
+
+// WhereManualCosting applies the entql bool predicate on the manual_costing field.
+func (f *OrganizationFilter) WhereManualCosting(p entql.BoolP) {
+	f.Where(p.Field(organization.FieldManualCosting))
 }
 
 // WhereHasAccounts applies a predicate to check if query has an edge accounts.

@@ -17206,21 +17206,23 @@ func (m *OperationMutation) ResetEdge(name string) error {
 // OrganizationMutation represents an operation that mutates the Organization nodes in the graph.
 type OrganizationMutation struct {
 	config
-	op              Op
-	typ             string
-	id              *int
-	created_at      *time.Time
-	updated_at      *time.Time
-	name            *string
-	plan            *organization.Plan
-	currency        *string
-	clearedFields   map[string]struct{}
-	accounts        map[int]struct{}
-	removedaccounts map[int]struct{}
-	clearedaccounts bool
-	done            bool
-	oldValue        func(context.Context) (*Organization, error)
-	predicates      []predicate.Organization
+	op                         Op
+	typ                        string
+	id                         *int
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	name                       *string
+	plan                       *organization.Plan
+	currency                   *string
+	block_unapproved_suppliers *bool
+	manual_costing             *bool
+	clearedFields              map[string]struct{}
+	accounts                   map[int]struct{}
+	removedaccounts            map[int]struct{}
+	clearedaccounts            bool
+	done                       bool
+	oldValue                   func(context.Context) (*Organization, error)
+	predicates                 []predicate.Organization
 }
 
 var _ ent.Mutation = (*OrganizationMutation)(nil)
@@ -17501,6 +17503,78 @@ func (m *OrganizationMutation) ResetCurrency() {
 	m.currency = nil
 }
 
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (m *OrganizationMutation) SetBlockUnapprovedSuppliers(b bool) {
+	m.block_unapproved_suppliers = &b
+}
+
+// BlockUnapprovedSuppliers returns the value of the "block_unapproved_suppliers" field in the mutation.
+func (m *OrganizationMutation) BlockUnapprovedSuppliers() (r bool, exists bool) {
+	v := m.block_unapproved_suppliers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlockUnapprovedSuppliers returns the old "block_unapproved_suppliers" field's value of the Organization entity.
+// If the Organization object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationMutation) OldBlockUnapprovedSuppliers(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlockUnapprovedSuppliers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlockUnapprovedSuppliers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlockUnapprovedSuppliers: %w", err)
+	}
+	return oldValue.BlockUnapprovedSuppliers, nil
+}
+
+// ResetBlockUnapprovedSuppliers resets all changes to the "block_unapproved_suppliers" field.
+func (m *OrganizationMutation) ResetBlockUnapprovedSuppliers() {
+	m.block_unapproved_suppliers = nil
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (m *OrganizationMutation) SetManualCosting(b bool) {
+	m.manual_costing = &b
+}
+
+// ManualCosting returns the value of the "manual_costing" field in the mutation.
+func (m *OrganizationMutation) ManualCosting() (r bool, exists bool) {
+	v := m.manual_costing
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldManualCosting returns the old "manual_costing" field's value of the Organization entity.
+// If the Organization object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrganizationMutation) OldManualCosting(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldManualCosting is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldManualCosting requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldManualCosting: %w", err)
+	}
+	return oldValue.ManualCosting, nil
+}
+
+// ResetManualCosting resets all changes to the "manual_costing" field.
+func (m *OrganizationMutation) ResetManualCosting() {
+	m.manual_costing = nil
+}
+
 // AddAccountIDs adds the "accounts" edge to the Account entity by ids.
 func (m *OrganizationMutation) AddAccountIDs(ids ...int) {
 	if m.accounts == nil {
@@ -17589,7 +17663,7 @@ func (m *OrganizationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrganizationMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, organization.FieldCreatedAt)
 	}
@@ -17604,6 +17678,12 @@ func (m *OrganizationMutation) Fields() []string {
 	}
 	if m.currency != nil {
 		fields = append(fields, organization.FieldCurrency)
+	}
+	if m.block_unapproved_suppliers != nil {
+		fields = append(fields, organization.FieldBlockUnapprovedSuppliers)
+	}
+	if m.manual_costing != nil {
+		fields = append(fields, organization.FieldManualCosting)
 	}
 	return fields
 }
@@ -17623,6 +17703,10 @@ func (m *OrganizationMutation) Field(name string) (ent.Value, bool) {
 		return m.Plan()
 	case organization.FieldCurrency:
 		return m.Currency()
+	case organization.FieldBlockUnapprovedSuppliers:
+		return m.BlockUnapprovedSuppliers()
+	case organization.FieldManualCosting:
+		return m.ManualCosting()
 	}
 	return nil, false
 }
@@ -17642,6 +17726,10 @@ func (m *OrganizationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldPlan(ctx)
 	case organization.FieldCurrency:
 		return m.OldCurrency(ctx)
+	case organization.FieldBlockUnapprovedSuppliers:
+		return m.OldBlockUnapprovedSuppliers(ctx)
+	case organization.FieldManualCosting:
+		return m.OldManualCosting(ctx)
 	}
 	return nil, fmt.Errorf("unknown Organization field %s", name)
 }
@@ -17685,6 +17773,20 @@ func (m *OrganizationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCurrency(v)
+		return nil
+	case organization.FieldBlockUnapprovedSuppliers:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlockUnapprovedSuppliers(v)
+		return nil
+	case organization.FieldManualCosting:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetManualCosting(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Organization field %s", name)
@@ -17749,6 +17851,12 @@ func (m *OrganizationMutation) ResetField(name string) error {
 		return nil
 	case organization.FieldCurrency:
 		m.ResetCurrency()
+		return nil
+	case organization.FieldBlockUnapprovedSuppliers:
+		m.ResetBlockUnapprovedSuppliers()
+		return nil
+	case organization.FieldManualCosting:
+		m.ResetManualCosting()
 		return nil
 	}
 	return fmt.Errorf("unknown Organization field %s", name)

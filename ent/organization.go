@@ -27,6 +27,10 @@ type Organization struct {
 	Plan organization.Plan `json:"plan,omitempty"`
 	// ISO 4217 currency of amounts.
 	Currency string `json:"currency,omitempty"`
+	// Purchasing setting: a purchase order for a SUSPENDED or REJECTED supplier is refused (409 SUPPLIER_BLOCKED).
+	BlockUnapprovedSuppliers bool `json:"block_unapproved_suppliers,omitempty"`
+	// Purchasing setting: the account costs products by hand, so bills do not recalculate product costs.
+	ManualCosting bool `json:"manual_costing,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrganizationQuery when eager-loading is set.
 	Edges        OrganizationEdges `json:"edges"`
@@ -56,6 +60,8 @@ func (*Organization) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case organization.FieldBlockUnapprovedSuppliers, organization.FieldManualCosting:
+			values[i] = new(sql.NullBool)
 		case organization.FieldID:
 			values[i] = new(sql.NullInt64)
 		case organization.FieldName, organization.FieldPlan, organization.FieldCurrency:
@@ -113,6 +119,18 @@ func (_m *Organization) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Currency = value.String
 			}
+		case organization.FieldBlockUnapprovedSuppliers:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field block_unapproved_suppliers", values[i])
+			} else if value.Valid {
+				_m.BlockUnapprovedSuppliers = value.Bool
+			}
+		case organization.FieldManualCosting:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field manual_costing", values[i])
+			} else if value.Valid {
+				_m.ManualCosting = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -168,6 +186,12 @@ func (_m *Organization) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("currency=")
 	builder.WriteString(_m.Currency)
+	builder.WriteString(", ")
+	builder.WriteString("block_unapproved_suppliers=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BlockUnapprovedSuppliers))
+	builder.WriteString(", ")
+	builder.WriteString("manual_costing=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ManualCosting))
 	builder.WriteByte(')')
 	return builder.String()
 }

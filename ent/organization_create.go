@@ -85,6 +85,34 @@ func (_c *OrganizationCreate) SetNillableCurrency(v *string) *OrganizationCreate
 	return _c
 }
 
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (_c *OrganizationCreate) SetBlockUnapprovedSuppliers(v bool) *OrganizationCreate {
+	_c.mutation.SetBlockUnapprovedSuppliers(v)
+	return _c
+}
+
+// SetNillableBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableBlockUnapprovedSuppliers(v *bool) *OrganizationCreate {
+	if v != nil {
+		_c.SetBlockUnapprovedSuppliers(*v)
+	}
+	return _c
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (_c *OrganizationCreate) SetManualCosting(v bool) *OrganizationCreate {
+	_c.mutation.SetManualCosting(v)
+	return _c
+}
+
+// SetNillableManualCosting sets the "manual_costing" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableManualCosting(v *bool) *OrganizationCreate {
+	if v != nil {
+		_c.SetManualCosting(*v)
+	}
+	return _c
+}
+
 // AddAccountIDs adds the "accounts" edge to the Account entity by IDs.
 func (_c *OrganizationCreate) AddAccountIDs(ids ...int) *OrganizationCreate {
 	_c.mutation.AddAccountIDs(ids...)
@@ -159,6 +187,14 @@ func (_c *OrganizationCreate) defaults() error {
 		v := organization.DefaultCurrency
 		_c.mutation.SetCurrency(v)
 	}
+	if _, ok := _c.mutation.BlockUnapprovedSuppliers(); !ok {
+		v := organization.DefaultBlockUnapprovedSuppliers
+		_c.mutation.SetBlockUnapprovedSuppliers(v)
+	}
+	if _, ok := _c.mutation.ManualCosting(); !ok {
+		v := organization.DefaultManualCosting
+		_c.mutation.SetManualCosting(v)
+	}
 	return nil
 }
 
@@ -188,6 +224,12 @@ func (_c *OrganizationCreate) check() error {
 	}
 	if _, ok := _c.mutation.Currency(); !ok {
 		return &ValidationError{Name: "currency", err: errors.New(`ent: missing required field "Organization.currency"`)}
+	}
+	if _, ok := _c.mutation.BlockUnapprovedSuppliers(); !ok {
+		return &ValidationError{Name: "block_unapproved_suppliers", err: errors.New(`ent: missing required field "Organization.block_unapproved_suppliers"`)}
+	}
+	if _, ok := _c.mutation.ManualCosting(); !ok {
+		return &ValidationError{Name: "manual_costing", err: errors.New(`ent: missing required field "Organization.manual_costing"`)}
 	}
 	return nil
 }
@@ -235,6 +277,14 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Currency(); ok {
 		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
 		_node.Currency = value
+	}
+	if value, ok := _c.mutation.BlockUnapprovedSuppliers(); ok {
+		_spec.SetField(organization.FieldBlockUnapprovedSuppliers, field.TypeBool, value)
+		_node.BlockUnapprovedSuppliers = value
+	}
+	if value, ok := _c.mutation.ManualCosting(); ok {
+		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
+		_node.ManualCosting = value
 	}
 	if nodes := _c.mutation.AccountsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -352,6 +402,30 @@ func (u *OrganizationUpsert) UpdateCurrency() *OrganizationUpsert {
 	return u
 }
 
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (u *OrganizationUpsert) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpsert {
+	u.Set(organization.FieldBlockUnapprovedSuppliers, v)
+	return u
+}
+
+// UpdateBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateBlockUnapprovedSuppliers() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldBlockUnapprovedSuppliers)
+	return u
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (u *OrganizationUpsert) SetManualCosting(v bool) *OrganizationUpsert {
+	u.Set(organization.FieldManualCosting, v)
+	return u
+}
+
+// UpdateManualCosting sets the "manual_costing" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateManualCosting() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldManualCosting)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -450,6 +524,34 @@ func (u *OrganizationUpsertOne) SetCurrency(v string) *OrganizationUpsertOne {
 func (u *OrganizationUpsertOne) UpdateCurrency() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateCurrency()
+	})
+}
+
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (u *OrganizationUpsertOne) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetBlockUnapprovedSuppliers(v)
+	})
+}
+
+// UpdateBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateBlockUnapprovedSuppliers() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateBlockUnapprovedSuppliers()
+	})
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (u *OrganizationUpsertOne) SetManualCosting(v bool) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetManualCosting(v)
+	})
+}
+
+// UpdateManualCosting sets the "manual_costing" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateManualCosting() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateManualCosting()
 	})
 }
 
@@ -717,6 +819,34 @@ func (u *OrganizationUpsertBulk) SetCurrency(v string) *OrganizationUpsertBulk {
 func (u *OrganizationUpsertBulk) UpdateCurrency() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateCurrency()
+	})
+}
+
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (u *OrganizationUpsertBulk) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetBlockUnapprovedSuppliers(v)
+	})
+}
+
+// UpdateBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateBlockUnapprovedSuppliers() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateBlockUnapprovedSuppliers()
+	})
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (u *OrganizationUpsertBulk) SetManualCosting(v bool) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetManualCosting(v)
+	})
+}
+
+// UpdateManualCosting sets the "manual_costing" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateManualCosting() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateManualCosting()
 	})
 }
 

@@ -78,6 +78,34 @@ func (_u *OrganizationUpdate) SetNillableCurrency(v *string) *OrganizationUpdate
 	return _u
 }
 
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (_u *OrganizationUpdate) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpdate {
+	_u.mutation.SetBlockUnapprovedSuppliers(v)
+	return _u
+}
+
+// SetNillableBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableBlockUnapprovedSuppliers(v *bool) *OrganizationUpdate {
+	if v != nil {
+		_u.SetBlockUnapprovedSuppliers(*v)
+	}
+	return _u
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (_u *OrganizationUpdate) SetManualCosting(v bool) *OrganizationUpdate {
+	_u.mutation.SetManualCosting(v)
+	return _u
+}
+
+// SetNillableManualCosting sets the "manual_costing" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableManualCosting(v *bool) *OrganizationUpdate {
+	if v != nil {
+		_u.SetManualCosting(*v)
+	}
+	return _u
+}
+
 // AddAccountIDs adds the "accounts" edge to the Account entity by IDs.
 func (_u *OrganizationUpdate) AddAccountIDs(ids ...int) *OrganizationUpdate {
 	_u.mutation.AddAccountIDs(ids...)
@@ -206,6 +234,12 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.Currency(); ok {
 		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.BlockUnapprovedSuppliers(); ok {
+		_spec.SetField(organization.FieldBlockUnapprovedSuppliers, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ManualCosting(); ok {
+		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
+	}
 	if _u.mutation.AccountsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -317,6 +351,34 @@ func (_u *OrganizationUpdateOne) SetCurrency(v string) *OrganizationUpdateOne {
 func (_u *OrganizationUpdateOne) SetNillableCurrency(v *string) *OrganizationUpdateOne {
 	if v != nil {
 		_u.SetCurrency(*v)
+	}
+	return _u
+}
+
+// SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
+func (_u *OrganizationUpdateOne) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpdateOne {
+	_u.mutation.SetBlockUnapprovedSuppliers(v)
+	return _u
+}
+
+// SetNillableBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableBlockUnapprovedSuppliers(v *bool) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetBlockUnapprovedSuppliers(*v)
+	}
+	return _u
+}
+
+// SetManualCosting sets the "manual_costing" field.
+func (_u *OrganizationUpdateOne) SetManualCosting(v bool) *OrganizationUpdateOne {
+	_u.mutation.SetManualCosting(v)
+	return _u
+}
+
+// SetNillableManualCosting sets the "manual_costing" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableManualCosting(v *bool) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetManualCosting(*v)
 	}
 	return _u
 }
@@ -478,6 +540,12 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.Currency(); ok {
 		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.BlockUnapprovedSuppliers(); ok {
+		_spec.SetField(organization.FieldBlockUnapprovedSuppliers, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.ManualCosting(); ok {
+		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
 	}
 	if _u.mutation.AccountsCleared() {
 		edge := &sqlgraph.EdgeSpec{

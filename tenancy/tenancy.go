@@ -134,3 +134,55 @@ func validPlan(plan string) error {
 	}
 	return nil
 }
+
+// Settings are an organization's purchasing settings; a nil field is left
+// unchanged.
+type Settings struct {
+	BlockUnapprovedSuppliers *bool
+	ManualCosting            *bool
+}
+
+// SetSettings changes an organization's settings and records the change in
+// the audit history, in one transaction; a change that changes nothing is
+// refused.
+func SetSettings(ctx context.Context, c *ent.Client, orgID int, s Settings) (*ent.Organization, error) {
+	if s.BlockUnapprovedSuppliers == nil && s.ManualCosting == nil {
+		return nil, fmt.Errorf("no setting given: use --block-unapproved-suppliers or --manual-costing")
+	}
+	ctx = policy.System(ctx)
+	var out *ent.Organization
+	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		err := tx.Organization.UpdateOneID(orgID).Exec(ctx) // locks the row
+		if ent.IsNotFound(err) {
+			return fmt.Errorf("organization %d does not exist", orgID)
+		}
+		if err != nil {
+			return err
+		}
+		before, err := tx.Organization.Get(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		detail := map[string]any{}
+		u := tx.Organization.UpdateOneID(orgID)
+		if v := s.BlockUnapprovedSuppliers; v != nil && *v != before.BlockUnapprovedSuppliers {
+			u.SetBlockUnapprovedSuppliers(*v)
+			detail["block_unapproved_suppliers"] = map[string]bool{"from": before.BlockUnapprovedSuppliers, "to": *v}
+		}
+		if v := s.ManualCosting; v != nil && *v != before.ManualCosting {
+			u.SetManualCosting(*v)
+			detail["manual_costing"] = map[string]bool{"from": before.ManualCosting, "to": *v}
+		}
+		if len(detail) == 0 {
+			return fmt.Errorf("organization %d has these settings already", orgID)
+		}
+		if out, err = u.Save(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{OrganizationID: orgID, Action: audit.SettingsChanged, At: time.Now(), Detail: detail})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -48,6 +48,7 @@ var commands = []command{
 	{"migrate hash", "migrate hash [--dir D]  rewrite atlas.sum after a hand-written migration", migrateHash},
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
+	{"org settings", "org settings --org ID [--block-unapproved-suppliers true|false] [--manual-costing true|false]  change purchasing settings", orgSettings},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
 	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/config"
@@ -70,4 +71,47 @@ func orgSetPlan(ctx context.Context, e *env, args []string) error {
 	}
 	return e.print(map[string]any{"id": org.ID, "plan": string(org.Plan)},
 		fmt.Sprintf("organization %d is now on the %s plan", org.ID, org.Plan))
+}
+
+// orgSettings changes an organization's purchasing settings.
+func orgSettings(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("org settings", config.Admin)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("org", 0, "organization id (required)")
+	block := fs.String("block-unapproved-suppliers", "", "true: refuse purchase orders for SUSPENDED or REJECTED suppliers (409 SUPPLIER_BLOCKED)")
+	manual := fs.String("manual-costing", "", "true: bills do not recalculate product costs")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("org settings needs --org")
+	}
+	var s tenancy.Settings
+	for _, x := range []struct {
+		flag string
+		v    string
+		dst  **bool
+	}{{"--block-unapproved-suppliers", *block, &s.BlockUnapprovedSuppliers}, {"--manual-costing", *manual, &s.ManualCosting}} {
+		if x.v == "" {
+			continue
+		}
+		b, err := strconv.ParseBool(x.v)
+		if err != nil {
+			return fmt.Errorf("%s must be true or false, not %q", x.flag, x.v)
+		}
+		*x.dst = &b
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	org, err := tenancy.SetSettings(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id, s)
+	if err != nil {
+		return err
+	}
+	return e.print(map[string]any{"id": org.ID, "block_unapproved_suppliers": org.BlockUnapprovedSuppliers, "manual_costing": org.ManualCosting},
+		fmt.Sprintf("organization %d: block_unapproved_suppliers=%t manual_costing=%t", org.ID, org.BlockUnapprovedSuppliers, org.ManualCosting))
 }

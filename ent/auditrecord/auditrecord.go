@@ -93,10 +93,11 @@ type Action string
 
 // Action values.
 const (
-	ActionKeyCreated  Action = "key_created"
-	ActionKeyRotated  Action = "key_rotated"
-	ActionKeyRevoked  Action = "key_revoked"
-	ActionPlanChanged Action = "plan_changed"
+	ActionKeyCreated      Action = "key_created"
+	ActionKeyRotated      Action = "key_rotated"
+	ActionKeyRevoked      Action = "key_revoked"
+	ActionPlanChanged     Action = "plan_changed"
+	ActionSettingsChanged Action = "settings_changed"
 )
 
 func (a Action) String() string {
@@ -106,7 +107,7 @@ func (a Action) String() string {
 // ActionValidator is a validator for the "action" field enum values. It is called by the builders before save.
 func ActionValidator(a Action) error {
 	switch a {
-	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged:
+	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged:
 		return nil
 	default:
 		return fmt.Errorf("auditrecord: invalid enum value for action field: %q", a)

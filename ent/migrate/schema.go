@@ -156,7 +156,7 @@ var (
 	// AuditRecordsColumns holds the columns for the "audit_records" table.
 	AuditRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed"}},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed"}},
 		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "actor", Type: field.TypeString, Size: 200},
 		{Name: "detail", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
@@ -983,6 +983,8 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "plan", Type: field.TypeEnum, Enums: []string{"enterprise", "professional", "starter", "lapsed"}, Default: "enterprise"},
 		{Name: "currency", Type: field.TypeString, Default: "CAD"},
+		{Name: "block_unapproved_suppliers", Type: field.TypeBool, Default: false},
+		{Name: "manual_costing", Type: field.TypeBool, Default: false},
 	}
 	// OrganizationsTable holds the schema information for the "organizations" table.
 	OrganizationsTable = &schema.Table{

@@ -26,6 +26,10 @@ const (
 	FieldPlan = "plan"
 	// FieldCurrency holds the string denoting the currency field in the database.
 	FieldCurrency = "currency"
+	// FieldBlockUnapprovedSuppliers holds the string denoting the block_unapproved_suppliers field in the database.
+	FieldBlockUnapprovedSuppliers = "block_unapproved_suppliers"
+	// FieldManualCosting holds the string denoting the manual_costing field in the database.
+	FieldManualCosting = "manual_costing"
 	// EdgeAccounts holds the string denoting the accounts edge name in mutations.
 	EdgeAccounts = "accounts"
 	// Table holds the table name of the organization in the database.
@@ -47,6 +51,8 @@ var Columns = []string{
 	FieldName,
 	FieldPlan,
 	FieldCurrency,
+	FieldBlockUnapprovedSuppliers,
+	FieldManualCosting,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -77,6 +83,10 @@ var (
 	NameValidator func(string) error
 	// DefaultCurrency holds the default value on creation for the "currency" field.
 	DefaultCurrency string
+	// DefaultBlockUnapprovedSuppliers holds the default value on creation for the "block_unapproved_suppliers" field.
+	DefaultBlockUnapprovedSuppliers bool
+	// DefaultManualCosting holds the default value on creation for the "manual_costing" field.
+	DefaultManualCosting bool
 )
 
 // Plan defines the type for the "plan" enum field.
@@ -138,6 +148,16 @@ func ByPlan(opts ...sql.OrderTermOption) OrderOption {
 // ByCurrency orders the results by the currency field.
 func ByCurrency(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCurrency, opts...).ToFunc()
+}
+
+// ByBlockUnapprovedSuppliers orders the results by the block_unapproved_suppliers field.
+func ByBlockUnapprovedSuppliers(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBlockUnapprovedSuppliers, opts...).ToFunc()
+}
+
+// ByManualCosting orders the results by the manual_costing field.
+func ByManualCosting(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldManualCosting, opts...).ToFunc()
 }
 
 // ByAccountsCount orders the results by accounts count.

@@ -75,6 +75,16 @@ func Currency(v string) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldCurrency, v))
 }
 
+// BlockUnapprovedSuppliers applies equality check predicate on the "block_unapproved_suppliers" field. It's identical to BlockUnapprovedSuppliersEQ.
+func BlockUnapprovedSuppliers(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldBlockUnapprovedSuppliers, v))
+}
+
+// ManualCosting applies equality check predicate on the "manual_costing" field. It's identical to ManualCostingEQ.
+func ManualCosting(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldManualCosting, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldCreatedAt, v))
@@ -303,6 +313,26 @@ func CurrencyEqualFold(v string) predicate.Organization {
 // CurrencyContainsFold applies the ContainsFold predicate on the "currency" field.
 func CurrencyContainsFold(v string) predicate.Organization {
 	return predicate.Organization(sql.FieldContainsFold(FieldCurrency, v))
+}
+
+// BlockUnapprovedSuppliersEQ applies the EQ predicate on the "block_unapproved_suppliers" field.
+func BlockUnapprovedSuppliersEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldBlockUnapprovedSuppliers, v))
+}
+
+// BlockUnapprovedSuppliersNEQ applies the NEQ predicate on the "block_unapproved_suppliers" field.
+func BlockUnapprovedSuppliersNEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldNEQ(FieldBlockUnapprovedSuppliers, v))
+}
+
+// ManualCostingEQ applies the EQ predicate on the "manual_costing" field.
+func ManualCostingEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldManualCosting, v))
+}
+
+// ManualCostingNEQ applies the NEQ predicate on the "manual_costing" field.
+func ManualCostingNEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldNEQ(FieldManualCosting, v))
 }
 
 // HasAccounts applies the HasEdge predicate on the "accounts" edge.

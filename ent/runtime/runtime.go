@@ -638,6 +638,14 @@ func init() {
 	organizationDescCurrency := organizationFields[2].Descriptor()
 	// organization.DefaultCurrency holds the default value on creation for the currency field.
 	organization.DefaultCurrency = organizationDescCurrency.Default.(string)
+	// organizationDescBlockUnapprovedSuppliers is the schema descriptor for block_unapproved_suppliers field.
+	organizationDescBlockUnapprovedSuppliers := organizationFields[3].Descriptor()
+	// organization.DefaultBlockUnapprovedSuppliers holds the default value on creation for the block_unapproved_suppliers field.
+	organization.DefaultBlockUnapprovedSuppliers = organizationDescBlockUnapprovedSuppliers.Default.(bool)
+	// organizationDescManualCosting is the schema descriptor for manual_costing field.
+	organizationDescManualCosting := organizationFields[4].Descriptor()
+	// organization.DefaultManualCosting holds the default value on creation for the manual_costing field.
+	organization.DefaultManualCosting = organizationDescManualCosting.Default.(bool)
 	preservationMixin := schema.Preservation{}.Mixin()
 	preservation.Policy = privacy.NewPolicies(preservationMixin[0], schema.Preservation{})
 	preservation.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -24,7 +24,7 @@ func (AuditRecord) Fields() []ent.Field {
 			Immutable().
 			Comment("The organization changed."),
 		field.Enum("action").
-			Values("key_created", "key_rotated", "key_revoked", "plan_changed").
+			Values("key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed").
 			Immutable().
 			Comment("What was done."),
 		field.Int("api_key_id").

@@ -31,6 +31,12 @@ func (Organization) Fields() []ent.Field {
 		field.String("currency").
 			Default("CAD").
 			Comment("ISO 4217 currency of amounts."),
+		field.Bool("block_unapproved_suppliers").
+			Default(false).
+			Comment("Purchasing setting: a purchase order for a SUSPENDED or REJECTED supplier is refused (409 SUPPLIER_BLOCKED)."),
+		field.Bool("manual_costing").
+			Default(false).
+			Comment("Purchasing setting: the account costs products by hand, so bills do not recalculate product costs."),
 	}
 }
 
