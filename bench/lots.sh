@@ -113,11 +113,9 @@ wh=$(psql "$DB" -Atc "SELECT id FROM locations WHERE account_id = $acct AND pare
 		echo "== filter $where"
 		psql "$DB" -Atc "EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM product_lots WHERE account_id = $acct AND $where ORDER BY id LIMIT 200"
 	done
-	for sort in created_at expiration_date lot_number quantity_base updated_at; do
+	for sort in created_at expiration_date lot_number product_name quantity_base updated_at; do
 		echo "== sort $sort"
 		psql "$DB" -Atc "EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM product_lots WHERE account_id = $acct ORDER BY $sort ASC NULLS LAST, id ASC LIMIT 200"
 	done
-	echo "== sort product_name"
-	psql "$DB" -Atc "EXPLAIN (ANALYZE, BUFFERS) SELECT product_lots.* FROM product_lots LEFT JOIN products ON products.id = product_lots.product_id WHERE product_lots.account_id = $acct ORDER BY products.name ASC NULLS LAST, product_lots.id ASC LIMIT 200"
 } >"$RESULTS/plans.txt"
 echo "results in $RESULTS"

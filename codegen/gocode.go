@@ -283,6 +283,13 @@ func (f *Field) ConvertNullable(src, dst string) string {
 // SortTerm is the listing.Sort of the sortable field name of r: a column of
 // its table, or a borrowed field ordered through a join.
 func (r *Resource) SortTerm(name string) string {
+	for _, f := range r.Type.Fields {
+		if f.Name == name && f.Name != "id" {
+			// A column of the table, shown or a hidden copy of a borrowed
+			// field (an index serves it; a join would not).
+			return fmt.Sprintf("listing.Column(%s.Field%s)", r.Type.Package(), f.StructField())
+		}
+	}
 	bs, _ := r.Borrows()
 	for _, b := range bs {
 		for _, f := range b.Sorted {

@@ -629,6 +629,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productlot.FieldProductID:          {Type: field.TypeInt, Column: productlot.FieldProductID},
 			productlot.FieldLocationID:         {Type: field.TypeInt, Column: productlot.FieldLocationID},
 			productlot.FieldWarehouseID:        {Type: field.TypeInt, Column: productlot.FieldWarehouseID},
+			productlot.FieldProductName:        {Type: field.TypeString, Column: productlot.FieldProductName},
 			productlot.FieldLocationKey:        {Type: field.TypeInt, Column: productlot.FieldLocationKey},
 			productlot.FieldLotNumber:          {Type: field.TypeString, Column: productlot.FieldLotNumber},
 			productlot.FieldExpirationDate:     {Type: field.TypeTime, Column: productlot.FieldExpirationDate},
@@ -5836,6 +5837,11 @@ func (f *ProductLotFilter) WhereLocationID(p entql.IntP) {
 // WhereWarehouseID applies the entql int predicate on the warehouse_id field.
 func (f *ProductLotFilter) WhereWarehouseID(p entql.IntP) {
 	f.Where(p.Field(productlot.FieldWarehouseID))
+}
+
+// WhereProductName applies the entql string predicate on the product_name field.
+func (f *ProductLotFilter) WhereProductName(p entql.StringP) {
+	f.Where(p.Field(productlot.FieldProductName))
 }
 
 // WhereLocationKey applies the entql int predicate on the location_key field.

@@ -24086,6 +24086,7 @@ type ProductLotMutation struct {
 	id                    *int
 	created_at            *time.Time
 	updated_at            *time.Time
+	product_name          *string
 	location_key          *int
 	addlocation_key       *int
 	lot_number            *string
@@ -24455,6 +24456,55 @@ func (m *ProductLotMutation) WarehouseIDCleared() bool {
 func (m *ProductLotMutation) ResetWarehouseID() {
 	m.warehouse = nil
 	delete(m.clearedFields, productlot.FieldWarehouseID)
+}
+
+// SetProductName sets the "product_name" field.
+func (m *ProductLotMutation) SetProductName(s string) {
+	m.product_name = &s
+}
+
+// ProductName returns the value of the "product_name" field in the mutation.
+func (m *ProductLotMutation) ProductName() (r string, exists bool) {
+	v := m.product_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductName returns the old "product_name" field's value of the ProductLot entity.
+// If the ProductLot object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductLotMutation) OldProductName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductName: %w", err)
+	}
+	return oldValue.ProductName, nil
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (m *ProductLotMutation) ClearProductName() {
+	m.product_name = nil
+	m.clearedFields[productlot.FieldProductName] = struct{}{}
+}
+
+// ProductNameCleared returns if the "product_name" field was cleared in this mutation.
+func (m *ProductLotMutation) ProductNameCleared() bool {
+	_, ok := m.clearedFields[productlot.FieldProductName]
+	return ok
+}
+
+// ResetProductName resets all changes to the "product_name" field.
+func (m *ProductLotMutation) ResetProductName() {
+	m.product_name = nil
+	delete(m.clearedFields, productlot.FieldProductName)
 }
 
 // SetLocationKey sets the "location_key" field.
@@ -25165,7 +25215,7 @@ func (m *ProductLotMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ProductLotMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.account != nil {
 		fields = append(fields, productlot.FieldAccountID)
 	}
@@ -25183,6 +25233,9 @@ func (m *ProductLotMutation) Fields() []string {
 	}
 	if m.warehouse != nil {
 		fields = append(fields, productlot.FieldWarehouseID)
+	}
+	if m.product_name != nil {
+		fields = append(fields, productlot.FieldProductName)
 	}
 	if m.location_key != nil {
 		fields = append(fields, productlot.FieldLocationKey)
@@ -25234,6 +25287,8 @@ func (m *ProductLotMutation) Field(name string) (ent.Value, bool) {
 		return m.LocationID()
 	case productlot.FieldWarehouseID:
 		return m.WarehouseID()
+	case productlot.FieldProductName:
+		return m.ProductName()
 	case productlot.FieldLocationKey:
 		return m.LocationKey()
 	case productlot.FieldLotNumber:
@@ -25275,6 +25330,8 @@ func (m *ProductLotMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldLocationID(ctx)
 	case productlot.FieldWarehouseID:
 		return m.OldWarehouseID(ctx)
+	case productlot.FieldProductName:
+		return m.OldProductName(ctx)
 	case productlot.FieldLocationKey:
 		return m.OldLocationKey(ctx)
 	case productlot.FieldLotNumber:
@@ -25345,6 +25402,13 @@ func (m *ProductLotMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetWarehouseID(v)
+		return nil
+	case productlot.FieldProductName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductName(v)
 		return nil
 	case productlot.FieldLocationKey:
 		v, ok := value.(int)
@@ -25467,6 +25531,9 @@ func (m *ProductLotMutation) ClearedFields() []string {
 	if m.FieldCleared(productlot.FieldWarehouseID) {
 		fields = append(fields, productlot.FieldWarehouseID)
 	}
+	if m.FieldCleared(productlot.FieldProductName) {
+		fields = append(fields, productlot.FieldProductName)
+	}
 	if m.FieldCleared(productlot.FieldLotNumber) {
 		fields = append(fields, productlot.FieldLotNumber)
 	}
@@ -25504,6 +25571,9 @@ func (m *ProductLotMutation) ClearField(name string) error {
 		return nil
 	case productlot.FieldWarehouseID:
 		m.ClearWarehouseID()
+		return nil
+	case productlot.FieldProductName:
+		m.ClearProductName()
 		return nil
 	case productlot.FieldLotNumber:
 		m.ClearLotNumber()
@@ -25548,6 +25618,9 @@ func (m *ProductLotMutation) ResetField(name string) error {
 		return nil
 	case productlot.FieldWarehouseID:
 		m.ResetWarehouseID()
+		return nil
+	case productlot.FieldProductName:
+		m.ResetProductName()
 		return nil
 	case productlot.FieldLocationKey:
 		m.ResetLocationKey()

@@ -33,6 +33,8 @@ type ProductLot struct {
 	LocationID *int `json:"location_id,omitempty"`
 	// The warehouse of the lot's location: lots in it plus lots with no location.
 	WarehouseID *int `json:"warehouse_id,omitempty"`
+	// A copy of the product's name, kept in step with it, so that lists sort by product_name from an index.
+	ProductName *string `json:"product_name,omitempty"`
 	// location_id, 0 for none: keeps lot numbers unique per product and location when there is no location.
 	LocationKey int `json:"location_key,omitempty"`
 	// The lot's number, unique per product and location; null for the product's unnumbered lot.
@@ -151,7 +153,7 @@ func (*ProductLot) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case productlot.FieldID, productlot.FieldAccountID, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldWarehouseID, productlot.FieldLocationKey:
 			values[i] = new(sql.NullInt64)
-		case productlot.FieldLotNumber, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusNote:
+		case productlot.FieldProductName, productlot.FieldLotNumber, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusNote:
 			values[i] = new(sql.NullString)
 		case productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldExpirationDate, productlot.FieldQcStatusAt, productlot.FieldQcReleaseExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -213,6 +215,13 @@ func (_m *ProductLot) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.WarehouseID = new(int)
 				*_m.WarehouseID = int(value.Int64)
+			}
+		case productlot.FieldProductName:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field product_name", values[i])
+			} else if value.Valid {
+				_m.ProductName = new(string)
+				*_m.ProductName = value.String
 			}
 		case productlot.FieldLocationKey:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -366,6 +375,11 @@ func (_m *ProductLot) String() string {
 	if v := _m.WarehouseID; v != nil {
 		builder.WriteString("warehouse_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.ProductName; v != nil {
+		builder.WriteString("product_name=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	builder.WriteString("location_key=")

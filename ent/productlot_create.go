@@ -96,6 +96,20 @@ func (_c *ProductLotCreate) SetNillableWarehouseID(v *int) *ProductLotCreate {
 	return _c
 }
 
+// SetProductName sets the "product_name" field.
+func (_c *ProductLotCreate) SetProductName(v string) *ProductLotCreate {
+	_c.mutation.SetProductName(v)
+	return _c
+}
+
+// SetNillableProductName sets the "product_name" field if the given value is not nil.
+func (_c *ProductLotCreate) SetNillableProductName(v *string) *ProductLotCreate {
+	if v != nil {
+		_c.SetProductName(*v)
+	}
+	return _c
+}
+
 // SetLocationKey sets the "location_key" field.
 func (_c *ProductLotCreate) SetLocationKey(v int) *ProductLotCreate {
 	_c.mutation.SetLocationKey(v)
@@ -421,6 +435,10 @@ func (_c *ProductLotCreate) createSpec() (*ProductLot, *sqlgraph.CreateSpec) {
 		_spec.SetField(productlot.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
+	if value, ok := _c.mutation.ProductName(); ok {
+		_spec.SetField(productlot.FieldProductName, field.TypeString, value)
+		_node.ProductName = &value
+	}
 	if value, ok := _c.mutation.LocationKey(); ok {
 		_spec.SetField(productlot.FieldLocationKey, field.TypeInt, value)
 		_node.LocationKey = value
@@ -658,6 +676,24 @@ func (u *ProductLotUpsert) UpdateWarehouseID() *ProductLotUpsert {
 // ClearWarehouseID clears the value of the "warehouse_id" field.
 func (u *ProductLotUpsert) ClearWarehouseID() *ProductLotUpsert {
 	u.SetNull(productlot.FieldWarehouseID)
+	return u
+}
+
+// SetProductName sets the "product_name" field.
+func (u *ProductLotUpsert) SetProductName(v string) *ProductLotUpsert {
+	u.Set(productlot.FieldProductName, v)
+	return u
+}
+
+// UpdateProductName sets the "product_name" field to the value that was provided on create.
+func (u *ProductLotUpsert) UpdateProductName() *ProductLotUpsert {
+	u.SetExcluded(productlot.FieldProductName)
+	return u
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (u *ProductLotUpsert) ClearProductName() *ProductLotUpsert {
+	u.SetNull(productlot.FieldProductName)
 	return u
 }
 
@@ -927,6 +963,27 @@ func (u *ProductLotUpsertOne) UpdateWarehouseID() *ProductLotUpsertOne {
 func (u *ProductLotUpsertOne) ClearWarehouseID() *ProductLotUpsertOne {
 	return u.Update(func(s *ProductLotUpsert) {
 		s.ClearWarehouseID()
+	})
+}
+
+// SetProductName sets the "product_name" field.
+func (u *ProductLotUpsertOne) SetProductName(v string) *ProductLotUpsertOne {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.SetProductName(v)
+	})
+}
+
+// UpdateProductName sets the "product_name" field to the value that was provided on create.
+func (u *ProductLotUpsertOne) UpdateProductName() *ProductLotUpsertOne {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.UpdateProductName()
+	})
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (u *ProductLotUpsertOne) ClearProductName() *ProductLotUpsertOne {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.ClearProductName()
 	})
 }
 
@@ -1389,6 +1446,27 @@ func (u *ProductLotUpsertBulk) UpdateWarehouseID() *ProductLotUpsertBulk {
 func (u *ProductLotUpsertBulk) ClearWarehouseID() *ProductLotUpsertBulk {
 	return u.Update(func(s *ProductLotUpsert) {
 		s.ClearWarehouseID()
+	})
+}
+
+// SetProductName sets the "product_name" field.
+func (u *ProductLotUpsertBulk) SetProductName(v string) *ProductLotUpsertBulk {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.SetProductName(v)
+	})
+}
+
+// UpdateProductName sets the "product_name" field to the value that was provided on create.
+func (u *ProductLotUpsertBulk) UpdateProductName() *ProductLotUpsertBulk {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.UpdateProductName()
+	})
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (u *ProductLotUpsertBulk) ClearProductName() *ProductLotUpsertBulk {
+	return u.Update(func(s *ProductLotUpsert) {
+		s.ClearProductName()
 	})
 }
 

@@ -79,6 +79,26 @@ func (_u *ProductLotUpdate) ClearWarehouseID() *ProductLotUpdate {
 	return _u
 }
 
+// SetProductName sets the "product_name" field.
+func (_u *ProductLotUpdate) SetProductName(v string) *ProductLotUpdate {
+	_u.mutation.SetProductName(v)
+	return _u
+}
+
+// SetNillableProductName sets the "product_name" field if the given value is not nil.
+func (_u *ProductLotUpdate) SetNillableProductName(v *string) *ProductLotUpdate {
+	if v != nil {
+		_u.SetProductName(*v)
+	}
+	return _u
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (_u *ProductLotUpdate) ClearProductName() *ProductLotUpdate {
+	_u.mutation.ClearProductName()
+	return _u
+}
+
 // SetLocationKey sets the "location_key" field.
 func (_u *ProductLotUpdate) SetLocationKey(v int) *ProductLotUpdate {
 	_u.mutation.ResetLocationKey()
@@ -445,6 +465,12 @@ func (_u *ProductLotUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(productlot.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.ProductName(); ok {
+		_spec.SetField(productlot.FieldProductName, field.TypeString, value)
+	}
+	if _u.mutation.ProductNameCleared() {
+		_spec.ClearField(productlot.FieldProductName, field.TypeString)
+	}
 	if value, ok := _u.mutation.LocationKey(); ok {
 		_spec.SetField(productlot.FieldLocationKey, field.TypeInt, value)
 	}
@@ -709,6 +735,26 @@ func (_u *ProductLotUpdateOne) SetNillableWarehouseID(v *int) *ProductLotUpdateO
 // ClearWarehouseID clears the value of the "warehouse_id" field.
 func (_u *ProductLotUpdateOne) ClearWarehouseID() *ProductLotUpdateOne {
 	_u.mutation.ClearWarehouseID()
+	return _u
+}
+
+// SetProductName sets the "product_name" field.
+func (_u *ProductLotUpdateOne) SetProductName(v string) *ProductLotUpdateOne {
+	_u.mutation.SetProductName(v)
+	return _u
+}
+
+// SetNillableProductName sets the "product_name" field if the given value is not nil.
+func (_u *ProductLotUpdateOne) SetNillableProductName(v *string) *ProductLotUpdateOne {
+	if v != nil {
+		_u.SetProductName(*v)
+	}
+	return _u
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (_u *ProductLotUpdateOne) ClearProductName() *ProductLotUpdateOne {
+	_u.mutation.ClearProductName()
 	return _u
 }
 
@@ -1107,6 +1153,12 @@ func (_u *ProductLotUpdateOne) sqlSave(ctx context.Context) (_node *ProductLot, 
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(productlot.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.ProductName(); ok {
+		_spec.SetField(productlot.FieldProductName, field.TypeString, value)
+	}
+	if _u.mutation.ProductNameCleared() {
+		_spec.ClearField(productlot.FieldProductName, field.TypeString)
 	}
 	if value, ok := _u.mutation.LocationKey(); ok {
 		_spec.SetField(productlot.FieldLocationKey, field.TypeInt, value)

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/config"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/productlot"
@@ -369,4 +370,58 @@ func TestConcurrentStockWrites(t *testing.T) {
 		}
 		checkStockLedger(t, a)
 	}, func(c *config.Config) { c.RateLimit = 1 << 20 })
+}
+
+// Spec "Product lots" sort product_name: lists sort by a copy of the
+// product's name kept on the lot (so an index serves the sort); renaming the
+// product moves its lots, in the same transaction, without lot events.
+func TestLotsSortFollowsProductRenames(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		ctx := a.org.Ctx(policy.Test)
+		flour := a.productID("RM-FLOUR")
+		a.post("/v1/product-lots", map[string]any{"product_id": flour, "lot_number": "RENAME-1", "quantity_base": 1}).want(201)
+		first := func() string {
+			return a.get("/v1/product-lots?sort=product_name&limit=1").want(200).List()[0]["product_name"].(string)
+		}
+		last := func() string {
+			return a.get("/v1/product-lots?sort=product_name:desc&limit=1").want(200).List()[0]["product_name"].(string)
+		}
+		if first() != "All-purpose wheat flour" {
+			t.Fatalf("first by product_name: %q", first())
+		}
+		events := func() int {
+			n, err := a.st.Client.Event.Query().Where(event.AccountID(a.org.Test.ID), event.TypeHasPrefix("product_lot.")).Count(policy.System(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := events()
+		err := ent.RunInTx(ctx, a.st.Client, func(tx *ent.Tx) error {
+			return tx.Product.UpdateOneID(flour).SetName("Zzz wheat flour").Exec(ctx)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last() != "Zzz wheat flour" || first() == "Zzz wheat flour" {
+			t.Fatalf("after the rename: first %q, last %q", first(), last())
+		}
+		if n := events(); n != before {
+			t.Fatalf("the rename wrote %d lot events", n-before)
+		}
+		// A lot created after the rename sorts with the new name too.
+		id := a.post("/v1/product-lots", map[string]any{"product_id": flour, "lot_number": "RENAME-2", "quantity_base": 1}).want(201).ID()
+		got := a.get("/v1/product-lots?sort=product_name:desc&limit=200").want(200).List()
+		found := false
+		for _, r := range got {
+			if r["product_name"] != "Zzz wheat flour" {
+				break
+			}
+			found = found || int(r["id"].(float64)) == id
+		}
+		if !found {
+			t.Fatal("a lot created after the rename does not sort with the new name")
+		}
+	})
 }

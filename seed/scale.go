@@ -99,6 +99,7 @@ func bulkLots(ctx context.Context, tx *ent.Tx, recs []catalog.Record) (int, erro
 			lots = append(lots, tx.ProductLot.Create().
 				SetAccountID(acct).
 				SetProductID(p.ID).
+				SetNillableProductName(p.Name).
 				SetLotNumber(fmt.Sprintf("L%d-%d", p.ID, k+1)).
 				SetExpirationDate(exp).
 				SetLotOrigin(productlot.LotOriginPRODUCT_FORM).

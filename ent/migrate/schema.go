@@ -1346,6 +1346,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "product_name", Type: field.TypeString, Nullable: true},
 		{Name: "location_key", Type: field.TypeInt, Default: 0},
 		{Name: "lot_number", Type: field.TypeString, Nullable: true},
 		{Name: "expiration_date", Type: field.TypeTime, Nullable: true},
@@ -1369,25 +1370,25 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "product_lots_accounts_account",
-				Columns:    []*schema.Column{ProductLotsColumns[13]},
+				Columns:    []*schema.Column{ProductLotsColumns[14]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 			{
 				Symbol:     "product_lots_products_product",
-				Columns:    []*schema.Column{ProductLotsColumns[14]},
+				Columns:    []*schema.Column{ProductLotsColumns[15]},
 				RefColumns: []*schema.Column{ProductsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 			{
 				Symbol:     "product_lots_locations_location",
-				Columns:    []*schema.Column{ProductLotsColumns[15]},
+				Columns:    []*schema.Column{ProductLotsColumns[16]},
 				RefColumns: []*schema.Column{LocationsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 			{
 				Symbol:     "product_lots_locations_warehouse",
-				Columns:    []*schema.Column{ProductLotsColumns[16]},
+				Columns:    []*schema.Column{ProductLotsColumns[17]},
 				RefColumns: []*schema.Column{LocationsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -1396,67 +1397,72 @@ var (
 			{
 				Name:    "productlot_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[0]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[0]},
 			},
 			{
 				Name:    "productlot_account_id_product_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15]},
 			},
 			{
 				Name:    "productlot_account_id_location_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[15]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[16]},
 			},
 			{
 				Name:    "productlot_account_id_warehouse_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[16]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[17]},
 			},
 			{
 				Name:    "productlot_account_id_lot_number",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[4]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[5]},
 			},
 			{
 				Name:    "productlot_account_id_expiration_date",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[5]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[6]},
 			},
 			{
 				Name:    "productlot_account_id_archived",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[6]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[7]},
 			},
 			{
 				Name:    "productlot_account_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[1]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[1]},
 			},
 			{
 				Name:    "productlot_account_id_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[2]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[2]},
 			},
 			{
 				Name:    "productlot_account_id_quantity_base",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[12]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[13]},
+			},
+			{
+				Name:    "productlot_account_id_product_name",
+				Unique:  false,
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[3]},
 			},
 			{
 				Name:    "productlot_account_id_product_id_expiration_date",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14], ProductLotsColumns[5]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15], ProductLotsColumns[6]},
 			},
 			{
 				Name:    "productlot_product_id_location_key_lot_number",
 				Unique:  true,
-				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[3], ProductLotsColumns[4]},
+				Columns: []*schema.Column{ProductLotsColumns[15], ProductLotsColumns[4], ProductLotsColumns[5]},
 			},
 			{
 				Name:    "product_lots_unnumbered",
 				Unique:  true,
-				Columns: []*schema.Column{ProductLotsColumns[13], ProductLotsColumns[14]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "lot_number IS NULL",
 				},
@@ -1464,10 +1470,10 @@ var (
 			{
 				Name:    "product_lots_lot_number_trgm",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[4]},
+				Columns: []*schema.Column{ProductLotsColumns[5]},
 				Annotation: &entsql.IndexAnnotation{
 					OpClassColumns: map[string]string{
-						ProductLotsColumns[4].Name: "gin_trgm_ops",
+						ProductLotsColumns[5].Name: "gin_trgm_ops",
 					},
 					Types: map[string]string{
 						"postgres": "GIN",

@@ -215,7 +215,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "larder.dev/larder/ent/runtime"
 var (
-	Hooks  [4]ent.Hook
+	Hooks  [5]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time

@@ -28,6 +28,8 @@ const (
 	FieldLocationID = "location_id"
 	// FieldWarehouseID holds the string denoting the warehouse_id field in the database.
 	FieldWarehouseID = "warehouse_id"
+	// FieldProductName holds the string denoting the product_name field in the database.
+	FieldProductName = "product_name"
 	// FieldLocationKey holds the string denoting the location_key field in the database.
 	FieldLocationKey = "location_key"
 	// FieldLotNumber holds the string denoting the lot_number field in the database.
@@ -115,6 +117,7 @@ var Columns = []string{
 	FieldProductID,
 	FieldLocationID,
 	FieldWarehouseID,
+	FieldProductName,
 	FieldLocationKey,
 	FieldLotNumber,
 	FieldExpirationDate,
@@ -143,7 +146,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "larder.dev/larder/ent/runtime"
 var (
-	Hooks  [5]ent.Hook
+	Hooks  [6]ent.Hook
 	Policy ent.Policy
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
@@ -252,6 +255,11 @@ func ByLocationID(opts ...sql.OrderTermOption) OrderOption {
 // ByWarehouseID orders the results by the warehouse_id field.
 func ByWarehouseID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWarehouseID, opts...).ToFunc()
+}
+
+// ByProductName orders the results by the product_name field.
+func ByProductName(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProductName, opts...).ToFunc()
 }
 
 // ByLocationKey orders the results by the location_key field.

@@ -86,6 +86,11 @@ func WarehouseID(v int) predicate.ProductLot {
 	return predicate.ProductLot(sql.FieldEQ(FieldWarehouseID, v))
 }
 
+// ProductName applies equality check predicate on the "product_name" field. It's identical to ProductNameEQ.
+func ProductName(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldEQ(FieldProductName, v))
+}
+
 // LocationKey applies equality check predicate on the "location_key" field. It's identical to LocationKeyEQ.
 func LocationKey(v int) predicate.ProductLot {
 	return predicate.ProductLot(sql.FieldEQ(FieldLocationKey, v))
@@ -304,6 +309,81 @@ func WarehouseIDIsNil() predicate.ProductLot {
 // WarehouseIDNotNil applies the NotNil predicate on the "warehouse_id" field.
 func WarehouseIDNotNil() predicate.ProductLot {
 	return predicate.ProductLot(sql.FieldNotNull(FieldWarehouseID))
+}
+
+// ProductNameEQ applies the EQ predicate on the "product_name" field.
+func ProductNameEQ(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldEQ(FieldProductName, v))
+}
+
+// ProductNameNEQ applies the NEQ predicate on the "product_name" field.
+func ProductNameNEQ(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldNEQ(FieldProductName, v))
+}
+
+// ProductNameIn applies the In predicate on the "product_name" field.
+func ProductNameIn(vs ...string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldIn(FieldProductName, vs...))
+}
+
+// ProductNameNotIn applies the NotIn predicate on the "product_name" field.
+func ProductNameNotIn(vs ...string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldNotIn(FieldProductName, vs...))
+}
+
+// ProductNameGT applies the GT predicate on the "product_name" field.
+func ProductNameGT(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldGT(FieldProductName, v))
+}
+
+// ProductNameGTE applies the GTE predicate on the "product_name" field.
+func ProductNameGTE(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldGTE(FieldProductName, v))
+}
+
+// ProductNameLT applies the LT predicate on the "product_name" field.
+func ProductNameLT(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldLT(FieldProductName, v))
+}
+
+// ProductNameLTE applies the LTE predicate on the "product_name" field.
+func ProductNameLTE(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldLTE(FieldProductName, v))
+}
+
+// ProductNameContains applies the Contains predicate on the "product_name" field.
+func ProductNameContains(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldContains(FieldProductName, v))
+}
+
+// ProductNameHasPrefix applies the HasPrefix predicate on the "product_name" field.
+func ProductNameHasPrefix(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldHasPrefix(FieldProductName, v))
+}
+
+// ProductNameHasSuffix applies the HasSuffix predicate on the "product_name" field.
+func ProductNameHasSuffix(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldHasSuffix(FieldProductName, v))
+}
+
+// ProductNameIsNil applies the IsNil predicate on the "product_name" field.
+func ProductNameIsNil() predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldIsNull(FieldProductName))
+}
+
+// ProductNameNotNil applies the NotNil predicate on the "product_name" field.
+func ProductNameNotNil() predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldNotNull(FieldProductName))
+}
+
+// ProductNameEqualFold applies the EqualFold predicate on the "product_name" field.
+func ProductNameEqualFold(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldEqualFold(FieldProductName, v))
+}
+
+// ProductNameContainsFold applies the ContainsFold predicate on the "product_name" field.
+func ProductNameContainsFold(v string) predicate.ProductLot {
+	return predicate.ProductLot(sql.FieldContainsFold(FieldProductName, v))
 }
 
 // LocationKeyEQ applies the EQ predicate on the "location_key" field.

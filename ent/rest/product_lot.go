@@ -5,11 +5,9 @@ package rest
 import (
 	"context"
 
-	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/predicate"
-	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/inventory"
 	"larder.dev/larder/listing"
@@ -204,11 +202,9 @@ var productLotSorts = map[string]listing.Sort{
 	"expiration_date": listing.Column(productlot.FieldExpirationDate),
 	"id":              listing.Column(productlot.FieldID),
 	"lot_number":      listing.Column(productlot.FieldLotNumber),
-	"product_name": func(o ...sql.OrderTermOption) func(*sql.Selector) {
-		return productlot.ByProductField(product.FieldName, o...)
-	},
-	"quantity_base": listing.Column(productlot.FieldQuantityBase),
-	"updated_at":    listing.Column(productlot.FieldUpdatedAt),
+	"product_name":    listing.Column(productlot.FieldProductName),
+	"quantity_base":   listing.Column(productlot.FieldQuantityBase),
+	"updated_at":      listing.Column(productlot.FieldUpdatedAt),
 }
 
 // ListProductLots lists product-lots.

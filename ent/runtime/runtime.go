@@ -736,6 +736,8 @@ func init() {
 	product.Hooks[2] = productMixinHooks0[1]
 
 	product.Hooks[3] = productHooks[0]
+
+	product.Hooks[4] = productHooks[1]
 	productMixinFields1 := productMixin[1].Fields()
 	_ = productMixinFields1
 	productFields := schema.Product{}.Fields()
@@ -829,6 +831,8 @@ func init() {
 	productlot.Hooks[3] = productlotHooks[0]
 
 	productlot.Hooks[4] = productlotHooks[1]
+
+	productlot.Hooks[5] = productlotHooks[2]
 	productlotMixinFields1 := productlotMixin[1].Fields()
 	_ = productlotMixinFields1
 	productlotFields := schema.ProductLot{}.Fields()
@@ -844,11 +848,11 @@ func init() {
 	// productlot.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	productlot.UpdateDefaultUpdatedAt = productlotDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// productlotDescLocationKey is the schema descriptor for location_key field.
-	productlotDescLocationKey := productlotFields[3].Descriptor()
+	productlotDescLocationKey := productlotFields[4].Descriptor()
 	// productlot.DefaultLocationKey holds the default value on creation for the location_key field.
 	productlot.DefaultLocationKey = productlotDescLocationKey.Default.(int)
 	// productlotDescArchived is the schema descriptor for archived field.
-	productlotDescArchived := productlotFields[6].Descriptor()
+	productlotDescArchived := productlotFields[7].Descriptor()
 	// productlot.DefaultArchived holds the default value on creation for the archived field.
 	productlot.DefaultArchived = productlotDescArchived.Default.(bool)
 	productqccheckpointMixin := schema.ProductQCCheckpoint{}.Mixin()

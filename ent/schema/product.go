@@ -144,8 +144,10 @@ func (Product) Edges() []ent.Edge {
 	}
 }
 
-// Hooks derive kind from product_type.
-func (Product) Hooks() []ent.Hook { return []ent.Hook{hooks.ProductKind()} }
+// Hooks derive kind from product_type and keep the lots' copies of the name in step.
+func (Product) Hooks() []ent.Hook {
+	return []ent.Hook{hooks.ProductKind(), hooks.PropagateProductName()}
+}
 
 // Indexes back filters and sorts; codes are unique per account.
 func (Product) Indexes() []ent.Index {

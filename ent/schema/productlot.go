@@ -46,6 +46,11 @@ func (ProductLot) Fields() []ent.Field {
 			Nillable().
 			Comment("The warehouse of the lot's location: lots in it plus lots with no location.").
 			Annotations(annotate.Hidden(), annotate.FilterOrNull()),
+		field.String("product_name").
+			Optional().
+			Nillable().
+			Comment("A copy of the product's name, kept in step with it, so that lists sort by product_name from an index.").
+			Annotations(annotate.Hidden()),
 		field.Int("location_key").
 			Default(0).
 			Comment("location_id, 0 for none: keeps lot numbers unique per product and location when there is no location.").
@@ -121,16 +126,17 @@ func (ProductLot) Edges() []ent.Edge {
 	}
 }
 
-// Hooks place the lot in its warehouse and account for every change of its quantity.
+// Hooks place the lot in its warehouse, copy its product's name (for
+// sorting), and account for every change of its quantity.
 func (ProductLot) Hooks() []ent.Hook {
-	return []ent.Hook{hooks.PlaceLot(), hooks.AccountStock()}
+	return []ent.Hook{hooks.PlaceLot(), hooks.CopyProductName(), hooks.AccountStock()}
 }
 
 // Indexes back filters and sorts; lot numbers are unique per product and
 // location, and a product has one unnumbered lot.
 func (ProductLot) Indexes() []ent.Index {
 	return append(tenantIndexes("product_id", "location_id", "warehouse_id", "lot_number", "expiration_date",
-		"archived", "created_at", "updated_at", "quantity_base"),
+		"archived", "created_at", "updated_at", "quantity_base", "product_name"),
 		index.Fields("account_id", "product_id", "expiration_date"),
 		index.Fields("product_id", "location_key", "lot_number").Unique(),
 		index.Fields("account_id", "product_id").
