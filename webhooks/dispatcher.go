@@ -23,6 +23,7 @@ import (
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
+	"larder.dev/larder/idempotency"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -552,7 +553,8 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 
 // Prune applies the retention periods: succeeded deliveries and every attempt
 // after 30 days, abandoned deliveries after 90, dispatched events no delivery
-// refers to after EventRetention.
+// refers to after EventRetention. It also drops Idempotency-Key records past
+// their 24 hours, the other log the server keeps for a while.
 func (d *Dispatcher) Prune(ctx context.Context) error {
 	sys := policy.System(ctx)
 	now := d.now()
@@ -575,9 +577,12 @@ func (d *Dispatcher) Prune(ctx context.Context) error {
 	).Exec(sys); err != nil {
 		return err
 	}
-	_, err := c.Event.Delete().Where(
+	if _, err := c.Event.Delete().Where(
 		event.DispatchedAtLT(now.Add(-EventRetention)),
 		event.Not(event.HasDeliveries()),
-	).Exec(sys)
+	).Exec(sys); err != nil {
+		return err
+	}
+	_, err := idempotency.Prune(sys, c, now)
 	return err
 }

@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
+	"larder.dev/larder/idempotency"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 	"larder.dev/larder/webhooks"
@@ -603,6 +604,13 @@ func TestPrune(t *testing.T) {
 		}
 		ctx := context.Background()
 		sys := policy.System(ctx)
+		if _, err := idempotency.Take(f.org.Ctx(policy.Live), st.Client, "old-key", "createBill", "fp", f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		keys := func() int { return st.Client.IdempotencyKey.Query().CountX(f.org.Ctx(policy.Live)) }
+		if err := d.Prune(ctx); err != nil || keys() != 1 {
+			t.Fatalf("a fresh Idempotency-Key was pruned (%d left, %v)", keys(), err)
+		}
 		count := func(ep *ent.WebhookEndpoint) int {
 			return st.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID)).CountX(sys)
 		}
@@ -612,6 +620,9 @@ func TestPrune(t *testing.T) {
 		}
 		if count(epOK) != 0 || count(epBad) != 1 {
 			t.Fatalf("after 30 days: %d succeeded, %d abandoned deliveries kept; want 0 and 1", count(epOK), count(epBad))
+		}
+		if keys() != 0 {
+			t.Fatal("an Idempotency-Key outlived its 24 hours")
 		}
 		f.clock.Add(webhooks.AbandonedRetention - webhooks.LogRetention)
 		if err := d.Prune(ctx); err != nil {
