@@ -7,7 +7,9 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/inventory"
 	"larder.dev/larder/listing"
@@ -112,8 +114,14 @@ func ProductLot(e *ent.ProductLot) oas.ProductLot {
 
 // withProductLotBorrows loads the rows ProductLot borrows fields from.
 func withProductLotBorrows(q *ent.ProductLotQuery) *ent.ProductLotQuery {
-	q.WithProduct()
-	q.WithLocation()
+	// Only the borrowed columns: the row may hold long texts the answer never shows.
+	q.WithProduct(func(q *ent.ProductQuery) {
+		q.Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion)
+	})
+	// Only the borrowed columns: the row may hold long texts the answer never shows.
+	q.WithLocation(func(q *ent.LocationQuery) {
+		q.Select(location.FieldID, location.FieldCode, location.FieldName)
+	})
 	return q
 }
 
