@@ -79,6 +79,10 @@ type Resource struct {
 	DeleteDoc string `json:"delete_doc,omitempty"`
 	// Parent nests the resource under a parent's item path.
 	Parent *Parent `json:"parent,omitempty"`
+	// Idempotent accepts an Idempotency-Key header on create (package
+	// idempotency): a retry with the same body answers the first answer
+	// again, with 200.
+	Idempotent bool `json:"idempotent,omitempty"`
 }
 
 // Parent is the resource a nested resource lives under: its collection path
@@ -155,6 +159,9 @@ func (r Resource) Under(path, param, field string) Resource {
 	r.Parent = &Parent{Path: path, Param: param, Field: field}
 	return r
 }
+
+// IdempotentCreate accepts the Idempotency-Key header on create.
+func (r Resource) IdempotentCreate() Resource { r.Idempotent = true; return r }
 
 // DescribeDelete documents what the delete operation does (and answers).
 func (r Resource) DescribeDelete(d string) Resource { r.DeleteDoc = d; return r }

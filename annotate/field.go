@@ -17,6 +17,9 @@ const (
 	Partial = "partial"
 	// AnyOf accepts the parameter repeatedly and matches any of the values.
 	AnyOf = "any_of"
+	// Between is a pair of date parameters <param>_from and <param>_to,
+	// both bounds inclusive.
+	Between = "between"
 )
 
 // PATCH treatment of an explicit null.
@@ -40,6 +43,9 @@ const (
 	// address.Address): always an object in responses, written whole, null
 	// in a body for an address with every part null.
 	FormatAddress = "address"
+	// FormatDateIn is a calendar date in bodies (stored as midnight UTC)
+	// shown as a timestamp in responses (a line's expiration_date).
+	FormatDateIn = "date_in"
 )
 
 // Field describes how a field behaves in the API. Several helpers may be combined
@@ -168,6 +174,14 @@ func Positive() Field {
 // Range bounds a number in bodies (inclusive).
 func Range(min, max float64) Field { return Field{Min: &min, Max: &max} }
 
+// DateInput marks a time field written as a date (YYYY-MM-DD, midnight UTC)
+// and read as a timestamp.
+func DateInput() Field { return Field{Format: FormatDateIn} }
+
+// DateRangeFilter exposes a date field as the list parameters
+// <field>_from and <field>_to (YYYY-MM-DD, both inclusive).
+func DateRangeFilter() Field { return Field{Filter: Between} }
+
 // Decimal marks an exact decimal number.
 func Decimal() Field { return Field{Format: FormatDecimal} }
 
@@ -240,6 +254,8 @@ type Edge struct {
 	// field has the value (tags of ref_type CUSTOMER).
 	OfField string `json:"of_field,omitempty"`
 	OfValue string `json:"of_value,omitempty"`
+	// Doc makes an Entries edge a document's writable lines (Lines).
+	Doc *DocLines `json:"doc,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -266,3 +282,55 @@ func (e Edge) Of(field, value string) Edge { e.OfField, e.OfValue = field, value
 
 // In places the edge inside the resource's named group object.
 func (e Edge) In(group string) Edge { e.Group = group; return e }
+
+// DocLines makes an Entries edge the writable lines of a document (purchase
+// order, bill, sales order): create bodies must give them, update bodies may,
+// and the generated handlers write them in the document's transaction.
+type DocLines struct {
+	// Min and Max bound the number of lines a body gives.
+	Min int `json:"min"`
+	Max int `json:"max"`
+	// Distinct and DistinctMax bound the number of distinct values of one
+	// line field (at most 200 different products).
+	Distinct    string `json:"distinct,omitempty"`
+	DistinctMax int    `json:"distinct_max,omitempty"`
+	// KeepByID makes an update keep the lines it names by id (updated),
+	// add those without one and remove the others; otherwise lines sent
+	// on update replace every line.
+	KeepByID bool `json:"keep_by_id,omitempty"`
+	// Prepare is the function, "larder.dev/larder/purchasing.PrepareOrder",
+	// that completes the lines and the document before the document is
+	// saved, given the document's mutation and the line builders in body
+	// order:
+	//
+	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) error
+	Prepare string `json:"prepare,omitempty"`
+	// Record is the function that runs after the lines are written, given
+	// the saved document and its new lines in body order:
+	//
+	//	func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>) error
+	Record string `json:"record,omitempty"`
+}
+
+// Lines makes an Entries edge the document's writable lines, between min and
+// max of them in a body. Line fields keep their own annotations (bounds,
+// Required, Cost, Output); an error inside a line names lines[i].field.
+func (e Edge) Lines(min, max int) Edge {
+	e.Doc = &DocLines{Min: min, Max: max}
+	return e
+}
+
+// AtMostDistinct bounds the distinct values of a line field among a body's lines.
+func (e Edge) AtMostDistinct(field string, max int) Edge {
+	e.Doc.Distinct, e.Doc.DistinctMax = field, max
+	return e
+}
+
+// KeptByID makes an update keep lines by id (see DocLines.KeepByID).
+func (e Edge) KeptByID() Edge { e.Doc.KeepByID = true; return e }
+
+// PreparedBy names the DocLines.Prepare function.
+func (e Edge) PreparedBy(workflow string) Edge { e.Doc.Prepare = workflow; return e }
+
+// RecordedBy names the DocLines.Record function.
+func (e Edge) RecordedBy(workflow string) Edge { e.Doc.Record = workflow; return e }

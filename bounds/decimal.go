@@ -122,3 +122,13 @@ func (r Range) Check(d Decimal) error {
 	}
 	return nil
 }
+
+// limit is 10^MagnitudeExp, the first magnitude no decimal column holds
+// (numeric(20,6) keeps 14 digits before the point).
+var limit = decimal.New(1, MagnitudeExp)
+
+// Storable reports whether a computed decimal (a quantity converted to base
+// units, a subtotal, a lot's total) fits the columns that keep decimals: its
+// absolute value is below 10^14. Inputs are bounded while decoding; values
+// computed from them are checked with this before they are written.
+func Storable(d decimal.Decimal) bool { return d.Abs().LessThan(limit) }

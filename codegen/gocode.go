@@ -105,7 +105,13 @@ func (f *Field) Range() string {
 // CheckRange is the statement that records a range violation of the field in
 // a body req into fails; onCreate says whether req is a create body.
 func (f *Field) CheckRange(onCreate bool) string {
-	record := fmt.Sprintf("if err := %s.Check(%%s); err != nil {\n\tfails = append(fails, problem.FieldError{Field: %q, Message: err.Error()})\n}", f.RangeVar(), f.Name)
+	return f.checkRangeAt(onCreate, strconv.Quote(f.Name))
+}
+
+// checkRangeAt is CheckRange naming the field by the Go expression path.
+func (f *Field) checkRangeAt(onCreate bool, path string) string {
+	record := fmt.Sprintf("if err := %s.Check(%%s); err != nil {\n\tfails = append(fails, problem.FieldError{Field: %s, Message: err.Error()})\n}",
+		f.RangeVar(), strings.ReplaceAll(path, "%", "%%"))
 	if onCreate && f.RequiredOnCreate() {
 		return fmt.Sprintf(record, "req."+f.Go())
 	}
@@ -129,6 +135,9 @@ func (f *Field) Where() string {
 	param := pascal(filterParam(f))
 	col := pkg + "." + f.F.StructField()
 	switch f.Ann.Filter {
+	case annotate.Between:
+		return fmt.Sprintf("if v, ok := p.%sFrom.Get(); ok {\n\tq.Where(%sGTE(v))\n}\nif v, ok := p.%sTo.Get(); ok {\n\tq.Where(%sLTE(v))\n}",
+			param, col, param, col)
 	case annotate.Partial:
 		return fmt.Sprintf("if v, ok := p.%s.Get(); ok {\n\tq.Where(%sContainsFold(v))\n}", param, col)
 	case annotate.AnyOf:
@@ -150,6 +159,8 @@ func (f *Field) Where() string {
 func (f *Field) FilterSet() string {
 	param := pascal(filterParam(f))
 	switch {
+	case f.Ann.Filter == annotate.Between:
+		return "p." + param + "From.IsSet() || p." + param + "To.IsSet()"
 	case f.Ann.Filter == annotate.AnyOf:
 		return "len(p." + param + ") > 0"
 	case f.Ann.FilterRequired:

@@ -36,6 +36,9 @@ type Resource struct {
 	// SoftDelete is the field whose value marks a row deleted, if any
 	// (annotate.SoftDelete).
 	SoftDelete *gen.Field
+	// LineID shows an entry's id (the lines of a document, which an update
+	// may name).
+	LineID bool
 }
 
 // Edge is a one-to-many edge to a join entity that the API shows as an array
@@ -143,6 +146,9 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 				if x.Entry, err = entryOf(e); err != nil {
 					return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
 				}
+			}
+			if err := x.validateDoc(); err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
 			}
 			r.Edges = append(r.Edges, x)
 		}
@@ -439,6 +445,12 @@ func (r *Resource) indexedColumns() map[string]bool {
 	return out
 }
 
+// Field is the resource field named name, or nil.
+func (r *Resource) Field(name string) *Field { return r.field(name) }
+
+// EntTypeName is the Go type of the field in ent.
+func (f *Field) EntTypeName() string { return f.entType() }
+
 // field is the resource field named name, or nil.
 func (r *Resource) field(name string) *Field {
 	for _, f := range r.Fields {
@@ -661,6 +673,8 @@ func (f *Field) Kind() string {
 		return "decimal"
 	case f.Ann.Format == annotate.FormatDate:
 		return "date"
+	case f.Ann.Format == annotate.FormatDateIn:
+		return "date_in"
 	case f.Ann.Format == annotate.FormatAddress:
 		return "address"
 	case f.F.IsEnum():

@@ -19,7 +19,7 @@ var restTemplates = template.Must(template.New("rest").
 	Funcs(template.FuncMap{
 		"lowerFirst":  lowerFirst,
 		"sortField":   sortField,
-		"filterName":  filterParam,
+		"filterName":  func(f *Field) string { return strings.Join(filterParams(f), ", ") },
 		"rootsField":  rootsField,
 		"enumsOf":     enumsOf,
 		"queryParams": queryParams,
@@ -27,6 +27,13 @@ var restTemplates = template.Must(template.New("rest").
 		"borrows":     borrows,
 		"ranged":      Ranged,
 		"actionEnums": actionEnums,
+		"ops": func(xs ...string) []annotate.Operation {
+			out := make([]annotate.Operation, len(xs))
+			for i, x := range xs {
+				out[i] = annotate.Operation(x)
+			}
+			return out
+		},
 	}).
 	ParseFS(templates, "templates/rest/*.tmpl"))
 
@@ -175,7 +182,7 @@ func queryParams(r *Resource) []string {
 		out = append(out, "search")
 	}
 	for _, f := range r.Filters() {
-		out = append(out, filterParam(f))
+		out = append(out, filterParams(f)...)
 	}
 	for _, f := range r.Includes() {
 		out = append(out, f.Ann.Include)

@@ -29,6 +29,11 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 		s = &ogen.Schema{Type: "number", Format: annotate.FormatDecimal}
 	case "date":
 		s = ogen.Date()
+	case "date_in":
+		s = ogen.DateTime()
+		if bodyBounds { // a date in bodies, midnight UTC in responses
+			s = ogen.Date()
+		}
 	case "int":
 		s = ogen.Int()
 	default:
@@ -132,6 +137,47 @@ func (b *specBuilder) writableEdges(r *Resource, s *ogen.Schema) {
 	}
 }
 
+// docLines adds a document's lines to body schema s (required on create),
+// registering the schema of one line in a body.
+func (b *specBuilder) docLines(r *Resource, s *ogen.Schema, create bool) error {
+	for _, e := range r.DocEdges() {
+		d := e.Ann.Doc
+		in := ogen.NewSchema().SetDescription("One " + Human(e.E.Type) + " in a body.")
+		closed := false
+		in.AdditionalProperties = &ogen.AdditionalProperties{Bool: &closed}
+		for _, f := range e.Entry.Writable() {
+			fs, err := b.fieldSchema(f, f.NullableOnCreate(), true)
+			if err != nil {
+				return err
+			}
+			if f.RequiredOnCreate() {
+				in.AddRequiredProperties(fs.ToProperty(f.Name))
+			} else {
+				in.AddOptionalProperties(fs.ToProperty(f.Name))
+			}
+		}
+		b.schemas()[e.InputSchema()] = in
+		min, max := uint64(d.Min), uint64(d.Max)
+		about := fmt.Sprintf("%d to %d lines", d.Min, d.Max)
+		if d.Distinct != "" {
+			about += fmt.Sprintf(" with at most %d different %s values", d.DistinctMax, d.Distinct)
+		}
+		about += "; an error inside a line names it, e.g. " + e.Name() + "[3].quantity."
+		arr := ref(e.InputSchema()).AsArray().SetMinItems(&min).SetMaxItems(&max)
+		if create {
+			s.AddRequiredProperties(arr.SetDescription("The lines, in order: " + about).ToProperty(e.Name()))
+			continue
+		}
+		if d.KeepByID {
+			about = "When given, the order's lines become these: a line with an id keeps that line, updated; one without is added; lines left out are removed. " + about
+		} else {
+			about = "When given, replaces every line. Omitted, the lines are unchanged. " + about
+		}
+		s.AddOptionalProperties(arr.SetDescription(about).ToProperty(e.Name()))
+	}
+	return nil
+}
+
 func ptrUint(v *int64) *uint64 {
 	if v == nil {
 		return nil
@@ -217,6 +263,9 @@ func (b *specBuilder) resource(r *Resource) error {
 			}
 		}
 		b.writableEdges(r, create)
+		if err := b.docLines(r, create, true); err != nil {
+			return err
+		}
 		sc[name+"Create"] = create
 	}
 	if r.Has(annotate.Update) {
@@ -233,6 +282,9 @@ func (b *specBuilder) resource(r *Resource) error {
 			update.AddOptionalProperties(s.ToProperty(f.Name))
 		}
 		b.writableEdges(r, update)
+		if err := b.docLines(r, update, false); err != nil {
+			return err
+		}
 		sc[name+"Update"] = update
 	}
 
@@ -279,10 +331,26 @@ func (b *specBuilder) resource(r *Resource) error {
 			SetResponses(responses("200", "A page of "+human+".", name+"List", listErrs...))
 	}
 	if r.Has(annotate.Create) {
-		path(b.spec, coll).Post = op(annotate.Create, "Create "+singular).
+		create := op(annotate.Create, "Create "+singular).
 			AddParameters(parent...).
 			SetRequestBody(body(name + "Create")).
 			SetResponses(responses("201", "Created.", name+"Data", createErrors...))
+		if r.Ann.Idempotent {
+			// idempotency.Header and MaxLen; the generator cannot import the
+			// package, which is built on the code it generates.
+			const header, maxLen = "Idempotency-Key", 200
+			max := uint64(maxLen)
+			create.AddParameters(ogen.NewParameter().InHeader().SetName(header).
+				SetDescription(fmt.Sprintf("Makes the create safe to retry: at most %d characters, scoped to the account, kept %s. "+
+					"The same key with the same body answers the first answer again with 200 and creates nothing; "+
+					"with another body 409 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_USE. "+
+					"A first request that failed leaves the key free.", maxLen, "24 hours")).
+				SetSchema(ogen.String().SetMaxLength(&max)))
+			create.Responses["200"] = ogen.NewResponse().
+				SetDescription("A retry with the same Idempotency-Key and body: the first answer again.").
+				SetHeaders(stdHeaders()).SetJSONContent(ref(name + "Data"))
+		}
+		path(b.spec, coll).Post = create
 	}
 	if r.Has(annotate.Read) {
 		path(b.spec, item).Get = op(annotate.Read, "Retrieve "+singular).
@@ -360,6 +428,9 @@ func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) 
 // entry adds the schema of a join entity shown as entries.
 func (b *specBuilder) entry(r *Resource) error {
 	s := ogen.NewSchema().SetDescription("One " + Human(r.Type) + ".")
+	if r.LineID {
+		s.AddRequiredProperties(ogen.Int().SetDescription("The line's id.").ToProperty("id"))
+	}
 	for _, f := range r.Fields {
 		fs, err := b.fieldSchema(f, f.Nillable(), false)
 		if err != nil {

@@ -50,6 +50,15 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 		ps = append(ps, ogen.NewParameter().InQuery().SetName("search").SetDescription(desc).SetSchema(textParam()))
 	}
 	for _, f := range r.Filters() {
+		if f.Ann.Filter == annotate.Between {
+			names := filterParams(f)
+			ps = append(ps,
+				ogen.NewParameter().InQuery().SetName(names[0]).SetSchema(ogen.Date()).
+					SetDescription(fmt.Sprintf("Only rows whose %s is on or after this date (YYYY-MM-DD, inclusive); rows without one are left out.", f.Name)),
+				ogen.NewParameter().InQuery().SetName(names[1]).SetSchema(ogen.Date()).
+					SetDescription(fmt.Sprintf("Only rows whose %s is on or before this date (YYYY-MM-DD, inclusive); rows without one are left out.", f.Name)))
+			continue
+		}
 		p := ogen.NewParameter().InQuery().SetName(filterParam(f))
 		switch f.Ann.Filter {
 		case annotate.Partial:
@@ -102,6 +111,15 @@ var filterLen = int64(bounds.FilterLen)
 // textParam is the schema of a free-text query parameter: search and partial
 // filters, bounded so that no pattern reaches a database limit.
 func textParam() *ogen.Schema { return ogen.String().SetMaxLength(ptrUint(&filterLen)) }
+
+// filterParams are the query parameters of f's filter: one, or the pair
+// <name>_from and <name>_to of a date range.
+func filterParams(f *Field) []string {
+	if f.Ann.Filter == annotate.Between {
+		return []string{filterParam(f) + "_from", filterParam(f) + "_to"}
+	}
+	return []string{filterParam(f)}
+}
 
 func filterParam(f *Field) string {
 	if f.Ann.FilterParam != "" {

@@ -19,6 +19,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -52,6 +54,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -85,6 +89,10 @@ type Client struct {
 	Allergen *AllergenClient
 	// AuditRecord is the client for interacting with the AuditRecord builders.
 	AuditRecord *AuditRecordClient
+	// Bill is the client for interacting with the Bill builders.
+	Bill *BillClient
+	// BillLine is the client for interacting with the BillLine builders.
+	BillLine *BillLineClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
 	// Customer is the client for interacting with the Customer builders.
@@ -151,6 +159,10 @@ type Client struct {
 	ProductionOperation *ProductionOperationClient
 	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
 	ProductionPlannedStep *ProductionPlannedStepClient
+	// PurchaseOrder is the client for interacting with the PurchaseOrder builders.
+	PurchaseOrder *PurchaseOrderClient
+	// PurchaseOrderLine is the client for interacting with the PurchaseOrderLine builders.
+	PurchaseOrderLine *PurchaseOrderLineClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -198,6 +210,8 @@ func (c *Client) init() {
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
+	c.Bill = NewBillClient(c.config)
+	c.BillLine = NewBillLineClient(c.config)
 	c.Country = NewCountryClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
 	c.CustomerTag = NewCustomerTagClient(c.config)
@@ -231,6 +245,8 @@ func (c *Client) init() {
 	c.ProductionLineEquipment = NewProductionLineEquipmentClient(c.config)
 	c.ProductionOperation = NewProductionOperationClient(c.config)
 	c.ProductionPlannedStep = NewProductionPlannedStepClient(c.config)
+	c.PurchaseOrder = NewPurchaseOrderClient(c.config)
+	c.PurchaseOrderLine = NewPurchaseOrderLineClient(c.config)
 	c.QCCheckpoint = NewQCCheckpointClient(c.config)
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
@@ -343,6 +359,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
+		Bill:                    NewBillClient(cfg),
+		BillLine:                NewBillLineClient(cfg),
 		Country:                 NewCountryClient(cfg),
 		Customer:                NewCustomerClient(cfg),
 		CustomerTag:             NewCustomerTagClient(cfg),
@@ -376,6 +394,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProductionLineEquipment: NewProductionLineEquipmentClient(cfg),
 		ProductionOperation:     NewProductionOperationClient(cfg),
 		ProductionPlannedStep:   NewProductionPlannedStepClient(cfg),
+		PurchaseOrder:           NewPurchaseOrderClient(cfg),
+		PurchaseOrderLine:       NewPurchaseOrderLineClient(cfg),
 		QCCheckpoint:            NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
@@ -415,6 +435,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
+		Bill:                    NewBillClient(cfg),
+		BillLine:                NewBillLineClient(cfg),
 		Country:                 NewCountryClient(cfg),
 		Customer:                NewCustomerClient(cfg),
 		CustomerTag:             NewCustomerTagClient(cfg),
@@ -448,6 +470,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProductionLineEquipment: NewProductionLineEquipmentClient(cfg),
 		ProductionOperation:     NewProductionOperationClient(cfg),
 		ProductionPlannedStep:   NewProductionPlannedStepClient(cfg),
+		PurchaseOrder:           NewPurchaseOrderClient(cfg),
+		PurchaseOrderLine:       NewPurchaseOrderLineClient(cfg),
 		QCCheckpoint:            NewQCCheckpointClient(cfg),
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
@@ -493,15 +517,16 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
-		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
-		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
+		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
+		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
+		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
 		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
 		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
 		c.WebhookEndpoint,
@@ -514,15 +539,16 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Country, c.Customer,
-		c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee, c.Equipment,
-		c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.QCCheckpoint, c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
+		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
+		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
+		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
+		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
 		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
 		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
 		c.WebhookEndpoint,
@@ -542,6 +568,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Allergen.mutate(ctx, m)
 	case *AuditRecordMutation:
 		return c.AuditRecord.mutate(ctx, m)
+	case *BillMutation:
+		return c.Bill.mutate(ctx, m)
+	case *BillLineMutation:
+		return c.BillLine.mutate(ctx, m)
 	case *CountryMutation:
 		return c.Country.mutate(ctx, m)
 	case *CustomerMutation:
@@ -608,6 +638,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductionOperation.mutate(ctx, m)
 	case *ProductionPlannedStepMutation:
 		return c.ProductionPlannedStep.mutate(ctx, m)
+	case *PurchaseOrderMutation:
+		return c.PurchaseOrder.mutate(ctx, m)
+	case *PurchaseOrderLineMutation:
+		return c.PurchaseOrderLine.mutate(ctx, m)
 	case *QCCheckpointMutation:
 		return c.QCCheckpoint.mutate(ctx, m)
 	case *QCUnitOfMeasureMutation:
@@ -1290,6 +1324,418 @@ func (c *AuditRecordClient) mutate(ctx context.Context, m *AuditRecordMutation) 
 		return (&AuditRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AuditRecord mutation op: %q", m.Op())
+	}
+}
+
+// BillClient is a client for the Bill schema.
+type BillClient struct {
+	config
+}
+
+// NewBillClient returns a client for the Bill from the given config.
+func NewBillClient(c config) *BillClient {
+	return &BillClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `bill.Hooks(f(g(h())))`.
+func (c *BillClient) Use(hooks ...Hook) {
+	c.hooks.Bill = append(c.hooks.Bill, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `bill.Intercept(f(g(h())))`.
+func (c *BillClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Bill = append(c.inters.Bill, interceptors...)
+}
+
+// Create returns a builder for creating a Bill entity.
+func (c *BillClient) Create() *BillCreate {
+	mutation := newBillMutation(c.config, OpCreate)
+	return &BillCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Bill entities.
+func (c *BillClient) CreateBulk(builders ...*BillCreate) *BillCreateBulk {
+	return &BillCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BillClient) MapCreateBulk(slice any, setFunc func(*BillCreate, int)) *BillCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BillCreateBulk{err: fmt.Errorf("calling to BillClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BillCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BillCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Bill.
+func (c *BillClient) Update() *BillUpdate {
+	mutation := newBillMutation(c.config, OpUpdate)
+	return &BillUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BillClient) UpdateOne(_m *Bill) *BillUpdateOne {
+	mutation := newBillMutation(c.config, OpUpdateOne, withBill(_m))
+	return &BillUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BillClient) UpdateOneID(id int) *BillUpdateOne {
+	mutation := newBillMutation(c.config, OpUpdateOne, withBillID(id))
+	return &BillUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Bill.
+func (c *BillClient) Delete() *BillDelete {
+	mutation := newBillMutation(c.config, OpDelete)
+	return &BillDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BillClient) DeleteOne(_m *Bill) *BillDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BillClient) DeleteOneID(id int) *BillDeleteOne {
+	builder := c.Delete().Where(bill.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BillDeleteOne{builder}
+}
+
+// Query returns a query builder for Bill.
+func (c *BillClient) Query() *BillQuery {
+	return &BillQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBill},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Bill entity by its id.
+func (c *BillClient) Get(ctx context.Context, id int) (*Bill, error) {
+	return c.Query().Where(bill.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BillClient) GetX(ctx context.Context, id int) *Bill {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Bill.
+func (c *BillClient) QueryAccount(_m *Bill) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(bill.Table, bill.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, bill.AccountTable, bill.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySupplier queries the supplier edge of a Bill.
+func (c *BillClient) QuerySupplier(_m *Bill) *SupplierQuery {
+	query := (&SupplierClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(bill.Table, bill.FieldID, id),
+			sqlgraph.To(supplier.Table, supplier.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, bill.SupplierTable, bill.SupplierColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPurchaseOrder queries the purchase_order edge of a Bill.
+func (c *BillClient) QueryPurchaseOrder(_m *Bill) *PurchaseOrderQuery {
+	query := (&PurchaseOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(bill.Table, bill.FieldID, id),
+			sqlgraph.To(purchaseorder.Table, purchaseorder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, bill.PurchaseOrderTable, bill.PurchaseOrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLines queries the lines edge of a Bill.
+func (c *BillClient) QueryLines(_m *Bill) *BillLineQuery {
+	query := (&BillLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(bill.Table, bill.FieldID, id),
+			sqlgraph.To(billline.Table, billline.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, bill.LinesTable, bill.LinesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BillClient) Hooks() []Hook {
+	hooks := c.hooks.Bill
+	return append(hooks[:len(hooks):len(hooks)], bill.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *BillClient) Interceptors() []Interceptor {
+	return c.inters.Bill
+}
+
+func (c *BillClient) mutate(ctx context.Context, m *BillMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BillCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BillUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BillUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BillDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Bill mutation op: %q", m.Op())
+	}
+}
+
+// BillLineClient is a client for the BillLine schema.
+type BillLineClient struct {
+	config
+}
+
+// NewBillLineClient returns a client for the BillLine from the given config.
+func NewBillLineClient(c config) *BillLineClient {
+	return &BillLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `billline.Hooks(f(g(h())))`.
+func (c *BillLineClient) Use(hooks ...Hook) {
+	c.hooks.BillLine = append(c.hooks.BillLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `billline.Intercept(f(g(h())))`.
+func (c *BillLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BillLine = append(c.inters.BillLine, interceptors...)
+}
+
+// Create returns a builder for creating a BillLine entity.
+func (c *BillLineClient) Create() *BillLineCreate {
+	mutation := newBillLineMutation(c.config, OpCreate)
+	return &BillLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BillLine entities.
+func (c *BillLineClient) CreateBulk(builders ...*BillLineCreate) *BillLineCreateBulk {
+	return &BillLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BillLineClient) MapCreateBulk(slice any, setFunc func(*BillLineCreate, int)) *BillLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BillLineCreateBulk{err: fmt.Errorf("calling to BillLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BillLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BillLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BillLine.
+func (c *BillLineClient) Update() *BillLineUpdate {
+	mutation := newBillLineMutation(c.config, OpUpdate)
+	return &BillLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BillLineClient) UpdateOne(_m *BillLine) *BillLineUpdateOne {
+	mutation := newBillLineMutation(c.config, OpUpdateOne, withBillLine(_m))
+	return &BillLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BillLineClient) UpdateOneID(id int) *BillLineUpdateOne {
+	mutation := newBillLineMutation(c.config, OpUpdateOne, withBillLineID(id))
+	return &BillLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BillLine.
+func (c *BillLineClient) Delete() *BillLineDelete {
+	mutation := newBillLineMutation(c.config, OpDelete)
+	return &BillLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BillLineClient) DeleteOne(_m *BillLine) *BillLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BillLineClient) DeleteOneID(id int) *BillLineDeleteOne {
+	builder := c.Delete().Where(billline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BillLineDeleteOne{builder}
+}
+
+// Query returns a query builder for BillLine.
+func (c *BillLineClient) Query() *BillLineQuery {
+	return &BillLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBillLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BillLine entity by its id.
+func (c *BillLineClient) Get(ctx context.Context, id int) (*BillLine, error) {
+	return c.Query().Where(billline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BillLineClient) GetX(ctx context.Context, id int) *BillLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a BillLine.
+func (c *BillLineClient) QueryAccount(_m *BillLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(billline.Table, billline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, billline.AccountTable, billline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryBill queries the bill edge of a BillLine.
+func (c *BillLineClient) QueryBill(_m *BillLine) *BillQuery {
+	query := (&BillClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(billline.Table, billline.FieldID, id),
+			sqlgraph.To(bill.Table, bill.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, billline.BillTable, billline.BillColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a BillLine.
+func (c *BillLineClient) QueryProduct(_m *BillLine) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(billline.Table, billline.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, billline.ProductTable, billline.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLocation queries the location edge of a BillLine.
+func (c *BillLineClient) QueryLocation(_m *BillLine) *LocationQuery {
+	query := (&LocationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(billline.Table, billline.FieldID, id),
+			sqlgraph.To(location.Table, location.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, billline.LocationTable, billline.LocationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a BillLine.
+func (c *BillLineClient) QueryLot(_m *BillLine) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(billline.Table, billline.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, billline.LotTable, billline.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BillLineClient) Hooks() []Hook {
+	hooks := c.hooks.BillLine
+	return append(hooks[:len(hooks):len(hooks)], billline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *BillLineClient) Interceptors() []Interceptor {
+	return c.inters.BillLine
+}
+
+func (c *BillLineClient) mutate(ctx context.Context, m *BillLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BillLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BillLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BillLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BillLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BillLine mutation op: %q", m.Op())
 	}
 }
 
@@ -7331,6 +7777,370 @@ func (c *ProductionPlannedStepClient) mutate(ctx context.Context, m *ProductionP
 	}
 }
 
+// PurchaseOrderClient is a client for the PurchaseOrder schema.
+type PurchaseOrderClient struct {
+	config
+}
+
+// NewPurchaseOrderClient returns a client for the PurchaseOrder from the given config.
+func NewPurchaseOrderClient(c config) *PurchaseOrderClient {
+	return &PurchaseOrderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `purchaseorder.Hooks(f(g(h())))`.
+func (c *PurchaseOrderClient) Use(hooks ...Hook) {
+	c.hooks.PurchaseOrder = append(c.hooks.PurchaseOrder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `purchaseorder.Intercept(f(g(h())))`.
+func (c *PurchaseOrderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PurchaseOrder = append(c.inters.PurchaseOrder, interceptors...)
+}
+
+// Create returns a builder for creating a PurchaseOrder entity.
+func (c *PurchaseOrderClient) Create() *PurchaseOrderCreate {
+	mutation := newPurchaseOrderMutation(c.config, OpCreate)
+	return &PurchaseOrderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PurchaseOrder entities.
+func (c *PurchaseOrderClient) CreateBulk(builders ...*PurchaseOrderCreate) *PurchaseOrderCreateBulk {
+	return &PurchaseOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PurchaseOrderClient) MapCreateBulk(slice any, setFunc func(*PurchaseOrderCreate, int)) *PurchaseOrderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PurchaseOrderCreateBulk{err: fmt.Errorf("calling to PurchaseOrderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PurchaseOrderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PurchaseOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PurchaseOrder.
+func (c *PurchaseOrderClient) Update() *PurchaseOrderUpdate {
+	mutation := newPurchaseOrderMutation(c.config, OpUpdate)
+	return &PurchaseOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PurchaseOrderClient) UpdateOne(_m *PurchaseOrder) *PurchaseOrderUpdateOne {
+	mutation := newPurchaseOrderMutation(c.config, OpUpdateOne, withPurchaseOrder(_m))
+	return &PurchaseOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PurchaseOrderClient) UpdateOneID(id int) *PurchaseOrderUpdateOne {
+	mutation := newPurchaseOrderMutation(c.config, OpUpdateOne, withPurchaseOrderID(id))
+	return &PurchaseOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PurchaseOrder.
+func (c *PurchaseOrderClient) Delete() *PurchaseOrderDelete {
+	mutation := newPurchaseOrderMutation(c.config, OpDelete)
+	return &PurchaseOrderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PurchaseOrderClient) DeleteOne(_m *PurchaseOrder) *PurchaseOrderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PurchaseOrderClient) DeleteOneID(id int) *PurchaseOrderDeleteOne {
+	builder := c.Delete().Where(purchaseorder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PurchaseOrderDeleteOne{builder}
+}
+
+// Query returns a query builder for PurchaseOrder.
+func (c *PurchaseOrderClient) Query() *PurchaseOrderQuery {
+	return &PurchaseOrderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePurchaseOrder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PurchaseOrder entity by its id.
+func (c *PurchaseOrderClient) Get(ctx context.Context, id int) (*PurchaseOrder, error) {
+	return c.Query().Where(purchaseorder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PurchaseOrderClient) GetX(ctx context.Context, id int) *PurchaseOrder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a PurchaseOrder.
+func (c *PurchaseOrderClient) QueryAccount(_m *PurchaseOrder) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorder.Table, purchaseorder.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, purchaseorder.AccountTable, purchaseorder.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySupplier queries the supplier edge of a PurchaseOrder.
+func (c *PurchaseOrderClient) QuerySupplier(_m *PurchaseOrder) *SupplierQuery {
+	query := (&SupplierClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorder.Table, purchaseorder.FieldID, id),
+			sqlgraph.To(supplier.Table, supplier.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, purchaseorder.SupplierTable, purchaseorder.SupplierColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLines queries the lines edge of a PurchaseOrder.
+func (c *PurchaseOrderClient) QueryLines(_m *PurchaseOrder) *PurchaseOrderLineQuery {
+	query := (&PurchaseOrderLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorder.Table, purchaseorder.FieldID, id),
+			sqlgraph.To(purchaseorderline.Table, purchaseorderline.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, purchaseorder.LinesTable, purchaseorder.LinesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PurchaseOrderClient) Hooks() []Hook {
+	hooks := c.hooks.PurchaseOrder
+	return append(hooks[:len(hooks):len(hooks)], purchaseorder.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PurchaseOrderClient) Interceptors() []Interceptor {
+	return c.inters.PurchaseOrder
+}
+
+func (c *PurchaseOrderClient) mutate(ctx context.Context, m *PurchaseOrderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PurchaseOrderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PurchaseOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PurchaseOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PurchaseOrderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PurchaseOrder mutation op: %q", m.Op())
+	}
+}
+
+// PurchaseOrderLineClient is a client for the PurchaseOrderLine schema.
+type PurchaseOrderLineClient struct {
+	config
+}
+
+// NewPurchaseOrderLineClient returns a client for the PurchaseOrderLine from the given config.
+func NewPurchaseOrderLineClient(c config) *PurchaseOrderLineClient {
+	return &PurchaseOrderLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `purchaseorderline.Hooks(f(g(h())))`.
+func (c *PurchaseOrderLineClient) Use(hooks ...Hook) {
+	c.hooks.PurchaseOrderLine = append(c.hooks.PurchaseOrderLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `purchaseorderline.Intercept(f(g(h())))`.
+func (c *PurchaseOrderLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PurchaseOrderLine = append(c.inters.PurchaseOrderLine, interceptors...)
+}
+
+// Create returns a builder for creating a PurchaseOrderLine entity.
+func (c *PurchaseOrderLineClient) Create() *PurchaseOrderLineCreate {
+	mutation := newPurchaseOrderLineMutation(c.config, OpCreate)
+	return &PurchaseOrderLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PurchaseOrderLine entities.
+func (c *PurchaseOrderLineClient) CreateBulk(builders ...*PurchaseOrderLineCreate) *PurchaseOrderLineCreateBulk {
+	return &PurchaseOrderLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PurchaseOrderLineClient) MapCreateBulk(slice any, setFunc func(*PurchaseOrderLineCreate, int)) *PurchaseOrderLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PurchaseOrderLineCreateBulk{err: fmt.Errorf("calling to PurchaseOrderLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PurchaseOrderLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PurchaseOrderLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) Update() *PurchaseOrderLineUpdate {
+	mutation := newPurchaseOrderLineMutation(c.config, OpUpdate)
+	return &PurchaseOrderLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PurchaseOrderLineClient) UpdateOne(_m *PurchaseOrderLine) *PurchaseOrderLineUpdateOne {
+	mutation := newPurchaseOrderLineMutation(c.config, OpUpdateOne, withPurchaseOrderLine(_m))
+	return &PurchaseOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PurchaseOrderLineClient) UpdateOneID(id int) *PurchaseOrderLineUpdateOne {
+	mutation := newPurchaseOrderLineMutation(c.config, OpUpdateOne, withPurchaseOrderLineID(id))
+	return &PurchaseOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) Delete() *PurchaseOrderLineDelete {
+	mutation := newPurchaseOrderLineMutation(c.config, OpDelete)
+	return &PurchaseOrderLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PurchaseOrderLineClient) DeleteOne(_m *PurchaseOrderLine) *PurchaseOrderLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PurchaseOrderLineClient) DeleteOneID(id int) *PurchaseOrderLineDeleteOne {
+	builder := c.Delete().Where(purchaseorderline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PurchaseOrderLineDeleteOne{builder}
+}
+
+// Query returns a query builder for PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) Query() *PurchaseOrderLineQuery {
+	return &PurchaseOrderLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePurchaseOrderLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PurchaseOrderLine entity by its id.
+func (c *PurchaseOrderLineClient) Get(ctx context.Context, id int) (*PurchaseOrderLine, error) {
+	return c.Query().Where(purchaseorderline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PurchaseOrderLineClient) GetX(ctx context.Context, id int) *PurchaseOrderLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) QueryAccount(_m *PurchaseOrderLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorderline.Table, purchaseorderline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, purchaseorderline.AccountTable, purchaseorderline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPurchaseOrder queries the purchase_order edge of a PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) QueryPurchaseOrder(_m *PurchaseOrderLine) *PurchaseOrderQuery {
+	query := (&PurchaseOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorderline.Table, purchaseorderline.FieldID, id),
+			sqlgraph.To(purchaseorder.Table, purchaseorder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, purchaseorderline.PurchaseOrderTable, purchaseorderline.PurchaseOrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a PurchaseOrderLine.
+func (c *PurchaseOrderLineClient) QueryProduct(_m *PurchaseOrderLine) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(purchaseorderline.Table, purchaseorderline.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, purchaseorderline.ProductTable, purchaseorderline.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PurchaseOrderLineClient) Hooks() []Hook {
+	hooks := c.hooks.PurchaseOrderLine
+	return append(hooks[:len(hooks):len(hooks)], purchaseorderline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *PurchaseOrderLineClient) Interceptors() []Interceptor {
+	return c.inters.PurchaseOrderLine
+}
+
+func (c *PurchaseOrderLineClient) mutate(ctx context.Context, m *PurchaseOrderLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PurchaseOrderLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PurchaseOrderLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PurchaseOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PurchaseOrderLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PurchaseOrderLine mutation op: %q", m.Op())
+	}
+}
+
 // QCCheckpointClient is a client for the QCCheckpoint schema.
 type QCCheckpointClient struct {
 	config
@@ -9895,29 +10705,31 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
-		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
-		IdempotencyKey, Location, LotCorrection, Nutrient, Operation, Organization,
-		Preservation, PriceList, Product, ProductAllergen, ProductBannedCountry,
-		ProductByproduct, ProductLot, ProductQCCheckpoint, ProductSubstitute,
-		ProductSupplier, ProductTag, Production, ProductionConsumedStep,
-		ProductionLine, ProductionLineEquipment, ProductionOperation,
-		ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep,
-		Salesperson, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
-		TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
+		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
+		FoodNutrient, IdempotencyKey, Location, LotCorrection, Nutrient, Operation,
+		Organization, Preservation, PriceList, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Country, Customer, CustomerTag,
-		CustomerType, DocumentCounter, Employee, Equipment, Event, Food, FoodNutrient,
-		IdempotencyKey, Location, LotCorrection, Nutrient, Operation, Organization,
-		Preservation, PriceList, Product, ProductAllergen, ProductBannedCountry,
-		ProductByproduct, ProductLot, ProductQCCheckpoint, ProductSubstitute,
-		ProductSupplier, ProductTag, Production, ProductionConsumedStep,
-		ProductionLine, ProductionLineEquipment, ProductionOperation,
-		ProductionPlannedStep, QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep,
-		Salesperson, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
-		TaxRate, Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
+		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
+		FoodNutrient, IdempotencyKey, Location, LotCorrection, Nutrient, Operation,
+		Organization, Preservation, PriceList, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

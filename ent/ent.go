@@ -16,6 +16,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -49,6 +51,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -129,6 +133,8 @@ func checkColumn(t, c string) error {
 			account.Table:                 account.ValidColumn,
 			allergen.Table:                allergen.ValidColumn,
 			auditrecord.Table:             auditrecord.ValidColumn,
+			bill.Table:                    bill.ValidColumn,
+			billline.Table:                billline.ValidColumn,
 			country.Table:                 country.ValidColumn,
 			customer.Table:                customer.ValidColumn,
 			customertag.Table:             customertag.ValidColumn,
@@ -162,6 +168,8 @@ func checkColumn(t, c string) error {
 			productionlineequipment.Table: productionlineequipment.ValidColumn,
 			productionoperation.Table:     productionoperation.ValidColumn,
 			productionplannedstep.Table:   productionplannedstep.ValidColumn,
+			purchaseorder.Table:           purchaseorder.ValidColumn,
+			purchaseorderline.Table:       purchaseorderline.ValidColumn,
 			qccheckpoint.Table:            qccheckpoint.ValidColumn,
 			qcunitofmeasure.Table:         qcunitofmeasure.ValidColumn,
 			ratewindow.Table:              ratewindow.ValidColumn,

@@ -7,6 +7,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -41,6 +43,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -66,7 +70,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 53)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 57)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -153,6 +157,65 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   bill.Table,
+			Columns: bill.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: bill.FieldID,
+			},
+		},
+		Type: "Bill",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			bill.FieldAccountID:         {Type: field.TypeInt, Column: bill.FieldAccountID},
+			bill.FieldCreatedAt:         {Type: field.TypeTime, Column: bill.FieldCreatedAt},
+			bill.FieldUpdatedAt:         {Type: field.TypeTime, Column: bill.FieldUpdatedAt},
+			bill.FieldBillDate:          {Type: field.TypeTime, Column: bill.FieldBillDate},
+			bill.FieldBillNo:            {Type: field.TypeInt, Column: bill.FieldBillNo},
+			bill.FieldBillingAddress:    {Type: field.TypeJSON, Column: bill.FieldBillingAddress},
+			bill.FieldCancelledAt:       {Type: field.TypeTime, Column: bill.FieldCancelledAt},
+			bill.FieldCompany:           {Type: field.TypeString, Column: bill.FieldCompany},
+			bill.FieldIsCancelled:       {Type: field.TypeBool, Column: bill.FieldIsCancelled},
+			bill.FieldNotes:             {Type: field.TypeString, Column: bill.FieldNotes},
+			bill.FieldPaidAmount:        {Type: field.TypeOther, Column: bill.FieldPaidAmount},
+			bill.FieldPurchaseOrderID:   {Type: field.TypeInt, Column: bill.FieldPurchaseOrderID},
+			bill.FieldSubtotal:          {Type: field.TypeOther, Column: bill.FieldSubtotal},
+			bill.FieldSupplierID:        {Type: field.TypeInt, Column: bill.FieldSupplierID},
+			bill.FieldSupplierReference: {Type: field.TypeString, Column: bill.FieldSupplierReference},
+			bill.FieldTax1:              {Type: field.TypeBool, Column: bill.FieldTax1},
+			bill.FieldTax2:              {Type: field.TypeBool, Column: bill.FieldTax2},
+			bill.FieldTax1Rate:          {Type: field.TypeOther, Column: bill.FieldTax1Rate},
+			bill.FieldTax2Rate:          {Type: field.TypeOther, Column: bill.FieldTax2Rate},
+		},
+	}
+	graph.Nodes[5] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   billline.Table,
+			Columns: billline.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: billline.FieldID,
+			},
+		},
+		Type: "BillLine",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			billline.FieldAccountID:      {Type: field.TypeInt, Column: billline.FieldAccountID},
+			billline.FieldBillID:         {Type: field.TypeInt, Column: billline.FieldBillID},
+			billline.FieldCost:           {Type: field.TypeOther, Column: billline.FieldCost},
+			billline.FieldDiscountRate:   {Type: field.TypeOther, Column: billline.FieldDiscountRate},
+			billline.FieldExpirationDate: {Type: field.TypeTime, Column: billline.FieldExpirationDate},
+			billline.FieldProductCode:    {Type: field.TypeString, Column: billline.FieldProductCode},
+			billline.FieldProductName:    {Type: field.TypeString, Column: billline.FieldProductName},
+			billline.FieldProductID:      {Type: field.TypeInt, Column: billline.FieldProductID},
+			billline.FieldQuantity:       {Type: field.TypeOther, Column: billline.FieldQuantity},
+			billline.FieldQuantityBase:   {Type: field.TypeOther, Column: billline.FieldQuantityBase},
+			billline.FieldSupplierPartno: {Type: field.TypeString, Column: billline.FieldSupplierPartno},
+			billline.FieldLotNumber:      {Type: field.TypeString, Column: billline.FieldLotNumber},
+			billline.FieldLocationID:     {Type: field.TypeInt, Column: billline.FieldLocationID},
+			billline.FieldLotID:          {Type: field.TypeInt, Column: billline.FieldLotID},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   country.Table,
 			Columns: country.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -171,7 +234,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			country.FieldNameFr:    {Type: field.TypeString, Column: country.FieldNameFr},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customer.Table,
 			Columns: customer.Columns,
@@ -201,7 +264,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customer.FieldWebsite:          {Type: field.TypeString, Column: customer.FieldWebsite},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customertag.Table,
 			Columns: customertag.Columns,
@@ -217,7 +280,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customertag.FieldTagID:      {Type: field.TypeInt, Column: customertag.FieldTagID},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customertype.Table,
 			Columns: customertype.Columns,
@@ -237,7 +300,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customertype.FieldName:        {Type: field.TypeString, Column: customertype.FieldName},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentcounter.Table,
 			Columns: documentcounter.Columns,
@@ -253,7 +316,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentcounter.FieldLast:      {Type: field.TypeInt, Column: documentcounter.FieldLast},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   employee.Table,
 			Columns: employee.Columns,
@@ -274,7 +337,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			employee.FieldLastName:  {Type: field.TypeString, Column: employee.FieldLastName},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   equipment.Table,
 			Columns: equipment.Columns,
@@ -294,7 +357,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			equipment.FieldWarehouseID:  {Type: field.TypeInt, Column: equipment.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -319,7 +382,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   food.Table,
 			Columns: food.Columns,
@@ -341,7 +404,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			food.FieldSuggestedYieldPct:         {Type: field.TypeFloat64, Column: food.FieldSuggestedYieldPct},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   foodnutrient.Table,
 			Columns: foodnutrient.Columns,
@@ -359,7 +422,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			foodnutrient.FieldValue:      {Type: field.TypeFloat64, Column: foodnutrient.FieldValue},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -381,7 +444,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldCreatedAt:   {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -403,7 +466,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lotcorrection.Table,
 			Columns: lotcorrection.Columns,
@@ -424,7 +487,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lotcorrection.FieldCreatedAt:      {Type: field.TypeTime, Column: lotcorrection.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
@@ -446,7 +509,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -467,7 +530,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -487,7 +550,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldManualCosting:            {Type: field.TypeBool, Column: organization.FieldManualCosting},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -507,7 +570,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pricelist.Table,
 			Columns: pricelist.Columns,
@@ -528,7 +591,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pricelist.FieldName:        {Type: field.TypeString, Column: pricelist.FieldName},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -563,7 +626,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -580,7 +643,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -596,7 +659,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -612,7 +675,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productlot.Table,
 			Columns: productlot.Columns,
@@ -642,7 +705,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productlot.FieldQuantityBase:       {Type: field.TypeOther, Column: productlot.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -658,7 +721,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -674,7 +737,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -690,7 +753,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -706,7 +769,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   production.Table,
 			Columns: production.Columns,
@@ -734,7 +797,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			production.FieldProducedQtyDisplayUnits:   {Type: field.TypeOther, Column: production.FieldProducedQtyDisplayUnits},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionconsumedstep.Table,
 			Columns: productionconsumedstep.Columns,
@@ -752,7 +815,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionconsumedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionconsumedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionline.Table,
 			Columns: productionline.Columns,
@@ -772,7 +835,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionline.FieldWarehouseID: {Type: field.TypeInt, Column: productionline.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionlineequipment.Table,
 			Columns: productionlineequipment.Columns,
@@ -788,7 +851,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionlineequipment.FieldEquipmentID:      {Type: field.TypeInt, Column: productionlineequipment.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionoperation.Table,
 			Columns: productionoperation.Columns,
@@ -806,7 +869,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionoperation.FieldEquipmentID:  {Type: field.TypeInt, Column: productionoperation.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionplannedstep.Table,
 			Columns: productionplannedstep.Columns,
@@ -824,7 +887,65 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionplannedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionplannedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   purchaseorder.Table,
+			Columns: purchaseorder.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: purchaseorder.FieldID,
+			},
+		},
+		Type: "PurchaseOrder",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			purchaseorder.FieldAccountID:         {Type: field.TypeInt, Column: purchaseorder.FieldAccountID},
+			purchaseorder.FieldCreatedAt:         {Type: field.TypeTime, Column: purchaseorder.FieldCreatedAt},
+			purchaseorder.FieldUpdatedAt:         {Type: field.TypeTime, Column: purchaseorder.FieldUpdatedAt},
+			purchaseorder.FieldPurchaseOrderNo:   {Type: field.TypeInt, Column: purchaseorder.FieldPurchaseOrderNo},
+			purchaseorder.FieldStatus:            {Type: field.TypeEnum, Column: purchaseorder.FieldStatus},
+			purchaseorder.FieldSupplierID:        {Type: field.TypeInt, Column: purchaseorder.FieldSupplierID},
+			purchaseorder.FieldBillingAddress:    {Type: field.TypeJSON, Column: purchaseorder.FieldBillingAddress},
+			purchaseorder.FieldShippingAddress:   {Type: field.TypeJSON, Column: purchaseorder.FieldShippingAddress},
+			purchaseorder.FieldCompany:           {Type: field.TypeString, Column: purchaseorder.FieldCompany},
+			purchaseorder.FieldOrderDate:         {Type: field.TypeTime, Column: purchaseorder.FieldOrderDate},
+			purchaseorder.FieldExpectedDate:      {Type: field.TypeTime, Column: purchaseorder.FieldExpectedDate},
+			purchaseorder.FieldReceivedDate:      {Type: field.TypeTime, Column: purchaseorder.FieldReceivedDate},
+			purchaseorder.FieldSupplierReference: {Type: field.TypeString, Column: purchaseorder.FieldSupplierReference},
+			purchaseorder.FieldNotes:             {Type: field.TypeString, Column: purchaseorder.FieldNotes},
+			purchaseorder.FieldSubtotal:          {Type: field.TypeOther, Column: purchaseorder.FieldSubtotal},
+			purchaseorder.FieldTax1:              {Type: field.TypeBool, Column: purchaseorder.FieldTax1},
+			purchaseorder.FieldTax2:              {Type: field.TypeBool, Column: purchaseorder.FieldTax2},
+			purchaseorder.FieldTax1Rate:          {Type: field.TypeOther, Column: purchaseorder.FieldTax1Rate},
+			purchaseorder.FieldTax2Rate:          {Type: field.TypeOther, Column: purchaseorder.FieldTax2Rate},
+		},
+	}
+	graph.Nodes[40] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   purchaseorderline.Table,
+			Columns: purchaseorderline.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: purchaseorderline.FieldID,
+			},
+		},
+		Type: "PurchaseOrderLine",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			purchaseorderline.FieldAccountID:       {Type: field.TypeInt, Column: purchaseorderline.FieldAccountID},
+			purchaseorderline.FieldPurchaseOrderID: {Type: field.TypeInt, Column: purchaseorderline.FieldPurchaseOrderID},
+			purchaseorderline.FieldCost:            {Type: field.TypeOther, Column: purchaseorderline.FieldCost},
+			purchaseorderline.FieldDiscountRate:    {Type: field.TypeOther, Column: purchaseorderline.FieldDiscountRate},
+			purchaseorderline.FieldExpirationDate:  {Type: field.TypeTime, Column: purchaseorderline.FieldExpirationDate},
+			purchaseorderline.FieldLeadTime:        {Type: field.TypeInt, Column: purchaseorderline.FieldLeadTime},
+			purchaseorderline.FieldNotes:           {Type: field.TypeString, Column: purchaseorderline.FieldNotes},
+			purchaseorderline.FieldProductCode:     {Type: field.TypeString, Column: purchaseorderline.FieldProductCode},
+			purchaseorderline.FieldProductName:     {Type: field.TypeString, Column: purchaseorderline.FieldProductName},
+			purchaseorderline.FieldProductID:       {Type: field.TypeInt, Column: purchaseorderline.FieldProductID},
+			purchaseorderline.FieldQuantity:        {Type: field.TypeOther, Column: purchaseorderline.FieldQuantity},
+			purchaseorderline.FieldQuantityBase:    {Type: field.TypeOther, Column: purchaseorderline.FieldQuantityBase},
+			purchaseorderline.FieldSupplierPartno:  {Type: field.TypeString, Column: purchaseorderline.FieldSupplierPartno},
+		},
+	}
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -847,7 +968,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -866,7 +987,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -882,7 +1003,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   recipestep.Table,
 			Columns: recipestep.Columns,
@@ -900,7 +1021,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			recipestep.FieldEquipmentID: {Type: field.TypeInt, Column: recipestep.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesperson.Table,
 			Columns: salesperson.Columns,
@@ -921,7 +1042,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesperson.FieldLastName:  {Type: field.TypeString, Column: salesperson.FieldLastName},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -942,7 +1063,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -962,7 +1083,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -986,7 +1107,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1014,7 +1135,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1033,7 +1154,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1056,7 +1177,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1076,7 +1197,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1097,7 +1218,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1120,7 +1241,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1141,7 +1262,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1250,6 +1371,114 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"AuditRecord",
 		"APIKey",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   bill.AccountTable,
+			Columns: []string{bill.AccountColumn},
+			Bidi:    false,
+		},
+		"Bill",
+		"Account",
+	)
+	graph.MustAddE(
+		"supplier",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   bill.SupplierTable,
+			Columns: []string{bill.SupplierColumn},
+			Bidi:    false,
+		},
+		"Bill",
+		"Supplier",
+	)
+	graph.MustAddE(
+		"purchase_order",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   bill.PurchaseOrderTable,
+			Columns: []string{bill.PurchaseOrderColumn},
+			Bidi:    false,
+		},
+		"Bill",
+		"PurchaseOrder",
+	)
+	graph.MustAddE(
+		"lines",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   bill.LinesTable,
+			Columns: []string{bill.LinesColumn},
+			Bidi:    false,
+		},
+		"Bill",
+		"BillLine",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   billline.AccountTable,
+			Columns: []string{billline.AccountColumn},
+			Bidi:    false,
+		},
+		"BillLine",
+		"Account",
+	)
+	graph.MustAddE(
+		"bill",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   billline.BillTable,
+			Columns: []string{billline.BillColumn},
+			Bidi:    false,
+		},
+		"BillLine",
+		"Bill",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   billline.ProductTable,
+			Columns: []string{billline.ProductColumn},
+			Bidi:    false,
+		},
+		"BillLine",
+		"Product",
+	)
+	graph.MustAddE(
+		"location",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   billline.LocationTable,
+			Columns: []string{billline.LocationColumn},
+			Bidi:    false,
+		},
+		"BillLine",
+		"Location",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   billline.LotTable,
+			Columns: []string{billline.LotColumn},
+			Bidi:    false,
+		},
+		"BillLine",
+		"ProductLot",
 	)
 	graph.MustAddE(
 		"account",
@@ -2468,6 +2697,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   purchaseorder.AccountTable,
+			Columns: []string{purchaseorder.AccountColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrder",
+		"Account",
+	)
+	graph.MustAddE(
+		"supplier",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   purchaseorder.SupplierTable,
+			Columns: []string{purchaseorder.SupplierColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrder",
+		"Supplier",
+	)
+	graph.MustAddE(
+		"lines",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   purchaseorder.LinesTable,
+			Columns: []string{purchaseorder.LinesColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrder",
+		"PurchaseOrderLine",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   purchaseorderline.AccountTable,
+			Columns: []string{purchaseorderline.AccountColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrderLine",
+		"Account",
+	)
+	graph.MustAddE(
+		"purchase_order",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   purchaseorderline.PurchaseOrderTable,
+			Columns: []string{purchaseorderline.PurchaseOrderColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrderLine",
+		"PurchaseOrder",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   purchaseorderline.ProductTable,
+			Columns: []string{purchaseorderline.ProductColumn},
+			Bidi:    false,
+		},
+		"PurchaseOrderLine",
+		"Product",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   qccheckpoint.AccountTable,
 			Columns: []string{qccheckpoint.AccountColumn},
 			Bidi:    false,
@@ -3203,6 +3504,377 @@ func (f *AuditRecordFilter) WhereHasAPIKeyWith(preds ...predicate.APIKey) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *BillQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the BillQuery builder.
+func (_q *BillQuery) Filter() *BillFilter {
+	return &BillFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *BillMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the BillMutation builder.
+func (m *BillMutation) Filter() *BillFilter {
+	return &BillFilter{config: m.config, predicateAdder: m}
+}
+
+// BillFilter provides a generic filtering capability at runtime for BillQuery.
+type BillFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *BillFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *BillFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(bill.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *BillFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(bill.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *BillFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(bill.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *BillFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(bill.FieldUpdatedAt))
+}
+
+// WhereBillDate applies the entql time.Time predicate on the bill_date field.
+func (f *BillFilter) WhereBillDate(p entql.TimeP) {
+	f.Where(p.Field(bill.FieldBillDate))
+}
+
+// WhereBillNo applies the entql int predicate on the bill_no field.
+func (f *BillFilter) WhereBillNo(p entql.IntP) {
+	f.Where(p.Field(bill.FieldBillNo))
+}
+
+// WhereBillingAddress applies the entql json.RawMessage predicate on the billing_address field.
+func (f *BillFilter) WhereBillingAddress(p entql.BytesP) {
+	f.Where(p.Field(bill.FieldBillingAddress))
+}
+
+// WhereCancelledAt applies the entql time.Time predicate on the cancelled_at field.
+func (f *BillFilter) WhereCancelledAt(p entql.TimeP) {
+	f.Where(p.Field(bill.FieldCancelledAt))
+}
+
+// WhereCompany applies the entql string predicate on the company field.
+func (f *BillFilter) WhereCompany(p entql.StringP) {
+	f.Where(p.Field(bill.FieldCompany))
+}
+
+// WhereIsCancelled applies the entql bool predicate on the is_cancelled field.
+func (f *BillFilter) WhereIsCancelled(p entql.BoolP) {
+	f.Where(p.Field(bill.FieldIsCancelled))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *BillFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(bill.FieldNotes))
+}
+
+// WherePaidAmount applies the entql other predicate on the paid_amount field.
+func (f *BillFilter) WherePaidAmount(p entql.OtherP) {
+	f.Where(p.Field(bill.FieldPaidAmount))
+}
+
+// WherePurchaseOrderID applies the entql int predicate on the purchase_order_id field.
+func (f *BillFilter) WherePurchaseOrderID(p entql.IntP) {
+	f.Where(p.Field(bill.FieldPurchaseOrderID))
+}
+
+// WhereSubtotal applies the entql other predicate on the subtotal field.
+func (f *BillFilter) WhereSubtotal(p entql.OtherP) {
+	f.Where(p.Field(bill.FieldSubtotal))
+}
+
+// WhereSupplierID applies the entql int predicate on the supplier_id field.
+func (f *BillFilter) WhereSupplierID(p entql.IntP) {
+	f.Where(p.Field(bill.FieldSupplierID))
+}
+
+// WhereSupplierReference applies the entql string predicate on the supplier_reference field.
+func (f *BillFilter) WhereSupplierReference(p entql.StringP) {
+	f.Where(p.Field(bill.FieldSupplierReference))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *BillFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(bill.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *BillFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(bill.FieldTax2))
+}
+
+// WhereTax1Rate applies the entql other predicate on the tax1_rate field.
+func (f *BillFilter) WhereTax1Rate(p entql.OtherP) {
+	f.Where(p.Field(bill.FieldTax1Rate))
+}
+
+// WhereTax2Rate applies the entql other predicate on the tax2_rate field.
+func (f *BillFilter) WhereTax2Rate(p entql.OtherP) {
+	f.Where(p.Field(bill.FieldTax2Rate))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *BillFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *BillFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSupplier applies a predicate to check if query has an edge supplier.
+func (f *BillFilter) WhereHasSupplier() {
+	f.Where(entql.HasEdge("supplier"))
+}
+
+// WhereHasSupplierWith applies a predicate to check if query has an edge supplier with a given conditions (other predicates).
+func (f *BillFilter) WhereHasSupplierWith(preds ...predicate.Supplier) {
+	f.Where(entql.HasEdgeWith("supplier", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPurchaseOrder applies a predicate to check if query has an edge purchase_order.
+func (f *BillFilter) WhereHasPurchaseOrder() {
+	f.Where(entql.HasEdge("purchase_order"))
+}
+
+// WhereHasPurchaseOrderWith applies a predicate to check if query has an edge purchase_order with a given conditions (other predicates).
+func (f *BillFilter) WhereHasPurchaseOrderWith(preds ...predicate.PurchaseOrder) {
+	f.Where(entql.HasEdgeWith("purchase_order", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLines applies a predicate to check if query has an edge lines.
+func (f *BillFilter) WhereHasLines() {
+	f.Where(entql.HasEdge("lines"))
+}
+
+// WhereHasLinesWith applies a predicate to check if query has an edge lines with a given conditions (other predicates).
+func (f *BillFilter) WhereHasLinesWith(preds ...predicate.BillLine) {
+	f.Where(entql.HasEdgeWith("lines", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *BillLineQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the BillLineQuery builder.
+func (_q *BillLineQuery) Filter() *BillLineFilter {
+	return &BillLineFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *BillLineMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the BillLineMutation builder.
+func (m *BillLineMutation) Filter() *BillLineFilter {
+	return &BillLineFilter{config: m.config, predicateAdder: m}
+}
+
+// BillLineFilter provides a generic filtering capability at runtime for BillLineQuery.
+type BillLineFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *BillLineFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *BillLineFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *BillLineFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldAccountID))
+}
+
+// WhereBillID applies the entql int predicate on the bill_id field.
+func (f *BillLineFilter) WhereBillID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldBillID))
+}
+
+// WhereCost applies the entql other predicate on the cost field.
+func (f *BillLineFilter) WhereCost(p entql.OtherP) {
+	f.Where(p.Field(billline.FieldCost))
+}
+
+// WhereDiscountRate applies the entql other predicate on the discount_rate field.
+func (f *BillLineFilter) WhereDiscountRate(p entql.OtherP) {
+	f.Where(p.Field(billline.FieldDiscountRate))
+}
+
+// WhereExpirationDate applies the entql time.Time predicate on the expiration_date field.
+func (f *BillLineFilter) WhereExpirationDate(p entql.TimeP) {
+	f.Where(p.Field(billline.FieldExpirationDate))
+}
+
+// WhereProductCode applies the entql string predicate on the product_code field.
+func (f *BillLineFilter) WhereProductCode(p entql.StringP) {
+	f.Where(p.Field(billline.FieldProductCode))
+}
+
+// WhereProductName applies the entql string predicate on the product_name field.
+func (f *BillLineFilter) WhereProductName(p entql.StringP) {
+	f.Where(p.Field(billline.FieldProductName))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *BillLineFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldProductID))
+}
+
+// WhereQuantity applies the entql other predicate on the quantity field.
+func (f *BillLineFilter) WhereQuantity(p entql.OtherP) {
+	f.Where(p.Field(billline.FieldQuantity))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *BillLineFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(billline.FieldQuantityBase))
+}
+
+// WhereSupplierPartno applies the entql string predicate on the supplier_partno field.
+func (f *BillLineFilter) WhereSupplierPartno(p entql.StringP) {
+	f.Where(p.Field(billline.FieldSupplierPartno))
+}
+
+// WhereLotNumber applies the entql string predicate on the lot_number field.
+func (f *BillLineFilter) WhereLotNumber(p entql.StringP) {
+	f.Where(p.Field(billline.FieldLotNumber))
+}
+
+// WhereLocationID applies the entql int predicate on the location_id field.
+func (f *BillLineFilter) WhereLocationID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldLocationID))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *BillLineFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(billline.FieldLotID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *BillLineFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *BillLineFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasBill applies a predicate to check if query has an edge bill.
+func (f *BillLineFilter) WhereHasBill() {
+	f.Where(entql.HasEdge("bill"))
+}
+
+// WhereHasBillWith applies a predicate to check if query has an edge bill with a given conditions (other predicates).
+func (f *BillLineFilter) WhereHasBillWith(preds ...predicate.Bill) {
+	f.Where(entql.HasEdgeWith("bill", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *BillLineFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *BillLineFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLocation applies a predicate to check if query has an edge location.
+func (f *BillLineFilter) WhereHasLocation() {
+	f.Where(entql.HasEdge("location"))
+}
+
+// WhereHasLocationWith applies a predicate to check if query has an edge location with a given conditions (other predicates).
+func (f *BillLineFilter) WhereHasLocationWith(preds ...predicate.Location) {
+	f.Where(entql.HasEdgeWith("location", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *BillLineFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *BillLineFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *CountryQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3231,7 +3903,7 @@ type CountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3320,7 +3992,7 @@ type CustomerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3571,7 +4243,7 @@ type CustomerTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3668,7 +4340,7 @@ type CustomerTypeFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerTypeFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3757,7 +4429,7 @@ type DocumentCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3826,7 +4498,7 @@ type EmployeeFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmployeeFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3920,7 +4592,7 @@ type EquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4023,7 +4695,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4151,7 +4823,7 @@ type FoodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4264,7 +4936,7 @@ type FoodNutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodNutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4371,7 +5043,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4470,7 +5142,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4597,7 +5269,7 @@ type LotCorrectionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LotCorrectionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4705,7 +5377,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4804,7 +5476,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4912,7 +5584,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5001,7 +5673,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5090,7 +5762,7 @@ type PriceListFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PriceListFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5184,7 +5856,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5502,7 +6174,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5604,7 +6276,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5701,7 +6373,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5798,7 +6470,7 @@ type ProductLotFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductLotFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6007,7 +6679,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6104,7 +6776,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6201,7 +6873,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6298,7 +6970,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6395,7 +7067,7 @@ type ProductionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6608,7 +7280,7 @@ type ProductionConsumedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionConsumedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6729,7 +7401,7 @@ type ProductionLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6846,7 +7518,7 @@ type ProductionLineEquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineEquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6943,7 +7615,7 @@ type ProductionOperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionOperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7064,7 +7736,7 @@ type ProductionPlannedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionPlannedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7157,6 +7829,330 @@ func (f *ProductionPlannedStepFilter) WhereHasProductWith(preds ...predicate.Pro
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PurchaseOrderQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PurchaseOrderQuery builder.
+func (_q *PurchaseOrderQuery) Filter() *PurchaseOrderFilter {
+	return &PurchaseOrderFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PurchaseOrderMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PurchaseOrderMutation builder.
+func (m *PurchaseOrderMutation) Filter() *PurchaseOrderFilter {
+	return &PurchaseOrderFilter{config: m.config, predicateAdder: m}
+}
+
+// PurchaseOrderFilter provides a generic filtering capability at runtime for PurchaseOrderQuery.
+type PurchaseOrderFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PurchaseOrderFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *PurchaseOrderFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(purchaseorder.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *PurchaseOrderFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(purchaseorder.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PurchaseOrderFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(purchaseorder.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *PurchaseOrderFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(purchaseorder.FieldUpdatedAt))
+}
+
+// WherePurchaseOrderNo applies the entql int predicate on the purchase_order_no field.
+func (f *PurchaseOrderFilter) WherePurchaseOrderNo(p entql.IntP) {
+	f.Where(p.Field(purchaseorder.FieldPurchaseOrderNo))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *PurchaseOrderFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(purchaseorder.FieldStatus))
+}
+
+// WhereSupplierID applies the entql int predicate on the supplier_id field.
+func (f *PurchaseOrderFilter) WhereSupplierID(p entql.IntP) {
+	f.Where(p.Field(purchaseorder.FieldSupplierID))
+}
+
+// WhereBillingAddress applies the entql json.RawMessage predicate on the billing_address field.
+func (f *PurchaseOrderFilter) WhereBillingAddress(p entql.BytesP) {
+	f.Where(p.Field(purchaseorder.FieldBillingAddress))
+}
+
+// WhereShippingAddress applies the entql json.RawMessage predicate on the shipping_address field.
+func (f *PurchaseOrderFilter) WhereShippingAddress(p entql.BytesP) {
+	f.Where(p.Field(purchaseorder.FieldShippingAddress))
+}
+
+// WhereCompany applies the entql string predicate on the company field.
+func (f *PurchaseOrderFilter) WhereCompany(p entql.StringP) {
+	f.Where(p.Field(purchaseorder.FieldCompany))
+}
+
+// WhereOrderDate applies the entql time.Time predicate on the order_date field.
+func (f *PurchaseOrderFilter) WhereOrderDate(p entql.TimeP) {
+	f.Where(p.Field(purchaseorder.FieldOrderDate))
+}
+
+// WhereExpectedDate applies the entql time.Time predicate on the expected_date field.
+func (f *PurchaseOrderFilter) WhereExpectedDate(p entql.TimeP) {
+	f.Where(p.Field(purchaseorder.FieldExpectedDate))
+}
+
+// WhereReceivedDate applies the entql time.Time predicate on the received_date field.
+func (f *PurchaseOrderFilter) WhereReceivedDate(p entql.TimeP) {
+	f.Where(p.Field(purchaseorder.FieldReceivedDate))
+}
+
+// WhereSupplierReference applies the entql string predicate on the supplier_reference field.
+func (f *PurchaseOrderFilter) WhereSupplierReference(p entql.StringP) {
+	f.Where(p.Field(purchaseorder.FieldSupplierReference))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *PurchaseOrderFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(purchaseorder.FieldNotes))
+}
+
+// WhereSubtotal applies the entql other predicate on the subtotal field.
+func (f *PurchaseOrderFilter) WhereSubtotal(p entql.OtherP) {
+	f.Where(p.Field(purchaseorder.FieldSubtotal))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *PurchaseOrderFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(purchaseorder.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *PurchaseOrderFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(purchaseorder.FieldTax2))
+}
+
+// WhereTax1Rate applies the entql other predicate on the tax1_rate field.
+func (f *PurchaseOrderFilter) WhereTax1Rate(p entql.OtherP) {
+	f.Where(p.Field(purchaseorder.FieldTax1Rate))
+}
+
+// WhereTax2Rate applies the entql other predicate on the tax2_rate field.
+func (f *PurchaseOrderFilter) WhereTax2Rate(p entql.OtherP) {
+	f.Where(p.Field(purchaseorder.FieldTax2Rate))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *PurchaseOrderFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *PurchaseOrderFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSupplier applies a predicate to check if query has an edge supplier.
+func (f *PurchaseOrderFilter) WhereHasSupplier() {
+	f.Where(entql.HasEdge("supplier"))
+}
+
+// WhereHasSupplierWith applies a predicate to check if query has an edge supplier with a given conditions (other predicates).
+func (f *PurchaseOrderFilter) WhereHasSupplierWith(preds ...predicate.Supplier) {
+	f.Where(entql.HasEdgeWith("supplier", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLines applies a predicate to check if query has an edge lines.
+func (f *PurchaseOrderFilter) WhereHasLines() {
+	f.Where(entql.HasEdge("lines"))
+}
+
+// WhereHasLinesWith applies a predicate to check if query has an edge lines with a given conditions (other predicates).
+func (f *PurchaseOrderFilter) WhereHasLinesWith(preds ...predicate.PurchaseOrderLine) {
+	f.Where(entql.HasEdgeWith("lines", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *PurchaseOrderLineQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PurchaseOrderLineQuery builder.
+func (_q *PurchaseOrderLineQuery) Filter() *PurchaseOrderLineFilter {
+	return &PurchaseOrderLineFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PurchaseOrderLineMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PurchaseOrderLineMutation builder.
+func (m *PurchaseOrderLineMutation) Filter() *PurchaseOrderLineFilter {
+	return &PurchaseOrderLineFilter{config: m.config, predicateAdder: m}
+}
+
+// PurchaseOrderLineFilter provides a generic filtering capability at runtime for PurchaseOrderLineQuery.
+type PurchaseOrderLineFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PurchaseOrderLineFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *PurchaseOrderLineFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(purchaseorderline.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *PurchaseOrderLineFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(purchaseorderline.FieldAccountID))
+}
+
+// WherePurchaseOrderID applies the entql int predicate on the purchase_order_id field.
+func (f *PurchaseOrderLineFilter) WherePurchaseOrderID(p entql.IntP) {
+	f.Where(p.Field(purchaseorderline.FieldPurchaseOrderID))
+}
+
+// WhereCost applies the entql other predicate on the cost field.
+func (f *PurchaseOrderLineFilter) WhereCost(p entql.OtherP) {
+	f.Where(p.Field(purchaseorderline.FieldCost))
+}
+
+// WhereDiscountRate applies the entql other predicate on the discount_rate field.
+func (f *PurchaseOrderLineFilter) WhereDiscountRate(p entql.OtherP) {
+	f.Where(p.Field(purchaseorderline.FieldDiscountRate))
+}
+
+// WhereExpirationDate applies the entql time.Time predicate on the expiration_date field.
+func (f *PurchaseOrderLineFilter) WhereExpirationDate(p entql.TimeP) {
+	f.Where(p.Field(purchaseorderline.FieldExpirationDate))
+}
+
+// WhereLeadTime applies the entql int predicate on the lead_time field.
+func (f *PurchaseOrderLineFilter) WhereLeadTime(p entql.IntP) {
+	f.Where(p.Field(purchaseorderline.FieldLeadTime))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *PurchaseOrderLineFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(purchaseorderline.FieldNotes))
+}
+
+// WhereProductCode applies the entql string predicate on the product_code field.
+func (f *PurchaseOrderLineFilter) WhereProductCode(p entql.StringP) {
+	f.Where(p.Field(purchaseorderline.FieldProductCode))
+}
+
+// WhereProductName applies the entql string predicate on the product_name field.
+func (f *PurchaseOrderLineFilter) WhereProductName(p entql.StringP) {
+	f.Where(p.Field(purchaseorderline.FieldProductName))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *PurchaseOrderLineFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(purchaseorderline.FieldProductID))
+}
+
+// WhereQuantity applies the entql other predicate on the quantity field.
+func (f *PurchaseOrderLineFilter) WhereQuantity(p entql.OtherP) {
+	f.Where(p.Field(purchaseorderline.FieldQuantity))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *PurchaseOrderLineFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(purchaseorderline.FieldQuantityBase))
+}
+
+// WhereSupplierPartno applies the entql string predicate on the supplier_partno field.
+func (f *PurchaseOrderLineFilter) WhereSupplierPartno(p entql.StringP) {
+	f.Where(p.Field(purchaseorderline.FieldSupplierPartno))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *PurchaseOrderLineFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *PurchaseOrderLineFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasPurchaseOrder applies a predicate to check if query has an edge purchase_order.
+func (f *PurchaseOrderLineFilter) WhereHasPurchaseOrder() {
+	f.Where(entql.HasEdge("purchase_order"))
+}
+
+// WhereHasPurchaseOrderWith applies a predicate to check if query has an edge purchase_order with a given conditions (other predicates).
+func (f *PurchaseOrderLineFilter) WhereHasPurchaseOrderWith(preds ...predicate.PurchaseOrder) {
+	f.Where(entql.HasEdgeWith("purchase_order", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *PurchaseOrderLineFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *PurchaseOrderLineFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *QCCheckpointQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -7185,7 +8181,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7303,7 +8299,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7387,7 +8383,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7442,7 +8438,7 @@ type RecipeStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RecipeStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7563,7 +8559,7 @@ type SalespersonFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalespersonFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7657,7 +8653,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7765,7 +8761,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7854,7 +8850,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7991,7 +8987,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8120,7 +9116,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8204,7 +9200,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8308,7 +9304,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8397,7 +9393,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8505,7 +9501,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8609,7 +9605,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8731,7 +9727,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertype"
@@ -25,6 +26,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/salesperson"
@@ -38,6 +40,28 @@ import (
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/problem"
 )
+
+// RedactCost clears the cost fields of the Bill: paid_amount subtotal tax1 tax2 tax1_rate tax2_rate.
+func (_m *Bill) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.PaidAmount = nil
+	_m.Subtotal = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
+	_m.Tax1Rate = nil
+	_m.Tax2Rate = nil
+}
+
+// RedactCost clears the cost fields of the BillLine: cost discount_rate.
+func (_m *BillLine) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.Cost = nil
+	_m.DiscountRate = nil
+}
 
 // RedactCost clears the cost fields of the Operation: cost.
 func (_m *Operation) RedactCost() {
@@ -56,10 +80,43 @@ func (_m *Product) RedactCost() {
 	_m.OperationsCost = nil
 }
 
+// RedactCost clears the cost fields of the PurchaseOrder: subtotal tax1 tax2 tax1_rate tax2_rate.
+func (_m *PurchaseOrder) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.Subtotal = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
+	_m.Tax1Rate = nil
+	_m.Tax2Rate = nil
+}
+
+// RedactCost clears the cost fields of the PurchaseOrderLine: cost discount_rate.
+func (_m *PurchaseOrderLine) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.Cost = nil
+	_m.DiscountRate = nil
+}
+
 // RedactCost clears the cost fields of a query or mutation result, descending
 // into loaded edges, for callers without the cost:read scope.
 func RedactCost(v Value) {
 	switch v := v.(type) {
+	case *Bill:
+		redactBill(v)
+	case []*Bill:
+		for _, e := range v {
+			redactBill(e)
+		}
+	case *BillLine:
+		redactBillLine(v)
+	case []*BillLine:
+		for _, e := range v {
+			redactBillLine(e)
+		}
 	case *LotCorrection:
 		redactLotCorrection(v)
 	case []*LotCorrection:
@@ -150,6 +207,18 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactProductionPlannedStep(e)
 		}
+	case *PurchaseOrder:
+		redactPurchaseOrder(v)
+	case []*PurchaseOrder:
+		for _, e := range v {
+			redactPurchaseOrder(e)
+		}
+	case *PurchaseOrderLine:
+		redactPurchaseOrderLine(v)
+	case []*PurchaseOrderLine:
+		for _, e := range v {
+			redactPurchaseOrderLine(e)
+		}
 	case *RecipeStep:
 		redactRecipeStep(v)
 	case []*RecipeStep:
@@ -169,6 +238,25 @@ func RedactCost(v Value) {
 			redactUnitOfMeasure(e)
 		}
 	}
+}
+
+func redactBill(e *Bill) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.PurchaseOrder)
+	RedactCost(e.Edges.Lines)
+}
+
+func redactBillLine(e *BillLine) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.Bill)
+	RedactCost(e.Edges.Product)
+	RedactCost(e.Edges.Lot)
 }
 
 func redactLotCorrection(e *LotCorrection) {
@@ -296,6 +384,23 @@ func redactProductionPlannedStep(e *ProductionPlannedStep) {
 	}
 	RedactCost(e.Edges.Production)
 	RedactCost(e.Edges.Lot)
+	RedactCost(e.Edges.Product)
+}
+
+func redactPurchaseOrder(e *PurchaseOrder) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.Lines)
+}
+
+func redactPurchaseOrderLine(e *PurchaseOrderLine) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.PurchaseOrder)
 	RedactCost(e.Edges.Product)
 }
 
@@ -490,6 +595,62 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("api_key_id", "must name an existing API key (%d was not found)", id)
+			}
+		}
+	case *BillMutation:
+		if id, ok := m.SupplierID(); ok {
+			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
+		}
+		if id, ok := m.PurchaseOrderID(); ok {
+			found, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("purchase_order_id", "must name an existing purchase order (%d was not found)", id)
+			}
+		}
+	case *BillLineMutation:
+		if id, ok := m.BillID(); ok {
+			found, err := m.Client().Bill.Query().Where(bill.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("bill_id", "must name an existing bill (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LocationID(); ok {
+			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("location_id", "must name an existing location (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
 			}
 		}
 	case *CustomerMutation:
@@ -955,6 +1116,35 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
 			}
 		}
+	case *PurchaseOrderMutation:
+		if id, ok := m.SupplierID(); ok {
+			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
+		}
+	case *PurchaseOrderLineMutation:
+		if id, ok := m.PurchaseOrderID(); ok {
+			found, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("purchase_order_id", "must name an existing purchase order (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
 	case *QCCheckpointMutation:
 		if id, ok := m.QcUnitOfMeasureID(); ok {
 			found, err := m.Client().QCUnitOfMeasure.Query().Where(qcunitofmeasure.ID(id)).Exist(ctx)
@@ -1063,6 +1253,7 @@ var uniqueIndexes = map[string][]string{
 	"allergen_account_id_name":                                {"account_id", "name"},
 	"allergen_account_id_code":                                {"account_id", "code"},
 	"allergen_code":                                           {"code"},
+	"bill_account_id_bill_no":                                 {"account_id", "bill_no"},
 	"country_account_id_code":                                 {"account_id", "code"},
 	"country_code":                                            {"code"},
 	"customer_account_id_customer_code":                       {"account_id", "customer_code"},
@@ -1096,6 +1287,7 @@ var uniqueIndexes = map[string][]string{
 	"productionline_account_id_name":                          {"account_id", "name"},
 	"productionlineequipment_production_line_id_equipment_id": {"production_line_id", "equipment_id"},
 	"productionoperation_production_id_position":              {"production_id", "position"},
+	"purchaseorder_account_id_purchase_order_no":              {"account_id", "purchase_order_no"},
 	"qccheckpoint_account_id_code":                            {"account_id", "code"},
 	"qcunitofmeasure_account_id_code":                         {"account_id", "code"},
 	"qcunitofmeasure_code":                                    {"code"},
@@ -1132,20 +1324,24 @@ type EventResource struct {
 
 // EventResources maps ent types to their webhook resource.
 var EventResources = map[string]EventResource{
-	"Allergen":        {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Customer":        {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Equipment":       {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Food":            {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Location":        {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
-	"Operation":       {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"Product":         {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"ProductLot":      {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
-	"Production":      {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
-	"ProductionLine":  {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
-	"ShippingAddress": {Name: "customer", Actions: []string{"updated"}, Roots: "", Parent: "Customer"},
-	"Supplier":        {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
-	"Tag":             {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
-	"UnitOfMeasure":   {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Allergen":          {Name: "allergen", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Bill":              {Name: "bill", Actions: []string{"created", "updated", "cancelled"}, Roots: ""},
+	"BillLine":          {Name: "bill", Actions: []string{"updated"}, Roots: "", Parent: "Bill"},
+	"Customer":          {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Equipment":         {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Food":              {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Location":          {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
+	"Operation":         {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Product":           {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"ProductLot":        {Name: "product_lot", Actions: []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}, Roots: ""},
+	"Production":        {Name: "production", Actions: []string{"created", "updated", "status_changed", "completed", "cancelled"}, Roots: ""},
+	"ProductionLine":    {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
+	"PurchaseOrder":     {Name: "purchase_order", Actions: []string{"created", "updated", "cancelled", "received", "closed"}, Roots: ""},
+	"PurchaseOrderLine": {Name: "purchase_order", Actions: []string{"updated"}, Roots: "", Parent: "PurchaseOrder"},
+	"ShippingAddress":   {Name: "customer", Actions: []string{"updated"}, Roots: "", Parent: "Customer"},
+	"Supplier":          {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
+	"Tag":               {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"UnitOfMeasure":     {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }
 
 // EventCatalogue maps every webhook resource to its actions (annotate.Catalogue),
@@ -1222,6 +1418,52 @@ func checkProductionStatus(ctx context.Context, m *ProductionMutation) error {
 	return nil
 }
 
+// purchaseOrderStatusMoves are the moves the state machine of
+// PurchaseOrder.status allows, by source state.
+var purchaseOrderStatusMoves = map[purchaseorder.Status][]purchaseorder.Status{
+	purchaseorder.StatusOPEN:       {purchaseorder.StatusSENT, purchaseorder.StatusCONFIRMED, purchaseorder.StatusCANCELLED},
+	purchaseorder.StatusSENT:       {purchaseorder.StatusOPEN, purchaseorder.StatusCONFIRMED, purchaseorder.StatusCANCELLED},
+	purchaseorder.StatusCONFIRMED:  {purchaseorder.StatusBACK_ORDER, purchaseorder.StatusCANCELLED, purchaseorder.StatusRECEIVED},
+	purchaseorder.StatusBACK_ORDER: {purchaseorder.StatusCANCELLED, purchaseorder.StatusRECEIVED},
+	purchaseorder.StatusRECEIVED:   {purchaseorder.StatusCLOSED},
+}
+
+// CheckPurchaseOrderStatusMove refuses a move of a purchase order's status that its
+// state machine does not allow (409 INVALID_STATE).
+func CheckPurchaseOrderStatusMove(from, to purchaseorder.Status) error {
+	for _, s := range purchaseOrderStatusMoves[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return problem.Conflict(problem.InvalidState, "status", fmt.Sprintf("status cannot move from %s to %s", from, to))
+}
+
+// checkPurchaseOrderStatus applies the state machine of PurchaseOrder.status to an
+// update of one record: a
+// change of status must be an allowed move; other fields change only in
+// the states that allow edits.
+func checkPurchaseOrderStatus(ctx context.Context, m *PurchaseOrderMutation) error {
+	from, err := m.OldStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if to, ok := m.Status(); ok {
+		return CheckPurchaseOrderStatusMove(from, to)
+	}
+	for _, f := range m.Fields() {
+		if f == "status" || f == "updated_at" {
+			continue
+		}
+		switch from {
+		case purchaseorder.StatusOPEN, purchaseorder.StatusSENT:
+			return nil
+		}
+		return problem.Conflict(problem.InvalidState, f, fmt.Sprintf("A purchase order cannot be changed while status is %s.", from))
+	}
+	return nil
+}
+
 // MachineHook enforces the state machines of status fields on every update
 // of one record, whoever makes it (the API, the web application, a worker).
 func MachineHook() Hook {
@@ -1231,6 +1473,10 @@ func MachineHook() Hook {
 				switch m := m.(type) {
 				case *ProductionMutation:
 					if err := checkProductionStatus(ctx, m); err != nil {
+						return nil, err
+					}
+				case *PurchaseOrderMutation:
+					if err := checkPurchaseOrderStatus(ctx, m); err != nil {
 						return nil, err
 					}
 				}

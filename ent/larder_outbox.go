@@ -6,6 +6,8 @@ import (
 	"context"
 
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/food"
@@ -15,6 +17,8 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -31,6 +35,34 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *BillMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Bill.Query().Where(bill.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *BillLineMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().BillLine.Query().Where(billline.IDIn(ids...)).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +197,34 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			out[i] = r
 		}
 		return out, nil
+	case *PurchaseOrderMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *PurchaseOrderLineMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().PurchaseOrderLine.Query().Where(purchaseorderline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
 	case *ShippingAddressMutation:
 		ids, err := m.IDs(ctx)
 		if err != nil || len(ids) == 0 {
@@ -230,6 +290,10 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 	switch e := v.(type) {
 	case *Allergen:
 		return c.Allergen.Get(ctx, e.ID)
+	case *Bill:
+		return c.Bill.Get(ctx, e.ID)
+	case *BillLine:
+		return c.BillLine.Get(ctx, e.ID)
 	case *Customer:
 		return c.Customer.Get(ctx, e.ID)
 	case *Equipment:
@@ -248,6 +312,10 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Production.Get(ctx, e.ID)
 	case *ProductionLine:
 		return c.ProductionLine.Get(ctx, e.ID)
+	case *PurchaseOrder:
+		return c.PurchaseOrder.Get(ctx, e.ID)
+	case *PurchaseOrderLine:
+		return c.PurchaseOrderLine.Get(ctx, e.ID)
 	case *ShippingAddress:
 		return c.ShippingAddress.Get(ctx, e.ID)
 	case *Supplier:
@@ -265,6 +333,10 @@ func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
 // returns nil for types that are not lines.
 func Parent(ctx context.Context, c *Client, v Value) (Value, error) {
 	switch e := v.(type) {
+	case *BillLine:
+		return c.Bill.Get(ctx, e.BillID)
+	case *PurchaseOrderLine:
+		return c.PurchaseOrder.Get(ctx, e.PurchaseOrderID)
 	case *ShippingAddress:
 		return c.Customer.Get(ctx, e.CustomerID)
 	}
@@ -281,6 +353,10 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *Bill:
+		return e.AccountID, true
+	case *BillLine:
+		return e.AccountID, true
 	case *Country:
 		if e.AccountID == nil {
 			return 0, false
@@ -359,6 +435,10 @@ func AccountOf(v Value) (int, bool) {
 	case *ProductionOperation:
 		return e.AccountID, true
 	case *ProductionPlannedStep:
+		return e.AccountID, true
+	case *PurchaseOrder:
+		return e.AccountID, true
+	case *PurchaseOrderLine:
 		return e.AccountID, true
 	case *QCCheckpoint:
 		return e.AccountID, true

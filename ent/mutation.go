@@ -18,6 +18,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -52,6 +54,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -83,6 +87,8 @@ const (
 	TypeAccount                 = "Account"
 	TypeAllergen                = "Allergen"
 	TypeAuditRecord             = "AuditRecord"
+	TypeBill                    = "Bill"
+	TypeBillLine                = "BillLine"
 	TypeCountry                 = "Country"
 	TypeCustomer                = "Customer"
 	TypeCustomerTag             = "CustomerTag"
@@ -116,6 +122,8 @@ const (
 	TypeProductionLineEquipment = "ProductionLineEquipment"
 	TypeProductionOperation     = "ProductionOperation"
 	TypeProductionPlannedStep   = "ProductionPlannedStep"
+	TypePurchaseOrder           = "PurchaseOrder"
+	TypePurchaseOrderLine       = "PurchaseOrderLine"
 	TypeQCCheckpoint            = "QCCheckpoint"
 	TypeQCUnitOfMeasure         = "QCUnitOfMeasure"
 	TypeRateWindow              = "RateWindow"
@@ -3561,6 +3569,3264 @@ func (m *AuditRecordMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AuditRecord edge %s", name)
+}
+
+// BillMutation represents an operation that mutates the Bill nodes in the graph.
+type BillMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	bill_date             *time.Time
+	bill_no               *int
+	addbill_no            *int
+	billing_address       *address.Address
+	cancelled_at          *time.Time
+	company               *string
+	is_cancelled          *bool
+	notes                 *string
+	paid_amount           *decimal.Decimal
+	subtotal              *decimal.Decimal
+	supplier_reference    *string
+	tax1                  *bool
+	tax2                  *bool
+	tax1_rate             *decimal.Decimal
+	tax2_rate             *decimal.Decimal
+	clearedFields         map[string]struct{}
+	account               *int
+	clearedaccount        bool
+	supplier              *int
+	clearedsupplier       bool
+	purchase_order        *int
+	clearedpurchase_order bool
+	lines                 map[int]struct{}
+	removedlines          map[int]struct{}
+	clearedlines          bool
+	done                  bool
+	oldValue              func(context.Context) (*Bill, error)
+	predicates            []predicate.Bill
+}
+
+var _ ent.Mutation = (*BillMutation)(nil)
+
+// billOption allows management of the mutation configuration using functional options.
+type billOption func(*BillMutation)
+
+// newBillMutation creates new mutation for the Bill entity.
+func newBillMutation(c config, op Op, opts ...billOption) *BillMutation {
+	m := &BillMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBill,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBillID sets the ID field of the mutation.
+func withBillID(id int) billOption {
+	return func(m *BillMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Bill
+		)
+		m.oldValue = func(ctx context.Context) (*Bill, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Bill.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBill sets the old Bill of the mutation.
+func withBill(node *Bill) billOption {
+	return func(m *BillMutation) {
+		m.oldValue = func(context.Context) (*Bill, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BillMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BillMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BillMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BillMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Bill.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *BillMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *BillMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *BillMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BillMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BillMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BillMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BillMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BillMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BillMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetBillDate sets the "bill_date" field.
+func (m *BillMutation) SetBillDate(t time.Time) {
+	m.bill_date = &t
+}
+
+// BillDate returns the value of the "bill_date" field in the mutation.
+func (m *BillMutation) BillDate() (r time.Time, exists bool) {
+	v := m.bill_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillDate returns the old "bill_date" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldBillDate(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillDate: %w", err)
+	}
+	return oldValue.BillDate, nil
+}
+
+// ResetBillDate resets all changes to the "bill_date" field.
+func (m *BillMutation) ResetBillDate() {
+	m.bill_date = nil
+}
+
+// SetBillNo sets the "bill_no" field.
+func (m *BillMutation) SetBillNo(i int) {
+	m.bill_no = &i
+	m.addbill_no = nil
+}
+
+// BillNo returns the value of the "bill_no" field in the mutation.
+func (m *BillMutation) BillNo() (r int, exists bool) {
+	v := m.bill_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillNo returns the old "bill_no" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldBillNo(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillNo: %w", err)
+	}
+	return oldValue.BillNo, nil
+}
+
+// AddBillNo adds i to the "bill_no" field.
+func (m *BillMutation) AddBillNo(i int) {
+	if m.addbill_no != nil {
+		*m.addbill_no += i
+	} else {
+		m.addbill_no = &i
+	}
+}
+
+// AddedBillNo returns the value that was added to the "bill_no" field in this mutation.
+func (m *BillMutation) AddedBillNo() (r int, exists bool) {
+	v := m.addbill_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBillNo resets all changes to the "bill_no" field.
+func (m *BillMutation) ResetBillNo() {
+	m.bill_no = nil
+	m.addbill_no = nil
+}
+
+// SetBillingAddress sets the "billing_address" field.
+func (m *BillMutation) SetBillingAddress(a address.Address) {
+	m.billing_address = &a
+}
+
+// BillingAddress returns the value of the "billing_address" field in the mutation.
+func (m *BillMutation) BillingAddress() (r address.Address, exists bool) {
+	v := m.billing_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillingAddress returns the old "billing_address" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldBillingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillingAddress: %w", err)
+	}
+	return oldValue.BillingAddress, nil
+}
+
+// ClearBillingAddress clears the value of the "billing_address" field.
+func (m *BillMutation) ClearBillingAddress() {
+	m.billing_address = nil
+	m.clearedFields[bill.FieldBillingAddress] = struct{}{}
+}
+
+// BillingAddressCleared returns if the "billing_address" field was cleared in this mutation.
+func (m *BillMutation) BillingAddressCleared() bool {
+	_, ok := m.clearedFields[bill.FieldBillingAddress]
+	return ok
+}
+
+// ResetBillingAddress resets all changes to the "billing_address" field.
+func (m *BillMutation) ResetBillingAddress() {
+	m.billing_address = nil
+	delete(m.clearedFields, bill.FieldBillingAddress)
+}
+
+// SetCancelledAt sets the "cancelled_at" field.
+func (m *BillMutation) SetCancelledAt(t time.Time) {
+	m.cancelled_at = &t
+}
+
+// CancelledAt returns the value of the "cancelled_at" field in the mutation.
+func (m *BillMutation) CancelledAt() (r time.Time, exists bool) {
+	v := m.cancelled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelledAt returns the old "cancelled_at" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldCancelledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelledAt: %w", err)
+	}
+	return oldValue.CancelledAt, nil
+}
+
+// ClearCancelledAt clears the value of the "cancelled_at" field.
+func (m *BillMutation) ClearCancelledAt() {
+	m.cancelled_at = nil
+	m.clearedFields[bill.FieldCancelledAt] = struct{}{}
+}
+
+// CancelledAtCleared returns if the "cancelled_at" field was cleared in this mutation.
+func (m *BillMutation) CancelledAtCleared() bool {
+	_, ok := m.clearedFields[bill.FieldCancelledAt]
+	return ok
+}
+
+// ResetCancelledAt resets all changes to the "cancelled_at" field.
+func (m *BillMutation) ResetCancelledAt() {
+	m.cancelled_at = nil
+	delete(m.clearedFields, bill.FieldCancelledAt)
+}
+
+// SetCompany sets the "company" field.
+func (m *BillMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *BillMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *BillMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[bill.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *BillMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[bill.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *BillMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, bill.FieldCompany)
+}
+
+// SetIsCancelled sets the "is_cancelled" field.
+func (m *BillMutation) SetIsCancelled(b bool) {
+	m.is_cancelled = &b
+}
+
+// IsCancelled returns the value of the "is_cancelled" field in the mutation.
+func (m *BillMutation) IsCancelled() (r bool, exists bool) {
+	v := m.is_cancelled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsCancelled returns the old "is_cancelled" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldIsCancelled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsCancelled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsCancelled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsCancelled: %w", err)
+	}
+	return oldValue.IsCancelled, nil
+}
+
+// ResetIsCancelled resets all changes to the "is_cancelled" field.
+func (m *BillMutation) ResetIsCancelled() {
+	m.is_cancelled = nil
+}
+
+// SetNotes sets the "notes" field.
+func (m *BillMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *BillMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *BillMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[bill.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *BillMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[bill.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *BillMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, bill.FieldNotes)
+}
+
+// SetPaidAmount sets the "paid_amount" field.
+func (m *BillMutation) SetPaidAmount(d decimal.Decimal) {
+	m.paid_amount = &d
+}
+
+// PaidAmount returns the value of the "paid_amount" field in the mutation.
+func (m *BillMutation) PaidAmount() (r decimal.Decimal, exists bool) {
+	v := m.paid_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaidAmount returns the old "paid_amount" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldPaidAmount(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaidAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaidAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaidAmount: %w", err)
+	}
+	return oldValue.PaidAmount, nil
+}
+
+// ClearPaidAmount clears the value of the "paid_amount" field.
+func (m *BillMutation) ClearPaidAmount() {
+	m.paid_amount = nil
+	m.clearedFields[bill.FieldPaidAmount] = struct{}{}
+}
+
+// PaidAmountCleared returns if the "paid_amount" field was cleared in this mutation.
+func (m *BillMutation) PaidAmountCleared() bool {
+	_, ok := m.clearedFields[bill.FieldPaidAmount]
+	return ok
+}
+
+// ResetPaidAmount resets all changes to the "paid_amount" field.
+func (m *BillMutation) ResetPaidAmount() {
+	m.paid_amount = nil
+	delete(m.clearedFields, bill.FieldPaidAmount)
+}
+
+// SetPurchaseOrderID sets the "purchase_order_id" field.
+func (m *BillMutation) SetPurchaseOrderID(i int) {
+	m.purchase_order = &i
+}
+
+// PurchaseOrderID returns the value of the "purchase_order_id" field in the mutation.
+func (m *BillMutation) PurchaseOrderID() (r int, exists bool) {
+	v := m.purchase_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurchaseOrderID returns the old "purchase_order_id" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldPurchaseOrderID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurchaseOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurchaseOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurchaseOrderID: %w", err)
+	}
+	return oldValue.PurchaseOrderID, nil
+}
+
+// ClearPurchaseOrderID clears the value of the "purchase_order_id" field.
+func (m *BillMutation) ClearPurchaseOrderID() {
+	m.purchase_order = nil
+	m.clearedFields[bill.FieldPurchaseOrderID] = struct{}{}
+}
+
+// PurchaseOrderIDCleared returns if the "purchase_order_id" field was cleared in this mutation.
+func (m *BillMutation) PurchaseOrderIDCleared() bool {
+	_, ok := m.clearedFields[bill.FieldPurchaseOrderID]
+	return ok
+}
+
+// ResetPurchaseOrderID resets all changes to the "purchase_order_id" field.
+func (m *BillMutation) ResetPurchaseOrderID() {
+	m.purchase_order = nil
+	delete(m.clearedFields, bill.FieldPurchaseOrderID)
+}
+
+// SetSubtotal sets the "subtotal" field.
+func (m *BillMutation) SetSubtotal(d decimal.Decimal) {
+	m.subtotal = &d
+}
+
+// Subtotal returns the value of the "subtotal" field in the mutation.
+func (m *BillMutation) Subtotal() (r decimal.Decimal, exists bool) {
+	v := m.subtotal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubtotal returns the old "subtotal" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldSubtotal(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubtotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubtotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubtotal: %w", err)
+	}
+	return oldValue.Subtotal, nil
+}
+
+// ClearSubtotal clears the value of the "subtotal" field.
+func (m *BillMutation) ClearSubtotal() {
+	m.subtotal = nil
+	m.clearedFields[bill.FieldSubtotal] = struct{}{}
+}
+
+// SubtotalCleared returns if the "subtotal" field was cleared in this mutation.
+func (m *BillMutation) SubtotalCleared() bool {
+	_, ok := m.clearedFields[bill.FieldSubtotal]
+	return ok
+}
+
+// ResetSubtotal resets all changes to the "subtotal" field.
+func (m *BillMutation) ResetSubtotal() {
+	m.subtotal = nil
+	delete(m.clearedFields, bill.FieldSubtotal)
+}
+
+// SetSupplierID sets the "supplier_id" field.
+func (m *BillMutation) SetSupplierID(i int) {
+	m.supplier = &i
+}
+
+// SupplierID returns the value of the "supplier_id" field in the mutation.
+func (m *BillMutation) SupplierID() (r int, exists bool) {
+	v := m.supplier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierID returns the old "supplier_id" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldSupplierID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierID: %w", err)
+	}
+	return oldValue.SupplierID, nil
+}
+
+// ResetSupplierID resets all changes to the "supplier_id" field.
+func (m *BillMutation) ResetSupplierID() {
+	m.supplier = nil
+}
+
+// SetSupplierReference sets the "supplier_reference" field.
+func (m *BillMutation) SetSupplierReference(s string) {
+	m.supplier_reference = &s
+}
+
+// SupplierReference returns the value of the "supplier_reference" field in the mutation.
+func (m *BillMutation) SupplierReference() (r string, exists bool) {
+	v := m.supplier_reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierReference returns the old "supplier_reference" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldSupplierReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierReference: %w", err)
+	}
+	return oldValue.SupplierReference, nil
+}
+
+// ClearSupplierReference clears the value of the "supplier_reference" field.
+func (m *BillMutation) ClearSupplierReference() {
+	m.supplier_reference = nil
+	m.clearedFields[bill.FieldSupplierReference] = struct{}{}
+}
+
+// SupplierReferenceCleared returns if the "supplier_reference" field was cleared in this mutation.
+func (m *BillMutation) SupplierReferenceCleared() bool {
+	_, ok := m.clearedFields[bill.FieldSupplierReference]
+	return ok
+}
+
+// ResetSupplierReference resets all changes to the "supplier_reference" field.
+func (m *BillMutation) ResetSupplierReference() {
+	m.supplier_reference = nil
+	delete(m.clearedFields, bill.FieldSupplierReference)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *BillMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *BillMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *BillMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[bill.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *BillMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[bill.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *BillMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, bill.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *BillMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *BillMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *BillMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[bill.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *BillMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[bill.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *BillMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, bill.FieldTax2)
+}
+
+// SetTax1Rate sets the "tax1_rate" field.
+func (m *BillMutation) SetTax1Rate(d decimal.Decimal) {
+	m.tax1_rate = &d
+}
+
+// Tax1Rate returns the value of the "tax1_rate" field in the mutation.
+func (m *BillMutation) Tax1Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax1_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1Rate returns the old "tax1_rate" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldTax1Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1Rate: %w", err)
+	}
+	return oldValue.Tax1Rate, nil
+}
+
+// ClearTax1Rate clears the value of the "tax1_rate" field.
+func (m *BillMutation) ClearTax1Rate() {
+	m.tax1_rate = nil
+	m.clearedFields[bill.FieldTax1Rate] = struct{}{}
+}
+
+// Tax1RateCleared returns if the "tax1_rate" field was cleared in this mutation.
+func (m *BillMutation) Tax1RateCleared() bool {
+	_, ok := m.clearedFields[bill.FieldTax1Rate]
+	return ok
+}
+
+// ResetTax1Rate resets all changes to the "tax1_rate" field.
+func (m *BillMutation) ResetTax1Rate() {
+	m.tax1_rate = nil
+	delete(m.clearedFields, bill.FieldTax1Rate)
+}
+
+// SetTax2Rate sets the "tax2_rate" field.
+func (m *BillMutation) SetTax2Rate(d decimal.Decimal) {
+	m.tax2_rate = &d
+}
+
+// Tax2Rate returns the value of the "tax2_rate" field in the mutation.
+func (m *BillMutation) Tax2Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax2_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2Rate returns the old "tax2_rate" field's value of the Bill entity.
+// If the Bill object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillMutation) OldTax2Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2Rate: %w", err)
+	}
+	return oldValue.Tax2Rate, nil
+}
+
+// ClearTax2Rate clears the value of the "tax2_rate" field.
+func (m *BillMutation) ClearTax2Rate() {
+	m.tax2_rate = nil
+	m.clearedFields[bill.FieldTax2Rate] = struct{}{}
+}
+
+// Tax2RateCleared returns if the "tax2_rate" field was cleared in this mutation.
+func (m *BillMutation) Tax2RateCleared() bool {
+	_, ok := m.clearedFields[bill.FieldTax2Rate]
+	return ok
+}
+
+// ResetTax2Rate resets all changes to the "tax2_rate" field.
+func (m *BillMutation) ResetTax2Rate() {
+	m.tax2_rate = nil
+	delete(m.clearedFields, bill.FieldTax2Rate)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *BillMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[bill.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *BillMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *BillMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *BillMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearSupplier clears the "supplier" edge to the Supplier entity.
+func (m *BillMutation) ClearSupplier() {
+	m.clearedsupplier = true
+	m.clearedFields[bill.FieldSupplierID] = struct{}{}
+}
+
+// SupplierCleared reports if the "supplier" edge to the Supplier entity was cleared.
+func (m *BillMutation) SupplierCleared() bool {
+	return m.clearedsupplier
+}
+
+// SupplierIDs returns the "supplier" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SupplierID instead. It exists only for internal usage by the builders.
+func (m *BillMutation) SupplierIDs() (ids []int) {
+	if id := m.supplier; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSupplier resets all changes to the "supplier" edge.
+func (m *BillMutation) ResetSupplier() {
+	m.supplier = nil
+	m.clearedsupplier = false
+}
+
+// ClearPurchaseOrder clears the "purchase_order" edge to the PurchaseOrder entity.
+func (m *BillMutation) ClearPurchaseOrder() {
+	m.clearedpurchase_order = true
+	m.clearedFields[bill.FieldPurchaseOrderID] = struct{}{}
+}
+
+// PurchaseOrderCleared reports if the "purchase_order" edge to the PurchaseOrder entity was cleared.
+func (m *BillMutation) PurchaseOrderCleared() bool {
+	return m.PurchaseOrderIDCleared() || m.clearedpurchase_order
+}
+
+// PurchaseOrderIDs returns the "purchase_order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PurchaseOrderID instead. It exists only for internal usage by the builders.
+func (m *BillMutation) PurchaseOrderIDs() (ids []int) {
+	if id := m.purchase_order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPurchaseOrder resets all changes to the "purchase_order" edge.
+func (m *BillMutation) ResetPurchaseOrder() {
+	m.purchase_order = nil
+	m.clearedpurchase_order = false
+}
+
+// AddLineIDs adds the "lines" edge to the BillLine entity by ids.
+func (m *BillMutation) AddLineIDs(ids ...int) {
+	if m.lines == nil {
+		m.lines = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.lines[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLines clears the "lines" edge to the BillLine entity.
+func (m *BillMutation) ClearLines() {
+	m.clearedlines = true
+}
+
+// LinesCleared reports if the "lines" edge to the BillLine entity was cleared.
+func (m *BillMutation) LinesCleared() bool {
+	return m.clearedlines
+}
+
+// RemoveLineIDs removes the "lines" edge to the BillLine entity by IDs.
+func (m *BillMutation) RemoveLineIDs(ids ...int) {
+	if m.removedlines == nil {
+		m.removedlines = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.lines, ids[i])
+		m.removedlines[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLines returns the removed IDs of the "lines" edge to the BillLine entity.
+func (m *BillMutation) RemovedLinesIDs() (ids []int) {
+	for id := range m.removedlines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinesIDs returns the "lines" edge IDs in the mutation.
+func (m *BillMutation) LinesIDs() (ids []int) {
+	for id := range m.lines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLines resets all changes to the "lines" edge.
+func (m *BillMutation) ResetLines() {
+	m.lines = nil
+	m.clearedlines = false
+	m.removedlines = nil
+}
+
+// Where appends a list predicates to the BillMutation builder.
+func (m *BillMutation) Where(ps ...predicate.Bill) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BillMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BillMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Bill, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BillMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BillMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Bill).
+func (m *BillMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BillMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.account != nil {
+		fields = append(fields, bill.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, bill.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, bill.FieldUpdatedAt)
+	}
+	if m.bill_date != nil {
+		fields = append(fields, bill.FieldBillDate)
+	}
+	if m.bill_no != nil {
+		fields = append(fields, bill.FieldBillNo)
+	}
+	if m.billing_address != nil {
+		fields = append(fields, bill.FieldBillingAddress)
+	}
+	if m.cancelled_at != nil {
+		fields = append(fields, bill.FieldCancelledAt)
+	}
+	if m.company != nil {
+		fields = append(fields, bill.FieldCompany)
+	}
+	if m.is_cancelled != nil {
+		fields = append(fields, bill.FieldIsCancelled)
+	}
+	if m.notes != nil {
+		fields = append(fields, bill.FieldNotes)
+	}
+	if m.paid_amount != nil {
+		fields = append(fields, bill.FieldPaidAmount)
+	}
+	if m.purchase_order != nil {
+		fields = append(fields, bill.FieldPurchaseOrderID)
+	}
+	if m.subtotal != nil {
+		fields = append(fields, bill.FieldSubtotal)
+	}
+	if m.supplier != nil {
+		fields = append(fields, bill.FieldSupplierID)
+	}
+	if m.supplier_reference != nil {
+		fields = append(fields, bill.FieldSupplierReference)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, bill.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, bill.FieldTax2)
+	}
+	if m.tax1_rate != nil {
+		fields = append(fields, bill.FieldTax1Rate)
+	}
+	if m.tax2_rate != nil {
+		fields = append(fields, bill.FieldTax2Rate)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BillMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case bill.FieldAccountID:
+		return m.AccountID()
+	case bill.FieldCreatedAt:
+		return m.CreatedAt()
+	case bill.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case bill.FieldBillDate:
+		return m.BillDate()
+	case bill.FieldBillNo:
+		return m.BillNo()
+	case bill.FieldBillingAddress:
+		return m.BillingAddress()
+	case bill.FieldCancelledAt:
+		return m.CancelledAt()
+	case bill.FieldCompany:
+		return m.Company()
+	case bill.FieldIsCancelled:
+		return m.IsCancelled()
+	case bill.FieldNotes:
+		return m.Notes()
+	case bill.FieldPaidAmount:
+		return m.PaidAmount()
+	case bill.FieldPurchaseOrderID:
+		return m.PurchaseOrderID()
+	case bill.FieldSubtotal:
+		return m.Subtotal()
+	case bill.FieldSupplierID:
+		return m.SupplierID()
+	case bill.FieldSupplierReference:
+		return m.SupplierReference()
+	case bill.FieldTax1:
+		return m.Tax1()
+	case bill.FieldTax2:
+		return m.Tax2()
+	case bill.FieldTax1Rate:
+		return m.Tax1Rate()
+	case bill.FieldTax2Rate:
+		return m.Tax2Rate()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BillMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case bill.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case bill.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case bill.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case bill.FieldBillDate:
+		return m.OldBillDate(ctx)
+	case bill.FieldBillNo:
+		return m.OldBillNo(ctx)
+	case bill.FieldBillingAddress:
+		return m.OldBillingAddress(ctx)
+	case bill.FieldCancelledAt:
+		return m.OldCancelledAt(ctx)
+	case bill.FieldCompany:
+		return m.OldCompany(ctx)
+	case bill.FieldIsCancelled:
+		return m.OldIsCancelled(ctx)
+	case bill.FieldNotes:
+		return m.OldNotes(ctx)
+	case bill.FieldPaidAmount:
+		return m.OldPaidAmount(ctx)
+	case bill.FieldPurchaseOrderID:
+		return m.OldPurchaseOrderID(ctx)
+	case bill.FieldSubtotal:
+		return m.OldSubtotal(ctx)
+	case bill.FieldSupplierID:
+		return m.OldSupplierID(ctx)
+	case bill.FieldSupplierReference:
+		return m.OldSupplierReference(ctx)
+	case bill.FieldTax1:
+		return m.OldTax1(ctx)
+	case bill.FieldTax2:
+		return m.OldTax2(ctx)
+	case bill.FieldTax1Rate:
+		return m.OldTax1Rate(ctx)
+	case bill.FieldTax2Rate:
+		return m.OldTax2Rate(ctx)
+	}
+	return nil, fmt.Errorf("unknown Bill field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BillMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case bill.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case bill.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case bill.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case bill.FieldBillDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillDate(v)
+		return nil
+	case bill.FieldBillNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillNo(v)
+		return nil
+	case bill.FieldBillingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillingAddress(v)
+		return nil
+	case bill.FieldCancelledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelledAt(v)
+		return nil
+	case bill.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case bill.FieldIsCancelled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsCancelled(v)
+		return nil
+	case bill.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case bill.FieldPaidAmount:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaidAmount(v)
+		return nil
+	case bill.FieldPurchaseOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurchaseOrderID(v)
+		return nil
+	case bill.FieldSubtotal:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubtotal(v)
+		return nil
+	case bill.FieldSupplierID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierID(v)
+		return nil
+	case bill.FieldSupplierReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierReference(v)
+		return nil
+	case bill.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case bill.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case bill.FieldTax1Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1Rate(v)
+		return nil
+	case bill.FieldTax2Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2Rate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Bill field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BillMutation) AddedFields() []string {
+	var fields []string
+	if m.addbill_no != nil {
+		fields = append(fields, bill.FieldBillNo)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BillMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case bill.FieldBillNo:
+		return m.AddedBillNo()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BillMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case bill.FieldBillNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBillNo(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Bill numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BillMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(bill.FieldBillingAddress) {
+		fields = append(fields, bill.FieldBillingAddress)
+	}
+	if m.FieldCleared(bill.FieldCancelledAt) {
+		fields = append(fields, bill.FieldCancelledAt)
+	}
+	if m.FieldCleared(bill.FieldCompany) {
+		fields = append(fields, bill.FieldCompany)
+	}
+	if m.FieldCleared(bill.FieldNotes) {
+		fields = append(fields, bill.FieldNotes)
+	}
+	if m.FieldCleared(bill.FieldPaidAmount) {
+		fields = append(fields, bill.FieldPaidAmount)
+	}
+	if m.FieldCleared(bill.FieldPurchaseOrderID) {
+		fields = append(fields, bill.FieldPurchaseOrderID)
+	}
+	if m.FieldCleared(bill.FieldSubtotal) {
+		fields = append(fields, bill.FieldSubtotal)
+	}
+	if m.FieldCleared(bill.FieldSupplierReference) {
+		fields = append(fields, bill.FieldSupplierReference)
+	}
+	if m.FieldCleared(bill.FieldTax1) {
+		fields = append(fields, bill.FieldTax1)
+	}
+	if m.FieldCleared(bill.FieldTax2) {
+		fields = append(fields, bill.FieldTax2)
+	}
+	if m.FieldCleared(bill.FieldTax1Rate) {
+		fields = append(fields, bill.FieldTax1Rate)
+	}
+	if m.FieldCleared(bill.FieldTax2Rate) {
+		fields = append(fields, bill.FieldTax2Rate)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BillMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BillMutation) ClearField(name string) error {
+	switch name {
+	case bill.FieldBillingAddress:
+		m.ClearBillingAddress()
+		return nil
+	case bill.FieldCancelledAt:
+		m.ClearCancelledAt()
+		return nil
+	case bill.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case bill.FieldNotes:
+		m.ClearNotes()
+		return nil
+	case bill.FieldPaidAmount:
+		m.ClearPaidAmount()
+		return nil
+	case bill.FieldPurchaseOrderID:
+		m.ClearPurchaseOrderID()
+		return nil
+	case bill.FieldSubtotal:
+		m.ClearSubtotal()
+		return nil
+	case bill.FieldSupplierReference:
+		m.ClearSupplierReference()
+		return nil
+	case bill.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case bill.FieldTax2:
+		m.ClearTax2()
+		return nil
+	case bill.FieldTax1Rate:
+		m.ClearTax1Rate()
+		return nil
+	case bill.FieldTax2Rate:
+		m.ClearTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown Bill nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BillMutation) ResetField(name string) error {
+	switch name {
+	case bill.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case bill.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case bill.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case bill.FieldBillDate:
+		m.ResetBillDate()
+		return nil
+	case bill.FieldBillNo:
+		m.ResetBillNo()
+		return nil
+	case bill.FieldBillingAddress:
+		m.ResetBillingAddress()
+		return nil
+	case bill.FieldCancelledAt:
+		m.ResetCancelledAt()
+		return nil
+	case bill.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case bill.FieldIsCancelled:
+		m.ResetIsCancelled()
+		return nil
+	case bill.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case bill.FieldPaidAmount:
+		m.ResetPaidAmount()
+		return nil
+	case bill.FieldPurchaseOrderID:
+		m.ResetPurchaseOrderID()
+		return nil
+	case bill.FieldSubtotal:
+		m.ResetSubtotal()
+		return nil
+	case bill.FieldSupplierID:
+		m.ResetSupplierID()
+		return nil
+	case bill.FieldSupplierReference:
+		m.ResetSupplierReference()
+		return nil
+	case bill.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case bill.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case bill.FieldTax1Rate:
+		m.ResetTax1Rate()
+		return nil
+	case bill.FieldTax2Rate:
+		m.ResetTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown Bill field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BillMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, bill.EdgeAccount)
+	}
+	if m.supplier != nil {
+		edges = append(edges, bill.EdgeSupplier)
+	}
+	if m.purchase_order != nil {
+		edges = append(edges, bill.EdgePurchaseOrder)
+	}
+	if m.lines != nil {
+		edges = append(edges, bill.EdgeLines)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BillMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case bill.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case bill.EdgeSupplier:
+		if id := m.supplier; id != nil {
+			return []ent.Value{*id}
+		}
+	case bill.EdgePurchaseOrder:
+		if id := m.purchase_order; id != nil {
+			return []ent.Value{*id}
+		}
+	case bill.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.lines))
+		for id := range m.lines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BillMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.removedlines != nil {
+		edges = append(edges, bill.EdgeLines)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BillMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case bill.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.removedlines))
+		for id := range m.removedlines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BillMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, bill.EdgeAccount)
+	}
+	if m.clearedsupplier {
+		edges = append(edges, bill.EdgeSupplier)
+	}
+	if m.clearedpurchase_order {
+		edges = append(edges, bill.EdgePurchaseOrder)
+	}
+	if m.clearedlines {
+		edges = append(edges, bill.EdgeLines)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BillMutation) EdgeCleared(name string) bool {
+	switch name {
+	case bill.EdgeAccount:
+		return m.clearedaccount
+	case bill.EdgeSupplier:
+		return m.clearedsupplier
+	case bill.EdgePurchaseOrder:
+		return m.clearedpurchase_order
+	case bill.EdgeLines:
+		return m.clearedlines
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BillMutation) ClearEdge(name string) error {
+	switch name {
+	case bill.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case bill.EdgeSupplier:
+		m.ClearSupplier()
+		return nil
+	case bill.EdgePurchaseOrder:
+		m.ClearPurchaseOrder()
+		return nil
+	}
+	return fmt.Errorf("unknown Bill unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BillMutation) ResetEdge(name string) error {
+	switch name {
+	case bill.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case bill.EdgeSupplier:
+		m.ResetSupplier()
+		return nil
+	case bill.EdgePurchaseOrder:
+		m.ResetPurchaseOrder()
+		return nil
+	case bill.EdgeLines:
+		m.ResetLines()
+		return nil
+	}
+	return fmt.Errorf("unknown Bill edge %s", name)
+}
+
+// BillLineMutation represents an operation that mutates the BillLine nodes in the graph.
+type BillLineMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	cost            *decimal.Decimal
+	discount_rate   *decimal.Decimal
+	expiration_date *time.Time
+	product_code    *string
+	product_name    *string
+	quantity        *decimal.Decimal
+	quantity_base   *decimal.Decimal
+	supplier_partno *string
+	lot_number      *string
+	clearedFields   map[string]struct{}
+	account         *int
+	clearedaccount  bool
+	bill            *int
+	clearedbill     bool
+	product         *int
+	clearedproduct  bool
+	location        *int
+	clearedlocation bool
+	lot             *int
+	clearedlot      bool
+	done            bool
+	oldValue        func(context.Context) (*BillLine, error)
+	predicates      []predicate.BillLine
+}
+
+var _ ent.Mutation = (*BillLineMutation)(nil)
+
+// billlineOption allows management of the mutation configuration using functional options.
+type billlineOption func(*BillLineMutation)
+
+// newBillLineMutation creates new mutation for the BillLine entity.
+func newBillLineMutation(c config, op Op, opts ...billlineOption) *BillLineMutation {
+	m := &BillLineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBillLine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBillLineID sets the ID field of the mutation.
+func withBillLineID(id int) billlineOption {
+	return func(m *BillLineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BillLine
+		)
+		m.oldValue = func(ctx context.Context) (*BillLine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BillLine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBillLine sets the old BillLine of the mutation.
+func withBillLine(node *BillLine) billlineOption {
+	return func(m *BillLineMutation) {
+		m.oldValue = func(context.Context) (*BillLine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BillLineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BillLineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BillLineMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BillLineMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BillLine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *BillLineMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *BillLineMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *BillLineMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetBillID sets the "bill_id" field.
+func (m *BillLineMutation) SetBillID(i int) {
+	m.bill = &i
+}
+
+// BillID returns the value of the "bill_id" field in the mutation.
+func (m *BillLineMutation) BillID() (r int, exists bool) {
+	v := m.bill
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillID returns the old "bill_id" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldBillID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillID: %w", err)
+	}
+	return oldValue.BillID, nil
+}
+
+// ResetBillID resets all changes to the "bill_id" field.
+func (m *BillLineMutation) ResetBillID() {
+	m.bill = nil
+}
+
+// SetCost sets the "cost" field.
+func (m *BillLineMutation) SetCost(d decimal.Decimal) {
+	m.cost = &d
+}
+
+// Cost returns the value of the "cost" field in the mutation.
+func (m *BillLineMutation) Cost() (r decimal.Decimal, exists bool) {
+	v := m.cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCost returns the old "cost" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldCost(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCost: %w", err)
+	}
+	return oldValue.Cost, nil
+}
+
+// ClearCost clears the value of the "cost" field.
+func (m *BillLineMutation) ClearCost() {
+	m.cost = nil
+	m.clearedFields[billline.FieldCost] = struct{}{}
+}
+
+// CostCleared returns if the "cost" field was cleared in this mutation.
+func (m *BillLineMutation) CostCleared() bool {
+	_, ok := m.clearedFields[billline.FieldCost]
+	return ok
+}
+
+// ResetCost resets all changes to the "cost" field.
+func (m *BillLineMutation) ResetCost() {
+	m.cost = nil
+	delete(m.clearedFields, billline.FieldCost)
+}
+
+// SetDiscountRate sets the "discount_rate" field.
+func (m *BillLineMutation) SetDiscountRate(d decimal.Decimal) {
+	m.discount_rate = &d
+}
+
+// DiscountRate returns the value of the "discount_rate" field in the mutation.
+func (m *BillLineMutation) DiscountRate() (r decimal.Decimal, exists bool) {
+	v := m.discount_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDiscountRate returns the old "discount_rate" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldDiscountRate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDiscountRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDiscountRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDiscountRate: %w", err)
+	}
+	return oldValue.DiscountRate, nil
+}
+
+// ClearDiscountRate clears the value of the "discount_rate" field.
+func (m *BillLineMutation) ClearDiscountRate() {
+	m.discount_rate = nil
+	m.clearedFields[billline.FieldDiscountRate] = struct{}{}
+}
+
+// DiscountRateCleared returns if the "discount_rate" field was cleared in this mutation.
+func (m *BillLineMutation) DiscountRateCleared() bool {
+	_, ok := m.clearedFields[billline.FieldDiscountRate]
+	return ok
+}
+
+// ResetDiscountRate resets all changes to the "discount_rate" field.
+func (m *BillLineMutation) ResetDiscountRate() {
+	m.discount_rate = nil
+	delete(m.clearedFields, billline.FieldDiscountRate)
+}
+
+// SetExpirationDate sets the "expiration_date" field.
+func (m *BillLineMutation) SetExpirationDate(t time.Time) {
+	m.expiration_date = &t
+}
+
+// ExpirationDate returns the value of the "expiration_date" field in the mutation.
+func (m *BillLineMutation) ExpirationDate() (r time.Time, exists bool) {
+	v := m.expiration_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpirationDate returns the old "expiration_date" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldExpirationDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpirationDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpirationDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpirationDate: %w", err)
+	}
+	return oldValue.ExpirationDate, nil
+}
+
+// ClearExpirationDate clears the value of the "expiration_date" field.
+func (m *BillLineMutation) ClearExpirationDate() {
+	m.expiration_date = nil
+	m.clearedFields[billline.FieldExpirationDate] = struct{}{}
+}
+
+// ExpirationDateCleared returns if the "expiration_date" field was cleared in this mutation.
+func (m *BillLineMutation) ExpirationDateCleared() bool {
+	_, ok := m.clearedFields[billline.FieldExpirationDate]
+	return ok
+}
+
+// ResetExpirationDate resets all changes to the "expiration_date" field.
+func (m *BillLineMutation) ResetExpirationDate() {
+	m.expiration_date = nil
+	delete(m.clearedFields, billline.FieldExpirationDate)
+}
+
+// SetProductCode sets the "product_code" field.
+func (m *BillLineMutation) SetProductCode(s string) {
+	m.product_code = &s
+}
+
+// ProductCode returns the value of the "product_code" field in the mutation.
+func (m *BillLineMutation) ProductCode() (r string, exists bool) {
+	v := m.product_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductCode returns the old "product_code" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldProductCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductCode: %w", err)
+	}
+	return oldValue.ProductCode, nil
+}
+
+// ClearProductCode clears the value of the "product_code" field.
+func (m *BillLineMutation) ClearProductCode() {
+	m.product_code = nil
+	m.clearedFields[billline.FieldProductCode] = struct{}{}
+}
+
+// ProductCodeCleared returns if the "product_code" field was cleared in this mutation.
+func (m *BillLineMutation) ProductCodeCleared() bool {
+	_, ok := m.clearedFields[billline.FieldProductCode]
+	return ok
+}
+
+// ResetProductCode resets all changes to the "product_code" field.
+func (m *BillLineMutation) ResetProductCode() {
+	m.product_code = nil
+	delete(m.clearedFields, billline.FieldProductCode)
+}
+
+// SetProductName sets the "product_name" field.
+func (m *BillLineMutation) SetProductName(s string) {
+	m.product_name = &s
+}
+
+// ProductName returns the value of the "product_name" field in the mutation.
+func (m *BillLineMutation) ProductName() (r string, exists bool) {
+	v := m.product_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductName returns the old "product_name" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldProductName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductName: %w", err)
+	}
+	return oldValue.ProductName, nil
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (m *BillLineMutation) ClearProductName() {
+	m.product_name = nil
+	m.clearedFields[billline.FieldProductName] = struct{}{}
+}
+
+// ProductNameCleared returns if the "product_name" field was cleared in this mutation.
+func (m *BillLineMutation) ProductNameCleared() bool {
+	_, ok := m.clearedFields[billline.FieldProductName]
+	return ok
+}
+
+// ResetProductName resets all changes to the "product_name" field.
+func (m *BillLineMutation) ResetProductName() {
+	m.product_name = nil
+	delete(m.clearedFields, billline.FieldProductName)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *BillLineMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *BillLineMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *BillLineMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetQuantity sets the "quantity" field.
+func (m *BillLineMutation) SetQuantity(d decimal.Decimal) {
+	m.quantity = &d
+}
+
+// Quantity returns the value of the "quantity" field in the mutation.
+func (m *BillLineMutation) Quantity() (r decimal.Decimal, exists bool) {
+	v := m.quantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantity returns the old "quantity" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldQuantity(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantity: %w", err)
+	}
+	return oldValue.Quantity, nil
+}
+
+// ClearQuantity clears the value of the "quantity" field.
+func (m *BillLineMutation) ClearQuantity() {
+	m.quantity = nil
+	m.clearedFields[billline.FieldQuantity] = struct{}{}
+}
+
+// QuantityCleared returns if the "quantity" field was cleared in this mutation.
+func (m *BillLineMutation) QuantityCleared() bool {
+	_, ok := m.clearedFields[billline.FieldQuantity]
+	return ok
+}
+
+// ResetQuantity resets all changes to the "quantity" field.
+func (m *BillLineMutation) ResetQuantity() {
+	m.quantity = nil
+	delete(m.clearedFields, billline.FieldQuantity)
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *BillLineMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *BillLineMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldQuantityBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ClearQuantityBase clears the value of the "quantity_base" field.
+func (m *BillLineMutation) ClearQuantityBase() {
+	m.quantity_base = nil
+	m.clearedFields[billline.FieldQuantityBase] = struct{}{}
+}
+
+// QuantityBaseCleared returns if the "quantity_base" field was cleared in this mutation.
+func (m *BillLineMutation) QuantityBaseCleared() bool {
+	_, ok := m.clearedFields[billline.FieldQuantityBase]
+	return ok
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *BillLineMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+	delete(m.clearedFields, billline.FieldQuantityBase)
+}
+
+// SetSupplierPartno sets the "supplier_partno" field.
+func (m *BillLineMutation) SetSupplierPartno(s string) {
+	m.supplier_partno = &s
+}
+
+// SupplierPartno returns the value of the "supplier_partno" field in the mutation.
+func (m *BillLineMutation) SupplierPartno() (r string, exists bool) {
+	v := m.supplier_partno
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierPartno returns the old "supplier_partno" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldSupplierPartno(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierPartno is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierPartno requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierPartno: %w", err)
+	}
+	return oldValue.SupplierPartno, nil
+}
+
+// ClearSupplierPartno clears the value of the "supplier_partno" field.
+func (m *BillLineMutation) ClearSupplierPartno() {
+	m.supplier_partno = nil
+	m.clearedFields[billline.FieldSupplierPartno] = struct{}{}
+}
+
+// SupplierPartnoCleared returns if the "supplier_partno" field was cleared in this mutation.
+func (m *BillLineMutation) SupplierPartnoCleared() bool {
+	_, ok := m.clearedFields[billline.FieldSupplierPartno]
+	return ok
+}
+
+// ResetSupplierPartno resets all changes to the "supplier_partno" field.
+func (m *BillLineMutation) ResetSupplierPartno() {
+	m.supplier_partno = nil
+	delete(m.clearedFields, billline.FieldSupplierPartno)
+}
+
+// SetLotNumber sets the "lot_number" field.
+func (m *BillLineMutation) SetLotNumber(s string) {
+	m.lot_number = &s
+}
+
+// LotNumber returns the value of the "lot_number" field in the mutation.
+func (m *BillLineMutation) LotNumber() (r string, exists bool) {
+	v := m.lot_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotNumber returns the old "lot_number" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldLotNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotNumber: %w", err)
+	}
+	return oldValue.LotNumber, nil
+}
+
+// ResetLotNumber resets all changes to the "lot_number" field.
+func (m *BillLineMutation) ResetLotNumber() {
+	m.lot_number = nil
+}
+
+// SetLocationID sets the "location_id" field.
+func (m *BillLineMutation) SetLocationID(i int) {
+	m.location = &i
+}
+
+// LocationID returns the value of the "location_id" field in the mutation.
+func (m *BillLineMutation) LocationID() (r int, exists bool) {
+	v := m.location
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLocationID returns the old "location_id" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldLocationID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLocationID: %w", err)
+	}
+	return oldValue.LocationID, nil
+}
+
+// ClearLocationID clears the value of the "location_id" field.
+func (m *BillLineMutation) ClearLocationID() {
+	m.location = nil
+	m.clearedFields[billline.FieldLocationID] = struct{}{}
+}
+
+// LocationIDCleared returns if the "location_id" field was cleared in this mutation.
+func (m *BillLineMutation) LocationIDCleared() bool {
+	_, ok := m.clearedFields[billline.FieldLocationID]
+	return ok
+}
+
+// ResetLocationID resets all changes to the "location_id" field.
+func (m *BillLineMutation) ResetLocationID() {
+	m.location = nil
+	delete(m.clearedFields, billline.FieldLocationID)
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *BillLineMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *BillLineMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the BillLine entity.
+// If the BillLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillLineMutation) OldLotID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ClearLotID clears the value of the "lot_id" field.
+func (m *BillLineMutation) ClearLotID() {
+	m.lot = nil
+	m.clearedFields[billline.FieldLotID] = struct{}{}
+}
+
+// LotIDCleared returns if the "lot_id" field was cleared in this mutation.
+func (m *BillLineMutation) LotIDCleared() bool {
+	_, ok := m.clearedFields[billline.FieldLotID]
+	return ok
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *BillLineMutation) ResetLotID() {
+	m.lot = nil
+	delete(m.clearedFields, billline.FieldLotID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *BillLineMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[billline.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *BillLineMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *BillLineMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *BillLineMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearBill clears the "bill" edge to the Bill entity.
+func (m *BillLineMutation) ClearBill() {
+	m.clearedbill = true
+	m.clearedFields[billline.FieldBillID] = struct{}{}
+}
+
+// BillCleared reports if the "bill" edge to the Bill entity was cleared.
+func (m *BillLineMutation) BillCleared() bool {
+	return m.clearedbill
+}
+
+// BillIDs returns the "bill" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// BillID instead. It exists only for internal usage by the builders.
+func (m *BillLineMutation) BillIDs() (ids []int) {
+	if id := m.bill; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetBill resets all changes to the "bill" edge.
+func (m *BillLineMutation) ResetBill() {
+	m.bill = nil
+	m.clearedbill = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *BillLineMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[billline.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *BillLineMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *BillLineMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *BillLineMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// ClearLocation clears the "location" edge to the Location entity.
+func (m *BillLineMutation) ClearLocation() {
+	m.clearedlocation = true
+	m.clearedFields[billline.FieldLocationID] = struct{}{}
+}
+
+// LocationCleared reports if the "location" edge to the Location entity was cleared.
+func (m *BillLineMutation) LocationCleared() bool {
+	return m.LocationIDCleared() || m.clearedlocation
+}
+
+// LocationIDs returns the "location" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LocationID instead. It exists only for internal usage by the builders.
+func (m *BillLineMutation) LocationIDs() (ids []int) {
+	if id := m.location; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLocation resets all changes to the "location" edge.
+func (m *BillLineMutation) ResetLocation() {
+	m.location = nil
+	m.clearedlocation = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *BillLineMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[billline.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *BillLineMutation) LotCleared() bool {
+	return m.LotIDCleared() || m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *BillLineMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *BillLineMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// Where appends a list predicates to the BillLineMutation builder.
+func (m *BillLineMutation) Where(ps ...predicate.BillLine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BillLineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BillLineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BillLine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BillLineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BillLineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BillLine).
+func (m *BillLineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BillLineMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.account != nil {
+		fields = append(fields, billline.FieldAccountID)
+	}
+	if m.bill != nil {
+		fields = append(fields, billline.FieldBillID)
+	}
+	if m.cost != nil {
+		fields = append(fields, billline.FieldCost)
+	}
+	if m.discount_rate != nil {
+		fields = append(fields, billline.FieldDiscountRate)
+	}
+	if m.expiration_date != nil {
+		fields = append(fields, billline.FieldExpirationDate)
+	}
+	if m.product_code != nil {
+		fields = append(fields, billline.FieldProductCode)
+	}
+	if m.product_name != nil {
+		fields = append(fields, billline.FieldProductName)
+	}
+	if m.product != nil {
+		fields = append(fields, billline.FieldProductID)
+	}
+	if m.quantity != nil {
+		fields = append(fields, billline.FieldQuantity)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, billline.FieldQuantityBase)
+	}
+	if m.supplier_partno != nil {
+		fields = append(fields, billline.FieldSupplierPartno)
+	}
+	if m.lot_number != nil {
+		fields = append(fields, billline.FieldLotNumber)
+	}
+	if m.location != nil {
+		fields = append(fields, billline.FieldLocationID)
+	}
+	if m.lot != nil {
+		fields = append(fields, billline.FieldLotID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BillLineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case billline.FieldAccountID:
+		return m.AccountID()
+	case billline.FieldBillID:
+		return m.BillID()
+	case billline.FieldCost:
+		return m.Cost()
+	case billline.FieldDiscountRate:
+		return m.DiscountRate()
+	case billline.FieldExpirationDate:
+		return m.ExpirationDate()
+	case billline.FieldProductCode:
+		return m.ProductCode()
+	case billline.FieldProductName:
+		return m.ProductName()
+	case billline.FieldProductID:
+		return m.ProductID()
+	case billline.FieldQuantity:
+		return m.Quantity()
+	case billline.FieldQuantityBase:
+		return m.QuantityBase()
+	case billline.FieldSupplierPartno:
+		return m.SupplierPartno()
+	case billline.FieldLotNumber:
+		return m.LotNumber()
+	case billline.FieldLocationID:
+		return m.LocationID()
+	case billline.FieldLotID:
+		return m.LotID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BillLineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case billline.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case billline.FieldBillID:
+		return m.OldBillID(ctx)
+	case billline.FieldCost:
+		return m.OldCost(ctx)
+	case billline.FieldDiscountRate:
+		return m.OldDiscountRate(ctx)
+	case billline.FieldExpirationDate:
+		return m.OldExpirationDate(ctx)
+	case billline.FieldProductCode:
+		return m.OldProductCode(ctx)
+	case billline.FieldProductName:
+		return m.OldProductName(ctx)
+	case billline.FieldProductID:
+		return m.OldProductID(ctx)
+	case billline.FieldQuantity:
+		return m.OldQuantity(ctx)
+	case billline.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	case billline.FieldSupplierPartno:
+		return m.OldSupplierPartno(ctx)
+	case billline.FieldLotNumber:
+		return m.OldLotNumber(ctx)
+	case billline.FieldLocationID:
+		return m.OldLocationID(ctx)
+	case billline.FieldLotID:
+		return m.OldLotID(ctx)
+	}
+	return nil, fmt.Errorf("unknown BillLine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BillLineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case billline.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case billline.FieldBillID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillID(v)
+		return nil
+	case billline.FieldCost:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCost(v)
+		return nil
+	case billline.FieldDiscountRate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDiscountRate(v)
+		return nil
+	case billline.FieldExpirationDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpirationDate(v)
+		return nil
+	case billline.FieldProductCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductCode(v)
+		return nil
+	case billline.FieldProductName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductName(v)
+		return nil
+	case billline.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case billline.FieldQuantity:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantity(v)
+		return nil
+	case billline.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	case billline.FieldSupplierPartno:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierPartno(v)
+		return nil
+	case billline.FieldLotNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotNumber(v)
+		return nil
+	case billline.FieldLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLocationID(v)
+		return nil
+	case billline.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BillLine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BillLineMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BillLineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BillLineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown BillLine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BillLineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(billline.FieldCost) {
+		fields = append(fields, billline.FieldCost)
+	}
+	if m.FieldCleared(billline.FieldDiscountRate) {
+		fields = append(fields, billline.FieldDiscountRate)
+	}
+	if m.FieldCleared(billline.FieldExpirationDate) {
+		fields = append(fields, billline.FieldExpirationDate)
+	}
+	if m.FieldCleared(billline.FieldProductCode) {
+		fields = append(fields, billline.FieldProductCode)
+	}
+	if m.FieldCleared(billline.FieldProductName) {
+		fields = append(fields, billline.FieldProductName)
+	}
+	if m.FieldCleared(billline.FieldQuantity) {
+		fields = append(fields, billline.FieldQuantity)
+	}
+	if m.FieldCleared(billline.FieldQuantityBase) {
+		fields = append(fields, billline.FieldQuantityBase)
+	}
+	if m.FieldCleared(billline.FieldSupplierPartno) {
+		fields = append(fields, billline.FieldSupplierPartno)
+	}
+	if m.FieldCleared(billline.FieldLocationID) {
+		fields = append(fields, billline.FieldLocationID)
+	}
+	if m.FieldCleared(billline.FieldLotID) {
+		fields = append(fields, billline.FieldLotID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BillLineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BillLineMutation) ClearField(name string) error {
+	switch name {
+	case billline.FieldCost:
+		m.ClearCost()
+		return nil
+	case billline.FieldDiscountRate:
+		m.ClearDiscountRate()
+		return nil
+	case billline.FieldExpirationDate:
+		m.ClearExpirationDate()
+		return nil
+	case billline.FieldProductCode:
+		m.ClearProductCode()
+		return nil
+	case billline.FieldProductName:
+		m.ClearProductName()
+		return nil
+	case billline.FieldQuantity:
+		m.ClearQuantity()
+		return nil
+	case billline.FieldQuantityBase:
+		m.ClearQuantityBase()
+		return nil
+	case billline.FieldSupplierPartno:
+		m.ClearSupplierPartno()
+		return nil
+	case billline.FieldLocationID:
+		m.ClearLocationID()
+		return nil
+	case billline.FieldLotID:
+		m.ClearLotID()
+		return nil
+	}
+	return fmt.Errorf("unknown BillLine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BillLineMutation) ResetField(name string) error {
+	switch name {
+	case billline.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case billline.FieldBillID:
+		m.ResetBillID()
+		return nil
+	case billline.FieldCost:
+		m.ResetCost()
+		return nil
+	case billline.FieldDiscountRate:
+		m.ResetDiscountRate()
+		return nil
+	case billline.FieldExpirationDate:
+		m.ResetExpirationDate()
+		return nil
+	case billline.FieldProductCode:
+		m.ResetProductCode()
+		return nil
+	case billline.FieldProductName:
+		m.ResetProductName()
+		return nil
+	case billline.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case billline.FieldQuantity:
+		m.ResetQuantity()
+		return nil
+	case billline.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	case billline.FieldSupplierPartno:
+		m.ResetSupplierPartno()
+		return nil
+	case billline.FieldLotNumber:
+		m.ResetLotNumber()
+		return nil
+	case billline.FieldLocationID:
+		m.ResetLocationID()
+		return nil
+	case billline.FieldLotID:
+		m.ResetLotID()
+		return nil
+	}
+	return fmt.Errorf("unknown BillLine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BillLineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 5)
+	if m.account != nil {
+		edges = append(edges, billline.EdgeAccount)
+	}
+	if m.bill != nil {
+		edges = append(edges, billline.EdgeBill)
+	}
+	if m.product != nil {
+		edges = append(edges, billline.EdgeProduct)
+	}
+	if m.location != nil {
+		edges = append(edges, billline.EdgeLocation)
+	}
+	if m.lot != nil {
+		edges = append(edges, billline.EdgeLot)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BillLineMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case billline.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case billline.EdgeBill:
+		if id := m.bill; id != nil {
+			return []ent.Value{*id}
+		}
+	case billline.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case billline.EdgeLocation:
+		if id := m.location; id != nil {
+			return []ent.Value{*id}
+		}
+	case billline.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BillLineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 5)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BillLineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BillLineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 5)
+	if m.clearedaccount {
+		edges = append(edges, billline.EdgeAccount)
+	}
+	if m.clearedbill {
+		edges = append(edges, billline.EdgeBill)
+	}
+	if m.clearedproduct {
+		edges = append(edges, billline.EdgeProduct)
+	}
+	if m.clearedlocation {
+		edges = append(edges, billline.EdgeLocation)
+	}
+	if m.clearedlot {
+		edges = append(edges, billline.EdgeLot)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BillLineMutation) EdgeCleared(name string) bool {
+	switch name {
+	case billline.EdgeAccount:
+		return m.clearedaccount
+	case billline.EdgeBill:
+		return m.clearedbill
+	case billline.EdgeProduct:
+		return m.clearedproduct
+	case billline.EdgeLocation:
+		return m.clearedlocation
+	case billline.EdgeLot:
+		return m.clearedlot
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BillLineMutation) ClearEdge(name string) error {
+	switch name {
+	case billline.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case billline.EdgeBill:
+		m.ClearBill()
+		return nil
+	case billline.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	case billline.EdgeLocation:
+		m.ClearLocation()
+		return nil
+	case billline.EdgeLot:
+		m.ClearLot()
+		return nil
+	}
+	return fmt.Errorf("unknown BillLine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BillLineMutation) ResetEdge(name string) error {
+	switch name {
+	case billline.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case billline.EdgeBill:
+		m.ResetBill()
+		return nil
+	case billline.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case billline.EdgeLocation:
+		m.ResetLocation()
+		return nil
+	case billline.EdgeLot:
+		m.ResetLot()
+		return nil
+	}
+	return fmt.Errorf("unknown BillLine edge %s", name)
 }
 
 // CountryMutation represents an operation that mutates the Country nodes in the graph.
@@ -33713,6 +36979,3125 @@ func (m *ProductionPlannedStepMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ProductionPlannedStep edge %s", name)
+}
+
+// PurchaseOrderMutation represents an operation that mutates the PurchaseOrder nodes in the graph.
+type PurchaseOrderMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *int
+	created_at           *time.Time
+	updated_at           *time.Time
+	purchase_order_no    *int
+	addpurchase_order_no *int
+	status               *purchaseorder.Status
+	billing_address      *address.Address
+	shipping_address     *address.Address
+	company              *string
+	order_date           *time.Time
+	expected_date        *time.Time
+	received_date        *time.Time
+	supplier_reference   *string
+	notes                *string
+	subtotal             *decimal.Decimal
+	tax1                 *bool
+	tax2                 *bool
+	tax1_rate            *decimal.Decimal
+	tax2_rate            *decimal.Decimal
+	clearedFields        map[string]struct{}
+	account              *int
+	clearedaccount       bool
+	supplier             *int
+	clearedsupplier      bool
+	lines                map[int]struct{}
+	removedlines         map[int]struct{}
+	clearedlines         bool
+	done                 bool
+	oldValue             func(context.Context) (*PurchaseOrder, error)
+	predicates           []predicate.PurchaseOrder
+}
+
+var _ ent.Mutation = (*PurchaseOrderMutation)(nil)
+
+// purchaseorderOption allows management of the mutation configuration using functional options.
+type purchaseorderOption func(*PurchaseOrderMutation)
+
+// newPurchaseOrderMutation creates new mutation for the PurchaseOrder entity.
+func newPurchaseOrderMutation(c config, op Op, opts ...purchaseorderOption) *PurchaseOrderMutation {
+	m := &PurchaseOrderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePurchaseOrder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPurchaseOrderID sets the ID field of the mutation.
+func withPurchaseOrderID(id int) purchaseorderOption {
+	return func(m *PurchaseOrderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PurchaseOrder
+		)
+		m.oldValue = func(ctx context.Context) (*PurchaseOrder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PurchaseOrder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPurchaseOrder sets the old PurchaseOrder of the mutation.
+func withPurchaseOrder(node *PurchaseOrder) purchaseorderOption {
+	return func(m *PurchaseOrderMutation) {
+		m.oldValue = func(context.Context) (*PurchaseOrder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PurchaseOrderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PurchaseOrderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PurchaseOrderMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PurchaseOrderMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PurchaseOrder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *PurchaseOrderMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *PurchaseOrderMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *PurchaseOrderMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PurchaseOrderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PurchaseOrderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PurchaseOrderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PurchaseOrderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PurchaseOrderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PurchaseOrderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetPurchaseOrderNo sets the "purchase_order_no" field.
+func (m *PurchaseOrderMutation) SetPurchaseOrderNo(i int) {
+	m.purchase_order_no = &i
+	m.addpurchase_order_no = nil
+}
+
+// PurchaseOrderNo returns the value of the "purchase_order_no" field in the mutation.
+func (m *PurchaseOrderMutation) PurchaseOrderNo() (r int, exists bool) {
+	v := m.purchase_order_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurchaseOrderNo returns the old "purchase_order_no" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldPurchaseOrderNo(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurchaseOrderNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurchaseOrderNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurchaseOrderNo: %w", err)
+	}
+	return oldValue.PurchaseOrderNo, nil
+}
+
+// AddPurchaseOrderNo adds i to the "purchase_order_no" field.
+func (m *PurchaseOrderMutation) AddPurchaseOrderNo(i int) {
+	if m.addpurchase_order_no != nil {
+		*m.addpurchase_order_no += i
+	} else {
+		m.addpurchase_order_no = &i
+	}
+}
+
+// AddedPurchaseOrderNo returns the value that was added to the "purchase_order_no" field in this mutation.
+func (m *PurchaseOrderMutation) AddedPurchaseOrderNo() (r int, exists bool) {
+	v := m.addpurchase_order_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPurchaseOrderNo resets all changes to the "purchase_order_no" field.
+func (m *PurchaseOrderMutation) ResetPurchaseOrderNo() {
+	m.purchase_order_no = nil
+	m.addpurchase_order_no = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PurchaseOrderMutation) SetStatus(pu purchaseorder.Status) {
+	m.status = &pu
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PurchaseOrderMutation) Status() (r purchaseorder.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldStatus(ctx context.Context) (v purchaseorder.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PurchaseOrderMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetSupplierID sets the "supplier_id" field.
+func (m *PurchaseOrderMutation) SetSupplierID(i int) {
+	m.supplier = &i
+}
+
+// SupplierID returns the value of the "supplier_id" field in the mutation.
+func (m *PurchaseOrderMutation) SupplierID() (r int, exists bool) {
+	v := m.supplier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierID returns the old "supplier_id" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldSupplierID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierID: %w", err)
+	}
+	return oldValue.SupplierID, nil
+}
+
+// ResetSupplierID resets all changes to the "supplier_id" field.
+func (m *PurchaseOrderMutation) ResetSupplierID() {
+	m.supplier = nil
+}
+
+// SetBillingAddress sets the "billing_address" field.
+func (m *PurchaseOrderMutation) SetBillingAddress(a address.Address) {
+	m.billing_address = &a
+}
+
+// BillingAddress returns the value of the "billing_address" field in the mutation.
+func (m *PurchaseOrderMutation) BillingAddress() (r address.Address, exists bool) {
+	v := m.billing_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillingAddress returns the old "billing_address" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldBillingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillingAddress: %w", err)
+	}
+	return oldValue.BillingAddress, nil
+}
+
+// ClearBillingAddress clears the value of the "billing_address" field.
+func (m *PurchaseOrderMutation) ClearBillingAddress() {
+	m.billing_address = nil
+	m.clearedFields[purchaseorder.FieldBillingAddress] = struct{}{}
+}
+
+// BillingAddressCleared returns if the "billing_address" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) BillingAddressCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldBillingAddress]
+	return ok
+}
+
+// ResetBillingAddress resets all changes to the "billing_address" field.
+func (m *PurchaseOrderMutation) ResetBillingAddress() {
+	m.billing_address = nil
+	delete(m.clearedFields, purchaseorder.FieldBillingAddress)
+}
+
+// SetShippingAddress sets the "shipping_address" field.
+func (m *PurchaseOrderMutation) SetShippingAddress(a address.Address) {
+	m.shipping_address = &a
+}
+
+// ShippingAddress returns the value of the "shipping_address" field in the mutation.
+func (m *PurchaseOrderMutation) ShippingAddress() (r address.Address, exists bool) {
+	v := m.shipping_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippingAddress returns the old "shipping_address" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldShippingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippingAddress: %w", err)
+	}
+	return oldValue.ShippingAddress, nil
+}
+
+// ClearShippingAddress clears the value of the "shipping_address" field.
+func (m *PurchaseOrderMutation) ClearShippingAddress() {
+	m.shipping_address = nil
+	m.clearedFields[purchaseorder.FieldShippingAddress] = struct{}{}
+}
+
+// ShippingAddressCleared returns if the "shipping_address" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) ShippingAddressCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldShippingAddress]
+	return ok
+}
+
+// ResetShippingAddress resets all changes to the "shipping_address" field.
+func (m *PurchaseOrderMutation) ResetShippingAddress() {
+	m.shipping_address = nil
+	delete(m.clearedFields, purchaseorder.FieldShippingAddress)
+}
+
+// SetCompany sets the "company" field.
+func (m *PurchaseOrderMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *PurchaseOrderMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *PurchaseOrderMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[purchaseorder.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *PurchaseOrderMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, purchaseorder.FieldCompany)
+}
+
+// SetOrderDate sets the "order_date" field.
+func (m *PurchaseOrderMutation) SetOrderDate(t time.Time) {
+	m.order_date = &t
+}
+
+// OrderDate returns the value of the "order_date" field in the mutation.
+func (m *PurchaseOrderMutation) OrderDate() (r time.Time, exists bool) {
+	v := m.order_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderDate returns the old "order_date" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldOrderDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderDate: %w", err)
+	}
+	return oldValue.OrderDate, nil
+}
+
+// ClearOrderDate clears the value of the "order_date" field.
+func (m *PurchaseOrderMutation) ClearOrderDate() {
+	m.order_date = nil
+	m.clearedFields[purchaseorder.FieldOrderDate] = struct{}{}
+}
+
+// OrderDateCleared returns if the "order_date" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) OrderDateCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldOrderDate]
+	return ok
+}
+
+// ResetOrderDate resets all changes to the "order_date" field.
+func (m *PurchaseOrderMutation) ResetOrderDate() {
+	m.order_date = nil
+	delete(m.clearedFields, purchaseorder.FieldOrderDate)
+}
+
+// SetExpectedDate sets the "expected_date" field.
+func (m *PurchaseOrderMutation) SetExpectedDate(t time.Time) {
+	m.expected_date = &t
+}
+
+// ExpectedDate returns the value of the "expected_date" field in the mutation.
+func (m *PurchaseOrderMutation) ExpectedDate() (r time.Time, exists bool) {
+	v := m.expected_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpectedDate returns the old "expected_date" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldExpectedDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpectedDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpectedDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpectedDate: %w", err)
+	}
+	return oldValue.ExpectedDate, nil
+}
+
+// ClearExpectedDate clears the value of the "expected_date" field.
+func (m *PurchaseOrderMutation) ClearExpectedDate() {
+	m.expected_date = nil
+	m.clearedFields[purchaseorder.FieldExpectedDate] = struct{}{}
+}
+
+// ExpectedDateCleared returns if the "expected_date" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) ExpectedDateCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldExpectedDate]
+	return ok
+}
+
+// ResetExpectedDate resets all changes to the "expected_date" field.
+func (m *PurchaseOrderMutation) ResetExpectedDate() {
+	m.expected_date = nil
+	delete(m.clearedFields, purchaseorder.FieldExpectedDate)
+}
+
+// SetReceivedDate sets the "received_date" field.
+func (m *PurchaseOrderMutation) SetReceivedDate(t time.Time) {
+	m.received_date = &t
+}
+
+// ReceivedDate returns the value of the "received_date" field in the mutation.
+func (m *PurchaseOrderMutation) ReceivedDate() (r time.Time, exists bool) {
+	v := m.received_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReceivedDate returns the old "received_date" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldReceivedDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReceivedDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReceivedDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReceivedDate: %w", err)
+	}
+	return oldValue.ReceivedDate, nil
+}
+
+// ClearReceivedDate clears the value of the "received_date" field.
+func (m *PurchaseOrderMutation) ClearReceivedDate() {
+	m.received_date = nil
+	m.clearedFields[purchaseorder.FieldReceivedDate] = struct{}{}
+}
+
+// ReceivedDateCleared returns if the "received_date" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) ReceivedDateCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldReceivedDate]
+	return ok
+}
+
+// ResetReceivedDate resets all changes to the "received_date" field.
+func (m *PurchaseOrderMutation) ResetReceivedDate() {
+	m.received_date = nil
+	delete(m.clearedFields, purchaseorder.FieldReceivedDate)
+}
+
+// SetSupplierReference sets the "supplier_reference" field.
+func (m *PurchaseOrderMutation) SetSupplierReference(s string) {
+	m.supplier_reference = &s
+}
+
+// SupplierReference returns the value of the "supplier_reference" field in the mutation.
+func (m *PurchaseOrderMutation) SupplierReference() (r string, exists bool) {
+	v := m.supplier_reference
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierReference returns the old "supplier_reference" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldSupplierReference(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierReference is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierReference requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierReference: %w", err)
+	}
+	return oldValue.SupplierReference, nil
+}
+
+// ClearSupplierReference clears the value of the "supplier_reference" field.
+func (m *PurchaseOrderMutation) ClearSupplierReference() {
+	m.supplier_reference = nil
+	m.clearedFields[purchaseorder.FieldSupplierReference] = struct{}{}
+}
+
+// SupplierReferenceCleared returns if the "supplier_reference" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) SupplierReferenceCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldSupplierReference]
+	return ok
+}
+
+// ResetSupplierReference resets all changes to the "supplier_reference" field.
+func (m *PurchaseOrderMutation) ResetSupplierReference() {
+	m.supplier_reference = nil
+	delete(m.clearedFields, purchaseorder.FieldSupplierReference)
+}
+
+// SetNotes sets the "notes" field.
+func (m *PurchaseOrderMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *PurchaseOrderMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *PurchaseOrderMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[purchaseorder.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *PurchaseOrderMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, purchaseorder.FieldNotes)
+}
+
+// SetSubtotal sets the "subtotal" field.
+func (m *PurchaseOrderMutation) SetSubtotal(d decimal.Decimal) {
+	m.subtotal = &d
+}
+
+// Subtotal returns the value of the "subtotal" field in the mutation.
+func (m *PurchaseOrderMutation) Subtotal() (r decimal.Decimal, exists bool) {
+	v := m.subtotal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubtotal returns the old "subtotal" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldSubtotal(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubtotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubtotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubtotal: %w", err)
+	}
+	return oldValue.Subtotal, nil
+}
+
+// ClearSubtotal clears the value of the "subtotal" field.
+func (m *PurchaseOrderMutation) ClearSubtotal() {
+	m.subtotal = nil
+	m.clearedFields[purchaseorder.FieldSubtotal] = struct{}{}
+}
+
+// SubtotalCleared returns if the "subtotal" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) SubtotalCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldSubtotal]
+	return ok
+}
+
+// ResetSubtotal resets all changes to the "subtotal" field.
+func (m *PurchaseOrderMutation) ResetSubtotal() {
+	m.subtotal = nil
+	delete(m.clearedFields, purchaseorder.FieldSubtotal)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *PurchaseOrderMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *PurchaseOrderMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *PurchaseOrderMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[purchaseorder.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *PurchaseOrderMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, purchaseorder.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *PurchaseOrderMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *PurchaseOrderMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *PurchaseOrderMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[purchaseorder.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *PurchaseOrderMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, purchaseorder.FieldTax2)
+}
+
+// SetTax1Rate sets the "tax1_rate" field.
+func (m *PurchaseOrderMutation) SetTax1Rate(d decimal.Decimal) {
+	m.tax1_rate = &d
+}
+
+// Tax1Rate returns the value of the "tax1_rate" field in the mutation.
+func (m *PurchaseOrderMutation) Tax1Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax1_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1Rate returns the old "tax1_rate" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldTax1Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1Rate: %w", err)
+	}
+	return oldValue.Tax1Rate, nil
+}
+
+// ClearTax1Rate clears the value of the "tax1_rate" field.
+func (m *PurchaseOrderMutation) ClearTax1Rate() {
+	m.tax1_rate = nil
+	m.clearedFields[purchaseorder.FieldTax1Rate] = struct{}{}
+}
+
+// Tax1RateCleared returns if the "tax1_rate" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) Tax1RateCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldTax1Rate]
+	return ok
+}
+
+// ResetTax1Rate resets all changes to the "tax1_rate" field.
+func (m *PurchaseOrderMutation) ResetTax1Rate() {
+	m.tax1_rate = nil
+	delete(m.clearedFields, purchaseorder.FieldTax1Rate)
+}
+
+// SetTax2Rate sets the "tax2_rate" field.
+func (m *PurchaseOrderMutation) SetTax2Rate(d decimal.Decimal) {
+	m.tax2_rate = &d
+}
+
+// Tax2Rate returns the value of the "tax2_rate" field in the mutation.
+func (m *PurchaseOrderMutation) Tax2Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax2_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2Rate returns the old "tax2_rate" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldTax2Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2Rate: %w", err)
+	}
+	return oldValue.Tax2Rate, nil
+}
+
+// ClearTax2Rate clears the value of the "tax2_rate" field.
+func (m *PurchaseOrderMutation) ClearTax2Rate() {
+	m.tax2_rate = nil
+	m.clearedFields[purchaseorder.FieldTax2Rate] = struct{}{}
+}
+
+// Tax2RateCleared returns if the "tax2_rate" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) Tax2RateCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldTax2Rate]
+	return ok
+}
+
+// ResetTax2Rate resets all changes to the "tax2_rate" field.
+func (m *PurchaseOrderMutation) ResetTax2Rate() {
+	m.tax2_rate = nil
+	delete(m.clearedFields, purchaseorder.FieldTax2Rate)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *PurchaseOrderMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[purchaseorder.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *PurchaseOrderMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *PurchaseOrderMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *PurchaseOrderMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearSupplier clears the "supplier" edge to the Supplier entity.
+func (m *PurchaseOrderMutation) ClearSupplier() {
+	m.clearedsupplier = true
+	m.clearedFields[purchaseorder.FieldSupplierID] = struct{}{}
+}
+
+// SupplierCleared reports if the "supplier" edge to the Supplier entity was cleared.
+func (m *PurchaseOrderMutation) SupplierCleared() bool {
+	return m.clearedsupplier
+}
+
+// SupplierIDs returns the "supplier" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SupplierID instead. It exists only for internal usage by the builders.
+func (m *PurchaseOrderMutation) SupplierIDs() (ids []int) {
+	if id := m.supplier; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSupplier resets all changes to the "supplier" edge.
+func (m *PurchaseOrderMutation) ResetSupplier() {
+	m.supplier = nil
+	m.clearedsupplier = false
+}
+
+// AddLineIDs adds the "lines" edge to the PurchaseOrderLine entity by ids.
+func (m *PurchaseOrderMutation) AddLineIDs(ids ...int) {
+	if m.lines == nil {
+		m.lines = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.lines[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLines clears the "lines" edge to the PurchaseOrderLine entity.
+func (m *PurchaseOrderMutation) ClearLines() {
+	m.clearedlines = true
+}
+
+// LinesCleared reports if the "lines" edge to the PurchaseOrderLine entity was cleared.
+func (m *PurchaseOrderMutation) LinesCleared() bool {
+	return m.clearedlines
+}
+
+// RemoveLineIDs removes the "lines" edge to the PurchaseOrderLine entity by IDs.
+func (m *PurchaseOrderMutation) RemoveLineIDs(ids ...int) {
+	if m.removedlines == nil {
+		m.removedlines = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.lines, ids[i])
+		m.removedlines[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLines returns the removed IDs of the "lines" edge to the PurchaseOrderLine entity.
+func (m *PurchaseOrderMutation) RemovedLinesIDs() (ids []int) {
+	for id := range m.removedlines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinesIDs returns the "lines" edge IDs in the mutation.
+func (m *PurchaseOrderMutation) LinesIDs() (ids []int) {
+	for id := range m.lines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLines resets all changes to the "lines" edge.
+func (m *PurchaseOrderMutation) ResetLines() {
+	m.lines = nil
+	m.clearedlines = false
+	m.removedlines = nil
+}
+
+// Where appends a list predicates to the PurchaseOrderMutation builder.
+func (m *PurchaseOrderMutation) Where(ps ...predicate.PurchaseOrder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PurchaseOrderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PurchaseOrderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PurchaseOrder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PurchaseOrderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PurchaseOrderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PurchaseOrder).
+func (m *PurchaseOrderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PurchaseOrderMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.account != nil {
+		fields = append(fields, purchaseorder.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, purchaseorder.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, purchaseorder.FieldUpdatedAt)
+	}
+	if m.purchase_order_no != nil {
+		fields = append(fields, purchaseorder.FieldPurchaseOrderNo)
+	}
+	if m.status != nil {
+		fields = append(fields, purchaseorder.FieldStatus)
+	}
+	if m.supplier != nil {
+		fields = append(fields, purchaseorder.FieldSupplierID)
+	}
+	if m.billing_address != nil {
+		fields = append(fields, purchaseorder.FieldBillingAddress)
+	}
+	if m.shipping_address != nil {
+		fields = append(fields, purchaseorder.FieldShippingAddress)
+	}
+	if m.company != nil {
+		fields = append(fields, purchaseorder.FieldCompany)
+	}
+	if m.order_date != nil {
+		fields = append(fields, purchaseorder.FieldOrderDate)
+	}
+	if m.expected_date != nil {
+		fields = append(fields, purchaseorder.FieldExpectedDate)
+	}
+	if m.received_date != nil {
+		fields = append(fields, purchaseorder.FieldReceivedDate)
+	}
+	if m.supplier_reference != nil {
+		fields = append(fields, purchaseorder.FieldSupplierReference)
+	}
+	if m.notes != nil {
+		fields = append(fields, purchaseorder.FieldNotes)
+	}
+	if m.subtotal != nil {
+		fields = append(fields, purchaseorder.FieldSubtotal)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, purchaseorder.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, purchaseorder.FieldTax2)
+	}
+	if m.tax1_rate != nil {
+		fields = append(fields, purchaseorder.FieldTax1Rate)
+	}
+	if m.tax2_rate != nil {
+		fields = append(fields, purchaseorder.FieldTax2Rate)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PurchaseOrderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case purchaseorder.FieldAccountID:
+		return m.AccountID()
+	case purchaseorder.FieldCreatedAt:
+		return m.CreatedAt()
+	case purchaseorder.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case purchaseorder.FieldPurchaseOrderNo:
+		return m.PurchaseOrderNo()
+	case purchaseorder.FieldStatus:
+		return m.Status()
+	case purchaseorder.FieldSupplierID:
+		return m.SupplierID()
+	case purchaseorder.FieldBillingAddress:
+		return m.BillingAddress()
+	case purchaseorder.FieldShippingAddress:
+		return m.ShippingAddress()
+	case purchaseorder.FieldCompany:
+		return m.Company()
+	case purchaseorder.FieldOrderDate:
+		return m.OrderDate()
+	case purchaseorder.FieldExpectedDate:
+		return m.ExpectedDate()
+	case purchaseorder.FieldReceivedDate:
+		return m.ReceivedDate()
+	case purchaseorder.FieldSupplierReference:
+		return m.SupplierReference()
+	case purchaseorder.FieldNotes:
+		return m.Notes()
+	case purchaseorder.FieldSubtotal:
+		return m.Subtotal()
+	case purchaseorder.FieldTax1:
+		return m.Tax1()
+	case purchaseorder.FieldTax2:
+		return m.Tax2()
+	case purchaseorder.FieldTax1Rate:
+		return m.Tax1Rate()
+	case purchaseorder.FieldTax2Rate:
+		return m.Tax2Rate()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PurchaseOrderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case purchaseorder.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case purchaseorder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case purchaseorder.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case purchaseorder.FieldPurchaseOrderNo:
+		return m.OldPurchaseOrderNo(ctx)
+	case purchaseorder.FieldStatus:
+		return m.OldStatus(ctx)
+	case purchaseorder.FieldSupplierID:
+		return m.OldSupplierID(ctx)
+	case purchaseorder.FieldBillingAddress:
+		return m.OldBillingAddress(ctx)
+	case purchaseorder.FieldShippingAddress:
+		return m.OldShippingAddress(ctx)
+	case purchaseorder.FieldCompany:
+		return m.OldCompany(ctx)
+	case purchaseorder.FieldOrderDate:
+		return m.OldOrderDate(ctx)
+	case purchaseorder.FieldExpectedDate:
+		return m.OldExpectedDate(ctx)
+	case purchaseorder.FieldReceivedDate:
+		return m.OldReceivedDate(ctx)
+	case purchaseorder.FieldSupplierReference:
+		return m.OldSupplierReference(ctx)
+	case purchaseorder.FieldNotes:
+		return m.OldNotes(ctx)
+	case purchaseorder.FieldSubtotal:
+		return m.OldSubtotal(ctx)
+	case purchaseorder.FieldTax1:
+		return m.OldTax1(ctx)
+	case purchaseorder.FieldTax2:
+		return m.OldTax2(ctx)
+	case purchaseorder.FieldTax1Rate:
+		return m.OldTax1Rate(ctx)
+	case purchaseorder.FieldTax2Rate:
+		return m.OldTax2Rate(ctx)
+	}
+	return nil, fmt.Errorf("unknown PurchaseOrder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PurchaseOrderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case purchaseorder.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case purchaseorder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case purchaseorder.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case purchaseorder.FieldPurchaseOrderNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurchaseOrderNo(v)
+		return nil
+	case purchaseorder.FieldStatus:
+		v, ok := value.(purchaseorder.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case purchaseorder.FieldSupplierID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierID(v)
+		return nil
+	case purchaseorder.FieldBillingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillingAddress(v)
+		return nil
+	case purchaseorder.FieldShippingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippingAddress(v)
+		return nil
+	case purchaseorder.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case purchaseorder.FieldOrderDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderDate(v)
+		return nil
+	case purchaseorder.FieldExpectedDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpectedDate(v)
+		return nil
+	case purchaseorder.FieldReceivedDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReceivedDate(v)
+		return nil
+	case purchaseorder.FieldSupplierReference:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierReference(v)
+		return nil
+	case purchaseorder.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case purchaseorder.FieldSubtotal:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubtotal(v)
+		return nil
+	case purchaseorder.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case purchaseorder.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case purchaseorder.FieldTax1Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1Rate(v)
+		return nil
+	case purchaseorder.FieldTax2Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2Rate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PurchaseOrderMutation) AddedFields() []string {
+	var fields []string
+	if m.addpurchase_order_no != nil {
+		fields = append(fields, purchaseorder.FieldPurchaseOrderNo)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PurchaseOrderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case purchaseorder.FieldPurchaseOrderNo:
+		return m.AddedPurchaseOrderNo()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PurchaseOrderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case purchaseorder.FieldPurchaseOrderNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPurchaseOrderNo(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PurchaseOrderMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(purchaseorder.FieldBillingAddress) {
+		fields = append(fields, purchaseorder.FieldBillingAddress)
+	}
+	if m.FieldCleared(purchaseorder.FieldShippingAddress) {
+		fields = append(fields, purchaseorder.FieldShippingAddress)
+	}
+	if m.FieldCleared(purchaseorder.FieldCompany) {
+		fields = append(fields, purchaseorder.FieldCompany)
+	}
+	if m.FieldCleared(purchaseorder.FieldOrderDate) {
+		fields = append(fields, purchaseorder.FieldOrderDate)
+	}
+	if m.FieldCleared(purchaseorder.FieldExpectedDate) {
+		fields = append(fields, purchaseorder.FieldExpectedDate)
+	}
+	if m.FieldCleared(purchaseorder.FieldReceivedDate) {
+		fields = append(fields, purchaseorder.FieldReceivedDate)
+	}
+	if m.FieldCleared(purchaseorder.FieldSupplierReference) {
+		fields = append(fields, purchaseorder.FieldSupplierReference)
+	}
+	if m.FieldCleared(purchaseorder.FieldNotes) {
+		fields = append(fields, purchaseorder.FieldNotes)
+	}
+	if m.FieldCleared(purchaseorder.FieldSubtotal) {
+		fields = append(fields, purchaseorder.FieldSubtotal)
+	}
+	if m.FieldCleared(purchaseorder.FieldTax1) {
+		fields = append(fields, purchaseorder.FieldTax1)
+	}
+	if m.FieldCleared(purchaseorder.FieldTax2) {
+		fields = append(fields, purchaseorder.FieldTax2)
+	}
+	if m.FieldCleared(purchaseorder.FieldTax1Rate) {
+		fields = append(fields, purchaseorder.FieldTax1Rate)
+	}
+	if m.FieldCleared(purchaseorder.FieldTax2Rate) {
+		fields = append(fields, purchaseorder.FieldTax2Rate)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PurchaseOrderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PurchaseOrderMutation) ClearField(name string) error {
+	switch name {
+	case purchaseorder.FieldBillingAddress:
+		m.ClearBillingAddress()
+		return nil
+	case purchaseorder.FieldShippingAddress:
+		m.ClearShippingAddress()
+		return nil
+	case purchaseorder.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case purchaseorder.FieldOrderDate:
+		m.ClearOrderDate()
+		return nil
+	case purchaseorder.FieldExpectedDate:
+		m.ClearExpectedDate()
+		return nil
+	case purchaseorder.FieldReceivedDate:
+		m.ClearReceivedDate()
+		return nil
+	case purchaseorder.FieldSupplierReference:
+		m.ClearSupplierReference()
+		return nil
+	case purchaseorder.FieldNotes:
+		m.ClearNotes()
+		return nil
+	case purchaseorder.FieldSubtotal:
+		m.ClearSubtotal()
+		return nil
+	case purchaseorder.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case purchaseorder.FieldTax2:
+		m.ClearTax2()
+		return nil
+	case purchaseorder.FieldTax1Rate:
+		m.ClearTax1Rate()
+		return nil
+	case purchaseorder.FieldTax2Rate:
+		m.ClearTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PurchaseOrderMutation) ResetField(name string) error {
+	switch name {
+	case purchaseorder.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case purchaseorder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case purchaseorder.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case purchaseorder.FieldPurchaseOrderNo:
+		m.ResetPurchaseOrderNo()
+		return nil
+	case purchaseorder.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case purchaseorder.FieldSupplierID:
+		m.ResetSupplierID()
+		return nil
+	case purchaseorder.FieldBillingAddress:
+		m.ResetBillingAddress()
+		return nil
+	case purchaseorder.FieldShippingAddress:
+		m.ResetShippingAddress()
+		return nil
+	case purchaseorder.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case purchaseorder.FieldOrderDate:
+		m.ResetOrderDate()
+		return nil
+	case purchaseorder.FieldExpectedDate:
+		m.ResetExpectedDate()
+		return nil
+	case purchaseorder.FieldReceivedDate:
+		m.ResetReceivedDate()
+		return nil
+	case purchaseorder.FieldSupplierReference:
+		m.ResetSupplierReference()
+		return nil
+	case purchaseorder.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case purchaseorder.FieldSubtotal:
+		m.ResetSubtotal()
+		return nil
+	case purchaseorder.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case purchaseorder.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case purchaseorder.FieldTax1Rate:
+		m.ResetTax1Rate()
+		return nil
+	case purchaseorder.FieldTax2Rate:
+		m.ResetTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PurchaseOrderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, purchaseorder.EdgeAccount)
+	}
+	if m.supplier != nil {
+		edges = append(edges, purchaseorder.EdgeSupplier)
+	}
+	if m.lines != nil {
+		edges = append(edges, purchaseorder.EdgeLines)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PurchaseOrderMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case purchaseorder.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case purchaseorder.EdgeSupplier:
+		if id := m.supplier; id != nil {
+			return []ent.Value{*id}
+		}
+	case purchaseorder.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.lines))
+		for id := range m.lines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PurchaseOrderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedlines != nil {
+		edges = append(edges, purchaseorder.EdgeLines)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PurchaseOrderMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case purchaseorder.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.removedlines))
+		for id := range m.removedlines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PurchaseOrderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, purchaseorder.EdgeAccount)
+	}
+	if m.clearedsupplier {
+		edges = append(edges, purchaseorder.EdgeSupplier)
+	}
+	if m.clearedlines {
+		edges = append(edges, purchaseorder.EdgeLines)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PurchaseOrderMutation) EdgeCleared(name string) bool {
+	switch name {
+	case purchaseorder.EdgeAccount:
+		return m.clearedaccount
+	case purchaseorder.EdgeSupplier:
+		return m.clearedsupplier
+	case purchaseorder.EdgeLines:
+		return m.clearedlines
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PurchaseOrderMutation) ClearEdge(name string) error {
+	switch name {
+	case purchaseorder.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case purchaseorder.EdgeSupplier:
+		m.ClearSupplier()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PurchaseOrderMutation) ResetEdge(name string) error {
+	switch name {
+	case purchaseorder.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case purchaseorder.EdgeSupplier:
+		m.ResetSupplier()
+		return nil
+	case purchaseorder.EdgeLines:
+		m.ResetLines()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrder edge %s", name)
+}
+
+// PurchaseOrderLineMutation represents an operation that mutates the PurchaseOrderLine nodes in the graph.
+type PurchaseOrderLineMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *int
+	cost                  *decimal.Decimal
+	discount_rate         *decimal.Decimal
+	expiration_date       *time.Time
+	lead_time             *int
+	addlead_time          *int
+	notes                 *string
+	product_code          *string
+	product_name          *string
+	quantity              *decimal.Decimal
+	quantity_base         *decimal.Decimal
+	supplier_partno       *string
+	clearedFields         map[string]struct{}
+	account               *int
+	clearedaccount        bool
+	purchase_order        *int
+	clearedpurchase_order bool
+	product               *int
+	clearedproduct        bool
+	done                  bool
+	oldValue              func(context.Context) (*PurchaseOrderLine, error)
+	predicates            []predicate.PurchaseOrderLine
+}
+
+var _ ent.Mutation = (*PurchaseOrderLineMutation)(nil)
+
+// purchaseorderlineOption allows management of the mutation configuration using functional options.
+type purchaseorderlineOption func(*PurchaseOrderLineMutation)
+
+// newPurchaseOrderLineMutation creates new mutation for the PurchaseOrderLine entity.
+func newPurchaseOrderLineMutation(c config, op Op, opts ...purchaseorderlineOption) *PurchaseOrderLineMutation {
+	m := &PurchaseOrderLineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePurchaseOrderLine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPurchaseOrderLineID sets the ID field of the mutation.
+func withPurchaseOrderLineID(id int) purchaseorderlineOption {
+	return func(m *PurchaseOrderLineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PurchaseOrderLine
+		)
+		m.oldValue = func(ctx context.Context) (*PurchaseOrderLine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PurchaseOrderLine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPurchaseOrderLine sets the old PurchaseOrderLine of the mutation.
+func withPurchaseOrderLine(node *PurchaseOrderLine) purchaseorderlineOption {
+	return func(m *PurchaseOrderLineMutation) {
+		m.oldValue = func(context.Context) (*PurchaseOrderLine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PurchaseOrderLineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PurchaseOrderLineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PurchaseOrderLineMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PurchaseOrderLineMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PurchaseOrderLine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *PurchaseOrderLineMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *PurchaseOrderLineMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *PurchaseOrderLineMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetPurchaseOrderID sets the "purchase_order_id" field.
+func (m *PurchaseOrderLineMutation) SetPurchaseOrderID(i int) {
+	m.purchase_order = &i
+}
+
+// PurchaseOrderID returns the value of the "purchase_order_id" field in the mutation.
+func (m *PurchaseOrderLineMutation) PurchaseOrderID() (r int, exists bool) {
+	v := m.purchase_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurchaseOrderID returns the old "purchase_order_id" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldPurchaseOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurchaseOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurchaseOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurchaseOrderID: %w", err)
+	}
+	return oldValue.PurchaseOrderID, nil
+}
+
+// ResetPurchaseOrderID resets all changes to the "purchase_order_id" field.
+func (m *PurchaseOrderLineMutation) ResetPurchaseOrderID() {
+	m.purchase_order = nil
+}
+
+// SetCost sets the "cost" field.
+func (m *PurchaseOrderLineMutation) SetCost(d decimal.Decimal) {
+	m.cost = &d
+}
+
+// Cost returns the value of the "cost" field in the mutation.
+func (m *PurchaseOrderLineMutation) Cost() (r decimal.Decimal, exists bool) {
+	v := m.cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCost returns the old "cost" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldCost(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCost: %w", err)
+	}
+	return oldValue.Cost, nil
+}
+
+// ClearCost clears the value of the "cost" field.
+func (m *PurchaseOrderLineMutation) ClearCost() {
+	m.cost = nil
+	m.clearedFields[purchaseorderline.FieldCost] = struct{}{}
+}
+
+// CostCleared returns if the "cost" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) CostCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldCost]
+	return ok
+}
+
+// ResetCost resets all changes to the "cost" field.
+func (m *PurchaseOrderLineMutation) ResetCost() {
+	m.cost = nil
+	delete(m.clearedFields, purchaseorderline.FieldCost)
+}
+
+// SetDiscountRate sets the "discount_rate" field.
+func (m *PurchaseOrderLineMutation) SetDiscountRate(d decimal.Decimal) {
+	m.discount_rate = &d
+}
+
+// DiscountRate returns the value of the "discount_rate" field in the mutation.
+func (m *PurchaseOrderLineMutation) DiscountRate() (r decimal.Decimal, exists bool) {
+	v := m.discount_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDiscountRate returns the old "discount_rate" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldDiscountRate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDiscountRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDiscountRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDiscountRate: %w", err)
+	}
+	return oldValue.DiscountRate, nil
+}
+
+// ClearDiscountRate clears the value of the "discount_rate" field.
+func (m *PurchaseOrderLineMutation) ClearDiscountRate() {
+	m.discount_rate = nil
+	m.clearedFields[purchaseorderline.FieldDiscountRate] = struct{}{}
+}
+
+// DiscountRateCleared returns if the "discount_rate" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) DiscountRateCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldDiscountRate]
+	return ok
+}
+
+// ResetDiscountRate resets all changes to the "discount_rate" field.
+func (m *PurchaseOrderLineMutation) ResetDiscountRate() {
+	m.discount_rate = nil
+	delete(m.clearedFields, purchaseorderline.FieldDiscountRate)
+}
+
+// SetExpirationDate sets the "expiration_date" field.
+func (m *PurchaseOrderLineMutation) SetExpirationDate(t time.Time) {
+	m.expiration_date = &t
+}
+
+// ExpirationDate returns the value of the "expiration_date" field in the mutation.
+func (m *PurchaseOrderLineMutation) ExpirationDate() (r time.Time, exists bool) {
+	v := m.expiration_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpirationDate returns the old "expiration_date" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldExpirationDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpirationDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpirationDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpirationDate: %w", err)
+	}
+	return oldValue.ExpirationDate, nil
+}
+
+// ClearExpirationDate clears the value of the "expiration_date" field.
+func (m *PurchaseOrderLineMutation) ClearExpirationDate() {
+	m.expiration_date = nil
+	m.clearedFields[purchaseorderline.FieldExpirationDate] = struct{}{}
+}
+
+// ExpirationDateCleared returns if the "expiration_date" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) ExpirationDateCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldExpirationDate]
+	return ok
+}
+
+// ResetExpirationDate resets all changes to the "expiration_date" field.
+func (m *PurchaseOrderLineMutation) ResetExpirationDate() {
+	m.expiration_date = nil
+	delete(m.clearedFields, purchaseorderline.FieldExpirationDate)
+}
+
+// SetLeadTime sets the "lead_time" field.
+func (m *PurchaseOrderLineMutation) SetLeadTime(i int) {
+	m.lead_time = &i
+	m.addlead_time = nil
+}
+
+// LeadTime returns the value of the "lead_time" field in the mutation.
+func (m *PurchaseOrderLineMutation) LeadTime() (r int, exists bool) {
+	v := m.lead_time
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeadTime returns the old "lead_time" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldLeadTime(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeadTime is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeadTime requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeadTime: %w", err)
+	}
+	return oldValue.LeadTime, nil
+}
+
+// AddLeadTime adds i to the "lead_time" field.
+func (m *PurchaseOrderLineMutation) AddLeadTime(i int) {
+	if m.addlead_time != nil {
+		*m.addlead_time += i
+	} else {
+		m.addlead_time = &i
+	}
+}
+
+// AddedLeadTime returns the value that was added to the "lead_time" field in this mutation.
+func (m *PurchaseOrderLineMutation) AddedLeadTime() (r int, exists bool) {
+	v := m.addlead_time
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearLeadTime clears the value of the "lead_time" field.
+func (m *PurchaseOrderLineMutation) ClearLeadTime() {
+	m.lead_time = nil
+	m.addlead_time = nil
+	m.clearedFields[purchaseorderline.FieldLeadTime] = struct{}{}
+}
+
+// LeadTimeCleared returns if the "lead_time" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) LeadTimeCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldLeadTime]
+	return ok
+}
+
+// ResetLeadTime resets all changes to the "lead_time" field.
+func (m *PurchaseOrderLineMutation) ResetLeadTime() {
+	m.lead_time = nil
+	m.addlead_time = nil
+	delete(m.clearedFields, purchaseorderline.FieldLeadTime)
+}
+
+// SetNotes sets the "notes" field.
+func (m *PurchaseOrderLineMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *PurchaseOrderLineMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *PurchaseOrderLineMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[purchaseorderline.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *PurchaseOrderLineMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, purchaseorderline.FieldNotes)
+}
+
+// SetProductCode sets the "product_code" field.
+func (m *PurchaseOrderLineMutation) SetProductCode(s string) {
+	m.product_code = &s
+}
+
+// ProductCode returns the value of the "product_code" field in the mutation.
+func (m *PurchaseOrderLineMutation) ProductCode() (r string, exists bool) {
+	v := m.product_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductCode returns the old "product_code" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldProductCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductCode: %w", err)
+	}
+	return oldValue.ProductCode, nil
+}
+
+// ClearProductCode clears the value of the "product_code" field.
+func (m *PurchaseOrderLineMutation) ClearProductCode() {
+	m.product_code = nil
+	m.clearedFields[purchaseorderline.FieldProductCode] = struct{}{}
+}
+
+// ProductCodeCleared returns if the "product_code" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) ProductCodeCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldProductCode]
+	return ok
+}
+
+// ResetProductCode resets all changes to the "product_code" field.
+func (m *PurchaseOrderLineMutation) ResetProductCode() {
+	m.product_code = nil
+	delete(m.clearedFields, purchaseorderline.FieldProductCode)
+}
+
+// SetProductName sets the "product_name" field.
+func (m *PurchaseOrderLineMutation) SetProductName(s string) {
+	m.product_name = &s
+}
+
+// ProductName returns the value of the "product_name" field in the mutation.
+func (m *PurchaseOrderLineMutation) ProductName() (r string, exists bool) {
+	v := m.product_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductName returns the old "product_name" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldProductName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductName: %w", err)
+	}
+	return oldValue.ProductName, nil
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (m *PurchaseOrderLineMutation) ClearProductName() {
+	m.product_name = nil
+	m.clearedFields[purchaseorderline.FieldProductName] = struct{}{}
+}
+
+// ProductNameCleared returns if the "product_name" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) ProductNameCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldProductName]
+	return ok
+}
+
+// ResetProductName resets all changes to the "product_name" field.
+func (m *PurchaseOrderLineMutation) ResetProductName() {
+	m.product_name = nil
+	delete(m.clearedFields, purchaseorderline.FieldProductName)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *PurchaseOrderLineMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *PurchaseOrderLineMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *PurchaseOrderLineMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetQuantity sets the "quantity" field.
+func (m *PurchaseOrderLineMutation) SetQuantity(d decimal.Decimal) {
+	m.quantity = &d
+}
+
+// Quantity returns the value of the "quantity" field in the mutation.
+func (m *PurchaseOrderLineMutation) Quantity() (r decimal.Decimal, exists bool) {
+	v := m.quantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantity returns the old "quantity" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldQuantity(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantity: %w", err)
+	}
+	return oldValue.Quantity, nil
+}
+
+// ClearQuantity clears the value of the "quantity" field.
+func (m *PurchaseOrderLineMutation) ClearQuantity() {
+	m.quantity = nil
+	m.clearedFields[purchaseorderline.FieldQuantity] = struct{}{}
+}
+
+// QuantityCleared returns if the "quantity" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) QuantityCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldQuantity]
+	return ok
+}
+
+// ResetQuantity resets all changes to the "quantity" field.
+func (m *PurchaseOrderLineMutation) ResetQuantity() {
+	m.quantity = nil
+	delete(m.clearedFields, purchaseorderline.FieldQuantity)
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *PurchaseOrderLineMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *PurchaseOrderLineMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldQuantityBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ClearQuantityBase clears the value of the "quantity_base" field.
+func (m *PurchaseOrderLineMutation) ClearQuantityBase() {
+	m.quantity_base = nil
+	m.clearedFields[purchaseorderline.FieldQuantityBase] = struct{}{}
+}
+
+// QuantityBaseCleared returns if the "quantity_base" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) QuantityBaseCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldQuantityBase]
+	return ok
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *PurchaseOrderLineMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+	delete(m.clearedFields, purchaseorderline.FieldQuantityBase)
+}
+
+// SetSupplierPartno sets the "supplier_partno" field.
+func (m *PurchaseOrderLineMutation) SetSupplierPartno(s string) {
+	m.supplier_partno = &s
+}
+
+// SupplierPartno returns the value of the "supplier_partno" field in the mutation.
+func (m *PurchaseOrderLineMutation) SupplierPartno() (r string, exists bool) {
+	v := m.supplier_partno
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSupplierPartno returns the old "supplier_partno" field's value of the PurchaseOrderLine entity.
+// If the PurchaseOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderLineMutation) OldSupplierPartno(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSupplierPartno is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSupplierPartno requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSupplierPartno: %w", err)
+	}
+	return oldValue.SupplierPartno, nil
+}
+
+// ClearSupplierPartno clears the value of the "supplier_partno" field.
+func (m *PurchaseOrderLineMutation) ClearSupplierPartno() {
+	m.supplier_partno = nil
+	m.clearedFields[purchaseorderline.FieldSupplierPartno] = struct{}{}
+}
+
+// SupplierPartnoCleared returns if the "supplier_partno" field was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) SupplierPartnoCleared() bool {
+	_, ok := m.clearedFields[purchaseorderline.FieldSupplierPartno]
+	return ok
+}
+
+// ResetSupplierPartno resets all changes to the "supplier_partno" field.
+func (m *PurchaseOrderLineMutation) ResetSupplierPartno() {
+	m.supplier_partno = nil
+	delete(m.clearedFields, purchaseorderline.FieldSupplierPartno)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *PurchaseOrderLineMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[purchaseorderline.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *PurchaseOrderLineMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *PurchaseOrderLineMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *PurchaseOrderLineMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearPurchaseOrder clears the "purchase_order" edge to the PurchaseOrder entity.
+func (m *PurchaseOrderLineMutation) ClearPurchaseOrder() {
+	m.clearedpurchase_order = true
+	m.clearedFields[purchaseorderline.FieldPurchaseOrderID] = struct{}{}
+}
+
+// PurchaseOrderCleared reports if the "purchase_order" edge to the PurchaseOrder entity was cleared.
+func (m *PurchaseOrderLineMutation) PurchaseOrderCleared() bool {
+	return m.clearedpurchase_order
+}
+
+// PurchaseOrderIDs returns the "purchase_order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// PurchaseOrderID instead. It exists only for internal usage by the builders.
+func (m *PurchaseOrderLineMutation) PurchaseOrderIDs() (ids []int) {
+	if id := m.purchase_order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetPurchaseOrder resets all changes to the "purchase_order" edge.
+func (m *PurchaseOrderLineMutation) ResetPurchaseOrder() {
+	m.purchase_order = nil
+	m.clearedpurchase_order = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *PurchaseOrderLineMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[purchaseorderline.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *PurchaseOrderLineMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *PurchaseOrderLineMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *PurchaseOrderLineMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// Where appends a list predicates to the PurchaseOrderLineMutation builder.
+func (m *PurchaseOrderLineMutation) Where(ps ...predicate.PurchaseOrderLine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PurchaseOrderLineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PurchaseOrderLineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PurchaseOrderLine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PurchaseOrderLineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PurchaseOrderLineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PurchaseOrderLine).
+func (m *PurchaseOrderLineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PurchaseOrderLineMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.account != nil {
+		fields = append(fields, purchaseorderline.FieldAccountID)
+	}
+	if m.purchase_order != nil {
+		fields = append(fields, purchaseorderline.FieldPurchaseOrderID)
+	}
+	if m.cost != nil {
+		fields = append(fields, purchaseorderline.FieldCost)
+	}
+	if m.discount_rate != nil {
+		fields = append(fields, purchaseorderline.FieldDiscountRate)
+	}
+	if m.expiration_date != nil {
+		fields = append(fields, purchaseorderline.FieldExpirationDate)
+	}
+	if m.lead_time != nil {
+		fields = append(fields, purchaseorderline.FieldLeadTime)
+	}
+	if m.notes != nil {
+		fields = append(fields, purchaseorderline.FieldNotes)
+	}
+	if m.product_code != nil {
+		fields = append(fields, purchaseorderline.FieldProductCode)
+	}
+	if m.product_name != nil {
+		fields = append(fields, purchaseorderline.FieldProductName)
+	}
+	if m.product != nil {
+		fields = append(fields, purchaseorderline.FieldProductID)
+	}
+	if m.quantity != nil {
+		fields = append(fields, purchaseorderline.FieldQuantity)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, purchaseorderline.FieldQuantityBase)
+	}
+	if m.supplier_partno != nil {
+		fields = append(fields, purchaseorderline.FieldSupplierPartno)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PurchaseOrderLineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case purchaseorderline.FieldAccountID:
+		return m.AccountID()
+	case purchaseorderline.FieldPurchaseOrderID:
+		return m.PurchaseOrderID()
+	case purchaseorderline.FieldCost:
+		return m.Cost()
+	case purchaseorderline.FieldDiscountRate:
+		return m.DiscountRate()
+	case purchaseorderline.FieldExpirationDate:
+		return m.ExpirationDate()
+	case purchaseorderline.FieldLeadTime:
+		return m.LeadTime()
+	case purchaseorderline.FieldNotes:
+		return m.Notes()
+	case purchaseorderline.FieldProductCode:
+		return m.ProductCode()
+	case purchaseorderline.FieldProductName:
+		return m.ProductName()
+	case purchaseorderline.FieldProductID:
+		return m.ProductID()
+	case purchaseorderline.FieldQuantity:
+		return m.Quantity()
+	case purchaseorderline.FieldQuantityBase:
+		return m.QuantityBase()
+	case purchaseorderline.FieldSupplierPartno:
+		return m.SupplierPartno()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PurchaseOrderLineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case purchaseorderline.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case purchaseorderline.FieldPurchaseOrderID:
+		return m.OldPurchaseOrderID(ctx)
+	case purchaseorderline.FieldCost:
+		return m.OldCost(ctx)
+	case purchaseorderline.FieldDiscountRate:
+		return m.OldDiscountRate(ctx)
+	case purchaseorderline.FieldExpirationDate:
+		return m.OldExpirationDate(ctx)
+	case purchaseorderline.FieldLeadTime:
+		return m.OldLeadTime(ctx)
+	case purchaseorderline.FieldNotes:
+		return m.OldNotes(ctx)
+	case purchaseorderline.FieldProductCode:
+		return m.OldProductCode(ctx)
+	case purchaseorderline.FieldProductName:
+		return m.OldProductName(ctx)
+	case purchaseorderline.FieldProductID:
+		return m.OldProductID(ctx)
+	case purchaseorderline.FieldQuantity:
+		return m.OldQuantity(ctx)
+	case purchaseorderline.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	case purchaseorderline.FieldSupplierPartno:
+		return m.OldSupplierPartno(ctx)
+	}
+	return nil, fmt.Errorf("unknown PurchaseOrderLine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PurchaseOrderLineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case purchaseorderline.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case purchaseorderline.FieldPurchaseOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurchaseOrderID(v)
+		return nil
+	case purchaseorderline.FieldCost:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCost(v)
+		return nil
+	case purchaseorderline.FieldDiscountRate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDiscountRate(v)
+		return nil
+	case purchaseorderline.FieldExpirationDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpirationDate(v)
+		return nil
+	case purchaseorderline.FieldLeadTime:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeadTime(v)
+		return nil
+	case purchaseorderline.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case purchaseorderline.FieldProductCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductCode(v)
+		return nil
+	case purchaseorderline.FieldProductName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductName(v)
+		return nil
+	case purchaseorderline.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case purchaseorderline.FieldQuantity:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantity(v)
+		return nil
+	case purchaseorderline.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	case purchaseorderline.FieldSupplierPartno:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSupplierPartno(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PurchaseOrderLineMutation) AddedFields() []string {
+	var fields []string
+	if m.addlead_time != nil {
+		fields = append(fields, purchaseorderline.FieldLeadTime)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PurchaseOrderLineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case purchaseorderline.FieldLeadTime:
+		return m.AddedLeadTime()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PurchaseOrderLineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case purchaseorderline.FieldLeadTime:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLeadTime(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PurchaseOrderLineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(purchaseorderline.FieldCost) {
+		fields = append(fields, purchaseorderline.FieldCost)
+	}
+	if m.FieldCleared(purchaseorderline.FieldDiscountRate) {
+		fields = append(fields, purchaseorderline.FieldDiscountRate)
+	}
+	if m.FieldCleared(purchaseorderline.FieldExpirationDate) {
+		fields = append(fields, purchaseorderline.FieldExpirationDate)
+	}
+	if m.FieldCleared(purchaseorderline.FieldLeadTime) {
+		fields = append(fields, purchaseorderline.FieldLeadTime)
+	}
+	if m.FieldCleared(purchaseorderline.FieldNotes) {
+		fields = append(fields, purchaseorderline.FieldNotes)
+	}
+	if m.FieldCleared(purchaseorderline.FieldProductCode) {
+		fields = append(fields, purchaseorderline.FieldProductCode)
+	}
+	if m.FieldCleared(purchaseorderline.FieldProductName) {
+		fields = append(fields, purchaseorderline.FieldProductName)
+	}
+	if m.FieldCleared(purchaseorderline.FieldQuantity) {
+		fields = append(fields, purchaseorderline.FieldQuantity)
+	}
+	if m.FieldCleared(purchaseorderline.FieldQuantityBase) {
+		fields = append(fields, purchaseorderline.FieldQuantityBase)
+	}
+	if m.FieldCleared(purchaseorderline.FieldSupplierPartno) {
+		fields = append(fields, purchaseorderline.FieldSupplierPartno)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PurchaseOrderLineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PurchaseOrderLineMutation) ClearField(name string) error {
+	switch name {
+	case purchaseorderline.FieldCost:
+		m.ClearCost()
+		return nil
+	case purchaseorderline.FieldDiscountRate:
+		m.ClearDiscountRate()
+		return nil
+	case purchaseorderline.FieldExpirationDate:
+		m.ClearExpirationDate()
+		return nil
+	case purchaseorderline.FieldLeadTime:
+		m.ClearLeadTime()
+		return nil
+	case purchaseorderline.FieldNotes:
+		m.ClearNotes()
+		return nil
+	case purchaseorderline.FieldProductCode:
+		m.ClearProductCode()
+		return nil
+	case purchaseorderline.FieldProductName:
+		m.ClearProductName()
+		return nil
+	case purchaseorderline.FieldQuantity:
+		m.ClearQuantity()
+		return nil
+	case purchaseorderline.FieldQuantityBase:
+		m.ClearQuantityBase()
+		return nil
+	case purchaseorderline.FieldSupplierPartno:
+		m.ClearSupplierPartno()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PurchaseOrderLineMutation) ResetField(name string) error {
+	switch name {
+	case purchaseorderline.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case purchaseorderline.FieldPurchaseOrderID:
+		m.ResetPurchaseOrderID()
+		return nil
+	case purchaseorderline.FieldCost:
+		m.ResetCost()
+		return nil
+	case purchaseorderline.FieldDiscountRate:
+		m.ResetDiscountRate()
+		return nil
+	case purchaseorderline.FieldExpirationDate:
+		m.ResetExpirationDate()
+		return nil
+	case purchaseorderline.FieldLeadTime:
+		m.ResetLeadTime()
+		return nil
+	case purchaseorderline.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case purchaseorderline.FieldProductCode:
+		m.ResetProductCode()
+		return nil
+	case purchaseorderline.FieldProductName:
+		m.ResetProductName()
+		return nil
+	case purchaseorderline.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case purchaseorderline.FieldQuantity:
+		m.ResetQuantity()
+		return nil
+	case purchaseorderline.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	case purchaseorderline.FieldSupplierPartno:
+		m.ResetSupplierPartno()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PurchaseOrderLineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, purchaseorderline.EdgeAccount)
+	}
+	if m.purchase_order != nil {
+		edges = append(edges, purchaseorderline.EdgePurchaseOrder)
+	}
+	if m.product != nil {
+		edges = append(edges, purchaseorderline.EdgeProduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PurchaseOrderLineMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case purchaseorderline.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case purchaseorderline.EdgePurchaseOrder:
+		if id := m.purchase_order; id != nil {
+			return []ent.Value{*id}
+		}
+	case purchaseorderline.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PurchaseOrderLineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PurchaseOrderLineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PurchaseOrderLineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, purchaseorderline.EdgeAccount)
+	}
+	if m.clearedpurchase_order {
+		edges = append(edges, purchaseorderline.EdgePurchaseOrder)
+	}
+	if m.clearedproduct {
+		edges = append(edges, purchaseorderline.EdgeProduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PurchaseOrderLineMutation) EdgeCleared(name string) bool {
+	switch name {
+	case purchaseorderline.EdgeAccount:
+		return m.clearedaccount
+	case purchaseorderline.EdgePurchaseOrder:
+		return m.clearedpurchase_order
+	case purchaseorderline.EdgeProduct:
+		return m.clearedproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PurchaseOrderLineMutation) ClearEdge(name string) error {
+	switch name {
+	case purchaseorderline.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case purchaseorderline.EdgePurchaseOrder:
+		m.ClearPurchaseOrder()
+		return nil
+	case purchaseorderline.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PurchaseOrderLineMutation) ResetEdge(name string) error {
+	switch name {
+	case purchaseorderline.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case purchaseorderline.EdgePurchaseOrder:
+		m.ResetPurchaseOrder()
+		return nil
+	case purchaseorderline.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown PurchaseOrderLine edge %s", name)
 }
 
 // QCCheckpointMutation represents an operation that mutates the QCCheckpoint nodes in the graph.

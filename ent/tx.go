@@ -22,6 +22,10 @@ type Tx struct {
 	Allergen *AllergenClient
 	// AuditRecord is the client for interacting with the AuditRecord builders.
 	AuditRecord *AuditRecordClient
+	// Bill is the client for interacting with the Bill builders.
+	Bill *BillClient
+	// BillLine is the client for interacting with the BillLine builders.
+	BillLine *BillLineClient
 	// Country is the client for interacting with the Country builders.
 	Country *CountryClient
 	// Customer is the client for interacting with the Customer builders.
@@ -88,6 +92,10 @@ type Tx struct {
 	ProductionOperation *ProductionOperationClient
 	// ProductionPlannedStep is the client for interacting with the ProductionPlannedStep builders.
 	ProductionPlannedStep *ProductionPlannedStepClient
+	// PurchaseOrder is the client for interacting with the PurchaseOrder builders.
+	PurchaseOrder *PurchaseOrderClient
+	// PurchaseOrderLine is the client for interacting with the PurchaseOrderLine builders.
+	PurchaseOrderLine *PurchaseOrderLineClient
 	// QCCheckpoint is the client for interacting with the QCCheckpoint builders.
 	QCCheckpoint *QCCheckpointClient
 	// QCUnitOfMeasure is the client for interacting with the QCUnitOfMeasure builders.
@@ -255,6 +263,8 @@ func (tx *Tx) init() {
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)
+	tx.Bill = NewBillClient(tx.config)
+	tx.BillLine = NewBillLineClient(tx.config)
 	tx.Country = NewCountryClient(tx.config)
 	tx.Customer = NewCustomerClient(tx.config)
 	tx.CustomerTag = NewCustomerTagClient(tx.config)
@@ -288,6 +298,8 @@ func (tx *Tx) init() {
 	tx.ProductionLineEquipment = NewProductionLineEquipmentClient(tx.config)
 	tx.ProductionOperation = NewProductionOperationClient(tx.config)
 	tx.ProductionPlannedStep = NewProductionPlannedStepClient(tx.config)
+	tx.PurchaseOrder = NewPurchaseOrderClient(tx.config)
+	tx.PurchaseOrderLine = NewPurchaseOrderLineClient(tx.config)
 	tx.QCCheckpoint = NewQCCheckpointClient(tx.config)
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)

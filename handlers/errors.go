@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"errors"
@@ -126,7 +127,7 @@ func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 		}
 		return problem.Invalid(name, paramMessage(params.OperationContext.Name, name, params.Err))
 	case errors.As(err, &req):
-		return bodyProblem(req.OperationContext.Name, req.Err)
+		return bodyProblem(ctx, req.OperationContext.Name, req.Err)
 	case ent.IsNotFound(err):
 		return problem.New(problem.NotFound, "No such record in this account.")
 	case errors.As(err, &cons):
@@ -241,11 +242,8 @@ func busy(err error) bool {
 }
 
 // bodyProblem maps an error decoding or validating a request body.
-func bodyProblem(op string, err error) *problem.Error {
-	var (
-		v  *validate.Error
-		ct *validate.InvalidContentTypeError
-	)
+func bodyProblem(ctx context.Context, op string, err error) *problem.Error {
+	var ct *validate.InvalidContentTypeError
 	switch {
 	case errors.Is(err, validate.ErrBodyRequired):
 		return problem.Invalid("body", "is required: send a JSON object")
@@ -253,10 +251,21 @@ func bodyProblem(op string, err error) *problem.Error {
 		return problem.Invalidf("Content-Type", "must be application/json, not %q", ct.ContentType)
 	case strings.Contains(err.Error(), "parse media type"):
 		return problem.Invalid("Content-Type", "must be application/json")
-	case errors.As(err, &v):
-		return problem.InvalidFields(fieldErrors(op, decodePath(err), v)...)
 	}
-	path, leaf := decodePath(err), innermost(err)
+	if at, lineErr, ok := locateLine(ctx, op, decodePath(err)); ok {
+		return decodeProblem(op, at, lineErr)
+	}
+	return decodeProblem(op, "", err)
+}
+
+// decodeProblem maps a decoding or validation failure of the body, or of
+// the part of it at path at (a line).
+func decodeProblem(op, at string, err error) *problem.Error {
+	var v *validate.Error
+	if errors.As(err, &v) {
+		return problem.InvalidFields(fieldErrors(op, join(at, decodePath(err)), v)...)
+	}
+	path, leaf := join(at, decodePath(err)), innermost(err)
 	if m := unexpectedField.FindStringSubmatch(leaf.Error()); m != nil {
 		field := join(path, m[1])
 		if slices.Contains(rest.Immutable[op], m[1]) && path == "" {
@@ -268,6 +277,40 @@ func bodyProblem(op string, err error) *problem.Error {
 		return problem.Invalid("body", "is not a valid JSON object")
 	}
 	return problem.Invalid(path, leafMessage(leaf))
+}
+
+// locateLine names the line of a document body that failed to decode
+// ("lines.quantity" → "lines[3].quantity"): ogen's decoder does not say which
+// element of an array failed, so the body is read again, line by line, and
+// the first line that fails gives its path ("lines[3]") and its error.
+func locateLine(ctx context.Context, op, path string) (string, error, bool) {
+	ld, ok := rest.Lines[op]
+	raw, _ := ctx.Value(rawBodyKey{}).(*bytes.Buffer)
+	if !ok || raw == nil || (path != ld.Field && !strings.HasPrefix(path, ld.Field+".")) {
+		return "", nil, false
+	}
+	i, found := 0, -1
+	var lineErr error
+	_ = jx.DecodeBytes(raw.Bytes()).ObjBytes(func(d *jx.Decoder, key []byte) error {
+		if string(key) != ld.Field || found >= 0 {
+			return d.Skip()
+		}
+		return d.Arr(func(d *jx.Decoder) error {
+			elem, err := d.Raw()
+			if err != nil || found >= 0 {
+				return err
+			}
+			if err := ld.Decode(jx.DecodeBytes(elem)); err != nil {
+				found, lineErr = i, err
+			}
+			i++
+			return nil
+		})
+	})
+	if found < 0 {
+		return "", nil, false
+	}
+	return fmt.Sprintf("%s[%d]", ld.Field, found), lineErr, true
 }
 
 // fieldErrors words the failures of a validation, naming nested fields by
@@ -315,6 +358,9 @@ func join(prefix, name string) string {
 	if prefix == "" {
 		return name
 	}
+	if name == "" {
+		return prefix
+	}
 	if strings.HasPrefix(name, "[") {
 		return prefix + name
 	}
@@ -361,6 +407,14 @@ var (
 	valueBound = regexp.MustCompile(`value (\S+) (less|greater) than (?:minimum |maximum )?(\S+)`)
 )
 
+// trimNumber drops the trailing zeros of a decimal number's fraction.
+func trimNumber(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
 // leafMessage words the innermost cause of a validation or decode failure.
 func leafMessage(err error) string {
 	var (
@@ -393,12 +447,16 @@ func leafMessage(err error) string {
 	}
 	msg := innermost(err).Error()
 	if m := valueBound.FindStringSubmatch(msg); m != nil {
-		bound := m[3]
-		if strings.Contains(bound, ".") {
-			bound = strings.TrimRight(strings.TrimRight(bound, "0"), ".")
-		}
-		if m[2] == "less" {
+		value, bound := trimNumber(m[1]), trimNumber(m[3])
+		// ogen words an exclusive bound as an inclusive one; the value
+		// equal to the bound tells them apart.
+		switch {
+		case m[2] == "less" && value == bound:
+			return "must be greater than " + bound
+		case m[2] == "less":
 			return "must be at least " + bound
+		case value == bound:
+			return "must be less than " + bound
 		}
 		return "must be at most " + bound
 	}

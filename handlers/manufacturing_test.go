@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apikey"
@@ -18,12 +19,16 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// events lists the events of the live account of a's organization whose type
-// starts with prefix, in the order they were written.
+// events lists the events of the account of a's key whose type starts with
+// prefix, in the order they were written.
 func (a *api) events(prefix string) []*ent.Event {
 	a.t.Helper()
+	acct := a.org.Live.ID
+	if strings.HasPrefix(a.key, auth.Prefix(policy.Test)) {
+		acct = a.org.Test.ID
+	}
 	return a.st.Client.Event.Query().
-		Where(event.AccountID(a.org.Live.ID), event.TypeHasPrefix(prefix)).
+		Where(event.AccountID(acct), event.TypeHasPrefix(prefix)).
 		Order(event.ByID()).
 		AllX(policy.System(context.Background()))
 }
@@ -42,7 +47,11 @@ func types(evs []*ent.Event) []string {
 func (a *api) wantEvent(e *ent.Event, typ string, id int, r *response, singleOnly ...string) {
 	a.t.Helper()
 	keyID := a.st.Client.APIKey.Query().Where(apikey.SecretHash(hash(a.key))).OnlyIDX(policy.System(context.Background()))
-	if e.Type != typ || e.ResourceID != id || e.Source != event.SourceAPI || e.Environment != event.EnvironmentLive ||
+	env := event.EnvironmentLive
+	if strings.HasPrefix(a.key, auth.Prefix(policy.Test)) {
+		env = event.EnvironmentTest
+	}
+	if e.Type != typ || e.ResourceID != id || e.Source != event.SourceAPI || e.Environment != env ||
 		e.APIKeyID == nil || *e.APIKeyID != keyID || e.RequestID == nil || *e.RequestID != r.Header.Get("X-Request-Id") {
 		a.t.Fatalf("event %+v, want %s of %d by the request %s", e, typ, id, r.Header.Get("X-Request-Id"))
 	}

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"path"
@@ -122,15 +124,30 @@ func canonical(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody bounds request bodies.
+// limitBody bounds request bodies, and keeps a copy of what was read for the
+// error handler (locateLine).
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.Body != nil && r.Body != http.NoBody {
+			var raw bytes.Buffer
+			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw), r.Body}
+			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, &raw))
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// rawBodyKey holds the *bytes.Buffer of the body read so far.
+type rawBodyKey struct{}
+
+// teeBody reads through r and closes c.
+type teeBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (t teeBody) Read(p []byte) (int, error) { return t.r.Read(p) }
+func (t teeBody) Close() error               { return t.c.Close() }
 
 // PruneLimits forgets finished rate-limit windows every minute until ctx ends.
 func (s *Server) PruneLimits(ctx context.Context, log *slog.Logger) {

@@ -11,23 +11,27 @@ import (
 	"larder.dev/larder/ent/hook"
 )
 
-// NumberProduction gives a new run the account's next production_no.
-func NumberProduction() ent.Hook {
+// NumberDocument gives a new document (a production run, a purchase order,
+// a bill) the account's next number in field, unless the creation sets one.
+func NumberDocument(field string) ent.Hook {
 	return hook.On(func(next ent.Mutator) ent.Mutator {
-		return hook.ProductionFunc(func(ctx context.Context, m *gen.ProductionMutation) (ent.Value, error) {
-			if _, set := m.ProductionNo(); !set {
-				if _, err := m.Tx(); err != nil {
-					return nil, fmt.Errorf("document numbers must be given in a transaction: %w", err)
-				}
-				acct, ok := m.AccountID()
-				if !ok {
-					return nil, fmt.Errorf("number a production: no account")
-				}
-				n, err := nextNumber(ctx, m.Client(), acct, "production_no")
-				if err != nil {
-					return nil, err
-				}
-				m.SetProductionNo(n)
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if _, set := m.Field(field); set {
+				return next.Mutate(ctx, m)
+			}
+			if _, err := m.(interface{ Tx() (*gen.Tx, error) }).Tx(); err != nil {
+				return nil, fmt.Errorf("document numbers must be given in a transaction: %w", err)
+			}
+			acct, ok := m.Field("account_id")
+			if !ok {
+				return nil, fmt.Errorf("number a %s: no account", m.Type())
+			}
+			n, err := nextNumber(ctx, m.(interface{ Client() *gen.Client }).Client(), acct.(int), field)
+			if err != nil {
+				return nil, err
+			}
+			if err := m.SetField(field, n); err != nil {
+				return nil, err
 			}
 			return next.Mutate(ctx, m)
 		})

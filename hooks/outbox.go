@@ -60,6 +60,9 @@ func Outbox(render Renderer) ent.Hook {
 			client := m.(interface{ Client() *gen.Client }).Client()
 			o := outbox{client: client, render: render, res: res}
 			if res.Parent != "" {
+				if writingLines(ctx, m) {
+					return next.Mutate(ctx, m)
+				}
 				return o.line(ctx, m, next)
 			}
 			switch {

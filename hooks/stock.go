@@ -37,18 +37,23 @@ func WithMovement(ctx context.Context, mv Movement) context.Context {
 
 type bulkKey struct{}
 
-// WithBulkStock returns ctx under which new lots are written without their
-// movements, which the caller writes itself in bulk (benchmark seeding): the
-// only way to create a lot without accounting it in the same statement.
+// WithBulkStock returns ctx under which lots are created, and their
+// quantities changed, without their movements, which the caller writes
+// itself in bulk (a bill's receipts, benchmark seeding): the only way to
+// change a lot's quantity without accounting it in the same statement.
 func WithBulkStock(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bulkKey{}, true)
 }
 
 // PlaceLot sets a lot's warehouse (the root of its location) and its location
-// key (the location, 0 for none) whenever its location is set or cleared.
+// key (the location, 0 for none) whenever its location is set or cleared,
+// unless the writer placed it (set the warehouse) itself.
 func PlaceLot() ent.Hook {
 	return hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.ProductLotFunc(func(ctx context.Context, m *gen.ProductLotMutation) (ent.Value, error) {
+			if _, placed := m.WarehouseID(); placed {
+				return next.Mutate(ctx, m)
+			}
 			if id, ok := m.LocationID(); ok {
 				root, err := warehouseOf(ctx, m.Client(), id)
 				if err != nil {
@@ -63,6 +68,11 @@ func PlaceLot() ent.Hook {
 			return next.Mutate(ctx, m)
 		})
 	}, ent.OpCreate|ent.OpUpdateOne)
+}
+
+// WarehouseOf is the warehouse a location is in (itself for a warehouse).
+func WarehouseOf(ctx context.Context, c *gen.Client, id int) (int, error) {
+	return warehouseOf(ctx, c, id)
 }
 
 // warehouseOf walks up from a location to its warehouse.
@@ -112,7 +122,7 @@ func AccountStock() ent.Hook {
 				return v, writeMovement(ctx, m.Client(), lot.AccountID, lot.ID, lot.LocationID, mv, lot.QuantityBase)
 			}
 			after, changed := m.QuantityBase()
-			if !changed {
+			if !changed || ctx.Value(bulkKey{}) != nil {
 				return next.Mutate(ctx, m)
 			}
 			id, _ := m.ID()
@@ -168,6 +178,13 @@ func lockedQuantity(ctx context.Context, c *gen.Client, id int) (decimal.Decimal
 
 // writeMovement records a movement of q on a lot of the account.
 func writeMovement(ctx context.Context, c *gen.Client, account, lotID int, loc *int, mv Movement, q decimal.Decimal) error {
+	return NewMovement(ctx, c, account, lotID, loc, mv, q).Exec(ctx)
+}
+
+// NewMovement is the builder of a movement of q on a lot of the account, by
+// the caller in ctx, for writers that save movements in bulk
+// (WithBulkStock).
+func NewMovement(ctx context.Context, c *gen.Client, account, lotID int, loc *int, mv Movement, q decimal.Decimal) *gen.StockMovementCreate {
 	src, key, req := originOf(ctx)
 	b := c.StockMovement.Create().
 		SetAccountID(account).
@@ -181,7 +198,7 @@ func writeMovement(ctx context.Context, c *gen.Client, account, lotID int, loc *
 	if mv.DocumentType != "" {
 		b.SetDocumentType(mv.DocumentType).SetDocumentID(mv.DocumentID)
 	}
-	return b.Exec(ctx)
+	return b
 }
 
 // originOf is who makes a change: the viewer's source, and for an API change

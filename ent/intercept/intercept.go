@@ -12,6 +12,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -46,6 +48,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -226,6 +230,60 @@ func (f TraverseAuditRecord) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.AuditRecordQuery", q)
+}
+
+// The BillFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BillFunc func(context.Context, *ent.BillQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BillFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BillQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BillQuery", q)
+}
+
+// The TraverseBill type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBill func(context.Context, *ent.BillQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBill) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBill) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BillQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BillQuery", q)
+}
+
+// The BillLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type BillLineFunc func(context.Context, *ent.BillLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f BillLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.BillLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.BillLineQuery", q)
+}
+
+// The TraverseBillLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseBillLine func(context.Context, *ent.BillLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseBillLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseBillLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BillLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.BillLineQuery", q)
 }
 
 // The CountryFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1119,6 +1177,60 @@ func (f TraverseProductionPlannedStep) Traverse(ctx context.Context, q ent.Query
 	return fmt.Errorf("unexpected query type %T. expect *ent.ProductionPlannedStepQuery", q)
 }
 
+// The PurchaseOrderFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PurchaseOrderFunc func(context.Context, *ent.PurchaseOrderQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PurchaseOrderFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PurchaseOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PurchaseOrderQuery", q)
+}
+
+// The TraversePurchaseOrder type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePurchaseOrder func(context.Context, *ent.PurchaseOrderQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePurchaseOrder) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePurchaseOrder) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PurchaseOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PurchaseOrderQuery", q)
+}
+
+// The PurchaseOrderLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type PurchaseOrderLineFunc func(context.Context, *ent.PurchaseOrderLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f PurchaseOrderLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.PurchaseOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.PurchaseOrderLineQuery", q)
+}
+
+// The TraversePurchaseOrderLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraversePurchaseOrderLine func(context.Context, *ent.PurchaseOrderLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraversePurchaseOrderLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraversePurchaseOrderLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PurchaseOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.PurchaseOrderLineQuery", q)
+}
+
 // The QCCheckpointFunc type is an adapter to allow the use of ordinary function as a Querier.
 type QCCheckpointFunc func(context.Context, *ent.QCCheckpointQuery) (ent.Value, error)
 
@@ -1562,6 +1674,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.AllergenQuery, predicate.Allergen, allergen.OrderOption]{typ: ent.TypeAllergen, tq: q}, nil
 	case *ent.AuditRecordQuery:
 		return &query[*ent.AuditRecordQuery, predicate.AuditRecord, auditrecord.OrderOption]{typ: ent.TypeAuditRecord, tq: q}, nil
+	case *ent.BillQuery:
+		return &query[*ent.BillQuery, predicate.Bill, bill.OrderOption]{typ: ent.TypeBill, tq: q}, nil
+	case *ent.BillLineQuery:
+		return &query[*ent.BillLineQuery, predicate.BillLine, billline.OrderOption]{typ: ent.TypeBillLine, tq: q}, nil
 	case *ent.CountryQuery:
 		return &query[*ent.CountryQuery, predicate.Country, country.OrderOption]{typ: ent.TypeCountry, tq: q}, nil
 	case *ent.CustomerQuery:
@@ -1628,6 +1744,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.ProductionOperationQuery, predicate.ProductionOperation, productionoperation.OrderOption]{typ: ent.TypeProductionOperation, tq: q}, nil
 	case *ent.ProductionPlannedStepQuery:
 		return &query[*ent.ProductionPlannedStepQuery, predicate.ProductionPlannedStep, productionplannedstep.OrderOption]{typ: ent.TypeProductionPlannedStep, tq: q}, nil
+	case *ent.PurchaseOrderQuery:
+		return &query[*ent.PurchaseOrderQuery, predicate.PurchaseOrder, purchaseorder.OrderOption]{typ: ent.TypePurchaseOrder, tq: q}, nil
+	case *ent.PurchaseOrderLineQuery:
+		return &query[*ent.PurchaseOrderLineQuery, predicate.PurchaseOrderLine, purchaseorderline.OrderOption]{typ: ent.TypePurchaseOrderLine, tq: q}, nil
 	case *ent.QCCheckpointQuery:
 		return &query[*ent.QCCheckpointQuery, predicate.QCCheckpoint, qccheckpoint.OrderOption]{typ: ent.TypeQCCheckpoint, tq: q}, nil
 	case *ent.QCUnitOfMeasureQuery:

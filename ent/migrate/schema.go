@@ -196,6 +196,175 @@ var (
 			},
 		},
 	}
+	// BillsColumns holds the columns for the "bills" table.
+	BillsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "bill_date", Type: field.TypeTime},
+		{Name: "bill_no", Type: field.TypeInt},
+		{Name: "billing_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "cancelled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "is_cancelled", Type: field.TypeBool, Default: false},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "paid_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "subtotal", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "supplier_reference", Type: field.TypeString, Nullable: true},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true},
+		{Name: "tax1_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax2_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "supplier_id", Type: field.TypeInt},
+		{Name: "purchase_order_id", Type: field.TypeInt, Nullable: true},
+	}
+	// BillsTable holds the schema information for the "bills" table.
+	BillsTable = &schema.Table{
+		Name:       "bills",
+		Columns:    BillsColumns,
+		PrimaryKey: []*schema.Column{BillsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "bills_accounts_account",
+				Columns:    []*schema.Column{BillsColumns[17]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "bills_suppliers_supplier",
+				Columns:    []*schema.Column{BillsColumns[18]},
+				RefColumns: []*schema.Column{SuppliersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "bills_purchase_orders_purchase_order",
+				Columns:    []*schema.Column{BillsColumns[19]},
+				RefColumns: []*schema.Column{PurchaseOrdersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "bill_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[17], BillsColumns[0]},
+			},
+			{
+				Name:    "bill_account_id_supplier_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[17], BillsColumns[18]},
+			},
+			{
+				Name:    "bill_account_id_purchase_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[17], BillsColumns[19]},
+			},
+			{
+				Name:    "bill_account_id_bill_date",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[17], BillsColumns[3]},
+			},
+			{
+				Name:    "bill_account_id_bill_no",
+				Unique:  true,
+				Columns: []*schema.Column{BillsColumns[17], BillsColumns[4]},
+			},
+			{
+				Name:    "bill_supplier_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[18]},
+			},
+			{
+				Name:    "bill_purchase_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[19]},
+			},
+		},
+	}
+	// BillLinesColumns holds the columns for the "bill_lines" table.
+	BillLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "cost", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "discount_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "expiration_date", Type: field.TypeTime, Nullable: true},
+		{Name: "product_code", Type: field.TypeString, Nullable: true},
+		{Name: "product_name", Type: field.TypeString, Nullable: true},
+		{Name: "quantity", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "quantity_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "supplier_partno", Type: field.TypeString, Nullable: true},
+		{Name: "lot_number", Type: field.TypeString},
+		{Name: "bill_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+		{Name: "location_id", Type: field.TypeInt, Nullable: true},
+		{Name: "lot_id", Type: field.TypeInt, Nullable: true},
+	}
+	// BillLinesTable holds the schema information for the "bill_lines" table.
+	BillLinesTable = &schema.Table{
+		Name:       "bill_lines",
+		Columns:    BillLinesColumns,
+		PrimaryKey: []*schema.Column{BillLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "bill_lines_bills_lines",
+				Columns:    []*schema.Column{BillLinesColumns[10]},
+				RefColumns: []*schema.Column{BillsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "bill_lines_accounts_account",
+				Columns:    []*schema.Column{BillLinesColumns[11]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "bill_lines_products_product",
+				Columns:    []*schema.Column{BillLinesColumns[12]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "bill_lines_locations_location",
+				Columns:    []*schema.Column{BillLinesColumns[13]},
+				RefColumns: []*schema.Column{LocationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "bill_lines_product_lots_lot",
+				Columns:    []*schema.Column{BillLinesColumns[14]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "billline_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillLinesColumns[11], BillLinesColumns[0]},
+			},
+			{
+				Name:    "billline_bill_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillLinesColumns[10]},
+			},
+			{
+				Name:    "billline_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillLinesColumns[12]},
+			},
+			{
+				Name:    "billline_location_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillLinesColumns[13]},
+			},
+			{
+				Name:    "billline_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{BillLinesColumns[14]},
+			},
+		},
+	}
 	// CountriesColumns holds the columns for the "countries" table.
 	CountriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2070,6 +2239,156 @@ var (
 			},
 		},
 	}
+	// PurchaseOrdersColumns holds the columns for the "purchase_orders" table.
+	PurchaseOrdersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "purchase_order_no", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"OPEN", "SENT", "CONFIRMED", "CLOSED", "BACK_ORDER", "CANCELLED", "RECEIVED"}, Default: "OPEN"},
+		{Name: "billing_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "shipping_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "order_date", Type: field.TypeTime, Nullable: true},
+		{Name: "expected_date", Type: field.TypeTime, Nullable: true},
+		{Name: "received_date", Type: field.TypeTime, Nullable: true},
+		{Name: "supplier_reference", Type: field.TypeString, Nullable: true},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "subtotal", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true},
+		{Name: "tax1_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax2_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "supplier_id", Type: field.TypeInt},
+	}
+	// PurchaseOrdersTable holds the schema information for the "purchase_orders" table.
+	PurchaseOrdersTable = &schema.Table{
+		Name:       "purchase_orders",
+		Columns:    PurchaseOrdersColumns,
+		PrimaryKey: []*schema.Column{PurchaseOrdersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "purchase_orders_accounts_account",
+				Columns:    []*schema.Column{PurchaseOrdersColumns[18]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "purchase_orders_suppliers_supplier",
+				Columns:    []*schema.Column{PurchaseOrdersColumns[19]},
+				RefColumns: []*schema.Column{SuppliersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "purchaseorder_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[0]},
+			},
+			{
+				Name:    "purchaseorder_account_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[4]},
+			},
+			{
+				Name:    "purchaseorder_account_id_supplier_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[19]},
+			},
+			{
+				Name:    "purchaseorder_account_id_order_date",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[8]},
+			},
+			{
+				Name:    "purchaseorder_account_id_expected_date",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[9]},
+			},
+			{
+				Name:    "purchaseorder_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[1]},
+			},
+			{
+				Name:    "purchaseorder_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[2]},
+			},
+			{
+				Name:    "purchaseorder_account_id_purchase_order_no",
+				Unique:  true,
+				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[3]},
+			},
+			{
+				Name:    "purchaseorder_supplier_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[19]},
+			},
+		},
+	}
+	// PurchaseOrderLinesColumns holds the columns for the "purchase_order_lines" table.
+	PurchaseOrderLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "cost", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "discount_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "expiration_date", Type: field.TypeTime, Nullable: true},
+		{Name: "lead_time", Type: field.TypeInt, Nullable: true},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "product_code", Type: field.TypeString, Nullable: true},
+		{Name: "product_name", Type: field.TypeString, Nullable: true},
+		{Name: "quantity", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "quantity_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "supplier_partno", Type: field.TypeString, Nullable: true},
+		{Name: "purchase_order_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// PurchaseOrderLinesTable holds the schema information for the "purchase_order_lines" table.
+	PurchaseOrderLinesTable = &schema.Table{
+		Name:       "purchase_order_lines",
+		Columns:    PurchaseOrderLinesColumns,
+		PrimaryKey: []*schema.Column{PurchaseOrderLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "purchase_order_lines_purchase_orders_lines",
+				Columns:    []*schema.Column{PurchaseOrderLinesColumns[11]},
+				RefColumns: []*schema.Column{PurchaseOrdersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "purchase_order_lines_accounts_account",
+				Columns:    []*schema.Column{PurchaseOrderLinesColumns[12]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "purchase_order_lines_products_product",
+				Columns:    []*schema.Column{PurchaseOrderLinesColumns[13]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "purchaseorderline_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrderLinesColumns[12], PurchaseOrderLinesColumns[0]},
+			},
+			{
+				Name:    "purchaseorderline_purchase_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrderLinesColumns[11]},
+			},
+			{
+				Name:    "purchaseorderline_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrderLinesColumns[13]},
+			},
+		},
+	}
 	// QcCheckpointsColumns holds the columns for the "qc_checkpoints" table.
 	QcCheckpointsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2865,6 +3184,8 @@ var (
 		AccountsTable,
 		AllergensTable,
 		AuditRecordsTable,
+		BillsTable,
+		BillLinesTable,
 		CountriesTable,
 		CustomersTable,
 		CustomerTagsTable,
@@ -2898,6 +3219,8 @@ var (
 		ProductionLineEquipmentsTable,
 		ProductionOperationsTable,
 		ProductionPlannedStepsTable,
+		PurchaseOrdersTable,
+		PurchaseOrderLinesTable,
 		QcCheckpointsTable,
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
@@ -2931,6 +3254,14 @@ func init() {
 	}
 	AuditRecordsTable.ForeignKeys[0].RefTable = OrganizationsTable
 	AuditRecordsTable.ForeignKeys[1].RefTable = APIKeysTable
+	BillsTable.ForeignKeys[0].RefTable = AccountsTable
+	BillsTable.ForeignKeys[1].RefTable = SuppliersTable
+	BillsTable.ForeignKeys[2].RefTable = PurchaseOrdersTable
+	BillLinesTable.ForeignKeys[0].RefTable = BillsTable
+	BillLinesTable.ForeignKeys[1].RefTable = AccountsTable
+	BillLinesTable.ForeignKeys[2].RefTable = ProductsTable
+	BillLinesTable.ForeignKeys[3].RefTable = LocationsTable
+	BillLinesTable.ForeignKeys[4].RefTable = ProductLotsTable
 	CountriesTable.ForeignKeys[0].RefTable = AccountsTable
 	CountriesTable.Annotation = &entsql.Annotation{}
 	CountriesTable.Annotation.Checks = map[string]string{
@@ -3032,6 +3363,11 @@ func init() {
 	ProductionPlannedStepsTable.ForeignKeys[1].RefTable = AccountsTable
 	ProductionPlannedStepsTable.ForeignKeys[2].RefTable = ProductLotsTable
 	ProductionPlannedStepsTable.ForeignKeys[3].RefTable = ProductsTable
+	PurchaseOrdersTable.ForeignKeys[0].RefTable = AccountsTable
+	PurchaseOrdersTable.ForeignKeys[1].RefTable = SuppliersTable
+	PurchaseOrderLinesTable.ForeignKeys[0].RefTable = PurchaseOrdersTable
+	PurchaseOrderLinesTable.ForeignKeys[1].RefTable = AccountsTable
+	PurchaseOrderLinesTable.ForeignKeys[2].RefTable = ProductsTable
 	QcCheckpointsTable.ForeignKeys[0].RefTable = AccountsTable
 	QcCheckpointsTable.ForeignKeys[1].RefTable = QcUnitsOfMeasureTable
 	QcUnitsOfMeasureTable.ForeignKeys[0].RefTable = AccountsTable

@@ -18,6 +18,12 @@ type Allergen func(*sql.Selector)
 // AuditRecord is the predicate function for auditrecord builders.
 type AuditRecord func(*sql.Selector)
 
+// Bill is the predicate function for bill builders.
+type Bill func(*sql.Selector)
+
+// BillLine is the predicate function for billline builders.
+type BillLine func(*sql.Selector)
+
 // Country is the predicate function for country builders.
 type Country func(*sql.Selector)
 
@@ -116,6 +122,12 @@ type ProductionOperation func(*sql.Selector)
 
 // ProductionPlannedStep is the predicate function for productionplannedstep builders.
 type ProductionPlannedStep func(*sql.Selector)
+
+// PurchaseOrder is the predicate function for purchaseorder builders.
+type PurchaseOrder func(*sql.Selector)
+
+// PurchaseOrderLine is the predicate function for purchaseorderline builders.
+type PurchaseOrderLine func(*sql.Selector)
 
 // QCCheckpoint is the predicate function for qccheckpoint builders.
 type QCCheckpoint func(*sql.Selector)

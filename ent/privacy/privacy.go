@@ -207,6 +207,54 @@ func (f AuditRecordMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AuditRecordMutation", m)
 }
 
+// The BillQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type BillQueryRuleFunc func(context.Context, *ent.BillQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f BillQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BillQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.BillQuery", q)
+}
+
+// The BillMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type BillMutationRuleFunc func(context.Context, *ent.BillMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f BillMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.BillMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.BillMutation", m)
+}
+
+// The BillLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type BillLineQueryRuleFunc func(context.Context, *ent.BillLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f BillLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.BillLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.BillLineQuery", q)
+}
+
+// The BillLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type BillLineMutationRuleFunc func(context.Context, *ent.BillLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f BillLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.BillLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.BillLineMutation", m)
+}
+
 // The CountryQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type CountryQueryRuleFunc func(context.Context, *ent.CountryQuery) error
@@ -999,6 +1047,54 @@ func (f ProductionPlannedStepMutationRuleFunc) EvalMutation(ctx context.Context,
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ProductionPlannedStepMutation", m)
 }
 
+// The PurchaseOrderQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PurchaseOrderQueryRuleFunc func(context.Context, *ent.PurchaseOrderQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PurchaseOrderQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PurchaseOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PurchaseOrderQuery", q)
+}
+
+// The PurchaseOrderMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PurchaseOrderMutationRuleFunc func(context.Context, *ent.PurchaseOrderMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PurchaseOrderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PurchaseOrderMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PurchaseOrderMutation", m)
+}
+
+// The PurchaseOrderLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PurchaseOrderLineQueryRuleFunc func(context.Context, *ent.PurchaseOrderLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PurchaseOrderLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PurchaseOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PurchaseOrderLineQuery", q)
+}
+
+// The PurchaseOrderLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PurchaseOrderLineMutationRuleFunc func(context.Context, *ent.PurchaseOrderLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PurchaseOrderLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PurchaseOrderLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PurchaseOrderLineMutation", m)
+}
+
 // The QCCheckpointQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type QCCheckpointQueryRuleFunc func(context.Context, *ent.QCCheckpointQuery) error
@@ -1426,6 +1522,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.AuditRecordQuery:
 		return q.Filter(), nil
+	case *ent.BillQuery:
+		return q.Filter(), nil
+	case *ent.BillLineQuery:
+		return q.Filter(), nil
 	case *ent.CountryQuery:
 		return q.Filter(), nil
 	case *ent.CustomerQuery:
@@ -1492,6 +1592,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ProductionPlannedStepQuery:
 		return q.Filter(), nil
+	case *ent.PurchaseOrderQuery:
+		return q.Filter(), nil
+	case *ent.PurchaseOrderLineQuery:
+		return q.Filter(), nil
 	case *ent.QCCheckpointQuery:
 		return q.Filter(), nil
 	case *ent.QCUnitOfMeasureQuery:
@@ -1538,6 +1642,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.AllergenMutation:
 		return m.Filter(), nil
 	case *ent.AuditRecordMutation:
+		return m.Filter(), nil
+	case *ent.BillMutation:
+		return m.Filter(), nil
+	case *ent.BillLineMutation:
 		return m.Filter(), nil
 	case *ent.CountryMutation:
 		return m.Filter(), nil
@@ -1604,6 +1712,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ProductionOperationMutation:
 		return m.Filter(), nil
 	case *ent.ProductionPlannedStepMutation:
+		return m.Filter(), nil
+	case *ent.PurchaseOrderMutation:
+		return m.Filter(), nil
+	case *ent.PurchaseOrderLineMutation:
 		return m.Filter(), nil
 	case *ent.QCCheckpointMutation:
 		return m.Filter(), nil

@@ -196,6 +196,9 @@ func (h *Handlers) CreateAllergen(ctx context.Context, req *oas.AllergenCreate) 
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -214,6 +217,9 @@ func (h *Handlers) UpdateAllergen(ctx context.Context, req *oas.AllergenUpdate, 
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -153,6 +153,9 @@ func (h *Handlers) CreateEquipment(ctx context.Context, req *oas.EquipmentCreate
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -171,6 +174,9 @@ func (h *Handlers) UpdateEquipment(ctx context.Context, req *oas.EquipmentUpdate
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -257,6 +257,9 @@ func (h *Handlers) CreateFood(ctx context.Context, req *oas.FoodCreate) (*oas.Fo
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -275,6 +278,9 @@ func (h *Handlers) UpdateFood(ctx context.Context, req *oas.FoodUpdate, p oas.Up
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -209,6 +209,9 @@ func (h *Handlers) CreateOperation(ctx context.Context, req *oas.OperationCreate
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -227,6 +230,9 @@ func (h *Handlers) UpdateOperation(ctx context.Context, req *oas.OperationUpdate
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

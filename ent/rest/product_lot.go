@@ -305,9 +305,10 @@ func (h *Handlers) CreateProductLot(ctx context.Context, req *oas.ProductLotCrea
 		}
 		var err error
 		out, err = b.Save(ctx)
-		if err == nil {
-			out, err = reloadProductLot(ctx, tx, out)
+		if err != nil {
+			return err
 		}
+		out, err = reloadProductLot(ctx, tx, out)
 		return err
 	})
 	if err != nil {
@@ -326,9 +327,10 @@ func (h *Handlers) UpdateProductLot(ctx context.Context, req *oas.ProductLotUpda
 		}
 		var err error
 		out, err = u.Save(ctx)
-		if err == nil {
-			out, err = reloadProductLot(ctx, tx, out)
+		if err != nil {
+			return err
 		}
+		out, err = reloadProductLot(ctx, tx, out)
 		return err
 	})
 	if err != nil {

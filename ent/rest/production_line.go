@@ -151,6 +151,9 @@ func (h *Handlers) CreateProductionLine(ctx context.Context, req *oas.Production
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -169,6 +172,9 @@ func (h *Handlers) UpdateProductionLine(ctx context.Context, req *oas.Production
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

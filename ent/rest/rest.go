@@ -8,8 +8,13 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"time"
+
+	"larder.dev/larder/idempotency"
 
 	"github.com/go-faster/jx"
 
@@ -25,103 +30,112 @@ type Handlers struct {
 
 // Scopes maps every operation to the scope it needs; "" needs none.
 var Scopes = map[string]string{
-	oas.ListAllergensOperation:          "catalog:read",
-	oas.GetAllergenOperation:            "catalog:read",
-	oas.CreateAllergenOperation:         "catalog:write",
-	oas.UpdateAllergenOperation:         "catalog:write",
-	oas.DeleteAllergenOperation:         "catalog:write",
-	oas.ListCountriesOperation:          "catalog:read",
-	oas.GetCountryOperation:             "catalog:read",
-	oas.ListCustomerTypesOperation:      "sales:read",
-	oas.GetCustomerTypeOperation:        "sales:read",
-	oas.ListCustomersOperation:          "sales:read",
-	oas.GetCustomerOperation:            "sales:read",
-	oas.CreateCustomerOperation:         "sales:write",
-	oas.UpdateCustomerOperation:         "sales:write",
-	oas.DeleteCustomerOperation:         "sales:write",
-	oas.ListEmployeesOperation:          "manufacturing:read",
-	oas.GetEmployeeOperation:            "manufacturing:read",
-	oas.ListEquipmentOperation:          "manufacturing:read",
-	oas.GetEquipmentOperation:           "manufacturing:read",
-	oas.CreateEquipmentOperation:        "manufacturing:write",
-	oas.UpdateEquipmentOperation:        "manufacturing:write",
-	oas.DeleteEquipmentOperation:        "manufacturing:write",
-	oas.ListFoodsOperation:              "catalog:read",
-	oas.GetFoodOperation:                "catalog:read",
-	oas.CreateFoodOperation:             "catalog:write",
-	oas.UpdateFoodOperation:             "catalog:write",
-	oas.DeleteFoodOperation:             "catalog:write",
-	oas.ListNutrientsOperation:          "catalog:read",
-	oas.GetNutrientOperation:            "catalog:read",
-	oas.ListOperationsOperation:         "manufacturing:read",
-	oas.GetOperationOperation:           "manufacturing:read",
-	oas.CreateOperationOperation:        "manufacturing:write",
-	oas.UpdateOperationOperation:        "manufacturing:write",
-	oas.DeleteOperationOperation:        "manufacturing:write",
-	oas.ListPreservationsOperation:      "catalog:read",
-	oas.GetPreservationOperation:        "catalog:read",
-	oas.ListPriceListsOperation:         "sales:read",
-	oas.GetPriceListOperation:           "sales:read",
-	oas.ListProductLotsOperation:        "inventory:read",
-	oas.GetProductLotOperation:          "inventory:read",
-	oas.CreateProductLotOperation:       "inventory:write",
-	oas.UpdateProductLotOperation:       "inventory:write",
-	oas.ArchiveProductLotOperation:      "inventory:write",
-	oas.UnarchiveProductLotOperation:    "inventory:write",
-	oas.ListProductionLinesOperation:    "manufacturing:read",
-	oas.GetProductionLineOperation:      "manufacturing:read",
-	oas.CreateProductionLineOperation:   "manufacturing:write",
-	oas.UpdateProductionLineOperation:   "manufacturing:write",
-	oas.DeleteProductionLineOperation:   "manufacturing:write",
-	oas.ListProductionsOperation:        "manufacturing:read",
-	oas.GetProductionOperation:          "manufacturing:read",
-	oas.ChangeProductionStatusOperation: "manufacturing:write",
-	oas.ListProductsOperation:           "catalog:read",
-	oas.GetProductOperation:             "catalog:read",
-	oas.ListQcCheckpointsOperation:      "catalog:read",
-	oas.GetQCCheckpointOperation:        "catalog:read",
-	oas.ListQcUnitsOfMeasureOperation:   "catalog:read",
-	oas.GetQCUnitOfMeasureOperation:     "catalog:read",
-	oas.ListSalespersonsOperation:       "sales:read",
-	oas.GetSalespersonOperation:         "sales:read",
-	oas.ListShippingAddressesOperation:  "sales:read",
-	oas.GetShippingAddressOperation:     "sales:read",
-	oas.CreateShippingAddressOperation:  "sales:write",
-	oas.UpdateShippingAddressOperation:  "sales:write",
-	oas.DeleteShippingAddressOperation:  "sales:write",
-	oas.ListShippingMethodsOperation:    "sales:read",
-	oas.GetShippingMethodOperation:      "sales:read",
-	oas.ListSuppliersOperation:          "purchasing:read",
-	oas.GetSupplierOperation:            "purchasing:read",
-	oas.CreateSupplierOperation:         "purchasing:write",
-	oas.UpdateSupplierOperation:         "purchasing:write",
-	oas.DeleteSupplierOperation:         "purchasing:write",
-	oas.ListTagsOperation:               "catalog:read",
-	oas.GetTagOperation:                 "catalog:read",
-	oas.CreateTagOperation:              "catalog:write",
-	oas.UpdateTagOperation:              "catalog:write",
-	oas.DeleteTagOperation:              "catalog:write",
-	oas.ListTaxRatesOperation:           "sales:read",
-	oas.GetTaxRateOperation:             "sales:read",
-	oas.ListTerritoriesOperation:        "sales:read",
-	oas.GetTerritoryOperation:           "sales:read",
-	oas.ListUnitsOfMeasureOperation:     "catalog:read",
-	oas.GetUnitOfMeasureOperation:       "catalog:read",
-	oas.CreateUnitOfMeasureOperation:    "catalog:write",
-	oas.UpdateUnitOfMeasureOperation:    "catalog:write",
-	oas.DeleteUnitOfMeasureOperation:    "catalog:write",
-	oas.ListWarehousesOperation:         "inventory:read",
-	oas.GetWarehouseOperation:           "inventory:read",
-	oas.CreateWarehouseOperation:        "inventory:write",
-	oas.UpdateWarehouseOperation:        "inventory:write",
-	oas.DeleteWarehouseOperation:        "inventory:write",
-	oas.GetOrganizationOperation:        "",
+	oas.ListAllergensOperation:             "catalog:read",
+	oas.GetAllergenOperation:               "catalog:read",
+	oas.CreateAllergenOperation:            "catalog:write",
+	oas.UpdateAllergenOperation:            "catalog:write",
+	oas.DeleteAllergenOperation:            "catalog:write",
+	oas.ListBillsOperation:                 "purchasing:read",
+	oas.GetBillOperation:                   "purchasing:read",
+	oas.CreateBillOperation:                "purchasing:write",
+	oas.ListCountriesOperation:             "catalog:read",
+	oas.GetCountryOperation:                "catalog:read",
+	oas.ListCustomerTypesOperation:         "sales:read",
+	oas.GetCustomerTypeOperation:           "sales:read",
+	oas.ListCustomersOperation:             "sales:read",
+	oas.GetCustomerOperation:               "sales:read",
+	oas.CreateCustomerOperation:            "sales:write",
+	oas.UpdateCustomerOperation:            "sales:write",
+	oas.DeleteCustomerOperation:            "sales:write",
+	oas.ListEmployeesOperation:             "manufacturing:read",
+	oas.GetEmployeeOperation:               "manufacturing:read",
+	oas.ListEquipmentOperation:             "manufacturing:read",
+	oas.GetEquipmentOperation:              "manufacturing:read",
+	oas.CreateEquipmentOperation:           "manufacturing:write",
+	oas.UpdateEquipmentOperation:           "manufacturing:write",
+	oas.DeleteEquipmentOperation:           "manufacturing:write",
+	oas.ListFoodsOperation:                 "catalog:read",
+	oas.GetFoodOperation:                   "catalog:read",
+	oas.CreateFoodOperation:                "catalog:write",
+	oas.UpdateFoodOperation:                "catalog:write",
+	oas.DeleteFoodOperation:                "catalog:write",
+	oas.ListNutrientsOperation:             "catalog:read",
+	oas.GetNutrientOperation:               "catalog:read",
+	oas.ListOperationsOperation:            "manufacturing:read",
+	oas.GetOperationOperation:              "manufacturing:read",
+	oas.CreateOperationOperation:           "manufacturing:write",
+	oas.UpdateOperationOperation:           "manufacturing:write",
+	oas.DeleteOperationOperation:           "manufacturing:write",
+	oas.ListPreservationsOperation:         "catalog:read",
+	oas.GetPreservationOperation:           "catalog:read",
+	oas.ListPriceListsOperation:            "sales:read",
+	oas.GetPriceListOperation:              "sales:read",
+	oas.ListProductLotsOperation:           "inventory:read",
+	oas.GetProductLotOperation:             "inventory:read",
+	oas.CreateProductLotOperation:          "inventory:write",
+	oas.UpdateProductLotOperation:          "inventory:write",
+	oas.ArchiveProductLotOperation:         "inventory:write",
+	oas.UnarchiveProductLotOperation:       "inventory:write",
+	oas.ListProductionLinesOperation:       "manufacturing:read",
+	oas.GetProductionLineOperation:         "manufacturing:read",
+	oas.CreateProductionLineOperation:      "manufacturing:write",
+	oas.UpdateProductionLineOperation:      "manufacturing:write",
+	oas.DeleteProductionLineOperation:      "manufacturing:write",
+	oas.ListProductionsOperation:           "manufacturing:read",
+	oas.GetProductionOperation:             "manufacturing:read",
+	oas.ChangeProductionStatusOperation:    "manufacturing:write",
+	oas.ListProductsOperation:              "catalog:read",
+	oas.GetProductOperation:                "catalog:read",
+	oas.ListPurchaseOrdersOperation:        "purchasing:read",
+	oas.GetPurchaseOrderOperation:          "purchasing:read",
+	oas.CreatePurchaseOrderOperation:       "purchasing:write",
+	oas.UpdatePurchaseOrderOperation:       "purchasing:write",
+	oas.ChangePurchaseOrderStatusOperation: "purchasing:write",
+	oas.ListQcCheckpointsOperation:         "catalog:read",
+	oas.GetQCCheckpointOperation:           "catalog:read",
+	oas.ListQcUnitsOfMeasureOperation:      "catalog:read",
+	oas.GetQCUnitOfMeasureOperation:        "catalog:read",
+	oas.ListSalespersonsOperation:          "sales:read",
+	oas.GetSalespersonOperation:            "sales:read",
+	oas.ListShippingAddressesOperation:     "sales:read",
+	oas.GetShippingAddressOperation:        "sales:read",
+	oas.CreateShippingAddressOperation:     "sales:write",
+	oas.UpdateShippingAddressOperation:     "sales:write",
+	oas.DeleteShippingAddressOperation:     "sales:write",
+	oas.ListShippingMethodsOperation:       "sales:read",
+	oas.GetShippingMethodOperation:         "sales:read",
+	oas.ListSuppliersOperation:             "purchasing:read",
+	oas.GetSupplierOperation:               "purchasing:read",
+	oas.CreateSupplierOperation:            "purchasing:write",
+	oas.UpdateSupplierOperation:            "purchasing:write",
+	oas.DeleteSupplierOperation:            "purchasing:write",
+	oas.ListTagsOperation:                  "catalog:read",
+	oas.GetTagOperation:                    "catalog:read",
+	oas.CreateTagOperation:                 "catalog:write",
+	oas.UpdateTagOperation:                 "catalog:write",
+	oas.DeleteTagOperation:                 "catalog:write",
+	oas.ListTaxRatesOperation:              "sales:read",
+	oas.GetTaxRateOperation:                "sales:read",
+	oas.ListTerritoriesOperation:           "sales:read",
+	oas.GetTerritoryOperation:              "sales:read",
+	oas.ListUnitsOfMeasureOperation:        "catalog:read",
+	oas.GetUnitOfMeasureOperation:          "catalog:read",
+	oas.CreateUnitOfMeasureOperation:       "catalog:write",
+	oas.UpdateUnitOfMeasureOperation:       "catalog:write",
+	oas.DeleteUnitOfMeasureOperation:       "catalog:write",
+	oas.ListWarehousesOperation:            "inventory:read",
+	oas.GetWarehouseOperation:              "inventory:read",
+	oas.CreateWarehouseOperation:           "inventory:write",
+	oas.UpdateWarehouseOperation:           "inventory:write",
+	oas.DeleteWarehouseOperation:           "inventory:write",
+	oas.GetOrganizationOperation:           "",
 }
 
 // QueryParams lists, per operation taking query parameters, the parameters it
 // accepts; any other is refused. Operations not listed accept none.
 var QueryParams = map[string][]string{
 	oas.ListAllergensOperation:         {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
+	oas.ListBillsOperation:             {"limit", "offset", "sort", "search", "bill_date_from", "bill_date_to", "purchase_order_id", "supplier_id"},
 	oas.ListCountriesOperation:         {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListCustomerTypesOperation:     {"limit", "offset", "sort", "search"},
 	oas.ListCustomersOperation:         {"limit", "offset", "sort", "search", "company", "customer_code", "email", "price_list_id", "updated_since"},
@@ -136,6 +150,7 @@ var QueryParams = map[string][]string{
 	oas.ListProductionLinesOperation:   {"limit", "offset", "sort", "search", "name"},
 	oas.ListProductionsOperation:       {"limit", "offset", "sort", "search", "status", "product_id", "production_line_id", "lot_number"},
 	oas.ListProductsOperation:          {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
+	oas.ListPurchaseOrdersOperation:    {"limit", "offset", "sort", "search", "status", "supplier_id", "order_date_from", "order_date_to", "updated_since"},
 	oas.ListQcCheckpointsOperation:     {"limit", "offset", "sort", "search", "code", "input_type", "name"},
 	oas.ListQcUnitsOfMeasureOperation:  {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListSalespersonsOperation:      {"limit", "offset", "sort", "search", "active", "email", "first_name", "last_name"},
@@ -168,6 +183,12 @@ var Enums = map[string]map[string][]string{
 	oas.ListProductsOperation: {
 		"product_types": {"RAW_MATERIAL", "PACKAGING", "MISCELLANEOUS", "RECIPE", "SUB_RECIPE", "FINISHED_GOOD"},
 	},
+	oas.ListPurchaseOrdersOperation: {
+		"status": {"OPEN", "SENT", "CONFIRMED", "CLOSED", "BACK_ORDER", "CANCELLED", "RECEIVED"},
+	},
+	oas.ChangePurchaseOrderStatusOperation: {
+		"status": {"OPEN", "SENT", "CONFIRMED", "CLOSED", "BACK_ORDER", "CANCELLED", "RECEIVED"},
+	},
 	oas.ListQcCheckpointsOperation: {
 		"input_type": {"RANGE", "YES_NO", "CHECKBOX", "RADIO", "TEXTAREA", "NUMBER"},
 	},
@@ -179,6 +200,20 @@ var Enums = map[string]map[string][]string{
 	},
 }
 
+// LineDecoder decodes one line of a document body's lines (Field).
+type LineDecoder struct {
+	Field  string
+	Decode func(*jx.Decoder) error
+}
+
+// Lines are, per create and update operation of a document, the decoder of
+// one of its lines, so that a line that fails to decode can be named.
+var Lines = map[string]LineDecoder{
+	oas.CreateBillOperation:          {"lines", func(d *jx.Decoder) error { var l oas.BillLineInput; return l.Decode(d) }},
+	oas.CreatePurchaseOrderOperation: {"lines", func(d *jx.Decoder) error { var l oas.PurchaseOrderLineInput; return l.Decode(d) }},
+	oas.UpdatePurchaseOrderOperation: {"lines", func(d *jx.Decoder) error { var l oas.PurchaseOrderLineInput; return l.Decode(d) }},
+}
+
 // Snapshot renders the webhook snapshot of an entity: its top-level fields
 // without lines and cost fields. ok is false for types that emit no events and
 // for rows that are not the resource (a warehouse's inner locations).
@@ -187,6 +222,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Allergen:
 		body, err = allergenSnapshot(e)
 		return "allergen", e.ID, body, true, err
+	case *ent.Bill:
+		body, err = billSnapshot(e)
+		return "bill", e.ID, body, true, err
 	case *ent.Customer:
 		body, err = customerSnapshot(e)
 		return "customer", e.ID, body, true, err
@@ -211,6 +249,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Product:
 		body, err = productSnapshot(e)
 		return "product", e.ID, body, true, err
+	case *ent.PurchaseOrder:
+		body, err = purchaseOrderSnapshot(e)
+		return "purchase_order", e.ID, body, true, err
 	case *ent.Supplier:
 		body, err = supplierSnapshot(e)
 		return "supplier", e.ID, body, true, err
@@ -245,6 +286,38 @@ func snapshot(v interface{ Encode(*jx.Encoder) }, without ...string) ([]byte, er
 		delete(m, k)
 	}
 	return json.Marshal(m)
+}
+
+// claimKey claims the Idempotency-Key of a create for the body req, or
+// returns nil without a key.
+func claimKey(ctx context.Context, c *ent.Client, key oas.OptString, op string, req interface{ Encode(*jx.Encoder) }) (*idempotency.Claim, error) {
+	k, ok := key.Get()
+	if !ok {
+		return nil, nil
+	}
+	// The body as ogen decoded it, so spacing and key order do not make
+	// the same request a different one.
+	var e jx.Encoder
+	req.Encode(&e)
+	return idempotency.Take(ctx, c, k, op, idempotency.Fingerprint(e.Bytes()), time.Now())
+}
+
+// releaseKey gives up the claim of a create that failed, so a retry is free
+// to run; the release outlives a cancelled request.
+func releaseKey(ctx context.Context, c *ent.Client, claim *idempotency.Claim) {
+	if claim == nil {
+		return
+	}
+	if err := claim.Release(context.WithoutCancel(ctx), c); err != nil {
+		slog.ErrorContext(ctx, "idempotency: release", "err", err)
+	}
+}
+
+// answer is the JSON body of a response, as a key's first answer keeps it.
+func answer(v interface{ Encode(*jx.Encoder) }) []byte {
+	var e jx.Encoder
+	v.Encode(&e)
+	return e.Bytes()
 }
 
 // pagination describes a page of n rows out of total.

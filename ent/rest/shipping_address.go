@@ -160,6 +160,9 @@ func (h *Handlers) CreateShippingAddress(ctx context.Context, req *oas.ShippingA
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -178,6 +181,9 @@ func (h *Handlers) UpdateShippingAddress(ctx context.Context, req *oas.ShippingA
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -245,6 +245,9 @@ func (h *Handlers) CreateSupplier(ctx context.Context, req *oas.SupplierCreate) 
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -263,6 +266,9 @@ func (h *Handlers) UpdateSupplier(ctx context.Context, req *oas.SupplierUpdate, 
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -137,6 +137,9 @@ func (h *Handlers) CreateTag(ctx context.Context, req *oas.TagCreate) (*oas.TagD
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -155,6 +158,9 @@ func (h *Handlers) UpdateTag(ctx context.Context, req *oas.TagUpdate, p oas.Upda
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

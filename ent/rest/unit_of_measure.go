@@ -155,6 +155,9 @@ func (h *Handlers) CreateUnitOfMeasure(ctx context.Context, req *oas.UnitOfMeasu
 		}
 		var err error
 		out, err = b.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {
@@ -173,6 +176,9 @@ func (h *Handlers) UpdateUnitOfMeasure(ctx context.Context, req *oas.UnitOfMeasu
 		}
 		var err error
 		out, err = u.Save(ctx)
+		if err != nil {
+			return err
+		}
 		return err
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
@@ -43,6 +45,8 @@ import (
 	"larder.dev/larder/ent/productsubstitute"
 	"larder.dev/larder/ent/productsupplier"
 	"larder.dev/larder/ent/producttag"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
@@ -184,6 +188,59 @@ func init() {
 	auditrecordDescCreatedAt := auditrecordFields[6].Descriptor()
 	// auditrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
 	auditrecord.DefaultCreatedAt = auditrecordDescCreatedAt.Default.(func() time.Time)
+	billMixin := schema.Bill{}.Mixin()
+	bill.Policy = privacy.NewPolicies(billMixin[0], schema.Bill{})
+	bill.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := bill.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	billMixinHooks0 := billMixin[0].Hooks()
+	billHooks := schema.Bill{}.Hooks()
+
+	bill.Hooks[1] = billMixinHooks0[0]
+
+	bill.Hooks[2] = billMixinHooks0[1]
+
+	bill.Hooks[3] = billHooks[0]
+
+	bill.Hooks[4] = billHooks[1]
+	billMixinFields1 := billMixin[1].Fields()
+	_ = billMixinFields1
+	billFields := schema.Bill{}.Fields()
+	_ = billFields
+	// billDescCreatedAt is the schema descriptor for created_at field.
+	billDescCreatedAt := billMixinFields1[0].Descriptor()
+	// bill.DefaultCreatedAt holds the default value on creation for the created_at field.
+	bill.DefaultCreatedAt = billDescCreatedAt.Default.(func() time.Time)
+	// billDescUpdatedAt is the schema descriptor for updated_at field.
+	billDescUpdatedAt := billMixinFields1[1].Descriptor()
+	// bill.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	bill.DefaultUpdatedAt = billDescUpdatedAt.Default.(func() time.Time)
+	// bill.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	bill.UpdateDefaultUpdatedAt = billDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// billDescIsCancelled is the schema descriptor for is_cancelled field.
+	billDescIsCancelled := billFields[5].Descriptor()
+	// bill.DefaultIsCancelled holds the default value on creation for the is_cancelled field.
+	bill.DefaultIsCancelled = billDescIsCancelled.Default.(bool)
+	billlineMixin := schema.BillLine{}.Mixin()
+	billline.Policy = privacy.NewPolicies(billlineMixin[0], schema.BillLine{})
+	billline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := billline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	billlineMixinHooks0 := billlineMixin[0].Hooks()
+
+	billline.Hooks[1] = billlineMixinHooks0[0]
+
+	billline.Hooks[2] = billlineMixinHooks0[1]
 	countryMixin := schema.Country{}.Mixin()
 	country.Policy = privacy.NewPolicies(countryMixin[0], schema.Country{})
 	country.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1043,6 +1100,55 @@ func init() {
 	productionplannedstep.Hooks[1] = productionplannedstepMixinHooks0[0]
 
 	productionplannedstep.Hooks[2] = productionplannedstepMixinHooks0[1]
+	purchaseorderMixin := schema.PurchaseOrder{}.Mixin()
+	purchaseorder.Policy = privacy.NewPolicies(purchaseorderMixin[0], schema.PurchaseOrder{})
+	purchaseorder.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := purchaseorder.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	purchaseorderMixinHooks0 := purchaseorderMixin[0].Hooks()
+	purchaseorderHooks := schema.PurchaseOrder{}.Hooks()
+
+	purchaseorder.Hooks[1] = purchaseorderMixinHooks0[0]
+
+	purchaseorder.Hooks[2] = purchaseorderMixinHooks0[1]
+
+	purchaseorder.Hooks[3] = purchaseorderHooks[0]
+
+	purchaseorder.Hooks[4] = purchaseorderHooks[1]
+	purchaseorderMixinFields1 := purchaseorderMixin[1].Fields()
+	_ = purchaseorderMixinFields1
+	purchaseorderFields := schema.PurchaseOrder{}.Fields()
+	_ = purchaseorderFields
+	// purchaseorderDescCreatedAt is the schema descriptor for created_at field.
+	purchaseorderDescCreatedAt := purchaseorderMixinFields1[0].Descriptor()
+	// purchaseorder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	purchaseorder.DefaultCreatedAt = purchaseorderDescCreatedAt.Default.(func() time.Time)
+	// purchaseorderDescUpdatedAt is the schema descriptor for updated_at field.
+	purchaseorderDescUpdatedAt := purchaseorderMixinFields1[1].Descriptor()
+	// purchaseorder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	purchaseorder.DefaultUpdatedAt = purchaseorderDescUpdatedAt.Default.(func() time.Time)
+	// purchaseorder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	purchaseorder.UpdateDefaultUpdatedAt = purchaseorderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	purchaseorderlineMixin := schema.PurchaseOrderLine{}.Mixin()
+	purchaseorderline.Policy = privacy.NewPolicies(purchaseorderlineMixin[0], schema.PurchaseOrderLine{})
+	purchaseorderline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := purchaseorderline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	purchaseorderlineMixinHooks0 := purchaseorderlineMixin[0].Hooks()
+
+	purchaseorderline.Hooks[1] = purchaseorderlineMixinHooks0[0]
+
+	purchaseorderline.Hooks[2] = purchaseorderlineMixinHooks0[1]
 	qccheckpointMixin := schema.QCCheckpoint{}.Mixin()
 	qccheckpoint.Policy = privacy.NewPolicies(qccheckpointMixin[0], schema.QCCheckpoint{})
 	qccheckpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -29,12 +29,12 @@ func decimalField(name, comment string, anns ...schema.Annotation) ent.Field {
 
 // addressField is an embedded Address (spec "Address"): a JSON column that
 // reads as an object with every part null when nothing was written.
-func addressField(name, comment string) ent.Field {
+func addressField(name, comment string, anns ...schema.Annotation) ent.Field {
 	return field.JSON(name, address.Address{}).
 		Optional().
 		SchemaType(jsonText).
 		Comment(comment).
-		Annotations(annotate.Address(), annotate.Object())
+		Annotations(append([]schema.Annotation{annotate.Address(), annotate.Object()}, anns...)...)
 }
 
 // jsonText stores JSON as PostgreSQL json, not jsonb: nothing queries inside

@@ -120,7 +120,7 @@ func (Production) Edges() []ent.Edge {
 
 // Hooks number a new run.
 func (Production) Hooks() []ent.Hook {
-	return []ent.Hook{hooks.NumberProduction()}
+	return []ent.Hook{hooks.NumberDocument("production_no")}
 }
 
 // Indexes back filters and sorts; numbers are unique per account.

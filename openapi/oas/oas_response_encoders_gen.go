@@ -36,6 +36,19 @@ func encodeChangeProductionStatusResponse(response *ProductionData, w http.Respo
 	return nil
 }
 
+func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
@@ -47,6 +60,37 @@ func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	}
 
 	return nil
+}
+
+func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) error {
+	switch response := response.(type) {
+	case *CreateBillOK:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(200)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	case *CreateBillCreated:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(201)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	default:
+		return errors.Errorf("unexpected response type: %T", response)
+	}
 }
 
 func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
@@ -125,6 +169,37 @@ func encodeCreateProductionLineResponse(response *ProductionLineData, w http.Res
 	}
 
 	return nil
+}
+
+func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.ResponseWriter) error {
+	switch response := response.(type) {
+	case *CreatePurchaseOrderOK:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(200)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	case *CreatePurchaseOrderCreated:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(201)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	default:
+		return errors.Errorf("unexpected response type: %T", response)
+	}
 }
 
 func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
@@ -348,6 +423,19 @@ func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter) er
 	return nil
 }
 
+func encodeGetBillResponse(response *BillData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -543,6 +631,19 @@ func encodeGetProductionLineResponse(response *ProductionLineData, w http.Respon
 	return nil
 }
 
+func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -687,6 +788,19 @@ func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter) 
 }
 
 func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeListBillsResponse(response *BillList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -869,6 +983,19 @@ func encodeListProductionsResponse(response *ProductionList, w http.ResponseWrit
 }
 
 func encodeListProductsResponse(response *ProductList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1116,6 +1243,19 @@ func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWri
 }
 
 func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 

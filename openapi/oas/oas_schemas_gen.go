@@ -477,6 +477,648 @@ func (s *BearerAuth) SetRoles(val []string) {
 	s.Roles = val
 }
 
+// Bills: suppliers' invoices. Recording one receives its lines into lots, each with a PURCHASE_ENTRY
+// stock movement, and recalculates product costs unless the account costs manually. Cancelling happens
+// in the web application; a cancelled bill is kept.
+// Ref: #/components/schemas/Bill
+type Bill struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// The date on the supplier's invoice.
+	BillDate time.Time `json:"bill_date"`
+	// The bill's number: per account, increasing and without gaps, given at creation.
+	BillNo int `json:"bill_no"`
+	// The supplier's address, copied when the bill was recorded.
+	BillingAddress Address `json:"billing_address"`
+	// When the bill was cancelled in the web application.
+	CancelledAt NilDate `json:"cancelled_at"`
+	// The supplier's name as it stood on the bill.
+	Company NilString `json:"company"`
+	// A cancelled bill is kept, never deleted.
+	IsCancelled bool `json:"is_cancelled"`
+	// Free-text notes.
+	Notes NilString `json:"notes"`
+	// What has been paid against the bill. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
+	// null unless the key holds cost:read.
+	PaidAmount NilDecimal `json:"paid_amount"`
+	// The purchase order the bill receives; linking it does not change the order's status.
+	PurchaseOrderID NilInt `json:"purchase_order_id"`
+	// Sum of the line amounts (quantity × cost × (1 − discount_rate/100)), rounded half-up once to the
+	// currency's minor unit. Bills are recorded with no tax. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written. Cost field: null unless the key holds cost:read.
+	Subtotal NilDecimal `json:"subtotal"`
+	// The supplier who sent the bill.
+	SupplierID int `json:"supplier_id"`
+	// The supplier's reference, such as its invoice number.
+	SupplierReference NilString `json:"supplier_reference"`
+	// Whether the first tax applies: false, bills are recorded with no tax. Cost field: null unless the
+	// key holds cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies: false, bills are recorded with no tax. Cost field: null unless the
+	// key holds cost:read.
+	Tax2 NilBool `json:"tax2"`
+	// The first tax's rate, in percent: null, bills are recorded with no tax. Exact decimal: at most 6
+	// digits after the decimal point and 15 significant digits, absolute value below 10^14; returned digit
+	// for digit as written. Cost field: null unless the key holds cost:read.
+	Tax1Rate NilDecimal `json:"tax1_rate"`
+	// The second tax's rate, in percent: null, bills are recorded with no tax. Exact decimal: at most 6
+	// digits after the decimal point and 15 significant digits, absolute value below 10^14; returned digit
+	// for digit as written. Cost field: null unless the key holds cost:read.
+	Tax2Rate NilDecimal `json:"tax2_rate"`
+	// The bill's lines, in line id order, each with the lot it received. Only on single retrieval and
+	// writes; null in lists. Only on single retrieval; null in lists.
+	Lines []BillLine `json:"lines"`
+}
+
+// GetID returns the value of ID.
+func (s *Bill) GetID() int {
+	return s.ID
+}
+
+// GetBillDate returns the value of BillDate.
+func (s *Bill) GetBillDate() time.Time {
+	return s.BillDate
+}
+
+// GetBillNo returns the value of BillNo.
+func (s *Bill) GetBillNo() int {
+	return s.BillNo
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *Bill) GetBillingAddress() Address {
+	return s.BillingAddress
+}
+
+// GetCancelledAt returns the value of CancelledAt.
+func (s *Bill) GetCancelledAt() NilDate {
+	return s.CancelledAt
+}
+
+// GetCompany returns the value of Company.
+func (s *Bill) GetCompany() NilString {
+	return s.Company
+}
+
+// GetIsCancelled returns the value of IsCancelled.
+func (s *Bill) GetIsCancelled() bool {
+	return s.IsCancelled
+}
+
+// GetNotes returns the value of Notes.
+func (s *Bill) GetNotes() NilString {
+	return s.Notes
+}
+
+// GetPaidAmount returns the value of PaidAmount.
+func (s *Bill) GetPaidAmount() NilDecimal {
+	return s.PaidAmount
+}
+
+// GetPurchaseOrderID returns the value of PurchaseOrderID.
+func (s *Bill) GetPurchaseOrderID() NilInt {
+	return s.PurchaseOrderID
+}
+
+// GetSubtotal returns the value of Subtotal.
+func (s *Bill) GetSubtotal() NilDecimal {
+	return s.Subtotal
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *Bill) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *Bill) GetSupplierReference() NilString {
+	return s.SupplierReference
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *Bill) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *Bill) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetTax1Rate returns the value of Tax1Rate.
+func (s *Bill) GetTax1Rate() NilDecimal {
+	return s.Tax1Rate
+}
+
+// GetTax2Rate returns the value of Tax2Rate.
+func (s *Bill) GetTax2Rate() NilDecimal {
+	return s.Tax2Rate
+}
+
+// GetLines returns the value of Lines.
+func (s *Bill) GetLines() []BillLine {
+	return s.Lines
+}
+
+// SetID sets the value of ID.
+func (s *Bill) SetID(val int) {
+	s.ID = val
+}
+
+// SetBillDate sets the value of BillDate.
+func (s *Bill) SetBillDate(val time.Time) {
+	s.BillDate = val
+}
+
+// SetBillNo sets the value of BillNo.
+func (s *Bill) SetBillNo(val int) {
+	s.BillNo = val
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *Bill) SetBillingAddress(val Address) {
+	s.BillingAddress = val
+}
+
+// SetCancelledAt sets the value of CancelledAt.
+func (s *Bill) SetCancelledAt(val NilDate) {
+	s.CancelledAt = val
+}
+
+// SetCompany sets the value of Company.
+func (s *Bill) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetIsCancelled sets the value of IsCancelled.
+func (s *Bill) SetIsCancelled(val bool) {
+	s.IsCancelled = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *Bill) SetNotes(val NilString) {
+	s.Notes = val
+}
+
+// SetPaidAmount sets the value of PaidAmount.
+func (s *Bill) SetPaidAmount(val NilDecimal) {
+	s.PaidAmount = val
+}
+
+// SetPurchaseOrderID sets the value of PurchaseOrderID.
+func (s *Bill) SetPurchaseOrderID(val NilInt) {
+	s.PurchaseOrderID = val
+}
+
+// SetSubtotal sets the value of Subtotal.
+func (s *Bill) SetSubtotal(val NilDecimal) {
+	s.Subtotal = val
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *Bill) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *Bill) SetSupplierReference(val NilString) {
+	s.SupplierReference = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *Bill) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *Bill) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetTax1Rate sets the value of Tax1Rate.
+func (s *Bill) SetTax1Rate(val NilDecimal) {
+	s.Tax1Rate = val
+}
+
+// SetTax2Rate sets the value of Tax2Rate.
+func (s *Bill) SetTax2Rate(val NilDecimal) {
+	s.Tax2Rate = val
+}
+
+// SetLines sets the value of Lines.
+func (s *Bill) SetLines(val []BillLine) {
+	s.Lines = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/BillCreate
+type BillCreate struct {
+	// The date on the supplier's invoice.
+	BillDate time.Time `json:"bill_date"`
+	// Free-text notes.
+	Notes OptNilString `json:"notes"`
+	// The purchase order the bill receives; linking it does not change the order's status.
+	PurchaseOrderID OptNilInt `json:"purchase_order_id"`
+	// The supplier who sent the bill.
+	SupplierID int `json:"supplier_id"`
+	// The supplier's reference, such as its invoice number.
+	SupplierReference OptNilString `json:"supplier_reference"`
+	// The lines, in order: 1 to 1000 lines with at most 200 different product_id values; an error inside a
+	// line names it, e.g. lines[3].quantity.
+	Lines []BillLineInput `json:"lines"`
+}
+
+// GetBillDate returns the value of BillDate.
+func (s *BillCreate) GetBillDate() time.Time {
+	return s.BillDate
+}
+
+// GetNotes returns the value of Notes.
+func (s *BillCreate) GetNotes() OptNilString {
+	return s.Notes
+}
+
+// GetPurchaseOrderID returns the value of PurchaseOrderID.
+func (s *BillCreate) GetPurchaseOrderID() OptNilInt {
+	return s.PurchaseOrderID
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *BillCreate) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *BillCreate) GetSupplierReference() OptNilString {
+	return s.SupplierReference
+}
+
+// GetLines returns the value of Lines.
+func (s *BillCreate) GetLines() []BillLineInput {
+	return s.Lines
+}
+
+// SetBillDate sets the value of BillDate.
+func (s *BillCreate) SetBillDate(val time.Time) {
+	s.BillDate = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *BillCreate) SetNotes(val OptNilString) {
+	s.Notes = val
+}
+
+// SetPurchaseOrderID sets the value of PurchaseOrderID.
+func (s *BillCreate) SetPurchaseOrderID(val OptNilInt) {
+	s.PurchaseOrderID = val
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *BillCreate) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *BillCreate) SetSupplierReference(val OptNilString) {
+	s.SupplierReference = val
+}
+
+// SetLines sets the value of Lines.
+func (s *BillCreate) SetLines(val []BillLineInput) {
+	s.Lines = val
+}
+
+// Ref: #/components/schemas/BillData
+type BillData struct {
+	Data Bill `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *BillData) GetData() Bill {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *BillData) SetData(val Bill) {
+	s.Data = val
+}
+
+// One bill line.
+// Ref: #/components/schemas/BillLine
+type BillLine struct {
+	// The line's id.
+	ID int `json:"id"`
+	// Cost per purchase unit. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	Cost NilDecimal `json:"cost"`
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate NilDecimal `json:"discount_rate"`
+	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	ExpirationDate NilDateTime `json:"expiration_date"`
+	// The product's code, as it stood when the line was written.
+	ProductCode NilString `json:"product_code"`
+	// The product's name, as it stood when the line was written.
+	ProductName NilString `json:"product_name"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the purchase unit (the product's inventory unit). Exact decimal: at most 6 digits after
+	// the decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	Quantity NilDecimal `json:"quantity"`
+	// Quantity in the product's base unit: quantity × uom_qty × uom_base_conversion. Exact decimal: at
+	// most 6 digits after the decimal point and 15 significant digits, absolute value below 10^14;
+	// returned digit for digit as written.
+	QuantityBase NilDecimal `json:"quantity_base"`
+	// The supplier's part number.
+	SupplierPartno NilString `json:"supplier_partno"`
+	// The lot received into: a new lot, or the product's lot with this number at this location, topped up.
+	LotNumber string `json:"lot_number"`
+	// Where the goods went: a warehouse or a location in one; none when omitted.
+	LocationID NilInt `json:"location_id"`
+	// The lot the line was received into.
+	LotID NilInt `json:"lot_id"`
+}
+
+// GetID returns the value of ID.
+func (s *BillLine) GetID() int {
+	return s.ID
+}
+
+// GetCost returns the value of Cost.
+func (s *BillLine) GetCost() NilDecimal {
+	return s.Cost
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *BillLine) GetDiscountRate() NilDecimal {
+	return s.DiscountRate
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *BillLine) GetExpirationDate() NilDateTime {
+	return s.ExpirationDate
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *BillLine) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *BillLine) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetProductID returns the value of ProductID.
+func (s *BillLine) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantity returns the value of Quantity.
+func (s *BillLine) GetQuantity() NilDecimal {
+	return s.Quantity
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *BillLine) GetQuantityBase() NilDecimal {
+	return s.QuantityBase
+}
+
+// GetSupplierPartno returns the value of SupplierPartno.
+func (s *BillLine) GetSupplierPartno() NilString {
+	return s.SupplierPartno
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *BillLine) GetLotNumber() string {
+	return s.LotNumber
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *BillLine) GetLocationID() NilInt {
+	return s.LocationID
+}
+
+// GetLotID returns the value of LotID.
+func (s *BillLine) GetLotID() NilInt {
+	return s.LotID
+}
+
+// SetID sets the value of ID.
+func (s *BillLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetCost sets the value of Cost.
+func (s *BillLine) SetCost(val NilDecimal) {
+	s.Cost = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *BillLine) SetDiscountRate(val NilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *BillLine) SetExpirationDate(val NilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *BillLine) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *BillLine) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *BillLine) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantity sets the value of Quantity.
+func (s *BillLine) SetQuantity(val NilDecimal) {
+	s.Quantity = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *BillLine) SetQuantityBase(val NilDecimal) {
+	s.QuantityBase = val
+}
+
+// SetSupplierPartno sets the value of SupplierPartno.
+func (s *BillLine) SetSupplierPartno(val NilString) {
+	s.SupplierPartno = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *BillLine) SetLotNumber(val string) {
+	s.LotNumber = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *BillLine) SetLocationID(val NilInt) {
+	s.LocationID = val
+}
+
+// SetLotID sets the value of LotID.
+func (s *BillLine) SetLotID(val NilInt) {
+	s.LotID = val
+}
+
+// One bill line in a body.
+// Ref: #/components/schemas/BillLineInput
+type BillLineInput struct {
+	// Cost per purchase unit. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	Cost OptNilDecimal `json:"cost"`
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate OptNilDecimal `json:"discount_rate"`
+	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	ExpirationDate OptNilDate `json:"expiration_date"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the purchase unit (the product's inventory unit). Exact decimal: at most 6 digits after
+	// the decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	Quantity bounds.Decimal `json:"quantity"`
+	// The supplier's part number.
+	SupplierPartno OptNilString `json:"supplier_partno"`
+	// The lot received into: a new lot, or the product's lot with this number at this location, topped up.
+	LotNumber string `json:"lot_number"`
+	// Where the goods went: a warehouse or a location in one; none when omitted.
+	LocationID OptNilInt `json:"location_id"`
+}
+
+// GetCost returns the value of Cost.
+func (s *BillLineInput) GetCost() OptNilDecimal {
+	return s.Cost
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *BillLineInput) GetDiscountRate() OptNilDecimal {
+	return s.DiscountRate
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *BillLineInput) GetExpirationDate() OptNilDate {
+	return s.ExpirationDate
+}
+
+// GetProductID returns the value of ProductID.
+func (s *BillLineInput) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantity returns the value of Quantity.
+func (s *BillLineInput) GetQuantity() bounds.Decimal {
+	return s.Quantity
+}
+
+// GetSupplierPartno returns the value of SupplierPartno.
+func (s *BillLineInput) GetSupplierPartno() OptNilString {
+	return s.SupplierPartno
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *BillLineInput) GetLotNumber() string {
+	return s.LotNumber
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *BillLineInput) GetLocationID() OptNilInt {
+	return s.LocationID
+}
+
+// SetCost sets the value of Cost.
+func (s *BillLineInput) SetCost(val OptNilDecimal) {
+	s.Cost = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *BillLineInput) SetDiscountRate(val OptNilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *BillLineInput) SetExpirationDate(val OptNilDate) {
+	s.ExpirationDate = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *BillLineInput) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantity sets the value of Quantity.
+func (s *BillLineInput) SetQuantity(val bounds.Decimal) {
+	s.Quantity = val
+}
+
+// SetSupplierPartno sets the value of SupplierPartno.
+func (s *BillLineInput) SetSupplierPartno(val OptNilString) {
+	s.SupplierPartno = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *BillLineInput) SetLotNumber(val string) {
+	s.LotNumber = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *BillLineInput) SetLocationID(val OptNilInt) {
+	s.LocationID = val
+}
+
+// Ref: #/components/schemas/BillList
+type BillList struct {
+	Data       []Bill     `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *BillList) GetData() []Bill {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *BillList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *BillList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *BillList) SetData(val []Bill) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *BillList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *BillList) SetOrder(val string) {
+	s.Order = val
+}
+
 // Body of the status operation.
 // Ref: #/components/schemas/ChangeProductionStatusRequest
 type ChangeProductionStatusRequest struct {
@@ -490,6 +1132,22 @@ func (s *ChangeProductionStatusRequest) GetStatus() ProductionStatus {
 
 // SetStatus sets the value of Status.
 func (s *ChangeProductionStatusRequest) SetStatus(val ProductionStatus) {
+	s.Status = val
+}
+
+// Body of the status operation.
+// Ref: #/components/schemas/ChangePurchaseOrderStatusRequest
+type ChangePurchaseOrderStatusRequest struct {
+	Status PurchaseOrderStatus `json:"status"`
+}
+
+// GetStatus returns the value of Status.
+func (s *ChangePurchaseOrderStatusRequest) GetStatus() PurchaseOrderStatus {
+	return s.Status
+}
+
+// SetStatus sets the value of Status.
+func (s *ChangePurchaseOrderStatusRequest) SetStatus(val PurchaseOrderStatus) {
 	s.Status = val
 }
 
@@ -610,6 +1268,22 @@ func (s *CountryList) SetPagination(val Pagination) {
 func (s *CountryList) SetOrder(val string) {
 	s.Order = val
 }
+
+type CreateBillCreated BillData
+
+func (*CreateBillCreated) createBillRes() {}
+
+type CreateBillOK BillData
+
+func (*CreateBillOK) createBillRes() {}
+
+type CreatePurchaseOrderCreated PurchaseOrderData
+
+func (*CreatePurchaseOrderCreated) createPurchaseOrderRes() {}
+
+type CreatePurchaseOrderOK PurchaseOrderData
+
+func (*CreatePurchaseOrderOK) createPurchaseOrderRes() {}
 
 // Customers: companies the account sells to.
 // Ref: #/components/schemas/Customer
@@ -2139,6 +2813,51 @@ func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
+// NewNilBool returns new NilBool with value set to v.
+func NewNilBool(v bool) NilBool {
+	return NilBool{
+		Value: v,
+	}
+}
+
+// NilBool is nullable bool.
+type NilBool struct {
+	Value bool
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilBool) SetTo(v bool) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilBool) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilBool) SetToNull() {
+	o.Null = true
+	var v bool
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilBool) Get() (v bool, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilBool) Or(d bool) bool {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewNilDate returns new NilDate with value set to v.
 func NewNilDate(v time.Time) NilDate {
 	return NilDate{
@@ -3127,6 +3846,52 @@ func (o OptBool) Or(d bool) bool {
 	return d
 }
 
+// NewOptDate returns new OptDate with value set to v.
+func NewOptDate(v time.Time) OptDate {
+	return OptDate{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptDate is optional time.Time.
+type OptDate struct {
+	Value time.Time
+	Set   bool
+}
+
+// IsSet returns true if OptDate was set.
+func (o OptDate) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptDate) Reset() {
+	var v time.Time
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptDate) SetTo(v time.Time) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptDate) Get() (v time.Time, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptDate) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptDecimal returns new OptDecimal with value set to v.
 func NewOptDecimal(v bounds.Decimal) OptDecimal {
 	return OptDecimal{
@@ -3281,6 +4046,74 @@ func (o OptNilAddressInput) Get() (v AddressInput, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilAddressInput) Or(d AddressInput) AddressInput {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilDate returns new OptNilDate with value set to v.
+func NewOptNilDate(v time.Time) OptNilDate {
+	return OptNilDate{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilDate is optional nullable time.Time.
+type OptNilDate struct {
+	Value time.Time
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilDate was set.
+func (o OptNilDate) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilDate) Reset() {
+	var v time.Time
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilDate) SetTo(v time.Time) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilDate) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilDate) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v time.Time
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilDate) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilDate) Get() (v time.Time, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilDate) Or(d time.Time) time.Time {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -6092,6 +6925,810 @@ func (s *ProductionStatus) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Purchase orders: lines of products ordered from a supplier. Creating one moves no stock and changes
+// no cost; bills receive the goods.
+// Ref: #/components/schemas/PurchaseOrder
+type PurchaseOrder struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// The order's number: per account, increasing and without gaps, given at creation.
+	PurchaseOrderNo int                 `json:"purchase_order_no"`
+	Status          PurchaseOrderStatus `json:"status"`
+	// The supplier ordered from. Changing it copies the supplier's address again.
+	SupplierID int `json:"supplier_id"`
+	// The vendor block: the supplier's address, copied when the order was raised or its supplier changed.
+	BillingAddress Address `json:"billing_address"`
+	// The ship-to: the supplier's address, copied when the order was raised or its supplier changed.
+	ShippingAddress Address `json:"shipping_address"`
+	// The supplier's name as it stood on the order.
+	Company NilString `json:"company"`
+	// When the order was placed.
+	OrderDate NilDate `json:"order_date"`
+	// When the goods are expected.
+	ExpectedDate NilDate `json:"expected_date"`
+	// When the order was marked RECEIVED.
+	ReceivedDate NilDate `json:"received_date"`
+	// The supplier's own reference.
+	SupplierReference NilString `json:"supplier_reference"`
+	// Free-text notes.
+	Notes NilString `json:"notes"`
+	// Sum of the line amounts (quantity × cost × (1 − discount_rate/100)), before tax, rounded half-up
+	// once to the currency's minor unit. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
+	// null unless the key holds cost:read.
+	Subtotal NilDecimal `json:"subtotal"`
+	// Whether the first tax applies. Cost field: null unless the key holds cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies. Cost field: null unless the key holds cost:read.
+	Tax2 NilBool `json:"tax2"`
+	// The first tax's rate, in percent. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
+	// null unless the key holds cost:read.
+	Tax1Rate NilDecimal `json:"tax1_rate"`
+	// The second tax's rate, in percent. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
+	// null unless the key holds cost:read.
+	Tax2Rate NilDecimal `json:"tax2_rate"`
+	// The order's lines, in line id order. Only on single retrieval and writes; null in lists. Only on
+	// single retrieval; null in lists.
+	Lines []PurchaseOrderLine `json:"lines"`
+}
+
+// GetID returns the value of ID.
+func (s *PurchaseOrder) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *PurchaseOrder) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *PurchaseOrder) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetPurchaseOrderNo returns the value of PurchaseOrderNo.
+func (s *PurchaseOrder) GetPurchaseOrderNo() int {
+	return s.PurchaseOrderNo
+}
+
+// GetStatus returns the value of Status.
+func (s *PurchaseOrder) GetStatus() PurchaseOrderStatus {
+	return s.Status
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *PurchaseOrder) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *PurchaseOrder) GetBillingAddress() Address {
+	return s.BillingAddress
+}
+
+// GetShippingAddress returns the value of ShippingAddress.
+func (s *PurchaseOrder) GetShippingAddress() Address {
+	return s.ShippingAddress
+}
+
+// GetCompany returns the value of Company.
+func (s *PurchaseOrder) GetCompany() NilString {
+	return s.Company
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *PurchaseOrder) GetOrderDate() NilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *PurchaseOrder) GetExpectedDate() NilDate {
+	return s.ExpectedDate
+}
+
+// GetReceivedDate returns the value of ReceivedDate.
+func (s *PurchaseOrder) GetReceivedDate() NilDate {
+	return s.ReceivedDate
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *PurchaseOrder) GetSupplierReference() NilString {
+	return s.SupplierReference
+}
+
+// GetNotes returns the value of Notes.
+func (s *PurchaseOrder) GetNotes() NilString {
+	return s.Notes
+}
+
+// GetSubtotal returns the value of Subtotal.
+func (s *PurchaseOrder) GetSubtotal() NilDecimal {
+	return s.Subtotal
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *PurchaseOrder) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *PurchaseOrder) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetTax1Rate returns the value of Tax1Rate.
+func (s *PurchaseOrder) GetTax1Rate() NilDecimal {
+	return s.Tax1Rate
+}
+
+// GetTax2Rate returns the value of Tax2Rate.
+func (s *PurchaseOrder) GetTax2Rate() NilDecimal {
+	return s.Tax2Rate
+}
+
+// GetLines returns the value of Lines.
+func (s *PurchaseOrder) GetLines() []PurchaseOrderLine {
+	return s.Lines
+}
+
+// SetID sets the value of ID.
+func (s *PurchaseOrder) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *PurchaseOrder) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *PurchaseOrder) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetPurchaseOrderNo sets the value of PurchaseOrderNo.
+func (s *PurchaseOrder) SetPurchaseOrderNo(val int) {
+	s.PurchaseOrderNo = val
+}
+
+// SetStatus sets the value of Status.
+func (s *PurchaseOrder) SetStatus(val PurchaseOrderStatus) {
+	s.Status = val
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *PurchaseOrder) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *PurchaseOrder) SetBillingAddress(val Address) {
+	s.BillingAddress = val
+}
+
+// SetShippingAddress sets the value of ShippingAddress.
+func (s *PurchaseOrder) SetShippingAddress(val Address) {
+	s.ShippingAddress = val
+}
+
+// SetCompany sets the value of Company.
+func (s *PurchaseOrder) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *PurchaseOrder) SetOrderDate(val NilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *PurchaseOrder) SetExpectedDate(val NilDate) {
+	s.ExpectedDate = val
+}
+
+// SetReceivedDate sets the value of ReceivedDate.
+func (s *PurchaseOrder) SetReceivedDate(val NilDate) {
+	s.ReceivedDate = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *PurchaseOrder) SetSupplierReference(val NilString) {
+	s.SupplierReference = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *PurchaseOrder) SetNotes(val NilString) {
+	s.Notes = val
+}
+
+// SetSubtotal sets the value of Subtotal.
+func (s *PurchaseOrder) SetSubtotal(val NilDecimal) {
+	s.Subtotal = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *PurchaseOrder) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *PurchaseOrder) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetTax1Rate sets the value of Tax1Rate.
+func (s *PurchaseOrder) SetTax1Rate(val NilDecimal) {
+	s.Tax1Rate = val
+}
+
+// SetTax2Rate sets the value of Tax2Rate.
+func (s *PurchaseOrder) SetTax2Rate(val NilDecimal) {
+	s.Tax2Rate = val
+}
+
+// SetLines sets the value of Lines.
+func (s *PurchaseOrder) SetLines(val []PurchaseOrderLine) {
+	s.Lines = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/PurchaseOrderCreate
+type PurchaseOrderCreate struct {
+	// The supplier ordered from. Changing it copies the supplier's address again.
+	SupplierID int `json:"supplier_id"`
+	// When the order was placed.
+	OrderDate OptNilDate `json:"order_date"`
+	// When the goods are expected.
+	ExpectedDate OptNilDate `json:"expected_date"`
+	// The supplier's own reference.
+	SupplierReference OptNilString `json:"supplier_reference"`
+	// Free-text notes.
+	Notes OptNilString `json:"notes"`
+	// The lines, in order: 1 to 200 lines; an error inside a line names it, e.g. lines[3].quantity.
+	Lines []PurchaseOrderLineInput `json:"lines"`
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *PurchaseOrderCreate) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *PurchaseOrderCreate) GetOrderDate() OptNilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *PurchaseOrderCreate) GetExpectedDate() OptNilDate {
+	return s.ExpectedDate
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *PurchaseOrderCreate) GetSupplierReference() OptNilString {
+	return s.SupplierReference
+}
+
+// GetNotes returns the value of Notes.
+func (s *PurchaseOrderCreate) GetNotes() OptNilString {
+	return s.Notes
+}
+
+// GetLines returns the value of Lines.
+func (s *PurchaseOrderCreate) GetLines() []PurchaseOrderLineInput {
+	return s.Lines
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *PurchaseOrderCreate) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *PurchaseOrderCreate) SetOrderDate(val OptNilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *PurchaseOrderCreate) SetExpectedDate(val OptNilDate) {
+	s.ExpectedDate = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *PurchaseOrderCreate) SetSupplierReference(val OptNilString) {
+	s.SupplierReference = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *PurchaseOrderCreate) SetNotes(val OptNilString) {
+	s.Notes = val
+}
+
+// SetLines sets the value of Lines.
+func (s *PurchaseOrderCreate) SetLines(val []PurchaseOrderLineInput) {
+	s.Lines = val
+}
+
+// Ref: #/components/schemas/PurchaseOrderData
+type PurchaseOrderData struct {
+	Data PurchaseOrder `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *PurchaseOrderData) GetData() PurchaseOrder {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *PurchaseOrderData) SetData(val PurchaseOrder) {
+	s.Data = val
+}
+
+// One purchase order line.
+// Ref: #/components/schemas/PurchaseOrderLine
+type PurchaseOrderLine struct {
+	// The line's id.
+	ID int `json:"id"`
+	// Cost per purchase unit. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	Cost NilDecimal `json:"cost"`
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate NilDecimal `json:"discount_rate"`
+	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	ExpirationDate NilDateTime `json:"expiration_date"`
+	// Lead time, in days.
+	LeadTime NilInt `json:"lead_time"`
+	// Free-text notes.
+	Notes NilString `json:"notes"`
+	// The product's code, as it stood when the line was written.
+	ProductCode NilString `json:"product_code"`
+	// The product's name, as it stood when the line was written.
+	ProductName NilString `json:"product_name"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the purchase unit (the product's inventory unit). Exact decimal: at most 6 digits after
+	// the decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	Quantity NilDecimal `json:"quantity"`
+	// Quantity in the product's base unit: quantity × uom_qty × uom_base_conversion. Exact decimal: at
+	// most 6 digits after the decimal point and 15 significant digits, absolute value below 10^14;
+	// returned digit for digit as written.
+	QuantityBase NilDecimal `json:"quantity_base"`
+	// The supplier's part number.
+	SupplierPartno NilString `json:"supplier_partno"`
+}
+
+// GetID returns the value of ID.
+func (s *PurchaseOrderLine) GetID() int {
+	return s.ID
+}
+
+// GetCost returns the value of Cost.
+func (s *PurchaseOrderLine) GetCost() NilDecimal {
+	return s.Cost
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *PurchaseOrderLine) GetDiscountRate() NilDecimal {
+	return s.DiscountRate
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *PurchaseOrderLine) GetExpirationDate() NilDateTime {
+	return s.ExpirationDate
+}
+
+// GetLeadTime returns the value of LeadTime.
+func (s *PurchaseOrderLine) GetLeadTime() NilInt {
+	return s.LeadTime
+}
+
+// GetNotes returns the value of Notes.
+func (s *PurchaseOrderLine) GetNotes() NilString {
+	return s.Notes
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *PurchaseOrderLine) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *PurchaseOrderLine) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetProductID returns the value of ProductID.
+func (s *PurchaseOrderLine) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantity returns the value of Quantity.
+func (s *PurchaseOrderLine) GetQuantity() NilDecimal {
+	return s.Quantity
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *PurchaseOrderLine) GetQuantityBase() NilDecimal {
+	return s.QuantityBase
+}
+
+// GetSupplierPartno returns the value of SupplierPartno.
+func (s *PurchaseOrderLine) GetSupplierPartno() NilString {
+	return s.SupplierPartno
+}
+
+// SetID sets the value of ID.
+func (s *PurchaseOrderLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetCost sets the value of Cost.
+func (s *PurchaseOrderLine) SetCost(val NilDecimal) {
+	s.Cost = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *PurchaseOrderLine) SetDiscountRate(val NilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *PurchaseOrderLine) SetExpirationDate(val NilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetLeadTime sets the value of LeadTime.
+func (s *PurchaseOrderLine) SetLeadTime(val NilInt) {
+	s.LeadTime = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *PurchaseOrderLine) SetNotes(val NilString) {
+	s.Notes = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *PurchaseOrderLine) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *PurchaseOrderLine) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *PurchaseOrderLine) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantity sets the value of Quantity.
+func (s *PurchaseOrderLine) SetQuantity(val NilDecimal) {
+	s.Quantity = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *PurchaseOrderLine) SetQuantityBase(val NilDecimal) {
+	s.QuantityBase = val
+}
+
+// SetSupplierPartno sets the value of SupplierPartno.
+func (s *PurchaseOrderLine) SetSupplierPartno(val NilString) {
+	s.SupplierPartno = val
+}
+
+// One purchase order line in a body.
+// Ref: #/components/schemas/PurchaseOrderLineInput
+type PurchaseOrderLineInput struct {
+	// Cost per purchase unit. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	Cost OptNilDecimal `json:"cost"`
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate OptNilDecimal `json:"discount_rate"`
+	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	ExpirationDate OptNilDate `json:"expiration_date"`
+	// Lead time, in days.
+	LeadTime OptNilInt `json:"lead_time"`
+	// Free-text notes.
+	Notes OptNilString `json:"notes"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity, in the purchase unit (the product's inventory unit). Exact decimal: at most 6 digits after
+	// the decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written.
+	Quantity bounds.Decimal `json:"quantity"`
+	// The supplier's part number.
+	SupplierPartno OptNilString `json:"supplier_partno"`
+}
+
+// GetCost returns the value of Cost.
+func (s *PurchaseOrderLineInput) GetCost() OptNilDecimal {
+	return s.Cost
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *PurchaseOrderLineInput) GetDiscountRate() OptNilDecimal {
+	return s.DiscountRate
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *PurchaseOrderLineInput) GetExpirationDate() OptNilDate {
+	return s.ExpirationDate
+}
+
+// GetLeadTime returns the value of LeadTime.
+func (s *PurchaseOrderLineInput) GetLeadTime() OptNilInt {
+	return s.LeadTime
+}
+
+// GetNotes returns the value of Notes.
+func (s *PurchaseOrderLineInput) GetNotes() OptNilString {
+	return s.Notes
+}
+
+// GetProductID returns the value of ProductID.
+func (s *PurchaseOrderLineInput) GetProductID() int {
+	return s.ProductID
+}
+
+// GetQuantity returns the value of Quantity.
+func (s *PurchaseOrderLineInput) GetQuantity() bounds.Decimal {
+	return s.Quantity
+}
+
+// GetSupplierPartno returns the value of SupplierPartno.
+func (s *PurchaseOrderLineInput) GetSupplierPartno() OptNilString {
+	return s.SupplierPartno
+}
+
+// SetCost sets the value of Cost.
+func (s *PurchaseOrderLineInput) SetCost(val OptNilDecimal) {
+	s.Cost = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *PurchaseOrderLineInput) SetDiscountRate(val OptNilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *PurchaseOrderLineInput) SetExpirationDate(val OptNilDate) {
+	s.ExpirationDate = val
+}
+
+// SetLeadTime sets the value of LeadTime.
+func (s *PurchaseOrderLineInput) SetLeadTime(val OptNilInt) {
+	s.LeadTime = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *PurchaseOrderLineInput) SetNotes(val OptNilString) {
+	s.Notes = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *PurchaseOrderLineInput) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetQuantity sets the value of Quantity.
+func (s *PurchaseOrderLineInput) SetQuantity(val bounds.Decimal) {
+	s.Quantity = val
+}
+
+// SetSupplierPartno sets the value of SupplierPartno.
+func (s *PurchaseOrderLineInput) SetSupplierPartno(val OptNilString) {
+	s.SupplierPartno = val
+}
+
+// Ref: #/components/schemas/PurchaseOrderList
+type PurchaseOrderList struct {
+	Data       []PurchaseOrder `json:"data"`
+	Pagination Pagination      `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *PurchaseOrderList) GetData() []PurchaseOrder {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *PurchaseOrderList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *PurchaseOrderList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *PurchaseOrderList) SetData(val []PurchaseOrder) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *PurchaseOrderList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *PurchaseOrderList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Where the order is. A new order is OPEN; only OPEN and SENT orders can be edited; the status-change
+// operation moves it.
+// Ref: #/components/schemas/PurchaseOrderStatus
+type PurchaseOrderStatus string
+
+const (
+	PurchaseOrderStatusOPEN      PurchaseOrderStatus = "OPEN"
+	PurchaseOrderStatusSENT      PurchaseOrderStatus = "SENT"
+	PurchaseOrderStatusCONFIRMED PurchaseOrderStatus = "CONFIRMED"
+	PurchaseOrderStatusCLOSED    PurchaseOrderStatus = "CLOSED"
+	PurchaseOrderStatusBACKORDER PurchaseOrderStatus = "BACK_ORDER"
+	PurchaseOrderStatusCANCELLED PurchaseOrderStatus = "CANCELLED"
+	PurchaseOrderStatusRECEIVED  PurchaseOrderStatus = "RECEIVED"
+)
+
+// AllValues returns all PurchaseOrderStatus values.
+func (PurchaseOrderStatus) AllValues() []PurchaseOrderStatus {
+	return []PurchaseOrderStatus{
+		PurchaseOrderStatusOPEN,
+		PurchaseOrderStatusSENT,
+		PurchaseOrderStatusCONFIRMED,
+		PurchaseOrderStatusCLOSED,
+		PurchaseOrderStatusBACKORDER,
+		PurchaseOrderStatusCANCELLED,
+		PurchaseOrderStatusRECEIVED,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s PurchaseOrderStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case PurchaseOrderStatusOPEN:
+		return []byte(s), nil
+	case PurchaseOrderStatusSENT:
+		return []byte(s), nil
+	case PurchaseOrderStatusCONFIRMED:
+		return []byte(s), nil
+	case PurchaseOrderStatusCLOSED:
+		return []byte(s), nil
+	case PurchaseOrderStatusBACKORDER:
+		return []byte(s), nil
+	case PurchaseOrderStatusCANCELLED:
+		return []byte(s), nil
+	case PurchaseOrderStatusRECEIVED:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *PurchaseOrderStatus) UnmarshalText(data []byte) error {
+	switch PurchaseOrderStatus(data) {
+	case PurchaseOrderStatusOPEN:
+		*s = PurchaseOrderStatusOPEN
+		return nil
+	case PurchaseOrderStatusSENT:
+		*s = PurchaseOrderStatusSENT
+		return nil
+	case PurchaseOrderStatusCONFIRMED:
+		*s = PurchaseOrderStatusCONFIRMED
+		return nil
+	case PurchaseOrderStatusCLOSED:
+		*s = PurchaseOrderStatusCLOSED
+		return nil
+	case PurchaseOrderStatusBACKORDER:
+		*s = PurchaseOrderStatusBACKORDER
+		return nil
+	case PurchaseOrderStatusCANCELLED:
+		*s = PurchaseOrderStatusCANCELLED
+		return nil
+	case PurchaseOrderStatusRECEIVED:
+		*s = PurchaseOrderStatusRECEIVED
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Body of an update: omitted fields are unchanged.
+// Ref: #/components/schemas/PurchaseOrderUpdate
+type PurchaseOrderUpdate struct {
+	// The supplier ordered from. Changing it copies the supplier's address again.
+	SupplierID OptInt `json:"supplier_id"`
+	// When the order was placed.
+	OrderDate OptNilDate `json:"order_date"`
+	// When the goods are expected.
+	ExpectedDate OptNilDate `json:"expected_date"`
+	// The supplier's own reference.
+	SupplierReference OptNilString `json:"supplier_reference"`
+	// Free-text notes.
+	Notes OptNilString `json:"notes"`
+	// When given, replaces every line. Omitted, the lines are unchanged. 1 to 200 lines; an error inside a
+	// line names it, e.g. lines[3].quantity.
+	Lines []PurchaseOrderLineInput `json:"lines"`
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *PurchaseOrderUpdate) GetSupplierID() OptInt {
+	return s.SupplierID
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *PurchaseOrderUpdate) GetOrderDate() OptNilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *PurchaseOrderUpdate) GetExpectedDate() OptNilDate {
+	return s.ExpectedDate
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *PurchaseOrderUpdate) GetSupplierReference() OptNilString {
+	return s.SupplierReference
+}
+
+// GetNotes returns the value of Notes.
+func (s *PurchaseOrderUpdate) GetNotes() OptNilString {
+	return s.Notes
+}
+
+// GetLines returns the value of Lines.
+func (s *PurchaseOrderUpdate) GetLines() []PurchaseOrderLineInput {
+	return s.Lines
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *PurchaseOrderUpdate) SetSupplierID(val OptInt) {
+	s.SupplierID = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *PurchaseOrderUpdate) SetOrderDate(val OptNilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *PurchaseOrderUpdate) SetExpectedDate(val OptNilDate) {
+	s.ExpectedDate = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *PurchaseOrderUpdate) SetSupplierReference(val OptNilString) {
+	s.SupplierReference = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *PurchaseOrderUpdate) SetNotes(val OptNilString) {
+	s.Notes = val
+}
+
+// SetLines sets the value of Lines.
+func (s *PurchaseOrderUpdate) SetLines(val []PurchaseOrderLineInput) {
+	s.Lines = val
 }
 
 // Quality-control checkpoints of the account's recipes.

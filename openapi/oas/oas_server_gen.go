@@ -9,6 +9,7 @@ import (
 // Handler handles operations described by OpenAPI v3 specification.
 type Handler interface {
 	AllergensHandler
+	BillsHandler
 	CountriesHandler
 	CustomerTypesHandler
 	CustomersHandler
@@ -24,6 +25,7 @@ type Handler interface {
 	ProductionLinesHandler
 	ProductionsHandler
 	ProductsHandler
+	PurchaseOrdersHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
 	SalespersonsHandler
@@ -75,6 +77,30 @@ type AllergensHandler interface {
 	//
 	// PATCH /allergens/{allergen_id}
 	UpdateAllergen(ctx context.Context, req *AllergenUpdate, params UpdateAllergenParams) (*AllergenData, error)
+}
+
+// BillsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Bills
+type BillsHandler interface {
+	// CreateBill implements createBill operation.
+	//
+	// Requires the purchasing:write scope.
+	//
+	// POST /bills
+	CreateBill(ctx context.Context, req *BillCreate, params CreateBillParams) (CreateBillRes, error)
+	// GetBill implements getBill operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /bills/{bill_id}
+	GetBill(ctx context.Context, params GetBillParams) (*BillData, error)
+	// ListBills implements listBills operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /bills
+	ListBills(ctx context.Context, params ListBillsParams) (*BillList, error)
 }
 
 // CountriesHandler handles operations described by OpenAPI v3 specification.
@@ -467,6 +493,46 @@ type ProductsHandler interface {
 	//
 	// GET /products
 	ListProducts(ctx context.Context, params ListProductsParams) (*ProductList, error)
+}
+
+// PurchaseOrdersHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: PurchaseOrders
+type PurchaseOrdersHandler interface {
+	// ChangePurchaseOrderStatus implements changePurchaseOrderStatus operation.
+	//
+	// Moves the order: OPEN to SENT, CONFIRMED or CANCELLED; SENT to OPEN, CONFIRMED or CANCELLED;
+	// CONFIRMED to BACK_ORDER, RECEIVED or CANCELLED; BACK_ORDER to RECEIVED or CANCELLED; RECEIVED to
+	// CLOSED. Any other move is 409 INVALID_STATE. Moving to RECEIVED sets received_date. Reported as
+	// purchase_order.cancelled, .received or .closed, and .updated otherwise. Requires the
+	// purchasing:write scope.
+	//
+	// POST /purchase-orders/{purchase_order_id}/status
+	ChangePurchaseOrderStatus(ctx context.Context, req *ChangePurchaseOrderStatusRequest, params ChangePurchaseOrderStatusParams) (*PurchaseOrderData, error)
+	// CreatePurchaseOrder implements createPurchaseOrder operation.
+	//
+	// Requires the purchasing:write scope.
+	//
+	// POST /purchase-orders
+	CreatePurchaseOrder(ctx context.Context, req *PurchaseOrderCreate, params CreatePurchaseOrderParams) (CreatePurchaseOrderRes, error)
+	// GetPurchaseOrder implements getPurchaseOrder operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /purchase-orders/{purchase_order_id}
+	GetPurchaseOrder(ctx context.Context, params GetPurchaseOrderParams) (*PurchaseOrderData, error)
+	// ListPurchaseOrders implements listPurchaseOrders operation.
+	//
+	// Requires the purchasing:read scope.
+	//
+	// GET /purchase-orders
+	ListPurchaseOrders(ctx context.Context, params ListPurchaseOrdersParams) (*PurchaseOrderList, error)
+	// UpdatePurchaseOrder implements updatePurchaseOrder operation.
+	//
+	// Requires the purchasing:write scope.
+	//
+	// PATCH /purchase-orders/{purchase_order_id}
+	UpdatePurchaseOrder(ctx context.Context, req *PurchaseOrderUpdate, params UpdatePurchaseOrderParams) (*PurchaseOrderData, error)
 }
 
 // QcCheckpointsHandler handles operations described by OpenAPI v3 specification.

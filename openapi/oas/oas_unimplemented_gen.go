@@ -35,12 +35,34 @@ func (UnimplementedHandler) ChangeProductionStatus(ctx context.Context, req *Cha
 	return r, ht.ErrNotImplemented
 }
 
+// ChangePurchaseOrderStatus implements changePurchaseOrderStatus operation.
+//
+// Moves the order: OPEN to SENT, CONFIRMED or CANCELLED; SENT to OPEN, CONFIRMED or CANCELLED;
+// CONFIRMED to BACK_ORDER, RECEIVED or CANCELLED; BACK_ORDER to RECEIVED or CANCELLED; RECEIVED to
+// CLOSED. Any other move is 409 INVALID_STATE. Moving to RECEIVED sets received_date. Reported as
+// purchase_order.cancelled, .received or .closed, and .updated otherwise. Requires the
+// purchasing:write scope.
+//
+// POST /purchase-orders/{purchase_order_id}/status
+func (UnimplementedHandler) ChangePurchaseOrderStatus(ctx context.Context, req *ChangePurchaseOrderStatusRequest, params ChangePurchaseOrderStatusParams) (r *PurchaseOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateAllergen implements createAllergen operation.
 //
 // Requires the catalog:write scope.
 //
 // POST /allergens
 func (UnimplementedHandler) CreateAllergen(ctx context.Context, req *AllergenCreate) (r *AllergenData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// CreateBill implements createBill operation.
+//
+// Requires the purchasing:write scope.
+//
+// POST /bills
+func (UnimplementedHandler) CreateBill(ctx context.Context, req *BillCreate, params CreateBillParams) (r CreateBillRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -95,6 +117,15 @@ func (UnimplementedHandler) CreateProductLot(ctx context.Context, req *ProductLo
 //
 // POST /production-lines
 func (UnimplementedHandler) CreateProductionLine(ctx context.Context, req *ProductionLineCreate) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// CreatePurchaseOrder implements createPurchaseOrder operation.
+//
+// Requires the purchasing:write scope.
+//
+// POST /purchase-orders
+func (UnimplementedHandler) CreatePurchaseOrder(ctx context.Context, req *PurchaseOrderCreate, params CreatePurchaseOrderParams) (r CreatePurchaseOrderRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -256,6 +287,15 @@ func (UnimplementedHandler) GetAllergen(ctx context.Context, params GetAllergenP
 	return r, ht.ErrNotImplemented
 }
 
+// GetBill implements getBill operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /bills/{bill_id}
+func (UnimplementedHandler) GetBill(ctx context.Context, params GetBillParams) (r *BillData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetCountry implements getCountry operation.
 //
 // Requires the catalog:read scope.
@@ -391,6 +431,15 @@ func (UnimplementedHandler) GetProductionLine(ctx context.Context, params GetPro
 	return r, ht.ErrNotImplemented
 }
 
+// GetPurchaseOrder implements getPurchaseOrder operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /purchase-orders/{purchase_order_id}
+func (UnimplementedHandler) GetPurchaseOrder(ctx context.Context, params GetPurchaseOrderParams) (r *PurchaseOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetQCCheckpoint implements getQCCheckpoint operation.
 //
 // Requires the catalog:read scope.
@@ -496,6 +545,15 @@ func (UnimplementedHandler) GetWarehouse(ctx context.Context, params GetWarehous
 //
 // GET /allergens
 func (UnimplementedHandler) ListAllergens(ctx context.Context, params ListAllergensParams) (r *AllergenList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListBills implements listBills operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /bills
+func (UnimplementedHandler) ListBills(ctx context.Context, params ListBillsParams) (r *BillList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -622,6 +680,15 @@ func (UnimplementedHandler) ListProductions(ctx context.Context, params ListProd
 //
 // GET /products
 func (UnimplementedHandler) ListProducts(ctx context.Context, params ListProductsParams) (r *ProductList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListPurchaseOrders implements listPurchaseOrders operation.
+//
+// Requires the purchasing:read scope.
+//
+// GET /purchase-orders
+func (UnimplementedHandler) ListPurchaseOrders(ctx context.Context, params ListPurchaseOrdersParams) (r *PurchaseOrderList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -794,6 +861,15 @@ func (UnimplementedHandler) UpdateProductLot(ctx context.Context, req *ProductLo
 //
 // PATCH /production-lines/{production_line_id}
 func (UnimplementedHandler) UpdateProductionLine(ctx context.Context, req *ProductionLineUpdate, params UpdateProductionLineParams) (r *ProductionLineData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdatePurchaseOrder implements updatePurchaseOrder operation.
+//
+// Requires the purchasing:write scope.
+//
+// PATCH /purchase-orders/{purchase_order_id}
+func (UnimplementedHandler) UpdatePurchaseOrder(ctx context.Context, req *PurchaseOrderUpdate, params UpdatePurchaseOrderParams) (r *PurchaseOrderData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

@@ -1,0 +1,166 @@
+package codegen
+
+// Document lines (annotate.Edge.Lines): the writable lines of a purchase
+// order, a bill or a sales order.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// validateDoc refuses document lines the generator cannot write.
+func (e *Edge) validateDoc() error {
+	d := e.Ann.Doc
+	if d == nil {
+		return nil
+	}
+	if e.Entry == nil {
+		return fmt.Errorf("document lines must be an Entries edge")
+	}
+	e.Entry.LineID = true
+	if d.Min < 1 || d.Max < d.Min {
+		return fmt.Errorf("document lines need 1 <= min <= max (got %d..%d)", d.Min, d.Max)
+	}
+	if d.Distinct != "" {
+		f := e.Entry.field(d.Distinct)
+		if f == nil || f.Ann.ReadOnly || d.DistinctMax < 1 {
+			return fmt.Errorf("AtMostDistinct: %s must be a writable line field, with a positive maximum", d.Distinct)
+		}
+	}
+	for _, w := range []string{d.Prepare, d.Record} {
+		if _, _, ok := splitWorkflow(w); w != "" && !ok {
+			return fmt.Errorf("workflow %q must be <import path>.<Func>", w)
+		}
+	}
+	if len(e.Res.DocEdges()) > 0 {
+		return fmt.Errorf("a document has one set of lines")
+	}
+	if len(e.Entry.Writable()) == 0 {
+		return fmt.Errorf("document lines need writable line fields")
+	}
+	return nil
+}
+
+// DocEdge is the resource's document lines, or nil.
+func (r *Resource) DocEdge() *Edge {
+	if es := r.DocEdges(); len(es) > 0 {
+		return es[0]
+	}
+	return nil
+}
+
+// DocEdges are the resource's document lines.
+func (r *Resource) DocEdges() []*Edge {
+	var out []*Edge
+	for _, e := range r.Edges {
+		if e.Ann.Doc != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// InputSchema is the API schema of one line in a body.
+func (e *Edge) InputSchema() string { return e.Entry.Schema + "Input" }
+
+// Builder is the name of the generated function that checks a body's lines
+// and makes their builders.
+func (e *Edge) Builder() string { return "build" + e.Res.Schema + pascal(e.Ann.JSON) }
+
+// Writer is the name of the generated function that saves a document's lines.
+func (e *Edge) Writer() string { return "write" + e.Res.Schema + pascal(e.Ann.JSON) }
+
+// LineType is the ent type name of a line.
+func (e *Edge) LineType() string { return e.E.Type.Name }
+
+// Path is the Go expression of the body path of line i's field name.
+func (e *Edge) Path(name string) string {
+	return fmt.Sprintf("fmt.Sprintf(%q, i)", e.Ann.JSON+"[%d]."+name)
+}
+
+// CheckRange is the statement recording a range violation of line field f.
+func (e *Edge) CheckRange(f *Field) string { return f.checkRangeAt(true, e.Path(f.Name)) }
+
+// Refs are the line's writable foreign keys, with what the named rows must be.
+func (e *Edge) Refs() []*LineRef {
+	var out []*LineRef
+	for _, f := range e.Entry.Writable() {
+		ge := f.Edge()
+		if ge == nil {
+			continue
+		}
+		ref, err := refOf(ge)
+		if err != nil {
+			continue
+		}
+		out = append(out, &LineRef{F: f, Ref: ref})
+	}
+	return out
+}
+
+// LineRef is a foreign key of a line.
+type LineRef struct {
+	F   *Field
+	Ref *Ref
+}
+
+// Getter is the mutation getter of the key.
+func (l *LineRef) Getter() string { return l.F.F.MutationGet() }
+
+// Query is the expression that lists the visible named rows among ids.
+func (l *LineRef) Query() string {
+	t := l.Ref.E.Type
+	return fmt.Sprintf("tx.%s.Query().Where(%s)", t.Name,
+		strings.Join(append([]string{t.Package() + ".IDIn(ids...)"}, l.Ref.Where...), ", "))
+}
+
+// Message is the refusal of a key naming no visible row.
+func (l *LineRef) Message() string {
+	return strconv.Quote("must name an existing " + l.Ref.Noun + " (%d was not found)")
+}
+
+// Prepare is the call of the document's Prepare function, or "".
+func (e *Edge) Prepare(m string) string {
+	return workflowCall(e.Ann.Doc.Prepare, "ctx", "tx", m, "lines")
+}
+
+// Record is the call of the document's Record function, or "".
+func (e *Edge) Record() string { return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows") }
+
+// workflowCall is the call of a workflow "<import path>.<Func>" with args.
+func workflowCall(w string, args ...string) string {
+	p, fn, ok := splitWorkflow(w)
+	if !ok {
+		return ""
+	}
+	return p[strings.LastIndex(p, "/")+1:] + "." + fn + "(" + strings.Join(args, ", ") + ")"
+}
+
+// WorkflowImports are the packages of the resource's action and document
+// workflows, once each.
+func (r *Resource) WorkflowImports() []string {
+	var out []string
+	add := func(w string) {
+		if p, _, ok := splitWorkflow(w); ok && !contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, a := range r.Actions {
+		add(a.Ann.Workflow)
+	}
+	for _, e := range r.DocEdges() {
+		add(e.Ann.Doc.Prepare)
+		add(e.Ann.Doc.Record)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,78 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent"
+
+	gen "larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/hook"
+	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/problem"
+)
+
+// CopySupplier copies the supplier's name and address into a purchasing
+// document whenever its supplier_id is set (created, or changed): company,
+// billing_address, and, on documents that have one, shipping_address
+// (DECISIONS "Rules made precise": vendor block and ship-to both come from
+// the supplier's address). For an order (order true: a purchase order), the
+// ship-to is copied too, and a supplier that is SUSPENDED or REJECTED is
+// refused with 409 SUPPLIER_BLOCKED when the account's organization blocks
+// unapproved suppliers.
+func CopySupplier(order bool) ent.Hook {
+	return hook.On(func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			v, ok := m.Field("supplier_id")
+			if !ok {
+				return next.Mutate(ctx, m)
+			}
+			id := v.(int)
+			c := m.(interface{ Client() *gen.Client }).Client()
+			s, err := c.Supplier.Query().Where(supplier.ID(id)).Only(ctx)
+			if gen.IsNotFound(err) {
+				return nil, problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("copy supplier: %w", err)
+			}
+			if order && (s.ApprovalStatus == supplier.ApprovalStatusSUSPENDED || s.ApprovalStatus == supplier.ApprovalStatusREJECTED) {
+				blocked, err := blocksUnapproved(ctx, c, s.AccountID)
+				if err != nil {
+					return nil, err
+				}
+				if blocked {
+					return nil, problem.Conflict(problem.SupplierBlocked, "supplier_id", fmt.Sprintf(
+						"The supplier is %s and the account blocks unapproved suppliers; approve it in the web application first.", s.ApprovalStatus))
+				}
+			}
+			if s.Company != nil {
+				err = m.SetField("company", *s.Company)
+			} else {
+				err = m.ClearField("company")
+			}
+			if err == nil {
+				err = m.SetField("billing_address", s.Address)
+			}
+			if err == nil && order {
+				err = m.SetField("shipping_address", s.Address)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("copy supplier: %w", err)
+			}
+			return next.Mutate(ctx, m)
+		})
+	}, ent.OpCreate|ent.OpUpdateOne)
+}
+
+// blocksUnapproved reports whether the account's organization blocks
+// unapproved suppliers.
+func blocksUnapproved(ctx context.Context, c *gen.Client, acct int) (bool, error) {
+	org, err := c.Account.Query().Where(account.ID(acct)).QueryOrganization().Only(policy.System(ctx))
+	if err != nil {
+		return false, fmt.Errorf("organization settings: %w", err)
+	}
+	return org.BlockUnapprovedSuppliers, nil
+}
