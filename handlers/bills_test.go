@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +141,7 @@ func TestBills(t *testing.T) {
 
 		a.run(t, "lines become lots and PURCHASE_ENTRY movements, in base units", func(t *testing.T, a *api) {
 			topBefore := a.lotOf(flour, "FL-2611-01")["quantity_base"].(float64)
+			lotEvents, productEvents := len(a.events("product_lot.")), len(a.events("product."))
 			r := a.post("/v1/bills", map[string]any{"supplier_id": sup, "bill_date": "2026-11-20", "supplier_reference": "INV-4411",
 				"notes": "two pallets",
 				"lines": []any{
@@ -202,6 +204,22 @@ func TestBills(t *testing.T) {
 				}
 			}
 			checkStockLedger(t, a)
+			// The new lots, the topped-up lot and the recosted products report
+			// their changes: two lots made, one topped up, two products recosted.
+			var got []string
+			for _, e := range a.events("product_lot.")[lotEvents:] {
+				got = append(got, fmt.Sprintf("%s %d", e.Type, e.ResourceID))
+			}
+			for _, e := range a.events("product.")[productEvents:] {
+				got = append(got, fmt.Sprintf("%s %d", e.Type, e.ResourceID))
+			}
+			want := []string{fmt.Sprintf("product_lot.updated %v", seededLot["id"]), fmt.Sprintf("product_lot.created %v", l(0)["lot_id"]),
+				fmt.Sprintf("product_lot.created %v", l(2)["lot_id"]), fmt.Sprintf("product.updated %d", flour), fmt.Sprintf("product.updated %d", sugar)}
+			slices.Sort(want)
+			slices.Sort(got)
+			if diff := cmpDiff(want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
 			evs := a.events("bill.")
 			a.wantEvent(evs[len(evs)-1], "bill.created", r.ID(), r, "lines", "subtotal", "paid_amount", "tax1", "tax2", "tax1_rate", "tax2_rate")
 		})
@@ -439,5 +457,60 @@ func TestBillIdempotencyConcurrent(t *testing.T) {
 			a.t.Fatal(err)
 		}
 		return n
+	})
+}
+
+// DECISIONS "What the seeded test account guarantees": purchase orders in
+// every status and bills, one cancelled, whose lines trace to lots and
+// PURCHASE_ENTRY movements.
+func TestSeededPurchasing(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		statuses := map[any]int{}
+		for _, po := range a.get("/v1/purchase-orders?limit=200").want(200).List() {
+			statuses[po["status"]]++
+			if po["subtotal"] == nil || po["purchase_order_no"] == nil || po["company"] == nil {
+				t.Errorf("order without subtotal, number or company: %v", po)
+			}
+		}
+		for _, s := range []string{"OPEN", "SENT", "CONFIRMED", "BACK_ORDER", "RECEIVED", "CLOSED", "CANCELLED"} {
+			if statuses[s] == 0 {
+				t.Errorf("no seeded purchase order is %s", s)
+			}
+		}
+		bills := a.get("/v1/bills?limit=200&sort=bill_no").want(200).List()
+		cancelled, linked := 0, 0
+		for i, b := range bills {
+			if b["bill_no"] != float64(i+1) {
+				t.Errorf("bill numbers %v at %d", b["bill_no"], i)
+			}
+			if b["is_cancelled"] == true {
+				cancelled++
+				if b["cancelled_at"] == nil {
+					t.Errorf("cancelled without a date: %v", b)
+				}
+			}
+			if b["purchase_order_id"] != nil {
+				linked++
+			}
+			full := a.get(path("/v1/bills", int(b["id"].(float64)))).want(200).Data()
+			ms := a.movementsOf(int(b["id"].(float64)))
+			ls := full["lines"].([]any)
+			if len(ms) != len(ls) || len(ls) == 0 {
+				t.Fatalf("bill %v: %d lines, %d movements", b["bill_no"], len(ls), len(ms))
+			}
+			for j, l := range ls {
+				l := l.(map[string]any)
+				lot := a.get(path("/v1/product-lots", int(l["lot_id"].(float64)))).want(200).Data()
+				if lot["lot_number"] != l["lot_number"] || lot["product_id"] != l["product_id"] ||
+					float64(ms[j].LotID) != l["lot_id"] || ms[j].QuantityBase.InexactFloat64() != l["quantity_base"] {
+					t.Errorf("bill %v line %d does not trace: %v, lot %v, movement %+v", b["bill_no"], j, l, lot, ms[j])
+				}
+			}
+		}
+		if len(bills) < 3 || cancelled != 1 || linked == 0 {
+			t.Fatalf("%d bills, %d cancelled, %d with an order", len(bills), cancelled, linked)
+		}
+		checkStockLedger(t, a)
 	})
 }

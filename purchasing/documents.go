@@ -164,6 +164,12 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation,
 // RECEIVED sets received_date. The move is reported as
 // purchase_order.cancelled, .received or .closed, and .updated otherwise.
 func ChangeOrderStatus(ctx context.Context, tx *ent.Tx, id int, to purchaseorder.Status) (*ent.PurchaseOrder, error) {
+	return ChangeOrderStatusOn(ctx, tx, id, to, today())
+}
+
+// ChangeOrderStatusOn is ChangeOrderStatus on a given day: the received_date
+// a move to RECEIVED records (seeding, imports).
+func ChangeOrderStatusOn(ctx context.Context, tx *ent.Tx, id int, to purchaseorder.Status, day time.Time) (*ent.PurchaseOrder, error) {
 	po, err := tx.PurchaseOrder.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -179,7 +185,7 @@ func ChangeOrderStatus(ctx context.Context, tx *ent.Tx, id int, to purchaseorder
 		action = "closed"
 	case purchaseorder.StatusRECEIVED:
 		action = "received"
-		u.SetReceivedDate(today())
+		u.SetReceivedDate(day)
 	}
 	out, err := u.Save(hooks.EmitAs(ctx, action))
 	if ent.IsNotFound(err) {

@@ -61,6 +61,8 @@ var testSteps = []struct {
 	{"recipe routings", seedRoutings},
 	{"product lots", seedLots},
 	{"productions", seedProductions},
+	{"purchase orders", seedPurchaseOrders},
+	{"bills", seedBills},
 }
 
 func seedTags(ctx context.Context, tx *ent.Tx) error {

@@ -63,6 +63,7 @@ var commands = []command{
 	{"supplier reject", "supplier reject --org ID --env E --supplier CODE|ID  reject a supplier", supplierApproval(supplier.ApprovalStatusREJECTED)},
 	{"supplier reset", "supplier reset --org ID --env E --supplier CODE|ID  put a supplier back to PENDING", supplierApproval(supplier.ApprovalStatusPENDING)},
 	{"supplier certify", "supplier certify --org ID --env E --supplier CODE|ID [--scheme S] [--expires-on DATE]  record a supplier's certification", supplierCertify},
+	{"bill cancel", "bill cancel --org ID --env E --id ID  cancel a bill: kept, is_cancelled (bill.cancelled); its stock stays", billCancel},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
 	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},

@@ -1,0 +1,215 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/location"
+	entproduct "larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/purchaseorder"
+	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/purchasing"
+)
+
+// orderLine is a seeded purchase order or bill line: a quantity of a product
+// in its purchase unit at a cost; bills also name the lot, where it goes and
+// when it expires.
+type orderLine struct {
+	code, qty, cost, discount string
+	lot, site, area           string
+	expires                   string // YYYY-MM-DD
+}
+
+// seedRefs looks up the seeded rows purchasing documents name.
+type seedRefs struct {
+	ctx context.Context
+	tx  *ent.Tx
+}
+
+func (r seedRefs) supplier(code string) (int, error) {
+	return r.tx.Supplier.Query().Where(supplier.SupplierCode(code)).OnlyID(r.ctx)
+}
+
+func (r seedRefs) product(code string) (int, error) {
+	return r.tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(r.ctx)
+}
+
+func (r seedRefs) area(site, code string) (*int, error) {
+	if site == "" {
+		return nil, nil
+	}
+	id, err := r.tx.Location.Query().Where(location.Path(site + "/" + code)).OnlyID(r.ctx)
+	return &id, err
+}
+
+func dec(s string) *decimal.Decimal {
+	if s == "" {
+		return nil
+	}
+	d := decimal.RequireFromString(s)
+	return &d
+}
+
+func date(s string) *time.Time {
+	if s == "" {
+		return nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err) // the rows below
+	}
+	return &t
+}
+
+// seededOrders are purchase orders in every status, each with the moves that
+// take it there from OPEN (DECISIONS, purchase order status change).
+var seededOrders = []struct {
+	supplier, date, expected, reference string
+	moves                               []purchaseorder.Status
+	lines                               []orderLine
+}{
+	{"MILL", "2026-11-18", "2026-12-02", "", nil, []orderLine{{code: "RM-FLOUR", qty: "40", cost: "21.75"}, {code: "RM-OATS", qty: "10", cost: "32.40"}}},
+	{"SWEET", "2026-11-17", "2026-11-28", "SW-2211", []purchaseorder.Status{purchaseorder.StatusSENT},
+		[]orderLine{{code: "RM-SUGAR", qty: "500", cost: "1.18"}, {code: "RM-BROWN", qty: "200", cost: "1.42", discount: "5"}}},
+	{"DAIRY", "2026-11-12", "2026-11-26", "LC-0931", []purchaseorder.Status{purchaseorder.StatusCONFIRMED},
+		[]orderLine{{code: "RM-BUTTER", qty: "6", cost: "162.50"}, {code: "RM-EGG", qty: "4", cost: "58.20"}}},
+	{"NUTS", "2026-11-05", "2026-11-19", "", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusBACK_ORDER},
+		[]orderLine{{code: "RM-ALMOND", qty: "50", cost: "14.95"}, {code: "RM-HAZEL", qty: "25", cost: "17.30"}}},
+	{"OATS", "2026-10-28", "2026-11-04", "POC-7781", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED},
+		[]orderLine{{code: "RM-OATS", qty: "8", cost: "32.40"}}},
+	{"PACK", "2026-10-14", "2026-10-21", "NP-55120", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED, purchaseorder.StatusCLOSED},
+		[]orderLine{{code: "PK-BOX12", qty: "5000", cost: "0.34"}, {code: "PK-CASE", qty: "500", cost: "0.88"}}},
+	{"HONEY", "2026-11-10", "2026-11-24", "", []purchaseorder.Status{purchaseorder.StatusCANCELLED},
+		[]orderLine{{code: "RM-HONEY", qty: "120", cost: "6.90"}}},
+}
+
+// seedPurchaseOrders records the orders above through the purchasing
+// workflow, so they hold what the API would have written.
+func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
+	r := seedRefs{ctx, tx}
+	for _, o := range seededOrders {
+		sup, err := r.supplier(o.supplier)
+		if err != nil {
+			return fmt.Errorf("supplier %s: %w", o.supplier, err)
+		}
+		lines := make([]*ent.PurchaseOrderLineCreate, len(o.lines))
+		for i, l := range o.lines {
+			pid, err := r.product(l.code)
+			if err != nil {
+				return fmt.Errorf("product %s: %w", l.code, err)
+			}
+			lines[i] = tx.PurchaseOrderLine.Create().SetProductID(pid).SetQuantity(*dec(l.qty)).
+				SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount))
+		}
+		b := tx.PurchaseOrder.Create().SetSupplierID(sup).
+			SetNillableOrderDate(date(o.date)).SetNillableExpectedDate(date(o.expected)).
+			SetNillableSupplierReference(optional(o.reference))
+		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {
+			return err
+		}
+		po, err := b.Save(ctx)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			l.SetPurchaseOrderID(po.ID)
+		}
+		if err := tx.PurchaseOrderLine.CreateBulk(lines...).Exec(ctx); err != nil {
+			return err
+		}
+		for _, to := range o.moves {
+			// Received on the day expected, not the day seeded.
+			if _, err := purchasing.ChangeOrderStatusOn(ctx, tx, po.ID, to, *date(o.expected)); err != nil {
+				return fmt.Errorf("order for %s to %s: %w", o.supplier, to, err)
+			}
+		}
+	}
+	return nil
+}
+
+// seededBills receive into new lots and top up a seeded one, at the
+// products' own costs (so that the seeded costs stay as the catalog gives
+// them); the last is cancelled. The first bills the RECEIVED order.
+var seededBills = []struct {
+	supplier, date, reference, order string // order: the supplier of the order billed
+	cancelled                            bool
+	lines                                []orderLine
+}{
+	{"OATS", "2026-11-04", "POC-INV-3391", "OATS", false, []orderLine{
+		{code: "RM-OATS", qty: "5", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: "2027-07-20"},
+		{code: "RM-OATS", qty: "3", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: "2027-07-20"},
+	}},
+	{"SWEET", "2026-11-16", "SW-INV-1208", "", false, []orderLine{
+		{code: "RM-HONEY", qty: "60", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: "2028-11-01"},
+		{code: "RM-HONEY", qty: "40", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: "2028-11-01"},
+		{code: "RM-MILKPWD", qty: "25", cost: "7.85", discount: "0", lot: "MP-2611-14", site: "MAIN", area: "STORAGE", expires: "2027-11-14"},
+	}},
+	{"NUTS", "2026-11-19", "ONG-20417", "", true, []orderLine{
+		{code: "RM-HAZEL", qty: "2", cost: "17.30", lot: "HZ-2611-01", site: "MAIN", area: "RECEIVING", expires: "2027-08-19"},
+	}},
+}
+
+// seedBills records the bills above through the purchasing workflow: lots,
+// PURCHASE_ENTRY movements and costs as the API would write them.
+func seedBills(ctx context.Context, tx *ent.Tx) error {
+	r := seedRefs{ctx, tx}
+	for _, s := range seededBills {
+		sup, err := r.supplier(s.supplier)
+		if err != nil {
+			return fmt.Errorf("supplier %s: %w", s.supplier, err)
+		}
+		lines := make([]*ent.BillLineCreate, len(s.lines))
+		for i, l := range s.lines {
+			pid, err := r.product(l.code)
+			if err != nil {
+				return fmt.Errorf("product %s: %w", l.code, err)
+			}
+			loc, err := r.area(l.site, l.area)
+			if err != nil {
+				return fmt.Errorf("location %s/%s: %w", l.site, l.area, err)
+			}
+			lines[i] = tx.BillLine.Create().SetProductID(pid).SetQuantity(*dec(l.qty)).SetLotNumber(l.lot).
+				SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount)).
+				SetNillableLocationID(loc).SetNillableExpirationDate(date(l.expires))
+		}
+		b := tx.Bill.Create().SetSupplierID(sup).SetBillDate(*date(s.date)).SetSupplierReference(s.reference)
+		if s.order != "" {
+			osup, err := r.supplier(s.order)
+			if err != nil {
+				return err
+			}
+			po, err := tx.PurchaseOrder.Query().Where(purchaseorder.SupplierID(osup), purchaseorder.StatusEQ(purchaseorder.StatusRECEIVED)).OnlyID(ctx)
+			if err != nil {
+				return fmt.Errorf("the order billed: %w", err)
+			}
+			b.SetPurchaseOrderID(po)
+		}
+		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines); err != nil {
+			return err
+		}
+		bill, err := b.Save(ctx)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			l.SetBillID(bill.ID)
+		}
+		rows, err := tx.BillLine.CreateBulk(lines...).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if err := purchasing.ReceiveBill(ctx, tx, bill, rows); err != nil {
+			return err
+		}
+		if s.cancelled {
+			if _, err := purchasing.CancelBill(ctx, tx, bill.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
