@@ -136,8 +136,8 @@ func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
 // them); the last is cancelled. The first bills the RECEIVED order.
 var seededBills = []struct {
 	supplier, date, reference, order string // order: the supplier of the order billed
-	cancelled                            bool
-	lines                                []orderLine
+	cancelled                        bool
+	lines                            []orderLine
 }{
 	{"OATS", "2026-11-04", "POC-INV-3391", "OATS", false, []orderLine{
 		{code: "RM-OATS", qty: "5", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: "2027-07-20"},
