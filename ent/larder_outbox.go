@@ -26,7 +26,7 @@ import (
 )
 
 // Targets loads the rows an update or delete is about to change, as the caller
-// sees them, so the outbox can report them after the change.
+// sees them, in id order, so the outbox can report them after the change.
 func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 	switch m := m.(type) {
 	case *AllergenMutation:
@@ -34,7 +34,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Allergen.Query().Where(allergen.IDIn(ids...)).Order(allergen.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +48,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Bill.Query().Where(bill.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Bill.Query().Where(bill.IDIn(ids...)).Order(bill.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +62,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().BillLine.Query().Where(billline.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().BillLine.Query().Where(billline.IDIn(ids...)).Order(billline.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Customer.Query().Where(customer.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Customer.Query().Where(customer.IDIn(ids...)).Order(customer.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Equipment.Query().Where(equipment.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Equipment.Query().Where(equipment.IDIn(ids...)).Order(equipment.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Food.Query().Where(food.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Food.Query().Where(food.IDIn(ids...)).Order(food.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +118,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Location.Query().Where(location.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Location.Query().Where(location.IDIn(ids...)).Order(location.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Operation.Query().Where(operation.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Operation.Query().Where(operation.IDIn(ids...)).Order(operation.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +146,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Product.Query().Where(product.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Product.Query().Where(product.IDIn(ids...)).Order(product.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().ProductLot.Query().Where(productlot.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().ProductLot.Query().Where(productlot.IDIn(ids...)).Order(productlot.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Production.Query().Where(production.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Production.Query().Where(production.IDIn(ids...)).Order(production.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +188,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().ProductionLine.Query().Where(productionline.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().ProductionLine.Query().Where(productionline.IDIn(ids...)).Order(productionline.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.IDIn(ids...)).Order(purchaseorder.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +216,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().PurchaseOrderLine.Query().Where(purchaseorderline.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().PurchaseOrderLine.Query().Where(purchaseorderline.IDIn(ids...)).Order(purchaseorderline.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +230,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().ShippingAddress.Query().Where(shippingaddress.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().ShippingAddress.Query().Where(shippingaddress.IDIn(ids...)).Order(shippingaddress.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +244,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Supplier.Query().Where(supplier.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Supplier.Query().Where(supplier.IDIn(ids...)).Order(supplier.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +258,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().Tag.Query().Where(tag.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().Tag.Query().Where(tag.IDIn(ids...)).Order(tag.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +272,7 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 		if err != nil || len(ids) == 0 {
 			return nil, err
 		}
-		rows, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.IDIn(ids...)).All(ctx)
+		rows, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.IDIn(ids...)).Order(unitofmeasure.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -285,47 +285,375 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 	return nil, nil
 }
 
-// Reload reads an entity again, after a change, as the caller sees it.
-func Reload(ctx context.Context, c *Client, v Value) (Value, error) {
-	switch e := v.(type) {
-	case *Allergen:
-		return c.Allergen.Get(ctx, e.ID)
-	case *Bill:
-		return c.Bill.Get(ctx, e.ID)
-	case *BillLine:
-		return c.BillLine.Get(ctx, e.ID)
-	case *Customer:
-		return c.Customer.Get(ctx, e.ID)
-	case *Equipment:
-		return c.Equipment.Get(ctx, e.ID)
-	case *Food:
-		return c.Food.Get(ctx, e.ID)
-	case *Location:
-		return c.Location.Get(ctx, e.ID)
-	case *Operation:
-		return c.Operation.Get(ctx, e.ID)
-	case *Product:
-		return c.Product.Get(ctx, e.ID)
-	case *ProductLot:
-		return c.ProductLot.Get(ctx, e.ID)
-	case *Production:
-		return c.Production.Get(ctx, e.ID)
-	case *ProductionLine:
-		return c.ProductionLine.Get(ctx, e.ID)
-	case *PurchaseOrder:
-		return c.PurchaseOrder.Get(ctx, e.ID)
-	case *PurchaseOrderLine:
-		return c.PurchaseOrderLine.Get(ctx, e.ID)
-	case *ShippingAddress:
-		return c.ShippingAddress.Get(ctx, e.ID)
-	case *Supplier:
-		return c.Supplier.Get(ctx, e.ID)
-	case *Tag:
-		return c.Tag.Get(ctx, e.ID)
-	case *UnitOfMeasure:
-		return c.UnitOfMeasure.Get(ctx, e.ID)
+// Reload reads entities of one type again, after a change, as the caller
+// sees them, in one query, in the order given (a row gone is left out).
+func Reload(ctx context.Context, c *Client, vs []Value) ([]Value, error) {
+	if len(vs) == 0 {
+		return nil, nil
 	}
-	return v, nil
+	switch vs[0].(type) {
+	case *Allergen:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Allergen).ID
+		}
+		rows, err := c.Allergen.Query().Where(allergen.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Allergen, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Bill:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Bill).ID
+		}
+		rows, err := c.Bill.Query().Where(bill.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Bill, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *BillLine:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*BillLine).ID
+		}
+		rows, err := c.BillLine.Query().Where(billline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*BillLine, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Customer:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Customer).ID
+		}
+		rows, err := c.Customer.Query().Where(customer.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Customer, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Equipment:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Equipment).ID
+		}
+		rows, err := c.Equipment.Query().Where(equipment.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Equipment, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Food:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Food).ID
+		}
+		rows, err := c.Food.Query().Where(food.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Food, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Location:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Location).ID
+		}
+		rows, err := c.Location.Query().Where(location.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Location, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Operation:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Operation).ID
+		}
+		rows, err := c.Operation.Query().Where(operation.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Operation, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Product:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Product).ID
+		}
+		rows, err := c.Product.Query().Where(product.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Product, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *ProductLot:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*ProductLot).ID
+		}
+		rows, err := c.ProductLot.Query().Where(productlot.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*ProductLot, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Production:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Production).ID
+		}
+		rows, err := c.Production.Query().Where(production.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Production, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *ProductionLine:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*ProductionLine).ID
+		}
+		rows, err := c.ProductionLine.Query().Where(productionline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*ProductionLine, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *PurchaseOrder:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*PurchaseOrder).ID
+		}
+		rows, err := c.PurchaseOrder.Query().Where(purchaseorder.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*PurchaseOrder, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *PurchaseOrderLine:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*PurchaseOrderLine).ID
+		}
+		rows, err := c.PurchaseOrderLine.Query().Where(purchaseorderline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*PurchaseOrderLine, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *ShippingAddress:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*ShippingAddress).ID
+		}
+		rows, err := c.ShippingAddress.Query().Where(shippingaddress.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*ShippingAddress, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Supplier:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Supplier).ID
+		}
+		rows, err := c.Supplier.Query().Where(supplier.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Supplier, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Tag:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Tag).ID
+		}
+		rows, err := c.Tag.Query().Where(tag.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Tag, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *UnitOfMeasure:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*UnitOfMeasure).ID
+		}
+		rows, err := c.UnitOfMeasure.Query().Where(unitofmeasure.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*UnitOfMeasure, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	return vs, nil
 }
 
 // Parent loads the document a line belongs to, as the caller sees it, so the
@@ -342,6 +670,11 @@ func Parent(ctx context.Context, c *Client, v Value) (Value, error) {
 	}
 	return nil, nil
 }
+
+// TxKey names the transaction tx runs in: the same value for every Tx of one
+// transaction (a mutation's Tx method makes a new Tx each call), so that state
+// can be kept per transaction until it commits.
+func TxKey(tx *Tx) any { return tx.config.driver }
 
 // AccountOf returns the account that owns an entity, if it has one.
 func AccountOf(v Value) (int, bool) {

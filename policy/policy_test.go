@@ -3,6 +3,8 @@ package policy_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -184,8 +186,10 @@ func TestCostRedactionAtTheEntLevel(t *testing.T) {
 	})
 }
 
-// Events are written in the transaction of their change: a rolled-back write
-// leaves none, and a write outside a transaction is refused.
+// Events are written in the transaction of their change, together just before
+// it commits: a rolled-back write leaves none, a committed one leaves its
+// events in the order of the changes, and a write outside a transaction is
+// refused.
 func TestOutboxIsTransactional(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
@@ -197,8 +201,8 @@ func TestOutboxIsTransactional(t *testing.T) {
 		boom := errors.New("boom")
 		err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
 			tx.Tag.Create().SetName("rolled back").SetRefType(tag.RefTypePRODUCT).ExecX(ctx)
-			if n := tx.Event.Query().Where(event.AccountID(org.Live.ID)).CountX(sys); n != 1 {
-				t.Errorf("inside the transaction %d events, want 1", n)
+			if n := tx.Event.Query().Where(event.AccountID(org.Live.ID)).CountX(sys); n != 0 {
+				t.Errorf("inside the transaction %d events, want none until it commits", n)
 			}
 			return boom
 		})
@@ -214,15 +218,32 @@ func TestOutboxIsTransactional(t *testing.T) {
 			t.Fatalf("a write outside a transaction: %v", err)
 		}
 
+		var ids []int
 		err = ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
-			return tx.Tag.Create().SetName("committed").SetRefType(tag.RefTypePRODUCT).Exec(ctx)
+			for _, name := range []string{"committed", "second", "third"} {
+				tg, err := tx.Tag.Create().SetName(name).SetRefType(tag.RefTypePRODUCT).Save(ctx)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, tg.ID)
+			}
+			return tx.Tag.UpdateOneID(ids[0]).SetName("renamed").Exec(ctx)
 		})
-		if err != nil || count() != 1 {
+		if err != nil || count() != 4 {
 			t.Fatalf("after commit: err %v, %d events", err, count())
 		}
-		e := st.Client.Event.Query().Where(event.AccountID(org.Live.ID)).OnlyX(sys)
-		if e.Type != "tag.created" || e.Source != event.SourceApp || e.APIKeyID != nil || e.RequestID != nil {
-			t.Fatalf("an app action's event: %+v", e)
+		evs := st.Client.Event.Query().Where(event.AccountID(org.Live.ID)).Order(event.ByID()).AllX(sys)
+		var got []string
+		for _, e := range evs {
+			got = append(got, fmt.Sprintf("%s %d", e.Type, e.ResourceID))
+			if e.Source != event.SourceApp || e.APIKeyID != nil || e.RequestID != nil {
+				t.Fatalf("an app action's event: %+v", e)
+			}
+		}
+		want := []string{fmt.Sprintf("tag.created %d", ids[0]), fmt.Sprintf("tag.created %d", ids[1]),
+			fmt.Sprintf("tag.created %d", ids[2]), fmt.Sprintf("tag.updated %d", ids[0])}
+		if !slices.Equal(got, want) {
+			t.Fatalf("events %v, want %v (the order of the changes)", got, want)
 		}
 	})
 }
