@@ -251,6 +251,59 @@ func TestBills(t *testing.T) {
 			}
 		})
 
+		a.run(t, "the same number at another location, or of another product, is another lot", func(t *testing.T, a *api) {
+			before := a.lotOf(flour, "FL-2611-01")["quantity_base"]
+			r := a.post("/v1/bills", map[string]any{"supplier_id": sup, "bill_date": "2026-11-21", "lines": []any{
+				line(flour, 1, "lot_number", "FL-2611-01", "location_id", area, "expiration_date", "2031-01-01"),
+				line(sugar, 1, "lot_number", "FL-2611-01", "location_id", seededLoc, "expiration_date", "2031-01-01"),
+			}}).want(201)
+			ls := r.Data()["lines"].([]any)
+			for _, l := range ls {
+				if l.(map[string]any)["lot_id"] == seededLot["id"] {
+					t.Fatalf("a line went into the seeded lot: %v", l)
+				}
+			}
+			if after := a.lotOf(flour, "FL-2611-01")["quantity_base"]; after != before {
+				t.Fatalf("the seeded lot went from %v to %v", before, after)
+			}
+		})
+
+		a.run(t, "lots topped up together, each exact and reported", func(t *testing.T, a *api) {
+			second := a.lotOf(flour, "FL-2611-02")
+			secondLoc, secondExp := int(second["location_id"].(float64)), second["expiration_date"].(string)[:10]
+			firstQ, secondQ := a.lotOf(flour, "FL-2611-01")["quantity_base"].(float64), second["quantity_base"].(float64)
+			lotEvents := len(a.events("product_lot."))
+			a.post("/v1/bills", map[string]any{"supplier_id": sup, "bill_date": "2026-11-21", "lines": []any{
+				line(flour, 0.1, "lot_number", "FL-2611-01", "location_id", seededLoc, "expiration_date", seededExp),
+				line(flour, 0.2, "lot_number", "FL-2611-02", "location_id", secondLoc, "expiration_date", secondExp),
+				line(flour, 0.000004, "lot_number", "FL-2611-01", "location_id", seededLoc, "expiration_date", seededExp),
+			}}).want(201)
+			// 0.1 + 0.000004 bags = 2500.1 g; 0.2 bags = 5000 g.
+			if got := a.lotOf(flour, "FL-2611-01")["quantity_base"]; got != firstQ+2500.1 {
+				t.Errorf("FL-2611-01: %v, want %v", got, firstQ+2500.1)
+			}
+			if got := a.lotOf(flour, "FL-2611-02")["quantity_base"]; got != secondQ+5000 {
+				t.Errorf("FL-2611-02: %v, want %v", got, secondQ+5000)
+			}
+			var got []string
+			for _, e := range a.events("product_lot.")[lotEvents:] {
+				got = append(got, fmt.Sprintf("%s %d", e.Type, e.ResourceID))
+			}
+			want := []string{fmt.Sprintf("product_lot.updated %v", seededLot["id"]), fmt.Sprintf("product_lot.updated %v", second["id"])}
+			if !slices.Equal(got, want) {
+				t.Errorf("events %v, want %v", got, want)
+			}
+			checkStockLedger(t, a)
+			// Only a bulk writer with its movements may change many lots' quantities.
+			ctx := a.org.Ctx(policy.Test)
+			err := ent.RunInTx(ctx, a.st.Client, func(tx *ent.Tx) error {
+				return tx.ProductLot.Update().Where(productlot.ProductID(flour)).SetQuantityBase(decimal.NewFromInt(1)).Exec(ctx)
+			})
+			if err == nil || !strings.Contains(err.Error(), "WithBulkStock") {
+				t.Fatalf("a bulk quantity change without movements: %v", err)
+			}
+		})
+
 		a.run(t, "a linked purchase order keeps its status", func(t *testing.T, a *api) {
 			po := a.post("/v1/purchase-orders", map[string]any{"supplier_id": sup, "lines": []any{line(sugar, 2)}}).want(201).ID()
 			a.post(path("/v1/purchase-orders", po)+"/status", map[string]any{"status": "CONFIRMED"}).want(200)

@@ -125,6 +125,11 @@ func AccountStock() ent.Hook {
 			if !changed || ctx.Value(bulkKey{}) != nil {
 				return next.Mutate(ctx, m)
 			}
+			if m.Op().Is(ent.OpUpdate) {
+				// Many lots at once: only a bulk writer, which records the
+				// movements itself, may change their quantities.
+				return nil, fmt.Errorf("stock: a change of many lots' quantities must be made under WithBulkStock, with its movements")
+			}
 			id, _ := m.ID()
 			before, err := lockedQuantity(ctx, m.Client(), id)
 			if err != nil {
@@ -149,7 +154,7 @@ func AccountStock() ent.Hook {
 				SetNillableRequestID(req).
 				Exec(ctx)
 		})
-	}, ent.OpCreate|ent.OpUpdateOne)
+	}, ent.OpCreate|ent.OpUpdate|ent.OpUpdateOne)
 }
 
 // lockedQuantity reads a lot's quantity, locking its row until the

@@ -278,20 +278,16 @@ func onHand(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product) (map
 // per line) and new lots, created in one statement.
 func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreate) error {
 	keys := make([]lotKey, len(lines))
-	var pids []int
-	var numbers []string
 	for i, b := range lines {
 		m := b.Mutation()
 		pid, _ := m.ProductID()
 		loc, _ := m.LocationID()
 		num, _ := m.LotNumber()
 		keys[i] = lotKey{pid, loc, num}
-		pids = append(pids, pid)
-		numbers = append(numbers, num)
 	}
 	existing, err := tx.ProductLot.Query().
-		Where(productlot.ProductIDIn(pids...), productlot.LotNumberIn(numbers...)).
 		Modify(func(s *sql.Selector) {
+			s.Where(lotKeysIn(s, keys))
 			if s.Dialect() == dialect.Postgres {
 				s.ForUpdate() // the top-ups below add to what is read here
 			}
@@ -366,15 +362,11 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 		news = append(news, c)
 		newsExpiry = append(newsExpiry, exp)
 	}
-	bulk := hooks.WithBulkStock(ctx)
-	for _, l := range existing {
-		add, ok := topUp[l.ID]
-		if !ok {
-			continue
-		}
-		if err := tx.ProductLot.UpdateOne(l).SetQuantityBase(l.QuantityBase.Add(add)).Exec(bulk); err != nil {
-			return fmt.Errorf("receive: top up lot %d: %w", l.ID, err)
-		}
+	// The lots name the products and locations the lines were checked for,
+	// and warehouses read from those locations.
+	bulk := hooks.CheckedReferences(hooks.WithBulkStock(ctx), ent.TypeProductLot)
+	if err := topUpLots(bulk, tx, existing, topUp); err != nil {
+		return err
 	}
 	if len(news) == 0 {
 		return nil
@@ -389,6 +381,63 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 		}
 	}
 	return nil
+}
+
+// topUpLots adds to each locked lot what the bill's lines bring, in one
+// statement for all of them (each lot's new quantity computed here, exactly,
+// from the quantity read under the lock); each lot reports
+// product_lot.updated.
+func topUpLots(ctx context.Context, tx *ent.Tx, lots []*ent.ProductLot, add map[int]decimal.Decimal) error {
+	var ids []int
+	for _, l := range lots {
+		if _, ok := add[l.ID]; ok {
+			ids = append(ids, l.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := tx.ProductLot.Update().
+		Where(productlot.IDIn(ids...)).
+		Modify(func(u *sql.UpdateBuilder) {
+			u.Set(productlot.FieldQuantityBase, sql.ExprFunc(func(b *sql.Builder) {
+				b.WriteString("CASE ").Ident(productlot.FieldID)
+				for _, l := range lots {
+					if q, ok := add[l.ID]; ok {
+						b.WriteString(" WHEN ").Arg(l.ID).WriteString(" THEN CAST(").Arg(l.QuantityBase.Add(q).String()).WriteString(" AS NUMERIC)")
+					}
+				}
+				b.WriteString(" END")
+			}))
+		}).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("receive: top up lots: %w", err)
+	}
+	return nil
+}
+
+// lotKeysIn matches the lots of keys exactly, one row value per distinct key
+// on the columns of the unique index (product_id, location_key, lot_number):
+// index lookups whatever the plan's estimates, where separate IN lists on
+// product and number let a generic plan scan every lot of the products.
+func lotKeysIn(s *sql.Selector, keys []lotKey) *sql.Predicate {
+	return sql.P(func(b *sql.Builder) {
+		b.WriteString("(" + s.C(productlot.FieldProductID) + ", " + s.C(productlot.FieldLocationKey) + ", " + s.C(productlot.FieldLotNumber) + ") IN (VALUES ")
+		seen := make(map[lotKey]bool, len(keys))
+		for _, k := range keys {
+			if seen[k] {
+				continue
+			}
+			if len(seen) > 0 {
+				b.Comma()
+			}
+			seen[k] = true
+			// Typed, so that PostgreSQL compares integers with integers.
+			b.WriteString("(CAST(").Arg(k.product).WriteString(" AS BIGINT), CAST(").Arg(k.location).WriteString(" AS BIGINT), ").Arg(k.number).WriteString(")")
+		}
+		b.WriteString(")")
+	})
 }
 
 // expiryOf is a line's expiry, if it gives one.
@@ -481,7 +530,8 @@ func ReceiveBill(ctx context.Context, tx *ent.Tx, b *ent.Bill, lines []*ent.Bill
 		}
 		ms[i] = hooks.NewMovement(ctx, tx.Client(), b.AccountID, *l.LotID, l.LocationID, mv, *l.QuantityBase)
 	}
-	return tx.StockMovement.CreateBulk(ms...).Exec(ctx)
+	// The movements name the lots the bill just received into.
+	return tx.StockMovement.CreateBulk(ms...).Exec(hooks.CheckedReferences(ctx, ent.TypeStockMovement))
 }
 
 // CancelBill cancels a bill in the web application: it is kept, with

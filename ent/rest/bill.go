@@ -427,6 +427,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err := ent.CheckReferences(ctx, b.Mutation()); err != nil {
 			return err
 		}
+		ctx := hooks.CheckedReferences(ctx, ent.TypeBill) // not again when it is saved
 		lines, err := buildBillLines(ctx, tx, req.Lines)
 		if err != nil {
 			return err

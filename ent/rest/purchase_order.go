@@ -452,6 +452,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if err := ent.CheckReferences(ctx, b.Mutation()); err != nil {
 			return err
 		}
+		ctx := hooks.CheckedReferences(ctx, ent.TypePurchaseOrder) // not again when it is saved
 		lines, err := buildPurchaseOrderLines(ctx, tx, req.Lines)
 		if err != nil {
 			return err
