@@ -389,9 +389,11 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 // product_lot.updated.
 func topUpLots(ctx context.Context, tx *ent.Tx, lots []*ent.ProductLot, add map[int]decimal.Decimal) error {
 	var ids []int
+	quantities := map[int]decimal.Decimal{}
 	for _, l := range lots {
-		if _, ok := add[l.ID]; ok {
+		if q, ok := add[l.ID]; ok {
 			ids = append(ids, l.ID)
+			quantities[l.ID] = l.QuantityBase.Add(q)
 		}
 	}
 	if len(ids) == 0 {
@@ -399,22 +401,26 @@ func topUpLots(ctx context.Context, tx *ent.Tx, lots []*ent.ProductLot, add map[
 	}
 	err := tx.ProductLot.Update().
 		Where(productlot.IDIn(ids...)).
-		Modify(func(u *sql.UpdateBuilder) {
-			u.Set(productlot.FieldQuantityBase, sql.ExprFunc(func(b *sql.Builder) {
-				b.WriteString("CASE ").Ident(productlot.FieldID)
-				for _, l := range lots {
-					if q, ok := add[l.ID]; ok {
-						b.WriteString(" WHEN ").Arg(l.ID).WriteString(" THEN CAST(").Arg(l.QuantityBase.Add(q).String()).WriteString(" AS NUMERIC)")
-					}
-				}
-				b.WriteString(" END")
-			}))
-		}).
+		Modify(setEach(productlot.FieldQuantityBase, ids, quantities)).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("receive: top up lots: %w", err)
 	}
 	return nil
+}
+
+// setEach sets column to each row's own decimal in one UPDATE (CASE on the
+// id), for rows whose new values were computed exactly here.
+func setEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql.UpdateBuilder) {
+	return func(u *sql.UpdateBuilder) {
+		u.Set(column, sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString("CASE ").Ident("id")
+			for _, id := range ids {
+				b.WriteString(" WHEN ").Arg(id).WriteString(" THEN CAST(").Arg(values[id].String()).WriteString(" AS NUMERIC)")
+			}
+			b.WriteString(" END")
+		}))
+	}
 }
 
 // lotKeysIn matches the lots of keys exactly, one row value per distinct key
@@ -495,6 +501,8 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		a.quantity = a.quantity.Add(q)
 		a.amount = a.amount.Add(money.LineAmount(q, &cost, disc))
 	}
+	var ids []int
+	costs := map[int]decimal.Decimal{}
 	for _, pid := range order {
 		p, a := products[pid], sums[pid]
 		stock := before[pid].Div(perInventoryUnit(p)) // inventory units on hand before
@@ -512,9 +520,15 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		if p.Cost != nil && p.Cost.Equal(cost) {
 			continue
 		}
-		if err := tx.Product.UpdateOneID(pid).SetCost(cost).Exec(ctx); err != nil {
-			return fmt.Errorf("recost product %d: %w", pid, err)
-		}
+		ids = append(ids, pid)
+		costs[pid] = cost
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	// One statement for every product the bill recosts.
+	if err := tx.Product.Update().Where(product.IDIn(ids...)).Modify(setEach(product.FieldCost, ids, costs)).Exec(ctx); err != nil {
+		return fmt.Errorf("recost products: %w", err)
 	}
 	return nil
 }
