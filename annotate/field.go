@@ -256,6 +256,8 @@ type Edge struct {
 	OfValue string `json:"of_value,omitempty"`
 	// Doc makes an Entries edge a document's writable lines (Lines).
 	Doc *DocLines `json:"doc,omitempty"`
+	// ShowID shows each entry's id (a read-only document's lines).
+	ShowID bool `json:"show_id,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -268,6 +270,9 @@ func IDs(json, field string) Edge { return Edge{JSON: json, IDField: field} }
 // Entries shows the edge as the array json of its join rows, each with the join
 // entity's API fields and the fields its foreign keys borrow.
 func Entries(json string) Edge { return Edge{JSON: json} }
+
+// Identified shows each entry's id, as a document's lines do (an invoice's).
+func (e Edge) Identified() Edge { e.ShowID = true; return e }
 
 // SingleOnly returns the edge on single retrieval only; lists carry null.
 func (e Edge) SingleOnly() Edge { e.ListNull = true; return e }

@@ -39,6 +39,9 @@ func (e *Edge) validateDoc() error {
 	if len(e.Entry.Writable()) == 0 {
 		return fmt.Errorf("document lines need writable line fields")
 	}
+	if d.KeepByID && (e.E.Type.ID == nil || !e.E.Type.ID.UserDefined) {
+		return fmt.Errorf("lines kept by id need an id field declared on %s (field.Int(\"id\")), so that a kept line is written back with its id", e.E.Type.Name)
+	}
 	return nil
 }
 
@@ -67,6 +70,10 @@ func (e *Edge) InputSchema() string { return e.Entry.Schema + "Input" }
 // Builder is the name of the generated function that checks a body's lines
 // and makes their builders.
 func (e *Edge) Builder() string { return "build" + e.Res.Schema + pascal(e.Ann.JSON) }
+
+// Keeper is the name of the generated function that checks the lines an
+// update keeps by id.
+func (e *Edge) Keeper() string { return "keep" + e.Res.Schema + pascal(e.Ann.JSON) }
 
 // Writer is the name of the generated function that saves a document's lines.
 func (e *Edge) Writer() string { return "write" + e.Res.Schema + pascal(e.Ann.JSON) }

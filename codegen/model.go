@@ -146,6 +146,7 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 				if x.Entry, err = entryOf(e); err != nil {
 					return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)
 				}
+				x.Entry.LineID = ea.ShowID
 			}
 			if err := x.validateDoc(); err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", n.Name, e.Name, err)

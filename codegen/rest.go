@@ -27,6 +27,7 @@ var restTemplates = template.Must(template.New("rest").
 		"borrows":     borrows,
 		"ranged":      Ranged,
 		"actionEnums": actionEnums,
+		"human":       Human,
 		"ops": func(xs ...string) []annotate.Operation {
 			out := make([]annotate.Operation, len(xs))
 			for i, x := range xs {

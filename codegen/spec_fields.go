@@ -156,6 +156,12 @@ func (b *specBuilder) docLines(r *Resource, s *ogen.Schema, create bool) error {
 				in.AddOptionalProperties(fs.ToProperty(f.Name))
 			}
 		}
+		if d.KeepByID {
+			one := int64(1)
+			in.AddOptionalProperties(ogen.Int().SetMinimum(&one).
+				SetDescription("On an update, the id of a line of this document to keep, updated with this line's fields; omitted, the line is added. A create refuses it.").
+				ToProperty("id"))
+		}
 		b.schemas()[e.InputSchema()] = in
 		min, max := uint64(d.Min), uint64(d.Max)
 		about := fmt.Sprintf("%d to %d lines", d.Min, d.Max)

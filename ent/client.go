@@ -60,6 +60,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
@@ -171,6 +173,10 @@ type Client struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// SalesOrder is the client for interacting with the SalesOrder builders.
+	SalesOrder *SalesOrderClient
+	// SalesOrderLine is the client for interacting with the SalesOrderLine builders.
+	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
 	// ShippingAddress is the client for interacting with the ShippingAddress builders.
@@ -251,6 +257,8 @@ func (c *Client) init() {
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
 	c.RecipeStep = NewRecipeStepClient(c.config)
+	c.SalesOrder = NewSalesOrderClient(c.config)
+	c.SalesOrderLine = NewSalesOrderLineClient(c.config)
 	c.Salesperson = NewSalespersonClient(c.config)
 	c.ShippingAddress = NewShippingAddressClient(c.config)
 	c.ShippingMethod = NewShippingMethodClient(c.config)
@@ -400,6 +408,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		SalesOrder:              NewSalesOrderClient(cfg),
+		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
@@ -476,6 +486,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		SalesOrder:              NewSalesOrderClient(cfg),
+		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
@@ -526,10 +538,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
 		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
 		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
-		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
-		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.ShippingAddress, c.ShippingMethod, c.StockMovement,
+		c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -548,10 +560,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
 		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
 		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.Salesperson,
-		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
-		c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.ShippingAddress, c.ShippingMethod, c.StockMovement,
+		c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -650,6 +662,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RateWindow.mutate(ctx, m)
 	case *RecipeStepMutation:
 		return c.RecipeStep.mutate(ctx, m)
+	case *SalesOrderMutation:
+		return c.SalesOrder.mutate(ctx, m)
+	case *SalesOrderLineMutation:
+		return c.SalesOrderLine.mutate(ctx, m)
 	case *SalespersonMutation:
 		return c.Salesperson.mutate(ctx, m)
 	case *ShippingAddressMutation:
@@ -8789,6 +8805,370 @@ func (c *RecipeStepClient) mutate(ctx context.Context, m *RecipeStepMutation) (V
 	}
 }
 
+// SalesOrderClient is a client for the SalesOrder schema.
+type SalesOrderClient struct {
+	config
+}
+
+// NewSalesOrderClient returns a client for the SalesOrder from the given config.
+func NewSalesOrderClient(c config) *SalesOrderClient {
+	return &SalesOrderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `salesorder.Hooks(f(g(h())))`.
+func (c *SalesOrderClient) Use(hooks ...Hook) {
+	c.hooks.SalesOrder = append(c.hooks.SalesOrder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `salesorder.Intercept(f(g(h())))`.
+func (c *SalesOrderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SalesOrder = append(c.inters.SalesOrder, interceptors...)
+}
+
+// Create returns a builder for creating a SalesOrder entity.
+func (c *SalesOrderClient) Create() *SalesOrderCreate {
+	mutation := newSalesOrderMutation(c.config, OpCreate)
+	return &SalesOrderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SalesOrder entities.
+func (c *SalesOrderClient) CreateBulk(builders ...*SalesOrderCreate) *SalesOrderCreateBulk {
+	return &SalesOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SalesOrderClient) MapCreateBulk(slice any, setFunc func(*SalesOrderCreate, int)) *SalesOrderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SalesOrderCreateBulk{err: fmt.Errorf("calling to SalesOrderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SalesOrderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SalesOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SalesOrder.
+func (c *SalesOrderClient) Update() *SalesOrderUpdate {
+	mutation := newSalesOrderMutation(c.config, OpUpdate)
+	return &SalesOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SalesOrderClient) UpdateOne(_m *SalesOrder) *SalesOrderUpdateOne {
+	mutation := newSalesOrderMutation(c.config, OpUpdateOne, withSalesOrder(_m))
+	return &SalesOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SalesOrderClient) UpdateOneID(id int) *SalesOrderUpdateOne {
+	mutation := newSalesOrderMutation(c.config, OpUpdateOne, withSalesOrderID(id))
+	return &SalesOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SalesOrder.
+func (c *SalesOrderClient) Delete() *SalesOrderDelete {
+	mutation := newSalesOrderMutation(c.config, OpDelete)
+	return &SalesOrderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SalesOrderClient) DeleteOne(_m *SalesOrder) *SalesOrderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SalesOrderClient) DeleteOneID(id int) *SalesOrderDeleteOne {
+	builder := c.Delete().Where(salesorder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SalesOrderDeleteOne{builder}
+}
+
+// Query returns a query builder for SalesOrder.
+func (c *SalesOrderClient) Query() *SalesOrderQuery {
+	return &SalesOrderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSalesOrder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SalesOrder entity by its id.
+func (c *SalesOrderClient) Get(ctx context.Context, id int) (*SalesOrder, error) {
+	return c.Query().Where(salesorder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SalesOrderClient) GetX(ctx context.Context, id int) *SalesOrder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a SalesOrder.
+func (c *SalesOrderClient) QueryAccount(_m *SalesOrder) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorder.Table, salesorder.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, salesorder.AccountTable, salesorder.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCustomer queries the customer edge of a SalesOrder.
+func (c *SalesOrderClient) QueryCustomer(_m *SalesOrder) *CustomerQuery {
+	query := (&CustomerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorder.Table, salesorder.FieldID, id),
+			sqlgraph.To(customer.Table, customer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, salesorder.CustomerTable, salesorder.CustomerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLines queries the lines edge of a SalesOrder.
+func (c *SalesOrderClient) QueryLines(_m *SalesOrder) *SalesOrderLineQuery {
+	query := (&SalesOrderLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorder.Table, salesorder.FieldID, id),
+			sqlgraph.To(salesorderline.Table, salesorderline.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, salesorder.LinesTable, salesorder.LinesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SalesOrderClient) Hooks() []Hook {
+	hooks := c.hooks.SalesOrder
+	return append(hooks[:len(hooks):len(hooks)], salesorder.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SalesOrderClient) Interceptors() []Interceptor {
+	return c.inters.SalesOrder
+}
+
+func (c *SalesOrderClient) mutate(ctx context.Context, m *SalesOrderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SalesOrderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SalesOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SalesOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SalesOrderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SalesOrder mutation op: %q", m.Op())
+	}
+}
+
+// SalesOrderLineClient is a client for the SalesOrderLine schema.
+type SalesOrderLineClient struct {
+	config
+}
+
+// NewSalesOrderLineClient returns a client for the SalesOrderLine from the given config.
+func NewSalesOrderLineClient(c config) *SalesOrderLineClient {
+	return &SalesOrderLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `salesorderline.Hooks(f(g(h())))`.
+func (c *SalesOrderLineClient) Use(hooks ...Hook) {
+	c.hooks.SalesOrderLine = append(c.hooks.SalesOrderLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `salesorderline.Intercept(f(g(h())))`.
+func (c *SalesOrderLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SalesOrderLine = append(c.inters.SalesOrderLine, interceptors...)
+}
+
+// Create returns a builder for creating a SalesOrderLine entity.
+func (c *SalesOrderLineClient) Create() *SalesOrderLineCreate {
+	mutation := newSalesOrderLineMutation(c.config, OpCreate)
+	return &SalesOrderLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SalesOrderLine entities.
+func (c *SalesOrderLineClient) CreateBulk(builders ...*SalesOrderLineCreate) *SalesOrderLineCreateBulk {
+	return &SalesOrderLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SalesOrderLineClient) MapCreateBulk(slice any, setFunc func(*SalesOrderLineCreate, int)) *SalesOrderLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SalesOrderLineCreateBulk{err: fmt.Errorf("calling to SalesOrderLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SalesOrderLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SalesOrderLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SalesOrderLine.
+func (c *SalesOrderLineClient) Update() *SalesOrderLineUpdate {
+	mutation := newSalesOrderLineMutation(c.config, OpUpdate)
+	return &SalesOrderLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SalesOrderLineClient) UpdateOne(_m *SalesOrderLine) *SalesOrderLineUpdateOne {
+	mutation := newSalesOrderLineMutation(c.config, OpUpdateOne, withSalesOrderLine(_m))
+	return &SalesOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SalesOrderLineClient) UpdateOneID(id int) *SalesOrderLineUpdateOne {
+	mutation := newSalesOrderLineMutation(c.config, OpUpdateOne, withSalesOrderLineID(id))
+	return &SalesOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SalesOrderLine.
+func (c *SalesOrderLineClient) Delete() *SalesOrderLineDelete {
+	mutation := newSalesOrderLineMutation(c.config, OpDelete)
+	return &SalesOrderLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SalesOrderLineClient) DeleteOne(_m *SalesOrderLine) *SalesOrderLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SalesOrderLineClient) DeleteOneID(id int) *SalesOrderLineDeleteOne {
+	builder := c.Delete().Where(salesorderline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SalesOrderLineDeleteOne{builder}
+}
+
+// Query returns a query builder for SalesOrderLine.
+func (c *SalesOrderLineClient) Query() *SalesOrderLineQuery {
+	return &SalesOrderLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSalesOrderLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SalesOrderLine entity by its id.
+func (c *SalesOrderLineClient) Get(ctx context.Context, id int) (*SalesOrderLine, error) {
+	return c.Query().Where(salesorderline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SalesOrderLineClient) GetX(ctx context.Context, id int) *SalesOrderLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a SalesOrderLine.
+func (c *SalesOrderLineClient) QueryAccount(_m *SalesOrderLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorderline.Table, salesorderline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, salesorderline.AccountTable, salesorderline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySalesOrder queries the sales_order edge of a SalesOrderLine.
+func (c *SalesOrderLineClient) QuerySalesOrder(_m *SalesOrderLine) *SalesOrderQuery {
+	query := (&SalesOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorderline.Table, salesorderline.FieldID, id),
+			sqlgraph.To(salesorder.Table, salesorder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, salesorderline.SalesOrderTable, salesorderline.SalesOrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a SalesOrderLine.
+func (c *SalesOrderLineClient) QueryProduct(_m *SalesOrderLine) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(salesorderline.Table, salesorderline.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, salesorderline.ProductTable, salesorderline.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SalesOrderLineClient) Hooks() []Hook {
+	hooks := c.hooks.SalesOrderLine
+	return append(hooks[:len(hooks):len(hooks)], salesorderline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SalesOrderLineClient) Interceptors() []Interceptor {
+	return c.inters.SalesOrderLine
+}
+
+func (c *SalesOrderLineClient) mutate(ctx context.Context, m *SalesOrderLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SalesOrderLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SalesOrderLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SalesOrderLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SalesOrderLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SalesOrderLine mutation op: %q", m.Op())
+	}
+}
+
 // SalespersonClient is a client for the Salesperson schema.
 type SalespersonClient struct {
 	config
@@ -10713,10 +11093,10 @@ type (
 		ProductSubstitute, ProductSupplier, ProductTag, Production,
 		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
-		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
+		SalesOrderLine, Salesperson, ShippingAddress, ShippingMethod, StockMovement,
+		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
@@ -10727,10 +11107,10 @@ type (
 		ProductSubstitute, ProductSupplier, ProductTag, Production,
 		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, Salesperson,
-		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
-		Territory, UnitOfMeasure, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
+		SalesOrderLine, Salesperson, ShippingAddress, ShippingMethod, StockMovement,
+		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

@@ -57,6 +57,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
@@ -174,6 +176,8 @@ func checkColumn(t, c string) error {
 			qcunitofmeasure.Table:         qcunitofmeasure.ValidColumn,
 			ratewindow.Table:              ratewindow.ValidColumn,
 			recipestep.Table:              recipestep.ValidColumn,
+			salesorder.Table:              salesorder.ValidColumn,
+			salesorderline.Table:          salesorderline.ValidColumn,
 			salesperson.Table:             salesperson.ValidColumn,
 			shippingaddress.Table:         shippingaddress.ValidColumn,
 			shippingmethod.Table:          shippingmethod.ValidColumn,

@@ -49,6 +49,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
@@ -70,7 +72,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 57)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 59)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -1023,6 +1025,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   salesorder.Table,
+			Columns: salesorder.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: salesorder.FieldID,
+			},
+		},
+		Type: "SalesOrder",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			salesorder.FieldAccountID:               {Type: field.TypeInt, Column: salesorder.FieldAccountID},
+			salesorder.FieldCreatedAt:               {Type: field.TypeTime, Column: salesorder.FieldCreatedAt},
+			salesorder.FieldUpdatedAt:               {Type: field.TypeTime, Column: salesorder.FieldUpdatedAt},
+			salesorder.FieldSalesOrderNo:            {Type: field.TypeInt, Column: salesorder.FieldSalesOrderNo},
+			salesorder.FieldStatus:                  {Type: field.TypeEnum, Column: salesorder.FieldStatus},
+			salesorder.FieldCustomerID:              {Type: field.TypeInt, Column: salesorder.FieldCustomerID},
+			salesorder.FieldBillingAddress:          {Type: field.TypeJSON, Column: salesorder.FieldBillingAddress},
+			salesorder.FieldShippingAddress:         {Type: field.TypeJSON, Column: salesorder.FieldShippingAddress},
+			salesorder.FieldCompany:                 {Type: field.TypeString, Column: salesorder.FieldCompany},
+			salesorder.FieldCustomerPurchaseOrderNo: {Type: field.TypeString, Column: salesorder.FieldCustomerPurchaseOrderNo},
+			salesorder.FieldOrderDate:               {Type: field.TypeTime, Column: salesorder.FieldOrderDate},
+			salesorder.FieldExpectedDate:            {Type: field.TypeTime, Column: salesorder.FieldExpectedDate},
+			salesorder.FieldShipDate:                {Type: field.TypeTime, Column: salesorder.FieldShipDate},
+			salesorder.FieldSubtotal:                {Type: field.TypeOther, Column: salesorder.FieldSubtotal},
+			salesorder.FieldTax1:                    {Type: field.TypeBool, Column: salesorder.FieldTax1},
+			salesorder.FieldTax2:                    {Type: field.TypeBool, Column: salesorder.FieldTax2},
+			salesorder.FieldTax1Rate:                {Type: field.TypeOther, Column: salesorder.FieldTax1Rate},
+			salesorder.FieldTax2Rate:                {Type: field.TypeOther, Column: salesorder.FieldTax2Rate},
+			salesorder.FieldTrackingNumber:          {Type: field.TypeString, Column: salesorder.FieldTrackingNumber},
+		},
+	}
+	graph.Nodes[46] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   salesorderline.Table,
+			Columns: salesorderline.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: salesorderline.FieldID,
+			},
+		},
+		Type: "SalesOrderLine",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			salesorderline.FieldAccountID:        {Type: field.TypeInt, Column: salesorderline.FieldAccountID},
+			salesorderline.FieldSalesOrderID:     {Type: field.TypeInt, Column: salesorderline.FieldSalesOrderID},
+			salesorderline.FieldCancelledQtyBase: {Type: field.TypeOther, Column: salesorderline.FieldCancelledQtyBase},
+			salesorderline.FieldDiscountRate:     {Type: field.TypeOther, Column: salesorderline.FieldDiscountRate},
+			salesorderline.FieldNotes:            {Type: field.TypeString, Column: salesorderline.FieldNotes},
+			salesorderline.FieldOrderQty:         {Type: field.TypeOther, Column: salesorderline.FieldOrderQty},
+			salesorderline.FieldOrderQtyBase:     {Type: field.TypeOther, Column: salesorderline.FieldOrderQtyBase},
+			salesorderline.FieldPrice:            {Type: field.TypeOther, Column: salesorderline.FieldPrice},
+			salesorderline.FieldProductCode:      {Type: field.TypeString, Column: salesorderline.FieldProductCode},
+			salesorderline.FieldProductName:      {Type: field.TypeString, Column: salesorderline.FieldProductName},
+			salesorderline.FieldProductID:        {Type: field.TypeInt, Column: salesorderline.FieldProductID},
+			salesorderline.FieldShippedQtyBase:   {Type: field.TypeOther, Column: salesorderline.FieldShippedQtyBase},
+			salesorderline.FieldTax1:             {Type: field.TypeBool, Column: salesorderline.FieldTax1},
+			salesorderline.FieldTax2:             {Type: field.TypeBool, Column: salesorderline.FieldTax2},
+			salesorderline.FieldUomType:          {Type: field.TypeEnum, Column: salesorderline.FieldUomType},
+		},
+	}
+	graph.Nodes[47] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesperson.Table,
 			Columns: salesperson.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -1042,7 +1104,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesperson.FieldLastName:  {Type: field.TypeString, Column: salesperson.FieldLastName},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -1063,7 +1125,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -1083,7 +1145,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -1107,7 +1169,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1135,7 +1197,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1154,7 +1216,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1177,7 +1239,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1197,7 +1259,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1218,7 +1280,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1241,7 +1303,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1262,7 +1324,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -2847,6 +2909,78 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"RecipeStep",
 		"Equipment",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   salesorder.AccountTable,
+			Columns: []string{salesorder.AccountColumn},
+			Bidi:    false,
+		},
+		"SalesOrder",
+		"Account",
+	)
+	graph.MustAddE(
+		"customer",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   salesorder.CustomerTable,
+			Columns: []string{salesorder.CustomerColumn},
+			Bidi:    false,
+		},
+		"SalesOrder",
+		"Customer",
+	)
+	graph.MustAddE(
+		"lines",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   salesorder.LinesTable,
+			Columns: []string{salesorder.LinesColumn},
+			Bidi:    false,
+		},
+		"SalesOrder",
+		"SalesOrderLine",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   salesorderline.AccountTable,
+			Columns: []string{salesorderline.AccountColumn},
+			Bidi:    false,
+		},
+		"SalesOrderLine",
+		"Account",
+	)
+	graph.MustAddE(
+		"sales_order",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   salesorderline.SalesOrderTable,
+			Columns: []string{salesorderline.SalesOrderColumn},
+			Bidi:    false,
+		},
+		"SalesOrderLine",
+		"SalesOrder",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   salesorderline.ProductTable,
+			Columns: []string{salesorderline.ProductColumn},
+			Bidi:    false,
+		},
+		"SalesOrderLine",
+		"Product",
 	)
 	graph.MustAddE(
 		"account",
@@ -8531,6 +8665,340 @@ func (f *RecipeStepFilter) WhereHasEquipmentWith(preds ...predicate.Equipment) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SalesOrderQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SalesOrderQuery builder.
+func (_q *SalesOrderQuery) Filter() *SalesOrderFilter {
+	return &SalesOrderFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SalesOrderMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SalesOrderMutation builder.
+func (m *SalesOrderMutation) Filter() *SalesOrderFilter {
+	return &SalesOrderFilter{config: m.config, predicateAdder: m}
+}
+
+// SalesOrderFilter provides a generic filtering capability at runtime for SalesOrderQuery.
+type SalesOrderFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SalesOrderFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SalesOrderFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(salesorder.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *SalesOrderFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(salesorder.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SalesOrderFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(salesorder.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *SalesOrderFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(salesorder.FieldUpdatedAt))
+}
+
+// WhereSalesOrderNo applies the entql int predicate on the sales_order_no field.
+func (f *SalesOrderFilter) WhereSalesOrderNo(p entql.IntP) {
+	f.Where(p.Field(salesorder.FieldSalesOrderNo))
+}
+
+// WhereStatus applies the entql string predicate on the status field.
+func (f *SalesOrderFilter) WhereStatus(p entql.StringP) {
+	f.Where(p.Field(salesorder.FieldStatus))
+}
+
+// WhereCustomerID applies the entql int predicate on the customer_id field.
+func (f *SalesOrderFilter) WhereCustomerID(p entql.IntP) {
+	f.Where(p.Field(salesorder.FieldCustomerID))
+}
+
+// WhereBillingAddress applies the entql json.RawMessage predicate on the billing_address field.
+func (f *SalesOrderFilter) WhereBillingAddress(p entql.BytesP) {
+	f.Where(p.Field(salesorder.FieldBillingAddress))
+}
+
+// WhereShippingAddress applies the entql json.RawMessage predicate on the shipping_address field.
+func (f *SalesOrderFilter) WhereShippingAddress(p entql.BytesP) {
+	f.Where(p.Field(salesorder.FieldShippingAddress))
+}
+
+// WhereCompany applies the entql string predicate on the company field.
+func (f *SalesOrderFilter) WhereCompany(p entql.StringP) {
+	f.Where(p.Field(salesorder.FieldCompany))
+}
+
+// WhereCustomerPurchaseOrderNo applies the entql string predicate on the customer_purchase_order_no field.
+func (f *SalesOrderFilter) WhereCustomerPurchaseOrderNo(p entql.StringP) {
+	f.Where(p.Field(salesorder.FieldCustomerPurchaseOrderNo))
+}
+
+// WhereOrderDate applies the entql time.Time predicate on the order_date field.
+func (f *SalesOrderFilter) WhereOrderDate(p entql.TimeP) {
+	f.Where(p.Field(salesorder.FieldOrderDate))
+}
+
+// WhereExpectedDate applies the entql time.Time predicate on the expected_date field.
+func (f *SalesOrderFilter) WhereExpectedDate(p entql.TimeP) {
+	f.Where(p.Field(salesorder.FieldExpectedDate))
+}
+
+// WhereShipDate applies the entql time.Time predicate on the ship_date field.
+func (f *SalesOrderFilter) WhereShipDate(p entql.TimeP) {
+	f.Where(p.Field(salesorder.FieldShipDate))
+}
+
+// WhereSubtotal applies the entql other predicate on the subtotal field.
+func (f *SalesOrderFilter) WhereSubtotal(p entql.OtherP) {
+	f.Where(p.Field(salesorder.FieldSubtotal))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *SalesOrderFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(salesorder.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *SalesOrderFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(salesorder.FieldTax2))
+}
+
+// WhereTax1Rate applies the entql other predicate on the tax1_rate field.
+func (f *SalesOrderFilter) WhereTax1Rate(p entql.OtherP) {
+	f.Where(p.Field(salesorder.FieldTax1Rate))
+}
+
+// WhereTax2Rate applies the entql other predicate on the tax2_rate field.
+func (f *SalesOrderFilter) WhereTax2Rate(p entql.OtherP) {
+	f.Where(p.Field(salesorder.FieldTax2Rate))
+}
+
+// WhereTrackingNumber applies the entql string predicate on the tracking_number field.
+func (f *SalesOrderFilter) WhereTrackingNumber(p entql.StringP) {
+	f.Where(p.Field(salesorder.FieldTrackingNumber))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *SalesOrderFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *SalesOrderFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCustomer applies a predicate to check if query has an edge customer.
+func (f *SalesOrderFilter) WhereHasCustomer() {
+	f.Where(entql.HasEdge("customer"))
+}
+
+// WhereHasCustomerWith applies a predicate to check if query has an edge customer with a given conditions (other predicates).
+func (f *SalesOrderFilter) WhereHasCustomerWith(preds ...predicate.Customer) {
+	f.Where(entql.HasEdgeWith("customer", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLines applies a predicate to check if query has an edge lines.
+func (f *SalesOrderFilter) WhereHasLines() {
+	f.Where(entql.HasEdge("lines"))
+}
+
+// WhereHasLinesWith applies a predicate to check if query has an edge lines with a given conditions (other predicates).
+func (f *SalesOrderFilter) WhereHasLinesWith(preds ...predicate.SalesOrderLine) {
+	f.Where(entql.HasEdgeWith("lines", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SalesOrderLineQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SalesOrderLineQuery builder.
+func (_q *SalesOrderLineQuery) Filter() *SalesOrderLineFilter {
+	return &SalesOrderLineFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SalesOrderLineMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SalesOrderLineMutation builder.
+func (m *SalesOrderLineMutation) Filter() *SalesOrderLineFilter {
+	return &SalesOrderLineFilter{config: m.config, predicateAdder: m}
+}
+
+// SalesOrderLineFilter provides a generic filtering capability at runtime for SalesOrderLineQuery.
+type SalesOrderLineFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SalesOrderLineFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SalesOrderLineFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(salesorderline.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *SalesOrderLineFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(salesorderline.FieldAccountID))
+}
+
+// WhereSalesOrderID applies the entql int predicate on the sales_order_id field.
+func (f *SalesOrderLineFilter) WhereSalesOrderID(p entql.IntP) {
+	f.Where(p.Field(salesorderline.FieldSalesOrderID))
+}
+
+// WhereCancelledQtyBase applies the entql other predicate on the cancelled_qty_base field.
+func (f *SalesOrderLineFilter) WhereCancelledQtyBase(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldCancelledQtyBase))
+}
+
+// WhereDiscountRate applies the entql other predicate on the discount_rate field.
+func (f *SalesOrderLineFilter) WhereDiscountRate(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldDiscountRate))
+}
+
+// WhereNotes applies the entql string predicate on the notes field.
+func (f *SalesOrderLineFilter) WhereNotes(p entql.StringP) {
+	f.Where(p.Field(salesorderline.FieldNotes))
+}
+
+// WhereOrderQty applies the entql other predicate on the order_qty field.
+func (f *SalesOrderLineFilter) WhereOrderQty(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldOrderQty))
+}
+
+// WhereOrderQtyBase applies the entql other predicate on the order_qty_base field.
+func (f *SalesOrderLineFilter) WhereOrderQtyBase(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldOrderQtyBase))
+}
+
+// WherePrice applies the entql other predicate on the price field.
+func (f *SalesOrderLineFilter) WherePrice(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldPrice))
+}
+
+// WhereProductCode applies the entql string predicate on the product_code field.
+func (f *SalesOrderLineFilter) WhereProductCode(p entql.StringP) {
+	f.Where(p.Field(salesorderline.FieldProductCode))
+}
+
+// WhereProductName applies the entql string predicate on the product_name field.
+func (f *SalesOrderLineFilter) WhereProductName(p entql.StringP) {
+	f.Where(p.Field(salesorderline.FieldProductName))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *SalesOrderLineFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(salesorderline.FieldProductID))
+}
+
+// WhereShippedQtyBase applies the entql other predicate on the shipped_qty_base field.
+func (f *SalesOrderLineFilter) WhereShippedQtyBase(p entql.OtherP) {
+	f.Where(p.Field(salesorderline.FieldShippedQtyBase))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *SalesOrderLineFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(salesorderline.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *SalesOrderLineFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(salesorderline.FieldTax2))
+}
+
+// WhereUomType applies the entql string predicate on the uom_type field.
+func (f *SalesOrderLineFilter) WhereUomType(p entql.StringP) {
+	f.Where(p.Field(salesorderline.FieldUomType))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *SalesOrderLineFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *SalesOrderLineFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSalesOrder applies a predicate to check if query has an edge sales_order.
+func (f *SalesOrderLineFilter) WhereHasSalesOrder() {
+	f.Where(entql.HasEdge("sales_order"))
+}
+
+// WhereHasSalesOrderWith applies a predicate to check if query has an edge sales_order with a given conditions (other predicates).
+func (f *SalesOrderLineFilter) WhereHasSalesOrderWith(preds ...predicate.SalesOrder) {
+	f.Where(entql.HasEdgeWith("sales_order", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *SalesOrderLineFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *SalesOrderLineFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SalespersonQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -8559,7 +9027,7 @@ type SalespersonFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalespersonFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8653,7 +9121,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8761,7 +9229,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8850,7 +9318,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8987,7 +9455,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9116,7 +9584,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9200,7 +9668,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9304,7 +9772,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9393,7 +9861,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9501,7 +9969,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9605,7 +10073,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9727,7 +10195,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

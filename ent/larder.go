@@ -29,6 +29,7 @@ import (
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/ent/qcunitofmeasure"
+	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/supplier"
@@ -99,6 +100,29 @@ func (_m *PurchaseOrderLine) RedactCost() {
 	}
 	_m.Cost = nil
 	_m.DiscountRate = nil
+}
+
+// RedactCost clears the cost fields of the SalesOrder: subtotal tax1 tax2 tax1_rate tax2_rate.
+func (_m *SalesOrder) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.Subtotal = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
+	_m.Tax1Rate = nil
+	_m.Tax2Rate = nil
+}
+
+// RedactCost clears the cost fields of the SalesOrderLine: discount_rate price tax1 tax2.
+func (_m *SalesOrderLine) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.DiscountRate = nil
+	_m.Price = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
 }
 
 // RedactCost clears the cost fields of a query or mutation result, descending
@@ -224,6 +248,18 @@ func RedactCost(v Value) {
 	case []*RecipeStep:
 		for _, e := range v {
 			redactRecipeStep(e)
+		}
+	case *SalesOrder:
+		redactSalesOrder(v)
+	case []*SalesOrder:
+		for _, e := range v {
+			redactSalesOrder(e)
+		}
+	case *SalesOrderLine:
+		redactSalesOrderLine(v)
+	case []*SalesOrderLine:
+		for _, e := range v {
+			redactSalesOrderLine(e)
 		}
 	case *StockMovement:
 		redactStockMovement(v)
@@ -410,6 +446,23 @@ func redactRecipeStep(e *RecipeStep) {
 	}
 	RedactCost(e.Edges.Product)
 	RedactCost(e.Edges.Operation)
+}
+
+func redactSalesOrder(e *SalesOrder) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.Lines)
+}
+
+func redactSalesOrderLine(e *SalesOrderLine) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.SalesOrder)
+	RedactCost(e.Edges.Product)
 }
 
 func redactStockMovement(e *StockMovement) {
@@ -1183,6 +1236,35 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
 			}
 		}
+	case *SalesOrderMutation:
+		if id, ok := m.CustomerID(); ok {
+			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+			}
+		}
+	case *SalesOrderLineMutation:
+		if id, ok := m.SalesOrderID(); ok {
+			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("sales_order_id", "must name an existing sales order (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
+			}
+		}
 	case *ShippingAddressMutation:
 		if id, ok := m.CustomerID(); ok {
 			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
@@ -1293,6 +1375,7 @@ var uniqueIndexes = map[string][]string{
 	"qcunitofmeasure_code":                                    {"code"},
 	"ratewindow_bucket_window_start":                          {"bucket", "window_start"},
 	"recipestep_product_id_position":                          {"product_id", "position"},
+	"salesorder_account_id_sales_order_no":                    {"account_id", "sales_order_no"},
 	"shipping_addresses_one_default":                          {"customer_id"},
 	"shippingmethod_account_id_code":                          {"account_id", "code"},
 	"supplier_account_id_supplier_code":                       {"account_id", "supplier_code"},
@@ -1338,6 +1421,8 @@ var EventResources = map[string]EventResource{
 	"ProductionLine":    {Name: "production_line", Actions: []string{"created", "updated", "deleted"}, Roots: "", SoftDelete: "deleted_at"},
 	"PurchaseOrder":     {Name: "purchase_order", Actions: []string{"created", "updated", "cancelled", "received", "closed"}, Roots: ""},
 	"PurchaseOrderLine": {Name: "purchase_order", Actions: []string{"updated"}, Roots: "", Parent: "PurchaseOrder"},
+	"SalesOrder":        {Name: "sales_order", Actions: []string{"created", "updated", "cancelled", "shipped", "closed"}, Roots: ""},
+	"SalesOrderLine":    {Name: "sales_order", Actions: []string{"updated"}, Roots: "", Parent: "SalesOrder"},
 	"ShippingAddress":   {Name: "customer", Actions: []string{"updated"}, Roots: "", Parent: "Customer"},
 	"Supplier":          {Name: "supplier", Actions: []string{"created", "updated", "deleted", "approval_changed"}, Roots: ""},
 	"Tag":               {Name: "tag", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
@@ -1464,6 +1549,51 @@ func checkPurchaseOrderStatus(ctx context.Context, m *PurchaseOrderMutation) err
 	return nil
 }
 
+// salesOrderStatusMoves are the moves the state machine of
+// SalesOrder.status allows, by source state.
+var salesOrderStatusMoves = map[salesorder.Status][]salesorder.Status{
+	salesorder.StatusOPEN:       {salesorder.StatusBACK_ORDER, salesorder.StatusPREPARING, salesorder.StatusCANCELLED, salesorder.StatusSHIPPED},
+	salesorder.StatusBACK_ORDER: {salesorder.StatusCANCELLED, salesorder.StatusSHIPPED},
+	salesorder.StatusPREPARING:  {salesorder.StatusOPEN, salesorder.StatusBACK_ORDER, salesorder.StatusCANCELLED, salesorder.StatusSHIPPED},
+	salesorder.StatusSHIPPED:    {salesorder.StatusCLOSE},
+}
+
+// CheckSalesOrderStatusMove refuses a move of a sales order's status that its
+// state machine does not allow (409 INVALID_STATE).
+func CheckSalesOrderStatusMove(from, to salesorder.Status) error {
+	for _, s := range salesOrderStatusMoves[from] {
+		if s == to {
+			return nil
+		}
+	}
+	return problem.Conflict(problem.InvalidState, "status", fmt.Sprintf("status cannot move from %s to %s", from, to))
+}
+
+// checkSalesOrderStatus applies the state machine of SalesOrder.status to an
+// update of one record: a
+// change of status must be an allowed move; other fields change only in
+// the states that allow edits.
+func checkSalesOrderStatus(ctx context.Context, m *SalesOrderMutation) error {
+	from, err := m.OldStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if to, ok := m.Status(); ok {
+		return CheckSalesOrderStatusMove(from, to)
+	}
+	for _, f := range m.Fields() {
+		if f == "status" || f == "updated_at" {
+			continue
+		}
+		switch from {
+		case salesorder.StatusOPEN, salesorder.StatusBACK_ORDER:
+			return nil
+		}
+		return problem.Conflict(problem.InvalidState, f, fmt.Sprintf("A sales order cannot be changed while status is %s.", from))
+	}
+	return nil
+}
+
 // MachineHook enforces the state machines of status fields on every update
 // of one record, whoever makes it (the API, the web application, a worker).
 func MachineHook() Hook {
@@ -1477,6 +1607,10 @@ func MachineHook() Hook {
 					}
 				case *PurchaseOrderMutation:
 					if err := checkPurchaseOrderStatus(ctx, m); err != nil {
+						return nil, err
+					}
+				case *SalesOrderMutation:
+					if err := checkSalesOrderStatus(ctx, m); err != nil {
 						return nil, err
 					}
 				}

@@ -19,6 +19,8 @@ import (
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/purchaseorderline"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -217,6 +219,34 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().PurchaseOrderLine.Query().Where(purchaseorderline.IDIn(ids...)).Order(purchaseorderline.ByID()).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *SalesOrderMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().SalesOrder.Query().Where(salesorder.IDIn(ids...)).Order(salesorder.ByID()).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *SalesOrderLineMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().SalesOrderLine.Query().Where(salesorderline.IDIn(ids...)).Order(salesorderline.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -572,6 +602,46 @@ func Reload(ctx context.Context, c *Client, vs []Value) ([]Value, error) {
 			}
 		}
 		return out, nil
+	case *SalesOrder:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*SalesOrder).ID
+		}
+		rows, err := c.SalesOrder.Query().Where(salesorder.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*SalesOrder, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *SalesOrderLine:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*SalesOrderLine).ID
+		}
+		rows, err := c.SalesOrderLine.Query().Where(salesorderline.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*SalesOrderLine, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
 	case *ShippingAddress:
 		ids := make([]int, len(vs))
 		for i, v := range vs {
@@ -665,6 +735,8 @@ func Parent(ctx context.Context, c *Client, v Value) (Value, error) {
 		return c.Bill.Get(ctx, e.BillID)
 	case *PurchaseOrderLine:
 		return c.PurchaseOrder.Get(ctx, e.PurchaseOrderID)
+	case *SalesOrderLine:
+		return c.SalesOrder.Get(ctx, e.SalesOrderID)
 	case *ShippingAddress:
 		return c.Customer.Get(ctx, e.CustomerID)
 	}
@@ -781,6 +853,10 @@ func AccountOf(v Value) (int, bool) {
 		}
 		return *e.AccountID, true
 	case *RecipeStep:
+		return e.AccountID, true
+	case *SalesOrder:
+		return e.AccountID, true
+	case *SalesOrderLine:
 		return e.AccountID, true
 	case *Salesperson:
 		return e.AccountID, true

@@ -60,6 +60,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
@@ -128,6 +130,8 @@ const (
 	TypeQCUnitOfMeasure         = "QCUnitOfMeasure"
 	TypeRateWindow              = "RateWindow"
 	TypeRecipeStep              = "RecipeStep"
+	TypeSalesOrder              = "SalesOrder"
+	TypeSalesOrderLine          = "SalesOrderLine"
 	TypeSalesperson             = "Salesperson"
 	TypeShippingAddress         = "ShippingAddress"
 	TypeShippingMethod          = "ShippingMethod"
@@ -43062,6 +43066,3224 @@ func (m *RecipeStepMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown RecipeStep edge %s", name)
+}
+
+// SalesOrderMutation represents an operation that mutates the SalesOrder nodes in the graph.
+type SalesOrderMutation struct {
+	config
+	op                         Op
+	typ                        string
+	id                         *int
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	sales_order_no             *int
+	addsales_order_no          *int
+	status                     *salesorder.Status
+	billing_address            *address.Address
+	shipping_address           *address.Address
+	company                    *string
+	customer_purchase_order_no *string
+	order_date                 *time.Time
+	expected_date              *time.Time
+	ship_date                  *time.Time
+	subtotal                   *decimal.Decimal
+	tax1                       *bool
+	tax2                       *bool
+	tax1_rate                  *decimal.Decimal
+	tax2_rate                  *decimal.Decimal
+	tracking_number            *string
+	clearedFields              map[string]struct{}
+	account                    *int
+	clearedaccount             bool
+	customer                   *int
+	clearedcustomer            bool
+	lines                      map[int]struct{}
+	removedlines               map[int]struct{}
+	clearedlines               bool
+	done                       bool
+	oldValue                   func(context.Context) (*SalesOrder, error)
+	predicates                 []predicate.SalesOrder
+}
+
+var _ ent.Mutation = (*SalesOrderMutation)(nil)
+
+// salesorderOption allows management of the mutation configuration using functional options.
+type salesorderOption func(*SalesOrderMutation)
+
+// newSalesOrderMutation creates new mutation for the SalesOrder entity.
+func newSalesOrderMutation(c config, op Op, opts ...salesorderOption) *SalesOrderMutation {
+	m := &SalesOrderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSalesOrder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSalesOrderID sets the ID field of the mutation.
+func withSalesOrderID(id int) salesorderOption {
+	return func(m *SalesOrderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SalesOrder
+		)
+		m.oldValue = func(ctx context.Context) (*SalesOrder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SalesOrder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSalesOrder sets the old SalesOrder of the mutation.
+func withSalesOrder(node *SalesOrder) salesorderOption {
+	return func(m *SalesOrderMutation) {
+		m.oldValue = func(context.Context) (*SalesOrder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SalesOrderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SalesOrderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SalesOrderMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SalesOrderMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SalesOrder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *SalesOrderMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *SalesOrderMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *SalesOrderMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SalesOrderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SalesOrderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SalesOrderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *SalesOrderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *SalesOrderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *SalesOrderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetSalesOrderNo sets the "sales_order_no" field.
+func (m *SalesOrderMutation) SetSalesOrderNo(i int) {
+	m.sales_order_no = &i
+	m.addsales_order_no = nil
+}
+
+// SalesOrderNo returns the value of the "sales_order_no" field in the mutation.
+func (m *SalesOrderMutation) SalesOrderNo() (r int, exists bool) {
+	v := m.sales_order_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderNo returns the old "sales_order_no" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldSalesOrderNo(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderNo: %w", err)
+	}
+	return oldValue.SalesOrderNo, nil
+}
+
+// AddSalesOrderNo adds i to the "sales_order_no" field.
+func (m *SalesOrderMutation) AddSalesOrderNo(i int) {
+	if m.addsales_order_no != nil {
+		*m.addsales_order_no += i
+	} else {
+		m.addsales_order_no = &i
+	}
+}
+
+// AddedSalesOrderNo returns the value that was added to the "sales_order_no" field in this mutation.
+func (m *SalesOrderMutation) AddedSalesOrderNo() (r int, exists bool) {
+	v := m.addsales_order_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSalesOrderNo resets all changes to the "sales_order_no" field.
+func (m *SalesOrderMutation) ResetSalesOrderNo() {
+	m.sales_order_no = nil
+	m.addsales_order_no = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *SalesOrderMutation) SetStatus(s salesorder.Status) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *SalesOrderMutation) Status() (r salesorder.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldStatus(ctx context.Context) (v salesorder.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *SalesOrderMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetCustomerID sets the "customer_id" field.
+func (m *SalesOrderMutation) SetCustomerID(i int) {
+	m.customer = &i
+}
+
+// CustomerID returns the value of the "customer_id" field in the mutation.
+func (m *SalesOrderMutation) CustomerID() (r int, exists bool) {
+	v := m.customer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerID returns the old "customer_id" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldCustomerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerID: %w", err)
+	}
+	return oldValue.CustomerID, nil
+}
+
+// ResetCustomerID resets all changes to the "customer_id" field.
+func (m *SalesOrderMutation) ResetCustomerID() {
+	m.customer = nil
+}
+
+// SetBillingAddress sets the "billing_address" field.
+func (m *SalesOrderMutation) SetBillingAddress(a address.Address) {
+	m.billing_address = &a
+}
+
+// BillingAddress returns the value of the "billing_address" field in the mutation.
+func (m *SalesOrderMutation) BillingAddress() (r address.Address, exists bool) {
+	v := m.billing_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillingAddress returns the old "billing_address" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldBillingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillingAddress: %w", err)
+	}
+	return oldValue.BillingAddress, nil
+}
+
+// ClearBillingAddress clears the value of the "billing_address" field.
+func (m *SalesOrderMutation) ClearBillingAddress() {
+	m.billing_address = nil
+	m.clearedFields[salesorder.FieldBillingAddress] = struct{}{}
+}
+
+// BillingAddressCleared returns if the "billing_address" field was cleared in this mutation.
+func (m *SalesOrderMutation) BillingAddressCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldBillingAddress]
+	return ok
+}
+
+// ResetBillingAddress resets all changes to the "billing_address" field.
+func (m *SalesOrderMutation) ResetBillingAddress() {
+	m.billing_address = nil
+	delete(m.clearedFields, salesorder.FieldBillingAddress)
+}
+
+// SetShippingAddress sets the "shipping_address" field.
+func (m *SalesOrderMutation) SetShippingAddress(a address.Address) {
+	m.shipping_address = &a
+}
+
+// ShippingAddress returns the value of the "shipping_address" field in the mutation.
+func (m *SalesOrderMutation) ShippingAddress() (r address.Address, exists bool) {
+	v := m.shipping_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippingAddress returns the old "shipping_address" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldShippingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippingAddress: %w", err)
+	}
+	return oldValue.ShippingAddress, nil
+}
+
+// ClearShippingAddress clears the value of the "shipping_address" field.
+func (m *SalesOrderMutation) ClearShippingAddress() {
+	m.shipping_address = nil
+	m.clearedFields[salesorder.FieldShippingAddress] = struct{}{}
+}
+
+// ShippingAddressCleared returns if the "shipping_address" field was cleared in this mutation.
+func (m *SalesOrderMutation) ShippingAddressCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldShippingAddress]
+	return ok
+}
+
+// ResetShippingAddress resets all changes to the "shipping_address" field.
+func (m *SalesOrderMutation) ResetShippingAddress() {
+	m.shipping_address = nil
+	delete(m.clearedFields, salesorder.FieldShippingAddress)
+}
+
+// SetCompany sets the "company" field.
+func (m *SalesOrderMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *SalesOrderMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *SalesOrderMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[salesorder.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *SalesOrderMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *SalesOrderMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, salesorder.FieldCompany)
+}
+
+// SetCustomerPurchaseOrderNo sets the "customer_purchase_order_no" field.
+func (m *SalesOrderMutation) SetCustomerPurchaseOrderNo(s string) {
+	m.customer_purchase_order_no = &s
+}
+
+// CustomerPurchaseOrderNo returns the value of the "customer_purchase_order_no" field in the mutation.
+func (m *SalesOrderMutation) CustomerPurchaseOrderNo() (r string, exists bool) {
+	v := m.customer_purchase_order_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerPurchaseOrderNo returns the old "customer_purchase_order_no" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldCustomerPurchaseOrderNo(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerPurchaseOrderNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerPurchaseOrderNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerPurchaseOrderNo: %w", err)
+	}
+	return oldValue.CustomerPurchaseOrderNo, nil
+}
+
+// ClearCustomerPurchaseOrderNo clears the value of the "customer_purchase_order_no" field.
+func (m *SalesOrderMutation) ClearCustomerPurchaseOrderNo() {
+	m.customer_purchase_order_no = nil
+	m.clearedFields[salesorder.FieldCustomerPurchaseOrderNo] = struct{}{}
+}
+
+// CustomerPurchaseOrderNoCleared returns if the "customer_purchase_order_no" field was cleared in this mutation.
+func (m *SalesOrderMutation) CustomerPurchaseOrderNoCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldCustomerPurchaseOrderNo]
+	return ok
+}
+
+// ResetCustomerPurchaseOrderNo resets all changes to the "customer_purchase_order_no" field.
+func (m *SalesOrderMutation) ResetCustomerPurchaseOrderNo() {
+	m.customer_purchase_order_no = nil
+	delete(m.clearedFields, salesorder.FieldCustomerPurchaseOrderNo)
+}
+
+// SetOrderDate sets the "order_date" field.
+func (m *SalesOrderMutation) SetOrderDate(t time.Time) {
+	m.order_date = &t
+}
+
+// OrderDate returns the value of the "order_date" field in the mutation.
+func (m *SalesOrderMutation) OrderDate() (r time.Time, exists bool) {
+	v := m.order_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderDate returns the old "order_date" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldOrderDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderDate: %w", err)
+	}
+	return oldValue.OrderDate, nil
+}
+
+// ClearOrderDate clears the value of the "order_date" field.
+func (m *SalesOrderMutation) ClearOrderDate() {
+	m.order_date = nil
+	m.clearedFields[salesorder.FieldOrderDate] = struct{}{}
+}
+
+// OrderDateCleared returns if the "order_date" field was cleared in this mutation.
+func (m *SalesOrderMutation) OrderDateCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldOrderDate]
+	return ok
+}
+
+// ResetOrderDate resets all changes to the "order_date" field.
+func (m *SalesOrderMutation) ResetOrderDate() {
+	m.order_date = nil
+	delete(m.clearedFields, salesorder.FieldOrderDate)
+}
+
+// SetExpectedDate sets the "expected_date" field.
+func (m *SalesOrderMutation) SetExpectedDate(t time.Time) {
+	m.expected_date = &t
+}
+
+// ExpectedDate returns the value of the "expected_date" field in the mutation.
+func (m *SalesOrderMutation) ExpectedDate() (r time.Time, exists bool) {
+	v := m.expected_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpectedDate returns the old "expected_date" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldExpectedDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpectedDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpectedDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpectedDate: %w", err)
+	}
+	return oldValue.ExpectedDate, nil
+}
+
+// ClearExpectedDate clears the value of the "expected_date" field.
+func (m *SalesOrderMutation) ClearExpectedDate() {
+	m.expected_date = nil
+	m.clearedFields[salesorder.FieldExpectedDate] = struct{}{}
+}
+
+// ExpectedDateCleared returns if the "expected_date" field was cleared in this mutation.
+func (m *SalesOrderMutation) ExpectedDateCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldExpectedDate]
+	return ok
+}
+
+// ResetExpectedDate resets all changes to the "expected_date" field.
+func (m *SalesOrderMutation) ResetExpectedDate() {
+	m.expected_date = nil
+	delete(m.clearedFields, salesorder.FieldExpectedDate)
+}
+
+// SetShipDate sets the "ship_date" field.
+func (m *SalesOrderMutation) SetShipDate(t time.Time) {
+	m.ship_date = &t
+}
+
+// ShipDate returns the value of the "ship_date" field in the mutation.
+func (m *SalesOrderMutation) ShipDate() (r time.Time, exists bool) {
+	v := m.ship_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShipDate returns the old "ship_date" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldShipDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShipDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShipDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShipDate: %w", err)
+	}
+	return oldValue.ShipDate, nil
+}
+
+// ClearShipDate clears the value of the "ship_date" field.
+func (m *SalesOrderMutation) ClearShipDate() {
+	m.ship_date = nil
+	m.clearedFields[salesorder.FieldShipDate] = struct{}{}
+}
+
+// ShipDateCleared returns if the "ship_date" field was cleared in this mutation.
+func (m *SalesOrderMutation) ShipDateCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldShipDate]
+	return ok
+}
+
+// ResetShipDate resets all changes to the "ship_date" field.
+func (m *SalesOrderMutation) ResetShipDate() {
+	m.ship_date = nil
+	delete(m.clearedFields, salesorder.FieldShipDate)
+}
+
+// SetSubtotal sets the "subtotal" field.
+func (m *SalesOrderMutation) SetSubtotal(d decimal.Decimal) {
+	m.subtotal = &d
+}
+
+// Subtotal returns the value of the "subtotal" field in the mutation.
+func (m *SalesOrderMutation) Subtotal() (r decimal.Decimal, exists bool) {
+	v := m.subtotal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubtotal returns the old "subtotal" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldSubtotal(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubtotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubtotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubtotal: %w", err)
+	}
+	return oldValue.Subtotal, nil
+}
+
+// ClearSubtotal clears the value of the "subtotal" field.
+func (m *SalesOrderMutation) ClearSubtotal() {
+	m.subtotal = nil
+	m.clearedFields[salesorder.FieldSubtotal] = struct{}{}
+}
+
+// SubtotalCleared returns if the "subtotal" field was cleared in this mutation.
+func (m *SalesOrderMutation) SubtotalCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldSubtotal]
+	return ok
+}
+
+// ResetSubtotal resets all changes to the "subtotal" field.
+func (m *SalesOrderMutation) ResetSubtotal() {
+	m.subtotal = nil
+	delete(m.clearedFields, salesorder.FieldSubtotal)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *SalesOrderMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *SalesOrderMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *SalesOrderMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[salesorder.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *SalesOrderMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *SalesOrderMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, salesorder.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *SalesOrderMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *SalesOrderMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *SalesOrderMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[salesorder.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *SalesOrderMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *SalesOrderMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, salesorder.FieldTax2)
+}
+
+// SetTax1Rate sets the "tax1_rate" field.
+func (m *SalesOrderMutation) SetTax1Rate(d decimal.Decimal) {
+	m.tax1_rate = &d
+}
+
+// Tax1Rate returns the value of the "tax1_rate" field in the mutation.
+func (m *SalesOrderMutation) Tax1Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax1_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1Rate returns the old "tax1_rate" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldTax1Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1Rate: %w", err)
+	}
+	return oldValue.Tax1Rate, nil
+}
+
+// ClearTax1Rate clears the value of the "tax1_rate" field.
+func (m *SalesOrderMutation) ClearTax1Rate() {
+	m.tax1_rate = nil
+	m.clearedFields[salesorder.FieldTax1Rate] = struct{}{}
+}
+
+// Tax1RateCleared returns if the "tax1_rate" field was cleared in this mutation.
+func (m *SalesOrderMutation) Tax1RateCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldTax1Rate]
+	return ok
+}
+
+// ResetTax1Rate resets all changes to the "tax1_rate" field.
+func (m *SalesOrderMutation) ResetTax1Rate() {
+	m.tax1_rate = nil
+	delete(m.clearedFields, salesorder.FieldTax1Rate)
+}
+
+// SetTax2Rate sets the "tax2_rate" field.
+func (m *SalesOrderMutation) SetTax2Rate(d decimal.Decimal) {
+	m.tax2_rate = &d
+}
+
+// Tax2Rate returns the value of the "tax2_rate" field in the mutation.
+func (m *SalesOrderMutation) Tax2Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax2_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2Rate returns the old "tax2_rate" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldTax2Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2Rate: %w", err)
+	}
+	return oldValue.Tax2Rate, nil
+}
+
+// ClearTax2Rate clears the value of the "tax2_rate" field.
+func (m *SalesOrderMutation) ClearTax2Rate() {
+	m.tax2_rate = nil
+	m.clearedFields[salesorder.FieldTax2Rate] = struct{}{}
+}
+
+// Tax2RateCleared returns if the "tax2_rate" field was cleared in this mutation.
+func (m *SalesOrderMutation) Tax2RateCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldTax2Rate]
+	return ok
+}
+
+// ResetTax2Rate resets all changes to the "tax2_rate" field.
+func (m *SalesOrderMutation) ResetTax2Rate() {
+	m.tax2_rate = nil
+	delete(m.clearedFields, salesorder.FieldTax2Rate)
+}
+
+// SetTrackingNumber sets the "tracking_number" field.
+func (m *SalesOrderMutation) SetTrackingNumber(s string) {
+	m.tracking_number = &s
+}
+
+// TrackingNumber returns the value of the "tracking_number" field in the mutation.
+func (m *SalesOrderMutation) TrackingNumber() (r string, exists bool) {
+	v := m.tracking_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrackingNumber returns the old "tracking_number" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldTrackingNumber(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrackingNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrackingNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrackingNumber: %w", err)
+	}
+	return oldValue.TrackingNumber, nil
+}
+
+// ClearTrackingNumber clears the value of the "tracking_number" field.
+func (m *SalesOrderMutation) ClearTrackingNumber() {
+	m.tracking_number = nil
+	m.clearedFields[salesorder.FieldTrackingNumber] = struct{}{}
+}
+
+// TrackingNumberCleared returns if the "tracking_number" field was cleared in this mutation.
+func (m *SalesOrderMutation) TrackingNumberCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldTrackingNumber]
+	return ok
+}
+
+// ResetTrackingNumber resets all changes to the "tracking_number" field.
+func (m *SalesOrderMutation) ResetTrackingNumber() {
+	m.tracking_number = nil
+	delete(m.clearedFields, salesorder.FieldTrackingNumber)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *SalesOrderMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[salesorder.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *SalesOrderMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *SalesOrderMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *SalesOrderMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearCustomer clears the "customer" edge to the Customer entity.
+func (m *SalesOrderMutation) ClearCustomer() {
+	m.clearedcustomer = true
+	m.clearedFields[salesorder.FieldCustomerID] = struct{}{}
+}
+
+// CustomerCleared reports if the "customer" edge to the Customer entity was cleared.
+func (m *SalesOrderMutation) CustomerCleared() bool {
+	return m.clearedcustomer
+}
+
+// CustomerIDs returns the "customer" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CustomerID instead. It exists only for internal usage by the builders.
+func (m *SalesOrderMutation) CustomerIDs() (ids []int) {
+	if id := m.customer; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCustomer resets all changes to the "customer" edge.
+func (m *SalesOrderMutation) ResetCustomer() {
+	m.customer = nil
+	m.clearedcustomer = false
+}
+
+// AddLineIDs adds the "lines" edge to the SalesOrderLine entity by ids.
+func (m *SalesOrderMutation) AddLineIDs(ids ...int) {
+	if m.lines == nil {
+		m.lines = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.lines[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLines clears the "lines" edge to the SalesOrderLine entity.
+func (m *SalesOrderMutation) ClearLines() {
+	m.clearedlines = true
+}
+
+// LinesCleared reports if the "lines" edge to the SalesOrderLine entity was cleared.
+func (m *SalesOrderMutation) LinesCleared() bool {
+	return m.clearedlines
+}
+
+// RemoveLineIDs removes the "lines" edge to the SalesOrderLine entity by IDs.
+func (m *SalesOrderMutation) RemoveLineIDs(ids ...int) {
+	if m.removedlines == nil {
+		m.removedlines = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.lines, ids[i])
+		m.removedlines[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLines returns the removed IDs of the "lines" edge to the SalesOrderLine entity.
+func (m *SalesOrderMutation) RemovedLinesIDs() (ids []int) {
+	for id := range m.removedlines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinesIDs returns the "lines" edge IDs in the mutation.
+func (m *SalesOrderMutation) LinesIDs() (ids []int) {
+	for id := range m.lines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLines resets all changes to the "lines" edge.
+func (m *SalesOrderMutation) ResetLines() {
+	m.lines = nil
+	m.clearedlines = false
+	m.removedlines = nil
+}
+
+// Where appends a list predicates to the SalesOrderMutation builder.
+func (m *SalesOrderMutation) Where(ps ...predicate.SalesOrder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SalesOrderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SalesOrderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SalesOrder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SalesOrderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SalesOrderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SalesOrder).
+func (m *SalesOrderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SalesOrderMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.account != nil {
+		fields = append(fields, salesorder.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, salesorder.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, salesorder.FieldUpdatedAt)
+	}
+	if m.sales_order_no != nil {
+		fields = append(fields, salesorder.FieldSalesOrderNo)
+	}
+	if m.status != nil {
+		fields = append(fields, salesorder.FieldStatus)
+	}
+	if m.customer != nil {
+		fields = append(fields, salesorder.FieldCustomerID)
+	}
+	if m.billing_address != nil {
+		fields = append(fields, salesorder.FieldBillingAddress)
+	}
+	if m.shipping_address != nil {
+		fields = append(fields, salesorder.FieldShippingAddress)
+	}
+	if m.company != nil {
+		fields = append(fields, salesorder.FieldCompany)
+	}
+	if m.customer_purchase_order_no != nil {
+		fields = append(fields, salesorder.FieldCustomerPurchaseOrderNo)
+	}
+	if m.order_date != nil {
+		fields = append(fields, salesorder.FieldOrderDate)
+	}
+	if m.expected_date != nil {
+		fields = append(fields, salesorder.FieldExpectedDate)
+	}
+	if m.ship_date != nil {
+		fields = append(fields, salesorder.FieldShipDate)
+	}
+	if m.subtotal != nil {
+		fields = append(fields, salesorder.FieldSubtotal)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, salesorder.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, salesorder.FieldTax2)
+	}
+	if m.tax1_rate != nil {
+		fields = append(fields, salesorder.FieldTax1Rate)
+	}
+	if m.tax2_rate != nil {
+		fields = append(fields, salesorder.FieldTax2Rate)
+	}
+	if m.tracking_number != nil {
+		fields = append(fields, salesorder.FieldTrackingNumber)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SalesOrderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case salesorder.FieldAccountID:
+		return m.AccountID()
+	case salesorder.FieldCreatedAt:
+		return m.CreatedAt()
+	case salesorder.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case salesorder.FieldSalesOrderNo:
+		return m.SalesOrderNo()
+	case salesorder.FieldStatus:
+		return m.Status()
+	case salesorder.FieldCustomerID:
+		return m.CustomerID()
+	case salesorder.FieldBillingAddress:
+		return m.BillingAddress()
+	case salesorder.FieldShippingAddress:
+		return m.ShippingAddress()
+	case salesorder.FieldCompany:
+		return m.Company()
+	case salesorder.FieldCustomerPurchaseOrderNo:
+		return m.CustomerPurchaseOrderNo()
+	case salesorder.FieldOrderDate:
+		return m.OrderDate()
+	case salesorder.FieldExpectedDate:
+		return m.ExpectedDate()
+	case salesorder.FieldShipDate:
+		return m.ShipDate()
+	case salesorder.FieldSubtotal:
+		return m.Subtotal()
+	case salesorder.FieldTax1:
+		return m.Tax1()
+	case salesorder.FieldTax2:
+		return m.Tax2()
+	case salesorder.FieldTax1Rate:
+		return m.Tax1Rate()
+	case salesorder.FieldTax2Rate:
+		return m.Tax2Rate()
+	case salesorder.FieldTrackingNumber:
+		return m.TrackingNumber()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SalesOrderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case salesorder.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case salesorder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case salesorder.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case salesorder.FieldSalesOrderNo:
+		return m.OldSalesOrderNo(ctx)
+	case salesorder.FieldStatus:
+		return m.OldStatus(ctx)
+	case salesorder.FieldCustomerID:
+		return m.OldCustomerID(ctx)
+	case salesorder.FieldBillingAddress:
+		return m.OldBillingAddress(ctx)
+	case salesorder.FieldShippingAddress:
+		return m.OldShippingAddress(ctx)
+	case salesorder.FieldCompany:
+		return m.OldCompany(ctx)
+	case salesorder.FieldCustomerPurchaseOrderNo:
+		return m.OldCustomerPurchaseOrderNo(ctx)
+	case salesorder.FieldOrderDate:
+		return m.OldOrderDate(ctx)
+	case salesorder.FieldExpectedDate:
+		return m.OldExpectedDate(ctx)
+	case salesorder.FieldShipDate:
+		return m.OldShipDate(ctx)
+	case salesorder.FieldSubtotal:
+		return m.OldSubtotal(ctx)
+	case salesorder.FieldTax1:
+		return m.OldTax1(ctx)
+	case salesorder.FieldTax2:
+		return m.OldTax2(ctx)
+	case salesorder.FieldTax1Rate:
+		return m.OldTax1Rate(ctx)
+	case salesorder.FieldTax2Rate:
+		return m.OldTax2Rate(ctx)
+	case salesorder.FieldTrackingNumber:
+		return m.OldTrackingNumber(ctx)
+	}
+	return nil, fmt.Errorf("unknown SalesOrder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SalesOrderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case salesorder.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case salesorder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case salesorder.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case salesorder.FieldSalesOrderNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderNo(v)
+		return nil
+	case salesorder.FieldStatus:
+		v, ok := value.(salesorder.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case salesorder.FieldCustomerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerID(v)
+		return nil
+	case salesorder.FieldBillingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillingAddress(v)
+		return nil
+	case salesorder.FieldShippingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippingAddress(v)
+		return nil
+	case salesorder.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case salesorder.FieldCustomerPurchaseOrderNo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerPurchaseOrderNo(v)
+		return nil
+	case salesorder.FieldOrderDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderDate(v)
+		return nil
+	case salesorder.FieldExpectedDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpectedDate(v)
+		return nil
+	case salesorder.FieldShipDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShipDate(v)
+		return nil
+	case salesorder.FieldSubtotal:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubtotal(v)
+		return nil
+	case salesorder.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case salesorder.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case salesorder.FieldTax1Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1Rate(v)
+		return nil
+	case salesorder.FieldTax2Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2Rate(v)
+		return nil
+	case salesorder.FieldTrackingNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrackingNumber(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SalesOrderMutation) AddedFields() []string {
+	var fields []string
+	if m.addsales_order_no != nil {
+		fields = append(fields, salesorder.FieldSalesOrderNo)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SalesOrderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case salesorder.FieldSalesOrderNo:
+		return m.AddedSalesOrderNo()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SalesOrderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case salesorder.FieldSalesOrderNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSalesOrderNo(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SalesOrderMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(salesorder.FieldBillingAddress) {
+		fields = append(fields, salesorder.FieldBillingAddress)
+	}
+	if m.FieldCleared(salesorder.FieldShippingAddress) {
+		fields = append(fields, salesorder.FieldShippingAddress)
+	}
+	if m.FieldCleared(salesorder.FieldCompany) {
+		fields = append(fields, salesorder.FieldCompany)
+	}
+	if m.FieldCleared(salesorder.FieldCustomerPurchaseOrderNo) {
+		fields = append(fields, salesorder.FieldCustomerPurchaseOrderNo)
+	}
+	if m.FieldCleared(salesorder.FieldOrderDate) {
+		fields = append(fields, salesorder.FieldOrderDate)
+	}
+	if m.FieldCleared(salesorder.FieldExpectedDate) {
+		fields = append(fields, salesorder.FieldExpectedDate)
+	}
+	if m.FieldCleared(salesorder.FieldShipDate) {
+		fields = append(fields, salesorder.FieldShipDate)
+	}
+	if m.FieldCleared(salesorder.FieldSubtotal) {
+		fields = append(fields, salesorder.FieldSubtotal)
+	}
+	if m.FieldCleared(salesorder.FieldTax1) {
+		fields = append(fields, salesorder.FieldTax1)
+	}
+	if m.FieldCleared(salesorder.FieldTax2) {
+		fields = append(fields, salesorder.FieldTax2)
+	}
+	if m.FieldCleared(salesorder.FieldTax1Rate) {
+		fields = append(fields, salesorder.FieldTax1Rate)
+	}
+	if m.FieldCleared(salesorder.FieldTax2Rate) {
+		fields = append(fields, salesorder.FieldTax2Rate)
+	}
+	if m.FieldCleared(salesorder.FieldTrackingNumber) {
+		fields = append(fields, salesorder.FieldTrackingNumber)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SalesOrderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SalesOrderMutation) ClearField(name string) error {
+	switch name {
+	case salesorder.FieldBillingAddress:
+		m.ClearBillingAddress()
+		return nil
+	case salesorder.FieldShippingAddress:
+		m.ClearShippingAddress()
+		return nil
+	case salesorder.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case salesorder.FieldCustomerPurchaseOrderNo:
+		m.ClearCustomerPurchaseOrderNo()
+		return nil
+	case salesorder.FieldOrderDate:
+		m.ClearOrderDate()
+		return nil
+	case salesorder.FieldExpectedDate:
+		m.ClearExpectedDate()
+		return nil
+	case salesorder.FieldShipDate:
+		m.ClearShipDate()
+		return nil
+	case salesorder.FieldSubtotal:
+		m.ClearSubtotal()
+		return nil
+	case salesorder.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case salesorder.FieldTax2:
+		m.ClearTax2()
+		return nil
+	case salesorder.FieldTax1Rate:
+		m.ClearTax1Rate()
+		return nil
+	case salesorder.FieldTax2Rate:
+		m.ClearTax2Rate()
+		return nil
+	case salesorder.FieldTrackingNumber:
+		m.ClearTrackingNumber()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SalesOrderMutation) ResetField(name string) error {
+	switch name {
+	case salesorder.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case salesorder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case salesorder.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case salesorder.FieldSalesOrderNo:
+		m.ResetSalesOrderNo()
+		return nil
+	case salesorder.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case salesorder.FieldCustomerID:
+		m.ResetCustomerID()
+		return nil
+	case salesorder.FieldBillingAddress:
+		m.ResetBillingAddress()
+		return nil
+	case salesorder.FieldShippingAddress:
+		m.ResetShippingAddress()
+		return nil
+	case salesorder.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case salesorder.FieldCustomerPurchaseOrderNo:
+		m.ResetCustomerPurchaseOrderNo()
+		return nil
+	case salesorder.FieldOrderDate:
+		m.ResetOrderDate()
+		return nil
+	case salesorder.FieldExpectedDate:
+		m.ResetExpectedDate()
+		return nil
+	case salesorder.FieldShipDate:
+		m.ResetShipDate()
+		return nil
+	case salesorder.FieldSubtotal:
+		m.ResetSubtotal()
+		return nil
+	case salesorder.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case salesorder.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case salesorder.FieldTax1Rate:
+		m.ResetTax1Rate()
+		return nil
+	case salesorder.FieldTax2Rate:
+		m.ResetTax2Rate()
+		return nil
+	case salesorder.FieldTrackingNumber:
+		m.ResetTrackingNumber()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SalesOrderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, salesorder.EdgeAccount)
+	}
+	if m.customer != nil {
+		edges = append(edges, salesorder.EdgeCustomer)
+	}
+	if m.lines != nil {
+		edges = append(edges, salesorder.EdgeLines)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SalesOrderMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case salesorder.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case salesorder.EdgeCustomer:
+		if id := m.customer; id != nil {
+			return []ent.Value{*id}
+		}
+	case salesorder.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.lines))
+		for id := range m.lines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SalesOrderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.removedlines != nil {
+		edges = append(edges, salesorder.EdgeLines)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SalesOrderMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case salesorder.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.removedlines))
+		for id := range m.removedlines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SalesOrderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, salesorder.EdgeAccount)
+	}
+	if m.clearedcustomer {
+		edges = append(edges, salesorder.EdgeCustomer)
+	}
+	if m.clearedlines {
+		edges = append(edges, salesorder.EdgeLines)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SalesOrderMutation) EdgeCleared(name string) bool {
+	switch name {
+	case salesorder.EdgeAccount:
+		return m.clearedaccount
+	case salesorder.EdgeCustomer:
+		return m.clearedcustomer
+	case salesorder.EdgeLines:
+		return m.clearedlines
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SalesOrderMutation) ClearEdge(name string) error {
+	switch name {
+	case salesorder.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case salesorder.EdgeCustomer:
+		m.ClearCustomer()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SalesOrderMutation) ResetEdge(name string) error {
+	switch name {
+	case salesorder.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case salesorder.EdgeCustomer:
+		m.ResetCustomer()
+		return nil
+	case salesorder.EdgeLines:
+		m.ResetLines()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrder edge %s", name)
+}
+
+// SalesOrderLineMutation represents an operation that mutates the SalesOrderLine nodes in the graph.
+type SalesOrderLineMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	cancelled_qty_base *decimal.Decimal
+	discount_rate      *decimal.Decimal
+	notes              *string
+	order_qty          *decimal.Decimal
+	order_qty_base     *decimal.Decimal
+	price              *decimal.Decimal
+	product_code       *string
+	product_name       *string
+	shipped_qty_base   *decimal.Decimal
+	tax1               *bool
+	tax2               *bool
+	uom_type           *salesorderline.UomType
+	clearedFields      map[string]struct{}
+	account            *int
+	clearedaccount     bool
+	sales_order        *int
+	clearedsales_order bool
+	product            *int
+	clearedproduct     bool
+	done               bool
+	oldValue           func(context.Context) (*SalesOrderLine, error)
+	predicates         []predicate.SalesOrderLine
+}
+
+var _ ent.Mutation = (*SalesOrderLineMutation)(nil)
+
+// salesorderlineOption allows management of the mutation configuration using functional options.
+type salesorderlineOption func(*SalesOrderLineMutation)
+
+// newSalesOrderLineMutation creates new mutation for the SalesOrderLine entity.
+func newSalesOrderLineMutation(c config, op Op, opts ...salesorderlineOption) *SalesOrderLineMutation {
+	m := &SalesOrderLineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSalesOrderLine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSalesOrderLineID sets the ID field of the mutation.
+func withSalesOrderLineID(id int) salesorderlineOption {
+	return func(m *SalesOrderLineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SalesOrderLine
+		)
+		m.oldValue = func(ctx context.Context) (*SalesOrderLine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SalesOrderLine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSalesOrderLine sets the old SalesOrderLine of the mutation.
+func withSalesOrderLine(node *SalesOrderLine) salesorderlineOption {
+	return func(m *SalesOrderLineMutation) {
+		m.oldValue = func(context.Context) (*SalesOrderLine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SalesOrderLineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SalesOrderLineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SalesOrderLine entities.
+func (m *SalesOrderLineMutation) SetID(id int) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SalesOrderLineMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SalesOrderLineMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SalesOrderLine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *SalesOrderLineMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *SalesOrderLineMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *SalesOrderLineMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (m *SalesOrderLineMutation) SetSalesOrderID(i int) {
+	m.sales_order = &i
+}
+
+// SalesOrderID returns the value of the "sales_order_id" field in the mutation.
+func (m *SalesOrderLineMutation) SalesOrderID() (r int, exists bool) {
+	v := m.sales_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderID returns the old "sales_order_id" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldSalesOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderID: %w", err)
+	}
+	return oldValue.SalesOrderID, nil
+}
+
+// ResetSalesOrderID resets all changes to the "sales_order_id" field.
+func (m *SalesOrderLineMutation) ResetSalesOrderID() {
+	m.sales_order = nil
+}
+
+// SetCancelledQtyBase sets the "cancelled_qty_base" field.
+func (m *SalesOrderLineMutation) SetCancelledQtyBase(d decimal.Decimal) {
+	m.cancelled_qty_base = &d
+}
+
+// CancelledQtyBase returns the value of the "cancelled_qty_base" field in the mutation.
+func (m *SalesOrderLineMutation) CancelledQtyBase() (r decimal.Decimal, exists bool) {
+	v := m.cancelled_qty_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelledQtyBase returns the old "cancelled_qty_base" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldCancelledQtyBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelledQtyBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelledQtyBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelledQtyBase: %w", err)
+	}
+	return oldValue.CancelledQtyBase, nil
+}
+
+// ClearCancelledQtyBase clears the value of the "cancelled_qty_base" field.
+func (m *SalesOrderLineMutation) ClearCancelledQtyBase() {
+	m.cancelled_qty_base = nil
+	m.clearedFields[salesorderline.FieldCancelledQtyBase] = struct{}{}
+}
+
+// CancelledQtyBaseCleared returns if the "cancelled_qty_base" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) CancelledQtyBaseCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldCancelledQtyBase]
+	return ok
+}
+
+// ResetCancelledQtyBase resets all changes to the "cancelled_qty_base" field.
+func (m *SalesOrderLineMutation) ResetCancelledQtyBase() {
+	m.cancelled_qty_base = nil
+	delete(m.clearedFields, salesorderline.FieldCancelledQtyBase)
+}
+
+// SetDiscountRate sets the "discount_rate" field.
+func (m *SalesOrderLineMutation) SetDiscountRate(d decimal.Decimal) {
+	m.discount_rate = &d
+}
+
+// DiscountRate returns the value of the "discount_rate" field in the mutation.
+func (m *SalesOrderLineMutation) DiscountRate() (r decimal.Decimal, exists bool) {
+	v := m.discount_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDiscountRate returns the old "discount_rate" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldDiscountRate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDiscountRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDiscountRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDiscountRate: %w", err)
+	}
+	return oldValue.DiscountRate, nil
+}
+
+// ClearDiscountRate clears the value of the "discount_rate" field.
+func (m *SalesOrderLineMutation) ClearDiscountRate() {
+	m.discount_rate = nil
+	m.clearedFields[salesorderline.FieldDiscountRate] = struct{}{}
+}
+
+// DiscountRateCleared returns if the "discount_rate" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) DiscountRateCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldDiscountRate]
+	return ok
+}
+
+// ResetDiscountRate resets all changes to the "discount_rate" field.
+func (m *SalesOrderLineMutation) ResetDiscountRate() {
+	m.discount_rate = nil
+	delete(m.clearedFields, salesorderline.FieldDiscountRate)
+}
+
+// SetNotes sets the "notes" field.
+func (m *SalesOrderLineMutation) SetNotes(s string) {
+	m.notes = &s
+}
+
+// Notes returns the value of the "notes" field in the mutation.
+func (m *SalesOrderLineMutation) Notes() (r string, exists bool) {
+	v := m.notes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotes returns the old "notes" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldNotes(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotes: %w", err)
+	}
+	return oldValue.Notes, nil
+}
+
+// ClearNotes clears the value of the "notes" field.
+func (m *SalesOrderLineMutation) ClearNotes() {
+	m.notes = nil
+	m.clearedFields[salesorderline.FieldNotes] = struct{}{}
+}
+
+// NotesCleared returns if the "notes" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) NotesCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldNotes]
+	return ok
+}
+
+// ResetNotes resets all changes to the "notes" field.
+func (m *SalesOrderLineMutation) ResetNotes() {
+	m.notes = nil
+	delete(m.clearedFields, salesorderline.FieldNotes)
+}
+
+// SetOrderQty sets the "order_qty" field.
+func (m *SalesOrderLineMutation) SetOrderQty(d decimal.Decimal) {
+	m.order_qty = &d
+}
+
+// OrderQty returns the value of the "order_qty" field in the mutation.
+func (m *SalesOrderLineMutation) OrderQty() (r decimal.Decimal, exists bool) {
+	v := m.order_qty
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderQty returns the old "order_qty" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldOrderQty(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderQty is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderQty requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderQty: %w", err)
+	}
+	return oldValue.OrderQty, nil
+}
+
+// ClearOrderQty clears the value of the "order_qty" field.
+func (m *SalesOrderLineMutation) ClearOrderQty() {
+	m.order_qty = nil
+	m.clearedFields[salesorderline.FieldOrderQty] = struct{}{}
+}
+
+// OrderQtyCleared returns if the "order_qty" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) OrderQtyCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldOrderQty]
+	return ok
+}
+
+// ResetOrderQty resets all changes to the "order_qty" field.
+func (m *SalesOrderLineMutation) ResetOrderQty() {
+	m.order_qty = nil
+	delete(m.clearedFields, salesorderline.FieldOrderQty)
+}
+
+// SetOrderQtyBase sets the "order_qty_base" field.
+func (m *SalesOrderLineMutation) SetOrderQtyBase(d decimal.Decimal) {
+	m.order_qty_base = &d
+}
+
+// OrderQtyBase returns the value of the "order_qty_base" field in the mutation.
+func (m *SalesOrderLineMutation) OrderQtyBase() (r decimal.Decimal, exists bool) {
+	v := m.order_qty_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderQtyBase returns the old "order_qty_base" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldOrderQtyBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderQtyBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderQtyBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderQtyBase: %w", err)
+	}
+	return oldValue.OrderQtyBase, nil
+}
+
+// ClearOrderQtyBase clears the value of the "order_qty_base" field.
+func (m *SalesOrderLineMutation) ClearOrderQtyBase() {
+	m.order_qty_base = nil
+	m.clearedFields[salesorderline.FieldOrderQtyBase] = struct{}{}
+}
+
+// OrderQtyBaseCleared returns if the "order_qty_base" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) OrderQtyBaseCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldOrderQtyBase]
+	return ok
+}
+
+// ResetOrderQtyBase resets all changes to the "order_qty_base" field.
+func (m *SalesOrderLineMutation) ResetOrderQtyBase() {
+	m.order_qty_base = nil
+	delete(m.clearedFields, salesorderline.FieldOrderQtyBase)
+}
+
+// SetPrice sets the "price" field.
+func (m *SalesOrderLineMutation) SetPrice(d decimal.Decimal) {
+	m.price = &d
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *SalesOrderLineMutation) Price() (r decimal.Decimal, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldPrice(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// ClearPrice clears the value of the "price" field.
+func (m *SalesOrderLineMutation) ClearPrice() {
+	m.price = nil
+	m.clearedFields[salesorderline.FieldPrice] = struct{}{}
+}
+
+// PriceCleared returns if the "price" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) PriceCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldPrice]
+	return ok
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *SalesOrderLineMutation) ResetPrice() {
+	m.price = nil
+	delete(m.clearedFields, salesorderline.FieldPrice)
+}
+
+// SetProductCode sets the "product_code" field.
+func (m *SalesOrderLineMutation) SetProductCode(s string) {
+	m.product_code = &s
+}
+
+// ProductCode returns the value of the "product_code" field in the mutation.
+func (m *SalesOrderLineMutation) ProductCode() (r string, exists bool) {
+	v := m.product_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductCode returns the old "product_code" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldProductCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductCode: %w", err)
+	}
+	return oldValue.ProductCode, nil
+}
+
+// ClearProductCode clears the value of the "product_code" field.
+func (m *SalesOrderLineMutation) ClearProductCode() {
+	m.product_code = nil
+	m.clearedFields[salesorderline.FieldProductCode] = struct{}{}
+}
+
+// ProductCodeCleared returns if the "product_code" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) ProductCodeCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldProductCode]
+	return ok
+}
+
+// ResetProductCode resets all changes to the "product_code" field.
+func (m *SalesOrderLineMutation) ResetProductCode() {
+	m.product_code = nil
+	delete(m.clearedFields, salesorderline.FieldProductCode)
+}
+
+// SetProductName sets the "product_name" field.
+func (m *SalesOrderLineMutation) SetProductName(s string) {
+	m.product_name = &s
+}
+
+// ProductName returns the value of the "product_name" field in the mutation.
+func (m *SalesOrderLineMutation) ProductName() (r string, exists bool) {
+	v := m.product_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductName returns the old "product_name" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldProductName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductName: %w", err)
+	}
+	return oldValue.ProductName, nil
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (m *SalesOrderLineMutation) ClearProductName() {
+	m.product_name = nil
+	m.clearedFields[salesorderline.FieldProductName] = struct{}{}
+}
+
+// ProductNameCleared returns if the "product_name" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) ProductNameCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldProductName]
+	return ok
+}
+
+// ResetProductName resets all changes to the "product_name" field.
+func (m *SalesOrderLineMutation) ResetProductName() {
+	m.product_name = nil
+	delete(m.clearedFields, salesorderline.FieldProductName)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *SalesOrderLineMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *SalesOrderLineMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *SalesOrderLineMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetShippedQtyBase sets the "shipped_qty_base" field.
+func (m *SalesOrderLineMutation) SetShippedQtyBase(d decimal.Decimal) {
+	m.shipped_qty_base = &d
+}
+
+// ShippedQtyBase returns the value of the "shipped_qty_base" field in the mutation.
+func (m *SalesOrderLineMutation) ShippedQtyBase() (r decimal.Decimal, exists bool) {
+	v := m.shipped_qty_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippedQtyBase returns the old "shipped_qty_base" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldShippedQtyBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippedQtyBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippedQtyBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippedQtyBase: %w", err)
+	}
+	return oldValue.ShippedQtyBase, nil
+}
+
+// ClearShippedQtyBase clears the value of the "shipped_qty_base" field.
+func (m *SalesOrderLineMutation) ClearShippedQtyBase() {
+	m.shipped_qty_base = nil
+	m.clearedFields[salesorderline.FieldShippedQtyBase] = struct{}{}
+}
+
+// ShippedQtyBaseCleared returns if the "shipped_qty_base" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) ShippedQtyBaseCleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldShippedQtyBase]
+	return ok
+}
+
+// ResetShippedQtyBase resets all changes to the "shipped_qty_base" field.
+func (m *SalesOrderLineMutation) ResetShippedQtyBase() {
+	m.shipped_qty_base = nil
+	delete(m.clearedFields, salesorderline.FieldShippedQtyBase)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *SalesOrderLineMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *SalesOrderLineMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *SalesOrderLineMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[salesorderline.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *SalesOrderLineMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, salesorderline.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *SalesOrderLineMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *SalesOrderLineMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *SalesOrderLineMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[salesorderline.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *SalesOrderLineMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[salesorderline.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *SalesOrderLineMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, salesorderline.FieldTax2)
+}
+
+// SetUomType sets the "uom_type" field.
+func (m *SalesOrderLineMutation) SetUomType(st salesorderline.UomType) {
+	m.uom_type = &st
+}
+
+// UomType returns the value of the "uom_type" field in the mutation.
+func (m *SalesOrderLineMutation) UomType() (r salesorderline.UomType, exists bool) {
+	v := m.uom_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUomType returns the old "uom_type" field's value of the SalesOrderLine entity.
+// If the SalesOrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderLineMutation) OldUomType(ctx context.Context) (v salesorderline.UomType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUomType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUomType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUomType: %w", err)
+	}
+	return oldValue.UomType, nil
+}
+
+// ResetUomType resets all changes to the "uom_type" field.
+func (m *SalesOrderLineMutation) ResetUomType() {
+	m.uom_type = nil
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *SalesOrderLineMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[salesorderline.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *SalesOrderLineMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *SalesOrderLineMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *SalesOrderLineMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearSalesOrder clears the "sales_order" edge to the SalesOrder entity.
+func (m *SalesOrderLineMutation) ClearSalesOrder() {
+	m.clearedsales_order = true
+	m.clearedFields[salesorderline.FieldSalesOrderID] = struct{}{}
+}
+
+// SalesOrderCleared reports if the "sales_order" edge to the SalesOrder entity was cleared.
+func (m *SalesOrderLineMutation) SalesOrderCleared() bool {
+	return m.clearedsales_order
+}
+
+// SalesOrderIDs returns the "sales_order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SalesOrderID instead. It exists only for internal usage by the builders.
+func (m *SalesOrderLineMutation) SalesOrderIDs() (ids []int) {
+	if id := m.sales_order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSalesOrder resets all changes to the "sales_order" edge.
+func (m *SalesOrderLineMutation) ResetSalesOrder() {
+	m.sales_order = nil
+	m.clearedsales_order = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *SalesOrderLineMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[salesorderline.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *SalesOrderLineMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *SalesOrderLineMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *SalesOrderLineMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// Where appends a list predicates to the SalesOrderLineMutation builder.
+func (m *SalesOrderLineMutation) Where(ps ...predicate.SalesOrderLine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SalesOrderLineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SalesOrderLineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SalesOrderLine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SalesOrderLineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SalesOrderLineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SalesOrderLine).
+func (m *SalesOrderLineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SalesOrderLineMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.account != nil {
+		fields = append(fields, salesorderline.FieldAccountID)
+	}
+	if m.sales_order != nil {
+		fields = append(fields, salesorderline.FieldSalesOrderID)
+	}
+	if m.cancelled_qty_base != nil {
+		fields = append(fields, salesorderline.FieldCancelledQtyBase)
+	}
+	if m.discount_rate != nil {
+		fields = append(fields, salesorderline.FieldDiscountRate)
+	}
+	if m.notes != nil {
+		fields = append(fields, salesorderline.FieldNotes)
+	}
+	if m.order_qty != nil {
+		fields = append(fields, salesorderline.FieldOrderQty)
+	}
+	if m.order_qty_base != nil {
+		fields = append(fields, salesorderline.FieldOrderQtyBase)
+	}
+	if m.price != nil {
+		fields = append(fields, salesorderline.FieldPrice)
+	}
+	if m.product_code != nil {
+		fields = append(fields, salesorderline.FieldProductCode)
+	}
+	if m.product_name != nil {
+		fields = append(fields, salesorderline.FieldProductName)
+	}
+	if m.product != nil {
+		fields = append(fields, salesorderline.FieldProductID)
+	}
+	if m.shipped_qty_base != nil {
+		fields = append(fields, salesorderline.FieldShippedQtyBase)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, salesorderline.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, salesorderline.FieldTax2)
+	}
+	if m.uom_type != nil {
+		fields = append(fields, salesorderline.FieldUomType)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SalesOrderLineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case salesorderline.FieldAccountID:
+		return m.AccountID()
+	case salesorderline.FieldSalesOrderID:
+		return m.SalesOrderID()
+	case salesorderline.FieldCancelledQtyBase:
+		return m.CancelledQtyBase()
+	case salesorderline.FieldDiscountRate:
+		return m.DiscountRate()
+	case salesorderline.FieldNotes:
+		return m.Notes()
+	case salesorderline.FieldOrderQty:
+		return m.OrderQty()
+	case salesorderline.FieldOrderQtyBase:
+		return m.OrderQtyBase()
+	case salesorderline.FieldPrice:
+		return m.Price()
+	case salesorderline.FieldProductCode:
+		return m.ProductCode()
+	case salesorderline.FieldProductName:
+		return m.ProductName()
+	case salesorderline.FieldProductID:
+		return m.ProductID()
+	case salesorderline.FieldShippedQtyBase:
+		return m.ShippedQtyBase()
+	case salesorderline.FieldTax1:
+		return m.Tax1()
+	case salesorderline.FieldTax2:
+		return m.Tax2()
+	case salesorderline.FieldUomType:
+		return m.UomType()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SalesOrderLineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case salesorderline.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case salesorderline.FieldSalesOrderID:
+		return m.OldSalesOrderID(ctx)
+	case salesorderline.FieldCancelledQtyBase:
+		return m.OldCancelledQtyBase(ctx)
+	case salesorderline.FieldDiscountRate:
+		return m.OldDiscountRate(ctx)
+	case salesorderline.FieldNotes:
+		return m.OldNotes(ctx)
+	case salesorderline.FieldOrderQty:
+		return m.OldOrderQty(ctx)
+	case salesorderline.FieldOrderQtyBase:
+		return m.OldOrderQtyBase(ctx)
+	case salesorderline.FieldPrice:
+		return m.OldPrice(ctx)
+	case salesorderline.FieldProductCode:
+		return m.OldProductCode(ctx)
+	case salesorderline.FieldProductName:
+		return m.OldProductName(ctx)
+	case salesorderline.FieldProductID:
+		return m.OldProductID(ctx)
+	case salesorderline.FieldShippedQtyBase:
+		return m.OldShippedQtyBase(ctx)
+	case salesorderline.FieldTax1:
+		return m.OldTax1(ctx)
+	case salesorderline.FieldTax2:
+		return m.OldTax2(ctx)
+	case salesorderline.FieldUomType:
+		return m.OldUomType(ctx)
+	}
+	return nil, fmt.Errorf("unknown SalesOrderLine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SalesOrderLineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case salesorderline.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case salesorderline.FieldSalesOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderID(v)
+		return nil
+	case salesorderline.FieldCancelledQtyBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelledQtyBase(v)
+		return nil
+	case salesorderline.FieldDiscountRate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDiscountRate(v)
+		return nil
+	case salesorderline.FieldNotes:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotes(v)
+		return nil
+	case salesorderline.FieldOrderQty:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderQty(v)
+		return nil
+	case salesorderline.FieldOrderQtyBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderQtyBase(v)
+		return nil
+	case salesorderline.FieldPrice:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case salesorderline.FieldProductCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductCode(v)
+		return nil
+	case salesorderline.FieldProductName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductName(v)
+		return nil
+	case salesorderline.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case salesorderline.FieldShippedQtyBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippedQtyBase(v)
+		return nil
+	case salesorderline.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case salesorderline.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case salesorderline.FieldUomType:
+		v, ok := value.(salesorderline.UomType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUomType(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrderLine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SalesOrderLineMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SalesOrderLineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SalesOrderLineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SalesOrderLine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SalesOrderLineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(salesorderline.FieldCancelledQtyBase) {
+		fields = append(fields, salesorderline.FieldCancelledQtyBase)
+	}
+	if m.FieldCleared(salesorderline.FieldDiscountRate) {
+		fields = append(fields, salesorderline.FieldDiscountRate)
+	}
+	if m.FieldCleared(salesorderline.FieldNotes) {
+		fields = append(fields, salesorderline.FieldNotes)
+	}
+	if m.FieldCleared(salesorderline.FieldOrderQty) {
+		fields = append(fields, salesorderline.FieldOrderQty)
+	}
+	if m.FieldCleared(salesorderline.FieldOrderQtyBase) {
+		fields = append(fields, salesorderline.FieldOrderQtyBase)
+	}
+	if m.FieldCleared(salesorderline.FieldPrice) {
+		fields = append(fields, salesorderline.FieldPrice)
+	}
+	if m.FieldCleared(salesorderline.FieldProductCode) {
+		fields = append(fields, salesorderline.FieldProductCode)
+	}
+	if m.FieldCleared(salesorderline.FieldProductName) {
+		fields = append(fields, salesorderline.FieldProductName)
+	}
+	if m.FieldCleared(salesorderline.FieldShippedQtyBase) {
+		fields = append(fields, salesorderline.FieldShippedQtyBase)
+	}
+	if m.FieldCleared(salesorderline.FieldTax1) {
+		fields = append(fields, salesorderline.FieldTax1)
+	}
+	if m.FieldCleared(salesorderline.FieldTax2) {
+		fields = append(fields, salesorderline.FieldTax2)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SalesOrderLineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SalesOrderLineMutation) ClearField(name string) error {
+	switch name {
+	case salesorderline.FieldCancelledQtyBase:
+		m.ClearCancelledQtyBase()
+		return nil
+	case salesorderline.FieldDiscountRate:
+		m.ClearDiscountRate()
+		return nil
+	case salesorderline.FieldNotes:
+		m.ClearNotes()
+		return nil
+	case salesorderline.FieldOrderQty:
+		m.ClearOrderQty()
+		return nil
+	case salesorderline.FieldOrderQtyBase:
+		m.ClearOrderQtyBase()
+		return nil
+	case salesorderline.FieldPrice:
+		m.ClearPrice()
+		return nil
+	case salesorderline.FieldProductCode:
+		m.ClearProductCode()
+		return nil
+	case salesorderline.FieldProductName:
+		m.ClearProductName()
+		return nil
+	case salesorderline.FieldShippedQtyBase:
+		m.ClearShippedQtyBase()
+		return nil
+	case salesorderline.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case salesorderline.FieldTax2:
+		m.ClearTax2()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrderLine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SalesOrderLineMutation) ResetField(name string) error {
+	switch name {
+	case salesorderline.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case salesorderline.FieldSalesOrderID:
+		m.ResetSalesOrderID()
+		return nil
+	case salesorderline.FieldCancelledQtyBase:
+		m.ResetCancelledQtyBase()
+		return nil
+	case salesorderline.FieldDiscountRate:
+		m.ResetDiscountRate()
+		return nil
+	case salesorderline.FieldNotes:
+		m.ResetNotes()
+		return nil
+	case salesorderline.FieldOrderQty:
+		m.ResetOrderQty()
+		return nil
+	case salesorderline.FieldOrderQtyBase:
+		m.ResetOrderQtyBase()
+		return nil
+	case salesorderline.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case salesorderline.FieldProductCode:
+		m.ResetProductCode()
+		return nil
+	case salesorderline.FieldProductName:
+		m.ResetProductName()
+		return nil
+	case salesorderline.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case salesorderline.FieldShippedQtyBase:
+		m.ResetShippedQtyBase()
+		return nil
+	case salesorderline.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case salesorderline.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case salesorderline.FieldUomType:
+		m.ResetUomType()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrderLine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SalesOrderLineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, salesorderline.EdgeAccount)
+	}
+	if m.sales_order != nil {
+		edges = append(edges, salesorderline.EdgeSalesOrder)
+	}
+	if m.product != nil {
+		edges = append(edges, salesorderline.EdgeProduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SalesOrderLineMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case salesorderline.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case salesorderline.EdgeSalesOrder:
+		if id := m.sales_order; id != nil {
+			return []ent.Value{*id}
+		}
+	case salesorderline.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SalesOrderLineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SalesOrderLineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SalesOrderLineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, salesorderline.EdgeAccount)
+	}
+	if m.clearedsales_order {
+		edges = append(edges, salesorderline.EdgeSalesOrder)
+	}
+	if m.clearedproduct {
+		edges = append(edges, salesorderline.EdgeProduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SalesOrderLineMutation) EdgeCleared(name string) bool {
+	switch name {
+	case salesorderline.EdgeAccount:
+		return m.clearedaccount
+	case salesorderline.EdgeSalesOrder:
+		return m.clearedsales_order
+	case salesorderline.EdgeProduct:
+		return m.clearedproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SalesOrderLineMutation) ClearEdge(name string) error {
+	switch name {
+	case salesorderline.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case salesorderline.EdgeSalesOrder:
+		m.ClearSalesOrder()
+		return nil
+	case salesorderline.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrderLine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SalesOrderLineMutation) ResetEdge(name string) error {
+	switch name {
+	case salesorderline.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case salesorderline.EdgeSalesOrder:
+		m.ResetSalesOrder()
+		return nil
+	case salesorderline.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown SalesOrderLine edge %s", name)
 }
 
 // SalespersonMutation represents an operation that mutates the Salesperson nodes in the graph.

@@ -104,6 +104,10 @@ type Tx struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// SalesOrder is the client for interacting with the SalesOrder builders.
+	SalesOrder *SalesOrderClient
+	// SalesOrderLine is the client for interacting with the SalesOrderLine builders.
+	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
 	// ShippingAddress is the client for interacting with the ShippingAddress builders.
@@ -304,6 +308,8 @@ func (tx *Tx) init() {
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
 	tx.RecipeStep = NewRecipeStepClient(tx.config)
+	tx.SalesOrder = NewSalesOrderClient(tx.config)
+	tx.SalesOrderLine = NewSalesOrderLineClient(tx.config)
 	tx.Salesperson = NewSalespersonClient(tx.config)
 	tx.ShippingAddress = NewShippingAddressClient(tx.config)
 	tx.ShippingMethod = NewShippingMethodClient(tx.config)

@@ -338,6 +338,7 @@ func TestPurchaseOrders(t *testing.T) {
 			key := other.Key(t, policy.Live, "all")
 			a.do("GET", path("/v1/purchase-orders", id), key, nil).problem(404, "NOT_FOUND")
 			a.do("PATCH", path("/v1/purchase-orders", id), key, map[string]any{"notes": "x"}).problem(404, "NOT_FOUND")
+			a.do("PATCH", path("/v1/purchase-orders", id), key, map[string]any{"lines": []any{line(flour, 1)}}).problem(404, "NOT_FOUND")
 			a.do("POST", path("/v1/purchase-orders", id)+"/status", key, map[string]any{"status": "SENT"}).problem(404, "NOT_FOUND")
 			a.do("POST", "/v1/purchase-orders", key, map[string]any{"supplier_id": sup, "lines": []any{line(1, 1)}}).field(400, "VALIDATION_ERROR", "supplier_id")
 		})

@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/units"
 )
 
 // ChangeStatus is the API's status change (spec States, Production run):
@@ -410,13 +411,7 @@ func output(ctx context.Context, tx *ent.Tx, run *ent.Production, produced decim
 	if err != nil {
 		return err
 	}
-	q := produced
-	for _, f := range []*float64{p.UomQty, p.UomBaseConversion} {
-		if f != nil {
-			q = q.Mul(decimal.NewFromFloat(*f))
-		}
-	}
-	q = q.Round(6)
+	q := produced.Mul(units.PerInventoryUnit(p)).Round(units.Places)
 	ctx = hooks.WithMovement(ctx, hooks.Movement{Type: stockmovement.TypePRODUCTION_OUTPUT, DocumentType: "production", DocumentID: run.ID})
 	key := 0
 	if run.LocationID != nil {

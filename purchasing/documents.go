@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bounds"
+	"larder.dev/larder/bulk"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/bill"
@@ -21,12 +22,8 @@ import (
 	"larder.dev/larder/money"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/units"
 )
-
-// quantityPlaces is the scale of stored quantities (numeric(20,6)): a
-// converted quantity is rounded half-up to it once, so what a write answers
-// is what both databases keep.
-const quantityPlaces = 6
 
 // purchaseLine is what purchase order lines and bill lines share while they
 // are written.
@@ -94,9 +91,9 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 			l.SetProductName(*p.Name)
 		}
 		q, _ := l.Quantity()
-		qb := money.RoundHalfUp(q.Mul(perInventoryUnit(p)), quantityPlaces)
-		if !bounds.Storable(qb) {
-			return nil, decimal.Zero, tooLarge(i, qb)
+		qb, err := units.ToBase(p, units.Inventory, q, fmt.Sprintf("lines[%d].quantity", i))
+		if err != nil {
+			return nil, decimal.Zero, err
 		}
 		l.SetQuantityBase(qb)
 		amounts[i] = money.Line{Quantity: q, Price: opt(l.Cost()), DiscountRate: opt(l.DiscountRate())}
@@ -108,24 +105,10 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 	return byID, subtotal, err
 }
 
-// tooLarge refuses line i, whose quantity would make a base-unit quantity
-// (of the line, or of the lot it tops up) no column keeps.
+// tooLarge refuses line i, whose quantity would make a lot it tops up hold
+// more than a column keeps.
 func tooLarge(i int, base decimal.Decimal) error {
-	return problem.Invalidf(fmt.Sprintf("lines[%d].quantity", i),
-		"makes %s base units, beyond the largest quantity kept (below 10^%d)", base, bounds.MagnitudeExp)
-}
-
-// perInventoryUnit is the number of base units in one inventory unit of p
-// (uom_qty × uom_base_conversion; a missing factor is 1).
-func perInventoryUnit(p *ent.Product) decimal.Decimal {
-	f := decimal.NewFromInt(1)
-	if p.UomQty != nil {
-		f = f.Mul(decimal.NewFromFloat(*p.UomQty))
-	}
-	if p.UomBaseConversion != nil {
-		f = f.Mul(decimal.NewFromFloat(*p.UomBaseConversion))
-	}
-	return f
+	return units.TooLarge(fmt.Sprintf("lines[%d].quantity", i), base)
 }
 
 func opt(d decimal.Decimal, ok bool) *decimal.Decimal {
@@ -401,26 +384,12 @@ func topUpLots(ctx context.Context, tx *ent.Tx, lots []*ent.ProductLot, add map[
 	}
 	err := tx.ProductLot.Update().
 		Where(productlot.IDIn(ids...)).
-		Modify(setEach(productlot.FieldQuantityBase, ids, quantities)).
+		Modify(bulk.SetEach(productlot.FieldQuantityBase, ids, quantities)).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("receive: top up lots: %w", err)
 	}
 	return nil
-}
-
-// setEach sets column to each row's own decimal in one UPDATE (CASE on the
-// id), for rows whose new values were computed exactly here.
-func setEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql.UpdateBuilder) {
-	return func(u *sql.UpdateBuilder) {
-		u.Set(column, sql.ExprFunc(func(b *sql.Builder) {
-			b.WriteString("CASE ").Ident("id")
-			for _, id := range ids {
-				b.WriteString(" WHEN ").Arg(id).WriteString(" THEN CAST(").Arg(values[id].String()).WriteString(" AS NUMERIC)")
-			}
-			b.WriteString(" END")
-		}))
-	}
 }
 
 // lotKeysIn matches the lots of keys exactly, one row value per distinct key
@@ -505,7 +474,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 	costs := map[int]decimal.Decimal{}
 	for _, pid := range order {
 		p, a := products[pid], sums[pid]
-		stock := before[pid].Div(perInventoryUnit(p)) // inventory units on hand before
+		stock := before[pid].Div(units.PerInventoryUnit(p)) // inventory units on hand before
 		value := decimal.Zero
 		if p.Cost == nil || !stock.IsPositive() {
 			stock = decimal.Zero
@@ -516,7 +485,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		if !total.IsPositive() {
 			continue
 		}
-		cost := money.RoundHalfUp(value.Add(a.amount).DivRound(total, 12), quantityPlaces)
+		cost := money.RoundHalfUp(value.Add(a.amount).DivRound(total, 12), units.Places)
 		if p.Cost != nil && p.Cost.Equal(cost) {
 			continue
 		}
@@ -527,7 +496,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		return nil
 	}
 	// One statement for every product the bill recosts.
-	if err := tx.Product.Update().Where(product.IDIn(ids...)).Modify(setEach(product.FieldCost, ids, costs)).Exec(ctx); err != nil {
+	if err := tx.Product.Update().Where(product.IDIn(ids...)).Modify(bulk.SetEach(product.FieldCost, ids, costs)).Exec(ctx); err != nil {
 		return fmt.Errorf("recost products: %w", err)
 	}
 	return nil

@@ -549,6 +549,30 @@ func (f RecipeStepFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecipeStepMutation", m)
 }
 
+// The SalesOrderFunc type is an adapter to allow the use of ordinary
+// function as SalesOrder mutator.
+type SalesOrderFunc func(context.Context, *ent.SalesOrderMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SalesOrderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SalesOrderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SalesOrderMutation", m)
+}
+
+// The SalesOrderLineFunc type is an adapter to allow the use of ordinary
+// function as SalesOrderLine mutator.
+type SalesOrderLineFunc func(context.Context, *ent.SalesOrderLineMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SalesOrderLineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SalesOrderLineMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SalesOrderLineMutation", m)
+}
+
 // The SalespersonFunc type is an adapter to allow the use of ordinary
 // function as Salesperson mutator.
 type SalespersonFunc func(context.Context, *ent.SalespersonMutation) (ent.Value, error)

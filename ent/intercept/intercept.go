@@ -54,6 +54,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
@@ -1339,6 +1341,60 @@ func (f TraverseRecipeStep) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecipeStepQuery", q)
 }
 
+// The SalesOrderFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SalesOrderFunc func(context.Context, *ent.SalesOrderQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SalesOrderFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SalesOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SalesOrderQuery", q)
+}
+
+// The TraverseSalesOrder type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSalesOrder func(context.Context, *ent.SalesOrderQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSalesOrder) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSalesOrder) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalesOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SalesOrderQuery", q)
+}
+
+// The SalesOrderLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SalesOrderLineFunc func(context.Context, *ent.SalesOrderLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SalesOrderLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SalesOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SalesOrderLineQuery", q)
+}
+
+// The TraverseSalesOrderLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSalesOrderLine func(context.Context, *ent.SalesOrderLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSalesOrderLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSalesOrderLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalesOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SalesOrderLineQuery", q)
+}
+
 // The SalespersonFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SalespersonFunc func(context.Context, *ent.SalespersonQuery) (ent.Value, error)
 
@@ -1756,6 +1812,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
 	case *ent.RecipeStepQuery:
 		return &query[*ent.RecipeStepQuery, predicate.RecipeStep, recipestep.OrderOption]{typ: ent.TypeRecipeStep, tq: q}, nil
+	case *ent.SalesOrderQuery:
+		return &query[*ent.SalesOrderQuery, predicate.SalesOrder, salesorder.OrderOption]{typ: ent.TypeSalesOrder, tq: q}, nil
+	case *ent.SalesOrderLineQuery:
+		return &query[*ent.SalesOrderLineQuery, predicate.SalesOrderLine, salesorderline.OrderOption]{typ: ent.TypeSalesOrderLine, tq: q}, nil
 	case *ent.SalespersonQuery:
 		return &query[*ent.SalespersonQuery, predicate.Salesperson, salesperson.OrderOption]{typ: ent.TypeSalesperson, tq: q}, nil
 	case *ent.ShippingAddressQuery:

@@ -2587,6 +2587,158 @@ var (
 			},
 		},
 	}
+	// SalesOrdersColumns holds the columns for the "sales_orders" table.
+	SalesOrdersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "sales_order_no", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"OPEN", "BACK_ORDER", "PREPARING", "CANCELLED", "CLOSE", "SHIPPED"}, Default: "OPEN"},
+		{Name: "billing_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "shipping_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "customer_purchase_order_no", Type: field.TypeString, Nullable: true},
+		{Name: "order_date", Type: field.TypeTime, Nullable: true},
+		{Name: "expected_date", Type: field.TypeTime, Nullable: true},
+		{Name: "ship_date", Type: field.TypeTime, Nullable: true},
+		{Name: "subtotal", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true},
+		{Name: "tax1_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax2_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tracking_number", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "customer_id", Type: field.TypeInt},
+	}
+	// SalesOrdersTable holds the schema information for the "sales_orders" table.
+	SalesOrdersTable = &schema.Table{
+		Name:       "sales_orders",
+		Columns:    SalesOrdersColumns,
+		PrimaryKey: []*schema.Column{SalesOrdersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "sales_orders_accounts_account",
+				Columns:    []*schema.Column{SalesOrdersColumns[18]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "sales_orders_customers_customer",
+				Columns:    []*schema.Column{SalesOrdersColumns[19]},
+				RefColumns: []*schema.Column{CustomersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "salesorder_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[0]},
+			},
+			{
+				Name:    "salesorder_account_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[4]},
+			},
+			{
+				Name:    "salesorder_account_id_customer_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[19]},
+			},
+			{
+				Name:    "salesorder_account_id_order_date",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[9]},
+			},
+			{
+				Name:    "salesorder_account_id_expected_date",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[10]},
+			},
+			{
+				Name:    "salesorder_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[1]},
+			},
+			{
+				Name:    "salesorder_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[2]},
+			},
+			{
+				Name:    "salesorder_account_id_sales_order_no",
+				Unique:  true,
+				Columns: []*schema.Column{SalesOrdersColumns[18], SalesOrdersColumns[3]},
+			},
+			{
+				Name:    "salesorder_customer_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrdersColumns[19]},
+			},
+		},
+	}
+	// SalesOrderLinesColumns holds the columns for the "sales_order_lines" table.
+	SalesOrderLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "cancelled_qty_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "discount_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "notes", Type: field.TypeString, Nullable: true},
+		{Name: "order_qty", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "order_qty_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "price", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "product_code", Type: field.TypeString, Nullable: true},
+		{Name: "product_name", Type: field.TypeString, Nullable: true},
+		{Name: "shipped_qty_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true, Default: false},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true, Default: false},
+		{Name: "uom_type", Type: field.TypeEnum, Enums: []string{"INVENTORY_UNIT", "PACKAGING_SIZE", "BASE_UOM"}, Default: "BASE_UOM"},
+		{Name: "sales_order_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// SalesOrderLinesTable holds the schema information for the "sales_order_lines" table.
+	SalesOrderLinesTable = &schema.Table{
+		Name:       "sales_order_lines",
+		Columns:    SalesOrderLinesColumns,
+		PrimaryKey: []*schema.Column{SalesOrderLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "sales_order_lines_sales_orders_lines",
+				Columns:    []*schema.Column{SalesOrderLinesColumns[13]},
+				RefColumns: []*schema.Column{SalesOrdersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "sales_order_lines_accounts_account",
+				Columns:    []*schema.Column{SalesOrderLinesColumns[14]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "sales_order_lines_products_product",
+				Columns:    []*schema.Column{SalesOrderLinesColumns[15]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "salesorderline_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrderLinesColumns[14], SalesOrderLinesColumns[0]},
+			},
+			{
+				Name:    "salesorderline_sales_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrderLinesColumns[13]},
+			},
+			{
+				Name:    "salesorderline_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{SalesOrderLinesColumns[15]},
+			},
+		},
+	}
 	// SalespeopleColumns holds the columns for the "salespeople" table.
 	SalespeopleColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3225,6 +3377,8 @@ var (
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
 		RecipeStepsTable,
+		SalesOrdersTable,
+		SalesOrderLinesTable,
 		SalespeopleTable,
 		ShippingAddressesTable,
 		ShippingMethodsTable,
@@ -3381,6 +3535,11 @@ func init() {
 	RecipeStepsTable.ForeignKeys[1].RefTable = AccountsTable
 	RecipeStepsTable.ForeignKeys[2].RefTable = OperationsTable
 	RecipeStepsTable.ForeignKeys[3].RefTable = EquipmentTable
+	SalesOrdersTable.ForeignKeys[0].RefTable = AccountsTable
+	SalesOrdersTable.ForeignKeys[1].RefTable = CustomersTable
+	SalesOrderLinesTable.ForeignKeys[0].RefTable = SalesOrdersTable
+	SalesOrderLinesTable.ForeignKeys[1].RefTable = AccountsTable
+	SalesOrderLinesTable.ForeignKeys[2].RefTable = ProductsTable
 	SalespeopleTable.ForeignKeys[0].RefTable = AccountsTable
 	ShippingAddressesTable.ForeignKeys[0].RefTable = CustomersTable
 	ShippingAddressesTable.ForeignKeys[1].RefTable = AccountsTable

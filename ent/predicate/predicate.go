@@ -141,6 +141,12 @@ type RateWindow func(*sql.Selector)
 // RecipeStep is the predicate function for recipestep builders.
 type RecipeStep func(*sql.Selector)
 
+// SalesOrder is the predicate function for salesorder builders.
+type SalesOrder func(*sql.Selector)
+
+// SalesOrderLine is the predicate function for salesorderline builders.
+type SalesOrderLine func(*sql.Selector)
+
 // Salesperson is the predicate function for salesperson builders.
 type Salesperson func(*sql.Selector)
 

@@ -1191,6 +1191,54 @@ func (f RecipeStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RecipeStepMutation", m)
 }
 
+// The SalesOrderQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SalesOrderQueryRuleFunc func(context.Context, *ent.SalesOrderQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SalesOrderQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalesOrderQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SalesOrderQuery", q)
+}
+
+// The SalesOrderMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SalesOrderMutationRuleFunc func(context.Context, *ent.SalesOrderMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SalesOrderMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SalesOrderMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalesOrderMutation", m)
+}
+
+// The SalesOrderLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SalesOrderLineQueryRuleFunc func(context.Context, *ent.SalesOrderLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SalesOrderLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SalesOrderLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SalesOrderLineQuery", q)
+}
+
+// The SalesOrderLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SalesOrderLineMutationRuleFunc func(context.Context, *ent.SalesOrderLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SalesOrderLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SalesOrderLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalesOrderLineMutation", m)
+}
+
 // The SalespersonQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SalespersonQueryRuleFunc func(context.Context, *ent.SalespersonQuery) error
@@ -1604,6 +1652,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.RecipeStepQuery:
 		return q.Filter(), nil
+	case *ent.SalesOrderQuery:
+		return q.Filter(), nil
+	case *ent.SalesOrderLineQuery:
+		return q.Filter(), nil
 	case *ent.SalespersonQuery:
 		return q.Filter(), nil
 	case *ent.ShippingAddressQuery:
@@ -1724,6 +1776,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RateWindowMutation:
 		return m.Filter(), nil
 	case *ent.RecipeStepMutation:
+		return m.Filter(), nil
+	case *ent.SalesOrderMutation:
+		return m.Filter(), nil
+	case *ent.SalesOrderLineMutation:
 		return m.Filter(), nil
 	case *ent.SalespersonMutation:
 		return m.Filter(), nil

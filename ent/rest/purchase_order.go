@@ -491,6 +491,13 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		var err error
 		var lines []*ent.PurchaseOrderLineCreate
 		if req.Lines != nil {
+			// A document the caller cannot see is not found, whatever its lines say.
+			if ok, err := tx.PurchaseOrder.Query().Where(purchaseorder.ID(p.PurchaseOrderID)).Exist(ctx); err != nil || !ok {
+				if err == nil {
+					err = &ent.NotFoundError{}
+				}
+				return err
+			}
 			if lines, err = buildPurchaseOrderLines(ctx, tx, req.Lines); err != nil {
 				return err
 			}

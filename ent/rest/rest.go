@@ -95,6 +95,12 @@ var Scopes = map[string]string{
 	oas.GetQCCheckpointOperation:           "catalog:read",
 	oas.ListQcUnitsOfMeasureOperation:      "catalog:read",
 	oas.GetQCUnitOfMeasureOperation:        "catalog:read",
+	oas.ListSalesOrdersOperation:           "sales:read",
+	oas.GetSalesOrderOperation:             "sales:read",
+	oas.CreateSalesOrderOperation:          "sales:write",
+	oas.UpdateSalesOrderOperation:          "sales:write",
+	oas.CancelSalesOrderOperation:          "sales:write",
+	oas.ChangeSalesOrderStatusOperation:    "sales:write",
 	oas.ListSalespersonsOperation:          "sales:read",
 	oas.GetSalespersonOperation:            "sales:read",
 	oas.ListShippingAddressesOperation:     "sales:read",
@@ -153,6 +159,7 @@ var QueryParams = map[string][]string{
 	oas.ListPurchaseOrdersOperation:    {"limit", "offset", "sort", "search", "status", "supplier_id", "order_date_from", "order_date_to", "updated_since"},
 	oas.ListQcCheckpointsOperation:     {"limit", "offset", "sort", "search", "code", "input_type", "name"},
 	oas.ListQcUnitsOfMeasureOperation:  {"limit", "offset", "sort", "search", "code", "name"},
+	oas.ListSalesOrdersOperation:       {"limit", "offset", "sort", "search", "status", "customer_id", "order_date_from", "order_date_to", "updated_since"},
 	oas.ListSalespersonsOperation:      {"limit", "offset", "sort", "search", "active", "email", "first_name", "last_name"},
 	oas.ListShippingAddressesOperation: {},
 	oas.ListShippingMethodsOperation:   {"limit", "offset", "sort", "search"},
@@ -167,6 +174,7 @@ var QueryParams = map[string][]string{
 // Immutable lists, per update operation, the fields that cannot change.
 var Immutable = map[string][]string{
 	oas.UpdateProductLotOperation:    {"product_id"},
+	oas.UpdateSalesOrderOperation:    {"customer_id"},
 	oas.UpdateTagOperation:           {"ref_type"},
 	oas.UpdateUnitOfMeasureOperation: {"code"},
 }
@@ -192,6 +200,12 @@ var Enums = map[string]map[string][]string{
 	oas.ListQcCheckpointsOperation: {
 		"input_type": {"RANGE", "YES_NO", "CHECKBOX", "RADIO", "TEXTAREA", "NUMBER"},
 	},
+	oas.ListSalesOrdersOperation: {
+		"status": {"OPEN", "BACK_ORDER", "PREPARING", "CANCELLED", "CLOSE", "SHIPPED"},
+	},
+	oas.ChangeSalesOrderStatusOperation: {
+		"status": {"OPEN", "BACK_ORDER", "PREPARING", "CANCELLED", "CLOSE", "SHIPPED"},
+	},
 	oas.ListTagsOperation: {
 		"ref_type": {"PRODUCT", "CUSTOMER", "SUPPLIER"},
 	},
@@ -212,6 +226,8 @@ var Lines = map[string]LineDecoder{
 	oas.CreateBillOperation:          {"lines", func(d *jx.Decoder) error { var l oas.BillLineInput; return l.Decode(d) }},
 	oas.CreatePurchaseOrderOperation: {"lines", func(d *jx.Decoder) error { var l oas.PurchaseOrderLineInput; return l.Decode(d) }},
 	oas.UpdatePurchaseOrderOperation: {"lines", func(d *jx.Decoder) error { var l oas.PurchaseOrderLineInput; return l.Decode(d) }},
+	oas.CreateSalesOrderOperation:    {"lines", func(d *jx.Decoder) error { var l oas.SalesOrderLineInput; return l.Decode(d) }},
+	oas.UpdateSalesOrderOperation:    {"lines", func(d *jx.Decoder) error { var l oas.SalesOrderLineInput; return l.Decode(d) }},
 }
 
 // Snapshot renders the webhook snapshot of an entity: its top-level fields
@@ -252,6 +268,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.PurchaseOrder:
 		body, err = purchaseOrderSnapshot(e)
 		return "purchase_order", e.ID, body, true, err
+	case *ent.SalesOrder:
+		body, err = salesOrderSnapshot(e)
+		return "sales_order", e.ID, body, true, err
 	case *ent.Supplier:
 		body, err = supplierSnapshot(e)
 		return "supplier", e.ID, body, true, err

@@ -51,6 +51,8 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/schema"
 	"larder.dev/larder/ent/shippingaddress"
@@ -1247,6 +1249,63 @@ func init() {
 	recipestep.Hooks[1] = recipestepMixinHooks0[0]
 
 	recipestep.Hooks[2] = recipestepMixinHooks0[1]
+	salesorderMixin := schema.SalesOrder{}.Mixin()
+	salesorder.Policy = privacy.NewPolicies(salesorderMixin[0], schema.SalesOrder{})
+	salesorder.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := salesorder.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	salesorderMixinHooks0 := salesorderMixin[0].Hooks()
+	salesorderHooks := schema.SalesOrder{}.Hooks()
+
+	salesorder.Hooks[1] = salesorderMixinHooks0[0]
+
+	salesorder.Hooks[2] = salesorderMixinHooks0[1]
+
+	salesorder.Hooks[3] = salesorderHooks[0]
+	salesorderMixinFields1 := salesorderMixin[1].Fields()
+	_ = salesorderMixinFields1
+	salesorderFields := schema.SalesOrder{}.Fields()
+	_ = salesorderFields
+	// salesorderDescCreatedAt is the schema descriptor for created_at field.
+	salesorderDescCreatedAt := salesorderMixinFields1[0].Descriptor()
+	// salesorder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	salesorder.DefaultCreatedAt = salesorderDescCreatedAt.Default.(func() time.Time)
+	// salesorderDescUpdatedAt is the schema descriptor for updated_at field.
+	salesorderDescUpdatedAt := salesorderMixinFields1[1].Descriptor()
+	// salesorder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	salesorder.DefaultUpdatedAt = salesorderDescUpdatedAt.Default.(func() time.Time)
+	// salesorder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	salesorder.UpdateDefaultUpdatedAt = salesorderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	salesorderlineMixin := schema.SalesOrderLine{}.Mixin()
+	salesorderline.Policy = privacy.NewPolicies(salesorderlineMixin[0], schema.SalesOrderLine{})
+	salesorderline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := salesorderline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	salesorderlineMixinHooks0 := salesorderlineMixin[0].Hooks()
+
+	salesorderline.Hooks[1] = salesorderlineMixinHooks0[0]
+
+	salesorderline.Hooks[2] = salesorderlineMixinHooks0[1]
+	salesorderlineFields := schema.SalesOrderLine{}.Fields()
+	_ = salesorderlineFields
+	// salesorderlineDescTax1 is the schema descriptor for tax1 field.
+	salesorderlineDescTax1 := salesorderlineFields[12].Descriptor()
+	// salesorderline.DefaultTax1 holds the default value on creation for the tax1 field.
+	salesorderline.DefaultTax1 = salesorderlineDescTax1.Default.(bool)
+	// salesorderlineDescTax2 is the schema descriptor for tax2 field.
+	salesorderlineDescTax2 := salesorderlineFields[13].Descriptor()
+	// salesorderline.DefaultTax2 holds the default value on creation for the tax2 field.
+	salesorderline.DefaultTax2 = salesorderlineDescTax2.Default.(bool)
 	salespersonMixin := schema.Salesperson{}.Mixin()
 	salesperson.Policy = privacy.NewPolicies(salespersonMixin[0], schema.Salesperson{})
 	salesperson.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -2561,6 +2561,100 @@ func (s *ChangePurchaseOrderStatusRequest) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
+func (s *ChangeSalesOrderStatusRequest) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ChangeSalesOrderStatusRequest) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("status")
+		s.Status.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfChangeSalesOrderStatusRequest = [1]string{
+	0: "status",
+}
+
+// Decode decodes ChangeSalesOrderStatusRequest from json.
+func (s *ChangeSalesOrderStatusRequest) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ChangeSalesOrderStatusRequest to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "status":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ChangeSalesOrderStatusRequest")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfChangeSalesOrderStatusRequest) {
+					name = jsonFieldsNameOfChangeSalesOrderStatusRequest[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ChangeSalesOrderStatusRequest) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ChangeSalesOrderStatusRequest) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
 func (s *Country) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
@@ -8622,6 +8716,57 @@ func (s *OptNilAddressInput) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes bool as json.
+func (o OptNilBool) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	e.Bool(bool(o.Value))
+}
+
+// Decode decodes bool from json.
+func (o *OptNilBool) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilBool to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v bool
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	v, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	o.Value = bool(v)
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilBool) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilBool) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes time.Time as json.
 func (o OptNilDate) Encode(e *jx.Encoder, format func(*jx.Encoder, time.Time)) {
 	if !o.Set {
@@ -8936,6 +9081,39 @@ func (s OptNilString) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptNilString) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes SalesOrderLineUomType as json.
+func (o OptSalesOrderLineUomType) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	e.Str(string(o.Value))
+}
+
+// Decode decodes SalesOrderLineUomType from json.
+func (o *OptSalesOrderLineUomType) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptSalesOrderLineUomType to nil")
+	}
+	o.Set = true
+	if err := o.Value.Decode(d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptSalesOrderLineUomType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptSalesOrderLineUomType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -16818,6 +16996,1670 @@ func (s *QCUnitOfMeasureList) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *QCUnitOfMeasureList) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrder) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrder) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("id")
+		e.Int(s.ID)
+	}
+	{
+		e.FieldStart("created_at")
+		json.EncodeDateTime(e, s.CreatedAt)
+	}
+	{
+		e.FieldStart("updated_at")
+		json.EncodeDateTime(e, s.UpdatedAt)
+	}
+	{
+		e.FieldStart("sales_order_no")
+		e.Int(s.SalesOrderNo)
+	}
+	{
+		e.FieldStart("status")
+		s.Status.Encode(e)
+	}
+	{
+		e.FieldStart("customer_id")
+		e.Int(s.CustomerID)
+	}
+	{
+		e.FieldStart("billing_address")
+		s.BillingAddress.Encode(e)
+	}
+	{
+		e.FieldStart("shipping_address")
+		s.ShippingAddress.Encode(e)
+	}
+	{
+		e.FieldStart("company")
+		s.Company.Encode(e)
+	}
+	{
+		e.FieldStart("customer_purchase_order_no")
+		s.CustomerPurchaseOrderNo.Encode(e)
+	}
+	{
+		e.FieldStart("order_date")
+		s.OrderDate.Encode(e, json.EncodeDate)
+	}
+	{
+		e.FieldStart("expected_date")
+		s.ExpectedDate.Encode(e, json.EncodeDate)
+	}
+	{
+		e.FieldStart("ship_date")
+		s.ShipDate.Encode(e, json.EncodeDate)
+	}
+	{
+		e.FieldStart("subtotal")
+		s.Subtotal.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("tax1")
+		s.Tax1.Encode(e)
+	}
+	{
+		e.FieldStart("tax2")
+		s.Tax2.Encode(e)
+	}
+	{
+		e.FieldStart("tax1_rate")
+		s.Tax1Rate.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("tax2_rate")
+		s.Tax2Rate.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("tracking_number")
+		s.TrackingNumber.Encode(e)
+	}
+	{
+		e.FieldStart("lines")
+		if s.Lines == nil {
+			e.Null()
+		} else {
+			e.ArrStart()
+			for _, elem := range s.Lines {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
+		}
+	}
+}
+
+var jsonFieldsNameOfSalesOrder = [20]string{
+	0:  "id",
+	1:  "created_at",
+	2:  "updated_at",
+	3:  "sales_order_no",
+	4:  "status",
+	5:  "customer_id",
+	6:  "billing_address",
+	7:  "shipping_address",
+	8:  "company",
+	9:  "customer_purchase_order_no",
+	10: "order_date",
+	11: "expected_date",
+	12: "ship_date",
+	13: "subtotal",
+	14: "tax1",
+	15: "tax2",
+	16: "tax1_rate",
+	17: "tax2_rate",
+	18: "tracking_number",
+	19: "lines",
+}
+
+// Decode decodes SalesOrder from json.
+func (s *SalesOrder) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrder to nil")
+	}
+	var requiredBitSet [3]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "created_at":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.CreatedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"created_at\"")
+			}
+		case "updated_at":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.UpdatedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"updated_at\"")
+			}
+		case "sales_order_no":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Int()
+				s.SalesOrderNo = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"sales_order_no\"")
+			}
+		case "status":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "customer_id":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Int()
+				s.CustomerID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"customer_id\"")
+			}
+		case "billing_address":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				if err := s.BillingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"billing_address\"")
+			}
+		case "shipping_address":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				if err := s.ShippingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"shipping_address\"")
+			}
+		case "company":
+			requiredBitSet[1] |= 1 << 0
+			if err := func() error {
+				if err := s.Company.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"company\"")
+			}
+		case "customer_purchase_order_no":
+			requiredBitSet[1] |= 1 << 1
+			if err := func() error {
+				if err := s.CustomerPurchaseOrderNo.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"customer_purchase_order_no\"")
+			}
+		case "order_date":
+			requiredBitSet[1] |= 1 << 2
+			if err := func() error {
+				if err := s.OrderDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_date\"")
+			}
+		case "expected_date":
+			requiredBitSet[1] |= 1 << 3
+			if err := func() error {
+				if err := s.ExpectedDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expected_date\"")
+			}
+		case "ship_date":
+			requiredBitSet[1] |= 1 << 4
+			if err := func() error {
+				if err := s.ShipDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"ship_date\"")
+			}
+		case "subtotal":
+			requiredBitSet[1] |= 1 << 5
+			if err := func() error {
+				if err := s.Subtotal.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"subtotal\"")
+			}
+		case "tax1":
+			requiredBitSet[1] |= 1 << 6
+			if err := func() error {
+				if err := s.Tax1.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax1\"")
+			}
+		case "tax2":
+			requiredBitSet[1] |= 1 << 7
+			if err := func() error {
+				if err := s.Tax2.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax2\"")
+			}
+		case "tax1_rate":
+			requiredBitSet[2] |= 1 << 0
+			if err := func() error {
+				if err := s.Tax1Rate.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax1_rate\"")
+			}
+		case "tax2_rate":
+			requiredBitSet[2] |= 1 << 1
+			if err := func() error {
+				if err := s.Tax2Rate.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax2_rate\"")
+			}
+		case "tracking_number":
+			requiredBitSet[2] |= 1 << 2
+			if err := func() error {
+				if err := s.TrackingNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tracking_number\"")
+			}
+		case "lines":
+			requiredBitSet[2] |= 1 << 3
+			if err := func() error {
+				switch tt := d.Next(); tt {
+				case jx.Null:
+					if err := d.Skip(); err != nil {
+						return err
+					}
+				default:
+					s.Lines = make([]SalesOrderLine, 0)
+					if err := d.Arr(func(d *jx.Decoder) error {
+						var elem SalesOrderLine
+						if err := elem.Decode(d); err != nil {
+							return err
+						}
+						s.Lines = append(s.Lines, elem)
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lines\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrder")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [3]uint8{
+		0b11111111,
+		0b11111111,
+		0b00001111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrder) {
+					name = jsonFieldsNameOfSalesOrder[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrder) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrder) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderCreate) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderCreate) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("customer_id")
+		e.Int(s.CustomerID)
+	}
+	{
+		if s.BillingAddress.Set {
+			e.FieldStart("billing_address")
+			s.BillingAddress.Encode(e)
+		}
+	}
+	{
+		if s.ShippingAddress.Set {
+			e.FieldStart("shipping_address")
+			s.ShippingAddress.Encode(e)
+		}
+	}
+	{
+		if s.CustomerPurchaseOrderNo.Set {
+			e.FieldStart("customer_purchase_order_no")
+			s.CustomerPurchaseOrderNo.Encode(e)
+		}
+	}
+	{
+		if s.OrderDate.Set {
+			e.FieldStart("order_date")
+			s.OrderDate.Encode(e, json.EncodeDate)
+		}
+	}
+	{
+		if s.ExpectedDate.Set {
+			e.FieldStart("expected_date")
+			s.ExpectedDate.Encode(e, json.EncodeDate)
+		}
+	}
+	{
+		if s.TrackingNumber.Set {
+			e.FieldStart("tracking_number")
+			s.TrackingNumber.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("lines")
+		e.ArrStart()
+		for _, elem := range s.Lines {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+}
+
+var jsonFieldsNameOfSalesOrderCreate = [8]string{
+	0: "customer_id",
+	1: "billing_address",
+	2: "shipping_address",
+	3: "customer_purchase_order_no",
+	4: "order_date",
+	5: "expected_date",
+	6: "tracking_number",
+	7: "lines",
+}
+
+// Decode decodes SalesOrderCreate from json.
+func (s *SalesOrderCreate) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderCreate to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "customer_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.CustomerID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"customer_id\"")
+			}
+		case "billing_address":
+			if err := func() error {
+				s.BillingAddress.Reset()
+				if err := s.BillingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"billing_address\"")
+			}
+		case "shipping_address":
+			if err := func() error {
+				s.ShippingAddress.Reset()
+				if err := s.ShippingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"shipping_address\"")
+			}
+		case "customer_purchase_order_no":
+			if err := func() error {
+				s.CustomerPurchaseOrderNo.Reset()
+				if err := s.CustomerPurchaseOrderNo.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"customer_purchase_order_no\"")
+			}
+		case "order_date":
+			if err := func() error {
+				s.OrderDate.Reset()
+				if err := s.OrderDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_date\"")
+			}
+		case "expected_date":
+			if err := func() error {
+				s.ExpectedDate.Reset()
+				if err := s.ExpectedDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expected_date\"")
+			}
+		case "tracking_number":
+			if err := func() error {
+				s.TrackingNumber.Reset()
+				if err := s.TrackingNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tracking_number\"")
+			}
+		case "lines":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				s.Lines = make([]SalesOrderLineInput, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem SalesOrderLineInput
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Lines = append(s.Lines, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lines\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderCreate")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b10000001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrderCreate) {
+					name = jsonFieldsNameOfSalesOrderCreate[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderCreate) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderCreate) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderData) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderData) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("data")
+		s.Data.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfSalesOrderData = [1]string{
+	0: "data",
+}
+
+// Decode decodes SalesOrderData from json.
+func (s *SalesOrderData) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderData to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "data":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				if err := s.Data.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"data\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderData")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrderData) {
+					name = jsonFieldsNameOfSalesOrderData[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderData) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderData) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderLine) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderLine) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("id")
+		e.Int(s.ID)
+	}
+	{
+		e.FieldStart("cancelled_qty_base")
+		s.CancelledQtyBase.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("discount_rate")
+		s.DiscountRate.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("notes")
+		s.Notes.Encode(e)
+	}
+	{
+		e.FieldStart("order_qty")
+		s.OrderQty.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("order_qty_base")
+		s.OrderQtyBase.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("price")
+		s.Price.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("product_code")
+		s.ProductCode.Encode(e)
+	}
+	{
+		e.FieldStart("product_name")
+		s.ProductName.Encode(e)
+	}
+	{
+		e.FieldStart("product_id")
+		e.Int(s.ProductID)
+	}
+	{
+		e.FieldStart("shipped_qty_base")
+		s.ShippedQtyBase.Encode(e, json.EncodeNative)
+	}
+	{
+		e.FieldStart("tax1")
+		s.Tax1.Encode(e)
+	}
+	{
+		e.FieldStart("tax2")
+		s.Tax2.Encode(e)
+	}
+	{
+		e.FieldStart("uom_type")
+		s.UomType.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfSalesOrderLine = [14]string{
+	0:  "id",
+	1:  "cancelled_qty_base",
+	2:  "discount_rate",
+	3:  "notes",
+	4:  "order_qty",
+	5:  "order_qty_base",
+	6:  "price",
+	7:  "product_code",
+	8:  "product_name",
+	9:  "product_id",
+	10: "shipped_qty_base",
+	11: "tax1",
+	12: "tax2",
+	13: "uom_type",
+}
+
+// Decode decodes SalesOrderLine from json.
+func (s *SalesOrderLine) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderLine to nil")
+	}
+	var requiredBitSet [2]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.ID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "cancelled_qty_base":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.CancelledQtyBase.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"cancelled_qty_base\"")
+			}
+		case "discount_rate":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				if err := s.DiscountRate.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"discount_rate\"")
+			}
+		case "notes":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				if err := s.Notes.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"notes\"")
+			}
+		case "order_qty":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				if err := s.OrderQty.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_qty\"")
+			}
+		case "order_qty_base":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				if err := s.OrderQtyBase.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_qty_base\"")
+			}
+		case "price":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				if err := s.Price.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"price\"")
+			}
+		case "product_code":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				if err := s.ProductCode.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_code\"")
+			}
+		case "product_name":
+			requiredBitSet[1] |= 1 << 0
+			if err := func() error {
+				if err := s.ProductName.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_name\"")
+			}
+		case "product_id":
+			requiredBitSet[1] |= 1 << 1
+			if err := func() error {
+				v, err := d.Int()
+				s.ProductID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_id\"")
+			}
+		case "shipped_qty_base":
+			requiredBitSet[1] |= 1 << 2
+			if err := func() error {
+				if err := s.ShippedQtyBase.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"shipped_qty_base\"")
+			}
+		case "tax1":
+			requiredBitSet[1] |= 1 << 3
+			if err := func() error {
+				if err := s.Tax1.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax1\"")
+			}
+		case "tax2":
+			requiredBitSet[1] |= 1 << 4
+			if err := func() error {
+				if err := s.Tax2.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax2\"")
+			}
+		case "uom_type":
+			requiredBitSet[1] |= 1 << 5
+			if err := func() error {
+				if err := s.UomType.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"uom_type\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderLine")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [2]uint8{
+		0b11111111,
+		0b00111111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrderLine) {
+					name = jsonFieldsNameOfSalesOrderLine[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderLine) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderLine) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderLineInput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderLineInput) encodeFields(e *jx.Encoder) {
+	{
+		if s.DiscountRate.Set {
+			e.FieldStart("discount_rate")
+			s.DiscountRate.Encode(e, json.EncodeNative)
+		}
+	}
+	{
+		if s.Notes.Set {
+			e.FieldStart("notes")
+			s.Notes.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("order_qty")
+		json.EncodeNative(e, s.OrderQty)
+	}
+	{
+		if s.Price.Set {
+			e.FieldStart("price")
+			s.Price.Encode(e, json.EncodeNative)
+		}
+	}
+	{
+		e.FieldStart("product_id")
+		e.Int(s.ProductID)
+	}
+	{
+		if s.Tax1.Set {
+			e.FieldStart("tax1")
+			s.Tax1.Encode(e)
+		}
+	}
+	{
+		if s.Tax2.Set {
+			e.FieldStart("tax2")
+			s.Tax2.Encode(e)
+		}
+	}
+	{
+		if s.UomType.Set {
+			e.FieldStart("uom_type")
+			s.UomType.Encode(e)
+		}
+	}
+	{
+		if s.ID.Set {
+			e.FieldStart("id")
+			s.ID.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfSalesOrderLineInput = [9]string{
+	0: "discount_rate",
+	1: "notes",
+	2: "order_qty",
+	3: "price",
+	4: "product_id",
+	5: "tax1",
+	6: "tax2",
+	7: "uom_type",
+	8: "id",
+}
+
+// Decode decodes SalesOrderLineInput from json.
+func (s *SalesOrderLineInput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderLineInput to nil")
+	}
+	var requiredBitSet [2]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "discount_rate":
+			if err := func() error {
+				s.DiscountRate.Reset()
+				if err := s.DiscountRate.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"discount_rate\"")
+			}
+		case "notes":
+			if err := func() error {
+				s.Notes.Reset()
+				if err := s.Notes.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"notes\"")
+			}
+		case "order_qty":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := json.DecodeNative[bounds.Decimal](d)
+				s.OrderQty = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_qty\"")
+			}
+		case "price":
+			if err := func() error {
+				s.Price.Reset()
+				if err := s.Price.Decode(d, json.DecodeNative[bounds.Decimal]); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"price\"")
+			}
+		case "product_id":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := d.Int()
+				s.ProductID = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"product_id\"")
+			}
+		case "tax1":
+			if err := func() error {
+				s.Tax1.Reset()
+				if err := s.Tax1.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax1\"")
+			}
+		case "tax2":
+			if err := func() error {
+				s.Tax2.Reset()
+				if err := s.Tax2.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tax2\"")
+			}
+		case "uom_type":
+			if err := func() error {
+				s.UomType.Reset()
+				if err := s.UomType.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"uom_type\"")
+			}
+		case "id":
+			if err := func() error {
+				s.ID.Reset()
+				if err := s.ID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"id\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderLineInput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [2]uint8{
+		0b00010100,
+		0b00000000,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrderLineInput) {
+					name = jsonFieldsNameOfSalesOrderLineInput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderLineInput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderLineInput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes SalesOrderLineUomType as json.
+func (s SalesOrderLineUomType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes SalesOrderLineUomType from json.
+func (s *SalesOrderLineUomType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderLineUomType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch SalesOrderLineUomType(v) {
+	case SalesOrderLineUomTypeINVENTORYUNIT:
+		*s = SalesOrderLineUomTypeINVENTORYUNIT
+	case SalesOrderLineUomTypePACKAGINGSIZE:
+		*s = SalesOrderLineUomTypePACKAGINGSIZE
+	case SalesOrderLineUomTypeBASEUOM:
+		*s = SalesOrderLineUomTypeBASEUOM
+	default:
+		*s = SalesOrderLineUomType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s SalesOrderLineUomType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderLineUomType) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderList) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderList) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("data")
+		e.ArrStart()
+		for _, elem := range s.Data {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("pagination")
+		s.Pagination.Encode(e)
+	}
+	{
+		e.FieldStart("order")
+		e.Str(s.Order)
+	}
+}
+
+var jsonFieldsNameOfSalesOrderList = [3]string{
+	0: "data",
+	1: "pagination",
+	2: "order",
+}
+
+// Decode decodes SalesOrderList from json.
+func (s *SalesOrderList) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderList to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "data":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Data = make([]SalesOrder, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem SalesOrder
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Data = append(s.Data, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"data\"")
+			}
+		case "pagination":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Pagination.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"pagination\"")
+			}
+		case "order":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Order = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order\"")
+			}
+		default:
+			return d.Skip()
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderList")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfSalesOrderList) {
+					name = jsonFieldsNameOfSalesOrderList[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderList) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderList) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes SalesOrderStatus as json.
+func (s SalesOrderStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes SalesOrderStatus from json.
+func (s *SalesOrderStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch SalesOrderStatus(v) {
+	case SalesOrderStatusOPEN:
+		*s = SalesOrderStatusOPEN
+	case SalesOrderStatusBACKORDER:
+		*s = SalesOrderStatusBACKORDER
+	case SalesOrderStatusPREPARING:
+		*s = SalesOrderStatusPREPARING
+	case SalesOrderStatusCANCELLED:
+		*s = SalesOrderStatusCANCELLED
+	case SalesOrderStatusCLOSE:
+		*s = SalesOrderStatusCLOSE
+	case SalesOrderStatusSHIPPED:
+		*s = SalesOrderStatusSHIPPED
+	default:
+		*s = SalesOrderStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s SalesOrderStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *SalesOrderUpdate) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *SalesOrderUpdate) encodeFields(e *jx.Encoder) {
+	{
+		if s.BillingAddress.Set {
+			e.FieldStart("billing_address")
+			s.BillingAddress.Encode(e)
+		}
+	}
+	{
+		if s.ShippingAddress.Set {
+			e.FieldStart("shipping_address")
+			s.ShippingAddress.Encode(e)
+		}
+	}
+	{
+		if s.CustomerPurchaseOrderNo.Set {
+			e.FieldStart("customer_purchase_order_no")
+			s.CustomerPurchaseOrderNo.Encode(e)
+		}
+	}
+	{
+		if s.OrderDate.Set {
+			e.FieldStart("order_date")
+			s.OrderDate.Encode(e, json.EncodeDate)
+		}
+	}
+	{
+		if s.ExpectedDate.Set {
+			e.FieldStart("expected_date")
+			s.ExpectedDate.Encode(e, json.EncodeDate)
+		}
+	}
+	{
+		if s.TrackingNumber.Set {
+			e.FieldStart("tracking_number")
+			s.TrackingNumber.Encode(e)
+		}
+	}
+	{
+		if s.Lines != nil {
+			e.FieldStart("lines")
+			e.ArrStart()
+			for _, elem := range s.Lines {
+				elem.Encode(e)
+			}
+			e.ArrEnd()
+		}
+	}
+}
+
+var jsonFieldsNameOfSalesOrderUpdate = [7]string{
+	0: "billing_address",
+	1: "shipping_address",
+	2: "customer_purchase_order_no",
+	3: "order_date",
+	4: "expected_date",
+	5: "tracking_number",
+	6: "lines",
+}
+
+// Decode decodes SalesOrderUpdate from json.
+func (s *SalesOrderUpdate) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode SalesOrderUpdate to nil")
+	}
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "billing_address":
+			if err := func() error {
+				s.BillingAddress.Reset()
+				if err := s.BillingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"billing_address\"")
+			}
+		case "shipping_address":
+			if err := func() error {
+				s.ShippingAddress.Reset()
+				if err := s.ShippingAddress.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"shipping_address\"")
+			}
+		case "customer_purchase_order_no":
+			if err := func() error {
+				s.CustomerPurchaseOrderNo.Reset()
+				if err := s.CustomerPurchaseOrderNo.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"customer_purchase_order_no\"")
+			}
+		case "order_date":
+			if err := func() error {
+				s.OrderDate.Reset()
+				if err := s.OrderDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"order_date\"")
+			}
+		case "expected_date":
+			if err := func() error {
+				s.ExpectedDate.Reset()
+				if err := s.ExpectedDate.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"expected_date\"")
+			}
+		case "tracking_number":
+			if err := func() error {
+				s.TrackingNumber.Reset()
+				if err := s.TrackingNumber.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"tracking_number\"")
+			}
+		case "lines":
+			if err := func() error {
+				s.Lines = make([]SalesOrderLineInput, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem SalesOrderLineInput
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Lines = append(s.Lines, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"lines\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode SalesOrderUpdate")
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *SalesOrderUpdate) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *SalesOrderUpdate) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

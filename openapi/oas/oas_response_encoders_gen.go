@@ -23,6 +23,19 @@ func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWr
 	return nil
 }
 
+func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -37,6 +50,19 @@ func encodeChangeProductionStatusResponse(response *ProductionData, w http.Respo
 }
 
 func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -200,6 +226,19 @@ func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.R
 	default:
 		return errors.Errorf("unexpected response type: %T", response)
 	}
+}
+
+func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(201)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
 }
 
 func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
@@ -670,6 +709,19 @@ func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.Resp
 	return nil
 }
 
+func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -1034,6 +1086,19 @@ func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.Re
 	return nil
 }
 
+func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
@@ -1256,6 +1321,19 @@ func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.Res
 }
 
 func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 

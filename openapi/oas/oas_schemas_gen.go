@@ -1151,6 +1151,22 @@ func (s *ChangePurchaseOrderStatusRequest) SetStatus(val PurchaseOrderStatus) {
 	s.Status = val
 }
 
+// Body of the status operation.
+// Ref: #/components/schemas/ChangeSalesOrderStatusRequest
+type ChangeSalesOrderStatusRequest struct {
+	Status SalesOrderStatus `json:"status"`
+}
+
+// GetStatus returns the value of Status.
+func (s *ChangeSalesOrderStatusRequest) GetStatus() SalesOrderStatus {
+	return s.Status
+}
+
+// SetStatus sets the value of Status.
+func (s *ChangeSalesOrderStatusRequest) SetStatus(val SalesOrderStatus) {
+	s.Status = val
+}
+
 // Countries (ISO 3166-1), shared by every account.
 // Ref: #/components/schemas/Country
 type Country struct {
@@ -4052,6 +4068,74 @@ func (o OptNilAddressInput) Or(d AddressInput) AddressInput {
 	return d
 }
 
+// NewOptNilBool returns new OptNilBool with value set to v.
+func NewOptNilBool(v bool) OptNilBool {
+	return OptNilBool{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilBool is optional nullable bool.
+type OptNilBool struct {
+	Value bool
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilBool was set.
+func (o OptNilBool) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilBool) Reset() {
+	var v bool
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilBool) SetTo(v bool) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilBool) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilBool) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v bool
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilBool) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilBool) Get() (v bool, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilBool) Or(d bool) bool {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNilDate returns new OptNilDate with value set to v.
 func NewOptNilDate(v time.Time) OptNilDate {
 	return OptNilDate{
@@ -4500,6 +4584,52 @@ func (o OptQCCheckpointInputType) Get() (v QCCheckpointInputType, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptQCCheckpointInputType) Or(d QCCheckpointInputType) QCCheckpointInputType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptSalesOrderLineUomType returns new OptSalesOrderLineUomType with value set to v.
+func NewOptSalesOrderLineUomType(v SalesOrderLineUomType) OptSalesOrderLineUomType {
+	return OptSalesOrderLineUomType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptSalesOrderLineUomType is optional SalesOrderLineUomType.
+type OptSalesOrderLineUomType struct {
+	Value SalesOrderLineUomType
+	Set   bool
+}
+
+// IsSet returns true if OptSalesOrderLineUomType was set.
+func (o OptSalesOrderLineUomType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptSalesOrderLineUomType) Reset() {
+	var v SalesOrderLineUomType
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptSalesOrderLineUomType) SetTo(v SalesOrderLineUomType) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptSalesOrderLineUomType) Get() (v SalesOrderLineUomType, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptSalesOrderLineUomType) Or(d SalesOrderLineUomType) SalesOrderLineUomType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -8101,6 +8231,930 @@ func (s *QCUnitOfMeasureList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *QCUnitOfMeasureList) SetOrder(val string) {
 	s.Order = val
+}
+
+// Sales orders: lines of products a customer ordered, at prices stored as sent. Shipments (POST
+// /sales-orders/{id}/shipments) take stock and invoice what shipped.
+// Ref: #/components/schemas/SalesOrder
+type SalesOrder struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// The order's number: per account, increasing and without gaps, given at creation.
+	SalesOrderNo int              `json:"sales_order_no"`
+	Status       SalesOrderStatus `json:"status"`
+	// The customer.
+	CustomerID int `json:"customer_id"`
+	// The address the order was raised with: omitted at creation, the customer's address then.
+	BillingAddress Address `json:"billing_address"`
+	// Where the order goes: omitted at creation, the order's billing address.
+	ShippingAddress Address `json:"shipping_address"`
+	// The customer's name as it stood on the order.
+	Company NilString `json:"company"`
+	// The customer's own order number, free text.
+	CustomerPurchaseOrderNo NilString `json:"customer_purchase_order_no"`
+	// When the order was placed.
+	OrderDate NilDate `json:"order_date"`
+	// When the customer expects the goods.
+	ExpectedDate NilDate `json:"expected_date"`
+	// When the last shipment left.
+	ShipDate NilDate `json:"ship_date"`
+	// Sum of the line amounts (order_qty × price × (1 − discount_rate/100)), before tax, rounded
+	// half-up once to the currency's minor unit. Exact decimal: at most 6 digits after the decimal point
+	// and 15 significant digits, absolute value below 10^14; returned digit for digit as written. Cost
+	// field: null unless the key holds cost:read.
+	Subtotal NilDecimal `json:"subtotal"`
+	// Whether the first tax applies to any line. Cost field: null unless the key holds cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies to any line. Cost field: null unless the key holds cost:read.
+	Tax2 NilBool `json:"tax2"`
+	// The first tax's rate, in percent: the customer's tax rate's, copied at creation. Exact decimal: at
+	// most 6 digits after the decimal point and 15 significant digits, absolute value below 10^14;
+	// returned digit for digit as written. Cost field: null unless the key holds cost:read.
+	Tax1Rate NilDecimal `json:"tax1_rate"`
+	// The second tax's rate, in percent: the customer's tax rate's, copied at creation. Exact decimal: at
+	// most 6 digits after the decimal point and 15 significant digits, absolute value below 10^14;
+	// returned digit for digit as written. Cost field: null unless the key holds cost:read.
+	Tax2Rate NilDecimal `json:"tax2_rate"`
+	// The carrier's tracking number.
+	TrackingNumber NilString `json:"tracking_number"`
+	// The order's lines, in line id order. Only on single retrieval and writes; null in lists. Only on
+	// single retrieval; null in lists.
+	Lines []SalesOrderLine `json:"lines"`
+}
+
+// GetID returns the value of ID.
+func (s *SalesOrder) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *SalesOrder) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *SalesOrder) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetSalesOrderNo returns the value of SalesOrderNo.
+func (s *SalesOrder) GetSalesOrderNo() int {
+	return s.SalesOrderNo
+}
+
+// GetStatus returns the value of Status.
+func (s *SalesOrder) GetStatus() SalesOrderStatus {
+	return s.Status
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *SalesOrder) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *SalesOrder) GetBillingAddress() Address {
+	return s.BillingAddress
+}
+
+// GetShippingAddress returns the value of ShippingAddress.
+func (s *SalesOrder) GetShippingAddress() Address {
+	return s.ShippingAddress
+}
+
+// GetCompany returns the value of Company.
+func (s *SalesOrder) GetCompany() NilString {
+	return s.Company
+}
+
+// GetCustomerPurchaseOrderNo returns the value of CustomerPurchaseOrderNo.
+func (s *SalesOrder) GetCustomerPurchaseOrderNo() NilString {
+	return s.CustomerPurchaseOrderNo
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *SalesOrder) GetOrderDate() NilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *SalesOrder) GetExpectedDate() NilDate {
+	return s.ExpectedDate
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *SalesOrder) GetShipDate() NilDate {
+	return s.ShipDate
+}
+
+// GetSubtotal returns the value of Subtotal.
+func (s *SalesOrder) GetSubtotal() NilDecimal {
+	return s.Subtotal
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *SalesOrder) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *SalesOrder) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetTax1Rate returns the value of Tax1Rate.
+func (s *SalesOrder) GetTax1Rate() NilDecimal {
+	return s.Tax1Rate
+}
+
+// GetTax2Rate returns the value of Tax2Rate.
+func (s *SalesOrder) GetTax2Rate() NilDecimal {
+	return s.Tax2Rate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *SalesOrder) GetTrackingNumber() NilString {
+	return s.TrackingNumber
+}
+
+// GetLines returns the value of Lines.
+func (s *SalesOrder) GetLines() []SalesOrderLine {
+	return s.Lines
+}
+
+// SetID sets the value of ID.
+func (s *SalesOrder) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *SalesOrder) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *SalesOrder) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetSalesOrderNo sets the value of SalesOrderNo.
+func (s *SalesOrder) SetSalesOrderNo(val int) {
+	s.SalesOrderNo = val
+}
+
+// SetStatus sets the value of Status.
+func (s *SalesOrder) SetStatus(val SalesOrderStatus) {
+	s.Status = val
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *SalesOrder) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *SalesOrder) SetBillingAddress(val Address) {
+	s.BillingAddress = val
+}
+
+// SetShippingAddress sets the value of ShippingAddress.
+func (s *SalesOrder) SetShippingAddress(val Address) {
+	s.ShippingAddress = val
+}
+
+// SetCompany sets the value of Company.
+func (s *SalesOrder) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetCustomerPurchaseOrderNo sets the value of CustomerPurchaseOrderNo.
+func (s *SalesOrder) SetCustomerPurchaseOrderNo(val NilString) {
+	s.CustomerPurchaseOrderNo = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *SalesOrder) SetOrderDate(val NilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *SalesOrder) SetExpectedDate(val NilDate) {
+	s.ExpectedDate = val
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *SalesOrder) SetShipDate(val NilDate) {
+	s.ShipDate = val
+}
+
+// SetSubtotal sets the value of Subtotal.
+func (s *SalesOrder) SetSubtotal(val NilDecimal) {
+	s.Subtotal = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *SalesOrder) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *SalesOrder) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetTax1Rate sets the value of Tax1Rate.
+func (s *SalesOrder) SetTax1Rate(val NilDecimal) {
+	s.Tax1Rate = val
+}
+
+// SetTax2Rate sets the value of Tax2Rate.
+func (s *SalesOrder) SetTax2Rate(val NilDecimal) {
+	s.Tax2Rate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *SalesOrder) SetTrackingNumber(val NilString) {
+	s.TrackingNumber = val
+}
+
+// SetLines sets the value of Lines.
+func (s *SalesOrder) SetLines(val []SalesOrderLine) {
+	s.Lines = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/SalesOrderCreate
+type SalesOrderCreate struct {
+	// The customer.
+	CustomerID int `json:"customer_id"`
+	// The address the order was raised with: omitted at creation, the customer's address then. Replaced
+	// whole when given; null clears every part; omitted leaves it unchanged.
+	BillingAddress OptNilAddressInput `json:"billing_address"`
+	// Where the order goes: omitted at creation, the order's billing address. Replaced whole when given;
+	// null clears every part; omitted leaves it unchanged.
+	ShippingAddress OptNilAddressInput `json:"shipping_address"`
+	// The customer's own order number, free text.
+	CustomerPurchaseOrderNo OptNilString `json:"customer_purchase_order_no"`
+	// When the order was placed.
+	OrderDate OptNilDate `json:"order_date"`
+	// When the customer expects the goods.
+	ExpectedDate OptNilDate `json:"expected_date"`
+	// The carrier's tracking number.
+	TrackingNumber OptNilString `json:"tracking_number"`
+	// The lines, in order: 1 to 200 lines; an error inside a line names it, e.g. lines[3].quantity.
+	Lines []SalesOrderLineInput `json:"lines"`
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *SalesOrderCreate) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *SalesOrderCreate) GetBillingAddress() OptNilAddressInput {
+	return s.BillingAddress
+}
+
+// GetShippingAddress returns the value of ShippingAddress.
+func (s *SalesOrderCreate) GetShippingAddress() OptNilAddressInput {
+	return s.ShippingAddress
+}
+
+// GetCustomerPurchaseOrderNo returns the value of CustomerPurchaseOrderNo.
+func (s *SalesOrderCreate) GetCustomerPurchaseOrderNo() OptNilString {
+	return s.CustomerPurchaseOrderNo
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *SalesOrderCreate) GetOrderDate() OptNilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *SalesOrderCreate) GetExpectedDate() OptNilDate {
+	return s.ExpectedDate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *SalesOrderCreate) GetTrackingNumber() OptNilString {
+	return s.TrackingNumber
+}
+
+// GetLines returns the value of Lines.
+func (s *SalesOrderCreate) GetLines() []SalesOrderLineInput {
+	return s.Lines
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *SalesOrderCreate) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *SalesOrderCreate) SetBillingAddress(val OptNilAddressInput) {
+	s.BillingAddress = val
+}
+
+// SetShippingAddress sets the value of ShippingAddress.
+func (s *SalesOrderCreate) SetShippingAddress(val OptNilAddressInput) {
+	s.ShippingAddress = val
+}
+
+// SetCustomerPurchaseOrderNo sets the value of CustomerPurchaseOrderNo.
+func (s *SalesOrderCreate) SetCustomerPurchaseOrderNo(val OptNilString) {
+	s.CustomerPurchaseOrderNo = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *SalesOrderCreate) SetOrderDate(val OptNilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *SalesOrderCreate) SetExpectedDate(val OptNilDate) {
+	s.ExpectedDate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *SalesOrderCreate) SetTrackingNumber(val OptNilString) {
+	s.TrackingNumber = val
+}
+
+// SetLines sets the value of Lines.
+func (s *SalesOrderCreate) SetLines(val []SalesOrderLineInput) {
+	s.Lines = val
+}
+
+// Ref: #/components/schemas/SalesOrderData
+type SalesOrderData struct {
+	Data SalesOrder `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *SalesOrderData) GetData() SalesOrder {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *SalesOrderData) SetData(val SalesOrder) {
+	s.Data = val
+}
+
+// One sales order line.
+// Ref: #/components/schemas/SalesOrderLine
+type SalesOrderLine struct {
+	// The line's id.
+	ID int `json:"id"`
+	// What was written off when the order was cancelled, in base units. Exact decimal: at most 6 digits
+	// after the decimal point and 15 significant digits, absolute value below 10^14; returned digit for
+	// digit as written.
+	CancelledQtyBase NilDecimal `json:"cancelled_qty_base"`
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate NilDecimal `json:"discount_rate"`
+	// Free-text notes.
+	Notes NilString `json:"notes"`
+	// Quantity ordered, in uom_type units. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	OrderQty NilDecimal `json:"order_qty"`
+	// Quantity ordered, in the product's base unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	OrderQtyBase NilDecimal `json:"order_qty_base"`
+	// Price per uom_type unit, stored as sent (no price list applied). Exact decimal: at most 6 digits
+	// after the decimal point and 15 significant digits, absolute value below 10^14; returned digit for
+	// digit as written. Cost field: null unless the key holds cost:read.
+	Price NilDecimal `json:"price"`
+	// The product's code, as it stood when the line was written.
+	ProductCode NilString `json:"product_code"`
+	// The product's name, as it stood when the line was written.
+	ProductName NilString `json:"product_name"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity shipped so far, in base units. Exact decimal: at most 6 digits after the decimal point and
+	// 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	ShippedQtyBase NilDecimal `json:"shipped_qty_base"`
+	// Whether the first tax applies. Cost field: null unless the key holds cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies. Cost field: null unless the key holds cost:read.
+	Tax2    NilBool               `json:"tax2"`
+	UomType SalesOrderLineUomType `json:"uom_type"`
+}
+
+// GetID returns the value of ID.
+func (s *SalesOrderLine) GetID() int {
+	return s.ID
+}
+
+// GetCancelledQtyBase returns the value of CancelledQtyBase.
+func (s *SalesOrderLine) GetCancelledQtyBase() NilDecimal {
+	return s.CancelledQtyBase
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *SalesOrderLine) GetDiscountRate() NilDecimal {
+	return s.DiscountRate
+}
+
+// GetNotes returns the value of Notes.
+func (s *SalesOrderLine) GetNotes() NilString {
+	return s.Notes
+}
+
+// GetOrderQty returns the value of OrderQty.
+func (s *SalesOrderLine) GetOrderQty() NilDecimal {
+	return s.OrderQty
+}
+
+// GetOrderQtyBase returns the value of OrderQtyBase.
+func (s *SalesOrderLine) GetOrderQtyBase() NilDecimal {
+	return s.OrderQtyBase
+}
+
+// GetPrice returns the value of Price.
+func (s *SalesOrderLine) GetPrice() NilDecimal {
+	return s.Price
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *SalesOrderLine) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *SalesOrderLine) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetProductID returns the value of ProductID.
+func (s *SalesOrderLine) GetProductID() int {
+	return s.ProductID
+}
+
+// GetShippedQtyBase returns the value of ShippedQtyBase.
+func (s *SalesOrderLine) GetShippedQtyBase() NilDecimal {
+	return s.ShippedQtyBase
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *SalesOrderLine) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *SalesOrderLine) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetUomType returns the value of UomType.
+func (s *SalesOrderLine) GetUomType() SalesOrderLineUomType {
+	return s.UomType
+}
+
+// SetID sets the value of ID.
+func (s *SalesOrderLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetCancelledQtyBase sets the value of CancelledQtyBase.
+func (s *SalesOrderLine) SetCancelledQtyBase(val NilDecimal) {
+	s.CancelledQtyBase = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *SalesOrderLine) SetDiscountRate(val NilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *SalesOrderLine) SetNotes(val NilString) {
+	s.Notes = val
+}
+
+// SetOrderQty sets the value of OrderQty.
+func (s *SalesOrderLine) SetOrderQty(val NilDecimal) {
+	s.OrderQty = val
+}
+
+// SetOrderQtyBase sets the value of OrderQtyBase.
+func (s *SalesOrderLine) SetOrderQtyBase(val NilDecimal) {
+	s.OrderQtyBase = val
+}
+
+// SetPrice sets the value of Price.
+func (s *SalesOrderLine) SetPrice(val NilDecimal) {
+	s.Price = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *SalesOrderLine) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *SalesOrderLine) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *SalesOrderLine) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetShippedQtyBase sets the value of ShippedQtyBase.
+func (s *SalesOrderLine) SetShippedQtyBase(val NilDecimal) {
+	s.ShippedQtyBase = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *SalesOrderLine) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *SalesOrderLine) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetUomType sets the value of UomType.
+func (s *SalesOrderLine) SetUomType(val SalesOrderLineUomType) {
+	s.UomType = val
+}
+
+// One sales order line in a body.
+// Ref: #/components/schemas/SalesOrderLineInput
+type SalesOrderLineInput struct {
+	// Discount, in percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
+	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
+	// key holds cost:read.
+	DiscountRate OptNilDecimal `json:"discount_rate"`
+	// Free-text notes.
+	Notes OptNilString `json:"notes"`
+	// Quantity ordered, in uom_type units. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	OrderQty bounds.Decimal `json:"order_qty"`
+	// Price per uom_type unit, stored as sent (no price list applied). Exact decimal: at most 6 digits
+	// after the decimal point and 15 significant digits, absolute value below 10^14; returned digit for
+	// digit as written. Cost field: null unless the key holds cost:read.
+	Price OptNilDecimal `json:"price"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Whether the first tax applies. Cost field: null unless the key holds cost:read.
+	Tax1 OptNilBool `json:"tax1"`
+	// Whether the second tax applies. Cost field: null unless the key holds cost:read.
+	Tax2    OptNilBool               `json:"tax2"`
+	UomType OptSalesOrderLineUomType `json:"uom_type"`
+	// On an update, the id of a line of this document to keep, updated with this line's fields; omitted,
+	// the line is added. A create refuses it.
+	ID OptInt `json:"id"`
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *SalesOrderLineInput) GetDiscountRate() OptNilDecimal {
+	return s.DiscountRate
+}
+
+// GetNotes returns the value of Notes.
+func (s *SalesOrderLineInput) GetNotes() OptNilString {
+	return s.Notes
+}
+
+// GetOrderQty returns the value of OrderQty.
+func (s *SalesOrderLineInput) GetOrderQty() bounds.Decimal {
+	return s.OrderQty
+}
+
+// GetPrice returns the value of Price.
+func (s *SalesOrderLineInput) GetPrice() OptNilDecimal {
+	return s.Price
+}
+
+// GetProductID returns the value of ProductID.
+func (s *SalesOrderLineInput) GetProductID() int {
+	return s.ProductID
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *SalesOrderLineInput) GetTax1() OptNilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *SalesOrderLineInput) GetTax2() OptNilBool {
+	return s.Tax2
+}
+
+// GetUomType returns the value of UomType.
+func (s *SalesOrderLineInput) GetUomType() OptSalesOrderLineUomType {
+	return s.UomType
+}
+
+// GetID returns the value of ID.
+func (s *SalesOrderLineInput) GetID() OptInt {
+	return s.ID
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *SalesOrderLineInput) SetDiscountRate(val OptNilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetNotes sets the value of Notes.
+func (s *SalesOrderLineInput) SetNotes(val OptNilString) {
+	s.Notes = val
+}
+
+// SetOrderQty sets the value of OrderQty.
+func (s *SalesOrderLineInput) SetOrderQty(val bounds.Decimal) {
+	s.OrderQty = val
+}
+
+// SetPrice sets the value of Price.
+func (s *SalesOrderLineInput) SetPrice(val OptNilDecimal) {
+	s.Price = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *SalesOrderLineInput) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *SalesOrderLineInput) SetTax1(val OptNilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *SalesOrderLineInput) SetTax2(val OptNilBool) {
+	s.Tax2 = val
+}
+
+// SetUomType sets the value of UomType.
+func (s *SalesOrderLineInput) SetUomType(val OptSalesOrderLineUomType) {
+	s.UomType = val
+}
+
+// SetID sets the value of ID.
+func (s *SalesOrderLineInput) SetID(val OptInt) {
+	s.ID = val
+}
+
+// The unit of order_qty and price: BASE_UOM, the product's base unit; INVENTORY_UNIT, uom_qty ×
+// uom_base_conversion base units; PACKAGING_SIZE, uom_base_conversion base units.
+// Ref: #/components/schemas/SalesOrderLineUomType
+type SalesOrderLineUomType string
+
+const (
+	SalesOrderLineUomTypeINVENTORYUNIT SalesOrderLineUomType = "INVENTORY_UNIT"
+	SalesOrderLineUomTypePACKAGINGSIZE SalesOrderLineUomType = "PACKAGING_SIZE"
+	SalesOrderLineUomTypeBASEUOM       SalesOrderLineUomType = "BASE_UOM"
+)
+
+// AllValues returns all SalesOrderLineUomType values.
+func (SalesOrderLineUomType) AllValues() []SalesOrderLineUomType {
+	return []SalesOrderLineUomType{
+		SalesOrderLineUomTypeINVENTORYUNIT,
+		SalesOrderLineUomTypePACKAGINGSIZE,
+		SalesOrderLineUomTypeBASEUOM,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SalesOrderLineUomType) MarshalText() ([]byte, error) {
+	switch s {
+	case SalesOrderLineUomTypeINVENTORYUNIT:
+		return []byte(s), nil
+	case SalesOrderLineUomTypePACKAGINGSIZE:
+		return []byte(s), nil
+	case SalesOrderLineUomTypeBASEUOM:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *SalesOrderLineUomType) UnmarshalText(data []byte) error {
+	switch SalesOrderLineUomType(data) {
+	case SalesOrderLineUomTypeINVENTORYUNIT:
+		*s = SalesOrderLineUomTypeINVENTORYUNIT
+		return nil
+	case SalesOrderLineUomTypePACKAGINGSIZE:
+		*s = SalesOrderLineUomTypePACKAGINGSIZE
+		return nil
+	case SalesOrderLineUomTypeBASEUOM:
+		*s = SalesOrderLineUomTypeBASEUOM
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/SalesOrderList
+type SalesOrderList struct {
+	Data       []SalesOrder `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *SalesOrderList) GetData() []SalesOrder {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *SalesOrderList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *SalesOrderList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *SalesOrderList) SetData(val []SalesOrder) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *SalesOrderList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *SalesOrderList) SetOrder(val string) {
+	s.Order = val
+}
+
+// Where the order is (CLOSE, where purchase orders say CLOSED). A new order is OPEN; only OPEN and
+// BACK_ORDER orders can be edited; the cancel and status-change operations and shipments move it.
+// Ref: #/components/schemas/SalesOrderStatus
+type SalesOrderStatus string
+
+const (
+	SalesOrderStatusOPEN      SalesOrderStatus = "OPEN"
+	SalesOrderStatusBACKORDER SalesOrderStatus = "BACK_ORDER"
+	SalesOrderStatusPREPARING SalesOrderStatus = "PREPARING"
+	SalesOrderStatusCANCELLED SalesOrderStatus = "CANCELLED"
+	SalesOrderStatusCLOSE     SalesOrderStatus = "CLOSE"
+	SalesOrderStatusSHIPPED   SalesOrderStatus = "SHIPPED"
+)
+
+// AllValues returns all SalesOrderStatus values.
+func (SalesOrderStatus) AllValues() []SalesOrderStatus {
+	return []SalesOrderStatus{
+		SalesOrderStatusOPEN,
+		SalesOrderStatusBACKORDER,
+		SalesOrderStatusPREPARING,
+		SalesOrderStatusCANCELLED,
+		SalesOrderStatusCLOSE,
+		SalesOrderStatusSHIPPED,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SalesOrderStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case SalesOrderStatusOPEN:
+		return []byte(s), nil
+	case SalesOrderStatusBACKORDER:
+		return []byte(s), nil
+	case SalesOrderStatusPREPARING:
+		return []byte(s), nil
+	case SalesOrderStatusCANCELLED:
+		return []byte(s), nil
+	case SalesOrderStatusCLOSE:
+		return []byte(s), nil
+	case SalesOrderStatusSHIPPED:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *SalesOrderStatus) UnmarshalText(data []byte) error {
+	switch SalesOrderStatus(data) {
+	case SalesOrderStatusOPEN:
+		*s = SalesOrderStatusOPEN
+		return nil
+	case SalesOrderStatusBACKORDER:
+		*s = SalesOrderStatusBACKORDER
+		return nil
+	case SalesOrderStatusPREPARING:
+		*s = SalesOrderStatusPREPARING
+		return nil
+	case SalesOrderStatusCANCELLED:
+		*s = SalesOrderStatusCANCELLED
+		return nil
+	case SalesOrderStatusCLOSE:
+		*s = SalesOrderStatusCLOSE
+		return nil
+	case SalesOrderStatusSHIPPED:
+		*s = SalesOrderStatusSHIPPED
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Body of an update: omitted fields are unchanged. customer_id cannot change (400).
+// Ref: #/components/schemas/SalesOrderUpdate
+type SalesOrderUpdate struct {
+	// The address the order was raised with: omitted at creation, the customer's address then. Replaced
+	// whole when given; null clears every part; omitted leaves it unchanged.
+	BillingAddress OptNilAddressInput `json:"billing_address"`
+	// Where the order goes: omitted at creation, the order's billing address. Replaced whole when given;
+	// null clears every part; omitted leaves it unchanged.
+	ShippingAddress OptNilAddressInput `json:"shipping_address"`
+	// The customer's own order number, free text.
+	CustomerPurchaseOrderNo OptNilString `json:"customer_purchase_order_no"`
+	// When the order was placed.
+	OrderDate OptNilDate `json:"order_date"`
+	// When the customer expects the goods.
+	ExpectedDate OptNilDate `json:"expected_date"`
+	// The carrier's tracking number.
+	TrackingNumber OptNilString `json:"tracking_number"`
+	// When given, the order's lines become these: a line with an id keeps that line, updated; one without
+	// is added; lines left out are removed. 1 to 200 lines; an error inside a line names it, e.g.
+	// lines[3].quantity.
+	Lines []SalesOrderLineInput `json:"lines"`
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *SalesOrderUpdate) GetBillingAddress() OptNilAddressInput {
+	return s.BillingAddress
+}
+
+// GetShippingAddress returns the value of ShippingAddress.
+func (s *SalesOrderUpdate) GetShippingAddress() OptNilAddressInput {
+	return s.ShippingAddress
+}
+
+// GetCustomerPurchaseOrderNo returns the value of CustomerPurchaseOrderNo.
+func (s *SalesOrderUpdate) GetCustomerPurchaseOrderNo() OptNilString {
+	return s.CustomerPurchaseOrderNo
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *SalesOrderUpdate) GetOrderDate() OptNilDate {
+	return s.OrderDate
+}
+
+// GetExpectedDate returns the value of ExpectedDate.
+func (s *SalesOrderUpdate) GetExpectedDate() OptNilDate {
+	return s.ExpectedDate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *SalesOrderUpdate) GetTrackingNumber() OptNilString {
+	return s.TrackingNumber
+}
+
+// GetLines returns the value of Lines.
+func (s *SalesOrderUpdate) GetLines() []SalesOrderLineInput {
+	return s.Lines
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *SalesOrderUpdate) SetBillingAddress(val OptNilAddressInput) {
+	s.BillingAddress = val
+}
+
+// SetShippingAddress sets the value of ShippingAddress.
+func (s *SalesOrderUpdate) SetShippingAddress(val OptNilAddressInput) {
+	s.ShippingAddress = val
+}
+
+// SetCustomerPurchaseOrderNo sets the value of CustomerPurchaseOrderNo.
+func (s *SalesOrderUpdate) SetCustomerPurchaseOrderNo(val OptNilString) {
+	s.CustomerPurchaseOrderNo = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *SalesOrderUpdate) SetOrderDate(val OptNilDate) {
+	s.OrderDate = val
+}
+
+// SetExpectedDate sets the value of ExpectedDate.
+func (s *SalesOrderUpdate) SetExpectedDate(val OptNilDate) {
+	s.ExpectedDate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *SalesOrderUpdate) SetTrackingNumber(val OptNilString) {
+	s.TrackingNumber = val
+}
+
+// SetLines sets the value of Lines.
+func (s *SalesOrderUpdate) SetLines(val []SalesOrderLineInput) {
+	s.Lines = val
 }
 
 // Salespersons. Read-only through the API; they are managed in the web application.

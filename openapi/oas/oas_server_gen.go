@@ -28,6 +28,7 @@ type Handler interface {
 	PurchaseOrdersHandler
 	QcCheckpointsHandler
 	QcUnitsOfMeasureHandler
+	SalesOrdersHandler
 	SalespersonsHandler
 	ShippingAddressesHandler
 	ShippingMethodsHandler
@@ -569,6 +570,53 @@ type QcUnitsOfMeasureHandler interface {
 	//
 	// GET /qc-units-of-measure
 	ListQcUnitsOfMeasure(ctx context.Context, params ListQcUnitsOfMeasureParams) (*QCUnitOfMeasureList, error)
+}
+
+// SalesOrdersHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: SalesOrders
+type SalesOrdersHandler interface {
+	// CancelSalesOrder implements cancelSalesOrder operation.
+	//
+	// Cancels an OPEN, BACK_ORDER or PREPARING order; any other is 409 INVALID_STATE. What did not ship is
+	// written off (cancelled_qty_base). Reported as sales_order.cancelled. Requires the sales:write scope.
+	//
+	// POST /sales-orders/{sales_order_id}/cancel
+	CancelSalesOrder(ctx context.Context, params CancelSalesOrderParams) (*SalesOrderData, error)
+	// ChangeSalesOrderStatus implements changeSalesOrderStatus operation.
+	//
+	// Moves the order: OPEN to PREPARING or BACK_ORDER; PREPARING to OPEN or BACK_ORDER; SHIPPED to CLOSE.
+	// Any other move is 409 INVALID_STATE (cancelling has its own operation; shipments make an order
+	// SHIPPED). Reported as sales_order.closed for CLOSE, .updated otherwise. Accepts status OPEN,
+	// PREPARING, BACK_ORDER, CLOSE; any other value of the enum is refused with 409 INVALID_STATE.
+	// Requires the sales:write scope.
+	//
+	// POST /sales-orders/{sales_order_id}/status
+	ChangeSalesOrderStatus(ctx context.Context, req *ChangeSalesOrderStatusRequest, params ChangeSalesOrderStatusParams) (*SalesOrderData, error)
+	// CreateSalesOrder implements createSalesOrder operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// POST /sales-orders
+	CreateSalesOrder(ctx context.Context, req *SalesOrderCreate) (*SalesOrderData, error)
+	// GetSalesOrder implements getSalesOrder operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /sales-orders/{sales_order_id}
+	GetSalesOrder(ctx context.Context, params GetSalesOrderParams) (*SalesOrderData, error)
+	// ListSalesOrders implements listSalesOrders operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /sales-orders
+	ListSalesOrders(ctx context.Context, params ListSalesOrdersParams) (*SalesOrderList, error)
+	// UpdateSalesOrder implements updateSalesOrder operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// PATCH /sales-orders/{sales_order_id}
+	UpdateSalesOrder(ctx context.Context, req *SalesOrderUpdate, params UpdateSalesOrderParams) (*SalesOrderData, error)
 }
 
 // SalespersonsHandler handles operations described by OpenAPI v3 specification.

@@ -23,6 +23,16 @@ func (UnimplementedHandler) ArchiveProductLot(ctx context.Context, params Archiv
 	return r, ht.ErrNotImplemented
 }
 
+// CancelSalesOrder implements cancelSalesOrder operation.
+//
+// Cancels an OPEN, BACK_ORDER or PREPARING order; any other is 409 INVALID_STATE. What did not ship is
+// written off (cancelled_qty_base). Reported as sales_order.cancelled. Requires the sales:write scope.
+//
+// POST /sales-orders/{sales_order_id}/cancel
+func (UnimplementedHandler) CancelSalesOrder(ctx context.Context, params CancelSalesOrderParams) (r *SalesOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ChangeProductionStatus implements changeProductionStatus operation.
 //
 // Moves the run to PLANNED, ON_HOLD, QUARANTINE or CANCELLED. 409 INVALID_STATE from COMPLETED or
@@ -45,6 +55,19 @@ func (UnimplementedHandler) ChangeProductionStatus(ctx context.Context, req *Cha
 //
 // POST /purchase-orders/{purchase_order_id}/status
 func (UnimplementedHandler) ChangePurchaseOrderStatus(ctx context.Context, req *ChangePurchaseOrderStatusRequest, params ChangePurchaseOrderStatusParams) (r *PurchaseOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ChangeSalesOrderStatus implements changeSalesOrderStatus operation.
+//
+// Moves the order: OPEN to PREPARING or BACK_ORDER; PREPARING to OPEN or BACK_ORDER; SHIPPED to CLOSE.
+// Any other move is 409 INVALID_STATE (cancelling has its own operation; shipments make an order
+// SHIPPED). Reported as sales_order.closed for CLOSE, .updated otherwise. Accepts status OPEN,
+// PREPARING, BACK_ORDER, CLOSE; any other value of the enum is refused with 409 INVALID_STATE.
+// Requires the sales:write scope.
+//
+// POST /sales-orders/{sales_order_id}/status
+func (UnimplementedHandler) ChangeSalesOrderStatus(ctx context.Context, req *ChangeSalesOrderStatusRequest, params ChangeSalesOrderStatusParams) (r *SalesOrderData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -126,6 +149,15 @@ func (UnimplementedHandler) CreateProductionLine(ctx context.Context, req *Produ
 //
 // POST /purchase-orders
 func (UnimplementedHandler) CreatePurchaseOrder(ctx context.Context, req *PurchaseOrderCreate, params CreatePurchaseOrderParams) (r CreatePurchaseOrderRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// CreateSalesOrder implements createSalesOrder operation.
+//
+// Requires the sales:write scope.
+//
+// POST /sales-orders
+func (UnimplementedHandler) CreateSalesOrder(ctx context.Context, req *SalesOrderCreate) (r *SalesOrderData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -458,6 +490,15 @@ func (UnimplementedHandler) GetQCUnitOfMeasure(ctx context.Context, params GetQC
 	return r, ht.ErrNotImplemented
 }
 
+// GetSalesOrder implements getSalesOrder operation.
+//
+// Requires the sales:read scope.
+//
+// GET /sales-orders/{sales_order_id}
+func (UnimplementedHandler) GetSalesOrder(ctx context.Context, params GetSalesOrderParams) (r *SalesOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetSalesperson implements getSalesperson operation.
 //
 // Requires the sales:read scope.
@@ -710,6 +751,15 @@ func (UnimplementedHandler) ListQcUnitsOfMeasure(ctx context.Context, params Lis
 	return r, ht.ErrNotImplemented
 }
 
+// ListSalesOrders implements listSalesOrders operation.
+//
+// Requires the sales:read scope.
+//
+// GET /sales-orders
+func (UnimplementedHandler) ListSalesOrders(ctx context.Context, params ListSalesOrdersParams) (r *SalesOrderList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListSalespersons implements listSalespersons operation.
 //
 // Requires the sales:read scope.
@@ -870,6 +920,15 @@ func (UnimplementedHandler) UpdateProductionLine(ctx context.Context, req *Produ
 //
 // PATCH /purchase-orders/{purchase_order_id}
 func (UnimplementedHandler) UpdatePurchaseOrder(ctx context.Context, req *PurchaseOrderUpdate, params UpdatePurchaseOrderParams) (r *PurchaseOrderData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateSalesOrder implements updateSalesOrder operation.
+//
+// Requires the sales:write scope.
+//
+// PATCH /sales-orders/{sales_order_id}
+func (UnimplementedHandler) UpdateSalesOrder(ctx context.Context, req *SalesOrderUpdate, params UpdateSalesOrderParams) (r *SalesOrderData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

@@ -1,0 +1,23 @@
+// Package bulk holds statements that change many rows in one round trip.
+package bulk
+
+import (
+	"entgo.io/ent/dialect/sql"
+	"github.com/shopspring/decimal"
+)
+
+// SetEach sets column to each row's own decimal in one UPDATE (a CASE on the
+// id), for rows whose new values the caller computed exactly: the database
+// does no arithmetic (SQLite's would be in binary floating point). Use it as
+// the modifier of an ent Update restricted to ids.
+func SetEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql.UpdateBuilder) {
+	return func(u *sql.UpdateBuilder) {
+		u.Set(column, sql.ExprFunc(func(b *sql.Builder) {
+			b.WriteString("CASE ").Ident("id")
+			for _, id := range ids {
+				b.WriteString(" WHEN ").Arg(id).WriteString(" THEN CAST(").Arg(values[id].String()).WriteString(" AS NUMERIC)")
+			}
+			b.WriteString(" END")
+		}))
+	}
+}

@@ -1,0 +1,60 @@
+// Package units converts quantities between a product's units (spec
+// "Product": one inventory unit is uom_qty × uom_base_conversion base units;
+// sales orders add the packaging size, uom_base_conversion base units).
+package units
+
+import (
+	"github.com/shopspring/decimal"
+
+	"larder.dev/larder/bounds"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/problem"
+)
+
+// Places is the scale of stored quantities (numeric(20,6)): a converted
+// quantity is rounded half-up to it once, so that what a write answers is
+// what both databases keep.
+const Places = 6
+
+// The units a sales quantity may be in.
+const (
+	Base      = "BASE_UOM"
+	Inventory = "INVENTORY_UNIT"
+	Packaging = "PACKAGING_SIZE"
+)
+
+// Per is the number of base units in one unit of the given kind of p (a
+// missing factor is 1).
+func Per(p *ent.Product, unit string) decimal.Decimal {
+	f := decimal.NewFromInt(1)
+	if unit == Base {
+		return f
+	}
+	if unit == Inventory && p.UomQty != nil {
+		f = f.Mul(decimal.NewFromFloat(*p.UomQty))
+	}
+	if p.UomBaseConversion != nil {
+		f = f.Mul(decimal.NewFromFloat(*p.UomBaseConversion))
+	}
+	return f
+}
+
+// PerInventoryUnit is the number of base units in one inventory unit of p.
+func PerInventoryUnit(p *ent.Product) decimal.Decimal { return Per(p, Inventory) }
+
+// ToBase converts q units of p of the given kind to base units, rounded
+// half-up to Places; a result no column keeps (10^14 or more) is an error
+// naming field.
+func ToBase(p *ent.Product, unit string, q decimal.Decimal, field string) (decimal.Decimal, error) {
+	b := q.Mul(Per(p, unit)).Round(Places)
+	if !bounds.Storable(b) {
+		return decimal.Zero, TooLarge(field, b)
+	}
+	return b, nil
+}
+
+// TooLarge refuses field, whose quantity makes base (of a line, or of the
+// lot it adds to) beyond what a column keeps: 400 naming the field.
+func TooLarge(field string, base decimal.Decimal) error {
+	return problem.Invalidf(field, "makes %s base units, beyond the largest quantity kept (below 10^%d)", base, bounds.MagnitudeExp)
+}
