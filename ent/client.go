@@ -32,6 +32,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -63,6 +65,8 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -117,6 +121,10 @@ type Client struct {
 	FoodNutrient *FoodNutrientClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Invoice is the client for interacting with the Invoice builders.
+	Invoice *InvoiceClient
+	// InvoiceLine is the client for interacting with the InvoiceLine builders.
+	InvoiceLine *InvoiceLineClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
 	// LotCorrection is the client for interacting with the LotCorrection builders.
@@ -179,6 +187,10 @@ type Client struct {
 	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// Shipment is the client for interacting with the Shipment builders.
+	Shipment *ShipmentClient
+	// ShipmentLine is the client for interacting with the ShipmentLine builders.
+	ShipmentLine *ShipmentLineClient
 	// ShippingAddress is the client for interacting with the ShippingAddress builders.
 	ShippingAddress *ShippingAddressClient
 	// ShippingMethod is the client for interacting with the ShippingMethod builders.
@@ -229,6 +241,8 @@ func (c *Client) init() {
 	c.Food = NewFoodClient(c.config)
 	c.FoodNutrient = NewFoodNutrientClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.Invoice = NewInvoiceClient(c.config)
+	c.InvoiceLine = NewInvoiceLineClient(c.config)
 	c.Location = NewLocationClient(c.config)
 	c.LotCorrection = NewLotCorrectionClient(c.config)
 	c.Nutrient = NewNutrientClient(c.config)
@@ -260,6 +274,8 @@ func (c *Client) init() {
 	c.SalesOrder = NewSalesOrderClient(c.config)
 	c.SalesOrderLine = NewSalesOrderLineClient(c.config)
 	c.Salesperson = NewSalespersonClient(c.config)
+	c.Shipment = NewShipmentClient(c.config)
+	c.ShipmentLine = NewShipmentLineClient(c.config)
 	c.ShippingAddress = NewShippingAddressClient(c.config)
 	c.ShippingMethod = NewShippingMethodClient(c.config)
 	c.StockMovement = NewStockMovementClient(c.config)
@@ -380,6 +396,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		Invoice:                 NewInvoiceClient(cfg),
+		InvoiceLine:             NewInvoiceLineClient(cfg),
 		Location:                NewLocationClient(cfg),
 		LotCorrection:           NewLotCorrectionClient(cfg),
 		Nutrient:                NewNutrientClient(cfg),
@@ -411,6 +429,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		Shipment:                NewShipmentClient(cfg),
+		ShipmentLine:            NewShipmentLineClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
@@ -458,6 +478,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		Invoice:                 NewInvoiceClient(cfg),
+		InvoiceLine:             NewInvoiceLineClient(cfg),
 		Location:                NewLocationClient(cfg),
 		LotCorrection:           NewLotCorrectionClient(cfg),
 		Nutrient:                NewNutrientClient(cfg),
@@ -489,6 +511,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		Shipment:                NewShipmentClient(cfg),
+		ShipmentLine:            NewShipmentLineClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
 		ShippingMethod:          NewShippingMethodClient(cfg),
 		StockMovement:           NewStockMovementClient(cfg),
@@ -531,17 +555,18 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
 		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
-		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
-		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
-		c.Salesperson, c.ShippingAddress, c.ShippingMethod, c.StockMovement,
-		c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Invoice,
+		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
+		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
+		c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
+		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -553,17 +578,18 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
 		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Location,
-		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
-		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
-		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
-		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
-		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
-		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
-		c.Salesperson, c.ShippingAddress, c.ShippingMethod, c.StockMovement,
-		c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure, c.WebhookAttempt,
-		c.WebhookDelivery, c.WebhookEndpoint,
+		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Invoice,
+		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
+		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
+		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
+		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
+		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
+		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
+		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
+		c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
+		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -606,6 +632,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FoodNutrient.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *InvoiceMutation:
+		return c.Invoice.mutate(ctx, m)
+	case *InvoiceLineMutation:
+		return c.InvoiceLine.mutate(ctx, m)
 	case *LocationMutation:
 		return c.Location.mutate(ctx, m)
 	case *LotCorrectionMutation:
@@ -668,6 +698,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.SalesOrderLine.mutate(ctx, m)
 	case *SalespersonMutation:
 		return c.Salesperson.mutate(ctx, m)
+	case *ShipmentMutation:
+		return c.Shipment.mutate(ctx, m)
+	case *ShipmentLineMutation:
+		return c.ShipmentLine.mutate(ctx, m)
 	case *ShippingAddressMutation:
 		return c.ShippingAddress.mutate(ctx, m)
 	case *ShippingMethodMutation:
@@ -3642,6 +3676,386 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// InvoiceClient is a client for the Invoice schema.
+type InvoiceClient struct {
+	config
+}
+
+// NewInvoiceClient returns a client for the Invoice from the given config.
+func NewInvoiceClient(c config) *InvoiceClient {
+	return &InvoiceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `invoice.Hooks(f(g(h())))`.
+func (c *InvoiceClient) Use(hooks ...Hook) {
+	c.hooks.Invoice = append(c.hooks.Invoice, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `invoice.Intercept(f(g(h())))`.
+func (c *InvoiceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Invoice = append(c.inters.Invoice, interceptors...)
+}
+
+// Create returns a builder for creating a Invoice entity.
+func (c *InvoiceClient) Create() *InvoiceCreate {
+	mutation := newInvoiceMutation(c.config, OpCreate)
+	return &InvoiceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Invoice entities.
+func (c *InvoiceClient) CreateBulk(builders ...*InvoiceCreate) *InvoiceCreateBulk {
+	return &InvoiceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InvoiceClient) MapCreateBulk(slice any, setFunc func(*InvoiceCreate, int)) *InvoiceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InvoiceCreateBulk{err: fmt.Errorf("calling to InvoiceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InvoiceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InvoiceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Invoice.
+func (c *InvoiceClient) Update() *InvoiceUpdate {
+	mutation := newInvoiceMutation(c.config, OpUpdate)
+	return &InvoiceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InvoiceClient) UpdateOne(_m *Invoice) *InvoiceUpdateOne {
+	mutation := newInvoiceMutation(c.config, OpUpdateOne, withInvoice(_m))
+	return &InvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InvoiceClient) UpdateOneID(id int) *InvoiceUpdateOne {
+	mutation := newInvoiceMutation(c.config, OpUpdateOne, withInvoiceID(id))
+	return &InvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Invoice.
+func (c *InvoiceClient) Delete() *InvoiceDelete {
+	mutation := newInvoiceMutation(c.config, OpDelete)
+	return &InvoiceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InvoiceClient) DeleteOne(_m *Invoice) *InvoiceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InvoiceClient) DeleteOneID(id int) *InvoiceDeleteOne {
+	builder := c.Delete().Where(invoice.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InvoiceDeleteOne{builder}
+}
+
+// Query returns a query builder for Invoice.
+func (c *InvoiceClient) Query() *InvoiceQuery {
+	return &InvoiceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInvoice},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Invoice entity by its id.
+func (c *InvoiceClient) Get(ctx context.Context, id int) (*Invoice, error) {
+	return c.Query().Where(invoice.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InvoiceClient) GetX(ctx context.Context, id int) *Invoice {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Invoice.
+func (c *InvoiceClient) QueryAccount(_m *Invoice) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoice.Table, invoice.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, invoice.AccountTable, invoice.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCustomer queries the customer edge of a Invoice.
+func (c *InvoiceClient) QueryCustomer(_m *Invoice) *CustomerQuery {
+	query := (&CustomerClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoice.Table, invoice.FieldID, id),
+			sqlgraph.To(customer.Table, customer.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, invoice.CustomerTable, invoice.CustomerColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySalesOrder queries the sales_order edge of a Invoice.
+func (c *InvoiceClient) QuerySalesOrder(_m *Invoice) *SalesOrderQuery {
+	query := (&SalesOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoice.Table, invoice.FieldID, id),
+			sqlgraph.To(salesorder.Table, salesorder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, invoice.SalesOrderTable, invoice.SalesOrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLines queries the lines edge of a Invoice.
+func (c *InvoiceClient) QueryLines(_m *Invoice) *InvoiceLineQuery {
+	query := (&InvoiceLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoice.Table, invoice.FieldID, id),
+			sqlgraph.To(invoiceline.Table, invoiceline.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, invoice.LinesTable, invoice.LinesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *InvoiceClient) Hooks() []Hook {
+	hooks := c.hooks.Invoice
+	return append(hooks[:len(hooks):len(hooks)], invoice.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *InvoiceClient) Interceptors() []Interceptor {
+	return c.inters.Invoice
+}
+
+func (c *InvoiceClient) mutate(ctx context.Context, m *InvoiceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InvoiceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InvoiceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InvoiceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InvoiceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Invoice mutation op: %q", m.Op())
+	}
+}
+
+// InvoiceLineClient is a client for the InvoiceLine schema.
+type InvoiceLineClient struct {
+	config
+}
+
+// NewInvoiceLineClient returns a client for the InvoiceLine from the given config.
+func NewInvoiceLineClient(c config) *InvoiceLineClient {
+	return &InvoiceLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `invoiceline.Hooks(f(g(h())))`.
+func (c *InvoiceLineClient) Use(hooks ...Hook) {
+	c.hooks.InvoiceLine = append(c.hooks.InvoiceLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `invoiceline.Intercept(f(g(h())))`.
+func (c *InvoiceLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.InvoiceLine = append(c.inters.InvoiceLine, interceptors...)
+}
+
+// Create returns a builder for creating a InvoiceLine entity.
+func (c *InvoiceLineClient) Create() *InvoiceLineCreate {
+	mutation := newInvoiceLineMutation(c.config, OpCreate)
+	return &InvoiceLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of InvoiceLine entities.
+func (c *InvoiceLineClient) CreateBulk(builders ...*InvoiceLineCreate) *InvoiceLineCreateBulk {
+	return &InvoiceLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *InvoiceLineClient) MapCreateBulk(slice any, setFunc func(*InvoiceLineCreate, int)) *InvoiceLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &InvoiceLineCreateBulk{err: fmt.Errorf("calling to InvoiceLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*InvoiceLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &InvoiceLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for InvoiceLine.
+func (c *InvoiceLineClient) Update() *InvoiceLineUpdate {
+	mutation := newInvoiceLineMutation(c.config, OpUpdate)
+	return &InvoiceLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *InvoiceLineClient) UpdateOne(_m *InvoiceLine) *InvoiceLineUpdateOne {
+	mutation := newInvoiceLineMutation(c.config, OpUpdateOne, withInvoiceLine(_m))
+	return &InvoiceLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *InvoiceLineClient) UpdateOneID(id int) *InvoiceLineUpdateOne {
+	mutation := newInvoiceLineMutation(c.config, OpUpdateOne, withInvoiceLineID(id))
+	return &InvoiceLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for InvoiceLine.
+func (c *InvoiceLineClient) Delete() *InvoiceLineDelete {
+	mutation := newInvoiceLineMutation(c.config, OpDelete)
+	return &InvoiceLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *InvoiceLineClient) DeleteOne(_m *InvoiceLine) *InvoiceLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *InvoiceLineClient) DeleteOneID(id int) *InvoiceLineDeleteOne {
+	builder := c.Delete().Where(invoiceline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &InvoiceLineDeleteOne{builder}
+}
+
+// Query returns a query builder for InvoiceLine.
+func (c *InvoiceLineClient) Query() *InvoiceLineQuery {
+	return &InvoiceLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeInvoiceLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a InvoiceLine entity by its id.
+func (c *InvoiceLineClient) Get(ctx context.Context, id int) (*InvoiceLine, error) {
+	return c.Query().Where(invoiceline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *InvoiceLineClient) GetX(ctx context.Context, id int) *InvoiceLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a InvoiceLine.
+func (c *InvoiceLineClient) QueryAccount(_m *InvoiceLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoiceline.Table, invoiceline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, invoiceline.AccountTable, invoiceline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInvoice queries the invoice edge of a InvoiceLine.
+func (c *InvoiceLineClient) QueryInvoice(_m *InvoiceLine) *InvoiceQuery {
+	query := (&InvoiceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoiceline.Table, invoiceline.FieldID, id),
+			sqlgraph.To(invoice.Table, invoice.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, invoiceline.InvoiceTable, invoiceline.InvoiceColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProduct queries the product edge of a InvoiceLine.
+func (c *InvoiceLineClient) QueryProduct(_m *InvoiceLine) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(invoiceline.Table, invoiceline.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, invoiceline.ProductTable, invoiceline.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *InvoiceLineClient) Hooks() []Hook {
+	hooks := c.hooks.InvoiceLine
+	return append(hooks[:len(hooks):len(hooks)], invoiceline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *InvoiceLineClient) Interceptors() []Interceptor {
+	return c.inters.InvoiceLine
+}
+
+func (c *InvoiceLineClient) mutate(ctx context.Context, m *InvoiceLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&InvoiceLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&InvoiceLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&InvoiceLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&InvoiceLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown InvoiceLine mutation op: %q", m.Op())
 	}
 }
 
@@ -9319,6 +9733,386 @@ func (c *SalespersonClient) mutate(ctx context.Context, m *SalespersonMutation) 
 	}
 }
 
+// ShipmentClient is a client for the Shipment schema.
+type ShipmentClient struct {
+	config
+}
+
+// NewShipmentClient returns a client for the Shipment from the given config.
+func NewShipmentClient(c config) *ShipmentClient {
+	return &ShipmentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shipment.Hooks(f(g(h())))`.
+func (c *ShipmentClient) Use(hooks ...Hook) {
+	c.hooks.Shipment = append(c.hooks.Shipment, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shipment.Intercept(f(g(h())))`.
+func (c *ShipmentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Shipment = append(c.inters.Shipment, interceptors...)
+}
+
+// Create returns a builder for creating a Shipment entity.
+func (c *ShipmentClient) Create() *ShipmentCreate {
+	mutation := newShipmentMutation(c.config, OpCreate)
+	return &ShipmentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Shipment entities.
+func (c *ShipmentClient) CreateBulk(builders ...*ShipmentCreate) *ShipmentCreateBulk {
+	return &ShipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShipmentClient) MapCreateBulk(slice any, setFunc func(*ShipmentCreate, int)) *ShipmentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShipmentCreateBulk{err: fmt.Errorf("calling to ShipmentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShipmentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShipmentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Shipment.
+func (c *ShipmentClient) Update() *ShipmentUpdate {
+	mutation := newShipmentMutation(c.config, OpUpdate)
+	return &ShipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShipmentClient) UpdateOne(_m *Shipment) *ShipmentUpdateOne {
+	mutation := newShipmentMutation(c.config, OpUpdateOne, withShipment(_m))
+	return &ShipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShipmentClient) UpdateOneID(id int) *ShipmentUpdateOne {
+	mutation := newShipmentMutation(c.config, OpUpdateOne, withShipmentID(id))
+	return &ShipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Shipment.
+func (c *ShipmentClient) Delete() *ShipmentDelete {
+	mutation := newShipmentMutation(c.config, OpDelete)
+	return &ShipmentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShipmentClient) DeleteOne(_m *Shipment) *ShipmentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShipmentClient) DeleteOneID(id int) *ShipmentDeleteOne {
+	builder := c.Delete().Where(shipment.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShipmentDeleteOne{builder}
+}
+
+// Query returns a query builder for Shipment.
+func (c *ShipmentClient) Query() *ShipmentQuery {
+	return &ShipmentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShipment},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Shipment entity by its id.
+func (c *ShipmentClient) Get(ctx context.Context, id int) (*Shipment, error) {
+	return c.Query().Where(shipment.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShipmentClient) GetX(ctx context.Context, id int) *Shipment {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a Shipment.
+func (c *ShipmentClient) QueryAccount(_m *Shipment) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipment.Table, shipment.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shipment.AccountTable, shipment.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySalesOrder queries the sales_order edge of a Shipment.
+func (c *ShipmentClient) QuerySalesOrder(_m *Shipment) *SalesOrderQuery {
+	query := (&SalesOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipment.Table, shipment.FieldID, id),
+			sqlgraph.To(salesorder.Table, salesorder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shipment.SalesOrderTable, shipment.SalesOrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInvoice queries the invoice edge of a Shipment.
+func (c *ShipmentClient) QueryInvoice(_m *Shipment) *InvoiceQuery {
+	query := (&InvoiceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipment.Table, shipment.FieldID, id),
+			sqlgraph.To(invoice.Table, invoice.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shipment.InvoiceTable, shipment.InvoiceColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLines queries the lines edge of a Shipment.
+func (c *ShipmentClient) QueryLines(_m *Shipment) *ShipmentLineQuery {
+	query := (&ShipmentLineClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipment.Table, shipment.FieldID, id),
+			sqlgraph.To(shipmentline.Table, shipmentline.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, shipment.LinesTable, shipment.LinesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShipmentClient) Hooks() []Hook {
+	hooks := c.hooks.Shipment
+	return append(hooks[:len(hooks):len(hooks)], shipment.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShipmentClient) Interceptors() []Interceptor {
+	return c.inters.Shipment
+}
+
+func (c *ShipmentClient) mutate(ctx context.Context, m *ShipmentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShipmentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShipmentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShipmentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShipmentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Shipment mutation op: %q", m.Op())
+	}
+}
+
+// ShipmentLineClient is a client for the ShipmentLine schema.
+type ShipmentLineClient struct {
+	config
+}
+
+// NewShipmentLineClient returns a client for the ShipmentLine from the given config.
+func NewShipmentLineClient(c config) *ShipmentLineClient {
+	return &ShipmentLineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shipmentline.Hooks(f(g(h())))`.
+func (c *ShipmentLineClient) Use(hooks ...Hook) {
+	c.hooks.ShipmentLine = append(c.hooks.ShipmentLine, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shipmentline.Intercept(f(g(h())))`.
+func (c *ShipmentLineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShipmentLine = append(c.inters.ShipmentLine, interceptors...)
+}
+
+// Create returns a builder for creating a ShipmentLine entity.
+func (c *ShipmentLineClient) Create() *ShipmentLineCreate {
+	mutation := newShipmentLineMutation(c.config, OpCreate)
+	return &ShipmentLineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShipmentLine entities.
+func (c *ShipmentLineClient) CreateBulk(builders ...*ShipmentLineCreate) *ShipmentLineCreateBulk {
+	return &ShipmentLineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShipmentLineClient) MapCreateBulk(slice any, setFunc func(*ShipmentLineCreate, int)) *ShipmentLineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShipmentLineCreateBulk{err: fmt.Errorf("calling to ShipmentLineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShipmentLineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShipmentLineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShipmentLine.
+func (c *ShipmentLineClient) Update() *ShipmentLineUpdate {
+	mutation := newShipmentLineMutation(c.config, OpUpdate)
+	return &ShipmentLineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShipmentLineClient) UpdateOne(_m *ShipmentLine) *ShipmentLineUpdateOne {
+	mutation := newShipmentLineMutation(c.config, OpUpdateOne, withShipmentLine(_m))
+	return &ShipmentLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShipmentLineClient) UpdateOneID(id int) *ShipmentLineUpdateOne {
+	mutation := newShipmentLineMutation(c.config, OpUpdateOne, withShipmentLineID(id))
+	return &ShipmentLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShipmentLine.
+func (c *ShipmentLineClient) Delete() *ShipmentLineDelete {
+	mutation := newShipmentLineMutation(c.config, OpDelete)
+	return &ShipmentLineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShipmentLineClient) DeleteOne(_m *ShipmentLine) *ShipmentLineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShipmentLineClient) DeleteOneID(id int) *ShipmentLineDeleteOne {
+	builder := c.Delete().Where(shipmentline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShipmentLineDeleteOne{builder}
+}
+
+// Query returns a query builder for ShipmentLine.
+func (c *ShipmentLineClient) Query() *ShipmentLineQuery {
+	return &ShipmentLineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShipmentLine},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShipmentLine entity by its id.
+func (c *ShipmentLineClient) Get(ctx context.Context, id int) (*ShipmentLine, error) {
+	return c.Query().Where(shipmentline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShipmentLineClient) GetX(ctx context.Context, id int) *ShipmentLine {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAccount queries the account edge of a ShipmentLine.
+func (c *ShipmentLineClient) QueryAccount(_m *ShipmentLine) *AccountQuery {
+	query := (&AccountClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipmentline.Table, shipmentline.FieldID, id),
+			sqlgraph.To(account.Table, account.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shipmentline.AccountTable, shipmentline.AccountColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryShipment queries the shipment edge of a ShipmentLine.
+func (c *ShipmentLineClient) QueryShipment(_m *ShipmentLine) *ShipmentQuery {
+	query := (&ShipmentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipmentline.Table, shipmentline.FieldID, id),
+			sqlgraph.To(shipment.Table, shipment.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, shipmentline.ShipmentTable, shipmentline.ShipmentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLot queries the lot edge of a ShipmentLine.
+func (c *ShipmentLineClient) QueryLot(_m *ShipmentLine) *ProductLotQuery {
+	query := (&ProductLotClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipmentline.Table, shipmentline.FieldID, id),
+			sqlgraph.To(productlot.Table, productlot.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, shipmentline.LotTable, shipmentline.LotColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShipmentLineClient) Hooks() []Hook {
+	hooks := c.hooks.ShipmentLine
+	return append(hooks[:len(hooks):len(hooks)], shipmentline.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShipmentLineClient) Interceptors() []Interceptor {
+	return c.inters.ShipmentLine
+}
+
+func (c *ShipmentLineClient) mutate(ctx context.Context, m *ShipmentLineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShipmentLineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShipmentLineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShipmentLineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShipmentLineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShipmentLine mutation op: %q", m.Op())
+	}
+}
+
 // ShippingAddressClient is a client for the ShippingAddress schema.
 type ShippingAddressClient struct {
 	config
@@ -11087,30 +11881,31 @@ type (
 	hooks struct {
 		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
 		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
-		FoodNutrient, IdempotencyKey, Location, LotCorrection, Nutrient, Operation,
-		Organization, Preservation, PriceList, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, ShippingAddress, ShippingMethod, StockMovement,
-		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint []ent.Hook
+		SalesOrderLine, Salesperson, Shipment, ShipmentLine, ShippingAddress,
+		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
 		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
-		FoodNutrient, IdempotencyKey, Location, LotCorrection, Nutrient, Operation,
-		Organization, Preservation, PriceList, Product, ProductAllergen,
-		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
-		ProductSubstitute, ProductSupplier, ProductTag, Production,
-		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location, LotCorrection,
+		Nutrient, Operation, Organization, Preservation, PriceList, Product,
+		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
+		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, ShippingAddress, ShippingMethod, StockMovement,
-		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		SalesOrderLine, Salesperson, Shipment, ShipmentLine, ShippingAddress,
+		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
+		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

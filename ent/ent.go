@@ -29,6 +29,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -60,6 +62,8 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -148,6 +152,8 @@ func checkColumn(t, c string) error {
 			food.Table:                    food.ValidColumn,
 			foodnutrient.Table:            foodnutrient.ValidColumn,
 			idempotencykey.Table:          idempotencykey.ValidColumn,
+			invoice.Table:                 invoice.ValidColumn,
+			invoiceline.Table:             invoiceline.ValidColumn,
 			location.Table:                location.ValidColumn,
 			lotcorrection.Table:           lotcorrection.ValidColumn,
 			nutrient.Table:                nutrient.ValidColumn,
@@ -179,6 +185,8 @@ func checkColumn(t, c string) error {
 			salesorder.Table:              salesorder.ValidColumn,
 			salesorderline.Table:          salesorderline.ValidColumn,
 			salesperson.Table:             salesperson.ValidColumn,
+			shipment.Table:                shipment.ValidColumn,
+			shipmentline.Table:            shipmentline.ValidColumn,
 			shippingaddress.Table:         shippingaddress.ValidColumn,
 			shippingmethod.Table:          shippingmethod.ValidColumn,
 			stockmovement.Table:           stockmovement.ValidColumn,

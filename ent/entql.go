@@ -20,6 +20,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -52,6 +54,8 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -72,7 +76,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 59)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 63)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -448,6 +452,64 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   invoice.Table,
+			Columns: invoice.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: invoice.FieldID,
+			},
+		},
+		Type: "Invoice",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			invoice.FieldAccountID:       {Type: field.TypeInt, Column: invoice.FieldAccountID},
+			invoice.FieldCreatedAt:       {Type: field.TypeTime, Column: invoice.FieldCreatedAt},
+			invoice.FieldUpdatedAt:       {Type: field.TypeTime, Column: invoice.FieldUpdatedAt},
+			invoice.FieldInvoiceNo:       {Type: field.TypeInt, Column: invoice.FieldInvoiceNo},
+			invoice.FieldInvoiceDate:     {Type: field.TypeTime, Column: invoice.FieldInvoiceDate},
+			invoice.FieldBillingAddress:  {Type: field.TypeJSON, Column: invoice.FieldBillingAddress},
+			invoice.FieldShippingAddress: {Type: field.TypeJSON, Column: invoice.FieldShippingAddress},
+			invoice.FieldCancelledAt:     {Type: field.TypeTime, Column: invoice.FieldCancelledAt},
+			invoice.FieldCompany:         {Type: field.TypeString, Column: invoice.FieldCompany},
+			invoice.FieldCustomerID:      {Type: field.TypeInt, Column: invoice.FieldCustomerID},
+			invoice.FieldIsCancelled:     {Type: field.TypeBool, Column: invoice.FieldIsCancelled},
+			invoice.FieldOrderDate:       {Type: field.TypeTime, Column: invoice.FieldOrderDate},
+			invoice.FieldShipDate:        {Type: field.TypeTime, Column: invoice.FieldShipDate},
+			invoice.FieldPaidAmount:      {Type: field.TypeOther, Column: invoice.FieldPaidAmount},
+			invoice.FieldSalesOrderID:    {Type: field.TypeInt, Column: invoice.FieldSalesOrderID},
+			invoice.FieldSubtotal:        {Type: field.TypeOther, Column: invoice.FieldSubtotal},
+			invoice.FieldTax1:            {Type: field.TypeBool, Column: invoice.FieldTax1},
+			invoice.FieldTax2:            {Type: field.TypeBool, Column: invoice.FieldTax2},
+			invoice.FieldTax1Rate:        {Type: field.TypeOther, Column: invoice.FieldTax1Rate},
+			invoice.FieldTax2Rate:        {Type: field.TypeOther, Column: invoice.FieldTax2Rate},
+		},
+	}
+	graph.Nodes[18] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   invoiceline.Table,
+			Columns: invoiceline.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: invoiceline.FieldID,
+			},
+		},
+		Type: "InvoiceLine",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			invoiceline.FieldAccountID:      {Type: field.TypeInt, Column: invoiceline.FieldAccountID},
+			invoiceline.FieldInvoiceID:      {Type: field.TypeInt, Column: invoiceline.FieldInvoiceID},
+			invoiceline.FieldDiscountRate:   {Type: field.TypeOther, Column: invoiceline.FieldDiscountRate},
+			invoiceline.FieldPrice:          {Type: field.TypeOther, Column: invoiceline.FieldPrice},
+			invoiceline.FieldProductCode:    {Type: field.TypeString, Column: invoiceline.FieldProductCode},
+			invoiceline.FieldProductName:    {Type: field.TypeString, Column: invoiceline.FieldProductName},
+			invoiceline.FieldProductID:      {Type: field.TypeInt, Column: invoiceline.FieldProductID},
+			invoiceline.FieldShippedQty:     {Type: field.TypeOther, Column: invoiceline.FieldShippedQty},
+			invoiceline.FieldShippedQtyBase: {Type: field.TypeOther, Column: invoiceline.FieldShippedQtyBase},
+			invoiceline.FieldTax1:           {Type: field.TypeBool, Column: invoiceline.FieldTax1},
+			invoiceline.FieldTax2:           {Type: field.TypeBool, Column: invoiceline.FieldTax2},
+			invoiceline.FieldUomType:        {Type: field.TypeEnum, Column: invoiceline.FieldUomType},
+		},
+	}
+	graph.Nodes[19] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -468,7 +530,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lotcorrection.Table,
 			Columns: lotcorrection.Columns,
@@ -489,7 +551,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lotcorrection.FieldCreatedAt:      {Type: field.TypeTime, Column: lotcorrection.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
@@ -511,7 +573,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -532,7 +594,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -552,7 +614,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldManualCosting:            {Type: field.TypeBool, Column: organization.FieldManualCosting},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -572,7 +634,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pricelist.Table,
 			Columns: pricelist.Columns,
@@ -593,7 +655,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pricelist.FieldName:        {Type: field.TypeString, Column: pricelist.FieldName},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -628,7 +690,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -645,7 +707,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -661,7 +723,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -677,7 +739,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productlot.Table,
 			Columns: productlot.Columns,
@@ -707,7 +769,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productlot.FieldQuantityBase:       {Type: field.TypeOther, Column: productlot.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -723,7 +785,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -739,7 +801,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -755,7 +817,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -771,7 +833,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   production.Table,
 			Columns: production.Columns,
@@ -799,7 +861,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			production.FieldProducedQtyDisplayUnits:   {Type: field.TypeOther, Column: production.FieldProducedQtyDisplayUnits},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionconsumedstep.Table,
 			Columns: productionconsumedstep.Columns,
@@ -817,7 +879,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionconsumedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionconsumedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionline.Table,
 			Columns: productionline.Columns,
@@ -837,7 +899,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionline.FieldWarehouseID: {Type: field.TypeInt, Column: productionline.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionlineequipment.Table,
 			Columns: productionlineequipment.Columns,
@@ -853,7 +915,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionlineequipment.FieldEquipmentID:      {Type: field.TypeInt, Column: productionlineequipment.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionoperation.Table,
 			Columns: productionoperation.Columns,
@@ -871,7 +933,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionoperation.FieldEquipmentID:  {Type: field.TypeInt, Column: productionoperation.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionplannedstep.Table,
 			Columns: productionplannedstep.Columns,
@@ -889,7 +951,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionplannedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionplannedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   purchaseorder.Table,
 			Columns: purchaseorder.Columns,
@@ -921,7 +983,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			purchaseorder.FieldTax2Rate:          {Type: field.TypeOther, Column: purchaseorder.FieldTax2Rate},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   purchaseorderline.Table,
 			Columns: purchaseorderline.Columns,
@@ -947,7 +1009,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			purchaseorderline.FieldSupplierPartno:  {Type: field.TypeString, Column: purchaseorderline.FieldSupplierPartno},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -970,7 +1032,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -989,7 +1051,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -1005,7 +1067,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   recipestep.Table,
 			Columns: recipestep.Columns,
@@ -1023,7 +1085,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			recipestep.FieldEquipmentID: {Type: field.TypeInt, Column: recipestep.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorder.Table,
 			Columns: salesorder.Columns,
@@ -1055,7 +1117,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorder.FieldTrackingNumber:          {Type: field.TypeString, Column: salesorder.FieldTrackingNumber},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorderline.Table,
 			Columns: salesorderline.Columns,
@@ -1083,7 +1145,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorderline.FieldUomType:          {Type: field.TypeEnum, Column: salesorderline.FieldUomType},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesperson.Table,
 			Columns: salesperson.Columns,
@@ -1104,7 +1166,45 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesperson.FieldLastName:  {Type: field.TypeString, Column: salesperson.FieldLastName},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   shipment.Table,
+			Columns: shipment.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: shipment.FieldID,
+			},
+		},
+		Type: "Shipment",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			shipment.FieldAccountID:      {Type: field.TypeInt, Column: shipment.FieldAccountID},
+			shipment.FieldCreatedAt:      {Type: field.TypeTime, Column: shipment.FieldCreatedAt},
+			shipment.FieldUpdatedAt:      {Type: field.TypeTime, Column: shipment.FieldUpdatedAt},
+			shipment.FieldSalesOrderID:   {Type: field.TypeInt, Column: shipment.FieldSalesOrderID},
+			shipment.FieldShipDate:       {Type: field.TypeTime, Column: shipment.FieldShipDate},
+			shipment.FieldTrackingNumber: {Type: field.TypeString, Column: shipment.FieldTrackingNumber},
+			shipment.FieldInvoiceID:      {Type: field.TypeInt, Column: shipment.FieldInvoiceID},
+		},
+	}
+	graph.Nodes[51] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   shipmentline.Table,
+			Columns: shipmentline.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: shipmentline.FieldID,
+			},
+		},
+		Type: "ShipmentLine",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			shipmentline.FieldAccountID:        {Type: field.TypeInt, Column: shipmentline.FieldAccountID},
+			shipmentline.FieldShipmentID:       {Type: field.TypeInt, Column: shipmentline.FieldShipmentID},
+			shipmentline.FieldSalesOrderLineID: {Type: field.TypeInt, Column: shipmentline.FieldSalesOrderLineID},
+			shipmentline.FieldQuantityBase:     {Type: field.TypeOther, Column: shipmentline.FieldQuantityBase},
+			shipmentline.FieldLotID:            {Type: field.TypeInt, Column: shipmentline.FieldLotID},
+		},
+	}
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -1125,7 +1225,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -1145,7 +1245,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -1169,7 +1269,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1197,7 +1297,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1216,7 +1316,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1239,7 +1339,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1259,7 +1359,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[59] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1280,7 +1380,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[60] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1303,7 +1403,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[61] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1324,7 +1424,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[58] = &sqlgraph.Node{
+	graph.Nodes[62] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -1853,6 +1953,90 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"IdempotencyKey",
 		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   invoice.AccountTable,
+			Columns: []string{invoice.AccountColumn},
+			Bidi:    false,
+		},
+		"Invoice",
+		"Account",
+	)
+	graph.MustAddE(
+		"customer",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   invoice.CustomerTable,
+			Columns: []string{invoice.CustomerColumn},
+			Bidi:    false,
+		},
+		"Invoice",
+		"Customer",
+	)
+	graph.MustAddE(
+		"sales_order",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   invoice.SalesOrderTable,
+			Columns: []string{invoice.SalesOrderColumn},
+			Bidi:    false,
+		},
+		"Invoice",
+		"SalesOrder",
+	)
+	graph.MustAddE(
+		"lines",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   invoice.LinesTable,
+			Columns: []string{invoice.LinesColumn},
+			Bidi:    false,
+		},
+		"Invoice",
+		"InvoiceLine",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   invoiceline.AccountTable,
+			Columns: []string{invoiceline.AccountColumn},
+			Bidi:    false,
+		},
+		"InvoiceLine",
+		"Account",
+	)
+	graph.MustAddE(
+		"invoice",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   invoiceline.InvoiceTable,
+			Columns: []string{invoiceline.InvoiceColumn},
+			Bidi:    false,
+		},
+		"InvoiceLine",
+		"Invoice",
+	)
+	graph.MustAddE(
+		"product",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   invoiceline.ProductTable,
+			Columns: []string{invoiceline.ProductColumn},
+			Bidi:    false,
+		},
+		"InvoiceLine",
+		"Product",
 	)
 	graph.MustAddE(
 		"account",
@@ -2993,6 +3177,90 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Salesperson",
 		"Account",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   shipment.AccountTable,
+			Columns: []string{shipment.AccountColumn},
+			Bidi:    false,
+		},
+		"Shipment",
+		"Account",
+	)
+	graph.MustAddE(
+		"sales_order",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   shipment.SalesOrderTable,
+			Columns: []string{shipment.SalesOrderColumn},
+			Bidi:    false,
+		},
+		"Shipment",
+		"SalesOrder",
+	)
+	graph.MustAddE(
+		"invoice",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   shipment.InvoiceTable,
+			Columns: []string{shipment.InvoiceColumn},
+			Bidi:    false,
+		},
+		"Shipment",
+		"Invoice",
+	)
+	graph.MustAddE(
+		"lines",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   shipment.LinesTable,
+			Columns: []string{shipment.LinesColumn},
+			Bidi:    false,
+		},
+		"Shipment",
+		"ShipmentLine",
+	)
+	graph.MustAddE(
+		"account",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   shipmentline.AccountTable,
+			Columns: []string{shipmentline.AccountColumn},
+			Bidi:    false,
+		},
+		"ShipmentLine",
+		"Account",
+	)
+	graph.MustAddE(
+		"shipment",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   shipmentline.ShipmentTable,
+			Columns: []string{shipmentline.ShipmentColumn},
+			Bidi:    false,
+		},
+		"ShipmentLine",
+		"Shipment",
+	)
+	graph.MustAddE(
+		"lot",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   shipmentline.LotTable,
+			Columns: []string{shipmentline.LotColumn},
+			Bidi:    false,
+		},
+		"ShipmentLine",
+		"ProductLot",
 	)
 	graph.MustAddE(
 		"account",
@@ -5248,6 +5516,344 @@ func (f *IdempotencyKeyFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *InvoiceQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InvoiceQuery builder.
+func (_q *InvoiceQuery) Filter() *InvoiceFilter {
+	return &InvoiceFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InvoiceMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InvoiceMutation builder.
+func (m *InvoiceMutation) Filter() *InvoiceFilter {
+	return &InvoiceFilter{config: m.config, predicateAdder: m}
+}
+
+// InvoiceFilter provides a generic filtering capability at runtime for InvoiceQuery.
+type InvoiceFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InvoiceFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *InvoiceFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(invoice.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *InvoiceFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(invoice.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *InvoiceFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *InvoiceFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldUpdatedAt))
+}
+
+// WhereInvoiceNo applies the entql int predicate on the invoice_no field.
+func (f *InvoiceFilter) WhereInvoiceNo(p entql.IntP) {
+	f.Where(p.Field(invoice.FieldInvoiceNo))
+}
+
+// WhereInvoiceDate applies the entql time.Time predicate on the invoice_date field.
+func (f *InvoiceFilter) WhereInvoiceDate(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldInvoiceDate))
+}
+
+// WhereBillingAddress applies the entql json.RawMessage predicate on the billing_address field.
+func (f *InvoiceFilter) WhereBillingAddress(p entql.BytesP) {
+	f.Where(p.Field(invoice.FieldBillingAddress))
+}
+
+// WhereShippingAddress applies the entql json.RawMessage predicate on the shipping_address field.
+func (f *InvoiceFilter) WhereShippingAddress(p entql.BytesP) {
+	f.Where(p.Field(invoice.FieldShippingAddress))
+}
+
+// WhereCancelledAt applies the entql time.Time predicate on the cancelled_at field.
+func (f *InvoiceFilter) WhereCancelledAt(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldCancelledAt))
+}
+
+// WhereCompany applies the entql string predicate on the company field.
+func (f *InvoiceFilter) WhereCompany(p entql.StringP) {
+	f.Where(p.Field(invoice.FieldCompany))
+}
+
+// WhereCustomerID applies the entql int predicate on the customer_id field.
+func (f *InvoiceFilter) WhereCustomerID(p entql.IntP) {
+	f.Where(p.Field(invoice.FieldCustomerID))
+}
+
+// WhereIsCancelled applies the entql bool predicate on the is_cancelled field.
+func (f *InvoiceFilter) WhereIsCancelled(p entql.BoolP) {
+	f.Where(p.Field(invoice.FieldIsCancelled))
+}
+
+// WhereOrderDate applies the entql time.Time predicate on the order_date field.
+func (f *InvoiceFilter) WhereOrderDate(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldOrderDate))
+}
+
+// WhereShipDate applies the entql time.Time predicate on the ship_date field.
+func (f *InvoiceFilter) WhereShipDate(p entql.TimeP) {
+	f.Where(p.Field(invoice.FieldShipDate))
+}
+
+// WherePaidAmount applies the entql other predicate on the paid_amount field.
+func (f *InvoiceFilter) WherePaidAmount(p entql.OtherP) {
+	f.Where(p.Field(invoice.FieldPaidAmount))
+}
+
+// WhereSalesOrderID applies the entql int predicate on the sales_order_id field.
+func (f *InvoiceFilter) WhereSalesOrderID(p entql.IntP) {
+	f.Where(p.Field(invoice.FieldSalesOrderID))
+}
+
+// WhereSubtotal applies the entql other predicate on the subtotal field.
+func (f *InvoiceFilter) WhereSubtotal(p entql.OtherP) {
+	f.Where(p.Field(invoice.FieldSubtotal))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *InvoiceFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(invoice.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *InvoiceFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(invoice.FieldTax2))
+}
+
+// WhereTax1Rate applies the entql other predicate on the tax1_rate field.
+func (f *InvoiceFilter) WhereTax1Rate(p entql.OtherP) {
+	f.Where(p.Field(invoice.FieldTax1Rate))
+}
+
+// WhereTax2Rate applies the entql other predicate on the tax2_rate field.
+func (f *InvoiceFilter) WhereTax2Rate(p entql.OtherP) {
+	f.Where(p.Field(invoice.FieldTax2Rate))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *InvoiceFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *InvoiceFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasCustomer applies a predicate to check if query has an edge customer.
+func (f *InvoiceFilter) WhereHasCustomer() {
+	f.Where(entql.HasEdge("customer"))
+}
+
+// WhereHasCustomerWith applies a predicate to check if query has an edge customer with a given conditions (other predicates).
+func (f *InvoiceFilter) WhereHasCustomerWith(preds ...predicate.Customer) {
+	f.Where(entql.HasEdgeWith("customer", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSalesOrder applies a predicate to check if query has an edge sales_order.
+func (f *InvoiceFilter) WhereHasSalesOrder() {
+	f.Where(entql.HasEdge("sales_order"))
+}
+
+// WhereHasSalesOrderWith applies a predicate to check if query has an edge sales_order with a given conditions (other predicates).
+func (f *InvoiceFilter) WhereHasSalesOrderWith(preds ...predicate.SalesOrder) {
+	f.Where(entql.HasEdgeWith("sales_order", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLines applies a predicate to check if query has an edge lines.
+func (f *InvoiceFilter) WhereHasLines() {
+	f.Where(entql.HasEdge("lines"))
+}
+
+// WhereHasLinesWith applies a predicate to check if query has an edge lines with a given conditions (other predicates).
+func (f *InvoiceFilter) WhereHasLinesWith(preds ...predicate.InvoiceLine) {
+	f.Where(entql.HasEdgeWith("lines", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *InvoiceLineQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the InvoiceLineQuery builder.
+func (_q *InvoiceLineQuery) Filter() *InvoiceLineFilter {
+	return &InvoiceLineFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *InvoiceLineMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the InvoiceLineMutation builder.
+func (m *InvoiceLineMutation) Filter() *InvoiceLineFilter {
+	return &InvoiceLineFilter{config: m.config, predicateAdder: m}
+}
+
+// InvoiceLineFilter provides a generic filtering capability at runtime for InvoiceLineQuery.
+type InvoiceLineFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *InvoiceLineFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *InvoiceLineFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(invoiceline.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *InvoiceLineFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(invoiceline.FieldAccountID))
+}
+
+// WhereInvoiceID applies the entql int predicate on the invoice_id field.
+func (f *InvoiceLineFilter) WhereInvoiceID(p entql.IntP) {
+	f.Where(p.Field(invoiceline.FieldInvoiceID))
+}
+
+// WhereDiscountRate applies the entql other predicate on the discount_rate field.
+func (f *InvoiceLineFilter) WhereDiscountRate(p entql.OtherP) {
+	f.Where(p.Field(invoiceline.FieldDiscountRate))
+}
+
+// WherePrice applies the entql other predicate on the price field.
+func (f *InvoiceLineFilter) WherePrice(p entql.OtherP) {
+	f.Where(p.Field(invoiceline.FieldPrice))
+}
+
+// WhereProductCode applies the entql string predicate on the product_code field.
+func (f *InvoiceLineFilter) WhereProductCode(p entql.StringP) {
+	f.Where(p.Field(invoiceline.FieldProductCode))
+}
+
+// WhereProductName applies the entql string predicate on the product_name field.
+func (f *InvoiceLineFilter) WhereProductName(p entql.StringP) {
+	f.Where(p.Field(invoiceline.FieldProductName))
+}
+
+// WhereProductID applies the entql int predicate on the product_id field.
+func (f *InvoiceLineFilter) WhereProductID(p entql.IntP) {
+	f.Where(p.Field(invoiceline.FieldProductID))
+}
+
+// WhereShippedQty applies the entql other predicate on the shipped_qty field.
+func (f *InvoiceLineFilter) WhereShippedQty(p entql.OtherP) {
+	f.Where(p.Field(invoiceline.FieldShippedQty))
+}
+
+// WhereShippedQtyBase applies the entql other predicate on the shipped_qty_base field.
+func (f *InvoiceLineFilter) WhereShippedQtyBase(p entql.OtherP) {
+	f.Where(p.Field(invoiceline.FieldShippedQtyBase))
+}
+
+// WhereTax1 applies the entql bool predicate on the tax1 field.
+func (f *InvoiceLineFilter) WhereTax1(p entql.BoolP) {
+	f.Where(p.Field(invoiceline.FieldTax1))
+}
+
+// WhereTax2 applies the entql bool predicate on the tax2 field.
+func (f *InvoiceLineFilter) WhereTax2(p entql.BoolP) {
+	f.Where(p.Field(invoiceline.FieldTax2))
+}
+
+// WhereUomType applies the entql string predicate on the uom_type field.
+func (f *InvoiceLineFilter) WhereUomType(p entql.StringP) {
+	f.Where(p.Field(invoiceline.FieldUomType))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *InvoiceLineFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *InvoiceLineFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasInvoice applies a predicate to check if query has an edge invoice.
+func (f *InvoiceLineFilter) WhereHasInvoice() {
+	f.Where(entql.HasEdge("invoice"))
+}
+
+// WhereHasInvoiceWith applies a predicate to check if query has an edge invoice with a given conditions (other predicates).
+func (f *InvoiceLineFilter) WhereHasInvoiceWith(preds ...predicate.Invoice) {
+	f.Where(entql.HasEdgeWith("invoice", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasProduct applies a predicate to check if query has an edge product.
+func (f *InvoiceLineFilter) WhereHasProduct() {
+	f.Where(entql.HasEdge("product"))
+}
+
+// WhereHasProductWith applies a predicate to check if query has an edge product with a given conditions (other predicates).
+func (f *InvoiceLineFilter) WhereHasProductWith(preds ...predicate.Product) {
+	f.Where(entql.HasEdgeWith("product", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *LocationQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -5276,7 +5882,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5403,7 +6009,7 @@ type LotCorrectionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LotCorrectionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5511,7 +6117,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5610,7 +6216,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5718,7 +6324,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5807,7 +6413,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5896,7 +6502,7 @@ type PriceListFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PriceListFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5990,7 +6596,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6308,7 +6914,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6410,7 +7016,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6507,7 +7113,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6604,7 +7210,7 @@ type ProductLotFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductLotFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6813,7 +7419,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6910,7 +7516,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7007,7 +7613,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7104,7 +7710,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7201,7 +7807,7 @@ type ProductionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7414,7 +8020,7 @@ type ProductionConsumedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionConsumedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7535,7 +8141,7 @@ type ProductionLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7652,7 +8258,7 @@ type ProductionLineEquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineEquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7749,7 +8355,7 @@ type ProductionOperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionOperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7870,7 +8476,7 @@ type ProductionPlannedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionPlannedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7991,7 +8597,7 @@ type PurchaseOrderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PurchaseOrderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8168,7 +8774,7 @@ type PurchaseOrderLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PurchaseOrderLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8315,7 +8921,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8433,7 +9039,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8517,7 +9123,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8572,7 +9178,7 @@ type RecipeStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RecipeStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8693,7 +9299,7 @@ type SalesOrderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8870,7 +9476,7 @@ type SalesOrderLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9027,7 +9633,7 @@ type SalespersonFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalespersonFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9093,6 +9699,244 @@ func (f *SalespersonFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ShipmentQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ShipmentQuery builder.
+func (_q *ShipmentQuery) Filter() *ShipmentFilter {
+	return &ShipmentFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ShipmentMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ShipmentMutation builder.
+func (m *ShipmentMutation) Filter() *ShipmentFilter {
+	return &ShipmentFilter{config: m.config, predicateAdder: m}
+}
+
+// ShipmentFilter provides a generic filtering capability at runtime for ShipmentQuery.
+type ShipmentFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ShipmentFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ShipmentFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(shipment.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ShipmentFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(shipment.FieldAccountID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ShipmentFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(shipment.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *ShipmentFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(shipment.FieldUpdatedAt))
+}
+
+// WhereSalesOrderID applies the entql int predicate on the sales_order_id field.
+func (f *ShipmentFilter) WhereSalesOrderID(p entql.IntP) {
+	f.Where(p.Field(shipment.FieldSalesOrderID))
+}
+
+// WhereShipDate applies the entql time.Time predicate on the ship_date field.
+func (f *ShipmentFilter) WhereShipDate(p entql.TimeP) {
+	f.Where(p.Field(shipment.FieldShipDate))
+}
+
+// WhereTrackingNumber applies the entql string predicate on the tracking_number field.
+func (f *ShipmentFilter) WhereTrackingNumber(p entql.StringP) {
+	f.Where(p.Field(shipment.FieldTrackingNumber))
+}
+
+// WhereInvoiceID applies the entql int predicate on the invoice_id field.
+func (f *ShipmentFilter) WhereInvoiceID(p entql.IntP) {
+	f.Where(p.Field(shipment.FieldInvoiceID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ShipmentFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ShipmentFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSalesOrder applies a predicate to check if query has an edge sales_order.
+func (f *ShipmentFilter) WhereHasSalesOrder() {
+	f.Where(entql.HasEdge("sales_order"))
+}
+
+// WhereHasSalesOrderWith applies a predicate to check if query has an edge sales_order with a given conditions (other predicates).
+func (f *ShipmentFilter) WhereHasSalesOrderWith(preds ...predicate.SalesOrder) {
+	f.Where(entql.HasEdgeWith("sales_order", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasInvoice applies a predicate to check if query has an edge invoice.
+func (f *ShipmentFilter) WhereHasInvoice() {
+	f.Where(entql.HasEdge("invoice"))
+}
+
+// WhereHasInvoiceWith applies a predicate to check if query has an edge invoice with a given conditions (other predicates).
+func (f *ShipmentFilter) WhereHasInvoiceWith(preds ...predicate.Invoice) {
+	f.Where(entql.HasEdgeWith("invoice", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLines applies a predicate to check if query has an edge lines.
+func (f *ShipmentFilter) WhereHasLines() {
+	f.Where(entql.HasEdge("lines"))
+}
+
+// WhereHasLinesWith applies a predicate to check if query has an edge lines with a given conditions (other predicates).
+func (f *ShipmentFilter) WhereHasLinesWith(preds ...predicate.ShipmentLine) {
+	f.Where(entql.HasEdgeWith("lines", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *ShipmentLineQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ShipmentLineQuery builder.
+func (_q *ShipmentLineQuery) Filter() *ShipmentLineFilter {
+	return &ShipmentLineFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ShipmentLineMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ShipmentLineMutation builder.
+func (m *ShipmentLineMutation) Filter() *ShipmentLineFilter {
+	return &ShipmentLineFilter{config: m.config, predicateAdder: m}
+}
+
+// ShipmentLineFilter provides a generic filtering capability at runtime for ShipmentLineQuery.
+type ShipmentLineFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ShipmentLineFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ShipmentLineFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(shipmentline.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *ShipmentLineFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(shipmentline.FieldAccountID))
+}
+
+// WhereShipmentID applies the entql int predicate on the shipment_id field.
+func (f *ShipmentLineFilter) WhereShipmentID(p entql.IntP) {
+	f.Where(p.Field(shipmentline.FieldShipmentID))
+}
+
+// WhereSalesOrderLineID applies the entql int predicate on the sales_order_line_id field.
+func (f *ShipmentLineFilter) WhereSalesOrderLineID(p entql.IntP) {
+	f.Where(p.Field(shipmentline.FieldSalesOrderLineID))
+}
+
+// WhereQuantityBase applies the entql other predicate on the quantity_base field.
+func (f *ShipmentLineFilter) WhereQuantityBase(p entql.OtherP) {
+	f.Where(p.Field(shipmentline.FieldQuantityBase))
+}
+
+// WhereLotID applies the entql int predicate on the lot_id field.
+func (f *ShipmentLineFilter) WhereLotID(p entql.IntP) {
+	f.Where(p.Field(shipmentline.FieldLotID))
+}
+
+// WhereHasAccount applies a predicate to check if query has an edge account.
+func (f *ShipmentLineFilter) WhereHasAccount() {
+	f.Where(entql.HasEdge("account"))
+}
+
+// WhereHasAccountWith applies a predicate to check if query has an edge account with a given conditions (other predicates).
+func (f *ShipmentLineFilter) WhereHasAccountWith(preds ...predicate.Account) {
+	f.Where(entql.HasEdgeWith("account", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasShipment applies a predicate to check if query has an edge shipment.
+func (f *ShipmentLineFilter) WhereHasShipment() {
+	f.Where(entql.HasEdge("shipment"))
+}
+
+// WhereHasShipmentWith applies a predicate to check if query has an edge shipment with a given conditions (other predicates).
+func (f *ShipmentLineFilter) WhereHasShipmentWith(preds ...predicate.Shipment) {
+	f.Where(entql.HasEdgeWith("shipment", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLot applies a predicate to check if query has an edge lot.
+func (f *ShipmentLineFilter) WhereHasLot() {
+	f.Where(entql.HasEdge("lot"))
+}
+
+// WhereHasLotWith applies a predicate to check if query has an edge lot with a given conditions (other predicates).
+func (f *ShipmentLineFilter) WhereHasLotWith(preds ...predicate.ProductLot) {
+	f.Where(entql.HasEdgeWith("lot", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ShippingAddressQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -9121,7 +9965,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9229,7 +10073,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9318,7 +10162,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9455,7 +10299,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9584,7 +10428,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9668,7 +10512,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9772,7 +10616,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9861,7 +10705,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9969,7 +10813,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10073,7 +10917,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10195,7 +11039,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
+	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/operation"
@@ -31,6 +32,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
@@ -62,6 +64,30 @@ func (_m *BillLine) RedactCost() {
 	}
 	_m.Cost = nil
 	_m.DiscountRate = nil
+}
+
+// RedactCost clears the cost fields of the Invoice: paid_amount subtotal tax1 tax2 tax1_rate tax2_rate.
+func (_m *Invoice) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.PaidAmount = nil
+	_m.Subtotal = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
+	_m.Tax1Rate = nil
+	_m.Tax2Rate = nil
+}
+
+// RedactCost clears the cost fields of the InvoiceLine: discount_rate price tax1 tax2.
+func (_m *InvoiceLine) RedactCost() {
+	if _m == nil {
+		return
+	}
+	_m.DiscountRate = nil
+	_m.Price = nil
+	_m.Tax1 = nil
+	_m.Tax2 = nil
 }
 
 // RedactCost clears the cost fields of the Operation: cost.
@@ -140,6 +166,18 @@ func RedactCost(v Value) {
 	case []*BillLine:
 		for _, e := range v {
 			redactBillLine(e)
+		}
+	case *Invoice:
+		redactInvoice(v)
+	case []*Invoice:
+		for _, e := range v {
+			redactInvoice(e)
+		}
+	case *InvoiceLine:
+		redactInvoiceLine(v)
+	case []*InvoiceLine:
+		for _, e := range v {
+			redactInvoiceLine(e)
 		}
 	case *LotCorrection:
 		redactLotCorrection(v)
@@ -261,6 +299,18 @@ func RedactCost(v Value) {
 		for _, e := range v {
 			redactSalesOrderLine(e)
 		}
+	case *Shipment:
+		redactShipment(v)
+	case []*Shipment:
+		for _, e := range v {
+			redactShipment(e)
+		}
+	case *ShipmentLine:
+		redactShipmentLine(v)
+	case []*ShipmentLine:
+		for _, e := range v {
+			redactShipmentLine(e)
+		}
 	case *StockMovement:
 		redactStockMovement(v)
 	case []*StockMovement:
@@ -293,6 +343,24 @@ func redactBillLine(e *BillLine) {
 	RedactCost(e.Edges.Bill)
 	RedactCost(e.Edges.Product)
 	RedactCost(e.Edges.Lot)
+}
+
+func redactInvoice(e *Invoice) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.SalesOrder)
+	RedactCost(e.Edges.Lines)
+}
+
+func redactInvoiceLine(e *InvoiceLine) {
+	if e == nil {
+		return
+	}
+	e.RedactCost()
+	RedactCost(e.Edges.Invoice)
+	RedactCost(e.Edges.Product)
 }
 
 func redactLotCorrection(e *LotCorrection) {
@@ -463,6 +531,23 @@ func redactSalesOrderLine(e *SalesOrderLine) {
 	e.RedactCost()
 	RedactCost(e.Edges.SalesOrder)
 	RedactCost(e.Edges.Product)
+}
+
+func redactShipment(e *Shipment) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.SalesOrder)
+	RedactCost(e.Edges.Invoice)
+	RedactCost(e.Edges.Lines)
+}
+
+func redactShipmentLine(e *ShipmentLine) {
+	if e == nil {
+		return
+	}
+	RedactCost(e.Edges.Shipment)
+	RedactCost(e.Edges.Lot)
 }
 
 func redactStockMovement(e *StockMovement) {
@@ -807,6 +892,44 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("nutrient_id", "must name an existing nutrient (%d was not found)", id)
+			}
+		}
+	case *InvoiceMutation:
+		if id, ok := m.CustomerID(); ok {
+			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+			}
+		}
+		if id, ok := m.SalesOrderID(); ok {
+			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("sales_order_id", "must name an existing sales order (%d was not found)", id)
+			}
+		}
+	case *InvoiceLineMutation:
+		if id, ok := m.InvoiceID(); ok {
+			found, err := m.Client().Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("invoice_id", "must name an existing invoice (%d was not found)", id)
+			}
+		}
+		if id, ok := m.ProductID(); ok {
+			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
 			}
 		}
 	case *LocationMutation:
@@ -1265,6 +1388,44 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
 			}
 		}
+	case *ShipmentMutation:
+		if id, ok := m.SalesOrderID(); ok {
+			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("sales_order_id", "must name an existing sales order (%d was not found)", id)
+			}
+		}
+		if id, ok := m.InvoiceID(); ok {
+			found, err := m.Client().Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("invoice_id", "must name an existing invoice (%d was not found)", id)
+			}
+		}
+	case *ShipmentLineMutation:
+		if id, ok := m.ShipmentID(); ok {
+			found, err := m.Client().Shipment.Query().Where(shipment.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("shipment_id", "must name an existing shipment (%d was not found)", id)
+			}
+		}
+		if id, ok := m.LotID(); ok {
+			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("lot_id", "must name an existing product lot (%d was not found)", id)
+			}
+		}
 	case *ShippingAddressMutation:
 		if id, ok := m.CustomerID(); ok {
 			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
@@ -1347,6 +1508,7 @@ var uniqueIndexes = map[string][]string{
 	"events_event_id_key":                                     {"event_id"},
 	"foodnutrient_food_id_nutrient_id":                        {"food_id", "nutrient_id"},
 	"idempotencykey_account_id_key":                           {"account_id", "key"},
+	"invoice_account_id_invoice_no":                           {"account_id", "invoice_no"},
 	"location_account_id_code":                                {"account_id", "code"},
 	"location_parent_id_code":                                 {"parent_id", "code"},
 	"nutrient_account_id_key":                                 {"account_id", "key"},
@@ -1413,6 +1575,7 @@ var EventResources = map[string]EventResource{
 	"Customer":          {Name: "customer", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Equipment":         {Name: "equipment", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Food":              {Name: "food", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
+	"Invoice":           {Name: "invoice", Actions: []string{"created", "updated", "cancelled"}, Roots: ""},
 	"Location":          {Name: "warehouse", Actions: []string{"created", "updated", "deleted"}, Roots: "parent_id"},
 	"Operation":         {Name: "operation", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 	"Product":           {Name: "product", Actions: []string{"created", "updated", "deleted"}, Roots: ""},

@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/food"
+	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/operation"
 	"larder.dev/larder/ent/product"
@@ -107,6 +108,20 @@ func Targets(ctx context.Context, m Mutation) ([]Value, error) {
 			return nil, err
 		}
 		rows, err := m.Client().Food.Query().Where(food.IDIn(ids...)).Order(food.ByID()).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Value, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	case *InvoiceMutation:
+		ids, err := m.IDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		rows, err := m.Client().Invoice.Query().Where(invoice.IDIn(ids...)).Order(invoice.ByID()).All(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -432,6 +447,26 @@ func Reload(ctx context.Context, c *Client, vs []Value) ([]Value, error) {
 			return nil, err
 		}
 		byID := make(map[int]*Food, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		out := make([]Value, 0, len(rows))
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	case *Invoice:
+		ids := make([]int, len(vs))
+		for i, v := range vs {
+			ids[i] = v.(*Invoice).ID
+		}
+		rows, err := c.Invoice.Query().Where(invoice.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int]*Invoice, len(rows))
 		for _, r := range rows {
 			byID[r.ID] = r
 		}
@@ -793,6 +828,10 @@ func AccountOf(v Value) (int, bool) {
 		return *e.AccountID, true
 	case *IdempotencyKey:
 		return e.AccountID, true
+	case *Invoice:
+		return e.AccountID, true
+	case *InvoiceLine:
+		return e.AccountID, true
 	case *Location:
 		return e.AccountID, true
 	case *LotCorrection:
@@ -859,6 +898,10 @@ func AccountOf(v Value) (int, bool) {
 	case *SalesOrderLine:
 		return e.AccountID, true
 	case *Salesperson:
+		return e.AccountID, true
+	case *Shipment:
+		return e.AccountID, true
+	case *ShipmentLine:
 		return e.AccountID, true
 	case *ShippingAddress:
 		return e.AccountID, true

@@ -31,6 +31,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -63,6 +65,8 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -102,6 +106,8 @@ const (
 	TypeFood                    = "Food"
 	TypeFoodNutrient            = "FoodNutrient"
 	TypeIdempotencyKey          = "IdempotencyKey"
+	TypeInvoice                 = "Invoice"
+	TypeInvoiceLine             = "InvoiceLine"
 	TypeLocation                = "Location"
 	TypeLotCorrection           = "LotCorrection"
 	TypeNutrient                = "Nutrient"
@@ -133,6 +139,8 @@ const (
 	TypeSalesOrder              = "SalesOrder"
 	TypeSalesOrderLine          = "SalesOrderLine"
 	TypeSalesperson             = "Salesperson"
+	TypeShipment                = "Shipment"
+	TypeShipmentLine            = "ShipmentLine"
 	TypeShippingAddress         = "ShippingAddress"
 	TypeShippingMethod          = "ShippingMethod"
 	TypeStockMovement           = "StockMovement"
@@ -16807,6 +16815,3099 @@ func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown IdempotencyKey edge %s", name)
+}
+
+// InvoiceMutation represents an operation that mutates the Invoice nodes in the graph.
+type InvoiceMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	created_at         *time.Time
+	updated_at         *time.Time
+	invoice_no         *int
+	addinvoice_no      *int
+	invoice_date       *time.Time
+	billing_address    *address.Address
+	shipping_address   *address.Address
+	cancelled_at       *time.Time
+	company            *string
+	is_cancelled       *bool
+	order_date         *time.Time
+	ship_date          *time.Time
+	paid_amount        *decimal.Decimal
+	subtotal           *decimal.Decimal
+	tax1               *bool
+	tax2               *bool
+	tax1_rate          *decimal.Decimal
+	tax2_rate          *decimal.Decimal
+	clearedFields      map[string]struct{}
+	account            *int
+	clearedaccount     bool
+	customer           *int
+	clearedcustomer    bool
+	sales_order        *int
+	clearedsales_order bool
+	lines              map[int]struct{}
+	removedlines       map[int]struct{}
+	clearedlines       bool
+	done               bool
+	oldValue           func(context.Context) (*Invoice, error)
+	predicates         []predicate.Invoice
+}
+
+var _ ent.Mutation = (*InvoiceMutation)(nil)
+
+// invoiceOption allows management of the mutation configuration using functional options.
+type invoiceOption func(*InvoiceMutation)
+
+// newInvoiceMutation creates new mutation for the Invoice entity.
+func newInvoiceMutation(c config, op Op, opts ...invoiceOption) *InvoiceMutation {
+	m := &InvoiceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInvoice,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInvoiceID sets the ID field of the mutation.
+func withInvoiceID(id int) invoiceOption {
+	return func(m *InvoiceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Invoice
+		)
+		m.oldValue = func(ctx context.Context) (*Invoice, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Invoice.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInvoice sets the old Invoice of the mutation.
+func withInvoice(node *Invoice) invoiceOption {
+	return func(m *InvoiceMutation) {
+		m.oldValue = func(context.Context) (*Invoice, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InvoiceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InvoiceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InvoiceMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InvoiceMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Invoice.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *InvoiceMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *InvoiceMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *InvoiceMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *InvoiceMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *InvoiceMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *InvoiceMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *InvoiceMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *InvoiceMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *InvoiceMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetInvoiceNo sets the "invoice_no" field.
+func (m *InvoiceMutation) SetInvoiceNo(i int) {
+	m.invoice_no = &i
+	m.addinvoice_no = nil
+}
+
+// InvoiceNo returns the value of the "invoice_no" field in the mutation.
+func (m *InvoiceMutation) InvoiceNo() (r int, exists bool) {
+	v := m.invoice_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvoiceNo returns the old "invoice_no" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldInvoiceNo(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvoiceNo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvoiceNo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvoiceNo: %w", err)
+	}
+	return oldValue.InvoiceNo, nil
+}
+
+// AddInvoiceNo adds i to the "invoice_no" field.
+func (m *InvoiceMutation) AddInvoiceNo(i int) {
+	if m.addinvoice_no != nil {
+		*m.addinvoice_no += i
+	} else {
+		m.addinvoice_no = &i
+	}
+}
+
+// AddedInvoiceNo returns the value that was added to the "invoice_no" field in this mutation.
+func (m *InvoiceMutation) AddedInvoiceNo() (r int, exists bool) {
+	v := m.addinvoice_no
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInvoiceNo resets all changes to the "invoice_no" field.
+func (m *InvoiceMutation) ResetInvoiceNo() {
+	m.invoice_no = nil
+	m.addinvoice_no = nil
+}
+
+// SetInvoiceDate sets the "invoice_date" field.
+func (m *InvoiceMutation) SetInvoiceDate(t time.Time) {
+	m.invoice_date = &t
+}
+
+// InvoiceDate returns the value of the "invoice_date" field in the mutation.
+func (m *InvoiceMutation) InvoiceDate() (r time.Time, exists bool) {
+	v := m.invoice_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvoiceDate returns the old "invoice_date" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldInvoiceDate(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvoiceDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvoiceDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvoiceDate: %w", err)
+	}
+	return oldValue.InvoiceDate, nil
+}
+
+// ResetInvoiceDate resets all changes to the "invoice_date" field.
+func (m *InvoiceMutation) ResetInvoiceDate() {
+	m.invoice_date = nil
+}
+
+// SetBillingAddress sets the "billing_address" field.
+func (m *InvoiceMutation) SetBillingAddress(a address.Address) {
+	m.billing_address = &a
+}
+
+// BillingAddress returns the value of the "billing_address" field in the mutation.
+func (m *InvoiceMutation) BillingAddress() (r address.Address, exists bool) {
+	v := m.billing_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillingAddress returns the old "billing_address" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldBillingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillingAddress: %w", err)
+	}
+	return oldValue.BillingAddress, nil
+}
+
+// ClearBillingAddress clears the value of the "billing_address" field.
+func (m *InvoiceMutation) ClearBillingAddress() {
+	m.billing_address = nil
+	m.clearedFields[invoice.FieldBillingAddress] = struct{}{}
+}
+
+// BillingAddressCleared returns if the "billing_address" field was cleared in this mutation.
+func (m *InvoiceMutation) BillingAddressCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldBillingAddress]
+	return ok
+}
+
+// ResetBillingAddress resets all changes to the "billing_address" field.
+func (m *InvoiceMutation) ResetBillingAddress() {
+	m.billing_address = nil
+	delete(m.clearedFields, invoice.FieldBillingAddress)
+}
+
+// SetShippingAddress sets the "shipping_address" field.
+func (m *InvoiceMutation) SetShippingAddress(a address.Address) {
+	m.shipping_address = &a
+}
+
+// ShippingAddress returns the value of the "shipping_address" field in the mutation.
+func (m *InvoiceMutation) ShippingAddress() (r address.Address, exists bool) {
+	v := m.shipping_address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippingAddress returns the old "shipping_address" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldShippingAddress(ctx context.Context) (v address.Address, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippingAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippingAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippingAddress: %w", err)
+	}
+	return oldValue.ShippingAddress, nil
+}
+
+// ClearShippingAddress clears the value of the "shipping_address" field.
+func (m *InvoiceMutation) ClearShippingAddress() {
+	m.shipping_address = nil
+	m.clearedFields[invoice.FieldShippingAddress] = struct{}{}
+}
+
+// ShippingAddressCleared returns if the "shipping_address" field was cleared in this mutation.
+func (m *InvoiceMutation) ShippingAddressCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldShippingAddress]
+	return ok
+}
+
+// ResetShippingAddress resets all changes to the "shipping_address" field.
+func (m *InvoiceMutation) ResetShippingAddress() {
+	m.shipping_address = nil
+	delete(m.clearedFields, invoice.FieldShippingAddress)
+}
+
+// SetCancelledAt sets the "cancelled_at" field.
+func (m *InvoiceMutation) SetCancelledAt(t time.Time) {
+	m.cancelled_at = &t
+}
+
+// CancelledAt returns the value of the "cancelled_at" field in the mutation.
+func (m *InvoiceMutation) CancelledAt() (r time.Time, exists bool) {
+	v := m.cancelled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelledAt returns the old "cancelled_at" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldCancelledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelledAt: %w", err)
+	}
+	return oldValue.CancelledAt, nil
+}
+
+// ClearCancelledAt clears the value of the "cancelled_at" field.
+func (m *InvoiceMutation) ClearCancelledAt() {
+	m.cancelled_at = nil
+	m.clearedFields[invoice.FieldCancelledAt] = struct{}{}
+}
+
+// CancelledAtCleared returns if the "cancelled_at" field was cleared in this mutation.
+func (m *InvoiceMutation) CancelledAtCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldCancelledAt]
+	return ok
+}
+
+// ResetCancelledAt resets all changes to the "cancelled_at" field.
+func (m *InvoiceMutation) ResetCancelledAt() {
+	m.cancelled_at = nil
+	delete(m.clearedFields, invoice.FieldCancelledAt)
+}
+
+// SetCompany sets the "company" field.
+func (m *InvoiceMutation) SetCompany(s string) {
+	m.company = &s
+}
+
+// Company returns the value of the "company" field in the mutation.
+func (m *InvoiceMutation) Company() (r string, exists bool) {
+	v := m.company
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompany returns the old "company" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldCompany(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompany is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompany requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompany: %w", err)
+	}
+	return oldValue.Company, nil
+}
+
+// ClearCompany clears the value of the "company" field.
+func (m *InvoiceMutation) ClearCompany() {
+	m.company = nil
+	m.clearedFields[invoice.FieldCompany] = struct{}{}
+}
+
+// CompanyCleared returns if the "company" field was cleared in this mutation.
+func (m *InvoiceMutation) CompanyCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldCompany]
+	return ok
+}
+
+// ResetCompany resets all changes to the "company" field.
+func (m *InvoiceMutation) ResetCompany() {
+	m.company = nil
+	delete(m.clearedFields, invoice.FieldCompany)
+}
+
+// SetCustomerID sets the "customer_id" field.
+func (m *InvoiceMutation) SetCustomerID(i int) {
+	m.customer = &i
+}
+
+// CustomerID returns the value of the "customer_id" field in the mutation.
+func (m *InvoiceMutation) CustomerID() (r int, exists bool) {
+	v := m.customer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomerID returns the old "customer_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldCustomerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomerID: %w", err)
+	}
+	return oldValue.CustomerID, nil
+}
+
+// ResetCustomerID resets all changes to the "customer_id" field.
+func (m *InvoiceMutation) ResetCustomerID() {
+	m.customer = nil
+}
+
+// SetIsCancelled sets the "is_cancelled" field.
+func (m *InvoiceMutation) SetIsCancelled(b bool) {
+	m.is_cancelled = &b
+}
+
+// IsCancelled returns the value of the "is_cancelled" field in the mutation.
+func (m *InvoiceMutation) IsCancelled() (r bool, exists bool) {
+	v := m.is_cancelled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsCancelled returns the old "is_cancelled" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldIsCancelled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsCancelled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsCancelled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsCancelled: %w", err)
+	}
+	return oldValue.IsCancelled, nil
+}
+
+// ResetIsCancelled resets all changes to the "is_cancelled" field.
+func (m *InvoiceMutation) ResetIsCancelled() {
+	m.is_cancelled = nil
+}
+
+// SetOrderDate sets the "order_date" field.
+func (m *InvoiceMutation) SetOrderDate(t time.Time) {
+	m.order_date = &t
+}
+
+// OrderDate returns the value of the "order_date" field in the mutation.
+func (m *InvoiceMutation) OrderDate() (r time.Time, exists bool) {
+	v := m.order_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderDate returns the old "order_date" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldOrderDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderDate: %w", err)
+	}
+	return oldValue.OrderDate, nil
+}
+
+// ClearOrderDate clears the value of the "order_date" field.
+func (m *InvoiceMutation) ClearOrderDate() {
+	m.order_date = nil
+	m.clearedFields[invoice.FieldOrderDate] = struct{}{}
+}
+
+// OrderDateCleared returns if the "order_date" field was cleared in this mutation.
+func (m *InvoiceMutation) OrderDateCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldOrderDate]
+	return ok
+}
+
+// ResetOrderDate resets all changes to the "order_date" field.
+func (m *InvoiceMutation) ResetOrderDate() {
+	m.order_date = nil
+	delete(m.clearedFields, invoice.FieldOrderDate)
+}
+
+// SetShipDate sets the "ship_date" field.
+func (m *InvoiceMutation) SetShipDate(t time.Time) {
+	m.ship_date = &t
+}
+
+// ShipDate returns the value of the "ship_date" field in the mutation.
+func (m *InvoiceMutation) ShipDate() (r time.Time, exists bool) {
+	v := m.ship_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShipDate returns the old "ship_date" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldShipDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShipDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShipDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShipDate: %w", err)
+	}
+	return oldValue.ShipDate, nil
+}
+
+// ClearShipDate clears the value of the "ship_date" field.
+func (m *InvoiceMutation) ClearShipDate() {
+	m.ship_date = nil
+	m.clearedFields[invoice.FieldShipDate] = struct{}{}
+}
+
+// ShipDateCleared returns if the "ship_date" field was cleared in this mutation.
+func (m *InvoiceMutation) ShipDateCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldShipDate]
+	return ok
+}
+
+// ResetShipDate resets all changes to the "ship_date" field.
+func (m *InvoiceMutation) ResetShipDate() {
+	m.ship_date = nil
+	delete(m.clearedFields, invoice.FieldShipDate)
+}
+
+// SetPaidAmount sets the "paid_amount" field.
+func (m *InvoiceMutation) SetPaidAmount(d decimal.Decimal) {
+	m.paid_amount = &d
+}
+
+// PaidAmount returns the value of the "paid_amount" field in the mutation.
+func (m *InvoiceMutation) PaidAmount() (r decimal.Decimal, exists bool) {
+	v := m.paid_amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaidAmount returns the old "paid_amount" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldPaidAmount(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaidAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaidAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaidAmount: %w", err)
+	}
+	return oldValue.PaidAmount, nil
+}
+
+// ClearPaidAmount clears the value of the "paid_amount" field.
+func (m *InvoiceMutation) ClearPaidAmount() {
+	m.paid_amount = nil
+	m.clearedFields[invoice.FieldPaidAmount] = struct{}{}
+}
+
+// PaidAmountCleared returns if the "paid_amount" field was cleared in this mutation.
+func (m *InvoiceMutation) PaidAmountCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldPaidAmount]
+	return ok
+}
+
+// ResetPaidAmount resets all changes to the "paid_amount" field.
+func (m *InvoiceMutation) ResetPaidAmount() {
+	m.paid_amount = nil
+	delete(m.clearedFields, invoice.FieldPaidAmount)
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (m *InvoiceMutation) SetSalesOrderID(i int) {
+	m.sales_order = &i
+}
+
+// SalesOrderID returns the value of the "sales_order_id" field in the mutation.
+func (m *InvoiceMutation) SalesOrderID() (r int, exists bool) {
+	v := m.sales_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderID returns the old "sales_order_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldSalesOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderID: %w", err)
+	}
+	return oldValue.SalesOrderID, nil
+}
+
+// ResetSalesOrderID resets all changes to the "sales_order_id" field.
+func (m *InvoiceMutation) ResetSalesOrderID() {
+	m.sales_order = nil
+}
+
+// SetSubtotal sets the "subtotal" field.
+func (m *InvoiceMutation) SetSubtotal(d decimal.Decimal) {
+	m.subtotal = &d
+}
+
+// Subtotal returns the value of the "subtotal" field in the mutation.
+func (m *InvoiceMutation) Subtotal() (r decimal.Decimal, exists bool) {
+	v := m.subtotal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubtotal returns the old "subtotal" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldSubtotal(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubtotal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubtotal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubtotal: %w", err)
+	}
+	return oldValue.Subtotal, nil
+}
+
+// ClearSubtotal clears the value of the "subtotal" field.
+func (m *InvoiceMutation) ClearSubtotal() {
+	m.subtotal = nil
+	m.clearedFields[invoice.FieldSubtotal] = struct{}{}
+}
+
+// SubtotalCleared returns if the "subtotal" field was cleared in this mutation.
+func (m *InvoiceMutation) SubtotalCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldSubtotal]
+	return ok
+}
+
+// ResetSubtotal resets all changes to the "subtotal" field.
+func (m *InvoiceMutation) ResetSubtotal() {
+	m.subtotal = nil
+	delete(m.clearedFields, invoice.FieldSubtotal)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *InvoiceMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *InvoiceMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *InvoiceMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[invoice.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *InvoiceMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[invoice.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *InvoiceMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, invoice.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *InvoiceMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *InvoiceMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *InvoiceMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[invoice.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *InvoiceMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[invoice.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *InvoiceMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, invoice.FieldTax2)
+}
+
+// SetTax1Rate sets the "tax1_rate" field.
+func (m *InvoiceMutation) SetTax1Rate(d decimal.Decimal) {
+	m.tax1_rate = &d
+}
+
+// Tax1Rate returns the value of the "tax1_rate" field in the mutation.
+func (m *InvoiceMutation) Tax1Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax1_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1Rate returns the old "tax1_rate" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldTax1Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1Rate: %w", err)
+	}
+	return oldValue.Tax1Rate, nil
+}
+
+// ClearTax1Rate clears the value of the "tax1_rate" field.
+func (m *InvoiceMutation) ClearTax1Rate() {
+	m.tax1_rate = nil
+	m.clearedFields[invoice.FieldTax1Rate] = struct{}{}
+}
+
+// Tax1RateCleared returns if the "tax1_rate" field was cleared in this mutation.
+func (m *InvoiceMutation) Tax1RateCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldTax1Rate]
+	return ok
+}
+
+// ResetTax1Rate resets all changes to the "tax1_rate" field.
+func (m *InvoiceMutation) ResetTax1Rate() {
+	m.tax1_rate = nil
+	delete(m.clearedFields, invoice.FieldTax1Rate)
+}
+
+// SetTax2Rate sets the "tax2_rate" field.
+func (m *InvoiceMutation) SetTax2Rate(d decimal.Decimal) {
+	m.tax2_rate = &d
+}
+
+// Tax2Rate returns the value of the "tax2_rate" field in the mutation.
+func (m *InvoiceMutation) Tax2Rate() (r decimal.Decimal, exists bool) {
+	v := m.tax2_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2Rate returns the old "tax2_rate" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldTax2Rate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2Rate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2Rate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2Rate: %w", err)
+	}
+	return oldValue.Tax2Rate, nil
+}
+
+// ClearTax2Rate clears the value of the "tax2_rate" field.
+func (m *InvoiceMutation) ClearTax2Rate() {
+	m.tax2_rate = nil
+	m.clearedFields[invoice.FieldTax2Rate] = struct{}{}
+}
+
+// Tax2RateCleared returns if the "tax2_rate" field was cleared in this mutation.
+func (m *InvoiceMutation) Tax2RateCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldTax2Rate]
+	return ok
+}
+
+// ResetTax2Rate resets all changes to the "tax2_rate" field.
+func (m *InvoiceMutation) ResetTax2Rate() {
+	m.tax2_rate = nil
+	delete(m.clearedFields, invoice.FieldTax2Rate)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *InvoiceMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[invoice.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *InvoiceMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *InvoiceMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *InvoiceMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearCustomer clears the "customer" edge to the Customer entity.
+func (m *InvoiceMutation) ClearCustomer() {
+	m.clearedcustomer = true
+	m.clearedFields[invoice.FieldCustomerID] = struct{}{}
+}
+
+// CustomerCleared reports if the "customer" edge to the Customer entity was cleared.
+func (m *InvoiceMutation) CustomerCleared() bool {
+	return m.clearedcustomer
+}
+
+// CustomerIDs returns the "customer" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CustomerID instead. It exists only for internal usage by the builders.
+func (m *InvoiceMutation) CustomerIDs() (ids []int) {
+	if id := m.customer; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCustomer resets all changes to the "customer" edge.
+func (m *InvoiceMutation) ResetCustomer() {
+	m.customer = nil
+	m.clearedcustomer = false
+}
+
+// ClearSalesOrder clears the "sales_order" edge to the SalesOrder entity.
+func (m *InvoiceMutation) ClearSalesOrder() {
+	m.clearedsales_order = true
+	m.clearedFields[invoice.FieldSalesOrderID] = struct{}{}
+}
+
+// SalesOrderCleared reports if the "sales_order" edge to the SalesOrder entity was cleared.
+func (m *InvoiceMutation) SalesOrderCleared() bool {
+	return m.clearedsales_order
+}
+
+// SalesOrderIDs returns the "sales_order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SalesOrderID instead. It exists only for internal usage by the builders.
+func (m *InvoiceMutation) SalesOrderIDs() (ids []int) {
+	if id := m.sales_order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSalesOrder resets all changes to the "sales_order" edge.
+func (m *InvoiceMutation) ResetSalesOrder() {
+	m.sales_order = nil
+	m.clearedsales_order = false
+}
+
+// AddLineIDs adds the "lines" edge to the InvoiceLine entity by ids.
+func (m *InvoiceMutation) AddLineIDs(ids ...int) {
+	if m.lines == nil {
+		m.lines = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.lines[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLines clears the "lines" edge to the InvoiceLine entity.
+func (m *InvoiceMutation) ClearLines() {
+	m.clearedlines = true
+}
+
+// LinesCleared reports if the "lines" edge to the InvoiceLine entity was cleared.
+func (m *InvoiceMutation) LinesCleared() bool {
+	return m.clearedlines
+}
+
+// RemoveLineIDs removes the "lines" edge to the InvoiceLine entity by IDs.
+func (m *InvoiceMutation) RemoveLineIDs(ids ...int) {
+	if m.removedlines == nil {
+		m.removedlines = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.lines, ids[i])
+		m.removedlines[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLines returns the removed IDs of the "lines" edge to the InvoiceLine entity.
+func (m *InvoiceMutation) RemovedLinesIDs() (ids []int) {
+	for id := range m.removedlines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinesIDs returns the "lines" edge IDs in the mutation.
+func (m *InvoiceMutation) LinesIDs() (ids []int) {
+	for id := range m.lines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLines resets all changes to the "lines" edge.
+func (m *InvoiceMutation) ResetLines() {
+	m.lines = nil
+	m.clearedlines = false
+	m.removedlines = nil
+}
+
+// Where appends a list predicates to the InvoiceMutation builder.
+func (m *InvoiceMutation) Where(ps ...predicate.Invoice) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InvoiceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InvoiceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Invoice, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InvoiceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InvoiceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Invoice).
+func (m *InvoiceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InvoiceMutation) Fields() []string {
+	fields := make([]string, 0, 20)
+	if m.account != nil {
+		fields = append(fields, invoice.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, invoice.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, invoice.FieldUpdatedAt)
+	}
+	if m.invoice_no != nil {
+		fields = append(fields, invoice.FieldInvoiceNo)
+	}
+	if m.invoice_date != nil {
+		fields = append(fields, invoice.FieldInvoiceDate)
+	}
+	if m.billing_address != nil {
+		fields = append(fields, invoice.FieldBillingAddress)
+	}
+	if m.shipping_address != nil {
+		fields = append(fields, invoice.FieldShippingAddress)
+	}
+	if m.cancelled_at != nil {
+		fields = append(fields, invoice.FieldCancelledAt)
+	}
+	if m.company != nil {
+		fields = append(fields, invoice.FieldCompany)
+	}
+	if m.customer != nil {
+		fields = append(fields, invoice.FieldCustomerID)
+	}
+	if m.is_cancelled != nil {
+		fields = append(fields, invoice.FieldIsCancelled)
+	}
+	if m.order_date != nil {
+		fields = append(fields, invoice.FieldOrderDate)
+	}
+	if m.ship_date != nil {
+		fields = append(fields, invoice.FieldShipDate)
+	}
+	if m.paid_amount != nil {
+		fields = append(fields, invoice.FieldPaidAmount)
+	}
+	if m.sales_order != nil {
+		fields = append(fields, invoice.FieldSalesOrderID)
+	}
+	if m.subtotal != nil {
+		fields = append(fields, invoice.FieldSubtotal)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, invoice.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, invoice.FieldTax2)
+	}
+	if m.tax1_rate != nil {
+		fields = append(fields, invoice.FieldTax1Rate)
+	}
+	if m.tax2_rate != nil {
+		fields = append(fields, invoice.FieldTax2Rate)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InvoiceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case invoice.FieldAccountID:
+		return m.AccountID()
+	case invoice.FieldCreatedAt:
+		return m.CreatedAt()
+	case invoice.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case invoice.FieldInvoiceNo:
+		return m.InvoiceNo()
+	case invoice.FieldInvoiceDate:
+		return m.InvoiceDate()
+	case invoice.FieldBillingAddress:
+		return m.BillingAddress()
+	case invoice.FieldShippingAddress:
+		return m.ShippingAddress()
+	case invoice.FieldCancelledAt:
+		return m.CancelledAt()
+	case invoice.FieldCompany:
+		return m.Company()
+	case invoice.FieldCustomerID:
+		return m.CustomerID()
+	case invoice.FieldIsCancelled:
+		return m.IsCancelled()
+	case invoice.FieldOrderDate:
+		return m.OrderDate()
+	case invoice.FieldShipDate:
+		return m.ShipDate()
+	case invoice.FieldPaidAmount:
+		return m.PaidAmount()
+	case invoice.FieldSalesOrderID:
+		return m.SalesOrderID()
+	case invoice.FieldSubtotal:
+		return m.Subtotal()
+	case invoice.FieldTax1:
+		return m.Tax1()
+	case invoice.FieldTax2:
+		return m.Tax2()
+	case invoice.FieldTax1Rate:
+		return m.Tax1Rate()
+	case invoice.FieldTax2Rate:
+		return m.Tax2Rate()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InvoiceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case invoice.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case invoice.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case invoice.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case invoice.FieldInvoiceNo:
+		return m.OldInvoiceNo(ctx)
+	case invoice.FieldInvoiceDate:
+		return m.OldInvoiceDate(ctx)
+	case invoice.FieldBillingAddress:
+		return m.OldBillingAddress(ctx)
+	case invoice.FieldShippingAddress:
+		return m.OldShippingAddress(ctx)
+	case invoice.FieldCancelledAt:
+		return m.OldCancelledAt(ctx)
+	case invoice.FieldCompany:
+		return m.OldCompany(ctx)
+	case invoice.FieldCustomerID:
+		return m.OldCustomerID(ctx)
+	case invoice.FieldIsCancelled:
+		return m.OldIsCancelled(ctx)
+	case invoice.FieldOrderDate:
+		return m.OldOrderDate(ctx)
+	case invoice.FieldShipDate:
+		return m.OldShipDate(ctx)
+	case invoice.FieldPaidAmount:
+		return m.OldPaidAmount(ctx)
+	case invoice.FieldSalesOrderID:
+		return m.OldSalesOrderID(ctx)
+	case invoice.FieldSubtotal:
+		return m.OldSubtotal(ctx)
+	case invoice.FieldTax1:
+		return m.OldTax1(ctx)
+	case invoice.FieldTax2:
+		return m.OldTax2(ctx)
+	case invoice.FieldTax1Rate:
+		return m.OldTax1Rate(ctx)
+	case invoice.FieldTax2Rate:
+		return m.OldTax2Rate(ctx)
+	}
+	return nil, fmt.Errorf("unknown Invoice field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InvoiceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case invoice.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case invoice.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case invoice.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case invoice.FieldInvoiceNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvoiceNo(v)
+		return nil
+	case invoice.FieldInvoiceDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvoiceDate(v)
+		return nil
+	case invoice.FieldBillingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillingAddress(v)
+		return nil
+	case invoice.FieldShippingAddress:
+		v, ok := value.(address.Address)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippingAddress(v)
+		return nil
+	case invoice.FieldCancelledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelledAt(v)
+		return nil
+	case invoice.FieldCompany:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompany(v)
+		return nil
+	case invoice.FieldCustomerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomerID(v)
+		return nil
+	case invoice.FieldIsCancelled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsCancelled(v)
+		return nil
+	case invoice.FieldOrderDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderDate(v)
+		return nil
+	case invoice.FieldShipDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShipDate(v)
+		return nil
+	case invoice.FieldPaidAmount:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaidAmount(v)
+		return nil
+	case invoice.FieldSalesOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderID(v)
+		return nil
+	case invoice.FieldSubtotal:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubtotal(v)
+		return nil
+	case invoice.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case invoice.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case invoice.FieldTax1Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1Rate(v)
+		return nil
+	case invoice.FieldTax2Rate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2Rate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InvoiceMutation) AddedFields() []string {
+	var fields []string
+	if m.addinvoice_no != nil {
+		fields = append(fields, invoice.FieldInvoiceNo)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InvoiceMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case invoice.FieldInvoiceNo:
+		return m.AddedInvoiceNo()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InvoiceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case invoice.FieldInvoiceNo:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInvoiceNo(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InvoiceMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(invoice.FieldBillingAddress) {
+		fields = append(fields, invoice.FieldBillingAddress)
+	}
+	if m.FieldCleared(invoice.FieldShippingAddress) {
+		fields = append(fields, invoice.FieldShippingAddress)
+	}
+	if m.FieldCleared(invoice.FieldCancelledAt) {
+		fields = append(fields, invoice.FieldCancelledAt)
+	}
+	if m.FieldCleared(invoice.FieldCompany) {
+		fields = append(fields, invoice.FieldCompany)
+	}
+	if m.FieldCleared(invoice.FieldOrderDate) {
+		fields = append(fields, invoice.FieldOrderDate)
+	}
+	if m.FieldCleared(invoice.FieldShipDate) {
+		fields = append(fields, invoice.FieldShipDate)
+	}
+	if m.FieldCleared(invoice.FieldPaidAmount) {
+		fields = append(fields, invoice.FieldPaidAmount)
+	}
+	if m.FieldCleared(invoice.FieldSubtotal) {
+		fields = append(fields, invoice.FieldSubtotal)
+	}
+	if m.FieldCleared(invoice.FieldTax1) {
+		fields = append(fields, invoice.FieldTax1)
+	}
+	if m.FieldCleared(invoice.FieldTax2) {
+		fields = append(fields, invoice.FieldTax2)
+	}
+	if m.FieldCleared(invoice.FieldTax1Rate) {
+		fields = append(fields, invoice.FieldTax1Rate)
+	}
+	if m.FieldCleared(invoice.FieldTax2Rate) {
+		fields = append(fields, invoice.FieldTax2Rate)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InvoiceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InvoiceMutation) ClearField(name string) error {
+	switch name {
+	case invoice.FieldBillingAddress:
+		m.ClearBillingAddress()
+		return nil
+	case invoice.FieldShippingAddress:
+		m.ClearShippingAddress()
+		return nil
+	case invoice.FieldCancelledAt:
+		m.ClearCancelledAt()
+		return nil
+	case invoice.FieldCompany:
+		m.ClearCompany()
+		return nil
+	case invoice.FieldOrderDate:
+		m.ClearOrderDate()
+		return nil
+	case invoice.FieldShipDate:
+		m.ClearShipDate()
+		return nil
+	case invoice.FieldPaidAmount:
+		m.ClearPaidAmount()
+		return nil
+	case invoice.FieldSubtotal:
+		m.ClearSubtotal()
+		return nil
+	case invoice.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case invoice.FieldTax2:
+		m.ClearTax2()
+		return nil
+	case invoice.FieldTax1Rate:
+		m.ClearTax1Rate()
+		return nil
+	case invoice.FieldTax2Rate:
+		m.ClearTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InvoiceMutation) ResetField(name string) error {
+	switch name {
+	case invoice.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case invoice.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case invoice.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case invoice.FieldInvoiceNo:
+		m.ResetInvoiceNo()
+		return nil
+	case invoice.FieldInvoiceDate:
+		m.ResetInvoiceDate()
+		return nil
+	case invoice.FieldBillingAddress:
+		m.ResetBillingAddress()
+		return nil
+	case invoice.FieldShippingAddress:
+		m.ResetShippingAddress()
+		return nil
+	case invoice.FieldCancelledAt:
+		m.ResetCancelledAt()
+		return nil
+	case invoice.FieldCompany:
+		m.ResetCompany()
+		return nil
+	case invoice.FieldCustomerID:
+		m.ResetCustomerID()
+		return nil
+	case invoice.FieldIsCancelled:
+		m.ResetIsCancelled()
+		return nil
+	case invoice.FieldOrderDate:
+		m.ResetOrderDate()
+		return nil
+	case invoice.FieldShipDate:
+		m.ResetShipDate()
+		return nil
+	case invoice.FieldPaidAmount:
+		m.ResetPaidAmount()
+		return nil
+	case invoice.FieldSalesOrderID:
+		m.ResetSalesOrderID()
+		return nil
+	case invoice.FieldSubtotal:
+		m.ResetSubtotal()
+		return nil
+	case invoice.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case invoice.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case invoice.FieldTax1Rate:
+		m.ResetTax1Rate()
+		return nil
+	case invoice.FieldTax2Rate:
+		m.ResetTax2Rate()
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InvoiceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, invoice.EdgeAccount)
+	}
+	if m.customer != nil {
+		edges = append(edges, invoice.EdgeCustomer)
+	}
+	if m.sales_order != nil {
+		edges = append(edges, invoice.EdgeSalesOrder)
+	}
+	if m.lines != nil {
+		edges = append(edges, invoice.EdgeLines)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InvoiceMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case invoice.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case invoice.EdgeCustomer:
+		if id := m.customer; id != nil {
+			return []ent.Value{*id}
+		}
+	case invoice.EdgeSalesOrder:
+		if id := m.sales_order; id != nil {
+			return []ent.Value{*id}
+		}
+	case invoice.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.lines))
+		for id := range m.lines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InvoiceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.removedlines != nil {
+		edges = append(edges, invoice.EdgeLines)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InvoiceMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case invoice.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.removedlines))
+		for id := range m.removedlines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InvoiceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, invoice.EdgeAccount)
+	}
+	if m.clearedcustomer {
+		edges = append(edges, invoice.EdgeCustomer)
+	}
+	if m.clearedsales_order {
+		edges = append(edges, invoice.EdgeSalesOrder)
+	}
+	if m.clearedlines {
+		edges = append(edges, invoice.EdgeLines)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InvoiceMutation) EdgeCleared(name string) bool {
+	switch name {
+	case invoice.EdgeAccount:
+		return m.clearedaccount
+	case invoice.EdgeCustomer:
+		return m.clearedcustomer
+	case invoice.EdgeSalesOrder:
+		return m.clearedsales_order
+	case invoice.EdgeLines:
+		return m.clearedlines
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InvoiceMutation) ClearEdge(name string) error {
+	switch name {
+	case invoice.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case invoice.EdgeCustomer:
+		m.ClearCustomer()
+		return nil
+	case invoice.EdgeSalesOrder:
+		m.ClearSalesOrder()
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InvoiceMutation) ResetEdge(name string) error {
+	switch name {
+	case invoice.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case invoice.EdgeCustomer:
+		m.ResetCustomer()
+		return nil
+	case invoice.EdgeSalesOrder:
+		m.ResetSalesOrder()
+		return nil
+	case invoice.EdgeLines:
+		m.ResetLines()
+		return nil
+	}
+	return fmt.Errorf("unknown Invoice edge %s", name)
+}
+
+// InvoiceLineMutation represents an operation that mutates the InvoiceLine nodes in the graph.
+type InvoiceLineMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	discount_rate    *decimal.Decimal
+	price            *decimal.Decimal
+	product_code     *string
+	product_name     *string
+	shipped_qty      *decimal.Decimal
+	shipped_qty_base *decimal.Decimal
+	tax1             *bool
+	tax2             *bool
+	uom_type         *invoiceline.UomType
+	clearedFields    map[string]struct{}
+	account          *int
+	clearedaccount   bool
+	invoice          *int
+	clearedinvoice   bool
+	product          *int
+	clearedproduct   bool
+	done             bool
+	oldValue         func(context.Context) (*InvoiceLine, error)
+	predicates       []predicate.InvoiceLine
+}
+
+var _ ent.Mutation = (*InvoiceLineMutation)(nil)
+
+// invoicelineOption allows management of the mutation configuration using functional options.
+type invoicelineOption func(*InvoiceLineMutation)
+
+// newInvoiceLineMutation creates new mutation for the InvoiceLine entity.
+func newInvoiceLineMutation(c config, op Op, opts ...invoicelineOption) *InvoiceLineMutation {
+	m := &InvoiceLineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeInvoiceLine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withInvoiceLineID sets the ID field of the mutation.
+func withInvoiceLineID(id int) invoicelineOption {
+	return func(m *InvoiceLineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *InvoiceLine
+		)
+		m.oldValue = func(ctx context.Context) (*InvoiceLine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().InvoiceLine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withInvoiceLine sets the old InvoiceLine of the mutation.
+func withInvoiceLine(node *InvoiceLine) invoicelineOption {
+	return func(m *InvoiceLineMutation) {
+		m.oldValue = func(context.Context) (*InvoiceLine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m InvoiceLineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m InvoiceLineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *InvoiceLineMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *InvoiceLineMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().InvoiceLine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *InvoiceLineMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *InvoiceLineMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *InvoiceLineMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (m *InvoiceLineMutation) SetInvoiceID(i int) {
+	m.invoice = &i
+}
+
+// InvoiceID returns the value of the "invoice_id" field in the mutation.
+func (m *InvoiceLineMutation) InvoiceID() (r int, exists bool) {
+	v := m.invoice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvoiceID returns the old "invoice_id" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldInvoiceID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvoiceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvoiceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvoiceID: %w", err)
+	}
+	return oldValue.InvoiceID, nil
+}
+
+// ResetInvoiceID resets all changes to the "invoice_id" field.
+func (m *InvoiceLineMutation) ResetInvoiceID() {
+	m.invoice = nil
+}
+
+// SetDiscountRate sets the "discount_rate" field.
+func (m *InvoiceLineMutation) SetDiscountRate(d decimal.Decimal) {
+	m.discount_rate = &d
+}
+
+// DiscountRate returns the value of the "discount_rate" field in the mutation.
+func (m *InvoiceLineMutation) DiscountRate() (r decimal.Decimal, exists bool) {
+	v := m.discount_rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDiscountRate returns the old "discount_rate" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldDiscountRate(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDiscountRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDiscountRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDiscountRate: %w", err)
+	}
+	return oldValue.DiscountRate, nil
+}
+
+// ClearDiscountRate clears the value of the "discount_rate" field.
+func (m *InvoiceLineMutation) ClearDiscountRate() {
+	m.discount_rate = nil
+	m.clearedFields[invoiceline.FieldDiscountRate] = struct{}{}
+}
+
+// DiscountRateCleared returns if the "discount_rate" field was cleared in this mutation.
+func (m *InvoiceLineMutation) DiscountRateCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldDiscountRate]
+	return ok
+}
+
+// ResetDiscountRate resets all changes to the "discount_rate" field.
+func (m *InvoiceLineMutation) ResetDiscountRate() {
+	m.discount_rate = nil
+	delete(m.clearedFields, invoiceline.FieldDiscountRate)
+}
+
+// SetPrice sets the "price" field.
+func (m *InvoiceLineMutation) SetPrice(d decimal.Decimal) {
+	m.price = &d
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *InvoiceLineMutation) Price() (r decimal.Decimal, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldPrice(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// ClearPrice clears the value of the "price" field.
+func (m *InvoiceLineMutation) ClearPrice() {
+	m.price = nil
+	m.clearedFields[invoiceline.FieldPrice] = struct{}{}
+}
+
+// PriceCleared returns if the "price" field was cleared in this mutation.
+func (m *InvoiceLineMutation) PriceCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldPrice]
+	return ok
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *InvoiceLineMutation) ResetPrice() {
+	m.price = nil
+	delete(m.clearedFields, invoiceline.FieldPrice)
+}
+
+// SetProductCode sets the "product_code" field.
+func (m *InvoiceLineMutation) SetProductCode(s string) {
+	m.product_code = &s
+}
+
+// ProductCode returns the value of the "product_code" field in the mutation.
+func (m *InvoiceLineMutation) ProductCode() (r string, exists bool) {
+	v := m.product_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductCode returns the old "product_code" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldProductCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductCode: %w", err)
+	}
+	return oldValue.ProductCode, nil
+}
+
+// ClearProductCode clears the value of the "product_code" field.
+func (m *InvoiceLineMutation) ClearProductCode() {
+	m.product_code = nil
+	m.clearedFields[invoiceline.FieldProductCode] = struct{}{}
+}
+
+// ProductCodeCleared returns if the "product_code" field was cleared in this mutation.
+func (m *InvoiceLineMutation) ProductCodeCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldProductCode]
+	return ok
+}
+
+// ResetProductCode resets all changes to the "product_code" field.
+func (m *InvoiceLineMutation) ResetProductCode() {
+	m.product_code = nil
+	delete(m.clearedFields, invoiceline.FieldProductCode)
+}
+
+// SetProductName sets the "product_name" field.
+func (m *InvoiceLineMutation) SetProductName(s string) {
+	m.product_name = &s
+}
+
+// ProductName returns the value of the "product_name" field in the mutation.
+func (m *InvoiceLineMutation) ProductName() (r string, exists bool) {
+	v := m.product_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductName returns the old "product_name" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldProductName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductName: %w", err)
+	}
+	return oldValue.ProductName, nil
+}
+
+// ClearProductName clears the value of the "product_name" field.
+func (m *InvoiceLineMutation) ClearProductName() {
+	m.product_name = nil
+	m.clearedFields[invoiceline.FieldProductName] = struct{}{}
+}
+
+// ProductNameCleared returns if the "product_name" field was cleared in this mutation.
+func (m *InvoiceLineMutation) ProductNameCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldProductName]
+	return ok
+}
+
+// ResetProductName resets all changes to the "product_name" field.
+func (m *InvoiceLineMutation) ResetProductName() {
+	m.product_name = nil
+	delete(m.clearedFields, invoiceline.FieldProductName)
+}
+
+// SetProductID sets the "product_id" field.
+func (m *InvoiceLineMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *InvoiceLineMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *InvoiceLineMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetShippedQty sets the "shipped_qty" field.
+func (m *InvoiceLineMutation) SetShippedQty(d decimal.Decimal) {
+	m.shipped_qty = &d
+}
+
+// ShippedQty returns the value of the "shipped_qty" field in the mutation.
+func (m *InvoiceLineMutation) ShippedQty() (r decimal.Decimal, exists bool) {
+	v := m.shipped_qty
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippedQty returns the old "shipped_qty" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldShippedQty(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippedQty is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippedQty requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippedQty: %w", err)
+	}
+	return oldValue.ShippedQty, nil
+}
+
+// ClearShippedQty clears the value of the "shipped_qty" field.
+func (m *InvoiceLineMutation) ClearShippedQty() {
+	m.shipped_qty = nil
+	m.clearedFields[invoiceline.FieldShippedQty] = struct{}{}
+}
+
+// ShippedQtyCleared returns if the "shipped_qty" field was cleared in this mutation.
+func (m *InvoiceLineMutation) ShippedQtyCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldShippedQty]
+	return ok
+}
+
+// ResetShippedQty resets all changes to the "shipped_qty" field.
+func (m *InvoiceLineMutation) ResetShippedQty() {
+	m.shipped_qty = nil
+	delete(m.clearedFields, invoiceline.FieldShippedQty)
+}
+
+// SetShippedQtyBase sets the "shipped_qty_base" field.
+func (m *InvoiceLineMutation) SetShippedQtyBase(d decimal.Decimal) {
+	m.shipped_qty_base = &d
+}
+
+// ShippedQtyBase returns the value of the "shipped_qty_base" field in the mutation.
+func (m *InvoiceLineMutation) ShippedQtyBase() (r decimal.Decimal, exists bool) {
+	v := m.shipped_qty_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShippedQtyBase returns the old "shipped_qty_base" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldShippedQtyBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShippedQtyBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShippedQtyBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShippedQtyBase: %w", err)
+	}
+	return oldValue.ShippedQtyBase, nil
+}
+
+// ClearShippedQtyBase clears the value of the "shipped_qty_base" field.
+func (m *InvoiceLineMutation) ClearShippedQtyBase() {
+	m.shipped_qty_base = nil
+	m.clearedFields[invoiceline.FieldShippedQtyBase] = struct{}{}
+}
+
+// ShippedQtyBaseCleared returns if the "shipped_qty_base" field was cleared in this mutation.
+func (m *InvoiceLineMutation) ShippedQtyBaseCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldShippedQtyBase]
+	return ok
+}
+
+// ResetShippedQtyBase resets all changes to the "shipped_qty_base" field.
+func (m *InvoiceLineMutation) ResetShippedQtyBase() {
+	m.shipped_qty_base = nil
+	delete(m.clearedFields, invoiceline.FieldShippedQtyBase)
+}
+
+// SetTax1 sets the "tax1" field.
+func (m *InvoiceLineMutation) SetTax1(b bool) {
+	m.tax1 = &b
+}
+
+// Tax1 returns the value of the "tax1" field in the mutation.
+func (m *InvoiceLineMutation) Tax1() (r bool, exists bool) {
+	v := m.tax1
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax1 returns the old "tax1" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldTax1(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax1 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax1 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax1: %w", err)
+	}
+	return oldValue.Tax1, nil
+}
+
+// ClearTax1 clears the value of the "tax1" field.
+func (m *InvoiceLineMutation) ClearTax1() {
+	m.tax1 = nil
+	m.clearedFields[invoiceline.FieldTax1] = struct{}{}
+}
+
+// Tax1Cleared returns if the "tax1" field was cleared in this mutation.
+func (m *InvoiceLineMutation) Tax1Cleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldTax1]
+	return ok
+}
+
+// ResetTax1 resets all changes to the "tax1" field.
+func (m *InvoiceLineMutation) ResetTax1() {
+	m.tax1 = nil
+	delete(m.clearedFields, invoiceline.FieldTax1)
+}
+
+// SetTax2 sets the "tax2" field.
+func (m *InvoiceLineMutation) SetTax2(b bool) {
+	m.tax2 = &b
+}
+
+// Tax2 returns the value of the "tax2" field in the mutation.
+func (m *InvoiceLineMutation) Tax2() (r bool, exists bool) {
+	v := m.tax2
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTax2 returns the old "tax2" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldTax2(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTax2 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTax2 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTax2: %w", err)
+	}
+	return oldValue.Tax2, nil
+}
+
+// ClearTax2 clears the value of the "tax2" field.
+func (m *InvoiceLineMutation) ClearTax2() {
+	m.tax2 = nil
+	m.clearedFields[invoiceline.FieldTax2] = struct{}{}
+}
+
+// Tax2Cleared returns if the "tax2" field was cleared in this mutation.
+func (m *InvoiceLineMutation) Tax2Cleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldTax2]
+	return ok
+}
+
+// ResetTax2 resets all changes to the "tax2" field.
+func (m *InvoiceLineMutation) ResetTax2() {
+	m.tax2 = nil
+	delete(m.clearedFields, invoiceline.FieldTax2)
+}
+
+// SetUomType sets the "uom_type" field.
+func (m *InvoiceLineMutation) SetUomType(it invoiceline.UomType) {
+	m.uom_type = &it
+}
+
+// UomType returns the value of the "uom_type" field in the mutation.
+func (m *InvoiceLineMutation) UomType() (r invoiceline.UomType, exists bool) {
+	v := m.uom_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUomType returns the old "uom_type" field's value of the InvoiceLine entity.
+// If the InvoiceLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceLineMutation) OldUomType(ctx context.Context) (v *invoiceline.UomType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUomType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUomType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUomType: %w", err)
+	}
+	return oldValue.UomType, nil
+}
+
+// ClearUomType clears the value of the "uom_type" field.
+func (m *InvoiceLineMutation) ClearUomType() {
+	m.uom_type = nil
+	m.clearedFields[invoiceline.FieldUomType] = struct{}{}
+}
+
+// UomTypeCleared returns if the "uom_type" field was cleared in this mutation.
+func (m *InvoiceLineMutation) UomTypeCleared() bool {
+	_, ok := m.clearedFields[invoiceline.FieldUomType]
+	return ok
+}
+
+// ResetUomType resets all changes to the "uom_type" field.
+func (m *InvoiceLineMutation) ResetUomType() {
+	m.uom_type = nil
+	delete(m.clearedFields, invoiceline.FieldUomType)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *InvoiceLineMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[invoiceline.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *InvoiceLineMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *InvoiceLineMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *InvoiceLineMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearInvoice clears the "invoice" edge to the Invoice entity.
+func (m *InvoiceLineMutation) ClearInvoice() {
+	m.clearedinvoice = true
+	m.clearedFields[invoiceline.FieldInvoiceID] = struct{}{}
+}
+
+// InvoiceCleared reports if the "invoice" edge to the Invoice entity was cleared.
+func (m *InvoiceLineMutation) InvoiceCleared() bool {
+	return m.clearedinvoice
+}
+
+// InvoiceIDs returns the "invoice" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// InvoiceID instead. It exists only for internal usage by the builders.
+func (m *InvoiceLineMutation) InvoiceIDs() (ids []int) {
+	if id := m.invoice; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetInvoice resets all changes to the "invoice" edge.
+func (m *InvoiceLineMutation) ResetInvoice() {
+	m.invoice = nil
+	m.clearedinvoice = false
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *InvoiceLineMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[invoiceline.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *InvoiceLineMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *InvoiceLineMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *InvoiceLineMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// Where appends a list predicates to the InvoiceLineMutation builder.
+func (m *InvoiceLineMutation) Where(ps ...predicate.InvoiceLine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the InvoiceLineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *InvoiceLineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.InvoiceLine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *InvoiceLineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *InvoiceLineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (InvoiceLine).
+func (m *InvoiceLineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *InvoiceLineMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.account != nil {
+		fields = append(fields, invoiceline.FieldAccountID)
+	}
+	if m.invoice != nil {
+		fields = append(fields, invoiceline.FieldInvoiceID)
+	}
+	if m.discount_rate != nil {
+		fields = append(fields, invoiceline.FieldDiscountRate)
+	}
+	if m.price != nil {
+		fields = append(fields, invoiceline.FieldPrice)
+	}
+	if m.product_code != nil {
+		fields = append(fields, invoiceline.FieldProductCode)
+	}
+	if m.product_name != nil {
+		fields = append(fields, invoiceline.FieldProductName)
+	}
+	if m.product != nil {
+		fields = append(fields, invoiceline.FieldProductID)
+	}
+	if m.shipped_qty != nil {
+		fields = append(fields, invoiceline.FieldShippedQty)
+	}
+	if m.shipped_qty_base != nil {
+		fields = append(fields, invoiceline.FieldShippedQtyBase)
+	}
+	if m.tax1 != nil {
+		fields = append(fields, invoiceline.FieldTax1)
+	}
+	if m.tax2 != nil {
+		fields = append(fields, invoiceline.FieldTax2)
+	}
+	if m.uom_type != nil {
+		fields = append(fields, invoiceline.FieldUomType)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *InvoiceLineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case invoiceline.FieldAccountID:
+		return m.AccountID()
+	case invoiceline.FieldInvoiceID:
+		return m.InvoiceID()
+	case invoiceline.FieldDiscountRate:
+		return m.DiscountRate()
+	case invoiceline.FieldPrice:
+		return m.Price()
+	case invoiceline.FieldProductCode:
+		return m.ProductCode()
+	case invoiceline.FieldProductName:
+		return m.ProductName()
+	case invoiceline.FieldProductID:
+		return m.ProductID()
+	case invoiceline.FieldShippedQty:
+		return m.ShippedQty()
+	case invoiceline.FieldShippedQtyBase:
+		return m.ShippedQtyBase()
+	case invoiceline.FieldTax1:
+		return m.Tax1()
+	case invoiceline.FieldTax2:
+		return m.Tax2()
+	case invoiceline.FieldUomType:
+		return m.UomType()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *InvoiceLineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case invoiceline.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case invoiceline.FieldInvoiceID:
+		return m.OldInvoiceID(ctx)
+	case invoiceline.FieldDiscountRate:
+		return m.OldDiscountRate(ctx)
+	case invoiceline.FieldPrice:
+		return m.OldPrice(ctx)
+	case invoiceline.FieldProductCode:
+		return m.OldProductCode(ctx)
+	case invoiceline.FieldProductName:
+		return m.OldProductName(ctx)
+	case invoiceline.FieldProductID:
+		return m.OldProductID(ctx)
+	case invoiceline.FieldShippedQty:
+		return m.OldShippedQty(ctx)
+	case invoiceline.FieldShippedQtyBase:
+		return m.OldShippedQtyBase(ctx)
+	case invoiceline.FieldTax1:
+		return m.OldTax1(ctx)
+	case invoiceline.FieldTax2:
+		return m.OldTax2(ctx)
+	case invoiceline.FieldUomType:
+		return m.OldUomType(ctx)
+	}
+	return nil, fmt.Errorf("unknown InvoiceLine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InvoiceLineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case invoiceline.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case invoiceline.FieldInvoiceID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvoiceID(v)
+		return nil
+	case invoiceline.FieldDiscountRate:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDiscountRate(v)
+		return nil
+	case invoiceline.FieldPrice:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case invoiceline.FieldProductCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductCode(v)
+		return nil
+	case invoiceline.FieldProductName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductName(v)
+		return nil
+	case invoiceline.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case invoiceline.FieldShippedQty:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippedQty(v)
+		return nil
+	case invoiceline.FieldShippedQtyBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShippedQtyBase(v)
+		return nil
+	case invoiceline.FieldTax1:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax1(v)
+		return nil
+	case invoiceline.FieldTax2:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTax2(v)
+		return nil
+	case invoiceline.FieldUomType:
+		v, ok := value.(invoiceline.UomType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUomType(v)
+		return nil
+	}
+	return fmt.Errorf("unknown InvoiceLine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *InvoiceLineMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *InvoiceLineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *InvoiceLineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown InvoiceLine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *InvoiceLineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(invoiceline.FieldDiscountRate) {
+		fields = append(fields, invoiceline.FieldDiscountRate)
+	}
+	if m.FieldCleared(invoiceline.FieldPrice) {
+		fields = append(fields, invoiceline.FieldPrice)
+	}
+	if m.FieldCleared(invoiceline.FieldProductCode) {
+		fields = append(fields, invoiceline.FieldProductCode)
+	}
+	if m.FieldCleared(invoiceline.FieldProductName) {
+		fields = append(fields, invoiceline.FieldProductName)
+	}
+	if m.FieldCleared(invoiceline.FieldShippedQty) {
+		fields = append(fields, invoiceline.FieldShippedQty)
+	}
+	if m.FieldCleared(invoiceline.FieldShippedQtyBase) {
+		fields = append(fields, invoiceline.FieldShippedQtyBase)
+	}
+	if m.FieldCleared(invoiceline.FieldTax1) {
+		fields = append(fields, invoiceline.FieldTax1)
+	}
+	if m.FieldCleared(invoiceline.FieldTax2) {
+		fields = append(fields, invoiceline.FieldTax2)
+	}
+	if m.FieldCleared(invoiceline.FieldUomType) {
+		fields = append(fields, invoiceline.FieldUomType)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *InvoiceLineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *InvoiceLineMutation) ClearField(name string) error {
+	switch name {
+	case invoiceline.FieldDiscountRate:
+		m.ClearDiscountRate()
+		return nil
+	case invoiceline.FieldPrice:
+		m.ClearPrice()
+		return nil
+	case invoiceline.FieldProductCode:
+		m.ClearProductCode()
+		return nil
+	case invoiceline.FieldProductName:
+		m.ClearProductName()
+		return nil
+	case invoiceline.FieldShippedQty:
+		m.ClearShippedQty()
+		return nil
+	case invoiceline.FieldShippedQtyBase:
+		m.ClearShippedQtyBase()
+		return nil
+	case invoiceline.FieldTax1:
+		m.ClearTax1()
+		return nil
+	case invoiceline.FieldTax2:
+		m.ClearTax2()
+		return nil
+	case invoiceline.FieldUomType:
+		m.ClearUomType()
+		return nil
+	}
+	return fmt.Errorf("unknown InvoiceLine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *InvoiceLineMutation) ResetField(name string) error {
+	switch name {
+	case invoiceline.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case invoiceline.FieldInvoiceID:
+		m.ResetInvoiceID()
+		return nil
+	case invoiceline.FieldDiscountRate:
+		m.ResetDiscountRate()
+		return nil
+	case invoiceline.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case invoiceline.FieldProductCode:
+		m.ResetProductCode()
+		return nil
+	case invoiceline.FieldProductName:
+		m.ResetProductName()
+		return nil
+	case invoiceline.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case invoiceline.FieldShippedQty:
+		m.ResetShippedQty()
+		return nil
+	case invoiceline.FieldShippedQtyBase:
+		m.ResetShippedQtyBase()
+		return nil
+	case invoiceline.FieldTax1:
+		m.ResetTax1()
+		return nil
+	case invoiceline.FieldTax2:
+		m.ResetTax2()
+		return nil
+	case invoiceline.FieldUomType:
+		m.ResetUomType()
+		return nil
+	}
+	return fmt.Errorf("unknown InvoiceLine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *InvoiceLineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, invoiceline.EdgeAccount)
+	}
+	if m.invoice != nil {
+		edges = append(edges, invoiceline.EdgeInvoice)
+	}
+	if m.product != nil {
+		edges = append(edges, invoiceline.EdgeProduct)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *InvoiceLineMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case invoiceline.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case invoiceline.EdgeInvoice:
+		if id := m.invoice; id != nil {
+			return []ent.Value{*id}
+		}
+	case invoiceline.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *InvoiceLineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *InvoiceLineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *InvoiceLineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, invoiceline.EdgeAccount)
+	}
+	if m.clearedinvoice {
+		edges = append(edges, invoiceline.EdgeInvoice)
+	}
+	if m.clearedproduct {
+		edges = append(edges, invoiceline.EdgeProduct)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *InvoiceLineMutation) EdgeCleared(name string) bool {
+	switch name {
+	case invoiceline.EdgeAccount:
+		return m.clearedaccount
+	case invoiceline.EdgeInvoice:
+		return m.clearedinvoice
+	case invoiceline.EdgeProduct:
+		return m.clearedproduct
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *InvoiceLineMutation) ClearEdge(name string) error {
+	switch name {
+	case invoiceline.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case invoiceline.EdgeInvoice:
+		m.ClearInvoice()
+		return nil
+	case invoiceline.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown InvoiceLine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *InvoiceLineMutation) ResetEdge(name string) error {
+	switch name {
+	case invoiceline.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case invoiceline.EdgeInvoice:
+		m.ResetInvoice()
+		return nil
+	case invoiceline.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown InvoiceLine edge %s", name)
 }
 
 // LocationMutation represents an operation that mutates the Location nodes in the graph.
@@ -47124,6 +50225,1715 @@ func (m *SalespersonMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Salesperson edge %s", name)
+}
+
+// ShipmentMutation represents an operation that mutates the Shipment nodes in the graph.
+type ShipmentMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	created_at         *time.Time
+	updated_at         *time.Time
+	ship_date          *time.Time
+	tracking_number    *string
+	clearedFields      map[string]struct{}
+	account            *int
+	clearedaccount     bool
+	sales_order        *int
+	clearedsales_order bool
+	invoice            *int
+	clearedinvoice     bool
+	lines              map[int]struct{}
+	removedlines       map[int]struct{}
+	clearedlines       bool
+	done               bool
+	oldValue           func(context.Context) (*Shipment, error)
+	predicates         []predicate.Shipment
+}
+
+var _ ent.Mutation = (*ShipmentMutation)(nil)
+
+// shipmentOption allows management of the mutation configuration using functional options.
+type shipmentOption func(*ShipmentMutation)
+
+// newShipmentMutation creates new mutation for the Shipment entity.
+func newShipmentMutation(c config, op Op, opts ...shipmentOption) *ShipmentMutation {
+	m := &ShipmentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShipment,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShipmentID sets the ID field of the mutation.
+func withShipmentID(id int) shipmentOption {
+	return func(m *ShipmentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Shipment
+		)
+		m.oldValue = func(ctx context.Context) (*Shipment, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Shipment.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShipment sets the old Shipment of the mutation.
+func withShipment(node *Shipment) shipmentOption {
+	return func(m *ShipmentMutation) {
+		m.oldValue = func(context.Context) (*Shipment, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShipmentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShipmentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShipmentMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShipmentMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Shipment.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ShipmentMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ShipmentMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ShipmentMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShipmentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShipmentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShipmentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ShipmentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ShipmentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ShipmentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (m *ShipmentMutation) SetSalesOrderID(i int) {
+	m.sales_order = &i
+}
+
+// SalesOrderID returns the value of the "sales_order_id" field in the mutation.
+func (m *ShipmentMutation) SalesOrderID() (r int, exists bool) {
+	v := m.sales_order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderID returns the old "sales_order_id" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldSalesOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderID: %w", err)
+	}
+	return oldValue.SalesOrderID, nil
+}
+
+// ResetSalesOrderID resets all changes to the "sales_order_id" field.
+func (m *ShipmentMutation) ResetSalesOrderID() {
+	m.sales_order = nil
+}
+
+// SetShipDate sets the "ship_date" field.
+func (m *ShipmentMutation) SetShipDate(t time.Time) {
+	m.ship_date = &t
+}
+
+// ShipDate returns the value of the "ship_date" field in the mutation.
+func (m *ShipmentMutation) ShipDate() (r time.Time, exists bool) {
+	v := m.ship_date
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShipDate returns the old "ship_date" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldShipDate(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShipDate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShipDate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShipDate: %w", err)
+	}
+	return oldValue.ShipDate, nil
+}
+
+// ClearShipDate clears the value of the "ship_date" field.
+func (m *ShipmentMutation) ClearShipDate() {
+	m.ship_date = nil
+	m.clearedFields[shipment.FieldShipDate] = struct{}{}
+}
+
+// ShipDateCleared returns if the "ship_date" field was cleared in this mutation.
+func (m *ShipmentMutation) ShipDateCleared() bool {
+	_, ok := m.clearedFields[shipment.FieldShipDate]
+	return ok
+}
+
+// ResetShipDate resets all changes to the "ship_date" field.
+func (m *ShipmentMutation) ResetShipDate() {
+	m.ship_date = nil
+	delete(m.clearedFields, shipment.FieldShipDate)
+}
+
+// SetTrackingNumber sets the "tracking_number" field.
+func (m *ShipmentMutation) SetTrackingNumber(s string) {
+	m.tracking_number = &s
+}
+
+// TrackingNumber returns the value of the "tracking_number" field in the mutation.
+func (m *ShipmentMutation) TrackingNumber() (r string, exists bool) {
+	v := m.tracking_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrackingNumber returns the old "tracking_number" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldTrackingNumber(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrackingNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrackingNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrackingNumber: %w", err)
+	}
+	return oldValue.TrackingNumber, nil
+}
+
+// ClearTrackingNumber clears the value of the "tracking_number" field.
+func (m *ShipmentMutation) ClearTrackingNumber() {
+	m.tracking_number = nil
+	m.clearedFields[shipment.FieldTrackingNumber] = struct{}{}
+}
+
+// TrackingNumberCleared returns if the "tracking_number" field was cleared in this mutation.
+func (m *ShipmentMutation) TrackingNumberCleared() bool {
+	_, ok := m.clearedFields[shipment.FieldTrackingNumber]
+	return ok
+}
+
+// ResetTrackingNumber resets all changes to the "tracking_number" field.
+func (m *ShipmentMutation) ResetTrackingNumber() {
+	m.tracking_number = nil
+	delete(m.clearedFields, shipment.FieldTrackingNumber)
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (m *ShipmentMutation) SetInvoiceID(i int) {
+	m.invoice = &i
+}
+
+// InvoiceID returns the value of the "invoice_id" field in the mutation.
+func (m *ShipmentMutation) InvoiceID() (r int, exists bool) {
+	v := m.invoice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvoiceID returns the old "invoice_id" field's value of the Shipment entity.
+// If the Shipment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentMutation) OldInvoiceID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvoiceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvoiceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvoiceID: %w", err)
+	}
+	return oldValue.InvoiceID, nil
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (m *ShipmentMutation) ClearInvoiceID() {
+	m.invoice = nil
+	m.clearedFields[shipment.FieldInvoiceID] = struct{}{}
+}
+
+// InvoiceIDCleared returns if the "invoice_id" field was cleared in this mutation.
+func (m *ShipmentMutation) InvoiceIDCleared() bool {
+	_, ok := m.clearedFields[shipment.FieldInvoiceID]
+	return ok
+}
+
+// ResetInvoiceID resets all changes to the "invoice_id" field.
+func (m *ShipmentMutation) ResetInvoiceID() {
+	m.invoice = nil
+	delete(m.clearedFields, shipment.FieldInvoiceID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ShipmentMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[shipment.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ShipmentMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ShipmentMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ShipmentMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearSalesOrder clears the "sales_order" edge to the SalesOrder entity.
+func (m *ShipmentMutation) ClearSalesOrder() {
+	m.clearedsales_order = true
+	m.clearedFields[shipment.FieldSalesOrderID] = struct{}{}
+}
+
+// SalesOrderCleared reports if the "sales_order" edge to the SalesOrder entity was cleared.
+func (m *ShipmentMutation) SalesOrderCleared() bool {
+	return m.clearedsales_order
+}
+
+// SalesOrderIDs returns the "sales_order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// SalesOrderID instead. It exists only for internal usage by the builders.
+func (m *ShipmentMutation) SalesOrderIDs() (ids []int) {
+	if id := m.sales_order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetSalesOrder resets all changes to the "sales_order" edge.
+func (m *ShipmentMutation) ResetSalesOrder() {
+	m.sales_order = nil
+	m.clearedsales_order = false
+}
+
+// ClearInvoice clears the "invoice" edge to the Invoice entity.
+func (m *ShipmentMutation) ClearInvoice() {
+	m.clearedinvoice = true
+	m.clearedFields[shipment.FieldInvoiceID] = struct{}{}
+}
+
+// InvoiceCleared reports if the "invoice" edge to the Invoice entity was cleared.
+func (m *ShipmentMutation) InvoiceCleared() bool {
+	return m.InvoiceIDCleared() || m.clearedinvoice
+}
+
+// InvoiceIDs returns the "invoice" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// InvoiceID instead. It exists only for internal usage by the builders.
+func (m *ShipmentMutation) InvoiceIDs() (ids []int) {
+	if id := m.invoice; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetInvoice resets all changes to the "invoice" edge.
+func (m *ShipmentMutation) ResetInvoice() {
+	m.invoice = nil
+	m.clearedinvoice = false
+}
+
+// AddLineIDs adds the "lines" edge to the ShipmentLine entity by ids.
+func (m *ShipmentMutation) AddLineIDs(ids ...int) {
+	if m.lines == nil {
+		m.lines = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.lines[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLines clears the "lines" edge to the ShipmentLine entity.
+func (m *ShipmentMutation) ClearLines() {
+	m.clearedlines = true
+}
+
+// LinesCleared reports if the "lines" edge to the ShipmentLine entity was cleared.
+func (m *ShipmentMutation) LinesCleared() bool {
+	return m.clearedlines
+}
+
+// RemoveLineIDs removes the "lines" edge to the ShipmentLine entity by IDs.
+func (m *ShipmentMutation) RemoveLineIDs(ids ...int) {
+	if m.removedlines == nil {
+		m.removedlines = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.lines, ids[i])
+		m.removedlines[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLines returns the removed IDs of the "lines" edge to the ShipmentLine entity.
+func (m *ShipmentMutation) RemovedLinesIDs() (ids []int) {
+	for id := range m.removedlines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinesIDs returns the "lines" edge IDs in the mutation.
+func (m *ShipmentMutation) LinesIDs() (ids []int) {
+	for id := range m.lines {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLines resets all changes to the "lines" edge.
+func (m *ShipmentMutation) ResetLines() {
+	m.lines = nil
+	m.clearedlines = false
+	m.removedlines = nil
+}
+
+// Where appends a list predicates to the ShipmentMutation builder.
+func (m *ShipmentMutation) Where(ps ...predicate.Shipment) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShipmentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShipmentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Shipment, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShipmentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShipmentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Shipment).
+func (m *ShipmentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShipmentMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.account != nil {
+		fields = append(fields, shipment.FieldAccountID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, shipment.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, shipment.FieldUpdatedAt)
+	}
+	if m.sales_order != nil {
+		fields = append(fields, shipment.FieldSalesOrderID)
+	}
+	if m.ship_date != nil {
+		fields = append(fields, shipment.FieldShipDate)
+	}
+	if m.tracking_number != nil {
+		fields = append(fields, shipment.FieldTrackingNumber)
+	}
+	if m.invoice != nil {
+		fields = append(fields, shipment.FieldInvoiceID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShipmentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shipment.FieldAccountID:
+		return m.AccountID()
+	case shipment.FieldCreatedAt:
+		return m.CreatedAt()
+	case shipment.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case shipment.FieldSalesOrderID:
+		return m.SalesOrderID()
+	case shipment.FieldShipDate:
+		return m.ShipDate()
+	case shipment.FieldTrackingNumber:
+		return m.TrackingNumber()
+	case shipment.FieldInvoiceID:
+		return m.InvoiceID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShipmentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shipment.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case shipment.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case shipment.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case shipment.FieldSalesOrderID:
+		return m.OldSalesOrderID(ctx)
+	case shipment.FieldShipDate:
+		return m.OldShipDate(ctx)
+	case shipment.FieldTrackingNumber:
+		return m.OldTrackingNumber(ctx)
+	case shipment.FieldInvoiceID:
+		return m.OldInvoiceID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Shipment field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipmentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shipment.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case shipment.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case shipment.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case shipment.FieldSalesOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderID(v)
+		return nil
+	case shipment.FieldShipDate:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShipDate(v)
+		return nil
+	case shipment.FieldTrackingNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrackingNumber(v)
+		return nil
+	case shipment.FieldInvoiceID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvoiceID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Shipment field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShipmentMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShipmentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipmentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Shipment numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShipmentMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(shipment.FieldShipDate) {
+		fields = append(fields, shipment.FieldShipDate)
+	}
+	if m.FieldCleared(shipment.FieldTrackingNumber) {
+		fields = append(fields, shipment.FieldTrackingNumber)
+	}
+	if m.FieldCleared(shipment.FieldInvoiceID) {
+		fields = append(fields, shipment.FieldInvoiceID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShipmentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShipmentMutation) ClearField(name string) error {
+	switch name {
+	case shipment.FieldShipDate:
+		m.ClearShipDate()
+		return nil
+	case shipment.FieldTrackingNumber:
+		m.ClearTrackingNumber()
+		return nil
+	case shipment.FieldInvoiceID:
+		m.ClearInvoiceID()
+		return nil
+	}
+	return fmt.Errorf("unknown Shipment nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShipmentMutation) ResetField(name string) error {
+	switch name {
+	case shipment.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case shipment.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case shipment.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case shipment.FieldSalesOrderID:
+		m.ResetSalesOrderID()
+		return nil
+	case shipment.FieldShipDate:
+		m.ResetShipDate()
+		return nil
+	case shipment.FieldTrackingNumber:
+		m.ResetTrackingNumber()
+		return nil
+	case shipment.FieldInvoiceID:
+		m.ResetInvoiceID()
+		return nil
+	}
+	return fmt.Errorf("unknown Shipment field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShipmentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.account != nil {
+		edges = append(edges, shipment.EdgeAccount)
+	}
+	if m.sales_order != nil {
+		edges = append(edges, shipment.EdgeSalesOrder)
+	}
+	if m.invoice != nil {
+		edges = append(edges, shipment.EdgeInvoice)
+	}
+	if m.lines != nil {
+		edges = append(edges, shipment.EdgeLines)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShipmentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shipment.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case shipment.EdgeSalesOrder:
+		if id := m.sales_order; id != nil {
+			return []ent.Value{*id}
+		}
+	case shipment.EdgeInvoice:
+		if id := m.invoice; id != nil {
+			return []ent.Value{*id}
+		}
+	case shipment.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.lines))
+		for id := range m.lines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShipmentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.removedlines != nil {
+		edges = append(edges, shipment.EdgeLines)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShipmentMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case shipment.EdgeLines:
+		ids := make([]ent.Value, 0, len(m.removedlines))
+		for id := range m.removedlines {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShipmentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 4)
+	if m.clearedaccount {
+		edges = append(edges, shipment.EdgeAccount)
+	}
+	if m.clearedsales_order {
+		edges = append(edges, shipment.EdgeSalesOrder)
+	}
+	if m.clearedinvoice {
+		edges = append(edges, shipment.EdgeInvoice)
+	}
+	if m.clearedlines {
+		edges = append(edges, shipment.EdgeLines)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShipmentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shipment.EdgeAccount:
+		return m.clearedaccount
+	case shipment.EdgeSalesOrder:
+		return m.clearedsales_order
+	case shipment.EdgeInvoice:
+		return m.clearedinvoice
+	case shipment.EdgeLines:
+		return m.clearedlines
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShipmentMutation) ClearEdge(name string) error {
+	switch name {
+	case shipment.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case shipment.EdgeSalesOrder:
+		m.ClearSalesOrder()
+		return nil
+	case shipment.EdgeInvoice:
+		m.ClearInvoice()
+		return nil
+	}
+	return fmt.Errorf("unknown Shipment unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShipmentMutation) ResetEdge(name string) error {
+	switch name {
+	case shipment.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case shipment.EdgeSalesOrder:
+		m.ResetSalesOrder()
+		return nil
+	case shipment.EdgeInvoice:
+		m.ResetInvoice()
+		return nil
+	case shipment.EdgeLines:
+		m.ResetLines()
+		return nil
+	}
+	return fmt.Errorf("unknown Shipment edge %s", name)
+}
+
+// ShipmentLineMutation represents an operation that mutates the ShipmentLine nodes in the graph.
+type ShipmentLineMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *int
+	sales_order_line_id    *int
+	addsales_order_line_id *int
+	quantity_base          *decimal.Decimal
+	clearedFields          map[string]struct{}
+	account                *int
+	clearedaccount         bool
+	shipment               *int
+	clearedshipment        bool
+	lot                    *int
+	clearedlot             bool
+	done                   bool
+	oldValue               func(context.Context) (*ShipmentLine, error)
+	predicates             []predicate.ShipmentLine
+}
+
+var _ ent.Mutation = (*ShipmentLineMutation)(nil)
+
+// shipmentlineOption allows management of the mutation configuration using functional options.
+type shipmentlineOption func(*ShipmentLineMutation)
+
+// newShipmentLineMutation creates new mutation for the ShipmentLine entity.
+func newShipmentLineMutation(c config, op Op, opts ...shipmentlineOption) *ShipmentLineMutation {
+	m := &ShipmentLineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShipmentLine,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShipmentLineID sets the ID field of the mutation.
+func withShipmentLineID(id int) shipmentlineOption {
+	return func(m *ShipmentLineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShipmentLine
+		)
+		m.oldValue = func(ctx context.Context) (*ShipmentLine, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShipmentLine.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShipmentLine sets the old ShipmentLine of the mutation.
+func withShipmentLine(node *ShipmentLine) shipmentlineOption {
+	return func(m *ShipmentLineMutation) {
+		m.oldValue = func(context.Context) (*ShipmentLine, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShipmentLineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShipmentLineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShipmentLineMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShipmentLineMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShipmentLine.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *ShipmentLineMutation) SetAccountID(i int) {
+	m.account = &i
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *ShipmentLineMutation) AccountID() (r int, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the ShipmentLine entity.
+// If the ShipmentLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentLineMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *ShipmentLineMutation) ResetAccountID() {
+	m.account = nil
+}
+
+// SetShipmentID sets the "shipment_id" field.
+func (m *ShipmentLineMutation) SetShipmentID(i int) {
+	m.shipment = &i
+}
+
+// ShipmentID returns the value of the "shipment_id" field in the mutation.
+func (m *ShipmentLineMutation) ShipmentID() (r int, exists bool) {
+	v := m.shipment
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShipmentID returns the old "shipment_id" field's value of the ShipmentLine entity.
+// If the ShipmentLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentLineMutation) OldShipmentID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShipmentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShipmentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShipmentID: %w", err)
+	}
+	return oldValue.ShipmentID, nil
+}
+
+// ResetShipmentID resets all changes to the "shipment_id" field.
+func (m *ShipmentLineMutation) ResetShipmentID() {
+	m.shipment = nil
+}
+
+// SetSalesOrderLineID sets the "sales_order_line_id" field.
+func (m *ShipmentLineMutation) SetSalesOrderLineID(i int) {
+	m.sales_order_line_id = &i
+	m.addsales_order_line_id = nil
+}
+
+// SalesOrderLineID returns the value of the "sales_order_line_id" field in the mutation.
+func (m *ShipmentLineMutation) SalesOrderLineID() (r int, exists bool) {
+	v := m.sales_order_line_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderLineID returns the old "sales_order_line_id" field's value of the ShipmentLine entity.
+// If the ShipmentLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentLineMutation) OldSalesOrderLineID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderLineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderLineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderLineID: %w", err)
+	}
+	return oldValue.SalesOrderLineID, nil
+}
+
+// AddSalesOrderLineID adds i to the "sales_order_line_id" field.
+func (m *ShipmentLineMutation) AddSalesOrderLineID(i int) {
+	if m.addsales_order_line_id != nil {
+		*m.addsales_order_line_id += i
+	} else {
+		m.addsales_order_line_id = &i
+	}
+}
+
+// AddedSalesOrderLineID returns the value that was added to the "sales_order_line_id" field in this mutation.
+func (m *ShipmentLineMutation) AddedSalesOrderLineID() (r int, exists bool) {
+	v := m.addsales_order_line_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSalesOrderLineID resets all changes to the "sales_order_line_id" field.
+func (m *ShipmentLineMutation) ResetSalesOrderLineID() {
+	m.sales_order_line_id = nil
+	m.addsales_order_line_id = nil
+}
+
+// SetQuantityBase sets the "quantity_base" field.
+func (m *ShipmentLineMutation) SetQuantityBase(d decimal.Decimal) {
+	m.quantity_base = &d
+}
+
+// QuantityBase returns the value of the "quantity_base" field in the mutation.
+func (m *ShipmentLineMutation) QuantityBase() (r decimal.Decimal, exists bool) {
+	v := m.quantity_base
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantityBase returns the old "quantity_base" field's value of the ShipmentLine entity.
+// If the ShipmentLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentLineMutation) OldQuantityBase(ctx context.Context) (v *decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantityBase is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantityBase requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantityBase: %w", err)
+	}
+	return oldValue.QuantityBase, nil
+}
+
+// ClearQuantityBase clears the value of the "quantity_base" field.
+func (m *ShipmentLineMutation) ClearQuantityBase() {
+	m.quantity_base = nil
+	m.clearedFields[shipmentline.FieldQuantityBase] = struct{}{}
+}
+
+// QuantityBaseCleared returns if the "quantity_base" field was cleared in this mutation.
+func (m *ShipmentLineMutation) QuantityBaseCleared() bool {
+	_, ok := m.clearedFields[shipmentline.FieldQuantityBase]
+	return ok
+}
+
+// ResetQuantityBase resets all changes to the "quantity_base" field.
+func (m *ShipmentLineMutation) ResetQuantityBase() {
+	m.quantity_base = nil
+	delete(m.clearedFields, shipmentline.FieldQuantityBase)
+}
+
+// SetLotID sets the "lot_id" field.
+func (m *ShipmentLineMutation) SetLotID(i int) {
+	m.lot = &i
+}
+
+// LotID returns the value of the "lot_id" field in the mutation.
+func (m *ShipmentLineMutation) LotID() (r int, exists bool) {
+	v := m.lot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLotID returns the old "lot_id" field's value of the ShipmentLine entity.
+// If the ShipmentLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipmentLineMutation) OldLotID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLotID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLotID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLotID: %w", err)
+	}
+	return oldValue.LotID, nil
+}
+
+// ClearLotID clears the value of the "lot_id" field.
+func (m *ShipmentLineMutation) ClearLotID() {
+	m.lot = nil
+	m.clearedFields[shipmentline.FieldLotID] = struct{}{}
+}
+
+// LotIDCleared returns if the "lot_id" field was cleared in this mutation.
+func (m *ShipmentLineMutation) LotIDCleared() bool {
+	_, ok := m.clearedFields[shipmentline.FieldLotID]
+	return ok
+}
+
+// ResetLotID resets all changes to the "lot_id" field.
+func (m *ShipmentLineMutation) ResetLotID() {
+	m.lot = nil
+	delete(m.clearedFields, shipmentline.FieldLotID)
+}
+
+// ClearAccount clears the "account" edge to the Account entity.
+func (m *ShipmentLineMutation) ClearAccount() {
+	m.clearedaccount = true
+	m.clearedFields[shipmentline.FieldAccountID] = struct{}{}
+}
+
+// AccountCleared reports if the "account" edge to the Account entity was cleared.
+func (m *ShipmentLineMutation) AccountCleared() bool {
+	return m.clearedaccount
+}
+
+// AccountIDs returns the "account" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AccountID instead. It exists only for internal usage by the builders.
+func (m *ShipmentLineMutation) AccountIDs() (ids []int) {
+	if id := m.account; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAccount resets all changes to the "account" edge.
+func (m *ShipmentLineMutation) ResetAccount() {
+	m.account = nil
+	m.clearedaccount = false
+}
+
+// ClearShipment clears the "shipment" edge to the Shipment entity.
+func (m *ShipmentLineMutation) ClearShipment() {
+	m.clearedshipment = true
+	m.clearedFields[shipmentline.FieldShipmentID] = struct{}{}
+}
+
+// ShipmentCleared reports if the "shipment" edge to the Shipment entity was cleared.
+func (m *ShipmentLineMutation) ShipmentCleared() bool {
+	return m.clearedshipment
+}
+
+// ShipmentIDs returns the "shipment" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ShipmentID instead. It exists only for internal usage by the builders.
+func (m *ShipmentLineMutation) ShipmentIDs() (ids []int) {
+	if id := m.shipment; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetShipment resets all changes to the "shipment" edge.
+func (m *ShipmentLineMutation) ResetShipment() {
+	m.shipment = nil
+	m.clearedshipment = false
+}
+
+// ClearLot clears the "lot" edge to the ProductLot entity.
+func (m *ShipmentLineMutation) ClearLot() {
+	m.clearedlot = true
+	m.clearedFields[shipmentline.FieldLotID] = struct{}{}
+}
+
+// LotCleared reports if the "lot" edge to the ProductLot entity was cleared.
+func (m *ShipmentLineMutation) LotCleared() bool {
+	return m.LotIDCleared() || m.clearedlot
+}
+
+// LotIDs returns the "lot" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// LotID instead. It exists only for internal usage by the builders.
+func (m *ShipmentLineMutation) LotIDs() (ids []int) {
+	if id := m.lot; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetLot resets all changes to the "lot" edge.
+func (m *ShipmentLineMutation) ResetLot() {
+	m.lot = nil
+	m.clearedlot = false
+}
+
+// Where appends a list predicates to the ShipmentLineMutation builder.
+func (m *ShipmentLineMutation) Where(ps ...predicate.ShipmentLine) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShipmentLineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShipmentLineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShipmentLine, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShipmentLineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShipmentLineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShipmentLine).
+func (m *ShipmentLineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShipmentLineMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.account != nil {
+		fields = append(fields, shipmentline.FieldAccountID)
+	}
+	if m.shipment != nil {
+		fields = append(fields, shipmentline.FieldShipmentID)
+	}
+	if m.sales_order_line_id != nil {
+		fields = append(fields, shipmentline.FieldSalesOrderLineID)
+	}
+	if m.quantity_base != nil {
+		fields = append(fields, shipmentline.FieldQuantityBase)
+	}
+	if m.lot != nil {
+		fields = append(fields, shipmentline.FieldLotID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShipmentLineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shipmentline.FieldAccountID:
+		return m.AccountID()
+	case shipmentline.FieldShipmentID:
+		return m.ShipmentID()
+	case shipmentline.FieldSalesOrderLineID:
+		return m.SalesOrderLineID()
+	case shipmentline.FieldQuantityBase:
+		return m.QuantityBase()
+	case shipmentline.FieldLotID:
+		return m.LotID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShipmentLineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shipmentline.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case shipmentline.FieldShipmentID:
+		return m.OldShipmentID(ctx)
+	case shipmentline.FieldSalesOrderLineID:
+		return m.OldSalesOrderLineID(ctx)
+	case shipmentline.FieldQuantityBase:
+		return m.OldQuantityBase(ctx)
+	case shipmentline.FieldLotID:
+		return m.OldLotID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShipmentLine field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipmentLineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shipmentline.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case shipmentline.FieldShipmentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShipmentID(v)
+		return nil
+	case shipmentline.FieldSalesOrderLineID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderLineID(v)
+		return nil
+	case shipmentline.FieldQuantityBase:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantityBase(v)
+		return nil
+	case shipmentline.FieldLotID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLotID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShipmentLineMutation) AddedFields() []string {
+	var fields []string
+	if m.addsales_order_line_id != nil {
+		fields = append(fields, shipmentline.FieldSalesOrderLineID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShipmentLineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case shipmentline.FieldSalesOrderLineID:
+		return m.AddedSalesOrderLineID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipmentLineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case shipmentline.FieldSalesOrderLineID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSalesOrderLineID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShipmentLineMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(shipmentline.FieldQuantityBase) {
+		fields = append(fields, shipmentline.FieldQuantityBase)
+	}
+	if m.FieldCleared(shipmentline.FieldLotID) {
+		fields = append(fields, shipmentline.FieldLotID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShipmentLineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShipmentLineMutation) ClearField(name string) error {
+	switch name {
+	case shipmentline.FieldQuantityBase:
+		m.ClearQuantityBase()
+		return nil
+	case shipmentline.FieldLotID:
+		m.ClearLotID()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShipmentLineMutation) ResetField(name string) error {
+	switch name {
+	case shipmentline.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case shipmentline.FieldShipmentID:
+		m.ResetShipmentID()
+		return nil
+	case shipmentline.FieldSalesOrderLineID:
+		m.ResetSalesOrderLineID()
+		return nil
+	case shipmentline.FieldQuantityBase:
+		m.ResetQuantityBase()
+		return nil
+	case shipmentline.FieldLotID:
+		m.ResetLotID()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShipmentLineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.account != nil {
+		edges = append(edges, shipmentline.EdgeAccount)
+	}
+	if m.shipment != nil {
+		edges = append(edges, shipmentline.EdgeShipment)
+	}
+	if m.lot != nil {
+		edges = append(edges, shipmentline.EdgeLot)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShipmentLineMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shipmentline.EdgeAccount:
+		if id := m.account; id != nil {
+			return []ent.Value{*id}
+		}
+	case shipmentline.EdgeShipment:
+		if id := m.shipment; id != nil {
+			return []ent.Value{*id}
+		}
+	case shipmentline.EdgeLot:
+		if id := m.lot; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShipmentLineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShipmentLineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShipmentLineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedaccount {
+		edges = append(edges, shipmentline.EdgeAccount)
+	}
+	if m.clearedshipment {
+		edges = append(edges, shipmentline.EdgeShipment)
+	}
+	if m.clearedlot {
+		edges = append(edges, shipmentline.EdgeLot)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShipmentLineMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shipmentline.EdgeAccount:
+		return m.clearedaccount
+	case shipmentline.EdgeShipment:
+		return m.clearedshipment
+	case shipmentline.EdgeLot:
+		return m.clearedlot
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShipmentLineMutation) ClearEdge(name string) error {
+	switch name {
+	case shipmentline.EdgeAccount:
+		m.ClearAccount()
+		return nil
+	case shipmentline.EdgeShipment:
+		m.ClearShipment()
+		return nil
+	case shipmentline.EdgeLot:
+		m.ClearLot()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShipmentLineMutation) ResetEdge(name string) error {
+	switch name {
+	case shipmentline.EdgeAccount:
+		m.ResetAccount()
+		return nil
+	case shipmentline.EdgeShipment:
+		m.ResetShipment()
+		return nil
+	case shipmentline.EdgeLot:
+		m.ResetLot()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipmentLine edge %s", name)
 }
 
 // ShippingAddressMutation represents an operation that mutates the ShippingAddress nodes in the graph.

@@ -48,6 +48,10 @@ type Tx struct {
 	FoodNutrient *FoodNutrientClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Invoice is the client for interacting with the Invoice builders.
+	Invoice *InvoiceClient
+	// InvoiceLine is the client for interacting with the InvoiceLine builders.
+	InvoiceLine *InvoiceLineClient
 	// Location is the client for interacting with the Location builders.
 	Location *LocationClient
 	// LotCorrection is the client for interacting with the LotCorrection builders.
@@ -110,6 +114,10 @@ type Tx struct {
 	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// Shipment is the client for interacting with the Shipment builders.
+	Shipment *ShipmentClient
+	// ShipmentLine is the client for interacting with the ShipmentLine builders.
+	ShipmentLine *ShipmentLineClient
 	// ShippingAddress is the client for interacting with the ShippingAddress builders.
 	ShippingAddress *ShippingAddressClient
 	// ShippingMethod is the client for interacting with the ShippingMethod builders.
@@ -280,6 +288,8 @@ func (tx *Tx) init() {
 	tx.Food = NewFoodClient(tx.config)
 	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.Invoice = NewInvoiceClient(tx.config)
+	tx.InvoiceLine = NewInvoiceLineClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)
 	tx.LotCorrection = NewLotCorrectionClient(tx.config)
 	tx.Nutrient = NewNutrientClient(tx.config)
@@ -311,6 +321,8 @@ func (tx *Tx) init() {
 	tx.SalesOrder = NewSalesOrderClient(tx.config)
 	tx.SalesOrderLine = NewSalesOrderLineClient(tx.config)
 	tx.Salesperson = NewSalespersonClient(tx.config)
+	tx.Shipment = NewShipmentClient(tx.config)
+	tx.ShipmentLine = NewShipmentLineClient(tx.config)
 	tx.ShippingAddress = NewShippingAddressClient(tx.config)
 	tx.ShippingMethod = NewShippingMethodClient(tx.config)
 	tx.StockMovement = NewStockMovementClient(tx.config)

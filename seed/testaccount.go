@@ -63,6 +63,7 @@ var testSteps = []struct {
 	{"productions", seedProductions},
 	{"purchase orders", seedPurchaseOrders},
 	{"bills", seedBills},
+	{"sales orders", seedSalesOrders},
 }
 
 func seedTags(ctx context.Context, tx *ent.Tx) error {

@@ -64,6 +64,7 @@ var commands = []command{
 	{"supplier reset", "supplier reset --org ID --env E --supplier CODE|ID  put a supplier back to PENDING", supplierApproval(supplier.ApprovalStatusPENDING)},
 	{"supplier certify", "supplier certify --org ID --env E --supplier CODE|ID [--scheme S] [--expires-on DATE]  record a supplier's certification", supplierCertify},
 	{"bill cancel", "bill cancel --org ID --env E --id ID  cancel a bill: kept, is_cancelled (bill.cancelled); its stock stays", billCancel},
+	{"invoice cancel", "invoice cancel --org ID --env E --id ID  cancel an invoice: kept, is_cancelled (invoice.cancelled); what shipped stays shipped", invoiceCancel},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
 	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},

@@ -25,6 +25,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -57,6 +59,8 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -583,6 +587,60 @@ func (f TraverseIdempotencyKey) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The InvoiceFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InvoiceFunc func(context.Context, *ent.InvoiceQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InvoiceFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InvoiceQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InvoiceQuery", q)
+}
+
+// The TraverseInvoice type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInvoice func(context.Context, *ent.InvoiceQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInvoice) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInvoice) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InvoiceQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InvoiceQuery", q)
+}
+
+// The InvoiceLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type InvoiceLineFunc func(context.Context, *ent.InvoiceLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f InvoiceLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.InvoiceLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.InvoiceLineQuery", q)
+}
+
+// The TraverseInvoiceLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseInvoiceLine func(context.Context, *ent.InvoiceLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseInvoiceLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseInvoiceLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InvoiceLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.InvoiceLineQuery", q)
 }
 
 // The LocationFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1422,6 +1480,60 @@ func (f TraverseSalesperson) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SalespersonQuery", q)
 }
 
+// The ShipmentFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ShipmentFunc func(context.Context, *ent.ShipmentQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ShipmentFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ShipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ShipmentQuery", q)
+}
+
+// The TraverseShipment type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseShipment func(context.Context, *ent.ShipmentQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseShipment) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseShipment) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ShipmentQuery", q)
+}
+
+// The ShipmentLineFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ShipmentLineFunc func(context.Context, *ent.ShipmentLineQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ShipmentLineFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ShipmentLineQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ShipmentLineQuery", q)
+}
+
+// The TraverseShipmentLine type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseShipmentLine func(context.Context, *ent.ShipmentLineQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseShipmentLine) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseShipmentLine) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShipmentLineQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ShipmentLineQuery", q)
+}
+
 // The ShippingAddressFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ShippingAddressFunc func(context.Context, *ent.ShippingAddressQuery) (ent.Value, error)
 
@@ -1756,6 +1868,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FoodNutrientQuery, predicate.FoodNutrient, foodnutrient.OrderOption]{typ: ent.TypeFoodNutrient, tq: q}, nil
 	case *ent.IdempotencyKeyQuery:
 		return &query[*ent.IdempotencyKeyQuery, predicate.IdempotencyKey, idempotencykey.OrderOption]{typ: ent.TypeIdempotencyKey, tq: q}, nil
+	case *ent.InvoiceQuery:
+		return &query[*ent.InvoiceQuery, predicate.Invoice, invoice.OrderOption]{typ: ent.TypeInvoice, tq: q}, nil
+	case *ent.InvoiceLineQuery:
+		return &query[*ent.InvoiceLineQuery, predicate.InvoiceLine, invoiceline.OrderOption]{typ: ent.TypeInvoiceLine, tq: q}, nil
 	case *ent.LocationQuery:
 		return &query[*ent.LocationQuery, predicate.Location, location.OrderOption]{typ: ent.TypeLocation, tq: q}, nil
 	case *ent.LotCorrectionQuery:
@@ -1818,6 +1934,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.SalesOrderLineQuery, predicate.SalesOrderLine, salesorderline.OrderOption]{typ: ent.TypeSalesOrderLine, tq: q}, nil
 	case *ent.SalespersonQuery:
 		return &query[*ent.SalespersonQuery, predicate.Salesperson, salesperson.OrderOption]{typ: ent.TypeSalesperson, tq: q}, nil
+	case *ent.ShipmentQuery:
+		return &query[*ent.ShipmentQuery, predicate.Shipment, shipment.OrderOption]{typ: ent.TypeShipment, tq: q}, nil
+	case *ent.ShipmentLineQuery:
+		return &query[*ent.ShipmentLineQuery, predicate.ShipmentLine, shipmentline.OrderOption]{typ: ent.TypeShipmentLine, tq: q}, nil
 	case *ent.ShippingAddressQuery:
 		return &query[*ent.ShippingAddressQuery, predicate.ShippingAddress, shippingaddress.OrderOption]{typ: ent.TypeShippingAddress, tq: q}, nil
 	case *ent.ShippingMethodQuery:

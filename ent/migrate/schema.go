@@ -931,6 +931,172 @@ var (
 			},
 		},
 	}
+	// InvoicesColumns holds the columns for the "invoices" table.
+	InvoicesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "invoice_no", Type: field.TypeInt},
+		{Name: "invoice_date", Type: field.TypeTime},
+		{Name: "billing_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "shipping_address", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "cancelled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "company", Type: field.TypeString, Nullable: true},
+		{Name: "is_cancelled", Type: field.TypeBool, Default: false},
+		{Name: "order_date", Type: field.TypeTime, Nullable: true},
+		{Name: "ship_date", Type: field.TypeTime, Nullable: true},
+		{Name: "paid_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "subtotal", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true},
+		{Name: "tax1_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax2_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "customer_id", Type: field.TypeInt},
+		{Name: "sales_order_id", Type: field.TypeInt},
+	}
+	// InvoicesTable holds the schema information for the "invoices" table.
+	InvoicesTable = &schema.Table{
+		Name:       "invoices",
+		Columns:    InvoicesColumns,
+		PrimaryKey: []*schema.Column{InvoicesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "invoices_accounts_account",
+				Columns:    []*schema.Column{InvoicesColumns[18]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "invoices_customers_customer",
+				Columns:    []*schema.Column{InvoicesColumns[19]},
+				RefColumns: []*schema.Column{CustomersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "invoices_sales_orders_sales_order",
+				Columns:    []*schema.Column{InvoicesColumns[20]},
+				RefColumns: []*schema.Column{SalesOrdersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "invoice_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[0]},
+			},
+			{
+				Name:    "invoice_account_id_customer_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[19]},
+			},
+			{
+				Name:    "invoice_account_id_sales_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[20]},
+			},
+			{
+				Name:    "invoice_account_id_invoice_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[4]},
+			},
+			{
+				Name:    "invoice_account_id_order_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[10]},
+			},
+			{
+				Name:    "invoice_account_id_ship_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[11]},
+			},
+			{
+				Name:    "invoice_account_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[1]},
+			},
+			{
+				Name:    "invoice_account_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[2]},
+			},
+			{
+				Name:    "invoice_account_id_invoice_no",
+				Unique:  true,
+				Columns: []*schema.Column{InvoicesColumns[18], InvoicesColumns[3]},
+			},
+			{
+				Name:    "invoice_customer_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[19]},
+			},
+			{
+				Name:    "invoice_sales_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[20]},
+			},
+		},
+	}
+	// InvoiceLinesColumns holds the columns for the "invoice_lines" table.
+	InvoiceLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "discount_rate", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "price", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "product_code", Type: field.TypeString, Nullable: true},
+		{Name: "product_name", Type: field.TypeString, Nullable: true},
+		{Name: "shipped_qty", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "shipped_qty_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "tax1", Type: field.TypeBool, Nullable: true},
+		{Name: "tax2", Type: field.TypeBool, Nullable: true},
+		{Name: "uom_type", Type: field.TypeEnum, Nullable: true, Enums: []string{"INVENTORY_UNIT", "PACKAGING_SIZE", "BASE_UOM"}},
+		{Name: "invoice_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// InvoiceLinesTable holds the schema information for the "invoice_lines" table.
+	InvoiceLinesTable = &schema.Table{
+		Name:       "invoice_lines",
+		Columns:    InvoiceLinesColumns,
+		PrimaryKey: []*schema.Column{InvoiceLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "invoice_lines_invoices_lines",
+				Columns:    []*schema.Column{InvoiceLinesColumns[10]},
+				RefColumns: []*schema.Column{InvoicesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "invoice_lines_accounts_account",
+				Columns:    []*schema.Column{InvoiceLinesColumns[11]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "invoice_lines_products_product",
+				Columns:    []*schema.Column{InvoiceLinesColumns[12]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "invoiceline_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoiceLinesColumns[11], InvoiceLinesColumns[0]},
+			},
+			{
+				Name:    "invoiceline_invoice_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoiceLinesColumns[10]},
+			},
+			{
+				Name:    "invoiceline_product_id",
+				Unique:  false,
+				Columns: []*schema.Column{InvoiceLinesColumns[12]},
+			},
+		},
+	}
 	// LocationsColumns holds the columns for the "locations" table.
 	LocationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -2797,6 +2963,112 @@ var (
 			},
 		},
 	}
+	// ShipmentsColumns holds the columns for the "shipments" table.
+	ShipmentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "ship_date", Type: field.TypeTime, Nullable: true},
+		{Name: "tracking_number", Type: field.TypeString, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "sales_order_id", Type: field.TypeInt},
+		{Name: "invoice_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ShipmentsTable holds the schema information for the "shipments" table.
+	ShipmentsTable = &schema.Table{
+		Name:       "shipments",
+		Columns:    ShipmentsColumns,
+		PrimaryKey: []*schema.Column{ShipmentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "shipments_accounts_account",
+				Columns:    []*schema.Column{ShipmentsColumns[5]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "shipments_sales_orders_sales_order",
+				Columns:    []*schema.Column{ShipmentsColumns[6]},
+				RefColumns: []*schema.Column{SalesOrdersColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "shipments_invoices_invoice",
+				Columns:    []*schema.Column{ShipmentsColumns[7]},
+				RefColumns: []*schema.Column{InvoicesColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shipment_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[5], ShipmentsColumns[0]},
+			},
+			{
+				Name:    "shipment_sales_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[6]},
+			},
+			{
+				Name:    "shipment_invoice_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[7]},
+			},
+		},
+	}
+	// ShipmentLinesColumns holds the columns for the "shipment_lines" table.
+	ShipmentLinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "sales_order_line_id", Type: field.TypeInt},
+		{Name: "quantity_base", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"postgres": "numeric(20,6)", "sqlite3": "numeric"}},
+		{Name: "shipment_id", Type: field.TypeInt},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "lot_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ShipmentLinesTable holds the schema information for the "shipment_lines" table.
+	ShipmentLinesTable = &schema.Table{
+		Name:       "shipment_lines",
+		Columns:    ShipmentLinesColumns,
+		PrimaryKey: []*schema.Column{ShipmentLinesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "shipment_lines_shipments_lines",
+				Columns:    []*schema.Column{ShipmentLinesColumns[3]},
+				RefColumns: []*schema.Column{ShipmentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "shipment_lines_accounts_account",
+				Columns:    []*schema.Column{ShipmentLinesColumns[4]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+			{
+				Symbol:     "shipment_lines_product_lots_lot",
+				Columns:    []*schema.Column{ShipmentLinesColumns[5]},
+				RefColumns: []*schema.Column{ProductLotsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shipmentline_account_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentLinesColumns[4], ShipmentLinesColumns[0]},
+			},
+			{
+				Name:    "shipmentline_shipment_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentLinesColumns[3]},
+			},
+			{
+				Name:    "shipmentline_lot_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentLinesColumns[5]},
+			},
+		},
+	}
 	// ShippingAddressesColumns holds the columns for the "shipping_addresses" table.
 	ShippingAddressesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3349,6 +3621,8 @@ var (
 		FoodsTable,
 		FoodNutrientsTable,
 		IdempotencyKeysTable,
+		InvoicesTable,
+		InvoiceLinesTable,
 		LocationsTable,
 		LotCorrectionsTable,
 		NutrientsTable,
@@ -3380,6 +3654,8 @@ var (
 		SalesOrdersTable,
 		SalesOrderLinesTable,
 		SalespeopleTable,
+		ShipmentsTable,
+		ShipmentLinesTable,
 		ShippingAddressesTable,
 		ShippingMethodsTable,
 		StockMovementsTable,
@@ -3450,6 +3726,12 @@ func init() {
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = AccountsTable
+	InvoicesTable.ForeignKeys[0].RefTable = AccountsTable
+	InvoicesTable.ForeignKeys[1].RefTable = CustomersTable
+	InvoicesTable.ForeignKeys[2].RefTable = SalesOrdersTable
+	InvoiceLinesTable.ForeignKeys[0].RefTable = InvoicesTable
+	InvoiceLinesTable.ForeignKeys[1].RefTable = AccountsTable
+	InvoiceLinesTable.ForeignKeys[2].RefTable = ProductsTable
 	LocationsTable.ForeignKeys[0].RefTable = AccountsTable
 	LocationsTable.ForeignKeys[1].RefTable = LocationsTable
 	LotCorrectionsTable.ForeignKeys[0].RefTable = AccountsTable
@@ -3541,6 +3823,12 @@ func init() {
 	SalesOrderLinesTable.ForeignKeys[1].RefTable = AccountsTable
 	SalesOrderLinesTable.ForeignKeys[2].RefTable = ProductsTable
 	SalespeopleTable.ForeignKeys[0].RefTable = AccountsTable
+	ShipmentsTable.ForeignKeys[0].RefTable = AccountsTable
+	ShipmentsTable.ForeignKeys[1].RefTable = SalesOrdersTable
+	ShipmentsTable.ForeignKeys[2].RefTable = InvoicesTable
+	ShipmentLinesTable.ForeignKeys[0].RefTable = ShipmentsTable
+	ShipmentLinesTable.ForeignKeys[1].RefTable = AccountsTable
+	ShipmentLinesTable.ForeignKeys[2].RefTable = ProductLotsTable
 	ShippingAddressesTable.ForeignKeys[0].RefTable = CustomersTable
 	ShippingAddressesTable.ForeignKeys[1].RefTable = AccountsTable
 	ShippingMethodsTable.ForeignKeys[0].RefTable = AccountsTable

@@ -57,6 +57,12 @@ type FoodNutrient func(*sql.Selector)
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
+// Invoice is the predicate function for invoice builders.
+type Invoice func(*sql.Selector)
+
+// InvoiceLine is the predicate function for invoiceline builders.
+type InvoiceLine func(*sql.Selector)
+
 // Location is the predicate function for location builders.
 type Location func(*sql.Selector)
 
@@ -149,6 +155,12 @@ type SalesOrderLine func(*sql.Selector)
 
 // Salesperson is the predicate function for salesperson builders.
 type Salesperson func(*sql.Selector)
+
+// Shipment is the predicate function for shipment builders.
+type Shipment func(*sql.Selector)
+
+// ShipmentLine is the predicate function for shipmentline builders.
+type ShipmentLine func(*sql.Selector)
 
 // ShippingAddress is the predicate function for shippingaddress builders.
 type ShippingAddress func(*sql.Selector)

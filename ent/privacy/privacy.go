@@ -519,6 +519,54 @@ func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
 }
 
+// The InvoiceQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InvoiceQueryRuleFunc func(context.Context, *ent.InvoiceQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InvoiceQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InvoiceQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InvoiceQuery", q)
+}
+
+// The InvoiceMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InvoiceMutationRuleFunc func(context.Context, *ent.InvoiceMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InvoiceMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InvoiceMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InvoiceMutation", m)
+}
+
+// The InvoiceLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type InvoiceLineQueryRuleFunc func(context.Context, *ent.InvoiceLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f InvoiceLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.InvoiceLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.InvoiceLineQuery", q)
+}
+
+// The InvoiceLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type InvoiceLineMutationRuleFunc func(context.Context, *ent.InvoiceLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f InvoiceLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.InvoiceLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.InvoiceLineMutation", m)
+}
+
 // The LocationQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type LocationQueryRuleFunc func(context.Context, *ent.LocationQuery) error
@@ -1263,6 +1311,54 @@ func (f SalespersonMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalespersonMutation", m)
 }
 
+// The ShipmentQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ShipmentQueryRuleFunc func(context.Context, *ent.ShipmentQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ShipmentQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShipmentQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ShipmentQuery", q)
+}
+
+// The ShipmentMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ShipmentMutationRuleFunc func(context.Context, *ent.ShipmentMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ShipmentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ShipmentMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShipmentMutation", m)
+}
+
+// The ShipmentLineQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ShipmentLineQueryRuleFunc func(context.Context, *ent.ShipmentLineQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ShipmentLineQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ShipmentLineQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ShipmentLineQuery", q)
+}
+
+// The ShipmentLineMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ShipmentLineMutationRuleFunc func(context.Context, *ent.ShipmentLineMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ShipmentLineMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ShipmentLineMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ShipmentLineMutation", m)
+}
+
 // The ShippingAddressQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ShippingAddressQueryRuleFunc func(context.Context, *ent.ShippingAddressQuery) error
@@ -1596,6 +1692,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.IdempotencyKeyQuery:
 		return q.Filter(), nil
+	case *ent.InvoiceQuery:
+		return q.Filter(), nil
+	case *ent.InvoiceLineQuery:
+		return q.Filter(), nil
 	case *ent.LocationQuery:
 		return q.Filter(), nil
 	case *ent.LotCorrectionQuery:
@@ -1657,6 +1757,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.SalesOrderLineQuery:
 		return q.Filter(), nil
 	case *ent.SalespersonQuery:
+		return q.Filter(), nil
+	case *ent.ShipmentQuery:
+		return q.Filter(), nil
+	case *ent.ShipmentLineQuery:
 		return q.Filter(), nil
 	case *ent.ShippingAddressQuery:
 		return q.Filter(), nil
@@ -1721,6 +1825,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.IdempotencyKeyMutation:
 		return m.Filter(), nil
+	case *ent.InvoiceMutation:
+		return m.Filter(), nil
+	case *ent.InvoiceLineMutation:
+		return m.Filter(), nil
 	case *ent.LocationMutation:
 		return m.Filter(), nil
 	case *ent.LotCorrectionMutation:
@@ -1782,6 +1890,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.SalesOrderLineMutation:
 		return m.Filter(), nil
 	case *ent.SalespersonMutation:
+		return m.Filter(), nil
+	case *ent.ShipmentMutation:
+		return m.Filter(), nil
+	case *ent.ShipmentLineMutation:
 		return m.Filter(), nil
 	case *ent.ShippingAddressMutation:
 		return m.Filter(), nil

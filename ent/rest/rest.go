@@ -59,6 +59,8 @@ var Scopes = map[string]string{
 	oas.CreateFoodOperation:                "catalog:write",
 	oas.UpdateFoodOperation:                "catalog:write",
 	oas.DeleteFoodOperation:                "catalog:write",
+	oas.ListInvoicesOperation:              "sales:read",
+	oas.GetInvoiceOperation:                "sales:read",
 	oas.ListNutrientsOperation:             "catalog:read",
 	oas.GetNutrientOperation:               "catalog:read",
 	oas.ListOperationsOperation:            "manufacturing:read",
@@ -103,6 +105,7 @@ var Scopes = map[string]string{
 	oas.ChangeSalesOrderStatusOperation:    "sales:write",
 	oas.ListSalespersonsOperation:          "sales:read",
 	oas.GetSalespersonOperation:            "sales:read",
+	oas.CreateShipmentOperation:            "sales:write",
 	oas.ListShippingAddressesOperation:     "sales:read",
 	oas.GetShippingAddressOperation:        "sales:read",
 	oas.CreateShippingAddressOperation:     "sales:write",
@@ -148,6 +151,7 @@ var QueryParams = map[string][]string{
 	oas.ListEmployeesOperation:         {"limit", "offset", "sort", "search"},
 	oas.ListEquipmentOperation:         {"limit", "offset", "sort", "search", "code", "name", "include_out_of_service"},
 	oas.ListFoodsOperation:             {"limit", "offset", "sort", "search"},
+	oas.ListInvoicesOperation:          {"limit", "offset", "sort", "search", "invoice_date_from", "invoice_date_to", "customer_id", "sales_order_id", "updated_since"},
 	oas.ListNutrientsOperation:         {"search"},
 	oas.ListOperationsOperation:        {"limit", "offset", "sort", "search", "code", "name"},
 	oas.ListPreservationsOperation:     {"limit", "offset", "sort", "search", "code", "name"},
@@ -228,6 +232,7 @@ var Lines = map[string]LineDecoder{
 	oas.UpdatePurchaseOrderOperation: {"lines", func(d *jx.Decoder) error { var l oas.PurchaseOrderLineInput; return l.Decode(d) }},
 	oas.CreateSalesOrderOperation:    {"lines", func(d *jx.Decoder) error { var l oas.SalesOrderLineInput; return l.Decode(d) }},
 	oas.UpdateSalesOrderOperation:    {"lines", func(d *jx.Decoder) error { var l oas.SalesOrderLineInput; return l.Decode(d) }},
+	oas.CreateShipmentOperation:      {"lines", func(d *jx.Decoder) error { var l oas.ShipmentLineInput; return l.Decode(d) }},
 }
 
 // Snapshot renders the webhook snapshot of an entity: its top-level fields
@@ -250,6 +255,9 @@ func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err e
 	case *ent.Food:
 		body, err = foodSnapshot(e)
 		return "food", e.ID, body, true, err
+	case *ent.Invoice:
+		body, err = invoiceSnapshot(e)
+		return "invoice", e.ID, body, true, err
 	case *ent.Operation:
 		body, err = operationSnapshot(e)
 		return "operation", e.ID, body, true, err

@@ -23,6 +23,8 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/invoice"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/nutrient"
@@ -55,6 +57,8 @@ import (
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/stockmovement"
@@ -543,6 +547,57 @@ func init() {
 	idempotencykeyDescDone := idempotencykeyFields[3].Descriptor()
 	// idempotencykey.DefaultDone holds the default value on creation for the done field.
 	idempotencykey.DefaultDone = idempotencykeyDescDone.Default.(bool)
+	invoiceMixin := schema.Invoice{}.Mixin()
+	invoice.Policy = privacy.NewPolicies(invoiceMixin[0], schema.Invoice{})
+	invoice.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := invoice.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	invoiceMixinHooks0 := invoiceMixin[0].Hooks()
+	invoiceHooks := schema.Invoice{}.Hooks()
+
+	invoice.Hooks[1] = invoiceMixinHooks0[0]
+
+	invoice.Hooks[2] = invoiceMixinHooks0[1]
+
+	invoice.Hooks[3] = invoiceHooks[0]
+	invoiceMixinFields1 := invoiceMixin[1].Fields()
+	_ = invoiceMixinFields1
+	invoiceFields := schema.Invoice{}.Fields()
+	_ = invoiceFields
+	// invoiceDescCreatedAt is the schema descriptor for created_at field.
+	invoiceDescCreatedAt := invoiceMixinFields1[0].Descriptor()
+	// invoice.DefaultCreatedAt holds the default value on creation for the created_at field.
+	invoice.DefaultCreatedAt = invoiceDescCreatedAt.Default.(func() time.Time)
+	// invoiceDescUpdatedAt is the schema descriptor for updated_at field.
+	invoiceDescUpdatedAt := invoiceMixinFields1[1].Descriptor()
+	// invoice.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	invoice.DefaultUpdatedAt = invoiceDescUpdatedAt.Default.(func() time.Time)
+	// invoice.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	invoice.UpdateDefaultUpdatedAt = invoiceDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// invoiceDescIsCancelled is the schema descriptor for is_cancelled field.
+	invoiceDescIsCancelled := invoiceFields[7].Descriptor()
+	// invoice.DefaultIsCancelled holds the default value on creation for the is_cancelled field.
+	invoice.DefaultIsCancelled = invoiceDescIsCancelled.Default.(bool)
+	invoicelineMixin := schema.InvoiceLine{}.Mixin()
+	invoiceline.Policy = privacy.NewPolicies(invoicelineMixin[0], schema.InvoiceLine{})
+	invoiceline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := invoiceline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	invoicelineMixinHooks0 := invoicelineMixin[0].Hooks()
+
+	invoiceline.Hooks[1] = invoicelineMixinHooks0[0]
+
+	invoiceline.Hooks[2] = invoicelineMixinHooks0[1]
 	locationMixin := schema.Location{}.Mixin()
 	location.Policy = privacy.NewPolicies(locationMixin[0], schema.Location{})
 	location.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1339,6 +1394,50 @@ func init() {
 	salespersonDescActive := salespersonFields[0].Descriptor()
 	// salesperson.DefaultActive holds the default value on creation for the active field.
 	salesperson.DefaultActive = salespersonDescActive.Default.(bool)
+	shipmentMixin := schema.Shipment{}.Mixin()
+	shipment.Policy = privacy.NewPolicies(shipmentMixin[0], schema.Shipment{})
+	shipment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := shipment.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	shipmentMixinHooks0 := shipmentMixin[0].Hooks()
+
+	shipment.Hooks[1] = shipmentMixinHooks0[0]
+
+	shipment.Hooks[2] = shipmentMixinHooks0[1]
+	shipmentMixinFields1 := shipmentMixin[1].Fields()
+	_ = shipmentMixinFields1
+	shipmentFields := schema.Shipment{}.Fields()
+	_ = shipmentFields
+	// shipmentDescCreatedAt is the schema descriptor for created_at field.
+	shipmentDescCreatedAt := shipmentMixinFields1[0].Descriptor()
+	// shipment.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shipment.DefaultCreatedAt = shipmentDescCreatedAt.Default.(func() time.Time)
+	// shipmentDescUpdatedAt is the schema descriptor for updated_at field.
+	shipmentDescUpdatedAt := shipmentMixinFields1[1].Descriptor()
+	// shipment.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	shipment.DefaultUpdatedAt = shipmentDescUpdatedAt.Default.(func() time.Time)
+	// shipment.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	shipment.UpdateDefaultUpdatedAt = shipmentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	shipmentlineMixin := schema.ShipmentLine{}.Mixin()
+	shipmentline.Policy = privacy.NewPolicies(shipmentlineMixin[0], schema.ShipmentLine{})
+	shipmentline.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := shipmentline.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	shipmentlineMixinHooks0 := shipmentlineMixin[0].Hooks()
+
+	shipmentline.Hooks[1] = shipmentlineMixinHooks0[0]
+
+	shipmentline.Hooks[2] = shipmentlineMixinHooks0[1]
 	shippingaddressMixin := schema.ShippingAddress{}.Mixin()
 	shippingaddress.Policy = privacy.NewPolicies(shippingaddressMixin[0], schema.ShippingAddress{})
 	shippingaddress.Hooks[0] = func(next ent.Mutator) ent.Mutator {

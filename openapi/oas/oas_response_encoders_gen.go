@@ -241,6 +241,19 @@ func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
+func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(201)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
@@ -541,6 +554,19 @@ func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter) 
 }
 
 func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -931,6 +957,19 @@ func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter)
 }
 
 func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
+func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 

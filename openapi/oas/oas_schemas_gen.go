@@ -2829,6 +2829,522 @@ func (s *FoodUpdate) SetSuggestedYieldPct(val OptNilDecimal) {
 	s.SuggestedYieldPct = val
 }
 
+// Invoices: what each shipment of a sales order billed. Read-only; cancelled in the web application (a
+// cancelled invoice is kept).
+// Ref: #/components/schemas/Invoice
+type Invoice struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// When the record was created (UTC).
+	CreatedAt time.Time `json:"created_at"`
+	// When the record last changed (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+	// The invoice's number: per account, increasing and without gaps, given when the shipment made it.
+	InvoiceNo int `json:"invoice_no"`
+	// The day the invoice was made: its shipment's ship date.
+	InvoiceDate time.Time `json:"invoice_date"`
+	// The order's billing address when it shipped.
+	BillingAddress Address `json:"billing_address"`
+	// The order's shipping address when it shipped.
+	ShippingAddress Address `json:"shipping_address"`
+	// When the invoice was cancelled in the web application.
+	CancelledAt NilDate `json:"cancelled_at"`
+	// The customer's name as it stood on the order.
+	Company NilString `json:"company"`
+	// The customer.
+	CustomerID int `json:"customer_id"`
+	// A cancelled invoice is kept, never deleted.
+	IsCancelled bool `json:"is_cancelled"`
+	// The order's date.
+	OrderDate NilDate `json:"order_date"`
+	// When the shipment left.
+	ShipDate NilDate `json:"ship_date"`
+	// What has been paid against the invoice. Exact decimal: at most 6 digits after the decimal point and
+	// 15 significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
+	// null unless the key holds cost:read.
+	PaidAmount NilDecimal `json:"paid_amount"`
+	// The order shipped.
+	SalesOrderID int `json:"sales_order_id"`
+	// Sum of the line amounts (shipped_qty × price × (1 − discount_rate/100)), before tax, rounded
+	// half-up once to the currency's minor unit. Exact decimal: at most 6 digits after the decimal point
+	// and 15 significant digits, absolute value below 10^14; returned digit for digit as written. Cost
+	// field: null unless the key holds cost:read.
+	Subtotal NilDecimal `json:"subtotal"`
+	// Whether the first tax applies to any line. Cost field: null unless the key holds cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies to any line. Cost field: null unless the key holds cost:read.
+	Tax2 NilBool `json:"tax2"`
+	// The first tax's rate, in percent, as on the order. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	// Cost field: null unless the key holds cost:read.
+	Tax1Rate NilDecimal `json:"tax1_rate"`
+	// The second tax's rate, in percent, as on the order. Exact decimal: at most 6 digits after the
+	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
+	// written. Cost field: null unless the key holds cost:read.
+	Tax2Rate NilDecimal `json:"tax2_rate"`
+	// The invoice's lines, in line id order. Only on single retrieval; null in lists. Only on single
+	// retrieval; null in lists.
+	Lines []InvoiceLine `json:"lines"`
+}
+
+// GetID returns the value of ID.
+func (s *Invoice) GetID() int {
+	return s.ID
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Invoice) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *Invoice) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetInvoiceNo returns the value of InvoiceNo.
+func (s *Invoice) GetInvoiceNo() int {
+	return s.InvoiceNo
+}
+
+// GetInvoiceDate returns the value of InvoiceDate.
+func (s *Invoice) GetInvoiceDate() time.Time {
+	return s.InvoiceDate
+}
+
+// GetBillingAddress returns the value of BillingAddress.
+func (s *Invoice) GetBillingAddress() Address {
+	return s.BillingAddress
+}
+
+// GetShippingAddress returns the value of ShippingAddress.
+func (s *Invoice) GetShippingAddress() Address {
+	return s.ShippingAddress
+}
+
+// GetCancelledAt returns the value of CancelledAt.
+func (s *Invoice) GetCancelledAt() NilDate {
+	return s.CancelledAt
+}
+
+// GetCompany returns the value of Company.
+func (s *Invoice) GetCompany() NilString {
+	return s.Company
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *Invoice) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetIsCancelled returns the value of IsCancelled.
+func (s *Invoice) GetIsCancelled() bool {
+	return s.IsCancelled
+}
+
+// GetOrderDate returns the value of OrderDate.
+func (s *Invoice) GetOrderDate() NilDate {
+	return s.OrderDate
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *Invoice) GetShipDate() NilDate {
+	return s.ShipDate
+}
+
+// GetPaidAmount returns the value of PaidAmount.
+func (s *Invoice) GetPaidAmount() NilDecimal {
+	return s.PaidAmount
+}
+
+// GetSalesOrderID returns the value of SalesOrderID.
+func (s *Invoice) GetSalesOrderID() int {
+	return s.SalesOrderID
+}
+
+// GetSubtotal returns the value of Subtotal.
+func (s *Invoice) GetSubtotal() NilDecimal {
+	return s.Subtotal
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *Invoice) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *Invoice) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetTax1Rate returns the value of Tax1Rate.
+func (s *Invoice) GetTax1Rate() NilDecimal {
+	return s.Tax1Rate
+}
+
+// GetTax2Rate returns the value of Tax2Rate.
+func (s *Invoice) GetTax2Rate() NilDecimal {
+	return s.Tax2Rate
+}
+
+// GetLines returns the value of Lines.
+func (s *Invoice) GetLines() []InvoiceLine {
+	return s.Lines
+}
+
+// SetID sets the value of ID.
+func (s *Invoice) SetID(val int) {
+	s.ID = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Invoice) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *Invoice) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetInvoiceNo sets the value of InvoiceNo.
+func (s *Invoice) SetInvoiceNo(val int) {
+	s.InvoiceNo = val
+}
+
+// SetInvoiceDate sets the value of InvoiceDate.
+func (s *Invoice) SetInvoiceDate(val time.Time) {
+	s.InvoiceDate = val
+}
+
+// SetBillingAddress sets the value of BillingAddress.
+func (s *Invoice) SetBillingAddress(val Address) {
+	s.BillingAddress = val
+}
+
+// SetShippingAddress sets the value of ShippingAddress.
+func (s *Invoice) SetShippingAddress(val Address) {
+	s.ShippingAddress = val
+}
+
+// SetCancelledAt sets the value of CancelledAt.
+func (s *Invoice) SetCancelledAt(val NilDate) {
+	s.CancelledAt = val
+}
+
+// SetCompany sets the value of Company.
+func (s *Invoice) SetCompany(val NilString) {
+	s.Company = val
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *Invoice) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetIsCancelled sets the value of IsCancelled.
+func (s *Invoice) SetIsCancelled(val bool) {
+	s.IsCancelled = val
+}
+
+// SetOrderDate sets the value of OrderDate.
+func (s *Invoice) SetOrderDate(val NilDate) {
+	s.OrderDate = val
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *Invoice) SetShipDate(val NilDate) {
+	s.ShipDate = val
+}
+
+// SetPaidAmount sets the value of PaidAmount.
+func (s *Invoice) SetPaidAmount(val NilDecimal) {
+	s.PaidAmount = val
+}
+
+// SetSalesOrderID sets the value of SalesOrderID.
+func (s *Invoice) SetSalesOrderID(val int) {
+	s.SalesOrderID = val
+}
+
+// SetSubtotal sets the value of Subtotal.
+func (s *Invoice) SetSubtotal(val NilDecimal) {
+	s.Subtotal = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *Invoice) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *Invoice) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetTax1Rate sets the value of Tax1Rate.
+func (s *Invoice) SetTax1Rate(val NilDecimal) {
+	s.Tax1Rate = val
+}
+
+// SetTax2Rate sets the value of Tax2Rate.
+func (s *Invoice) SetTax2Rate(val NilDecimal) {
+	s.Tax2Rate = val
+}
+
+// SetLines sets the value of Lines.
+func (s *Invoice) SetLines(val []InvoiceLine) {
+	s.Lines = val
+}
+
+// Ref: #/components/schemas/InvoiceData
+type InvoiceData struct {
+	Data Invoice `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *InvoiceData) GetData() Invoice {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *InvoiceData) SetData(val Invoice) {
+	s.Data = val
+}
+
+// One invoice line.
+// Ref: #/components/schemas/InvoiceLine
+type InvoiceLine struct {
+	// The line's id.
+	ID int `json:"id"`
+	// Discount, in percent, as on the order line. Exact decimal: at most 6 digits after the decimal point
+	// and 15 significant digits, absolute value below 10^14; returned digit for digit as written. Cost
+	// field: null unless the key holds cost:read.
+	DiscountRate NilDecimal `json:"discount_rate"`
+	// Price per uom_type unit, as on the order line. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	// Cost field: null unless the key holds cost:read.
+	Price NilDecimal `json:"price"`
+	// The product's code, as on the order line.
+	ProductCode NilString `json:"product_code"`
+	// The product's name, as on the order line.
+	ProductName NilString `json:"product_name"`
+	// The product.
+	ProductID int `json:"product_id"`
+	// Quantity shipped, in uom_type units (shipped_qty_base converted, to 6 decimals). Exact decimal: at
+	// most 6 digits after the decimal point and 15 significant digits, absolute value below 10^14;
+	// returned digit for digit as written.
+	ShippedQty NilDecimal `json:"shipped_qty"`
+	// Quantity shipped, in base units. Exact decimal: at most 6 digits after the decimal point and 15
+	// significant digits, absolute value below 10^14; returned digit for digit as written.
+	ShippedQtyBase NilDecimal `json:"shipped_qty_base"`
+	// Whether the first tax applies, as on the order line. Cost field: null unless the key holds
+	// cost:read.
+	Tax1 NilBool `json:"tax1"`
+	// Whether the second tax applies, as on the order line. Cost field: null unless the key holds
+	// cost:read.
+	Tax2    NilBool               `json:"tax2"`
+	UomType NilInvoiceLineUomType `json:"uom_type"`
+}
+
+// GetID returns the value of ID.
+func (s *InvoiceLine) GetID() int {
+	return s.ID
+}
+
+// GetDiscountRate returns the value of DiscountRate.
+func (s *InvoiceLine) GetDiscountRate() NilDecimal {
+	return s.DiscountRate
+}
+
+// GetPrice returns the value of Price.
+func (s *InvoiceLine) GetPrice() NilDecimal {
+	return s.Price
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *InvoiceLine) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *InvoiceLine) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetProductID returns the value of ProductID.
+func (s *InvoiceLine) GetProductID() int {
+	return s.ProductID
+}
+
+// GetShippedQty returns the value of ShippedQty.
+func (s *InvoiceLine) GetShippedQty() NilDecimal {
+	return s.ShippedQty
+}
+
+// GetShippedQtyBase returns the value of ShippedQtyBase.
+func (s *InvoiceLine) GetShippedQtyBase() NilDecimal {
+	return s.ShippedQtyBase
+}
+
+// GetTax1 returns the value of Tax1.
+func (s *InvoiceLine) GetTax1() NilBool {
+	return s.Tax1
+}
+
+// GetTax2 returns the value of Tax2.
+func (s *InvoiceLine) GetTax2() NilBool {
+	return s.Tax2
+}
+
+// GetUomType returns the value of UomType.
+func (s *InvoiceLine) GetUomType() NilInvoiceLineUomType {
+	return s.UomType
+}
+
+// SetID sets the value of ID.
+func (s *InvoiceLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetDiscountRate sets the value of DiscountRate.
+func (s *InvoiceLine) SetDiscountRate(val NilDecimal) {
+	s.DiscountRate = val
+}
+
+// SetPrice sets the value of Price.
+func (s *InvoiceLine) SetPrice(val NilDecimal) {
+	s.Price = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *InvoiceLine) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *InvoiceLine) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *InvoiceLine) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetShippedQty sets the value of ShippedQty.
+func (s *InvoiceLine) SetShippedQty(val NilDecimal) {
+	s.ShippedQty = val
+}
+
+// SetShippedQtyBase sets the value of ShippedQtyBase.
+func (s *InvoiceLine) SetShippedQtyBase(val NilDecimal) {
+	s.ShippedQtyBase = val
+}
+
+// SetTax1 sets the value of Tax1.
+func (s *InvoiceLine) SetTax1(val NilBool) {
+	s.Tax1 = val
+}
+
+// SetTax2 sets the value of Tax2.
+func (s *InvoiceLine) SetTax2(val NilBool) {
+	s.Tax2 = val
+}
+
+// SetUomType sets the value of UomType.
+func (s *InvoiceLine) SetUomType(val NilInvoiceLineUomType) {
+	s.UomType = val
+}
+
+// The unit of shipped_qty and price, as on the order line.
+// Ref: #/components/schemas/InvoiceLineUomType
+type InvoiceLineUomType string
+
+const (
+	InvoiceLineUomTypeINVENTORYUNIT InvoiceLineUomType = "INVENTORY_UNIT"
+	InvoiceLineUomTypePACKAGINGSIZE InvoiceLineUomType = "PACKAGING_SIZE"
+	InvoiceLineUomTypeBASEUOM       InvoiceLineUomType = "BASE_UOM"
+)
+
+// AllValues returns all InvoiceLineUomType values.
+func (InvoiceLineUomType) AllValues() []InvoiceLineUomType {
+	return []InvoiceLineUomType{
+		InvoiceLineUomTypeINVENTORYUNIT,
+		InvoiceLineUomTypePACKAGINGSIZE,
+		InvoiceLineUomTypeBASEUOM,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s InvoiceLineUomType) MarshalText() ([]byte, error) {
+	switch s {
+	case InvoiceLineUomTypeINVENTORYUNIT:
+		return []byte(s), nil
+	case InvoiceLineUomTypePACKAGINGSIZE:
+		return []byte(s), nil
+	case InvoiceLineUomTypeBASEUOM:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *InvoiceLineUomType) UnmarshalText(data []byte) error {
+	switch InvoiceLineUomType(data) {
+	case InvoiceLineUomTypeINVENTORYUNIT:
+		*s = InvoiceLineUomTypeINVENTORYUNIT
+		return nil
+	case InvoiceLineUomTypePACKAGINGSIZE:
+		*s = InvoiceLineUomTypePACKAGINGSIZE
+		return nil
+	case InvoiceLineUomTypeBASEUOM:
+		*s = InvoiceLineUomTypeBASEUOM
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/InvoiceList
+type InvoiceList struct {
+	Data       []Invoice  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+	// The order applied, e.g. "name:asc,id:asc".
+	Order string `json:"order"`
+}
+
+// GetData returns the value of Data.
+func (s *InvoiceList) GetData() []Invoice {
+	return s.Data
+}
+
+// GetPagination returns the value of Pagination.
+func (s *InvoiceList) GetPagination() Pagination {
+	return s.Pagination
+}
+
+// GetOrder returns the value of Order.
+func (s *InvoiceList) GetOrder() string {
+	return s.Order
+}
+
+// SetData sets the value of Data.
+func (s *InvoiceList) SetData(val []Invoice) {
+	s.Data = val
+}
+
+// SetPagination sets the value of Pagination.
+func (s *InvoiceList) SetPagination(val Pagination) {
+	s.Pagination = val
+}
+
+// SetOrder sets the value of Order.
+func (s *InvoiceList) SetOrder(val string) {
+	s.Order = val
+}
+
 // NewNilBool returns new NilBool with value set to v.
 func NewNilBool(v bool) NilBool {
 	return NilBool{
@@ -3048,6 +3564,51 @@ func (o NilInt) Get() (v int, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o NilInt) Or(d int) int {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilInvoiceLineUomType returns new NilInvoiceLineUomType with value set to v.
+func NewNilInvoiceLineUomType(v InvoiceLineUomType) NilInvoiceLineUomType {
+	return NilInvoiceLineUomType{
+		Value: v,
+	}
+}
+
+// NilInvoiceLineUomType is nullable InvoiceLineUomType.
+type NilInvoiceLineUomType struct {
+	Value InvoiceLineUomType
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilInvoiceLineUomType) SetTo(v InvoiceLineUomType) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilInvoiceLineUomType) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilInvoiceLineUomType) SetToNull() {
+	o.Null = true
+	var v InvoiceLineUomType
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilInvoiceLineUomType) Get() (v InvoiceLineUomType, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilInvoiceLineUomType) Or(d InvoiceLineUomType) InvoiceLineUomType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -9285,6 +9846,239 @@ func (s *SalespersonList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *SalespersonList) SetOrder(val string) {
 	s.Order = val
+}
+
+// Shipments of a sales order: each takes stock from lots with SHIPPING movements (a named lot, or the
+// product's first-expiring sellable lots), adds to the order lines' shipped_qty_base, makes one
+// invoice for what shipped (invoice_id), and moves the order to SHIPPED when every line is shipped or
+// cancelled, else BACK_ORDER. 409 INSUFFICIENT_STOCK when stock is short and LOT_NOT_SELLABLE for a
+// named lot that is expired or not sellable; nothing is written then.
+// Ref: #/components/schemas/Shipment
+type Shipment struct {
+	// Unique per resource type, never reused.
+	ID int `json:"id"`
+	// The order shipped (from the path).
+	SalesOrderID int `json:"sales_order_id"`
+	// When the goods left; omitted, today (UTC). The order's and the invoice's ship_date.
+	ShipDate NilDate `json:"ship_date"`
+	// The carrier's tracking number; given, it becomes the order's.
+	TrackingNumber NilString `json:"tracking_number"`
+	// The invoice the shipment made.
+	InvoiceID NilInt `json:"invoice_id"`
+	// What shipped, per order line. Only on single retrieval; null in lists.
+	Lines []ShipmentLine `json:"lines"`
+}
+
+// GetID returns the value of ID.
+func (s *Shipment) GetID() int {
+	return s.ID
+}
+
+// GetSalesOrderID returns the value of SalesOrderID.
+func (s *Shipment) GetSalesOrderID() int {
+	return s.SalesOrderID
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *Shipment) GetShipDate() NilDate {
+	return s.ShipDate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *Shipment) GetTrackingNumber() NilString {
+	return s.TrackingNumber
+}
+
+// GetInvoiceID returns the value of InvoiceID.
+func (s *Shipment) GetInvoiceID() NilInt {
+	return s.InvoiceID
+}
+
+// GetLines returns the value of Lines.
+func (s *Shipment) GetLines() []ShipmentLine {
+	return s.Lines
+}
+
+// SetID sets the value of ID.
+func (s *Shipment) SetID(val int) {
+	s.ID = val
+}
+
+// SetSalesOrderID sets the value of SalesOrderID.
+func (s *Shipment) SetSalesOrderID(val int) {
+	s.SalesOrderID = val
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *Shipment) SetShipDate(val NilDate) {
+	s.ShipDate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *Shipment) SetTrackingNumber(val NilString) {
+	s.TrackingNumber = val
+}
+
+// SetInvoiceID sets the value of InvoiceID.
+func (s *Shipment) SetInvoiceID(val NilInt) {
+	s.InvoiceID = val
+}
+
+// SetLines sets the value of Lines.
+func (s *Shipment) SetLines(val []ShipmentLine) {
+	s.Lines = val
+}
+
+// Body of a create.
+// Ref: #/components/schemas/ShipmentCreate
+type ShipmentCreate struct {
+	// When the goods left; omitted, today (UTC). The order's and the invoice's ship_date.
+	ShipDate OptNilDate `json:"ship_date"`
+	// The carrier's tracking number; given, it becomes the order's.
+	TrackingNumber OptNilString `json:"tracking_number"`
+	// The lines, in order: 1 to 200 lines; an error inside a line names it, e.g. lines[3].quantity.
+	Lines []ShipmentLineInput `json:"lines"`
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *ShipmentCreate) GetShipDate() OptNilDate {
+	return s.ShipDate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *ShipmentCreate) GetTrackingNumber() OptNilString {
+	return s.TrackingNumber
+}
+
+// GetLines returns the value of Lines.
+func (s *ShipmentCreate) GetLines() []ShipmentLineInput {
+	return s.Lines
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *ShipmentCreate) SetShipDate(val OptNilDate) {
+	s.ShipDate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *ShipmentCreate) SetTrackingNumber(val OptNilString) {
+	s.TrackingNumber = val
+}
+
+// SetLines sets the value of Lines.
+func (s *ShipmentCreate) SetLines(val []ShipmentLineInput) {
+	s.Lines = val
+}
+
+// Ref: #/components/schemas/ShipmentData
+type ShipmentData struct {
+	Data Shipment `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ShipmentData) GetData() Shipment {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ShipmentData) SetData(val Shipment) {
+	s.Data = val
+}
+
+// One shipment line.
+// Ref: #/components/schemas/ShipmentLine
+type ShipmentLine struct {
+	// The line's id.
+	ID int `json:"id"`
+	// The order line shipped: one of this order's.
+	SalesOrderLineID int `json:"sales_order_line_id"`
+	// Quantity shipped, in the product's base unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	QuantityBase NilDecimal `json:"quantity_base"`
+	// The lot to take it from; omitted, the product's sellable lots, first-expiring first.
+	LotID NilInt `json:"lot_id"`
+}
+
+// GetID returns the value of ID.
+func (s *ShipmentLine) GetID() int {
+	return s.ID
+}
+
+// GetSalesOrderLineID returns the value of SalesOrderLineID.
+func (s *ShipmentLine) GetSalesOrderLineID() int {
+	return s.SalesOrderLineID
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ShipmentLine) GetQuantityBase() NilDecimal {
+	return s.QuantityBase
+}
+
+// GetLotID returns the value of LotID.
+func (s *ShipmentLine) GetLotID() NilInt {
+	return s.LotID
+}
+
+// SetID sets the value of ID.
+func (s *ShipmentLine) SetID(val int) {
+	s.ID = val
+}
+
+// SetSalesOrderLineID sets the value of SalesOrderLineID.
+func (s *ShipmentLine) SetSalesOrderLineID(val int) {
+	s.SalesOrderLineID = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ShipmentLine) SetQuantityBase(val NilDecimal) {
+	s.QuantityBase = val
+}
+
+// SetLotID sets the value of LotID.
+func (s *ShipmentLine) SetLotID(val NilInt) {
+	s.LotID = val
+}
+
+// One shipment line in a body.
+// Ref: #/components/schemas/ShipmentLineInput
+type ShipmentLineInput struct {
+	// The order line shipped: one of this order's.
+	SalesOrderLineID int `json:"sales_order_line_id"`
+	// Quantity shipped, in the product's base unit. Exact decimal: at most 6 digits after the decimal
+	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+	// The lot to take it from; omitted, the product's sellable lots, first-expiring first.
+	LotID OptNilInt `json:"lot_id"`
+}
+
+// GetSalesOrderLineID returns the value of SalesOrderLineID.
+func (s *ShipmentLineInput) GetSalesOrderLineID() int {
+	return s.SalesOrderLineID
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *ShipmentLineInput) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// GetLotID returns the value of LotID.
+func (s *ShipmentLineInput) GetLotID() OptNilInt {
+	return s.LotID
+}
+
+// SetSalesOrderLineID sets the value of SalesOrderLineID.
+func (s *ShipmentLineInput) SetSalesOrderLineID(val int) {
+	s.SalesOrderLineID = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *ShipmentLineInput) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// SetLotID sets the value of LotID.
+func (s *ShipmentLineInput) SetLotID(val OptNilInt) {
+	s.LotID = val
 }
 
 // A customer's shipping addresses, at most one of them the default. Orders keep the address they were

@@ -16,6 +16,7 @@ type Handler interface {
 	EmployeesHandler
 	EquipmentHandler
 	FoodsHandler
+	InvoicesHandler
 	NutrientsHandler
 	OperationsHandler
 	OrganizationHandler
@@ -30,6 +31,7 @@ type Handler interface {
 	QcUnitsOfMeasureHandler
 	SalesOrdersHandler
 	SalespersonsHandler
+	ShipmentsHandler
 	ShippingAddressesHandler
 	ShippingMethodsHandler
 	SuppliersHandler
@@ -265,6 +267,24 @@ type FoodsHandler interface {
 	//
 	// PATCH /foods/{food_id}
 	UpdateFood(ctx context.Context, req *FoodUpdate, params UpdateFoodParams) (*FoodData, error)
+}
+
+// InvoicesHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Invoices
+type InvoicesHandler interface {
+	// GetInvoice implements getInvoice operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /invoices/{invoice_id}
+	GetInvoice(ctx context.Context, params GetInvoiceParams) (*InvoiceData, error)
+	// ListInvoices implements listInvoices operation.
+	//
+	// Requires the sales:read scope.
+	//
+	// GET /invoices
+	ListInvoices(ctx context.Context, params ListInvoicesParams) (*InvoiceList, error)
 }
 
 // NutrientsHandler handles operations described by OpenAPI v3 specification.
@@ -635,6 +655,18 @@ type SalespersonsHandler interface {
 	//
 	// GET /salespersons
 	ListSalespersons(ctx context.Context, params ListSalespersonsParams) (*SalespersonList, error)
+}
+
+// ShipmentsHandler handles operations described by OpenAPI v3 specification.
+//
+// x-ogen-operation-group: Shipments
+type ShipmentsHandler interface {
+	// CreateShipment implements createShipment operation.
+	//
+	// Requires the sales:write scope.
+	//
+	// POST /sales-orders/{sales_order_id}/shipments
+	CreateShipment(ctx context.Context, req *ShipmentCreate, params CreateShipmentParams) (*ShipmentData, error)
 }
 
 // ShippingAddressesHandler handles operations described by OpenAPI v3 specification.

@@ -161,6 +161,15 @@ func (UnimplementedHandler) CreateSalesOrder(ctx context.Context, req *SalesOrde
 	return r, ht.ErrNotImplemented
 }
 
+// CreateShipment implements createShipment operation.
+//
+// Requires the sales:write scope.
+//
+// POST /sales-orders/{sales_order_id}/shipments
+func (UnimplementedHandler) CreateShipment(ctx context.Context, req *ShipmentCreate, params CreateShipmentParams) (r *ShipmentData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // CreateShippingAddress implements createShippingAddress operation.
 //
 // Requires the sales:write scope.
@@ -379,6 +388,15 @@ func (UnimplementedHandler) GetEquipment(ctx context.Context, params GetEquipmen
 //
 // GET /foods/{food_id}
 func (UnimplementedHandler) GetFood(ctx context.Context, params GetFoodParams) (r *FoodData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetInvoice implements getInvoice operation.
+//
+// Requires the sales:read scope.
+//
+// GET /invoices/{invoice_id}
+func (UnimplementedHandler) GetInvoice(ctx context.Context, params GetInvoiceParams) (r *InvoiceData, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -649,6 +667,15 @@ func (UnimplementedHandler) ListEquipment(ctx context.Context, params ListEquipm
 //
 // GET /foods
 func (UnimplementedHandler) ListFoods(ctx context.Context, params ListFoodsParams) (r *FoodList, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListInvoices implements listInvoices operation.
+//
+// Requires the sales:read scope.
+//
+// GET /invoices
+func (UnimplementedHandler) ListInvoices(ctx context.Context, params ListInvoicesParams) (r *InvoiceList, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
