@@ -204,14 +204,22 @@ func pickLots(ctx context.Context, tx *ent.Tx, orderLines map[int]*ent.SalesOrde
 	for _, r := range rows {
 		if r.LotID != nil {
 			named = append(named, *r.LotID)
-		} else {
-			products = append(products, orderLines[r.SalesOrderLineID].ProductID)
+		} else if p := orderLines[r.SalesOrderLineID].ProductID; !slices.Contains(products, p) {
+			products = append(products, p)
 		}
 	}
+	// The named lots, and the products' lots that may ship (sellable is
+	// checked again below, with the release expiry).
 	lots, err := tx.ProductLot.Query().
 		Where(productlot.Or(
 			productlot.IDIn(named...),
-			productlot.And(productlot.ProductIDIn(products...), productlot.QuantityBaseGT(decimal.Zero), productlot.Archived(false)),
+			productlot.And(
+				productlot.ProductIDIn(products...),
+				productlot.QuantityBaseGT(decimal.Zero),
+				productlot.Archived(false),
+				productlot.QcStatusIn(productlot.QcStatusAVAILABLE, productlot.QcStatusRELEASED),
+				productlot.Or(productlot.ExpirationDateIsNil(), productlot.ExpirationDateGT(now)),
+			),
 		)).
 		Order(productlot.ByID()).
 		Modify(forUpdate).

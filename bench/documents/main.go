@@ -58,23 +58,47 @@ func main() {
 	l := larder{url: strings.TrimRight(*url, "/"), key: *key, client: &http.Client{Timeout: time.Minute}}
 	b := baseline{db: db, f: f}
 	run := strconv.FormatInt(time.Now().Unix(), 36) // new lot numbers on every run
+	sf, err := f.salesSetup(context.Background(), db, l)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var lorder, border order // the orders the next shipments ship
 	scenarios := []struct {
 		name           string
+		prepare        func(i int) error // before each pair, not measured
 		larder, direct func(i int) error
 	}{
-		{"purchase order, 200 lines", func(i int) error { return l.post("/v1/purchase-orders", f.order()) },
+		// Sales first: the bills below give the same products thousands of
+		// lots, which shipments' picking reads (see bench/README.md).
+		{name: "sales order, 200 lines", larder: func(i int) error { return l.post("/v1/sales-orders", f.salesOrder(sf)) },
+			direct: func(i int) error { return b.salesOrder(context.Background(), sf) }},
+		{name: "shipment, 200 lines", prepare: func(i int) (err error) {
+			if lorder, err = f.newOrder(l, sf); err == nil {
+				border, err = f.newOrder(l, sf)
+			}
+			return err
+		}, larder: func(i int) error {
+			return l.post(fmt.Sprintf("/v1/sales-orders/%d/shipments", lorder.id), shipmentBody(lorder))
+		},
+			direct: func(i int) error { return b.shipment(context.Background(), sf, border) }},
+		{"purchase order, 200 lines", nil, func(i int) error { return l.post("/v1/purchase-orders", f.order()) },
 			func(i int) error { return b.order(context.Background()) }},
-		{"bill, 1000 new lots", func(i int) error { return l.post("/v1/bills", f.bill(fmt.Sprintf("L%s-%d", run, i))) },
+		{"bill, 1000 new lots", nil, func(i int) error { return l.post("/v1/bills", f.bill(fmt.Sprintf("L%s-%d", run, i))) },
 			func(i int) error { return b.bill(context.Background(), fmt.Sprintf("B%s-%d", run, i), false) }},
 		// The same lot numbers again: every line tops up the lot the same
 		// line of the earlier bill made.
-		{"bill, 1000 lots topped up", func(i int) error { return l.post("/v1/bills", f.bill(fmt.Sprintf("L%s-%d", run, i))) },
+		{"bill, 1000 lots topped up", nil, func(i int) error { return l.post("/v1/bills", f.bill(fmt.Sprintf("L%s-%d", run, i))) },
 			func(i int) error { return b.bill(context.Background(), fmt.Sprintf("B%s-%d", run, i), true) }},
 	}
 	var results []result
 	for _, s := range scenarios {
 		var lt, bt []time.Duration
 		for i := range *warmup + *n {
+			if s.prepare != nil {
+				if err := s.prepare(i); err != nil {
+					log.Fatalf("%s, preparing: %v", s.name, err)
+				}
+			}
 			// Alternate the sides so that drift hits both alike.
 			d1, err := timed(func() error { return s.larder(i) })
 			if err != nil {
@@ -139,29 +163,35 @@ type larder struct {
 }
 
 func (l larder) post(path string, body any) error {
+	_, err := l.send(path, body)
+	return err
+}
+
+// send posts body and returns the 201 answer.
+func (l larder) send(path string, body any) ([]byte, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req, err := http.NewRequest("POST", l.url+path, bytes.NewReader(data))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+l.key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := l.client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer res.Body.Close()
 	answer, err := io.ReadAll(res.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.StatusCode != http.StatusCreated {
-		return fmt.Errorf("%s: %d %s", path, res.StatusCode, answer)
+		return nil, fmt.Errorf("%s: %d %s", path, res.StatusCode, answer)
 	}
-	return nil
+	return answer, nil
 }
 
 // product is what a line copies from its product.
