@@ -45,7 +45,7 @@ func (d *Decimal) Decode(dec *jx.Decoder) error {
 	if err != nil {
 		return ErrNotNumber
 	}
-	if err := checkDecimal(v); err != nil {
+	if err := CheckDecimal(v); err != nil {
 		return err
 	}
 	if v.IsZero() {
@@ -65,9 +65,10 @@ type Error struct{ Message string }
 
 func (e *Error) Error() string { return e.Message }
 
-// checkDecimal applies the decimal bounds, looking only at digits and the
+// CheckDecimal applies the decimal bounds (also to input read outside the API:
+// files the CLI imports), looking only at digits and the
 // exponent before any arithmetic, so that 1e999999999 costs nothing.
-func checkDecimal(d decimal.Decimal) error {
+func CheckDecimal(d decimal.Decimal) error {
 	coef, exp := strings.TrimLeft(d.Coefficient().String(), "-"), int64(d.Exponent())
 	for len(coef) > 1 && coef[len(coef)-1] == '0' {
 		coef = coef[:len(coef)-1]

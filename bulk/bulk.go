@@ -1,7 +1,9 @@
-// Package bulk holds statements that change many rows in one round trip.
+// Package bulk holds the statement modifiers the write workflows share:
+// changing many rows in one round trip, and locking what a write reads.
 package bulk
 
 import (
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 )
@@ -19,5 +21,14 @@ func SetEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql
 			}
 			b.WriteString(" END")
 		}))
+	}
+}
+
+// ForUpdate locks the rows a query reads until the transaction ends
+// (PostgreSQL; SQLite serialises writers already). Use it as the modifier of
+// an ent query.
+func ForUpdate(s *sql.Selector) {
+	if s.Dialect() == dialect.Postgres {
+		s.ForUpdate()
 	}
 }

@@ -26,7 +26,7 @@ type Salesperson struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Whether the salesperson currently sells for the account.
 	Active bool `json:"active,omitempty"`
-	// Short code.
+	// Short code, unique within the account.
 	Code *string `json:"code,omitempty"`
 	// E-mail address.
 	Email *string `json:"email,omitempty"`

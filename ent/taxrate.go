@@ -25,7 +25,7 @@ type TaxRate struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the record last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Short code.
+	// Short code, unique within the account.
 	Code *string `json:"code,omitempty"`
 	// Free-text description.
 	Description *string `json:"description,omitempty"`

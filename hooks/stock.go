@@ -5,10 +5,9 @@ import (
 	"fmt"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/bulk"
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/location"
@@ -166,11 +165,7 @@ func lockedQuantity(ctx context.Context, c *gen.Client, id int) (decimal.Decimal
 	err := c.ProductLot.Query().
 		Where(productlot.ID(id)).
 		Select(productlot.FieldQuantityBase).
-		Modify(func(s *sql.Selector) {
-			if s.Dialect() == dialect.Postgres {
-				s.ForUpdate()
-			}
-		}).
+		Modify(bulk.ForUpdate).
 		Scan(ctx, &rows)
 	if err != nil {
 		return decimal.Decimal{}, err

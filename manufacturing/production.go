@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"time"
 
-	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/bulk"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/recipestep"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/inventory"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/units"
 )
@@ -240,21 +240,21 @@ func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Ti
 	}
 	consume := hooks.WithMovement(ctx, hooks.Movement{Type: stockmovement.TypePRODUCTION_CONSUMPTION, DocumentType: "production", DocumentID: run.ID})
 	for _, t := range takes {
-		err := tx.ProductLot.UpdateOneID(t.lot.ID).
-			SetQuantityBase(t.lot.QuantityBase.Sub(t.qty)).
+		err := tx.ProductLot.UpdateOneID(t.Lot.ID).
+			SetQuantityBase(t.Lot.QuantityBase.Sub(t.Quantity)).
 			Exec(consume)
 		if err != nil {
-			return nil, fmt.Errorf("consume lot %d: %w", t.lot.ID, err)
+			return nil, fmt.Errorf("consume lot %d: %w", t.Lot.ID, err)
 		}
 		err = tx.ProductionConsumedStep.Create().
 			SetAccountID(run.AccountID).
 			SetProductionID(run.ID).
-			SetLotID(t.lot.ID).
-			SetProductID(t.lot.ProductID).
-			SetQuantityBase(t.qty).
+			SetLotID(t.Lot.ID).
+			SetProductID(t.Lot.ProductID).
+			SetQuantityBase(t.Quantity).
 			Exec(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("consumed step of lot %d: %w", t.lot.ID, err)
+			return nil, fmt.Errorf("consumed step of lot %d: %w", t.Lot.ID, err)
 		}
 	}
 	if err := output(ctx, tx, run, *produced, c.PositiveRelease, now); err != nil {
@@ -268,139 +268,69 @@ func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Ti
 	})
 }
 
-// take is a quantity taken from a locked lot.
-type take struct {
-	lot *ent.ProductLot
-	qty decimal.Decimal
-}
-
 // takes resolves what a completion consumes: the named lots, or the planned
-// steps picked from sellable lots.
-func (c Completion) takes(ctx context.Context, tx *ent.Tx, run *ent.Production, now time.Time) ([]take, error) {
-	var out []take
-	taken := map[int]decimal.Decimal{}
-	if len(c.Consume) > 0 {
-		for i, x := range c.Consume {
-			field := fmt.Sprintf("consume[%d]", i)
-			if !x.QuantityBase.IsPositive() {
-				return nil, problem.Invalid(field, "quantity must be greater than 0")
-			}
-			lot, err := lockLot(ctx, tx, x.LotID)
-			if ent.IsNotFound(err) {
-				return nil, problem.Invalidf(field, "lot %d was not found", x.LotID)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if !sellable(lot, now) {
-				return nil, problem.Conflict(problem.LotNotSellable, field, fmt.Sprintf("Lot %d is %s and cannot be consumed.", lot.ID, why(lot, now)))
-			}
-			left := lot.QuantityBase.Sub(taken[lot.ID])
-			if left.LessThan(x.QuantityBase) {
-				return nil, problem.Conflict(problem.InsufficientStock, field, fmt.Sprintf("Lot %d holds %s; %s cannot be consumed.", lot.ID, left, x.QuantityBase))
-			}
-			taken[lot.ID] = taken[lot.ID].Add(x.QuantityBase)
-			out = append(out, take{lot: lot, qty: x.QuantityBase})
+// steps picked from sellable lots (inventory.Pick, which locks them).
+func (c Completion) takes(ctx context.Context, tx *ent.Tx, run *ent.Production, now time.Time) ([]inventory.Take, error) {
+	var draws []inventory.Draw
+	field := "consume[%d]"
+	for i, x := range c.Consume {
+		if !x.QuantityBase.IsPositive() {
+			return nil, problem.Invalid(fmt.Sprintf(field, i), "quantity must be greater than 0")
 		}
-		return merge(out), nil
+		draws = append(draws, inventory.Draw{Lot: x.LotID, Quantity: x.QuantityBase})
 	}
-	steps, err := run.QueryPlannedSteps().Order(ent.Asc("id")).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i, s := range steps {
-		need := decimal.Zero
-		if s.QuantityBase != nil {
-			need = *s.QuantityBase
-		}
-		candidates, err := tx.ProductLot.Query().
-			Where(productlot.ProductID(s.ProductID), productlot.Archived(false), productlot.QuantityBaseGT(decimal.Zero)).
-			Order(productlot.ByExpirationDate(sql.OrderNullsLast()), productlot.ByID()).
-			IDs(ctx)
+	if len(c.Consume) == 0 {
+		field = "planned_steps[%d]"
+		steps, err := run.QueryPlannedSteps().Order(ent.Asc("id")).All(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, lotID := range candidates {
-			if !need.IsPositive() {
-				break
+		for _, s := range steps {
+			d := inventory.Draw{Product: s.ProductID}
+			if s.QuantityBase != nil {
+				d.Quantity = *s.QuantityBase
 			}
-			lot, err := lockLot(ctx, tx, lotID)
-			if err != nil {
-				return nil, err
-			}
-			if !sellable(lot, now) {
-				continue
-			}
-			left := lot.QuantityBase.Sub(taken[lot.ID])
-			if !left.IsPositive() {
-				continue
-			}
-			q := decimal.Min(left, need)
-			taken[lot.ID] = taken[lot.ID].Add(q)
-			out = append(out, take{lot: lot, qty: q})
-			need = need.Sub(q)
-		}
-		if need.IsPositive() {
-			code := fmt.Sprint(s.ProductID)
-			if p, err := tx.Product.Get(ctx, s.ProductID); err == nil && p.ProductCode != nil {
-				code = *p.ProductCode
-			}
-			return nil, problem.Conflict(problem.InsufficientStock, fmt.Sprintf("planned_steps[%d]", i),
-				fmt.Sprintf("Not enough sellable stock of %s: %s short of %s.", code, need, *s.QuantityBase))
+			draws = append(draws, d)
 		}
 	}
-	return merge(out), nil
+	picked, err := inventory.Pick(ctx, tx, draws, now)
+	r, ok := err.(*inventory.Refusal)
+	if !ok {
+		return merge(picked), err
+	}
+	d, at := draws[r.Draw], fmt.Sprintf(field, r.Draw)
+	switch {
+	case r.Kind == inventory.LotMissing:
+		return nil, problem.Invalidf(at, "lot %d was not found", d.Lot)
+	case r.Kind == inventory.LotNotSellable:
+		return nil, problem.Conflict(problem.LotNotSellable, at, fmt.Sprintf("Lot %d is %s and cannot be consumed.", d.Lot, r.Why))
+	case d.Lot != 0:
+		return nil, problem.Conflict(problem.InsufficientStock, at, fmt.Sprintf("Lot %d holds %s; %s cannot be consumed.", d.Lot, r.Left, d.Quantity))
+	}
+	code := fmt.Sprint(d.Product)
+	if p, err := tx.Product.Get(ctx, d.Product); err == nil && p.ProductCode != nil {
+		code = *p.ProductCode
+	}
+	return nil, problem.Conflict(problem.InsufficientStock, at,
+		fmt.Sprintf("Not enough sellable stock of %s: %s short of %s.", code, d.Quantity.Sub(r.Left), d.Quantity))
 }
 
-// merge adds up takes from the same lot, in first-taken order, so each lot
-// moves once.
-func merge(ts []take) []take {
-	var out []take
+// merge adds up what the draws take from the same lot, in first-taken
+// order, so each lot moves once.
+func merge(picked [][]inventory.Take) []inventory.Take {
+	var out []inventory.Take
 	at := map[int]int{}
-	for _, t := range ts {
-		if i, ok := at[t.lot.ID]; ok {
-			out[i].qty = out[i].qty.Add(t.qty)
-			continue
+	for _, ts := range picked {
+		for _, t := range ts {
+			if i, ok := at[t.Lot.ID]; ok {
+				out[i].Quantity = out[i].Quantity.Add(t.Quantity)
+				continue
+			}
+			at[t.Lot.ID] = len(out)
+			out = append(out, t)
 		}
-		at[t.lot.ID] = len(out)
-		out = append(out, t)
 	}
 	return out
-}
-
-// sellable is DECISIONS "Lot picking": AVAILABLE, or RELEASED with no or a
-// future release expiry, not archived and not expired.
-func sellable(l *ent.ProductLot, now time.Time) bool { return why(l, now) == "" }
-
-// why says why a lot is not sellable, or "".
-func why(l *ent.ProductLot, now time.Time) string {
-	switch {
-	case l.Archived:
-		return "archived"
-	case l.ExpirationDate != nil && !l.ExpirationDate.After(now):
-		return "expired"
-	case l.QcStatus == productlot.QcStatusAVAILABLE:
-		return ""
-	case l.QcStatus == productlot.QcStatusRELEASED && (l.QcReleaseExpiresAt == nil || l.QcReleaseExpiresAt.After(now)):
-		return ""
-	case l.QcStatus == productlot.QcStatusRELEASED:
-		return "past its release"
-	}
-	return string(l.QcStatus)
-}
-
-// lockLot reads a lot, locking its row until the transaction ends
-// (PostgreSQL; SQLite serialises writers already), so its quantity cannot
-// change under the completion.
-func lockLot(ctx context.Context, tx *ent.Tx, id int) (*ent.ProductLot, error) {
-	return tx.ProductLot.Query().
-		Where(productlot.ID(id)).
-		Modify(func(s *sql.Selector) {
-			if s.Dialect() == dialect.Postgres {
-				s.ForUpdate()
-			}
-		}).
-		Only(ctx)
 }
 
 // output creates the run's output lot, or tops up the lot of the same
@@ -436,7 +366,7 @@ func output(ctx context.Context, tx *ent.Tx, run *ent.Production, produced decim
 		}
 		return b.Exec(ctx)
 	}
-	lot, err := lockLot(ctx, tx, existing[0])
+	lot, err := tx.ProductLot.Query().Where(productlot.ID(existing[0])).Modify(bulk.ForUpdate).Only(ctx)
 	if err != nil {
 		return err
 	}

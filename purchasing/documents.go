@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/bulk"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
@@ -22,6 +20,7 @@ import (
 	"larder.dev/larder/money"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/tenancy"
 	"larder.dev/larder/units"
 )
 
@@ -35,20 +34,6 @@ type purchaseLine interface {
 	SetProductCode(string)
 	SetProductName(string)
 	SetQuantityBase(decimal.Decimal)
-}
-
-// organizationOf is the organization of the caller's account: its currency
-// and purchasing settings.
-func organizationOf(ctx context.Context, tx *ent.Tx) (*ent.Organization, error) {
-	v := policy.FromContext(ctx)
-	if v == nil || v.AccountID == 0 {
-		return nil, fmt.Errorf("purchasing: no account in context")
-	}
-	org, err := tx.Account.Query().Where(account.ID(v.AccountID)).QueryOrganization().Only(policy.System(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("purchasing: organization: %w", err)
-	}
-	return org, nil
 }
 
 // completeLines copies each line's product code and name, converts its
@@ -122,7 +107,7 @@ func opt(d decimal.Decimal, ok bool) *decimal.Decimal {
 // before the order is saved (created, or its lines replaced). An order is
 // recorded without taxes.
 func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation, lines []*ent.PurchaseOrderLineCreate) error {
-	org, err := organizationOf(ctx, tx)
+	org, err := tenancy.OrganizationOf(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
@@ -200,7 +185,7 @@ type lotKey struct {
 // "Money"). The stock movements, one per line, are written by ReceiveBill
 // once the bill has its id.
 func PrepareBill(ctx context.Context, tx *ent.Tx, m *ent.BillMutation, lines []*ent.BillLineCreate) error {
-	org, err := organizationOf(ctx, tx)
+	org, err := tenancy.OrganizationOf(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
@@ -271,9 +256,7 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 	existing, err := tx.ProductLot.Query().
 		Modify(func(s *sql.Selector) {
 			s.Where(lotKeysIn(s, keys))
-			if s.Dialect() == dialect.Postgres {
-				s.ForUpdate() // the top-ups below add to what is read here
-			}
+			bulk.ForUpdate(s) // the top-ups below add to what is read here
 		}).
 		All(ctx)
 	if err != nil {

@@ -12,30 +12,16 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/bulk"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/money"
-	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/tenancy"
 	"larder.dev/larder/units"
 )
-
-// currencyOf is the currency of the caller's organization.
-func currencyOf(ctx context.Context, tx *ent.Tx) (string, error) {
-	v := policy.FromContext(ctx)
-	if v == nil || v.AccountID == 0 {
-		return "", fmt.Errorf("sales: no account in context")
-	}
-	org, err := tx.Account.Query().Where(account.ID(v.AccountID)).QueryOrganization().Only(policy.System(ctx))
-	if err != nil {
-		return "", fmt.Errorf("sales: organization: %w", err)
-	}
-	return org.Currency, nil
-}
 
 // productsOf reads the products lines name, with one query.
 func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Product, error) {
@@ -70,10 +56,11 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 	if lines == nil {
 		return nil
 	}
-	currency, err := currencyOf(ctx, tx)
+	org, err := tenancy.OrganizationOf(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
+	currency := org.Currency
 	var ids []int
 	for _, b := range lines {
 		id, _ := b.Mutation().ProductID()

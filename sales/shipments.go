@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bulk"
@@ -19,18 +17,12 @@ import (
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/inventory"
 	"larder.dev/larder/money"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/tenancy"
 	"larder.dev/larder/units"
 )
-
-// forUpdate locks the rows a query reads until the transaction ends
-// (PostgreSQL; SQLite serialises writers already).
-func forUpdate(s *sql.Selector) {
-	if s.Dialect() == dialect.Postgres {
-		s.ForUpdate()
-	}
-}
 
 // shippable are the statuses an order ships from.
 var shippable = []salesorder.Status{salesorder.StatusOPEN, salesorder.StatusPREPARING, salesorder.StatusBACK_ORDER}
@@ -38,7 +30,7 @@ var shippable = []salesorder.Status{salesorder.StatusOPEN, salesorder.StatusPREP
 // lockOrder reads a shipment's order and its lines, the order's row locked,
 // so that two shipments of one order run one after the other.
 func lockOrder(ctx context.Context, tx *ent.Tx, id int) (*ent.SalesOrder, map[int]*ent.SalesOrderLine, error) {
-	o, err := tx.SalesOrder.Query().Where(salesorder.ID(id)).Modify(forUpdate).Only(ctx)
+	o, err := tx.SalesOrder.Query().Where(salesorder.ID(id)).Modify(bulk.ForUpdate).Only(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,41 +85,6 @@ func PrepareShipment(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, l
 		m.SetShipDate(today())
 	}
 	return nil
-}
-
-// pick is a quantity taken from a lot for a shipment line.
-type pick struct {
-	lot      *ent.ProductLot
-	quantity decimal.Decimal
-}
-
-// sellable reports whether a lot may ship at t (DECISIONS, lot picking):
-// AVAILABLE, or RELEASED with no or a future release expiry; not archived,
-// not expired.
-func sellable(l *ent.ProductLot, t time.Time) bool {
-	if l.Archived || (l.ExpirationDate != nil && !l.ExpirationDate.After(t)) {
-		return false
-	}
-	switch l.QcStatus {
-	case productlot.QcStatusAVAILABLE:
-		return true
-	case productlot.QcStatusRELEASED:
-		return l.QcReleaseExpiresAt == nil || l.QcReleaseExpiresAt.After(t)
-	}
-	return false
-}
-
-// firstExpiring orders lots for picking: by expiration date, none last, then id.
-func firstExpiring(a, b *ent.ProductLot) int {
-	switch {
-	case a.ExpirationDate == nil && b.ExpirationDate != nil:
-		return 1
-	case a.ExpirationDate != nil && b.ExpirationDate == nil:
-		return -1
-	case a.ExpirationDate != nil && !a.ExpirationDate.Equal(*b.ExpirationDate):
-		return a.ExpirationDate.Compare(*b.ExpirationDate)
-	}
-	return a.ID - b.ID
 }
 
 // Ship records a saved shipment: it takes each line's quantity from its
@@ -198,107 +155,40 @@ func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.Shipment
 }
 
 // pickLots decides, line by line in body order, which lots each line's
-// quantity comes from.
-func pickLots(ctx context.Context, tx *ent.Tx, orderLines map[int]*ent.SalesOrderLine, rows []*ent.ShipmentLine, now time.Time) ([][]pick, error) {
-	var named, products []int
-	for _, r := range rows {
-		if r.LotID != nil {
-			named = append(named, *r.LotID)
-		} else if p := orderLines[r.SalesOrderLineID].ProductID; !slices.Contains(products, p) {
-			products = append(products, p)
-		}
-	}
-	// The named lots, and the products' lots that may ship (sellable is
-	// checked again below, with the release expiry).
-	lots, err := tx.ProductLot.Query().
-		Where(productlot.Or(
-			productlot.IDIn(named...),
-			productlot.And(
-				productlot.ProductIDIn(products...),
-				productlot.QuantityBaseGT(decimal.Zero),
-				productlot.Archived(false),
-				productlot.QcStatusIn(productlot.QcStatusAVAILABLE, productlot.QcStatusRELEASED),
-				productlot.Or(productlot.ExpirationDateIsNil(), productlot.ExpirationDateGT(now)),
-			),
-		)).
-		Order(productlot.ByID()).
-		Modify(forUpdate).
-		All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("ship: lots: %w", err)
-	}
-	left := make(map[int]decimal.Decimal, len(lots))
-	byID := make(map[int]*ent.ProductLot, len(lots))
-	byProduct := map[int][]*ent.ProductLot{}
-	for _, l := range lots {
-		left[l.ID] = l.QuantityBase
-		byID[l.ID] = l
-		if sellable(l, now) {
-			byProduct[l.ProductID] = append(byProduct[l.ProductID], l)
-		}
-	}
-	for _, ls := range byProduct {
-		slices.SortFunc(ls, firstExpiring)
-	}
-	out := make([][]pick, len(rows))
+// quantity comes from (inventory.Pick), and words a refusal for the line.
+func pickLots(ctx context.Context, tx *ent.Tx, orderLines map[int]*ent.SalesOrderLine, rows []*ent.ShipmentLine, now time.Time) ([][]inventory.Take, error) {
+	draws := make([]inventory.Draw, len(rows))
 	for i, r := range rows {
-		need := orZero(r.QuantityBase)
-		product := orderLines[r.SalesOrderLineID].ProductID
+		draws[i] = inventory.Draw{Product: orderLines[r.SalesOrderLineID].ProductID, Quantity: orZero(r.QuantityBase)}
 		if r.LotID != nil {
-			l := byID[*r.LotID]
-			at := fmt.Sprintf("lines[%d].lot_id", i)
-			switch {
-			case l == nil: // the builder checked it: gone meanwhile
-				return nil, problem.Invalidf(at, "must name an existing product lot (%d was not found)", *r.LotID)
-			case l.ProductID != product:
-				return nil, problem.Invalidf(at, "is a lot of product %d; order line %d is product %d", l.ProductID, r.SalesOrderLineID, product)
-			case !sellable(l, now):
-				return nil, problem.Conflict(problem.LotNotSellable, at, fmt.Sprintf(
-					"Lot %d cannot ship: it is %s%s.", l.ID, l.QcStatus, unsellableWhy(l, now)))
-			case left[l.ID].LessThan(need):
-				return nil, problem.Conflict(problem.InsufficientStock, fmt.Sprintf("lines[%d].quantity_base", i), fmt.Sprintf(
-					"Lot %d holds %s base units; the line ships %s.", l.ID, left[l.ID], need))
-			}
-			left[l.ID] = left[l.ID].Sub(need)
-			out[i] = []pick{{lot: l, quantity: need}}
-			continue
-		}
-		for _, l := range byProduct[product] {
-			if need.IsZero() {
-				break
-			}
-			take := decimal.Min(need, left[l.ID])
-			if !take.IsPositive() {
-				continue
-			}
-			left[l.ID] = left[l.ID].Sub(take)
-			need = need.Sub(take)
-			out[i] = append(out[i], pick{lot: l, quantity: take})
-		}
-		if need.IsPositive() {
-			return nil, problem.Conflict(problem.InsufficientStock, fmt.Sprintf("lines[%d].quantity_base", i), fmt.Sprintf(
-				"Product %d's sellable lots are %s base units short of what the line ships (%s).", product, need, orZero(r.QuantityBase)))
+			draws[i].Lot = *r.LotID
 		}
 	}
-	return out, nil
-}
-
-// unsellableWhy completes the refusal of a named lot.
-func unsellableWhy(l *ent.ProductLot, now time.Time) string {
+	takes, err := inventory.Pick(ctx, tx, draws, now)
+	r, ok := err.(*inventory.Refusal)
+	if !ok {
+		return takes, err
+	}
+	d, row := draws[r.Draw], rows[r.Draw]
+	at := fmt.Sprintf("lines[%d].lot_id", r.Draw)
 	switch {
-	case l.Archived:
-		return ", archived"
-	case l.ExpirationDate != nil && !l.ExpirationDate.After(now):
-		return ", expired " + l.ExpirationDate.UTC().Format(time.DateOnly)
-	case l.QcStatus == productlot.QcStatusRELEASED:
-		return ", its release expired"
+	case r.Kind == inventory.LotMissing: // the builder checked it: gone meanwhile
+		return nil, problem.Invalidf(at, "must name an existing product lot (%d was not found)", d.Lot)
+	case r.Kind == inventory.LotOfOther:
+		return nil, problem.Invalidf(at, "is a lot of product %d; order line %d is product %d", r.Lot.ProductID, row.SalesOrderLineID, d.Product)
+	case r.Kind == inventory.LotNotSellable:
+		return nil, problem.Conflict(problem.LotNotSellable, at, fmt.Sprintf("Lot %d cannot ship: it is %s.", d.Lot, r.Why))
+	case d.Lot != 0:
+		return nil, problem.Conflict(problem.InsufficientStock, fmt.Sprintf("lines[%d].quantity_base", r.Draw), fmt.Sprintf(
+			"Lot %d holds %s base units; the line ships %s.", d.Lot, r.Left, d.Quantity))
 	}
-	return ""
+	return nil, problem.Conflict(problem.InsufficientStock, fmt.Sprintf("lines[%d].quantity_base", r.Draw), fmt.Sprintf(
+		"Product %d's sellable lots are %s base units short of what the line ships (%s).", d.Product, d.Quantity.Sub(r.Left), d.Quantity))
 }
 
 // takeStock lowers the lots picked, in one statement, with one SHIPPING
 // movement per lot and line, in one statement.
-func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]pick) error {
+func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]inventory.Take) error {
 	after := map[int]decimal.Decimal{}
 	lots := map[int]*ent.ProductLot{}
 	var ids []int
@@ -306,13 +196,13 @@ func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]pick)
 	var ms []*ent.StockMovementCreate
 	for _, ps := range picks {
 		for _, p := range ps {
-			if _, ok := after[p.lot.ID]; !ok {
-				after[p.lot.ID] = p.lot.QuantityBase
-				lots[p.lot.ID] = p.lot
-				ids = append(ids, p.lot.ID)
+			if _, ok := after[p.Lot.ID]; !ok {
+				after[p.Lot.ID] = p.Lot.QuantityBase
+				lots[p.Lot.ID] = p.Lot
+				ids = append(ids, p.Lot.ID)
 			}
-			after[p.lot.ID] = after[p.lot.ID].Sub(p.quantity)
-			ms = append(ms, hooks.NewMovement(ctx, tx.Client(), s.AccountID, p.lot.ID, p.lot.LocationID, mv, p.quantity.Neg()))
+			after[p.Lot.ID] = after[p.Lot.ID].Sub(p.Quantity)
+			ms = append(ms, hooks.NewMovement(ctx, tx.Client(), s.AccountID, p.Lot.ID, p.Lot.LocationID, mv, p.Quantity.Neg()))
 		}
 	}
 	slices.Sort(ids)
@@ -332,10 +222,11 @@ func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]pick)
 // product, price, discount and taxes, the quantity in base units and in the
 // line's unit.
 func invoiceShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, s *ent.Shipment, orderLines map[int]*ent.SalesOrderLine, ids []int, shipped map[int]decimal.Decimal) (*ent.Invoice, error) {
-	currency, err := currencyOf(ctx, tx)
+	org, err := tenancy.OrganizationOf(ctx, tx.Client())
 	if err != nil {
 		return nil, err
 	}
+	currency := org.Currency
 	var pids []int
 	for _, id := range ids {
 		pids = append(pids, orderLines[id].ProductID)

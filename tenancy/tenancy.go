@@ -128,6 +128,25 @@ func Account(ctx context.Context, c *ent.Client, orgID int, env policy.Environme
 	return a, err
 }
 
+// OrganizationOf is the organization of the viewer's account (its currency
+// and purchasing settings). It reads as the system: an account reads its own
+// organization, which no tenant policy admits.
+func OrganizationOf(ctx context.Context, c *ent.Client) (*ent.Organization, error) {
+	v := policy.FromContext(ctx)
+	if v == nil || v.AccountID == 0 {
+		return nil, fmt.Errorf("organization: no account in context")
+	}
+	org, err := c.Account.Query().Where(account.ID(v.AccountID)).QueryOrganization().Only(policy.System(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("organization of account %d: %w", v.AccountID, err)
+	}
+	return org, nil
+}
+
+// Currency reports whether s is written as an ISO 4217 code (three capital
+// letters).
+func Currency(s string) bool { return currencyCode.MatchString(s) }
+
 func validPlan(plan string) error {
 	if !slices.Contains(Plans, plan) {
 		return fmt.Errorf("plan %q: use one of %v", plan, Plans)

@@ -7,6 +7,7 @@
 //	larder org set-plan --org ID --plan P
 //	larder key create --org ID --env live|test --scopes S [--name N]
 //	larder product import|export|delete --org ID --env live|test …
+//	larder list import|export --org ID --env live|test --list NAME …
 //	larder seed --org ID --env test --scale N
 //	larder key list --org ID [--history]
 //	larder key rotate --key ID --grace none|1h|24h|7d
@@ -53,6 +54,8 @@ var commands = []command{
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
 	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},
 	{"product delete", "product delete --org ID --env E --code C  mark a product deleted", productDelete},
+	{"list import", "list import --org ID --env E " + listUsage + " [--format jsonl|csv] FILE  upsert a reference list's rows by code", listImport},
+	{"list export", "list export --org ID --env E " + listUsage + " [--format jsonl|csv] [--out FILE]  write a reference list in the import format", listExport},
 	{"lot set-qc", "lot set-qc --org ID --env E --lot ID --status S [--note N] [--release-expires T]  record a quality decision on a lot", lotSetQC},
 	{"production create", "production create --org ID --env E --product CODE [--line NAME|ID] [--qty N] [--lot-number L] [--expires T] [--step PRODUCT_CODE:QTY ...]  plan a run", productionCreate},
 	{"production start", "production start --org ID --env E --id ID  start a run (IN_PROGRESS)", productionStart},

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/policy"
@@ -68,15 +66,11 @@ func productImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var in io.Reader = os.Stdin
-	if pos[0] != "-" {
-		file, err := os.Open(pos[0])
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		in = file
+	in, err := input(pos[0])
+	if err != nil {
+		return err
 	}
+	defer in.Close()
 	lines, perrs := catalog.Read(in, f)
 	ctx, st, err := acct.open(ctx, e, "product import")
 	if err != nil {
@@ -140,21 +134,21 @@ func productExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	w := e.stdout
-	if *out != "-" {
-		file, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		w = file
+	w, err := e.output(*out)
+	if err != nil {
+		return err
 	}
 	cw, err := catalog.NewWriter(w, f)
 	if err != nil {
+		w.Close()
 		return err
 	}
 	n, err := catalog.Export(ctx, st.Client, cw)
 	if err != nil {
+		w.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
 		return err
 	}
 	if *out == "-" {

@@ -2942,11 +2942,6 @@ var (
 				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[3]},
 			},
 			{
-				Name:    "salesperson_account_id_code",
-				Unique:  false,
-				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[4]},
-			},
-			{
 				Name:    "salesperson_account_id_email",
 				Unique:  false,
 				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[5]},
@@ -2960,6 +2955,11 @@ var (
 				Name:    "salesperson_account_id_last_name",
 				Unique:  false,
 				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[7]},
+			},
+			{
+				Name:    "salesperson_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{SalespeopleColumns[8], SalespeopleColumns[4]},
 			},
 		},
 	}
@@ -3366,14 +3366,14 @@ var (
 				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[0]},
 			},
 			{
-				Name:    "taxrate_account_id_code",
-				Unique:  false,
-				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[3]},
-			},
-			{
 				Name:    "taxrate_account_id_name",
 				Unique:  false,
 				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[5]},
+			},
+			{
+				Name:    "taxrate_account_id_code",
+				Unique:  true,
+				Columns: []*schema.Column{TaxRatesColumns[10], TaxRatesColumns[3]},
 			},
 		},
 	}

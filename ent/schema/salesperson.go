@@ -25,7 +25,7 @@ func (Salesperson) Fields() []ent.Field {
 		field.String("code").
 			Optional().
 			Nillable().
-			Comment("Short code.").
+			Comment("Short code, unique within the account.").
 			Annotations(annotate.Sortable(), annotate.Searchable()),
 		field.String("email").
 			Optional().
@@ -45,9 +45,11 @@ func (Salesperson) Fields() []ent.Field {
 	}
 }
 
-// Indexes back the filters and sorts.
+// Indexes back the filters and sorts; a code is unique within the account
+// (rows without one are not constrained), so that the app's list import
+// finds a row by it.
 func (Salesperson) Indexes() []ent.Index {
-	return tenantIndexes("active", "code", "email", "first_name", "last_name")
+	return append(tenantIndexes("active", "email", "first_name", "last_name"), uniqueCode())
 }
 
 // Annotations expose salespersons at /salespersons, read-only.

@@ -22,7 +22,7 @@ func (TaxRate) Fields() []ent.Field {
 		field.String("code").
 			Optional().
 			Nillable().
-			Comment("Short code.").
+			Comment("Short code, unique within the account.").
 			Annotations(annotate.Sortable(), annotate.Searchable()),
 		field.String("description").
 			Optional().
@@ -47,8 +47,10 @@ func (TaxRate) Fields() []ent.Field {
 	}
 }
 
-// Indexes back the filter and sorts.
-func (TaxRate) Indexes() []ent.Index { return tenantIndexes("code", "name") }
+// Indexes back the filter and sorts; a code is unique within the account
+// (rows without one are not constrained), so that the app's list import
+// finds a row by it.
+func (TaxRate) Indexes() []ent.Index { return append(tenantIndexes("name"), uniqueCode()) }
 
 // Annotations expose tax rates at /tax-rates, read-only.
 func (TaxRate) Annotations() []schema.Annotation {

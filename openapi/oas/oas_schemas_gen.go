@@ -9725,7 +9725,7 @@ type Salesperson struct {
 	ID int `json:"id"`
 	// Whether the salesperson currently sells for the account.
 	Active bool `json:"active"`
-	// Short code.
+	// Short code, unique within the account.
 	Code NilString `json:"code"`
 	// E-mail address.
 	Email NilString `json:"email"`
@@ -11277,7 +11277,7 @@ func (s *TagUpdate) SetName(val OptString) {
 type TaxRate struct {
 	// Unique per resource type, never reused.
 	ID int `json:"id"`
-	// Short code.
+	// Short code, unique within the account.
 	Code NilString `json:"code"`
 	// Free-text description.
 	Description NilString `json:"description"`
