@@ -63,6 +63,17 @@ func Import(ctx context.Context, c *ent.Client, lines []Line, progress Progress)
 	return res, nil
 }
 
+// Check reports the problems Import would find in the records, writing
+// nothing: for a file that also has lines that did not parse, so that one
+// report names every problem and nothing is imported.
+func Check(ctx context.Context, c *ent.Client, lines []Line) ([]LineError, error) {
+	refs, err := loadRefs(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return refs.validate(lines), nil
+}
+
 // ImportTx is Import within the transaction tx (the seed of a new test
 // account imports its products in the transaction that creates the account).
 func ImportTx(ctx context.Context, tx *ent.Tx, lines []Line, progress Progress) (ImportResult, error) {

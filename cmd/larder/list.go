@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/reflist"
+	"larder.dev/larder/store"
 )
 
 var listUsage = "--list " + strings.Join(reflist.Names(), "|")
@@ -35,96 +37,150 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// listImport upserts the rows of a reference list by code.
-func listImport(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("list import")
-	if err != nil {
-		return err
-	}
-	acct := e.accountFlags(fs)
-	name := fs.String("list", "", "the list (required): "+strings.Join(reflist.Names(), ", "))
-	format := fs.String("format", "", "jsonl or csv (default: from the file name; .csv is CSV)")
-	pos, err := e.parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("list import needs one FILE (- for standard input)")
-	}
-	l, err := reflist.Find(*name)
-	if err != nil {
-		return err
-	}
-	f, err := catalog.ParseFormat(*format, pos[0])
-	if err != nil {
-		return err
-	}
-	in, err := input(pos[0])
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	lines, perrs := l.Read(in, f)
-	ctx, st, err := acct.open(ctx, e, "list import")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	res, err := l.Import(ctx, st.Client, lines, perrs)
-	if err != nil {
-		var fe *catalog.FileError
-		if errors.As(err, &fe) && e.json {
-			_ = e.print(map[string]any{"errors": fe.Problems}, "")
-		}
-		return err
-	}
-	return e.print(res, fmt.Sprintf("%s: %d created, %d updated, %d unchanged", l.Name, res.Created, res.Updated, res.Unchanged))
+// importer imports a file into the account of ctx, returning the --json
+// object and the human line.
+type importer func(context.Context, *env, *store.Store, io.Reader, catalog.Format) (any, string, error)
+
+// exporter writes the records of the account of ctx and counts them.
+type exporter func(context.Context, *store.Store, io.Writer, catalog.Format) (int, error)
+
+// work is a command's own flags: added to the flag set, they return what,
+// once parsed, makes the command's work (or refuses them).
+type work[T any] func(*flag.FlagSet) func() (T, error)
+
+// always is work without flags of its own.
+func always[T any](w T) work[T] {
+	return func(*flag.FlagSet) func() (T, error) { return func() (T, error) { return w, nil } }
 }
 
-// listExport writes a reference list in the import format.
-func listExport(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("list export")
-	if err != nil {
-		return err
+// importCommand is a command that imports one FILE (- for standard input)
+// of --format into an account. A refused file's problems are printed under
+// --json.
+func importCommand(name string, flags work[importer]) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		fs, err := e.flags(name)
+		if err != nil {
+			return err
+		}
+		acct := e.accountFlags(fs)
+		check := flags(fs)
+		format := fs.String("format", "", "jsonl or csv (default: from the file name; .csv is CSV)")
+		pos, err := e.parse(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return fmt.Errorf("%s needs one FILE (- for standard input)", name)
+		}
+		do, err := check()
+		if err != nil {
+			return err
+		}
+		f, err := catalog.ParseFormat(*format, pos[0])
+		if err != nil {
+			return err
+		}
+		in, err := input(pos[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		ctx, st, err := acct.open(ctx, e, name)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		res, human, err := do(ctx, e, st, in, f)
+		if err != nil {
+			var fe *catalog.FileError
+			if errors.As(err, &fe) && e.json {
+				_ = e.print(map[string]any{"errors": fe.Problems}, "")
+			}
+			return err
+		}
+		return e.print(res, human)
 	}
-	acct := e.accountFlags(fs)
-	name := fs.String("list", "", "the list (required): "+strings.Join(reflist.Names(), ", "))
-	format := fs.String("format", "", "jsonl or csv (default: from --out; jsonl on standard output)")
-	out := fs.String("out", "-", "file to write (- for standard output)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	l, err := reflist.Find(*name)
-	if err != nil {
-		return err
-	}
-	f, err := catalog.ParseFormat(*format, *out)
-	if err != nil {
-		return err
-	}
-	ctx, st, err := acct.open(ctx, e, "list export")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	recs, err := l.Export(ctx, st.Client)
-	if err != nil {
-		return err
-	}
-	w, err := e.output(*out)
-	if err != nil {
-		return err
-	}
-	if err := l.Write(w, f, recs); err != nil {
-		w.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if *out == "-" {
-		return nil // the file is the output
-	}
-	return e.print(map[string]any{"exported": len(recs), "file": *out, "format": string(f), "list": l.Name},
-		fmt.Sprintf("%d %s written to %s", len(recs), l.Name, *out))
 }
+
+// exportCommand is a command that writes records of an account in the
+// import format to --out (standard output by default); what names them in
+// the human line.
+func exportCommand(name, what string, flags work[exporter]) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		fs, err := e.flags(name)
+		if err != nil {
+			return err
+		}
+		acct := e.accountFlags(fs)
+		check := flags(fs)
+		format := fs.String("format", "", "jsonl or csv (default: from --out; jsonl on standard output)")
+		out := fs.String("out", "-", "file to write (- for standard output)")
+		if _, err := e.parse(fs, args); err != nil {
+			return err
+		}
+		do, err := check()
+		if err != nil {
+			return err
+		}
+		f, err := catalog.ParseFormat(*format, *out)
+		if err != nil {
+			return err
+		}
+		ctx, st, err := acct.open(ctx, e, name)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		w, err := e.output(*out)
+		if err != nil {
+			return err
+		}
+		n, err := do(ctx, st, w, f)
+		if err != nil {
+			w.Close()
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if *out == "-" {
+			return nil // the file is the output
+		}
+		return e.print(map[string]any{"exported": n, "file": *out, "format": string(f)}, fmt.Sprintf("%d %s written to %s", n, what, *out))
+	}
+}
+
+// listFlag adds --list; the work it returns is build's for the list named.
+func listFlag[T any](build func(*reflist.List) T) work[T] {
+	return func(fs *flag.FlagSet) func() (T, error) {
+		name := fs.String("list", "", "the list (required): "+strings.Join(reflist.Names(), ", "))
+		return func() (T, error) {
+			l, err := reflist.Find(*name)
+			if err != nil {
+				var none T
+				return none, err
+			}
+			return build(l), nil
+		}
+	}
+}
+
+// listImport upserts the rows of a reference list by code.
+var listImport = importCommand("list import", listFlag(func(l *reflist.List) importer {
+	return func(ctx context.Context, _ *env, st *store.Store, in io.Reader, f catalog.Format) (any, string, error) {
+		lines, perrs := l.Read(in, f)
+		res, err := l.Import(ctx, st.Client, lines, perrs)
+		return res, fmt.Sprintf("%s: %d created, %d updated, %d unchanged", l.Name, res.Created, res.Updated, res.Unchanged), err
+	}
+}))
+
+// listExport writes a reference list in the import format.
+var listExport = exportCommand("list export", "rows", listFlag(func(l *reflist.List) exporter {
+	return func(ctx context.Context, st *store.Store, w io.Writer, f catalog.Format) (int, error) {
+		recs, err := l.Export(ctx, st.Client)
+		if err != nil {
+			return 0, err
+		}
+		return len(recs), l.Write(w, f, recs)
+	}
+}))

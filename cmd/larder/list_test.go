@@ -19,12 +19,7 @@ import (
 // export runs `larder list export` to standard output.
 func export(t *testing.T, db string, args ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	args = append(append([]string{"list", "export"}, args...), "--database", db)
-	if err := run(context.Background(), args, &out, &errb); err != nil {
-		t.Fatalf("larder %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String()
+	return human(t, db, append([]string{"list", "export"}, args...)...)
 }
 
 // apiList reads GET /v1/<list> with key and returns its rows by code.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/policy"
@@ -48,114 +48,44 @@ func (a accountFlags) open(ctx context.Context, e *env, command string) (context
 	return policy.App(ctx, acct.ID, environment), st, nil
 }
 
-func productImport(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("product import")
-	if err != nil {
-		return err
-	}
-	acct := e.accountFlags(fs)
-	format := fs.String("format", "", "jsonl or csv (default: from the file name; .csv is CSV)")
-	pos, err := e.parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("product import needs one FILE (- for standard input)")
-	}
-	f, err := catalog.ParseFormat(*format, pos[0])
-	if err != nil {
-		return err
-	}
-	in, err := input(pos[0])
-	if err != nil {
-		return err
-	}
-	defer in.Close()
+var productImport = importCommand("product import", always[importer](func(ctx context.Context, e *env, st *store.Store, in io.Reader, f catalog.Format) (any, string, error) {
 	lines, perrs := catalog.Read(in, f)
-	ctx, st, err := acct.open(ctx, e, "product import")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var bar *progress
 	if len(lines) > progressAbove {
 		bar = newProgress(e.stderr, "importing products")
 	}
 	res, err := importLines(ctx, st, lines, perrs, bar)
-	if err != nil {
-		var fe *catalog.FileError
-		if errors.As(err, &fe) && e.json {
-			_ = e.print(map[string]any{"errors": fe.Problems}, "")
-		}
-		return err
-	}
-	return e.print(res, fmt.Sprintf("%d created, %d updated, %d unchanged", res.Created, res.Updated, res.Unchanged))
-}
+	return res, fmt.Sprintf("%d created, %d updated, %d unchanged", res.Created, res.Updated, res.Unchanged), err
+}))
 
-// importLines reports syntax problems together with validation problems.
+// importLines imports the records of a file; when some of its lines did
+// not parse, it imports nothing and reports those problems together with
+// the records' own.
 func importLines(ctx context.Context, st *store.Store, lines []catalog.Line, perrs []catalog.LineError, bar *progress) (catalog.ImportResult, error) {
+	if len(perrs) > 0 {
+		problems, err := catalog.Check(ctx, st.Client, lines)
+		if err != nil {
+			return catalog.ImportResult{}, err
+		}
+		all := append(append([]catalog.LineError(nil), perrs...), problems...)
+		sortProblems(all)
+		return catalog.ImportResult{}, &catalog.FileError{Problems: all}
+	}
 	var report catalog.Progress
 	if bar != nil {
 		report = bar.set
 		defer bar.done()
 	}
-	res, err := catalog.Import(ctx, st.Client, lines, report)
-	if len(perrs) == 0 {
-		return res, err
-	}
-	all := append([]catalog.LineError(nil), perrs...)
-	var fe *catalog.FileError
-	if errors.As(err, &fe) {
-		all = append(all, fe.Problems...)
-	} else if err == nil {
-		return catalog.ImportResult{}, fmt.Errorf("import: syntax problems were found after the import began")
-	}
-	sortProblems(all)
-	return catalog.ImportResult{}, &catalog.FileError{Problems: all}
+	return catalog.Import(ctx, st.Client, lines, report)
 }
 
-func productExport(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("product export")
-	if err != nil {
-		return err
-	}
-	acct := e.accountFlags(fs)
-	format := fs.String("format", "", "jsonl or csv (default: from --out; jsonl on standard output)")
-	out := fs.String("out", "-", "file to write (- for standard output)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	f, err := catalog.ParseFormat(*format, *out)
-	if err != nil {
-		return err
-	}
-	ctx, st, err := acct.open(ctx, e, "product export")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	w, err := e.output(*out)
-	if err != nil {
-		return err
-	}
+var productExport = exportCommand("product export", "products", always[exporter](func(ctx context.Context, st *store.Store, w io.Writer, f catalog.Format) (int, error) {
 	cw, err := catalog.NewWriter(w, f)
 	if err != nil {
-		w.Close()
-		return err
+		return 0, err
 	}
-	n, err := catalog.Export(ctx, st.Client, cw)
-	if err != nil {
-		w.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if *out == "-" {
-		return nil // the file is the output
-	}
-	return e.print(map[string]any{"exported": n, "file": *out, "format": string(f)}, fmt.Sprintf("%d products written to %s", n, *out))
-}
+	return catalog.Export(ctx, st.Client, cw)
+}))
 
 func productDelete(ctx context.Context, e *env, args []string) error {
 	fs, err := e.flags("product delete")

@@ -102,6 +102,13 @@ not json
 				}
 			}
 			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "NEW-1")
+			// A line that does not parse refuses the file though every other
+			// record is fine.
+			if err := os.WriteFile(bad, []byte(`{"product_code":"NEW-1","product_type":"RAW_MATERIAL"}`+"\n{\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fails(t, db, "line 2: not a product object", "product", "import", "--org", org, "--env", "test", bad)
+			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "NEW-1")
 			if n := appEvents(t, db, "product.created"); n != 1 {
 				t.Fatalf("a refused file wrote events: %d", n)
 			}
