@@ -11,7 +11,6 @@ import (
 
 	"larder.dev/larder/bulk"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/policy"
 )
@@ -96,12 +95,12 @@ func (r *Refusal) Error() string {
 // order, so concurrent picks never take the same stock twice and never
 // deadlock on each other.
 //
-// It reads only the lots a pick can reach: the named ones and, per product,
-// the first-expiring sellable lots until they hold what the draws ask (a
-// running sum in the database). Should those fall short once locked (another
-// transaction took from them meanwhile), it locks every sellable lot of the
-// products and decides again, so a refusal for short stock is always made on
-// all of it.
+// It reads and locks only the lots a pick can reach: the named ones and, per
+// product, the first-expiring sellable lots until they hold what the draws
+// ask, found by pages of an index in picking order. Should those fall short
+// once locked (another transaction took from them meanwhile), it locks every
+// sellable lot of the products and decides again, so a refusal for short
+// stock is always made on all of it.
 func Pick(ctx context.Context, tx *ent.Tx, draws []Draw, now time.Time) ([][]Take, error) {
 	var named, products []int
 	asked := decimal.Zero // what named draws take, which may come from a product's first lots
@@ -120,14 +119,18 @@ func Pick(ctx context.Context, tx *ent.Tx, draws []Draw, now time.Time) ([][]Tak
 	for p := range need {
 		need[p] = need[p].Add(asked)
 	}
-	lots, err := lockLots(ctx, tx, named, products, now, firstLots(ctx, products, need, now))
+	first, err := firstLots(ctx, tx, products, need, now)
+	if err != nil {
+		return nil, err
+	}
+	lots, err := lockLots(ctx, tx, append(named, first...), nil, now)
 	if err != nil {
 		return nil, err
 	}
 	takes, err := decide(draws, lots, now)
 	var r *Refusal
 	if asRefusal(err, &r) && r.Kind == StockShort && draws[r.Draw].Lot == 0 {
-		if lots, err = lockLots(ctx, tx, named, products, now, nil); err != nil {
+		if lots, err = lockLots(ctx, tx, named, products, now); err != nil {
 			return nil, err
 		}
 		takes, err = decide(draws, lots, now)
@@ -141,22 +144,20 @@ func asRefusal(err error, r **Refusal) bool {
 	return ok
 }
 
-// lockLots reads and locks, in id order, the named lots and the products'
-// sellable lots (those first prefix admits, or all of them when prefix is
-// nil).
-func lockLots(ctx context.Context, tx *ent.Tx, named, products []int, now time.Time, prefix predicate.ProductLot) ([]*ent.ProductLot, error) {
-	stock := []predicate.ProductLot{
-		productlot.ProductIDIn(products...),
-		productlot.QuantityBaseGT(decimal.Zero),
-		productlot.Archived(false),
-		productlot.QcStatusIn(productlot.QcStatusAVAILABLE, productlot.QcStatusRELEASED),
-		productlot.Or(productlot.ExpirationDateIsNil(), productlot.ExpirationDateGT(now)),
-	}
-	if prefix != nil {
-		stock = append(stock, prefix)
-	}
+// lockLots reads and locks, in id order, the lots ids names and every
+// sellable lot of the products.
+func lockLots(ctx context.Context, tx *ent.Tx, ids, products []int, now time.Time) ([]*ent.ProductLot, error) {
 	lots, err := tx.ProductLot.Query().
-		Where(productlot.Or(productlot.IDIn(named...), productlot.And(stock...))).
+		Where(productlot.Or(
+			productlot.IDIn(ids...),
+			productlot.And(
+				productlot.ProductIDIn(products...),
+				productlot.QuantityBaseGT(decimal.Zero),
+				productlot.Archived(false),
+				productlot.QcStatusIn(productlot.QcStatusAVAILABLE, productlot.QcStatusRELEASED),
+				productlot.Or(productlot.ExpirationDateIsNil(), productlot.ExpirationDateGT(now)),
+			),
+		)).
 		Order(productlot.ByID()).
 		Modify(bulk.ForUpdate).
 		All(ctx)
@@ -166,45 +167,108 @@ func lockLots(ctx context.Context, tx *ent.Tx, named, products []int, now time.T
 	return lots, nil
 }
 
-// firstLots admits, per product, the sellable lots in picking order until
-// the ones before hold need[product]: SUM() OVER the picking order, which
-// both PostgreSQL and SQLite compute without sending the other lots.
-func firstLots(ctx context.Context, products []int, need map[int]decimal.Decimal, now time.Time) predicate.ProductLot {
+// firstPage is how many lots of a product the first read takes; a product
+// whose page does not hold what it is asked reads four times as many.
+const firstPage = 8
+
+// lotHead is what choosing the first lots needs of one.
+type lotHead struct {
+	ID           int             `json:"id"`
+	ProductID    int             `json:"product_id"`
+	QuantityBase decimal.Decimal `json:"quantity_base"`
+}
+
+// firstLots returns, per product, the ids of its sellable lots in picking
+// order until they hold need[product] (or all of them). It reads a page of
+// each product's lots in one statement (a UNION ALL of index scans on
+// (account_id, product_id, expiration_date, id), each stopping at its LIMIT)
+// and reads again only for products whose page fell short. Nothing is locked
+// here: lockLots locks the ids, and Pick decides on what it reads then.
+func firstLots(ctx context.Context, tx *ent.Tx, products []int, need map[int]decimal.Decimal, now time.Time) ([]int, error) {
 	if len(products) == 0 {
-		return nil
+		return nil, nil
 	}
-	account := 0
-	if v := policy.FromContext(ctx); v != nil {
-		account = v.AccountID
+	v := policy.FromContext(ctx)
+	if v == nil || v.AccountID == 0 {
+		return nil, fmt.Errorf("pick: no account in context")
 	}
-	return func(s *sql.Selector) {
-		s.Where(sql.P(func(b *sql.Builder) {
-			b.Ident(s.C(productlot.FieldID)).WriteString(" IN (SELECT id FROM (SELECT id, product_id, SUM(quantity_base) OVER (" +
-				"PARTITION BY product_id ORDER BY expiration_date IS NULL, expiration_date, id " +
-				"ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM ").
-				Ident(productlot.Table).WriteString(" WHERE ")
-			if account != 0 {
-				b.WriteString("account_id = ").Arg(account).WriteString(" AND ")
-			}
-			b.WriteString("product_id IN (")
-			for i, p := range products {
-				if i > 0 {
-					b.Comma()
-				}
-				b.Arg(p)
-			}
-			b.WriteString(") AND quantity_base > 0 AND archived = ").Arg(false).
-				WriteString(" AND (expiration_date IS NULL OR expiration_date > ").Arg(now).
-				WriteString(") AND (qc_status = ").Arg(productlot.QcStatusAVAILABLE.String()).
-				WriteString(" OR (qc_status = ").Arg(productlot.QcStatusRELEASED.String()).
-				WriteString(" AND (qc_release_expires_at IS NULL OR qc_release_expires_at > ").Arg(now).
-				WriteString(")))) first_lots WHERE before IS NULL OR before < CASE product_id")
-			for _, p := range products {
-				b.WriteString(" WHEN ").Arg(p).WriteString(" THEN CAST(").Arg(need[p].String()).WriteString(" AS NUMERIC)")
-			}
-			b.WriteString(" END)")
-		}))
+	limit := make(map[int]int, len(products))
+	for _, p := range products {
+		limit[p] = firstPage
 	}
+	var ids []int
+	for pending := products; len(pending) > 0; {
+		var heads []lotHead
+		err := tx.ProductLot.Query().
+			Select(productlot.FieldID, productlot.FieldProductID, productlot.FieldQuantityBase).
+			Modify(func(s *sql.Selector) {
+				// The pages replace the table under its own name, so that the
+				// account's policy filter applies to them as to the table.
+				s.From(pages(s.Dialect(), v.AccountID, pending, limit, now).As(productlot.Table))
+			}).
+			Scan(ctx, &heads)
+		if err != nil {
+			return nil, fmt.Errorf("pick: first lots: %w", err)
+		}
+		byProduct := map[int][]lotHead{}
+		for _, h := range heads {
+			byProduct[h.ProductID] = append(byProduct[h.ProductID], h)
+		}
+		var next []int
+		for _, p := range pending {
+			hs, held, i := byProduct[p], decimal.Zero, 0
+			for ; i < len(hs) && held.LessThan(need[p]); i++ {
+				held = held.Add(hs[i].QuantityBase)
+			}
+			if held.LessThan(need[p]) && len(hs) == limit[p] {
+				limit[p] *= 4
+				next = append(next, p)
+				continue
+			}
+			for _, h := range hs[:i] {
+				ids = append(ids, h.ID)
+			}
+		}
+		pending = next
+	}
+	return ids, nil
+}
+
+// pages is a page of each product's sellable lots in picking order (by
+// expiration date, none last, then id).
+func pages(d string, account int, products []int, limit map[int]int, now time.Time) *sql.Selector {
+	var u *sql.Selector
+	for i, p := range products {
+		t := sql.Dialect(d).Table(productlot.Table)
+		page := sql.Dialect(d).
+			Select(t.C(productlot.FieldID), t.C(productlot.FieldProductID), t.C(productlot.FieldQuantityBase), t.C(productlot.FieldAccountID)).
+			From(t).
+			Where(sql.And(
+				sql.EQ(t.C(productlot.FieldAccountID), account),
+				sql.EQ(t.C(productlot.FieldProductID), p),
+				sql.GT(t.C(productlot.FieldQuantityBase), 0),
+				sql.EQ(t.C(productlot.FieldArchived), false),
+				sql.Or(sql.IsNull(t.C(productlot.FieldExpirationDate)), sql.GT(t.C(productlot.FieldExpirationDate), now)),
+				sql.Or(
+					sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusAVAILABLE.String()),
+					sql.And(
+						sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusRELEASED.String()),
+						sql.Or(sql.IsNull(t.C(productlot.FieldQcReleaseExpiresAt)), sql.GT(t.C(productlot.FieldQcReleaseExpiresAt), now)),
+					),
+				),
+			)).
+			OrderBy(t.C(productlot.FieldExpirationDate)+" NULLS LAST", t.C(productlot.FieldID)).
+			Limit(limit[p])
+		// A branch with its own ORDER BY and LIMIT is a subquery in both
+		// dialects.
+		branch := sql.Dialect(d).Select("*").From(page.As(fmt.Sprintf("page%d", i)))
+		if u == nil {
+			u = branch
+		} else {
+			u.UnionAll(branch)
+		}
+	}
+	return u
 }
 
 // decide makes the picks from locked lots.

@@ -174,28 +174,79 @@ func TestPick(t *testing.T) {
 	}
 }
 
+// A product with more lots than one page: the pick reads further pages
+// until the lots hold what is asked, in picking order (lots made in the
+// reverse of it), and refuses only when all of them fall short.
+func TestPickPages(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			st := dbtest.Open(t, b)
+			specs, of := map[string]lotSpec{}, map[string]string{}
+			for i := 40; i >= 1; i-- {
+				name := fmt.Sprintf("b%02d", i)
+				specs[name], of[name] = lotSpec{qty: "1", expires: i}, "B"
+			}
+			specs["a"] = lotSpec{qty: "100", expires: 1}
+			f := newFixture(t, st, specs, of)
+			draw := func(p int, q int64) inventory.Draw {
+				return inventory.Draw{Product: p, Quantity: decimal.NewFromInt(q)}
+			}
+			want := func(from, to int) string {
+				var w []string
+				for i := from; i <= to; i++ {
+					w = append(w, fmt.Sprintf("b%02d:1", i))
+				}
+				return strings.Join(w, ",")
+			}
+			for _, tc := range []struct {
+				draws []inventory.Draw
+				want  string
+			}{
+				{[]inventory.Draw{draw(f.b, 3)}, want(1, 3)},
+				{[]inventory.Draw{draw(f.a, 5), draw(f.b, 35)}, "a:5 | " + want(1, 35)},
+				{[]inventory.Draw{draw(f.b, 30), draw(f.b, 10)}, want(1, 30) + " | " + want(31, 40)},
+				{[]inventory.Draw{draw(f.b, 41)}, "refused 0 short  40"},
+			} {
+				if got := f.pick(t, tc.draws...); got != tc.want {
+					t.Errorf("draws %v:\n%s, want\n%s", tc.draws, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
 // On PostgreSQL a pick locks what it takes from and no more: the lots after
-// the first that cover the draw stay free for other transactions.
+// the first that cover the draw stay free for other transactions, also when
+// the pick read more than one page of lots to find them.
 func TestPickLocksOnlyWhatItReaches(t *testing.T) {
 	t.Parallel()
 	st := postgres(t, "row locks are PostgreSQL's; SQLite serialises writers")
-	f := newFixture(t, st, map[string]lotSpec{
-		"first": {qty: "5", expires: 1}, "second": {qty: "5", expires: 2}, "third": {qty: "5", expires: 3}, "last": {qty: "5"},
-	}, nil)
-	tx, err := st.Client.Tx(f.ctx)
-	if err != nil {
-		t.Fatal(err)
+	specs := map[string]lotSpec{"never": {qty: "5"}}
+	for i := 1; i <= 40; i++ {
+		specs[fmt.Sprintf("l%02d", i)] = lotSpec{qty: "1", expires: i}
 	}
-	defer tx.Rollback()
-	takes, err := inventory.Pick(f.ctx, tx, []inventory.Draw{{Product: f.a, Quantity: decimal.NewFromInt(6)}}, now)
-	if got := f.words(takes, err); got != "first:5,second:1" {
-		t.Fatalf("picked %s", got)
-	}
-	for name, locked := range map[string]bool{"first": true, "second": true, "third": false, "last": false} {
-		_, err := st.DB.ExecContext(context.Background(), "SELECT id FROM product_lots WHERE id = $1 FOR UPDATE NOWAIT", f.lots[name])
-		if got := err != nil; got != locked {
-			t.Errorf("lot %s: locked %v, want %v (%v)", name, got, locked, err)
+	f := newFixture(t, st, specs, nil)
+	for _, n := range []int{6, 20} {
+		tx, err := st.Client.Tx(f.ctx)
+		if err != nil {
+			t.Fatal(err)
 		}
+		takes, err := inventory.Pick(f.ctx, tx, []inventory.Draw{{Product: f.a, Quantity: decimal.NewFromInt(int64(n))}}, now)
+		if err != nil || len(takes[0]) != n {
+			t.Fatalf("picking %d: %s", n, f.words(takes, err))
+		}
+		for name, id := range f.lots {
+			var i int
+			fmt.Sscanf(name, "l%d", &i)
+			locked := i >= 1 && i <= n
+			_, err := st.DB.ExecContext(context.Background(), "SELECT id FROM product_lots WHERE id = $1 FOR UPDATE NOWAIT", id)
+			if got := err != nil; got != locked {
+				t.Errorf("picking %d, lot %s: locked %v, want %v (%v)", n, name, got, locked, err)
+			}
+		}
+		tx.Rollback()
 	}
 }
 

@@ -1785,9 +1785,9 @@ var (
 				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[3]},
 			},
 			{
-				Name:    "productlot_account_id_product_id_expiration_date",
+				Name:    "productlot_account_id_product_id_expiration_date_id",
 				Unique:  false,
-				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15], ProductLotsColumns[6]},
+				Columns: []*schema.Column{ProductLotsColumns[14], ProductLotsColumns[15], ProductLotsColumns[6], ProductLotsColumns[0]},
 			},
 			{
 				Name:    "productlot_product_id_location_key_lot_number",

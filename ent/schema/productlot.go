@@ -137,7 +137,8 @@ func (ProductLot) Hooks() []ent.Hook {
 func (ProductLot) Indexes() []ent.Index {
 	return append(tenantIndexes("product_id", "location_id", "warehouse_id", "lot_number", "expiration_date",
 		"archived", "created_at", "updated_at", "quantity_base", "product_name"),
-		index.Fields("account_id", "product_id", "expiration_date"),
+		// Picking reads a product's lots in this order (inventory.Pick).
+		index.Fields("account_id", "product_id", "expiration_date", "id"),
 		index.Fields("product_id", "location_key", "lot_number").Unique(),
 		index.Fields("account_id", "product_id").
 			Unique().
