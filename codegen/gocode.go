@@ -394,7 +394,9 @@ func (r *Resource) Entries() []*Resource {
 
 // Node is the ent type view used by the ent-package template.
 type Node struct {
-	T        *gen.Type
+	T *gen.Type
+	// Res is the resource the API serves the type as (nil: not served).
+	Res      *Resource
 	Costs    []*gen.Field
 	Locks    []*gen.Field
 	Refs     []*Ref
@@ -465,7 +467,7 @@ func nodes(g *gen.Graph) ([]*Node, error) {
 	}
 	var out []*Node
 	for _, t := range g.Nodes {
-		n := &Node{T: t}
+		n := &Node{T: t, Res: byType[t.Name]}
 		for _, f := range t.Fields {
 			a, err := fieldAnnotation(f)
 			if err != nil {

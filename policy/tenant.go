@@ -10,8 +10,12 @@ import (
 
 // FilterTenantReads limits every query to the viewer's account and, for shared
 // schemas, to the shared rows: another account's row is simply not found.
-func FilterTenantReads(shared bool) privacy.QueryRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+func FilterTenantReads(shared bool) Rule {
+	r := Rule{Name: "tenant filter", Does: "Reads see the viewer's account's rows only; another account's row is not found (404)."}
+	if shared {
+		r = Rule{Name: "tenant filter + shared rows", Does: "Reads see the viewer's account's rows and the shared rows (is_global), nothing else."}
+	}
+	r.query = privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
 		v := FromContext(ctx)
 		if v == nil || v.AccountID == 0 {
 			return privacy.Denyf("no account in context")
@@ -23,17 +27,19 @@ func FilterTenantReads(shared bool) privacy.QueryRule {
 		f.Where(p)
 		return privacy.Allow
 	})
+	return r
 }
 
 // FilterTenantWrites limits every update and delete to the viewer's own rows
 // and lets the viewer create rows, which the account hook stamps as its own.
-func FilterTenantWrites() privacy.MutationRule {
-	return privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
-		v := FromContext(ctx)
-		if v == nil || v.AccountID == 0 {
-			return privacy.Denyf("no account in context")
-		}
-		f.Where(entql.FieldEQ("account_id", v.AccountID))
-		return privacy.Allow
-	})
+func FilterTenantWrites() Rule {
+	return Rule{Name: "tenant write filter", Does: "Updates and deletes reach the viewer's account's rows only; creates are stamped with the viewer's account.",
+		mutation: privacy.FilterFunc(func(ctx context.Context, f privacy.Filter) error {
+			v := FromContext(ctx)
+			if v == nil || v.AccountID == 0 {
+				return privacy.Denyf("no account in context")
+			}
+			f.Where(entql.FieldEQ("account_id", v.AccountID))
+			return privacy.Allow
+		})}
 }

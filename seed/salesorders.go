@@ -14,12 +14,13 @@ import (
 )
 
 // saleLine is a seeded sales order line: a quantity of a product in one of
-// its units, at a price; ship is what the order's shipment takes of it, in
+// its units, at a price and discount; ship is what the order's shipment takes of it, in
 // base units, from lot.
 type saleLine struct {
 	code, qty string
 	unit      salesorderline.UomType
 	price     string
+	discount  string
 	ship      string
 }
 
@@ -43,7 +44,7 @@ var seededSales = []struct {
 		{code: "FG-BAR6", qty: "5", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "89.00", ship: "48"},
 	}},
 	{"NORTHDIST", "2026-11-05", salesorder.StatusSHIPPED, []saleLine{
-		{code: "FG-BAR6", qty: "4", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "84.50", ship: "96"},
+		{code: "FG-BAR6", qty: "4", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "84.50", discount: "5", ship: "96"},
 	}},
 	{"US-GOURMET", "2026-10-28", salesorder.StatusCLOSE, []saleLine{
 		{code: "FG-BAR6", qty: "48", unit: salesorderline.UomTypePACKAGING_SIZE, price: "3.95", ship: "48"},
@@ -72,7 +73,7 @@ func seedSalesOrders(ctx context.Context, tx *ent.Tx) error {
 			if err != nil {
 				return fmt.Errorf("product %s: %w", l.code, err)
 			}
-			lines[i] = tx.SalesOrderLine.Create().SetProductID(pid).SetOrderQty(*dec(l.qty)).SetUomType(l.unit).SetNillablePrice(dec(l.price))
+			lines[i] = tx.SalesOrderLine.Create().SetProductID(pid).SetOrderQty(*dec(l.qty)).SetUomType(l.unit).SetNillablePrice(dec(l.price)).SetNillableDiscountRate(dec(l.discount))
 		}
 		b := tx.SalesOrder.Create().SetCustomerID(cust).SetNillableOrderDate(date(s.date))
 		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {

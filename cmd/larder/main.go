@@ -9,6 +9,7 @@
 //	larder product import|export|delete --org ID --env live|test …
 //	larder list import|export --org ID --env live|test --list NAME …
 //	larder seed --org ID --env test --scale N
+//	larder access-report [--json]
 //	larder key list --org ID [--history]
 //	larder key rotate --key ID --grace none|1h|24h|7d
 //	larder key revoke --key ID
@@ -68,6 +69,7 @@ var commands = []command{
 	{"supplier certify", "supplier certify --org ID --env E --supplier CODE|ID [--scheme S] [--expires-on DATE]  record a supplier's certification", supplierCertify},
 	{"bill cancel", "bill cancel --org ID --env E --id ID  cancel a bill: kept, is_cancelled (bill.cancelled); its stock stays", billCancel},
 	{"invoice cancel", "invoice cancel --org ID --env E --id ID  cancel an invoice: kept, is_cancelled (invoice.cancelled); what shipped stays shipped", invoiceCancel},
+	{"access-report", "access-report [--json]  who can read or change what: operations and scopes, policies, cost fields, system-viewer uses (docs/ACCESS.md)", accessReport},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
 	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},
