@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"larder.dev/larder/access"
 	"larder.dev/larder/config"
+	"larder.dev/larder/ent/event"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 )
@@ -192,4 +195,99 @@ func TestAccessReportCostFields(t *testing.T) {
 func jsonID(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Issue "Access report" 3, write responses and snapshots: a document or
+// record written through the API answers its cost fields (and its lines')
+// to a key holding cost:read and null to one without, and its webhook
+// snapshot never holds them. Every cost field of a resource the API creates
+// must have a writer here.
+func TestAccessReportCostWrites(t *testing.T) {
+	r, err := access.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	neverSet := map[string]bool{"Bill.paid_amount": true, "Bill.tax1_rate": true, "Bill.tax2_rate": true,
+		"PurchaseOrder.tax1_rate": true, "PurchaseOrder.tax2_rate": true}
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		flour, bar := a.productID("RM-FLOUR"), a.productID("FG-BAR6")
+		sup, cust := a.supplierFor("ACCESS-SUP"), a.customerFor("ACCESS-CUST")
+		n := 0
+		writers := map[string]func(key string) *response{
+			"/v1/operations": func(key string) *response {
+				n++
+				return a.do("POST", "/v1/operations", key, map[string]any{"code": fmt.Sprintf("ACC-%d", n), "name": "Access check", "cost": 12.5})
+			},
+			"/v1/purchase-orders": func(key string) *response {
+				return a.do("POST", "/v1/purchase-orders", key, map[string]any{"supplier_id": sup,
+					"lines": []any{line(flour, 2, "cost", 3.5, "discount_rate", 10)}})
+			},
+			"/v1/bills": func(key string) *response {
+				n++
+				return a.do("POST", "/v1/bills", key, map[string]any{"supplier_id": sup, "bill_date": "2026-11-02",
+					"lines": []any{line(flour, 1, "cost", 2.5, "discount_rate", 5, "lot_number", fmt.Sprintf("ACC-%d", n))}})
+			},
+			"/v1/sales-orders": func(key string) *response {
+				return a.do("POST", "/v1/sales-orders", key, map[string]any{"customer_id": cust,
+					"lines": []any{sold(bar, 2, "price", 4.5, "discount_rate", 5, "tax1", true, "tax2", true)}})
+			},
+		}
+		withCost := a.org.Key(t, policy.Test, "all")
+		without := a.org.Key(t, policy.Test, "catalog:write,inventory:write,manufacturing:write,sales:write,purchasing:write")
+		byPath := map[string][]access.CostField{}
+		for _, c := range r.CostFields {
+			path := strings.TrimPrefix(c.ServedIn, "lines of ")
+			for _, e := range r.Entities {
+				if e.Path == path && slices.Contains(e.Ops, "create") {
+					byPath[path] = append(byPath[path], c)
+				}
+			}
+		}
+		for path, fields := range byPath {
+			write := writers[path]
+			if write == nil {
+				t.Errorf("POST %s answers cost fields %v, and this test has no writer for it", path, fields)
+				continue
+			}
+			shown, hidden := write(withCost).want(201).Data(), write(without).want(201).Data()
+			ev, err := a.st.Client.Event.Query().Where(event.ResourceID(int(hidden["id"].(float64))),
+				event.Type(strings.TrimSuffix(strings.ReplaceAll(strings.TrimPrefix(path, "/v1/"), "-", "_"), "s")+".created")).
+				Order(event.ByID()).All(policy.System(context.Background()))
+			if err != nil || len(ev) == 0 {
+				t.Fatalf("POST %s: no created event (%v)", path, err)
+			}
+			var snapshot map[string]any
+			if err := json.Unmarshal(ev[len(ev)-1].Snapshot, &snapshot); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range fields {
+				read := func(d map[string]any) []any {
+					if !strings.HasPrefix(c.ServedIn, "lines of ") {
+						return []any{d[c.Field]}
+					}
+					var out []any
+					for _, l := range d["lines"].([]any) {
+						out = append(out, l.(map[string]any)[c.Field])
+					}
+					return out
+				}
+				if slices.ContainsFunc(read(hidden), func(v any) bool { return v != nil }) {
+					t.Errorf("POST %s without cost:read answered %s.%s: %v", path, c.Entity, c.Field, read(hidden))
+				}
+				if !neverSet[c.Entity+"."+c.Field] && slices.Contains(read(shown), nil) {
+					t.Errorf("POST %s with cost:read answered %s.%s null, so redaction is not proven", path, c.Entity, c.Field)
+				}
+				if v, ok := snapshot[c.Field]; ok && v != nil && !strings.HasPrefix(c.ServedIn, "lines of ") {
+					t.Errorf("the %s snapshot holds cost field %s: %v", ev[len(ev)-1].Type, c.Field, v)
+				}
+			}
+			if _, ok := snapshot["lines"]; ok {
+				t.Errorf("the %s snapshot holds lines", ev[len(ev)-1].Type)
+			}
+		}
+		if len(byPath) < 4 {
+			t.Fatalf("only %d written resources with cost fields: %v", len(byPath), byPath)
+		}
+	}, func(c *config.Config) { c.RateLimit = 1 << 20 })
 }

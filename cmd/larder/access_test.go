@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"larder.dev/larder/access"
+)
+
+// Issue "Access report" 2: `larder access-report` prints docs/ACCESS.md as
+// committed (so the binary and the document agree), and --json the same
+// report as one object; the system viewer's uses compiled into the binary
+// are those the source has now.
+func TestAccessReportCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"access-report"}, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	doc, err := os.ReadFile("../../docs/ACCESS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), doc) {
+		t.Fatal("larder access-report differs from docs/ACCESS.md: run go generate ./...")
+	}
+	got := cli(t, "sqlite://"+t.TempDir()+"/unused.db", "access-report")
+	for _, k := range []string{"operations", "scopes", "entities", "rules", "cost_fields", "system_viewer", "keys_and_limits"} {
+		if v, ok := got[k].([]any); !ok || len(v) == 0 {
+			t.Errorf("--json %s: %v", k, got[k])
+		}
+	}
+	sites, err := access.FindSites("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sites) != len(access.Sites) {
+		t.Fatalf("the source has %d system-viewer uses, the binary lists %d: run go generate ./...", len(sites), len(access.Sites))
+	}
+	for i := range sites {
+		if sites[i] != access.Sites[i] {
+			t.Errorf("system viewer use %d: source %+v, binary %+v", i, sites[i], access.Sites[i])
+		}
+	}
+}
