@@ -35,7 +35,7 @@ type Report struct {
 	Entities   []Entity    `json:"entities"`
 	Rules      []Rule      `json:"rules"`
 	CostFields []CostField `json:"cost_fields"`
-	System     []Site      `json:"system_viewer"`
+	System     []Site      `json:"bypasses"`
 	Keys       []string    `json:"keys_and_limits"`
 }
 
@@ -91,8 +91,11 @@ type CostField struct {
 	Redaction string `json:"redaction"`
 }
 
-// Site is a place that acts as the system viewer.
+// Site is a function that goes around the privacy policies.
 type Site struct {
+	// Kind is "system viewer" (it makes a system-viewer context) or
+	// "direct SQL" (it runs SQL through database/sql).
+	Kind     string `json:"kind"`
 	File     string `json:"file"`
 	Function string `json:"function"`
 	Why      string `json:"why"`

@@ -97,10 +97,14 @@ func (r *Report) Markdown(w io.Writer) error {
 		p("| %s | `%s` | %s |\n", c.Entity, c.Field, c.ServedIn)
 	}
 
-	p("\n## Where the system viewer is used\n\nThe system viewer passes every policy (rule *system allow*). No API request ever gets it: it is\n" +
-		"made only by these functions, found in the source (tests and generated code aside).\n\n| file | function | why |\n|---|---|---|\n")
+	p("\n## Where the policies are bypassed\n\nTwo ways around the privacy policies exist, and only in these functions, found in the source\n" +
+		"(tests, generated code, the benchmarks and `store`, the connection layer, aside); each must say why\n" +
+		"in a `// System viewer: …` or `// Direct SQL: …` comment, or generation fails. *system viewer*: the\n" +
+		"function makes a system-viewer context, which passes every policy (rule *system allow*), for its own\n" +
+		"queries only: no API request is ever served as the system viewer. *direct SQL*: the function runs\nSQL through `database/sql`, outside ent.\n\n" +
+		"| kind | file | function | why |\n|---|---|---|---|\n")
 	for _, s := range r.System {
-		p("| `%s` | `%s` | %s |\n", s.File, s.Function, strings.ReplaceAll(s.Why, "|", "\\|"))
+		p("| %s | `%s` | `%s` | %s |\n", s.Kind, s.File, s.Function, strings.ReplaceAll(s.Why, "|", "\\|"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

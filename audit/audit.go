@@ -91,6 +91,7 @@ type Listed struct {
 // History returns the records of an organization in the order they were
 // written (ids come from one sequence), oldest first.
 func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
+	// System viewer: the audit history is system-only.
 	ctx = policy.System(ctx)
 	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
 	if err != nil {

@@ -202,6 +202,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 // request never waits for it nor fails with it, and a lost write only leaves
 // "last used" a little older. One write a minute per key and process at most.
 func (a *Authenticator) recordUse(keyID int, now time.Time) {
+	// Direct SQL: a key's last use is stamped by id after the answer, off the request path (api_keys is system-only).
 	if last, ok := a.touched.Load(keyID); ok && now.Sub(last.(time.Time)) < time.Minute {
 		return
 	}
@@ -247,6 +248,7 @@ func (a *Authenticator) reservation(hash string, now time.Time) int {
 
 // read loads the key, reserving numbers of its budget in the same statement.
 func (a *Authenticator) read(ctx context.Context, hash string, env policy.Environment, now time.Time, reserve int) (*keyRow, error) {
+	// Direct SQL: authentication reads the key by its hash (and reserves its account's rate budget) in one prepared statement before any viewer exists; it sees only the key that hashes to the header.
 	r := &keyRow{}
 	dest := []any{&r.keyID, &r.scopes, &r.expires, &r.revoked, &r.used, &r.accountID, &r.env, &r.orgID, &r.orgName, &r.plan, &r.currency}
 	if reserve == 0 {

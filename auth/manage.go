@@ -29,6 +29,7 @@ type Created struct {
 // it for the actor of ctx (audit.WithActor). It runs as the system: keys are
 // managed in the web application, never through the API.
 func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, scopes []policy.Scope, name string) (*Created, error) {
+	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
 	acct, err := tenancy.Account(ctx, c, orgID, env)
 	if err != nil {
@@ -114,6 +115,7 @@ type Listed struct {
 
 // ListKeys returns the keys of both accounts of an organization, oldest first.
 func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
+	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
 	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
 	if err != nil {

@@ -58,6 +58,7 @@ type Rotated struct {
 // takes the old one's place against MaxActiveKeys (see Occupying), so no limit
 // is checked. Recorded for the actor of ctx.
 func RotateKey(ctx context.Context, c *ent.Client, keyID int, grace time.Duration, now time.Time) (*Rotated, error) {
+	// System viewer: API keys and the audit history are system-only.
 	if _, err := ParseGrace(graceName(grace)); err != nil {
 		return nil, err
 	}
@@ -134,6 +135,7 @@ func notRotatable(ctx context.Context, c *ent.Client, id int, now time.Time) err
 // database. A key in a grace period can be revoked, which ends it. Recorded
 // for the actor of ctx.
 func RevokeKey(ctx context.Context, c *ent.Client, keyID int, now time.Time) (*ent.APIKey, error) {
+	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
 	now = now.UTC().Truncate(time.Microsecond)
 	var out *ent.APIKey

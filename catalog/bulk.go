@@ -19,6 +19,7 @@ const bulkSize = 400
 // the account; the rows are written as the system, stamped with its account.
 // It returns the number of rows written.
 func BulkCreate(ctx context.Context, tx *ent.Tx, recs []Record) (int, error) {
+	// System viewer: benchmark datasets are written in bulk and without events, into the account the caller names.
 	acct := policy.FromContext(ctx).AccountID
 	if acct == 0 {
 		return 0, fmt.Errorf("bulk create needs an account viewer")

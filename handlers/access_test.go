@@ -93,7 +93,12 @@ func TestAccessReportCoversTheDescription(t *testing.T) {
 	}
 	run(t, func(t *testing.T, a *api) {
 		var doc struct {
-			Paths map[string]map[string]json.RawMessage
+			Paths      map[string]map[string]json.RawMessage
+			Components struct {
+				Schemas map[string]struct {
+					Properties map[string]struct{ Description string }
+				}
+			}
 		}
 		if err := json.Unmarshal(a.do("GET", "/v1/openapi.json", "", nil).want(200).Body, &doc); err != nil {
 			t.Fatal(err)
@@ -117,6 +122,48 @@ func TestAccessReportCoversTheDescription(t *testing.T) {
 		for k := range served {
 			if !reported[k] {
 				t.Errorf("served operation %s has no row in the report", k)
+			}
+		}
+		// Cost fields: the output schemas' properties the description marks.
+		described := map[string]bool{}
+		for name, sc := range doc.Components.Schemas {
+			if strings.HasSuffix(name, "Input") || strings.HasSuffix(name, "Create") || strings.HasSuffix(name, "Update") {
+				continue
+			}
+			for p, prop := range sc.Properties {
+				if strings.Contains(prop.Description, "Cost field: null unless the key holds cost:read") {
+					described[name+"."+p] = true
+				}
+			}
+		}
+		listed := map[string]bool{}
+		for _, c := range r.CostFields {
+			listed[c.Entity+"."+c.Field] = true
+			if !described[c.Entity+"."+c.Field] {
+				t.Errorf("report cost field %s.%s is not a cost field of the description", c.Entity, c.Field)
+			}
+		}
+		for k := range described {
+			if !listed[k] {
+				t.Errorf("the description's cost field %s has no row in the report", k)
+			}
+		}
+		if len(listed) < 30 {
+			t.Fatalf("only %d cost fields", len(listed))
+		}
+		// Entities: every served collection is an entity's, and back.
+		for _, e := range r.Entities {
+			if e.Path != "" && !served["GET "+e.Path] && !served["POST "+e.Path] {
+				t.Errorf("entity %s is reported at %s, which is not served", e.Name, e.Path)
+			}
+		}
+		for k := range served {
+			path := strings.SplitN(k, " ", 2)[1]
+			if strings.Contains(path, "{") || path == "/v1/organization" || path == "/v1/openapi.json" {
+				continue
+			}
+			if !slices.ContainsFunc(r.Entities, func(e access.Entity) bool { return e.Path == path }) {
+				t.Errorf("served collection %s is no entity's in the report", path)
 			}
 		}
 	})

@@ -185,6 +185,7 @@ type outbox struct {
 // emit queues the event of action on v, if the resource emits it, for the
 // transaction's commit.
 func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
+	// System viewer: events go to the outbox, which is system-only (the dispatcher reads every account's).
 	if !slices.Contains(o.res.Actions, action) {
 		return nil
 	}

@@ -70,6 +70,7 @@ func CopySupplier(order bool) ent.Hook {
 // blocksUnapproved reports whether the account's organization blocks
 // unapproved suppliers.
 func blocksUnapproved(ctx context.Context, c *gen.Client, acct int) (bool, error) {
+	// System viewer: the organization's purchasing setting is read from a system-only table.
 	org, err := c.Account.Query().Where(account.ID(acct)).QueryOrganization().Only(policy.System(ctx))
 	if err != nil {
 		return false, fmt.Errorf("organization settings: %w", err)

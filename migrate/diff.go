@@ -106,6 +106,7 @@ func diffInto(ctx context.Context, dir atlas.Dir, dia, devURL, version, name str
 // devDatabase opens an empty database to replay migrations on: a private
 // in-memory SQLite, or the PostgreSQL database of devURL, recreated.
 func devDatabase(ctx context.Context, dia, devURL string) (*sql.DB, error) {
+	// Direct SQL: `migrate diff` drops and creates its scratch database (the name must end in _dev).
 	if dia == dialect.SQLite {
 		db, err := sql.Open("sqlite", "file:larder_dev?mode=memory&_pragma=foreign_keys(1)")
 		if err != nil {

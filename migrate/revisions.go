@@ -50,6 +50,7 @@ func (r *revisions) q(s string) string {
 }
 
 func (r *revisions) init(ctx context.Context) error {
+	// Direct SQL: the migration history table is Atlas's bookkeeping, outside the schema.
 	ts := "timestamptz"
 	if r.dia == dialect.SQLite {
 		ts = "datetime"
@@ -93,6 +94,7 @@ func (r *revisions) scan(row interface{ Scan(...any) error }) (*migrate.Revision
 
 // ReadRevisions returns every applied revision in version order.
 func (r *revisions) ReadRevisions(ctx context.Context) ([]*migrate.Revision, error) {
+	// Direct SQL: the migration history table is Atlas's bookkeeping, outside the schema.
 	rows, err := r.db.QueryContext(ctx, `SELECT `+revColumns+` FROM `+RevisionTable+` ORDER BY version`)
 	if err != nil {
 		return nil, err
@@ -111,6 +113,7 @@ func (r *revisions) ReadRevisions(ctx context.Context) ([]*migrate.Revision, err
 
 // ReadRevision returns one revision.
 func (r *revisions) ReadRevision(ctx context.Context, v string) (*migrate.Revision, error) {
+	// Direct SQL: the migration history table is Atlas's bookkeeping, outside the schema.
 	rev, err := r.scan(r.db.QueryRowContext(ctx, r.q(`SELECT `+revColumns+` FROM `+RevisionTable+` WHERE version = ?`), v))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, migrate.ErrRevisionNotExist
@@ -120,6 +123,7 @@ func (r *revisions) ReadRevision(ctx context.Context, v string) (*migrate.Revisi
 
 // WriteRevision inserts or replaces a revision.
 func (r *revisions) WriteRevision(ctx context.Context, rev *migrate.Revision) error {
+	// Direct SQL: the migration history table is Atlas's bookkeeping, outside the schema.
 	partial, err := json.Marshal(rev.PartialHashes)
 	if err != nil {
 		return err
@@ -135,6 +139,7 @@ ON CONFLICT (version) DO UPDATE SET description=excluded.description, type=exclu
 
 // DeleteRevision removes a revision.
 func (r *revisions) DeleteRevision(ctx context.Context, v string) error {
+	// Direct SQL: the migration history table is Atlas's bookkeeping, outside the schema.
 	_, err := r.db.ExecContext(ctx, r.q(`DELETE FROM `+RevisionTable+` WHERE version = ?`), v)
 	return err
 }

@@ -24,6 +24,7 @@ import (
 // database's foreign keys decide what history is, whatever references
 // suppliers now or later.
 func DeleteSupplier(ctx context.Context, tx *ent.Tx, id int) (s *ent.Supplier, deleted bool, err error) {
+	// Direct SQL: a savepoint around the delete, so that a supplier with history (a foreign key refuses the delete) is deactivated instead in the same transaction; the savepoint itself reads and writes no rows.
 	s, err = tx.Supplier.Get(ctx, id)
 	if err != nil {
 		return nil, false, err

@@ -141,6 +141,7 @@ func (p *Postgres) Hit(ctx context.Context, bucket string, limit int, now time.T
 // Reserve counts n hits of bucket in the window of now and returns the count
 // after them: the hits numbered count-n+1 … count are the caller's.
 func (p *Postgres) Reserve(ctx context.Context, bucket string, n int, now time.Time) (int, error) {
+	// Direct SQL: one upsert counts a request in the shared per-account window (rate_windows is system-only).
 	var hits int
 	err := p.reserve.QueryRowContext(ctx, bucket, now.Truncate(Window).Unix(), n).Scan(&hits)
 	if err != nil {
@@ -151,6 +152,7 @@ func (p *Postgres) Reserve(ctx context.Context, bucket string, n int, now time.T
 
 // Prune implements Limiter.
 func (p *Postgres) Prune(ctx context.Context, now time.Time) error {
+	// Direct SQL: old windows of the system-only rate_windows table are deleted.
 	p.Leases.Prune(now)
 	_, err := p.db.ExecContext(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, now.Truncate(Window).Unix())
 	return err

@@ -81,6 +81,7 @@ const lotsPerProduct = 4
 // no location, with expiry dates spread over two years, and their
 // PRODUCT_FORM movements, in multi-row inserts. It returns the rows written.
 func bulkLots(ctx context.Context, tx *ent.Tx, recs []catalog.Record) (int, error) {
+	// System viewer: seeding writes lots and their movements in bulk and without events (benchmark datasets).
 	acct := policy.FromContext(ctx).AccountID
 	codes := make([]string, len(recs))
 	for i, r := range recs {

@@ -69,6 +69,7 @@ var Allergens = []Allergen{
 // Shared inserts the shared reference rows that are missing, matched by code,
 // so running it again (every migrate and serve does) changes nothing.
 func Shared(ctx context.Context, c *ent.Client) error {
+	// System viewer: shared reference rows belong to no account; only the system writes them.
 	ctx = hooks.WithoutEvents(policy.System(ctx))
 	return ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
 		for _, u := range Units {

@@ -39,6 +39,7 @@ type Setup func(ctx context.Context, tx *ent.Tx, o *Organization) error
 // Create makes an organization with a live and a test account and runs the
 // setups, all in one transaction: a failure leaves nothing behind.
 func Create(ctx context.Context, c *ent.Client, name, plan, currency string, setups ...Setup) (*Organization, error) {
+	// System viewer: organizations and accounts are system-only; a new organization has no account to act as yet.
 	if name == "" {
 		return nil, fmt.Errorf("an organization needs a name")
 	}
@@ -84,6 +85,7 @@ func Create(ctx context.Context, c *ent.Client, name, plan, currency string, set
 // request of every key of both accounts, since each request reads the plan
 // with its key.
 func SetPlan(ctx context.Context, c *ent.Client, orgID int, plan string) (*ent.Organization, error) {
+	// System viewer: plans are kept on organizations, which are system-only.
 	if err := validPlan(plan); err != nil {
 		return nil, err
 	}
@@ -119,6 +121,7 @@ func SetPlan(ctx context.Context, c *ent.Client, orgID int, plan string) (*ent.O
 
 // Account returns the env account of an organization.
 func Account(ctx context.Context, c *ent.Client, orgID int, env policy.Environment) (*ent.Account, error) {
+	// System viewer: an app command finds the account it acts for before it has an account context.
 	a, err := c.Account.Query().
 		Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.Environment(env))).
 		Only(policy.System(ctx))
@@ -132,6 +135,7 @@ func Account(ctx context.Context, c *ent.Client, orgID int, env policy.Environme
 // and purchasing settings). It reads as the system: an account reads its own
 // organization, which no tenant policy admits.
 func OrganizationOf(ctx context.Context, c *ent.Client) (*ent.Organization, error) {
+	// System viewer: an account reads its own organization (currency, settings), which is system-only.
 	v := policy.FromContext(ctx)
 	if v == nil || v.AccountID == 0 {
 		return nil, fmt.Errorf("organization: no account in context")
@@ -165,6 +169,7 @@ type Settings struct {
 // the audit history, in one transaction; a change that changes nothing is
 // refused.
 func SetSettings(ctx context.Context, c *ent.Client, orgID int, s Settings) (*ent.Organization, error) {
+	// System viewer: settings are kept on organizations, which are system-only.
 	if s.BlockUnapprovedSuppliers == nil && s.ManualCosting == nil {
 		return nil, fmt.Errorf("no setting given: use --block-unapproved-suppliers or --manual-costing")
 	}

@@ -202,6 +202,7 @@ func (d *Dispatcher) lock() bool { return d.st.Dialect == dialect.Postgres }
 // disabled by hand get none; endpoints disabled for failing keep receiving
 // deliveries, held until they are enabled again.
 func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	total := 0
 	for {
@@ -263,6 +264,7 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 // claim reserves up to max due deliveries of enabled endpoints for this
 // process until the lease ends.
 func (d *Dispatcher) claim(ctx context.Context, max int) ([]int, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	var ids []int
 	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
@@ -309,6 +311,7 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 // Resend posts a delivery again now, whatever its state: the same event id
 // and body, a fresh timestamp and signature. A success marks it succeeded.
 func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAttempt, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	if _, err := d.st.Client.WebhookDelivery.Get(policy.System(ctx), deliveryID); err != nil {
 		if ent.IsNotFound(err) {
 			return nil, fmt.Errorf("webhook delivery %d does not exist", deliveryID)
@@ -321,6 +324,7 @@ func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAt
 // Ping sends a signed ping event to an endpoint now (the test button), enabled
 // or not, and records it in the endpoint's log. A failed ping is not retried.
 func (d *Dispatcher) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookAttempt, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	ep, err := d.st.Client.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID)).WithAccount().Only(sys)
 	if ent.IsNotFound(err) {
@@ -374,6 +378,7 @@ func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status <
 
 // attempt posts a delivery and records the attempt and its consequences.
 func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger) (*ent.WebhookAttempt, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(sys)
 	if err != nil {
@@ -458,6 +463,7 @@ func validUTF8(b []byte) string {
 // state and the endpoint's health; it notifies the owner of an endpoint it
 // disables once that is committed.
 func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigger webhookattempt.Trigger, res result) (*ent.WebhookAttempt, error) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	now := d.now()
 	var a *ent.WebhookAttempt
@@ -556,6 +562,7 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 // refers to after EventRetention. It also drops Idempotency-Key records past
 // their 24 hours, the other log the server keeps for a while.
 func (d *Dispatcher) Prune(ctx context.Context) error {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	now := d.now()
 	c := d.st.Client

@@ -56,6 +56,7 @@ func checkEmail(email string) error {
 // Create registers an endpoint for the env account of an organization. The
 // returned endpoint holds the secret, which is shown once.
 func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment, rawURL, email, description string) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if err := r.check(ctx, rawURL); err != nil {
 		return nil, err
 	}
@@ -80,6 +81,7 @@ func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment
 
 // Get returns an endpoint.
 func (r *Registry) Get(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	ep, err := r.Client.WebhookEndpoint.Get(policy.System(ctx), id)
 	if ent.IsNotFound(err) {
 		return nil, fmt.Errorf("webhook endpoint %d does not exist", id)
@@ -89,6 +91,7 @@ func (r *Registry) Get(ctx context.Context, id int) (*ent.WebhookEndpoint, error
 
 // List returns the endpoints of an organization (both environments), oldest first.
 func (r *Registry) List(ctx context.Context, orgID int) ([]*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	sys := policy.System(ctx)
 	var ids []int
 	for _, env := range []policy.Environment{policy.Live, policy.Test} {
@@ -112,6 +115,7 @@ type Change struct {
 
 // Update changes an endpoint's URL, owner e-mail or description.
 func (r *Registry) Update(ctx context.Context, id int, c Change) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -137,6 +141,7 @@ func (r *Registry) Update(ctx context.Context, id int, c Change) (*ent.WebhookEn
 // Disable stops deliveries to an endpoint; nothing is deleted, and what is
 // pending waits for Enable.
 func (r *Registry) Disable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -152,6 +157,7 @@ func (r *Registry) Disable(ctx context.Context, id int) (*ent.WebhookEndpoint, e
 // Enable resumes deliveries to an endpoint, starting with what is pending; its
 // failure record starts afresh.
 func (r *Registry) Enable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -166,6 +172,7 @@ func (r *Registry) Enable(ctx context.Context, id int) (*ent.WebhookEndpoint, er
 
 // Delete removes an endpoint with its deliveries and their log.
 func (r *Registry) Delete(ctx context.Context, id int) error {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, id); err != nil {
 		return err
 	}
@@ -182,6 +189,7 @@ func (r *Registry) Delete(ctx context.Context, id int) error {
 // one too until grace has passed, so the receiver can switch without losing a
 // delivery. The returned endpoint holds the new secret, shown once.
 func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration) (*ent.WebhookEndpoint, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	ep, err := r.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -209,6 +217,7 @@ type Delivery struct {
 // Deliveries returns the delivery log of an endpoint, newest first, with every
 // attempt; eventID (evt_…) narrows it to one event.
 func (r *Registry) Deliveries(ctx context.Context, endpointID int, eventID string, limit int) ([]Delivery, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, endpointID); err != nil {
 		return nil, err
 	}

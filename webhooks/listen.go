@@ -23,6 +23,7 @@ type Attempt struct {
 // Listen calls f with each new attempt of an endpoint's deliveries, polling
 // the log every interval from the moment it starts, until ctx ends or f fails.
 func Listen(ctx context.Context, c *ent.Client, endpointID int, interval time.Duration, f func(Attempt) error) error {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	mine := webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID))
 	last, err := c.WebhookAttempt.Query().Where(mine).Order(webhookattempt.ByID(sql.OrderDesc())).FirstID(sys)

@@ -29,6 +29,7 @@ func (e *env) accountFlags(fs interface {
 
 // open opens the database and returns an app viewer context of the account.
 func (a accountFlags) open(ctx context.Context, e *env, command string) (context.Context, *store.Store, error) {
+	// System viewer: an app command finds the account it acts for before it has an account context.
 	if *a.org == 0 || *a.env == "" {
 		return nil, nil, fmt.Errorf("%s needs --org and --env", command)
 	}

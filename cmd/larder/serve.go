@@ -94,6 +94,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 // createDemo makes a demo organization on an empty database and returns a test
 // key with every scope; on a database that has organizations it does nothing.
 func createDemo(ctx context.Context, e *env, st *store.Store) (string, error) {
+	// System viewer: whether any organization exists decides the demo; organizations are system-only.
 	n, err := st.Client.Organization.Query().Count(policy.System(ctx))
 	if err != nil {
 		return "", err
