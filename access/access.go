@@ -19,6 +19,7 @@ import (
 
 	entprivacy "entgo.io/ent/privacy"
 
+	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
@@ -283,18 +284,23 @@ func ruleName(schema string, rule any, seen map[string]string) (string, error) {
 	return name, nil
 }
 
-// keys states the key and limit rules with the values the server runs with
-// by default.
+// keys states the key and limit rules, with the values and names the code
+// holds (the server's defaults, auth's constants).
 func keys() []string {
 	d := config.Defaults()
+	graces := make([]string, len(auth.Graces))
+	for i, g := range auth.Graces {
+		graces[i] = g.Name
+	}
 	return []string{
 		"Keys are stored as their SHA-256 hash only (auth.Hash); the secret is shown once, at creation or rotation, and never again (listings show the prefix and last four characters).",
-		"A key is `Authorization: Bearer key_live_…|key_test_…`; no other mechanism exists. It reaches one account: the live or the test account of its organization.",
+		fmt.Sprintf("A key is `Authorization: Bearer %s…` or `%s…`; no other mechanism exists. It reaches one account: the live or the test account of its organization.",
+			auth.Prefix(policy.Live), auth.Prefix(policy.Test)),
 		"Scopes: a write scope implies its own module's read scope and nothing else; cost:read is standalone (nothing implies it, it implies nothing).",
 		fmt.Sprintf("Rate limit: %d requests per minute per account by default (--rate-limit), live and test counted apart, shared by every server on the database; 429 with Retry-After beyond it.", d.RateLimit),
 		fmt.Sprintf("Failed authentication: %d invalid keys per minute per client address by default (--auth-fail-limit) before 429.", d.AuthFailLimit),
-		"Rotation (`larder key rotate --grace none|1h|24h|7d`): a new key with the same name and scopes; the old key works until the grace ends (none: not at all).",
+		fmt.Sprintf("Rotation (`larder key rotate --grace %s`): a new key with the same name and scopes; the old key works until the grace ends (none: not at all).", strings.Join(graces, "|")),
 		"Revocation (`larder key revoke`) and plan changes take effect on the very next request of every server process.",
-		"At most 50 active keys per organization.",
+		fmt.Sprintf("At most %d active keys per organization and environment (auth.MaxActiveKeys).", auth.MaxActiveKeys),
 	}
 }
