@@ -108,6 +108,9 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 					writeProblem(ctx, rec, internal)
 				}
 			}
+			if quiet(r, rec.status) {
+				return
+			}
 			attrs := []slog.Attr{
 				slog.String("request_id", RequestID(ctx)),
 				slog.String("method", r.Method),

@@ -90,6 +90,8 @@ func New(st *store.Store, o Options) (*Server, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openapi.Document)
 	})
+	mux.HandleFunc("GET "+livePath, live)
+	mux.HandleFunc("GET "+readyPath, ready(st))
 	mux.Handle("/v1/", g.wrap(limitBody(api)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(r.Context(), w, notFound(r))

@@ -165,3 +165,33 @@ func unchanged(ctx context.Context, rrw *revisions, dir migrate.Dir) error {
 	}
 	return nil
 }
+
+// Unapplied returns the versions of the embedded migrations the database has
+// not applied, oldest first: what /readyz waits for. A database that has
+// never been migrated has them all.
+func Unapplied(ctx context.Context, db *sql.DB, dia string) ([]string, error) {
+	dir, err := Embedded(dia)
+	if err != nil {
+		return nil, err
+	}
+	files, err := dir.Files()
+	if err != nil {
+		return nil, err
+	}
+	rrw := &revisions{db: db, dia: dia}
+	revs, err := rrw.ReadRevisions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	applied := map[string]bool{}
+	for _, r := range revs {
+		applied[r.Version] = true
+	}
+	var out []string
+	for _, f := range files {
+		if !applied[f.Version()] {
+			out = append(out, f.Version())
+		}
+	}
+	return out, nil
+}

@@ -141,3 +141,32 @@ func edited(t *testing.T, dia, extra string, rehash bool) *atlas.MemDir {
 	}
 	return out
 }
+
+// Unapplied (what /readyz waits for) lists the embedded migrations a
+// database has not applied: none after Apply, the one whose record is gone.
+func TestUnapplied(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			st := freshStore(t, b)
+			ctx := context.Background()
+			if got, err := migrate.Unapplied(ctx, st.DB, st.Dialect); err == nil && len(got) == 0 {
+				t.Fatal("a database never migrated has nothing unapplied")
+			}
+			applied, err := migrate.Apply(ctx, st.DB, st.Dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := migrate.Unapplied(ctx, st.DB, st.Dialect); err != nil || len(got) != 0 {
+				t.Fatalf("after Apply: %v %v", got, err)
+			}
+			last := applied[len(applied)-1]
+			if _, err := st.DB.ExecContext(ctx, "DELETE FROM "+migrate.RevisionTable+" WHERE version = '"+last+"'"); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := migrate.Unapplied(ctx, st.DB, st.Dialect); err != nil || len(got) != 1 || got[0] != last {
+				t.Fatalf("with %s's record gone: %v %v", last, got, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"larder.dev/larder/migrate"
+	"larder.dev/larder/problem"
+	"larder.dev/larder/store"
+)
+
+// Health paths: served without a key, outside the rate limits, and left out
+// of the access log while they succeed (a load balancer asks every few
+// seconds).
+const (
+	livePath  = "/healthz"
+	readyPath = "/readyz"
+)
+
+// readyTimeout bounds the database checks of /readyz.
+const readyTimeout = 2 * time.Second
+
+// live answers /healthz: the process serves HTTP.
+func live(w http.ResponseWriter, _ *http.Request) {
+	writeStatus(w, map[string]any{"status": "ok"})
+}
+
+// ready answers /readyz: 200 when the database answers and every embedded
+// migration is applied, else 503 problem+json saying which.
+func ready(st *store.Store) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		fail := func(format string, a ...any) {
+			p := problem.New(problem.ServiceUnavailable, format, a...)
+			p.RetryAfter = 5
+			writeProblem(r.Context(), w, p)
+		}
+		if err := st.DB.PingContext(ctx); err != nil {
+			fail("The database does not answer: %v.", err)
+			return
+		}
+		pending, err := migrate.Unapplied(ctx, st.DB, st.Dialect)
+		switch {
+		case err != nil:
+			fail("The migration history cannot be read (is the database migrated? run larder migrate): %v.", err)
+		case len(pending) > 0:
+			fail("%d migration(s) not applied yet: %s; run larder migrate.", len(pending), strings.Join(pending, ", "))
+		default:
+			writeStatus(w, map[string]any{"status": "ready", "database": st.Dialect})
+		}
+	}
+}
+
+func writeStatus(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("health: %v", err))
+	}
+	_, _ = w.Write(b)
+}
+
+// quiet reports whether a request is a successful health check, which the
+// access log leaves out.
+func quiet(r *http.Request, status int) bool {
+	return (r.URL.Path == livePath || r.URL.Path == readyPath) && status < 400
+}
