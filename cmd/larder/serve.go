@@ -37,6 +37,13 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if len(applied) > 0 {
 		e.log.Info("applied migrations", "versions", applied)
 	}
+	// The port first: a taken port must not use up the demo (it is made on
+	// an empty database only, and its key is shown once).
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	var demoKey string
 	if *demo {
 		if demoKey, err = createDemo(ctx, e, st); err != nil {
@@ -47,10 +54,6 @@ func serve(ctx context.Context, e *env, args []string) error {
 	// rows and JSON: collecting less often costs little memory and much CPU.
 	debug.SetGCPercent(e.cfg.GCPercent)
 	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", e.cfg.Addr)
 	if err != nil {
 		return err
 	}

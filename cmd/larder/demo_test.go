@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"larder.dev/larder/dbtest"
+)
+
+// Issue "Operability" 9: `serve --demo` takes its port before it makes the
+// demo organization, so a taken port leaves the empty database empty and
+// the next start still makes the demo and shows its key, which works.
+func TestServeDemoAfterTakenPort(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			if b == dbtest.Postgres {
+				db = dbtest.Scratch(t, "demo")
+			}
+			taken, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer taken.Close()
+			var out, errb bytes.Buffer
+			err = run(context.Background(), []string{"serve", "--demo", "--database", db, "--addr", taken.Addr().String(), "--webhooks=false"}, &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), "address already in use") {
+				t.Fatalf("serve on a taken port: %v", err)
+			}
+			if strings.Contains(out.String(), "key_test_") {
+				t.Fatalf("a demo key was shown though serve failed:\n%s", out.String())
+			}
+			addr := freeAddr(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer cancel()
+			var stdout syncBuffer
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var errb bytes.Buffer
+				if err := run(ctx, []string{"serve", "--demo", "--database", db, "--addr", addr, "--webhooks=false"}, &stdout, &errb); err != nil {
+					t.Errorf("serve: %v\n%s", err, errb.String())
+				}
+			}()
+			key := regexp.MustCompile(`key_test_[A-Za-z0-9_]+`)
+			deadline := time.Now().Add(30 * time.Second)
+			for key.FindString(stdout.String()) == "" {
+				if time.Now().After(deadline) {
+					t.Fatalf("no demo key after a free port:\n%s", stdout.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
+			req.Header.Set("Authorization", "Bearer "+key.FindString(stdout.String()))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("GET /v1/organization with the demo key: %d", res.StatusCode)
+			}
+		})
+	}
+}
