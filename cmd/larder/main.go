@@ -78,6 +78,8 @@ var commands = []command{
 
 // env is what every command shares.
 type env struct {
+	// cmd is the command running.
+	cmd    *command
 	cfg    config.Config
 	json   bool
 	stdout io.Writer
@@ -96,8 +98,20 @@ func main() {
 	}
 }
 
-// run dispatches args to the longest matching command.
+// run dispatches args to the longest matching command. Help (--help, -h,
+// help) goes to standard output and is not an error; so is --version.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 0:
+		usageOf(stderr, "")
+		return flag.ErrHelp
+	case isHelp(args[0]):
+		usageOf(stdout, "")
+		return nil
+	case args[0] == "--version" || args[0] == "-version" || args[0] == "version":
+		_, err := fmt.Fprintln(stdout, version())
+		return err
+	}
 	var match *command
 	var rest []string
 	for i := range commands {
@@ -109,28 +123,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if match == nil {
-		usage(stderr)
-		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-			return flag.ErrHelp
+		if group(args[0]) {
+			if len(args) > 1 && isHelp(args[1]) {
+				usageOf(stdout, args[0]+" ")
+				return nil
+			}
+			usageOf(stderr, args[0]+" ")
+			return fmt.Errorf("larder %s needs one of the commands above", args[0])
 		}
+		usageOf(stderr, "")
 		return fmt.Errorf("unknown command %q", strings.Join(args, " "))
 	}
-	e := &env{cfg: config.Defaults(), stdout: stdout, stderr: stderr}
-	return match.run(ctx, e, rest)
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: larder <command> [flags]")
-	for _, c := range commands {
-		fmt.Fprintln(w, "  larder "+c.usage)
+	e := &env{cfg: config.Defaults(), stdout: stdout, stderr: stderr, cmd: match}
+	err := match.run(ctx, e, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the command's help was printed
 	}
-	fmt.Fprintln(w, "every command takes --database URL ($LARDER_DATABASE_URL) and --json")
+	return err
 }
 
 // flags returns a flag set with the common flags and opts bound.
 func (e *env) flags(name string, opts ...config.Options) (*flag.FlagSet, error) {
 	fs := flag.NewFlagSet("larder "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	e.commandHelp(fs)
 	fs.BoolVar(&e.json, "json", false, "print one JSON object on stdout")
 	return fs, e.cfg.Bind(fs, append([]config.Options{config.Common}, opts...)...)
 }

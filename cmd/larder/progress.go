@@ -13,9 +13,11 @@ import (
 // progressAbove is the size of a job from which a progress bar is drawn.
 const progressAbove = 2000
 
-// progress draws a one-line progress bar on stderr, at most a few times a second.
+// progress draws a one-line progress bar on stderr, at most a few times a
+// second, when stderr is a terminal (never into a log file or a pipe).
 type progress struct {
 	w     io.Writer
+	tty   bool
 	label string
 	start time.Time
 	last  time.Time
@@ -24,13 +26,13 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, label string) *progress {
-	return &progress{w: w, label: label, start: time.Now()}
+	return &progress{w: w, tty: isTerminal(w), label: label, start: time.Now()}
 }
 
 // set reports done of total.
 func (p *progress) set(done, total int) {
 	p.done_, p.total = done, total
-	if time.Since(p.last) < 200*time.Millisecond && done < total {
+	if !p.tty || time.Since(p.last) < 200*time.Millisecond && done < total {
 		return
 	}
 	p.last = time.Now()
@@ -44,7 +46,11 @@ func (p *progress) set(done, total int) {
 }
 
 // done ends the bar's line.
-func (p *progress) done() { fmt.Fprintln(p.w) }
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}
 
 // rate is the items per second so far.
 func (p *progress) rate() float64 { return float64(p.done_) / time.Since(p.start).Seconds() }

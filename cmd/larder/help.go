@@ -1,0 +1,152 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// examples are one example per command, shown by `larder <command> --help`
+// (a test checks that every command has one).
+var examples = map[string]string{
+	"serve":                 "larder serve --demo",
+	"migrate":               "larder migrate --database postgres://larder@db/larder",
+	"migrate diff":          "larder migrate diff add_lot_notes",
+	"migrate hash":          "larder migrate hash",
+	"org create":            "larder org create --name 'Boulangerie Nord' --currency CAD",
+	"org set-plan":          "larder org set-plan --org 1 --plan enterprise",
+	"org settings":          "larder org settings --org 1 --block-unapproved-suppliers true",
+	"key create":            "larder key create --org 1 --env live --scopes catalog:read,inventory:write --name 'Shop sync'",
+	"key list":              "larder key list --org 1 --history",
+	"key rotate":            "larder key rotate --key 12 --grace 24h",
+	"key revoke":            "larder key revoke --key 12",
+	"product import":        "larder product import --org 1 --env live products.csv",
+	"product export":        "larder product export --org 1 --env test --out products.csv",
+	"product delete":        "larder product delete --org 1 --env live --code RM-FLOUR",
+	"list import":           "larder list import --org 1 --env live --list tax-rates tax-rates.csv",
+	"list export":           "larder list export --org 1 --env test --list territories --format csv",
+	"lot set-qc":            "larder lot set-qc --org 1 --env live --lot 42 --status RELEASED --release-expires 2026-12-31T00:00:00Z",
+	"production create":     "larder production create --org 1 --env live --product FG-BAR6 --line 'Line 1' --qty 120 --lot-number BR-2612-01",
+	"production start":      "larder production start --org 1 --env live --id 7",
+	"production complete":   "larder production complete --org 1 --env live --id 7 --produced 118",
+	"production sign":       "larder production sign --org 1 --env live --id 7",
+	"supplier approve":      "larder supplier approve --org 1 --env live --supplier MILL-01 --expires 2027-06-30",
+	"supplier suspend":      "larder supplier suspend --org 1 --env live --supplier MILL-01",
+	"supplier reject":       "larder supplier reject --org 1 --env live --supplier MILL-01",
+	"supplier reset":        "larder supplier reset --org 1 --env live --supplier MILL-01",
+	"supplier certify":      "larder supplier certify --org 1 --env live --supplier MILL-01 --scheme BRCGS --expires-on 2027-03-31",
+	"bill cancel":           "larder bill cancel --org 1 --env live --id 31",
+	"invoice cancel":        "larder invoice cancel --org 1 --env live --id 58",
+	"access-report":         "larder access-report --json > access.json",
+	"seed":                  "larder seed --org 1 --env test --scale 100",
+	"webhook create":        "larder webhook create --org 1 --env live --url https://example.com/larder --email ops@example.com",
+	"webhook list":          "larder webhook list --org 1",
+	"webhook update":        "larder webhook update --endpoint 3 --url https://example.com/larder/v2",
+	"webhook disable":       "larder webhook disable --endpoint 3",
+	"webhook enable":        "larder webhook enable --endpoint 3",
+	"webhook delete":        "larder webhook delete --endpoint 3",
+	"webhook rotate-secret": "larder webhook rotate-secret --endpoint 3 --grace 24h",
+	"webhook deliveries":    "larder webhook deliveries --endpoint 3 --limit 20",
+	"webhook resend":        "larder webhook resend --delivery 991",
+	"webhook ping":          "larder webhook ping --endpoint 3",
+	"webhook listen":        "larder webhook listen --endpoint 3",
+	"webhook worker":        "larder webhook worker --database postgres://larder@db/larder",
+}
+
+// isHelp reports whether an argument asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// synopsis splits a command's usage into its synopsis and its description
+// (separated by two spaces).
+func (c *command) synopsis() (string, string) {
+	syn, about, _ := strings.Cut(c.usage, "  ")
+	return syn, strings.TrimSpace(about)
+}
+
+// usageOf writes the commands whose name starts with prefix ("" for all).
+func usageOf(w io.Writer, prefix string) {
+	fmt.Fprintln(w, "usage: larder <command> [flags]   (larder <command> --help for its flags and an example)")
+	for i := range commands {
+		if prefix == "" || strings.HasPrefix(commands[i].name, prefix) {
+			syn, about := commands[i].synopsis()
+			fmt.Fprintf(w, "  larder %s\n        %s\n", syn, about)
+		}
+	}
+	fmt.Fprintln(w, "every command takes --database URL ($LARDER_DATABASE_URL) and --json; larder --version prints the version")
+}
+
+// group reports whether word names a group of commands (key, webhook, …).
+func group(word string) bool {
+	for i := range commands {
+		if strings.HasPrefix(commands[i].name, word+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandHelp makes a flag set's -h print the running command's
+// description, synopsis, example and flags (only those it reads) on
+// standard output.
+func (e *env) commandHelp(fs *flag.FlagSet) {
+	fs.Usage = func() {
+		out := e.stdout
+		if c := e.cmd; c != nil {
+			syn, about := c.synopsis()
+			fmt.Fprintf(out, "%s\n\nusage: larder %s\n\nexample:\n  %s\n\nflags:\n", about, syn, examples[c.name])
+		}
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		fs.SetOutput(e.stderr)
+	}
+}
+
+// version is the module version and the commit the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "larder (no build information)"
+	}
+	v := bi.Main.Version
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	out := "larder " + v
+	if rev := settings["vcs.revision"]; rev != "" {
+		out += " commit " + rev
+		if settings["vcs.modified"] == "true" {
+			out += " (modified)"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			out += " " + t
+		}
+	}
+	return out + " " + bi.GoVersion
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// commandNames are every command's name, sorted.
+func commandNames() []string {
+	out := make([]string, len(commands))
+	for i := range commands {
+		out[i] = commands[i].name
+	}
+	sort.Strings(out)
+	return out
+}
