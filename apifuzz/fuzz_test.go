@@ -16,6 +16,7 @@ package apifuzz_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -493,6 +494,20 @@ func (f *fuzzer) send(rq *request) (*answer, error) {
 		return &answer{header: http.Header{}}, nil
 	}
 	a.status, a.header, a.body = rec.Code, rec.Result().Header, rec.Body.Bytes()
+	// A compressed answer is read as a client reads it; it must be one the
+	// request accepted, and valid gzip.
+	if a.header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(a.body))
+		if err == nil {
+			a.body, err = io.ReadAll(zr)
+		}
+		switch {
+		case err != nil:
+			f.record(&failure{kind: "gzip", op: rq.op, rq: rq, detail: "Content-Encoding gzip, body is not gzip: " + err.Error(), excerpt: "(binary)"})
+		case !strings.Contains(strings.ToLower(r.Header.Get("Accept-Encoding")), "gzip"):
+			f.record(&failure{kind: "gzip", op: rq.op, rq: rq, detail: "gzip sent to a request that did not accept it", excerpt: "(binary)"})
+		}
+	}
 	f.mu.Lock()
 	f.statuses[a.status]++
 	if a.status/100 == 2 {

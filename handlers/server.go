@@ -38,8 +38,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// New assembles the API: request id, access log and panic recovery, time
-// bound, load shedding, key and limits, then the generated router.
+// New assembles the API: request id, access log and panic recovery, ETag and
+// gzip for GET answers, time bound, load shedding, key and limits, then the
+// generated router.
 func New(st *store.Store, o Options) (*Server, error) {
 	cfg, log := o.Config, o.Log
 	if log == nil {
@@ -99,6 +100,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	var handler http.Handler = canonical(mux)
 	handler = withShedding(cfg.MaxInFlight, handler)
 	handler = withTimeout(cfg.RequestTimeout, handler)
+	handler = withHTTPCaching(handler)
 	handler = withAccessLog(log, handler)
 	handler = withRequestID(handler)
 	return &Server{Handler: handler, Limiter: limiter}, nil

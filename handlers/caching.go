@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// gzipAbove is the smallest body worth compressing: below it the gzip
+// header and the CPU cost more than they save.
+const gzipAbove = 1024
+
+var gzipWriters = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return w }}
+
+// withHTTPCaching gives GET answers an entity tag and compression. A 200
+// answer carries a weak ETag of its body (weak: the same entity whether
+// sent plain or compressed); a request whose If-None-Match names it gets 304
+// with no body, so a client polling a record, a list or the description
+// downloads it again only when it changed. A body of at least gzipAbove
+// bytes is gzip-compressed for a client that accepts it (lists and the
+// description, in practice). Other methods pass through untouched.
+func withHTTPCaching(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := &buffered{header: http.Header{}}
+		next.ServeHTTP(b, r)
+		h := w.Header()
+		for k, v := range b.header {
+			h[k] = v
+		}
+		status := b.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		body := b.body.Bytes()
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			_, _ = w.Write(body)
+			return
+		}
+		sum := sha256.Sum256(body)
+		tag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+		h.Set("ETag", tag)
+		h.Add("Vary", "Accept-Encoding")
+		if matches(r.Header.Get("If-None-Match"), tag) {
+			h.Del("Content-Length")
+			h.Del("Content-Type")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		if len(body) >= gzipAbove && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			var z bytes.Buffer
+			gz := gzipWriters.Get().(*gzip.Writer)
+			gz.Reset(&z)
+			_, _ = gz.Write(body)
+			_ = gz.Close()
+			gzipWriters.Put(gz)
+			h.Set("Content-Encoding", "gzip")
+			body = z.Bytes()
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+}
+
+// matches reports whether an If-None-Match header names tag (weak
+// comparison: W/ prefixes are ignored), or is *.
+func matches(header, tag string) bool {
+	if header == "" {
+		return false
+	}
+	want := strings.TrimPrefix(tag, "W/")
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == want {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether an Accept-Encoding header accepts gzip (a
+// q=0 refuses it).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}
+
+// buffered holds an answer until it is complete.
+type buffered struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *buffered) Header() http.Header { return b.header }
+
+func (b *buffered) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *buffered) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
