@@ -16,6 +16,9 @@ import (
 	"github.com/ogen-go/ogen/validate"
 )
 
+// MaxBodyBytes bounds a request body: larger is refused with 413.
+const MaxBodyBytes = 4 << 20
+
 // The bounds of DECISIONS.md "Input hygiene".
 const (
 	// Decimals is the most digits a decimal may have after the point.

@@ -8,6 +8,9 @@ import (
 	"entgo.io/contrib/entoas"
 	"entgo.io/ent/entc/gen"
 	"github.com/ogen-go/ogen"
+
+	"larder.dev/larder/bounds"
+	"larder.dev/larder/problem"
 )
 
 // SpecOptions says where the two descriptions go.
@@ -95,7 +98,7 @@ func (b *specBuilder) init() {
 			ogen.Int().SetDescription("HTTP status.").ToProperty("status"),
 			ogen.String().SetDescription("What went wrong, for people.").ToProperty("detail"),
 			ogen.String().SetDescription("Machine-readable code, e.g. VALIDATION_ERROR.").ToProperty("code"),
-			ogen.String().SetDescription("Equals the X-Request-Id header.").ToProperty("request_id"),
+			example(ogen.String().SetDescription("Equals the X-Request-Id header."), `"`+exampleRequestID+`"`).ToProperty("request_id"),
 		).
 		AddOptionalProperties(
 			ref("ProblemField").AsArray().SetDescription("The fields at fault.").ToProperty("errors"),
@@ -105,10 +108,10 @@ func (b *specBuilder) init() {
 		ogen.String().SetDescription("What is wrong with it.").ToProperty("message"),
 	)
 	c.Schemas["Pagination"] = ogen.NewSchema().AddRequiredProperties(
-		ogen.Int().SetDescription("Page size applied.").ToProperty("limit"),
-		ogen.Int().SetDescription("Rows skipped.").ToProperty("offset"),
-		ogen.Int().SetDescription("Rows matching the filters.").ToProperty("total"),
-		ogen.Bool().SetDescription("Whether rows follow this page.").ToProperty("has_more"),
+		example(ogen.Int().SetDescription("Page size applied."), "50").ToProperty("limit"),
+		example(ogen.Int().SetDescription("Rows skipped."), "0").ToProperty("offset"),
+		example(ogen.Int().SetDescription("Rows matching the filters."), "1").ToProperty("total"),
+		example(ogen.Bool().SetDescription("Whether rows follow this page."), "false").ToProperty("has_more"),
 	)
 
 	one, zero, maxLimit, maxOffset := int64(1), int64(0), int64(200), int64(10000)
@@ -134,25 +137,57 @@ func (b *specBuilder) init() {
 		c.Responses[e.name] = ogen.NewResponse().
 			SetDescription(e.desc).
 			SetHeaders(headers).
-			SetContent(map[string]ogen.Media{problemJSON: {Schema: ref("Problem")}})
+			SetContent(map[string]ogen.Media{problemJSON: {Schema: ref("Problem"), Example: ogen.ExampleValue(problemExample(e.example))}})
 	}
 }
 
 type errorResponse struct {
 	status, name, desc string
 	retry              bool
+	// example is the response's example body.
+	example *problem.Error
 }
 
 // errorResponses are the shared error responses, by status.
 var errorResponses = []errorResponse{
-	{"400", "BadRequest", "VALIDATION_ERROR: the body, a path or a query parameter is invalid; `errors` names each field.", false},
-	{"401", "Unauthorized", "INVALID_API_KEY: missing, invalid, revoked or wrong-environment key (one message for every cause).", false},
-	{"403", "Forbidden", "INSUFFICIENT_SCOPE, NOT_ENTITLED, or READ_ONLY_RECORD for shared or read-only rows.", false},
-	{"404", "NotFound", "NOT_FOUND: no such record in this account.", false},
-	{"409", "Conflict", "DUPLICATE, IN_USE, INVALID_STATE or another conflict.", false},
-	{"429", "TooManyRequests", "RATE_LIMITED: over the account's requests per minute, or repeated failed authentication.", true},
-	{"500", "InternalError", "INTERNAL_ERROR: a server fault; reads may be retried.", false},
-	{"503", "ServiceUnavailable", "SERVICE_UNAVAILABLE: briefly out of capacity; retry with backoff and jitter.", true},
+	{"400", "BadRequest", "VALIDATION_ERROR: the body, a path or a query parameter is invalid; `errors` names each field.", false, problem.Invalid("lines[0].quantity", "must be greater than 0")},
+	{"401", "Unauthorized", "INVALID_API_KEY: missing, invalid, revoked or wrong-environment key (one message for every cause).", false, &problem.Error{Code: problem.InvalidAPIKey, Detail: "The API key is missing or invalid."}},
+	{"403", "Forbidden", "INSUFFICIENT_SCOPE, NOT_ENTITLED, or READ_ONLY_RECORD for shared or read-only rows.", false, problem.New(problem.InsufficientScope, "This operation needs the %s scope.", "products:write")},
+	{"404", "NotFound", "NOT_FOUND: no such record in this account.", false, problem.New(problem.NotFound, "No such record in this account.")},
+	{"405", "MethodNotAllowed", "METHOD_NOT_ALLOWED: the path exists, not with this method; Allow lists those it takes.", false, problem.New(problem.MethodNotAllowed, "%s is not allowed on %s; allowed: %s.", "PUT", "/v1/products/42", "GET")},
+	{"409", "Conflict", "DUPLICATE, IN_USE, INVALID_STATE or another conflict.", false, problem.Conflict(problem.Duplicate, "code", "code is already used by another record of this account.")},
+	{"413", "PayloadTooLarge", fmt.Sprintf("PAYLOAD_TOO_LARGE: the body is larger than %d bytes.", bounds.MaxBodyBytes), false, problem.New(problem.PayloadTooLarge, "The body is larger than %d bytes.", bounds.MaxBodyBytes)},
+	{"429", "TooManyRequests", "RATE_LIMITED: over the account's requests per minute, or repeated failed authentication.", true, &problem.Error{Code: problem.RateLimited, Detail: "Over 60 requests per minute; retry after 12 seconds.", RetryAfter: 12}},
+	{"500", "InternalError", "INTERNAL_ERROR: a server fault; reads may be retried.", false, problem.New(problem.Internal, "Something went wrong on our side; the request id identifies it in the server log.")},
+	{"503", "ServiceUnavailable", "SERVICE_UNAVAILABLE: briefly out of capacity; retry with backoff and jitter.", true, &problem.Error{Code: problem.ServiceUnavailable, Detail: "The server is at capacity; retry with backoff.", RetryAfter: 1}},
+}
+
+// exampleRequestID is the request id the examples show.
+const exampleRequestID = "req_01KAZ3R6N5V0E3H1ZB3W0M6Q2D"
+
+// problemExample is p as the server writes it.
+func problemExample(p *problem.Error) json.RawMessage {
+	type field struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	}
+	doc := struct {
+		Type      string  `json:"type"`
+		Title     string  `json:"title"`
+		Status    int     `json:"status"`
+		Detail    string  `json:"detail"`
+		Code      string  `json:"code"`
+		RequestID string  `json:"request_id"`
+		Errors    []field `json:"errors,omitempty"`
+	}{p.Type(), p.Title(), p.Status(), p.Detail, string(p.Code), exampleRequestID, nil}
+	for _, f := range p.Fields {
+		doc.Errors = append(doc.Errors, field{f.Field, f.Message})
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func stdHeaders() map[string]*ogen.Header {

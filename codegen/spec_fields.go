@@ -250,7 +250,7 @@ func (b *specBuilder) resource(r *Resource) error {
 	sc[name+"List"] = ogen.NewSchema().AddRequiredProperties(
 		ref(name).AsArray().ToProperty("data"),
 		pagination.ToProperty("pagination"),
-		ogen.String().SetDescription(`The order applied, e.g. "name:asc,id:asc".`).ToProperty("order"),
+		example(ogen.String().SetDescription(`The order applied, e.g. "name:asc,id:asc".`), `"id:asc"`).ToProperty("order"),
 	)
 
 	closed := false

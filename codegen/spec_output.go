@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ogen-go/ogen"
@@ -28,6 +29,9 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	to31(pub, true)
 	silenceWebhookSecurity(pub)
 	pub.obj("paths").set("/openapi.json", openapiPath())
+	httpSemantics(pub)
+	dropUnreferenced(pub)
+	examples(pub)
 	if err := writeJSON(o.Public, pub); err != nil {
 		return err
 	}
@@ -197,6 +201,70 @@ func openapiPath() *object {
 			set("503", newObject().set("$ref", refResponses+"ServiceUnavailable")))
 	return newObject().set("get", op)
 }
+
+// httpSemantics declares what the middleware answers around every
+// operation: 405 with Allow for another method on its path, 413 for a body
+// over MaxBodyBytes, and on reads the ETag of the body with If-None-Match
+// answered 304 without one.
+func httpSemantics(doc *object) {
+	comps := doc.obj("components")
+	comps.obj("headers").
+		set("ETag", newObject().
+			set("description", "Weak validator of the body; send it back in If-None-Match to get 304 while the body is unchanged.").
+			set("schema", newObject().set("type", "string"))).
+		set("Allow", newObject().
+			set("description", "The methods the path accepts.").
+			set("schema", newObject().set("type", "string")))
+	comps.obj("parameters").set("If-None-Match", newObject().
+		set("name", "If-None-Match").
+		set("in", "header").
+		set("description", "ETag values of bodies the client holds; when one matches, the answer is 304 without a body.").
+		set("schema", newObject().set("type", "string")))
+	comps.obj("responses").set("NotModified", newObject().
+		set("description", "Not modified: the body's ETag matches If-None-Match; no body.").
+		set("headers", newObject().
+			set("ETag", headerRef("ETag")).
+			set("X-Request-Id", headerRef("X-Request-Id"))))
+	for _, e := range []struct{ status, name string }{{"405", "MethodNotAllowed"}, {"413", "PayloadTooLarge"}} {
+		r := comps.obj("responses").obj(e.name)
+		if e.status == "405" {
+			r.obj("headers").set("Allow", headerRef("Allow"))
+		}
+	}
+	paths := doc.obj("paths")
+	for _, p := range paths.keys {
+		item := paths.obj(p)
+		for _, m := range item.keys {
+			op := item.obj(m)
+			if op == nil {
+				continue
+			}
+			rs := op.obj("responses")
+			rs.set("405", newObject().set("$ref", refResponses+"MethodNotAllowed"))
+			if op.obj("requestBody") != nil {
+				rs.set("413", newObject().set("$ref", refResponses+"PayloadTooLarge"))
+			}
+			if m == "get" {
+				params, _ := op.vals["parameters"].([]any)
+				op.set("parameters", append(params, newObject().set("$ref", refParameters+"If-None-Match")))
+				if ok := rs.obj("200"); ok != nil {
+					if ok.obj("headers") == nil {
+						ok.set("headers", newObject())
+					}
+					ok.obj("headers").set("ETag", headerRef("ETag"))
+				}
+				rs.set("304", newObject().set("$ref", refResponses+"NotModified"))
+			}
+			sortKeys(rs)
+		}
+	}
+}
+
+func headerRef(name string) *object { return newObject().set("$ref", refHeaders+name) }
+
+// sortKeys orders an object's keys (response codes sort as numbers do:
+// they are all three digits).
+func sortKeys(o *object) { sort.Strings(o.keys) }
 
 // groupOperations gives every operation its first tag as ogen operation group,
 // so ogen generates one handler interface per resource.

@@ -48,11 +48,14 @@ func (b *specBuilder) webhooks(rs []*Resource) {
 	b.spec.Webhooks["ping"] = webhook("ping", "Ping", "`ping`: sent by the test button to the endpoint's real URL.", "PingEvent")
 }
 
+// exampleEventID is the event id the examples show.
+const exampleEventID = "evt_01KAZ3R6N5V0E3H1ZB3W0M6Q2E"
+
 func envelope(resource string, typ, snapshot *ogen.Schema) *ogen.Schema {
 	return ogen.NewSchema().
 		SetDescription("Webhook envelope. Deduplicate by id; the snapshot is a routing aid, not the record.").
 		AddRequiredProperties(
-			ogen.String().SetDescription("Event id (evt_…), equal to the webhook-id header on every retry and resend.").ToProperty("id"),
+			example(ogen.String().SetDescription("Event id (evt_…), equal to the webhook-id header on every retry and resend."), `"`+exampleEventID+`"`).ToProperty("id"),
 			typ.SetDescription("Event type.").ToProperty("type"),
 			ogen.DateTime().SetDescription("When the change was committed (UTC).").ToProperty("created_at"),
 			ref("Environment").ToProperty("environment"),
@@ -66,7 +69,7 @@ func envelope(resource string, typ, snapshot *ogen.Schema) *ogen.Schema {
 		).
 		AddOptionalProperties(
 			ogen.Int().SetDescription("Key of the API call that caused the change (source api).").ToProperty("api_key_id"),
-			ogen.String().SetDescription("Request id of the API call that caused the change (source api).").ToProperty("request_id"),
+			example(ogen.String().SetDescription("Request id of the API call that caused the change (source api)."), `"`+exampleRequestID+`"`).ToProperty("request_id"),
 		)
 }
 

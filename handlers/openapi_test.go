@@ -5,7 +5,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"strconv"
 	"testing"
+
+	"larder.dev/larder/bounds"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/rest"
@@ -69,7 +72,10 @@ func TestOpenAPIDescription(t *testing.T) {
 			for _, x := range params {
 				pm := x.(map[string]any)
 				if ref, ok := pm["$ref"].(string); ok {
-					names = append(names, ref[strings.LastIndex(ref, "/")+1:])
+					name := ref[strings.LastIndex(ref, "/")+1:]
+					if doc["components"].(map[string]any)["parameters"].(map[string]any)[name].(map[string]any)["in"] == "query" {
+						names = append(names, name)
+					}
 				} else if pm["in"] == "query" {
 					names = append(names, pm["name"].(string))
 				}
@@ -92,5 +98,90 @@ func TestOpenAPIDescription(t *testing.T) {
 		if len(want) != 61 {
 			t.Fatalf("%d event types, want the 60 of DECISIONS.md plus ping", len(want))
 		}
+	})
+}
+
+// Every operation declares the answers the middleware gives around it (405
+// with Allow, 413 for a body, ETag and 304 on reads), and every body of the
+// description has an example; the problem examples are those of their status.
+func TestDescriptionDeclaresHTTPAndExamples(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		doc := a.do("GET", "/v1/openapi.json", "", nil).want(200).JSON()
+		comps := doc["components"].(map[string]any)
+		bodies := 0
+		hasExamples := func(where string, content any) {
+			c, _ := content.(map[string]any)
+			for mt, m := range c {
+				bodies++
+				if _, ok := m.(map[string]any)["example"]; !ok {
+					t.Errorf("%s %s: no example", where, mt)
+				}
+			}
+		}
+		for p, item := range doc["paths"].(map[string]any) {
+			for m, x := range item.(map[string]any) {
+				op := x.(map[string]any)
+				rs := op["responses"].(map[string]any)
+				where := strings.ToUpper(m) + " " + p
+				if rs["405"] == nil {
+					t.Errorf("%s: no 405", where)
+				}
+				rb, hasBody := op["requestBody"].(map[string]any)
+				if (rs["413"] != nil) != hasBody {
+					t.Errorf("%s: 413 declared %v, body %v", where, rs["413"] != nil, hasBody)
+				}
+				if hasBody {
+					hasExamples(where+" request", rb["content"])
+				}
+				if m == "get" {
+					ok := rs["200"].(map[string]any)
+					if ok["headers"].(map[string]any)["ETag"] == nil || rs["304"] == nil {
+						t.Errorf("%s: no ETag or 304", where)
+					}
+					found := false
+					for _, x := range op["parameters"].([]any) {
+						found = found || x.(map[string]any)["$ref"] == "#/components/parameters/If-None-Match"
+					}
+					if !found {
+						t.Errorf("%s: no If-None-Match", where)
+					}
+				} else if rs["304"] != nil {
+					t.Errorf("%s: 304 on a write", where)
+				}
+				for code, r := range rs {
+					hasExamples(where+" "+code, r.(map[string]any)["content"])
+				}
+			}
+		}
+		for event, item := range doc["webhooks"].(map[string]any) {
+			media := item.(map[string]any)["post"].(map[string]any)["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
+			if ex, _ := media["example"].(map[string]any); ex["type"] != event {
+				t.Errorf("webhook %s: example type %v", event, ex["type"])
+			}
+		}
+		for name, r := range comps["responses"].(map[string]any) {
+			hasExamples("response "+name, r.(map[string]any)["content"])
+		}
+		if bodies < 150 {
+			t.Errorf("only %d bodies seen", bodies)
+		}
+		// Each shared error response shows a problem of its own status, and
+		// the server answers those statuses as declared.
+		for code, name := range map[string]string{"400": "BadRequest", "404": "NotFound", "405": "MethodNotAllowed", "413": "PayloadTooLarge", "429": "TooManyRequests"} {
+			ex := comps["responses"].(map[string]any)[name].(map[string]any)["content"].(map[string]any)["application/problem+json"].(map[string]any)["example"].(map[string]any)
+			if got := ex["status"].(float64); strconv.Itoa(int(got)) != code {
+				t.Errorf("%s example status %v", name, got)
+			}
+		}
+		r := a.do("PUT", "/v1/products", a.key, nil).want(405)
+		if r.Header.Get("Allow") == "" {
+			t.Error("405 without Allow")
+		}
+		if !strings.Contains(comps["responses"].(map[string]any)["MethodNotAllowed"].(map[string]any)["headers"].(map[string]any)["Allow"].(map[string]any)["$ref"].(string), "Allow") {
+			t.Error("405 does not declare Allow")
+		}
+		a.do("POST", "/v1/tags", a.key, strings.Repeat(" ", bounds.MaxBodyBytes+1)).want(413)
+		tag := a.do("GET", "/v1/allergens", a.key, nil).want(200).Header.Get("ETag")
+		a.do("GET", "/v1/allergens", a.key, nil, "If-None-Match", tag).want(304)
 	})
 }

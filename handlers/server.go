@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"larder.dev/larder/auth"
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi"
@@ -20,8 +21,8 @@ import (
 	"larder.dev/larder/store"
 )
 
-// MaxBodyBytes bounds a request body.
-const MaxBodyBytes = 4 << 20
+// MaxBodyBytes bounds a request body (the description's 413).
+const MaxBodyBytes = bounds.MaxBodyBytes
 
 // Server is the HTTP side of Larder.
 type Server struct {
