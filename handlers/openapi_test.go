@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"os"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 
 	"larder.dev/larder/bounds"
