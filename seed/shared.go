@@ -24,13 +24,15 @@ type Unit struct {
 func grams(g float64) *float64 { return &g }
 
 // Units are the shared units of measure. Weights are exact by definition
-// (1 lb = 453.59237 g, 1 oz = 1/16 lb); volumes and counts are not weights.
+// (1 lb = 453.59237 g) or, where that needs more than the 6 decimal places
+// every decimal of the API has, rounded to them (1 oz = 1/16 lb =
+// 28.349523125 g); volumes and counts are not weights.
 var Units = []Unit{
 	{"g", "Gram", grams(1)},
 	{"kg", "Kilogram", grams(1000)},
 	{"mg", "Milligram", grams(0.001)},
 	{"lb", "Pound", grams(453.59237)},
-	{"oz", "Ounce", grams(28.349523125)},
+	{"oz", "Ounce", grams(28.349523)},
 	{"L", "Litre", nil},
 	{"mL", "Millilitre", nil},
 	{"each", "Each", nil},
@@ -67,7 +69,8 @@ var Allergens = []Allergen{
 }
 
 // Shared inserts the shared reference rows that are missing, matched by code,
-// so running it again (every migrate and serve does) changes nothing.
+// and corrects the weight of a shared unit that differs from Units, so
+// running it again (every migrate and serve does) changes nothing.
 func Shared(ctx context.Context, c *ent.Client) error {
 	// System viewer: shared reference rows belong to no account; only the system writes them.
 	ctx = hooks.WithoutEvents(policy.System(ctx))
@@ -84,6 +87,18 @@ func Shared(ctx context.Context, c *ent.Client) error {
 					Exec)
 			if err != nil {
 				return err
+			}
+			// A database seeded before a weight changed here gets the new one.
+			differs := unitofmeasure.WeightInGramsNotNil()
+			if u.WeightInGrams != nil {
+				differs = unitofmeasure.Or(unitofmeasure.WeightInGramsIsNil(), unitofmeasure.WeightInGramsNEQ(*u.WeightInGrams))
+			}
+			err = tx.UnitOfMeasure.Update().
+				Where(unitofmeasure.IsGlobal(true), unitofmeasure.Code(u.Code), differs).
+				SetNillableWeightInGrams(u.WeightInGrams).
+				Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("seed unit %s: %w", u.Code, err)
 			}
 		}
 		for _, a := range Allergens {
