@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
@@ -92,6 +93,8 @@ func New(st *store.Store, o Options) (*Server, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openapi.Document)
 	})
+	apidocs.Register(mux, func(w http.ResponseWriter, r *http.Request) { writeProblem(r.Context(), w, notFound(r)) })
+	mux.HandleFunc("GET /{$}", apidocs.Redirect)
 	mux.HandleFunc("GET "+livePath, live)
 	mux.HandleFunc("GET "+readyPath, ready(st))
 	mux.Handle("/v1/", g.wrap(limitBody(api)))
@@ -111,12 +114,17 @@ func notFound(r *http.Request) *problem.Error {
 	return problem.New(problem.NotFound, "No route %s %s; the API description is at /v1/openapi.json.", r.Method, r.URL.Path)
 }
 
-// canonical answers 404 to a path net/http's mux would redirect (/v1 without
-// its slash, dot segments, doubled slashes) instead of a 3xx that no client of
-// the API expects: every answer is a resource or a problem.
+// canonical answers 404 to a path net/http's mux would redirect (dot
+// segments, doubled slashes) instead of a 3xx that no client of the API
+// expects: every answer is a resource or a problem. The one redirect is GET
+// /v1 (like GET /), a browser's way to the docs page.
 func canonical(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		if p == "/v1" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			apidocs.Redirect(w, r)
+			return
+		}
 		clean := path.Clean(p)
 		if strings.HasSuffix(p, "/") && clean != "/" {
 			clean += "/"
