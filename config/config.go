@@ -43,6 +43,9 @@ type Config struct {
 	Statements int
 	// LogFormat is text or json (--log-format, LARDER_LOG_FORMAT).
 	LogFormat string
+	// MetricsAddr, when set, serves /metrics there instead of on Addr
+	// (--metrics-addr, LARDER_METRICS_ADDR).
+	MetricsAddr string
 	// DebugAddr, when set, serves Go's profiler (net/http/pprof) there, apart
 	// from the API (--debug-addr, LARDER_DEBUG_ADDR).
 	DebugAddr string
@@ -135,7 +138,7 @@ var Common = Options{"database", "log-format", "db-statements"}
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "debug-addr", "gc-percent"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "debug-addr", "gc-percent"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -167,6 +170,7 @@ func (c *Config) options() map[string]option {
 		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
 		"gc-percent":      {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
 		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
+		"metrics-addr":    {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics on this address instead of the API's (/metrics)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
 		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
 		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
 		"trusted-proxies": {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/store"
@@ -38,6 +39,7 @@ func ready(st *store.Store) http.HandlerFunc {
 		fail := func(format string, a ...any) {
 			p := problem.New(problem.ServiceUnavailable, format, a...)
 			p.RetryAfter = 5
+			refuse(r.Context(), "not_ready")
 			writeProblem(r.Context(), w, p)
 		}
 		if err := st.DB.PingContext(ctx); err != nil {
@@ -66,8 +68,8 @@ func writeStatus(w http.ResponseWriter, v any) {
 	_, _ = w.Write(b)
 }
 
-// quiet reports whether a request is a successful health check, which the
-// access log leaves out.
+// quiet reports whether a request is a successful health check or scrape,
+// which the access log leaves out.
 func quiet(r *http.Request, status int) bool {
-	return (r.URL.Path == livePath || r.URL.Path == readyPath) && status < 400
+	return (r.URL.Path == livePath || r.URL.Path == readyPath || r.URL.Path == metrics.Path) && status < 400
 }

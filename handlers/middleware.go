@@ -15,6 +15,7 @@ import (
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/ids"
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
@@ -93,10 +94,12 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // withAccessLog logs one line per request, and turns a panic into a 500
 // problem (when nothing was written yet) instead of a dropped connection.
-func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
+func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request) string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
+		refused := &refusal{}
+		r = r.WithContext(context.WithValue(r.Context(), refusalKey{}, refused))
 		ctx := r.Context()
 		defer func() {
 			if v := recover(); v != nil {
@@ -107,6 +110,14 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 				if rec.status == 0 {
 					writeProblem(ctx, rec, internal)
 				}
+			}
+			m.Request(name(r), r.Method, rec.status, time.Since(start))
+			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
+				reason := refused.reason
+				if reason == "" {
+					reason = "other"
+				}
+				m.Refused(rec.status, reason)
 			}
 			if quiet(r, rec.status) {
 				return
@@ -158,6 +169,7 @@ func withShedding(n int, next http.Handler) http.Handler {
 			defer func() { <-slots }()
 			next.ServeHTTP(w, r)
 		default:
+			refuse(r.Context(), "overload")
 			writeProblem(r.Context(), w, unavailable)
 		}
 	})
@@ -176,6 +188,7 @@ type gate struct {
 	trusted []netip.Prefix
 	now     func() time.Time
 	h       *Handler
+	metrics *metrics.Metrics
 }
 
 func (g *gate) wrap(next http.Handler) http.Handler {
@@ -192,7 +205,9 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 					g.h.writeError(ctx, w, err)
 					return
 				}
+				g.metrics.Budget("auth_failures", res.Allowed)
 				if !res.Allowed {
+					refuse(ctx, "auth_failures")
 					writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
 						Detail:     "Too many requests with invalid API keys from this address; wait for the next minute.",
 						RetryAfter: res.RetryAfter(now)})
@@ -214,7 +229,9 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		if key.ExpiresAt != nil {
 			h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
 		}
+		g.metrics.Budget("account", res.Allowed)
 		if !res.Allowed {
+			refuse(ctx, "account_limit")
 			writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
 				Detail:     "The account's requests per minute are used up; retry after the window resets.",
 				RetryAfter: res.RetryAfter(now)})

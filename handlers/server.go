@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
@@ -30,6 +31,9 @@ type Server struct {
 	http.Handler
 	// Limiter counts requests; Prune it now and then.
 	Limiter ratelimit.Limiter
+	// Metrics are the server's series, served at /metrics on the API's
+	// address unless the configuration names a metrics address.
+	Metrics *metrics.Metrics
 }
 
 // Options are what New needs beyond the store.
@@ -86,7 +90,12 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h}
+	var reservations func() (int64, int64)
+	if pg, ok := limiter.(*ratelimit.Postgres); ok {
+		reservations = pg.Leases.Reserved
+	}
+	m := metrics.New(st, reservations)
+	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +104,9 @@ func New(st *store.Store, o Options) (*Server, error) {
 	})
 	apidocs.Register(mux, func(w http.ResponseWriter, r *http.Request) { writeProblem(r.Context(), w, notFound(r)) })
 	mux.HandleFunc("GET /{$}", apidocs.Redirect)
+	if cfg.MetricsAddr == "" {
+		mux.Handle("GET "+metrics.Path, m.Handler())
+	}
 	mux.HandleFunc("GET "+livePath, live)
 	mux.HandleFunc("GET "+readyPath, ready(st))
 	mux.Handle("/v1/", g.wrap(limitBody(api)))
@@ -105,9 +117,9 @@ func New(st *store.Store, o Options) (*Server, error) {
 	handler = withShedding(cfg.MaxInFlight, handler)
 	handler = withTimeout(cfg.RequestTimeout, handler)
 	handler = withHTTPCaching(handler)
-	handler = withAccessLog(log, handler)
+	handler = withAccessLog(log, m, operation(api), handler)
 	handler = withRequestID(handler)
-	return &Server{Handler: handler, Limiter: limiter}, nil
+	return &Server{Handler: handler, Limiter: limiter, Metrics: m}, nil
 }
 
 func notFound(r *http.Request) *problem.Error {

@@ -20,6 +20,8 @@ import (
 type Leases struct {
 	mu    sync.Mutex
 	pools map[string]*tokens
+	// batches and numbers count what Add recorded (Reserved).
+	batches, numbers int64
 }
 
 // tokens are a bucket's reserved numbers in one window.
@@ -102,6 +104,8 @@ func (l *Leases) Size(bucket string, limit int, now time.Time) int {
 func (l *Leases) Add(bucket string, now time.Time, last, n int) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.batches++
+	l.numbers += int64(n)
 	t := l.pool(bucket, now)
 	first := last - n + 1
 	if n > 1 {
@@ -120,6 +124,14 @@ func (l *Leases) Abandon(bucket string, now time.Time, n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.pool(bucket, now).batching = false
+}
+
+// Reserved reports the batches of numbers reserved so far and the numbers
+// they held (metrics).
+func (l *Leases) Reserved() (batches, numbers int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.batches, l.numbers
 }
 
 // Prune forgets windows that ended before now.

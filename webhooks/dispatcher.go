@@ -71,6 +71,9 @@ type Options struct {
 	// Transport replaces the HTTP transport (tests); it must apply its own
 	// address checks.
 	Transport http.RoundTripper
+	// OnAttempt, when set, learns each recorded attempt: whether it
+	// succeeded, and whether its delivery was given up (metrics).
+	OnAttempt func(ok, abandoned bool)
 }
 
 func (o *Options) defaults() {
@@ -468,7 +471,9 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 	now := d.now()
 	var a *ent.WebhookAttempt
 	var disabled *ent.WebhookEndpoint
+	abandoned := false
 	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+		abandoned = false
 		c := tx.WebhookAttempt.Create().
 			SetDeliveryID(del.ID).
 			SetTrigger(trigger).
@@ -502,6 +507,7 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 		case trigger == webhookattempt.TriggerSchedule && del.Status == webhookdelivery.StatusPending:
 			if del.AttemptCount+1 > d.o.Retries {
 				u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
+				abandoned = true
 			} else {
 				u.SetNextAttemptAt(now.Add(d.o.RetryInterval))
 			}
@@ -546,6 +552,9 @@ func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigg
 	})
 	if err != nil {
 		return nil, err
+	}
+	if d.o.OnAttempt != nil {
+		d.o.OnAttempt(res.ok(), abandoned)
 	}
 	if disabled != nil {
 		d.o.Log.Warn("webhooks: endpoint disabled after failing every delivery", "endpoint", disabled.ID,

@@ -22,6 +22,7 @@ import (
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/idempotency"
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 	"larder.dev/larder/webhooks"
@@ -633,6 +634,62 @@ func TestPrune(t *testing.T) {
 		}
 		if n := st.Client.Event.Query().Where(event.AccountID(f.org.Live.ID)).CountX(sys); n != 0 {
 			t.Fatalf("%d events kept after their retention", n)
+		}
+	})
+}
+
+// Every recorded attempt reaches the metrics by result, and a delivery given
+// up after its retries is counted once; the outbox gauges follow the backlog.
+func TestAttemptsReachMetrics(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		f := setup(t, st)
+		up, down := newReceiver(t), newReceiver(t, 500, 500, 500)
+		f.endpoint(t, f.org, policy.Live, up.URL)
+		f.endpoint(t, f.org, policy.Live, down.URL)
+		m := metrics.New(st, nil)
+		series := func() map[string]float64 {
+			fams, err := m.Registry.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]float64{}
+			for _, fam := range fams {
+				for _, s := range fam.GetMetric() {
+					name := fam.GetName()
+					for _, l := range s.GetLabel() {
+						name += "/" + l.GetValue()
+					}
+					switch {
+					case s.Counter != nil:
+						out[name] = s.GetCounter().GetValue()
+					case s.Gauge != nil:
+						out[name] = s.GetGauge().GetValue()
+					}
+				}
+			}
+			return out
+		}
+		before := series()
+		change(t, st, f.org, policy.Live, "measured")
+		if d := series()["larder_outbox_events_pending"] - before["larder_outbox_events_pending"]; d != 1 && st.Dialect == "sqlite3" {
+			t.Errorf("one change left %v more events pending", d)
+		}
+		d := f.dispatcher(webhooks.Options{OnAttempt: m.Attempt, Retries: 1, RetryInterval: time.Minute})
+		drain(t, d)
+		f.clock.Add(time.Minute + time.Second)
+		drain(t, d)
+		got := series()
+		for name, want := range map[string]float64{
+			"larder_webhook_attempts_total/succeeded":   1,
+			"larder_webhook_attempts_total/failed":      2,
+			"larder_webhook_deliveries_abandoned_total": 1,
+		} {
+			if got[name] != want {
+				t.Errorf("%s = %v, want %v", name, got[name], want)
+			}
+		}
+		if st.Dialect == "sqlite3" && (got["larder_outbox_events_pending"] != 0 || got["larder_webhook_deliveries_pending"] != 0 || got["larder_outbox_oldest_undelivered_age_seconds"] != 0) {
+			t.Errorf("backlog after delivery: %v", got)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -70,13 +71,25 @@ func serve(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 	}
 	go srv.PruneLimits(ctx, e.log)
-	stopWebhooks, err := startWebhooks(ctx, e)
+	stopWebhooks, err := startWebhooks(ctx, e, srv.Metrics.Attempt)
 	if err != nil {
 		return err
 	}
 	defer stopWebhooks()
 	if e.cfg.DebugAddr != "" {
 		go debugServer(ctx, e, e.cfg.DebugAddr)
+	}
+	if e.cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", e.cfg.MetricsAddr)
+		if err != nil {
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET "+metrics.Path, srv.Metrics.Handler())
+		ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		defer ms.Close()
+		go func() { _ = ms.Serve(mln) }()
+		e.log.Info("metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

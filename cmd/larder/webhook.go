@@ -36,7 +36,7 @@ func (e *env) registry(st *store.Store) *webhooks.Registry {
 }
 
 // dispatcher returns a dispatcher over st configured from the flags.
-func (e *env) dispatcher(st *store.Store) (*webhooks.Dispatcher, error) {
+func (e *env) dispatcher(st *store.Store, onAttempt func(ok, abandoned bool)) (*webhooks.Dispatcher, error) {
 	n, err := webhooks.NewNotifier(e.cfg.SMTPURL, e.log)
 	if err != nil {
 		return nil, err
@@ -48,6 +48,7 @@ func (e *env) dispatcher(st *store.Store) (*webhooks.Dispatcher, error) {
 		AllowPrivate:  e.cfg.WebhookAllowPrivate,
 		Notifier:      n,
 		Log:           e.log,
+		OnAttempt:     onAttempt,
 	}), nil
 }
 
@@ -384,7 +385,7 @@ func (e *env) withDispatcher(ctx context.Context, name, flagName, what string, a
 		return err
 	}
 	defer st.Close()
-	d, err := e.dispatcher(st)
+	d, err := e.dispatcher(st, nil)
 	if err != nil {
 		return err
 	}
@@ -464,7 +465,7 @@ func webhookWorker(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	d, err := e.dispatcher(st)
+	d, err := e.dispatcher(st, nil)
 	if err != nil {
 		return err
 	}
@@ -477,7 +478,7 @@ func webhookWorker(ctx context.Context, e *env, args []string) error {
 
 // startWebhooks runs the dispatcher of serve on a small pool of its own, so it
 // never takes connections API requests need; it stops with ctx.
-func startWebhooks(ctx context.Context, e *env) (stop func(), err error) {
+func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned bool)) (stop func(), err error) {
 	if !e.cfg.Webhooks {
 		e.log.Info("webhook dispatcher off (--webhooks=false); run `larder webhook worker` elsewhere")
 		return func() {}, nil
@@ -486,7 +487,7 @@ func startWebhooks(ctx context.Context, e *env) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := e.dispatcher(st)
+	d, err := e.dispatcher(st, onAttempt)
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"larder.dev/larder/apidocs"
+	"larder.dev/larder/metrics"
+	"larder.dev/larder/openapi/oas"
+)
+
+// refusal notes why a request is refused with 429 or 503, for the metrics.
+type refusal struct{ reason string }
+
+type refusalKey struct{}
+
+// refuse records reason as the cause of the refusal being written.
+func refuse(ctx context.Context, reason string) {
+	if n, ok := ctx.Value(refusalKey{}).(*refusal); ok && n.reason == "" {
+		n.reason = reason
+	}
+}
+
+// operation names a request for the metrics: the API operation it matched
+// (its operationId), or one of a fixed few names outside the API, so the
+// series stay bounded whatever paths clients send.
+func operation(api *oas.Server) func(*http.Request) string {
+	return func(r *http.Request) string {
+		p := r.URL.Path
+		switch {
+		case p == "/v1/openapi.json":
+			return "getOpenAPI"
+		case strings.HasPrefix(p, "/v1/"):
+			if route, ok := api.FindPath(r.Method, r.URL); ok {
+				return route.OperationID()
+			}
+			return "unmatched"
+		case p == livePath:
+			return "healthz"
+		case p == readyPath:
+			return "readyz"
+		case p == metrics.Path:
+			return "metrics"
+		case p == "/" || p == "/v1" || p == apidocs.Path || strings.HasPrefix(p, apidocs.Path+"/"):
+			return "docs"
+		}
+		return "other"
+	}
+}
