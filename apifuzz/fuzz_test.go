@@ -639,6 +639,12 @@ func (f *fuzzer) check(rq *request, a *answer) {
 			fail("problem", fmt.Sprintf("status %v in the body", p["status"]))
 		}
 	case a.status >= 200 && a.status < 300:
+	case a.status == 302 && (rq.target == "/" || rq.target == "/v1") && (rq.method == "GET" || rq.method == "HEAD"):
+		// The browser's ways to the docs page (README "Docs page").
+		if a.header.Get("Location") != "/docs" {
+			fail("status", "302 to "+a.header.Get("Location")+", not the docs page")
+		}
+		return // a redirect's body is for people, not JSON
 	default:
 		excerpt = append([]byte("Location: "+a.header.Get("Location")+"; "), excerpt...)
 		fail("status", fmt.Sprintf("neither 2xx nor an error; Content-Type %q, valid JSON %v", a.header.Get("Content-Type"), validJSON))

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
 	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
@@ -21,6 +24,7 @@ import (
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
+	"larder.dev/larder/tracing"
 )
 
 // MaxBodyBytes bounds a request body (the description's 413).
@@ -62,8 +66,15 @@ func New(st *store.Store, o Options) (*Server, error) {
 		log:       log,
 		rateLimit: cfg.RateLimit,
 	}
+	tp := tracing.Provider()
+	if tp == nil {
+		tp = tracenoop.NewTracerProvider()
+	}
 	api, err := oas.NewServer(h, security{},
 		oas.WithPathPrefix("/v1"),
+		oas.WithTracerProvider(tp),
+		oas.WithMeterProvider(metricnoop.NewMeterProvider()),
+		oas.WithMiddleware(requestIDOnSpan),
 		oas.WithErrorHandler(func(ctx context.Context, w http.ResponseWriter, _ *http.Request, err error) {
 			h.writeError(ctx, w, err)
 		}),
@@ -118,6 +129,9 @@ func New(st *store.Store, o Options) (*Server, error) {
 	handler = withTimeout(cfg.RequestTimeout, handler)
 	handler = withHTTPCaching(handler)
 	handler = withAccessLog(log, m, operation(api), handler)
+	if tracing.Provider() != nil {
+		handler = withTraceContext(handler)
+	}
 	handler = withRequestID(handler)
 	return &Server{Handler: handler, Limiter: limiter, Metrics: m}, nil
 }

@@ -20,6 +20,7 @@ import (
 	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/tracing"
 )
 
 // Store is an open database.
@@ -99,6 +100,9 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	var drv dialect.Driver = entsql.OpenDB(dia, db)
 	if statements > 0 {
 		drv = newCachingDriver(db, dia, statements)
+	}
+	if tp := tracing.Provider(); tp != nil {
+		drv = tracing.Driver(drv, tp)
 	}
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))

@@ -17,6 +17,9 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"github.com/hashicorp/go-retryablehttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
@@ -27,6 +30,7 @@ import (
 	"larder.dev/larder/ids"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
+	"larder.dev/larder/tracing"
 )
 
 // Retention of the delivery log and of the outbox (README "Webhooks").
@@ -387,7 +391,25 @@ func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := tracing.Tracer().Start(ctx, "webhook delivery", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			attribute.Int("larder.delivery_id", del.ID),
+			attribute.String("larder.event_id", del.Edges.Event.EventID),
+			attribute.String("larder.event_type", del.Edges.Event.Type),
+			attribute.Int("larder.endpoint_id", del.EndpointID),
+			attribute.String("larder.trigger", string(trigger)),
+		))
+	defer span.End()
 	res := d.post(ctx, del.Edges.Endpoint, del.Edges.Event)
+	if res.status != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", res.status))
+	}
+	if !res.ok() {
+		if res.err != nil {
+			span.RecordError(res.err)
+		}
+		span.SetStatus(codes.Error, "delivery failed")
+	}
 	if ctx.Err() != nil {
 		// Shutting down mid-post: record nothing, hand the delivery back so
 		// the next dispatcher sends it again at once (at least once).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
@@ -25,6 +29,7 @@ import (
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
+	"larder.dev/larder/tracing"
 	"larder.dev/larder/webhooks"
 )
 
@@ -692,4 +697,62 @@ func TestAttemptsReachMetrics(t *testing.T) {
 			t.Errorf("backlog after delivery: %v", got)
 		}
 	})
+}
+
+// With tracing on, each delivery attempt is a client span naming its event,
+// endpoint and answer, in error when the receiver refused it.
+func TestDeliverySpans(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		exp := tracetest.NewInMemoryExporter()
+		tracing.Use(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
+		defer tracing.Use(nil)
+		f := setup(t, st)
+		up, down := newReceiver(t), newReceiver(t, 503)
+		epUp := f.endpoint(t, f.org, policy.Live, up.URL)
+		epDown := f.endpoint(t, f.org, policy.Live, down.URL)
+		change(t, st, f.org, policy.Live, "traced")
+		drain(t, f.dispatcher(webhooks.Options{}))
+		byEndpoint := map[string]tracetest.SpanStub{}
+		for _, s := range exp.GetSpans() {
+			if s.Name != "webhook delivery" {
+				continue
+			}
+			for _, a := range s.Attributes {
+				if a.Key == "larder.endpoint_id" {
+					byEndpoint[a.Value.Emit()] = s
+				}
+			}
+		}
+		ok, failed := byEndpoint[strconv.Itoa(epUp.ID)], byEndpoint[strconv.Itoa(epDown.ID)]
+		if ok.Name == "" || failed.Name == "" {
+			t.Fatalf("delivery spans by endpoint: %v", byEndpoint)
+		}
+		want := func(s tracetest.SpanStub, key, value string) {
+			t.Helper()
+			for _, a := range s.Attributes {
+				if string(a.Key) == key && a.Value.Emit() == value {
+					return
+				}
+			}
+			t.Errorf("span lacks %s=%s: %v", key, value, s.Attributes)
+		}
+		want(ok, "larder.event_type", "tag.created")
+		want(ok, "http.response.status_code", "200")
+		want(failed, "http.response.status_code", "503")
+		if ok.Status.Code != codes.Unset || failed.Status.Code != codes.Error {
+			t.Errorf("statuses %v and %v", ok.Status, failed.Status)
+		}
+		if !strings.HasPrefix(attrOf(ok, "larder.event_id"), "evt_") {
+			t.Errorf("event id %q", attrOf(ok, "larder.event_id"))
+		}
+	})
+}
+
+func attrOf(s tracetest.SpanStub, key string) string {
+	for _, a := range s.Attributes {
+		if string(a.Key) == key {
+			return a.Value.Emit()
+		}
+	}
+	return ""
 }

@@ -107,6 +107,14 @@ func (e *env) commandHelp(fs *flag.FlagSet) {
 	}
 }
 
+// moduleVersion is the main module's version ((devel) in a build from source).
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return "unknown"
+}
+
 // version is the module version and the commit the binary was built from.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()

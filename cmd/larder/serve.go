@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
+	"larder.dev/larder/tracing"
 )
 
 func serve(ctx context.Context, e *env, args []string) error {
@@ -29,6 +30,22 @@ func serve(ctx context.Context, e *env, args []string) error {
 	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
+	}
+	// Tracing first: the store's statements and the server's operations
+	// are instrumented when they are made (README "Tracing").
+	stopTracing, err := tracing.Setup(ctx, moduleVersion())
+	if err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			e.log.Warn("tracing: flush", "error", err)
+		}
+	}()
+	if tracing.Provider() != nil {
+		e.log.Info("tracing on (OTLP/HTTP)")
 	}
 	st, applied, err := e.open(ctx)
 	if err != nil {

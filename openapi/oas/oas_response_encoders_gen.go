@@ -8,9 +8,11 @@ import (
 	"github.com/go-faster/errors"
 	"github.com/go-faster/jx"
 	ht "github.com/ogen-go/ogen/http"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
-func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
+func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -23,7 +25,7 @@ func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWr
 	return nil
 }
 
-func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -36,7 +38,7 @@ func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter) error {
+func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -49,7 +51,7 @@ func encodeChangeProductionStatusResponse(response *ProductionData, w http.Respo
 	return nil
 }
 
-func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -62,7 +64,7 @@ func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http
 	return nil
 }
 
-func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.ResponseWriter) error {
+func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -75,7 +77,7 @@ func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.Respo
 	return nil
 }
 
-func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
+func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -88,7 +90,7 @@ func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) error {
+func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter, span trace.Span) error {
 	switch response := response.(type) {
 	case *CreateBillOK:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -119,7 +121,7 @@ func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) err
 	}
 }
 
-func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
+func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -132,7 +134,7 @@ func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
+func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -145,7 +147,7 @@ func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter) error {
+func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -158,7 +160,7 @@ func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeCreateOperationResponse(response *OperationData, w http.ResponseWriter) error {
+func encodeCreateOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -171,7 +173,7 @@ func encodeCreateOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
+func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -184,7 +186,7 @@ func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	return nil
 }
 
-func encodeCreateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+func encodeCreateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -197,7 +199,7 @@ func encodeCreateProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.ResponseWriter) error {
+func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.ResponseWriter, span trace.Span) error {
 	switch response := response.(type) {
 	case *CreatePurchaseOrderOK:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -228,7 +230,7 @@ func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.R
 	}
 }
 
-func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -241,7 +243,7 @@ func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter) error {
+func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -254,7 +256,7 @@ func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
+func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -267,7 +269,7 @@ func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
+func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -280,7 +282,7 @@ func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeCreateTagResponse(response *TagData, w http.ResponseWriter) error {
+func encodeCreateTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -293,7 +295,7 @@ func encodeCreateTagResponse(response *TagData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
+func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -306,7 +308,7 @@ func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
+func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -319,7 +321,7 @@ func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
+func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -332,7 +334,7 @@ func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
+func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -345,7 +347,7 @@ func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
+func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -358,7 +360,7 @@ func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter) error {
+func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -371,7 +373,7 @@ func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWriter) error {
+func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -384,7 +386,7 @@ func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -397,7 +399,7 @@ func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
+func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -410,7 +412,7 @@ func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
+func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -423,7 +425,7 @@ func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter) error {
+func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -436,7 +438,7 @@ func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
+func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -449,7 +451,7 @@ func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
+func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -462,7 +464,7 @@ func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
+func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -475,7 +477,7 @@ func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeGetBillResponse(response *BillData, w http.ResponseWriter) error {
+func encodeGetBillResponse(response *BillData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -488,7 +490,7 @@ func encodeGetBillResponse(response *BillData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter) error {
+func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -501,7 +503,7 @@ func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter) erro
 	return nil
 }
 
-func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
+func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -514,7 +516,7 @@ func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWriter) error {
+func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -527,7 +529,7 @@ func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter) error {
+func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -540,7 +542,7 @@ func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
+func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -553,7 +555,7 @@ func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter) error {
+func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -566,7 +568,7 @@ func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter) error {
+func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -579,7 +581,7 @@ func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter) erro
 	return nil
 }
 
-func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter) error {
+func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -592,7 +594,7 @@ func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter) error {
+func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -605,7 +607,7 @@ func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWriter) error {
+func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -618,7 +620,7 @@ func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWriter) error {
+func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -631,7 +633,7 @@ func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter) error {
+func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -644,7 +646,7 @@ func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeGetProductResponse(response *ProductData, w http.ResponseWriter) error {
+func encodeGetProductResponse(response *ProductData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -657,7 +659,7 @@ func encodeGetProductResponse(response *ProductData, w http.ResponseWriter) erro
 	return nil
 }
 
-func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
+func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -670,7 +672,7 @@ func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter) error {
+func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -683,7 +685,7 @@ func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+func encodeGetProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -696,7 +698,7 @@ func encodeGetProductionLineResponse(response *ProductionLineData, w http.Respon
 	return nil
 }
 
-func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -709,7 +711,7 @@ func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.Response
 	return nil
 }
 
-func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWriter) error {
+func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -722,7 +724,7 @@ func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.ResponseWriter) error {
+func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -735,7 +737,7 @@ func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.Resp
 	return nil
 }
 
-func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -748,7 +750,7 @@ func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter) error {
+func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -761,7 +763,7 @@ func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWrit
 	return nil
 }
 
-func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
+func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -774,7 +776,7 @@ func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.Resp
 	return nil
 }
 
-func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.ResponseWriter) error {
+func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -787,7 +789,7 @@ func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.Respon
 	return nil
 }
 
-func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
+func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -800,7 +802,7 @@ func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeGetTagResponse(response *TagData, w http.ResponseWriter) error {
+func encodeGetTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -813,7 +815,7 @@ func encodeGetTagResponse(response *TagData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter) error {
+func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -826,7 +828,7 @@ func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter) erro
 	return nil
 }
 
-func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter) error {
+func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -839,7 +841,7 @@ func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
+func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -852,7 +854,7 @@ func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Response
 	return nil
 }
 
-func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
+func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -865,7 +867,7 @@ func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter) error {
+func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -878,7 +880,7 @@ func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListBillsResponse(response *BillList, w http.ResponseWriter) error {
+func encodeListBillsResponse(response *BillList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -891,7 +893,7 @@ func encodeListBillsResponse(response *BillList, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter) error {
+func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -904,7 +906,7 @@ func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter) e
 	return nil
 }
 
-func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.ResponseWriter) error {
+func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -917,7 +919,7 @@ func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.Response
 	return nil
 }
 
-func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter) error {
+func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -930,7 +932,7 @@ func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter) error {
+func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -943,7 +945,7 @@ func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter) error {
+func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -956,7 +958,7 @@ func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter)
 	return nil
 }
 
-func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter) error {
+func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -969,7 +971,7 @@ func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter) error {
+func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -982,7 +984,7 @@ func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter) error {
+func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -995,7 +997,7 @@ func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter) error {
+func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1008,7 +1010,7 @@ func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter
 	return nil
 }
 
-func encodeListPreservationsResponse(response *PreservationList, w http.ResponseWriter) error {
+func encodeListPreservationsResponse(response *PreservationList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1021,7 +1023,7 @@ func encodeListPreservationsResponse(response *PreservationList, w http.Response
 	return nil
 }
 
-func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter) error {
+func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1034,7 +1036,7 @@ func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter
 	return nil
 }
 
-func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWriter) error {
+func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1047,7 +1049,7 @@ func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListProductionLinesResponse(response *ProductionLineList, w http.ResponseWriter) error {
+func encodeListProductionLinesResponse(response *ProductionLineList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1060,7 +1062,7 @@ func encodeListProductionLinesResponse(response *ProductionLineList, w http.Resp
 	return nil
 }
 
-func encodeListProductionsResponse(response *ProductionList, w http.ResponseWriter) error {
+func encodeListProductionsResponse(response *ProductionList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1073,7 +1075,7 @@ func encodeListProductionsResponse(response *ProductionList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListProductsResponse(response *ProductList, w http.ResponseWriter) error {
+func encodeListProductsResponse(response *ProductList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1086,7 +1088,7 @@ func encodeListProductsResponse(response *ProductList, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.ResponseWriter) error {
+func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1099,7 +1101,7 @@ func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.Respon
 	return nil
 }
 
-func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.ResponseWriter) error {
+func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1112,7 +1114,7 @@ func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.Response
 	return nil
 }
 
-func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.ResponseWriter) error {
+func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1125,7 +1127,7 @@ func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.Re
 	return nil
 }
 
-func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWriter) error {
+func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1138,7 +1140,7 @@ func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWriter) error {
+func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1151,7 +1153,7 @@ func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWr
 	return nil
 }
 
-func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.ResponseWriter) error {
+func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1164,7 +1166,7 @@ func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.R
 	return nil
 }
 
-func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.ResponseWriter) error {
+func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1177,7 +1179,7 @@ func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.Resp
 	return nil
 }
 
-func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter) error {
+func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1190,7 +1192,7 @@ func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter) 
 	return nil
 }
 
-func encodeListTagsResponse(response *TagList, w http.ResponseWriter) error {
+func encodeListTagsResponse(response *TagList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1203,7 +1205,7 @@ func encodeListTagsResponse(response *TagList, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter) error {
+func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1216,7 +1218,7 @@ func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter) er
 	return nil
 }
 
-func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWriter) error {
+func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1229,7 +1231,7 @@ func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWrite
 	return nil
 }
 
-func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.ResponseWriter) error {
+func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1242,7 +1244,7 @@ func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.Respon
 	return nil
 }
 
-func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter) error {
+func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1255,7 +1257,7 @@ func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter
 	return nil
 }
 
-func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
+func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1268,7 +1270,7 @@ func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.Response
 	return nil
 }
 
-func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
+func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1281,7 +1283,7 @@ func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
+func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1294,7 +1296,7 @@ func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
+func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1307,7 +1309,7 @@ func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter) error {
+func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1320,7 +1322,7 @@ func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWriter) error {
+func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1333,7 +1335,7 @@ func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
+func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1346,7 +1348,7 @@ func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	return nil
 }
 
-func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
+func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1359,7 +1361,7 @@ func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
+func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1372,7 +1374,7 @@ func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.Respo
 	return nil
 }
 
-func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
+func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1385,7 +1387,7 @@ func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
+func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1398,7 +1400,7 @@ func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
+func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1411,7 +1413,7 @@ func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	return nil
 }
 
-func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter) error {
+func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1424,7 +1426,7 @@ func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter) error {
 	return nil
 }
 
-func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
+func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1437,7 +1439,7 @@ func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
+func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1450,7 +1452,7 @@ func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter) error {
+func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/problem+json")
 	code := response.StatusCode
 	if code == 0 {
@@ -1458,6 +1460,9 @@ func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter) err
 		code = http.StatusOK
 	}
 	w.WriteHeader(code)
+	if code >= http.StatusInternalServerError {
+		span.SetStatus(codes.Error, http.StatusText(code))
+	}
 
 	e := new(jx.Encoder)
 	response.Response.Encode(e)
