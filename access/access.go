@@ -19,12 +19,15 @@ import (
 
 	entprivacy "entgo.io/ent/privacy"
 
+	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
 	"larder.dev/larder/ent/rest"
 	_ "larder.dev/larder/ent/runtime" // the policies the report reads
+	"larder.dev/larder/handlers"
+	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
 )
@@ -302,5 +305,7 @@ func keys() []string {
 		fmt.Sprintf("Rotation (`larder key rotate --grace %s`): a new key with the same name and scopes; the old key works until the grace ends (none: not at all).", strings.Join(graces, "|")),
 		"Revocation (`larder key revoke`) and plan changes take effect on the very next request of every server process.",
 		fmt.Sprintf("At most %d active keys per organization and environment (auth.MaxActiveKeys).", auth.MaxActiveKeys),
+		fmt.Sprintf("Outside the API, without a key and outside the rate limits, serving no account data: GET %s and %s (health), %s and its assets (the docs page), %s (Prometheus metrics: traffic and backlog counts; moved to a private address by --metrics-addr), and GET / and /v1, which redirect to %s.",
+			handlers.LivePath, handlers.ReadyPath, apidocs.Path, metrics.Path, apidocs.Path),
 	}
 }

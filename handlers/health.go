@@ -18,8 +18,8 @@ import (
 // of the access log while they succeed (a load balancer asks every few
 // seconds).
 const (
-	livePath  = "/healthz"
-	readyPath = "/readyz"
+	LivePath  = "/healthz"
+	ReadyPath = "/readyz"
 )
 
 // readyTimeout bounds the database checks of /readyz.
@@ -71,5 +71,5 @@ func writeStatus(w http.ResponseWriter, v any) {
 // quiet reports whether a request is a successful health check or scrape,
 // which the access log leaves out.
 func quiet(r *http.Request, status int) bool {
-	return (r.URL.Path == livePath || r.URL.Path == readyPath || r.URL.Path == metrics.Path) && status < 400
+	return (r.URL.Path == LivePath || r.URL.Path == ReadyPath || r.URL.Path == metrics.Path) && status < 400
 }

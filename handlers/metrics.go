@@ -36,9 +36,9 @@ func operation(api *oas.Server) func(*http.Request) string {
 				return route.OperationID()
 			}
 			return "unmatched"
-		case p == livePath:
+		case p == LivePath:
 			return "healthz"
-		case p == readyPath:
+		case p == ReadyPath:
 			return "readyz"
 		case p == metrics.Path:
 			return "metrics"

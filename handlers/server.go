@@ -118,8 +118,8 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if cfg.MetricsAddr == "" {
 		mux.Handle("GET "+metrics.Path, m.Handler())
 	}
-	mux.HandleFunc("GET "+livePath, live)
-	mux.HandleFunc("GET "+readyPath, ready(st))
+	mux.HandleFunc("GET "+LivePath, live)
+	mux.HandleFunc("GET "+ReadyPath, ready(st))
 	mux.Handle("/v1/", g.wrap(limitBody(api)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(r.Context(), w, notFound(r))

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"larder.dev/larder/access"
@@ -29,6 +31,13 @@ func TestAccessReportCommand(t *testing.T) {
 	for _, k := range []string{"operations", "scopes", "entities", "rules", "cost_fields", "bypasses", "keys_and_limits"} {
 		if v, ok := got[k].([]any); !ok || len(v) == 0 {
 			t.Errorf("--json %s: %v", k, got[k])
+		}
+	}
+	// The keyless endpoints outside the API are named for the reviewer.
+	rules := fmt.Sprint(got["keys_and_limits"])
+	for _, p := range []string{"/healthz", "/readyz", "/docs", "/metrics"} {
+		if !strings.Contains(rules, p) {
+			t.Errorf("keys_and_limits does not name %s", p)
 		}
 	}
 	sites, err := access.FindSites("../..")
