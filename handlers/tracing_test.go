@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,13 +30,14 @@ import (
 func TestTracing(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
+			url := dbtest.URL(t, b) // the package's store is opened (untraced) first
 			exp := tracetest.NewInMemoryExporter()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 			tracing.Use(tp)
 			defer tracing.Use(nil)
 			st := dbtest.Open(t, b) // a new SQLite file, opened while tracing is on
 			if b == dbtest.Postgres {
-				st = dbtest.OpenURL(t, dbtest.URL(t, b)) // not the package's store, opened before
+				st = dbtest.OpenURL(t, url) // a store of its own, opened while tracing is on
 			}
 			cfg := config.Defaults()
 			cfg.RateLimit = 1 << 20
@@ -103,6 +106,37 @@ func TestTracing(t *testing.T) {
 			}
 			if statements < 3 || inserts != 1 {
 				t.Errorf("%d statement spans under the operation, %d inserting the tag", statements, inserts)
+			}
+
+			// Raw SQL through ent's transaction (a supplier delete's
+			// savepoint) passes through the traced driver too.
+			req, _ = http.NewRequest("POST", hs.URL+"/v1/suppliers", strings.NewReader(`{"supplier_code":"TR","company":"Traced Ltd."}`))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			if res, err = http.DefaultClient.Do(req); err != nil || res.StatusCode != 201 {
+				t.Fatalf("create supplier: %v %v", err, res.Status)
+			}
+			var created struct {
+				Data struct {
+					ID int `json:"id"`
+				} `json:"data"`
+			}
+			_ = json.NewDecoder(res.Body).Decode(&created)
+			res.Body.Close()
+			req, _ = http.NewRequest("DELETE", fmt.Sprintf("%s/v1/suppliers/%d", hs.URL, created.Data.ID), nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			if res, err = http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+				t.Fatalf("delete supplier: %v %v", err, res.Status)
+			}
+			res.Body.Close()
+			savepoints := 0
+			for _, s := range exp.GetSpans() {
+				if strings.HasPrefix(attr(s.Attributes, "db.query.text"), "SAVEPOINT") {
+					savepoints++
+				}
+			}
+			if savepoints == 0 {
+				t.Error("no span for the savepoint of a supplier delete")
 			}
 		})
 	}

@@ -117,3 +117,52 @@ func (x *txn) Commit() error {
 func (x *txn) Rollback() error {
 	return x.t.statement(x.ctx, "ROLLBACK", func(context.Context) error { return x.Tx.Rollback() })
 }
+
+// execQuerier is database/sql's side of ent's drivers and transactions,
+// which ent's ExecContext and QueryContext reach for raw SQL.
+type execQuerier interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// rawExec runs a raw statement on under, in a span, when under takes one.
+func (t tracer) rawExec(ctx context.Context, under any, query string, args []any) (res sql.Result, err error) {
+	eq, ok := under.(execQuerier)
+	if !ok {
+		return nil, fmt.Errorf("tracing: ExecContext is not supported by %T", under)
+	}
+	err = t.statement(ctx, query, func(ctx context.Context) (err error) {
+		res, err = eq.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// rawQuery is rawExec for a query.
+func (t tracer) rawQuery(ctx context.Context, under any, query string, args []any) (rows *sql.Rows, err error) {
+	eq, ok := under.(execQuerier)
+	if !ok {
+		return nil, fmt.Errorf("tracing: QueryContext is not supported by %T", under)
+	}
+	err = t.statement(ctx, query, func(ctx context.Context) (err error) {
+		rows, err = eq.QueryContext(ctx, query, args...)
+		return err
+	})
+	return rows, err
+}
+
+func (d *driver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return d.t.rawExec(ctx, d.Driver, query, args)
+}
+
+func (d *driver) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return d.t.rawQuery(ctx, d.Driver, query, args)
+}
+
+func (x *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return x.t.rawExec(ctx, x.Tx, query, args)
+}
+
+func (x *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return x.t.rawQuery(ctx, x.Tx, query, args)
+}
