@@ -127,6 +127,7 @@ type execQuerier interface {
 
 // rawExec runs a raw statement on under, in a span, when under takes one.
 func (t tracer) rawExec(ctx context.Context, under any, query string, args []any) (res sql.Result, err error) {
+	// Direct SQL: passes through the raw statement a caller of ent's ExecContext already chose (that caller is listed where it is written); tracing only wraps it in a span.
 	eq, ok := under.(execQuerier)
 	if !ok {
 		return nil, fmt.Errorf("tracing: ExecContext is not supported by %T", under)
@@ -140,6 +141,7 @@ func (t tracer) rawExec(ctx context.Context, under any, query string, args []any
 
 // rawQuery is rawExec for a query.
 func (t tracer) rawQuery(ctx context.Context, under any, query string, args []any) (rows *sql.Rows, err error) {
+	// Direct SQL: passes through the raw query a caller of ent's QueryContext already chose (that caller is listed where it is written); tracing only wraps it in a span.
 	eq, ok := under.(execQuerier)
 	if !ok {
 		return nil, fmt.Errorf("tracing: QueryContext is not supported by %T", under)
