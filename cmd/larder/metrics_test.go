@@ -18,6 +18,7 @@ func TestMetricsAddr(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
 			db := dbtest.URL(t, b)
+			cli(t, db, "migrate") // before serve, whose start the test times
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			defer wg.Wait()

@@ -36,7 +36,7 @@ func serveUntil(t *testing.T, ctx context.Context, wg *sync.WaitGroup, db string
 		}
 	}()
 	base := "http://" + addr
-	for range 100 {
+	for range 600 { // 30 s: a cold start under the race detector is slow
 		if res, err := http.Get(base + "/v1/openapi.json"); err == nil {
 			res.Body.Close()
 			return base
