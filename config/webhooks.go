@@ -30,7 +30,7 @@ func (c *Config) webhookOptions() map[string]option {
 		"webhook-retry-interval": {"webhook-retry-interval", "LARDER_WEBHOOK_RETRY_INTERVAL", "time between the three retries of a webhook delivery", dur(&c.WebhookRetryInterval), setDur(&c.WebhookRetryInterval)},
 		"webhook-disable-after":  {"webhook-disable-after", "LARDER_WEBHOOK_DISABLE_AFTER", "disable a webhook endpoint that failed every delivery this long", dur(&c.WebhookDisableAfter), setDur(&c.WebhookDisableAfter)},
 		"webhook-allow-private":  {"webhook-allow-private", "LARDER_WEBHOOK_ALLOW_PRIVATE", "allow webhook endpoints on plain http and private addresses (development only)", boolean(&c.WebhookAllowPrivate), setBool(&c.WebhookAllowPrivate)},
-		"webhook-poll-interval":  {"webhook-poll-interval", "LARDER_WEBHOOK_POLL_INTERVAL", "how often the webhook dispatcher looks for due work", dur(&c.WebhookPollInterval), setDur(&c.WebhookPollInterval)},
+		"webhook-poll-interval":  {"webhook-poll-interval", "LARDER_WEBHOOK_POLL_INTERVAL", "how often the webhook dispatcher looks for due retries and missed events (it wakes at each commit of events too)", dur(&c.WebhookPollInterval), setDur(&c.WebhookPollInterval)},
 		"smtp-url":               {"smtp-url", "LARDER_SMTP_URL", "SMTP server for disabled-endpoint notices: smtp://user:pass@host:port/?from=address (logged when empty)", str(&c.SMTPURL), setStr(&c.SMTPURL)},
 	}
 }

@@ -44,7 +44,10 @@ func EmitAs(ctx context.Context, action string) context.Context {
 // Outbox writes one event row per created, updated or deleted record of a
 // webhook resource, in the transaction of the change, with its snapshot,
 // source, key and request id. Register it on the client (store.Open does).
-func Outbox(render Renderer) ent.Hook {
+// With notify (PostgreSQL), a transaction that wrote events also notifies
+// EventsChannel, which PostgreSQL delivers to every listening process at its
+// commit; within this process, EventsCommitted learns of it either way.
+func Outbox(render Renderer, notify bool) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			res, ok := gen.EventResources[m.Type()]
@@ -60,7 +63,7 @@ func Outbox(render Renderer) ent.Hook {
 				return nil, ErrNoTx
 			}
 			client := m.(interface{ Client() *gen.Client }).Client()
-			o := outbox{client: client, tx: tx, render: render, res: res}
+			o := outbox{client: client, tx: tx, render: render, res: res, notify: notify}
 			if res.Parent != "" {
 				return o.line(ctx, m, next)
 			}
@@ -179,6 +182,7 @@ type outbox struct {
 	client *gen.Client
 	tx     *gen.Tx
 	render Renderer
+	notify bool
 	res    gen.EventResource
 }
 
@@ -229,7 +233,7 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if source == policy.SourceAPI {
 		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
 	}
-	queue(sys, o.tx, c)
+	queue(sys, o.tx, c, o.notify)
 	return nil
 }
 
@@ -239,6 +243,7 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 // row. They are in the transaction: a rollback drops them with the changes.
 type pending struct {
 	ctx    context.Context // the system viewer, to write them
+	notify bool            // NOTIFY EventsChannel with them
 	mu     sync.Mutex
 	events []*gen.EventCreate
 }
@@ -250,11 +255,15 @@ var pendingEvents sync.Map
 // SQLite's 32,766 and PostgreSQL's 65,535).
 const eventBatch = 1000
 
+// EventsChannel is the PostgreSQL notification channel of new events.
+const EventsChannel = "larder_events"
+
 // queue adds an event to tx's pending events; the first one of a transaction
-// registers the write before commit and the drop on rollback.
-func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate) {
+// registers the write before commit, the signal after it, and the drop on
+// rollback.
+func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate, notify bool) {
 	key := gen.TxKey(tx)
-	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys})
+	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys, notify: notify})
 	p := v.(*pending)
 	if !loaded {
 		tx.OnCommit(func(next gen.Committer) gen.Committer {
@@ -264,7 +273,11 @@ func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate) {
 					_ = tx.Rollback()
 					return err
 				}
-				return next.Commit(ctx, tx)
+				if err := next.Commit(ctx, tx); err != nil {
+					return err
+				}
+				committed.signal()
+				return nil
 			})
 		})
 		tx.OnRollback(func(next gen.Rollbacker) gen.Rollbacker {
@@ -291,5 +304,49 @@ func (p *pending) write(tx *gen.Tx) error {
 		evs = evs[n:]
 	}
 	p.events = nil
+	if p.notify {
+		// Direct SQL: NOTIFY has no ent builder; PostgreSQL delivers it to the dispatchers' listeners when the transaction commits, and not at all if it rolls back.
+		if _, err := tx.ExecContext(p.ctx, "NOTIFY "+EventsChannel); err != nil {
+			return fmt.Errorf("outbox: notify: %w", err)
+		}
+	}
 	return nil
+}
+
+// subscribers signals, without blocking, every channel subscribed to
+// EventsCommitted.
+type subscribers struct {
+	mu   sync.Mutex
+	subs map[chan struct{}]struct{}
+}
+
+var committed subscribers
+
+func (s *subscribers) signal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.subs {
+		select {
+		case c <- struct{}{}:
+		default: // a signal is already waiting: one stands for many
+		}
+	}
+}
+
+// EventsCommitted returns a channel that receives a signal after a transaction
+// of this process that wrote events has committed (signals coalesce while
+// unread), and the function that unsubscribes it.
+func EventsCommitted() (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	committed.mu.Lock()
+	if committed.subs == nil {
+		committed.subs = map[chan struct{}]struct{}{}
+	}
+	committed.subs[c] = struct{}{}
+	committed.mu.Unlock()
+	return c, func() {
+		committed.mu.Lock()
+		delete(committed.subs, c)
+		committed.mu.Unlock()
+	}
 }

@@ -31,6 +31,9 @@ type Store struct {
 	DB *sql.DB
 	// Dialect is dialect.Postgres or dialect.SQLite.
 	Dialect string
+	// DSN is the driver's data source name (for PostgreSQL, a lib/pq
+	// connection string the webhook dispatcher listens on).
+	DSN string
 }
 
 // Options tune the connection pool.
@@ -76,7 +79,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o.Statements), DB: db, Dialect: dia}, nil
+	return &Store{Client: NewClient(db, dia, o.Statements), DB: db, Dialect: dia, DSN: dsn}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
@@ -106,7 +109,7 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	}
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
-	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot), ent.MachineHook())
+	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot, dia == dialect.Postgres), ent.MachineHook())
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -62,8 +63,11 @@ type Options struct {
 	// Lease is how long a claimed delivery is reserved for the process posting
 	// it; it must outlast a post (Timeout plus in-request retries). Default 2×Timeout+30s.
 	Lease time.Duration
-	// Concurrency bounds the posts in flight (8).
+	// Concurrency bounds the posts in flight (32).
 	Concurrency int
+	// PerEndpoint bounds the posts in flight to one endpoint (a quarter of
+	// Concurrency), so that a slow endpoint holds only its own share.
+	PerEndpoint int
 	// AllowPrivate lets deliveries reach private addresses (development, tests).
 	AllowPrivate bool
 	// Now is the clock (time.Now).
@@ -100,7 +104,10 @@ func (o *Options) defaults() {
 		o.Lease = 2*o.Timeout + 30*time.Second
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 8
+		o.Concurrency = 32
+	}
+	if o.PerEndpoint <= 0 || o.PerEndpoint > o.Concurrency {
+		o.PerEndpoint = max(1, o.Concurrency/4)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -131,7 +138,7 @@ func New(st *store.Store, o Options) *Dispatcher {
 			DialContext:           Dialer(o.AllowPrivate).DialContext,
 			ForceAttemptHTTP2:     true,
 			TLSHandshakeTimeout:   10 * time.Second,
-			MaxIdleConnsPerHost:   2,
+			MaxIdleConnsPerHost:   o.PerEndpoint, // one kept per post in flight to an endpoint
 			IdleConnTimeout:       90 * time.Second,
 			ResponseHeaderTimeout: o.Timeout,
 		}
@@ -164,45 +171,12 @@ func New(st *store.Store, o Options) *Dispatcher {
 
 func (d *Dispatcher) now() time.Time { return d.o.Now().UTC().Truncate(time.Microsecond) }
 
-// Run dispatches until ctx ends: fans out new events, posts due deliveries,
-// and prunes the log hourly.
-func (d *Dispatcher) Run(ctx context.Context) {
-	var pruned time.Time
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		busy := false
-		if _, err := d.FanOut(ctx); err != nil && ctx.Err() == nil {
-			d.o.Log.Warn("webhooks: fan out", "error", err)
-		}
-		n, err := d.DeliverDue(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.o.Log.Warn("webhooks: deliver", "error", err)
-		}
-		busy = n >= d.o.Concurrency
-		if now := d.now(); now.Sub(pruned) >= time.Hour {
-			if err := d.Prune(ctx); err != nil && ctx.Err() == nil {
-				d.o.Log.Warn("webhooks: prune", "error", err)
-			} else {
-				pruned = now
-			}
-		}
-		if busy {
-			t.Reset(0)
-		} else {
-			t.Reset(d.o.PollInterval)
-		}
-	}
-}
-
 // lock adds FOR UPDATE SKIP LOCKED on PostgreSQL, so concurrent dispatchers
 // claim disjoint rows. SQLite serialises writers and runs one dispatcher.
 func (d *Dispatcher) lock() bool { return d.st.Dialect == dialect.Postgres }
+
+// deliveryBatch is the most deliveries one INSERT writes (5 parameters each).
+const deliveryBatch = 1000
 
 // FanOut creates one pending delivery per endpoint of each new event's account
 // and marks the event dispatched, in one transaction per batch. Endpoints
@@ -226,6 +200,7 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 			n = len(evs)
 			now := d.now()
 			eps := map[int][]int{}
+			var creates []*ent.WebhookDeliveryCreate
 			for _, ev := range evs {
 				ids, ok := eps[ev.AccountID]
 				if !ok {
@@ -241,16 +216,17 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 					}
 					eps[ev.AccountID] = ids
 				}
-				creates := make([]*ent.WebhookDeliveryCreate, len(ids))
-				for i, ep := range ids {
-					creates[i] = tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep).
-						SetNextAttemptAt(now).SetCreatedAt(now)
+				for _, ep := range ids {
+					creates = append(creates, tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep).
+						SetNextAttemptAt(now).SetCreatedAt(now))
 				}
-				if len(creates) > 0 {
-					if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(sys); err != nil {
-						return err
-					}
+			}
+			for len(creates) > 0 {
+				k := min(len(creates), deliveryBatch)
+				if err := tx.WebhookDelivery.CreateBulk(creates[:k]...).Exec(sys); err != nil {
+					return err
 				}
+				creates = creates[k:]
 			}
 			evIDs := make([]int, len(evs))
 			for i, ev := range evs {
@@ -268,51 +244,99 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 	}
 }
 
-// claim reserves up to max due deliveries of enabled endpoints for this
-// process until the lease ends.
-func (d *Dispatcher) claim(ctx context.Context, max int) ([]int, error) {
+// claim reserves, for this process until the lease ends, due deliveries of
+// enabled endpoints, as many as fl has room for and at most each endpoint's
+// room, and returns them with their endpoint and event. more reports that
+// there may be due deliveries it left: it filled fl or reached an endpoint's
+// limit.
+func (d *Dispatcher) claim(ctx context.Context, fl *flight) (dels []*ent.WebhookDelivery, more bool, err error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	var ids []int
-	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
-		now := d.now()
-		q := tx.WebhookDelivery.Query().Where(
-			webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
-			webhookdelivery.NextAttemptAtLTE(now),
-			webhookdelivery.Or(webhookdelivery.LockedUntilIsNil(), webhookdelivery.LockedUntilLTE(now)),
-			webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
-		).Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).Limit(max)
-		if d.lock() {
-			q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+	for range 4 { // each round leaves out the endpoints the last one filled
+		free, full := fl.room()
+		if free == 0 {
+			return dels, true, nil
 		}
-		var err error
-		if ids, err = q.IDs(sys); err != nil || len(ids) == 0 {
-			return err
+		var picked []int
+		err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+			now := d.now()
+			q := tx.WebhookDelivery.Query().Where(
+				webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+				webhookdelivery.NextAttemptAtLTE(now),
+				webhookdelivery.Or(webhookdelivery.LockedUntilIsNil(), webhookdelivery.LockedUntilLTE(now)),
+				webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
+			).Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).Limit(free).
+				Select(webhookdelivery.FieldID, webhookdelivery.FieldEndpointID)
+			if len(full) > 0 {
+				q.Where(webhookdelivery.EndpointIDNotIn(full...))
+			}
+			if d.lock() {
+				q.ForUpdate(sql.WithLockAction(sql.SkipLocked))
+			}
+			cands, err := q.All(sys)
+			if err != nil {
+				return err
+			}
+			var capped bool
+			picked, capped = fl.plan(cands)
+			// Endpoints left out while full may have more due.
+			more = len(cands) == free || capped || len(full) > 0
+			if len(picked) == 0 {
+				return nil
+			}
+			return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(picked...)).
+				SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
+		})
+		if err != nil || len(picked) == 0 {
+			return dels, more, err
 		}
-		return tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
-			SetLockedUntil(now.Add(d.o.Lease)).Exec(sys)
-	})
-	return ids, err
+		got, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.IDIn(picked...)).
+			WithEndpoint().WithEvent().Order(webhookdelivery.ByNextAttemptAt(), webhookdelivery.ByID()).All(sys)
+		if err != nil {
+			return dels, more, err // the leases end and another round sends them
+		}
+		for _, del := range got {
+			fl.take(del.EndpointID)
+		}
+		dels = append(dels, got...)
+		if !more {
+			return dels, false, nil
+		}
+	}
+	return dels, more, nil
 }
 
-// DeliverDue claims due deliveries, up to Concurrency, posts them in parallel
-// and records each attempt. It returns how many it attempted.
+// DeliverDue claims due deliveries, up to Concurrency (PerEndpoint to one
+// endpoint), posts them in parallel and records their attempts. It returns
+// how many it attempted.
 func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
-	ids, err := d.claim(ctx, d.o.Concurrency)
-	if err != nil || len(ids) == 0 {
+	fl := newFlight(d.o.Concurrency, d.o.PerEndpoint)
+	dels, _, err := d.claim(ctx, fl)
+	if err != nil || len(dels) == 0 {
 		return 0, err
 	}
+	outs := make([]outcome, len(dels))
+	sent := make([]bool, len(dels))
 	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
-	for i, id := range ids {
+	for i, del := range dels {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = d.attempt(ctx, id, webhookattempt.TriggerSchedule)
+			outs[i], sent[i] = d.send(ctx, del, webhookattempt.TriggerSchedule)
 		}()
 	}
 	wg.Wait()
-	return len(ids), errors.Join(errs...)
+	var done []outcome
+	for i := range outs {
+		if sent[i] {
+			done = append(done, outs[i])
+		}
+	}
+	if len(done) < len(outs) {
+		return len(dels), ctx.Err()
+	}
+	_, err = d.record(ctx, done...)
+	return len(dels), err
 }
 
 // Resend posts a delivery again now, whatever its state: the same event id
@@ -383,14 +407,38 @@ type result struct {
 
 func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status < 300 }
 
-// attempt posts a delivery and records the attempt and its consequences.
+// attempt posts a delivery now and records the attempt and its consequences.
 func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger) (*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
-	sys := policy.System(ctx)
-	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(sys)
+	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(policy.System(ctx))
 	if err != nil {
 		return nil, err
 	}
+	o, ok := d.send(ctx, del, trigger)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	as, err := d.record(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return as[0], nil
+}
+
+// outcome is a posted attempt, to be recorded.
+type outcome struct {
+	del     *ent.WebhookDelivery // with its endpoint and event
+	trigger webhookattempt.Trigger
+	res     result
+}
+
+// send posts a delivery (loaded with its endpoint and event) in a span. It
+// reports false when ctx ended mid-post: then nothing is to be recorded, and a
+// scheduled delivery is handed back so that the next dispatcher sends it
+// again at once (at least once).
+func (d *Dispatcher) send(ctx context.Context, del *ent.WebhookDelivery, trigger webhookattempt.Trigger) (outcome, bool) {
+	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
+	sys := policy.System(ctx)
 	ctx, span := tracing.Tracer().Start(ctx, "webhook delivery", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
 			attribute.Int("larder.delivery_id", del.ID),
@@ -411,16 +459,14 @@ func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt
 		span.SetStatus(codes.Error, "delivery failed")
 	}
 	if ctx.Err() != nil {
-		// Shutting down mid-post: record nothing, hand the delivery back so
-		// the next dispatcher sends it again at once (at least once).
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(sys), 5*time.Second)
 		defer cancel()
 		if trigger == webhookattempt.TriggerSchedule {
-			_ = d.st.Client.WebhookDelivery.UpdateOneID(id).ClearLockedUntil().Exec(rctx)
+			_ = d.st.Client.WebhookDelivery.UpdateOneID(del.ID).ClearLockedUntil().Exec(rctx)
 		}
-		return nil, ctx.Err()
+		return outcome{}, false
 	}
-	return d.record(ctx, del, trigger, res)
+	return outcome{del: del, trigger: trigger, res: res}, true
 }
 
 // post signs and sends the envelope of ev to ep.
@@ -484,108 +530,165 @@ func validUTF8(b []byte) string {
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
 }
 
-// record writes the attempt and, in the same transaction, the delivery's new
-// state and the endpoint's health; it notifies the owner of an endpoint it
-// disables once that is committed.
-func (d *Dispatcher) record(ctx context.Context, del *ent.WebhookDelivery, trigger webhookattempt.Trigger, res result) (*ent.WebhookAttempt, error) {
+// record writes the attempts of outs and, in the same transaction, each
+// delivery's new state and its endpoint's health, in the order of outs; it
+// notifies the owners of the endpoints it disabled once that is committed. The
+// scheduled successes of endpoints with no failure among outs (the common
+// case) are written together, in one statement each for the deliveries and
+// the endpoints.
+func (d *Dispatcher) record(ctx context.Context, outs ...outcome) ([]*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	now := d.now()
-	var a *ent.WebhookAttempt
-	var disabled *ent.WebhookEndpoint
-	abandoned := false
+	var as []*ent.WebhookAttempt
+	var disabled []*ent.WebhookEndpoint
+	abandoned := make([]bool, len(outs))
 	err := ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
-		abandoned = false
-		c := tx.WebhookAttempt.Create().
-			SetDeliveryID(del.ID).
-			SetTrigger(trigger).
-			SetAttemptedAt(res.at).
-			SetRequestHeaders(res.headers).
-			SetRequestBody(string(res.body)).
-			SetResponseBody(res.excerpt).
-			SetDurationMs(int(res.duration.Milliseconds())).
-			SetSuccess(res.ok())
-		if res.status != 0 {
-			c.SetResponseStatus(res.status)
-		}
-		if res.err != nil {
-			c.SetError(res.err.Error())
+		disabled = nil
+		clear(abandoned)
+		creates := make([]*ent.WebhookAttemptCreate, len(outs))
+		failing := map[int]bool{}
+		for i, o := range outs {
+			creates[i] = attemptOf(tx, o)
+			if !o.res.ok() {
+				failing[o.del.EndpointID] = true
+			}
 		}
 		var err error
-		if a, err = c.Save(sys); err != nil {
+		if as, err = tx.WebhookAttempt.CreateBulk(creates...).Save(sys); err != nil {
 			return err
 		}
-		u := tx.WebhookDelivery.UpdateOneID(del.ID)
-		if trigger != webhookattempt.TriggerResend {
-			u.ClearLockedUntil() // a resend leaves a dispatcher's lease alone
-		}
-		switch {
-		case res.ok():
-			if del.Status != webhookdelivery.StatusSucceeded {
-				u.SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now)
+		var succeeded, healthy []int
+		for i, o := range outs {
+			if o.trigger == webhookattempt.TriggerSchedule && o.res.ok() &&
+				o.del.Status == webhookdelivery.StatusPending && !failing[o.del.EndpointID] {
+				succeeded = append(succeeded, o.del.ID)
+				if !slices.Contains(healthy, o.del.EndpointID) {
+					healthy = append(healthy, o.del.EndpointID)
+				}
+				continue
 			}
-		case trigger == webhookattempt.TriggerPing:
-			u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
-		case trigger == webhookattempt.TriggerSchedule && del.Status == webhookdelivery.StatusPending:
-			if del.AttemptCount+1 > d.o.Retries {
-				u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
-				abandoned = true
-			} else {
-				u.SetNextAttemptAt(now.Add(d.o.RetryInterval))
-			}
-		}
-		if trigger == webhookattempt.TriggerSchedule {
-			u.AddAttemptCount(1)
-		}
-		if err := u.Exec(sys); err != nil {
-			return err
-		}
-		if trigger == webhookattempt.TriggerPing {
-			return nil // a ping says nothing about the endpoint's health
-		}
-		ep, err := tx.WebhookEndpoint.Get(sys, del.EndpointID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case res.ok() && ep.FailingSince != nil:
-			return tx.WebhookEndpoint.UpdateOne(ep).ClearFailingSince().Exec(sys)
-		case res.ok() || trigger != webhookattempt.TriggerSchedule:
-			return nil
-		case ep.FailingSince == nil:
-			return tx.WebhookEndpoint.UpdateOne(ep).SetFailingSince(res.at).Exec(sys)
-		case ep.Enabled && now.Sub(*ep.FailingSince) >= d.o.DisableAfter:
-			// Conditional, so that of concurrent failures one disables and
-			// notifies (PostgreSQL re-checks the condition after the row lock).
-			n, err := tx.WebhookEndpoint.Update().
-				Where(webhookendpoint.ID(ep.ID), webhookendpoint.Enabled(true)).
-				SetEnabled(false).
-				SetDisabledReason(webhookendpoint.DisabledReasonFailing).
-				SetDisabledAt(now).
-				SetUpdatedAt(now).
-				Save(sys)
-			if err != nil || n == 0 {
+			ep, gaveUp, err := d.apply(sys, tx, now, o)
+			if err != nil {
 				return err
 			}
-			disabled, err = tx.WebhookEndpoint.Get(sys, ep.ID)
+			abandoned[i] = gaveUp
+			if ep != nil {
+				disabled = append(disabled, ep)
+			}
+		}
+		if len(succeeded) == 0 {
+			return nil
+		}
+		if err := tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(succeeded...)).
+			ClearLockedUntil().SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now).
+			AddAttemptCount(1).Exec(sys); err != nil {
 			return err
 		}
-		return nil
+		return tx.WebhookEndpoint.Update().
+			Where(webhookendpoint.IDIn(healthy...), webhookendpoint.FailingSinceNotNil()).
+			ClearFailingSince().Exec(sys)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if d.o.OnAttempt != nil {
-		d.o.OnAttempt(res.ok(), abandoned)
-	}
-	if disabled != nil {
-		d.o.Log.Warn("webhooks: endpoint disabled after failing every delivery", "endpoint", disabled.ID,
-			"url", disabled.URL, "failing_since", disabled.FailingSince)
-		if err := d.o.Notifier.EndpointDisabled(ctx, disabled); err != nil {
-			d.o.Log.Warn("webhooks: notify owner", "endpoint", disabled.ID, "error", err)
+		for i, o := range outs {
+			d.o.OnAttempt(o.res.ok(), abandoned[i])
 		}
 	}
-	return a, nil
+	for _, ep := range disabled {
+		d.o.Log.Warn("webhooks: endpoint disabled after failing every delivery", "endpoint", ep.ID,
+			"url", ep.URL, "failing_since", ep.FailingSince)
+		if err := d.o.Notifier.EndpointDisabled(ctx, ep); err != nil {
+			d.o.Log.Warn("webhooks: notify owner", "endpoint", ep.ID, "error", err)
+		}
+	}
+	return as, nil
+}
+
+// attemptOf is the log row of an outcome.
+func attemptOf(tx *ent.Tx, o outcome) *ent.WebhookAttemptCreate {
+	c := tx.WebhookAttempt.Create().
+		SetDeliveryID(o.del.ID).
+		SetTrigger(o.trigger).
+		SetAttemptedAt(o.res.at).
+		SetRequestHeaders(o.res.headers).
+		SetRequestBody(string(o.res.body)).
+		SetResponseBody(o.res.excerpt).
+		SetDurationMs(int(o.res.duration.Milliseconds())).
+		SetSuccess(o.res.ok())
+	if o.res.status != 0 {
+		c.SetResponseStatus(o.res.status)
+	}
+	if o.res.err != nil {
+		c.SetError(o.res.err.Error())
+	}
+	return c
+}
+
+// apply writes one outcome's consequences: the delivery's new state and the
+// endpoint's health. It returns the endpoint it disabled, if any, and whether
+// it gave the delivery up.
+func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o outcome) (*ent.WebhookEndpoint, bool, error) {
+	del, res, trigger := o.del, o.res, o.trigger
+	abandoned := false
+	u := tx.WebhookDelivery.UpdateOneID(del.ID)
+	if trigger != webhookattempt.TriggerResend {
+		u.ClearLockedUntil() // a resend leaves a dispatcher's lease alone
+	}
+	switch {
+	case res.ok():
+		if del.Status != webhookdelivery.StatusSucceeded {
+			u.SetStatus(webhookdelivery.StatusSucceeded).SetFinishedAt(now)
+		}
+	case trigger == webhookattempt.TriggerPing:
+		u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
+	case trigger == webhookattempt.TriggerSchedule && del.Status == webhookdelivery.StatusPending:
+		if del.AttemptCount+1 > d.o.Retries {
+			u.SetStatus(webhookdelivery.StatusAbandoned).SetFinishedAt(now)
+			abandoned = true
+		} else {
+			u.SetNextAttemptAt(now.Add(d.o.RetryInterval))
+		}
+	}
+	if trigger == webhookattempt.TriggerSchedule {
+		u.AddAttemptCount(1)
+	}
+	if err := u.Exec(sys); err != nil {
+		return nil, false, err
+	}
+	if trigger == webhookattempt.TriggerPing {
+		return nil, abandoned, nil // a ping says nothing about the endpoint's health
+	}
+	ep, err := tx.WebhookEndpoint.Get(sys, del.EndpointID)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case res.ok() && ep.FailingSince != nil:
+		return nil, abandoned, tx.WebhookEndpoint.UpdateOne(ep).ClearFailingSince().Exec(sys)
+	case res.ok() || trigger != webhookattempt.TriggerSchedule:
+		return nil, abandoned, nil
+	case ep.FailingSince == nil:
+		return nil, abandoned, tx.WebhookEndpoint.UpdateOne(ep).SetFailingSince(res.at).Exec(sys)
+	case ep.Enabled && now.Sub(*ep.FailingSince) >= d.o.DisableAfter:
+		// Conditional, so that of concurrent failures one disables and
+		// notifies (PostgreSQL re-checks the condition after the row lock).
+		n, err := tx.WebhookEndpoint.Update().
+			Where(webhookendpoint.ID(ep.ID), webhookendpoint.Enabled(true)).
+			SetEnabled(false).
+			SetDisabledReason(webhookendpoint.DisabledReasonFailing).
+			SetDisabledAt(now).
+			SetUpdatedAt(now).
+			Save(sys)
+		if err != nil || n == 0 {
+			return nil, abandoned, err
+		}
+		disabled, err := tx.WebhookEndpoint.Get(sys, ep.ID)
+		return disabled, abandoned, err
+	}
+	return nil, abandoned, nil
 }
 
 // Prune applies the retention periods: succeeded deliveries and every attempt
