@@ -63,7 +63,7 @@ type Options struct {
 	// Lease is how long a claimed delivery is reserved for the process posting
 	// it; it must outlast a post (Timeout plus in-request retries). Default 2×Timeout+30s.
 	Lease time.Duration
-	// Concurrency bounds the posts in flight (32).
+	// Concurrency bounds the posts in flight (64).
 	Concurrency int
 	// PerEndpoint bounds the posts in flight to one endpoint (a quarter of
 	// Concurrency), so that a slow endpoint holds only its own share.
@@ -104,7 +104,7 @@ func (o *Options) defaults() {
 		o.Lease = 2*o.Timeout + 30*time.Second
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 32
+		o.Concurrency = 64
 	}
 	if o.PerEndpoint <= 0 || o.PerEndpoint > o.Concurrency {
 		o.PerEndpoint = max(1, o.Concurrency/4)
