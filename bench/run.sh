@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Whole-server benchmark: Larder against the hand-written baseline in
 # bench/baseline, on a fresh PostgreSQL database, for GET /v1/tags/{id} and the
-# 200-row GET /v1/tags list. See bench/README.md.
+# 200-row GET /v1/tags list. Two baselines run: "baseline" (no authentication,
+# unnamed statements: the first target, Larder >= 0.5x) and "keyed" (the same
+# program with --auth --prepare: the key by its hash, prepared statements:
+# issue 14's target, Larder >= 1.0x). See bench/README.md.
 #
 # Parameters (environment):
 #   ROUNDS=3            interleaved rounds (Larder, baseline, Larder, baseline, …)
@@ -10,6 +13,7 @@
 #   CONCURRENCY=16      workers (keep-alive connections) of the load generator
 #   TAGS=300            tags created through the API
 #   SCENARIOS="get list"
+#   SERVERS="larder baseline keyed"   servers of each round, in this order
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_bench database, dropped and created again
 #   LARDER_PORT, BASELINE_PORT, DEBUG_PORT (PROFILE=1)   default: the first free ports from 28931
@@ -34,6 +38,7 @@ WARMUP=${WARMUP:-2s}
 CONCURRENCY=${CONCURRENCY:-16}
 TAGS=${TAGS:-300}
 SCENARIOS=${SCENARIOS:-"get list"}
+SERVERS=${SERVERS:-"larder baseline keyed"}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 PGOPTS=${PGOPTS:-sslmode=disable}
 DBNAME=${DBNAME:-larder_bench}
@@ -135,9 +140,11 @@ LARDER_PORT=${LARDER_PORT:-$(free_port 28931)}
 BASELINE_PORT=${BASELINE_PORT:-$(free_port $((LARDER_PORT + 1)) "$LARDER_PORT")}
 LARDER=http://127.0.0.1:$LARDER_PORT
 BASELINE=http://127.0.0.1:$BASELINE_PORT
+KEYED_PORT=${KEYED_PORT:-$(free_port $((BASELINE_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT")}
+KEYED=http://127.0.0.1:$KEYED_PORT
 DEBUG_ARGS=()
 if [[ $PROFILE == 1 ]]; then
-	DEBUG_PORT=${DEBUG_PORT:-$(free_port $((LARDER_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT")}
+	DEBUG_PORT=${DEBUG_PORT:-$(free_port $((LARDER_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT" "$KEYED_PORT")}
 	DEBUG=http://127.0.0.1:$DEBUG_PORT
 	DEBUG_ARGS=(--debug-addr "127.0.0.1:$DEBUG_PORT")
 fi
@@ -169,23 +176,43 @@ BASELINE_PID=$!
 PIDS+=("$BASELINE_PID")
 wait_ok "$BASELINE$(head -n1 "$RESULTS/get-paths.txt")"
 
-echo "== check both servers answer the same bodies"
-for path in "$(head -n1 "$RESULTS/get-paths.txt")" "$(head -n1 "$RESULTS/list-paths.txt")"; do
-	if ! diff <(curl -sf -H "Authorization: Bearer $KEY" "$LARDER$path" | jq -S .) \
-		<(curl -sf "$BASELINE$path" | jq -S .) >/dev/null; then
-		echo "run.sh: larder and baseline answer $path differently" >&2
-		exit 1
-	fi
+echo "== start keyed baseline on $KEYED (--auth --prepare; log: $RESULTS/keyed.log)"
+"$BIN/baseline" --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$KEYED_PORT" --auth --prepare \
+	>"$RESULTS/keyed.log" 2>&1 &
+KEYED_PID=$!
+PIDS+=("$KEYED_PID")
+for ((i = 0; i < 100; i++)); do
+	curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "$KEYED$(head -n1 "$RESULTS/get-paths.txt")" && break
+	sleep 0.1
 done
 
-echo "== load: $ROUNDS rounds × {$SCENARIOS} × {larder, baseline}, c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
+echo "== check the servers answer the same bodies"
+for path in "$(head -n1 "$RESULTS/get-paths.txt")" "$(head -n1 "$RESULTS/list-paths.txt")"; do
+	for other in "$BASELINE" "$KEYED"; do
+		if ! diff <(curl -sf -H "Authorization: Bearer $KEY" "$LARDER$path" | jq -S .) \
+			<(curl -sf -H "Authorization: Bearer $KEY" "$other$path" | jq -S .) >/dev/null; then
+			echo "run.sh: larder and $other answer $path differently" >&2
+			exit 1
+		fi
+	done
+done
+if [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${KEY}x" "$KEYED$(head -n1 "$RESULTS/get-paths.txt")") != 401 ]]; then
+	echo "run.sh: the keyed baseline accepts a wrong key" >&2
+	exit 1
+fi
+
+echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}, c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for s in $SCENARIOS; do
-		for srv in larder baseline; do
-			url=$LARDER pid=$LARDER_PID
-			[[ $srv == baseline ]] && url=$BASELINE pid=$BASELINE_PID
-			# Both get the Authorization header, so the requests are the same size;
-			# the baseline ignores it. CPU time is watched for the server, all
+		for srv in $SERVERS; do
+			case $srv in
+			larder) url=$LARDER pid=$LARDER_PID ;;
+			baseline) url=$BASELINE pid=$BASELINE_PID ;;
+			keyed) url=$KEYED pid=$KEYED_PID ;;
+			*) echo "run.sh: unknown server $srv" >&2; exit 1 ;;
+			esac
+			# All get the Authorization header, so the requests are the same size;
+			# the plain baseline ignores it. CPU time is watched for the server, all
 			# PostgreSQL processes and the load generator itself.
 			"$BIN/load" -url "$url" -key "$KEY" -c "$CONCURRENCY" -d "$DURATION" -warmup "$WARMUP" \
 				-paths-file "$RESULTS/$s-paths.txt" -label "$srv/$s/r$r" -json "$RESULTS/$srv-$s-r$r.json" \
@@ -196,22 +223,24 @@ done
 
 echo
 echo "== summary (median of $ROUNDS rounds; req/s range in brackets; other cores: CPU other programs took)"
-# One TSV line per scenario and server ("row"), then one per scenario with the
-# ratio of the median req/s and the median and range of the per-round ratios
-# ("ratio"), each round's Larder run set against the baseline run next to it.
+# One TSV line per scenario and server ("row"), then one per scenario and
+# baseline with the ratio of the median req/s and the median and range of the
+# per-round ratios ("ratio"), each round's Larder run set against the
+# baseline's run of the same round.
 jq -rs '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 	map(. + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1]), round: (.label | split("/")[2])})
-	| (group_by([.scenario, .server != "larder"])[]
+	| (group_by([.scenario, .server])[]
 	   | ["row", .[0].scenario, .[0].server, (map(.rps) | median), (map(.rps) | min), (map(.rps) | max),
 	      (map(.p50_ms) | median), (map(.p99_ms) | median), (map(.errors) | add),
 	      (map(.cpu_ms_per_req.server // 0) | median), (map(.cpu_ms_per_req.postgres // 0) | median),
 	      (map(.cpu_ms_per_req.load // 0) | median), (map(.cpu_cores.other // 0) | median)]),
-	  (group_by(.scenario)[]
+	  (group_by(.scenario)[] | . as $runs
 	   | (map(select(.server == "larder").rps) | median) as $l
-	   | (map(select(.server == "baseline").rps) | median) as $b
-	   | [group_by(.round)[] | (map(select(.server == "larder").rps)[0]) / (map(select(.server == "baseline").rps)[0])] as $r
-	   | ["ratio", .[0].scenario, $l / $b, ($r | median), ($r | min), ($r | max)])
+	   | (map(select(.server != "larder").server) | unique)[] as $other
+	   | ($runs | map(select(.server == $other).rps) | median) as $b
+	   | [$runs | group_by(.round)[] | (map(select(.server == "larder").rps)[0]) / (map(select(.server == $other).rps)[0])] as $r
+	   | ["ratio", $runs[0].scenario, $other, $l / $b, ($r | median), ($r | min), ($r | max)])
 	| @tsv' "$RESULTS"/*-r*.json |
 	awk -F'\t' '
 	BEGIN {
@@ -223,8 +252,9 @@ jq -rs '
 		printf "%-24s %-9s %8.0f [%5.0f-%5.0f] %8.2f %8.2f %6d | %8.3f %8.3f %8.3f | %5.2f\n", (($2 in name) ? name[$2] : $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
 	}
 	$1 == "ratio" {
-		ratios = ratios sprintf("ratio larder/baseline req/s, %-24s %4.2f (per round: median %4.2f, %4.2f-%4.2f)  target >= 0.50: %s\n",
-			($2 in name) ? name[$2] : $2, $3, $4, $5, $6, ($3 >= 0.5) ? "met" : "NOT met")
+		target = ($3 == "keyed") ? 1.0 : 0.5
+		ratios = ratios sprintf("ratio larder/%-8s req/s, %-24s %4.2f (per round: median %4.2f, %4.2f-%4.2f)  target >= %4.2f: %s\n",
+			$3, ($2 in name) ? name[$2] : $2, $4, $5, $6, $7, target, ($4 >= target) ? "met" : "NOT met")
 	}
 	END { printf "%s", ratios }' | tee "$RESULTS/summary.txt"
 

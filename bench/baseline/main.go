@@ -6,11 +6,20 @@
 // It sends each query as lib/pq's unnamed statement (parsed and planned on
 // every run) unless --prepare asks it to prepare each distinct query once, as
 // Larder's statement cache does.
+//
+// With --auth it also authenticates: it hashes the bearer key (SHA-256, hex,
+// as Larder stores it), looks the live key up with its account in one
+// statement, answers 401 to an unknown, revoked or expired key, and selects
+// the record within that key's account. That is the hand-written server of
+// issue 14's first target ("key by hash, prepared statements", with
+// --prepare): it has no scopes, rate limit, plan, logging or redaction.
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -74,6 +84,7 @@ type server struct {
 	db      *sql.DB
 	account int64
 	prepare bool
+	auth    bool
 	stmts   sync.Map // SQL text → *sql.Stmt, with prepare
 }
 
@@ -84,6 +95,10 @@ const (
 	countList  = `SELECT COUNT(*) FROM tags WHERE account_id = $1 AND ref_type = $2`
 	selectList = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags
 WHERE account_id = $1 AND ref_type = $2 ORDER BY id`
+	// With --auth: the key's account, and the record within it.
+	selectKey = `SELECT k.account_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`
+	selectByIDInAccount = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1 AND account_id = $2`
 )
 
 // main parses the flags, opens the pool and serves until SIGINT or SIGTERM.
@@ -92,6 +107,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
 	account := flag.Int64("account", 1, "account whose tags GET /v1/tags lists (Larder takes it from the key)")
 	prepare := flag.Bool("prepare", false, "prepare each distinct query once instead of sending unnamed statements")
+	authenticate := flag.Bool("auth", false, "authenticate the bearer key by its hash, and read within its account")
 	flag.Parse()
 	if *dsn == "" {
 		log.Fatal("baseline: --database is required")
@@ -109,7 +125,7 @@ func main() {
 		log.Fatalf("baseline: connect: %v", err)
 	}
 
-	s := &server{db: db, account: *account, prepare: *prepare}
+	s := &server{db: db, account: *account, prepare: *prepare, auth: *authenticate}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
 	mux.HandleFunc("GET /v1/tags", s.listTags)
@@ -200,7 +216,15 @@ func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var t tag
-	err = s.queryRow(r.Context(), func(sc scanner) error { return scanTag(sc, &t) }, selectByID, id)
+	if s.auth {
+		account, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		err = s.queryRow(r.Context(), func(sc scanner) error { return scanTag(sc, &t) }, selectByIDInAccount, id, account)
+	} else {
+		err = s.queryRow(r.Context(), func(sc scanner) error { return scanTag(sc, &t) }, selectByID, id)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		writeProblem(w, http.StatusNotFound, "No such record.")
 		return
@@ -232,9 +256,16 @@ func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
+	account := s.account
+	if s.auth {
+		var ok bool
+		if account, ok = s.authenticate(w, r); !ok {
+			return
+		}
+	}
 	var total int
 	count := func(sc scanner) error { return sc.Scan(&total) }
-	if err := s.queryRow(ctx, count, countList, s.account, refType); err != nil {
+	if err := s.queryRow(ctx, count, countList, account, refType); err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -242,7 +273,7 @@ func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
 	if offset > 0 {
 		page += " OFFSET " + strconv.Itoa(offset)
 	}
-	rows, err := s.query(ctx, page, s.account, refType)
+	rows, err := s.query(ctx, page, account, refType)
 	if err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
 		return
@@ -268,6 +299,28 @@ func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
 		Total:   total,
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// authenticate returns the account of the request's live bearer key, or
+// answers 401 (or 500) and reports false.
+func (s *server) authenticate(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		writeProblem(w, http.StatusUnauthorized, "A valid API key is required.")
+		return 0, false
+	}
+	sum := sha256.Sum256([]byte(key))
+	var account int64
+	err := s.queryRow(r.Context(), func(sc scanner) error { return sc.Scan(&account) }, selectKey, hex.EncodeToString(sum[:]))
+	if errors.Is(err, sql.ErrNoRows) {
+		writeProblem(w, http.StatusUnauthorized, "A valid API key is required.")
+		return 0, false
+	}
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+		return 0, false
+	}
+	return account, true
 }
 
 // scanner is what *sql.Row and *sql.Rows have in common.

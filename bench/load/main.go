@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"larder.dev/larder/bench/internal/proccpu"
@@ -107,7 +108,7 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up before the measured duration")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Second, "timeout of one request")
 	flag.StringVar(&paths, "paths", "", "comma-separated paths, each request takes one at random")
-	flag.StringVar(&pathsFile, "paths-file", "", "file of paths, one a line (blank lines and # comments skipped)")
+	flag.StringVar(&pathsFile, "paths-file", "", "file of paths, one a line (blank lines and # comments skipped); a line `POST /path {json}` (or PATCH) sends that body, with {n} replaced by a number unique to the run")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the result as JSON to this file (- for stdout)")
 	flag.StringVar(&pids, "cpu-pid", "", "comma-separated name=PID processes whose CPU time over the window is reported (Linux)")
 	flag.StringVar(&comms, "cpu-comm", "", "comma-separated process names (as in /proc/PID/comm), each reported as the sum of its processes, e.g. postgres")
@@ -188,7 +189,11 @@ func run(ctx context.Context, cfg config) Result {
 	client := &http.Client{Transport: tr, Timeout: cfg.timeout}
 	urls := make([]string, len(cfg.paths))
 	for i, p := range cfg.paths {
-		urls[i] = cfg.base + p
+		if m, rest, ok := strings.Cut(p, " "); ok {
+			urls[i] = m + " " + cfg.base + rest // METHOD URL BODY
+		} else {
+			urls[i] = cfg.base + p
+		}
 	}
 
 	start := time.Now()
@@ -263,7 +268,7 @@ func work(ctx context.Context, client *http.Client, key string, urls []string, f
 		if !t0.Before(until) {
 			return w
 		}
-		err := get(ctx, client, key, urls[rng.IntN(len(urls))])
+		err := send(ctx, client, key, urls[rng.IntN(len(urls))])
 		t1 := time.Now()
 		if t0.Before(from) || t1.After(until) {
 			continue
@@ -278,12 +283,29 @@ func work(ctx context.Context, client *http.Client, key string, urls []string, f
 	}
 }
 
-// get sends one GET and reads the whole body, so the connection is reused;
-// a transport failure or a status outside 2xx is an error.
-func get(ctx context.Context, client *http.Client, key, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// sent numbers the bodies of writes ({n}).
+var sent atomic.Int64
+
+// send sends one request and reads the whole body, so the connection is
+// reused; a transport failure or a status outside 2xx is an error. target is
+// a URL (GET) or "METHOD URL BODY".
+func send(ctx context.Context, client *http.Client, key, target string) error {
+	method, url, body := http.MethodGet, target, ""
+	if m, rest, ok := strings.Cut(target, " "); ok {
+		method = m
+		url, body, _ = strings.Cut(rest, " ")
+		body = strings.ReplaceAll(body, "{n}", strconv.FormatInt(sent.Add(1), 10))
+	}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -296,7 +318,7 @@ func get(ctx context.Context, client *http.Client, key, url string) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(b)))
+		return fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	return err
