@@ -35,6 +35,10 @@ func Scale(ctx context.Context, c *ent.Client, n int, progress func(done, total 
 	quiet := hooks.WithoutEvents(ctx)
 	var res ScaleResult
 	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		bulk, err := catalog.NewBulk(ctx, tx)
+		if err != nil {
+			return err
+		}
 		// Copies are written in groups so the product inserts fill their batches.
 		const group = 20
 		for k := 1; k <= n; k += group {
@@ -54,7 +58,7 @@ func Scale(ctx context.Context, c *ent.Client, n int, progress func(done, total 
 				}
 				recs = append(recs, rs...)
 			}
-			rows, err := catalog.BulkCreate(ctx, tx, recs)
+			rows, err := bulk.Create(ctx, tx, recs)
 			if err != nil {
 				return err
 			}
