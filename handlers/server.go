@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
@@ -66,15 +64,8 @@ func New(st *store.Store, o Options) (*Server, error) {
 		log:       log,
 		rateLimit: cfg.RateLimit,
 	}
-	tp := tracing.Provider()
-	if tp == nil {
-		tp = tracenoop.NewTracerProvider()
-	}
 	api, err := oas.NewServer(h, security{},
 		oas.WithPathPrefix("/v1"),
-		oas.WithTracerProvider(tp),
-		oas.WithMeterProvider(metricnoop.NewMeterProvider()),
-		oas.WithMiddleware(requestIDOnSpan),
 		oas.WithErrorHandler(func(ctx context.Context, w http.ResponseWriter, _ *http.Request, err error) {
 			h.writeError(ctx, w, err)
 		}),
@@ -130,7 +121,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	handler = withHTTPCaching(handler)
 	handler = withAccessLog(log, m, operation(api), handler)
 	if tracing.Provider() != nil {
-		handler = withTraceContext(handler)
+		handler = withOperationSpan(api, handler)
 	}
 	handler = withRequestID(handler)
 	return &Server{Handler: handler, Limiter: limiter, Metrics: m}, nil

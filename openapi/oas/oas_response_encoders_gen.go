@@ -8,11 +8,9 @@ import (
 	"github.com/go-faster/errors"
 	"github.com/go-faster/jx"
 	ht "github.com/ogen-go/ogen/http"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 )
 
-func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
+func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -25,7 +23,7 @@ func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWr
 	return nil
 }
 
-func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -38,7 +36,7 @@ func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter, span trace.Span) error {
+func encodeChangeProductionStatusResponse(response *ProductionData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -51,7 +49,7 @@ func encodeChangeProductionStatusResponse(response *ProductionData, w http.Respo
 	return nil
 }
 
-func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -64,7 +62,7 @@ func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http
 	return nil
 }
 
-func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -77,7 +75,7 @@ func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.Respo
 	return nil
 }
 
-func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -90,7 +88,7 @@ func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
 	case *CreateBillOK:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -121,7 +119,7 @@ func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter, spa
 	}
 }
 
-func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -134,7 +132,7 @@ func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -147,7 +145,7 @@ func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -160,7 +158,7 @@ func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter, span tr
 	return nil
 }
 
-func encodeCreateOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateOperationResponse(response *OperationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -173,7 +171,7 @@ func encodeCreateOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -186,7 +184,7 @@ func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	return nil
 }
 
-func encodeCreateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -199,7 +197,7 @@ func encodeCreateProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.ResponseWriter, span trace.Span) error {
+func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
 	case *CreatePurchaseOrderOK:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -230,7 +228,7 @@ func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.R
 	}
 }
 
-func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -243,7 +241,7 @@ func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -256,7 +254,7 @@ func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -269,7 +267,7 @@ func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -282,7 +280,7 @@ func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeCreateTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -295,7 +293,7 @@ func encodeCreateTagResponse(response *TagData, w http.ResponseWriter, span trac
 	return nil
 }
 
-func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -308,7 +306,7 @@ func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
+func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
@@ -321,7 +319,7 @@ func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -334,7 +332,7 @@ func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -347,7 +345,7 @@ func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -360,7 +358,7 @@ func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -373,7 +371,7 @@ func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter, span tr
 	return nil
 }
 
-func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -386,7 +384,7 @@ func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -399,7 +397,7 @@ func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -412,7 +410,7 @@ func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -425,7 +423,7 @@ func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -438,7 +436,7 @@ func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter, span trac
 	return nil
 }
 
-func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -451,7 +449,7 @@ func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
+func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -464,7 +462,7 @@ func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -477,7 +475,7 @@ func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeGetBillResponse(response *BillData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetBillResponse(response *BillData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -490,7 +488,7 @@ func encodeGetBillResponse(response *BillData, w http.ResponseWriter, span trace
 	return nil
 }
 
-func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -503,7 +501,7 @@ func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter, span
 	return nil
 }
 
-func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -516,7 +514,7 @@ func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -529,7 +527,7 @@ func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -542,7 +540,7 @@ func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -555,7 +553,7 @@ func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -568,7 +566,7 @@ func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter, span trace
 	return nil
 }
 
-func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -581,7 +579,7 @@ func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter, span
 	return nil
 }
 
-func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -594,7 +592,7 @@ func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -607,7 +605,7 @@ func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -620,7 +618,7 @@ func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -633,7 +631,7 @@ func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -646,7 +644,7 @@ func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeGetProductResponse(response *ProductData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetProductResponse(response *ProductData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -659,7 +657,7 @@ func encodeGetProductResponse(response *ProductData, w http.ResponseWriter, span
 	return nil
 }
 
-func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -672,7 +670,7 @@ func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -685,7 +683,7 @@ func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -698,7 +696,7 @@ func encodeGetProductionLineResponse(response *ProductionLineData, w http.Respon
 	return nil
 }
 
-func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -711,7 +709,7 @@ func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.Response
 	return nil
 }
 
-func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -724,7 +722,7 @@ func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWr
 	return nil
 }
 
-func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -737,7 +735,7 @@ func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.Resp
 	return nil
 }
 
-func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -750,7 +748,7 @@ func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter
 	return nil
 }
 
-func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -763,7 +761,7 @@ func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWrit
 	return nil
 }
 
-func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -776,7 +774,7 @@ func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.Resp
 	return nil
 }
 
-func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -789,7 +787,7 @@ func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.Respon
 	return nil
 }
 
-func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -802,7 +800,7 @@ func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeGetTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -815,7 +813,7 @@ func encodeGetTagResponse(response *TagData, w http.ResponseWriter, span trace.S
 	return nil
 }
 
-func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -828,7 +826,7 @@ func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter, span
 	return nil
 }
 
-func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -841,7 +839,7 @@ func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -854,7 +852,7 @@ func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Response
 	return nil
 }
 
-func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
+func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -867,7 +865,7 @@ func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter, span trace.Span) error {
+func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -880,7 +878,7 @@ func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListBillsResponse(response *BillList, w http.ResponseWriter, span trace.Span) error {
+func encodeListBillsResponse(response *BillList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -893,7 +891,7 @@ func encodeListBillsResponse(response *BillList, w http.ResponseWriter, span tra
 	return nil
 }
 
-func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter, span trace.Span) error {
+func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -906,7 +904,7 @@ func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter, s
 	return nil
 }
 
-func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.ResponseWriter, span trace.Span) error {
+func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -919,7 +917,7 @@ func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.Response
 	return nil
 }
 
-func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter, span trace.Span) error {
+func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -932,7 +930,7 @@ func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter, span trace.Span) error {
+func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -945,7 +943,7 @@ func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter, span trace.Span) error {
+func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -958,7 +956,7 @@ func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter,
 	return nil
 }
 
-func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter, span trace.Span) error {
+func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -971,7 +969,7 @@ func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter, span tra
 	return nil
 }
 
-func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter, span trace.Span) error {
+func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -984,7 +982,7 @@ func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter, span trace.Span) error {
+func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -997,7 +995,7 @@ func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter, span trace.Span) error {
+func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1010,7 +1008,7 @@ func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter
 	return nil
 }
 
-func encodeListPreservationsResponse(response *PreservationList, w http.ResponseWriter, span trace.Span) error {
+func encodeListPreservationsResponse(response *PreservationList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1023,7 +1021,7 @@ func encodeListPreservationsResponse(response *PreservationList, w http.Response
 	return nil
 }
 
-func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter, span trace.Span) error {
+func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1036,7 +1034,7 @@ func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter
 	return nil
 }
 
-func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWriter, span trace.Span) error {
+func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1049,7 +1047,7 @@ func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListProductionLinesResponse(response *ProductionLineList, w http.ResponseWriter, span trace.Span) error {
+func encodeListProductionLinesResponse(response *ProductionLineList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1062,7 +1060,7 @@ func encodeListProductionLinesResponse(response *ProductionLineList, w http.Resp
 	return nil
 }
 
-func encodeListProductionsResponse(response *ProductionList, w http.ResponseWriter, span trace.Span) error {
+func encodeListProductionsResponse(response *ProductionList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1075,7 +1073,7 @@ func encodeListProductionsResponse(response *ProductionList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListProductsResponse(response *ProductList, w http.ResponseWriter, span trace.Span) error {
+func encodeListProductsResponse(response *ProductList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1088,7 +1086,7 @@ func encodeListProductsResponse(response *ProductList, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.ResponseWriter, span trace.Span) error {
+func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1101,7 +1099,7 @@ func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.Respon
 	return nil
 }
 
-func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.ResponseWriter, span trace.Span) error {
+func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1114,7 +1112,7 @@ func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.Response
 	return nil
 }
 
-func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.ResponseWriter, span trace.Span) error {
+func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1127,7 +1125,7 @@ func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.Re
 	return nil
 }
 
-func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWriter, span trace.Span) error {
+func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1140,7 +1138,7 @@ func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWrit
 	return nil
 }
 
-func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWriter, span trace.Span) error {
+func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1153,7 +1151,7 @@ func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWr
 	return nil
 }
 
-func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.ResponseWriter, span trace.Span) error {
+func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1166,7 +1164,7 @@ func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.R
 	return nil
 }
 
-func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.ResponseWriter, span trace.Span) error {
+func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1179,7 +1177,7 @@ func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.Resp
 	return nil
 }
 
-func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter, span trace.Span) error {
+func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1192,7 +1190,7 @@ func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter, 
 	return nil
 }
 
-func encodeListTagsResponse(response *TagList, w http.ResponseWriter, span trace.Span) error {
+func encodeListTagsResponse(response *TagList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1205,7 +1203,7 @@ func encodeListTagsResponse(response *TagList, w http.ResponseWriter, span trace
 	return nil
 }
 
-func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter, span trace.Span) error {
+func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1218,7 +1216,7 @@ func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter, sp
 	return nil
 }
 
-func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWriter, span trace.Span) error {
+func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1231,7 +1229,7 @@ func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWrite
 	return nil
 }
 
-func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.ResponseWriter, span trace.Span) error {
+func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1244,7 +1242,7 @@ func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.Respon
 	return nil
 }
 
-func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter, span trace.Span) error {
+func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1257,7 +1255,7 @@ func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter
 	return nil
 }
 
-func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
+func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1270,7 +1268,7 @@ func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.Response
 	return nil
 }
 
-func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1283,7 +1281,7 @@ func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1296,7 +1294,7 @@ func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1309,7 +1307,7 @@ func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	return nil
 }
 
-func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1322,7 +1320,7 @@ func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter, span tr
 	return nil
 }
 
-func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1335,7 +1333,7 @@ func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWrite
 	return nil
 }
 
-func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1348,7 +1346,7 @@ func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	return nil
 }
 
-func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1361,7 +1359,7 @@ func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.Res
 	return nil
 }
 
-func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1374,7 +1372,7 @@ func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.Respo
 	return nil
 }
 
-func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1387,7 +1385,7 @@ func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	return nil
 }
 
-func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1400,7 +1398,7 @@ func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.R
 	return nil
 }
 
-func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1413,7 +1411,7 @@ func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter,
 	return nil
 }
 
-func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1426,7 +1424,7 @@ func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter, span trac
 	return nil
 }
 
-func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1439,7 +1437,7 @@ func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	return nil
 }
 
-func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWriter, span trace.Span) error {
+func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -1452,7 +1450,7 @@ func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	return nil
 }
 
-func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter, span trace.Span) error {
+func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/problem+json")
 	code := response.StatusCode
 	if code == 0 {
@@ -1460,9 +1458,6 @@ func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter, spa
 		code = http.StatusOK
 	}
 	w.WriteHeader(code)
-	if code >= http.StatusInternalServerError {
-		span.SetStatus(codes.Error, http.StatusText(code))
-	}
 
 	e := new(jx.Encoder)
 	response.Response.Encode(e)
