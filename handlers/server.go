@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-
 	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
