@@ -332,10 +332,16 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 			done = append(done, outs[i])
 		}
 	}
-	if len(done) < len(outs) {
+	if len(done) == 0 {
 		return len(dels), ctx.Err()
 	}
-	_, err = d.record(ctx, done...)
+	// What was posted is recorded even when ctx ended meanwhile (shutdown),
+	// so that it is not sent again.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if _, err = d.record(rctx, done...); err == nil && len(done) < len(outs) {
+		err = ctx.Err()
+	}
 	return len(dels), err
 }
 
