@@ -49,6 +49,11 @@ func seedSuppliers(ctx context.Context, tx *ent.Tx) error {
 }
 
 func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
+	return bulk(ctx, "suppliers", supplierCreates(tx, suffix), tx.Supplier.CreateBulk)
+}
+
+// supplierCreates are the builders of supplierRows, codes and names suffixed.
+func supplierCreates(tx *ent.Tx, suffix string) []*ent.SupplierCreate {
 	day := func(d string) *time.Time {
 		if d == "" {
 			return nil
@@ -77,7 +82,7 @@ func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
 		}
 		bs[i] = b
 	}
-	return bulk(ctx, "suppliers", bs, tx.Supplier.CreateBulk)
+	return bs
 }
 
 // checkpointRows cover every input_type.
@@ -99,14 +104,33 @@ func seedCheckpoints(ctx context.Context, tx *ent.Tx) error {
 }
 
 func seedCheckpointsAs(ctx context.Context, tx *ent.Tx, suffix string) error {
-	units, err := tx.QCUnitOfMeasure.Query().Where(qcunitofmeasure.IsGlobal(true)).All(ctx)
+	units, err := qcUnits(ctx, tx)
 	if err != nil {
 		return err
+	}
+	bs, err := checkpointCreates(tx, suffix, units)
+	if err != nil {
+		return err
+	}
+	return bulk(ctx, "QC checkpoints", bs, tx.QCCheckpoint.CreateBulk)
+}
+
+// qcUnits are the ids of the shared QC units by code.
+func qcUnits(ctx context.Context, tx *ent.Tx) (map[string]int, error) {
+	units, err := tx.QCUnitOfMeasure.Query().Where(qcunitofmeasure.IsGlobal(true)).All(ctx)
+	if err != nil {
+		return nil, err
 	}
 	byCode := map[string]int{}
 	for _, u := range units {
 		byCode[u.Code] = u.ID
 	}
+	return byCode, nil
+}
+
+// checkpointCreates are the builders of checkpointRows, codes suffixed, with
+// the shared QC units byCode.
+func checkpointCreates(tx *ent.Tx, suffix string, byCode map[string]int) ([]*ent.QCCheckpointCreate, error) {
 	bs := make([]*ent.QCCheckpointCreate, len(checkpointRows))
 	for i, c := range checkpointRows {
 		b := tx.QCCheckpoint.Create().
@@ -121,13 +145,13 @@ func seedCheckpointsAs(ctx context.Context, tx *ent.Tx, suffix string) error {
 		if c.unit != "" {
 			id, ok := byCode[c.unit]
 			if !ok {
-				return fmt.Errorf("no shared QC unit %s", c.unit)
+				return nil, fmt.Errorf("no shared QC unit %s", c.unit)
 			}
 			b.SetQcUnitOfMeasureID(id)
 		}
 		bs[i] = b
 	}
-	return bulk(ctx, "QC checkpoints", bs, tx.QCCheckpoint.CreateBulk)
+	return bs, nil
 }
 
 // houseFood is the account's own food, with values it measured itself.
