@@ -9,7 +9,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "auth/manage.go", Function: "ListKeys", Why: "API keys and the audit history are system-only."},
 	{Kind: "system viewer", File: "auth/rotate.go", Function: "RevokeKey", Why: "API keys and the audit history are system-only."},
 	{Kind: "system viewer", File: "auth/rotate.go", Function: "RotateKey", Why: "API keys and the audit history are system-only."},
-	{Kind: "system viewer", File: "catalog/bulk.go", Function: "Bulk.Create", Why: "benchmark datasets are written in bulk and without events, into the account the caller names."},
+	{Kind: "system viewer", File: "catalog/bulk.go", Function: "Bulk.CreateProducts", Why: "benchmark datasets are written in bulk and without events, into the account the caller names."},
 	{Kind: "system viewer", File: "cmd/larder/product.go", Function: "accountFlags.open", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "cmd/larder/serve.go", Function: "createDemo", Why: "whether any organization exists decides the demo; organizations are system-only."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.emit", Why: "events go to the outbox, which is system-only (the dispatcher reads every account's)."},

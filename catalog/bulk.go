@@ -50,27 +50,35 @@ func NewBulk(ctx context.Context, tx *ent.Tx) (*Bulk, error) {
 
 // Create is BulkCreate of one batch.
 func (b *Bulk) Create(ctx context.Context, tx *ent.Tx, recs []Record) (int, error) {
+	_, rows, err := b.CreateProducts(ctx, tx, recs)
+	return rows, err
+}
+
+// CreateProducts is Create, also returning the products it wrote, in the
+// order of recs.
+func (b *Bulk) CreateProducts(ctx context.Context, tx *ent.Tx, recs []Record) ([]*ent.Product, int, error) {
 	// System viewer: benchmark datasets are written in bulk and without events, into the account the caller names.
 	acct := policy.FromContext(ctx).AccountID
 	if acct == 0 {
-		return 0, fmt.Errorf("bulk create needs an account viewer")
+		return nil, 0, fmt.Errorf("bulk create needs an account viewer")
 	}
 	x := b.x
 	if err := x.addNamed(ctx, tx.Client(), recs); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	lines := make([]Line, len(recs))
 	for i, r := range recs {
 		if _, taken := x.products[r.ProductCode]; taken {
-			return 0, fmt.Errorf("product_code %q exists already", r.ProductCode)
+			return nil, 0, fmt.Errorf("product_code %q exists already", r.ProductCode)
 		}
 		lines[i] = Line{N: i + 1, R: r}
 	}
 	if errs := x.validate(lines); len(errs) > 0 {
-		return 0, &FileError{Problems: errs}
+		return nil, 0, &FileError{Problems: errs}
 	}
 	sys := hooks.WithoutEvents(policy.System(ctx))
 	rows := 0
+	created := make([]*ent.Product, 0, len(recs))
 	for start := 0; start < len(recs); start += bulkSize {
 		chunk := recs[start:min(start+bulkSize, len(recs))]
 		bs := make([]*ent.ProductCreate, len(chunk))
@@ -81,24 +89,38 @@ func (b *Bulk) Create(ctx context.Context, tx *ent.Tx, recs []Record) (int, erro
 		}
 		ps, err := tx.Product.CreateBulk(bs...).Save(sys)
 		if err != nil {
-			return rows, fmt.Errorf("bulk products: %w", err)
+			return created, rows, fmt.Errorf("bulk products: %w", err)
 		}
 		for i, p := range ps {
 			x.products[chunk[i].ProductCode] = p.ID
 		}
+		created = append(created, ps...)
 		rows += len(ps)
 	}
 	links := &linkBatch{tx: tx, acct: acct}
 	for _, r := range recs {
 		x.addLinks(links, x.products[r.ProductCode], r)
 		if err := links.flush(sys, false); err != nil {
-			return rows, err
+			return created, rows, err
 		}
 	}
 	if err := links.flush(sys, true); err != nil {
-		return rows, err
+		return created, rows, err
 	}
-	return rows + links.rows, nil
+	return created, rows + links.rows, nil
+}
+
+// Know adds suppliers and QC checkpoints of the account that the caller
+// wrote in this transaction, so that records naming them cost no query.
+func (b *Bulk) Know(suppliers []*ent.Supplier, qcs []*ent.QCCheckpoint) {
+	for _, s := range suppliers {
+		if s.SupplierCode != nil {
+			b.x.suppliers[*s.SupplierCode], b.x.supplierCodes[s.ID] = s.ID, *s.SupplierCode
+		}
+	}
+	for _, q := range qcs {
+		b.x.qcs[q.Code], b.x.qcCodes[q.ID] = q.ID, q.Code
+	}
 }
 
 // addNamed reads the suppliers and QC checkpoints recs name that x does not
