@@ -30,7 +30,7 @@ func seedScale(ctx context.Context, e *env, args []string) error {
 	}
 	defer st.Close()
 	bar := newProgress(e.stderr, "seeding")
-	res, err := seed.Scale(ctx, st.Client, *scale, bar.set)
+	res, err := seed.Scale(ctx, st.Client, st.Dialect, *scale, bar.set)
 	bar.done()
 	if err != nil {
 		return err
