@@ -52,7 +52,7 @@ func Scale(ctx context.Context, c *ent.Client, dia string, n int, progress func(
 		checked := hooks.CheckedReferences(quiet, ent.TypeQCCheckpoint)
 		lots := newLotWriter(dia, acct)
 		// Copies are written in groups so that every insert fills its batches.
-		const group = 20
+		const group = 50
 		for k := 1; k <= n; k += group {
 			var (
 				recs []catalog.Record

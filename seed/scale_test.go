@@ -31,9 +31,9 @@ import (
 	"larder.dev/larder/store"
 )
 
-// scaleCopies crosses Scale's group of 20 copies, and its lots cross a
+// scaleCopies crosses Scale's group of 50 copies, and its lots cross a
 // batch of either database's lot inserts.
-const scaleCopies = 21
+const scaleCopies = 51
 
 // Scale writes, into the test account of the viewer only, four lots per copied
 // product (100, 200, 300, 400 in the base unit) with the product's name, each
