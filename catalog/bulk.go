@@ -113,13 +113,24 @@ func (b *Bulk) CreateProducts(ctx context.Context, tx *ent.Tx, recs []Record) ([
 // Know adds suppliers and QC checkpoints of the account that the caller
 // wrote in this transaction, so that records naming them cost no query.
 func (b *Bulk) Know(suppliers []*ent.Supplier, qcs []*ent.QCCheckpoint) {
+	b.x.addSuppliers(suppliers)
+	b.x.addQCs(qcs)
+}
+
+// addSuppliers makes suppliers known by code (those without a code cannot be
+// named).
+func (x *refs) addSuppliers(suppliers []*ent.Supplier) {
 	for _, s := range suppliers {
 		if s.SupplierCode != nil {
-			b.x.suppliers[*s.SupplierCode], b.x.supplierCodes[s.ID] = s.ID, *s.SupplierCode
+			x.suppliers[*s.SupplierCode], x.supplierCodes[s.ID] = s.ID, *s.SupplierCode
 		}
 	}
+}
+
+// addQCs makes QC checkpoints known by code.
+func (x *refs) addQCs(qcs []*ent.QCCheckpoint) {
 	for _, q := range qcs {
-		b.x.qcs[q.Code], b.x.qcCodes[q.ID] = q.ID, q.Code
+		x.qcs[q.Code], x.qcCodes[q.ID] = q.ID, q.Code
 	}
 }
 
@@ -144,18 +155,14 @@ func (x *refs) addNamed(ctx context.Context, c *ent.Client, recs []Record) error
 		if err != nil {
 			return err
 		}
-		for _, s := range found {
-			x.suppliers[*s.SupplierCode], x.supplierCodes[s.ID] = s.ID, *s.SupplierCode
-		}
+		x.addSuppliers(found)
 	}
 	if len(qcs) > 0 {
 		found, err := c.QCCheckpoint.Query().Where(qccheckpoint.CodeIn(qcs...)).All(ctx)
 		if err != nil {
 			return err
 		}
-		for _, q := range found {
-			x.qcs[q.Code], x.qcCodes[q.ID] = q.ID, q.Code
-		}
+		x.addQCs(found)
 	}
 	return nil
 }

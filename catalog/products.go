@@ -492,18 +492,12 @@ func loadRefs(ctx context.Context, c *ent.Client) (*refs, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range suppliers {
-		if s.SupplierCode != nil {
-			x.suppliers[*s.SupplierCode], x.supplierCodes[s.ID] = s.ID, *s.SupplierCode
-		}
-	}
+	x.addSuppliers(suppliers)
 	qcs, err := c.QCCheckpoint.Query().All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, q := range qcs {
-		x.qcs[q.Code], x.qcCodes[q.ID] = q.ID, q.Code
-	}
+	x.addQCs(qcs)
 	ops, err := c.Operation.Query().All(ctx)
 	if err != nil {
 		return nil, err
