@@ -1,8 +1,10 @@
 package bounds
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-faster/jx"
@@ -58,7 +60,56 @@ func (d *Decimal) Decode(dec *jx.Decoder) error {
 }
 
 // Encode implements ogen's json.Marshaler.
-func (d Decimal) Encode(e *jx.Encoder) { e.Num(jx.Num(d.String())) }
+func (d Decimal) Encode(e *jx.Encoder) {
+	var buf [40]byte
+	e.Num(jx.Num(d.appendText(buf[:0])))
+}
+
+// appendText appends d as String writes it (no exponent, trailing zeros of
+// the fraction trimmed) without String's big.Int arithmetic and strings when
+// the coefficient has at most 15 digits, as every quantity, price and rate
+// the API stores has: lists encode several numbers per row.
+func (d Decimal) appendText(b []byte) []byte {
+	// NumDigits answers from the int64 without allocating up to 2^53.
+	if d.NumDigits() > 15 {
+		return append(b, d.String()...)
+	}
+	coef, exp := d.CoefficientInt64(), int(d.Exponent())
+	if coef == 0 {
+		return append(b, '0')
+	}
+	if coef < 0 {
+		b = append(b, '-')
+		coef = -coef
+	}
+	var tmp [20]byte
+	digits := strconv.AppendInt(tmp[:0], coef, 10)
+	if exp >= 0 {
+		b = append(b, digits...)
+		for range exp {
+			b = append(b, '0')
+		}
+		return b
+	}
+	point := len(digits) + exp // digits before the decimal point
+	var whole, frac []byte
+	if point > 0 {
+		whole, frac = digits[:point], digits[point:]
+	} else {
+		whole = []byte{'0'}
+		frac = digits
+	}
+	frac = bytes.TrimRight(frac, "0")
+	b = append(b, whole...)
+	if len(frac) == 0 {
+		return b
+	}
+	b = append(b, '.')
+	for range max(-point, 0) { // zeros between the point and the digits
+		b = append(b, '0')
+	}
+	return append(b, frac...)
+}
 
 // Error is a refused input value; its message completes "<field> …".
 type Error struct{ Message string }

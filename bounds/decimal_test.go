@@ -1,0 +1,51 @@
+package bounds
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-faster/jx"
+	"github.com/shopspring/decimal"
+)
+
+// TestEncodeAsString pins the fast path of Encode to shopspring's String,
+// which the API wrote before: the same text for every coefficient and
+// exponent, the slow path (more than 15 digits) included.
+func TestEncodeAsString(t *testing.T) {
+	cases := []decimal.Decimal{
+		decimal.Zero, decimal.New(0, -6), decimal.New(0, 3),
+		decimal.New(1, 0), decimal.New(-1, 0), decimal.New(5, -1), decimal.New(-5, -1),
+		decimal.New(5, -7), decimal.New(-12, -9), decimal.New(1000000, -6), decimal.New(1500000, -6),
+		decimal.New(120, -1), decimal.New(7, 3), decimal.New(-7, 2), decimal.New(999999999999999, -6),
+		decimal.New(1000000000000000, -6), decimal.RequireFromString("123456789012345678901234.5678"),
+		decimal.RequireFromString("-0.000000000000000000001"), decimal.NewFromFloat(0.1), decimal.NewFromFloat(1e-9),
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		c := r.Int64N(1<<53) >> r.IntN(53)
+		if r.IntN(2) == 0 {
+			c = -c
+		}
+		cases = append(cases, decimal.New(c, int32(r.IntN(20)-14)))
+	}
+	for _, d := range cases {
+		var e jx.Encoder
+		Decimal{d}.Encode(&e)
+		if got, want := e.String(), d.String(); got != want {
+			t.Fatalf("Encode(%s) = %q, want %q", want, got, want)
+		}
+		if strings.ContainsAny(e.String(), "eE") {
+			t.Fatalf("Encode(%s) = %q has an exponent", d, e.String())
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	d := decimal.New(1234500000, -6)
+	var e jx.Encoder
+	for b.Loop() {
+		e.Reset()
+		Decimal{d}.Encode(&e)
+	}
+}
