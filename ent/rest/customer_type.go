@@ -52,11 +52,8 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 		q.Where(customertype.Or(customertype.CodeContainsFold(v), customertype.NameContainsFold(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(customertype.OrderOption(o))
 	}
@@ -65,8 +62,12 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.CustomerTypeList{
 		Data:       make([]oas.CustomerType, len(rows)),

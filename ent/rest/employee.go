@@ -53,11 +53,8 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 		q.Where(employee.Or(employee.CodeContainsFold(v), employee.EmailContainsFold(v), employee.FirstNameContainsFold(v), employee.LastNameContainsFold(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(employee.OrderOption(o))
 	}
@@ -66,8 +63,12 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.EmployeeList{
 		Data:       make([]oas.Employee, len(rows)),

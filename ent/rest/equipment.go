@@ -98,11 +98,8 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 		q.Where(equipment.OutOfService(false))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(equipment.OrderOption(o))
 	}
@@ -111,8 +108,12 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.EquipmentList{
 		Data:       make([]oas.Equipment, len(rows)),

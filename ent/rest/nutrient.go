@@ -56,17 +56,18 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 		q.Where(nutrient.Or(nutrient.LabelContainsFold(v), nutrient.NameContainsFold(v), nutrient.UomEQ(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(nutrient.OrderOption(o))
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.NutrientList{
 		Data:       make([]oas.Nutrient, len(rows)),

@@ -154,11 +154,8 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 		q.Where(operation.NameContainsFold(v))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(operation.OrderOption(o))
 	}
@@ -167,8 +164,12 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.OperationList{
 		Data:       make([]oas.Operation, len(rows)),

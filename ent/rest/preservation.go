@@ -62,11 +62,8 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 		q.Where(preservation.NameContainsFold(v))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(preservation.OrderOption(o))
 	}
@@ -75,8 +72,12 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.PreservationList{
 		Data:       make([]oas.Preservation, len(rows)),

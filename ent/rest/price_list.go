@@ -53,11 +53,8 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 		q.Where(pricelist.Or(pricelist.CodeContainsFold(v), pricelist.NameContainsFold(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(pricelist.OrderOption(o))
 	}
@@ -66,8 +63,12 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.PriceListList{
 		Data:       make([]oas.PriceList, len(rows)),

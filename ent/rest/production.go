@@ -185,11 +185,8 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 		q.Where(production.LotNumberEQ(v))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(production.OrderOption(o))
 	}
@@ -198,8 +195,12 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.ProductionList{
 		Data:       make([]oas.Production, len(rows)),

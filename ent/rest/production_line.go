@@ -96,11 +96,8 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 		q.Where(productionline.NameContainsFold(v))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(productionline.OrderOption(o))
 	}
@@ -109,8 +106,12 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.ProductionLineList{
 		Data:       make([]oas.ProductionLine, len(rows)),

@@ -80,11 +80,8 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 		q.Where(qccheckpoint.NameContainsFold(v))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(qccheckpoint.OrderOption(o))
 	}
@@ -93,8 +90,12 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.QCCheckpointList{
 		Data:       make([]oas.QCCheckpoint, len(rows)),

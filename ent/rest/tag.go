@@ -82,11 +82,8 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 	}
 	q.Where(tag.RefTypeEQ(tag.RefType(p.RefType)))
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(tag.OrderOption(o))
 	}
@@ -95,8 +92,12 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.TagList{
 		Data:       make([]oas.Tag, len(rows)),

@@ -52,11 +52,8 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 		q.Where(territory.Or(territory.CodeContainsFold(v), territory.NameContainsFold(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(territory.OrderOption(o))
 	}
@@ -65,8 +62,12 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.TerritoryList{
 		Data:       make([]oas.Territory, len(rows)),

@@ -100,11 +100,8 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 		q.Where(unitofmeasure.Or(unitofmeasure.CodeContainsFold(v), unitofmeasure.NameContainsFold(v)))
 	}
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows.
-	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// answers it without reading the rows. It runs beside the page.
+	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
 	for _, o := range page.Order {
 		q.Order(unitofmeasure.OrderOption(o))
 	}
@@ -113,8 +110,12 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 		q.Offset(page.Offset)
 	}
 	rows, err := q.All(ctx)
+	total, cerr := counted()
 	if err != nil {
 		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
 	}
 	out := &oas.UnitOfMeasureList{
 		Data:       make([]oas.UnitOfMeasure, len(rows)),
