@@ -41,6 +41,7 @@ func main() {
 	n := flag.Int("n", 30, "measured creates of each kind and side")
 	warmup := flag.Int("warmup", 3, "creates of each kind and side before measuring")
 	out := flag.String("json", "", "also write the results to this file")
+	only := flag.String("only", "", "run only the scenarios whose name starts with this (the sales order and shipments depend on each other)")
 	flag.Parse()
 	if *key == "" || *dsn == "" || *account == 0 {
 		log.Fatal("documents: -key, -database and -account are required")
@@ -97,6 +98,9 @@ func main() {
 	}
 	var results []result
 	for _, s := range scenarios {
+		if !strings.HasPrefix(s.name, *only) {
+			continue
+		}
 		var lt, bt []time.Duration
 		for i := range *warmup + *n {
 			if s.prepare != nil {
