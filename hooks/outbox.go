@@ -44,10 +44,11 @@ func EmitAs(ctx context.Context, action string) context.Context {
 // Outbox writes one event row per created, updated or deleted record of a
 // webhook resource, in the transaction of the change, with its snapshot,
 // source, key and request id. Register it on the client (store.Open does).
-// With notify (PostgreSQL), a transaction that wrote events also notifies
-// EventsChannel, which PostgreSQL delivers to every listening process at its
-// commit; within this process, EventsCommitted learns of it either way.
-func Outbox(render Renderer, notify bool) ent.Hook {
+// On PostgreSQL, a trigger on events notifies EventsChannel, which PostgreSQL
+// delivers to every listening process at the commit (the migration
+// …_events_notify.sql); within this process, EventsCommitted learns of it
+// either way.
+func Outbox(render Renderer) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			res, ok := gen.EventResources[m.Type()]
@@ -63,7 +64,7 @@ func Outbox(render Renderer, notify bool) ent.Hook {
 				return nil, ErrNoTx
 			}
 			client := m.(interface{ Client() *gen.Client }).Client()
-			o := outbox{client: client, tx: tx, render: render, res: res, notify: notify}
+			o := outbox{client: client, tx: tx, render: render, res: res}
 			if res.Parent != "" {
 				return o.line(ctx, m, next)
 			}
@@ -182,7 +183,6 @@ type outbox struct {
 	client *gen.Client
 	tx     *gen.Tx
 	render Renderer
-	notify bool
 	res    gen.EventResource
 }
 
@@ -233,7 +233,7 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if source == policy.SourceAPI {
 		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
 	}
-	queue(sys, o.tx, c, o.notify)
+	queue(sys, o.tx, c)
 	return nil
 }
 
@@ -243,7 +243,6 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 // row. They are in the transaction: a rollback drops them with the changes.
 type pending struct {
 	ctx    context.Context // the system viewer, to write them
-	notify bool            // NOTIFY EventsChannel with them
 	mu     sync.Mutex
 	events []*gen.EventCreate
 }
@@ -255,15 +254,16 @@ var pendingEvents sync.Map
 // SQLite's 32,766 and PostgreSQL's 65,535).
 const eventBatch = 1000
 
-// EventsChannel is the PostgreSQL notification channel of new events.
+// EventsChannel is the PostgreSQL notification channel of new events: the
+// trigger events_notify notifies it whenever a statement inserts events.
 const EventsChannel = "larder_events"
 
 // queue adds an event to tx's pending events; the first one of a transaction
 // registers the write before commit, the signal after it, and the drop on
 // rollback.
-func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate, notify bool) {
+func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate) {
 	key := gen.TxKey(tx)
-	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys, notify: notify})
+	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys})
 	p := v.(*pending)
 	if !loaded {
 		tx.OnCommit(func(next gen.Committer) gen.Committer {
@@ -304,12 +304,6 @@ func (p *pending) write(tx *gen.Tx) error {
 		evs = evs[n:]
 	}
 	p.events = nil
-	if p.notify {
-		// Direct SQL: NOTIFY has no ent builder; PostgreSQL delivers it to the dispatchers' listeners when the transaction commits, and not at all if it rolls back.
-		if _, err := tx.ExecContext(p.ctx, "NOTIFY "+EventsChannel); err != nil {
-			return fmt.Errorf("outbox: notify: %w", err)
-		}
-	}
 	return nil
 }
 

@@ -109,7 +109,7 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	}
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
-	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot, dia == dialect.Postgres), ent.MachineHook())
+	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot), ent.MachineHook())
 	return c
 }
 
