@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,26 +27,44 @@ func freeAddr(t *testing.T) string {
 }
 
 // serveUntil runs `larder serve` until the test ends and waits until it answers.
+// The free address can be taken by another process (an outgoing connection
+// of a test running beside) before serve listens on it: then it tries another.
 func serveUntil(t *testing.T, ctx context.Context, wg *sync.WaitGroup, db string, args ...string) string {
-	addr := freeAddr(t)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var out, errb bytes.Buffer
-		if err := run(ctx, append([]string{"serve", "--database", db, "--addr", addr}, args...), &out, &errb); err != nil {
-			t.Errorf("serve: %v\n%s", err, errb.String())
+attempts:
+	for attempt := 1; ; attempt++ {
+		addr := freeAddr(t)
+		var answered atomic.Bool
+		taken := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errb bytes.Buffer
+			err := run(ctx, append([]string{"serve", "--database", db, "--addr", addr}, args...), &out, &errb)
+			if err != nil && !answered.Load() && attempt < 5 && strings.Contains(err.Error(), "address already in use") {
+				close(taken)
+				return
+			}
+			if err != nil {
+				t.Errorf("serve: %v\n%s", err, errb.String())
+			}
+		}()
+		base := "http://" + addr
+		for range 600 { // 30 s: a cold start under the race detector is slow
+			select {
+			case <-taken:
+				t.Logf("serve: %s was taken meanwhile; trying another address", addr)
+				continue attempts
+			default:
+			}
+			if res, err := http.Get(base + "/v1/openapi.json"); err == nil {
+				res.Body.Close()
+				answered.Store(true)
+				return base
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-	}()
-	base := "http://" + addr
-	for range 600 { // 30 s: a cold start under the race detector is slow
-		if res, err := http.Get(base + "/v1/openapi.json"); err == nil {
-			res.Body.Close()
-			return base
-		}
-		time.Sleep(50 * time.Millisecond)
+		t.Fatalf("serve on %s did not answer", addr)
 	}
-	t.Fatalf("serve on %s did not answer", addr)
-	return ""
 }
 
 // twoServers starts two `larder serve` on the package's PostgreSQL database
