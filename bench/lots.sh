@@ -2,8 +2,11 @@
 # Lots at scale: an account with about 1,000,000 product lots beside another
 # with as many, on a fresh PostgreSQL database. Measures, one request at a
 # time, GET /v1/product-lots pages through Larder against the same SQL in
-# pgbench (the page and the COUNT a list answers with), and writes the plan of
-# every documented filter and sort. See bench/README.md, "Lots at scale".
+# pgbench (the page and the COUNT a list answers with) and, for one product's
+# page, against the hand-written keyed baseline (bench/baseline --auth
+# --prepare: the key by hash, the COUNT, and the page with the borrowed fields
+# joined), in ROUNDS interleaved rounds; and writes the plan of every
+# documented filter and sort. See bench/README.md, "Lots at scale".
 #
 # Parameters (environment):
 #   COPIES=9300   catalog copies per account; each copied product gets 4 lots (about 1,004,000 lots)
@@ -14,6 +17,8 @@
 #   RESULTS=dir   where logs, plans and results go (default: a new /tmp dir)
 #   KEEP=0        1: reuse an existing, already seeded database
 #   DENSE=50      products given 300 more lots each (the filtered page is full)
+#   ROUNDS=3      rounds of the product page (Larder, baseline, pgbench each)
+#   BASELINE_PORT=28991
 set -euo pipefail
 
 COPIES=${COPIES:-9300}
@@ -32,6 +37,7 @@ export LARDER_DATABASE_URL=$DB
 
 go build -o "$RESULTS/larder" ./cmd/larder
 go build -o "$RESULTS/load" ./bench/load
+go build -o "$RESULTS/baseline" ./bench/baseline
 L=$RESULTS/larder
 
 if [[ $KEEP != 1 ]]; then
@@ -70,8 +76,12 @@ fi
 key=$($L key create --org "$org" --env test --scopes all --json | jq -r .key)
 $L serve --addr "127.0.0.1:$PORT" --rate-limit 100000000 --webhooks=false >"$RESULTS/serve.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+BASELINE_PORT=${BASELINE_PORT:-28991}
+"$RESULTS/baseline" --database "$DB" --addr "127.0.0.1:$BASELINE_PORT" --auth --prepare >"$RESULTS/baseline.log" 2>&1 &
+baseline=$!
+trap 'kill $server $baseline 2>/dev/null || true' EXIT
 for _ in $(seq 300); do curl -fs "http://127.0.0.1:$PORT/v1/openapi.json" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$BASELINE_PORT/v1/tags" && break; sleep 0.1; done
 
 # The dense products, on both sides: every page holds 200 lots.
 psql "$DB" -Atc "SELECT DISTINCT product_id FROM product_lots WHERE account_id = $acct AND lot_number LIKE 'DENSE-%' ORDER BY product_id" >"$RESULTS/products.txt"
@@ -79,9 +89,13 @@ n=$(wc -l <"$RESULTS/products.txt")
 psql "$DB" -qc "DROP TABLE IF EXISTS bench_products" -c "CREATE TABLE bench_products (n int PRIMARY KEY, id bigint)"
 awk '{print NR "," $1}' "$RESULTS/products.txt" | psql "$DB" -qc "\\copy bench_products FROM STDIN WITH (FORMAT csv)"
 
-run() { # name, API paths file, pgbench script
+run() { # name, API paths file, pgbench script[, baseline port]
 	"$RESULTS/load" -url "http://127.0.0.1:$PORT" -key "$key" -c 1 -d "${DURATION}s" -label "larder $1" \
 		-paths-file "$2" -json "$RESULTS/larder-$1.json" | tee -a "$RESULTS/results.txt"
+	if [[ -n ${4:-} ]]; then
+		"$RESULTS/load" -url "http://127.0.0.1:$4" -key "$key" -c 1 -d "${DURATION}s" -label "keyed $1" \
+			-paths-file "$2" -json "$RESULTS/keyed-$1.json" | tee -a "$RESULTS/results.txt"
+	fi
 	pgbench -n -c 1 -T "$DURATION" -f "$3" "$DB" >"$RESULTS/raw-$1.txt"
 	echo "raw $1: $(grep 'latency average' "$RESULTS/raw-$1.txt")" | tee -a "$RESULTS/results.txt"
 }
@@ -94,7 +108,17 @@ SELECT count(*) FROM product_lots WHERE account_id = $acct AND product_id = (SEL
 SELECT * FROM product_lots WHERE account_id = $acct AND product_id = (SELECT id FROM bench_products WHERE n = :i)
 ORDER BY expiration_date ASC NULLS LAST, id ASC LIMIT 200;
 SQL
-run product "$RESULTS/paths-product.txt" "$RESULTS/raw-product.sql"
+# The baseline must answer what Larder answers (keys in any order).
+first=$(head -1 "$RESULTS/paths-product.txt")
+if ! cmp -s <(curl -fs -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT$first" | jq -S .) \
+	<(curl -fs -H "Authorization: Bearer $key" "http://127.0.0.1:$BASELINE_PORT$first" | jq -S .); then
+	echo "lots.sh: the baseline's page of $first differs from Larder's" >&2
+	exit 1
+fi
+for round in $(seq "${ROUNDS:-3}"); do
+	echo "== round $round" | tee -a "$RESULTS/results.txt"
+	run product "$RESULTS/paths-product.txt" "$RESULTS/raw-product.sql" "$BASELINE_PORT"
+done
 
 # 2. The whole account sorted by expiration date, first page of 200 (the COUNT covers a million rows).
 echo "/v1/product-lots?limit=200&sort=expiration_date" >"$RESULTS/paths-all.txt"

@@ -17,6 +17,14 @@ const gzipAbove = 1024
 
 var gzipWriters = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return w }}
 
+// bodies holds answer buffers between requests, so that a large list is not
+// copied into a buffer grown from nothing each time. A buffer that grew past
+// keepBody goes to the collector instead: one huge answer must not pin its
+// memory for good.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const keepBody = 1 << 20
+
 // withHTTPCaching gives GET answers an entity tag and compression. A 200
 // answer carries a weak ETag of its body (weak: the same entity whether
 // sent plain or compressed); a request whose If-None-Match names it gets 304
@@ -30,7 +38,13 @@ func withHTTPCaching(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		b := &buffered{header: http.Header{}}
+		b := &buffered{header: http.Header{}, body: bodies.Get().(*bytes.Buffer)}
+		defer func() {
+			if b.body.Cap() <= keepBody {
+				b.body.Reset()
+				bodies.Put(b.body)
+			}
+		}()
 		next.ServeHTTP(b, r)
 		h := w.Header()
 		for k, v := range b.header {
@@ -106,7 +120,7 @@ func acceptsGzip(header string) bool {
 type buffered struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
 }
 
 func (b *buffered) Header() http.Header { return b.header }

@@ -3,6 +3,9 @@
 // framework, no authentication, no rate limit, no logging. It answers GET
 // /v1/tags/{id} and GET /v1/tags with the same JSON shapes and the same SQL as
 // Larder, so that the difference in throughput is what Larder adds per request.
+// It also answers GET /v1/product-lots filtered by product and sorted by
+// expiration date (bench/lots.sh), as a hand-written server would: one COUNT
+// and one page that joins the product and location fields a lot borrows.
 // It sends each query as lib/pq's unnamed statement (parsed and planned on
 // every run) unless --prepare asks it to prepare each distinct query once, as
 // Larder's statement cache does.
@@ -129,6 +132,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
 	mux.HandleFunc("GET /v1/tags", s.listTags)
+	mux.HandleFunc("GET /v1/product-lots", s.listLots)
 	hs := &http.Server{
 		Addr:              *addr,
 		Handler:           mux,
