@@ -4,6 +4,7 @@ package rest
 
 import (
 	"context"
+	"slices"
 
 	"fmt"
 
@@ -246,6 +247,9 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 				ids = append(ids, id)
 			}
 		}
+		// Each id once: a 1000-line body naming 20 products asks for 20.
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 		found, err := tx.Product.Query().Where(product.IDIn(ids...)).IDs(ctx)
 		if err != nil {
 			return nil, err
@@ -267,6 +271,9 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 				ids = append(ids, id)
 			}
 		}
+		// Each id once: a 1000-line body naming 20 products asks for 20.
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 		found, err := tx.Location.Query().Where(location.IDIn(ids...)).IDs(ctx)
 		if err != nil {
 			return nil, err

@@ -251,6 +251,9 @@ func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLi
 				ids = append(ids, id)
 			}
 		}
+		// Each id once: a 1000-line body naming 20 products asks for 20.
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 		found, err := tx.Product.Query().Where(product.IDIn(ids...)).IDs(ctx)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ package rest
 
 import (
 	"context"
+	"slices"
 
 	"fmt"
 
@@ -119,6 +120,9 @@ func buildShipmentLines(ctx context.Context, tx *ent.Tx, in []oas.ShipmentLineIn
 				ids = append(ids, id)
 			}
 		}
+		// Each id once: a 1000-line body naming 20 products asks for 20.
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 		found, err := tx.ProductLot.Query().Where(productlot.IDIn(ids...)).IDs(ctx)
 		if err != nil {
 			return nil, err
