@@ -18,6 +18,7 @@
 #   KEEP=0        1: reuse an existing, already seeded database
 #   DENSE=50      products given 300 more lots each (the filtered page is full)
 #   ROUNDS=3      rounds of the product page (Larder, baseline, pgbench each)
+#   ALTERNATE=2000  then requests to each of Larder and the baseline, in turn (bench/alternate)
 #   BASELINE_PORT=28991
 set -euo pipefail
 
@@ -38,6 +39,7 @@ export LARDER_DATABASE_URL=$DB
 go build -o "$RESULTS/larder" ./cmd/larder
 go build -o "$RESULTS/load" ./bench/load
 go build -o "$RESULTS/baseline" ./bench/baseline
+go build -o "$RESULTS/alternate" ./bench/alternate
 L=$RESULTS/larder
 
 if [[ $KEEP != 1 ]]; then
@@ -119,6 +121,11 @@ for round in $(seq "${ROUNDS:-3}"); do
 	echo "== round $round" | tee -a "$RESULTS/results.txt"
 	run product "$RESULTS/paths-product.txt" "$RESULTS/raw-product.sql" "$BASELINE_PORT"
 done
+# The two servers again, one request at a time each in turn, with their CPU.
+echo "== alternating" | tee -a "$RESULTS/results.txt"
+"$RESULTS/alternate" -key "$key" -paths-file "$RESULTS/paths-product.txt" -n "${ALTERNATE:-2000}" \
+	-cpu-pid "larder=$server,keyed=$baseline" larder="http://127.0.0.1:$PORT" keyed="http://127.0.0.1:$BASELINE_PORT" |
+	tee -a "$RESULTS/results.txt"
 
 # 2. The whole account sorted by expiration date, first page of 200 (the COUNT covers a million rows).
 echo "/v1/product-lots?limit=200&sort=expiration_date" >"$RESULTS/paths-all.txt"
