@@ -107,7 +107,7 @@ func opt(d decimal.Decimal, ok bool) *decimal.Decimal {
 // before the order is saved (created, or its lines replaced). An order is
 // recorded without taxes.
 func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation, lines []*ent.PurchaseOrderLineCreate) error {
-	org, err := tenancy.OrganizationOf(ctx, tx.Client())
+	currency, err := tenancy.CurrencyOf(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation,
 	for i, b := range lines {
 		ls[i] = b.Mutation()
 	}
-	_, subtotal, err := completeLines(ctx, tx, org.Currency, ls)
+	_, subtotal, err := completeLines(ctx, tx, currency, ls)
 	if err != nil {
 		return err
 	}

@@ -343,11 +343,11 @@ func (l *List) check(lines []Line, orgCurrency string) []catalog.LineError {
 // *catalog.FileError lists them all). perrs are the file's syntax problems,
 // reported with the others.
 func (l *List) Import(ctx context.Context, c *ent.Client, lines []Line, perrs []catalog.LineError) (Result, error) {
-	org, err := tenancy.OrganizationOf(ctx, c)
+	currency, err := tenancy.CurrencyOf(ctx, c)
 	if err != nil {
 		return Result{}, err
 	}
-	errs := append(slices.Clone(perrs), l.check(lines, org.Currency)...)
+	errs := append(slices.Clone(perrs), l.check(lines, currency)...)
 	if len(errs) > 0 {
 		slices.SortStableFunc(errs, func(a, b catalog.LineError) int { return a.Line - b.Line })
 		return Result{}, &catalog.FileError{Problems: errs}

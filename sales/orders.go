@@ -56,11 +56,10 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 	if lines == nil {
 		return nil
 	}
-	org, err := tenancy.OrganizationOf(ctx, tx.Client())
+	currency, err := tenancy.CurrencyOf(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
-	currency := org.Currency
 	var ids []int
 	for _, b := range lines {
 		id, _ := b.Mutation().ProductID()

@@ -222,11 +222,10 @@ func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]inven
 // product, price, discount and taxes, the quantity in base units and in the
 // line's unit.
 func invoiceShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, s *ent.Shipment, orderLines map[int]*ent.SalesOrderLine, ids []int, shipped map[int]decimal.Decimal) (*ent.Invoice, error) {
-	org, err := tenancy.OrganizationOf(ctx, tx.Client())
+	currency, err := tenancy.CurrencyOf(ctx, tx.Client())
 	if err != nil {
 		return nil, err
 	}
-	currency := org.Currency
 	var pids []int
 	for _, id := range ids {
 		pids = append(pids, orderLines[id].ProductID)

@@ -147,6 +147,21 @@ func OrganizationOf(ctx context.Context, c *ent.Client) (*ent.Organization, erro
 	return org, nil
 }
 
+// CurrencyOf is the currency of the viewer's organization. An API caller's
+// key lookup read it at the start of the request, as it read the plan, so a
+// document priced in that request costs no statement more; an app or other
+// viewer without it reads the organization.
+func CurrencyOf(ctx context.Context, c *ent.Client) (string, error) {
+	if v := policy.FromContext(ctx); v != nil && v.Currency != "" {
+		return v.Currency, nil
+	}
+	org, err := OrganizationOf(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return org.Currency, nil
+}
+
 // Currency reports whether s is written as an ISO 4217 code (three capital
 // letters).
 func Currency(s string) bool { return currencyCode.MatchString(s) }
