@@ -150,7 +150,9 @@ func OrganizationOf(ctx context.Context, c *ent.Client) (*ent.Organization, erro
 // CurrencyOf is the currency of the viewer's organization. An API caller's
 // key lookup read it at the start of the request, as it read the plan, so a
 // document priced in that request costs no statement more; an app or other
-// viewer without it reads the organization.
+// viewer without it reads the organization. Both give the same answer: an
+// organization's currency is set when it is created (Create) and never
+// changes.
 func CurrencyOf(ctx context.Context, c *ent.Client) (string, error) {
 	if v := policy.FromContext(ctx); v != nil && v.Currency != "" {
 		return v.Currency, nil
