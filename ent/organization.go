@@ -25,7 +25,7 @@ type Organization struct {
 	Name string `json:"name,omitempty"`
 	// Subscription plan; only enterprise includes the API.
 	Plan organization.Plan `json:"plan,omitempty"`
-	// ISO 4217 currency of amounts.
+	// ISO 4217 currency of amounts; set when the organization is created, never changed (tenancy.CurrencyOf relies on it).
 	Currency string `json:"currency,omitempty"`
 	// Purchasing setting: a purchase order for a SUSPENDED or REJECTED supplier is refused (409 SUPPLIER_BLOCKED).
 	BlockUnapprovedSuppliers bool `json:"block_unapproved_suppliers,omitempty"`

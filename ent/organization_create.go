@@ -390,18 +390,6 @@ func (u *OrganizationUpsert) UpdatePlan() *OrganizationUpsert {
 	return u
 }
 
-// SetCurrency sets the "currency" field.
-func (u *OrganizationUpsert) SetCurrency(v string) *OrganizationUpsert {
-	u.Set(organization.FieldCurrency, v)
-	return u
-}
-
-// UpdateCurrency sets the "currency" field to the value that was provided on create.
-func (u *OrganizationUpsert) UpdateCurrency() *OrganizationUpsert {
-	u.SetExcluded(organization.FieldCurrency)
-	return u
-}
-
 // SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
 func (u *OrganizationUpsert) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpsert {
 	u.Set(organization.FieldBlockUnapprovedSuppliers, v)
@@ -439,6 +427,9 @@ func (u *OrganizationUpsertOne) UpdateNewValues() *OrganizationUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(organization.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.Currency(); exists {
+			s.SetIgnore(organization.FieldCurrency)
 		}
 	}))
 	return u
@@ -510,20 +501,6 @@ func (u *OrganizationUpsertOne) SetPlan(v organization.Plan) *OrganizationUpsert
 func (u *OrganizationUpsertOne) UpdatePlan() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdatePlan()
-	})
-}
-
-// SetCurrency sets the "currency" field.
-func (u *OrganizationUpsertOne) SetCurrency(v string) *OrganizationUpsertOne {
-	return u.Update(func(s *OrganizationUpsert) {
-		s.SetCurrency(v)
-	})
-}
-
-// UpdateCurrency sets the "currency" field to the value that was provided on create.
-func (u *OrganizationUpsertOne) UpdateCurrency() *OrganizationUpsertOne {
-	return u.Update(func(s *OrganizationUpsert) {
-		s.UpdateCurrency()
 	})
 }
 
@@ -734,6 +711,9 @@ func (u *OrganizationUpsertBulk) UpdateNewValues() *OrganizationUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(organization.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.Currency(); exists {
+				s.SetIgnore(organization.FieldCurrency)
+			}
 		}
 	}))
 	return u
@@ -805,20 +785,6 @@ func (u *OrganizationUpsertBulk) SetPlan(v organization.Plan) *OrganizationUpser
 func (u *OrganizationUpsertBulk) UpdatePlan() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdatePlan()
-	})
-}
-
-// SetCurrency sets the "currency" field.
-func (u *OrganizationUpsertBulk) SetCurrency(v string) *OrganizationUpsertBulk {
-	return u.Update(func(s *OrganizationUpsert) {
-		s.SetCurrency(v)
-	})
-}
-
-// UpdateCurrency sets the "currency" field to the value that was provided on create.
-func (u *OrganizationUpsertBulk) UpdateCurrency() *OrganizationUpsertBulk {
-	return u.Update(func(s *OrganizationUpsert) {
-		s.UpdateCurrency()
 	})
 }
 

@@ -64,20 +64,6 @@ func (_u *OrganizationUpdate) SetNillablePlan(v *organization.Plan) *Organizatio
 	return _u
 }
 
-// SetCurrency sets the "currency" field.
-func (_u *OrganizationUpdate) SetCurrency(v string) *OrganizationUpdate {
-	_u.mutation.SetCurrency(v)
-	return _u
-}
-
-// SetNillableCurrency sets the "currency" field if the given value is not nil.
-func (_u *OrganizationUpdate) SetNillableCurrency(v *string) *OrganizationUpdate {
-	if v != nil {
-		_u.SetCurrency(*v)
-	}
-	return _u
-}
-
 // SetBlockUnapprovedSuppliers sets the "block_unapproved_suppliers" field.
 func (_u *OrganizationUpdate) SetBlockUnapprovedSuppliers(v bool) *OrganizationUpdate {
 	_u.mutation.SetBlockUnapprovedSuppliers(v)
@@ -231,9 +217,6 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.Plan(); ok {
 		_spec.SetField(organization.FieldPlan, field.TypeEnum, value)
 	}
-	if value, ok := _u.mutation.Currency(); ok {
-		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
-	}
 	if value, ok := _u.mutation.BlockUnapprovedSuppliers(); ok {
 		_spec.SetField(organization.FieldBlockUnapprovedSuppliers, field.TypeBool, value)
 	}
@@ -337,20 +320,6 @@ func (_u *OrganizationUpdateOne) SetPlan(v organization.Plan) *OrganizationUpdat
 func (_u *OrganizationUpdateOne) SetNillablePlan(v *organization.Plan) *OrganizationUpdateOne {
 	if v != nil {
 		_u.SetPlan(*v)
-	}
-	return _u
-}
-
-// SetCurrency sets the "currency" field.
-func (_u *OrganizationUpdateOne) SetCurrency(v string) *OrganizationUpdateOne {
-	_u.mutation.SetCurrency(v)
-	return _u
-}
-
-// SetNillableCurrency sets the "currency" field if the given value is not nil.
-func (_u *OrganizationUpdateOne) SetNillableCurrency(v *string) *OrganizationUpdateOne {
-	if v != nil {
-		_u.SetCurrency(*v)
 	}
 	return _u
 }
@@ -537,9 +506,6 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.Plan(); ok {
 		_spec.SetField(organization.FieldPlan, field.TypeEnum, value)
-	}
-	if value, ok := _u.mutation.Currency(); ok {
-		_spec.SetField(organization.FieldCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.BlockUnapprovedSuppliers(); ok {
 		_spec.SetField(organization.FieldBlockUnapprovedSuppliers, field.TypeBool, value)

@@ -31,9 +31,10 @@ func CopySupplier(order bool) ent.Hook {
 			}
 			id := v.(int)
 			c := m.(interface{ Client() *gen.Client }).Client()
-			// Only what is copied or checked: a supplier row holds much more.
+			// Only what is copied or checked (and the expiry, from which a
+			// read derives the approval status): a supplier row holds much more.
 			s, err := c.Supplier.Query().Where(supplier.ID(id)).
-				Select(supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldCompany, supplier.FieldAddress).
+				Select(supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress).
 				Only(ctx)
 			if gen.IsNotFound(err) {
 				return nil, problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)

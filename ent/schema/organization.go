@@ -30,7 +30,8 @@ func (Organization) Fields() []ent.Field {
 			Comment("Subscription plan; only enterprise includes the API."),
 		field.String("currency").
 			Default("CAD").
-			Comment("ISO 4217 currency of amounts."),
+			Immutable().
+			Comment("ISO 4217 currency of amounts; set when the organization is created, never changed (tenancy.CurrencyOf relies on it)."),
 		field.Bool("block_unapproved_suppliers").
 			Default(false).
 			Comment("Purchasing setting: a purchase order for a SUSPENDED or REJECTED supplier is refused (409 SUPPLIER_BLOCKED)."),
