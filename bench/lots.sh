@@ -84,6 +84,11 @@ baseline=$!
 trap 'kill $server $baseline 2>/dev/null || true' EXIT
 for _ in $(seq 300); do curl -fs "http://127.0.0.1:$PORT/v1/openapi.json" >/dev/null && break; sleep 0.1; done
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$BASELINE_PORT/v1/tags" && break; sleep 0.1; done
+if ! kill -0 "$baseline" 2>/dev/null; then
+	echo "lots.sh: the baseline did not start (is port $BASELINE_PORT taken?):" >&2
+	cat "$RESULTS/baseline.log" >&2
+	exit 1
+fi
 
 # The dense products, on both sides: every page holds 200 lots.
 psql "$DB" -Atc "SELECT DISTINCT product_id FROM product_lots WHERE account_id = $acct AND lot_number LIKE 'DENSE-%' ORDER BY product_id" >"$RESULTS/products.txt"
@@ -110,10 +115,12 @@ SELECT count(*) FROM product_lots WHERE account_id = $acct AND product_id = (SEL
 SELECT * FROM product_lots WHERE account_id = $acct AND product_id = (SELECT id FROM bench_products WHERE n = :i)
 ORDER BY expiration_date ASC NULLS LAST, id ASC LIMIT 200;
 SQL
-# The baseline must answer what Larder answers (keys in any order).
+# The baseline must answer what Larder answers (keys in any order), a full page.
 first=$(head -1 "$RESULTS/paths-product.txt")
-if ! cmp -s <(curl -fs -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT$first" | jq -S .) \
-	<(curl -fs -H "Authorization: Bearer $key" "http://127.0.0.1:$BASELINE_PORT$first" | jq -S .); then
+curl -fsS -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT$first" >"$RESULTS/check-larder.json"
+curl -fsS -H "Authorization: Bearer $key" "http://127.0.0.1:$BASELINE_PORT$first" >"$RESULTS/check-keyed.json"
+jq -e '.data | length == 200' "$RESULTS/check-larder.json" >/dev/null
+if ! cmp -s <(jq -S . "$RESULTS/check-larder.json") <(jq -S . "$RESULTS/check-keyed.json"); then
 	echo "lots.sh: the baseline's page of $first differs from Larder's" >&2
 	exit 1
 fi

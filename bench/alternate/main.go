@@ -31,7 +31,7 @@ import (
 // server is one side of the comparison.
 type server struct {
 	name, base string
-	pid        int
+	pid        int // 0: CPU not reported
 	latencies  []time.Duration
 	cpuBefore  time.Duration
 }
@@ -48,7 +48,10 @@ func main() {
 	}
 	flag.Parse()
 	servers, paths, err := setup(flag.Args(), *pathsFile, *pids)
-	if err != nil || *n < 1 {
+	if err == nil && *n < 1 {
+		err = errors.New("-n must be at least 1")
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "alternate:", err)
 		flag.Usage()
 		os.Exit(2)
@@ -57,7 +60,10 @@ func main() {
 	for round := range *warmup + *n {
 		if round == *warmup {
 			for _, s := range servers {
-				s.cpuBefore, _ = proccpu.Process(s.pid)
+				var ok bool
+				if s.cpuBefore, ok = proccpu.Process(s.pid); !ok {
+					s.pid = 0 // no CPU figure rather than one counted from the process's start
+				}
 			}
 		}
 		path := paths[rand.IntN(len(paths))]
