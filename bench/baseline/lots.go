@@ -78,54 +78,18 @@ func (s *server) listLots(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusBadRequest, "sort must be expiration_date")
 		return
 	}
-	limit, err := intParam(q.Get("limit"), defaultLimit)
-	if err != nil || limit < 1 || limit > maxLimit {
-		writeProblem(w, http.StatusBadRequest, "limit must be between 1 and 200")
+	limit, offset, ok := pageParams(w, r)
+	if !ok {
 		return
 	}
-	offset, err := intParam(q.Get("offset"), 0)
-	if err != nil || offset < 0 {
-		writeProblem(w, http.StatusBadRequest, "offset must be a non-negative integer")
+	account, ok := s.accountOf(w, r)
+	if !ok {
 		return
 	}
-	ctx := r.Context()
-	account := s.account
-	if s.auth {
-		var ok bool
-		if account, ok = s.authenticate(w, r); !ok {
-			return
-		}
+	data, p, ok := listPage(s, w, r.Context(), countLots, selectLots, limit, offset, scanLot, account, product)
+	if ok {
+		writeJSON(w, http.StatusOK, lotList{Data: data, Order: "expiration_date:asc,id:asc", Pagination: p})
 	}
-	var total int
-	if err := s.queryRow(ctx, func(sc scanner) error { return sc.Scan(&total) }, countLots, account, product); err != nil {
-		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	page := selectLots + " LIMIT " + strconv.Itoa(limit)
-	if offset > 0 {
-		page += " OFFSET " + strconv.Itoa(offset)
-	}
-	rows, err := s.query(ctx, page, account, product)
-	if err != nil {
-		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	defer rows.Close()
-	out := lotList{Data: make([]lot, 0, limit), Order: "expiration_date:asc,id:asc"}
-	for rows.Next() {
-		var l lot
-		if err := scanLot(rows, &l); err != nil {
-			writeProblem(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		out.Data = append(out.Data, l)
-	}
-	if err := rows.Err(); err != nil {
-		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	out.Pagination = pagination{HasMore: offset+len(out.Data) < total, Limit: limit, Offset: offset, Total: total}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // scanLot reads the columns of selectLots into l.

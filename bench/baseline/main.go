@@ -243,66 +243,84 @@ func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 // listTags answers GET /v1/tags?ref_type=…&limit=…&offset=… with a count and
 // one page ordered by id.
 func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	refType := q.Get("ref_type")
+	refType := r.URL.Query().Get("ref_type")
 	if refType == "" {
 		writeProblem(w, http.StatusBadRequest, "ref_type is required")
 		return
 	}
+	limit, offset, ok := pageParams(w, r)
+	if !ok {
+		return
+	}
+	account, ok := s.accountOf(w, r)
+	if !ok {
+		return
+	}
+	data, p, ok := listPage(s, w, r.Context(), countList, selectList, limit, offset, scanTag, account, refType)
+	if ok {
+		writeJSON(w, http.StatusOK, tagList{Data: data, Order: "id:asc", Pagination: p})
+	}
+}
+
+// pageParams reads limit and offset, or answers 400 and reports false.
+func pageParams(w http.ResponseWriter, r *http.Request) (limit, offset int, ok bool) {
+	q := r.URL.Query()
 	limit, err := intParam(q.Get("limit"), defaultLimit)
 	if err != nil || limit < 1 || limit > maxLimit {
 		writeProblem(w, http.StatusBadRequest, fmt.Sprintf("limit must be between 1 and %d", maxLimit))
-		return
+		return 0, 0, false
 	}
-	offset, err := intParam(q.Get("offset"), 0)
+	offset, err = intParam(q.Get("offset"), 0)
 	if err != nil || offset < 0 {
 		writeProblem(w, http.StatusBadRequest, "offset must be a non-negative integer")
-		return
+		return 0, 0, false
 	}
-	ctx := r.Context()
-	account := s.account
-	if s.auth {
-		var ok bool
-		if account, ok = s.authenticate(w, r); !ok {
-			return
-		}
+	return limit, offset, true
+}
+
+// accountOf is the account a list reads: the key's with --auth (or a 401),
+// --account otherwise.
+func (s *server) accountOf(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	if !s.auth {
+		return s.account, true
 	}
+	return s.authenticate(w, r)
+}
+
+// listPage runs a list's COUNT, then its page (LIMIT and OFFSET appended to
+// query, as ent writes them) with the same arguments, scanning each row; it
+// answers 500 itself and reports false on an error.
+func listPage[T any](s *server, w http.ResponseWriter, ctx context.Context, count, query string, limit, offset int,
+	scan func(scanner, *T) error, args ...any) ([]T, pagination, bool) {
 	var total int
-	count := func(sc scanner) error { return sc.Scan(&total) }
-	if err := s.queryRow(ctx, count, countList, account, refType); err != nil {
+	if err := s.queryRow(ctx, func(sc scanner) error { return sc.Scan(&total) }, count, args...); err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
+		return nil, pagination{}, false
 	}
-	page := selectList + " LIMIT " + strconv.Itoa(limit)
+	query += " LIMIT " + strconv.Itoa(limit)
 	if offset > 0 {
-		page += " OFFSET " + strconv.Itoa(offset)
+		query += " OFFSET " + strconv.Itoa(offset)
 	}
-	rows, err := s.query(ctx, page, account, refType)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
+		return nil, pagination{}, false
 	}
 	defer rows.Close()
-	out := tagList{Data: make([]tag, 0, limit), Order: "id:asc"}
+	out := make([]T, 0, limit)
 	for rows.Next() {
-		var t tag
-		if err := scanTag(rows, &t); err != nil {
+		var v T
+		if err := scan(rows, &v); err != nil {
 			writeProblem(w, http.StatusInternalServerError, err.Error())
-			return
+			return nil, pagination{}, false
 		}
-		out.Data = append(out.Data, t)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		writeProblem(w, http.StatusInternalServerError, err.Error())
-		return
+		return nil, pagination{}, false
 	}
-	out.Pagination = pagination{
-		HasMore: offset+len(out.Data) < total,
-		Limit:   limit,
-		Offset:  offset,
-		Total:   total,
-	}
-	writeJSON(w, http.StatusOK, out)
+	return out, pagination{HasMore: offset+len(out) < total, Limit: limit, Offset: offset, Total: total}, true
 }
 
 // authenticate returns the account of the request's live bearer key, or
