@@ -143,30 +143,50 @@ var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies",
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
 
+// str, num, dur and boolean bind an option's flag to a field of its type;
+// setStr, setNum, setDur and setBool set it from its environment variable.
+func str(p *string) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, *p, h) }
+}
+
+func setStr(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
+
+func num(p *int) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, *p, h) }
+}
+
+func setNum(p *int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		*p = n
+		return err
+	}
+}
+
+func dur(p *time.Duration) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, *p, h) }
+}
+
+func setDur(p *time.Duration) func(string) error {
+	return func(v string) (err error) { *p, err = time.ParseDuration(v); return err }
+}
+
+func boolean(p *bool) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, *p, h) }
+}
+
+func setBool(p *bool) func(string) error {
+	return func(v string) (err error) { *p, err = strconv.ParseBool(v); return err }
+}
+
 func (c *Config) options() map[string]option {
-	str := func(p *string) func(*flag.FlagSet, string, string) {
-		return func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, *p, h) }
-	}
-	num := func(p *int) func(*flag.FlagSet, string, string) {
-		return func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, *p, h) }
-	}
-	setStr := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
-	setNum := func(p *int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			*p = n
-			return err
-		}
-	}
 	return map[string]option{
 		"database":        {"database", "LARDER_DATABASE_URL", "database URL: sqlite://PATH, postgres://…", str(&c.Database), setStr(&c.Database)},
 		"log-format":      {"log-format", "LARDER_LOG_FORMAT", "log format: text or json", str(&c.LogFormat), setStr(&c.LogFormat)},
 		"addr":            {"addr", "LARDER_ADDR", "listen address", str(&c.Addr), setStr(&c.Addr)},
 		"rate-limit":      {"rate-limit", "LARDER_RATE_LIMIT", "requests per minute per account", num(&c.RateLimit), setNum(&c.RateLimit)},
 		"auth-fail-limit": {"auth-fail-limit", "LARDER_AUTH_FAIL_LIMIT", "invalid keys per minute per client address before 429", num(&c.AuthFailLimit), setNum(&c.AuthFailLimit)},
-		"request-timeout": {"request-timeout", "LARDER_REQUEST_TIMEOUT", "time a request may take", func(fs *flag.FlagSet, n, h string) {
-			fs.DurationVar(&c.RequestTimeout, n, c.RequestTimeout, h)
-		}, func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return err }},
+		"request-timeout": {"request-timeout", "LARDER_REQUEST_TIMEOUT", "time a request may take", dur(&c.RequestTimeout), setDur(&c.RequestTimeout)},
 		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
 		"gc-percent":      {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
 		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},

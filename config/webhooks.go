@@ -1,30 +1,11 @@
 package config
 
 import (
-	"flag"
 	"net/url"
-	"strconv"
-	"time"
 )
 
 // webhookOptions are the settings of webhook delivery.
 func (c *Config) webhookOptions() map[string]option {
-	str := func(p *string) func(*flag.FlagSet, string, string) {
-		return func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, *p, h) }
-	}
-	setStr := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
-	dur := func(p *time.Duration) func(*flag.FlagSet, string, string) {
-		return func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, *p, h) }
-	}
-	setDur := func(p *time.Duration) func(string) error {
-		return func(v string) (err error) { *p, err = time.ParseDuration(v); return err }
-	}
-	boolean := func(p *bool) func(*flag.FlagSet, string, string) {
-		return func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, *p, h) }
-	}
-	setBool := func(p *bool) func(string) error {
-		return func(v string) (err error) { *p, err = strconv.ParseBool(v); return err }
-	}
 	return map[string]option{
 		"webhooks":               {"webhooks", "LARDER_WEBHOOKS", "run the webhook dispatcher in serve", boolean(&c.Webhooks), setBool(&c.Webhooks)},
 		"webhook-retry-interval": {"webhook-retry-interval", "LARDER_WEBHOOK_RETRY_INTERVAL", "time between the three retries of a webhook delivery", dur(&c.WebhookRetryInterval), setDur(&c.WebhookRetryInterval)},
