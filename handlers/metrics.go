@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -9,18 +8,6 @@ import (
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi/oas"
 )
-
-// refusal notes why a request is refused with 429 or 503, for the metrics.
-type refusal struct{ reason string }
-
-type refusalKey struct{}
-
-// refuse records reason as the cause of the refusal being written.
-func refuse(ctx context.Context, reason string) {
-	if n, ok := ctx.Value(refusalKey{}).(*refusal); ok && n.reason == "" {
-		n.reason = reason
-	}
-}
 
 // operation names a request for the metrics: the API operation it matched
 // (its operationId), or one of a fixed few names outside the API, so the

@@ -21,37 +21,64 @@ import (
 	"larder.dev/larder/ratelimit"
 )
 
-type ctxKey int
+// exchange is what the middleware learns of one request as it passes down,
+// kept in the request's context once (withRequestID) and filled in place by
+// the layers below, rather than a context value and a copy of the request
+// per layer.
+type exchange struct {
+	id     string
+	header http.Header // of the response
+	// refused is why the request is refused with 429 or 503, for the metrics.
+	refused string
+	viewer  *policy.Viewer // of a valid key (gate)
+	query   url.Values     // parsed once (gate)
+}
 
-const (
-	requestIDKey ctxKey = iota
-	headerKey
-	viewerKey
-	queryKey
-)
+type exchangeKey struct{}
+
+// exchangeOf returns the exchange of the request of ctx, or nil outside one.
+func exchangeOf(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return x
+}
 
 // RequestID returns the id of the request of ctx (req_…).
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if x := exchangeOf(ctx); x != nil {
+		return x.id
+	}
+	return ""
 }
 
 // responseHeader returns the header map of the response of ctx.
 func responseHeader(ctx context.Context) http.Header {
-	h, _ := ctx.Value(headerKey).(http.Header)
-	return h
+	if x := exchangeOf(ctx); x != nil {
+		return x.header
+	}
+	return nil
 }
 
 // query returns the query parameters of the request of ctx.
 func query(ctx context.Context) url.Values {
-	q, _ := ctx.Value(queryKey).(url.Values)
-	return q
+	if x := exchangeOf(ctx); x != nil {
+		return x.query
+	}
+	return nil
 }
 
 // authenticated returns the viewer of a valid key the middleware found, or nil.
 func authenticated(ctx context.Context) *policy.Viewer {
-	v, _ := ctx.Value(viewerKey).(*policy.Viewer)
-	return v
+	if x := exchangeOf(ctx); x != nil {
+		return x.viewer
+	}
+	return nil
+}
+
+// refuse records reason as the cause of the refusal being written.
+func refuse(ctx context.Context, reason string) {
+	if x := exchangeOf(ctx); x != nil && x.refused == "" {
+		x.refused = reason
+	}
 }
 
 // withRequestID gives every request a generated id, in the X-Request-Id header
@@ -60,9 +87,8 @@ func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := ids.New("req_")
 		w.Header().Set("X-Request-Id", id)
-		ctx := context.WithValue(r.Context(), requestIDKey, id)
-		ctx = context.WithValue(ctx, headerKey, w.Header())
-		next.ServeHTTP(w, r.WithContext(ctx))
+		x := &exchange{id: id, header: w.Header()}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 	})
 }
 
@@ -98,8 +124,6 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
-		refused := &refusal{}
-		r = r.WithContext(context.WithValue(r.Context(), refusalKey{}, refused))
 		ctx := r.Context()
 		defer func() {
 			if v := recover(); v != nil {
@@ -113,7 +137,10 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request
 			}
 			m.Request(name(r), r.Method, rec.status, time.Since(start))
 			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
-				reason := refused.reason
+				var reason string
+				if x := exchangeOf(ctx); x != nil {
+					reason = x.refused
+				}
 				if reason == "" {
 					reason = "other"
 				}
@@ -237,8 +264,10 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 				RetryAfter: res.RetryAfter(now)})
 			return
 		}
-		ctx = context.WithValue(ctx, viewerKey, v)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, queryKey, r.URL.Query())))
+		if x := exchangeOf(ctx); x != nil {
+			x.viewer, x.query = v, r.URL.Query()
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
