@@ -52,13 +52,12 @@ func withHTTPCaching(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		b := &buffered{header: http.Header{}, body: bodies.Get().(*bytes.Buffer)}
+		// Headers go straight to the response's map: nothing is sent
+		// before the body is complete.
+		h := w.Header()
+		b := &buffered{header: h, body: bodies.Get().(*bytes.Buffer)}
 		defer keep(b.body)
 		next.ServeHTTP(b, r)
-		h := w.Header()
-		for k, v := range b.header {
-			h[k] = v
-		}
 		status := b.status
 		if status == 0 {
 			status = http.StatusOK
