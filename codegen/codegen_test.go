@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,5 +260,33 @@ func TestRefRootNeedsAForeignKey(t *testing.T) {
 		F: &gen.Field{Name: "warehouse_id", Type: &field.TypeInfo{Type: field.TypeInt}, Optional: true, Nillable: true}})
 	if err := r.validate(); err == nil || !strings.Contains(err.Error(), "foreign key") {
 		t.Fatalf("validate: %v", err)
+	}
+}
+
+// Retrievals read the columns the converter reads, lists without those they
+// show as null, and nothing the API does not show (here account_id).
+func TestShownColumns(t *testing.T) {
+	str := func(name string, a annotate.Field) *Field {
+		return &Field{Name: name, Ann: a, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
+	}
+	r := resourceWith(
+		str("name", annotate.Field{}),
+		str("notes", annotate.SingleOnly()),
+		str("kind", annotate.Field{}),
+		str("grade", annotate.Field{Group: "material"}),
+	)
+	r.Type.Fields = append(r.Type.Fields, &gen.Field{Name: "account_id", Type: &field.TypeInfo{Type: field.TypeInt}})
+	r.Ann.Groups = []annotate.Group{{Name: "material", When: "kind", Is: "material"}}
+	if got, want := r.Shown(false), "thing.FieldName, thing.FieldNotes, thing.FieldKind, thing.FieldGrade"; got != want {
+		t.Errorf("Shown(false) = %s, want %s", got, want)
+	}
+	if got, want := r.Shown(true), "thing.FieldName, thing.FieldKind, thing.FieldGrade"; got != want {
+		t.Errorf("Shown(true) = %s, want %s", got, want)
+	}
+	// The field a group is chosen by is read even when it is not shown.
+	r.Fields = slices.DeleteFunc(r.Fields, func(f *Field) bool { return f.Name == "kind" })
+	r.Fields = append(r.Fields, str("kind", annotate.SingleOnly()))
+	if got, want := r.Shown(true), "thing.FieldName, thing.FieldGrade, thing.FieldKind"; got != want {
+		t.Errorf("Shown(true) with kind shown only singly = %s, want %s", got, want)
 	}
 }

@@ -94,14 +94,14 @@ type server struct {
 // SQL of the two routes: the same columns and predicates as Larder's queries
 // (ent writes LIMIT and OFFSET as literals; selectList gets them appended).
 const (
-	selectByID = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1`
+	selectByID = `SELECT id, description, name, ref_type FROM tags WHERE id = $1`
 	countList  = `SELECT COUNT(*) FROM tags WHERE account_id = $1 AND ref_type = $2`
-	selectList = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags
+	selectList = `SELECT id, description, name, ref_type FROM tags
 WHERE account_id = $1 AND ref_type = $2 ORDER BY id`
 	// With --auth: the key's account, and the record within it.
 	selectKey = `SELECT k.account_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
 WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`
-	selectByIDInAccount = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1 AND account_id = $2`
+	selectByIDInAccount = `SELECT id, description, name, ref_type FROM tags WHERE id = $1 AND account_id = $2`
 )
 
 // main parses the flags, opens the pool and serves until SIGINT or SIGTERM.
@@ -352,12 +352,8 @@ type scanner interface {
 
 // scanTag reads the columns of selectByID and selectList into t.
 func scanTag(sc scanner, t *tag) error {
-	var (
-		created, updated time.Time
-		description      sql.NullString
-		account          int64
-	)
-	if err := sc.Scan(&t.ID, &created, &updated, &description, &t.Name, &t.RefType, &account); err != nil {
+	var description sql.NullString
+	if err := sc.Scan(&t.ID, &description, &t.Name, &t.RefType); err != nil {
 		return err
 	}
 	if description.Valid {

@@ -46,13 +46,13 @@ const (
 	lookupAndSpend = auth.LookupAndSpendSQL
 	reserve        = ratelimit.ReserveSQL
 
-	entByID  = `SELECT "tags"."id", "tags"."account_id", "tags"."created_at", "tags"."updated_at", "tags"."description", "tags"."name", "tags"."ref_type" FROM "tags" WHERE "tags"."id" = $1 AND "tags"."account_id" = $2 LIMIT 2`
-	entCount = `SELECT COUNT("tags"."id") FROM "tags" WHERE "tags"."ref_type" = $1 AND "tags"."account_id" = $2`
-	entList  = `SELECT "tags"."id", "tags"."account_id", "tags"."created_at", "tags"."updated_at", "tags"."description", "tags"."name", "tags"."ref_type" FROM "tags" WHERE "tags"."ref_type" = $1 AND "tags"."account_id" = $2 ORDER BY "tags"."id" LIMIT 200`
+	entByID  = `SELECT "tags"."id", "tags"."description", "tags"."name", "tags"."ref_type" FROM "tags" WHERE "tags"."id" = $1 AND "tags"."account_id" = $2 LIMIT 2`
+	entCount = `SELECT COUNT(*) FROM "tags" WHERE "tags"."ref_type" = $1 AND "tags"."account_id" = $2`
+	entList  = `SELECT "tags"."id", "tags"."description", "tags"."name", "tags"."ref_type" FROM "tags" WHERE "tags"."ref_type" = $1 AND "tags"."account_id" = $2 ORDER BY "tags"."id" LIMIT 200`
 
-	baseByID  = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags WHERE id = $1`
+	baseByID  = `SELECT id, description, name, ref_type FROM tags WHERE id = $1`
 	baseCount = `SELECT COUNT(*) FROM tags WHERE account_id = $1 AND ref_type = $2`
-	baseList  = `SELECT id, created_at, updated_at, description, name, ref_type, account_id FROM tags
+	baseList  = `SELECT id, description, name, ref_type FROM tags
 WHERE account_id = $1 AND ref_type = $2 ORDER BY id LIMIT 200`
 )
 

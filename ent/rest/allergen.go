@@ -150,6 +150,7 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -172,15 +173,22 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 // LoadAllergen loads the Allergen with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
+	return queryAllergen(c, id, ps...).Only(ctx)
+}
+
+// queryAllergen is the query of LoadAllergen.
+func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.AllergenQuery {
 	q := c.Allergen.Query().
 		Where(allergen.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetAllergen retrieves one Allergen.
 func (h *Handlers) GetAllergen(ctx context.Context, p oas.GetAllergenParams) (*oas.AllergenData, error) {
-	e, err := LoadAllergen(ctx, h.Client, p.AllergenID)
+	q := queryAllergen(h.Client, p.AllergenID)
+	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

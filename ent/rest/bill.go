@@ -371,6 +371,7 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -393,16 +394,23 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 // LoadBill loads the Bill with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
+	return queryBill(c, id, ps...).Only(ctx)
+}
+
+// queryBill is the query of LoadBill.
+func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 	q := c.Bill.Query().
 		Where(bill.ID(id)).
 		Where(ps...)
 	withBillEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetBill retrieves one Bill.
 func (h *Handlers) GetBill(ctx context.Context, p oas.GetBillParams) (*oas.BillData, error) {
-	e, err := LoadBill(ctx, h.Client, p.BillID)
+	q := queryBill(h.Client, p.BillID)
+	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

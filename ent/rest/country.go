@@ -63,6 +63,7 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -85,15 +86,22 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 // LoadCountry loads the Country with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
+	return queryCountry(c, id, ps...).Only(ctx)
+}
+
+// queryCountry is the query of LoadCountry.
+func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQuery {
 	q := c.Country.Query().
 		Where(country.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetCountry retrieves one Country.
 func (h *Handlers) GetCountry(ctx context.Context, p oas.GetCountryParams) (*oas.CountryData, error) {
-	e, err := LoadCountry(ctx, h.Client, p.CountryID)
+	q := queryCountry(h.Client, p.CountryID)
+	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

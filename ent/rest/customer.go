@@ -345,6 +345,7 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -367,16 +368,23 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 // LoadCustomer loads the Customer with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
+	return queryCustomer(c, id, ps...).Only(ctx)
+}
+
+// queryCustomer is the query of LoadCustomer.
+func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.CustomerQuery {
 	q := c.Customer.Query().
 		Where(customer.ID(id)).
 		Where(ps...)
 	withCustomerEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetCustomer retrieves one Customer.
 func (h *Handlers) GetCustomer(ctx context.Context, p oas.GetCustomerParams) (*oas.CustomerData, error) {
-	e, err := LoadCustomer(ctx, h.Client, p.CustomerID)
+	q := queryCustomer(h.Client, p.CustomerID)
+	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,7 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -83,15 +84,22 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 // LoadCustomerType loads the CustomerType with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
+	return queryCustomerType(c, id, ps...).Only(ctx)
+}
+
+// queryCustomerType is the query of LoadCustomerType.
+func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent.CustomerTypeQuery {
 	q := c.CustomerType.Query().
 		Where(customertype.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetCustomerType retrieves one CustomerType.
 func (h *Handlers) GetCustomerType(ctx context.Context, p oas.GetCustomerTypeParams) (*oas.CustomerTypeData, error) {
-	e, err := LoadCustomerType(ctx, h.Client, p.CustomerTypeID)
+	q := queryCustomerType(h.Client, p.CustomerTypeID)
+	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

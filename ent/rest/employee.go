@@ -62,6 +62,7 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -84,15 +85,22 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 // LoadEmployee loads the Employee with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
+	return queryEmployee(c, id, ps...).Only(ctx)
+}
+
+// queryEmployee is the query of LoadEmployee.
+func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.EmployeeQuery {
 	q := c.Employee.Query().
 		Where(employee.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetEmployee retrieves one Employee.
 func (h *Handlers) GetEmployee(ctx context.Context, p oas.GetEmployeeParams) (*oas.EmployeeData, error) {
-	e, err := LoadEmployee(ctx, h.Client, p.EmployeeID)
+	q := queryEmployee(h.Client, p.EmployeeID)
+	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,7 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -129,15 +130,22 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 // LoadEquipment loads the Equipment with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
+	return queryEquipment(c, id, ps...).Only(ctx)
+}
+
+// queryEquipment is the query of LoadEquipment.
+func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.EquipmentQuery {
 	q := c.Equipment.Query().
 		Where(equipment.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetEquipment retrieves one Equipment.
 func (h *Handlers) GetEquipment(ctx context.Context, p oas.GetEquipmentParams) (*oas.EquipmentData, error) {
-	e, err := LoadEquipment(ctx, h.Client, p.EquipmentID)
+	q := queryEquipment(h.Client, p.EquipmentID)
+	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

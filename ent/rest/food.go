@@ -210,6 +210,7 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -232,16 +233,23 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 // LoadFood loads the Food with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
+	return queryFood(c, id, ps...).Only(ctx)
+}
+
+// queryFood is the query of LoadFood.
+func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
 	q := c.Food.Query().
 		Where(food.ID(id)).
 		Where(ps...)
 	withFoodEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetFood retrieves one Food.
 func (h *Handlers) GetFood(ctx context.Context, p oas.GetFoodParams) (*oas.FoodData, error) {
-	e, err := LoadFood(ctx, h.Client, p.FoodID)
+	q := queryFood(h.Client, p.FoodID)
+	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

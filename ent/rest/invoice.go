@@ -215,6 +215,7 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -237,16 +238,23 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 // LoadInvoice loads the Invoice with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Invoice) (*ent.Invoice, error) {
+	return queryInvoice(c, id, ps...).Only(ctx)
+}
+
+// queryInvoice is the query of LoadInvoice.
+func queryInvoice(c *ent.Client, id int, ps ...predicate.Invoice) *ent.InvoiceQuery {
 	q := c.Invoice.Query().
 		Where(invoice.ID(id)).
 		Where(ps...)
 	withInvoiceEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetInvoice retrieves one Invoice.
 func (h *Handlers) GetInvoice(ctx context.Context, p oas.GetInvoiceParams) (*oas.InvoiceData, error) {
-	e, err := LoadInvoice(ctx, h.Client, p.InvoiceID)
+	q := queryInvoice(h.Client, p.InvoiceID)
+	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

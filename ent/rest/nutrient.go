@@ -61,6 +61,7 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 	for _, o := range page.Order {
 		q.Order(nutrient.OrderOption(o))
 	}
+	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -83,15 +84,22 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 // LoadNutrient loads the Nutrient with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
+	return queryNutrient(c, id, ps...).Only(ctx)
+}
+
+// queryNutrient is the query of LoadNutrient.
+func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.NutrientQuery {
 	q := c.Nutrient.Query().
 		Where(nutrient.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetNutrient retrieves one Nutrient.
 func (h *Handlers) GetNutrient(ctx context.Context, p oas.GetNutrientParams) (*oas.NutrientData, error) {
-	e, err := LoadNutrient(ctx, h.Client, p.NutrientID)
+	q := queryNutrient(h.Client, p.NutrientID)
+	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

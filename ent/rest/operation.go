@@ -163,6 +163,7 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -185,15 +186,22 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 // LoadOperation loads the Operation with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
+	return queryOperation(c, id, ps...).Only(ctx)
+}
+
+// queryOperation is the query of LoadOperation.
+func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.OperationQuery {
 	q := c.Operation.Query().
 		Where(operation.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetOperation retrieves one Operation.
 func (h *Handlers) GetOperation(ctx context.Context, p oas.GetOperationParams) (*oas.OperationData, error) {
-	e, err := LoadOperation(ctx, h.Client, p.OperationID)
+	q := queryOperation(h.Client, p.OperationID)
+	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,7 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -93,15 +94,22 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 // LoadPreservation loads the Preservation with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
+	return queryPreservation(c, id, ps...).Only(ctx)
+}
+
+// queryPreservation is the query of LoadPreservation.
+func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent.PreservationQuery {
 	q := c.Preservation.Query().
 		Where(preservation.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetPreservation retrieves one Preservation.
 func (h *Handlers) GetPreservation(ctx context.Context, p oas.GetPreservationParams) (*oas.PreservationData, error) {
-	e, err := LoadPreservation(ctx, h.Client, p.PreservationID)
+	q := queryPreservation(h.Client, p.PreservationID)
+	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -84,15 +85,22 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 // LoadPriceList loads the PriceList with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
+	return queryPriceList(c, id, ps...).Only(ctx)
+}
+
+// queryPriceList is the query of LoadPriceList.
+func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.PriceListQuery {
 	q := c.PriceList.Query().
 		Where(pricelist.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetPriceList retrieves one PriceList.
 func (h *Handlers) GetPriceList(ctx context.Context, p oas.GetPriceListParams) (*oas.PriceListData, error) {
-	e, err := LoadPriceList(ctx, h.Client, p.PriceListID)
+	q := queryPriceList(h.Client, p.PriceListID)
+	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -296,6 +296,7 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 		q.Offset(page.Offset)
 	}
 	withProductEdges(q, false)
+	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -318,16 +319,23 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 // LoadProduct loads the Product with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
+	return queryProduct(c, id, ps...).Only(ctx)
+}
+
+// queryProduct is the query of LoadProduct.
+func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQuery {
 	q := c.Product.Query().
 		Where(product.ID(id)).
 		Where(ps...)
 	withProductEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetProduct retrieves one Product.
 func (h *Handlers) GetProduct(ctx context.Context, p oas.GetProductParams) (*oas.ProductData, error) {
-	e, err := LoadProduct(ctx, h.Client, p.ProductID)
+	q := queryProduct(h.Client, p.ProductID)
+	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -258,6 +258,7 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 		q.Offset(page.Offset)
 	}
 	withProductLotBorrows(q)
+	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -280,16 +281,23 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 // LoadProductLot loads the ProductLot with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
+	return queryProductLot(c, id, ps...).Only(ctx)
+}
+
+// queryProductLot is the query of LoadProductLot.
+func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.ProductLotQuery {
 	q := c.ProductLot.Query().
 		Where(productlot.ID(id)).
 		Where(ps...)
 	withProductLotBorrows(q)
-	return q.Only(ctx)
+	return q
 }
 
 // GetProductLot retrieves one ProductLot.
 func (h *Handlers) GetProductLot(ctx context.Context, p oas.GetProductLotParams) (*oas.ProductLotData, error) {
-	e, err := LoadProductLot(ctx, h.Client, p.LotID)
+	q := queryProductLot(h.Client, p.LotID)
+	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

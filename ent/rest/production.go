@@ -194,6 +194,7 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -216,16 +217,23 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 // LoadProduction loads the Production with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
+	return queryProduction(c, id, ps...).Only(ctx)
+}
+
+// queryProduction is the query of LoadProduction.
+func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.ProductionQuery {
 	q := c.Production.Query().
 		Where(production.ID(id)).
 		Where(ps...)
 	withProductionEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetProduction retrieves one Production.
 func (h *Handlers) GetProduction(ctx context.Context, p oas.GetProductionParams) (*oas.ProductionData, error) {
-	e, err := LoadProduction(ctx, h.Client, p.ProductionID)
+	q := queryProduction(h.Client, p.ProductionID)
+	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

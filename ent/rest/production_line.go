@@ -105,6 +105,7 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -127,15 +128,22 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 // LoadProductionLine loads the ProductionLine with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
+	return queryProductionLine(c, id, ps...).Only(ctx)
+}
+
+// queryProductionLine is the query of LoadProductionLine.
+func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
 		Where(productionline.ID(id), productionline.DeletedAtIsNil()).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetProductionLine retrieves one ProductionLine.
 func (h *Handlers) GetProductionLine(ctx context.Context, p oas.GetProductionLineParams) (*oas.ProductionLineData, error) {
-	e, err := LoadProductionLine(ctx, h.Client, p.ProductionLineID)
+	q := queryProductionLine(h.Client, p.ProductionLineID)
+	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -393,6 +393,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -415,16 +416,23 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 // LoadPurchaseOrder loads the PurchaseOrder with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
+	return queryPurchaseOrder(c, id, ps...).Only(ctx)
+}
+
+// queryPurchaseOrder is the query of LoadPurchaseOrder.
+func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *ent.PurchaseOrderQuery {
 	q := c.PurchaseOrder.Query().
 		Where(purchaseorder.ID(id)).
 		Where(ps...)
 	withPurchaseOrderEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetPurchaseOrder retrieves one PurchaseOrder.
 func (h *Handlers) GetPurchaseOrder(ctx context.Context, p oas.GetPurchaseOrderParams) (*oas.PurchaseOrderData, error) {
-	e, err := LoadPurchaseOrder(ctx, h.Client, p.PurchaseOrderID)
+	q := queryPurchaseOrder(h.Client, p.PurchaseOrderID)
+	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

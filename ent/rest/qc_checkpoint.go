@@ -89,6 +89,7 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -111,15 +112,22 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 // LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
+	return queryQCCheckpoint(c, id, ps...).Only(ctx)
+}
+
+// queryQCCheckpoint is the query of LoadQCCheckpoint.
+func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent.QCCheckpointQuery {
 	q := c.QCCheckpoint.Query().
 		Where(qccheckpoint.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetQCCheckpoint retrieves one QCCheckpoint.
 func (h *Handlers) GetQCCheckpoint(ctx context.Context, p oas.GetQCCheckpointParams) (*oas.QCCheckpointData, error) {
-	e, err := LoadQCCheckpoint(ctx, h.Client, p.QcID)
+	q := queryQCCheckpoint(h.Client, p.QcID)
+	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -84,15 +85,22 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 // LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
+	return queryQCUnitOfMeasure(c, id, ps...).Only(ctx)
+}
+
+// queryQCUnitOfMeasure is the query of LoadQCUnitOfMeasure.
+func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) *ent.QCUnitOfMeasureQuery {
 	q := c.QCUnitOfMeasure.Query().
 		Where(qcunitofmeasure.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetQCUnitOfMeasure retrieves one QCUnitOfMeasure.
 func (h *Handlers) GetQCUnitOfMeasure(ctx context.Context, p oas.GetQCUnitOfMeasureParams) (*oas.QCUnitOfMeasureData, error) {
-	e, err := LoadQCUnitOfMeasure(ctx, h.Client, p.QcUomID)
+	q := queryQCUnitOfMeasure(h.Client, p.QcUomID)
+	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

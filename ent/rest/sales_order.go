@@ -473,6 +473,7 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -495,16 +496,23 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 // LoadSalesOrder loads the SalesOrder with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
+	return querySalesOrder(c, id, ps...).Only(ctx)
+}
+
+// querySalesOrder is the query of LoadSalesOrder.
+func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.SalesOrderQuery {
 	q := c.SalesOrder.Query().
 		Where(salesorder.ID(id)).
 		Where(ps...)
 	withSalesOrderEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // GetSalesOrder retrieves one SalesOrder.
 func (h *Handlers) GetSalesOrder(ctx context.Context, p oas.GetSalesOrderParams) (*oas.SalesOrderData, error) {
-	e, err := LoadSalesOrder(ctx, h.Client, p.SalesOrderID)
+	q := querySalesOrder(h.Client, p.SalesOrderID)
+	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,7 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -109,15 +110,22 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 // LoadSalesperson loads the Salesperson with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
+	return querySalesperson(c, id, ps...).Only(ctx)
+}
+
+// querySalesperson is the query of LoadSalesperson.
+func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.SalespersonQuery {
 	q := c.Salesperson.Query().
 		Where(salesperson.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetSalesperson retrieves one Salesperson.
 func (h *Handlers) GetSalesperson(ctx context.Context, p oas.GetSalespersonParams) (*oas.SalespersonData, error) {
-	e, err := LoadSalesperson(ctx, h.Client, p.SalespersonID)
+	q := querySalesperson(h.Client, p.SalespersonID)
+	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -175,11 +175,16 @@ func ApplyShipmentCreate(b *ent.ShipmentCreate, req *oas.ShipmentCreate) error {
 // LoadShipment loads the Shipment with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
+	return queryShipment(c, id, ps...).Only(ctx)
+}
+
+// queryShipment is the query of LoadShipment.
+func queryShipment(c *ent.Client, id int, ps ...predicate.Shipment) *ent.ShipmentQuery {
 	q := c.Shipment.Query().
 		Where(shipment.ID(id)).
 		Where(ps...)
 	withShipmentEdges(q, true)
-	return q.Only(ctx)
+	return q
 }
 
 // checkShipmentParent is a NotFoundError unless the caller can see the parent

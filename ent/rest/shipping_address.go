@@ -103,6 +103,7 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 	for _, o := range page.Order {
 		q.Order(shippingaddress.OrderOption(o))
 	}
+	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -125,10 +126,15 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 // LoadShippingAddress loads the ShippingAddress with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
+	return queryShippingAddress(c, id, ps...).Only(ctx)
+}
+
+// queryShippingAddress is the query of LoadShippingAddress.
+func queryShippingAddress(c *ent.Client, id int, ps ...predicate.ShippingAddress) *ent.ShippingAddressQuery {
 	q := c.ShippingAddress.Query().
 		Where(shippingaddress.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // checkShippingAddressParent is a NotFoundError unless the caller can see the parent
@@ -140,7 +146,9 @@ func checkShippingAddressParent(ctx context.Context, c *ent.Client, id int) erro
 
 // GetShippingAddress retrieves one ShippingAddress.
 func (h *Handlers) GetShippingAddress(ctx context.Context, p oas.GetShippingAddressParams) (*oas.ShippingAddressData, error) {
-	e, err := LoadShippingAddress(ctx, h.Client, p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
+	q := queryShippingAddress(h.Client, p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
+	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

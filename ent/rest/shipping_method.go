@@ -61,6 +61,7 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -83,15 +84,22 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 // LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
+	return queryShippingMethod(c, id, ps...).Only(ctx)
+}
+
+// queryShippingMethod is the query of LoadShippingMethod.
+func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) *ent.ShippingMethodQuery {
 	q := c.ShippingMethod.Query().
 		Where(shippingmethod.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetShippingMethod retrieves one ShippingMethod.
 func (h *Handlers) GetShippingMethod(ctx context.Context, p oas.GetShippingMethodParams) (*oas.ShippingMethodData, error) {
-	e, err := LoadShippingMethod(ctx, h.Client, p.ShippingMethodID)
+	q := queryShippingMethod(h.Client, p.ShippingMethodID)
+	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

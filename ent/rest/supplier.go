@@ -199,6 +199,7 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -221,15 +222,22 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 // LoadSupplier loads the Supplier with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
+	return querySupplier(c, id, ps...).Only(ctx)
+}
+
+// querySupplier is the query of LoadSupplier.
+func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.SupplierQuery {
 	q := c.Supplier.Query().
 		Where(supplier.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetSupplier retrieves one Supplier.
 func (h *Handlers) GetSupplier(ctx context.Context, p oas.GetSupplierParams) (*oas.SupplierData, error) {
-	e, err := LoadSupplier(ctx, h.Client, p.SupplierID)
+	q := querySupplier(h.Client, p.SupplierID)
+	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -91,6 +91,7 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -113,15 +114,22 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 // LoadTag loads the Tag with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
+	return queryTag(c, id, ps...).Only(ctx)
+}
+
+// queryTag is the query of LoadTag.
+func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
 	q := c.Tag.Query().
 		Where(tag.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetTag retrieves one Tag.
 func (h *Handlers) GetTag(ctx context.Context, p oas.GetTagParams) (*oas.TagData, error) {
-	e, err := LoadTag(ctx, h.Client, p.TagID)
+	q := queryTag(h.Client, p.TagID)
+	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

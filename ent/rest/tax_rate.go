@@ -92,6 +92,7 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -114,15 +115,22 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 // LoadTaxRate loads the TaxRate with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
+	return queryTaxRate(c, id, ps...).Only(ctx)
+}
+
+// queryTaxRate is the query of LoadTaxRate.
+func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQuery {
 	q := c.TaxRate.Query().
 		Where(taxrate.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetTaxRate retrieves one TaxRate.
 func (h *Handlers) GetTaxRate(ctx context.Context, p oas.GetTaxRateParams) (*oas.TaxRateData, error) {
-	e, err := LoadTaxRate(ctx, h.Client, p.TaxRateID)
+	q := queryTaxRate(h.Client, p.TaxRateID)
+	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

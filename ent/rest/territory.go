@@ -61,6 +61,7 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -83,15 +84,22 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 // LoadTerritory loads the Territory with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
+	return queryTerritory(c, id, ps...).Only(ctx)
+}
+
+// queryTerritory is the query of LoadTerritory.
+func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.TerritoryQuery {
 	q := c.Territory.Query().
 		Where(territory.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetTerritory retrieves one Territory.
 func (h *Handlers) GetTerritory(ctx context.Context, p oas.GetTerritoryParams) (*oas.TerritoryData, error) {
-	e, err := LoadTerritory(ctx, h.Client, p.TerritoryID)
+	q := queryTerritory(h.Client, p.TerritoryID)
+	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

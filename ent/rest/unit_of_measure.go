@@ -109,6 +109,7 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -131,15 +132,22 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 // LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
+	return queryUnitOfMeasure(c, id, ps...).Only(ctx)
+}
+
+// queryUnitOfMeasure is the query of LoadUnitOfMeasure.
+func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *ent.UnitOfMeasureQuery {
 	q := c.UnitOfMeasure.Query().
 		Where(unitofmeasure.ID(id)).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetUnitOfMeasure retrieves one UnitOfMeasure.
 func (h *Handlers) GetUnitOfMeasure(ctx context.Context, p oas.GetUnitOfMeasureParams) (*oas.UnitOfMeasureData, error) {
-	e, err := LoadUnitOfMeasure(ctx, h.Client, p.UomID)
+	q := queryUnitOfMeasure(h.Client, p.UomID)
+	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,7 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
+	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
 	rows, err := q.All(ctx)
 	total, cerr := counted()
 	if err != nil {
@@ -114,15 +115,22 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 // LoadWarehouse loads the Warehouse with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
+	return queryWarehouse(c, id, ps...).Only(ctx)
+}
+
+// queryWarehouse is the query of LoadWarehouse.
+func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
 	q := c.Location.Query().
 		Where(location.ID(id), location.ParentIDIsNil()).
 		Where(ps...)
-	return q.Only(ctx)
+	return q
 }
 
 // GetWarehouse retrieves one Warehouse.
 func (h *Handlers) GetWarehouse(ctx context.Context, p oas.GetWarehouseParams) (*oas.WarehouseData, error) {
-	e, err := LoadWarehouse(ctx, h.Client, p.WarehouseID)
+	q := queryWarehouse(h.Client, p.WarehouseID)
+	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
+	e, err := q.Only(ctx)
 	if err != nil {
 		return nil, err
 	}
