@@ -290,3 +290,16 @@ func TestShownColumns(t *testing.T) {
 		t.Errorf("Shown(true) with kind shown only singly = %s, want %s", got, want)
 	}
 }
+
+// An edge of ids loads only the collected id of its join rows.
+func TestEdgeReadsTheCollectedID(t *testing.T) {
+	join := &gen.Type{Name: "ThingTag", Fields: []*gen.Field{
+		{Name: "tag_id", Type: &field.TypeInfo{Type: field.TypeInt}},
+		{Name: "account_id", Type: &field.TypeInfo{Type: field.TypeInt}},
+	}}
+	e := &Edge{E: &gen.Edge{Name: "tags", Type: join}, Ann: annotate.Edge{IDField: "tag_id"}}
+	got := e.With()
+	if !strings.Contains(got, "q.Select(thingtag.FieldTagID)") || strings.Contains(got, "FieldAccountID") {
+		t.Errorf("With() =\n%s\nwant a Select of thingtag.FieldTagID alone", got)
+	}
+}

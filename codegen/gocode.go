@@ -345,6 +345,10 @@ func (r *Resource) SortTerm(name string) string {
 // BorrowImports are the ent packages of the rows r borrows fields from.
 func (r *Resource) BorrowImports() []string {
 	bs, _ := r.Borrows()
+	for _, x := range r.Entries() {
+		more, _ := x.Borrows()
+		bs = append(bs, more...)
+	}
 	var out []string
 	for _, b := range bs {
 		if p := b.Edge.Type.PackageDir(); p != r.Type.PackageDir() && !slices.Contains(out, p) {
@@ -352,6 +356,18 @@ func (r *Resource) BorrowImports() []string {
 		}
 	}
 	return out
+}
+
+// With loads the referenced row of b on a query q with only the id and the
+// borrowed columns: the row may hold long texts the answer never shows.
+func (b *Borrowed) With() string {
+	pkg := b.Edge.Type.Package()
+	cols := []string{pkg + ".FieldID"}
+	for _, f := range b.Fields {
+		cols = append(cols, pkg+".Field"+f.F.StructField())
+	}
+	return fmt.Sprintf("q.With%s(func(q *ent.%sQuery) {\n\tq.Select(%s)\n})",
+		b.Edge.StructField(), b.Edge.Type.Name, strings.Join(cols, ", "))
 }
 
 // Convert is the statement that sets dst.<edge> from the loaded edge of the
@@ -381,15 +397,26 @@ func (e *Edge) empty() string {
 }
 
 // With is the eager-loading call for the edge on a query q, join rows in id
-// order with the rows their borrowed fields come from.
+// order with the rows their borrowed fields come from, reading the columns
+// the answer shows.
 func (e *Edge) With() string {
 	join := e.E.Type
 	var also []string
 	if e.Entry != nil {
 		bs, _ := e.Entry.Borrows()
 		for _, b := range bs {
-			also = append(also, "q.With"+b.Edge.StructField()+"()")
+			also = append(also, b.With())
 		}
+	}
+	// Only the columns the answer shows: the collected id, or the entry's
+	// fields (ent adds the foreign keys to the parent and to the rows the
+	// entry borrows from).
+	cols := join.Package() + ".Field" + e.IDField()
+	if e.Entry != nil {
+		cols = e.Entry.Shown(false)
+	}
+	if cols != "" {
+		also = append(also, "q.Select("+cols+")")
 	}
 	return fmt.Sprintf("q.With%s(func(q *ent.%sQuery) {\n\tq.Order(ent.Asc(%s.FieldID))\n%s\n})",
 		e.E.StructField(), join.Name, join.Package(), strings.Join(also, "\n"))

@@ -166,7 +166,7 @@ func withBillEdges(q *ent.BillQuery, all bool) *ent.BillQuery {
 	}
 	q.WithLines(func(q *ent.BillLineQuery) {
 		q.Order(ent.Asc(billline.FieldID))
-
+		q.Select(billline.FieldCost, billline.FieldDiscountRate, billline.FieldExpirationDate, billline.FieldProductCode, billline.FieldProductName, billline.FieldProductID, billline.FieldQuantity, billline.FieldQuantityBase, billline.FieldSupplierPartno, billline.FieldLotNumber, billline.FieldLocationID, billline.FieldLotID)
 	})
 	return q
 }

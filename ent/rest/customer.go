@@ -106,7 +106,7 @@ func withCustomerEdges(q *ent.CustomerQuery, all bool) *ent.CustomerQuery {
 	}
 	q.WithTags(func(q *ent.CustomerTagQuery) {
 		q.Order(ent.Asc(customertag.FieldID))
-
+		q.Select(customertag.FieldTagID)
 	})
 	return q
 }

@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
+	"larder.dev/larder/ent/nutrient"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -95,7 +96,10 @@ func withFoodEdges(q *ent.FoodQuery, all bool) *ent.FoodQuery {
 	}
 	q.WithNutrients(func(q *ent.FoodNutrientQuery) {
 		q.Order(ent.Asc(foodnutrient.FieldID))
-		q.WithNutrient()
+		q.WithNutrient(func(q *ent.NutrientQuery) {
+			q.Select(nutrient.FieldID, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
+		})
+		q.Select(foodnutrient.FieldIsGlobal, foodnutrient.FieldNutrientID, foodnutrient.FieldValue)
 	})
 	return q
 }

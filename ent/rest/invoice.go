@@ -150,7 +150,7 @@ func withInvoiceEdges(q *ent.InvoiceQuery, all bool) *ent.InvoiceQuery {
 	}
 	q.WithLines(func(q *ent.InvoiceLineQuery) {
 		q.Order(ent.Asc(invoiceline.FieldID))
-
+		q.Select(invoiceline.FieldDiscountRate, invoiceline.FieldPrice, invoiceline.FieldProductCode, invoiceline.FieldProductName, invoiceline.FieldProductID, invoiceline.FieldShippedQty, invoiceline.FieldShippedQtyBase, invoiceline.FieldTax1, invoiceline.FieldTax2, invoiceline.FieldUomType)
 	})
 	return q
 }

@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
@@ -205,34 +206,37 @@ func productAllergenEntry(e *ent.ProductAllergen) oas.ProductAllergen {
 func withProductEdges(q *ent.ProductQuery, all bool) *ent.ProductQuery {
 	q.WithBannedCountries(func(q *ent.ProductBannedCountryQuery) {
 		q.Order(ent.Asc(productbannedcountry.FieldID))
-
+		q.Select(productbannedcountry.FieldCountryID)
 	})
 	q.WithSubstitutes(func(q *ent.ProductSubstituteQuery) {
 		q.Order(ent.Asc(productsubstitute.FieldID))
-
+		q.Select(productsubstitute.FieldSubstituteID)
 	})
 	q.WithSuppliers(func(q *ent.ProductSupplierQuery) {
 		q.Order(ent.Asc(productsupplier.FieldID))
-
+		q.Select(productsupplier.FieldSupplierID)
 	})
 	q.WithByproducts(func(q *ent.ProductByproductQuery) {
 		q.Order(ent.Asc(productbyproduct.FieldID))
-
+		q.Select(productbyproduct.FieldByproductID)
 	})
 	q.WithQcCheckpoints(func(q *ent.ProductQCCheckpointQuery) {
 		q.Order(ent.Asc(productqccheckpoint.FieldID))
-
+		q.Select(productqccheckpoint.FieldQcCheckpointID)
 	})
 	if !all {
 		return q
 	}
 	q.WithAllergens(func(q *ent.ProductAllergenQuery) {
 		q.Order(ent.Asc(productallergen.FieldID))
-		q.WithAllergen()
+		q.WithAllergen(func(q *ent.AllergenQuery) {
+			q.Select(allergen.FieldID, allergen.FieldCode, allergen.FieldIsMajorAllergen, allergen.FieldName)
+		})
+		q.Select(productallergen.FieldAllergenID, productallergen.FieldSource)
 	})
 	q.WithTags(func(q *ent.ProductTagQuery) {
 		q.Order(ent.Asc(producttag.FieldID))
-
+		q.Select(producttag.FieldTagID)
 	})
 	return q
 }

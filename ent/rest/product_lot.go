@@ -114,11 +114,9 @@ func ProductLot(e *ent.ProductLot) oas.ProductLot {
 
 // withProductLotBorrows loads the rows ProductLot borrows fields from.
 func withProductLotBorrows(q *ent.ProductLotQuery) *ent.ProductLotQuery {
-	// Only the borrowed columns: the row may hold long texts the answer never shows.
 	q.WithProduct(func(q *ent.ProductQuery) {
 		q.Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion)
 	})
-	// Only the borrowed columns: the row may hold long texts the answer never shows.
 	q.WithLocation(func(q *ent.LocationQuery) {
 		q.Select(location.FieldID, location.FieldCode, location.FieldName)
 	})

@@ -128,11 +128,11 @@ func withProductionEdges(q *ent.ProductionQuery, all bool) *ent.ProductionQuery 
 	}
 	q.WithPlannedSteps(func(q *ent.ProductionPlannedStepQuery) {
 		q.Order(ent.Asc(productionplannedstep.FieldID))
-
+		q.Select(productionplannedstep.FieldLotID, productionplannedstep.FieldProductID, productionplannedstep.FieldQuantityBase)
 	})
 	q.WithConsumedSteps(func(q *ent.ProductionConsumedStepQuery) {
 		q.Order(ent.Asc(productionconsumedstep.FieldID))
-
+		q.Select(productionconsumedstep.FieldLotID, productionconsumedstep.FieldProductID, productionconsumedstep.FieldQuantityBase)
 	})
 	return q
 }

@@ -166,7 +166,7 @@ func withPurchaseOrderEdges(q *ent.PurchaseOrderQuery, all bool) *ent.PurchaseOr
 	}
 	q.WithLines(func(q *ent.PurchaseOrderLineQuery) {
 		q.Order(ent.Asc(purchaseorderline.FieldID))
-
+		q.Select(purchaseorderline.FieldCost, purchaseorderline.FieldDiscountRate, purchaseorderline.FieldExpirationDate, purchaseorderline.FieldLeadTime, purchaseorderline.FieldNotes, purchaseorderline.FieldProductCode, purchaseorderline.FieldProductName, purchaseorderline.FieldProductID, purchaseorderline.FieldQuantity, purchaseorderline.FieldQuantityBase, purchaseorderline.FieldSupplierPartno)
 	})
 	return q
 }

@@ -171,7 +171,7 @@ func withSalesOrderEdges(q *ent.SalesOrderQuery, all bool) *ent.SalesOrderQuery 
 	}
 	q.WithLines(func(q *ent.SalesOrderLineQuery) {
 		q.Order(ent.Asc(salesorderline.FieldID))
-
+		q.Select(salesorderline.FieldCancelledQtyBase, salesorderline.FieldDiscountRate, salesorderline.FieldNotes, salesorderline.FieldOrderQty, salesorderline.FieldOrderQtyBase, salesorderline.FieldPrice, salesorderline.FieldProductCode, salesorderline.FieldProductName, salesorderline.FieldProductID, salesorderline.FieldShippedQtyBase, salesorderline.FieldTax1, salesorderline.FieldTax2, salesorderline.FieldUomType)
 	})
 	return q
 }

@@ -79,7 +79,7 @@ func withShipmentEdges(q *ent.ShipmentQuery, all bool) *ent.ShipmentQuery {
 	}
 	q.WithLines(func(q *ent.ShipmentLineQuery) {
 		q.Order(ent.Asc(shipmentline.FieldID))
-
+		q.Select(shipmentline.FieldSalesOrderLineID, shipmentline.FieldQuantityBase, shipmentline.FieldLotID)
 	})
 	return q
 }
