@@ -18,6 +18,13 @@ func sqliteDB(t *testing.T) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(8) // as Open sets them
 	db.SetMaxIdleConns(8)
+	// One connection first, as Open's ping does: it switches the new file to
+	// WAL alone. Connections opened together on a file not yet in WAL can
+	// fail with SQLITE_BUSY, which SQLite returns without waiting when two
+	// of them would each wait for the other's lock.
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 
