@@ -176,6 +176,14 @@ func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Al
 	return queryAllergen(c, id, ps...).Only(ctx)
 }
 
+// showAllergen loads the Allergen with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
+	q := queryAllergen(c, id, ps...)
+	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
+	return q.Only(ctx)
+}
+
 // queryAllergen is the query of LoadAllergen.
 func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.AllergenQuery {
 	q := c.Allergen.Query().
@@ -186,9 +194,7 @@ func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.Allerge
 
 // GetAllergen retrieves one Allergen.
 func (h *Handlers) GetAllergen(ctx context.Context, p oas.GetAllergenParams) (*oas.AllergenData, error) {
-	q := queryAllergen(h.Client, p.AllergenID)
-	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
-	e, err := q.Only(ctx)
+	e, err := showAllergen(ctx, h.Client, p.AllergenID)
 	if err != nil {
 		return nil, err
 	}

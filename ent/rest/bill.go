@@ -397,6 +397,14 @@ func LoadBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) 
 	return queryBill(c, id, ps...).Only(ctx)
 }
 
+// showBill loads the Bill with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
+	q := queryBill(c, id, ps...)
+	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
+	return q.Only(ctx)
+}
+
 // queryBill is the query of LoadBill.
 func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 	q := c.Bill.Query().
@@ -408,9 +416,7 @@ func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 
 // GetBill retrieves one Bill.
 func (h *Handlers) GetBill(ctx context.Context, p oas.GetBillParams) (*oas.BillData, error) {
-	q := queryBill(h.Client, p.BillID)
-	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
-	e, err := q.Only(ctx)
+	e, err := showBill(ctx, h.Client, p.BillID)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +468,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err := purchasing.ReceiveBill(ctx, tx, out, rows); err != nil {
 			return err
 		}
-		out, err = LoadBill(ctx, tx.Client(), out.ID)
+		out, err = showBill(ctx, tx.Client(), out.ID)
 		if err != nil || claim == nil {
 			return err
 		}

@@ -89,6 +89,14 @@ func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cou
 	return queryCountry(c, id, ps...).Only(ctx)
 }
 
+// showCountry loads the Country with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
+	q := queryCountry(c, id, ps...)
+	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
+	return q.Only(ctx)
+}
+
 // queryCountry is the query of LoadCountry.
 func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQuery {
 	q := c.Country.Query().
@@ -99,9 +107,7 @@ func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQu
 
 // GetCountry retrieves one Country.
 func (h *Handlers) GetCountry(ctx context.Context, p oas.GetCountryParams) (*oas.CountryData, error) {
-	q := queryCountry(h.Client, p.CountryID)
-	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
-	e, err := q.Only(ctx)
+	e, err := showCountry(ctx, h.Client, p.CountryID)
 	if err != nil {
 		return nil, err
 	}

@@ -371,6 +371,14 @@ func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cu
 	return queryCustomer(c, id, ps...).Only(ctx)
 }
 
+// showCustomer loads the Customer with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
+	q := queryCustomer(c, id, ps...)
+	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
+	return q.Only(ctx)
+}
+
 // queryCustomer is the query of LoadCustomer.
 func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.CustomerQuery {
 	q := c.Customer.Query().
@@ -382,9 +390,7 @@ func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.Custome
 
 // GetCustomer retrieves one Customer.
 func (h *Handlers) GetCustomer(ctx context.Context, p oas.GetCustomerParams) (*oas.CustomerData, error) {
-	q := queryCustomer(h.Client, p.CustomerID)
-	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
-	e, err := q.Only(ctx)
+	e, err := showCustomer(ctx, h.Client, p.CustomerID)
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +413,7 @@ func (h *Handlers) CreateCustomer(ctx context.Context, req *oas.CustomerCreate) 
 		if err := setCustomerTagIds(ctx, tx, out.ID, req.TagIds); err != nil {
 			return err
 		}
-		out, err = LoadCustomer(ctx, tx.Client(), out.ID)
+		out, err = showCustomer(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {
@@ -432,7 +438,7 @@ func (h *Handlers) UpdateCustomer(ctx context.Context, req *oas.CustomerUpdate, 
 		if err := setCustomerTagIds(ctx, tx, out.ID, req.TagIds); err != nil {
 			return err
 		}
-		out, err = LoadCustomer(ctx, tx.Client(), out.ID)
+		out, err = showCustomer(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {

@@ -87,6 +87,14 @@ func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicat
 	return queryCustomerType(c, id, ps...).Only(ctx)
 }
 
+// showCustomerType loads the CustomerType with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
+	q := queryCustomerType(c, id, ps...)
+	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
+	return q.Only(ctx)
+}
+
 // queryCustomerType is the query of LoadCustomerType.
 func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent.CustomerTypeQuery {
 	q := c.CustomerType.Query().
@@ -97,9 +105,7 @@ func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent
 
 // GetCustomerType retrieves one CustomerType.
 func (h *Handlers) GetCustomerType(ctx context.Context, p oas.GetCustomerTypeParams) (*oas.CustomerTypeData, error) {
-	q := queryCustomerType(h.Client, p.CustomerTypeID)
-	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showCustomerType(ctx, h.Client, p.CustomerTypeID)
 	if err != nil {
 		return nil, err
 	}

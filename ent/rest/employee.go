@@ -88,6 +88,14 @@ func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Em
 	return queryEmployee(c, id, ps...).Only(ctx)
 }
 
+// showEmployee loads the Employee with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
+	q := queryEmployee(c, id, ps...)
+	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
+	return q.Only(ctx)
+}
+
 // queryEmployee is the query of LoadEmployee.
 func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.EmployeeQuery {
 	q := c.Employee.Query().
@@ -98,9 +106,7 @@ func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.Employe
 
 // GetEmployee retrieves one Employee.
 func (h *Handlers) GetEmployee(ctx context.Context, p oas.GetEmployeeParams) (*oas.EmployeeData, error) {
-	q := queryEmployee(h.Client, p.EmployeeID)
-	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
-	e, err := q.Only(ctx)
+	e, err := showEmployee(ctx, h.Client, p.EmployeeID)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,14 @@ func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.E
 	return queryEquipment(c, id, ps...).Only(ctx)
 }
 
+// showEquipment loads the Equipment with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
+	q := queryEquipment(c, id, ps...)
+	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
+	return q.Only(ctx)
+}
+
 // queryEquipment is the query of LoadEquipment.
 func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.EquipmentQuery {
 	q := c.Equipment.Query().
@@ -143,9 +151,7 @@ func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.Equip
 
 // GetEquipment retrieves one Equipment.
 func (h *Handlers) GetEquipment(ctx context.Context, p oas.GetEquipmentParams) (*oas.EquipmentData, error) {
-	q := queryEquipment(h.Client, p.EquipmentID)
-	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
-	e, err := q.Only(ctx)
+	e, err := showEquipment(ctx, h.Client, p.EquipmentID)
 	if err != nil {
 		return nil, err
 	}

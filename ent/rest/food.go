@@ -240,6 +240,14 @@ func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) 
 	return queryFood(c, id, ps...).Only(ctx)
 }
 
+// showFood loads the Food with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
+	q := queryFood(c, id, ps...)
+	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
+	return q.Only(ctx)
+}
+
 // queryFood is the query of LoadFood.
 func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
 	q := c.Food.Query().
@@ -251,9 +259,7 @@ func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
 
 // GetFood retrieves one Food.
 func (h *Handlers) GetFood(ctx context.Context, p oas.GetFoodParams) (*oas.FoodData, error) {
-	q := queryFood(h.Client, p.FoodID)
-	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
-	e, err := q.Only(ctx)
+	e, err := showFood(ctx, h.Client, p.FoodID)
 	if err != nil {
 		return nil, err
 	}

@@ -241,6 +241,14 @@ func LoadInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Inv
 	return queryInvoice(c, id, ps...).Only(ctx)
 }
 
+// showInvoice loads the Invoice with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Invoice) (*ent.Invoice, error) {
+	q := queryInvoice(c, id, ps...)
+	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
+	return q.Only(ctx)
+}
+
 // queryInvoice is the query of LoadInvoice.
 func queryInvoice(c *ent.Client, id int, ps ...predicate.Invoice) *ent.InvoiceQuery {
 	q := c.Invoice.Query().
@@ -252,9 +260,7 @@ func queryInvoice(c *ent.Client, id int, ps ...predicate.Invoice) *ent.InvoiceQu
 
 // GetInvoice retrieves one Invoice.
 func (h *Handlers) GetInvoice(ctx context.Context, p oas.GetInvoiceParams) (*oas.InvoiceData, error) {
-	q := queryInvoice(h.Client, p.InvoiceID)
-	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
-	e, err := q.Only(ctx)
+	e, err := showInvoice(ctx, h.Client, p.InvoiceID)
 	if err != nil {
 		return nil, err
 	}

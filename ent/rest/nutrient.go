@@ -87,6 +87,14 @@ func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nu
 	return queryNutrient(c, id, ps...).Only(ctx)
 }
 
+// showNutrient loads the Nutrient with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
+	q := queryNutrient(c, id, ps...)
+	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
+	return q.Only(ctx)
+}
+
 // queryNutrient is the query of LoadNutrient.
 func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.NutrientQuery {
 	q := c.Nutrient.Query().
@@ -97,9 +105,7 @@ func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.Nutrien
 
 // GetNutrient retrieves one Nutrient.
 func (h *Handlers) GetNutrient(ctx context.Context, p oas.GetNutrientParams) (*oas.NutrientData, error) {
-	q := queryNutrient(h.Client, p.NutrientID)
-	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
-	e, err := q.Only(ctx)
+	e, err := showNutrient(ctx, h.Client, p.NutrientID)
 	if err != nil {
 		return nil, err
 	}

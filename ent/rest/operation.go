@@ -189,6 +189,14 @@ func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.O
 	return queryOperation(c, id, ps...).Only(ctx)
 }
 
+// showOperation loads the Operation with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
+	q := queryOperation(c, id, ps...)
+	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
+	return q.Only(ctx)
+}
+
 // queryOperation is the query of LoadOperation.
 func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.OperationQuery {
 	q := c.Operation.Query().
@@ -199,9 +207,7 @@ func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.Opera
 
 // GetOperation retrieves one Operation.
 func (h *Handlers) GetOperation(ctx context.Context, p oas.GetOperationParams) (*oas.OperationData, error) {
-	q := queryOperation(h.Client, p.OperationID)
-	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
-	e, err := q.Only(ctx)
+	e, err := showOperation(ctx, h.Client, p.OperationID)
 	if err != nil {
 		return nil, err
 	}

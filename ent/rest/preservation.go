@@ -97,6 +97,14 @@ func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicat
 	return queryPreservation(c, id, ps...).Only(ctx)
 }
 
+// showPreservation loads the Preservation with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
+	q := queryPreservation(c, id, ps...)
+	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
+	return q.Only(ctx)
+}
+
 // queryPreservation is the query of LoadPreservation.
 func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent.PreservationQuery {
 	q := c.Preservation.Query().
@@ -107,9 +115,7 @@ func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent
 
 // GetPreservation retrieves one Preservation.
 func (h *Handlers) GetPreservation(ctx context.Context, p oas.GetPreservationParams) (*oas.PreservationData, error) {
-	q := queryPreservation(h.Client, p.PreservationID)
-	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showPreservation(ctx, h.Client, p.PreservationID)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,14 @@ func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.P
 	return queryPriceList(c, id, ps...).Only(ctx)
 }
 
+// showPriceList loads the PriceList with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
+	q := queryPriceList(c, id, ps...)
+	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
+	return q.Only(ctx)
+}
+
 // queryPriceList is the query of LoadPriceList.
 func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.PriceListQuery {
 	q := c.PriceList.Query().
@@ -98,9 +106,7 @@ func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.Price
 
 // GetPriceList retrieves one PriceList.
 func (h *Handlers) GetPriceList(ctx context.Context, p oas.GetPriceListParams) (*oas.PriceListData, error) {
-	q := queryPriceList(h.Client, p.PriceListID)
-	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showPriceList(ctx, h.Client, p.PriceListID)
 	if err != nil {
 		return nil, err
 	}

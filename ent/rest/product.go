@@ -326,6 +326,14 @@ func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Pro
 	return queryProduct(c, id, ps...).Only(ctx)
 }
 
+// showProduct loads the Product with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
+	q := queryProduct(c, id, ps...)
+	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
+	return q.Only(ctx)
+}
+
 // queryProduct is the query of LoadProduct.
 func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQuery {
 	q := c.Product.Query().
@@ -337,9 +345,7 @@ func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQu
 
 // GetProduct retrieves one Product.
 func (h *Handlers) GetProduct(ctx context.Context, p oas.GetProductParams) (*oas.ProductData, error) {
-	q := queryProduct(h.Client, p.ProductID)
-	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
-	e, err := q.Only(ctx)
+	e, err := showProduct(ctx, h.Client, p.ProductID)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,9 @@ func withProductLotBorrows(q *ent.ProductLotQuery) *ent.ProductLotQuery {
 // reloadProductLot reads a written ProductLot again with the fields it borrows, so a
 // write answers what a later read returns.
 func reloadProductLot(ctx context.Context, tx *ent.Tx, e *ent.ProductLot) (*ent.ProductLot, error) {
-	return withProductLotBorrows(tx.ProductLot.Query().Where(productlot.ID(e.ID))).Only(ctx)
+	q := withProductLotBorrows(tx.ProductLot.Query().Where(productlot.ID(e.ID)))
+	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
+	return q.Only(ctx)
 }
 
 // productLotInList converts an ent ProductLot as lists show it.
@@ -282,6 +284,14 @@ func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 	return queryProductLot(c, id, ps...).Only(ctx)
 }
 
+// showProductLot loads the ProductLot with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
+	q := queryProductLot(c, id, ps...)
+	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
+	return q.Only(ctx)
+}
+
 // queryProductLot is the query of LoadProductLot.
 func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.ProductLotQuery {
 	q := c.ProductLot.Query().
@@ -293,9 +303,7 @@ func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.Pro
 
 // GetProductLot retrieves one ProductLot.
 func (h *Handlers) GetProductLot(ctx context.Context, p oas.GetProductLotParams) (*oas.ProductLotData, error) {
-	q := queryProductLot(h.Client, p.LotID)
-	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
-	e, err := q.Only(ctx)
+	e, err := showProductLot(ctx, h.Client, p.LotID)
 	if err != nil {
 		return nil, err
 	}

@@ -220,6 +220,14 @@ func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 	return queryProduction(c, id, ps...).Only(ctx)
 }
 
+// showProduction loads the Production with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
+	q := queryProduction(c, id, ps...)
+	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
+	return q.Only(ctx)
+}
+
 // queryProduction is the query of LoadProduction.
 func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.ProductionQuery {
 	q := c.Production.Query().
@@ -231,9 +239,7 @@ func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.Pro
 
 // GetProduction retrieves one Production.
 func (h *Handlers) GetProduction(ctx context.Context, p oas.GetProductionParams) (*oas.ProductionData, error) {
-	q := queryProduction(h.Client, p.ProductionID)
-	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
-	e, err := q.Only(ctx)
+	e, err := showProduction(ctx, h.Client, p.ProductionID)
 	if err != nil {
 		return nil, err
 	}

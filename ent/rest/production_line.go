@@ -131,6 +131,14 @@ func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predic
 	return queryProductionLine(c, id, ps...).Only(ctx)
 }
 
+// showProductionLine loads the ProductionLine with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
+	q := queryProductionLine(c, id, ps...)
+	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
+	return q.Only(ctx)
+}
+
 // queryProductionLine is the query of LoadProductionLine.
 func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
@@ -141,9 +149,7 @@ func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) 
 
 // GetProductionLine retrieves one ProductionLine.
 func (h *Handlers) GetProductionLine(ctx context.Context, p oas.GetProductionLineParams) (*oas.ProductionLineData, error) {
-	q := queryProductionLine(h.Client, p.ProductionLineID)
-	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
-	e, err := q.Only(ctx)
+	e, err := showProductionLine(ctx, h.Client, p.ProductionLineID)
 	if err != nil {
 		return nil, err
 	}

@@ -419,6 +419,14 @@ func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predica
 	return queryPurchaseOrder(c, id, ps...).Only(ctx)
 }
 
+// showPurchaseOrder loads the PurchaseOrder with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
+	q := queryPurchaseOrder(c, id, ps...)
+	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
+	return q.Only(ctx)
+}
+
 // queryPurchaseOrder is the query of LoadPurchaseOrder.
 func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *ent.PurchaseOrderQuery {
 	q := c.PurchaseOrder.Query().
@@ -430,9 +438,7 @@ func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *e
 
 // GetPurchaseOrder retrieves one PurchaseOrder.
 func (h *Handlers) GetPurchaseOrder(ctx context.Context, p oas.GetPurchaseOrderParams) (*oas.PurchaseOrderData, error) {
-	q := queryPurchaseOrder(h.Client, p.PurchaseOrderID)
-	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
-	e, err := q.Only(ctx)
+	e, err := showPurchaseOrder(ctx, h.Client, p.PurchaseOrderID)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +486,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if _, err = writePurchaseOrderLines(ctx, tx, out.ID, lines, false); err != nil {
 			return err
 		}
-		out, err = LoadPurchaseOrder(ctx, tx.Client(), out.ID)
+		out, err = showPurchaseOrder(ctx, tx.Client(), out.ID)
 		if err != nil || claim == nil {
 			return err
 		}
@@ -528,7 +534,7 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 				return err
 			}
 		}
-		out, err = LoadPurchaseOrder(ctx, tx.Client(), out.ID)
+		out, err = showPurchaseOrder(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {
@@ -549,7 +555,7 @@ func (h *Handlers) ChangePurchaseOrderStatus(ctx context.Context, req *oas.Chang
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
 		out, err = purchasing.ChangeOrderStatus(ctx, tx, p.PurchaseOrderID, purchaseorder.Status(req.Status))
 		if err == nil { // a document answers with its lines
-			out, err = LoadPurchaseOrder(ctx, tx.Client(), out.ID)
+			out, err = showPurchaseOrder(ctx, tx.Client(), out.ID)
 		}
 		return err
 	})

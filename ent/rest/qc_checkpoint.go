@@ -115,6 +115,14 @@ func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicat
 	return queryQCCheckpoint(c, id, ps...).Only(ctx)
 }
 
+// showQCCheckpoint loads the QCCheckpoint with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
+	q := queryQCCheckpoint(c, id, ps...)
+	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
+	return q.Only(ctx)
+}
+
 // queryQCCheckpoint is the query of LoadQCCheckpoint.
 func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent.QCCheckpointQuery {
 	q := c.QCCheckpoint.Query().
@@ -125,9 +133,7 @@ func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent
 
 // GetQCCheckpoint retrieves one QCCheckpoint.
 func (h *Handlers) GetQCCheckpoint(ctx context.Context, p oas.GetQCCheckpointParams) (*oas.QCCheckpointData, error) {
-	q := queryQCCheckpoint(h.Client, p.QcID)
-	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
-	e, err := q.Only(ctx)
+	e, err := showQCCheckpoint(ctx, h.Client, p.QcID)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,14 @@ func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predi
 	return queryQCUnitOfMeasure(c, id, ps...).Only(ctx)
 }
 
+// showQCUnitOfMeasure loads the QCUnitOfMeasure with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
+	q := queryQCUnitOfMeasure(c, id, ps...)
+	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
+	return q.Only(ctx)
+}
+
 // queryQCUnitOfMeasure is the query of LoadQCUnitOfMeasure.
 func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) *ent.QCUnitOfMeasureQuery {
 	q := c.QCUnitOfMeasure.Query().
@@ -98,9 +106,7 @@ func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure
 
 // GetQCUnitOfMeasure retrieves one QCUnitOfMeasure.
 func (h *Handlers) GetQCUnitOfMeasure(ctx context.Context, p oas.GetQCUnitOfMeasureParams) (*oas.QCUnitOfMeasureData, error) {
-	q := queryQCUnitOfMeasure(h.Client, p.QcUomID)
-	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showQCUnitOfMeasure(ctx, h.Client, p.QcUomID)
 	if err != nil {
 		return nil, err
 	}

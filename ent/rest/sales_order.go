@@ -499,6 +499,14 @@ func LoadSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 	return querySalesOrder(c, id, ps...).Only(ctx)
 }
 
+// showSalesOrder loads the SalesOrder with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
+	q := querySalesOrder(c, id, ps...)
+	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
+	return q.Only(ctx)
+}
+
 // querySalesOrder is the query of LoadSalesOrder.
 func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.SalesOrderQuery {
 	q := c.SalesOrder.Query().
@@ -510,9 +518,7 @@ func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.Sal
 
 // GetSalesOrder retrieves one SalesOrder.
 func (h *Handlers) GetSalesOrder(ctx context.Context, p oas.GetSalesOrderParams) (*oas.SalesOrderData, error) {
-	q := querySalesOrder(h.Client, p.SalesOrderID)
-	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
-	e, err := q.Only(ctx)
+	e, err := showSalesOrder(ctx, h.Client, p.SalesOrderID)
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +554,7 @@ func (h *Handlers) CreateSalesOrder(ctx context.Context, req *oas.SalesOrderCrea
 		if _, err = writeSalesOrderLines(ctx, tx, out.ID, lines, false); err != nil {
 			return err
 		}
-		out, err = LoadSalesOrder(ctx, tx.Client(), out.ID)
+		out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {
@@ -595,7 +601,7 @@ func (h *Handlers) UpdateSalesOrder(ctx context.Context, req *oas.SalesOrderUpda
 				return err
 			}
 		}
-		out, err = LoadSalesOrder(ctx, tx.Client(), out.ID)
+		out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {
@@ -616,7 +622,7 @@ func (h *Handlers) CancelSalesOrder(ctx context.Context, p oas.CancelSalesOrderP
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
 		out, err = sales.CancelOrder(ctx, tx, p.SalesOrderID)
 		if err == nil { // a document answers with its lines
-			out, err = LoadSalesOrder(ctx, tx.Client(), out.ID)
+			out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		}
 		return err
 	})
@@ -635,7 +641,7 @@ func (h *Handlers) ChangeSalesOrderStatus(ctx context.Context, req *oas.ChangeSa
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
 		out, err = sales.ChangeOrderStatus(ctx, tx, p.SalesOrderID, salesorder.Status(req.Status))
 		if err == nil { // a document answers with its lines
-			out, err = LoadSalesOrder(ctx, tx.Client(), out.ID)
+			out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		}
 		return err
 	})

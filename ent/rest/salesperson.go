@@ -113,6 +113,14 @@ func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate
 	return querySalesperson(c, id, ps...).Only(ctx)
 }
 
+// showSalesperson loads the Salesperson with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
+	q := querySalesperson(c, id, ps...)
+	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
+	return q.Only(ctx)
+}
+
 // querySalesperson is the query of LoadSalesperson.
 func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.SalespersonQuery {
 	q := c.Salesperson.Query().
@@ -123,9 +131,7 @@ func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.S
 
 // GetSalesperson retrieves one Salesperson.
 func (h *Handlers) GetSalesperson(ctx context.Context, p oas.GetSalespersonParams) (*oas.SalespersonData, error) {
-	q := querySalesperson(h.Client, p.SalespersonID)
-	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
-	e, err := q.Only(ctx)
+	e, err := showSalesperson(ctx, h.Client, p.SalespersonID)
 	if err != nil {
 		return nil, err
 	}

@@ -178,6 +178,14 @@ func LoadShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Sh
 	return queryShipment(c, id, ps...).Only(ctx)
 }
 
+// showShipment loads the Shipment with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
+	q := queryShipment(c, id, ps...)
+	q.Select(shipment.FieldSalesOrderID, shipment.FieldShipDate, shipment.FieldTrackingNumber, shipment.FieldInvoiceID)
+	return q.Only(ctx)
+}
+
 // queryShipment is the query of LoadShipment.
 func queryShipment(c *ent.Client, id int, ps ...predicate.Shipment) *ent.ShipmentQuery {
 	q := c.Shipment.Query().
@@ -231,7 +239,7 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err := sales.Ship(ctx, tx, out, rows); err != nil {
 			return err
 		}
-		out, err = LoadShipment(ctx, tx.Client(), out.ID)
+		out, err = showShipment(ctx, tx.Client(), out.ID)
 		return err
 	})
 	if err != nil {

@@ -129,6 +129,14 @@ func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predi
 	return queryShippingAddress(c, id, ps...).Only(ctx)
 }
 
+// showShippingAddress loads the ShippingAddress with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
+	q := queryShippingAddress(c, id, ps...)
+	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
+	return q.Only(ctx)
+}
+
 // queryShippingAddress is the query of LoadShippingAddress.
 func queryShippingAddress(c *ent.Client, id int, ps ...predicate.ShippingAddress) *ent.ShippingAddressQuery {
 	q := c.ShippingAddress.Query().
@@ -146,9 +154,7 @@ func checkShippingAddressParent(ctx context.Context, c *ent.Client, id int) erro
 
 // GetShippingAddress retrieves one ShippingAddress.
 func (h *Handlers) GetShippingAddress(ctx context.Context, p oas.GetShippingAddressParams) (*oas.ShippingAddressData, error) {
-	q := queryShippingAddress(h.Client, p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
-	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
-	e, err := q.Only(ctx)
+	e, err := showShippingAddress(ctx, h.Client, p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,14 @@ func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predic
 	return queryShippingMethod(c, id, ps...).Only(ctx)
 }
 
+// showShippingMethod loads the ShippingMethod with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
+	q := queryShippingMethod(c, id, ps...)
+	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
+	return q.Only(ctx)
+}
+
 // queryShippingMethod is the query of LoadShippingMethod.
 func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) *ent.ShippingMethodQuery {
 	q := c.ShippingMethod.Query().
@@ -97,9 +105,7 @@ func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) 
 
 // GetShippingMethod retrieves one ShippingMethod.
 func (h *Handlers) GetShippingMethod(ctx context.Context, p oas.GetShippingMethodParams) (*oas.ShippingMethodData, error) {
-	q := queryShippingMethod(h.Client, p.ShippingMethodID)
-	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showShippingMethod(ctx, h.Client, p.ShippingMethodID)
 	if err != nil {
 		return nil, err
 	}

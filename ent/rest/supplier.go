@@ -225,6 +225,14 @@ func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Su
 	return querySupplier(c, id, ps...).Only(ctx)
 }
 
+// showSupplier loads the Supplier with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
+	q := querySupplier(c, id, ps...)
+	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
+	return q.Only(ctx)
+}
+
 // querySupplier is the query of LoadSupplier.
 func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.SupplierQuery {
 	q := c.Supplier.Query().
@@ -235,9 +243,7 @@ func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.Supplie
 
 // GetSupplier retrieves one Supplier.
 func (h *Handlers) GetSupplier(ctx context.Context, p oas.GetSupplierParams) (*oas.SupplierData, error) {
-	q := querySupplier(h.Client, p.SupplierID)
-	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
-	e, err := q.Only(ctx)
+	e, err := showSupplier(ctx, h.Client, p.SupplierID)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,14 @@ func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*
 	return queryTag(c, id, ps...).Only(ctx)
 }
 
+// showTag loads the Tag with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
+	q := queryTag(c, id, ps...)
+	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
+	return q.Only(ctx)
+}
+
 // queryTag is the query of LoadTag.
 func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
 	q := c.Tag.Query().
@@ -127,9 +135,7 @@ func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
 
 // GetTag retrieves one Tag.
 func (h *Handlers) GetTag(ctx context.Context, p oas.GetTagParams) (*oas.TagData, error) {
-	q := queryTag(h.Client, p.TagID)
-	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
-	e, err := q.Only(ctx)
+	e, err := showTag(ctx, h.Client, p.TagID)
 	if err != nil {
 		return nil, err
 	}

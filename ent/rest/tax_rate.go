@@ -118,6 +118,14 @@ func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tax
 	return queryTaxRate(c, id, ps...).Only(ctx)
 }
 
+// showTaxRate loads the TaxRate with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
+	q := queryTaxRate(c, id, ps...)
+	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
+	return q.Only(ctx)
+}
+
 // queryTaxRate is the query of LoadTaxRate.
 func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQuery {
 	q := c.TaxRate.Query().
@@ -128,9 +136,7 @@ func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQu
 
 // GetTaxRate retrieves one TaxRate.
 func (h *Handlers) GetTaxRate(ctx context.Context, p oas.GetTaxRateParams) (*oas.TaxRateData, error) {
-	q := queryTaxRate(h.Client, p.TaxRateID)
-	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
-	e, err := q.Only(ctx)
+	e, err := showTaxRate(ctx, h.Client, p.TaxRateID)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,14 @@ func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.T
 	return queryTerritory(c, id, ps...).Only(ctx)
 }
 
+// showTerritory loads the Territory with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
+	q := queryTerritory(c, id, ps...)
+	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
+	return q.Only(ctx)
+}
+
 // queryTerritory is the query of LoadTerritory.
 func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.TerritoryQuery {
 	q := c.Territory.Query().
@@ -97,9 +105,7 @@ func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.Terri
 
 // GetTerritory retrieves one Territory.
 func (h *Handlers) GetTerritory(ctx context.Context, p oas.GetTerritoryParams) (*oas.TerritoryData, error) {
-	q := queryTerritory(h.Client, p.TerritoryID)
-	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showTerritory(ctx, h.Client, p.TerritoryID)
 	if err != nil {
 		return nil, err
 	}

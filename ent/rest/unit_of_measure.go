@@ -135,6 +135,14 @@ func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predica
 	return queryUnitOfMeasure(c, id, ps...).Only(ctx)
 }
 
+// showUnitOfMeasure loads the UnitOfMeasure with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
+	q := queryUnitOfMeasure(c, id, ps...)
+	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
+	return q.Only(ctx)
+}
+
 // queryUnitOfMeasure is the query of LoadUnitOfMeasure.
 func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *ent.UnitOfMeasureQuery {
 	q := c.UnitOfMeasure.Query().
@@ -145,9 +153,7 @@ func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *e
 
 // GetUnitOfMeasure retrieves one UnitOfMeasure.
 func (h *Handlers) GetUnitOfMeasure(ctx context.Context, p oas.GetUnitOfMeasureParams) (*oas.UnitOfMeasureData, error) {
-	q := queryUnitOfMeasure(h.Client, p.UomID)
-	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
-	e, err := q.Only(ctx)
+	e, err := showUnitOfMeasure(ctx, h.Client, p.UomID)
 	if err != nil {
 		return nil, err
 	}

@@ -118,6 +118,14 @@ func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.L
 	return queryWarehouse(c, id, ps...).Only(ctx)
 }
 
+// showWarehouse loads the Warehouse with the given id as an answer shows it:
+// the columns its converter reads, with its edges and borrowed fields.
+func showWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
+	q := queryWarehouse(c, id, ps...)
+	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
+	return q.Only(ctx)
+}
+
 // queryWarehouse is the query of LoadWarehouse.
 func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
 	q := c.Location.Query().
@@ -128,9 +136,7 @@ func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.Locati
 
 // GetWarehouse retrieves one Warehouse.
 func (h *Handlers) GetWarehouse(ctx context.Context, p oas.GetWarehouseParams) (*oas.WarehouseData, error) {
-	q := queryWarehouse(h.Client, p.WarehouseID)
-	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
-	e, err := q.Only(ctx)
+	e, err := showWarehouse(ctx, h.Client, p.WarehouseID)
 	if err != nil {
 		return nil, err
 	}
