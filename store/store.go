@@ -107,10 +107,28 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)
 	}
+	return clientOver(drv)
+}
+
+// clientOver builds the ent client over drv with what every client carries.
+func clientOver(drv dialect.Driver) *ent.Client {
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
 	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot), ent.MachineHook())
 	return c
+}
+
+// Observed returns a Store over the same pool whose client shows every
+// statement it sends to see first, in transactions too (ent's debug driver
+// formats each as "…: query=SQL args=[…]"). It prepares nothing. Tests use
+// it to check the SQL a request runs; nothing else should.
+func (s *Store) Observed(see func(statement string)) *Store {
+	drv := dialect.DebugWithContext(entsql.OpenDB(s.Dialect, s.DB), func(_ context.Context, v ...any) {
+		see(fmt.Sprint(v...))
+	})
+	o := *s
+	o.Client = clientOver(drv)
+	return &o
 }
 
 // Close closes the pool.

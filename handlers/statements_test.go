@@ -1,0 +1,125 @@
+package handlers_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/store"
+)
+
+// statements records the SQL an observed store sends.
+type statements struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (s *statements) see(statement string) {
+	// ent's debug driver: "driver.Query: query=SQL args=[…]" or "Tx(id).Query: …".
+	q, ok := strings.CutPrefix(statement[strings.Index(statement, ": ")+2:], "query=")
+	if !ok {
+		return // a transaction starting or ending
+	}
+	if i := strings.LastIndex(q, " args="); i >= 0 {
+		q = q[:i]
+	}
+	s.mu.Lock()
+	s.all = append(s.all, q)
+	s.mu.Unlock()
+}
+
+// during returns the columns of every row SELECT that do sends, by table
+// (each SELECT once, in order); counts are left out.
+func (s *statements) during(do func()) map[string][][]string {
+	s.mu.Lock()
+	from := len(s.all)
+	s.mu.Unlock()
+	do()
+	s.mu.Lock()
+	sent := slices.Clone(s.all[from:])
+	s.mu.Unlock()
+	out := map[string][][]string{}
+	for _, q := range sent {
+		list, ok := strings.CutPrefix(q, "SELECT ")
+		if !ok || strings.HasPrefix(list, "COUNT(") {
+			continue
+		}
+		list, rest, ok := strings.Cut(list, " FROM ")
+		if !ok {
+			continue
+		}
+		table := unquote(strings.Fields(rest)[0])
+		var cols []string
+		for _, c := range strings.Split(strings.TrimPrefix(list, "DISTINCT "), ", ") {
+			cols = append(cols, unquote(c[strings.LastIndex(c, ".")+1:]))
+		}
+		slices.Sort(cols)
+		out[table] = append(out[table], cols)
+	}
+	return out
+}
+
+func unquote(s string) string { return strings.Trim(s, "`\"") }
+
+// Generated reads select the columns their answer shows, not the whole row
+// (bench/README.md, "columns the answer shows"): a list, a retrieval and a
+// write's answer, and the rows of an edge beside them.
+func TestReadsSelectTheShownColumns(t *testing.T) {
+	t.Parallel()
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		var sql statements
+		a := newAPI(t, st.Observed(sql.see))
+		tag := []string{"description", "id", "name", "ref_type"}
+
+		var id int
+		got := sql.during(func() {
+			id = a.post("/v1/tags", map[string]any{"name": "Organic", "ref_type": "PRODUCT"}).want(201).ID()
+		})
+		for _, cols := range got["tags"] { // it answers from the row it wrote
+			if !slices.Equal(cols, tag) {
+				t.Errorf("a create's answer reads %v", cols)
+			}
+		}
+		got = sql.during(func() { a.get(path("/v1/tags", id)).want(200) })
+		if diff := cmp.Diff([][]string{tag}, got["tags"]); diff != "" {
+			t.Errorf("a retrieval reads the tag (-want +got):\n%s", diff)
+		}
+		got = sql.during(func() { a.get("/v1/tags?ref_type=PRODUCT").want(200) })
+		if diff := cmp.Diff([][]string{tag}, got["tags"]); diff != "" {
+			t.Errorf("a list reads the tags (-want +got):\n%s", diff)
+		}
+
+		s := seeded(t, a)
+		var cookie int
+		for _, p := range s.get("/v1/products?limit=200").want(200).List() {
+			if p["product_code"] == "FG-COOKIE12" {
+				cookie = int(p["id"].(float64))
+			}
+		}
+		got = sql.during(func() { s.get(path("/v1/products", cookie)).want(200) })
+		// An edge of ids reads the id it collects and the key it joins on
+		// (ent adds the row's id), an entry edge its entry's fields, and
+		// the rows an entry borrows from only the borrowed columns.
+		for table, want := range map[string][]string{
+			"product_tags":      {"id", "product_id", "tag_id"},
+			"product_allergens": {"allergen_id", "id", "product_id", "source"},
+			"allergens":         {"code", "id", "is_major_allergen", "name"},
+		} {
+			if diff := cmp.Diff([][]string{want}, got[table]); diff != "" {
+				t.Errorf("a product's %s (-want +got):\n%s", table, diff)
+			}
+		}
+		products := got["products"]
+		if len(products) != 1 || slices.Contains(products[0], "account_id") || !slices.Contains(products[0], "product_code") {
+			t.Errorf("the product's columns: %v", products)
+		}
+		got = sql.during(func() { s.get("/v1/products?limit=5").want(200) })
+		if len(got["product_tags"]) != 0 {
+			t.Errorf("a list, which shows tag_ids as null, read product_tags: %v", got["product_tags"])
+		}
+	})
+}
