@@ -314,6 +314,10 @@ type DocLines struct {
 	// the saved document and its new lines in body order:
 	//
 	//	func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>) error
+	//
+	// It may change the document (a create then reads its row again for the
+	// answer) but must leave the lines as written: a create whose answer
+	// shows nothing else answers with the lines it wrote, unread.
 	Record string `json:"record,omitempty"`
 }
 

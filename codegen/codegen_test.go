@@ -303,3 +303,37 @@ func TestEdgeReadsTheCollectedID(t *testing.T) {
 		t.Errorf("With() =\n%s\nwant a Select of thingtag.FieldTagID alone", got)
 	}
 }
+
+// A create answers with what it wrote only when its answer shows nothing
+// else: no other edge, no edge it writes, no borrowed field.
+func TestAnswersWritten(t *testing.T) {
+	str := func(name string, a annotate.Field) *Field {
+		return &Field{Name: name, Ann: a, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
+	}
+	doc := func(lineFields ...*Field) *Resource {
+		r := resourceWith(str("notes", annotate.Field{}))
+		entry := &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: lineFields}
+		r.Edges = []*Edge{{Res: r, E: &gen.Edge{Name: "lines"}, Ann: annotate.Edge{JSON: "lines", Doc: &annotate.DocLines{Min: 1, Max: 10}}, Entry: entry}}
+		return r
+	}
+	if r := doc(str("quantity", annotate.Field{})); !r.AnswersWritten() {
+		t.Error("a document whose answer is its row and its lines reads them back")
+	}
+	r := doc(str("quantity", annotate.Field{}))
+	r.Edges = append(r.Edges, &Edge{Res: r, E: &gen.Edge{Name: "tags"}, Ann: annotate.Edge{JSON: "tag_ids", IDField: "tag_id"}})
+	if r.AnswersWritten() {
+		t.Error("a document that shows another edge answers without reading it")
+	}
+	r.Edges[1].Ann.MaxItems = 5
+	if r.AnswersWritten() {
+		t.Error("a document that writes another edge answers without reading it")
+	}
+	if r := doc(str("product_name", annotate.Field{Borrow: []string{"name"}})); r.AnswersWritten() {
+		t.Error("a document whose lines borrow a field answers without reading it")
+	}
+	r = doc(str("quantity", annotate.Field{}))
+	r.Fields = append(r.Fields, str("supplier_name", annotate.Field{Borrow: []string{"name"}}))
+	if r.AnswersWritten() {
+		t.Error("a document that borrows a field answers without reading it")
+	}
+}

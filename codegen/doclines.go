@@ -64,6 +64,26 @@ func (r *Resource) DocEdges() []*Edge {
 	return out
 }
 
+// AnswersWritten reports whether a create answers with the document and the
+// lines it has just written instead of reading them back: the answer shows no
+// edge but the lines, and neither the document nor a line borrows a field.
+// After a Record workflow, which may change the document (a shipment gets its
+// invoice), the document's row is read again; the lines never are (Record
+// leaves them as written). What ent returned from the inserts is what a read
+// returns: defaults are set in Go, times are truncated to the microsecond the
+// databases keep, and decimals are bounded to the columns' scale.
+func (r *Resource) AnswersWritten() bool {
+	d := r.DocEdge()
+	if d == nil || len(r.Edges) != 1 || len(r.WritableEdges()) > 0 {
+		return false
+	}
+	if bs, err := r.Borrows(); err != nil || len(bs) > 0 {
+		return false
+	}
+	bs, err := d.Entry.Borrows()
+	return err == nil && len(bs) == 0
+}
+
 // InputSchema is the API schema of one line in a body.
 func (e *Edge) InputSchema() string { return e.Entry.Schema + "Input" }
 

@@ -460,6 +460,27 @@ type Node struct {
 	Machines []*MachineField
 }
 
+// Lines is the document-lines edge of a node and its place among the node's
+// edges (ent's index in Edges.loadedTypes), or nil.
+func (n *Node) Lines() *LoadedEdge {
+	if n.Res == nil || n.Res.DocEdge() == nil {
+		return nil
+	}
+	d := n.Res.DocEdge().E
+	for i, e := range n.T.Edges {
+		if e == d {
+			return &LoadedEdge{E: e, Index: i}
+		}
+	}
+	return nil
+}
+
+// LoadedEdge is an edge and its index in ent's Edges.loadedTypes.
+type LoadedEdge struct {
+	E     *gen.Edge
+	Index int
+}
+
 // Ref is a foreign key a mutation may set, and what the row it names must be.
 type Ref struct {
 	E *gen.Edge

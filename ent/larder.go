@@ -151,6 +151,38 @@ func (_m *SalesOrderLine) RedactCost() {
 	_m.Tax2 = nil
 }
 
+// SetLinesLoaded gives the Bill rows as its loaded lines,
+// as a query's WithLines would: a create answers with the lines it
+// has just written instead of reading them back.
+func (_m *Bill) SetLinesLoaded(rows []*BillLine) {
+	_m.Edges.Lines = rows
+	_m.Edges.loadedTypes[3] = true
+}
+
+// SetLinesLoaded gives the PurchaseOrder rows as its loaded lines,
+// as a query's WithLines would: a create answers with the lines it
+// has just written instead of reading them back.
+func (_m *PurchaseOrder) SetLinesLoaded(rows []*PurchaseOrderLine) {
+	_m.Edges.Lines = rows
+	_m.Edges.loadedTypes[2] = true
+}
+
+// SetLinesLoaded gives the SalesOrder rows as its loaded lines,
+// as a query's WithLines would: a create answers with the lines it
+// has just written instead of reading them back.
+func (_m *SalesOrder) SetLinesLoaded(rows []*SalesOrderLine) {
+	_m.Edges.Lines = rows
+	_m.Edges.loadedTypes[2] = true
+}
+
+// SetLinesLoaded gives the Shipment rows as its loaded lines,
+// as a query's WithLines would: a create answers with the lines it
+// has just written instead of reading them back.
+func (_m *Shipment) SetLinesLoaded(rows []*ShipmentLine) {
+	_m.Edges.Lines = rows
+	_m.Edges.loadedTypes[3] = true
+}
+
 // RedactCost clears the cost fields of a query or mutation result, descending
 // into loaded edges, for callers without the cost:read scope.
 func RedactCost(v Value) {

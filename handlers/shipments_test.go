@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,9 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/ent/shipment"
+	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/policy"
 )
@@ -43,6 +47,29 @@ func (a *api) shipmentMovements(id int) map[int]float64 {
 			a.t.Fatalf("movement %+v of a shipment", m)
 		}
 		out[m.LotID] += m.QuantityBase.InexactFloat64()
+	}
+	return out
+}
+
+// shipmentAsRead is the shipment id as a read of the database shows it (the
+// API has no retrieval of a shipment): a create answers with the lines it
+// wrote, and this is what they must equal.
+func (a *api) shipmentAsRead(id int) map[string]any {
+	a.t.Helper()
+	e, err := a.st.Client.Shipment.Query().Where(shipment.ID(id)).
+		WithLines(func(q *ent.ShipmentLineQuery) { q.Order(ent.Asc(shipmentline.FieldID)) }).
+		Only(a.org.Ctx(policy.Test))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	v := rest.Shipment(e)
+	b, err := v.MarshalJSON()
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		a.t.Fatal(err)
 	}
 	return out
 }
@@ -97,6 +124,9 @@ func TestShipments(t *testing.T) {
 				t.Fatalf("shipment %v", d)
 			}
 			inv1 = int(d["invoice_id"].(float64))
+			if diff := cmpDiff(a.shipmentAsRead(r.ID()), d); diff != "" {
+				t.Fatalf("the answer and a read differ (-read +answer):\n%s", diff)
+			}
 			// AL-FIRST expires first (2000 g), then AL-LATER; the lot without an
 			// expiry comes last, the expired and quarantined lots never.
 			if got := a.shipmentMovements(r.ID()); !mapsEqual(got, map[int]float64{first: -2000, later: -500}) {

@@ -405,6 +405,14 @@ func showBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) 
 	return q.Only(ctx)
 }
 
+// rereadBill reads the row of the Bill with the given id again, as an
+// answer shows it, without its lines.
+func rereadBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
+	q := c.Bill.Query().Where(bill.ID(id))
+	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
+	return q.Only(ctx)
+}
+
 // queryBill is the query of LoadBill.
 func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 	q := c.Bill.Query().
@@ -468,7 +476,11 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err := purchasing.ReceiveBill(ctx, tx, out, rows); err != nil {
 			return err
 		}
-		out, err = showBill(ctx, tx.Client(), out.ID)
+		// The workflow may have changed the document; its lines are as written.
+		if out, err = rereadBill(ctx, tx.Client(), out.ID); err != nil {
+			return err
+		}
+		out.SetLinesLoaded(rows)
 		if err != nil || claim == nil {
 			return err
 		}

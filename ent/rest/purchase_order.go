@@ -483,10 +483,11 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if err != nil {
 			return err
 		}
-		if _, err = writePurchaseOrderLines(ctx, tx, out.ID, lines, false); err != nil {
+		rows, err := writePurchaseOrderLines(ctx, tx, out.ID, lines, false)
+		if err != nil {
 			return err
 		}
-		out, err = showPurchaseOrder(ctx, tx.Client(), out.ID)
+		out.SetLinesLoaded(rows)
 		if err != nil || claim == nil {
 			return err
 		}

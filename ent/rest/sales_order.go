@@ -551,10 +551,11 @@ func (h *Handlers) CreateSalesOrder(ctx context.Context, req *oas.SalesOrderCrea
 		if err != nil {
 			return err
 		}
-		if _, err = writeSalesOrderLines(ctx, tx, out.ID, lines, false); err != nil {
+		rows, err := writeSalesOrderLines(ctx, tx, out.ID, lines, false)
+		if err != nil {
 			return err
 		}
-		out, err = showSalesOrder(ctx, tx.Client(), out.ID)
+		out.SetLinesLoaded(rows)
 		return err
 	})
 	if err != nil {

@@ -186,6 +186,14 @@ func showShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Sh
 	return q.Only(ctx)
 }
 
+// rereadShipment reads the row of the Shipment with the given id again, as an
+// answer shows it, without its lines.
+func rereadShipment(ctx context.Context, c *ent.Client, id int) (*ent.Shipment, error) {
+	q := c.Shipment.Query().Where(shipment.ID(id))
+	q.Select(shipment.FieldSalesOrderID, shipment.FieldShipDate, shipment.FieldTrackingNumber, shipment.FieldInvoiceID)
+	return q.Only(ctx)
+}
+
 // queryShipment is the query of LoadShipment.
 func queryShipment(c *ent.Client, id int, ps ...predicate.Shipment) *ent.ShipmentQuery {
 	q := c.Shipment.Query().
@@ -239,7 +247,11 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err := sales.Ship(ctx, tx, out, rows); err != nil {
 			return err
 		}
-		out, err = showShipment(ctx, tx.Client(), out.ID)
+		// The workflow may have changed the document; its lines are as written.
+		if out, err = rereadShipment(ctx, tx.Client(), out.ID); err != nil {
+			return err
+		}
+		out.SetLinesLoaded(rows)
 		return err
 	})
 	if err != nil {
