@@ -63,6 +63,7 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 		byID[p.ID] = p
 	}
 	amounts := make([]money.Line, len(lines))
+	var conv units.Converter
 	for i, l := range lines {
 		id, _ := l.ProductID()
 		p, ok := byID[id]
@@ -76,7 +77,7 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 			l.SetProductName(*p.Name)
 		}
 		q, _ := l.Quantity()
-		qb, err := units.ToBase(p, units.Inventory, q, fmt.Sprintf("lines[%d].quantity", i))
+		qb, err := conv.ToBase(p, units.Inventory, q, fmt.Sprintf("lines[%d].quantity", i))
 		if err != nil {
 			return nil, decimal.Zero, err
 		}

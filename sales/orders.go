@@ -77,6 +77,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 	}
 	amounts := make([]money.Line, len(lines))
 	tax1, tax2 := false, false
+	var conv units.Converter
 	for i, b := range lines {
 		l := b.Mutation()
 		pid, _ := l.ProductID()
@@ -95,7 +96,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 		if unit == "" {
 			unit = salesorderline.DefaultUomType
 		}
-		qb, err := units.ToBase(p, string(unit), q, fmt.Sprintf("lines[%d].order_qty", i))
+		qb, err := conv.ToBase(p, string(unit), q, fmt.Sprintf("lines[%d].order_qty", i))
 		if err != nil {
 			return err
 		}

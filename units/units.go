@@ -46,11 +46,43 @@ func PerInventoryUnit(p *ent.Product) decimal.Decimal { return Per(p, Inventory)
 // half-up to Places; a result no column keeps (10^14 or more) is an error
 // naming field.
 func ToBase(p *ent.Product, unit string, q decimal.Decimal, field string) (decimal.Decimal, error) {
-	b := q.Mul(Per(p, unit)).Round(Places)
+	return toBase(q, Per(p, unit), field)
+}
+
+func toBase(q, per decimal.Decimal, field string) (decimal.Decimal, error) {
+	b := q.Mul(per)
+	if b.Exponent() < -Places { // otherwise already exact to Places: rounding is the costly part
+		b = b.Round(Places)
+	}
 	if !bounds.Storable(b) {
 		return decimal.Zero, TooLarge(field, b)
 	}
 	return b, nil
+}
+
+// Converter converts the quantities of a document's lines to base units,
+// working out each product's factor once however many lines name it.
+type Converter struct {
+	per map[perKey]decimal.Decimal
+}
+
+type perKey struct {
+	product int
+	unit    string
+}
+
+// ToBase is ToBase with p's factor for unit remembered.
+func (c *Converter) ToBase(p *ent.Product, unit string, q decimal.Decimal, field string) (decimal.Decimal, error) {
+	k := perKey{p.ID, unit}
+	per, ok := c.per[k]
+	if !ok {
+		if c.per == nil {
+			c.per = map[perKey]decimal.Decimal{}
+		}
+		per = Per(p, unit)
+		c.per[k] = per
+	}
+	return toBase(q, per, field)
 }
 
 // TooLarge refuses field, whose quantity makes base (of a line, or of the
