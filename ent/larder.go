@@ -630,7 +630,7 @@ func (m *AllergenMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().Allergen.Query().
+	return ClientOf(m).Allergen.Query().
 		Where(
 			allergen.IDIn(ids...),
 			allergen.Or(allergen.IsGlobal(true)),
@@ -645,7 +645,7 @@ func (m *CountryMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().Country.Query().
+	return ClientOf(m).Country.Query().
 		Where(
 			country.IDIn(ids...),
 			country.Or(country.IsGlobal(true)),
@@ -660,7 +660,7 @@ func (m *FoodMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().Food.Query().
+	return ClientOf(m).Food.Query().
 		Where(
 			food.IDIn(ids...),
 			food.Or(food.IsGlobal(true)),
@@ -675,7 +675,7 @@ func (m *FoodNutrientMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().FoodNutrient.Query().
+	return ClientOf(m).FoodNutrient.Query().
 		Where(
 			foodnutrient.IDIn(ids...),
 			foodnutrient.Or(foodnutrient.IsGlobal(true)),
@@ -690,7 +690,7 @@ func (m *NutrientMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().Nutrient.Query().
+	return ClientOf(m).Nutrient.Query().
 		Where(
 			nutrient.IDIn(ids...),
 			nutrient.Or(nutrient.IsGlobal(true)),
@@ -705,7 +705,7 @@ func (m *PreservationMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().Preservation.Query().
+	return ClientOf(m).Preservation.Query().
 		Where(
 			preservation.IDIn(ids...),
 			preservation.Or(preservation.IsGlobal(true)),
@@ -720,7 +720,7 @@ func (m *QCUnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().QCUnitOfMeasure.Query().
+	return ClientOf(m).QCUnitOfMeasure.Query().
 		Where(
 			qcunitofmeasure.IDIn(ids...),
 			qcunitofmeasure.Or(qcunitofmeasure.IsGlobal(true)),
@@ -735,7 +735,7 @@ func (m *UnitOfMeasureMutation) Locked(ctx context.Context) (bool, error) {
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
-	return m.Client().UnitOfMeasure.Query().
+	return ClientOf(m).UnitOfMeasure.Query().
 		Where(
 			unitofmeasure.IDIn(ids...),
 			unitofmeasure.Or(unitofmeasure.IsGlobal(true), unitofmeasure.ReadOnly(true)),
@@ -749,7 +749,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		if id, ok := m.ReplacesID(); ok {
-			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -759,7 +759,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *AuditRecordMutation:
 		if id, ok := m.APIKeyID(); ok {
-			found, err := m.Client().APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).APIKey.Query().Where(apikey.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -769,7 +769,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *BillMutation:
 		if id, ok := m.SupplierID(); ok {
-			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -778,7 +778,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.PurchaseOrderID(); ok {
-			found, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -788,7 +788,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *BillLineMutation:
 		if id, ok := m.BillID(); ok {
-			found, err := m.Client().Bill.Query().Where(bill.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Bill.Query().Where(bill.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -797,7 +797,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -806,7 +806,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LocationID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -815,7 +815,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -825,7 +825,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *CustomerMutation:
 		if id, ok := m.CustomerTypeID(); ok {
-			found, err := m.Client().CustomerType.Query().Where(customertype.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).CustomerType.Query().Where(customertype.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -834,7 +834,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.PriceListID(); ok {
-			found, err := m.Client().PriceList.Query().Where(pricelist.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).PriceList.Query().Where(pricelist.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -843,7 +843,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.SalespersonID(); ok {
-			found, err := m.Client().Salesperson.Query().Where(salesperson.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Salesperson.Query().Where(salesperson.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -852,7 +852,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ShippingMethodID(); ok {
-			found, err := m.Client().ShippingMethod.Query().Where(shippingmethod.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ShippingMethod.Query().Where(shippingmethod.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -861,7 +861,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.TaxRateID(); ok {
-			found, err := m.Client().TaxRate.Query().Where(taxrate.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).TaxRate.Query().Where(taxrate.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -870,7 +870,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.TerritoryID(); ok {
-			found, err := m.Client().Territory.Query().Where(territory.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Territory.Query().Where(territory.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -880,7 +880,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *CustomerTagMutation:
 		if id, ok := m.CustomerID(); ok {
-			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -889,7 +889,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.TagID(); ok {
-			found, err := m.Client().Tag.Query().Where(tag.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Tag.Query().Where(tag.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -899,7 +899,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *EquipmentMutation:
 		if id, ok := m.WarehouseID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -909,7 +909,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *FoodNutrientMutation:
 		if id, ok := m.FoodID(); ok {
-			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Food.Query().Where(food.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -918,7 +918,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.NutrientID(); ok {
-			found, err := m.Client().Nutrient.Query().Where(nutrient.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Nutrient.Query().Where(nutrient.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -928,7 +928,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *InvoiceMutation:
 		if id, ok := m.CustomerID(); ok {
-			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -937,7 +937,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.SalesOrderID(); ok {
-			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -947,7 +947,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *InvoiceLineMutation:
 		if id, ok := m.InvoiceID(); ok {
-			found, err := m.Client().Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -956,7 +956,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -966,7 +966,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *LocationMutation:
 		if id, ok := m.ParentID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -976,7 +976,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *LotCorrectionMutation:
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -986,7 +986,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *OperationMutation:
 		if id, ok := m.UnitOfMeasureID(); ok {
-			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -996,7 +996,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductMutation:
 		if id, ok := m.UnitOfMeasureID(); ok {
-			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1005,7 +1005,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.UomBaseID(); ok {
-			found, err := m.Client().UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).UnitOfMeasure.Query().Where(unitofmeasure.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1014,7 +1014,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.FoodID(); ok {
-			found, err := m.Client().Food.Query().Where(food.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Food.Query().Where(food.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1024,7 +1024,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductAllergenMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1033,7 +1033,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.AllergenID(); ok {
-			found, err := m.Client().Allergen.Query().Where(allergen.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Allergen.Query().Where(allergen.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1043,7 +1043,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductBannedCountryMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1052,7 +1052,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.CountryID(); ok {
-			found, err := m.Client().Country.Query().Where(country.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Country.Query().Where(country.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1062,7 +1062,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductByproductMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1071,7 +1071,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ByproductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1081,7 +1081,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductLotMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1090,7 +1090,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LocationID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1099,7 +1099,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.WarehouseID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1109,7 +1109,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductQCCheckpointMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1118,7 +1118,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.QcCheckpointID(); ok {
-			found, err := m.Client().QCCheckpoint.Query().Where(qccheckpoint.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).QCCheckpoint.Query().Where(qccheckpoint.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1128,7 +1128,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductSubstituteMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1137,7 +1137,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.SubstituteID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1147,7 +1147,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductSupplierMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1156,7 +1156,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.SupplierID(); ok {
-			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1166,7 +1166,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductTagMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1175,7 +1175,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.TagID(); ok {
-			found, err := m.Client().Tag.Query().Where(tag.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Tag.Query().Where(tag.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1185,7 +1185,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1194,7 +1194,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductionLineID(); ok {
-			found, err := m.Client().ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
+			found, err := ClientOf(m).ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1203,7 +1203,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LocationID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1213,7 +1213,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionConsumedStepMutation:
 		if id, ok := m.ProductionID(); ok {
-			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Production.Query().Where(production.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1222,7 +1222,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1231,7 +1231,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1241,7 +1241,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionLineMutation:
 		if id, ok := m.WarehouseID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1251,7 +1251,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionLineEquipmentMutation:
 		if id, ok := m.ProductionLineID(); ok {
-			found, err := m.Client().ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
+			found, err := ClientOf(m).ProductionLine.Query().Where(productionline.ID(id), productionline.DeletedAtIsNil()).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1260,7 +1260,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.EquipmentID(); ok {
-			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1270,7 +1270,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionOperationMutation:
 		if id, ok := m.ProductionID(); ok {
-			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Production.Query().Where(production.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1279,7 +1279,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.OperationID(); ok {
-			found, err := m.Client().Operation.Query().Where(operation.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Operation.Query().Where(operation.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1288,7 +1288,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.EquipmentID(); ok {
-			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1298,7 +1298,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ProductionPlannedStepMutation:
 		if id, ok := m.ProductionID(); ok {
-			found, err := m.Client().Production.Query().Where(production.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Production.Query().Where(production.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1307,7 +1307,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1316,7 +1316,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1326,7 +1326,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *PurchaseOrderMutation:
 		if id, ok := m.SupplierID(); ok {
-			found, err := m.Client().Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1336,7 +1336,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *PurchaseOrderLineMutation:
 		if id, ok := m.PurchaseOrderID(); ok {
-			found, err := m.Client().PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1345,7 +1345,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1355,7 +1355,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *QCCheckpointMutation:
 		if id, ok := m.QcUnitOfMeasureID(); ok {
-			found, err := m.Client().QCUnitOfMeasure.Query().Where(qcunitofmeasure.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).QCUnitOfMeasure.Query().Where(qcunitofmeasure.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1365,7 +1365,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *RecipeStepMutation:
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1374,7 +1374,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.OperationID(); ok {
-			found, err := m.Client().Operation.Query().Where(operation.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Operation.Query().Where(operation.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1383,7 +1383,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.EquipmentID(); ok {
-			found, err := m.Client().Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Equipment.Query().Where(equipment.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1393,7 +1393,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *SalesOrderMutation:
 		if id, ok := m.CustomerID(); ok {
-			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1403,7 +1403,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *SalesOrderLineMutation:
 		if id, ok := m.SalesOrderID(); ok {
-			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1412,7 +1412,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.ProductID(); ok {
-			found, err := m.Client().Product.Query().Where(product.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Product.Query().Where(product.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1422,7 +1422,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ShipmentMutation:
 		if id, ok := m.SalesOrderID(); ok {
-			found, err := m.Client().SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1431,7 +1431,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.InvoiceID(); ok {
-			found, err := m.Client().Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Invoice.Query().Where(invoice.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1441,7 +1441,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ShipmentLineMutation:
 		if id, ok := m.ShipmentID(); ok {
-			found, err := m.Client().Shipment.Query().Where(shipment.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Shipment.Query().Where(shipment.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1450,7 +1450,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1460,7 +1460,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *ShippingAddressMutation:
 		if id, ok := m.CustomerID(); ok {
-			found, err := m.Client().Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1470,7 +1470,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *StockMovementMutation:
 		if id, ok := m.LotID(); ok {
-			found, err := m.Client().ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).ProductLot.Query().Where(productlot.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1479,7 +1479,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.LocationID(); ok {
-			found, err := m.Client().Location.Query().Where(location.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Location.Query().Where(location.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1489,7 +1489,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *WebhookAttemptMutation:
 		if id, ok := m.DeliveryID(); ok {
-			found, err := m.Client().WebhookDelivery.Query().Where(webhookdelivery.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).WebhookDelivery.Query().Where(webhookdelivery.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1499,7 +1499,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *WebhookDeliveryMutation:
 		if id, ok := m.EndpointID(); ok {
-			found, err := m.Client().WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -1508,7 +1508,7 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 		}
 		if id, ok := m.EventID(); ok {
-			found, err := m.Client().Event.Query().Where(event.ID(id)).Exist(ctx)
+			found, err := ClientOf(m).Event.Query().Where(event.ID(id)).Exist(ctx)
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func ReleaseLineEquipment() ent.Hook {
 			if err != nil {
 				return nil, err
 			}
-			_, err = m.Client().ProductionLineEquipment.Delete().
+			_, err = gen.ClientOf(m).ProductionLineEquipment.Delete().
 				Where(productionlineequipment.ProductionLineIDIn(ids...)).
 				Exec(ctx)
 			if err != nil {

@@ -18,14 +18,14 @@ func NumberDocument(field string) ent.Hook {
 			if _, set := m.Field(field); set {
 				return next.Mutate(ctx, m)
 			}
-			if _, err := m.(interface{ Tx() (*gen.Tx, error) }).Tx(); err != nil {
-				return nil, fmt.Errorf("document numbers must be given in a transaction: %w", err)
+			if _, ok := gen.TxOf(m); !ok {
+				return nil, fmt.Errorf("document numbers must be given in a transaction (a %s was not)", m.Type())
 			}
 			acct, ok := m.Field("account_id")
 			if !ok {
 				return nil, fmt.Errorf("number a %s: no account", m.Type())
 			}
-			n, err := nextNumber(ctx, m.(interface{ Client() *gen.Client }).Client(), acct.(int), field)
+			n, err := nextNumber(ctx, gen.ClientOf(m), acct.(int), field)
 			if err != nil {
 				return nil, err
 			}

@@ -55,16 +55,14 @@ func Outbox(render Renderer) ent.Hook {
 			if !ok || ctx.Value(noEventsKey{}) != nil {
 				return next.Mutate(ctx, m)
 			}
-			txm, ok := m.(interface{ Tx() (*gen.Tx, error) })
-			if !ok || res.Parent != "" && writingLines(ctx, m) {
+			if res.Parent != "" && writingLines(ctx, m) {
 				return next.Mutate(ctx, m) // lines their document writes: its own event
 			}
-			tx, err := txm.Tx()
-			if err != nil {
+			tx, ok := gen.TxOf(m)
+			if !ok {
 				return nil, ErrNoTx
 			}
-			client := m.(interface{ Client() *gen.Client }).Client()
-			o := outbox{client: client, tx: tx, render: render, res: res}
+			o := outbox{client: tx.Client(), tx: tx, render: render, res: res}
 			if res.Parent != "" {
 				return o.line(ctx, m, next)
 			}
@@ -94,7 +92,7 @@ func Outbox(render Renderer) ent.Hook {
 				if err != nil {
 					return v, err
 				}
-				after, err := gen.Reload(ctx, client, before)
+				after, err := gen.Reload(ctx, o.client, before)
 				if err != nil {
 					return nil, err
 				}

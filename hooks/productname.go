@@ -19,7 +19,7 @@ func CopyProductName() ent.Hook {
 		return hook.ProductLotFunc(func(ctx context.Context, m *gen.ProductLotMutation) (ent.Value, error) {
 			if _, set := m.ProductName(); !set {
 				if id, ok := m.ProductID(); ok {
-					p, err := m.Client().Product.Query().Where(product.ID(id)).Select(product.FieldName).Only(ctx)
+					p, err := gen.ClientOf(m).Product.Query().Where(product.ID(id)).Select(product.FieldName).Only(ctx)
 					if err != nil && !gen.IsNotFound(err) {
 						return nil, fmt.Errorf("copy product name: %w", err)
 					}
@@ -51,7 +51,7 @@ func PropagateProductName() ent.Hook {
 			if err != nil {
 				return nil, err
 			}
-			u := m.Client().ProductLot.Update().Where(productlot.ProductIDIn(ids...))
+			u := gen.ClientOf(m).ProductLot.Update().Where(productlot.ProductIDIn(ids...))
 			if cleared {
 				u.ClearProductName()
 			} else {

@@ -30,7 +30,7 @@ func CopySupplier(order bool) ent.Hook {
 				return next.Mutate(ctx, m)
 			}
 			id := v.(int)
-			c := m.(interface{ Client() *gen.Client }).Client()
+			c := gen.ClientOf(m)
 			// Only what is copied or checked (and the expiry, from which a
 			// read derives the approval status): a supplier row holds much more.
 			s, err := c.Supplier.Query().Where(supplier.ID(id)).

@@ -22,7 +22,7 @@ func OneDefaultAddress() ent.Hook {
 				return next.Mutate(ctx, m)
 			}
 			customer, ok := m.CustomerID()
-			q := m.Client().ShippingAddress.Query().Where(shippingaddress.IsDefault(true))
+			q := gen.ClientOf(m).ShippingAddress.Query().Where(shippingaddress.IsDefault(true))
 			if id, isOne := m.ID(); isOne {
 				old, err := m.OldCustomerID(ctx)
 				if err != nil {

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"entgo.io/ent"
@@ -54,7 +55,7 @@ func PlaceLot() ent.Hook {
 				return next.Mutate(ctx, m)
 			}
 			if id, ok := m.LocationID(); ok {
-				root, err := warehouseOf(ctx, m.Client(), id)
+				root, err := warehouseOf(ctx, gen.ClientOf(m), id)
 				if err != nil {
 					return nil, err
 				}
@@ -99,8 +100,8 @@ func warehouseOf(ctx context.Context, c *gen.Client, id int) (int, error) {
 func AccountStock() ent.Hook {
 	return hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.ProductLotFunc(func(ctx context.Context, m *gen.ProductLotMutation) (ent.Value, error) {
-			if _, err := m.Tx(); err != nil {
-				return nil, fmt.Errorf("stock changes must run in a transaction: %w", err)
+			if _, ok := gen.TxOf(m); !ok {
+				return nil, errors.New("stock changes must run in a transaction")
 			}
 			if m.Op().Is(ent.OpCreate) {
 				if ctx.Value(bulkKey{}) != nil {
@@ -118,7 +119,7 @@ func AccountStock() ent.Hook {
 				if !ok {
 					mv = Movement{Type: stockmovement.TypePRODUCT_FORM, DocumentType: "product_lot", DocumentID: lot.ID}
 				}
-				return v, writeMovement(ctx, m.Client(), lot.AccountID, lot.ID, lot.LocationID, mv, lot.QuantityBase)
+				return v, writeMovement(ctx, gen.ClientOf(m), lot.AccountID, lot.ID, lot.LocationID, mv, lot.QuantityBase)
 			}
 			after, changed := m.QuantityBase()
 			if !changed || ctx.Value(bulkKey{}) != nil {
@@ -130,7 +131,7 @@ func AccountStock() ent.Hook {
 				return nil, fmt.Errorf("stock: a change of many lots' quantities must be made under WithBulkStock, with its movements")
 			}
 			id, _ := m.ID()
-			before, err := lockedQuantity(ctx, m.Client(), id)
+			before, err := lockedQuantity(ctx, gen.ClientOf(m), id)
 			if err != nil {
 				return nil, err
 			}
@@ -140,10 +141,10 @@ func AccountStock() ent.Hook {
 			}
 			lot := v.(*gen.ProductLot)
 			if mv, ok := ctx.Value(movementKey{}).(Movement); ok {
-				return v, writeMovement(ctx, m.Client(), lot.AccountID, id, lot.LocationID, mv, after.Sub(before))
+				return v, writeMovement(ctx, gen.ClientOf(m), lot.AccountID, id, lot.LocationID, mv, after.Sub(before))
 			}
 			src, key, req := originOf(ctx)
-			return v, m.Client().LotCorrection.Create().
+			return v, gen.ClientOf(m).LotCorrection.Create().
 				SetAccountID(lot.AccountID).
 				SetLotID(id).
 				SetQuantityBefore(before).

@@ -20,7 +20,7 @@ func UnitCodeUnique() ent.Hook {
 			code, ok := m.Code()
 			global, _ := m.IsGlobal()
 			if ok && !global {
-				taken, err := m.Client().UnitOfMeasure.Query().
+				taken, err := gen.ClientOf(m).UnitOfMeasure.Query().
 					Where(unitofmeasure.Code(code), unitofmeasure.IsGlobal(true)).
 					Exist(ctx)
 				if err != nil {
