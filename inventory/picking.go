@@ -6,7 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bulk"
@@ -180,10 +182,11 @@ type lotHead struct {
 
 // firstLots returns, per product, the ids of its sellable lots in picking
 // order until they hold need[product] (or all of them). It reads a page of
-// each product's lots in one statement (a UNION ALL of index scans on
-// (account_id, product_id, expiration_date, id), each stopping at its LIMIT)
-// and reads again only for products whose page fell short. Nothing is locked
-// here: lockLots locks the ids, and Pick decides on what it reads then.
+// each product's lots in one statement (an index scan on (account_id,
+// product_id, expiration_date, id) per product, each stopping at its LIMIT)
+// and reads again only for products whose page fell short, four times as
+// many. Nothing is locked here: lockLots locks the ids, and Pick decides on
+// what it reads then.
 func firstLots(ctx context.Context, tx *ent.Tx, products []int, need map[int]decimal.Decimal, now time.Time) ([]int, error) {
 	if len(products) == 0 {
 		return nil, nil
@@ -192,19 +195,22 @@ func firstLots(ctx context.Context, tx *ent.Tx, products []int, need map[int]dec
 	if v == nil || v.AccountID == 0 {
 		return nil, fmt.Errorf("pick: no account in context")
 	}
-	limit := make(map[int]int, len(products))
-	for _, p := range products {
-		limit[p] = firstPage
-	}
 	var ids []int
-	for pending := products; len(pending) > 0; {
+	// Every product still pending has fallen short on every earlier read,
+	// so one limit serves them all.
+	for pending, limit := products, firstPage; len(pending) > 0; limit *= 4 {
 		var heads []lotHead
 		err := tx.ProductLot.Query().
+			Order(productlot.ByProductID(), productlot.ByExpirationDate(sql.OrderNullsLast()), productlot.ByID()).
 			Select(productlot.FieldID, productlot.FieldProductID, productlot.FieldQuantityBase).
 			Modify(func(s *sql.Selector) {
+				if s.Dialect() == dialect.Postgres {
+					s.Where(sql.In(s.C(productlot.FieldID), lateralPages(v.AccountID, pending, limit, now)))
+					return
+				}
 				// The pages replace the table under its own name, so that the
 				// account's policy filter applies to them as to the table.
-				s.From(pages(s.Dialect(), v.AccountID, pending, limit, now).As(productlot.Table))
+				s.From(unionPages(s.Dialect(), v.AccountID, pending, limit, now).As(productlot.Table))
 			}).
 			Scan(ctx, &heads)
 		if err != nil {
@@ -220,8 +226,7 @@ func firstLots(ctx context.Context, tx *ent.Tx, products []int, need map[int]dec
 			for ; i < len(hs) && held.LessThan(need[p]); i++ {
 				held = held.Add(hs[i].QuantityBase)
 			}
-			if held.LessThan(need[p]) && len(hs) == limit[p] {
-				limit[p] *= 4
+			if held.LessThan(need[p]) && len(hs) == limit {
 				next = append(next, p)
 				continue
 			}
@@ -234,34 +239,59 @@ func firstLots(ctx context.Context, tx *ent.Tx, products []int, need map[int]dec
 	return ids, nil
 }
 
-// pages is a page of each product's sellable lots in picking order (by
-// expiration date, none last, then id).
-func pages(d string, account int, products []int, limit map[int]int, now time.Time) *sql.Selector {
+// page is the first limit sellable lots of the product p names, in picking
+// order (by expiration date, none last, then id).
+func page(d string, t *sql.SelectTable, account int, p *sql.Predicate, limit int, now time.Time) *sql.Selector {
+	return sql.Dialect(d).
+		Select(t.C(productlot.FieldID), t.C(productlot.FieldProductID), t.C(productlot.FieldQuantityBase),
+			t.C(productlot.FieldAccountID), t.C(productlot.FieldExpirationDate)).
+		From(t).
+		Where(sql.And(
+			sql.EQ(t.C(productlot.FieldAccountID), account),
+			p,
+			sql.GT(t.C(productlot.FieldQuantityBase), 0),
+			sql.EQ(t.C(productlot.FieldArchived), false),
+			sql.Or(sql.IsNull(t.C(productlot.FieldExpirationDate)), sql.GT(t.C(productlot.FieldExpirationDate), now)),
+			sql.Or(
+				sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusAVAILABLE.String()),
+				sql.And(
+					sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusRELEASED.String()),
+					sql.Or(sql.IsNull(t.C(productlot.FieldQcReleaseExpiresAt)), sql.GT(t.C(productlot.FieldQcReleaseExpiresAt), now)),
+				),
+			),
+		)).
+		OrderBy(t.C(productlot.FieldExpirationDate)+" NULLS LAST", t.C(productlot.FieldID)).
+		Limit(limit)
+}
+
+// lateralPages (PostgreSQL) is the ids of each product's page: one LATERAL
+// subquery over the products' ids, passed as an array, so the statement is
+// the same for any number of products and is planned once. The UNION ALL of
+// one branch per product that SQLite gets took PostgreSQL about 6 ms to plan
+// on every run for 20 products.
+func lateralPages(account int, products []int, limit int, now time.Time) *sql.Selector {
+	t := sql.Dialect(dialect.Postgres).Table(productlot.Table)
+	lateral := page(dialect.Postgres, t, account, sql.ExprP(t.C(productlot.FieldProductID)+" = p.product_id"), limit, now)
+	ids := make([]int64, len(products))
+	for i, p := range products {
+		ids[i] = int64(p)
+	}
+	return sql.Dialect(dialect.Postgres).SelectExpr(sql.Expr("l.id")).FromExpr(sql.ExprFunc(func(b *sql.Builder) {
+		b.WriteString("unnest(").Arg(pq.Array(ids)).WriteString("::bigint[]) AS p(product_id) CROSS JOIN LATERAL ")
+		b.Nested(func(b *sql.Builder) { b.Join(lateral) })
+		b.WriteString(" AS l")
+	}))
+}
+
+// unionPages (SQLite, which has no LATERAL) is each product's page, a UNION
+// ALL of one branch per product.
+func unionPages(d string, account int, products []int, limit int, now time.Time) *sql.Selector {
 	var u *sql.Selector
 	for i, p := range products {
 		t := sql.Dialect(d).Table(productlot.Table)
-		page := sql.Dialect(d).
-			Select(t.C(productlot.FieldID), t.C(productlot.FieldProductID), t.C(productlot.FieldQuantityBase), t.C(productlot.FieldAccountID)).
-			From(t).
-			Where(sql.And(
-				sql.EQ(t.C(productlot.FieldAccountID), account),
-				sql.EQ(t.C(productlot.FieldProductID), p),
-				sql.GT(t.C(productlot.FieldQuantityBase), 0),
-				sql.EQ(t.C(productlot.FieldArchived), false),
-				sql.Or(sql.IsNull(t.C(productlot.FieldExpirationDate)), sql.GT(t.C(productlot.FieldExpirationDate), now)),
-				sql.Or(
-					sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusAVAILABLE.String()),
-					sql.And(
-						sql.EQ(t.C(productlot.FieldQcStatus), productlot.QcStatusRELEASED.String()),
-						sql.Or(sql.IsNull(t.C(productlot.FieldQcReleaseExpiresAt)), sql.GT(t.C(productlot.FieldQcReleaseExpiresAt), now)),
-					),
-				),
-			)).
-			OrderBy(t.C(productlot.FieldExpirationDate)+" NULLS LAST", t.C(productlot.FieldID)).
-			Limit(limit[p])
 		// A branch with its own ORDER BY and LIMIT is a subquery in both
 		// dialects.
-		branch := sql.Dialect(d).Select("*").From(page.As(fmt.Sprintf("page%d", i)))
+		branch := sql.Dialect(d).Select("*").From(page(d, t, account, sql.EQ(t.C(productlot.FieldProductID), p), limit, now).As(fmt.Sprintf("page%d", i)))
 		if u == nil {
 			u = branch
 		} else {
