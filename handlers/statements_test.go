@@ -121,5 +121,15 @@ func TestReadsSelectTheShownColumns(t *testing.T) {
 		if len(got["product_tags"]) != 0 {
 			t.Errorf("a list, which shows tag_ids as null, read product_tags: %v", got["product_tags"])
 		}
+
+		// A document's create answers with the row and the lines it wrote
+		// (codegen.Resource.AnswersWritten), reading neither back.
+		flour, sup := s.productID("RM-FLOUR"), s.supplierFor("READS")
+		got = sql.during(func() {
+			s.post("/v1/purchase-orders", map[string]any{"supplier_id": sup, "lines": lines(3, line(flour, 1, "cost", 2))}).want(201)
+		})
+		if len(got["purchase_orders"]) != 0 || len(got["purchase_order_lines"]) != 0 {
+			t.Errorf("a purchase order's create read back %v and %v", got["purchase_orders"], got["purchase_order_lines"])
+		}
 	})
 }
