@@ -229,8 +229,8 @@ func (r *keyRow) valid(env policy.Environment, now time.Time) bool {
 }
 
 // reservation is how many numbers of the account's budget reading the key
-// reserves: none on SQLite, none when this process holds reserved numbers of
-// its account, else what ratelimit.Leases advises (1 for an unknown key).
+// reserves: none on SQLite, 1 for an unknown key, else what ratelimit.Leases
+// advises (none while this process holds enough numbers of its account).
 func (a *Authenticator) reservation(hash string, now time.Time) int {
 	if a.shared == nil {
 		return 0
@@ -239,11 +239,7 @@ func (a *Authenticator) reservation(hash string, now time.Time) int {
 	if !ok {
 		return 1
 	}
-	bucket := ratelimit.AccountBucket(owner.(int))
-	if a.shared.Leases.Has(bucket, now) {
-		return 0
-	}
-	return a.shared.Leases.Size(bucket, a.limit, now)
+	return a.shared.Leases.Next(ratelimit.AccountBucket(owner.(int)), a.limit, now)
 }
 
 // read loads the key, reserving numbers of its budget in the same statement.

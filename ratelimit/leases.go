@@ -14,9 +14,10 @@ import (
 // A quiet account reserves one number per request, which is exact. A busy one
 // reserves a few at a time, growing with how many it served in this process
 // this window, up to 1% of its limit (and 64), one batch at a time per
-// process: numbers a process reserved but did not use before the window ends
-// are lost to the others, so at most 1% of the budget per process can go
-// unused, in exchange for one write per batch.
+// process, the next one while the last quarter of the current one is served:
+// numbers a process reserved but did not use before the window ends are lost
+// to the others, so at most 1% of the budget per process can go unused, in
+// exchange for one write per batch.
 type Leases struct {
 	mu    sync.Mutex
 	pools map[string]*tokens
@@ -82,20 +83,53 @@ func (l *Leases) Take(bucket string, now time.Time) (int, bool) {
 	return n, true
 }
 
-// Size is how many numbers to reserve next for bucket: one while the account
-// is quiet here, then an eighth of what this process served in the window, at
-// most 1% of limit and 64. While one batch is being reserved, others reserve
-// one number each, which their requests use at once. A batch ends with Add
-// or, when it was not reserved after all, Abandon.
-func (l *Leases) Size(bucket string, limit int, now time.Time) int {
+// Next is how many numbers the next key lookup of bucket reserves in the
+// window of now: none while this process holds more than a quarter of a
+// batch, so the request takes a held number; otherwise one batch, less what
+// is still held. A batch is what Size advises. The next batch is thus
+// reserved while the last numbers of the current one are served, and a busy
+// account's pool rarely runs dry; at most one batch is held at any time.
+// While a batch is being reserved, requests that find the pool empty reserve
+// one number each, which they use at once. A batch ends with Add or, when it
+// was not reserved after all, Abandon.
+func (l *Leases) Next(bucket string, limit int, now time.Time) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.pool(bucket, now)
-	n := max(1, min(t.served/8, limit/100, maxLease))
-	if n == 1 || t.batching {
+	held := t.held()
+	n := size(t, limit)
+	switch {
+	case held > n/4:
+		return 0
+	case t.batching || n-held < 2:
+		if held > 0 {
+			return 0
+		}
 		return 1
 	}
 	t.batching = true
+	return n - held
+}
+
+// Size is how many numbers a batch of bucket holds: one while the account is
+// quiet here, then an eighth of what this process served in the window, at
+// most 1% of limit and 64.
+func (l *Leases) Size(bucket string, limit int, now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return size(l.pool(bucket, now), limit)
+}
+
+func size(t *tokens, limit int) int {
+	return max(1, min(t.served/8, limit/100, maxLease))
+}
+
+// held counts the reserved numbers not yet used.
+func (t *tokens) held() int {
+	n := 0
+	for _, r := range t.ranges {
+		n += r.last - r.next + 1
+	}
 	return n
 }
 

@@ -70,27 +70,80 @@ func TestLeasesPrune(t *testing.T) {
 	}
 }
 
-// One batch at a time: while a batch is being reserved, others reserve one
-// number each; an abandoned batch lets the next one start.
+// One batch at a time: while a batch is being reserved, requests that find
+// the pool empty reserve one number each; an abandoned batch lets the next one
+// start.
 func TestOneBatchAtATime(t *testing.T) {
 	l := NewLeases()
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	for i := range 800 {
 		l.Add("b", now, i+1, 1)
 	}
-	if n := l.Size("b", 1000000, now); n != 64 {
-		t.Fatalf("first size %d, want 64", n)
+	if n := l.Next("b", 1000000, now); n != 64 {
+		t.Fatalf("first batch %d, want 64", n)
 	}
-	if n := l.Size("b", 1000000, now); n != 1 {
-		t.Fatalf("size during a batch %d, want 1", n)
+	if n := l.Next("b", 1000000, now); n != 1 {
+		t.Fatalf("reservation during a batch %d, want 1", n)
 	}
 	l.Abandon("b", now, 64)
-	if n := l.Size("b", 1000000, now); n != 64 {
-		t.Fatalf("size after an abandoned batch %d, want 64", n)
+	if n := l.Next("b", 1000000, now); n != 64 {
+		t.Fatalf("batch after an abandoned batch %d, want 64", n)
 	}
 	l.Add("b", now, 2000, 64)
-	if n := l.Size("b", 1000000, now); n != 64 {
-		t.Fatalf("size after a reserved batch %d, want 64", n)
+	if n := l.Next("b", 1000000, now); n != 0 {
+		t.Fatalf("reservation with 63 numbers held %d, want 0", n)
+	}
+}
+
+// The next batch is reserved while the last quarter of the current one is
+// served, for what the pool lacks of a batch: the pool does not run dry under
+// steady use, and never holds more than one batch.
+func TestNextBatchBeforeThePoolRunsDry(t *testing.T) {
+	l := NewLeases()
+	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
+	for i := range 800 {
+		l.Add("b", now, i+1, 1)
+	}
+	last := 800
+	reserve := func(n int) {
+		last += n
+		l.Add("b", now, last, n)
+	}
+	reserve(l.Next("b", 1000000, now)) // 64: one used, 63 held
+	taken := 0
+	for l.Next("b", 1000000, now) == 0 {
+		if _, ok := l.Take("b", now); !ok {
+			t.Fatalf("the pool ran dry after %d numbers", taken)
+		}
+		taken++
+	}
+	if taken != 63-16 {
+		t.Fatalf("the next batch was asked for after %d numbers, want %d (a quarter of 64 left)", taken, 63-16)
+	}
+	if h := l.pool("b", now).held(); h != 16 {
+		t.Fatalf("%d numbers held when the next batch was asked for, want 16", h)
+	}
+	// Next started the batch: others take held numbers meanwhile.
+	if n := l.Next("b", 1000000, now); n != 0 {
+		t.Fatalf("reservation while the batch is reserved %d, want 0", n)
+	}
+	l.Take("b", now)
+	reserve(64 - 16)
+	if h := l.pool("b", now).held(); h > 64 {
+		t.Fatalf("%d numbers held, more than one batch", h)
+	}
+	var got []int
+	for {
+		n, ok := l.Take("b", now)
+		if !ok {
+			break
+		}
+		got = append(got, n)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("numbers out of order or repeated: %v", got)
+		}
 	}
 }
 
