@@ -16,6 +16,10 @@
 // the record within that key's account. That is the hand-written server of
 // issue 14's first target ("key by hash, prepared statements", with
 // --prepare): it has no scopes, rate limit, plan, logging or redaction.
+//
+// With --spec it does by hand what the specification asks of every request
+// besides (spec.go): the yardstick of what Larder's generated request path
+// costs beyond the specification's own work.
 package main
 
 import (
@@ -88,6 +92,7 @@ type server struct {
 	account int64
 	prepare bool
 	auth    bool
+	spec    *spec    // with --spec
 	stmts   sync.Map // SQL text → *sql.Stmt, with prepare
 }
 
@@ -111,6 +116,8 @@ func main() {
 	account := flag.Int64("account", 1, "account whose tags GET /v1/tags lists (Larder takes it from the key)")
 	prepare := flag.Bool("prepare", false, "prepare each distinct query once instead of sending unnamed statements")
 	authenticate := flag.Bool("auth", false, "authenticate the bearer key by its hash, and read within its account")
+	specified := flag.Bool("spec", false, "also do by hand the per-request work the specification asks (spec.go); implies --auth")
+	rateLimit := flag.Int("rate-limit", 100000000, "with --spec: requests per minute per account")
 	flag.Parse()
 	if *dsn == "" {
 		log.Fatal("baseline: --database is required")
@@ -128,14 +135,19 @@ func main() {
 		log.Fatalf("baseline: connect: %v", err)
 	}
 
-	s := &server{db: db, account: *account, prepare: *prepare, auth: *authenticate}
+	s := &server{db: db, account: *account, prepare: *prepare, auth: *authenticate || *specified}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
 	mux.HandleFunc("GET /v1/tags", s.listTags)
 	mux.HandleFunc("GET /v1/product-lots", s.listLots)
+	var handler http.Handler = mux
+	if *specified {
+		s.spec = newSpec(*rateLimit)
+		handler = s.spec.wrap(mux)
+	}
 	hs := &http.Server{
 		Addr:              *addr,
-		Handler:           mux,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -326,6 +338,9 @@ func listPage[T any](s *server, w http.ResponseWriter, ctx context.Context, coun
 // authenticate returns the account of the request's live bearer key, or
 // answers 401 (or 500) and reports false.
 func (s *server) authenticate(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	if s.spec != nil {
+		return s.spec.authenticate(s, w, r)
+	}
 	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") || key == "" {
 		writeProblem(w, http.StatusUnauthorized, "A valid API key is required.")
