@@ -185,10 +185,7 @@ echo "== start keyed baseline on $KEYED (--auth --prepare; log: $RESULTS/keyed.l
 	>"$RESULTS/keyed.log" 2>&1 &
 KEYED_PID=$!
 PIDS+=("$KEYED_PID")
-for ((i = 0; i < 100; i++)); do
-	curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "$KEYED$(head -n1 "$RESULTS/get-paths.txt")" && break
-	sleep 0.1
-done
+wait_ok "$KEYED$(head -n1 "$RESULTS/get-paths.txt")"
 
 OTHERS=("$BASELINE" "$KEYED")
 SPEC=
@@ -200,10 +197,7 @@ if [[ " $SERVERS " == *" spec "* ]]; then
 		>"$RESULTS/spec.log" 2>&1 &
 	SPEC_PID=$!
 	PIDS+=("$SPEC_PID")
-	for ((i = 0; i < 100; i++)); do
-		curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "$SPEC$(head -n1 "$RESULTS/get-paths.txt")" && break
-		sleep 0.1
-	done
+	wait_ok "$SPEC$(head -n1 "$RESULTS/get-paths.txt")"
 	OTHERS+=("$SPEC")
 fi
 
