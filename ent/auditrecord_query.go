@@ -430,6 +430,9 @@ func (_q *AuditRecordQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -521,6 +524,9 @@ func (_q *AuditRecordQuery) loadAPIKey(ctx context.Context, query *APIKeyQuery, 
 
 func (_q *AuditRecordQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -505,6 +505,9 @@ func (_q *BillQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Bill, e
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -668,6 +671,9 @@ func (_q *BillQuery) loadLines(ctx context.Context, query *BillLineQuery, nodes 
 
 func (_q *BillQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

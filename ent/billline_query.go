@@ -541,6 +541,9 @@ func (_q *BillLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Bil
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -740,6 +743,9 @@ func (_q *BillLineQuery) loadLot(ctx context.Context, query *ProductLotQuery, no
 
 func (_q *BillLineQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

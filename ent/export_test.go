@@ -6,3 +6,6 @@ func OpenTxs() int {
 	bound.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// ReuseHolders is reuseHolders.
+var ReuseHolders = reuseHolders

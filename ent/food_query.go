@@ -431,6 +431,9 @@ func (_q *FoodQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Food, e
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -524,6 +527,9 @@ func (_q *FoodQuery) loadNutrients(ctx context.Context, query *FoodNutrientQuery
 
 func (_q *FoodQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -505,6 +505,9 @@ func (_q *InvoiceQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Invo
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -665,6 +668,9 @@ func (_q *InvoiceQuery) loadLines(ctx context.Context, query *InvoiceLineQuery, 
 
 func (_q *InvoiceQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"sort"
 
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/bill"
@@ -43,6 +46,44 @@ import (
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/problem"
 )
+
+// reuseHolders wraps a query's ScanValues (template
+// "dialect/sql/query/spec/holders"): the holders it makes for the first row
+// are reused for every row after it, instead of one of each per row, because
+// assignValues copies every value out of them. A query any of whose holders a
+// node may keep (a byte slice, a column no field reads) gets fresh ones for
+// every row, as ent makes them.
+func reuseHolders(scan func(columns []string) ([]any, error)) func(columns []string) ([]any, error) {
+	var held []any
+	return func(columns []string) ([]any, error) {
+		if held != nil {
+			return held, nil
+		}
+		values, err := scan(columns)
+		if err != nil || !copiedOut(values) {
+			return values, err
+		}
+		held = values
+		return values, nil
+	}
+}
+
+// copiedOut reports whether assignValues copies every value out of these
+// holders, leaving nothing of them in the node.
+func copiedOut(values []any) bool {
+	for _, v := range values {
+		switch v := v.(type) {
+		case *entsql.NullInt64, *entsql.NullString, *entsql.NullTime, *entsql.NullBool, *entsql.NullFloat64, *decimal.Decimal:
+		case *entsql.NullScanner:
+			if _, ok := v.S.(*decimal.Decimal); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // RedactCost clears the cost fields of the Bill: paid_amount subtotal tax1 tax2 tax1_rate tax2_rate.
 func (_m *Bill) RedactCost() {

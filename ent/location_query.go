@@ -466,6 +466,9 @@ func (_q *LocationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Loc
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -597,6 +600,9 @@ func (_q *LocationQuery) loadChildren(ctx context.Context, query *LocationQuery,
 
 func (_q *LocationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

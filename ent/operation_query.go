@@ -430,6 +430,9 @@ func (_q *OperationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Op
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -521,6 +524,9 @@ func (_q *OperationQuery) loadUnitOfMeasure(ctx context.Context, query *UnitOfMe
 
 func (_q *OperationQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -616,6 +616,9 @@ func (_q *ProductionQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*P
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -893,6 +896,9 @@ func (_q *ProductionQuery) loadOperations(ctx context.Context, query *Production
 
 func (_q *ProductionQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

@@ -353,6 +353,9 @@ func (_q *RateWindowQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 		nodes = append(nodes, node)
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -370,6 +373,9 @@ func (_q *RateWindowQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*R
 
 func (_q *RateWindowQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

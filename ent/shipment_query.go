@@ -505,6 +505,9 @@ func (_q *ShipmentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Shi
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -668,6 +671,9 @@ func (_q *ShipmentQuery) loadLines(ctx context.Context, query *ShipmentLineQuery
 
 func (_q *ShipmentQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

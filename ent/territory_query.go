@@ -393,6 +393,9 @@ func (_q *TerritoryQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Te
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -446,6 +449,9 @@ func (_q *TerritoryQuery) loadAccount(ctx context.Context, query *AccountQuery, 
 
 func (_q *TerritoryQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}

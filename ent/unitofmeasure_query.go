@@ -431,6 +431,9 @@ func (_q *UnitOfMeasureQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
@@ -527,6 +530,9 @@ func (_q *UnitOfMeasureQuery) loadOperations(ctx context.Context, query *Operati
 
 func (_q *UnitOfMeasureQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
+	if _spec.ScanValues != nil {
+		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
