@@ -85,10 +85,10 @@ func (l *Leases) Take(bucket string, now time.Time) (int, bool) {
 
 // Next is how many numbers the next key lookup of bucket reserves in the
 // window of now: none while this process holds more than a quarter of a
-// batch, so the request takes a held number; otherwise one batch, less what
-// is still held. A batch is what Size advises. The next batch is thus
-// reserved while the last numbers of the current one are served, and a busy
-// account's pool rarely runs dry; at most one batch is held at any time.
+// batch, so the request takes a held number; otherwise one batch (size),
+// less what is still held. The next batch is thus reserved while the last
+// numbers of the current one are served, and a busy account's pool rarely
+// runs dry; at most one batch is held at any time.
 // While a batch is being reserved, requests that find the pool empty reserve
 // one number each, which they use at once. A batch ends with Add or, when it
 // was not reserved after all, Abandon.
@@ -111,15 +111,9 @@ func (l *Leases) Next(bucket string, limit int, now time.Time) int {
 	return n - held
 }
 
-// Size is how many numbers a batch of bucket holds: one while the account is
-// quiet here, then an eighth of what this process served in the window, at
-// most 1% of limit and 64.
-func (l *Leases) Size(bucket string, limit int, now time.Time) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return size(l.pool(bucket, now), limit)
-}
-
+// size is how many numbers a batch holds: one while the account is quiet
+// here, then an eighth of what this process served in the window, at most 1%
+// of limit and 64.
 func size(t *tokens, limit int) int {
 	return max(1, min(t.served/8, limit/100, maxLease))
 }
@@ -150,7 +144,7 @@ func (l *Leases) Add(bucket string, now time.Time, last, n int) int {
 	return first
 }
 
-// Abandon ends a batch of n that Size started but nothing reserved.
+// Abandon ends a batch of n that Next started but nothing reserved.
 func (l *Leases) Abandon(bucket string, now time.Time, n int) {
 	if n <= 1 {
 		return

@@ -54,7 +54,7 @@ func TestLeaseSizeGrowsWithDemand(t *testing.T) {
 		for range tc.served {
 			l.Add("b", now, 1, 1)
 		}
-		if got := l.Size("b", tc.limit, now); got != tc.want {
+		if got := size(l.pool("b", now), tc.limit); got != tc.want {
 			t.Errorf("served %d, limit %d: size %d, want %d", tc.served, tc.limit, got, tc.want)
 		}
 	}
