@@ -65,6 +65,14 @@ func (d Decimal) Encode(e *jx.Encoder) {
 	e.Num(jx.Num(d.appendText(buf[:0])))
 }
 
+// DecimalText is d.String(), written by appendText: the text the database driver
+// sends for a decimal (decimal.Decimal's driver.Valuer is String), without
+// big.Int arithmetic. A 200-line document sends a thousand decimals.
+func DecimalText(d decimal.Decimal) string {
+	var buf [40]byte
+	return string(Decimal{d}.appendText(buf[:0]))
+}
+
 // appendText appends d as String writes it (no exponent, trailing zeros of
 // the fraction trimmed) without String's big.Int arithmetic and strings when
 // the coefficient has at most 15 digits, as every quantity, price and rate
@@ -157,7 +165,7 @@ func Bound(s string) *decimal.Decimal {
 // costs nothing.
 func (r Range) Check(d Decimal) error {
 	if r.Min != nil {
-		if c := d.Cmp(*r.Min); c < 0 || (r.MinExcl && c == 0) {
+		if c := compare(d.Decimal, *r.Min); c < 0 || (r.MinExcl && c == 0) {
 			if r.MinExcl {
 				return &Error{Message: "must be greater than " + r.Min.String()}
 			}
@@ -165,7 +173,7 @@ func (r Range) Check(d Decimal) error {
 		}
 	}
 	if r.Max != nil {
-		if c := d.Cmp(*r.Max); c > 0 || (r.MaxExcl && c == 0) {
+		if c := compare(d.Decimal, *r.Max); c > 0 || (r.MaxExcl && c == 0) {
 			if r.MaxExcl {
 				return &Error{Message: "must be less than " + r.Max.String()}
 			}
@@ -175,12 +183,49 @@ func (r Range) Check(d Decimal) error {
 	return nil
 }
 
+// compare is d.Cmp(b), without Cmp's rescaling (two big.Int allocations)
+// when b is zero, as most bounds are.
+func compare(d, b decimal.Decimal) int {
+	if b.IsZero() {
+		return d.Sign()
+	}
+	return d.Cmp(b)
+}
+
 // limit is 10^MagnitudeExp, the first magnitude no decimal column holds
 // (numeric(20,6) keeps 14 digits before the point).
 var limit = decimal.New(1, MagnitudeExp)
 
+// pow10 are the powers of ten an int64 holds.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
 // Storable reports whether a computed decimal (a quantity converted to base
 // units, a subtotal, a lot's total) fits the columns that keep decimals: its
 // absolute value is below 10^14. Inputs are bounded while decoding; values
-// computed from them are checked with this before they are written.
-func Storable(d decimal.Decimal) bool { return d.Abs().LessThan(limit) }
+// computed from them are checked with this before they are written, one per
+// line of a document, so the common case is answered from the int64
+// coefficient.
+func Storable(d decimal.Decimal) bool {
+	// NumDigits answers up to 15 only from a coefficient within ±2^53.
+	if d.NumDigits() > 15 {
+		return d.Abs().LessThan(limit)
+	}
+	c, k := d.CoefficientInt64(), MagnitudeExp-int(d.Exponent())
+	if c < 0 {
+		c = -c
+	}
+	switch {
+	case k < 0: // a magnitude of 10^15 or more, unless zero
+		return c == 0
+	case k >= len(pow10): // 10^k > 2^53 >= |c|
+		return true
+	default: // |c| × 10^exp < 10^MagnitudeExp
+		return c < pow10[k]
+	}
+}

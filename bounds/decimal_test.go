@@ -9,9 +9,10 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// TestEncodeAsString pins the fast path of Encode to shopspring's String,
-// which the API wrote before: the same text for every coefficient and
-// exponent, the slow path (more than 15 digits) included.
+// TestEncodeAsString pins the fast path of Encode and DecimalText to shopspring's
+// String, which the API wrote and the driver sent before: the same text for
+// every coefficient and exponent, the slow path (more than 15 digits)
+// included.
 func TestEncodeAsString(t *testing.T) {
 	cases := []decimal.Decimal{
 		decimal.Zero, decimal.New(0, -6), decimal.New(0, 3),
@@ -35,6 +36,9 @@ func TestEncodeAsString(t *testing.T) {
 		if got, want := e.String(), d.String(); got != want {
 			t.Fatalf("Encode(%s) = %q, want %q", want, got, want)
 		}
+		if got, want := DecimalText(d), d.String(); got != want {
+			t.Fatalf("DecimalText(%s) = %q, want %q", want, got, want)
+		}
 		if strings.ContainsAny(e.String(), "eE") {
 			t.Fatalf("Encode(%s) = %q has an exponent", d, e.String())
 		}
@@ -47,5 +51,38 @@ func BenchmarkEncode(b *testing.B) {
 	for b.Loop() {
 		e.Reset()
 		Decimal{d}.Encode(&e)
+	}
+}
+
+// TestStorableAndCompare pins Storable's and compare's fast paths to the
+// big.Int comparisons they replace, at the limit and around it.
+func TestStorableAndCompare(t *testing.T) {
+	cases := []decimal.Decimal{
+		{}, decimal.Zero, decimal.New(0, 20), decimal.New(0, -20),
+		decimal.New(1, MagnitudeExp), decimal.New(-1, MagnitudeExp), decimal.New(1, MagnitudeExp-1),
+		decimal.RequireFromString("99999999999999.999999"), decimal.RequireFromString("-99999999999999.9999999"),
+		decimal.RequireFromString("100000000000000.000001"), decimal.New(99999999999999, 0),
+		decimal.New(100000000000000, 0), decimal.New(999999999999999, -1), decimal.New(1000000000000000, -1),
+		decimal.New(1<<53, -2), decimal.New(1<<53, -1), decimal.New(1<<53+1, -1), decimal.New(3, 15),
+		decimal.RequireFromString("123456789012345678901234.5678"), decimal.New(5, -30),
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		c := r.Int64N(1<<62) >> r.IntN(62)
+		if r.IntN(2) == 0 {
+			c = -c
+		}
+		cases = append(cases, decimal.New(c, int32(r.IntN(40)-20)))
+	}
+	bs := []decimal.Decimal{decimal.Zero, decimal.New(0, -6), decimal.New(100, 0), decimal.New(-5, -1)}
+	for _, d := range cases {
+		if got, want := Storable(d), d.Abs().LessThan(limit); got != want {
+			t.Fatalf("Storable(%s) = %v, want %v", d, got, want)
+		}
+		for _, b := range bs {
+			if got, want := compare(d, b), d.Cmp(b); got != want {
+				t.Fatalf("compare(%s, %s) = %d, want %d", d, b, got, want)
+			}
+		}
 	}
 }

@@ -77,7 +77,7 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 			l.SetProductName(*p.Name)
 		}
 		q, _ := l.Quantity()
-		qb, err := conv.ToBase(p, units.Inventory, q, fmt.Sprintf("lines[%d].quantity", i))
+		qb, err := conv.ToBase(p, units.Inventory, q, i, "quantity")
 		if err != nil {
 			return nil, decimal.Zero, err
 		}

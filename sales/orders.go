@@ -96,7 +96,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 		if unit == "" {
 			unit = salesorderline.DefaultUomType
 		}
-		qb, err := conv.ToBase(p, string(unit), q, fmt.Sprintf("lines[%d].order_qty", i))
+		qb, err := conv.ToBase(p, string(unit), q, i, "order_qty")
 		if err != nil {
 			return err
 		}

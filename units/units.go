@@ -4,6 +4,8 @@
 package units
 
 import (
+	"fmt"
+
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bounds"
@@ -50,14 +52,20 @@ func ToBase(p *ent.Product, unit string, q decimal.Decimal, field string) (decim
 }
 
 func toBase(q, per decimal.Decimal, field string) (decimal.Decimal, error) {
+	b, ok := scaled(q, per)
+	if !ok {
+		return decimal.Zero, TooLarge(field, b)
+	}
+	return b, nil
+}
+
+// scaled is q × per rounded half-up to Places, and whether a column keeps it.
+func scaled(q, per decimal.Decimal) (decimal.Decimal, bool) {
 	b := q.Mul(per)
 	if b.Exponent() < -Places { // otherwise already exact to Places: rounding is the costly part
 		b = b.Round(Places)
 	}
-	if !bounds.Storable(b) {
-		return decimal.Zero, TooLarge(field, b)
-	}
-	return b, nil
+	return b, bounds.Storable(b)
 }
 
 // Converter converts the quantities of a document's lines to base units,
@@ -71,8 +79,9 @@ type perKey struct {
 	unit    string
 }
 
-// ToBase is ToBase with p's factor for unit remembered.
-func (c *Converter) ToBase(p *ent.Product, unit string, q decimal.Decimal, field string) (decimal.Decimal, error) {
+// ToBase is ToBase with p's factor for unit remembered, for the quantity of
+// line i of a document, in its field name: an error names lines[i].name.
+func (c *Converter) ToBase(p *ent.Product, unit string, q decimal.Decimal, i int, name string) (decimal.Decimal, error) {
 	k := perKey{p.ID, unit}
 	per, ok := c.per[k]
 	if !ok {
@@ -82,7 +91,11 @@ func (c *Converter) ToBase(p *ent.Product, unit string, q decimal.Decimal, field
 		per = Per(p, unit)
 		c.per[k] = per
 	}
-	return toBase(q, per, field)
+	b, ok := scaled(q, per)
+	if !ok { // the field's name is only written for a refusal
+		return decimal.Zero, TooLarge(fmt.Sprintf("lines[%d].%s", i, name), b)
+	}
+	return b, nil
 }
 
 // TooLarge refuses field, whose quantity makes base (of a line, or of the

@@ -1,6 +1,7 @@
 package units
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -36,12 +37,14 @@ func TestToBase(t *testing.T) {
 		if err != nil || !got.Equal(want) {
 			t.Errorf("ToBase(%d, %s, %s) = %s, %v; want %s", c.p.ID, c.unit, c.q, got, err, want)
 		}
-		got, err = conv.ToBase(c.p, c.unit, decimal.RequireFromString(c.q), "q")
+		got, err = conv.ToBase(c.p, c.unit, decimal.RequireFromString(c.q), 0, "q")
 		if err != nil || !got.Equal(want) {
 			t.Errorf("Converter.ToBase(%d, %s, %s) = %s, %v; want %s", c.p.ID, c.unit, c.q, got, err, want)
 		}
 	}
-	if _, err := conv.ToBase(bag, Inventory, decimal.RequireFromString("1e12"), "lines[2].quantity"); err == nil {
+	if _, err := conv.ToBase(bag, Inventory, decimal.RequireFromString("1e12"), 2, "quantity"); err == nil {
 		t.Error("3×10^17 base units were kept")
+	} else if !strings.Contains(err.Error(), "lines[2].quantity") {
+		t.Errorf("the refusal of 3×10^17 base units does not name lines[2].quantity: %v", err)
 	}
 }

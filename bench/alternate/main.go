@@ -6,6 +6,8 @@
 // where runs one after another cannot. It reports each server's latency
 // percentiles, its p50 as a ratio of the first server's, and, for servers
 // given a PID, the CPU time the process used per request over the run.
+// With -body, each request is a POST of that file's JSON instead (a document
+// create: each server must answer 201).
 //
 //	alternate -key KEY -paths-file paths.txt -n 2000 \
 //		old=http://127.0.0.1:8081 new=http://127.0.0.1:8082 -cpu-pid old=123,new=456
@@ -13,6 +15,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +42,7 @@ type server struct {
 func main() {
 	key := flag.String("key", "", "bearer key sent to every server")
 	pathsFile := flag.String("paths-file", "", "file of GET paths, one a line (blank lines and # comments skipped)")
+	bodyFile := flag.String("body", "", "POST this file's JSON to the paths instead of GETs; 201 expected")
 	n := flag.Int("n", 1000, "measured rounds (one request to each server per round)")
 	warmup := flag.Int("warmup", 100, "unmeasured rounds first")
 	pids := flag.String("cpu-pid", "", "comma-separated name=PID of the servers whose CPU per request is reported (Linux)")
@@ -50,6 +54,10 @@ func main() {
 	servers, paths, err := setup(flag.Args(), *pathsFile, *pids)
 	if err == nil && *n < 1 {
 		err = errors.New("-n must be at least 1")
+	}
+	var body []byte
+	if err == nil && *bodyFile != "" {
+		body, err = os.ReadFile(*bodyFile)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "alternate:", err)
@@ -72,7 +80,7 @@ func main() {
 			if round%2 == 1 {
 				s = servers[len(servers)-1-i]
 			}
-			took, err := get(client, s.base+path, *key)
+			took, err := send(client, s.base+path, *key, body)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "alternate: %s: %v\n", s.name, err)
 				os.Exit(1)
@@ -144,12 +152,21 @@ func setup(args []string, pathsFile, pids string) ([]*server, []string, error) {
 	return servers, paths, nil
 }
 
-// get sends one GET, reads the whole answer and times it; an answer other
-// than 200 is an error.
-func get(c *http.Client, url, key string) (time.Duration, error) {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+// send sends one GET, or a POST of body when there is one, reads the whole
+// answer and times it; an answer other than 200 (201 for a POST) is an
+// error.
+func send(c *http.Client, url, key string, body []byte) (time.Duration, error) {
+	method, want := http.MethodGet, http.StatusOK
+	var r io.Reader
+	if body != nil {
+		method, want, r = http.MethodPost, http.StatusCreated, bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
 	if err != nil {
 		return 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -162,8 +179,8 @@ func get(c *http.Client, url, key string) (time.Duration, error) {
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	took := time.Since(start)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	if err == nil && resp.StatusCode != want {
+		err = fmt.Errorf("%s %s: %s", method, url, resp.Status)
 	}
 	return took, err
 }
