@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -83,6 +84,68 @@ func TestStorableAndCompare(t *testing.T) {
 			if got, want := compare(d, b), d.Cmp(b); got != want {
 				t.Fatalf("compare(%s, %s) = %d, want %d", d, b, got, want)
 			}
+		}
+	}
+}
+
+// TestParsePlain pins Decode's fast path to NewFromString and CheckDecimal,
+// which decode every other number: the same coefficient, exponent and
+// verdict, at each bound and on random numbers of up to 20 digits.
+func TestParsePlain(t *testing.T) {
+	texts := []string{"0", "-0", "0.0", "0.000000", "-0.000", "1", "-1", "0.5", "1.25", "3",
+		"100", "1000.000", "99999999999999.999999", "100000000000000", "99999999999999",
+		"-99999999999999.9999995", "0.000001", "0.0000001", "0.0000010", "123456789012345",
+		"1234567890123456", "12345678901234.5", "1234567890.12345600", "999999999999999999",
+		"9999999999999999999", "0.00000000000000000001", "1e3", "1E-2", "-2.5e+1", "12.340000"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 50000 {
+		var b []byte
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		whole := r.IntN(16)
+		b = append(b, byte('1'+r.IntN(9)))
+		for range whole {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		if f := r.IntN(10); f > 0 {
+			b = append(b, '.')
+			for range f {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		if r.IntN(5) == 0 {
+			b = append(b, "000"...)
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		want, err := decimal.NewFromString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantErr := CheckDecimal(want)
+		got, ok, gotErr := parsePlain(jx.Num(s))
+		if !ok {
+			if !strings.ContainsAny(s, "eE") && len(strings.Trim(s, "-.")) <= 18 {
+				t.Errorf("parsePlain(%s) passed it on", s)
+			}
+			continue
+		}
+		if got.Coefficient().Cmp(want.Coefficient()) != 0 || got.Exponent() != want.Exponent() {
+			t.Fatalf("parsePlain(%s) = %s×10^%d, want %s×10^%d", s, got.Coefficient(), got.Exponent(), want.Coefficient(), want.Exponent())
+		}
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("parsePlain(%s): %v, want %v", s, gotErr, wantErr)
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for b.Loop() {
+		var d Decimal
+		if err := d.Decode(jx.DecodeStr("1234.5678")); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

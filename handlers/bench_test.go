@@ -1,11 +1,15 @@
 package handlers_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/policy"
 )
 
 // Benchmarks of whole requests through the real server (middleware, key,
@@ -36,5 +40,49 @@ func BenchmarkRequests(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkPurchaseOrder creates the purchase order of bench/documents.sh
+// (200 lines over 20 materials of the seeded account) through the real
+// server, per backend: with -benchmem and -cpuprofile it shows what a
+// document's create costs in process, without the load generator.
+func BenchmarkPurchaseOrder(b *testing.B) {
+	for _, be := range dbtest.Backends(b) {
+		st := dbtest.Open(b, be)
+		a := newAPI(b, st, limit(1<<30))
+		a.org = dbtest.NewSeededOrg(b, st)
+		a.key = a.org.Key(b, policy.Test, "all")
+		var products []int
+		for _, p := range a.get("/v1/products?limit=100").want(200).List() {
+			if t := p["product_type"]; len(products) < 20 && (t == "RAW_MATERIAL" || t == "PACKAGING" || t == "MISCELLANEOUS") {
+				products = append(products, int(p["id"].(float64)))
+			}
+		}
+		if len(products) < 20 {
+			b.Fatalf("the seeded account has %d materials, 20 are needed", len(products))
+		}
+		ls := make([]any, 200)
+		for i := range ls {
+			ls[i] = line(products[i%20], 3, "cost", 1.25)
+		}
+		body, err := json.Marshal(map[string]any{"supplier_id": a.supplierFor("BENCH"), "lines": ls})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(be), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req, _ := http.NewRequest("POST", a.url+"/v1/purchase-orders", bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+a.key)
+				req.Header.Set("Content-Type", "application/json")
+				res, err := http.DefaultClient.Do(req)
+				if err != nil || res.StatusCode != 201 {
+					b.Fatalf("%v %v", res, err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				_ = res.Body.Close()
+			}
+		})
 	}
 }
