@@ -23,14 +23,7 @@ func TestEncodeAsString(t *testing.T) {
 		decimal.New(1000000000000000, -6), decimal.RequireFromString("123456789012345678901234.5678"),
 		decimal.RequireFromString("-0.000000000000000000001"), decimal.NewFromFloat(0.1), decimal.NewFromFloat(1e-9),
 	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20000 {
-		c := r.Int64N(1<<53) >> r.IntN(53)
-		if r.IntN(2) == 0 {
-			c = -c
-		}
-		cases = append(cases, decimal.New(c, int32(r.IntN(20)-14)))
-	}
+	cases = append(cases, randomDecimals(1, 20000, 53, -14, 5)...)
 	for _, d := range cases {
 		var e jx.Encoder
 		Decimal{d}.Encode(&e)
@@ -55,6 +48,21 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// randomDecimals are n decimals, the same for a seed: coefficients of any
+// size below 2^bits, either sign, exponents from minExp to maxExp.
+func randomDecimals(seed uint64, n, bits, minExp, maxExp int) []decimal.Decimal {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	out := make([]decimal.Decimal, n)
+	for i := range out {
+		c := r.Int64N(1<<bits) >> r.IntN(bits)
+		if r.IntN(2) == 0 {
+			c = -c
+		}
+		out[i] = decimal.New(c, int32(minExp+r.IntN(maxExp-minExp+1)))
+	}
+	return out
+}
+
 // TestStorableAndCompare pins Storable's and compare's fast paths to the
 // big.Int comparisons they replace, at the limit and around it.
 func TestStorableAndCompare(t *testing.T) {
@@ -67,14 +75,7 @@ func TestStorableAndCompare(t *testing.T) {
 		decimal.New(1<<53, -2), decimal.New(1<<53, -1), decimal.New(1<<53+1, -1), decimal.New(3, 15),
 		decimal.RequireFromString("123456789012345678901234.5678"), decimal.New(5, -30),
 	}
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 50000 {
-		c := r.Int64N(1<<62) >> r.IntN(62)
-		if r.IntN(2) == 0 {
-			c = -c
-		}
-		cases = append(cases, decimal.New(c, int32(r.IntN(40)-20)))
-	}
+	cases = append(cases, randomDecimals(3, 50000, 62, -20, 19)...)
 	bs := []decimal.Decimal{decimal.Zero, decimal.New(0, -6), decimal.New(100, 0), decimal.New(-5, -1)}
 	for _, d := range cases {
 		if got, want := Storable(d), d.Abs().LessThan(limit); got != want {
