@@ -319,6 +319,25 @@ type DocLines struct {
 	// answer) but must leave the lines as written: a create whose answer
 	// shows nothing else answers with the lines it wrote, unread.
 	Record string `json:"record,omitempty"`
+	// Read, when set, makes the check of the lines' references in
+	// Read.Field also read the Read.Columns of the rows they name, and hands
+	// those rows, by id, to Prepare, which then need not read them again:
+	//
+	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create, rows map[int]*ent.<Ref>) error
+	//
+	// Code that calls Prepare on builders it made itself (seeding) passes
+	// nil rows, and Prepare reads them. A cost column is read as if the
+	// caller had cost:read: the rows go to Prepare, never into an answer.
+	Read *RefRead `json:"read,omitempty"`
+}
+
+// RefRead is what the check of one line reference reads for Prepare.
+type RefRead struct {
+	// Field is the line's foreign key ("product_id").
+	Field string `json:"field"`
+	// Columns are the referenced rows' fields Prepare uses (the id is
+	// always read).
+	Columns []string `json:"columns"`
 }
 
 // Lines makes an Entries edge the document's writable lines, between min and
@@ -340,6 +359,13 @@ func (e Edge) KeptByID() Edge { e.Doc.KeepByID = true; return e }
 
 // PreparedBy names the DocLines.Prepare function.
 func (e Edge) PreparedBy(workflow string) Edge { e.Doc.Prepare = workflow; return e }
+
+// Reading makes the check of the lines' field references read columns of
+// the named rows for the Prepare function (see DocLines.Read).
+func (e Edge) Reading(field string, columns ...string) Edge {
+	e.Doc.Read = &RefRead{Field: field, Columns: columns}
+	return e
+}
 
 // RecordedBy names the DocLines.Record function.
 func (e Edge) RecordedBy(workflow string) Edge { e.Doc.Record = workflow; return e }

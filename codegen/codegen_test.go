@@ -337,3 +337,28 @@ func TestAnswersWritten(t *testing.T) {
 		t.Error("a document that borrows a field answers without reading it")
 	}
 }
+
+// Reading hands rows to a Prepare function, from the check of a writable
+// foreign key of the lines: without either, generation stops.
+func TestReadingNeedsPrepareAndAReference(t *testing.T) {
+	str := func(name string) *Field {
+		return &Field{Name: name, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
+	}
+	for _, tc := range []struct {
+		name string
+		doc  annotate.Edge
+		want string
+	}{
+		{"no Prepare", annotate.Entries("lines").Lines(1, 10).Reading("notes", "name"), "name one with PreparedBy"},
+		{"not a foreign key", annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare").Reading("notes", "name"), "not a writable foreign key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := resourceWith(str("memo"))
+			entry := &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: []*Field{str("notes")}}
+			e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: tc.doc, Entry: entry}
+			if err := e.validateDoc(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("validateDoc: %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

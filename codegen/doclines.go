@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"entgo.io/ent/entc/gen"
 )
 
 // validateDoc refuses document lines the generator cannot write.
@@ -35,6 +37,20 @@ func (e *Edge) validateDoc() error {
 	}
 	if len(e.Res.DocEdges()) > 0 {
 		return fmt.Errorf("a document has one set of lines")
+	}
+	if r := d.Read; r != nil {
+		if d.Prepare == "" {
+			return fmt.Errorf("Reading(%s) hands rows to Prepare: name one with PreparedBy", r.Field)
+		}
+		l := e.readRef()
+		if l == nil {
+			return fmt.Errorf("Reading(%s): not a writable foreign key of the lines", r.Field)
+		}
+		for _, c := range r.Columns {
+			if refField(l.Ref.E.Type, c) == nil {
+				return fmt.Errorf("Reading(%s): %s has no field %s", r.Field, l.Ref.E.Type.Name, c)
+			}
+		}
 	}
 	if len(e.Entry.Writable()) == 0 {
 		return fmt.Errorf("document lines need writable line fields")
@@ -121,7 +137,11 @@ func (e *Edge) Refs() []*LineRef {
 		if err != nil {
 			continue
 		}
-		out = append(out, &LineRef{F: f, Ref: ref})
+		l := &LineRef{F: f, Ref: ref}
+		if d := e.Ann.Doc; d != nil && d.Read != nil && d.Read.Field == f.Name {
+			l.Read = d.Read.Columns
+		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -130,7 +150,63 @@ func (e *Edge) Refs() []*LineRef {
 type LineRef struct {
 	F   *Field
 	Ref *Ref
+	// Read are the columns of the named rows its check reads for the
+	// document's Prepare (DocLines.Read); nil when it reads only ids.
+	Read []string
 }
+
+// readRef is the line reference whose check reads rows for Prepare, or nil.
+func (e *Edge) readRef() *LineRef {
+	for _, l := range e.Refs() {
+		if l.Read != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+// ReadRef is the line reference whose check reads rows for Prepare, or nil.
+func (e *Edge) ReadRef() *LineRef {
+	if e.Ann.Doc == nil {
+		return nil
+	}
+	return e.readRef()
+}
+
+// refField is t's field named name, or nil.
+func refField(t *gen.Type, name string) *gen.Field {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Columns are the Select arguments of the rows' read: the field constants
+// of DocLines.Read.Columns.
+func (l *LineRef) Columns() string {
+	t := l.Ref.E.Type
+	var cs []string
+	for _, c := range l.Read {
+		cs = append(cs, t.Package()+"."+refField(t, c).Constant())
+	}
+	return strings.Join(cs, ", ")
+}
+
+// ReadsCost reports whether the rows' read includes a cost field.
+func (l *LineRef) ReadsCost() bool {
+	t := l.Ref.E.Type
+	for _, c := range l.Read {
+		if a, err := fieldAnnotation(refField(t, c)); err == nil && a.Cost {
+			return true
+		}
+	}
+	return false
+}
+
+// RowType is the ent type of the rows the reference names.
+func (l *LineRef) RowType() string { return "ent." + l.Ref.E.Type.Name }
 
 // Getter is the mutation getter of the key.
 func (l *LineRef) Getter() string { return l.F.F.MutationGet() }
@@ -147,9 +223,24 @@ func (l *LineRef) Message() string {
 	return strconv.Quote("must name an existing " + l.Ref.Noun + " (%d was not found)")
 }
 
-// Prepare is the call of the document's Prepare function, or "".
+// Prepare is the call of the document's Prepare function, or "": with the
+// rows its lines' reference check read (DocLines.Read) last.
 func (e *Edge) Prepare(m string) string {
+	if e.Ann.Doc.Read != nil {
+		return workflowCall(e.Ann.Doc.Prepare, "ctx", "tx", m, "lines", "read")
+	}
 	return workflowCall(e.Ann.Doc.Prepare, "ctx", "tx", m, "lines")
+}
+
+// ReadsCost reports whether the resource's line reference check reads a
+// cost field for Prepare (the generated file then imports policy).
+func (r *Resource) ReadsCost() bool {
+	if e := r.DocEdge(); e != nil {
+		if l := e.ReadRef(); l != nil {
+			return l.ReadsCost()
+		}
+	}
+	return false
 }
 
 // Record is the call of the document's Record function, or "".

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -437,8 +438,26 @@ func TestBills(t *testing.T) {
 
 		a.run(t, "costs are redacted; reads need purchasing:read", func(t *testing.T, a *api) {
 			key, _ := a.newKey(policy.Test, "purchasing:read,purchasing:write")
+			p := a.get(path("/v1/products", sugar)).want(200).Data()
+			c0, ok := p["cost"].(float64)
+			if !ok || c0 <= 0 {
+				t.Fatalf("seeded sugar cost %v: the recost check below needs one", p["cost"])
+			}
+			per := 1.0
+			for _, k := range []string{"uom_qty", "uom_base_conversion"} {
+				if f, ok := p[k].(float64); ok {
+					per *= f
+				}
+			}
+			q := a.onHand(sugar).InexactFloat64() / per // inventory units on hand
 			b := a.do("POST", "/v1/bills", key, map[string]any{"supplier_id": sup, "bill_date": "2026-11-24",
 				"lines": []any{line(sugar, 1, "cost", 5, "lot_number", "RED")}}).want(201).Data()
+			// The weighted average starts from the product's real cost, which
+			// the caller cannot see.
+			want := (q*c0 + 5) / (q + 1)
+			if c := a.get(path("/v1/products", sugar)).want(200).Data()["cost"].(float64); math.Abs(c-want) > 1e-4 {
+				t.Errorf("a bill by a key without cost:read recosted sugar to %v, want %v (%v on hand at %v)", c, want, q, c0)
+			}
 			for _, r := range []map[string]any{b, a.do("GET", path("/v1/bills", int(b["id"].(float64))), key, nil).want(200).Data()} {
 				for _, k := range []string{"subtotal", "paid_amount", "tax1", "tax2", "tax1_rate", "tax2_rate"} {
 					if r[k] != nil {

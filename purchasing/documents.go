@@ -38,29 +38,16 @@ type purchaseLine interface {
 
 // completeLines copies each line's product code and name, converts its
 // quantity from the purchase unit to base units (DECISIONS "Rules made
-// precise": quantity × uom_qty × uom_base_conversion), with one query for
-// every product, and returns the products and the document's subtotal.
-func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []purchaseLine) (map[int]*ent.Product, decimal.Decimal, error) {
-	var ids []int
-	seen := map[int]bool{}
-	for _, l := range lines {
-		if id, ok := l.ProductID(); ok && !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
+// precise": quantity × uom_qty × uom_base_conversion), and returns the
+// products and the document's subtotal. byID are the products the lines'
+// reference check read (code, name, units, and for a bill the cost), or nil:
+// then they are read here, with one query for every product.
+func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []purchaseLine, byID map[int]*ent.Product) (map[int]*ent.Product, decimal.Decimal, error) {
+	if byID == nil {
+		var err error
+		if byID, err = readProducts(ctx, tx, lines); err != nil {
+			return nil, decimal.Zero, err
 		}
-	}
-	// Costs are read whatever the caller may see: the weighted average
-	// needs them, and nothing read here is answered.
-	ps, err := tx.Product.Query().
-		Where(product.IDIn(ids...)).
-		Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).
-		All(policy.SeeingCost(ctx))
-	if err != nil {
-		return nil, decimal.Zero, err
-	}
-	byID := make(map[int]*ent.Product, len(ps))
-	for _, p := range ps {
-		byID[p.ID] = p
 	}
 	amounts := make([]money.Line, len(lines))
 	var conv units.Converter
@@ -91,6 +78,33 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 	return byID, subtotal, err
 }
 
+// readProducts reads the products of lines: what completeLines copies and
+// converts with, and the cost.
+func readProducts(ctx context.Context, tx *ent.Tx, lines []purchaseLine) (map[int]*ent.Product, error) {
+	var ids []int
+	seen := map[int]bool{}
+	for _, l := range lines {
+		if id, ok := l.ProductID(); ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	// Costs are read whatever the caller may see: the weighted average
+	// needs them, and nothing read here is answered.
+	ps, err := tx.Product.Query().
+		Where(product.IDIn(ids...)).
+		Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).
+		All(policy.SeeingCost(ctx))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int]*ent.Product, len(ps))
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	return byID, nil
+}
+
 // tooLarge refuses line i, whose quantity would make a lot it tops up hold
 // more than a column keeps.
 func tooLarge(i int, base decimal.Decimal) error {
@@ -106,8 +120,9 @@ func opt(d decimal.Decimal, ok bool) *decimal.Decimal {
 
 // PrepareOrder completes a purchase order's lines and computes its subtotal
 // before the order is saved (created, or its lines replaced). An order is
-// recorded without taxes.
-func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation, lines []*ent.PurchaseOrderLineCreate) error {
+// recorded without taxes. products are the lines' products as their
+// reference check read them, or nil to read them here.
+func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation, lines []*ent.PurchaseOrderLineCreate, products map[int]*ent.Product) error {
 	currency, err := tenancy.CurrencyOf(ctx, tx.Client())
 	if err != nil {
 		return err
@@ -116,7 +131,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation,
 	for i, b := range lines {
 		ls[i] = b.Mutation()
 	}
-	_, subtotal, err := completeLines(ctx, tx, currency, ls)
+	_, subtotal, err := completeLines(ctx, tx, currency, ls, products)
 	if err != nil {
 		return err
 	}
@@ -184,8 +199,9 @@ type lotKey struct {
 // bill is refused. Unless the organization costs manually, each product's
 // cost becomes the weighted average over its on-hand stock (DECISIONS
 // "Money"). The stock movements, one per line, are written by ReceiveBill
-// once the bill has its id.
-func PrepareBill(ctx context.Context, tx *ent.Tx, m *ent.BillMutation, lines []*ent.BillLineCreate) error {
+// once the bill has its id. products are the lines' products as their
+// reference check read them, costs included, or nil to read them here.
+func PrepareBill(ctx context.Context, tx *ent.Tx, m *ent.BillMutation, lines []*ent.BillLineCreate, products map[int]*ent.Product) error {
 	org, err := tenancy.OrganizationOf(ctx, tx.Client())
 	if err != nil {
 		return err
@@ -194,7 +210,7 @@ func PrepareBill(ctx context.Context, tx *ent.Tx, m *ent.BillMutation, lines []*
 	for i, b := range lines {
 		ls[i] = b.Mutation()
 	}
-	products, subtotal, err := completeLines(ctx, tx, org.Currency, ls)
+	products, subtotal, err := completeLines(ctx, tx, org.Currency, ls, products)
 	if err != nil {
 		return err
 	}

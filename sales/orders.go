@@ -46,8 +46,9 @@ func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Produc
 // copies each product's code and name, converts order_qty to base units per
 // uom_type, keeps what a kept line shipped (refusing to remove a line that
 // shipped or to order less than it shipped), and computes the subtotal and
-// whether each tax applies.
-func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, lines []*ent.SalesOrderLineCreate) error {
+// whether each tax applies. products are the lines' products as their
+// reference check read them, or nil to read them here.
+func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, lines []*ent.SalesOrderLineCreate, products map[int]*ent.Product) error {
 	if m.Op().Is(ent.OpCreate) {
 		if err := copyCustomer(ctx, tx, m); err != nil {
 			return err
@@ -60,14 +61,15 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 	if err != nil {
 		return err
 	}
-	var ids []int
-	for _, b := range lines {
-		id, _ := b.Mutation().ProductID()
-		ids = append(ids, id)
-	}
-	products, err := productsOf(ctx, tx, ids)
-	if err != nil {
-		return err
+	if products == nil {
+		var ids []int
+		for _, b := range lines {
+			id, _ := b.Mutation().ProductID()
+			ids = append(ids, id)
+		}
+		if products, err = productsOf(ctx, tx, ids); err != nil {
+			return err
+		}
 	}
 	shipped := map[int]*ent.SalesOrderLine{}
 	if id, ok := m.ID(); ok {

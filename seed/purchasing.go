@@ -108,7 +108,7 @@ func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
 		b := tx.PurchaseOrder.Create().SetSupplierID(sup).
 			SetNillableOrderDate(date(o.date)).SetNillableExpectedDate(date(o.expected)).
 			SetNillableSupplierReference(optional(o.reference))
-		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines, nil); err != nil {
 			return err
 		}
 		po, err := b.Save(ctx)
@@ -188,7 +188,7 @@ func seedBills(ctx context.Context, tx *ent.Tx) error {
 			}
 			b.SetPurchaseOrderID(po)
 		}
-		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines, nil); err != nil {
 			return err
 		}
 		bill, err := b.Save(ctx)

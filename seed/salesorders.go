@@ -76,7 +76,7 @@ func seedSalesOrders(ctx context.Context, tx *ent.Tx) error {
 			lines[i] = tx.SalesOrderLine.Create().SetProductID(pid).SetOrderQty(*dec(l.qty)).SetUomType(l.unit).SetNillablePrice(dec(l.price)).SetNillableDiscountRate(dec(l.discount))
 		}
 		b := tx.SalesOrder.Create().SetCustomerID(cust).SetNillableOrderDate(date(s.date))
-		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines, nil); err != nil {
 			return err
 		}
 		o, err := b.Save(ctx)

@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/purchasing"
 )
@@ -192,8 +193,12 @@ var billLineQuantityRange = bounds.Range{Min: bounds.Bound("0"), MinExcl: true}
 // 200 different product_id values, and, with one query per
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].cost).
-func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]*ent.BillLineCreate, error) {
+// The check of product_id also reads what larder.dev/larder/purchasing.PrepareBill
+// uses of the rows, and returns them by id (costs included: they are not
+// answered).
+func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]*ent.BillLineCreate, map[int]*ent.Product, error) {
 	var fails []problem.FieldError
+	var read map[int]*ent.Product
 	out := make([]*ent.BillLineCreate, len(in))
 	for i := range in {
 		req, b := &in[i], tx.BillLine.Create()
@@ -250,13 +255,14 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 		// Each id once: a 1000-line body naming 20 products asks for 20.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.Product.Query().Where(product.IDIn(ids...)).IDs(ctx)
+		found, err := tx.Product.Query().Where(product.IDIn(ids...)).Select(product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).All(policy.SeeingCost(ctx))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		read = make(map[int]*ent.Product, len(found))
 		known := make(map[int]bool, len(found))
-		for _, id := range found {
-			known[id] = true
+		for _, r := range found {
+			read[r.ID], known[r.ID] = r, true
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().ProductID(); ok && !known[id] {
@@ -276,7 +282,7 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 		ids = slices.Compact(ids)
 		found, err := tx.Location.Query().Where(location.IDIn(ids...)).IDs(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		known := make(map[int]bool, len(found))
 		for _, id := range found {
@@ -289,9 +295,9 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 		}
 	}
 	if len(fails) > 0 {
-		return nil, problem.InvalidFields(fails...)
+		return nil, nil, problem.InvalidFields(fails...)
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // writeBillLines saves the lines of Bill id in one statement, in
@@ -458,11 +464,11 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 			return err
 		}
 		ctx := hooks.CheckedReferences(ctx, ent.TypeBill) // not again when it is saved
-		lines, err := buildBillLines(ctx, tx, req.Lines)
+		lines, read, err := buildBillLines(ctx, tx, req.Lines)
 		if err != nil {
 			return err
 		}
-		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)

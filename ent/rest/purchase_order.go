@@ -191,8 +191,11 @@ var purchaseOrderLineQuantityRange = bounds.Range{Min: bounds.Bound("0"), MinExc
 // in body order: the ranges of each line's decimals, and, with one query per
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].cost).
-func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseOrderLineInput) ([]*ent.PurchaseOrderLineCreate, error) {
+// The check of product_id also reads what larder.dev/larder/purchasing.PrepareOrder
+// uses of the rows, and returns them by id.
+func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseOrderLineInput) ([]*ent.PurchaseOrderLineCreate, map[int]*ent.Product, error) {
 	var fails []problem.FieldError
+	var read map[int]*ent.Product
 	out := make([]*ent.PurchaseOrderLineCreate, len(in))
 	for i := range in {
 		req, b := &in[i], tx.PurchaseOrderLine.Create()
@@ -241,13 +244,14 @@ func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseO
 		// Each id once: a 1000-line body naming 20 products asks for 20.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.Product.Query().Where(product.IDIn(ids...)).IDs(ctx)
+		found, err := tx.Product.Query().Where(product.IDIn(ids...)).Select(product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion).All(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		read = make(map[int]*ent.Product, len(found))
 		known := make(map[int]bool, len(found))
-		for _, id := range found {
-			known[id] = true
+		for _, r := range found {
+			read[r.ID], known[r.ID] = r, true
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().ProductID(); ok && !known[id] {
@@ -256,9 +260,9 @@ func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseO
 		}
 	}
 	if len(fails) > 0 {
-		return nil, problem.InvalidFields(fails...)
+		return nil, nil, problem.InvalidFields(fails...)
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // writePurchaseOrderLines saves the lines of PurchaseOrder id in one statement, in
@@ -472,11 +476,11 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 			return err
 		}
 		ctx := hooks.CheckedReferences(ctx, ent.TypePurchaseOrder) // not again when it is saved
-		lines, err := buildPurchaseOrderLines(ctx, tx, req.Lines)
+		lines, read, err := buildPurchaseOrderLines(ctx, tx, req.Lines)
 		if err != nil {
 			return err
 		}
-		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -510,6 +514,7 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		}
 		var err error
 		var lines []*ent.PurchaseOrderLineCreate
+		var read map[int]*ent.Product
 		if req.Lines != nil {
 			// A document the caller cannot see is not found, whatever its lines say.
 			if ok, err := tx.PurchaseOrder.Query().Where(purchaseorder.ID(p.PurchaseOrderID)).Exist(ctx); err != nil || !ok {
@@ -518,10 +523,10 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 				}
 				return err
 			}
-			if lines, err = buildPurchaseOrderLines(ctx, tx, req.Lines); err != nil {
+			if lines, read, err = buildPurchaseOrderLines(ctx, tx, req.Lines); err != nil {
 				return err
 			}
-			if err := purchasing.PrepareOrder(ctx, tx, u.Mutation(), lines); err != nil {
+			if err := purchasing.PrepareOrder(ctx, tx, u.Mutation(), lines, read); err != nil {
 				return err
 			}
 		}

@@ -197,8 +197,11 @@ var salesOrderLinePriceRange = bounds.Range{Min: bounds.Bound("0")}
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].discount_rate).
 // A line's id keeps that line on an update (keep true); a create refuses it.
-func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLineInput, keep bool) ([]*ent.SalesOrderLineCreate, error) {
+// The check of product_id also reads what larder.dev/larder/sales.PrepareOrder
+// uses of the rows, and returns them by id.
+func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLineInput, keep bool) ([]*ent.SalesOrderLineCreate, map[int]*ent.Product, error) {
 	var fails []problem.FieldError
+	var read map[int]*ent.Product
 	out := make([]*ent.SalesOrderLineCreate, len(in))
 	for i := range in {
 		req, b := &in[i], tx.SalesOrderLine.Create()
@@ -254,13 +257,14 @@ func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLi
 		// Each id once: a 1000-line body naming 20 products asks for 20.
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		found, err := tx.Product.Query().Where(product.IDIn(ids...)).IDs(ctx)
+		found, err := tx.Product.Query().Where(product.IDIn(ids...)).Select(product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion).All(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		read = make(map[int]*ent.Product, len(found))
 		known := make(map[int]bool, len(found))
-		for _, id := range found {
-			known[id] = true
+		for _, r := range found {
+			read[r.ID], known[r.ID] = r, true
 		}
 		for i, b := range out {
 			if id, ok := b.Mutation().ProductID(); ok && !known[id] {
@@ -269,9 +273,9 @@ func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLi
 		}
 	}
 	if len(fails) > 0 {
-		return nil, problem.InvalidFields(fails...)
+		return nil, nil, problem.InvalidFields(fails...)
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // keepSalesOrderLines refuses, on an update of SalesOrder id, a line id that is not
@@ -540,11 +544,11 @@ func (h *Handlers) CreateSalesOrder(ctx context.Context, req *oas.SalesOrderCrea
 			return err
 		}
 		ctx := hooks.CheckedReferences(ctx, ent.TypeSalesOrder) // not again when it is saved
-		lines, err := buildSalesOrderLines(ctx, tx, req.Lines, false)
+		lines, read, err := buildSalesOrderLines(ctx, tx, req.Lines, false)
 		if err != nil {
 			return err
 		}
-		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines); err != nil {
+		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -574,6 +578,7 @@ func (h *Handlers) UpdateSalesOrder(ctx context.Context, req *oas.SalesOrderUpda
 		}
 		var err error
 		var lines []*ent.SalesOrderLineCreate
+		var read map[int]*ent.Product
 		if req.Lines != nil {
 			// A document the caller cannot see is not found, whatever its lines say.
 			if ok, err := tx.SalesOrder.Query().Where(salesorder.ID(p.SalesOrderID)).Exist(ctx); err != nil || !ok {
@@ -582,13 +587,13 @@ func (h *Handlers) UpdateSalesOrder(ctx context.Context, req *oas.SalesOrderUpda
 				}
 				return err
 			}
-			if lines, err = buildSalesOrderLines(ctx, tx, req.Lines, true); err != nil {
+			if lines, read, err = buildSalesOrderLines(ctx, tx, req.Lines, true); err != nil {
 				return err
 			}
 			if err := keepSalesOrderLines(ctx, tx, p.SalesOrderID, lines); err != nil {
 				return err
 			}
-			if err := sales.PrepareOrder(ctx, tx, u.Mutation(), lines); err != nil {
+			if err := sales.PrepareOrder(ctx, tx, u.Mutation(), lines, read); err != nil {
 				return err
 			}
 		}

@@ -104,6 +104,7 @@ func (Bill) Edges() []ent.Edge {
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 1000).AtMostDistinct("product_id", 200).
 					PreparedBy("larder.dev/larder/purchasing.PrepareBill").
+					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion", "cost").
 					RecordedBy("larder.dev/larder/purchasing.ReceiveBill"),
 			),
 	}

@@ -113,7 +113,8 @@ func (PurchaseOrder) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
-					PreparedBy("larder.dev/larder/purchasing.PrepareOrder"),
+					PreparedBy("larder.dev/larder/purchasing.PrepareOrder").
+					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion"),
 			),
 	}
 }

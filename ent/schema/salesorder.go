@@ -110,7 +110,8 @@ func (SalesOrder) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).KeptByID().
-					PreparedBy("larder.dev/larder/sales.PrepareOrder"),
+					PreparedBy("larder.dev/larder/sales.PrepareOrder").
+					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion"),
 			),
 	}
 }
