@@ -79,6 +79,7 @@ type Field struct {
 	Include        string   `json:"include,omitempty"`
 	IncludeDefault bool     `json:"include_default,omitempty"`
 	RefRoot        bool     `json:"ref_root,omitempty"`
+	CheckReads     []string `json:"check_reads,omitempty"`
 }
 
 // Name implements schema.Annotation.
@@ -234,6 +235,12 @@ func IncludeParam(param string, def bool) Field { return Field{Include: param, I
 // among locations), accepts only the roots: a body naming any other row of
 // the referenced type is a 400 on the field, as one naming a missing row is.
 func RefRoot() Field { return Field{RefRoot: true} }
+
+// CheckReads, on a foreign key, makes the check that it names a row the caller
+// can see (ent.CheckReferences) read those fields of the row and keep it for
+// the rest of the transaction (ent.CheckedRow), for a hook that copies from
+// it: the hook then does not read the row again.
+func CheckReads(fields ...string) Field { return Field{CheckReads: fields} }
 
 // EdgeName is the annotation name of Edge.
 const EdgeName = "LarderEdge"

@@ -489,6 +489,10 @@ type Ref struct {
 	Where []string
 	// Noun names the expected row in the refusal ("warehouse").
 	Noun string
+	// Reads are the field constants of the named row's columns the check
+	// reads and keeps for the transaction's hooks (annotate.CheckReads);
+	// nil when it only asks whether the row exists.
+	Reads []string
 }
 
 // refOf describes the foreign key of edge e.
@@ -512,8 +516,18 @@ func refOf(e *gen.Edge) (*Ref, error) {
 		r.Noun = prose(name)
 	}
 	r.Where = visible(e.Type, roots)
+	for _, name := range a.CheckReads {
+		f := refField(e.Type, name)
+		if f == nil {
+			return nil, fmt.Errorf("%s: CheckReads: %s has no field %s", e.Field().Name, e.Type.Name, name)
+		}
+		r.Reads = append(r.Reads, e.Type.Package()+"."+f.Constant())
+	}
 	return r, nil
 }
+
+// Select is the list of the columns the check reads (Reads).
+func (r *Ref) Select() string { return strings.Join(r.Reads, ", ") }
 
 // Predicates are the predicates of the query that finds the named row.
 func (r *Ref) Predicates() string {

@@ -9,3 +9,10 @@ func OpenTxs() int {
 
 // ReuseHolders is reuseHolders.
 var ReuseHolders = reuseHolders
+
+// CheckedTxs is how many transactions keep rows their reference checks read.
+func CheckedTxs() int {
+	n := 0
+	checked.Range(func(any, any) bool { n++; return true })
+	return n
+}

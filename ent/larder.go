@@ -810,13 +810,15 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *BillMutation:
 		if id, ok := m.SupplierID(); ok {
-			found, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			// The row is kept for the hooks that copy from it (CheckedRow).
+			row, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Select(supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress).Only(ctx)
+			if IsNotFound(err) {
+				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
 			if err != nil {
 				return err
 			}
-			if !found {
-				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
-			}
+			keepChecked(m, supplier.Table, row.ID, row)
 		}
 		if id, ok := m.PurchaseOrderID(); ok {
 			found, err := ClientOf(m).PurchaseOrder.Query().Where(purchaseorder.ID(id)).Exist(ctx)
@@ -1367,13 +1369,15 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *PurchaseOrderMutation:
 		if id, ok := m.SupplierID(); ok {
-			found, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Exist(ctx)
+			// The row is kept for the hooks that copy from it (CheckedRow).
+			row, err := ClientOf(m).Supplier.Query().Where(supplier.ID(id)).Select(supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress).Only(ctx)
+			if IsNotFound(err) {
+				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+			}
 			if err != nil {
 				return err
 			}
-			if !found {
-				return problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
-			}
+			keepChecked(m, supplier.Table, row.ID, row)
 		}
 	case *PurchaseOrderLineMutation:
 		if id, ok := m.PurchaseOrderID(); ok {
@@ -1434,13 +1438,15 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 		}
 	case *SalesOrderMutation:
 		if id, ok := m.CustomerID(); ok {
-			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)
+			// The row is kept for the hooks that copy from it (CheckedRow).
+			row, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Select(customer.FieldCompany, customer.FieldAddress, customer.FieldTaxRateID).Only(ctx)
+			if IsNotFound(err) {
+				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+			}
 			if err != nil {
 				return err
 			}
-			if !found {
-				return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
-			}
+			keepChecked(m, customer.Table, row.ID, row)
 		}
 	case *SalesOrderLineMutation:
 		if id, ok := m.SalesOrderID(); ok {

@@ -814,16 +814,60 @@ func TxOf(m Mutation) (tx *Tx, ok bool) {
 	tx.OnCommit(func(next Committer) Committer {
 		return CommitFunc(func(ctx context.Context, t *Tx) error {
 			defer bound.Delete(td)
+			defer checked.Delete(td)
 			return next.Commit(ctx, t)
 		})
 	})
 	tx.OnRollback(func(next Rollbacker) Rollbacker {
 		return RollbackFunc(func(ctx context.Context, t *Tx) error {
 			defer bound.Delete(td)
+			defer checked.Delete(td)
 			return next.Rollback(ctx, t)
 		})
 	})
 	return tx, true
+}
+
+// checked holds, for each open transaction (by its driver), the rows the
+// reference checks of its mutations read whole (annotate.CheckReads), by
+// table and id.
+var checked sync.Map
+
+type checkedKey struct {
+	table string
+	id    int
+}
+
+// keepChecked keeps row, which the reference check of m read, until m's
+// transaction ends; outside a transaction it keeps nothing.
+func keepChecked(m Mutation, table string, id int, row any) {
+	if _, ok := TxOf(m); !ok { // TxOf forgets the transaction's rows with it
+		return
+	}
+	td := m.(interface{ configOf() config }).configOf().driver
+	rows, _ := checked.LoadOrStore(td, &sync.Map{})
+	rows.(*sync.Map).Store(checkedKey{table, id}, row)
+}
+
+// CheckedRow is the row of table with id that a reference check of m's
+// transaction read for m's hooks (annotate.CheckReads): visible to the
+// caller, with the columns the annotation names. ok is false when no check
+// read it; the hook reads it then.
+func CheckedRow[T any](m Mutation, table string, id int) (row T, ok bool) {
+	c, isTx := m.(interface{ configOf() config })
+	if !isTx {
+		return row, false
+	}
+	rows, found := checked.Load(c.configOf().driver)
+	if !found {
+		return row, false
+	}
+	v, found := rows.(*sync.Map).Load(checkedKey{table, id})
+	if !found {
+		return row, false
+	}
+	row, ok = v.(T)
+	return row, ok
 }
 
 // ClientOf is the client a hook of m queries with: its transaction's one

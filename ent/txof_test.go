@@ -1,11 +1,13 @@
 package ent_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
@@ -58,6 +60,66 @@ func TestTxOf(t *testing.T) {
 		}
 		if n, err := st.Client.Tag.Query().Count(ctx); err != nil || n != 1 {
 			t.Errorf("%d tags committed (%v), want the one", n, err)
+		}
+	})
+}
+
+// A reference check that reads the row for the hooks (annotate.CheckReads:
+// a purchase order's supplier) keeps it for its transaction only, and only
+// the caller's: another account's supplier is refused and kept by no one.
+func TestCheckedRow(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		ctx := org.Ctx(policy.Test)
+		supplierOf := func(ctx context.Context, code string) (s *ent.Supplier) {
+			t.Helper()
+			err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) (err error) {
+				s, err = tx.Supplier.Create().SetSupplierCode(code).SetCompany(code + " Ltd.").Save(ctx)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		sup, foreign := supplierOf(ctx, "KEPT"), supplierOf(other.Ctx(policy.Test), "FOREIGN")
+		before := ent.CheckedTxs()
+		err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
+			m := tx.PurchaseOrder.Create().SetSupplierID(sup.ID).Mutation()
+			if _, ok := ent.CheckedRow[*ent.Supplier](m, supplier.Table, sup.ID); ok {
+				t.Error("a row before any check")
+			}
+			if err := ent.CheckReferences(ctx, m); err != nil {
+				return err
+			}
+			// Another mutation of the same transaction sees it.
+			s, ok := ent.CheckedRow[*ent.Supplier](tx.Bill.Create().Mutation(), supplier.Table, sup.ID)
+			if !ok || s.Company == nil || *s.Company != "KEPT Ltd." || s.AccountID != sup.AccountID {
+				t.Errorf("checked supplier %+v, %v", s, ok)
+			}
+			if _, ok := ent.CheckedRow[*ent.Supplier](m, supplier.Table, sup.ID+1); ok {
+				t.Error("a row under another id")
+			}
+			bad := tx.PurchaseOrder.Create().SetSupplierID(foreign.ID).Mutation()
+			if err := ent.CheckReferences(ctx, bad); err == nil {
+				t.Error("another account's supplier passed the check")
+			}
+			if _, ok := ent.CheckedRow[*ent.Supplier](bad, supplier.Table, foreign.ID); ok {
+				t.Error("another account's supplier was kept")
+			}
+			if n := ent.CheckedTxs(); n != before+1 {
+				t.Errorf("%d transactions keep rows, want %d", n, before+1)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := ent.CheckedTxs(); n != before {
+			t.Errorf("after the commit %d transactions keep rows, want %d", n, before)
+		}
+		if _, ok := ent.CheckedRow[*ent.Supplier](st.Client.PurchaseOrder.Create().Mutation(), supplier.Table, sup.ID); ok {
+			t.Error("a row outside a transaction")
 		}
 	})
 }

@@ -8,11 +8,24 @@ import (
 
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 )
+
+// SupplierCopied are the supplier's fields CopySupplier copies or checks (and
+// the expiry, from which a read derives the approval status): a supplier row
+// holds much more. The documents' supplier_id check reads them
+// (annotate.CheckReads), so that the hook need not.
+var SupplierCopied = []string{supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress}
+
+// CustomerCopied are the customer's fields a sales order copies when it is
+// created (sales.PrepareOrder): its name, its address, and its tax rate's id
+// (the rates are read from it). The order's customer_id check reads them
+// (annotate.CheckReads).
+var CustomerCopied = []string{customer.FieldCompany, customer.FieldAddress, customer.FieldTaxRateID}
 
 // CopySupplier copies the supplier's name and address into a purchasing
 // document whenever its supplier_id is set (created, or changed): company,
@@ -31,16 +44,18 @@ func CopySupplier(order bool) ent.Hook {
 			}
 			id := v.(int)
 			c := gen.ClientOf(m)
-			// Only what is copied or checked (and the expiry, from which a
-			// read derives the approval status): a supplier row holds much more.
-			s, err := c.Supplier.Query().Where(supplier.ID(id)).
-				Select(supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress).
-				Only(ctx)
-			if gen.IsNotFound(err) {
-				return nil, problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("copy supplier: %w", err)
+			// The reference check of the document's supplier_id read it
+			// (annotate.CheckReads), unless it ran outside a transaction.
+			s, ok := gen.CheckedRow[*gen.Supplier](m, supplier.Table, id)
+			if !ok {
+				var err error
+				s, err = c.Supplier.Query().Where(supplier.ID(id)).Select(SupplierCopied...).Only(ctx)
+				if gen.IsNotFound(err) {
+					return nil, problem.Invalidf("supplier_id", "must name an existing supplier (%d was not found)", id)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("copy supplier: %w", err)
+				}
 			}
 			if order && (s.ApprovalStatus == supplier.ApprovalStatusSUSPENDED || s.ApprovalStatus == supplier.ApprovalStatusREJECTED) {
 				blocked, err := blocksUnapproved(ctx, c, s.AccountID)
@@ -52,6 +67,7 @@ func CopySupplier(order bool) ent.Hook {
 						"The supplier is %s and the account blocks unapproved suppliers; approve it in the web application first.", s.ApprovalStatus))
 				}
 			}
+			var err error
 			if s.Company != nil {
 				err = m.SetField("company", *s.Company)
 			} else {

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
+	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/money"
 	"larder.dev/larder/problem"
@@ -145,12 +146,26 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 // copyCustomer fills a new order from its customer.
 func copyCustomer(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation) error {
 	id, _ := m.CustomerID()
-	c, err := tx.Customer.Query().Where(customer.ID(id)).WithTaxRate().Only(ctx)
-	if ent.IsNotFound(err) {
-		return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+	// The reference check of customer_id read it (annotate.CheckReads),
+	// unless it ran outside a transaction.
+	c, ok := ent.CheckedRow[*ent.Customer](m, customer.Table, id)
+	if !ok {
+		var err error
+		c, err = tx.Customer.Query().Where(customer.ID(id)).Select(hooks.CustomerCopied...).Only(ctx)
+		if ent.IsNotFound(err) {
+			return problem.Invalidf("customer_id", "must name an existing customer (%d was not found)", id)
+		}
+		if err != nil {
+			return fmt.Errorf("sales: customer: %w", err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("sales: customer: %w", err)
+	var rate *ent.TaxRate
+	if c.TaxRateID != nil {
+		var err error
+		rate, err = tx.TaxRate.Query().Where(taxrate.ID(*c.TaxRateID)).Select(taxrate.FieldTaxRate1, taxrate.FieldTaxRate2).Only(ctx)
+		if err != nil && !ent.IsNotFound(err) { // one the caller cannot see has no rates to copy
+			return fmt.Errorf("sales: customer's tax rate: %w", err)
+		}
 	}
 	if c.Company != nil {
 		m.SetCompany(*c.Company)
@@ -163,7 +178,7 @@ func copyCustomer(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation) er
 	if _, given := m.ShippingAddress(); !given {
 		m.SetShippingAddress(billing)
 	}
-	if t := c.Edges.TaxRate; t != nil {
+	if t := rate; t != nil {
 		if t.TaxRate1 != nil {
 			m.SetTax1Rate(*t.TaxRate1)
 		}

@@ -63,7 +63,7 @@ func (Bill) Fields() []ent.Field {
 		field.Int("supplier_id").
 			Immutable().
 			Comment("The supplier who sent the bill.").
-			Annotations(annotate.Positive(), annotate.Filterable()),
+			Annotations(annotate.Positive(), annotate.Filterable(), annotate.CheckReads(hooks.SupplierCopied...)),
 		field.String("supplier_reference").
 			Optional().
 			Nillable().

@@ -50,7 +50,7 @@ func (PurchaseOrder) Fields() []ent.Field {
 			),
 		field.Int("supplier_id").
 			Comment("The supplier ordered from. Changing it copies the supplier's address again.").
-			Annotations(annotate.Positive(), annotate.Filterable()),
+			Annotations(annotate.Positive(), annotate.Filterable(), annotate.CheckReads(hooks.SupplierCopied...)),
 		addressField("billing_address", "The vendor block: the supplier's address, copied when the order was raised or its supplier changed.", annotate.Output()),
 		addressField("shipping_address", "The ship-to: the supplier's address, copied when the order was raised or its supplier changed.", annotate.Output()),
 		field.String("company").

@@ -46,7 +46,7 @@ func (SalesOrder) Fields() []ent.Field {
 		field.Int("customer_id").
 			Immutable().
 			Comment("The customer.").
-			Annotations(annotate.Positive(), annotate.Filterable()),
+			Annotations(annotate.Positive(), annotate.Filterable(), annotate.CheckReads(hooks.CustomerCopied...)),
 		addressField("billing_address", "The address the order was raised with: omitted at creation, the customer's address then."),
 		addressField("shipping_address", "Where the order goes: omitted at creation, the order's billing address."),
 		field.String("company").
