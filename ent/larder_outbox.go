@@ -851,8 +851,10 @@ func keepChecked(m Mutation, table string, id int, row any) {
 
 // CheckedRow is the row of table with id that a reference check of m's
 // transaction read for m's hooks (annotate.CheckReads): visible to the
-// caller, with the columns the annotation names. ok is false when no check
-// read it; the hook reads it then.
+// caller, with the columns the annotation names, as it stood when checked.
+// ok is false when no check read it; the hook reads it then. Only a tenant
+// caller's checks keep rows (the system viewer's references are not
+// checked), and a transaction serves one caller.
 func CheckedRow[T any](m Mutation, table string, id int) (row T, ok bool) {
 	c, isTx := m.(interface{ configOf() config })
 	if !isTx {
