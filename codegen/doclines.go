@@ -42,7 +42,7 @@ func (e *Edge) validateDoc() error {
 		if d.Prepare == "" {
 			return fmt.Errorf("Reading(%s) hands rows to Prepare: name one with PreparedBy", r.Field)
 		}
-		l := e.readRef()
+		l := e.ReadRef()
 		if l == nil {
 			return fmt.Errorf("Reading(%s): not a writable foreign key of the lines", r.Field)
 		}
@@ -155,22 +155,17 @@ type LineRef struct {
 	Read []string
 }
 
-// readRef is the line reference whose check reads rows for Prepare, or nil.
-func (e *Edge) readRef() *LineRef {
+// ReadRef is the line reference whose check reads rows for Prepare, or nil.
+func (e *Edge) ReadRef() *LineRef {
+	if e.Ann.Doc == nil || e.Ann.Doc.Read == nil {
+		return nil
+	}
 	for _, l := range e.Refs() {
 		if l.Read != nil {
 			return l
 		}
 	}
 	return nil
-}
-
-// ReadRef is the line reference whose check reads rows for Prepare, or nil.
-func (e *Edge) ReadRef() *LineRef {
-	if e.Ann.Doc == nil {
-		return nil
-	}
-	return e.readRef()
 }
 
 // refField is t's field named name, or nil.
