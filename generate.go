@@ -4,7 +4,8 @@
 //  1. entc (ent/entc.go): package ent from ent/schema, the codegen templates,
 //     and, through entoas and codegen.BuildSpec, openapi/openapi.json (published)
 //     and openapi/server.json (ogen's input);
-//  2. ogen: the typed server in openapi/oas from openapi/server.json;
+//  2. ogen: the typed server in openapi/oas from openapi/server.json, its
+//     response encoders then taken from a pool by openapi/pooled;
 //  3. ogen again: the typed Go client in client from the same input;
 //  4. access/gen: docs/ACCESS.md (who can read or change what) and
 //     access/sites_gen.go (the system viewer's uses, found in the source).
@@ -12,5 +13,6 @@ package larder
 
 //go:generate sh -c "cd ent && go run -mod=mod entc.go"
 //go:generate go tool ogen --config openapi/ogen.yml --target openapi/oas --package oas --clean openapi/server.json
+//go:generate go run ./openapi/pooled openapi/oas/oas_response_encoders_gen.go
 //go:generate go tool ogen --config openapi/client.yml --target client --package client --clean openapi/server.json
 //go:generate go run ./access/gen

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"os/signal"
@@ -118,6 +119,7 @@ func main() {
 	authenticate := flag.Bool("auth", false, "authenticate the bearer key by its hash, and read within its account")
 	specified := flag.Bool("spec", false, "also do by hand the per-request work the specification asks (spec.go); implies --auth")
 	rateLimit := flag.Int("rate-limit", 100000000, "with --spec: requests per minute per account")
+	debugAddr := flag.String("debug-addr", "", "serve net/http/pprof on this address, as larder serve --debug-addr does")
 	flag.Parse()
 	if *dsn == "" {
 		log.Fatal("baseline: --database is required")
@@ -152,6 +154,12 @@ func main() {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+	}
+	if *debugAddr != "" {
+		dm := http.NewServeMux()
+		dm.HandleFunc("/debug/pprof/", pprof.Index)
+		dm.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go func() { log.Printf("baseline: debug: %v", http.ListenAndServe(*debugAddr, dm)) }()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
