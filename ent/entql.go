@@ -380,7 +380,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldType:         {Type: field.TypeString, Column: event.FieldType},
 			event.FieldResourceType: {Type: field.TypeString, Column: event.FieldResourceType},
 			event.FieldResourceID:   {Type: field.TypeInt, Column: event.FieldResourceID},
-			event.FieldSnapshot:     {Type: field.TypeJSON, Column: event.FieldSnapshot},
+			event.FieldSnapshot:     {Type: field.TypeBytes, Column: event.FieldSnapshot},
 			event.FieldSource:       {Type: field.TypeEnum, Column: event.FieldSource},
 			event.FieldAPIKeyID:     {Type: field.TypeInt, Column: event.FieldAPIKeyID},
 			event.FieldRequestID:    {Type: field.TypeString, Column: event.FieldRequestID},
@@ -5138,7 +5138,7 @@ func (f *EventFilter) WhereResourceID(p entql.IntP) {
 	f.Where(p.Field(event.FieldResourceID))
 }
 
-// WhereSnapshot applies the entql json.RawMessage predicate on the snapshot field.
+// WhereSnapshot applies the entql []byte predicate on the snapshot field.
 func (f *EventFilter) WhereSnapshot(p entql.BytesP) {
 	f.Where(p.Field(event.FieldSnapshot))
 }

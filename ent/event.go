@@ -153,10 +153,8 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 		case event.FieldSnapshot:
 			if value, ok := values[i].(*[]byte); !ok {
 				return fmt.Errorf("unexpected type %T for field snapshot", values[i])
-			} else if value != nil && len(*value) > 0 {
-				if err := json.Unmarshal(*value, &_m.Snapshot); err != nil {
-					return fmt.Errorf("unmarshal field snapshot: %w", err)
-				}
+			} else if value != nil {
+				_m.Snapshot = *value
 			}
 		case event.FieldSource:
 			if value, ok := values[i].(*sql.NullString); !ok {

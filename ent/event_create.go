@@ -286,7 +286,7 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_node.ResourceID = value
 	}
 	if value, ok := _c.mutation.Snapshot(); ok {
-		_spec.SetField(event.FieldSnapshot, field.TypeJSON, value)
+		_spec.SetField(event.FieldSnapshot, field.TypeBytes, value)
 		_node.Snapshot = value
 	}
 	if value, ok := _c.mutation.Source(); ok {

@@ -12918,7 +12918,6 @@ type EventMutation struct {
 	resource_id       *int
 	addresource_id    *int
 	snapshot          *json.RawMessage
-	appendsnapshot    json.RawMessage
 	source            *event.Source
 	api_key_id        *int
 	addapi_key_id     *int
@@ -13273,7 +13272,6 @@ func (m *EventMutation) ResetResourceID() {
 // SetSnapshot sets the "snapshot" field.
 func (m *EventMutation) SetSnapshot(jm json.RawMessage) {
 	m.snapshot = &jm
-	m.appendsnapshot = nil
 }
 
 // Snapshot returns the value of the "snapshot" field in the mutation.
@@ -13302,23 +13300,9 @@ func (m *EventMutation) OldSnapshot(ctx context.Context) (v json.RawMessage, err
 	return oldValue.Snapshot, nil
 }
 
-// AppendSnapshot adds jm to the "snapshot" field.
-func (m *EventMutation) AppendSnapshot(jm json.RawMessage) {
-	m.appendsnapshot = append(m.appendsnapshot, jm...)
-}
-
-// AppendedSnapshot returns the list of values that were appended to the "snapshot" field in this mutation.
-func (m *EventMutation) AppendedSnapshot() (json.RawMessage, bool) {
-	if len(m.appendsnapshot) == 0 {
-		return nil, false
-	}
-	return m.appendsnapshot, true
-}
-
 // ResetSnapshot resets all changes to the "snapshot" field.
 func (m *EventMutation) ResetSnapshot() {
 	m.snapshot = nil
-	m.appendsnapshot = nil
 }
 
 // SetSource sets the "source" field.

@@ -48,6 +48,34 @@ func BenchmarkRequests(b *testing.B) {
 // server, per backend: with -benchmem and -cpuprofile it shows what a
 // document's create costs in process, without the load generator.
 func BenchmarkPurchaseOrder(b *testing.B) {
+	benchDocuments(b, "/v1/purchase-orders", func(a *api, products []int) map[string]any {
+		ls := make([]any, 200)
+		for i := range ls {
+			ls[i] = line(products[i%20], 3, "cost", 1.25)
+		}
+		return map[string]any{"supplier_id": a.supplierFor("BENCH"), "lines": ls}
+	})
+}
+
+// BenchmarkBill creates the heaviest bill of bench/documents.sh: 1000 lines,
+// each a new lot (its number made unique per create) with its movement and
+// its outbox events.
+func BenchmarkBill(b *testing.B) {
+	benchDocuments(b, "/v1/bills", func(a *api, products []int) map[string]any {
+		_, area := a.warehouse("BENCH")
+		ls := make([]any, 1000)
+		for i := range ls {
+			ls[i] = line(products[i%20], 3, "cost", 1.25, "lot_number", fmt.Sprintf("LOT-%d", i),
+				"location_id", area, "expiration_date", "2027-06-30")
+		}
+		return map[string]any{"supplier_id": a.supplierFor("BENCH"), "bill_date": "2026-11-24", "lines": ls}
+	})
+}
+
+// benchDocuments posts the document body makes, over 20 materials of a
+// seeded account, to path once per iteration, per backend. Each create's
+// "LOT-" becomes "LOT<n>-", so that lot numbers stay unique.
+func benchDocuments(b *testing.B, path string, body func(a *api, products []int) map[string]any) {
 	for _, be := range dbtest.Backends(b) {
 		st := dbtest.Open(b, be)
 		a := newAPI(b, st, limit(1<<30))
@@ -62,18 +90,16 @@ func BenchmarkPurchaseOrder(b *testing.B) {
 		if len(products) < 20 {
 			b.Fatalf("the seeded account has %d materials, 20 are needed", len(products))
 		}
-		ls := make([]any, 200)
-		for i := range ls {
-			ls[i] = line(products[i%20], 3, "cost", 1.25)
-		}
-		body, err := json.Marshal(map[string]any{"supplier_id": a.supplierFor("BENCH"), "lines": ls})
+		doc, err := json.Marshal(body(a, products))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(string(be), func(b *testing.B) {
 			b.ReportAllocs()
+			n := 0
 			for b.Loop() {
-				req, _ := http.NewRequest("POST", a.url+"/v1/purchase-orders", bytes.NewReader(body))
+				n++
+				req, _ := http.NewRequest("POST", a.url+path, bytes.NewReader(bytes.ReplaceAll(doc, []byte(`"LOT-`), fmt.Appendf(nil, `"LOT%d-`, n))))
 				req.Header.Set("Authorization", "Bearer "+a.key)
 				req.Header.Set("Content-Type", "application/json")
 				res, err := http.DefaultClient.Do(req)

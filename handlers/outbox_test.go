@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/webhooks"
 )
 
 // DECISIONS "Webhooks": every create, update and delete writes its event in
@@ -75,6 +77,23 @@ func TestEventsOfWrites(t *testing.T) {
 						t.Fatalf("%d %s.%s events, want 1 (all: %v)", counts[r+"."+action], r, action, counts)
 					}
 				}
+			}
+		})
+		// The snapshot is stored as rest.Snapshot wrote it, not marshalled
+		// again (ent's field.JSON would escape it for HTML); the envelope a
+		// webhook delivers escapes it as encoding/json does, as before.
+		a.run(t, "snapshot stored as written", func(t *testing.T, a *api) {
+			id := a.post("/v1/tags", map[string]any{"name": "Fish & <Chips>", "ref_type": "PRODUCT"}).want(201).ID()
+			e := events()[len(events())-1]
+			if e.ResourceID != id || !bytes.Contains(e.Snapshot, []byte(`"name":"Fish & <Chips>"`)) {
+				t.Fatalf("event of tag %d: snapshot %s", e.ResourceID, e.Snapshot)
+			}
+			env, err := webhooks.EnvelopeOf(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(env, []byte(`"name":"Fish \u0026 \u003cChips\u003e"`)) {
+				t.Fatalf("envelope %s", env)
 			}
 		})
 		a.run(t, "failed writes leave no event", func(t *testing.T, a *api) {

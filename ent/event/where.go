@@ -3,6 +3,7 @@
 package event
 
 import (
+	"encoding/json"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -78,6 +79,12 @@ func ResourceType(v string) predicate.Event {
 // ResourceID applies equality check predicate on the "resource_id" field. It's identical to ResourceIDEQ.
 func ResourceID(v int) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldResourceID, v))
+}
+
+// Snapshot applies equality check predicate on the "snapshot" field. It's identical to SnapshotEQ.
+func Snapshot(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldEQ(FieldSnapshot, vc))
 }
 
 // APIKeyID applies equality check predicate on the "api_key_id" field. It's identical to APIKeyIDEQ.
@@ -373,6 +380,60 @@ func ResourceIDLT(v int) predicate.Event {
 // ResourceIDLTE applies the LTE predicate on the "resource_id" field.
 func ResourceIDLTE(v int) predicate.Event {
 	return predicate.Event(sql.FieldLTE(FieldResourceID, v))
+}
+
+// SnapshotEQ applies the EQ predicate on the "snapshot" field.
+func SnapshotEQ(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldEQ(FieldSnapshot, vc))
+}
+
+// SnapshotNEQ applies the NEQ predicate on the "snapshot" field.
+func SnapshotNEQ(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldNEQ(FieldSnapshot, vc))
+}
+
+// SnapshotIn applies the In predicate on the "snapshot" field.
+func SnapshotIn(vs ...json.RawMessage) predicate.Event {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = []byte(vs[i])
+	}
+	return predicate.Event(sql.FieldIn(FieldSnapshot, v...))
+}
+
+// SnapshotNotIn applies the NotIn predicate on the "snapshot" field.
+func SnapshotNotIn(vs ...json.RawMessage) predicate.Event {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = []byte(vs[i])
+	}
+	return predicate.Event(sql.FieldNotIn(FieldSnapshot, v...))
+}
+
+// SnapshotGT applies the GT predicate on the "snapshot" field.
+func SnapshotGT(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldGT(FieldSnapshot, vc))
+}
+
+// SnapshotGTE applies the GTE predicate on the "snapshot" field.
+func SnapshotGTE(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldGTE(FieldSnapshot, vc))
+}
+
+// SnapshotLT applies the LT predicate on the "snapshot" field.
+func SnapshotLT(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldLT(FieldSnapshot, vc))
+}
+
+// SnapshotLTE applies the LTE predicate on the "snapshot" field.
+func SnapshotLTE(v json.RawMessage) predicate.Event {
+	vc := []byte(v)
+	return predicate.Event(sql.FieldLTE(FieldSnapshot, vc))
 }
 
 // SourceEQ applies the EQ predicate on the "source" field.

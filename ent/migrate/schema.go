@@ -757,7 +757,7 @@ var (
 		{Name: "type", Type: field.TypeString},
 		{Name: "resource_type", Type: field.TypeString},
 		{Name: "resource_id", Type: field.TypeInt},
-		{Name: "snapshot", Type: field.TypeJSON, SchemaType: map[string]string{"postgres": "json"}},
+		{Name: "snapshot", Type: field.TypeBytes, SchemaType: map[string]string{"postgres": "json", "sqlite3": "json"}},
 		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "app", "system"}},
 		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
 		{Name: "request_id", Type: field.TypeString, Nullable: true},

@@ -90,3 +90,8 @@ func changeOrigin() []ent.Field {
 			Comment("When (UTC)."),
 	}
 }
+
+// jsonColumn is jsonText for a field ent declares as bytes (passed through
+// as it is, where field.JSON marshals its value): json on both databases,
+// the type field.JSON gives SQLite too.
+var jsonColumn = map[string]string{dialect.Postgres: "json", dialect.SQLite: "json"}
