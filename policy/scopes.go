@@ -52,6 +52,12 @@ func Known() []Scope {
 // AllScopes is every scope, cost:read included.
 func AllScopes() Scopes { return Effective(Known()) }
 
+// allScopes is AllScopes made once for the system and app viewers, which
+// share it: System runs for every outbox event and every system read, and
+// building the set took about thirty allocations each time. Nothing writes
+// a viewer's scopes; SeeingCost copies them before adding cost:read.
+var allScopes = AllScopes()
+
 // ParseScopes reads a comma-separated list of scopes or one of the presets
 // `read-all` (every :read scope, not cost:read) and `all` (everything).
 func ParseScopes(s string) ([]Scope, error) {

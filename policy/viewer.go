@@ -83,13 +83,13 @@ func FromContext(ctx context.Context) *Viewer {
 // System returns ctx carrying the system viewer: the one explicit bypass of
 // tenancy, for seeding shared rows, workers and administrative commands.
 func System(ctx context.Context) context.Context {
-	return NewContext(ctx, &Viewer{system: true, Source: SourceSystem, Scopes: AllScopes()})
+	return NewContext(ctx, &Viewer{system: true, Source: SourceSystem, Scopes: allScopes})
 }
 
 // App returns ctx carrying a viewer acting for one account from the web
 // application side (the admin CLI): every scope, tenancy still enforced.
 func App(ctx context.Context, accountID int, env Environment) context.Context {
-	return NewContext(ctx, &Viewer{AccountID: accountID, Environment: env, Source: SourceApp, Scopes: AllScopes()})
+	return NewContext(ctx, &Viewer{AccountID: accountID, Environment: env, Source: SourceApp, Scopes: allScopes})
 }
 
 // ScopeList returns the viewer's effective scopes, sorted.
