@@ -15,8 +15,8 @@ func TestSeeingCostCopiesScopes(t *testing.T) {
 	sys := policy.FromContext(policy.System(ctx))
 	app := policy.FromContext(policy.App(ctx, 7, policy.Test))
 	for _, s := range policy.Known() {
-		if !sys.Can(s) || !app.Scopes[s] {
-			t.Errorf("scope %s: system %v, app %v; want both", s, sys.Can(s), app.Scopes[s])
+		if !sys.Scopes[s] || !app.Scopes[s] {
+			t.Errorf("scope %s: system %v, app %v; want both", s, sys.Scopes[s], app.Scopes[s])
 		}
 	}
 	if len(app.Scopes) != len(policy.Known()) {

@@ -9,15 +9,17 @@
 //	defer putEncoder(e)
 //
 // It refuses a file where an encoder is used otherwise than encoded into
-// and written to w, the only use that lets the buffer go back to the pool
-// (an io.Writer keeps nothing of what it is given), so an ogen upgrade that
-// changes the pattern fails `go generate` instead of pooling something
-// still in use. See bench/README.md, "Encoders from a pool".
+// and then written to w on the two lines after it, and nowhere else: the
+// only use that lets the buffer go back to the pool (an io.Writer keeps
+// nothing of what it is given). An ogen upgrade that changes the pattern
+// fails `go generate` instead of pooling something still in use. See
+// bench/README.md, "Side by side".
 package main
 
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -71,6 +73,9 @@ func rewrite(src []byte) ([]byte, int, error) {
 	if !bytes.HasPrefix(src, header) {
 		return nil, 0, fmt.Errorf("does not start with ogen's header %q", bytes.TrimSpace(header))
 	}
+	if err := usedOnlyToWrite(src); err != nil {
+		return nil, 0, err
+	}
 	lines := bytes.SplitAfter(src[len(header):], []byte("\n"))
 	var out bytes.Buffer
 	out.WriteString(marker)
@@ -105,4 +110,84 @@ func rewrite(src []byte) ([]byte, int, error) {
 		return nil, 0, err
 	}
 	return code.Bytes(), n, nil
+}
+
+// usedOnlyToWrite checks, on the syntax tree, that every encoder declared
+// by `e := new(jx.Encoder)` is named exactly twice after its declaration:
+// as the argument of an Encode call, then as the receiver of WriteTo. Any
+// other use (kept in a variable, returned, used again after the write)
+// could outlive the function and its deferred putEncoder.
+func usedOnlyToWrite(src []byte) error {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, 0)
+	if err != nil {
+		return err
+	}
+	declared := map[*ast.Object]token.Pos{}
+	allowed := map[token.Pos]string{} // the idents of Encode(e) and e.WriteTo
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 1 && len(n.Rhs) == 1 && n.Tok == token.DEFINE && isNewEncoder(n.Rhs[0]) {
+				if id, ok := n.Lhs[0].(*ast.Ident); ok && id.Obj != nil {
+					declared[id.Obj] = id.Pos()
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && sel.Sel.Name == "WriteTo" {
+					allowed[id.Pos()] = "WriteTo"
+				}
+				if id, ok := oneArg(n); ok && sel.Sel.Name == "Encode" {
+					allowed[id.Pos()] = "Encode"
+				}
+			}
+		}
+		return true
+	})
+	uses := map[*ast.Object][]string{} // in source order
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Obj != nil {
+			if pos, ok := declared[id.Obj]; ok && id.Pos() != pos {
+				use, ok := allowed[id.Pos()]
+				if !ok {
+					use = "other"
+				}
+				uses[id.Obj] = append(uses[id.Obj], use)
+			}
+		}
+		return true
+	})
+	for obj, pos := range declared {
+		if u := uses[obj]; len(u) != 2 || u[0] != "Encode" || u[1] != "WriteTo" {
+			return fmt.Errorf("%s: encoder %s is used as %v after its declaration; it must only be encoded into, then written to w", fset.Position(pos), obj.Name, u)
+		}
+	}
+	return nil
+}
+
+// oneArg is the argument of a call with one argument that is a name.
+func oneArg(call *ast.CallExpr) (*ast.Ident, bool) {
+	if len(call.Args) != 1 {
+		return nil, false
+	}
+	id, ok := call.Args[0].(*ast.Ident)
+	return id, ok
+}
+
+// isNewEncoder reports whether x is new(jx.Encoder).
+func isNewEncoder(x ast.Expr) bool {
+	call, ok := x.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "new" {
+		return false
+	}
+	sel, ok := call.Args[0].(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Encoder" {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "jx"
 }
