@@ -10,6 +10,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/hook"
+	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
@@ -20,6 +21,16 @@ import (
 // holds much more. The documents' supplier_id check reads them
 // (annotate.CheckReads), so that the hook need not.
 var SupplierCopied = []string{supplier.FieldAccountID, supplier.FieldApprovalStatus, supplier.FieldApprovalExpiry, supplier.FieldCompany, supplier.FieldAddress}
+
+// ProductCopied are the product's fields a document line copies and converts
+// its quantity with (product_code, name, uom_qty, uom_base_conversion): the
+// lines' product_id check reads them for the preparer (annotate's Reading),
+// and a preparer given no rows reads the same. ProductCosted adds the cost,
+// which a bill's weighted average needs.
+var (
+	ProductCopied = []string{product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion}
+	ProductCosted = append(ProductCopied[:len(ProductCopied):len(ProductCopied)], product.FieldCost)
+)
 
 // CustomerCopied are the customer's fields a sales order copies when it is
 // created (sales.PrepareOrder): its name, its address, and its tax rate's id

@@ -79,7 +79,8 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 }
 
 // readProducts reads the products of lines: what completeLines copies and
-// converts with, and the cost.
+// converts with, and the cost (hooks.ProductCosted, as the lines' check reads
+// them for a bill).
 func readProducts(ctx context.Context, tx *ent.Tx, lines []purchaseLine) (map[int]*ent.Product, error) {
 	var ids []int
 	seen := map[int]bool{}
@@ -93,7 +94,7 @@ func readProducts(ctx context.Context, tx *ent.Tx, lines []purchaseLine) (map[in
 	// needs them, and nothing read here is answered.
 	ps, err := tx.Product.Query().
 		Where(product.IDIn(ids...)).
-		Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldCost).
+		Select(hooks.ProductCosted...).
 		All(policy.SeeingCost(ctx))
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ import (
 func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Product, error) {
 	ps, err := tx.Product.Query().
 		Where(product.IDIn(ids...)).
-		Select(product.FieldID, product.FieldProductCode, product.FieldName, product.FieldUomQty, product.FieldUomBaseConversion).
+		Select(hooks.ProductCopied...).
 		All(ctx)
 	if err != nil {
 		return nil, err

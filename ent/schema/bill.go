@@ -104,7 +104,7 @@ func (Bill) Edges() []ent.Edge {
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 1000).AtMostDistinct("product_id", 200).
 					PreparedBy("larder.dev/larder/purchasing.PrepareBill").
-					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion", "cost").
+					Reading("product_id", hooks.ProductCosted...).
 					RecordedBy("larder.dev/larder/purchasing.ReceiveBill"),
 			),
 	}

@@ -114,7 +114,7 @@ func (PurchaseOrder) Edges() []ent.Edge {
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
 					PreparedBy("larder.dev/larder/purchasing.PrepareOrder").
-					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion"),
+					Reading("product_id", hooks.ProductCopied...),
 			),
 	}
 }

@@ -111,7 +111,7 @@ func (SalesOrder) Edges() []ent.Edge {
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).KeptByID().
 					PreparedBy("larder.dev/larder/sales.PrepareOrder").
-					Reading("product_id", "product_code", "name", "uom_qty", "uom_base_conversion"),
+					Reading("product_id", hooks.ProductCopied...),
 			),
 	}
 }
