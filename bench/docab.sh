@@ -5,17 +5,21 @@
 # tells two builds apart where documents.sh runs one after the other cannot.
 # Reports each build's latency percentiles, the p50 ratio (new/old) and each
 # process's CPU per order. See bench/README.md, "Documents: CPU per order".
+# WHAT=get or WHAT=list alternates run.sh's reads instead: GET /v1/tags/{id}
+# over 300 tags, or their 200-row list.
 #
 # Parameters (environment):
+#   WHAT=order    order, get or list
 #   OLD=HEAD      the revision to compare against (built in a git worktree)
 #   NEW=          a revision, or empty for the working tree
-#   N=300         measured orders per build (after WARMUP=20)
+#   N=300         measured requests per build (after WARMUP=20)
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_docab   database, dropped and created again
 #   OLD_PORT=28998 NEW_PORT=28999
 #   RESULTS=dir   where builds and logs go (default: a new /tmp dir)
 set -euo pipefail
 
+WHAT=${WHAT:-order}
 OLD=${OLD:-HEAD}
 NEW=${NEW:-}
 N=${N:-300}
@@ -64,6 +68,7 @@ psql "$DB" -Atc "
 		'lines', (SELECT json_agg(json_build_object('product_id', n.id, 'quantity', 3, 'cost', 1.25) ORDER BY g)
 			FROM generate_series(0, 199) g JOIN n ON n.i = g % 20))" >"$RESULTS/order.json"
 echo /v1/purchase-orders >"$RESULTS/paths.txt"
+body=(-body "$RESULTS/order.json")
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
@@ -75,6 +80,19 @@ for side in old new; do
 	for _ in $(seq 300); do curl -fs "http://127.0.0.1:$port/v1/openapi.json" >/dev/null && break; sleep 0.1; done
 done
 
-"$RESULTS/alternate" -key "$key" -paths-file "$RESULTS/paths.txt" -body "$RESULTS/order.json" -n "$N" -warmup "$WARMUP" \
+if [[ $WHAT != order ]]; then
+	body=()
+	: >"$RESULTS/paths.txt"
+	for i in $(seq 300); do
+		id=$(curl -sf -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+			-d "{\"name\":\"bench-$i\",\"ref_type\":\"PRODUCT\",\"description\":\"Benchmark tag $i.\"}" \
+			"http://127.0.0.1:$NEW_PORT/v1/tags" | jq -r .data.id)
+		if [[ $WHAT == get ]]; then echo "/v1/tags/$id" >>"$RESULTS/paths.txt"; fi
+	done
+	if [[ $WHAT == list ]]; then echo "/v1/tags?ref_type=PRODUCT&limit=200" >"$RESULTS/paths.txt"; fi
+	psql -X -q "$DB" -c "ANALYZE"
+fi
+
+"$RESULTS/alternate" -key "$key" -paths-file "$RESULTS/paths.txt" "${body[@]}" -n "$N" -warmup "$WARMUP" \
 	-cpu-pid "old=${pids[0]},new=${pids[1]}" old="http://127.0.0.1:$OLD_PORT" new="http://127.0.0.1:$NEW_PORT" | tee "$RESULTS/summary.txt"
 echo "results in $RESULTS"

@@ -543,6 +543,7 @@ func (_q *BillLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Bil
 	}
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
@@ -745,6 +746,7 @@ func (_q *BillLineQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers

@@ -692,6 +692,7 @@ func (_q *CustomerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Cus
 	}
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
@@ -1052,6 +1053,7 @@ func (_q *CustomerQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
+		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers

@@ -85,6 +85,99 @@ func copiedOut(values []any) bool {
 	return true
 }
 
+// totalColumn names the column PageTotal.Column adds to a page's rows.
+const totalColumn = "larder_total"
+
+// PageTotal reads a list's total with its page, in the page's own statement:
+// the page's query selects, beside its columns, the count of every row its
+// filters match, as an uncorrelated subquery that the database runs once. The
+// count sees the page's predicates as the query built them, the privacy
+// policy's among them, and the same snapshot as the page. Use it on a root
+// query (no traversal from another, no join):
+//
+//	var total ent.PageTotal
+//	ctx = total.Within(ctx)
+//	q.Modify(total.Column)
+//	rows, err := q.All(ctx)
+//	n, ok := total.Count()
+//
+// Count reports false when no row came back, or the column could not be
+// added; the caller then counts on its own.
+type PageTotal struct {
+	n      int64
+	seen   bool
+	values []any
+}
+
+type pageTotalKey struct{}
+
+// Within returns ctx carrying t, so that the page's scan sets it.
+func (t *PageTotal) Within(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pageTotalKey{}, t)
+}
+
+// Column adds the total's subquery to s, the page's selector, as ent's
+// modifier: s already holds the query's predicates. A selector with joins is
+// left alone (its predicates may name the joined tables).
+func (t *PageTotal) Column(s *entsql.Selector) {
+	if s.HasJoins() || s.Table() == nil {
+		return
+	}
+	count := entsql.Dialect(s.Dialect()).Select(entsql.Count("*")).From(entsql.Table(s.TableName()))
+	if p := s.P(); p != nil {
+		count.Where(p)
+	}
+	s.AppendSelectExprAs(count, totalColumn)
+}
+
+// Count is the total the page's rows carried, and whether they carried one.
+func (t *PageTotal) Count() (int, bool) {
+	return int(t.n), t.seen
+}
+
+// Scan reads the total's column of a row.
+func (t *PageTotal) Scan(v any) error {
+	switch v := v.(type) {
+	case int64:
+		t.n = v
+	default:
+		return fmt.Errorf("ent: page total: unexpected %T", v)
+	}
+	t.seen = true
+	return nil
+}
+
+// countedRows wraps a query's ScanValues and Assign (template
+// "dialect/sql/query/spec/holders") when ctx carries a PageTotal: rows whose
+// last column is the total's scan it into the PageTotal and hand the node
+// only the columns before it. Other queries, the edges a page loads among
+// them, pass through.
+func countedRows(ctx context.Context, scan func([]string) ([]any, error), assign func([]string, []any) error) (func([]string) ([]any, error), func([]string, []any) error) {
+	t, ok := ctx.Value(pageTotalKey{}).(*PageTotal)
+	if !ok {
+		return scan, assign
+	}
+	counted := func(columns []string) bool {
+		return len(columns) > 0 && columns[len(columns)-1] == totalColumn
+	}
+	return func(columns []string) ([]any, error) {
+			if !counted(columns) {
+				return scan(columns)
+			}
+			values, err := scan(columns[:len(columns)-1])
+			if err != nil {
+				return nil, err
+			}
+			t.values = append(append(t.values[:0], values...), t)
+			return t.values, nil
+		}, func(columns []string, values []any) error {
+			if !counted(columns) {
+				return assign(columns, values)
+			}
+			return assign(columns[:len(columns)-1], values[:len(values)-1])
+		}
+}
+
 // RedactCost clears the cost fields of the Bill: paid_amount subtotal tax1 tax2 tax1_rate tax2_rate.
 func (_m *Bill) RedactCost() {
 	if _m == nil {

@@ -32,35 +32,62 @@ func (s *statements) see(statement string) {
 	s.mu.Unlock()
 }
 
-// during returns the columns of every row SELECT that do sends, by table
-// (each SELECT once, in order); counts are left out.
-func (s *statements) during(do func()) map[string][][]string {
+// sent returns the statements do sends, in order.
+func (s *statements) sent(do func()) []string {
 	s.mu.Lock()
 	from := len(s.all)
 	s.mu.Unlock()
 	do()
 	s.mu.Lock()
-	sent := slices.Clone(s.all[from:])
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.all[from:])
+}
+
+// during returns the columns of every row SELECT that do sends, by table
+// (each SELECT once, in order); counts are left out, and so is a page's
+// total (ent.PageTotal), a subquery in the select list.
+func (s *statements) during(do func()) map[string][][]string {
 	out := map[string][][]string{}
-	for _, q := range sent {
+	for _, q := range s.sent(do) {
 		list, ok := strings.CutPrefix(q, "SELECT ")
 		if !ok || strings.HasPrefix(list, "COUNT(") {
 			continue
 		}
-		list, rest, ok := strings.Cut(list, " FROM ")
-		if !ok {
+		parts := topLevel(list, " FROM ")
+		if len(parts) < 2 {
 			continue
 		}
-		table := unquote(strings.Fields(rest)[0])
+		table := unquote(strings.Fields(parts[1])[0])
 		var cols []string
-		for _, c := range strings.Split(strings.TrimPrefix(list, "DISTINCT "), ", ") {
+		for _, c := range topLevel(strings.TrimPrefix(parts[0], "DISTINCT "), ", ") {
+			if strings.HasPrefix(c, "(") {
+				continue
+			}
 			cols = append(cols, unquote(c[strings.LastIndex(c, ".")+1:]))
 		}
 		slices.Sort(cols)
 		out[table] = append(out[table], cols)
 	}
 	return out
+}
+
+// topLevel splits s at each sep outside parentheses.
+func topLevel(s, sep string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '(':
+			depth++
+		case s[i] == ')':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
+			out = append(out, s[from:i])
+			from = i + len(sep)
+			i = from - 1
+		}
+	}
+	return append(out, s[from:])
 }
 
 func unquote(s string) string { return strings.Trim(s, "`\"") }
@@ -91,6 +118,19 @@ func TestReadsSelectTheShownColumns(t *testing.T) {
 		got = sql.during(func() { a.get("/v1/tags?ref_type=PRODUCT").want(200) })
 		if diff := cmp.Diff([][]string{tag}, got["tags"]); diff != "" {
 			t.Errorf("a list reads the tags (-want +got):\n%s", diff)
+		}
+		// The page's statement carries its total: one statement, no COUNT
+		// of its own; a page past the end counts on its own.
+		var total int
+		sent := sql.sent(func() {
+			total = int(a.get("/v1/tags?ref_type=PRODUCT").want(200).JSON()["pagination"].(map[string]any)["total"].(float64))
+		})
+		if len(sent) != 1 || !strings.Contains(sent[0], "larder_total") || total != 1 {
+			t.Errorf("a list of 1 tag sent %q, total %d", sent, total)
+		}
+		sent = sql.sent(func() { a.get("/v1/tags?ref_type=PRODUCT&offset=5").want(200) })
+		if len(sent) != 2 || !strings.HasPrefix(sent[1], "SELECT COUNT(*)") {
+			t.Errorf("a list past the end sent %q", sent)
 		}
 
 		s := seeded(t, a)

@@ -4,7 +4,6 @@
 package listing
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -159,29 +158,4 @@ func All(col string) Page {
 func SearchID(v string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	return n, err == nil && n > 0
-}
-
-// Beside runs count on its own goroutine, so that a list's COUNT and its page
-// take their round trips at once (each on its own connection) instead of one
-// after the other; the returned function waits for the count. Neither holds
-// a connection while waiting for the other, so a full pool cannot deadlock.
-func Beside(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
-	type result struct {
-		n   int
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- result{err: fmt.Errorf("count: panic: %v", v)}
-			}
-		}()
-		n, err := count(ctx)
-		done <- result{n, err}
-	}()
-	return func() (int, error) {
-		r := <-done
-		return r.n, r.err
-	}
 }

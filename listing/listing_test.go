@@ -1,9 +1,6 @@
 package listing
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,29 +96,5 @@ func TestParseSince(t *testing.T) {
 		if e, ok := problem.As(err); !ok || e.Fields[0].Field != "updated_since" {
 			t.Fatalf("%q: error %v, want a 400 on updated_since", bad, err)
 		}
-	}
-}
-
-// TestBeside proves the count runs on its own goroutine while the caller goes
-// on (it waits for a signal sent only after Beside returned), that its result
-// and its error reach the caller, and that a panic in it is an error, not a
-// crash of the server.
-func TestBeside(t *testing.T) {
-	release := make(chan struct{})
-	counted := Beside(context.Background(), func(context.Context) (int, error) {
-		<-release
-		return 42, nil
-	})
-	close(release) // only reachable if Beside did not wait for the count
-	if n, err := counted(); n != 42 || err != nil {
-		t.Fatalf("counted() = %d, %v; want 42, nil", n, err)
-	}
-	boom := errors.New("boom")
-	if _, err := Beside(context.Background(), func(context.Context) (int, error) { return 0, boom })(); !errors.Is(err, boom) {
-		t.Fatalf("the count's error: got %v", err)
-	}
-	_, err := Beside(context.Background(), func(context.Context) (int, error) { panic("no count") })()
-	if err == nil || !strings.Contains(err.Error(), "no count") {
-		t.Fatalf("a panicking count: got %v, want an error naming it", err)
 	}
 }

@@ -289,9 +289,14 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 		}
 		q.Where(product.UpdatedAtGT(since))
 	}
+	// The page's statement counts its rows too (ent.PageTotal); a page
+	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
-	// answers it without reading the rows. It runs beside the page.
-	counted := listing.Beside(ctx, q.Clone().Aggregate(ent.Count()).Int)
+	// answers it without reading the rows.
+	counter := q.Clone().Aggregate(ent.Count())
+	var total ent.PageTotal
+	ctx = total.Within(ctx)
+	q.Modify(total.Column)
 	for _, o := range page.Order {
 		q.Order(product.OrderOption(o))
 	}
@@ -302,16 +307,18 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	withProductEdges(q, false)
 	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
 	rows, err := q.All(ctx)
-	total, cerr := counted()
 	if err != nil {
 		return nil, err
 	}
-	if cerr != nil {
-		return nil, cerr
+	n, ok := total.Count()
+	if !ok && (len(rows) > 0 || page.Offset > 0) {
+		if n, err = counter.Int(ctx); err != nil {
+			return nil, err
+		}
 	}
 	out := &oas.ProductList{
 		Data:       make([]oas.Product, len(rows)),
-		Pagination: pagination(page, len(rows), total),
+		Pagination: pagination(page, len(rows), n),
 		Order:      page.Applied,
 	}
 	for i, e := range rows {
