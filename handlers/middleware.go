@@ -166,7 +166,14 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request
 				// server error, whatever the status it was sent.
 				attrs = append(attrs, slog.Bool("client_abort", true))
 			}
-			log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
+			// A record of its own, without the caller's pc that
+			// Logger.LogAttrs walks the stack for: no handler shows
+			// the source of the access log's one call.
+			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				line.AddAttrs(attrs...)
+				_ = h.Handle(ctx, line)
+			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
