@@ -117,13 +117,21 @@ func (t *PageTotal) Within(ctx context.Context) context.Context {
 }
 
 // Column adds the total's subquery to s, the page's selector, as ent's
-// modifier: s already holds the query's predicates. A selector with joins is
-// left alone (its predicates may name the joined tables).
+// modifier: s already holds the query's predicates, which name its columns
+// by its table's name. The subquery reads that table under the same name, so
+// the predicates name its rows. Any other selector is left alone, and its
+// rows carry no total: one with joins (its predicates may name the joined
+// tables), one that reads from a subquery or under an alias (the predicates
+// would name the outer query's rows).
 func (t *PageTotal) Column(s *entsql.Selector) {
 	if s.HasJoins() || s.Table() == nil {
 		return
 	}
-	count := entsql.Dialect(s.Dialect()).Select(entsql.Count("*")).From(entsql.Table(s.TableName()))
+	table := entsql.Dialect(s.Dialect()).Table(s.TableName())
+	if own := s.C(totalColumn); own != table.C(totalColumn) || own != s.Table().C(totalColumn) {
+		return
+	}
+	count := entsql.Dialect(s.Dialect()).Select(entsql.Count("*")).From(table)
 	if p := s.P(); p != nil {
 		count.Where(p)
 	}

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
@@ -130,4 +133,38 @@ func names(tags []*ent.Tag) []string {
 		out[i] = g.Name
 	}
 	return out
+}
+
+// The total's subquery is added only where the page's predicates name the
+// rows of the table it reads: a plain table, not one under an alias, not a
+// subquery, not a join; there the page's rows carry no total and the caller
+// counts on its own.
+func TestPageTotalColumnOnlyOverItsTable(t *testing.T) {
+	b := entsql.Dialect(dialect.Postgres)
+	cases := []struct {
+		name string
+		s    *entsql.Selector
+		want string
+	}{
+		{"table", b.Select("id").From(b.Table("tags")),
+			`SELECT "id", (SELECT COUNT(*) FROM "tags" WHERE "tags"."account_id" = $1) AS "larder_total" FROM "tags" WHERE "tags"."account_id" = $2`},
+		{"alias", b.Select("id").From(b.Table("tags").As("t1")), ""},
+		{"subquery", b.Select("id").From(b.Select("id", "account_id").From(b.Table("tags")).As("t1")), ""},
+		{"join", func() *entsql.Selector {
+			tags, accounts := b.Table("tags"), b.Table("accounts")
+			return b.Select(tags.C("id")).From(tags).Join(accounts).On(tags.C("account_id"), accounts.C("id"))
+		}(), ""},
+	}
+	for _, tc := range cases {
+		tc.s.Where(entsql.EQ(tc.s.C("account_id"), 7))
+		var total ent.PageTotal
+		total.Column(tc.s)
+		got, args := tc.s.Query()
+		switch {
+		case tc.want == "" && strings.Contains(got, "larder_total"):
+			t.Errorf("%s: a total over rows its predicates do not name: %s", tc.name, got)
+		case tc.want != "" && (got != tc.want || len(args) != 2):
+			t.Errorf("%s:\n got %s %v\nwant %s", tc.name, got, args, tc.want)
+		}
+	}
 }
