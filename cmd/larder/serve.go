@@ -158,7 +158,6 @@ func redact(raw string) string {
 	return u.Redacted()
 }
 
-// debugServer serves Go's profiler on addr until ctx ends.
 // tuneForServing sets the runtime for a serving process.
 func tuneForServing(cfg config.Config) {
 	// The live heap is small (tens of MB) and every request allocates its
@@ -177,6 +176,7 @@ func tuneForServing(cfg config.Config) {
 	}
 }
 
+// debugServer serves Go's profiler on addr until ctx ends.
 func debugServer(ctx context.Context, e *env, addr string) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
