@@ -93,6 +93,7 @@ type server struct {
 	account int64
 	prepare bool
 	auth    bool
+	joined  bool     // with --auth: GET reads the key and the record in one statement
 	spec    *spec    // with --spec
 	stmts   sync.Map // SQL text → *sql.Stmt, with prepare
 }
@@ -108,6 +109,12 @@ WHERE account_id = $1 AND ref_type = $2 ORDER BY id`
 	selectKey = `SELECT k.account_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
 WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`
 	selectByIDInAccount = `SELECT id, description, name, ref_type FROM tags WHERE id = $1 AND account_id = $2`
+	// With --auth --joined: the key and the record in one statement; no key
+	// row is a 401, a key row without a record a 404.
+	selectKeyAndByID = `SELECT t.id, t.description, t.name, t.ref_type FROM api_keys k
+JOIN accounts a ON a.id = k.account_id
+LEFT JOIN tags t ON t.id = $2 AND t.account_id = k.account_id
+WHERE k.secret_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`
 )
 
 // main parses the flags, opens the pool and serves until SIGINT or SIGTERM.
@@ -119,6 +126,7 @@ func main() {
 	authenticate := flag.Bool("auth", false, "authenticate the bearer key by its hash, and read within its account")
 	specified := flag.Bool("spec", false, "also do by hand the per-request work the specification asks (spec.go); implies --auth")
 	rateLimit := flag.Int("rate-limit", 100000000, "with --spec: requests per minute per account")
+	joined := flag.Bool("joined", false, "with --auth: read the key and the record of GET /v1/tags/{id} in one statement (one round trip instead of two)")
 	debugAddr := flag.String("debug-addr", "", "serve net/http/pprof on this address, as larder serve --debug-addr does")
 	flag.Parse()
 	if *dsn == "" {
@@ -137,7 +145,7 @@ func main() {
 		log.Fatalf("baseline: connect: %v", err)
 	}
 
-	s := &server{db: db, account: *account, prepare: *prepare, auth: *authenticate || *specified}
+	s := &server{db: db, account: *account, prepare: *prepare, auth: *authenticate || *specified, joined: *joined && *authenticate && !*specified}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/tags/{id}", s.getTag)
 	mux.HandleFunc("GET /v1/tags", s.listTags)
@@ -240,6 +248,10 @@ func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var t tag
+	if s.joined {
+		s.getTagJoined(w, r, id)
+		return
+	}
 	if s.auth {
 		account, ok := s.authenticate(w, r)
 		if !ok {
@@ -258,6 +270,42 @@ func (s *server) getTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, tagData{Data: t})
+}
+
+// getTagJoined answers GET /v1/tags/{id} with --joined: the key's lookup and
+// the record's select are one statement, so one round trip.
+func (s *server) getTagJoined(w http.ResponseWriter, r *http.Request, id int64) {
+	scheme, key, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		writeProblem(w, http.StatusUnauthorized, "A valid API key is required.")
+		return
+	}
+	sum := sha256.Sum256([]byte(key))
+	var (
+		t     tag
+		found sql.NullInt64
+	)
+	err := s.queryRow(r.Context(), func(sc scanner) error {
+		var description, name, refType sql.NullString
+		if err := sc.Scan(&found, &description, &name, &refType); err != nil {
+			return err
+		}
+		t = tag{ID: found.Int64, Name: name.String, RefType: refType.String}
+		if description.Valid {
+			t.Description = &description.String
+		}
+		return nil
+	}, selectKeyAndByID, hex.EncodeToString(sum[:]), id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		writeProblem(w, http.StatusUnauthorized, "A valid API key is required.")
+	case err != nil:
+		writeProblem(w, http.StatusInternalServerError, err.Error())
+	case !found.Valid:
+		writeProblem(w, http.StatusNotFound, "No such record.")
+	default:
+		writeJSON(w, http.StatusOK, tagData{Data: t})
+	}
 }
 
 // listTags answers GET /v1/tags?ref_type=…&limit=…&offset=… with a count and

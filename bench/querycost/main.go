@@ -42,7 +42,8 @@ import (
 //     log_statement=all (ent writes LIMIT as a literal).
 //   - baseByID, baseCount, baseList: bench/baseline/main.go.
 const (
-	keyLookup      = auth.LookupSQL
+	keyLookup      = auth.LookupPrintSQL
+	keyPrint       = auth.PrintSQL
 	lookupAndSpend = auth.LookupAndSpendSQL
 	reserve        = ratelimit.ReserveSQL
 
@@ -116,6 +117,7 @@ func main() {
 		{"floor", "SELECT $1::int (unnamed)", `SELECT $1::int`, func(w, i int) []any { return []any{i} }, false},
 		{"floor-prep", "SELECT $1::int (prepared)", `SELECT $1::int`, func(w, i int) []any { return []any{i} }, true},
 		{"key", "Larder: key lookup (prepared)", keyLookup, func(w, i int) []any { return []any{hash} }, true},
+		{"print", "Larder: a trusted key's print (prepared)", keyPrint, func(w, i int) []any { return []any{hash} }, true},
 		{"spend", "Larder: lookupAndSpend, reserve 1 (prepared)", lookupAndSpend, spendArgs, true},
 		{"reserve", "Larder: Reserve upsert, 1 (unnamed)", reserve, func(w, i int) []any {
 			return []any{fmt.Sprintf("acct:%d", acct), time.Now().Truncate(time.Minute).Unix(), 1}
