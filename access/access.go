@@ -304,6 +304,7 @@ func keys() []string {
 		fmt.Sprintf("Failed authentication: %d invalid keys per minute per client address by default (--auth-fail-limit) before 429.", d.AuthFailLimit),
 		fmt.Sprintf("Rotation (`larder key rotate --grace %s`): a new key with the same name and scopes; the old key works until the grace ends (none: not at all).", strings.Join(graces, "|")),
 		"Revocation (`larder key revoke`) and plan changes take effect on the very next request of every server process.",
+		"On PostgreSQL a GET with a key its server process has read before is read as that key allows, and its key checked in the same statement as the answer's first rows (or read after an answer without rows); the answer is sent only if the key still reads exactly as it did, and is otherwise thrown away and the request authenticated again (auth.Authenticator.Trust, Confirm).",
 		fmt.Sprintf("At most %d active keys per organization and environment (auth.MaxActiveKeys).", auth.MaxActiveKeys),
 		fmt.Sprintf("Outside the API, without a key and outside the rate limits, serving no account data: GET %s and %s (health), %s and its assets (the docs page), %s (Prometheus metrics: traffic and backlog counts; moved to a private address by --metrics-addr), and GET / and /v1, which redirect to %s.",
 			handlers.LivePath, handlers.ReadyPath, apidocs.Path, metrics.Path, apidocs.Path),

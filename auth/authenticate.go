@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
@@ -25,13 +26,29 @@ var ErrInvalidKey = &problem.Error{Code: problem.InvalidAPIKey, Detail: "The API
 // keyColumns are the key, its account and its organization.
 const keyColumns = `k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id, a.environment, o.id, o.name, o.plan, o.currency`
 
-const keyJoin = `FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
-WHERE k.secret_hash = $1`
+// keyFrom reads a key by its hash, which follows.
+const keyFrom = `FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o.id = a.organization_id
+WHERE k.secret_hash = `
+
+const keyJoin = keyFrom + `$1`
+
+// keyPrint is everything authentication reads of a key, its account and its
+// organization but the key's last use, as one value: PostgreSQL's text of a
+// row, in which a NULL and an empty string differ. Two reads of a key print
+// the same exactly when they authenticate a request alike.
+const keyPrint = `ROW(k.id, k.scopes, k.expires_at, k.revoked_at, a.id, a.environment, o.id, o.name, o.plan, o.currency)::text`
 
 // LookupSQL reads a key with its account and organization (PostgreSQL
-// placeholders). Exported, like LookupAndSpendSQL, so bench/querycost measures
-// the statements Larder runs.
+// placeholders; SQLite's statement). Exported, like LookupAndSpendSQL, so
+// bench/querycost measures the statements Larder runs.
 const LookupSQL = `SELECT ` + keyColumns + "\n" + keyJoin
+
+// LookupPrintSQL is PostgreSQL's LookupSQL: the key and its print.
+const LookupPrintSQL = `SELECT ` + keyColumns + `, ` + keyPrint + "\n" + keyJoin
+
+// PrintSQL reads a key's print alone: a trusted request's check when its
+// statements brought no row to carry it (Confirm).
+const PrintSQL = `SELECT ` + keyPrint + "\n" + keyJoin
 
 // LookupAndSpendSQL resolves a key and, when it is valid, reserves $5 requests of
 // its account's budget (see ratelimit.Leases), in one prepared statement and
@@ -39,7 +56,7 @@ const LookupSQL = `SELECT ` + keyColumns + "\n" + keyJoin
 // ratelimit.AccountBucket.
 const LookupAndSpendSQL = `WITH k AS (
   SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, a.id AS account_id, a.environment,
-         o.id AS organization_id, o.name, o.plan, o.currency
+         o.id AS organization_id, o.name, o.plan, o.currency, ` + keyPrint + ` AS print
   ` + keyJoin + `
 ), spent AS (
   INSERT INTO rate_windows (bucket, window_start, hits)
@@ -49,7 +66,7 @@ const LookupAndSpendSQL = `WITH k AS (
   RETURNING hits
 )
 SELECT k.id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.account_id, k.environment,
-       k.organization_id, k.name, k.plan, k.currency, COALESCE((SELECT hits FROM spent), 0)
+       k.organization_id, k.name, k.plan, k.currency, k.print, COALESCE((SELECT hits FROM spent), 0)
 FROM k`
 
 // Authenticator resolves the Authorization header of a request to a viewer
@@ -57,6 +74,7 @@ FROM k`
 type Authenticator struct {
 	lookup  *sql.Stmt // the key alone
 	spend   *sql.Stmt // PostgreSQL: the key, reserving from the budget
+	print   *sql.Stmt // PostgreSQL: the key's print alone
 	touch   *sql.Stmt
 	limiter ratelimit.Limiter
 	shared  *ratelimit.Postgres // the limiter, when counters are in PostgreSQL
@@ -64,6 +82,9 @@ type Authenticator struct {
 	parsed  sync.Map // stored scope list → policy.Scopes
 	owners  sync.Map // key hash → account id (a key's account never changes)
 	touched sync.Map // key id → when this process last recorded its use
+	// hints hold, by key hash, each valid key as this process last read it
+	// (PostgreSQL): what Trust assumes of the next request with the key.
+	hints sync.Map
 }
 
 // NewAuthenticator prepares the statements that read keys from db and spend
@@ -78,6 +99,10 @@ func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit i
 		if a.spend, err = db.Prepare(LookupAndSpendSQL); err != nil {
 			return nil, fmt.Errorf("prepare key lookup: %w", err)
 		}
+		if a.print, err = db.Prepare(PrintSQL); err != nil {
+			return nil, fmt.Errorf("prepare key check: %w", err)
+		}
+		lookup = LookupPrintSQL
 	}
 	if dia == dialect.SQLite {
 		lookup = strings.ReplaceAll(lookup, "$1", "?")
@@ -143,12 +168,7 @@ type Key struct {
 // Authenticate checks an Authorization header value ("Bearer key_…") at now
 // and spends one request of the key's account.
 func (a *Authenticator) Authenticate(ctx context.Context, header string, now time.Time) (*Key, error) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, ErrInvalidKey
-	}
-	token = strings.TrimSpace(token)
-	env, ok := wellFormed(token)
+	token, env, ok := bearer(header)
 	if !ok {
 		return nil, ErrInvalidKey
 	}
@@ -159,6 +179,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		err = ErrInvalidKey
 	}
 	if err != nil {
+		a.hints.Delete(hash)
 		if reserve > 1 {
 			if owner, ok := a.owners.Load(hash); ok {
 				a.shared.Leases.Abandon(ratelimit.AccountBucket(owner.(int)), now, reserve)
@@ -177,25 +198,100 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
 	}
-	k := &Key{Budget: budget, Viewer: &policy.Viewer{
-		AccountID:        row.accountID,
-		OrganizationID:   row.orgID,
-		OrganizationName: row.orgName,
-		Plan:             row.plan,
-		Currency:         row.currency,
-		Environment:      env,
-		KeyID:            row.keyID,
-		Scopes:           scopes,
-		Source:           policy.SourceAPI,
-	}}
-	if row.expires.Valid {
-		t := row.expires.Time
-		k.ExpiresAt = &t
+	if a.shared != nil {
+		a.hints.Store(hash, &hint{row: *row, scopes: scopes})
 	}
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
 		a.recordUse(row.keyID, now)
 	}
-	return k, nil
+	return row.key(env, scopes, budget), nil
+}
+
+// bearer returns the key of an Authorization header value and the
+// environment its prefix names, if it is a well-formed bearer key.
+func bearer(header string) (string, policy.Environment, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", "", false
+	}
+	token = strings.TrimSpace(token)
+	env, ok := wellFormed(token)
+	return token, env, ok
+}
+
+// hint is a valid key as a request of this process last read it.
+type hint struct {
+	row    keyRow
+	scopes policy.Scopes
+}
+
+// Check is a request's key taken on trust (Trust), to be confirmed (Confirm)
+// before anything of the request's answer is sent.
+type Check struct {
+	hash, print string
+}
+
+// Holds writes whether the key still prints as trusted, a boolean SQL
+// expression for ent.KeyCheck: the request's first rows carry it, computed
+// when they are read (NULL when the key is gone).
+func (c *Check) Holds(b *entsql.Builder) {
+	b.WriteString(`(SELECT ` + keyPrint + ` ` + keyFrom).Arg(c.hash).WriteString(`) = `).Arg(c.print)
+}
+
+// Trust authenticates a read on PostgreSQL from the key as this process last
+// read it, without reading it: the caller checks it with the request's own
+// statements and confirms it (Confirm) before the answer leaves. It reports
+// false, having changed nothing, when the key is unknown here or not valid in
+// its environment at now, or when its account's held numbers are too few to
+// spend one without reserving more (the key's read reserves them:
+// Authenticate). The request's number is spent from the held ones, so a key
+// that proves revoked has used one number of its account's minute.
+func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool) {
+	if a.shared == nil {
+		return nil, nil, false
+	}
+	token, env, ok := bearer(header)
+	if !ok {
+		return nil, nil, false
+	}
+	hash := Hash(token)
+	v, ok := a.hints.Load(hash)
+	if !ok {
+		return nil, nil, false
+	}
+	h := v.(*hint)
+	if !h.row.valid(env, now) {
+		return nil, nil, false
+	}
+	n, ok := a.shared.Leases.TakeHeld(ratelimit.AccountBucket(h.row.accountID), a.limit, now)
+	if !ok {
+		return nil, nil, false
+	}
+	a.recordUse(h.row.keyID, now)
+	budget := ratelimit.NewResult(n, a.limit, now.Truncate(ratelimit.Window))
+	return h.row.key(env, h.scopes, budget), &Check{hash: hash, print: h.row.print}, true
+}
+
+// Confirm reports whether the key of a trusted request still prints as it
+// did when this process last read it: holds is what the request's rows
+// carried, if one did (seen; ent.KeyCheck); otherwise the key is read now. A
+// key that prints otherwise (revoked, expired, deleted, its scopes, plan or
+// environment changed) is forgotten, and the caller authenticates the request
+// again, afresh.
+func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool) (bool, error) {
+	if !seen {
+		// Direct SQL: a trusted request's key is checked by its hash when no row of the answer carried the check.
+		var print string
+		err := a.print.QueryRowContext(ctx, c.hash).Scan(&print)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return false, fmt.Errorf("confirm key: %w", err)
+		}
+		holds = err == nil && print == c.print
+	}
+	if !holds {
+		a.hints.Delete(c.hash)
+	}
+	return holds, nil
 }
 
 // recordUse writes a key's last use, to the minute, off the request path: a
@@ -220,7 +316,29 @@ type keyRow struct {
 	scopes                       string
 	expires, revoked, used       sql.NullTime
 	env, orgName, plan, currency string
-	hits                         int // the last number reserved, when reserving
+	print                        string // PostgreSQL: keyPrint
+	hits                         int    // the last number reserved, when reserving
+}
+
+// key is the authenticated key of the row, in env, with its parsed scopes and
+// the request's budget.
+func (r *keyRow) key(env policy.Environment, scopes policy.Scopes, budget ratelimit.Result) *Key {
+	k := &Key{Budget: budget, Viewer: &policy.Viewer{
+		AccountID:        r.accountID,
+		OrganizationID:   r.orgID,
+		OrganizationName: r.orgName,
+		Plan:             r.plan,
+		Currency:         r.currency,
+		Environment:      env,
+		KeyID:            r.keyID,
+		Scopes:           scopes,
+		Source:           policy.SourceAPI,
+	}}
+	if r.expires.Valid {
+		t := r.expires.Time
+		k.ExpiresAt = &t
+	}
+	return k
 }
 
 // valid reports whether the key works in env at now.
@@ -247,6 +365,9 @@ func (a *Authenticator) read(ctx context.Context, hash string, env policy.Enviro
 	// Direct SQL: authentication reads the key by its hash (and reserves its account's rate budget) in one prepared statement before any viewer exists; it sees only the key that hashes to the header.
 	r := &keyRow{}
 	dest := []any{&r.keyID, &r.scopes, &r.expires, &r.revoked, &r.used, &r.accountID, &r.env, &r.orgID, &r.orgName, &r.plan, &r.currency}
+	if a.shared != nil {
+		dest = append(dest, &r.print)
+	}
 	if reserve == 0 {
 		return r, a.lookup.QueryRowContext(ctx, hash).Scan(dest...)
 	}

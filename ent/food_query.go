@@ -433,11 +433,12 @@ func (_q *FoodQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Food, e
 	}
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -530,11 +531,12 @@ func (_q *FoodQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -5,9 +5,12 @@ package ent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent/allergen"
@@ -155,34 +158,124 @@ func (t *PageTotal) Scan(v any) error {
 	return nil
 }
 
-// countedRows wraps a query's ScanValues and Assign (template
-// "dialect/sql/query/spec/holders") when ctx carries a PageTotal: rows whose
-// last column is the total's scan it into the PageTotal and hand the node
-// only the columns before it. Other queries, the edges a page loads among
-// them, pass through.
-func countedRows(ctx context.Context, scan func([]string) ([]any, error), assign func([]string, []any) error) (func([]string) ([]any, error), func([]string, []any) error) {
-	t, ok := ctx.Value(pageTotalKey{}).(*PageTotal)
-	if !ok {
+// keyColumn names the column KeyCheck adds to the first rows a request reads.
+const keyColumn = "larder_key"
+
+// KeyCheck checks a request's key in the statement of the first rows the
+// request reads, instead of in a statement of its own before them. While ctx
+// carries a KeyCheck that has seen no row, every query that reads rows
+// (sqlAll; template "dialect/sql/query/spec/zcheck", after the query's own
+// modifiers) selects the value of Holds beside its columns: a boolean
+// expression, uncorrelated, that the database computes once per statement,
+// true when the key stands as the caller expects. Its value comes from the
+// same snapshot as the rows, so the caller knows whether they were read with
+// the key as it stood. The first row hands it to the KeyCheck (Seen); queries
+// after that read as before. A query that returns no row leaves the check
+// pending, and the caller then checks on its own.
+type KeyCheck struct {
+	// Holds writes the check's boolean expression.
+	Holds func(*entsql.Builder)
+
+	mu    sync.Mutex
+	holds bool
+	seen  bool
+}
+
+type keyCheckKey struct{}
+
+// Within returns ctx carrying c, so that the queries made in it check.
+func (c *KeyCheck) Within(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keyCheckKey{}, c)
+}
+
+// Seen returns the value the first row carried (NULL is false), and whether
+// a row carried one.
+func (c *KeyCheck) Seen() (holds, seen bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.holds, c.seen
+}
+
+// pending reports whether no row has carried the check's value yet.
+func (c *KeyCheck) pending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.seen
+}
+
+// Scan reads the check's column of a row.
+func (c *KeyCheck) Scan(v any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch v := v.(type) {
+	case nil:
+		c.holds = false
+	case bool:
+		c.holds = v
+	default:
+		return fmt.Errorf("ent: key check: unexpected %T", v)
+	}
+	c.seen = true
+	return nil
+}
+
+// keyCheckColumn adds the column of the KeyCheck ctx carries, while it has seen
+// no value, to the spec of a query that reads rows (one whose ScanValues is
+// set: not a count).
+func keyCheckColumn(ctx context.Context, spec *sqlgraph.QuerySpec) {
+	c, ok := ctx.Value(keyCheckKey{}).(*KeyCheck)
+	if !ok || spec.ScanValues == nil || !c.pending() {
+		return
+	}
+	spec.Modifiers = append(slices.Clip(spec.Modifiers), func(s *entsql.Selector) {
+		s.AppendSelectExprAs(entsql.ExprFunc(c.Holds), keyColumn)
+	})
+}
+
+// extraColumns wraps a query's ScanValues and Assign (template
+// "dialect/sql/query/spec/holders") when ctx carries a PageTotal or a
+// KeyCheck: the trailing columns they added (the total, then the check) are
+// scanned into them, and the node gets only the columns before. Rows without
+// them, the edges a page loads among them, pass through.
+func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assign func([]string, []any) error) (func([]string) ([]any, error), func([]string, []any) error) {
+	t, _ := ctx.Value(pageTotalKey{}).(*PageTotal)
+	c, _ := ctx.Value(keyCheckKey{}).(*KeyCheck)
+	if t == nil && c == nil {
 		return scan, assign
 	}
-	counted := func(columns []string) bool {
-		return len(columns) > 0 && columns[len(columns)-1] == totalColumn
+	// own is how many of the columns are the node's.
+	own := func(columns []string) int {
+		n := len(columns)
+		if c != nil && n > 0 && columns[n-1] == keyColumn {
+			n--
+		}
+		if t != nil && n > 0 && columns[n-1] == totalColumn {
+			n--
+		}
+		return n
 	}
+	var values []any
 	return func(columns []string) ([]any, error) {
-			if !counted(columns) {
+			n := own(columns)
+			if n == len(columns) {
 				return scan(columns)
 			}
-			values, err := scan(columns[:len(columns)-1])
+			held, err := scan(columns[:n])
 			if err != nil {
 				return nil, err
 			}
-			t.values = append(append(t.values[:0], values...), t)
-			return t.values, nil
-		}, func(columns []string, values []any) error {
-			if !counted(columns) {
-				return assign(columns, values)
+			values = append(values[:0], held...)
+			for _, name := range columns[n:] {
+				if name == totalColumn {
+					values = append(values, t)
+				} else {
+					values = append(values, c)
+				}
 			}
-			return assign(columns[:len(columns)-1], values[:len(values)-1])
+			return values, nil
+		}, func(columns []string, values []any) error {
+			n := own(columns)
+			return assign(columns[:n], values[:n])
 		}
 }
 

@@ -469,11 +469,12 @@ func (_q *ProductTagQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*P
 	}
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -596,11 +597,12 @@ func (_q *ProductTagQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

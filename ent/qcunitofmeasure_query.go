@@ -395,11 +395,12 @@ func (_q *QCUnitOfMeasureQuery) sqlAll(ctx context.Context, hooks ...queryHook) 
 	}
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -455,11 +456,12 @@ func (_q *QCUnitOfMeasureQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
 	if _spec.ScanValues != nil {
 		_spec.ScanValues = reuseHolders(_spec.ScanValues)
-		_spec.ScanValues, _spec.Assign = countedRows(ctx, _spec.ScanValues, _spec.Assign)
+		_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
 	}
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
+	keyCheckColumn(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -9,11 +9,13 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"larder.dev/larder/auth"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
@@ -230,7 +232,15 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		ctx := r.Context()
 		hdr := r.Header.Get("Authorization")
 		now := g.now()
+		if b, ok := w.(*buffered); ok && r.Method == http.MethodGet {
+			if key, check, ok := g.authn.Trust(hdr, now); ok && g.trusting(b, r, next, key, check, now) {
+				return
+			}
+		}
 		key, err := g.authn.Authenticate(ctx, hdr, now)
+		if hdr != "" {
+			g.metrics.KeyCheck("read")
+		}
 		switch {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
@@ -254,28 +264,84 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 			g.h.writeError(ctx, w, err)
 			return
 		}
-		v, res := key.Viewer, key.Budget
-		v.RequestID = RequestID(ctx)
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-		if key.ExpiresAt != nil {
-			h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
-		}
-		g.metrics.Budget("account", res.Allowed)
-		if !res.Allowed {
-			refuse(ctx, "account_limit")
-			writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
-				Detail:     "The account's requests per minute are used up; retry after the window resets.",
-				RetryAfter: res.RetryAfter(now)})
-			return
-		}
-		if x := exchangeOf(ctx); x != nil {
-			x.viewer, x.query = v, r.URL.Query()
-		}
-		next.ServeHTTP(w, r)
+		g.admit(w, r, next, key, now)
 	})
+}
+
+// admit serves the request of an authenticated key: the account's budget in
+// X-RateLimit-* (429 past it), Sunset for a rotated key, and the viewer for
+// the security handler.
+func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time) {
+	ctx := r.Context()
+	v, res := key.Viewer, key.Budget
+	v.RequestID = RequestID(ctx)
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+	if key.ExpiresAt != nil {
+		h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
+	}
+	g.metrics.Budget("account", res.Allowed)
+	if !res.Allowed {
+		refuse(ctx, "account_limit")
+		writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
+			Detail:     "The account's requests per minute are used up; retry after the window resets.",
+			RetryAfter: res.RetryAfter(now)})
+		return
+	}
+	if x := exchangeOf(ctx); x != nil {
+		x.viewer, x.query = v, r.URL.Query()
+	}
+	next.ServeHTTP(w, r)
+}
+
+// trusting serves a GET whose key the authenticator took on trust, as this
+// process last read it (auth.Authenticator.Trust), and saves the key's
+// statement: the first rows the request reads carry the key's print as it
+// stands when they are read (ent.KeyCheck), or, when no row came back, the
+// key is read after them (Confirm). The answer waits in b, which holds every
+// GET answer until it is complete (withHTTPCaching), and is sent only once
+// the key is confirmed. A key that changed (revoked, expired, rotated, its
+// plan or scopes) makes trusting throw the answer away, status, body and the
+// headers set since, and report false: the request is then authenticated
+// afresh and answered again, so the change applies to this very request.
+func (g *gate) trusting(b *buffered, r *http.Request, next http.Handler, key *auth.Key, c *auth.Check, now time.Time) bool {
+	var kept [8]string
+	had := kept[:0]
+	for name := range b.header {
+		had = append(had, name)
+	}
+	check := &ent.KeyCheck{Holds: c.Holds}
+	ctx := check.Within(r.Context())
+	g.admit(b, r.WithContext(ctx), next, key, now)
+	holds, ok := check.Seen()
+	confirmed, err := g.authn.Confirm(ctx, c, holds, ok)
+	switch {
+	case err == nil && confirmed && ok:
+		g.metrics.KeyCheck("rows")
+		return true
+	case err == nil && confirmed:
+		g.metrics.KeyCheck("print")
+		return true
+	case err == nil:
+		g.metrics.KeyCheck("changed")
+	}
+	b.status = 0
+	b.body.Reset()
+	for name := range b.header {
+		if !slices.Contains(had, name) {
+			delete(b.header, name)
+		}
+	}
+	if x := exchangeOf(ctx); x != nil {
+		x.viewer, x.refused = nil, ""
+	}
+	if err != nil {
+		g.h.writeError(ctx, b, err)
+		return true
+	}
+	return false
 }
 
 // clientIP is the address (without port) of the client of r: the socket peer,

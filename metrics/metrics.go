@@ -33,6 +33,7 @@ type Metrics struct {
 	latency   *prometheus.HistogramVec
 	refused   *prometheus.CounterVec
 	budget    *prometheus.CounterVec
+	keys      map[string]prometheus.Counter // by KeyCheck's how
 	attempts  *prometheus.CounterVec
 	abandoned prometheus.Counter
 }
@@ -71,7 +72,15 @@ func New(st *store.Store, reservations func() (batches, numbers int64)) *Metrics
 			Help: "Webhook deliveries given up after their last scheduled attempt.",
 		}),
 	}
-	r.MustRegister(m.requests, m.latency, m.refused, m.budget, m.attempts, m.abandoned,
+	keys := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "larder_api_key_checks_total",
+		Help: "API keys checked for a request, by how: read (a statement of its own before the request's), rows (its print carried by the answer's first rows), print (its print read after an answer without rows), changed (taken on trust and found changed: the request was authenticated again).",
+	}, []string{"how"})
+	m.keys = map[string]prometheus.Counter{}
+	for _, how := range []string{"read", "rows", "print", "changed"} {
+		m.keys[how] = keys.WithLabelValues(how)
+	}
+	r.MustRegister(m.requests, m.latency, m.refused, m.budget, keys, m.attempts, m.abandoned,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(st.DB, "larder"),
@@ -129,6 +138,15 @@ func (m *Metrics) Budget(bucket string, allowed bool) {
 		result = "limited"
 	}
 	m.budget.WithLabelValues(bucket, result).Inc()
+}
+
+// KeyCheck records how a request's key was checked: read, rows, print or
+// changed (larder_api_key_checks_total).
+func (m *Metrics) KeyCheck(how string) {
+	if m == nil {
+		return
+	}
+	m.keys[how].Inc()
 }
 
 // Attempt records a webhook delivery attempt, and whether it ended its

@@ -69,7 +69,40 @@ func (l *Leases) Has(bucket string, now time.Time) bool {
 func (l *Leases) Take(bucket string, now time.Time) (int, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.pool(bucket, now).take()
+}
+
+// TakeHeld uses a reserved number of bucket in the window of now when the
+// next key lookup would reserve none (Next would return 0), and otherwise
+// reports false and changes nothing: no batch is started, so the lookup that
+// follows reserves it.
+func (l *Leases) TakeHeld(bucket string, limit int, now time.Time) (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	t := l.pool(bucket, now)
+	if !t.spare(limit) {
+		return 0, false
+	}
+	return t.take()
+}
+
+// Spare reports whether TakeHeld would use a held number of bucket now.
+func (l *Leases) Spare(bucket string, limit int, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pool(bucket, now).spare(limit)
+}
+
+// spare reports whether a number is held that the next request may use
+// without the key lookup reserving a batch (locked by caller).
+func (t *tokens) spare(limit int) bool {
+	held := t.held()
+	n := size(t, limit)
+	return held > 0 && (held > n/4 || t.batching || n-held < 2)
+}
+
+// take uses the next reserved number (locked by caller).
+func (t *tokens) take() (int, bool) {
 	if len(t.ranges) == 0 {
 		return 0, false
 	}
