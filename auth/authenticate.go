@@ -166,14 +166,20 @@ type Key struct {
 }
 
 // Authenticate checks an Authorization header value ("Bearer key_…") at now
-// and spends one request of the key's account.
-func (a *Authenticator) Authenticate(ctx context.Context, header string, now time.Time) (*Key, error) {
+// and spends one request of the key's account, unless spent is the request's
+// budget already: that of a trusted request whose key changed (Trust,
+// Confirm), which is authenticated again without spending twice (a key's
+// account never changes).
+func (a *Authenticator) Authenticate(ctx context.Context, header string, now time.Time, spent *ratelimit.Result) (*Key, error) {
 	token, env, ok := bearer(header)
 	if !ok {
 		return nil, ErrInvalidKey
 	}
 	hash := Hash(token)
-	reserve := a.reservation(hash, now)
+	reserve := 0
+	if spent == nil {
+		reserve = a.reservation(hash, now)
+	}
 	row, err := a.read(ctx, hash, env, now, reserve)
 	if err == nil && !row.valid(env, now) {
 		err = ErrInvalidKey
@@ -190,8 +196,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		}
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}
-	budget, err := a.budget(ctx, hash, row.accountID, reserve, row.hits, now)
-	if err != nil {
+	var budget ratelimit.Result
+	if spent != nil {
+		budget = *spent
+	} else if budget, err = a.budget(ctx, hash, row.accountID, reserve, row.hits, now); err != nil {
 		return nil, err
 	}
 	scopes, err := a.scopes(row.scopes)
@@ -229,12 +237,14 @@ type hint struct {
 // before anything of the request's answer is sent.
 type Check struct {
 	hash, print string
+	keyID       int
 }
 
 // Holds writes whether the key still prints as trusted, a boolean SQL
 // expression for ent.KeyCheck: the request's first rows carry it, computed
 // when they are read (NULL when the key is gone).
 func (c *Check) Holds(b *entsql.Builder) {
+	// Direct SQL: a trusted request's first rows carry whether its key, found by its hash, reads as it did (system-only tables, read in the request's own statement).
 	b.WriteString(`(SELECT ` + keyPrint + ` ` + keyFrom).Arg(c.hash).WriteString(`) = `).Arg(c.print)
 }
 
@@ -245,7 +255,8 @@ func (c *Check) Holds(b *entsql.Builder) {
 // its environment at now, or when its account's held numbers are too few to
 // spend one without reserving more (the key's read reserves them:
 // Authenticate). The request's number is spent from the held ones, so a key
-// that proves revoked has used one number of its account's minute.
+// that proves revoked has used one number of its account's minute; one that
+// proves changed but valid keeps it (Authenticate's spent).
 func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool) {
 	if a.shared == nil {
 		return nil, nil, false
@@ -267,9 +278,8 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 	if !ok {
 		return nil, nil, false
 	}
-	a.recordUse(h.row.keyID, now)
 	budget := ratelimit.NewResult(n, a.limit, now.Truncate(ratelimit.Window))
-	return h.row.key(env, h.scopes, budget), &Check{hash: hash, print: h.row.print}, true
+	return h.row.key(env, h.scopes, budget), &Check{hash: hash, print: h.row.print, keyID: h.row.keyID}, true
 }
 
 // Confirm reports whether the key of a trusted request still prints as it
@@ -277,8 +287,8 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 // carried, if one did (seen; ent.KeyCheck); otherwise the key is read now. A
 // key that prints otherwise (revoked, expired, deleted, its scopes, plan or
 // environment changed) is forgotten, and the caller authenticates the request
-// again, afresh.
-func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool) (bool, error) {
+// again, afresh; one that holds has its use recorded, as Authenticate does.
+func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool, now time.Time) (bool, error) {
 	if !seen {
 		// Direct SQL: a trusted request's key is checked by its hash when no row of the answer carried the check.
 		var print string
@@ -290,8 +300,10 @@ func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool)
 	}
 	if !holds {
 		a.hints.Delete(c.hash)
+		return false, nil
 	}
-	return holds, nil
+	a.recordUse(c.keyID, now)
+	return true, nil
 }
 
 // recordUse writes a key's last use, to the minute, off the request path: a

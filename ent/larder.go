@@ -188,8 +188,8 @@ func (c *KeyCheck) Within(ctx context.Context) context.Context {
 	return context.WithValue(ctx, keyCheckKey{}, c)
 }
 
-// Seen returns the value the first row carried (NULL is false), and whether
-// a row carried one.
+// Seen returns the value the rows carried (NULL is false; false if any row
+// carried false), and whether a row carried one.
 func (c *KeyCheck) Seen() (holds, seen bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -211,7 +211,8 @@ func (c *KeyCheck) Scan(v any) error {
 	case nil:
 		c.holds = false
 	case bool:
-		c.holds = v
+		// A false is kept: rows read concurrently cannot undo it.
+		c.holds = v && (!c.seen || c.holds)
 	default:
 		return fmt.Errorf("ent: key check: unexpected %T", v)
 	}

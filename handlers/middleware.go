@@ -232,12 +232,16 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		ctx := r.Context()
 		hdr := r.Header.Get("Authorization")
 		now := g.now()
+		var spent *ratelimit.Result
 		if b, ok := w.(*buffered); ok && r.Method == http.MethodGet {
-			if key, check, ok := g.authn.Trust(hdr, now); ok && g.trusting(b, r, next, key, check, now) {
-				return
+			if key, check, ok := g.authn.Trust(hdr, now); ok {
+				if g.trusting(b, r, next, key, check, now) {
+					return
+				}
+				spent = &key.Budget
 			}
 		}
-		key, err := g.authn.Authenticate(ctx, hdr, now)
+		key, err := g.authn.Authenticate(ctx, hdr, now, spent)
 		if hdr != "" {
 			g.metrics.KeyCheck("read")
 		}
@@ -264,14 +268,16 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 			g.h.writeError(ctx, w, err)
 			return
 		}
-		g.admit(w, r, next, key, now)
+		g.admit(w, r, next, key, now, spent == nil)
 	})
 }
 
 // admit serves the request of an authenticated key: the account's budget in
 // X-RateLimit-* (429 past it), Sunset for a rotated key, and the viewer for
 // the security handler.
-func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time) {
+// counted is false when the budget was counted before (a trusted request's
+// first pass).
+func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time, counted bool) {
 	ctx := r.Context()
 	v, res := key.Viewer, key.Budget
 	v.RequestID = RequestID(ctx)
@@ -282,7 +288,9 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if key.ExpiresAt != nil {
 		h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
 	}
-	g.metrics.Budget("account", res.Allowed)
+	if counted {
+		g.metrics.Budget("account", res.Allowed)
+	}
 	if !res.Allowed {
 		refuse(ctx, "account_limit")
 		writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
@@ -298,14 +306,16 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 
 // trusting serves a GET whose key the authenticator took on trust, as this
 // process last read it (auth.Authenticator.Trust), and saves the key's
-// statement: the first rows the request reads carry the key's print as it
-// stands when they are read (ent.KeyCheck), or, when no row came back, the
-// key is read after them (Confirm). The answer waits in b, which holds every
-// GET answer until it is complete (withHTTPCaching), and is sent only once
-// the key is confirmed. A key that changed (revoked, expired, rotated, its
-// plan or scopes) makes trusting throw the answer away, status, body and the
+// statement: the first rows the request reads carry whether the key still
+// reads as it did when they are read (ent.KeyCheck), or, when no row came
+// back, the key is read after them (Confirm). The answer waits in b, which
+// holds every GET answer until it is complete (withHTTPCaching), and is sent
+// only once the key is confirmed. A key that changed (revoked, expired,
+// rotated, its plan or organization), a check that failed or a first pass
+// that panicked make trusting throw the answer away, status, body and the
 // headers set since, and report false: the request is then authenticated
-// afresh and answered again, so the change applies to this very request.
+// afresh and answered again, with the budget the first pass spent, so a
+// change applies to this very request.
 func (g *gate) trusting(b *buffered, r *http.Request, next http.Handler, key *auth.Key, c *auth.Check, now time.Time) bool {
 	var kept [8]string
 	had := kept[:0]
@@ -314,19 +324,19 @@ func (g *gate) trusting(b *buffered, r *http.Request, next http.Handler, key *au
 	}
 	check := &ent.KeyCheck{Holds: c.Holds}
 	ctx := check.Within(r.Context())
-	g.admit(b, r.WithContext(ctx), next, key, now)
-	holds, ok := check.Seen()
-	confirmed, err := g.authn.Confirm(ctx, c, holds, ok)
-	switch {
-	case err == nil && confirmed && ok:
-		g.metrics.KeyCheck("rows")
-		return true
-	case err == nil && confirmed:
-		g.metrics.KeyCheck("print")
-		return true
-	case err == nil:
-		g.metrics.KeyCheck("changed")
+	if g.pass(b, r.WithContext(ctx), next, key, now) {
+		holds, ok := check.Seen()
+		confirmed, err := g.authn.Confirm(ctx, c, holds, ok, now)
+		switch {
+		case err == nil && confirmed && ok:
+			g.metrics.KeyCheck("rows")
+			return true
+		case err == nil && confirmed:
+			g.metrics.KeyCheck("print")
+			return true
+		}
 	}
+	g.metrics.KeyCheck("changed")
 	b.status = 0
 	b.body.Reset()
 	for name := range b.header {
@@ -337,11 +347,22 @@ func (g *gate) trusting(b *buffered, r *http.Request, next http.Handler, key *au
 	if x := exchangeOf(ctx); x != nil {
 		x.viewer, x.refused = nil, ""
 	}
-	if err != nil {
-		g.h.writeError(ctx, b, err)
-		return true
-	}
 	return false
+}
+
+// pass is the first pass of a trusted request: false if it panicked, which
+// the request's fresh pass will do again, or not, as the key now allows.
+func (g *gate) pass(b *buffered, r *http.Request, next http.Handler, key *auth.Key, now time.Time) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			ok = false
+		}
+	}()
+	g.admit(b, r, next, key, now, true)
+	return true
 }
 
 // clientIP is the address (without port) of the client of r: the socket peer,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -37,19 +38,22 @@ func (a *api) keyChecks(do func()) map[string]float64 {
 // hold sends requests with key until the server holds a number of the
 // account's budget that its next request may spend without reading the key
 // (ratelimit.Leases.Spare): on PostgreSQL, the next GET with key is trusted.
-func (a *api) hold(key string, accountID int) {
+// It returns the X-RateLimit-Remaining of its last request.
+func (a *api) hold(key string, accountID int) int {
 	a.t.Helper()
-	pg, ok := a.srv.Limiter.(*ratelimit.Postgres)
-	if !ok {
-		return
-	}
+	pg, _ := a.srv.Limiter.(*ratelimit.Postgres)
 	for range 60 {
-		a.do("GET", "/v1/organization", key, nil).want(200)
-		if pg.Leases.Spare(ratelimit.AccountBucket(accountID), config.Defaults().RateLimit, a.clock.Now()) {
-			return
+		r := a.do("GET", "/v1/organization", key, nil).want(200)
+		if pg == nil || pg.Leases.Spare(ratelimit.AccountBucket(accountID), config.Defaults().RateLimit, a.clock.Now()) {
+			n, err := strconv.Atoi(r.Header.Get("X-RateLimit-Remaining"))
+			if err != nil {
+				a.t.Fatal(err)
+			}
+			return n
 		}
 	}
 	a.t.Fatal("the server holds no number of the account's budget")
+	return 0
 }
 
 // On PostgreSQL, a GET with a key this server has read before takes the key
@@ -127,7 +131,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 
 		key, keyID := a.newKey(policy.Live, "all")
 		get := func(p string) *response { t.Helper(); return a.do("GET", p, key, nil) }
-		a.hold(key, a.org.Live.ID)
+		left := a.hold(key, a.org.Live.ID)
 		if _, err := tenancy.SetPlan(ctx, st.Client, a.org.Org.ID, "lapsed"); err != nil {
 			t.Fatal(err)
 		}
@@ -137,8 +141,8 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		if strings.Contains(string(r.Body), "Secret recipe") || r.Header.Get("ETag") != "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json") {
 			t.Errorf("the refused answer kept something of the answer read on trust: %v %s", r.Header, r.Body)
 		}
-		if r.Header.Get("X-RateLimit-Remaining") == "" {
-			t.Errorf("the refused answer lost its budget headers: %v", r.Header)
+		if got := r.Header.Get("X-RateLimit-Remaining"); got != strconv.Itoa(left-1) {
+			t.Errorf("the refused answer's X-RateLimit-Remaining %q after %d: the request spent other than one number", got, left)
 		}
 		if !changed(got) {
 			t.Errorf("a plan change: key checks %v, want the trusted key found changed and read again", got)
@@ -148,6 +152,15 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		}
 		get(path("/v1/tags", id)).want(200)
 
+		// A rotated key in its grace: its answers carry Sunset.
+		rotated, err := auth.RotateKey(ctx, st.Client, keyID, time.Hour, a.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.hold(key, a.org.Live.ID)
+		if get(path("/v1/tags", id)).want(200).Header.Get("Sunset") == "" {
+			t.Fatal("a key in its grace answered without Sunset")
+		}
 		a.hold(key, a.org.Live.ID)
 		if _, err := auth.RevokeKey(ctx, st.Client, keyID, a.clock.Now()); err != nil {
 			t.Fatal(err)
@@ -157,9 +170,27 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		if strings.Contains(string(r.Body), "Secret recipe") {
 			t.Errorf("a revoked key's answer: %s", r.Body)
 		}
+		for _, h := range []string{"Sunset", "X-RateLimit-Remaining", "ETag"} {
+			if v := r.Header.Get(h); v != "" {
+				t.Errorf("the 401 kept %s: %s from the answer read on trust", h, v)
+			}
+		}
 		if !changed(got) {
 			t.Errorf("a revocation: key checks %v, want the trusted key found changed and read again", got)
 		}
 		get(path("/v1/tags", id+1000)).problem(401, "INVALID_API_KEY")
+
+		// The grace of a rotated key ends by the clock alone, which nothing
+		// the key reads shows: the trusted key must not outlive it.
+		start := time.Date(2030, 4, 1, 9, 0, 30, 0, time.UTC)
+		a.clock.Set(start)
+		ending := rotated.Key
+		if _, err := auth.RotateKey(ctx, st.Client, rotated.New.ID, time.Hour, start); err != nil {
+			t.Fatal(err)
+		}
+		a.clock.Set(start.Add(time.Hour - 10*time.Second))
+		a.hold(ending, a.org.Live.ID)
+		a.clock.Set(start.Add(time.Hour + 5*time.Second)) // the same minute of the rate limit
+		a.do("GET", path("/v1/tags", id), ending, nil).problem(401, "INVALID_API_KEY")
 	})
 }

@@ -74,7 +74,7 @@ func New(st *store.Store, reservations func() (batches, numbers int64)) *Metrics
 	}
 	keys := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "larder_api_key_checks_total",
-		Help: "API keys checked for a request, by how: read (a statement of its own before the request's), rows (its print carried by the answer's first rows), print (its print read after an answer without rows), changed (taken on trust and found changed: the request was authenticated again).",
+		Help: "API keys checked for a request, by how: read (a statement of its own before the request's), rows (its print carried by the answer's first rows), print (its print read after an answer without rows), changed (taken on trust and not confirmed, changed or its check failed: the request was authenticated again).",
 	}, []string{"how"})
 	m.keys = map[string]prometheus.Counter{}
 	for _, how := range []string{"read", "rows", "print", "changed"} {
