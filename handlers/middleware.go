@@ -255,10 +255,7 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 				}
 				g.metrics.Budget("auth_failures", res.Allowed)
 				if !res.Allowed {
-					refuse(ctx, "auth_failures")
-					writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
-						Detail:     "Too many requests with invalid API keys from this address; wait for the next minute.",
-						RetryAfter: res.RetryAfter(now)})
+					limited(ctx, w, "auth_failures", "Too many requests with invalid API keys from this address; wait for the next minute.", res, now)
 					return
 				}
 			}
@@ -274,9 +271,8 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 
 // admit serves the request of an authenticated key: the account's budget in
 // X-RateLimit-* (429 past it), Sunset for a rotated key, and the viewer for
-// the security handler.
-// counted is false when the budget was counted before (a trusted request's
-// first pass).
+// the security handler. counted is false when the budget's metric was
+// recorded before (the fresh pass of a trusted request).
 func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time, counted bool) {
 	ctx := r.Context()
 	v, res := key.Viewer, key.Budget
@@ -292,16 +288,19 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.metrics.Budget("account", res.Allowed)
 	}
 	if !res.Allowed {
-		refuse(ctx, "account_limit")
-		writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited,
-			Detail:     "The account's requests per minute are used up; retry after the window resets.",
-			RetryAfter: res.RetryAfter(now)})
+		limited(ctx, w, "account_limit", "The account's requests per minute are used up; retry after the window resets.", res, now)
 		return
 	}
 	if x := exchangeOf(ctx); x != nil {
 		x.viewer, x.query = v, r.URL.Query()
 	}
 	next.ServeHTTP(w, r)
+}
+
+// limited answers 429 for a spent budget, and records reason.
+func limited(ctx context.Context, w http.ResponseWriter, reason, detail string, res ratelimit.Result, now time.Time) {
+	refuse(ctx, reason)
+	writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited, Detail: detail, RetryAfter: res.RetryAfter(now)})
 }
 
 // trusting serves a GET whose key the authenticator took on trust, as this
