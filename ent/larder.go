@@ -213,6 +213,8 @@ func (c *KeyCheck) Scan(v any) error {
 	case bool:
 		// A false is kept: rows read concurrently cannot undo it.
 		c.holds = v && (!c.seen || c.holds)
+	case int64: // SQLite's booleans
+		c.holds = v != 0 && (!c.seen || c.holds)
 	default:
 		return fmt.Errorf("ent: key check: unexpected %T", v)
 	}

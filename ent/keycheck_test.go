@@ -1,0 +1,104 @@
+package ent_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
+)
+
+// A KeyCheck rides on the first query that reads rows: its value comes back
+// with them beside a page's total, the rows keep their own columns, NULL reads
+// as false, a query without rows leaves it pending for the next, and once a
+// row has carried it no later query selects it.
+func TestKeyCheck(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org := dbtest.NewOrg(t, st, "")
+		ctx := org.Ctx(policy.Test)
+		err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
+			for i := range 3 {
+				if _, err := tx.Tag.Create().SetName(fmt.Sprintf("k%d", i)).SetRefType(tag.RefTypePRODUCT).Save(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent []string
+		c := st.Observed(func(s string) { sent = append(sent, s) }).Client
+		// holds writes "(SELECT v) = w", with v and w as arguments, so that
+		// the check's own arguments are numbered among the query's.
+		holds := func(v, w any) func(*entsql.Builder) {
+			return func(b *entsql.Builder) {
+				b.WriteString("(SELECT ")
+				if st.Dialect == dialect.Postgres {
+					b.Arg(v).WriteString("::int")
+				} else {
+					b.Arg(v)
+				}
+				b.WriteString(") = ").Arg(w)
+			}
+		}
+		for _, tc := range []struct {
+			name       string
+			v, w       any
+			want, seen bool
+		}{
+			{"holds", 7, 7, true, true},
+			{"changed", 7, 8, false, true},
+			{"gone", nil, 7, false, true},
+		} {
+			check := &ent.KeyCheck{Holds: holds(tc.v, tc.w)}
+			var total ent.PageTotal
+			q := c.Tag.Query().Where(tag.RefTypeEQ(tag.RefTypePRODUCT)).Order(tag.ByID()).Limit(2)
+			q.Modify(total.Column)
+			rows, err := q.All(check.Within(total.Within(ctx)))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if len(rows) != 2 || rows[0].Name != "k0" || rows[1].Name != "k1" || rows[0].RefType != tag.RefTypePRODUCT {
+				t.Errorf("%s: rows %v", tc.name, rows)
+			}
+			if n, ok := total.Count(); !ok || n != 3 {
+				t.Errorf("%s: total %d %v, want 3", tc.name, n, ok)
+			}
+			if got, seen := check.Seen(); got != tc.want || seen != tc.seen {
+				t.Errorf("%s: Seen() = %v, %v; want %v, %v", tc.name, got, seen, tc.want, tc.seen)
+			}
+		}
+
+		check := &ent.KeyCheck{Holds: holds(1, 1)}
+		cctx := check.Within(ctx)
+		if _, err := c.Tag.Query().Where(tag.Name("none")).All(cctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, seen := check.Seen(); seen {
+			t.Error("a query without rows saw the check")
+		}
+		if n, err := c.Tag.Query().Count(cctx); err != nil || n != 3 {
+			t.Fatalf("a count under a pending check: %d, %v", n, err)
+		}
+		sent = nil
+		for range 2 {
+			if _, err := c.Tag.Query().Where(tag.Name("k2")).Only(cctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, seen := check.Seen(); !got || !seen {
+			t.Errorf("the next query with rows: Seen() = %v, %v", got, seen)
+		}
+		if len(sent) != 2 || !strings.Contains(sent[0], "larder_key") || strings.Contains(sent[1], "larder_key") {
+			t.Errorf("the check was selected by %q; want the first query only", sent)
+		}
+	})
+}
