@@ -43,6 +43,10 @@ type Config struct {
 	Statements int
 	// LogFormat is text or json (--log-format, LARDER_LOG_FORMAT).
 	LogFormat string
+	// LogFlush is how long serve may hold log lines below WARN before
+	// writing them in one batch; 0 writes each line at once (--log-flush,
+	// LARDER_LOG_FLUSH).
+	LogFlush time.Duration
 	// MetricsAddr, when set, serves /metrics there instead of on Addr
 	// (--metrics-addr, LARDER_METRICS_ADDR).
 	MetricsAddr string
@@ -91,6 +95,7 @@ func Defaults() Config {
 		GCPercent:      400,
 		Statements:     256,
 		LogFormat:      "text",
+		LogFlush:       100 * time.Millisecond,
 		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
 
 		Webhooks:             true,
@@ -138,7 +143,7 @@ var Common = Options{"database", "log-format", "db-statements"}
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "debug-addr", "gc-percent"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "debug-addr", "gc-percent", "log-flush"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -183,6 +188,7 @@ func (c *Config) options() map[string]option {
 	return map[string]option{
 		"database":        {"database", "LARDER_DATABASE_URL", "database URL: sqlite://PATH, postgres://…", str(&c.Database), setStr(&c.Database)},
 		"log-format":      {"log-format", "LARDER_LOG_FORMAT", "log format: text or json", str(&c.LogFormat), setStr(&c.LogFormat)},
+		"log-flush":       {"log-flush", "LARDER_LOG_FLUSH", "how long serve may hold log lines below WARN to write them in batches (0: each at once)", dur(&c.LogFlush), setDur(&c.LogFlush)},
 		"addr":            {"addr", "LARDER_ADDR", "listen address", str(&c.Addr), setStr(&c.Addr)},
 		"rate-limit":      {"rate-limit", "LARDER_RATE_LIMIT", "requests per minute per account", num(&c.RateLimit), setNum(&c.RateLimit)},
 		"auth-fail-limit": {"auth-fail-limit", "LARDER_AUTH_FAIL_LIMIT", "invalid keys per minute per client address before 429", num(&c.AuthFailLimit), setNum(&c.AuthFailLimit)},
@@ -247,6 +253,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Statements < 0 {
 		errs = append(errs, "db-statements cannot be negative")
+	}
+	if c.LogFlush < 0 {
+		errs = append(errs, "log-flush cannot be negative")
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, "log-format must be text or json")

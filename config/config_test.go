@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 )
 
 // --trusted-proxies takes comma-separated IPs and CIDRs; anything else is
@@ -103,5 +104,27 @@ func TestEnvironmentTwins(t *testing.T) {
 	}
 	if c.Actor != "from-flag" {
 		t.Fatalf("actor %q, want the flag's", c.Actor)
+	}
+}
+
+func TestLogFlush(t *testing.T) {
+	if d := Defaults().LogFlush; d != 100*time.Millisecond {
+		t.Fatalf("default --log-flush %v, want 100ms", d)
+	}
+	t.Setenv("LARDER_LOG_FLUSH", "0")
+	c := Defaults()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := c.Bind(fs, Server); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse(nil); err != nil || c.LogFlush != 0 {
+		t.Fatalf("LARDER_LOG_FLUSH=0 gave %v (%v)", c.LogFlush, err)
+	}
+	if err := fs.Parse([]string{"--log-flush", "-1s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "log-flush cannot be negative") {
+		t.Fatalf("a negative --log-flush was accepted: %v", err)
 	}
 }

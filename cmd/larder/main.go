@@ -32,6 +32,7 @@ import (
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/logbuf"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -85,6 +86,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// logs batches serve's log lines (--log-flush); nil otherwise.
+	logs *logbuf.Writer
 }
 
 func main() {
@@ -136,6 +139,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	e := &env{cfg: config.Defaults(), stdout: stdout, stderr: stderr, cmd: match}
 	err := match.run(ctx, e, rest)
+	if e.logs != nil {
+		_ = e.logs.Flush()
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return nil // the command's help was printed
 	}
@@ -172,9 +178,17 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	if fs.Name() == "larder serve" {
 		level = slog.LevelInfo
 	}
-	var h slog.Handler = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})
+	out := e.stderr
+	if fs.Name() == "larder serve" && e.cfg.LogFlush > 0 {
+		e.logs = logbuf.New(e.stderr, e.cfg.LogFlush)
+		out = e.logs
+	}
+	var h slog.Handler = slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})
 	if e.cfg.LogFormat == "json" {
-		h = slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level})
+		h = slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})
+	}
+	if e.logs != nil {
+		h = logbuf.Handler{Handler: h, W: e.logs}
 	}
 	e.log = slog.New(h)
 	return pos, nil

@@ -209,3 +209,48 @@ func TestConcurrentStartsSeedOnce(t *testing.T) {
 		})
 	}
 }
+
+// serve holds its access lines for --log-flush and writes them when it
+// stops: a line is never lost to a normal exit.
+func TestServeWritesHeldLogLinesWhenItStops(t *testing.T) {
+	db := dbtest.URL(t, dbtest.SQLite)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errb syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		var out bytes.Buffer
+		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--log-flush", "1h"}, &out, &errb)
+	}()
+	answered := false
+	for range 600 {
+		if res, err := http.Get("http://" + addr + "/v1/openapi.json?held=1"); err == nil {
+			res.Body.Close()
+			answered = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !answered {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "address already in use") {
+				t.Fatalf("serve: %v\n%s", err, errb.String())
+			}
+		default:
+		}
+		t.Skip("serve did not answer on " + addr + " (taken by another process meanwhile)")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if strings.Contains(errb.String(), "path=/v1/openapi.json") {
+		t.Fatalf("an access line was written before its batch's hour:\n%s", errb.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errb.String(), "msg=request") || !strings.Contains(errb.String(), "path=/v1/openapi.json") {
+		t.Fatalf("the held access line was not written when serve stopped:\n%s", errb.String())
+	}
+}
