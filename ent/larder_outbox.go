@@ -6,6 +6,7 @@ import (
 	"context"
 	"sync"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -1150,4 +1151,386 @@ func AccountOf(v Value) (int, bool) {
 		return e.AccountID, true
 	}
 	return 0, false
+}
+
+// WhereP adds SQL predicates to the query or mutation of a privacy filter
+// as they are, without entql's evaluation against the schema graph (a
+// policy's hot rule, e.g. the tenant filter of every read: policy.Where).
+
+func (f *APIKeyFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *AccountFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *AllergenFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *AuditRecordFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *BillFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *BillLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *CountryFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *CustomerFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *CustomerTagFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *CustomerTypeFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *DocumentCounterFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *EmployeeFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *EquipmentFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *EventFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *FoodFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *FoodNutrientFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *IdempotencyKeyFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *InvoiceFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *InvoiceLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *LocationFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *LotCorrectionFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *NutrientFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *OperationFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *OrganizationFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *PreservationFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *PriceListFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductAllergenFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductBannedCountryFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductByproductFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductLotFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductQCCheckpointFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductSubstituteFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductSupplierFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductTagFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionConsumedStepFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionLineEquipmentFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionOperationFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ProductionPlannedStepFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *PurchaseOrderFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *PurchaseOrderLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *QCCheckpointFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *QCUnitOfMeasureFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *RateWindowFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *RecipeStepFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *SalesOrderFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *SalesOrderLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *SalespersonFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ShipmentFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ShipmentLineFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ShippingAddressFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *ShippingMethodFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *StockMovementFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *SupplierFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *TagFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *TaxRateFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *TerritoryFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *UnitOfMeasureFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *WebhookAttemptFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *WebhookDeliveryFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
+}
+
+func (f *WebhookEndpointFilter) WhereP(ps ...func(*entsql.Selector)) {
+	for _, p := range ps {
+		f.addPredicate(p)
+	}
 }
