@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"testing"
 )
@@ -44,5 +46,17 @@ func BenchmarkGzipLevels(b *testing.B) {
 			}
 			b.ReportMetric(float64(z.Len()), "out-bytes")
 		})
+	}
+}
+
+// The entity tag is the first 128 bits of the body's SHA-256 in hex, weak.
+func TestEntityTag(t *testing.T) {
+	sum := sha256.Sum256([]byte(`{"data":{"id":1}}`))
+	want := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	if got := entityTag([]byte(`{"data":{"id":1}}`)); got != want {
+		t.Fatalf("entityTag = %s, want %s", got, want)
+	}
+	if got := entityTag(nil); len(got) != 36 || got == want {
+		t.Fatalf("entityTag of an empty body = %s", got)
 	}
 }
