@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
@@ -240,12 +241,20 @@ type Check struct {
 	keyID       int
 }
 
-// Holds writes whether the key still prints as trusted, a boolean SQL
-// expression for ent.KeyCheck: the request's first rows carry it, computed
-// when they are read (NULL when the key is gone).
-func (c *Check) Holds(b *entsql.Builder) {
+// keyHolds writes whether the key whose hash is args[0] still prints as
+// args[1], a boolean SQL expression for ent.KeyCheck: the request's first
+// rows carry it, computed when they are read (NULL when the key is gone). One
+// value serves every check, so that the statements carrying it are compiled
+// once (ent's Read).
+var keyHolds = &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
 	// Direct SQL: a trusted request's first rows carry whether its key, found by its hash, reads as it did (system-only tables, read in the request's own statement).
-	b.WriteString(`(SELECT ` + keyPrint + ` ` + keyFrom).Arg(c.hash).WriteString(`) = `).Arg(c.print)
+	b.WriteString(`(SELECT ` + keyPrint + ` ` + keyFrom).Arg(args[0]).WriteString(`) = `).Arg(args[1])
+}}
+
+// KeyCheck is the ent.KeyCheck of the request: whether its key still prints
+// as trusted.
+func (c *Check) KeyCheck() *ent.KeyCheck {
+	return &ent.KeyCheck{Holds: keyHolds, Args: [2]any{c.hash, c.print}}
 }
 
 // Trust authenticates a read on PostgreSQL from the key as this process last

@@ -16,3 +16,19 @@ func CheckedTxs() int {
 	checked.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// CompiledReads is what the compiled reads of Tag and Allergen hold: the
+// statements of the shapes compiled, and how many shapes could not be.
+func CompiledReads(label string) (statements []string, failed int) {
+	r := map[string]*compiledReads{"tag": &readsTag, "allergen": &readsAllergen}[label]
+	if p := r.shapes.Load(); p != nil {
+		for _, s := range *p {
+			if s.ok {
+				statements = append(statements, s.text)
+			} else {
+				failed++
+			}
+		}
+	}
+	return statements, failed
+}

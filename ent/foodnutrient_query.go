@@ -30,7 +30,10 @@ type FoodNutrientQuery struct {
 	withAccount  *AccountQuery
 	withFood     *FoodQuery
 	withNutrient *NutrientQuery
-	modifiers    []func(*sql.Selector)
+	// known records the predicates a compiled statement takes its
+	// arguments from (ByID, WhereKnown; Read).
+	known     knownPredicates
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)

@@ -38,17 +38,15 @@ func TestKeyCheck(t *testing.T) {
 		c := st.Observed(func(s string) { sent = append(sent, s) }).Client
 		// holds writes "(SELECT v) = w", with v and w as arguments, so that
 		// the check's own arguments are numbered among the query's.
-		holds := func(v, w any) func(*entsql.Builder) {
-			return func(b *entsql.Builder) {
-				b.WriteString("(SELECT ")
-				if st.Dialect == dialect.Postgres {
-					b.Arg(v).WriteString("::int")
-				} else {
-					b.Arg(v)
-				}
-				b.WriteString(") = ").Arg(w)
+		holds := &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
+			b.WriteString("(SELECT ")
+			if st.Dialect == dialect.Postgres {
+				b.Arg(args[0]).WriteString("::int")
+			} else {
+				b.Arg(args[0])
 			}
-		}
+			b.WriteString(") = ").Arg(args[1])
+		}}
 		for _, tc := range []struct {
 			name       string
 			v, w       any
@@ -58,7 +56,7 @@ func TestKeyCheck(t *testing.T) {
 			{"changed", 7, 8, false, true},
 			{"gone", nil, 7, false, true},
 		} {
-			check := &ent.KeyCheck{Holds: holds(tc.v, tc.w)}
+			check := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
 			var total ent.PageTotal
 			q := c.Tag.Query().Where(tag.RefTypeEQ(tag.RefTypePRODUCT)).Order(tag.ByID()).Limit(2)
 			q.Modify(total.Column)
@@ -77,7 +75,7 @@ func TestKeyCheck(t *testing.T) {
 			}
 		}
 
-		check := &ent.KeyCheck{Holds: holds(1, 1)}
+		check := &ent.KeyCheck{Holds: holds, Args: [2]any{1, 1}}
 		cctx := check.Within(ctx)
 		if _, err := c.Tag.Query().Where(tag.Name("none")).All(cctx); err != nil {
 			t.Fatal(err)

@@ -166,19 +166,27 @@ const keyColumn = "larder_key"
 // carries a KeyCheck that has seen no row, every query that reads rows
 // (sqlAll; template "dialect/sql/query/spec/zcheck", after the query's own
 // modifiers) selects the value of Holds beside its columns: a boolean
-// expression, uncorrelated, that the database computes once per statement,
-// true when the key stands as the caller expects. Its value comes from the
-// same snapshot as the rows, so the caller knows whether they were read with
-// the key as it stood. The first row hands it to the KeyCheck (Seen); queries
-// after that read as before. A query that returns no row leaves the check
-// pending, and the caller then checks on its own.
+// expression of Args, uncorrelated, that the database computes once per
+// statement, true when the key stands as the caller expects. Its value comes
+// from the same snapshot as the rows, so the caller knows whether they were
+// read with the key as it stood. The first row hands it to the KeyCheck
+// (Seen); queries after that read as before. A query that returns no row
+// leaves the check pending, and the caller then checks on its own.
 type KeyCheck struct {
-	// Holds writes the check's boolean expression.
-	Holds func(*entsql.Builder)
+	// Holds writes the check's boolean expression of Args.
+	Holds *KeyExpr
+	Args  [2]any
 
 	mu    sync.Mutex
 	holds bool
 	seen  bool
+}
+
+// KeyExpr writes a KeyCheck's expression of its two arguments. Use one
+// KeyExpr for every check of its kind: a compiled statement (Read) is kept
+// for the KeyExpr it was built with.
+type KeyExpr struct {
+	Write func(b *entsql.Builder, args [2]any)
 }
 
 type keyCheckKey struct{}
@@ -222,17 +230,33 @@ func (c *KeyCheck) Scan(v any) error {
 	return nil
 }
 
+// pendingKeyCheck is the KeyCheck ctx carries while it has seen no value, or
+// nil.
+func pendingKeyCheck(ctx context.Context) *KeyCheck {
+	c, ok := ctx.Value(keyCheckKey{}).(*KeyCheck)
+	if !ok || !c.pending() {
+		return nil
+	}
+	return c
+}
+
+// keyColumnOf is the modifier that selects key's expression of args as the
+// check's column.
+func keyColumnOf(key *KeyExpr, args [2]any) func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		s.AppendSelectExprAs(entsql.ExprFunc(func(b *entsql.Builder) { key.Write(b, args) }), keyColumn)
+	}
+}
+
 // keyCheckColumn adds the column of the KeyCheck ctx carries, while it has seen
 // no value, to the spec of a query that reads rows (one whose ScanValues is
 // set: not a count).
 func keyCheckColumn(ctx context.Context, spec *sqlgraph.QuerySpec) {
-	c, ok := ctx.Value(keyCheckKey{}).(*KeyCheck)
-	if !ok || spec.ScanValues == nil || !c.pending() {
+	c := pendingKeyCheck(ctx)
+	if c == nil || spec.ScanValues == nil {
 		return
 	}
-	spec.Modifiers = append(slices.Clip(spec.Modifiers), func(s *entsql.Selector) {
-		s.AppendSelectExprAs(entsql.ExprFunc(c.Holds), keyColumn)
-	})
+	spec.Modifiers = append(slices.Clip(spec.Modifiers), keyColumnOf(c.Holds, c.Args))
 }
 
 // extraColumns wraps a query's ScanValues and Assign (template

@@ -28,7 +28,10 @@ type OperationQuery struct {
 	predicates        []predicate.Operation
 	withAccount       *AccountQuery
 	withUnitOfMeasure *UnitOfMeasureQuery
-	modifiers         []func(*sql.Selector)
+	// known records the predicates a compiled statement takes its
+	// arguments from (ByID, WhereKnown; Read).
+	known     knownPredicates
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)

@@ -27,7 +27,10 @@ type OrganizationQuery struct {
 	inters       []Interceptor
 	predicates   []predicate.Organization
 	withAccounts *AccountQuery
-	modifiers    []func(*sql.Selector)
+	// known records the predicates a compiled statement takes its
+	// arguments from (ByID, WhereKnown; Read).
+	known     knownPredicates
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)

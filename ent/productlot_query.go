@@ -36,7 +36,10 @@ type ProductLotQuery struct {
 	withWarehouse   *LocationQuery
 	withMovements   *StockMovementQuery
 	withCorrections *LotCorrectionQuery
-	modifiers       []func(*sql.Selector)
+	// known records the predicates a compiled statement takes its
+	// arguments from (ByID, WhereKnown; Read).
+	known     knownPredicates
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)

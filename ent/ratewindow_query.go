@@ -24,7 +24,10 @@ type RateWindowQuery struct {
 	order      []ratewindow.OrderOption
 	inters     []Interceptor
 	predicates []predicate.RateWindow
-	modifiers  []func(*sql.Selector)
+	// known records the predicates a compiled statement takes its
+	// arguments from (ByID, WhereKnown; Read).
+	known     knownPredicates
+	modifiers []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"larder.dev/larder/auth"
-	"larder.dev/larder/ent"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
@@ -321,7 +320,7 @@ func (g *gate) trusting(b *buffered, r *http.Request, next http.Handler, key *au
 	for name := range b.header {
 		had = append(had, name)
 	}
-	check := &ent.KeyCheck{Holds: c.Holds}
+	check := c.KeyCheck()
 	ctx := check.Within(r.Context())
 	if g.pass(b, r.WithContext(ctx), next, key, now) {
 		holds, ok := check.Seen()

@@ -5,6 +5,7 @@ import (
 
 	entsql "entgo.io/ent/dialect/sql"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
 )
 
@@ -20,20 +21,40 @@ func FilterTenantReads(shared bool) Rule {
 		if v == nil || v.AccountID == 0 {
 			return privacy.Denyf("no account in context")
 		}
-		account := v.AccountID
 		if shared {
-			return where(f, func(s *entsql.Selector) {
-				s.Where(entsql.Or(entsql.EQ(s.C("account_id"), account), entsql.EQ(s.C("is_global"), true)))
-			})
+			return known(f, accountOrShared, v.AccountID)
 		}
-		return where(f, entsql.FieldEQ("account_id", account))
+		return known(f, accountRows, v.AccountID)
 	})
 	return r
 }
 
-// sqlFilter is a privacy filter that takes SQL predicates.
+// accountRows and accountOrShared are the tenant filter's predicates on the
+// viewer's account: known predicates (ent.Known), so that a read by id
+// carrying no other is answered by a compiled statement (ent's Read).
+var (
+	accountRows     = &ent.Known{Make: func(account any) func(*entsql.Selector) { return entsql.FieldEQ("account_id", account) }}
+	accountOrShared = &ent.Known{Make: func(account any) func(*entsql.Selector) {
+		return func(s *entsql.Selector) {
+			s.Where(entsql.Or(entsql.EQ(s.C("account_id"), account), entsql.EQ(s.C("is_global"), true)))
+		}
+	}}
+)
+
+// sqlFilter is a privacy filter that takes SQL predicates, and known ones.
 type sqlFilter interface {
 	WhereP(...func(*entsql.Selector))
+	WhereKnown(*ent.Known, any)
+}
+
+// known adds k's predicate on v to the query or mutation of f, as where does.
+func known(f privacy.Filter, k *ent.Known, v any) error {
+	w, ok := f.(sqlFilter)
+	if !ok {
+		return privacy.Denyf("tenant filter: %T takes no SQL predicate", f)
+	}
+	w.WhereKnown(k, v)
+	return privacy.Allow
 }
 
 // where adds p to the query or mutation of f, and allows it. The SQL

@@ -180,7 +180,7 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 // LoadAllergen loads the Allergen with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
-	return queryAllergen(c, id, ps...).Only(ctx)
+	return queryAllergen(c, id, ps...).Read(ctx)
 }
 
 // showAllergen loads the Allergen with the given id as an answer shows it:
@@ -188,13 +188,13 @@ func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Al
 func showAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
 	q := queryAllergen(c, id, ps...)
 	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryAllergen is the query of LoadAllergen.
 func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.AllergenQuery {
 	q := c.Allergen.Query().
-		Where(allergen.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

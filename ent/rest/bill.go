@@ -407,7 +407,7 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 // LoadBill loads the Bill with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
-	return queryBill(c, id, ps...).Only(ctx)
+	return queryBill(c, id, ps...).Read(ctx)
 }
 
 // showBill loads the Bill with the given id as an answer shows it:
@@ -415,21 +415,21 @@ func LoadBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) 
 func showBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
 	q := queryBill(c, id, ps...)
 	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // rereadBill reads the row of the Bill with the given id again, as an
 // answer shows it, without its lines.
 func rereadBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
-	q := c.Bill.Query().Where(bill.ID(id))
+	q := c.Bill.Query().ByID(id)
 	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryBill is the query of LoadBill.
 func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 	q := c.Bill.Query().
-		Where(bill.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withBillEdges(q, true)
 	return q

@@ -93,7 +93,7 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 // LoadCountry loads the Country with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
-	return queryCountry(c, id, ps...).Only(ctx)
+	return queryCountry(c, id, ps...).Read(ctx)
 }
 
 // showCountry loads the Country with the given id as an answer shows it:
@@ -101,13 +101,13 @@ func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cou
 func showCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
 	q := queryCountry(c, id, ps...)
 	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryCountry is the query of LoadCountry.
 func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQuery {
 	q := c.Country.Query().
-		Where(country.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

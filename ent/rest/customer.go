@@ -375,7 +375,7 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 // LoadCustomer loads the Customer with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
-	return queryCustomer(c, id, ps...).Only(ctx)
+	return queryCustomer(c, id, ps...).Read(ctx)
 }
 
 // showCustomer loads the Customer with the given id as an answer shows it:
@@ -383,13 +383,13 @@ func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cu
 func showCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
 	q := queryCustomer(c, id, ps...)
 	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryCustomer is the query of LoadCustomer.
 func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.CustomerQuery {
 	q := c.Customer.Query().
-		Where(customer.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withCustomerEdges(q, true)
 	return q

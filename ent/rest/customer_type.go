@@ -91,7 +91,7 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 // LoadCustomerType loads the CustomerType with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
-	return queryCustomerType(c, id, ps...).Only(ctx)
+	return queryCustomerType(c, id, ps...).Read(ctx)
 }
 
 // showCustomerType loads the CustomerType with the given id as an answer shows it:
@@ -99,13 +99,13 @@ func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicat
 func showCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
 	q := queryCustomerType(c, id, ps...)
 	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryCustomerType is the query of LoadCustomerType.
 func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent.CustomerTypeQuery {
 	q := c.CustomerType.Query().
-		Where(customertype.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

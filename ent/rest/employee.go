@@ -92,7 +92,7 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 // LoadEmployee loads the Employee with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
-	return queryEmployee(c, id, ps...).Only(ctx)
+	return queryEmployee(c, id, ps...).Read(ctx)
 }
 
 // showEmployee loads the Employee with the given id as an answer shows it:
@@ -100,13 +100,13 @@ func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Em
 func showEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
 	q := queryEmployee(c, id, ps...)
 	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryEmployee is the query of LoadEmployee.
 func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.EmployeeQuery {
 	q := c.Employee.Query().
-		Where(employee.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

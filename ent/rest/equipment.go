@@ -137,7 +137,7 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 // LoadEquipment loads the Equipment with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
-	return queryEquipment(c, id, ps...).Only(ctx)
+	return queryEquipment(c, id, ps...).Read(ctx)
 }
 
 // showEquipment loads the Equipment with the given id as an answer shows it:
@@ -145,13 +145,13 @@ func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.E
 func showEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
 	q := queryEquipment(c, id, ps...)
 	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryEquipment is the query of LoadEquipment.
 func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.EquipmentQuery {
 	q := c.Equipment.Query().
-		Where(equipment.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -244,7 +244,7 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 // LoadFood loads the Food with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
-	return queryFood(c, id, ps...).Only(ctx)
+	return queryFood(c, id, ps...).Read(ctx)
 }
 
 // showFood loads the Food with the given id as an answer shows it:
@@ -252,13 +252,13 @@ func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) 
 func showFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
 	q := queryFood(c, id, ps...)
 	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryFood is the query of LoadFood.
 func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
 	q := c.Food.Query().
-		Where(food.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withFoodEdges(q, true)
 	return q

@@ -245,7 +245,7 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 // LoadInvoice loads the Invoice with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Invoice) (*ent.Invoice, error) {
-	return queryInvoice(c, id, ps...).Only(ctx)
+	return queryInvoice(c, id, ps...).Read(ctx)
 }
 
 // showInvoice loads the Invoice with the given id as an answer shows it:
@@ -253,13 +253,13 @@ func LoadInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Inv
 func showInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Invoice) (*ent.Invoice, error) {
 	q := queryInvoice(c, id, ps...)
 	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryInvoice is the query of LoadInvoice.
 func queryInvoice(c *ent.Client, id int, ps ...predicate.Invoice) *ent.InvoiceQuery {
 	q := c.Invoice.Query().
-		Where(invoice.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withInvoiceEdges(q, true)
 	return q

@@ -78,7 +78,7 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 // LoadNutrient loads the Nutrient with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
-	return queryNutrient(c, id, ps...).Only(ctx)
+	return queryNutrient(c, id, ps...).Read(ctx)
 }
 
 // showNutrient loads the Nutrient with the given id as an answer shows it:
@@ -86,13 +86,13 @@ func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nu
 func showNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
 	q := queryNutrient(c, id, ps...)
 	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryNutrient is the query of LoadNutrient.
 func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.NutrientQuery {
 	q := c.Nutrient.Query().
-		Where(nutrient.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -193,7 +193,7 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 // LoadOperation loads the Operation with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
-	return queryOperation(c, id, ps...).Only(ctx)
+	return queryOperation(c, id, ps...).Read(ctx)
 }
 
 // showOperation loads the Operation with the given id as an answer shows it:
@@ -201,13 +201,13 @@ func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.O
 func showOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
 	q := queryOperation(c, id, ps...)
 	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryOperation is the query of LoadOperation.
 func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.OperationQuery {
 	q := c.Operation.Query().
-		Where(operation.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -101,7 +101,7 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 // LoadPreservation loads the Preservation with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
-	return queryPreservation(c, id, ps...).Only(ctx)
+	return queryPreservation(c, id, ps...).Read(ctx)
 }
 
 // showPreservation loads the Preservation with the given id as an answer shows it:
@@ -109,13 +109,13 @@ func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicat
 func showPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
 	q := queryPreservation(c, id, ps...)
 	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryPreservation is the query of LoadPreservation.
 func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent.PreservationQuery {
 	q := c.Preservation.Query().
-		Where(preservation.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -92,7 +92,7 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 // LoadPriceList loads the PriceList with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
-	return queryPriceList(c, id, ps...).Only(ctx)
+	return queryPriceList(c, id, ps...).Read(ctx)
 }
 
 // showPriceList loads the PriceList with the given id as an answer shows it:
@@ -100,13 +100,13 @@ func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.P
 func showPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
 	q := queryPriceList(c, id, ps...)
 	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryPriceList is the query of LoadPriceList.
 func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.PriceListQuery {
 	q := c.PriceList.Query().
-		Where(pricelist.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -330,7 +330,7 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 // LoadProduct loads the Product with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
-	return queryProduct(c, id, ps...).Only(ctx)
+	return queryProduct(c, id, ps...).Read(ctx)
 }
 
 // showProduct loads the Product with the given id as an answer shows it:
@@ -338,13 +338,13 @@ func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Pro
 func showProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
 	q := queryProduct(c, id, ps...)
 	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryProduct is the query of LoadProduct.
 func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQuery {
 	q := c.Product.Query().
-		Where(product.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withProductEdges(q, true)
 	return q

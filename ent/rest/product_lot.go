@@ -288,7 +288,7 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 // LoadProductLot loads the ProductLot with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
-	return queryProductLot(c, id, ps...).Only(ctx)
+	return queryProductLot(c, id, ps...).Read(ctx)
 }
 
 // showProductLot loads the ProductLot with the given id as an answer shows it:
@@ -296,13 +296,13 @@ func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 func showProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
 	q := queryProductLot(c, id, ps...)
 	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryProductLot is the query of LoadProductLot.
 func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.ProductLotQuery {
 	q := c.ProductLot.Query().
-		Where(productlot.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withProductLotBorrows(q)
 	return q

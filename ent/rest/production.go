@@ -224,7 +224,7 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 // LoadProduction loads the Production with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
-	return queryProduction(c, id, ps...).Only(ctx)
+	return queryProduction(c, id, ps...).Read(ctx)
 }
 
 // showProduction loads the Production with the given id as an answer shows it:
@@ -232,13 +232,13 @@ func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 func showProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
 	q := queryProduction(c, id, ps...)
 	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryProduction is the query of LoadProduction.
 func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.ProductionQuery {
 	q := c.Production.Query().
-		Where(production.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withProductionEdges(q, true)
 	return q

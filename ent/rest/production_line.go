@@ -135,7 +135,7 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 // LoadProductionLine loads the ProductionLine with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
-	return queryProductionLine(c, id, ps...).Only(ctx)
+	return queryProductionLine(c, id, ps...).Read(ctx)
 }
 
 // showProductionLine loads the ProductionLine with the given id as an answer shows it:
@@ -143,13 +143,14 @@ func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predic
 func showProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
 	q := queryProductionLine(c, id, ps...)
 	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryProductionLine is the query of LoadProductionLine.
 func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
-		Where(productionline.ID(id), productionline.DeletedAtIsNil()).
+		ByID(id).
+		Where(productionline.DeletedAtIsNil()).
 		Where(ps...)
 	return q
 }

@@ -427,7 +427,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 // LoadPurchaseOrder loads the PurchaseOrder with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
-	return queryPurchaseOrder(c, id, ps...).Only(ctx)
+	return queryPurchaseOrder(c, id, ps...).Read(ctx)
 }
 
 // showPurchaseOrder loads the PurchaseOrder with the given id as an answer shows it:
@@ -435,13 +435,13 @@ func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predica
 func showPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
 	q := queryPurchaseOrder(c, id, ps...)
 	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryPurchaseOrder is the query of LoadPurchaseOrder.
 func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *ent.PurchaseOrderQuery {
 	q := c.PurchaseOrder.Query().
-		Where(purchaseorder.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withPurchaseOrderEdges(q, true)
 	return q

@@ -119,7 +119,7 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 // LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
-	return queryQCCheckpoint(c, id, ps...).Only(ctx)
+	return queryQCCheckpoint(c, id, ps...).Read(ctx)
 }
 
 // showQCCheckpoint loads the QCCheckpoint with the given id as an answer shows it:
@@ -127,13 +127,13 @@ func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicat
 func showQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
 	q := queryQCCheckpoint(c, id, ps...)
 	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryQCCheckpoint is the query of LoadQCCheckpoint.
 func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent.QCCheckpointQuery {
 	q := c.QCCheckpoint.Query().
-		Where(qccheckpoint.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -92,7 +92,7 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 // LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
-	return queryQCUnitOfMeasure(c, id, ps...).Only(ctx)
+	return queryQCUnitOfMeasure(c, id, ps...).Read(ctx)
 }
 
 // showQCUnitOfMeasure loads the QCUnitOfMeasure with the given id as an answer shows it:
@@ -100,13 +100,13 @@ func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predi
 func showQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
 	q := queryQCUnitOfMeasure(c, id, ps...)
 	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryQCUnitOfMeasure is the query of LoadQCUnitOfMeasure.
 func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) *ent.QCUnitOfMeasureQuery {
 	q := c.QCUnitOfMeasure.Query().
-		Where(qcunitofmeasure.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -507,7 +507,7 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 // LoadSalesOrder loads the SalesOrder with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
-	return querySalesOrder(c, id, ps...).Only(ctx)
+	return querySalesOrder(c, id, ps...).Read(ctx)
 }
 
 // showSalesOrder loads the SalesOrder with the given id as an answer shows it:
@@ -515,13 +515,13 @@ func LoadSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 func showSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
 	q := querySalesOrder(c, id, ps...)
 	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // querySalesOrder is the query of LoadSalesOrder.
 func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.SalesOrderQuery {
 	q := c.SalesOrder.Query().
-		Where(salesorder.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withSalesOrderEdges(q, true)
 	return q

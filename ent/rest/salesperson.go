@@ -117,7 +117,7 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 // LoadSalesperson loads the Salesperson with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
-	return querySalesperson(c, id, ps...).Only(ctx)
+	return querySalesperson(c, id, ps...).Read(ctx)
 }
 
 // showSalesperson loads the Salesperson with the given id as an answer shows it:
@@ -125,13 +125,13 @@ func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate
 func showSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
 	q := querySalesperson(c, id, ps...)
 	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // querySalesperson is the query of LoadSalesperson.
 func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.SalespersonQuery {
 	q := c.Salesperson.Query().
-		Where(salesperson.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -175,7 +175,7 @@ func ApplyShipmentCreate(b *ent.ShipmentCreate, req *oas.ShipmentCreate) error {
 // LoadShipment loads the Shipment with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
-	return queryShipment(c, id, ps...).Only(ctx)
+	return queryShipment(c, id, ps...).Read(ctx)
 }
 
 // showShipment loads the Shipment with the given id as an answer shows it:
@@ -183,21 +183,21 @@ func LoadShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Sh
 func showShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
 	q := queryShipment(c, id, ps...)
 	q.Select(shipment.FieldSalesOrderID, shipment.FieldShipDate, shipment.FieldTrackingNumber, shipment.FieldInvoiceID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // rereadShipment reads the row of the Shipment with the given id again, as an
 // answer shows it, without its lines.
 func rereadShipment(ctx context.Context, c *ent.Client, id int) (*ent.Shipment, error) {
-	q := c.Shipment.Query().Where(shipment.ID(id))
+	q := c.Shipment.Query().ByID(id)
 	q.Select(shipment.FieldSalesOrderID, shipment.FieldShipDate, shipment.FieldTrackingNumber, shipment.FieldInvoiceID)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryShipment is the query of LoadShipment.
 func queryShipment(c *ent.Client, id int, ps ...predicate.Shipment) *ent.ShipmentQuery {
 	q := c.Shipment.Query().
-		Where(shipment.ID(id)).
+		ByID(id).
 		Where(ps...)
 	withShipmentEdges(q, true)
 	return q

@@ -120,7 +120,7 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 // LoadShippingAddress loads the ShippingAddress with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
-	return queryShippingAddress(c, id, ps...).Only(ctx)
+	return queryShippingAddress(c, id, ps...).Read(ctx)
 }
 
 // showShippingAddress loads the ShippingAddress with the given id as an answer shows it:
@@ -128,13 +128,13 @@ func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predi
 func showShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
 	q := queryShippingAddress(c, id, ps...)
 	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryShippingAddress is the query of LoadShippingAddress.
 func queryShippingAddress(c *ent.Client, id int, ps ...predicate.ShippingAddress) *ent.ShippingAddressQuery {
 	q := c.ShippingAddress.Query().
-		Where(shippingaddress.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -91,7 +91,7 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 // LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
-	return queryShippingMethod(c, id, ps...).Only(ctx)
+	return queryShippingMethod(c, id, ps...).Read(ctx)
 }
 
 // showShippingMethod loads the ShippingMethod with the given id as an answer shows it:
@@ -99,13 +99,13 @@ func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predic
 func showShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
 	q := queryShippingMethod(c, id, ps...)
 	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryShippingMethod is the query of LoadShippingMethod.
 func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) *ent.ShippingMethodQuery {
 	q := c.ShippingMethod.Query().
-		Where(shippingmethod.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

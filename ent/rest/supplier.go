@@ -229,7 +229,7 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 // LoadSupplier loads the Supplier with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
-	return querySupplier(c, id, ps...).Only(ctx)
+	return querySupplier(c, id, ps...).Read(ctx)
 }
 
 // showSupplier loads the Supplier with the given id as an answer shows it:
@@ -237,13 +237,13 @@ func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Su
 func showSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
 	q := querySupplier(c, id, ps...)
 	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // querySupplier is the query of LoadSupplier.
 func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.SupplierQuery {
 	q := c.Supplier.Query().
-		Where(supplier.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

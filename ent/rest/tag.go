@@ -121,7 +121,7 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 // LoadTag loads the Tag with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
-	return queryTag(c, id, ps...).Only(ctx)
+	return queryTag(c, id, ps...).Read(ctx)
 }
 
 // showTag loads the Tag with the given id as an answer shows it:
@@ -129,13 +129,13 @@ func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*
 func showTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
 	q := queryTag(c, id, ps...)
 	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryTag is the query of LoadTag.
 func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
 	q := c.Tag.Query().
-		Where(tag.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -122,7 +122,7 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 // LoadTaxRate loads the TaxRate with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
-	return queryTaxRate(c, id, ps...).Only(ctx)
+	return queryTaxRate(c, id, ps...).Read(ctx)
 }
 
 // showTaxRate loads the TaxRate with the given id as an answer shows it:
@@ -130,13 +130,13 @@ func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tax
 func showTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
 	q := queryTaxRate(c, id, ps...)
 	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryTaxRate is the query of LoadTaxRate.
 func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQuery {
 	q := c.TaxRate.Query().
-		Where(taxrate.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

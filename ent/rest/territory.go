@@ -91,7 +91,7 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 // LoadTerritory loads the Territory with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
-	return queryTerritory(c, id, ps...).Only(ctx)
+	return queryTerritory(c, id, ps...).Read(ctx)
 }
 
 // showTerritory loads the Territory with the given id as an answer shows it:
@@ -99,13 +99,13 @@ func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.T
 func showTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
 	q := queryTerritory(c, id, ps...)
 	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryTerritory is the query of LoadTerritory.
 func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.TerritoryQuery {
 	q := c.Territory.Query().
-		Where(territory.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

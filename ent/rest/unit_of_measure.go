@@ -139,7 +139,7 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 // LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
-	return queryUnitOfMeasure(c, id, ps...).Only(ctx)
+	return queryUnitOfMeasure(c, id, ps...).Read(ctx)
 }
 
 // showUnitOfMeasure loads the UnitOfMeasure with the given id as an answer shows it:
@@ -147,13 +147,13 @@ func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predica
 func showUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
 	q := queryUnitOfMeasure(c, id, ps...)
 	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryUnitOfMeasure is the query of LoadUnitOfMeasure.
 func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *ent.UnitOfMeasureQuery {
 	q := c.UnitOfMeasure.Query().
-		Where(unitofmeasure.ID(id)).
+		ByID(id).
 		Where(ps...)
 	return q
 }

@@ -122,7 +122,7 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 // LoadWarehouse loads the Warehouse with the given id, as the caller may see it
 // (and as ps restrict it).
 func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
-	return queryWarehouse(c, id, ps...).Only(ctx)
+	return queryWarehouse(c, id, ps...).Read(ctx)
 }
 
 // showWarehouse loads the Warehouse with the given id as an answer shows it:
@@ -130,13 +130,14 @@ func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.L
 func showWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
 	q := queryWarehouse(c, id, ps...)
 	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
-	return q.Only(ctx)
+	return q.Read(ctx)
 }
 
 // queryWarehouse is the query of LoadWarehouse.
 func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
 	q := c.Location.Query().
-		Where(location.ID(id), location.ParentIDIsNil()).
+		ByID(id).
+		Where(location.ParentIDIsNil()).
 		Where(ps...)
 	return q
 }

@@ -1,0 +1,217 @@
+package ent_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/hooks"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
+)
+
+// Read answers a query of known predicates (ByID, the tenant filter) from a
+// statement compiled once per shape: it sends the very statement, arguments
+// included, that ent's Only sends for the same query, reads the same row, and
+// keeps the tenant filter, the key check and every other predicate. A query
+// with any predicate that is not known, or a known one that does not take its
+// argument once, is read as ent builds it.
+func TestReadCompiled(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		var mu sync.Mutex
+		var sent []string
+		c := st.Observed(func(s string) {
+			mu.Lock()
+			sent = append(sent, s)
+			mu.Unlock()
+		}).Client
+		statements := func(f func() error) ([]string, error) {
+			t.Helper()
+			mu.Lock()
+			sent = nil
+			mu.Unlock()
+			err := f()
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(sent), err
+		}
+		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		ctx := mine.Ctx(policy.Test)
+		var tags []*ent.Tag
+		for _, name := range []string{"t0", "t1", "t2"} {
+			e, err := st.Client.Tag.Create().SetName(name).SetDescription("d " + name).SetRefType(tag.RefTypePRODUCT).Save(hooks.WithoutEvents(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags = append(tags, e)
+		}
+		other, err := st.Client.Tag.Create().SetName("u0").SetRefType(tag.RefTypeCUSTOMER).Save(hooks.WithoutEvents(theirs.Ctx(policy.Test)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same query by ent's Only and by Read: the same statements and
+		// the same node.
+		same := func(name string, ctx context.Context, build func() *ent.TagQuery) *ent.Tag {
+			t.Helper()
+			var want, got *ent.Tag
+			byEnt, err := statements(func() (err error) { want, err = build().Only(ctx); return err })
+			if err != nil {
+				t.Fatalf("%s: ent: %v", name, err)
+			}
+			byRead, err := statements(func() (err error) { got, err = build().Read(ctx); return err })
+			if err != nil {
+				t.Fatalf("%s: Read: %v", name, err)
+			}
+			if len(byRead) != 1 || !slices.Equal(byRead, byEnt) {
+				t.Errorf("%s: Read sent %q; ent sent %q", name, byRead, byEnt)
+			}
+			if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(ent.Tag{}, ent.TagEdges{})); d != "" {
+				t.Errorf("%s: Read's node differs from ent's (-ent +Read):\n%s", name, d)
+			}
+			return got
+		}
+		before, failedBefore := ent.CompiledReads("tag")
+		for _, e := range tags {
+			got := same("every column", ctx, func() *ent.TagQuery { return c.Tag.Query().ByID(e.ID) })
+			if got.ID != e.ID || got.Name != e.Name || (got.Description == nil) != (e.Description == nil) || got.AccountID != e.AccountID {
+				t.Errorf("Read(%d) = %+v; want %+v", e.ID, got, e)
+			}
+			got = same("shown columns", ctx, func() *ent.TagQuery {
+				q := c.Tag.Query().ByID(e.ID)
+				q.Select(tag.FieldName, tag.FieldRefType)
+				return q
+			})
+			if got.Name != e.Name || got.RefType != tag.RefTypePRODUCT || got.Description != nil {
+				t.Errorf("Read(%d) of name and ref_type = %+v", e.ID, got)
+			}
+		}
+		compiled, failed := ent.CompiledReads("tag")
+		if len(compiled) != len(before)+2 || failed != failedBefore {
+			t.Fatalf("compiled %d statements (%d failed) for two shapes: %q", len(compiled)-len(before), failed, compiled)
+		}
+
+		// Another account's row is not found, by the compiled statement.
+		byRead, err := statements(func() error { _, err := c.Tag.Query().ByID(other.ID).Read(ctx); return err })
+		if !ent.IsNotFound(err) || len(byRead) != 1 {
+			t.Errorf("another account's tag: %v after %q; want not found after one statement", err, byRead)
+		}
+		if _, err := c.Tag.Query().ByID(other.ID).Read(theirs.Ctx(policy.Test)); err != nil {
+			t.Errorf("its own account's Read: %v", err)
+		}
+
+		// A predicate that is not known, before or after ByID, is kept.
+		for name, q := range map[string]*ent.TagQuery{
+			"after":  c.Tag.Query().ByID(tags[0].ID).Where(tag.Name("t1")),
+			"before": c.Tag.Query().Where(tag.Name("t1")).ByID(tags[0].ID),
+		} {
+			if _, err := q.Read(ctx); !ent.IsNotFound(err) {
+				t.Errorf("a predicate %s ByID: %v; want not found", name, err)
+			}
+		}
+		if _, err := c.Tag.Query().ByID(tags[0].ID).Where(tag.Name("t0")).Read(ctx); err != nil {
+			t.Errorf("a predicate after ByID that holds: %v", err)
+		}
+		if _, err := c.Tag.Query().ByID(tags[0].ID).ByID(tags[1].ID).Read(ctx); !ent.IsNotFound(err) {
+			t.Errorf("two ids: %v; want not found", err)
+		}
+
+		// An edge to load is loaded.
+		withAccount, err := c.Tag.Query().ByID(tags[0].ID).WithAccount().Read(policy.System(context.Background()))
+		if err != nil || withAccount.Edges.Account == nil || withAccount.Edges.Account.ID != tags[0].AccountID {
+			t.Errorf("Read with its account: %+v, %v", withAccount, err)
+		}
+
+		// The key check's arguments take their places among the query's.
+		holds := &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
+			b.WriteString("(SELECT ")
+			if st.Dialect == dialect.Postgres {
+				b.Arg(args[0]).WriteString("::int")
+			} else {
+				b.Arg(args[0])
+			}
+			b.WriteString(") = ").Arg(args[1])
+		}}
+		for _, tc := range []struct {
+			v, w  any
+			holds bool
+		}{{7, 7, true}, {7, 8, false}, {tags[1].ID, tags[2].ID, false}, {tags[2].ID, tags[2].ID, true}} {
+			byEnt := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
+			byRead := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
+			var want, got *ent.Tag
+			s1, err1 := statements(func() (err error) { want, err = c.Tag.Query().ByID(tags[2].ID).Only(byEnt.Within(ctx)); return err })
+			s2, err2 := statements(func() (err error) { got, err = c.Tag.Query().ByID(tags[2].ID).Read(byRead.Within(ctx)); return err })
+			if err1 != nil || err2 != nil || got.Name != "t2" || want.Name != "t2" {
+				t.Fatalf("key check %v: %v, %v", tc, err1, err2)
+			}
+			if !slices.Equal(s1, s2) || len(s2) != 1 || !strings.Contains(s2[0], "larder_key") {
+				t.Errorf("key check %v: Read sent %q; ent sent %q", tc, s2, s1)
+			}
+			if h, seen := byRead.Seen(); h != tc.holds || !seen {
+				t.Errorf("key check %v: Seen() = %v, %v; want %v, true", tc, h, seen, tc.holds)
+			}
+		}
+
+		// A known predicate that does not take its argument is not compiled.
+		_, failed = ent.CompiledReads("tag")
+		fixed := &ent.Known{Make: func(any) func(*entsql.Selector) { return entsql.FieldEQ(tag.FieldName, "t1") }}
+		for id, found := range map[int]bool{tags[0].ID: false, tags[1].ID: true} {
+			q := c.Tag.Query()
+			q.Filter().WhereKnown(fixed, "t0")
+			_, err := q.ByID(id).Read(ctx)
+			if found != (err == nil) || (!found && !ent.IsNotFound(err)) {
+				t.Errorf("a Known that ignores its argument, id %d: %v; want found %v", id, err, found)
+			}
+		}
+		if _, after := ent.CompiledReads("tag"); after != failed+1 {
+			t.Errorf("shapes that could not be compiled: %d, then %d; want one more", failed, after)
+		}
+	})
+}
+
+// The tenant filter of a shared schema is compiled too: a shared row and the
+// account's own are found, another account's is not.
+func TestReadCompiledShared(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		ctx := mine.Ctx(policy.Test)
+		shared, err := st.Client.Allergen.Query().Where(allergen.IsGlobal(true)).First(policy.System(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := st.Client.Allergen.Create().SetCode("zz1").SetName("Own").SetNameFr("Propre").Save(hooks.WithoutEvents(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		their, err := st.Client.Allergen.Create().SetCode("zz2").SetName("Theirs").SetNameFr("Autre").Save(hooks.WithoutEvents(theirs.Ctx(policy.Test)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id    int
+			found bool
+		}{{shared.ID, true}, {own.ID, true}, {their.ID, false}} {
+			got, err := st.Client.Allergen.Query().ByID(tc.id).Read(ctx)
+			if tc.found && (err != nil || got.ID != tc.id) {
+				t.Errorf("allergen %d: %v, %v; want found", tc.id, got, err)
+			}
+			if !tc.found && !ent.IsNotFound(err) {
+				t.Errorf("another account's allergen: %v; want not found", err)
+			}
+		}
+		compiled, failed := ent.CompiledReads("allergen")
+		if failed != 0 || !slices.ContainsFunc(compiled, func(s string) bool { return strings.Contains(s, "is_global") }) {
+			t.Errorf("allergen statements %q, %d failed; want one with is_global", compiled, failed)
+		}
+	})
+}
