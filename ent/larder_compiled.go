@@ -124,7 +124,7 @@ type slot int
 const maxShapes = 64
 
 // compiledReads holds the statements compiled for one type's reads: ent's
-// own statement for each shape of query (dialect, table, columns, limit,
+// own statement for each shape of query (dialect, selected fields, limit,
 // known predicates, key check), built once with slots for its arguments.
 type compiledReads struct {
 	mu     sync.Mutex
@@ -133,11 +133,11 @@ type compiledReads struct {
 
 // readShape is a compiled statement and what it was compiled for.
 type readShape struct {
-	dialect, table string
-	columns        []string
-	limit          int
-	known          [maxKnown]*Known
-	key            *KeyExpr
+	dialect string
+	fields  []string
+	limit   int
+	known   [maxKnown]*Known
+	key     *KeyExpr
 	// text and args are the statement; a slot in args is a request's argument.
 	text string
 	args []any
@@ -147,27 +147,45 @@ type readShape struct {
 	ok bool
 }
 
-func (s *readShape) is(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) bool {
-	return s.dialect == dialect && s.table == spec.Node.Table && s.limit == spec.Limit && s.known == k.k && s.key == key &&
-		slices.Equal(s.columns, spec.Node.Columns)
+func (s *readShape) is(dialect string, q *QueryContext, k *knownPredicates, key *KeyExpr) bool {
+	return s.dialect == dialect && s.limit == limitOf(q) && s.known == k.k && s.key == key && slices.Equal(s.fields, q.Fields)
 }
 
-// run reads the rows of spec, a query of the type whose statements r holds,
-// whose predicates are the known ones k, with the KeyCheck check if it is not
-// nil, through the compiled statement of its shape: it reports false, having
-// read nothing, when spec has anything else (a sort, an offset, a modifier,
-// a traversal) or its shape could not be compiled.
-func (r *compiledReads) run(ctx context.Context, drv dialect.Driver, spec *sqlgraph.QuerySpec, k *knownPredicates, check *KeyCheck) (bool, error) {
-	if spec.From != nil || spec.Order != nil || spec.Offset != 0 || spec.Unique || len(spec.Modifiers) > 0 || spec.Predicate == nil || spec.Node.Schema != "" {
-		return false, nil
+func limitOf(q *QueryContext) int {
+	if q.Limit == nil {
+		return 0
 	}
+	return *q.Limit
+}
+
+// compiledQuery is a query Read can compile: its spec, as sqlAll builds it,
+// is what the compiled statement is built from.
+type compiledQuery interface {
+	querySpec() *sqlgraph.QuerySpec
+}
+
+// compiledNode is a node a compiled statement's rows are scanned into, as
+// sqlAll scans them.
+type compiledNode[N any] interface {
+	*N
+	scanValues(columns []string) ([]any, error)
+	assignValues(columns []string, values []any) error
+}
+
+// readCompiled reads the rows of q, a query of the type whose statements r
+// holds, whose predicates are all known (k), with the KeyCheck check if it is
+// not nil, through the compiled statement of its shape. The caller has made
+// sure q has nothing else: no sort, offset, distinct, modifier, traversal or
+// edge to load. It reports false, having read nothing, when the shape could
+// not be compiled.
+func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, k *knownPredicates, check *KeyCheck) ([]P, bool, error) {
 	var key *KeyExpr
 	if check != nil {
 		key = check.Holds
 	}
-	s := r.shape(drv.Dialect(), spec, k, key)
+	s := r.shape(drv.Dialect(), q, qc, k, key)
 	if !s.ok {
-		return false, nil
+		return nil, false, nil
 	}
 	var from [maxKnown + 2]any
 	copy(from[:], k.v[:k.n])
@@ -184,39 +202,51 @@ func (r *compiledReads) run(ctx context.Context, drv dialect.Driver, spec *sqlgr
 	}
 	rows := &sql.Rows{}
 	if err := drv.Query(ctx, s.text, args, rows); err != nil {
-		return true, err
+		return nil, true, err
 	}
 	defer rows.Close()
 	columns, err := rows.Columns()
 	if err != nil {
-		return true, err
+		return nil, true, err
 	}
+	// own is how many of the columns are the node's: the key check's
+	// column, when the statement has it, is the last.
+	own := len(columns)
+	if key != nil && own > 0 && columns[own-1] == keyColumn {
+		own--
+	}
+	nodes := []P{}
 	for rows.Next() {
-		values, err := spec.ScanValues(columns)
+		node := P(new(N))
+		values, err := node.scanValues(columns[:own])
 		if err != nil {
-			return true, err
+			return nil, true, err
 		}
 		for i, v := range values {
 			if _, ok := v.(*sql.UnknownType); ok {
 				values[i] = sql.ScanTypeOf(rows, i)
 			}
 		}
+		if own < len(columns) {
+			values = append(values, check)
+		}
 		if err := rows.Scan(values...); err != nil {
-			return true, err
+			return nil, true, err
 		}
-		if err := spec.Assign(columns, values); err != nil {
-			return true, err
+		if err := node.assignValues(columns[:own], values[:own]); err != nil {
+			return nil, true, err
 		}
+		nodes = append(nodes, node)
 	}
-	return true, rows.Err()
+	return nodes, true, rows.Err()
 }
 
 // shape returns the compiled statement of a query's shape, compiling it the
 // first time.
-func (r *compiledReads) shape(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) *readShape {
+func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, k *knownPredicates, key *KeyExpr) *readShape {
 	if p := r.shapes.Load(); p != nil {
 		for _, s := range *p {
-			if s.is(dialect, spec, k, key) {
+			if s.is(dialect, qc, k, key) {
 				return s
 			}
 		}
@@ -228,11 +258,12 @@ func (r *compiledReads) shape(dialect string, spec *sqlgraph.QuerySpec, k *known
 		shapes = *p
 	}
 	for _, s := range shapes {
-		if s.is(dialect, spec, k, key) {
+		if s.is(dialect, qc, k, key) {
 			return s
 		}
 	}
-	s := compileRead(dialect, spec, k, key)
+	s := compileRead(dialect, q.querySpec(), k, key)
+	s.fields, s.limit = slices.Clone(qc.Fields), limitOf(qc)
 	if len(shapes) < maxShapes {
 		shapes = append(slices.Clip(shapes), s)
 		r.shapes.Store(&shapes)
@@ -244,10 +275,8 @@ func (r *compiledReads) shape(dialect string, spec *sqlgraph.QuerySpec, k *known
 // the known predicates of k and the key check of key made of slots, and keeps
 // it if every slot is one argument of it, once.
 func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) *readShape {
-	s := &readShape{dialect: dialect, table: spec.Node.Table, columns: slices.Clone(spec.Node.Columns), limit: spec.Limit, known: k.k, key: key}
+	s := &readShape{dialect: dialect, known: k.k, key: key}
 	c := *spec
-	node := *spec.Node
-	c.Node = &node
 	known, n := k.k, k.n
 	c.Predicate = func(sel *sql.Selector) {
 		for i := range n {
@@ -259,8 +288,9 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, k
 		c.Modifiers = []func(*sql.Selector){keyColumnOf(key, [2]any{slot(n), slot(n + 1)})}
 		slots += 2
 	}
+	c.ScanValues = func([]string) ([]any, error) { return nil, errCaptured }
 	d := &captureDriver{dialect: dialect}
-	if err := sqlgraph.QueryNodes(context.Background(), d, &c); !errors.Is(err, errCaptured) {
+	if err := sqlgraph.QueryNodes(context.Background(), d, &c); !errors.Is(err, errCaptured) || d.query == "" {
 		return s
 	}
 	seen := make([]int, slots)
@@ -366,22 +396,14 @@ func (_q *APIKeyQuery) Read(ctx context.Context) (*APIKey, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withReplaces != nil || _q.withReplacedBy != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withReplaces != nil || _q.withReplacedBy != nil {
 		return nil, false, nil
 	}
-	nodes := []*APIKey{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*APIKey).scanValues(nil, columns)
+	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &APIKey{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsAPIKey.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -448,22 +470,14 @@ func (_q *AccountQuery) Read(ctx context.Context) (*Account, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withOrganization != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withOrganization != nil {
 		return nil, false, nil
 	}
-	nodes := []*Account{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Account).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Account{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsAccount.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -530,22 +544,14 @@ func (_q *AllergenQuery) Read(ctx context.Context) (*Allergen, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Allergen{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Allergen).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Allergen{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsAllergen.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -612,22 +618,14 @@ func (_q *AuditRecordQuery) Read(ctx context.Context) (*AuditRecord, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withOrganization != nil || _q.withAPIKey != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withOrganization != nil || _q.withAPIKey != nil {
 		return nil, false, nil
 	}
-	nodes := []*AuditRecord{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*AuditRecord).scanValues(nil, columns)
+	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &AuditRecord{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsAuditRecord.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -694,22 +692,14 @@ func (_q *BillQuery) Read(ctx context.Context) (*Bill, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withPurchaseOrder != nil || _q.withLines != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withPurchaseOrder != nil || _q.withLines != nil {
 		return nil, false, nil
 	}
-	nodes := []*Bill{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Bill).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Bill{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsBill.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -776,22 +766,14 @@ func (_q *BillLineQuery) Read(ctx context.Context) (*BillLine, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withBill != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withLot != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withBill != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withLot != nil {
 		return nil, false, nil
 	}
-	nodes := []*BillLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*BillLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &BillLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsBillLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -858,22 +840,14 @@ func (_q *CountryQuery) Read(ctx context.Context) (*Country, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Country{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Country).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Country{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsCountry.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -940,22 +914,14 @@ func (_q *CustomerQuery) Read(ctx context.Context) (*Customer, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withCustomerType != nil || _q.withPriceList != nil || _q.withSalesperson != nil || _q.withShippingMethod != nil || _q.withTaxRate != nil || _q.withTerritory != nil || _q.withShippingAddresses != nil || _q.withTags != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomerType != nil || _q.withPriceList != nil || _q.withSalesperson != nil || _q.withShippingMethod != nil || _q.withTaxRate != nil || _q.withTerritory != nil || _q.withShippingAddresses != nil || _q.withTags != nil {
 		return nil, false, nil
 	}
-	nodes := []*Customer{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Customer).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Customer{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsCustomer.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1022,22 +988,14 @@ func (_q *CustomerTagQuery) Read(ctx context.Context) (*CustomerTag, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withTag != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withTag != nil {
 		return nil, false, nil
 	}
-	nodes := []*CustomerTag{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*CustomerTag).scanValues(nil, columns)
+	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &CustomerTag{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsCustomerTag.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1104,22 +1062,14 @@ func (_q *CustomerTypeQuery) Read(ctx context.Context) (*CustomerType, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*CustomerType{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*CustomerType).scanValues(nil, columns)
+	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &CustomerType{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsCustomerType.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1186,22 +1136,14 @@ func (_q *DocumentCounterQuery) Read(ctx context.Context) (*DocumentCounter, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCounter, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*DocumentCounter{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*DocumentCounter).scanValues(nil, columns)
+	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &DocumentCounter{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsDocumentCounter.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1268,22 +1210,14 @@ func (_q *EmployeeQuery) Read(ctx context.Context) (*Employee, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Employee{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Employee).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Employee{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsEmployee.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1350,22 +1284,14 @@ func (_q *EquipmentQuery) Read(ctx context.Context) (*Equipment, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withWarehouse != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withWarehouse != nil {
 		return nil, false, nil
 	}
-	nodes := []*Equipment{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Equipment).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Equipment{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsEquipment.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1432,22 +1358,14 @@ func (_q *EventQuery) Read(ctx context.Context) (*Event, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withDeliveries != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withDeliveries != nil {
 		return nil, false, nil
 	}
-	nodes := []*Event{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Event).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Event{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsEvent.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1514,22 +1432,14 @@ func (_q *FoodQuery) Read(ctx context.Context) (*Food, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withNutrients != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withNutrients != nil {
 		return nil, false, nil
 	}
-	nodes := []*Food{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Food).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Food{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsFood.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1596,22 +1506,14 @@ func (_q *FoodNutrientQuery) Read(ctx context.Context) (*FoodNutrient, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withFood != nil || _q.withNutrient != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withFood != nil || _q.withNutrient != nil {
 		return nil, false, nil
 	}
-	nodes := []*FoodNutrient{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*FoodNutrient).scanValues(nil, columns)
+	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &FoodNutrient{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsFoodNutrient.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1678,22 +1580,14 @@ func (_q *IdempotencyKeyQuery) Read(ctx context.Context) (*IdempotencyKey, error
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyKey, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*IdempotencyKey{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*IdempotencyKey).scanValues(nil, columns)
+	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &IdempotencyKey{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsIdempotencyKey.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1760,22 +1654,14 @@ func (_q *InvoiceQuery) Read(ctx context.Context) (*Invoice, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withSalesOrder != nil || _q.withLines != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withSalesOrder != nil || _q.withLines != nil {
 		return nil, false, nil
 	}
-	nodes := []*Invoice{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Invoice).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Invoice{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsInvoice.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1842,22 +1728,14 @@ func (_q *InvoiceLineQuery) Read(ctx context.Context) (*InvoiceLine, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withInvoice != nil || _q.withProduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withInvoice != nil || _q.withProduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*InvoiceLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*InvoiceLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &InvoiceLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsInvoiceLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -1924,22 +1802,14 @@ func (_q *LocationQuery) Read(ctx context.Context) (*Location, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withParent != nil || _q.withChildren != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withParent != nil || _q.withChildren != nil {
 		return nil, false, nil
 	}
-	nodes := []*Location{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Location).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Location{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsLocation.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2006,22 +1876,14 @@ func (_q *LotCorrectionQuery) Read(ctx context.Context) (*LotCorrection, error) 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withLot != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withLot != nil {
 		return nil, false, nil
 	}
-	nodes := []*LotCorrection{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*LotCorrection).scanValues(nil, columns)
+	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &LotCorrection{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsLotCorrection.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2088,22 +1950,14 @@ func (_q *NutrientQuery) Read(ctx context.Context) (*Nutrient, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Nutrient{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Nutrient).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Nutrient{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsNutrient.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2170,22 +2024,14 @@ func (_q *OperationQuery) Read(ctx context.Context) (*Operation, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil {
 		return nil, false, nil
 	}
-	nodes := []*Operation{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Operation).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Operation{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsOperation.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2252,22 +2098,14 @@ func (_q *OrganizationQuery) Read(ctx context.Context) (*Organization, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccounts != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccounts != nil {
 		return nil, false, nil
 	}
-	nodes := []*Organization{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Organization).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Organization{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsOrganization.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2334,22 +2172,14 @@ func (_q *PreservationQuery) Read(ctx context.Context) (*Preservation, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Preservation{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Preservation).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Preservation{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsPreservation.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2416,22 +2246,14 @@ func (_q *PriceListQuery) Read(ctx context.Context) (*PriceList, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*PriceList{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*PriceList).scanValues(nil, columns)
+	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &PriceList{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsPriceList.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2498,22 +2320,14 @@ func (_q *ProductQuery) Read(ctx context.Context) (*Product, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil || _q.withUomBase != nil || _q.withFood != nil || _q.withAllergens != nil || _q.withTags != nil || _q.withBannedCountries != nil || _q.withSubstitutes != nil || _q.withSuppliers != nil || _q.withByproducts != nil || _q.withQcCheckpoints != nil || _q.withRecipeSteps != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil || _q.withUomBase != nil || _q.withFood != nil || _q.withAllergens != nil || _q.withTags != nil || _q.withBannedCountries != nil || _q.withSubstitutes != nil || _q.withSuppliers != nil || _q.withByproducts != nil || _q.withQcCheckpoints != nil || _q.withRecipeSteps != nil {
 		return nil, false, nil
 	}
-	nodes := []*Product{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Product).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Product{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProduct.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2580,22 +2394,14 @@ func (_q *ProductAllergenQuery) Read(ctx context.Context) (*ProductAllergen, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAllergen, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withAllergen != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withAllergen != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductAllergen{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductAllergen).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductAllergen{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductAllergen.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2662,22 +2468,14 @@ func (_q *ProductBannedCountryQuery) Read(ctx context.Context) (*ProductBannedCo
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*ProductBannedCountry, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withCountry != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withCountry != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductBannedCountry{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductBannedCountry).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductBannedCountry{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductBannedCountry.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2744,22 +2542,14 @@ func (_q *ProductByproductQuery) Read(ctx context.Context) (*ProductByproduct, e
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByproduct, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withByproduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withByproduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductByproduct{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductByproduct).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductByproduct{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductByproduct.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2826,22 +2616,14 @@ func (_q *ProductLotQuery) Read(ctx context.Context) (*ProductLot, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withWarehouse != nil || _q.withMovements != nil || _q.withCorrections != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withWarehouse != nil || _q.withMovements != nil || _q.withCorrections != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductLot{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductLot).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductLot{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductLot.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2908,22 +2690,14 @@ func (_q *ProductQCCheckpointQuery) Read(ctx context.Context) (*ProductQCCheckpo
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*ProductQCCheckpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withQcCheckpoint != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withQcCheckpoint != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductQCCheckpoint{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductQCCheckpoint).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductQCCheckpoint{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductQCCheckpoint.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -2990,22 +2764,14 @@ func (_q *ProductSubstituteQuery) Read(ctx context.Context) (*ProductSubstitute,
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSubstitute, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSubstitute != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSubstitute != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductSubstitute{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductSubstitute).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductSubstitute{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductSubstitute.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3072,22 +2838,14 @@ func (_q *ProductSupplierQuery) Read(ctx context.Context) (*ProductSupplier, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupplier, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSupplier != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSupplier != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductSupplier{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductSupplier).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductSupplier{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductSupplier.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3154,22 +2912,14 @@ func (_q *ProductTagQuery) Read(ctx context.Context) (*ProductTag, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withTag != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withTag != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductTag{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductTag).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductTag{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductTag.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3236,22 +2986,14 @@ func (_q *ProductionQuery) Read(ctx context.Context) (*Production, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withProductionLine != nil || _q.withLocation != nil || _q.withPlannedSteps != nil || _q.withConsumedSteps != nil || _q.withOperations != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withProductionLine != nil || _q.withLocation != nil || _q.withPlannedSteps != nil || _q.withConsumedSteps != nil || _q.withOperations != nil {
 		return nil, false, nil
 	}
-	nodes := []*Production{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Production).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Production{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProduction.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3318,22 +3060,14 @@ func (_q *ProductionConsumedStepQuery) Read(ctx context.Context) (*ProductionCon
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionConsumedStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductionConsumedStep{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductionConsumedStep).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductionConsumedStep{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductionConsumedStep.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3400,22 +3134,14 @@ func (_q *ProductionLineQuery) Read(ctx context.Context) (*ProductionLine, error
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withWarehouse != nil || _q.withEquipment != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withWarehouse != nil || _q.withEquipment != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductionLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductionLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductionLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductionLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3482,22 +3208,14 @@ func (_q *ProductionLineEquipmentQuery) Read(ctx context.Context) (*ProductionLi
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*ProductionLineEquipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProductionLine != nil || _q.withEquipment != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProductionLine != nil || _q.withEquipment != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductionLineEquipment{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductionLineEquipment).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductionLineEquipment{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductionLineEquipment.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3564,22 +3282,14 @@ func (_q *ProductionOperationQuery) Read(ctx context.Context) (*ProductionOperat
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*ProductionOperation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withOperation != nil || _q.withEquipment != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withOperation != nil || _q.withEquipment != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductionOperation{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductionOperation).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductionOperation{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductionOperation.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3646,22 +3356,14 @@ func (_q *ProductionPlannedStepQuery) Read(ctx context.Context) (*ProductionPlan
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionPlannedStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*ProductionPlannedStep{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ProductionPlannedStep).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ProductionPlannedStep{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsProductionPlannedStep.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3728,22 +3430,14 @@ func (_q *PurchaseOrderQuery) Read(ctx context.Context) (*PurchaseOrder, error) 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withLines != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withLines != nil {
 		return nil, false, nil
 	}
-	nodes := []*PurchaseOrder{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*PurchaseOrder).scanValues(nil, columns)
+	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &PurchaseOrder{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsPurchaseOrder.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3810,22 +3504,14 @@ func (_q *PurchaseOrderLineQuery) Read(ctx context.Context) (*PurchaseOrderLine,
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrderLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withPurchaseOrder != nil || _q.withProduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withPurchaseOrder != nil || _q.withProduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*PurchaseOrderLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*PurchaseOrderLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &PurchaseOrderLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsPurchaseOrderLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3892,22 +3578,14 @@ func (_q *QCCheckpointQuery) Read(ctx context.Context) (*QCCheckpoint, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withQcUnitOfMeasure != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withQcUnitOfMeasure != nil {
 		return nil, false, nil
 	}
-	nodes := []*QCCheckpoint{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*QCCheckpoint).scanValues(nil, columns)
+	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &QCCheckpoint{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsQCCheckpoint.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -3974,22 +3652,14 @@ func (_q *QCUnitOfMeasureQuery) Read(ctx context.Context) (*QCUnitOfMeasure, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMeasure, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*QCUnitOfMeasure{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*QCUnitOfMeasure).scanValues(nil, columns)
+	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &QCUnitOfMeasure{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsQCUnitOfMeasure.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4056,22 +3726,14 @@ func (_q *RateWindowQuery) Read(ctx context.Context) (*RateWindow, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *RateWindowQuery) sqlCompiled(ctx context.Context) ([]*RateWindow, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes := []*RateWindow{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*RateWindow).scanValues(nil, columns)
+	nodes, done, err := readCompiled[RateWindow](ctx, &readsRateWindow, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &RateWindow{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsRateWindow.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4138,22 +3800,14 @@ func (_q *RecipeStepQuery) Read(ctx context.Context) (*RecipeStep, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withOperation != nil || _q.withEquipment != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withOperation != nil || _q.withEquipment != nil {
 		return nil, false, nil
 	}
-	nodes := []*RecipeStep{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*RecipeStep).scanValues(nil, columns)
+	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &RecipeStep{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsRecipeStep.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4220,22 +3874,14 @@ func (_q *SalesOrderQuery) Read(ctx context.Context) (*SalesOrder, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withLines != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withLines != nil {
 		return nil, false, nil
 	}
-	nodes := []*SalesOrder{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*SalesOrder).scanValues(nil, columns)
+	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &SalesOrder{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsSalesOrder.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4302,22 +3948,14 @@ func (_q *SalesOrderLineQuery) Read(ctx context.Context) (*SalesOrderLine, error
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withProduct != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withProduct != nil {
 		return nil, false, nil
 	}
-	nodes := []*SalesOrderLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*SalesOrderLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &SalesOrderLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsSalesOrderLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4384,22 +4022,14 @@ func (_q *SalespersonQuery) Read(ctx context.Context) (*Salesperson, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Salesperson{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Salesperson).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Salesperson{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsSalesperson.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4466,22 +4096,14 @@ func (_q *ShipmentQuery) Read(ctx context.Context) (*Shipment, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withInvoice != nil || _q.withLines != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withInvoice != nil || _q.withLines != nil {
 		return nil, false, nil
 	}
-	nodes := []*Shipment{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Shipment).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Shipment{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsShipment.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4548,22 +4170,14 @@ func (_q *ShipmentLineQuery) Read(ctx context.Context) (*ShipmentLine, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withShipment != nil || _q.withLot != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withShipment != nil || _q.withLot != nil {
 		return nil, false, nil
 	}
-	nodes := []*ShipmentLine{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ShipmentLine).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ShipmentLine{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsShipmentLine.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4630,22 +4244,14 @@ func (_q *ShippingAddressQuery) Read(ctx context.Context) (*ShippingAddress, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAddress, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withCustomer != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil {
 		return nil, false, nil
 	}
-	nodes := []*ShippingAddress{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ShippingAddress).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ShippingAddress{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsShippingAddress.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4712,22 +4318,14 @@ func (_q *ShippingMethodQuery) Read(ctx context.Context) (*ShippingMethod, error
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMethod, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*ShippingMethod{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*ShippingMethod).scanValues(nil, columns)
+	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &ShippingMethod{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsShippingMethod.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4794,22 +4392,14 @@ func (_q *StockMovementQuery) Read(ctx context.Context) (*StockMovement, error) 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withLot != nil || _q.withLocation != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withLot != nil || _q.withLocation != nil {
 		return nil, false, nil
 	}
-	nodes := []*StockMovement{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*StockMovement).scanValues(nil, columns)
+	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &StockMovement{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsStockMovement.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4876,22 +4466,14 @@ func (_q *SupplierQuery) Read(ctx context.Context) (*Supplier, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Supplier{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Supplier).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Supplier{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsSupplier.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -4958,22 +4540,14 @@ func (_q *TagQuery) Read(ctx context.Context) (*Tag, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Tag{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Tag).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Tag{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsTag.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5040,22 +4614,14 @@ func (_q *TaxRateQuery) Read(ctx context.Context) (*TaxRate, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*TaxRate{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*TaxRate).scanValues(nil, columns)
+	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &TaxRate{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsTaxRate.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5122,22 +4688,14 @@ func (_q *TerritoryQuery) Read(ctx context.Context) (*Territory, error) {
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
 		return nil, false, nil
 	}
-	nodes := []*Territory{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*Territory).scanValues(nil, columns)
+	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &Territory{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsTerritory.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5204,22 +4762,14 @@ func (_q *UnitOfMeasureQuery) Read(ctx context.Context) (*UnitOfMeasure, error) 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withOperations != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withOperations != nil {
 		return nil, false, nil
 	}
-	nodes := []*UnitOfMeasure{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*UnitOfMeasure).scanValues(nil, columns)
+	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &UnitOfMeasure{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsUnitOfMeasure.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5286,22 +4836,14 @@ func (_q *WebhookAttemptQuery) Read(ctx context.Context) (*WebhookAttempt, error
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttempt, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withDelivery != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withDelivery != nil {
 		return nil, false, nil
 	}
-	nodes := []*WebhookAttempt{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*WebhookAttempt).scanValues(nil, columns)
+	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &WebhookAttempt{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsWebhookAttempt.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5368,22 +4910,14 @@ func (_q *WebhookDeliveryQuery) Read(ctx context.Context) (*WebhookDelivery, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDelivery, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withEndpoint != nil || _q.withEvent != nil || _q.withAttempts != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withEndpoint != nil || _q.withEvent != nil || _q.withAttempts != nil {
 		return nil, false, nil
 	}
-	nodes := []*WebhookDelivery{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*WebhookDelivery).scanValues(nil, columns)
+	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &WebhookDelivery{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsWebhookDelivery.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }
 
@@ -5450,21 +4984,13 @@ func (_q *WebhookEndpointQuery) Read(ctx context.Context) (*WebhookEndpoint, err
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
 // having read nothing, for a query it cannot answer so.
 func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil || _q.withAccount != nil || _q.withDeliveries != nil {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withDeliveries != nil {
 		return nil, false, nil
 	}
-	nodes := []*WebhookEndpoint{}
-	_spec := _q.querySpec()
-	_spec.ScanValues = func(columns []string) ([]any, error) {
-		return (*WebhookEndpoint).scanValues(nil, columns)
+	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	for _, node := range nodes {
+		node.config = _q.config
 	}
-	_spec.Assign = func(columns []string, values []any) error {
-		node := &WebhookEndpoint{config: _q.config}
-		nodes = append(nodes, node)
-		return node.assignValues(columns, values)
-	}
-	_spec.ScanValues = reuseHolders(_spec.ScanValues)
-	_spec.ScanValues, _spec.Assign = extraColumns(ctx, _spec.ScanValues, _spec.Assign)
-	done, err := readsWebhookEndpoint.run(ctx, _q.driver, _spec, &_q.known, pendingKeyCheck(ctx))
 	return nodes, done, err
 }

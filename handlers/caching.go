@@ -69,7 +69,7 @@ func withHTTPCaching(next http.Handler) http.Handler {
 			return
 		}
 		tag := entityTag(body)
-		h.Set("ETag", tag)
+		h["Etag"] = []string{tag} // ETag's canonical key, as Set would make it anew
 		h.Add("Vary", "Accept-Encoding")
 		if matches(r.Header.Get("If-None-Match"), tag) {
 			h.Del("Content-Length")

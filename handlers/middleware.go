@@ -277,9 +277,11 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	v, res := key.Viewer, key.Budget
 	v.RequestID = RequestID(ctx)
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+	// Set by their canonical keys, which http.Header.Set would make anew
+	// from "X-RateLimit-Limit" on every request; on the wire they read the same.
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(res.Reset.Unix(), 10)}
 	if key.ExpiresAt != nil {
 		h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
 	}
