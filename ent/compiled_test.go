@@ -29,23 +29,7 @@ import (
 // argument once, is read as ent builds it.
 func TestReadCompiled(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		var mu sync.Mutex
-		var sent []string
-		c := st.Observed(func(s string) {
-			mu.Lock()
-			sent = append(sent, s)
-			mu.Unlock()
-		}).Client
-		statements := func(f func() error) ([]string, error) {
-			t.Helper()
-			mu.Lock()
-			sent = nil
-			mu.Unlock()
-			err := f()
-			mu.Lock()
-			defer mu.Unlock()
-			return slices.Clone(sent), err
-		}
+		c, statements := observed(st)
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		var tags []*ent.Tag
@@ -60,26 +44,9 @@ func TestReadCompiled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The same query by ent's Only and by Read: the same statements and
-		// the same node.
 		same := func(name string, ctx context.Context, build func() *ent.TagQuery) *ent.Tag {
 			t.Helper()
-			var want, got *ent.Tag
-			byEnt, err := statements(func() (err error) { want, err = build().Only(ctx); return err })
-			if err != nil {
-				t.Fatalf("%s: ent: %v", name, err)
-			}
-			byRead, err := statements(func() (err error) { got, err = build().Read(ctx); return err })
-			if err != nil {
-				t.Fatalf("%s: Read: %v", name, err)
-			}
-			if len(byRead) != 1 || !slices.Equal(byRead, byEnt) {
-				t.Errorf("%s: Read sent %q; ent sent %q", name, byRead, byEnt)
-			}
-			if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(ent.Tag{}, ent.TagEdges{})); d != "" {
-				t.Errorf("%s: Read's node differs from ent's (-ent +Read):\n%s", name, d)
-			}
-			return got
+			return sameRead(t, statements, name, ctx, 1, build, cmpopts.IgnoreUnexported(ent.Tag{}, ent.TagEdges{}))
 		}
 		before, failedBefore := ent.CompiledReads("tag")
 		for _, e := range tags {
@@ -126,10 +93,28 @@ func TestReadCompiled(t *testing.T) {
 			t.Errorf("two ids: %v; want not found", err)
 		}
 
-		// An edge to load is loaded.
-		withAccount, err := c.Tag.Query().ByID(tags[0].ID).WithAccount().Read(policy.System(context.Background()))
-		if err != nil || withAccount.Edges.Account == nil || withAccount.Edges.Account.ID != tags[0].AccountID {
-			t.Errorf("Read with its account: %+v, %v", withAccount, err)
+		// Edges to load are loaded as ent loads them, and the key columns
+		// they need are selected.
+		sys := policy.System(context.Background())
+		unexported := cmpopts.IgnoreUnexported(ent.Tag{}, ent.TagEdges{}, ent.Account{}, ent.AccountEdges{}, ent.Organization{}, ent.OrganizationEdges{})
+		sameRead(t, statements, "its name", sys, 1, func() *ent.TagQuery {
+			q := c.Tag.Query().ByID(tags[0].ID)
+			q.Select(tag.FieldName)
+			return q
+		}, unexported)
+		withAccount := sameRead(t, statements, "its name with its account", sys, 2, func() *ent.TagQuery {
+			q := c.Tag.Query().ByID(tags[0].ID).WithAccount()
+			q.Select(tag.FieldName)
+			return q
+		}, unexported)
+		if withAccount.Edges.Account == nil || withAccount.Edges.Account.ID != tags[0].AccountID {
+			t.Errorf("Read with its account: %+v", withAccount)
+		}
+		org := sameRead(t, statements, "an organization's accounts", sys, 2, func() *ent.OrganizationQuery {
+			return c.Organization.Query().ByID(mine.Org.ID).WithAccounts()
+		}, unexported)
+		if len(org.Edges.Accounts) != 2 {
+			t.Errorf("Read of an organization with its accounts: %d accounts, want 2", len(org.Edges.Accounts))
 		}
 
 		// The key check's arguments take their places among the query's.
@@ -177,6 +162,53 @@ func TestReadCompiled(t *testing.T) {
 			t.Errorf("shapes that could not be compiled: %d, then %d; want one more", failed, after)
 		}
 	})
+}
+
+// observed is st's client with every statement it sends seen, and a function
+// that returns the statements f sends.
+func observed(st *store.Store) (*ent.Client, func(f func() error) ([]string, error)) {
+	var mu sync.Mutex
+	var sent []string
+	c := st.Observed(func(s string) {
+		mu.Lock()
+		sent = append(sent, s)
+		mu.Unlock()
+	}).Client
+	return c, func(f func() error) ([]string, error) {
+		mu.Lock()
+		sent = nil
+		mu.Unlock()
+		err := f()
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sent), err
+	}
+}
+
+// sameRead reads the query build makes by ent's Only and by Read, and fails
+// unless both send the same n statements, arguments included, and read the
+// same node, which it returns.
+func sameRead[N any, Q interface {
+	Only(context.Context) (N, error)
+	Read(context.Context) (N, error)
+}](t *testing.T, statements func(func() error) ([]string, error), name string, ctx context.Context, n int, build func() Q, opts ...cmp.Option) N {
+	t.Helper()
+	var want, got N
+	byEnt, err := statements(func() (err error) { want, err = build().Only(ctx); return err })
+	if err != nil {
+		t.Fatalf("%s: ent: %v", name, err)
+	}
+	byRead, err := statements(func() (err error) { got, err = build().Read(ctx); return err })
+	if err != nil {
+		t.Fatalf("%s: Read: %v", name, err)
+	}
+	if len(byRead) != n || !slices.Equal(byRead, byEnt) {
+		t.Errorf("%s: Read sent %q; ent sent %q", name, byRead, byEnt)
+	}
+	if d := cmp.Diff(want, got, opts...); d != "" {
+		t.Errorf("%s: Read's node differs from ent's (-ent +Read):\n%s", name, d)
+	}
+	return got
 }
 
 // The tenant filter of a shared schema is compiled too: a shared row and the

@@ -136,8 +136,11 @@ type readShape struct {
 	dialect string
 	fields  []string
 	limit   int
-	known   [maxKnown]*Known
-	key     *KeyExpr
+	// edges has bit i set when the query loads the type's i-th edge, whose
+	// key column the spec then selects.
+	edges uint64
+	known [maxKnown]*Known
+	key   *KeyExpr
 	// text and args are the statement; a slot in args is a request's argument.
 	text string
 	args []any
@@ -147,8 +150,9 @@ type readShape struct {
 	ok bool
 }
 
-func (s *readShape) is(dialect string, q *QueryContext, k *knownPredicates, key *KeyExpr) bool {
-	return s.dialect == dialect && s.limit == limitOf(q) && s.known == k.k && s.key == key && slices.Equal(s.fields, q.Fields)
+func (s *readShape) is(dialect string, q *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) bool {
+	return s.dialect == dialect && s.limit == limitOf(q) && s.edges == edges && s.known == k.k && s.key == key &&
+		slices.Equal(s.fields, q.Fields)
 }
 
 func limitOf(q *QueryContext) int {
@@ -173,17 +177,17 @@ type compiledNode[N any] interface {
 }
 
 // readCompiled reads the rows of q, a query of the type whose statements r
-// holds, whose predicates are all known (k), with the KeyCheck check if it is
-// not nil, through the compiled statement of its shape. The caller has made
-// sure q has nothing else: no sort, offset, distinct, modifier, traversal or
-// edge to load. It reports false, having read nothing, when the shape could
-// not be compiled.
-func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, k *knownPredicates, check *KeyCheck) ([]P, bool, error) {
+// holds, whose predicates are all known (k), which loads the edges of the
+// bits of edges (after, by the caller), with the KeyCheck check if it is not
+// nil, through the compiled statement of its shape. The caller has made sure
+// q has nothing else: no sort, offset, distinct, modifier or traversal. It
+// reports false, having read nothing, when the shape could not be compiled.
+func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, check *KeyCheck) ([]P, bool, error) {
 	var key *KeyExpr
 	if check != nil {
 		key = check.Holds
 	}
-	s := r.shape(drv.Dialect(), q, qc, k, key)
+	s := r.shape(drv.Dialect(), q, qc, edges, k, key)
 	if !s.ok {
 		return nil, false, nil
 	}
@@ -243,10 +247,10 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 
 // shape returns the compiled statement of a query's shape, compiling it the
 // first time.
-func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, k *knownPredicates, key *KeyExpr) *readShape {
+func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) *readShape {
 	if p := r.shapes.Load(); p != nil {
 		for _, s := range *p {
-			if s.is(dialect, qc, k, key) {
+			if s.is(dialect, qc, edges, k, key) {
 				return s
 			}
 		}
@@ -258,12 +262,12 @@ func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext,
 		shapes = *p
 	}
 	for _, s := range shapes {
-		if s.is(dialect, qc, k, key) {
+		if s.is(dialect, qc, edges, k, key) {
 			return s
 		}
 	}
 	s := compileRead(dialect, q.querySpec(), k, key)
-	s.fields, s.limit = slices.Clone(qc.Fields), limitOf(qc)
+	s.fields, s.limit, s.edges = slices.Clone(qc.Fields), limitOf(qc), edges
 	if len(shapes) < maxShapes {
 		shapes = append(slices.Clip(shapes), s)
 		r.shapes.Store(&shapes)
@@ -394,17 +398,51 @@ func (_q *APIKeyQuery) Read(ctx context.Context) (*APIKey, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withReplaces != nil || _q.withReplacedBy != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withReplaces != nil,
+		_q.withReplacedBy != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *APIKey, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withReplaces; query != nil {
+		if err := _q.loadReplaces(ctx, query, nodes, nil,
+			func(n *APIKey, e *APIKey) { n.Edges.Replaces = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withReplacedBy; query != nil {
+		if err := _q.loadReplacedBy(ctx, query, nodes, nil,
+			func(n *APIKey, e *APIKey) { n.Edges.ReplacedBy = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownAccountID is the predicate of AccountQuery.ByID, the one of
@@ -468,17 +506,37 @@ func (_q *AccountQuery) Read(ctx context.Context) (*Account, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withOrganization != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withOrganization != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withOrganization; query != nil {
+		if err := _q.loadOrganization(ctx, query, nodes, nil,
+			func(n *Account, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownAllergenID is the predicate of AllergenQuery.ByID, the one of
@@ -542,17 +600,37 @@ func (_q *AllergenQuery) Read(ctx context.Context) (*Allergen, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Allergen, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownAuditRecordID is the predicate of AuditRecordQuery.ByID, the one of
@@ -616,17 +694,44 @@ func (_q *AuditRecordQuery) Read(ctx context.Context) (*AuditRecord, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withOrganization != nil || _q.withAPIKey != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withOrganization != nil,
+		_q.withAPIKey != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withOrganization; query != nil {
+		if err := _q.loadOrganization(ctx, query, nodes, nil,
+			func(n *AuditRecord, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withAPIKey; query != nil {
+		if err := _q.loadAPIKey(ctx, query, nodes, nil,
+			func(n *AuditRecord, e *APIKey) { n.Edges.APIKey = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownBillID is the predicate of BillQuery.ByID, the one of
@@ -690,17 +795,58 @@ func (_q *BillQuery) Read(ctx context.Context) (*Bill, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withPurchaseOrder != nil || _q.withLines != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withSupplier != nil,
+		_q.withPurchaseOrder != nil,
+		_q.withLines != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Bill, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSupplier; query != nil {
+		if err := _q.loadSupplier(ctx, query, nodes, nil,
+			func(n *Bill, e *Supplier) { n.Edges.Supplier = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withPurchaseOrder; query != nil {
+		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
+			func(n *Bill, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLines; query != nil {
+		if err := _q.loadLines(ctx, query, nodes, func(n *Bill) { n.Edges.Lines = []*BillLine{} },
+			func(n *Bill, e *BillLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownBillLineID is the predicate of BillLineQuery.ByID, the one of
@@ -764,17 +910,65 @@ func (_q *BillLineQuery) Read(ctx context.Context) (*BillLine, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withBill != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withLot != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [5]bool{
+		_q.withAccount != nil,
+		_q.withBill != nil,
+		_q.withProduct != nil,
+		_q.withLocation != nil,
+		_q.withLot != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *BillLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withBill; query != nil {
+		if err := _q.loadBill(ctx, query, nodes, nil,
+			func(n *BillLine, e *Bill) { n.Edges.Bill = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *BillLine, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLocation; query != nil {
+		if err := _q.loadLocation(ctx, query, nodes, nil,
+			func(n *BillLine, e *Location) { n.Edges.Location = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *BillLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownCountryID is the predicate of CountryQuery.ByID, the one of
@@ -838,17 +1032,37 @@ func (_q *CountryQuery) Read(ctx context.Context) (*Country, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Country, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownCustomerID is the predicate of CustomerQuery.ByID, the one of
@@ -912,17 +1126,95 @@ func (_q *CustomerQuery) Read(ctx context.Context) (*Customer, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomerType != nil || _q.withPriceList != nil || _q.withSalesperson != nil || _q.withShippingMethod != nil || _q.withTaxRate != nil || _q.withTerritory != nil || _q.withShippingAddresses != nil || _q.withTags != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [9]bool{
+		_q.withAccount != nil,
+		_q.withCustomerType != nil,
+		_q.withPriceList != nil,
+		_q.withSalesperson != nil,
+		_q.withShippingMethod != nil,
+		_q.withTaxRate != nil,
+		_q.withTerritory != nil,
+		_q.withShippingAddresses != nil,
+		_q.withTags != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Customer, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCustomerType; query != nil {
+		if err := _q.loadCustomerType(ctx, query, nodes, nil,
+			func(n *Customer, e *CustomerType) { n.Edges.CustomerType = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withPriceList; query != nil {
+		if err := _q.loadPriceList(ctx, query, nodes, nil,
+			func(n *Customer, e *PriceList) { n.Edges.PriceList = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSalesperson; query != nil {
+		if err := _q.loadSalesperson(ctx, query, nodes, nil,
+			func(n *Customer, e *Salesperson) { n.Edges.Salesperson = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withShippingMethod; query != nil {
+		if err := _q.loadShippingMethod(ctx, query, nodes, nil,
+			func(n *Customer, e *ShippingMethod) { n.Edges.ShippingMethod = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTaxRate; query != nil {
+		if err := _q.loadTaxRate(ctx, query, nodes, nil,
+			func(n *Customer, e *TaxRate) { n.Edges.TaxRate = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTerritory; query != nil {
+		if err := _q.loadTerritory(ctx, query, nodes, nil,
+			func(n *Customer, e *Territory) { n.Edges.Territory = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withShippingAddresses; query != nil {
+		if err := _q.loadShippingAddresses(ctx, query, nodes, func(n *Customer) { n.Edges.ShippingAddresses = []*ShippingAddress{} },
+			func(n *Customer, e *ShippingAddress) {
+				n.Edges.ShippingAddresses = append(n.Edges.ShippingAddresses, e)
+			}); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTags; query != nil {
+		if err := _q.loadTags(ctx, query, nodes, func(n *Customer) { n.Edges.Tags = []*CustomerTag{} },
+			func(n *Customer, e *CustomerTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownCustomerTagID is the predicate of CustomerTagQuery.ByID, the one of
@@ -986,17 +1278,51 @@ func (_q *CustomerTagQuery) Read(ctx context.Context) (*CustomerTag, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withTag != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withCustomer != nil,
+		_q.withTag != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *CustomerTag, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCustomer; query != nil {
+		if err := _q.loadCustomer(ctx, query, nodes, nil,
+			func(n *CustomerTag, e *Customer) { n.Edges.Customer = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTag; query != nil {
+		if err := _q.loadTag(ctx, query, nodes, nil,
+			func(n *CustomerTag, e *Tag) { n.Edges.Tag = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownCustomerTypeID is the predicate of CustomerTypeQuery.ByID, the one of
@@ -1060,17 +1386,37 @@ func (_q *CustomerTypeQuery) Read(ctx context.Context) (*CustomerType, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *CustomerType, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownDocumentCounterID is the predicate of DocumentCounterQuery.ByID, the one of
@@ -1134,17 +1480,37 @@ func (_q *DocumentCounterQuery) Read(ctx context.Context) (*DocumentCounter, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCounter, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *DocumentCounter, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownEmployeeID is the predicate of EmployeeQuery.ByID, the one of
@@ -1208,17 +1574,37 @@ func (_q *EmployeeQuery) Read(ctx context.Context) (*Employee, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Employee, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownEquipmentID is the predicate of EquipmentQuery.ByID, the one of
@@ -1282,17 +1668,44 @@ func (_q *EquipmentQuery) Read(ctx context.Context) (*Equipment, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withWarehouse != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withWarehouse != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Equipment, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withWarehouse; query != nil {
+		if err := _q.loadWarehouse(ctx, query, nodes, nil,
+			func(n *Equipment, e *Location) { n.Edges.Warehouse = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownEventID is the predicate of EventQuery.ByID, the one of
@@ -1356,17 +1769,44 @@ func (_q *EventQuery) Read(ctx context.Context) (*Event, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withDeliveries != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withDeliveries != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Event, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withDeliveries; query != nil {
+		if err := _q.loadDeliveries(ctx, query, nodes, func(n *Event) { n.Edges.Deliveries = []*WebhookDelivery{} },
+			func(n *Event, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownFoodID is the predicate of FoodQuery.ByID, the one of
@@ -1430,17 +1870,44 @@ func (_q *FoodQuery) Read(ctx context.Context) (*Food, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withNutrients != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withNutrients != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Food, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withNutrients; query != nil {
+		if err := _q.loadNutrients(ctx, query, nodes, func(n *Food) { n.Edges.Nutrients = []*FoodNutrient{} },
+			func(n *Food, e *FoodNutrient) { n.Edges.Nutrients = append(n.Edges.Nutrients, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownFoodNutrientID is the predicate of FoodNutrientQuery.ByID, the one of
@@ -1504,17 +1971,51 @@ func (_q *FoodNutrientQuery) Read(ctx context.Context) (*FoodNutrient, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withFood != nil || _q.withNutrient != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withFood != nil,
+		_q.withNutrient != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *FoodNutrient, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withFood; query != nil {
+		if err := _q.loadFood(ctx, query, nodes, nil,
+			func(n *FoodNutrient, e *Food) { n.Edges.Food = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withNutrient; query != nil {
+		if err := _q.loadNutrient(ctx, query, nodes, nil,
+			func(n *FoodNutrient, e *Nutrient) { n.Edges.Nutrient = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownIdempotencyKeyID is the predicate of IdempotencyKeyQuery.ByID, the one of
@@ -1578,17 +2079,37 @@ func (_q *IdempotencyKeyQuery) Read(ctx context.Context) (*IdempotencyKey, error
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyKey, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *IdempotencyKey, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownInvoiceID is the predicate of InvoiceQuery.ByID, the one of
@@ -1652,17 +2173,58 @@ func (_q *InvoiceQuery) Read(ctx context.Context) (*Invoice, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withSalesOrder != nil || _q.withLines != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withCustomer != nil,
+		_q.withSalesOrder != nil,
+		_q.withLines != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Invoice, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCustomer; query != nil {
+		if err := _q.loadCustomer(ctx, query, nodes, nil,
+			func(n *Invoice, e *Customer) { n.Edges.Customer = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSalesOrder; query != nil {
+		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
+			func(n *Invoice, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLines; query != nil {
+		if err := _q.loadLines(ctx, query, nodes, func(n *Invoice) { n.Edges.Lines = []*InvoiceLine{} },
+			func(n *Invoice, e *InvoiceLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownInvoiceLineID is the predicate of InvoiceLineQuery.ByID, the one of
@@ -1726,17 +2288,51 @@ func (_q *InvoiceLineQuery) Read(ctx context.Context) (*InvoiceLine, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withInvoice != nil || _q.withProduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withInvoice != nil,
+		_q.withProduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *InvoiceLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withInvoice; query != nil {
+		if err := _q.loadInvoice(ctx, query, nodes, nil,
+			func(n *InvoiceLine, e *Invoice) { n.Edges.Invoice = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *InvoiceLine, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownLocationID is the predicate of LocationQuery.ByID, the one of
@@ -1800,17 +2396,51 @@ func (_q *LocationQuery) Read(ctx context.Context) (*Location, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withParent != nil || _q.withChildren != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withParent != nil,
+		_q.withChildren != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Location, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withParent; query != nil {
+		if err := _q.loadParent(ctx, query, nodes, nil,
+			func(n *Location, e *Location) { n.Edges.Parent = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withChildren; query != nil {
+		if err := _q.loadChildren(ctx, query, nodes, func(n *Location) { n.Edges.Children = []*Location{} },
+			func(n *Location, e *Location) { n.Edges.Children = append(n.Edges.Children, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownLotCorrectionID is the predicate of LotCorrectionQuery.ByID, the one of
@@ -1874,17 +2504,44 @@ func (_q *LotCorrectionQuery) Read(ctx context.Context) (*LotCorrection, error) 
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withLot != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withLot != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *LotCorrection, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *LotCorrection, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownNutrientID is the predicate of NutrientQuery.ByID, the one of
@@ -1948,17 +2605,37 @@ func (_q *NutrientQuery) Read(ctx context.Context) (*Nutrient, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Nutrient, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownOperationID is the predicate of OperationQuery.ByID, the one of
@@ -2022,17 +2699,44 @@ func (_q *OperationQuery) Read(ctx context.Context) (*Operation, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withUnitOfMeasure != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Operation, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withUnitOfMeasure; query != nil {
+		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
+			func(n *Operation, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownOrganizationID is the predicate of OrganizationQuery.ByID, the one of
@@ -2096,17 +2800,37 @@ func (_q *OrganizationQuery) Read(ctx context.Context) (*Organization, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccounts != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccounts != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccounts; query != nil {
+		if err := _q.loadAccounts(ctx, query, nodes, func(n *Organization) { n.Edges.Accounts = []*Account{} },
+			func(n *Organization, e *Account) { n.Edges.Accounts = append(n.Edges.Accounts, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownPreservationID is the predicate of PreservationQuery.ByID, the one of
@@ -2170,17 +2894,37 @@ func (_q *PreservationQuery) Read(ctx context.Context) (*Preservation, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Preservation, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownPriceListID is the predicate of PriceListQuery.ByID, the one of
@@ -2244,17 +2988,37 @@ func (_q *PriceListQuery) Read(ctx context.Context) (*PriceList, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *PriceList, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductID is the predicate of ProductQuery.ByID, the one of
@@ -2318,17 +3082,116 @@ func (_q *ProductQuery) Read(ctx context.Context) (*Product, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withUnitOfMeasure != nil || _q.withUomBase != nil || _q.withFood != nil || _q.withAllergens != nil || _q.withTags != nil || _q.withBannedCountries != nil || _q.withSubstitutes != nil || _q.withSuppliers != nil || _q.withByproducts != nil || _q.withQcCheckpoints != nil || _q.withRecipeSteps != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [12]bool{
+		_q.withAccount != nil,
+		_q.withUnitOfMeasure != nil,
+		_q.withUomBase != nil,
+		_q.withFood != nil,
+		_q.withAllergens != nil,
+		_q.withTags != nil,
+		_q.withBannedCountries != nil,
+		_q.withSubstitutes != nil,
+		_q.withSuppliers != nil,
+		_q.withByproducts != nil,
+		_q.withQcCheckpoints != nil,
+		_q.withRecipeSteps != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Product, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withUnitOfMeasure; query != nil {
+		if err := _q.loadUnitOfMeasure(ctx, query, nodes, nil,
+			func(n *Product, e *UnitOfMeasure) { n.Edges.UnitOfMeasure = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withUomBase; query != nil {
+		if err := _q.loadUomBase(ctx, query, nodes, nil,
+			func(n *Product, e *UnitOfMeasure) { n.Edges.UomBase = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withFood; query != nil {
+		if err := _q.loadFood(ctx, query, nodes, nil,
+			func(n *Product, e *Food) { n.Edges.Food = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withAllergens; query != nil {
+		if err := _q.loadAllergens(ctx, query, nodes, func(n *Product) { n.Edges.Allergens = []*ProductAllergen{} },
+			func(n *Product, e *ProductAllergen) { n.Edges.Allergens = append(n.Edges.Allergens, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTags; query != nil {
+		if err := _q.loadTags(ctx, query, nodes, func(n *Product) { n.Edges.Tags = []*ProductTag{} },
+			func(n *Product, e *ProductTag) { n.Edges.Tags = append(n.Edges.Tags, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withBannedCountries; query != nil {
+		if err := _q.loadBannedCountries(ctx, query, nodes, func(n *Product) { n.Edges.BannedCountries = []*ProductBannedCountry{} },
+			func(n *Product, e *ProductBannedCountry) {
+				n.Edges.BannedCountries = append(n.Edges.BannedCountries, e)
+			}); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSubstitutes; query != nil {
+		if err := _q.loadSubstitutes(ctx, query, nodes, func(n *Product) { n.Edges.Substitutes = []*ProductSubstitute{} },
+			func(n *Product, e *ProductSubstitute) { n.Edges.Substitutes = append(n.Edges.Substitutes, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSuppliers; query != nil {
+		if err := _q.loadSuppliers(ctx, query, nodes, func(n *Product) { n.Edges.Suppliers = []*ProductSupplier{} },
+			func(n *Product, e *ProductSupplier) { n.Edges.Suppliers = append(n.Edges.Suppliers, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withByproducts; query != nil {
+		if err := _q.loadByproducts(ctx, query, nodes, func(n *Product) { n.Edges.Byproducts = []*ProductByproduct{} },
+			func(n *Product, e *ProductByproduct) { n.Edges.Byproducts = append(n.Edges.Byproducts, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withQcCheckpoints; query != nil {
+		if err := _q.loadQcCheckpoints(ctx, query, nodes, func(n *Product) { n.Edges.QcCheckpoints = []*ProductQCCheckpoint{} },
+			func(n *Product, e *ProductQCCheckpoint) { n.Edges.QcCheckpoints = append(n.Edges.QcCheckpoints, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withRecipeSteps; query != nil {
+		if err := _q.loadRecipeSteps(ctx, query, nodes, func(n *Product) { n.Edges.RecipeSteps = []*RecipeStep{} },
+			func(n *Product, e *RecipeStep) { n.Edges.RecipeSteps = append(n.Edges.RecipeSteps, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductAllergenID is the predicate of ProductAllergenQuery.ByID, the one of
@@ -2392,17 +3255,51 @@ func (_q *ProductAllergenQuery) Read(ctx context.Context) (*ProductAllergen, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAllergen, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withAllergen != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withAllergen != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductAllergen, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductAllergen, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withAllergen; query != nil {
+		if err := _q.loadAllergen(ctx, query, nodes, nil,
+			func(n *ProductAllergen, e *Allergen) { n.Edges.Allergen = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductBannedCountryID is the predicate of ProductBannedCountryQuery.ByID, the one of
@@ -2466,17 +3363,51 @@ func (_q *ProductBannedCountryQuery) Read(ctx context.Context) (*ProductBannedCo
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*ProductBannedCountry, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withCountry != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withCountry != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductBannedCountry, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductBannedCountry, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCountry; query != nil {
+		if err := _q.loadCountry(ctx, query, nodes, nil,
+			func(n *ProductBannedCountry, e *Country) { n.Edges.Country = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductByproductID is the predicate of ProductByproductQuery.ByID, the one of
@@ -2540,17 +3471,51 @@ func (_q *ProductByproductQuery) Read(ctx context.Context) (*ProductByproduct, e
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByproduct, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withByproduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withByproduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductByproduct, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductByproduct, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withByproduct; query != nil {
+		if err := _q.loadByproduct(ctx, query, nodes, nil,
+			func(n *ProductByproduct, e *Product) { n.Edges.Byproduct = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductLotID is the predicate of ProductLotQuery.ByID, the one of
@@ -2614,17 +3579,72 @@ func (_q *ProductLotQuery) Read(ctx context.Context) (*ProductLot, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withLocation != nil || _q.withWarehouse != nil || _q.withMovements != nil || _q.withCorrections != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [6]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withLocation != nil,
+		_q.withWarehouse != nil,
+		_q.withMovements != nil,
+		_q.withCorrections != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductLot, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductLot, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLocation; query != nil {
+		if err := _q.loadLocation(ctx, query, nodes, nil,
+			func(n *ProductLot, e *Location) { n.Edges.Location = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withWarehouse; query != nil {
+		if err := _q.loadWarehouse(ctx, query, nodes, nil,
+			func(n *ProductLot, e *Location) { n.Edges.Warehouse = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withMovements; query != nil {
+		if err := _q.loadMovements(ctx, query, nodes, func(n *ProductLot) { n.Edges.Movements = []*StockMovement{} },
+			func(n *ProductLot, e *StockMovement) { n.Edges.Movements = append(n.Edges.Movements, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCorrections; query != nil {
+		if err := _q.loadCorrections(ctx, query, nodes, func(n *ProductLot) { n.Edges.Corrections = []*LotCorrection{} },
+			func(n *ProductLot, e *LotCorrection) { n.Edges.Corrections = append(n.Edges.Corrections, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductQCCheckpointID is the predicate of ProductQCCheckpointQuery.ByID, the one of
@@ -2688,17 +3708,51 @@ func (_q *ProductQCCheckpointQuery) Read(ctx context.Context) (*ProductQCCheckpo
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*ProductQCCheckpoint, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withQcCheckpoint != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withQcCheckpoint != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductQCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductQCCheckpoint, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withQcCheckpoint; query != nil {
+		if err := _q.loadQcCheckpoint(ctx, query, nodes, nil,
+			func(n *ProductQCCheckpoint, e *QCCheckpoint) { n.Edges.QcCheckpoint = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductSubstituteID is the predicate of ProductSubstituteQuery.ByID, the one of
@@ -2762,17 +3816,51 @@ func (_q *ProductSubstituteQuery) Read(ctx context.Context) (*ProductSubstitute,
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSubstitute, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSubstitute != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withSubstitute != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductSubstitute, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductSubstitute, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSubstitute; query != nil {
+		if err := _q.loadSubstitute(ctx, query, nodes, nil,
+			func(n *ProductSubstitute, e *Product) { n.Edges.Substitute = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductSupplierID is the predicate of ProductSupplierQuery.ByID, the one of
@@ -2836,17 +3924,51 @@ func (_q *ProductSupplierQuery) Read(ctx context.Context) (*ProductSupplier, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupplier, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withSupplier != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withSupplier != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductSupplier, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductSupplier, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSupplier; query != nil {
+		if err := _q.loadSupplier(ctx, query, nodes, nil,
+			func(n *ProductSupplier, e *Supplier) { n.Edges.Supplier = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductTagID is the predicate of ProductTagQuery.ByID, the one of
@@ -2910,17 +4032,51 @@ func (_q *ProductTagQuery) Read(ctx context.Context) (*ProductTag, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withTag != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withTag != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductTag, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductTag, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withTag; query != nil {
+		if err := _q.loadTag(ctx, query, nodes, nil,
+			func(n *ProductTag, e *Tag) { n.Edges.Tag = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionID is the predicate of ProductionQuery.ByID, the one of
@@ -2984,17 +4140,81 @@ func (_q *ProductionQuery) Read(ctx context.Context) (*Production, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withProductionLine != nil || _q.withLocation != nil || _q.withPlannedSteps != nil || _q.withConsumedSteps != nil || _q.withOperations != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [7]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withProductionLine != nil,
+		_q.withLocation != nil,
+		_q.withPlannedSteps != nil,
+		_q.withConsumedSteps != nil,
+		_q.withOperations != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Production, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *Production, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProductionLine; query != nil {
+		if err := _q.loadProductionLine(ctx, query, nodes, nil,
+			func(n *Production, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLocation; query != nil {
+		if err := _q.loadLocation(ctx, query, nodes, nil,
+			func(n *Production, e *Location) { n.Edges.Location = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withPlannedSteps; query != nil {
+		if err := _q.loadPlannedSteps(ctx, query, nodes, func(n *Production) { n.Edges.PlannedSteps = []*ProductionPlannedStep{} },
+			func(n *Production, e *ProductionPlannedStep) { n.Edges.PlannedSteps = append(n.Edges.PlannedSteps, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withConsumedSteps; query != nil {
+		if err := _q.loadConsumedSteps(ctx, query, nodes, func(n *Production) { n.Edges.ConsumedSteps = []*ProductionConsumedStep{} },
+			func(n *Production, e *ProductionConsumedStep) {
+				n.Edges.ConsumedSteps = append(n.Edges.ConsumedSteps, e)
+			}); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withOperations; query != nil {
+		if err := _q.loadOperations(ctx, query, nodes, func(n *Production) { n.Edges.Operations = []*ProductionOperation{} },
+			func(n *Production, e *ProductionOperation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionConsumedStepID is the predicate of ProductionConsumedStepQuery.ByID, the one of
@@ -3058,17 +4278,58 @@ func (_q *ProductionConsumedStepQuery) Read(ctx context.Context) (*ProductionCon
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionConsumedStep, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withProduction != nil,
+		_q.withLot != nil,
+		_q.withProduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductionConsumedStep, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduction; query != nil {
+		if err := _q.loadProduction(ctx, query, nodes, nil,
+			func(n *ProductionConsumedStep, e *Production) { n.Edges.Production = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *ProductionConsumedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductionConsumedStep, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionLineID is the predicate of ProductionLineQuery.ByID, the one of
@@ -3132,17 +4393,51 @@ func (_q *ProductionLineQuery) Read(ctx context.Context) (*ProductionLine, error
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withWarehouse != nil || _q.withEquipment != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withWarehouse != nil,
+		_q.withEquipment != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductionLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withWarehouse; query != nil {
+		if err := _q.loadWarehouse(ctx, query, nodes, nil,
+			func(n *ProductionLine, e *Location) { n.Edges.Warehouse = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withEquipment; query != nil {
+		if err := _q.loadEquipment(ctx, query, nodes, func(n *ProductionLine) { n.Edges.Equipment = []*ProductionLineEquipment{} },
+			func(n *ProductionLine, e *ProductionLineEquipment) { n.Edges.Equipment = append(n.Edges.Equipment, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionLineEquipmentID is the predicate of ProductionLineEquipmentQuery.ByID, the one of
@@ -3206,17 +4501,51 @@ func (_q *ProductionLineEquipmentQuery) Read(ctx context.Context) (*ProductionLi
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*ProductionLineEquipment, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProductionLine != nil || _q.withEquipment != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withProductionLine != nil,
+		_q.withEquipment != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductionLineEquipment, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProductionLine; query != nil {
+		if err := _q.loadProductionLine(ctx, query, nodes, nil,
+			func(n *ProductionLineEquipment, e *ProductionLine) { n.Edges.ProductionLine = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withEquipment; query != nil {
+		if err := _q.loadEquipment(ctx, query, nodes, nil,
+			func(n *ProductionLineEquipment, e *Equipment) { n.Edges.Equipment = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionOperationID is the predicate of ProductionOperationQuery.ByID, the one of
@@ -3280,17 +4609,58 @@ func (_q *ProductionOperationQuery) Read(ctx context.Context) (*ProductionOperat
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*ProductionOperation, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withOperation != nil || _q.withEquipment != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withProduction != nil,
+		_q.withOperation != nil,
+		_q.withEquipment != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductionOperation, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduction; query != nil {
+		if err := _q.loadProduction(ctx, query, nodes, nil,
+			func(n *ProductionOperation, e *Production) { n.Edges.Production = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withOperation; query != nil {
+		if err := _q.loadOperation(ctx, query, nodes, nil,
+			func(n *ProductionOperation, e *Operation) { n.Edges.Operation = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withEquipment; query != nil {
+		if err := _q.loadEquipment(ctx, query, nodes, nil,
+			func(n *ProductionOperation, e *Equipment) { n.Edges.Equipment = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownProductionPlannedStepID is the predicate of ProductionPlannedStepQuery.ByID, the one of
@@ -3354,17 +4724,58 @@ func (_q *ProductionPlannedStepQuery) Read(ctx context.Context) (*ProductionPlan
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionPlannedStep, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduction != nil || _q.withLot != nil || _q.withProduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withProduction != nil,
+		_q.withLot != nil,
+		_q.withProduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ProductionPlannedStep, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduction; query != nil {
+		if err := _q.loadProduction(ctx, query, nodes, nil,
+			func(n *ProductionPlannedStep, e *Production) { n.Edges.Production = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *ProductionPlannedStep, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *ProductionPlannedStep, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownPurchaseOrderID is the predicate of PurchaseOrderQuery.ByID, the one of
@@ -3428,17 +4839,51 @@ func (_q *PurchaseOrderQuery) Read(ctx context.Context) (*PurchaseOrder, error) 
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSupplier != nil || _q.withLines != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withSupplier != nil,
+		_q.withLines != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *PurchaseOrder, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSupplier; query != nil {
+		if err := _q.loadSupplier(ctx, query, nodes, nil,
+			func(n *PurchaseOrder, e *Supplier) { n.Edges.Supplier = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLines; query != nil {
+		if err := _q.loadLines(ctx, query, nodes, func(n *PurchaseOrder) { n.Edges.Lines = []*PurchaseOrderLine{} },
+			func(n *PurchaseOrder, e *PurchaseOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownPurchaseOrderLineID is the predicate of PurchaseOrderLineQuery.ByID, the one of
@@ -3502,17 +4947,51 @@ func (_q *PurchaseOrderLineQuery) Read(ctx context.Context) (*PurchaseOrderLine,
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrderLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withPurchaseOrder != nil || _q.withProduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withPurchaseOrder != nil,
+		_q.withProduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *PurchaseOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withPurchaseOrder; query != nil {
+		if err := _q.loadPurchaseOrder(ctx, query, nodes, nil,
+			func(n *PurchaseOrderLine, e *PurchaseOrder) { n.Edges.PurchaseOrder = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *PurchaseOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownQCCheckpointID is the predicate of QCCheckpointQuery.ByID, the one of
@@ -3576,17 +5055,44 @@ func (_q *QCCheckpointQuery) Read(ctx context.Context) (*QCCheckpoint, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withQcUnitOfMeasure != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withQcUnitOfMeasure != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *QCCheckpoint, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withQcUnitOfMeasure; query != nil {
+		if err := _q.loadQcUnitOfMeasure(ctx, query, nodes, nil,
+			func(n *QCCheckpoint, e *QCUnitOfMeasure) { n.Edges.QcUnitOfMeasure = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownQCUnitOfMeasureID is the predicate of QCUnitOfMeasureQuery.ByID, the one of
@@ -3650,17 +5156,37 @@ func (_q *QCUnitOfMeasureQuery) Read(ctx context.Context) (*QCUnitOfMeasure, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMeasure, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *QCUnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownRateWindowID is the predicate of RateWindowQuery.ByID, the one of
@@ -3724,17 +5250,22 @@ func (_q *RateWindowQuery) Read(ctx context.Context) (*RateWindow, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *RateWindowQuery) sqlCompiled(ctx context.Context) ([]*RateWindow, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[RateWindow](ctx, &readsRateWindow, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	const edges = 0
+	nodes, done, err := readCompiled[RateWindow](ctx, &readsRateWindow, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
 	}
-	return nodes, done, err
+	return nodes, true, nil
 }
 
 // knownRecipeStepID is the predicate of RecipeStepQuery.ByID, the one of
@@ -3798,17 +5329,58 @@ func (_q *RecipeStepQuery) Read(ctx context.Context) (*RecipeStep, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withProduct != nil || _q.withOperation != nil || _q.withEquipment != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withProduct != nil,
+		_q.withOperation != nil,
+		_q.withEquipment != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *RecipeStep, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *RecipeStep, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withOperation; query != nil {
+		if err := _q.loadOperation(ctx, query, nodes, nil,
+			func(n *RecipeStep, e *Operation) { n.Edges.Operation = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withEquipment; query != nil {
+		if err := _q.loadEquipment(ctx, query, nodes, nil,
+			func(n *RecipeStep, e *Equipment) { n.Edges.Equipment = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownSalesOrderID is the predicate of SalesOrderQuery.ByID, the one of
@@ -3872,17 +5444,51 @@ func (_q *SalesOrderQuery) Read(ctx context.Context) (*SalesOrder, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil || _q.withLines != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withCustomer != nil,
+		_q.withLines != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *SalesOrder, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCustomer; query != nil {
+		if err := _q.loadCustomer(ctx, query, nodes, nil,
+			func(n *SalesOrder, e *Customer) { n.Edges.Customer = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLines; query != nil {
+		if err := _q.loadLines(ctx, query, nodes, func(n *SalesOrder) { n.Edges.Lines = []*SalesOrderLine{} },
+			func(n *SalesOrder, e *SalesOrderLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownSalesOrderLineID is the predicate of SalesOrderLineQuery.ByID, the one of
@@ -3946,17 +5552,51 @@ func (_q *SalesOrderLineQuery) Read(ctx context.Context) (*SalesOrderLine, error
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withProduct != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withSalesOrder != nil,
+		_q.withProduct != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *SalesOrderLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSalesOrder; query != nil {
+		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
+			func(n *SalesOrderLine, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withProduct; query != nil {
+		if err := _q.loadProduct(ctx, query, nodes, nil,
+			func(n *SalesOrderLine, e *Product) { n.Edges.Product = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownSalespersonID is the predicate of SalespersonQuery.ByID, the one of
@@ -4020,17 +5660,37 @@ func (_q *SalespersonQuery) Read(ctx context.Context) (*Salesperson, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Salesperson, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownShipmentID is the predicate of ShipmentQuery.ByID, the one of
@@ -4094,17 +5754,58 @@ func (_q *ShipmentQuery) Read(ctx context.Context) (*Shipment, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withSalesOrder != nil || _q.withInvoice != nil || _q.withLines != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [4]bool{
+		_q.withAccount != nil,
+		_q.withSalesOrder != nil,
+		_q.withInvoice != nil,
+		_q.withLines != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Shipment, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSalesOrder; query != nil {
+		if err := _q.loadSalesOrder(ctx, query, nodes, nil,
+			func(n *Shipment, e *SalesOrder) { n.Edges.SalesOrder = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withInvoice; query != nil {
+		if err := _q.loadInvoice(ctx, query, nodes, nil,
+			func(n *Shipment, e *Invoice) { n.Edges.Invoice = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLines; query != nil {
+		if err := _q.loadLines(ctx, query, nodes, func(n *Shipment) { n.Edges.Lines = []*ShipmentLine{} },
+			func(n *Shipment, e *ShipmentLine) { n.Edges.Lines = append(n.Edges.Lines, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownShipmentLineID is the predicate of ShipmentLineQuery.ByID, the one of
@@ -4168,17 +5869,51 @@ func (_q *ShipmentLineQuery) Read(ctx context.Context) (*ShipmentLine, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withShipment != nil || _q.withLot != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withShipment != nil,
+		_q.withLot != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ShipmentLine, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withShipment; query != nil {
+		if err := _q.loadShipment(ctx, query, nodes, nil,
+			func(n *ShipmentLine, e *Shipment) { n.Edges.Shipment = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *ShipmentLine, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownShippingAddressID is the predicate of ShippingAddressQuery.ByID, the one of
@@ -4242,17 +5977,44 @@ func (_q *ShippingAddressQuery) Read(ctx context.Context) (*ShippingAddress, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAddress, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withCustomer != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withCustomer != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ShippingAddress, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withCustomer; query != nil {
+		if err := _q.loadCustomer(ctx, query, nodes, nil,
+			func(n *ShippingAddress, e *Customer) { n.Edges.Customer = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownShippingMethodID is the predicate of ShippingMethodQuery.ByID, the one of
@@ -4316,17 +6078,37 @@ func (_q *ShippingMethodQuery) Read(ctx context.Context) (*ShippingMethod, error
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMethod, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *ShippingMethod, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownStockMovementID is the predicate of StockMovementQuery.ByID, the one of
@@ -4390,17 +6172,51 @@ func (_q *StockMovementQuery) Read(ctx context.Context) (*StockMovement, error) 
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withLot != nil || _q.withLocation != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withAccount != nil,
+		_q.withLot != nil,
+		_q.withLocation != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *StockMovement, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLot; query != nil {
+		if err := _q.loadLot(ctx, query, nodes, nil,
+			func(n *StockMovement, e *ProductLot) { n.Edges.Lot = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLocation; query != nil {
+		if err := _q.loadLocation(ctx, query, nodes, nil,
+			func(n *StockMovement, e *Location) { n.Edges.Location = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownSupplierID is the predicate of SupplierQuery.ByID, the one of
@@ -4464,17 +6280,37 @@ func (_q *SupplierQuery) Read(ctx context.Context) (*Supplier, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Supplier, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownTagID is the predicate of TagQuery.ByID, the one of
@@ -4538,17 +6374,37 @@ func (_q *TagQuery) Read(ctx context.Context) (*Tag, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Tag, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownTaxRateID is the predicate of TaxRateQuery.ByID, the one of
@@ -4612,17 +6468,37 @@ func (_q *TaxRateQuery) Read(ctx context.Context) (*TaxRate, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *TaxRate, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownTerritoryID is the predicate of TerritoryQuery.ByID, the one of
@@ -4686,17 +6562,37 @@ func (_q *TerritoryQuery) Read(ctx context.Context) (*Territory, error) {
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withAccount != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *Territory, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownUnitOfMeasureID is the predicate of UnitOfMeasureQuery.ByID, the one of
@@ -4760,17 +6656,44 @@ func (_q *UnitOfMeasureQuery) Read(ctx context.Context) (*UnitOfMeasure, error) 
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withOperations != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withOperations != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *UnitOfMeasure, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withOperations; query != nil {
+		if err := _q.loadOperations(ctx, query, nodes, func(n *UnitOfMeasure) { n.Edges.Operations = []*Operation{} },
+			func(n *UnitOfMeasure, e *Operation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownWebhookAttemptID is the predicate of WebhookAttemptQuery.ByID, the one of
@@ -4834,17 +6757,37 @@ func (_q *WebhookAttemptQuery) Read(ctx context.Context) (*WebhookAttempt, error
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttempt, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withDelivery != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [1]bool{
+		_q.withDelivery != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withDelivery; query != nil {
+		if err := _q.loadDelivery(ctx, query, nodes, nil,
+			func(n *WebhookAttempt, e *WebhookDelivery) { n.Edges.Delivery = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownWebhookDeliveryID is the predicate of WebhookDeliveryQuery.ByID, the one of
@@ -4908,17 +6851,51 @@ func (_q *WebhookDeliveryQuery) Read(ctx context.Context) (*WebhookDelivery, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDelivery, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withEndpoint != nil || _q.withEvent != nil || _q.withAttempts != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [3]bool{
+		_q.withEndpoint != nil,
+		_q.withEvent != nil,
+		_q.withAttempts != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withEndpoint; query != nil {
+		if err := _q.loadEndpoint(ctx, query, nodes, nil,
+			func(n *WebhookDelivery, e *WebhookEndpoint) { n.Edges.Endpoint = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withEvent; query != nil {
+		if err := _q.loadEvent(ctx, query, nodes, nil,
+			func(n *WebhookDelivery, e *Event) { n.Edges.Event = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withAttempts; query != nil {
+		if err := _q.loadAttempts(ctx, query, nodes, func(n *WebhookDelivery) { n.Edges.Attempts = []*WebhookAttempt{} },
+			func(n *WebhookDelivery, e *WebhookAttempt) { n.Edges.Attempts = append(n.Edges.Attempts, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
 
 // knownWebhookEndpointID is the predicate of WebhookEndpointQuery.ByID, the one of
@@ -4982,15 +6959,42 @@ func (_q *WebhookEndpointQuery) Read(ctx context.Context) (*WebhookEndpoint, err
 }
 
 // sqlCompiled is sqlAll through a compiled statement, and reports false,
-// having read nothing, for a query it cannot answer so.
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
 func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndpoint, bool, error) {
 	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
-		_q.ctx.Unique != nil || _q.ctx.Offset != nil || _q.withAccount != nil || _q.withDeliveries != nil {
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, &_q.known, pendingKeyCheck(ctx))
+	loadedTypes := [2]bool{
+		_q.withAccount != nil,
+		_q.withDeliveries != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
 	for _, node := range nodes {
 		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
 	}
-	return nodes, done, err
+	if query := _q.withAccount; query != nil {
+		if err := _q.loadAccount(ctx, query, nodes, nil,
+			func(n *WebhookEndpoint, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withDeliveries; query != nil {
+		if err := _q.loadDeliveries(ctx, query, nodes, func(n *WebhookEndpoint) { n.Edges.Deliveries = []*WebhookDelivery{} },
+			func(n *WebhookEndpoint, e *WebhookDelivery) { n.Edges.Deliveries = append(n.Edges.Deliveries, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
 }
