@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -118,15 +117,7 @@ func TestReadCompiled(t *testing.T) {
 		}
 
 		// The key check's arguments take their places among the query's.
-		holds := &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
-			b.WriteString("(SELECT ")
-			if st.Dialect == dialect.Postgres {
-				b.Arg(args[0]).WriteString("::int")
-			} else {
-				b.Arg(args[0])
-			}
-			b.WriteString(") = ").Arg(args[1])
-		}}
+		holds := testHolds(st.Dialect)
 		for _, tc := range []struct {
 			v, w  any
 			holds bool

@@ -36,17 +36,7 @@ func TestKeyCheck(t *testing.T) {
 		}
 		var sent []string
 		c := st.Observed(func(s string) { sent = append(sent, s) }).Client
-		// holds writes "(SELECT v) = w", with v and w as arguments, so that
-		// the check's own arguments are numbered among the query's.
-		holds := &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
-			b.WriteString("(SELECT ")
-			if st.Dialect == dialect.Postgres {
-				b.Arg(args[0]).WriteString("::int")
-			} else {
-				b.Arg(args[0])
-			}
-			b.WriteString(") = ").Arg(args[1])
-		}}
+		holds := testHolds(st.Dialect)
 		for _, tc := range []struct {
 			name       string
 			v, w       any
@@ -99,4 +89,19 @@ func TestKeyCheck(t *testing.T) {
 			t.Errorf("the check was selected by %q; want the first query only", sent)
 		}
 	})
+}
+
+// testHolds writes "(SELECT v) = w" of a KeyCheck's arguments v and w, as
+// arguments, so that the check's own arguments are numbered among the
+// query's.
+func testHolds(d string) *ent.KeyExpr {
+	return &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
+		b.WriteString("(SELECT ")
+		if d == dialect.Postgres {
+			b.Arg(args[0]).WriteString("::int")
+		} else {
+			b.Arg(args[0])
+		}
+		b.WriteString(") = ").Arg(args[1])
+	}}
 }

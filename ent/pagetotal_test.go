@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"entgo.io/ent/dialect"
@@ -25,13 +24,7 @@ import (
 // loads are untouched, and a page with no rows reports no total.
 func TestPageTotal(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		var mu sync.Mutex
-		var sent []string
-		c := st.Observed(func(s string) {
-			mu.Lock()
-			sent = append(sent, s)
-			mu.Unlock()
-		}).Client
+		c, observe := observed(st)
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		for _, o := range []struct {
@@ -58,9 +51,6 @@ func TestPageTotal(t *testing.T) {
 		read := ctx
 		page := func(offset int, ps ...func(*ent.TagQuery)) ([]*ent.Tag, int, bool, []string) {
 			t.Helper()
-			mu.Lock()
-			from := len(sent)
-			mu.Unlock()
 			var total ent.PageTotal
 			q := c.Tag.Query().Where(tag.RefTypeEQ(tag.RefTypePRODUCT))
 			for _, p := range ps {
@@ -68,14 +58,13 @@ func TestPageTotal(t *testing.T) {
 			}
 			q.Modify(total.Column)
 			q.Order(tag.ByID()).Limit(2).Offset(offset)
-			rows, err := q.All(total.Within(read))
+			var rows []*ent.Tag
+			sent, err := observe(func() (err error) { rows, err = q.All(total.Within(read)); return err })
 			if err != nil {
 				t.Fatal(err)
 			}
 			n, ok := total.Count()
-			mu.Lock()
-			defer mu.Unlock()
-			return rows, n, ok, slices.Clone(sent[from:])
+			return rows, n, ok, sent
 		}
 
 		rows, n, ok, statements := page(1)
