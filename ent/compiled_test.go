@@ -2,6 +2,7 @@ package ent_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
+	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
@@ -138,6 +140,30 @@ func TestReadCompiled(t *testing.T) {
 			}
 		}
 
+		// A key check's argument the builder would write into the text (nil
+		// is NULL) is never put into a compiled statement.
+		gone := &ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}
+		s1, err1 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Only((&ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}).Within(ctx)); return err })
+		s2, err2 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Read(gone.Within(ctx)); return err })
+		if err1 != nil || err2 != nil || !slices.Equal(s1, s2) {
+			t.Errorf("a nil key argument: Read sent %q (%v); ent sent %q (%v)", s2, err2, s1, err1)
+		}
+		if h, seen := gone.Seen(); h || !seen {
+			t.Errorf("a nil key argument: Seen() = %v, %v; want false, true", h, seen)
+		}
+
+		// A known predicate that looks into its argument, or does not take
+		// it, is not compiled.
+		_, failed = ent.CompiledReads("tag")
+		looks := &ent.Known{Make: func(v any) func(*entsql.Selector) { return entsql.FieldEQ(tag.FieldName, v.(string)) }}
+		q := c.Tag.Query()
+		q.Filter().WhereKnown(looks, "t1")
+		if got, err := q.ByID(tags[1].ID).Read(ctx); err != nil || got.Name != "t1" {
+			t.Errorf("a Known that looks into its argument: %v, %v", got, err)
+		}
+		if _, after := ent.CompiledReads("tag"); after != failed+1 {
+			t.Errorf("shapes that could not be compiled: %d, then %d; want one more", failed, after)
+		}
 		// A known predicate that does not take its argument is not compiled.
 		_, failed = ent.CompiledReads("tag")
 		fixed := &ent.Known{Make: func(any) func(*entsql.Selector) { return entsql.FieldEQ(tag.FieldName, "t1") }}
@@ -151,6 +177,47 @@ func TestReadCompiled(t *testing.T) {
 		}
 		if _, after := ent.CompiledReads("tag"); after != failed+1 {
 			t.Errorf("shapes that could not be compiled: %d, then %d; want one more", failed, after)
+		}
+	})
+}
+
+// A type holds at most MaxShapes compiled statements; a shape past them is
+// read as ent builds it, and right.
+func TestReadCompiledShapesBounded(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		c, statements := observed(st)
+		ctx := dbtest.NewOrg(t, st, "").Ctx(policy.Test)
+		shared, err := st.Client.Country.Query().Where(country.IsGlobal(true)).First(policy.System(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every ordering of some of these fields is a shape of its own.
+		fields := []string{country.FieldCode, country.FieldName, country.FieldNameFr, country.FieldCreatedAt, country.FieldUpdatedAt}
+		var orders [][]string
+		var grow func(have []string, rest []string)
+		grow = func(have, rest []string) {
+			if len(have) > 0 {
+				orders = append(orders, slices.Clone(have))
+			}
+			for i, f := range rest {
+				grow(append(slices.Clip(have), f), append(slices.Clone(rest[:i]), rest[i+1:]...))
+			}
+		}
+		grow(nil, fields)
+		before, _ := ent.CompiledReads("country")
+		for _, order := range orders[:ent.MaxShapes+10] {
+			got := sameRead(t, statements, fmt.Sprint(order), ctx, 1, func() *ent.CountryQuery {
+				q := c.Country.Query().ByID(shared.ID)
+				q.Select(order...)
+				return q
+			}, cmpopts.IgnoreUnexported(ent.Country{}, ent.CountryEdges{}))
+			if got.ID != shared.ID {
+				t.Fatalf("%v: read %d, want %d", order, got.ID, shared.ID)
+			}
+		}
+		compiled, failed := ent.CompiledReads("country")
+		if len(compiled)+failed != ent.MaxShapes || len(compiled) < len(before) {
+			t.Errorf("the country's reads hold %d statements and %d failed shapes; want %d in all", len(compiled), failed, ent.MaxShapes)
 		}
 	})
 }

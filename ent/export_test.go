@@ -17,10 +17,13 @@ func CheckedTxs() int {
 	return n
 }
 
-// CompiledReads is what the compiled reads of Tag and Allergen hold: the
+// MaxShapes is maxShapes.
+const MaxShapes = maxShapes
+
+// CompiledReads is what the compiled reads of Tag, Allergen and Country hold: the
 // statements of the shapes compiled, and how many shapes could not be.
 func CompiledReads(label string) (statements []string, failed int) {
-	r := map[string]*compiledReads{"tag": &readsTag, "allergen": &readsAllergen}[label]
+	r := map[string]*compiledReads{"tag": &readsTag, "allergen": &readsAllergen, "country": &readsCountry}[label]
 	if p := r.shapes.Load(); p != nil {
 		for _, s := range *p {
 			if s.ok {

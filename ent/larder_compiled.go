@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
@@ -83,6 +84,14 @@ import (
 // returns the predicate on v, the same for every v but its argument. Each
 // Known is one value, shared by every query that uses it (its pointer tells
 // the shapes of statements apart).
+//
+// The contract, which compiling checks only in part: the predicate writes v
+// as one argument of the statement (Builder.Arg, through sql.FieldEQ, EQ and
+// the like), and nothing else of it depends on v or on the selector's
+// context. Make is called with a placeholder of its own type when the
+// statement is compiled, so it must not look into v. A value that is not a
+// plain scalar (nil, a Querier, a slice, a ParamFormatter) is never put into
+// a compiled statement: such a query is read as ent builds it.
 type Known struct {
 	Make func(v any) func(*sql.Selector)
 }
@@ -162,6 +171,20 @@ func limitOf(q *QueryContext) int {
 	return *q.Limit
 }
 
+// plain reports whether each value is one ent's builder passes as an
+// argument as it is: not nil (written as NULL), not a Querier or a
+// ParamFormatter (written into the text), not a slice.
+func plain(values ...any) bool {
+	for _, v := range values {
+		switch v.(type) {
+		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, string, bool, time.Time:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // compiledQuery is a query Read can compile: its spec, as sqlAll builds it,
 // is what the compiled statement is built from.
 type compiledQuery interface {
@@ -186,6 +209,9 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 	var key *KeyExpr
 	if check != nil {
 		key = check.Holds
+	}
+	if !plain(k.v[:k.n]...) || (check != nil && !plain(check.Args[:]...)) {
+		return nil, false, nil
 	}
 	s := r.shape(drv.Dialect(), q, qc, edges, k, key)
 	if !s.ok {
@@ -246,17 +272,9 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 }
 
 // shape returns the compiled statement of a query's shape, compiling it the
-// first time.
+// first time. Once the type holds maxShapes, a shape it does not hold is not
+// compiled (uncompiled): its queries are read as ent builds them.
 func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) *readShape {
-	if p := r.shapes.Load(); p != nil {
-		for _, s := range *p {
-			if s.is(dialect, qc, edges, k, key) {
-				return s
-			}
-		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var shapes []*readShape
 	if p := r.shapes.Load(); p != nil {
 		shapes = *p
@@ -266,20 +284,43 @@ func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext,
 			return s
 		}
 	}
+	if len(shapes) >= maxShapes {
+		return uncompiled
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.shapes.Load(); p != nil {
+		shapes = *p
+	}
+	for _, s := range shapes {
+		if s.is(dialect, qc, edges, k, key) {
+			return s
+		}
+	}
+	if len(shapes) >= maxShapes {
+		return uncompiled
+	}
 	s := compileRead(dialect, q.querySpec(), k, key)
 	s.fields, s.limit, s.edges = slices.Clone(qc.Fields), limitOf(qc), edges
-	if len(shapes) < maxShapes {
-		shapes = append(slices.Clip(shapes), s)
-		r.shapes.Store(&shapes)
-	}
+	shapes = append(slices.Clip(shapes), s)
+	r.shapes.Store(&shapes)
 	return s
 }
+
+// uncompiled is the shape of the queries no statement is compiled for.
+var uncompiled = &readShape{}
 
 // compileRead builds the statement sqlgraph.QueryNodes sends for spec, with
 // the known predicates of k and the key check of key made of slots, and keeps
 // it if every slot is one argument of it, once.
-func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) *readShape {
-	s := &readShape{dialect: dialect, known: k.k, key: key}
+func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) (s *readShape) {
+	s = &readShape{dialect: dialect, known: k.k, key: key}
+	defer func() {
+		// A predicate that looked into its placeholder: not compiled.
+		if recover() != nil {
+			s.text, s.args, s.ok = "", nil, false
+		}
+	}()
 	c := *spec
 	known, n := k.k, k.n
 	c.Predicate = func(sel *sql.Selector) {
