@@ -143,7 +143,10 @@ func TestReadCompiled(t *testing.T) {
 		// A key check's argument the builder would write into the text (nil
 		// is NULL) is never put into a compiled statement.
 		gone := &ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}
-		s1, err1 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Only((&ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}).Within(ctx)); return err })
+		s1, err1 := statements(func() error {
+			_, err := c.Tag.Query().ByID(tags[2].ID).Only((&ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}).Within(ctx))
+			return err
+		})
 		s2, err2 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Read(gone.Within(ctx)); return err })
 		if err1 != nil || err2 != nil || !slices.Equal(s1, s2) {
 			t.Errorf("a nil key argument: Read sent %q (%v); ent sent %q (%v)", s2, err2, s1, err1)
