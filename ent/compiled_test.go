@@ -140,6 +140,21 @@ func TestReadCompiled(t *testing.T) {
 			}
 		}
 
+		// A Fixed known predicate (no argument) compiles and is kept.
+		noDescription := &ent.Known{Fixed: true, Make: func(any) func(*entsql.Selector) { return tag.DescriptionIsNil() }}
+		bare, err := st.Client.Tag.Create().SetName("bare").SetRefType(tag.RefTypePRODUCT).Save(hooks.WithoutEvents(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, failedBefore = ent.CompiledReads("tag")
+		same("a fixed predicate", ctx, func() *ent.TagQuery { return c.Tag.Query().ByID(bare.ID).WhereKnown(noDescription, nil) })
+		if _, err := c.Tag.Query().ByID(tags[0].ID).WhereKnown(noDescription, nil).Read(ctx); !ent.IsNotFound(err) {
+			t.Errorf("a fixed predicate that excludes the row: %v; want not found", err)
+		}
+		if compiled, failed := ent.CompiledReads("tag"); len(compiled) != len(before)+1 || failed != failedBefore {
+			t.Errorf("a fixed predicate: %d statements compiled, %d failed; want one compiled", len(compiled)-len(before), failed-failedBefore)
+		}
+
 		// A key check's argument the builder would write into the text (nil
 		// is NULL) is never put into a compiled statement.
 		gone := &ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}

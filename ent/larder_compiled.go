@@ -92,8 +92,12 @@ import (
 // statement is compiled, so it must not look into v. A value that is not a
 // plain scalar (nil, a Querier, a slice, a ParamFormatter) is never put into
 // a compiled statement: such a query is read as ent builds it.
+//
+// A Fixed Known takes no argument (deleted_at IS NULL): its Make ignores v
+// and its predicate writes no argument at all.
 type Known struct {
-	Make func(v any) func(*sql.Selector)
+	Make  func(v any) func(*sql.Selector)
+	Fixed bool
 }
 
 // maxKnown is how many known predicates a query records.
@@ -210,7 +214,12 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 	if check != nil {
 		key = check.Holds
 	}
-	if !plain(k.v[:k.n]...) || (check != nil && !plain(check.Args[:]...)) {
+	for i := range k.n {
+		if !k.k[i].Fixed && !plain(k.v[i]) {
+			return nil, false, nil
+		}
+	}
+	if check != nil && !plain(check.Args[:]...) {
 		return nil, false, nil
 	}
 	s := r.shape(drv.Dialect(), q, qc, edges, k, key)
@@ -312,7 +321,7 @@ var uncompiled = &readShape{}
 
 // compileRead builds the statement sqlgraph.QueryNodes sends for spec, with
 // the known predicates of k and the key check of key made of slots, and keeps
-// it if every slot is one argument of it, once.
+// it if every slot is one argument of it, once (a Fixed Known's, none).
 func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) (s *readShape) {
 	s = &readShape{dialect: dialect, known: k.k, key: key}
 	defer func() {
@@ -347,8 +356,12 @@ func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, k
 			seen[sl]++
 		}
 	}
-	for _, n := range seen {
-		if n != 1 {
+	for i, times := range seen {
+		want := 1
+		if i < n && known[i].Fixed {
+			want = 0
+		}
+		if times != want {
 			return s
 		}
 	}
@@ -390,6 +403,13 @@ var readsAPIKey compiledReads
 // (Read).
 func (_q *APIKeyQuery) ByID(id int) *APIKeyQuery {
 	addKnown(&_q.known, &_q.predicates, knownAPIKeyID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *APIKeyQuery) WhereKnown(k *Known, v any) *APIKeyQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -501,6 +521,13 @@ func (_q *AccountQuery) ByID(id int) *AccountQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *AccountQuery) WhereKnown(k *Known, v any) *AccountQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *AccountFilter) WhereKnown(k *Known, v any) {
@@ -595,6 +622,13 @@ func (_q *AllergenQuery) ByID(id int) *AllergenQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *AllergenQuery) WhereKnown(k *Known, v any) *AllergenQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *AllergenFilter) WhereKnown(k *Known, v any) {
@@ -686,6 +720,13 @@ var readsAuditRecord compiledReads
 // (Read).
 func (_q *AuditRecordQuery) ByID(id int) *AuditRecordQuery {
 	addKnown(&_q.known, &_q.predicates, knownAuditRecordID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *AuditRecordQuery) WhereKnown(k *Known, v any) *AuditRecordQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -787,6 +828,13 @@ var readsBill compiledReads
 // (Read).
 func (_q *BillQuery) ByID(id int) *BillQuery {
 	addKnown(&_q.known, &_q.predicates, knownBillID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *BillQuery) WhereKnown(k *Known, v any) *BillQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -902,6 +950,13 @@ var readsBillLine compiledReads
 // (Read).
 func (_q *BillLineQuery) ByID(id int) *BillLineQuery {
 	addKnown(&_q.known, &_q.predicates, knownBillLineID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *BillLineQuery) WhereKnown(k *Known, v any) *BillLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -1027,6 +1082,13 @@ func (_q *CountryQuery) ByID(id int) *CountryQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *CountryQuery) WhereKnown(k *Known, v any) *CountryQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *CountryFilter) WhereKnown(k *Known, v any) {
@@ -1118,6 +1180,13 @@ var readsCustomer compiledReads
 // (Read).
 func (_q *CustomerQuery) ByID(id int) *CustomerQuery {
 	addKnown(&_q.known, &_q.predicates, knownCustomerID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *CustomerQuery) WhereKnown(k *Known, v any) *CustomerQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -1273,6 +1342,13 @@ func (_q *CustomerTagQuery) ByID(id int) *CustomerTagQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *CustomerTagQuery) WhereKnown(k *Known, v any) *CustomerTagQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *CustomerTagFilter) WhereKnown(k *Known, v any) {
@@ -1381,6 +1457,13 @@ func (_q *CustomerTypeQuery) ByID(id int) *CustomerTypeQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *CustomerTypeQuery) WhereKnown(k *Known, v any) *CustomerTypeQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *CustomerTypeFilter) WhereKnown(k *Known, v any) {
@@ -1472,6 +1555,13 @@ var readsDocumentCounter compiledReads
 // (Read).
 func (_q *DocumentCounterQuery) ByID(id int) *DocumentCounterQuery {
 	addKnown(&_q.known, &_q.predicates, knownDocumentCounterID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *DocumentCounterQuery) WhereKnown(k *Known, v any) *DocumentCounterQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -1569,6 +1659,13 @@ func (_q *EmployeeQuery) ByID(id int) *EmployeeQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *EmployeeQuery) WhereKnown(k *Known, v any) *EmployeeQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *EmployeeFilter) WhereKnown(k *Known, v any) {
@@ -1660,6 +1757,13 @@ var readsEquipment compiledReads
 // (Read).
 func (_q *EquipmentQuery) ByID(id int) *EquipmentQuery {
 	addKnown(&_q.known, &_q.predicates, knownEquipmentID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *EquipmentQuery) WhereKnown(k *Known, v any) *EquipmentQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -1764,6 +1868,13 @@ func (_q *EventQuery) ByID(id int) *EventQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *EventQuery) WhereKnown(k *Known, v any) *EventQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *EventFilter) WhereKnown(k *Known, v any) {
@@ -1865,6 +1976,13 @@ func (_q *FoodQuery) ByID(id int) *FoodQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *FoodQuery) WhereKnown(k *Known, v any) *FoodQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *FoodFilter) WhereKnown(k *Known, v any) {
@@ -1963,6 +2081,13 @@ var readsFoodNutrient compiledReads
 // (Read).
 func (_q *FoodNutrientQuery) ByID(id int) *FoodNutrientQuery {
 	addKnown(&_q.known, &_q.predicates, knownFoodNutrientID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *FoodNutrientQuery) WhereKnown(k *Known, v any) *FoodNutrientQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -2074,6 +2199,13 @@ func (_q *IdempotencyKeyQuery) ByID(id int) *IdempotencyKeyQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *IdempotencyKeyQuery) WhereKnown(k *Known, v any) *IdempotencyKeyQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *IdempotencyKeyFilter) WhereKnown(k *Known, v any) {
@@ -2165,6 +2297,13 @@ var readsInvoice compiledReads
 // (Read).
 func (_q *InvoiceQuery) ByID(id int) *InvoiceQuery {
 	addKnown(&_q.known, &_q.predicates, knownInvoiceID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *InvoiceQuery) WhereKnown(k *Known, v any) *InvoiceQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -2283,6 +2422,13 @@ func (_q *InvoiceLineQuery) ByID(id int) *InvoiceLineQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *InvoiceLineQuery) WhereKnown(k *Known, v any) *InvoiceLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *InvoiceLineFilter) WhereKnown(k *Known, v any) {
@@ -2388,6 +2534,13 @@ var readsLocation compiledReads
 // (Read).
 func (_q *LocationQuery) ByID(id int) *LocationQuery {
 	addKnown(&_q.known, &_q.predicates, knownLocationID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *LocationQuery) WhereKnown(k *Known, v any) *LocationQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -2499,6 +2652,13 @@ func (_q *LotCorrectionQuery) ByID(id int) *LotCorrectionQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *LotCorrectionQuery) WhereKnown(k *Known, v any) *LotCorrectionQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *LotCorrectionFilter) WhereKnown(k *Known, v any) {
@@ -2600,6 +2760,13 @@ func (_q *NutrientQuery) ByID(id int) *NutrientQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *NutrientQuery) WhereKnown(k *Known, v any) *NutrientQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *NutrientFilter) WhereKnown(k *Known, v any) {
@@ -2691,6 +2858,13 @@ var readsOperation compiledReads
 // (Read).
 func (_q *OperationQuery) ByID(id int) *OperationQuery {
 	addKnown(&_q.known, &_q.predicates, knownOperationID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *OperationQuery) WhereKnown(k *Known, v any) *OperationQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -2795,6 +2969,13 @@ func (_q *OrganizationQuery) ByID(id int) *OrganizationQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *OrganizationQuery) WhereKnown(k *Known, v any) *OrganizationQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *OrganizationFilter) WhereKnown(k *Known, v any) {
@@ -2886,6 +3067,13 @@ var readsPreservation compiledReads
 // (Read).
 func (_q *PreservationQuery) ByID(id int) *PreservationQuery {
 	addKnown(&_q.known, &_q.predicates, knownPreservationID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *PreservationQuery) WhereKnown(k *Known, v any) *PreservationQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -2983,6 +3171,13 @@ func (_q *PriceListQuery) ByID(id int) *PriceListQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *PriceListQuery) WhereKnown(k *Known, v any) *PriceListQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *PriceListFilter) WhereKnown(k *Known, v any) {
@@ -3074,6 +3269,13 @@ var readsProduct compiledReads
 // (Read).
 func (_q *ProductQuery) ByID(id int) *ProductQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductQuery) WhereKnown(k *Known, v any) *ProductQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -3250,6 +3452,13 @@ func (_q *ProductAllergenQuery) ByID(id int) *ProductAllergenQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductAllergenQuery) WhereKnown(k *Known, v any) *ProductAllergenQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductAllergenFilter) WhereKnown(k *Known, v any) {
@@ -3355,6 +3564,13 @@ var readsProductBannedCountry compiledReads
 // (Read).
 func (_q *ProductBannedCountryQuery) ByID(id int) *ProductBannedCountryQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductBannedCountryID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductBannedCountryQuery) WhereKnown(k *Known, v any) *ProductBannedCountryQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -3466,6 +3682,13 @@ func (_q *ProductByproductQuery) ByID(id int) *ProductByproductQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductByproductQuery) WhereKnown(k *Known, v any) *ProductByproductQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductByproductFilter) WhereKnown(k *Known, v any) {
@@ -3571,6 +3794,13 @@ var readsProductLot compiledReads
 // (Read).
 func (_q *ProductLotQuery) ByID(id int) *ProductLotQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductLotID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductLotQuery) WhereKnown(k *Known, v any) *ProductLotQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -3703,6 +3933,13 @@ func (_q *ProductQCCheckpointQuery) ByID(id int) *ProductQCCheckpointQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductQCCheckpointQuery) WhereKnown(k *Known, v any) *ProductQCCheckpointQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductQCCheckpointFilter) WhereKnown(k *Known, v any) {
@@ -3808,6 +4045,13 @@ var readsProductSubstitute compiledReads
 // (Read).
 func (_q *ProductSubstituteQuery) ByID(id int) *ProductSubstituteQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductSubstituteID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductSubstituteQuery) WhereKnown(k *Known, v any) *ProductSubstituteQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -3919,6 +4163,13 @@ func (_q *ProductSupplierQuery) ByID(id int) *ProductSupplierQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductSupplierQuery) WhereKnown(k *Known, v any) *ProductSupplierQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductSupplierFilter) WhereKnown(k *Known, v any) {
@@ -4027,6 +4278,13 @@ func (_q *ProductTagQuery) ByID(id int) *ProductTagQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductTagQuery) WhereKnown(k *Known, v any) *ProductTagQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductTagFilter) WhereKnown(k *Known, v any) {
@@ -4132,6 +4390,13 @@ var readsProduction compiledReads
 // (Read).
 func (_q *ProductionQuery) ByID(id int) *ProductionQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductionID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionQuery) WhereKnown(k *Known, v any) *ProductionQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -4273,6 +4538,13 @@ func (_q *ProductionConsumedStepQuery) ByID(id int) *ProductionConsumedStepQuery
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionConsumedStepQuery) WhereKnown(k *Known, v any) *ProductionConsumedStepQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductionConsumedStepFilter) WhereKnown(k *Known, v any) {
@@ -4388,6 +4660,13 @@ func (_q *ProductionLineQuery) ByID(id int) *ProductionLineQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionLineQuery) WhereKnown(k *Known, v any) *ProductionLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductionLineFilter) WhereKnown(k *Known, v any) {
@@ -4496,6 +4775,13 @@ func (_q *ProductionLineEquipmentQuery) ByID(id int) *ProductionLineEquipmentQue
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionLineEquipmentQuery) WhereKnown(k *Known, v any) *ProductionLineEquipmentQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductionLineEquipmentFilter) WhereKnown(k *Known, v any) {
@@ -4601,6 +4887,13 @@ var readsProductionOperation compiledReads
 // (Read).
 func (_q *ProductionOperationQuery) ByID(id int) *ProductionOperationQuery {
 	addKnown(&_q.known, &_q.predicates, knownProductionOperationID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionOperationQuery) WhereKnown(k *Known, v any) *ProductionOperationQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -4719,6 +5012,13 @@ func (_q *ProductionPlannedStepQuery) ByID(id int) *ProductionPlannedStepQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ProductionPlannedStepQuery) WhereKnown(k *Known, v any) *ProductionPlannedStepQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ProductionPlannedStepFilter) WhereKnown(k *Known, v any) {
@@ -4834,6 +5134,13 @@ func (_q *PurchaseOrderQuery) ByID(id int) *PurchaseOrderQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *PurchaseOrderQuery) WhereKnown(k *Known, v any) *PurchaseOrderQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *PurchaseOrderFilter) WhereKnown(k *Known, v any) {
@@ -4939,6 +5246,13 @@ var readsPurchaseOrderLine compiledReads
 // (Read).
 func (_q *PurchaseOrderLineQuery) ByID(id int) *PurchaseOrderLineQuery {
 	addKnown(&_q.known, &_q.predicates, knownPurchaseOrderLineID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *PurchaseOrderLineQuery) WhereKnown(k *Known, v any) *PurchaseOrderLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -5050,6 +5364,13 @@ func (_q *QCCheckpointQuery) ByID(id int) *QCCheckpointQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *QCCheckpointQuery) WhereKnown(k *Known, v any) *QCCheckpointQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *QCCheckpointFilter) WhereKnown(k *Known, v any) {
@@ -5151,6 +5472,13 @@ func (_q *QCUnitOfMeasureQuery) ByID(id int) *QCUnitOfMeasureQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *QCUnitOfMeasureQuery) WhereKnown(k *Known, v any) *QCUnitOfMeasureQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *QCUnitOfMeasureFilter) WhereKnown(k *Known, v any) {
@@ -5245,6 +5573,13 @@ func (_q *RateWindowQuery) ByID(id int) *RateWindowQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *RateWindowQuery) WhereKnown(k *Known, v any) *RateWindowQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *RateWindowFilter) WhereKnown(k *Known, v any) {
@@ -5321,6 +5656,13 @@ var readsRecipeStep compiledReads
 // (Read).
 func (_q *RecipeStepQuery) ByID(id int) *RecipeStepQuery {
 	addKnown(&_q.known, &_q.predicates, knownRecipeStepID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *RecipeStepQuery) WhereKnown(k *Known, v any) *RecipeStepQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -5439,6 +5781,13 @@ func (_q *SalesOrderQuery) ByID(id int) *SalesOrderQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *SalesOrderQuery) WhereKnown(k *Known, v any) *SalesOrderQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *SalesOrderFilter) WhereKnown(k *Known, v any) {
@@ -5544,6 +5893,13 @@ var readsSalesOrderLine compiledReads
 // (Read).
 func (_q *SalesOrderLineQuery) ByID(id int) *SalesOrderLineQuery {
 	addKnown(&_q.known, &_q.predicates, knownSalesOrderLineID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *SalesOrderLineQuery) WhereKnown(k *Known, v any) *SalesOrderLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -5655,6 +6011,13 @@ func (_q *SalespersonQuery) ByID(id int) *SalespersonQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *SalespersonQuery) WhereKnown(k *Known, v any) *SalespersonQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *SalespersonFilter) WhereKnown(k *Known, v any) {
@@ -5746,6 +6109,13 @@ var readsShipment compiledReads
 // (Read).
 func (_q *ShipmentQuery) ByID(id int) *ShipmentQuery {
 	addKnown(&_q.known, &_q.predicates, knownShipmentID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ShipmentQuery) WhereKnown(k *Known, v any) *ShipmentQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -5864,6 +6234,13 @@ func (_q *ShipmentLineQuery) ByID(id int) *ShipmentLineQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ShipmentLineQuery) WhereKnown(k *Known, v any) *ShipmentLineQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ShipmentLineFilter) WhereKnown(k *Known, v any) {
@@ -5972,6 +6349,13 @@ func (_q *ShippingAddressQuery) ByID(id int) *ShippingAddressQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ShippingAddressQuery) WhereKnown(k *Known, v any) *ShippingAddressQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ShippingAddressFilter) WhereKnown(k *Known, v any) {
@@ -6073,6 +6457,13 @@ func (_q *ShippingMethodQuery) ByID(id int) *ShippingMethodQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ShippingMethodQuery) WhereKnown(k *Known, v any) *ShippingMethodQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *ShippingMethodFilter) WhereKnown(k *Known, v any) {
@@ -6164,6 +6555,13 @@ var readsStockMovement compiledReads
 // (Read).
 func (_q *StockMovementQuery) ByID(id int) *StockMovementQuery {
 	addKnown(&_q.known, &_q.predicates, knownStockMovementID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *StockMovementQuery) WhereKnown(k *Known, v any) *StockMovementQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -6275,6 +6673,13 @@ func (_q *SupplierQuery) ByID(id int) *SupplierQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *SupplierQuery) WhereKnown(k *Known, v any) *SupplierQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *SupplierFilter) WhereKnown(k *Known, v any) {
@@ -6366,6 +6771,13 @@ var readsTag compiledReads
 // (Read).
 func (_q *TagQuery) ByID(id int) *TagQuery {
 	addKnown(&_q.known, &_q.predicates, knownTagID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *TagQuery) WhereKnown(k *Known, v any) *TagQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -6463,6 +6875,13 @@ func (_q *TaxRateQuery) ByID(id int) *TaxRateQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *TaxRateQuery) WhereKnown(k *Known, v any) *TaxRateQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *TaxRateFilter) WhereKnown(k *Known, v any) {
@@ -6557,6 +6976,13 @@ func (_q *TerritoryQuery) ByID(id int) *TerritoryQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *TerritoryQuery) WhereKnown(k *Known, v any) *TerritoryQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *TerritoryFilter) WhereKnown(k *Known, v any) {
@@ -6648,6 +7074,13 @@ var readsUnitOfMeasure compiledReads
 // (Read).
 func (_q *UnitOfMeasureQuery) ByID(id int) *UnitOfMeasureQuery {
 	addKnown(&_q.known, &_q.predicates, knownUnitOfMeasureID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *UnitOfMeasureQuery) WhereKnown(k *Known, v any) *UnitOfMeasureQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -6752,6 +7185,13 @@ func (_q *WebhookAttemptQuery) ByID(id int) *WebhookAttemptQuery {
 	return _q
 }
 
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *WebhookAttemptQuery) WhereKnown(k *Known, v any) *WebhookAttemptQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
 // WhereKnown adds the predicate k makes of v, as WhereP does, and records it
 // as a known predicate of a query (Read).
 func (f *WebhookAttemptFilter) WhereKnown(k *Known, v any) {
@@ -6843,6 +7283,13 @@ var readsWebhookDelivery compiledReads
 // (Read).
 func (_q *WebhookDeliveryQuery) ByID(id int) *WebhookDeliveryQuery {
 	addKnown(&_q.known, &_q.predicates, knownWebhookDeliveryID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *WebhookDeliveryQuery) WhereKnown(k *Known, v any) *WebhookDeliveryQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 
@@ -6951,6 +7398,13 @@ var readsWebhookEndpoint compiledReads
 // (Read).
 func (_q *WebhookEndpointQuery) ByID(id int) *WebhookEndpointQuery {
 	addKnown(&_q.known, &_q.predicates, knownWebhookEndpointID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *WebhookEndpointQuery) WhereKnown(k *Known, v any) *WebhookEndpointQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
 	return _q
 }
 

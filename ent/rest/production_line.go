@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productionline"
@@ -146,11 +147,21 @@ func showProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predic
 	return q.Read(ctx)
 }
 
+// knownProductionLineVisible is productionline.DeletedAtIsNil(), the rows the resource shows, as a known
+// predicate (ent.Known), so that a read by id is a compiled statement.
+var knownProductionLineVisible = &ent.Known{Fixed: true, Make: func(any) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		for _, p := range []predicate.ProductionLine{productionline.DeletedAtIsNil()} {
+			p(s)
+		}
+	}
+}}
+
 // queryProductionLine is the query of LoadProductionLine.
 func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
 		ByID(id).
-		Where(productionline.DeletedAtIsNil()).
+		WhereKnown(knownProductionLineVisible, nil).
 		Where(ps...)
 	return q
 }

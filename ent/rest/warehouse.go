@@ -5,6 +5,7 @@ package rest
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/predicate"
@@ -133,11 +134,21 @@ func showWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.L
 	return q.Read(ctx)
 }
 
+// knownWarehouseVisible is location.ParentIDIsNil(), the rows the resource shows, as a known
+// predicate (ent.Known), so that a read by id is a compiled statement.
+var knownWarehouseVisible = &ent.Known{Fixed: true, Make: func(any) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		for _, p := range []predicate.Location{location.ParentIDIsNil()} {
+			p(s)
+		}
+	}
+}}
+
 // queryWarehouse is the query of LoadWarehouse.
 func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
 	q := c.Location.Query().
 		ByID(id).
-		Where(location.ParentIDIsNil()).
+		WhereKnown(knownWarehouseVisible, nil).
 		Where(ps...)
 	return q
 }
