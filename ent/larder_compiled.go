@@ -113,7 +113,7 @@ type knownPredicates struct {
 
 // addKnown adds k's predicate on v to ps, and records it while every
 // predicate before it is recorded too. A predicate added any other way
-// (Where, WhereP) leaves the query with an unknown one for good: none added
+// (Where, a filter's entql) leaves the query with an unknown one for good: none added
 // after it is recorded, and the query is not compiled.
 func addKnown[P ~func(*sql.Selector)](r *knownPredicates, ps *[]P, k *Known, v any) {
 	if r.n == len(*ps) && r.n < maxKnown {
@@ -413,8 +413,10 @@ func (_q *APIKeyQuery) WhereKnown(k *Known, v any) *APIKeyQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *APIKeyFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*APIKeyQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -528,8 +530,10 @@ func (_q *AccountQuery) WhereKnown(k *Known, v any) *AccountQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *AccountFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*AccountQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -629,8 +633,10 @@ func (_q *AllergenQuery) WhereKnown(k *Known, v any) *AllergenQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *AllergenFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*AllergenQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -730,8 +736,10 @@ func (_q *AuditRecordQuery) WhereKnown(k *Known, v any) *AuditRecordQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *AuditRecordFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*AuditRecordQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -838,8 +846,10 @@ func (_q *BillQuery) WhereKnown(k *Known, v any) *BillQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *BillFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*BillQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -960,8 +970,10 @@ func (_q *BillLineQuery) WhereKnown(k *Known, v any) *BillLineQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *BillLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*BillLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1089,8 +1101,10 @@ func (_q *CountryQuery) WhereKnown(k *Known, v any) *CountryQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *CountryFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*CountryQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1190,8 +1204,10 @@ func (_q *CustomerQuery) WhereKnown(k *Known, v any) *CustomerQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *CustomerFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*CustomerQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1349,8 +1365,10 @@ func (_q *CustomerTagQuery) WhereKnown(k *Known, v any) *CustomerTagQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *CustomerTagFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*CustomerTagQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1464,8 +1482,10 @@ func (_q *CustomerTypeQuery) WhereKnown(k *Known, v any) *CustomerTypeQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *CustomerTypeFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*CustomerTypeQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1565,8 +1585,10 @@ func (_q *DocumentCounterQuery) WhereKnown(k *Known, v any) *DocumentCounterQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *DocumentCounterFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*DocumentCounterQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1666,8 +1688,10 @@ func (_q *EmployeeQuery) WhereKnown(k *Known, v any) *EmployeeQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *EmployeeFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*EmployeeQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1767,8 +1791,10 @@ func (_q *EquipmentQuery) WhereKnown(k *Known, v any) *EquipmentQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *EquipmentFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*EquipmentQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1875,8 +1901,10 @@ func (_q *EventQuery) WhereKnown(k *Known, v any) *EventQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *EventFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*EventQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -1983,8 +2011,10 @@ func (_q *FoodQuery) WhereKnown(k *Known, v any) *FoodQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *FoodFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*FoodQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2091,8 +2121,10 @@ func (_q *FoodNutrientQuery) WhereKnown(k *Known, v any) *FoodNutrientQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *FoodNutrientFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*FoodNutrientQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2206,8 +2238,10 @@ func (_q *IdempotencyKeyQuery) WhereKnown(k *Known, v any) *IdempotencyKeyQuery 
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *IdempotencyKeyFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*IdempotencyKeyQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2307,8 +2341,10 @@ func (_q *InvoiceQuery) WhereKnown(k *Known, v any) *InvoiceQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *InvoiceFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*InvoiceQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2429,8 +2465,10 @@ func (_q *InvoiceLineQuery) WhereKnown(k *Known, v any) *InvoiceLineQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *InvoiceLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*InvoiceLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2544,8 +2582,10 @@ func (_q *LocationQuery) WhereKnown(k *Known, v any) *LocationQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *LocationFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*LocationQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2659,8 +2699,10 @@ func (_q *LotCorrectionQuery) WhereKnown(k *Known, v any) *LotCorrectionQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *LotCorrectionFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*LotCorrectionQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2767,8 +2809,10 @@ func (_q *NutrientQuery) WhereKnown(k *Known, v any) *NutrientQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *NutrientFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*NutrientQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2868,8 +2912,10 @@ func (_q *OperationQuery) WhereKnown(k *Known, v any) *OperationQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *OperationFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*OperationQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -2976,8 +3022,10 @@ func (_q *OrganizationQuery) WhereKnown(k *Known, v any) *OrganizationQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *OrganizationFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*OrganizationQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3077,8 +3125,10 @@ func (_q *PreservationQuery) WhereKnown(k *Known, v any) *PreservationQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *PreservationFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*PreservationQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3178,8 +3228,10 @@ func (_q *PriceListQuery) WhereKnown(k *Known, v any) *PriceListQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *PriceListFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*PriceListQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3279,8 +3331,10 @@ func (_q *ProductQuery) WhereKnown(k *Known, v any) *ProductQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3459,8 +3513,10 @@ func (_q *ProductAllergenQuery) WhereKnown(k *Known, v any) *ProductAllergenQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductAllergenFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductAllergenQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3574,8 +3630,10 @@ func (_q *ProductBannedCountryQuery) WhereKnown(k *Known, v any) *ProductBannedC
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductBannedCountryFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductBannedCountryQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3689,8 +3747,10 @@ func (_q *ProductByproductQuery) WhereKnown(k *Known, v any) *ProductByproductQu
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductByproductFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductByproductQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3804,8 +3864,10 @@ func (_q *ProductLotQuery) WhereKnown(k *Known, v any) *ProductLotQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductLotFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductLotQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -3940,8 +4002,10 @@ func (_q *ProductQCCheckpointQuery) WhereKnown(k *Known, v any) *ProductQCCheckp
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductQCCheckpointFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductQCCheckpointQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4055,8 +4119,10 @@ func (_q *ProductSubstituteQuery) WhereKnown(k *Known, v any) *ProductSubstitute
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductSubstituteFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductSubstituteQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4170,8 +4236,10 @@ func (_q *ProductSupplierQuery) WhereKnown(k *Known, v any) *ProductSupplierQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductSupplierFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductSupplierQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4285,8 +4353,10 @@ func (_q *ProductTagQuery) WhereKnown(k *Known, v any) *ProductTagQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductTagFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductTagQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4400,8 +4470,10 @@ func (_q *ProductionQuery) WhereKnown(k *Known, v any) *ProductionQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4545,8 +4617,10 @@ func (_q *ProductionConsumedStepQuery) WhereKnown(k *Known, v any) *ProductionCo
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionConsumedStepFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionConsumedStepQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4667,8 +4741,10 @@ func (_q *ProductionLineQuery) WhereKnown(k *Known, v any) *ProductionLineQuery 
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4782,8 +4858,10 @@ func (_q *ProductionLineEquipmentQuery) WhereKnown(k *Known, v any) *ProductionL
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionLineEquipmentFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionLineEquipmentQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -4897,8 +4975,10 @@ func (_q *ProductionOperationQuery) WhereKnown(k *Known, v any) *ProductionOpera
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionOperationFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionOperationQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5019,8 +5099,10 @@ func (_q *ProductionPlannedStepQuery) WhereKnown(k *Known, v any) *ProductionPla
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ProductionPlannedStepFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ProductionPlannedStepQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5141,8 +5223,10 @@ func (_q *PurchaseOrderQuery) WhereKnown(k *Known, v any) *PurchaseOrderQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *PurchaseOrderFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*PurchaseOrderQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5256,8 +5340,10 @@ func (_q *PurchaseOrderLineQuery) WhereKnown(k *Known, v any) *PurchaseOrderLine
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *PurchaseOrderLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*PurchaseOrderLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5371,8 +5457,10 @@ func (_q *QCCheckpointQuery) WhereKnown(k *Known, v any) *QCCheckpointQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *QCCheckpointFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*QCCheckpointQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5479,8 +5567,10 @@ func (_q *QCUnitOfMeasureQuery) WhereKnown(k *Known, v any) *QCUnitOfMeasureQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *QCUnitOfMeasureFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*QCUnitOfMeasureQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5580,8 +5670,10 @@ func (_q *RateWindowQuery) WhereKnown(k *Known, v any) *RateWindowQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *RateWindowFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*RateWindowQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5666,8 +5758,10 @@ func (_q *RecipeStepQuery) WhereKnown(k *Known, v any) *RecipeStepQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *RecipeStepFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*RecipeStepQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5788,8 +5882,10 @@ func (_q *SalesOrderQuery) WhereKnown(k *Known, v any) *SalesOrderQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *SalesOrderFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*SalesOrderQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -5903,8 +5999,10 @@ func (_q *SalesOrderLineQuery) WhereKnown(k *Known, v any) *SalesOrderLineQuery 
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *SalesOrderLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*SalesOrderLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6018,8 +6116,10 @@ func (_q *SalespersonQuery) WhereKnown(k *Known, v any) *SalespersonQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *SalespersonFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*SalespersonQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6119,8 +6219,10 @@ func (_q *ShipmentQuery) WhereKnown(k *Known, v any) *ShipmentQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ShipmentFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ShipmentQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6241,8 +6343,10 @@ func (_q *ShipmentLineQuery) WhereKnown(k *Known, v any) *ShipmentLineQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ShipmentLineFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ShipmentLineQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6356,8 +6460,10 @@ func (_q *ShippingAddressQuery) WhereKnown(k *Known, v any) *ShippingAddressQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ShippingAddressFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ShippingAddressQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6464,8 +6570,10 @@ func (_q *ShippingMethodQuery) WhereKnown(k *Known, v any) *ShippingMethodQuery 
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *ShippingMethodFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*ShippingMethodQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6565,8 +6673,10 @@ func (_q *StockMovementQuery) WhereKnown(k *Known, v any) *StockMovementQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *StockMovementFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*StockMovementQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6680,8 +6790,10 @@ func (_q *SupplierQuery) WhereKnown(k *Known, v any) *SupplierQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *SupplierFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*SupplierQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6781,8 +6893,10 @@ func (_q *TagQuery) WhereKnown(k *Known, v any) *TagQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *TagFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*TagQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6882,8 +6996,10 @@ func (_q *TaxRateQuery) WhereKnown(k *Known, v any) *TaxRateQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *TaxRateFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*TaxRateQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -6983,8 +7099,10 @@ func (_q *TerritoryQuery) WhereKnown(k *Known, v any) *TerritoryQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *TerritoryFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*TerritoryQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -7084,8 +7202,10 @@ func (_q *UnitOfMeasureQuery) WhereKnown(k *Known, v any) *UnitOfMeasureQuery {
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *UnitOfMeasureFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*UnitOfMeasureQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -7192,8 +7312,10 @@ func (_q *WebhookAttemptQuery) WhereKnown(k *Known, v any) *WebhookAttemptQuery 
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *WebhookAttemptFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*WebhookAttemptQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -7293,8 +7415,10 @@ func (_q *WebhookDeliveryQuery) WhereKnown(k *Known, v any) *WebhookDeliveryQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *WebhookDeliveryFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*WebhookDeliveryQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)
@@ -7408,8 +7532,10 @@ func (_q *WebhookEndpointQuery) WhereKnown(k *Known, v any) *WebhookEndpointQuer
 	return _q
 }
 
-// WhereKnown adds the predicate k makes of v, as WhereP does, and records it
-// as a known predicate of a query (Read).
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
 func (f *WebhookEndpointFilter) WhereKnown(k *Known, v any) {
 	if q, ok := f.predicateAdder.(*WebhookEndpointQuery); ok {
 		addKnown(&q.known, &q.predicates, k, v)

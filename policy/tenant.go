@@ -41,33 +41,24 @@ var (
 	}}
 )
 
-// sqlFilter is a privacy filter that takes SQL predicates, and known ones.
-type sqlFilter interface {
-	WhereP(...func(*entsql.Selector))
+// knownFilter is a privacy filter that takes known predicates: every
+// generated filter (template "compiled", ent.Known).
+type knownFilter interface {
 	WhereKnown(*ent.Known, any)
 }
 
-// known adds k's predicate on v to the query or mutation of f, as where does.
+// known adds k's predicate on v to the query or mutation of f, and allows it.
+// The SQL predicate goes in as it is, where the entql form of the same
+// condition (entql.FieldEQ) is evaluated against the schema graph on every
+// query (three allocations more per GET, and the lookups), and a query
+// records it for its compiled statement. A filter without WhereKnown is
+// refused.
 func known(f privacy.Filter, k *ent.Known, v any) error {
-	w, ok := f.(sqlFilter)
+	w, ok := f.(knownFilter)
 	if !ok {
-		return privacy.Denyf("tenant filter: %T takes no SQL predicate", f)
+		return privacy.Denyf("tenant filter: %T takes no known predicate", f)
 	}
 	w.WhereKnown(k, v)
-	return privacy.Allow
-}
-
-// where adds p to the query or mutation of f, and allows it. The SQL
-// predicate goes in as it is, where the entql form of the same condition
-// (entql.FieldEQ) is evaluated against the schema graph on every query
-// (three allocations more per GET, and the lookups). Every generated filter
-// has WhereP (template "larder"); a filter without it is refused.
-func where(f privacy.Filter, p func(*entsql.Selector)) error {
-	w, ok := f.(sqlFilter)
-	if !ok {
-		return privacy.Denyf("tenant filter: %T takes no SQL predicate", f)
-	}
-	w.WhereP(p)
 	return privacy.Allow
 }
 
@@ -80,6 +71,6 @@ func FilterTenantWrites() Rule {
 			if v == nil || v.AccountID == 0 {
 				return privacy.Denyf("no account in context")
 			}
-			return where(f, entsql.FieldEQ("account_id", v.AccountID))
+			return known(f, accountRows, v.AccountID)
 		})}
 }
