@@ -105,10 +105,10 @@ func (r *Report) Markdown(w io.Writer) error {
 		"Not a way around them: a read by id (ent's generated `Read`, which every retrieval and load uses)\n" +
 		"runs the query's interceptors and policies as `Only` does. When every predicate the query then\n" +
 		"carries is a known one (its id from `ByID`, the tenant filter's account from `WhereKnown`, the\n" +
-		"resource's visibility filter), it sends the statement ent built for the first query of that\n" +
-		"shape, with this query's values in it (`codegen/templates/compiled.tmpl`; `ent/compiled_test.go`\n" +
-		"checks it is ent's statement, account included); a query with any other predicate is read as ent\n" +
-		"builds it.\n\n" +
+		"resource's visibility filter, a nested resource's parent), it sends the statement ent built for\n" +
+		"the first query of that shape, with this query's values in it (`codegen/templates/compiled.tmpl`;\n" +
+		"`ent/compiled_test.go` checks it is ent's statement, account included); a query with any other\n" +
+		"predicate is read as ent builds it.\n\n" +
 		"| kind | file | function | why |\n|---|---|---|---|\n")
 	for _, s := range r.System {
 		p("| %s | `%s` | `%s` | %s |\n", s.Kind, s.File, s.Function, strings.ReplaceAll(s.Why, "|", "\\|"))

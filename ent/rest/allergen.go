@@ -194,8 +194,8 @@ func showAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Al
 // queryAllergen is the query of LoadAllergen.
 func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.AllergenQuery {
 	q := c.Allergen.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

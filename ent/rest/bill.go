@@ -429,8 +429,8 @@ func rereadBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
 // queryBill is the query of LoadBill.
 func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
 	q := c.Bill.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withBillEdges(q, true)
 	return q
 }

@@ -107,8 +107,8 @@ func showCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cou
 // queryCountry is the query of LoadCountry.
 func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQuery {
 	q := c.Country.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

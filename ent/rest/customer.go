@@ -389,8 +389,8 @@ func showCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Cu
 // queryCustomer is the query of LoadCustomer.
 func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.CustomerQuery {
 	q := c.Customer.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withCustomerEdges(q, true)
 	return q
 }

@@ -105,8 +105,8 @@ func showCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicat
 // queryCustomerType is the query of LoadCustomerType.
 func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent.CustomerTypeQuery {
 	q := c.CustomerType.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -106,8 +106,8 @@ func showEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Em
 // queryEmployee is the query of LoadEmployee.
 func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.EmployeeQuery {
 	q := c.Employee.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -151,8 +151,8 @@ func showEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.E
 // queryEquipment is the query of LoadEquipment.
 func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.EquipmentQuery {
 	q := c.Equipment.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

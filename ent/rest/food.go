@@ -258,8 +258,8 @@ func showFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) 
 // queryFood is the query of LoadFood.
 func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
 	q := c.Food.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withFoodEdges(q, true)
 	return q
 }

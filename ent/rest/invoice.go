@@ -259,8 +259,8 @@ func showInvoice(ctx context.Context, c *ent.Client, id int, ps ...predicate.Inv
 // queryInvoice is the query of LoadInvoice.
 func queryInvoice(c *ent.Client, id int, ps ...predicate.Invoice) *ent.InvoiceQuery {
 	q := c.Invoice.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withInvoiceEdges(q, true)
 	return q
 }

@@ -92,8 +92,8 @@ func showNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nu
 // queryNutrient is the query of LoadNutrient.
 func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.NutrientQuery {
 	q := c.Nutrient.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

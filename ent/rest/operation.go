@@ -207,8 +207,8 @@ func showOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.O
 // queryOperation is the query of LoadOperation.
 func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.OperationQuery {
 	q := c.Operation.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -115,8 +115,8 @@ func showPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicat
 // queryPreservation is the query of LoadPreservation.
 func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent.PreservationQuery {
 	q := c.Preservation.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

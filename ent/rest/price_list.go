@@ -106,8 +106,8 @@ func showPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.P
 // queryPriceList is the query of LoadPriceList.
 func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.PriceListQuery {
 	q := c.PriceList.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

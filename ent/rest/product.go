@@ -344,8 +344,8 @@ func showProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Pro
 // queryProduct is the query of LoadProduct.
 func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQuery {
 	q := c.Product.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withProductEdges(q, true)
 	return q
 }

@@ -302,8 +302,8 @@ func showProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 // queryProductLot is the query of LoadProductLot.
 func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.ProductLotQuery {
 	q := c.ProductLot.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withProductLotBorrows(q)
 	return q
 }

@@ -238,8 +238,8 @@ func showProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 // queryProduction is the query of LoadProduction.
 func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.ProductionQuery {
 	q := c.Production.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withProductionEdges(q, true)
 	return q
 }

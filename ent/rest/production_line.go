@@ -160,9 +160,9 @@ var knownProductionLineVisible = &ent.Known{Fixed: true, Make: func(any) func(*s
 // queryProductionLine is the query of LoadProductionLine.
 func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
-		ByID(id).
-		WhereKnown(knownProductionLineVisible, nil).
-		Where(ps...)
+		ByID(id)
+	q.WhereKnown(knownProductionLineVisible, nil)
+	q.Where(ps...)
 	return q
 }
 

@@ -441,8 +441,8 @@ func showPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predica
 // queryPurchaseOrder is the query of LoadPurchaseOrder.
 func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *ent.PurchaseOrderQuery {
 	q := c.PurchaseOrder.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withPurchaseOrderEdges(q, true)
 	return q
 }

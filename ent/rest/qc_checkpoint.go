@@ -133,8 +133,8 @@ func showQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicat
 // queryQCCheckpoint is the query of LoadQCCheckpoint.
 func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent.QCCheckpointQuery {
 	q := c.QCCheckpoint.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

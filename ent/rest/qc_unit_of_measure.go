@@ -106,8 +106,8 @@ func showQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predi
 // queryQCUnitOfMeasure is the query of LoadQCUnitOfMeasure.
 func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) *ent.QCUnitOfMeasureQuery {
 	q := c.QCUnitOfMeasure.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -521,8 +521,8 @@ func showSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.
 // querySalesOrder is the query of LoadSalesOrder.
 func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.SalesOrderQuery {
 	q := c.SalesOrder.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	withSalesOrderEdges(q, true)
 	return q
 }

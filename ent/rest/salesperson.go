@@ -131,8 +131,8 @@ func showSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate
 // querySalesperson is the query of LoadSalesperson.
 func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.SalespersonQuery {
 	q := c.Salesperson.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -8,9 +8,9 @@ import (
 
 	"fmt"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/shipment"
@@ -174,14 +174,14 @@ func ApplyShipmentCreate(b *ent.ShipmentCreate, req *oas.ShipmentCreate) error {
 
 // LoadShipment loads the Shipment with the given id, as the caller may see it
 // (and as ps restrict it).
-func LoadShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
-	return queryShipment(c, id, ps...).Read(ctx)
+func LoadShipment(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.Shipment, error) {
+	return queryShipment(c, id, parent...).Read(ctx)
 }
 
 // showShipment loads the Shipment with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showShipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Shipment) (*ent.Shipment, error) {
-	q := queryShipment(c, id, ps...)
+func showShipment(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.Shipment, error) {
+	q := queryShipment(c, id, parent...)
 	q.Select(shipment.FieldSalesOrderID, shipment.FieldShipDate, shipment.FieldTrackingNumber, shipment.FieldInvoiceID)
 	return q.Read(ctx)
 }
@@ -194,11 +194,17 @@ func rereadShipment(ctx context.Context, c *ent.Client, id int) (*ent.Shipment, 
 	return q.Read(ctx)
 }
 
+// knownShipmentParent is shipment.SalesOrderID(p.SalesOrderID), the parent the path names, as
+// a known predicate (ent.Known), so that a read by id is a compiled statement.
+var knownShipmentParent = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(shipment.FieldSalesOrderID, v) }}
+
 // queryShipment is the query of LoadShipment.
-func queryShipment(c *ent.Client, id int, ps ...predicate.Shipment) *ent.ShipmentQuery {
+func queryShipment(c *ent.Client, id int, parent ...int) *ent.ShipmentQuery {
 	q := c.Shipment.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	for _, p := range parent {
+		q.WhereKnown(knownShipmentParent, p)
+	}
 	withShipmentEdges(q, true)
 	return q
 }

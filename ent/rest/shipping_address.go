@@ -5,9 +5,9 @@ package rest
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/customer"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/shippingaddress"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -119,23 +119,29 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 
 // LoadShippingAddress loads the ShippingAddress with the given id, as the caller may see it
 // (and as ps restrict it).
-func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
-	return queryShippingAddress(c, id, ps...).Read(ctx)
+func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.ShippingAddress, error) {
+	return queryShippingAddress(c, id, parent...).Read(ctx)
 }
 
 // showShippingAddress loads the ShippingAddress with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showShippingAddress(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingAddress) (*ent.ShippingAddress, error) {
-	q := queryShippingAddress(c, id, ps...)
+func showShippingAddress(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.ShippingAddress, error) {
+	q := queryShippingAddress(c, id, parent...)
 	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
 	return q.Read(ctx)
 }
 
+// knownShippingAddressParent is shippingaddress.CustomerID(p.CustomerID), the parent the path names, as
+// a known predicate (ent.Known), so that a read by id is a compiled statement.
+var knownShippingAddressParent = &ent.Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(shippingaddress.FieldCustomerID, v) }}
+
 // queryShippingAddress is the query of LoadShippingAddress.
-func queryShippingAddress(c *ent.Client, id int, ps ...predicate.ShippingAddress) *ent.ShippingAddressQuery {
+func queryShippingAddress(c *ent.Client, id int, parent ...int) *ent.ShippingAddressQuery {
 	q := c.ShippingAddress.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	for _, p := range parent {
+		q.WhereKnown(knownShippingAddressParent, p)
+	}
 	return q
 }
 
@@ -148,7 +154,7 @@ func checkShippingAddressParent(ctx context.Context, c *ent.Client, id int) erro
 
 // GetShippingAddress retrieves one ShippingAddress.
 func (h *Handlers) GetShippingAddress(ctx context.Context, p oas.GetShippingAddressParams) (*oas.ShippingAddressData, error) {
-	e, err := showShippingAddress(ctx, h.Client, p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
+	e, err := showShippingAddress(ctx, h.Client, p.ShippingAddressID, p.CustomerID)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +211,7 @@ func (h *Handlers) UpdateShippingAddress(ctx context.Context, req *oas.ShippingA
 func (h *Handlers) DeleteShippingAddress(ctx context.Context, p oas.DeleteShippingAddressParams) (*oas.ShippingAddressData, error) {
 	var out *ent.ShippingAddress
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
-		e, err := LoadShippingAddress(ctx, tx.Client(), p.ShippingAddressID, shippingaddress.CustomerID(p.CustomerID))
+		e, err := LoadShippingAddress(ctx, tx.Client(), p.ShippingAddressID, p.CustomerID)
 		if err != nil {
 			return err
 		}

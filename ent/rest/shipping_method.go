@@ -105,8 +105,8 @@ func showShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predic
 // queryShippingMethod is the query of LoadShippingMethod.
 func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) *ent.ShippingMethodQuery {
 	q := c.ShippingMethod.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -243,8 +243,8 @@ func showSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Su
 // querySupplier is the query of LoadSupplier.
 func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.SupplierQuery {
 	q := c.Supplier.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

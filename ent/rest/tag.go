@@ -135,8 +135,8 @@ func showTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*
 // queryTag is the query of LoadTag.
 func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
 	q := c.Tag.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

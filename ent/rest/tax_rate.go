@@ -136,8 +136,8 @@ func showTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tax
 // queryTaxRate is the query of LoadTaxRate.
 func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQuery {
 	q := c.TaxRate.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -105,8 +105,8 @@ func showTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.T
 // queryTerritory is the query of LoadTerritory.
 func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.TerritoryQuery {
 	q := c.Territory.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

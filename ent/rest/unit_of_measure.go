@@ -153,8 +153,8 @@ func showUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predica
 // queryUnitOfMeasure is the query of LoadUnitOfMeasure.
 func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *ent.UnitOfMeasureQuery {
 	q := c.UnitOfMeasure.Query().
-		ByID(id).
-		Where(ps...)
+		ByID(id)
+	q.Where(ps...)
 	return q
 }
 

@@ -147,9 +147,9 @@ var knownWarehouseVisible = &ent.Known{Fixed: true, Make: func(any) func(*sql.Se
 // queryWarehouse is the query of LoadWarehouse.
 func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
 	q := c.Location.Query().
-		ByID(id).
-		WhereKnown(knownWarehouseVisible, nil).
-		Where(ps...)
+		ByID(id)
+	q.WhereKnown(knownWarehouseVisible, nil)
+	q.Where(ps...)
 	return q
 }
 
