@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
@@ -177,25 +176,23 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	return out, nil
 }
 
-// LoadAllergen loads the Allergen with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
-	return queryAllergen(c, id, ps...).Read(ctx)
+// LoadAllergen loads the Allergen with the given id, as the caller may see it.
+func LoadAllergen(ctx context.Context, c *ent.Client, id int) (*ent.Allergen, error) {
+	return queryAllergen(c, id).Read(ctx)
 }
 
 // showAllergen loads the Allergen with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showAllergen(ctx context.Context, c *ent.Client, id int, ps ...predicate.Allergen) (*ent.Allergen, error) {
-	q := queryAllergen(c, id, ps...)
+func showAllergen(ctx context.Context, c *ent.Client, id int) (*ent.Allergen, error) {
+	q := queryAllergen(c, id)
 	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
 	return q.Read(ctx)
 }
 
 // queryAllergen is the query of LoadAllergen.
-func queryAllergen(c *ent.Client, id int, ps ...predicate.Allergen) *ent.AllergenQuery {
+func queryAllergen(c *ent.Client, id int) *ent.AllergenQuery {
 	q := c.Allergen.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -404,16 +404,15 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 	return out, nil
 }
 
-// LoadBill loads the Bill with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
-	return queryBill(c, id, ps...).Read(ctx)
+// LoadBill loads the Bill with the given id, as the caller may see it.
+func LoadBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
+	return queryBill(c, id).Read(ctx)
 }
 
 // showBill loads the Bill with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showBill(ctx context.Context, c *ent.Client, id int, ps ...predicate.Bill) (*ent.Bill, error) {
-	q := queryBill(c, id, ps...)
+func showBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
+	q := queryBill(c, id)
 	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
 	return q.Read(ctx)
 }
@@ -427,10 +426,9 @@ func rereadBill(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
 }
 
 // queryBill is the query of LoadBill.
-func queryBill(c *ent.Client, id int, ps ...predicate.Bill) *ent.BillQuery {
+func queryBill(c *ent.Client, id int) *ent.BillQuery {
 	q := c.Bill.Query().
 		ByID(id)
-	q.Where(ps...)
 	withBillEdges(q, true)
 	return q
 }

@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/country"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -90,25 +89,23 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 	return out, nil
 }
 
-// LoadCountry loads the Country with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
-	return queryCountry(c, id, ps...).Read(ctx)
+// LoadCountry loads the Country with the given id, as the caller may see it.
+func LoadCountry(ctx context.Context, c *ent.Client, id int) (*ent.Country, error) {
+	return queryCountry(c, id).Read(ctx)
 }
 
 // showCountry loads the Country with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showCountry(ctx context.Context, c *ent.Client, id int, ps ...predicate.Country) (*ent.Country, error) {
-	q := queryCountry(c, id, ps...)
+func showCountry(ctx context.Context, c *ent.Client, id int) (*ent.Country, error) {
+	q := queryCountry(c, id)
 	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
 	return q.Read(ctx)
 }
 
 // queryCountry is the query of LoadCountry.
-func queryCountry(c *ent.Client, id int, ps ...predicate.Country) *ent.CountryQuery {
+func queryCountry(c *ent.Client, id int) *ent.CountryQuery {
 	q := c.Country.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -372,25 +372,23 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	return out, nil
 }
 
-// LoadCustomer loads the Customer with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
-	return queryCustomer(c, id, ps...).Read(ctx)
+// LoadCustomer loads the Customer with the given id, as the caller may see it.
+func LoadCustomer(ctx context.Context, c *ent.Client, id int) (*ent.Customer, error) {
+	return queryCustomer(c, id).Read(ctx)
 }
 
 // showCustomer loads the Customer with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showCustomer(ctx context.Context, c *ent.Client, id int, ps ...predicate.Customer) (*ent.Customer, error) {
-	q := queryCustomer(c, id, ps...)
+func showCustomer(ctx context.Context, c *ent.Client, id int) (*ent.Customer, error) {
+	q := queryCustomer(c, id)
 	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
 	return q.Read(ctx)
 }
 
 // queryCustomer is the query of LoadCustomer.
-func queryCustomer(c *ent.Client, id int, ps ...predicate.Customer) *ent.CustomerQuery {
+func queryCustomer(c *ent.Client, id int) *ent.CustomerQuery {
 	q := c.Customer.Query().
 		ByID(id)
-	q.Where(ps...)
 	withCustomerEdges(q, true)
 	return q
 }

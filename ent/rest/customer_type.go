@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/customertype"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -88,25 +87,23 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 	return out, nil
 }
 
-// LoadCustomerType loads the CustomerType with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
-	return queryCustomerType(c, id, ps...).Read(ctx)
+// LoadCustomerType loads the CustomerType with the given id, as the caller may see it.
+func LoadCustomerType(ctx context.Context, c *ent.Client, id int) (*ent.CustomerType, error) {
+	return queryCustomerType(c, id).Read(ctx)
 }
 
 // showCustomerType loads the CustomerType with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showCustomerType(ctx context.Context, c *ent.Client, id int, ps ...predicate.CustomerType) (*ent.CustomerType, error) {
-	q := queryCustomerType(c, id, ps...)
+func showCustomerType(ctx context.Context, c *ent.Client, id int) (*ent.CustomerType, error) {
+	q := queryCustomerType(c, id)
 	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
 	return q.Read(ctx)
 }
 
 // queryCustomerType is the query of LoadCustomerType.
-func queryCustomerType(c *ent.Client, id int, ps ...predicate.CustomerType) *ent.CustomerTypeQuery {
+func queryCustomerType(c *ent.Client, id int) *ent.CustomerTypeQuery {
 	q := c.CustomerType.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

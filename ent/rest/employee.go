@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/employee"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -89,25 +88,23 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 	return out, nil
 }
 
-// LoadEmployee loads the Employee with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
-	return queryEmployee(c, id, ps...).Read(ctx)
+// LoadEmployee loads the Employee with the given id, as the caller may see it.
+func LoadEmployee(ctx context.Context, c *ent.Client, id int) (*ent.Employee, error) {
+	return queryEmployee(c, id).Read(ctx)
 }
 
 // showEmployee loads the Employee with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showEmployee(ctx context.Context, c *ent.Client, id int, ps ...predicate.Employee) (*ent.Employee, error) {
-	q := queryEmployee(c, id, ps...)
+func showEmployee(ctx context.Context, c *ent.Client, id int) (*ent.Employee, error) {
+	q := queryEmployee(c, id)
 	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
 	return q.Read(ctx)
 }
 
 // queryEmployee is the query of LoadEmployee.
-func queryEmployee(c *ent.Client, id int, ps ...predicate.Employee) *ent.EmployeeQuery {
+func queryEmployee(c *ent.Client, id int) *ent.EmployeeQuery {
 	q := c.Employee.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/equipment"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -134,25 +133,23 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 	return out, nil
 }
 
-// LoadEquipment loads the Equipment with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
-	return queryEquipment(c, id, ps...).Read(ctx)
+// LoadEquipment loads the Equipment with the given id, as the caller may see it.
+func LoadEquipment(ctx context.Context, c *ent.Client, id int) (*ent.Equipment, error) {
+	return queryEquipment(c, id).Read(ctx)
 }
 
 // showEquipment loads the Equipment with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showEquipment(ctx context.Context, c *ent.Client, id int, ps ...predicate.Equipment) (*ent.Equipment, error) {
-	q := queryEquipment(c, id, ps...)
+func showEquipment(ctx context.Context, c *ent.Client, id int) (*ent.Equipment, error) {
+	q := queryEquipment(c, id)
 	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
 	return q.Read(ctx)
 }
 
 // queryEquipment is the query of LoadEquipment.
-func queryEquipment(c *ent.Client, id int, ps ...predicate.Equipment) *ent.EquipmentQuery {
+func queryEquipment(c *ent.Client, id int) *ent.EquipmentQuery {
 	q := c.Equipment.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

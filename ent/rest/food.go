@@ -241,25 +241,23 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 	return out, nil
 }
 
-// LoadFood loads the Food with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
-	return queryFood(c, id, ps...).Read(ctx)
+// LoadFood loads the Food with the given id, as the caller may see it.
+func LoadFood(ctx context.Context, c *ent.Client, id int) (*ent.Food, error) {
+	return queryFood(c, id).Read(ctx)
 }
 
 // showFood loads the Food with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showFood(ctx context.Context, c *ent.Client, id int, ps ...predicate.Food) (*ent.Food, error) {
-	q := queryFood(c, id, ps...)
+func showFood(ctx context.Context, c *ent.Client, id int) (*ent.Food, error) {
+	q := queryFood(c, id)
 	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
 	return q.Read(ctx)
 }
 
 // queryFood is the query of LoadFood.
-func queryFood(c *ent.Client, id int, ps ...predicate.Food) *ent.FoodQuery {
+func queryFood(c *ent.Client, id int) *ent.FoodQuery {
 	q := c.Food.Query().
 		ByID(id)
-	q.Where(ps...)
 	withFoodEdges(q, true)
 	return q
 }

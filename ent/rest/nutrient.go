@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/nutrient"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 )
@@ -75,25 +74,23 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 	return out, nil
 }
 
-// LoadNutrient loads the Nutrient with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
-	return queryNutrient(c, id, ps...).Read(ctx)
+// LoadNutrient loads the Nutrient with the given id, as the caller may see it.
+func LoadNutrient(ctx context.Context, c *ent.Client, id int) (*ent.Nutrient, error) {
+	return queryNutrient(c, id).Read(ctx)
 }
 
 // showNutrient loads the Nutrient with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showNutrient(ctx context.Context, c *ent.Client, id int, ps ...predicate.Nutrient) (*ent.Nutrient, error) {
-	q := queryNutrient(c, id, ps...)
+func showNutrient(ctx context.Context, c *ent.Client, id int) (*ent.Nutrient, error) {
+	q := queryNutrient(c, id)
 	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
 	return q.Read(ctx)
 }
 
 // queryNutrient is the query of LoadNutrient.
-func queryNutrient(c *ent.Client, id int, ps ...predicate.Nutrient) *ent.NutrientQuery {
+func queryNutrient(c *ent.Client, id int) *ent.NutrientQuery {
 	q := c.Nutrient.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -8,7 +8,6 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/operation"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
@@ -190,25 +189,23 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	return out, nil
 }
 
-// LoadOperation loads the Operation with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
-	return queryOperation(c, id, ps...).Read(ctx)
+// LoadOperation loads the Operation with the given id, as the caller may see it.
+func LoadOperation(ctx context.Context, c *ent.Client, id int) (*ent.Operation, error) {
+	return queryOperation(c, id).Read(ctx)
 }
 
 // showOperation loads the Operation with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showOperation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Operation) (*ent.Operation, error) {
-	q := queryOperation(c, id, ps...)
+func showOperation(ctx context.Context, c *ent.Client, id int) (*ent.Operation, error) {
+	q := queryOperation(c, id)
 	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
 	return q.Read(ctx)
 }
 
 // queryOperation is the query of LoadOperation.
-func queryOperation(c *ent.Client, id int, ps ...predicate.Operation) *ent.OperationQuery {
+func queryOperation(c *ent.Client, id int) *ent.OperationQuery {
 	q := c.Operation.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/preservation"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -98,25 +97,23 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	return out, nil
 }
 
-// LoadPreservation loads the Preservation with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
-	return queryPreservation(c, id, ps...).Read(ctx)
+// LoadPreservation loads the Preservation with the given id, as the caller may see it.
+func LoadPreservation(ctx context.Context, c *ent.Client, id int) (*ent.Preservation, error) {
+	return queryPreservation(c, id).Read(ctx)
 }
 
 // showPreservation loads the Preservation with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showPreservation(ctx context.Context, c *ent.Client, id int, ps ...predicate.Preservation) (*ent.Preservation, error) {
-	q := queryPreservation(c, id, ps...)
+func showPreservation(ctx context.Context, c *ent.Client, id int) (*ent.Preservation, error) {
+	q := queryPreservation(c, id)
 	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
 	return q.Read(ctx)
 }
 
 // queryPreservation is the query of LoadPreservation.
-func queryPreservation(c *ent.Client, id int, ps ...predicate.Preservation) *ent.PreservationQuery {
+func queryPreservation(c *ent.Client, id int) *ent.PreservationQuery {
 	q := c.Preservation.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/pricelist"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -89,25 +88,23 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 	return out, nil
 }
 
-// LoadPriceList loads the PriceList with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
-	return queryPriceList(c, id, ps...).Read(ctx)
+// LoadPriceList loads the PriceList with the given id, as the caller may see it.
+func LoadPriceList(ctx context.Context, c *ent.Client, id int) (*ent.PriceList, error) {
+	return queryPriceList(c, id).Read(ctx)
 }
 
 // showPriceList loads the PriceList with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showPriceList(ctx context.Context, c *ent.Client, id int, ps ...predicate.PriceList) (*ent.PriceList, error) {
-	q := queryPriceList(c, id, ps...)
+func showPriceList(ctx context.Context, c *ent.Client, id int) (*ent.PriceList, error) {
+	q := queryPriceList(c, id)
 	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
 	return q.Read(ctx)
 }
 
 // queryPriceList is the query of LoadPriceList.
-func queryPriceList(c *ent.Client, id int, ps ...predicate.PriceList) *ent.PriceListQuery {
+func queryPriceList(c *ent.Client, id int) *ent.PriceListQuery {
 	q := c.PriceList.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -8,7 +8,6 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productallergen"
 	"larder.dev/larder/ent/productbannedcountry"
@@ -327,25 +326,23 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	return out, nil
 }
 
-// LoadProduct loads the Product with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
-	return queryProduct(c, id, ps...).Read(ctx)
+// LoadProduct loads the Product with the given id, as the caller may see it.
+func LoadProduct(ctx context.Context, c *ent.Client, id int) (*ent.Product, error) {
+	return queryProduct(c, id).Read(ctx)
 }
 
 // showProduct loads the Product with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showProduct(ctx context.Context, c *ent.Client, id int, ps ...predicate.Product) (*ent.Product, error) {
-	q := queryProduct(c, id, ps...)
+func showProduct(ctx context.Context, c *ent.Client, id int) (*ent.Product, error) {
+	q := queryProduct(c, id)
 	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
 	return q.Read(ctx)
 }
 
 // queryProduct is the query of LoadProduct.
-func queryProduct(c *ent.Client, id int, ps ...predicate.Product) *ent.ProductQuery {
+func queryProduct(c *ent.Client, id int) *ent.ProductQuery {
 	q := c.Product.Query().
 		ByID(id)
-	q.Where(ps...)
 	withProductEdges(q, true)
 	return q
 }

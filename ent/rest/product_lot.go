@@ -8,7 +8,6 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/location"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/inventory"
@@ -285,25 +284,23 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	return out, nil
 }
 
-// LoadProductLot loads the ProductLot with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
-	return queryProductLot(c, id, ps...).Read(ctx)
+// LoadProductLot loads the ProductLot with the given id, as the caller may see it.
+func LoadProductLot(ctx context.Context, c *ent.Client, id int) (*ent.ProductLot, error) {
+	return queryProductLot(c, id).Read(ctx)
 }
 
 // showProductLot loads the ProductLot with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showProductLot(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductLot) (*ent.ProductLot, error) {
-	q := queryProductLot(c, id, ps...)
+func showProductLot(ctx context.Context, c *ent.Client, id int) (*ent.ProductLot, error) {
+	q := queryProductLot(c, id)
 	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
 	return q.Read(ctx)
 }
 
 // queryProductLot is the query of LoadProductLot.
-func queryProductLot(c *ent.Client, id int, ps ...predicate.ProductLot) *ent.ProductLotQuery {
+func queryProductLot(c *ent.Client, id int) *ent.ProductLotQuery {
 	q := c.ProductLot.Query().
 		ByID(id)
-	q.Where(ps...)
 	withProductLotBorrows(q)
 	return q
 }

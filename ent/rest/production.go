@@ -221,25 +221,23 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	return out, nil
 }
 
-// LoadProduction loads the Production with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
-	return queryProduction(c, id, ps...).Read(ctx)
+// LoadProduction loads the Production with the given id, as the caller may see it.
+func LoadProduction(ctx context.Context, c *ent.Client, id int) (*ent.Production, error) {
+	return queryProduction(c, id).Read(ctx)
 }
 
 // showProduction loads the Production with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showProduction(ctx context.Context, c *ent.Client, id int, ps ...predicate.Production) (*ent.Production, error) {
-	q := queryProduction(c, id, ps...)
+func showProduction(ctx context.Context, c *ent.Client, id int) (*ent.Production, error) {
+	q := queryProduction(c, id)
 	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
 	return q.Read(ctx)
 }
 
 // queryProduction is the query of LoadProduction.
-func queryProduction(c *ent.Client, id int, ps ...predicate.Production) *ent.ProductionQuery {
+func queryProduction(c *ent.Client, id int) *ent.ProductionQuery {
 	q := c.Production.Query().
 		ByID(id)
-	q.Where(ps...)
 	withProductionEdges(q, true)
 	return q
 }

@@ -133,16 +133,15 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 	return out, nil
 }
 
-// LoadProductionLine loads the ProductionLine with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
-	return queryProductionLine(c, id, ps...).Read(ctx)
+// LoadProductionLine loads the ProductionLine with the given id, as the caller may see it.
+func LoadProductionLine(ctx context.Context, c *ent.Client, id int) (*ent.ProductionLine, error) {
+	return queryProductionLine(c, id).Read(ctx)
 }
 
 // showProductionLine loads the ProductionLine with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showProductionLine(ctx context.Context, c *ent.Client, id int, ps ...predicate.ProductionLine) (*ent.ProductionLine, error) {
-	q := queryProductionLine(c, id, ps...)
+func showProductionLine(ctx context.Context, c *ent.Client, id int) (*ent.ProductionLine, error) {
+	q := queryProductionLine(c, id)
 	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
 	return q.Read(ctx)
 }
@@ -158,11 +157,10 @@ var knownProductionLineVisible = &ent.Known{Fixed: true, Make: func(any) func(*s
 }}
 
 // queryProductionLine is the query of LoadProductionLine.
-func queryProductionLine(c *ent.Client, id int, ps ...predicate.ProductionLine) *ent.ProductionLineQuery {
+func queryProductionLine(c *ent.Client, id int) *ent.ProductionLineQuery {
 	q := c.ProductionLine.Query().
 		ByID(id)
 	q.WhereKnown(knownProductionLineVisible, nil)
-	q.Where(ps...)
 	return q
 }
 

@@ -424,25 +424,23 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 	return out, nil
 }
 
-// LoadPurchaseOrder loads the PurchaseOrder with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
-	return queryPurchaseOrder(c, id, ps...).Read(ctx)
+// LoadPurchaseOrder loads the PurchaseOrder with the given id, as the caller may see it.
+func LoadPurchaseOrder(ctx context.Context, c *ent.Client, id int) (*ent.PurchaseOrder, error) {
+	return queryPurchaseOrder(c, id).Read(ctx)
 }
 
 // showPurchaseOrder loads the PurchaseOrder with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showPurchaseOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.PurchaseOrder) (*ent.PurchaseOrder, error) {
-	q := queryPurchaseOrder(c, id, ps...)
+func showPurchaseOrder(ctx context.Context, c *ent.Client, id int) (*ent.PurchaseOrder, error) {
+	q := queryPurchaseOrder(c, id)
 	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
 	return q.Read(ctx)
 }
 
 // queryPurchaseOrder is the query of LoadPurchaseOrder.
-func queryPurchaseOrder(c *ent.Client, id int, ps ...predicate.PurchaseOrder) *ent.PurchaseOrderQuery {
+func queryPurchaseOrder(c *ent.Client, id int) *ent.PurchaseOrderQuery {
 	q := c.PurchaseOrder.Query().
 		ByID(id)
-	q.Where(ps...)
 	withPurchaseOrderEdges(q, true)
 	return q
 }

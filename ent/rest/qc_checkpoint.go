@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/qccheckpoint"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -116,25 +115,23 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 	return out, nil
 }
 
-// LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
-	return queryQCCheckpoint(c, id, ps...).Read(ctx)
+// LoadQCCheckpoint loads the QCCheckpoint with the given id, as the caller may see it.
+func LoadQCCheckpoint(ctx context.Context, c *ent.Client, id int) (*ent.QCCheckpoint, error) {
+	return queryQCCheckpoint(c, id).Read(ctx)
 }
 
 // showQCCheckpoint loads the QCCheckpoint with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showQCCheckpoint(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCCheckpoint) (*ent.QCCheckpoint, error) {
-	q := queryQCCheckpoint(c, id, ps...)
+func showQCCheckpoint(ctx context.Context, c *ent.Client, id int) (*ent.QCCheckpoint, error) {
+	q := queryQCCheckpoint(c, id)
 	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
 	return q.Read(ctx)
 }
 
 // queryQCCheckpoint is the query of LoadQCCheckpoint.
-func queryQCCheckpoint(c *ent.Client, id int, ps ...predicate.QCCheckpoint) *ent.QCCheckpointQuery {
+func queryQCCheckpoint(c *ent.Client, id int) *ent.QCCheckpointQuery {
 	q := c.QCCheckpoint.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

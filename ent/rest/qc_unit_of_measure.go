@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -89,25 +88,23 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 	return out, nil
 }
 
-// LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
-	return queryQCUnitOfMeasure(c, id, ps...).Read(ctx)
+// LoadQCUnitOfMeasure loads the QCUnitOfMeasure with the given id, as the caller may see it.
+func LoadQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.QCUnitOfMeasure, error) {
+	return queryQCUnitOfMeasure(c, id).Read(ctx)
 }
 
 // showQCUnitOfMeasure loads the QCUnitOfMeasure with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) (*ent.QCUnitOfMeasure, error) {
-	q := queryQCUnitOfMeasure(c, id, ps...)
+func showQCUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.QCUnitOfMeasure, error) {
+	q := queryQCUnitOfMeasure(c, id)
 	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
 	return q.Read(ctx)
 }
 
 // queryQCUnitOfMeasure is the query of LoadQCUnitOfMeasure.
-func queryQCUnitOfMeasure(c *ent.Client, id int, ps ...predicate.QCUnitOfMeasure) *ent.QCUnitOfMeasureQuery {
+func queryQCUnitOfMeasure(c *ent.Client, id int) *ent.QCUnitOfMeasureQuery {
 	q := c.QCUnitOfMeasure.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -504,25 +504,23 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 	return out, nil
 }
 
-// LoadSalesOrder loads the SalesOrder with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
-	return querySalesOrder(c, id, ps...).Read(ctx)
+// LoadSalesOrder loads the SalesOrder with the given id, as the caller may see it.
+func LoadSalesOrder(ctx context.Context, c *ent.Client, id int) (*ent.SalesOrder, error) {
+	return querySalesOrder(c, id).Read(ctx)
 }
 
 // showSalesOrder loads the SalesOrder with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showSalesOrder(ctx context.Context, c *ent.Client, id int, ps ...predicate.SalesOrder) (*ent.SalesOrder, error) {
-	q := querySalesOrder(c, id, ps...)
+func showSalesOrder(ctx context.Context, c *ent.Client, id int) (*ent.SalesOrder, error) {
+	q := querySalesOrder(c, id)
 	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
 	return q.Read(ctx)
 }
 
 // querySalesOrder is the query of LoadSalesOrder.
-func querySalesOrder(c *ent.Client, id int, ps ...predicate.SalesOrder) *ent.SalesOrderQuery {
+func querySalesOrder(c *ent.Client, id int) *ent.SalesOrderQuery {
 	q := c.SalesOrder.Query().
 		ByID(id)
-	q.Where(ps...)
 	withSalesOrderEdges(q, true)
 	return q
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -114,25 +113,23 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 	return out, nil
 }
 
-// LoadSalesperson loads the Salesperson with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
-	return querySalesperson(c, id, ps...).Read(ctx)
+// LoadSalesperson loads the Salesperson with the given id, as the caller may see it.
+func LoadSalesperson(ctx context.Context, c *ent.Client, id int) (*ent.Salesperson, error) {
+	return querySalesperson(c, id).Read(ctx)
 }
 
 // showSalesperson loads the Salesperson with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showSalesperson(ctx context.Context, c *ent.Client, id int, ps ...predicate.Salesperson) (*ent.Salesperson, error) {
-	q := querySalesperson(c, id, ps...)
+func showSalesperson(ctx context.Context, c *ent.Client, id int) (*ent.Salesperson, error) {
+	q := querySalesperson(c, id)
 	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
 	return q.Read(ctx)
 }
 
 // querySalesperson is the query of LoadSalesperson.
-func querySalesperson(c *ent.Client, id int, ps ...predicate.Salesperson) *ent.SalespersonQuery {
+func querySalesperson(c *ent.Client, id int) *ent.SalespersonQuery {
 	q := c.Salesperson.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -173,7 +173,7 @@ func ApplyShipmentCreate(b *ent.ShipmentCreate, req *oas.ShipmentCreate) error {
 }
 
 // LoadShipment loads the Shipment with the given id, as the caller may see it
-// (and as ps restrict it).
+// (under the parent given, if one is).
 func LoadShipment(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.Shipment, error) {
 	return queryShipment(c, id, parent...).Read(ctx)
 }

@@ -118,7 +118,7 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 }
 
 // LoadShippingAddress loads the ShippingAddress with the given id, as the caller may see it
-// (and as ps restrict it).
+// (under the parent given, if one is).
 func LoadShippingAddress(ctx context.Context, c *ent.Client, id int, parent ...int) (*ent.ShippingAddress, error) {
 	return queryShippingAddress(c, id, parent...).Read(ctx)
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -88,25 +87,23 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 	return out, nil
 }
 
-// LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
-	return queryShippingMethod(c, id, ps...).Read(ctx)
+// LoadShippingMethod loads the ShippingMethod with the given id, as the caller may see it.
+func LoadShippingMethod(ctx context.Context, c *ent.Client, id int) (*ent.ShippingMethod, error) {
+	return queryShippingMethod(c, id).Read(ctx)
 }
 
 // showShippingMethod loads the ShippingMethod with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showShippingMethod(ctx context.Context, c *ent.Client, id int, ps ...predicate.ShippingMethod) (*ent.ShippingMethod, error) {
-	q := queryShippingMethod(c, id, ps...)
+func showShippingMethod(ctx context.Context, c *ent.Client, id int) (*ent.ShippingMethod, error) {
+	q := queryShippingMethod(c, id)
 	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
 	return q.Read(ctx)
 }
 
 // queryShippingMethod is the query of LoadShippingMethod.
-func queryShippingMethod(c *ent.Client, id int, ps ...predicate.ShippingMethod) *ent.ShippingMethodQuery {
+func queryShippingMethod(c *ent.Client, id int) *ent.ShippingMethodQuery {
 	q := c.ShippingMethod.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

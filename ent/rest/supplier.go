@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -226,25 +225,23 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	return out, nil
 }
 
-// LoadSupplier loads the Supplier with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
-	return querySupplier(c, id, ps...).Read(ctx)
+// LoadSupplier loads the Supplier with the given id, as the caller may see it.
+func LoadSupplier(ctx context.Context, c *ent.Client, id int) (*ent.Supplier, error) {
+	return querySupplier(c, id).Read(ctx)
 }
 
 // showSupplier loads the Supplier with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showSupplier(ctx context.Context, c *ent.Client, id int, ps ...predicate.Supplier) (*ent.Supplier, error) {
-	q := querySupplier(c, id, ps...)
+func showSupplier(ctx context.Context, c *ent.Client, id int) (*ent.Supplier, error) {
+	q := querySupplier(c, id)
 	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
 	return q.Read(ctx)
 }
 
 // querySupplier is the query of LoadSupplier.
-func querySupplier(c *ent.Client, id int, ps ...predicate.Supplier) *ent.SupplierQuery {
+func querySupplier(c *ent.Client, id int) *ent.SupplierQuery {
 	q := c.Supplier.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -118,25 +117,23 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 	return out, nil
 }
 
-// LoadTag loads the Tag with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
-	return queryTag(c, id, ps...).Read(ctx)
+// LoadTag loads the Tag with the given id, as the caller may see it.
+func LoadTag(ctx context.Context, c *ent.Client, id int) (*ent.Tag, error) {
+	return queryTag(c, id).Read(ctx)
 }
 
 // showTag loads the Tag with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showTag(ctx context.Context, c *ent.Client, id int, ps ...predicate.Tag) (*ent.Tag, error) {
-	q := queryTag(c, id, ps...)
+func showTag(ctx context.Context, c *ent.Client, id int) (*ent.Tag, error) {
+	q := queryTag(c, id)
 	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
 	return q.Read(ctx)
 }
 
 // queryTag is the query of LoadTag.
-func queryTag(c *ent.Client, id int, ps ...predicate.Tag) *ent.TagQuery {
+func queryTag(c *ent.Client, id int) *ent.TagQuery {
 	q := c.Tag.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -119,25 +118,23 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 	return out, nil
 }
 
-// LoadTaxRate loads the TaxRate with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
-	return queryTaxRate(c, id, ps...).Read(ctx)
+// LoadTaxRate loads the TaxRate with the given id, as the caller may see it.
+func LoadTaxRate(ctx context.Context, c *ent.Client, id int) (*ent.TaxRate, error) {
+	return queryTaxRate(c, id).Read(ctx)
 }
 
 // showTaxRate loads the TaxRate with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showTaxRate(ctx context.Context, c *ent.Client, id int, ps ...predicate.TaxRate) (*ent.TaxRate, error) {
-	q := queryTaxRate(c, id, ps...)
+func showTaxRate(ctx context.Context, c *ent.Client, id int) (*ent.TaxRate, error) {
+	q := queryTaxRate(c, id)
 	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
 	return q.Read(ctx)
 }
 
 // queryTaxRate is the query of LoadTaxRate.
-func queryTaxRate(c *ent.Client, id int, ps ...predicate.TaxRate) *ent.TaxRateQuery {
+func queryTaxRate(c *ent.Client, id int) *ent.TaxRateQuery {
 	q := c.TaxRate.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -88,25 +87,23 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 	return out, nil
 }
 
-// LoadTerritory loads the Territory with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
-	return queryTerritory(c, id, ps...).Read(ctx)
+// LoadTerritory loads the Territory with the given id, as the caller may see it.
+func LoadTerritory(ctx context.Context, c *ent.Client, id int) (*ent.Territory, error) {
+	return queryTerritory(c, id).Read(ctx)
 }
 
 // showTerritory loads the Territory with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showTerritory(ctx context.Context, c *ent.Client, id int, ps ...predicate.Territory) (*ent.Territory, error) {
-	q := queryTerritory(c, id, ps...)
+func showTerritory(ctx context.Context, c *ent.Client, id int) (*ent.Territory, error) {
+	q := queryTerritory(c, id)
 	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
 	return q.Read(ctx)
 }
 
 // queryTerritory is the query of LoadTerritory.
-func queryTerritory(c *ent.Client, id int, ps ...predicate.Territory) *ent.TerritoryQuery {
+func queryTerritory(c *ent.Client, id int) *ent.TerritoryQuery {
 	q := c.Territory.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

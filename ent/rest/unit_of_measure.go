@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
@@ -136,25 +135,23 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 	return out, nil
 }
 
-// LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
-	return queryUnitOfMeasure(c, id, ps...).Read(ctx)
+// LoadUnitOfMeasure loads the UnitOfMeasure with the given id, as the caller may see it.
+func LoadUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.UnitOfMeasure, error) {
+	return queryUnitOfMeasure(c, id).Read(ctx)
 }
 
 // showUnitOfMeasure loads the UnitOfMeasure with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showUnitOfMeasure(ctx context.Context, c *ent.Client, id int, ps ...predicate.UnitOfMeasure) (*ent.UnitOfMeasure, error) {
-	q := queryUnitOfMeasure(c, id, ps...)
+func showUnitOfMeasure(ctx context.Context, c *ent.Client, id int) (*ent.UnitOfMeasure, error) {
+	q := queryUnitOfMeasure(c, id)
 	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
 	return q.Read(ctx)
 }
 
 // queryUnitOfMeasure is the query of LoadUnitOfMeasure.
-func queryUnitOfMeasure(c *ent.Client, id int, ps ...predicate.UnitOfMeasure) *ent.UnitOfMeasureQuery {
+func queryUnitOfMeasure(c *ent.Client, id int) *ent.UnitOfMeasureQuery {
 	q := c.UnitOfMeasure.Query().
 		ByID(id)
-	q.Where(ps...)
 	return q
 }
 

@@ -120,16 +120,15 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 	return out, nil
 }
 
-// LoadWarehouse loads the Warehouse with the given id, as the caller may see it
-// (and as ps restrict it).
-func LoadWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
-	return queryWarehouse(c, id, ps...).Read(ctx)
+// LoadWarehouse loads the Warehouse with the given id, as the caller may see it.
+func LoadWarehouse(ctx context.Context, c *ent.Client, id int) (*ent.Location, error) {
+	return queryWarehouse(c, id).Read(ctx)
 }
 
 // showWarehouse loads the Warehouse with the given id as an answer shows it:
 // the columns its converter reads, with its edges and borrowed fields.
-func showWarehouse(ctx context.Context, c *ent.Client, id int, ps ...predicate.Location) (*ent.Location, error) {
-	q := queryWarehouse(c, id, ps...)
+func showWarehouse(ctx context.Context, c *ent.Client, id int) (*ent.Location, error) {
+	q := queryWarehouse(c, id)
 	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
 	return q.Read(ctx)
 }
@@ -145,11 +144,10 @@ var knownWarehouseVisible = &ent.Known{Fixed: true, Make: func(any) func(*sql.Se
 }}
 
 // queryWarehouse is the query of LoadWarehouse.
-func queryWarehouse(c *ent.Client, id int, ps ...predicate.Location) *ent.LocationQuery {
+func queryWarehouse(c *ent.Client, id int) *ent.LocationQuery {
 	q := c.Location.Query().
 		ByID(id)
 	q.WhereKnown(knownWarehouseVisible, nil)
-	q.Where(ps...)
 	return q
 }
 
