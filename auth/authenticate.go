@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -83,8 +84,9 @@ type Authenticator struct {
 	parsed  sync.Map // stored scope list → policy.Scopes
 	owners  sync.Map // key hash → account id (a key's account never changes)
 	touched sync.Map // key id → when this process last recorded its use
-	// hints hold, by key hash, each valid key as this process last read it
-	// (PostgreSQL): what Trust assumes of the next request with the key.
+	// hints hold, by the key's SHA-256 ([32]byte), each valid key as this
+	// process last read it (PostgreSQL): what Trust assumes of the next
+	// request with the key.
 	hints sync.Map
 }
 
@@ -186,7 +188,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		err = ErrInvalidKey
 	}
 	if err != nil {
-		a.hints.Delete(hash)
+		a.hints.Delete(digest(token))
 		if reserve > 1 {
 			if owner, ok := a.owners.Load(hash); ok {
 				a.shared.Leases.Abandon(ratelimit.AccountBucket(owner.(int)), now, reserve)
@@ -208,7 +210,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
 	}
 	if a.shared != nil {
-		a.hints.Store(hash, &hint{row: *row, scopes: scopes})
+		a.hints.Store(digest(token), &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}})
 	}
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
 		a.recordUse(row.keyID, now)
@@ -228,17 +230,21 @@ func bearer(header string) (string, policy.Environment, bool) {
 	return token, env, ok
 }
 
-// hint is a valid key as a request of this process last read it.
+// hint is a valid key as a request of this process last read it, with
+// its hash and the arguments of its check (keyHolds), made once for every
+// request that trusts it.
 type hint struct {
 	row    keyRow
 	scopes policy.Scopes
+	hash   string
+	args   [2]any
 }
 
 // Check is a request's key taken on trust (Trust), to be confirmed (Confirm)
 // before anything of the request's answer is sent.
 type Check struct {
-	hash, print string
-	keyID       int
+	h   *hint
+	sum [sha256.Size]byte
 }
 
 // keyHolds writes whether the key whose hash is args[0] still prints as
@@ -254,7 +260,7 @@ var keyHolds = &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
 // KeyCheck is the ent.KeyCheck of the request: whether its key still prints
 // as trusted.
 func (c *Check) KeyCheck() *ent.KeyCheck {
-	return &ent.KeyCheck{Holds: keyHolds, Args: [2]any{c.hash, c.print}}
+	return &ent.KeyCheck{Holds: keyHolds, Args: c.h.args}
 }
 
 // Trust authenticates a read on PostgreSQL from the key as this process last
@@ -274,8 +280,8 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 	if !ok {
 		return nil, nil, false
 	}
-	hash := Hash(token)
-	v, ok := a.hints.Load(hash)
+	sum := digest(token)
+	v, ok := a.hints.Load(sum)
 	if !ok {
 		return nil, nil, false
 	}
@@ -288,7 +294,7 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 		return nil, nil, false
 	}
 	budget := ratelimit.NewResult(n, a.limit, now.Truncate(ratelimit.Window))
-	return h.row.key(env, h.scopes, budget), &Check{hash: hash, print: h.row.print, keyID: h.row.keyID}, true
+	return h.row.key(env, h.scopes, budget), &Check{h: h, sum: sum}, true
 }
 
 // Confirm reports whether the key of a trusted request still prints as it
@@ -301,17 +307,17 @@ func (a *Authenticator) Confirm(ctx context.Context, c *Check, holds, seen bool,
 	if !seen {
 		// Direct SQL: a trusted request's key is checked by its hash when no row of the answer carried the check.
 		var print string
-		err := a.print.QueryRowContext(ctx, c.hash).Scan(&print)
+		err := a.print.QueryRowContext(ctx, c.h.hash).Scan(&print)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return false, fmt.Errorf("confirm key: %w", err)
 		}
-		holds = err == nil && print == c.print
+		holds = err == nil && print == c.h.row.print
 	}
 	if !holds {
-		a.hints.Delete(c.hash)
+		a.hints.Delete(c.sum)
 		return false, nil
 	}
-	a.recordUse(c.keyID, now)
+	a.recordUse(c.h.row.keyID, now)
 	return true, nil
 }
 

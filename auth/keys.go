@@ -18,6 +18,14 @@ func Prefix(env policy.Environment) string { return "key_" + string(env) + "_" }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// isBase62 tells the bytes of base62 apart, for wellFormed.
+var isBase62 = func() (t [256]bool) {
+	for i := range len(base62) {
+		t[base62[i]] = true
+	}
+	return t
+}()
+
 // secretLen is the length of 32 random bytes in base62 (256 bits need 43 digits).
 const secretLen = 43
 
@@ -42,9 +50,12 @@ func NewKey(env policy.Environment) (key, prefix, last4, hash string) {
 
 // Hash is the stored form of a key: hex SHA-256.
 func Hash(key string) string {
-	sum := sha256.Sum256([]byte(key))
+	sum := digest(key)
 	return hex.EncodeToString(sum[:])
 }
+
+// digest is the SHA-256 of key, which Hash writes in hex.
+func digest(key string) [sha256.Size]byte { return sha256.Sum256([]byte(key)) }
 
 // wellFormed reports whether s could be a key; anything else is refused
 // without a database lookup.
@@ -55,7 +66,7 @@ func wellFormed(s string) (policy.Environment, bool) {
 			continue
 		}
 		for i := 0; i < len(rest); i++ {
-			if strings.IndexByte(base62, rest[i]) < 0 {
+			if !isBase62[rest[i]] {
 				return "", false
 			}
 		}

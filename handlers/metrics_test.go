@@ -73,6 +73,7 @@ func TestMetrics(t *testing.T) {
 		a.do("GET", "/v1/no-such-thing", a.key, nil).want(404)
 		a.do("GET", "/v1/allergens", "key_live_nope", nil).want(401)
 		a.do("GET", "/healthz", "", nil).want(200)
+		a.do("BREW", "/v1/allergens", "", nil) // a method the client made up
 		a.do("GET", "/v1/allergens?x="+strings.Repeat("a", 10), a.key, nil).want(400)
 		for a.do("GET", "/v1/allergens", a.key, nil).Status != 429 {
 		}
@@ -95,6 +96,18 @@ func TestMetrics(t *testing.T) {
 			`larder_ratelimit_requests_total{bucket="account",result="allowed"}`:              metricsLimit,
 			`larder_ratelimit_requests_total{bucket="account",result="limited"}`:              1,
 			`larder_ratelimit_requests_total{bucket="auth_failures",result="allowed"}`:        1,
+		}
+		var other float64
+		for s, v := range m {
+			if strings.Contains(s, `method="BREW"`) {
+				t.Errorf("the client picked a series: %s", s)
+			}
+			if strings.HasPrefix(s, `larder_http_requests_total{method="OTHER"`) {
+				other += v
+			}
+		}
+		if other != 1 {
+			t.Errorf("%v requests of unknown methods counted as OTHER, want 1", other)
 		}
 		if n := m[`larder_http_requests_total{method="GET",operation="metrics",status="200"}`]; n < 2 {
 			t.Errorf("%v scrapes counted, want at least the first two", n)

@@ -1,14 +1,17 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A panic in a handler becomes a 500 problem, not a dropped connection.
@@ -96,5 +99,73 @@ func TestClientIP(t *testing.T) {
 				t.Fatalf("without trusted proxies clientIP = %q, want the peer %q", got, peer)
 			}
 		})
+	}
+}
+
+// A request's work ends at its timeout (within deadlineGrain), not when its
+// client goes, keeps the request's values, and contexts derived from it hang
+// on the deadline's own instead of a goroutine each.
+func TestTimeoutBoundsTheWork(t *testing.T) {
+	const d = 200 * time.Millisecond
+	type key struct{}
+	var got context.Context
+	h := withTimeout(d, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r.Context() }))
+	client, leave := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	start := time.Now()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil).WithContext(client))
+	end := time.Now()
+	leave()
+	dl, ok := got.Deadline()
+	if !ok || dl.Before(start.Add(d)) || dl.After(end.Add(d+deadlineGrain)) {
+		t.Fatalf("deadline %v (set %v), want between %v and %v", dl, ok, start.Add(d), end.Add(d+deadlineGrain))
+	}
+	if got.Value(key{}) != "v" {
+		t.Fatal("the request's values are lost")
+	}
+	if got.Err() != nil {
+		t.Fatalf("the client's leaving ends the work: %v", got.Err())
+	}
+	before := runtime.NumGoroutine()
+	var children []context.CancelFunc
+	for range 50 {
+		_, cancel := context.WithCancel(got)
+		children = append(children, cancel)
+	}
+	if n := runtime.NumGoroutine() - before; n >= 50 {
+		t.Errorf("%d goroutines for 50 contexts derived from a request's", n)
+	}
+	fired := make(chan struct{})
+	context.AfterFunc(got, func() { close(fired) })
+	select {
+	case <-got.Done():
+	case <-time.After(10 * d):
+		t.Fatal("the work outlives its timeout")
+	}
+	<-fired
+	if got.Err() != context.DeadlineExceeded || context.Cause(got) != context.DeadlineExceeded {
+		t.Fatalf("error %v, cause %v", got.Err(), context.Cause(got))
+	}
+	if time.Now().Before(start.Add(d)) {
+		t.Fatal("the work ended before its timeout")
+	}
+	for _, cancel := range children {
+		cancel()
+	}
+}
+
+// Requests that start in one deadlineGrain share a deadline's context;
+// later ones get a later one.
+func TestDeadlinesShareWindows(t *testing.T) {
+	ds := &deadlines{d: time.Minute}
+	now := time.Now()
+	a, b := ds.from(now), ds.from(now.Add(deadlineGrain/2))
+	c := ds.from(now.Add(2 * deadlineGrain))
+	if a != b {
+		t.Error("two requests of one window have two deadlines")
+	}
+	da, _ := a.Deadline()
+	dc, _ := c.Deadline()
+	if a == c || !dc.After(da) {
+		t.Errorf("a later request has the deadline %v of an earlier window (%v)", dc, da)
 	}
 }

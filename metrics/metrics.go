@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +32,8 @@ type Metrics struct {
 
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
+	answered  sync.Map // of requests' series, by answered
+	spent     sync.Map // of budget's series, by spent
 	refused   *prometheus.CounterVec
 	budget    *prometheus.CounterVec
 	keys      map[string]prometheus.Counter // by KeyCheck's how
@@ -110,14 +113,50 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry, DisableCompression: true})
 }
 
+// answered are the labels of a request's series, and series their
+// counter and histogram, kept by Request once made: finding them in the
+// vectors hashes every label and formats the status on each request.
+type (
+	answered struct {
+		operation, method string
+		status            int
+	}
+	series struct {
+		count   prometheus.Counter
+		latency prometheus.Observer
+	}
+)
+
 // Request records one answered request. The recording methods do nothing on
-// nil Metrics.
+// nil Metrics. A method net/http accepts but HTTP does not define is
+// labelled OTHER: the client must not pick the series.
 func (m *Metrics) Request(operation, method string, status int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.requests.WithLabelValues(operation, method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(operation).Observe(d.Seconds())
+	if !known(method) {
+		method = "OTHER"
+	}
+	k := answered{operation, method, status}
+	s, ok := m.answered.Load(k)
+	if !ok {
+		s, _ = m.answered.LoadOrStore(k, &series{
+			count:   m.requests.WithLabelValues(operation, method, strconv.Itoa(status)),
+			latency: m.latency.WithLabelValues(operation),
+		})
+	}
+	s.(*series).count.Inc()
+	s.(*series).latency.Observe(d.Seconds())
+}
+
+// known reports whether method is one of HTTP's (RFC 9110 and PATCH).
+func known(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // Refused records a 429 or 503 and its reason.
@@ -128,16 +167,27 @@ func (m *Metrics) Refused(status int, reason string) {
 	m.refused.WithLabelValues(strconv.Itoa(status), reason).Inc()
 }
 
+// spent are the labels of a budget's series.
+type spent struct {
+	bucket  string
+	allowed bool
+}
+
 // Budget records a request counted against a rate-limit bucket.
 func (m *Metrics) Budget(bucket string, allowed bool) {
 	if m == nil {
 		return
 	}
-	result := "allowed"
-	if !allowed {
-		result = "limited"
+	k := spent{bucket, allowed}
+	c, ok := m.spent.Load(k)
+	if !ok {
+		result := "allowed"
+		if !allowed {
+			result = "limited"
+		}
+		c, _ = m.spent.LoadOrStore(k, m.budget.WithLabelValues(bucket, result))
 	}
-	m.budget.WithLabelValues(bucket, result).Inc()
+	c.(prometheus.Counter).Inc()
 }
 
 // KeyCheck records how a request's key was checked: read, rows, print or
