@@ -54,8 +54,17 @@ func Hash(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// digest is the SHA-256 of key, which Hash writes in hex.
-func digest(key string) [sha256.Size]byte { return sha256.Sum256([]byte(key)) }
+// digest is the SHA-256 of key, which Hash writes in hex. A key's bytes are
+// copied to the stack, where a conversion would allocate them (longer than
+// the 32 bytes the compiler keeps there).
+func digest(key string) [sha256.Size]byte {
+	var b [64]byte
+	if len(key) <= len(b) {
+		n := copy(b[:], key)
+		return sha256.Sum256(b[:n])
+	}
+	return sha256.Sum256([]byte(key))
+}
 
 // wellFormed reports whether s could be a key; anything else is refused
 // without a database lookup.

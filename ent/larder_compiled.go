@@ -284,36 +284,42 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 // first time. Once the type holds maxShapes, a shape it does not hold is not
 // compiled (uncompiled): its queries are read as ent builds them.
 func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) *readShape {
-	var shapes []*readShape
-	if p := r.shapes.Load(); p != nil {
-		shapes = *p
-	}
-	for _, s := range shapes {
-		if s.is(dialect, qc, edges, k, key) {
-			return s
-		}
-	}
-	if len(shapes) >= maxShapes {
-		return uncompiled
+	if s, full := r.find(dialect, qc, edges, k, key); s != nil || full {
+		return s
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if s, full := r.find(dialect, qc, edges, k, key); s != nil || full {
+		return s
+	}
+	var shapes []*readShape
 	if p := r.shapes.Load(); p != nil {
 		shapes = *p
-	}
-	for _, s := range shapes {
-		if s.is(dialect, qc, edges, k, key) {
-			return s
-		}
-	}
-	if len(shapes) >= maxShapes {
-		return uncompiled
 	}
 	s := compileRead(dialect, q.querySpec(), k, key)
 	s.fields, s.limit, s.edges = slices.Clone(qc.Fields), limitOf(qc), edges
 	shapes = append(slices.Clip(shapes), s)
 	r.shapes.Store(&shapes)
 	return s
+}
+
+// find returns the statement r holds for the shape, or, when it holds none,
+// uncompiled and true if it holds maxShapes, nil and false otherwise. It
+// allocates nothing: the shapes' slice escapes only where one is added.
+func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) (*readShape, bool) {
+	p := r.shapes.Load()
+	if p == nil {
+		return nil, false
+	}
+	for _, s := range *p {
+		if s.is(dialect, qc, edges, k, key) {
+			return s, false
+		}
+	}
+	if len(*p) >= maxShapes {
+		return uncompiled, true
+	}
+	return nil, false
 }
 
 // uncompiled is the shape of the queries no statement is compiled for.

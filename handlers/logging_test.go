@@ -37,31 +37,41 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// Spec Errors 1: a caller's X-Request-Id is logged beside the generated one.
+// Spec Errors 1: a caller's X-Request-Id is logged beside the generated one,
+// through the logger and in the server's own lines (AccessLines).
 func TestCallerRequestIDIsLogged(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		var logs lockedBuffer
-		srv, err := handlers.New(st, handlers.Options{Config: config.Defaults(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(srv)
-		defer hs.Close()
-		req, _ := http.NewRequest("GET", hs.URL+"/v1/nowhere", nil)
-		req.Header.Set("X-Request-Id", "caller-7f3a")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		ours := res.Header.Get("X-Request-Id")
-		for _, line := range strings.Split(logs.String(), "\n") {
-			if strings.Contains(line, "client_request_id=caller-7f3a") && strings.Contains(line, "request_id="+ours) {
-				return
+		for _, direct := range []bool{false, true} {
+			var logs lockedBuffer
+			o := handlers.Options{Config: config.Defaults(), Log: slog.New(slog.NewTextHandler(&logs, nil))}
+			if direct {
+				o.AccessLines = &logs
+			}
+			srv, err := handlers.New(st, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv)
+			req, _ := http.NewRequest("GET", hs.URL+"/v1/nowhere", nil)
+			req.Header.Set("X-Request-Id", "caller-7f3a")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			hs.Close()
+			ours := res.Header.Get("X-Request-Id")
+			found := false
+			for _, line := range strings.Split(logs.String(), "\n") {
+				if strings.Contains(line, " msg=request request_id="+ours+" method=GET path=/v1/nowhere status=404 ") && strings.HasSuffix(line, " client_request_id=caller-7f3a") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("AccessLines %v: no log line with both ids:\n%s", direct, logs.String())
 			}
 		}
-		t.Fatalf("no log line with both ids:\n%s", logs.String())
 	})
 }
 

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -123,7 +122,7 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // withAccessLog logs one line per request, and turns a panic into a 500
 // problem (when nothing was written yet) instead of a dropped connection.
-func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request) string, next http.Handler) http.Handler {
+func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
@@ -133,12 +132,14 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				log.ErrorContext(ctx, "panic", "request_id", RequestID(ctx), "panic", v, "stack", string(debug.Stack()))
+				log.log.ErrorContext(ctx, "panic", "request_id", RequestID(ctx), "panic", v, "stack", string(debug.Stack()))
 				if rec.status == 0 {
 					writeProblem(ctx, rec, internal)
 				}
 			}
-			m.Request(name(r), r.Method, rec.status, time.Since(start))
+			now := time.Now()
+			took := now.Sub(start)
+			m.Request(name(r), r.Method, rec.status, took)
 			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
 				var reason string
 				if x := exchangeOf(ctx); x != nil {
@@ -152,31 +153,21 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, name func(*http.Request
 			if quiet(r, rec.status) {
 				return
 			}
-			attrs := []slog.Attr{
-				slog.String("request_id", RequestID(ctx)),
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", rec.status),
-				slog.Int("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)),
-				slog.String("remote", r.RemoteAddr),
+			a := access{
+				requestID: RequestID(ctx),
+				method:    r.Method,
+				path:      r.URL.Path,
+				status:    rec.status,
+				bytes:     rec.bytes,
+				duration:  took,
+				remote:    r.RemoteAddr,
+				// The client closed its side before the answer.
+				clientAbort: ctx.Err() != nil,
 			}
 			if cid := r.Header.Get("X-Request-Id"); cid != "" {
-				attrs = append(attrs, slog.String("client_request_id", printable(cid)))
+				a.clientRequestID = printable(cid)
 			}
-			if r.Context().Err() != nil {
-				// The client closed its side before the answer: not a
-				// server error, whatever the status it was sent.
-				attrs = append(attrs, slog.Bool("client_abort", true))
-			}
-			// A record of its own, without the caller's pc that
-			// Logger.LogAttrs walks the stack for: no handler shows
-			// the source of the access log's one call.
-			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
-				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-				line.AddAttrs(attrs...)
-				_ = h.Handle(ctx, line)
-			}
+			log.write(ctx, now, &a)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -43,6 +43,12 @@ type Options struct {
 	Log    *slog.Logger
 	// Now is the clock of the limits; nil means time.Now.
 	Now func() time.Time
+	// AccessLines, when set, takes the access log's lines, written here
+	// byte for byte as slog.NewTextHandler writes them (without ReplaceAttr
+	// or AddSource), instead of through Log, which still takes every other
+	// line: the writer of Log's text handler, for the same log in half the
+	// time. It must take concurrent writes, each a whole line.
+	AccessLines io.Writer
 }
 
 // New assembles the API: request id, access log and panic recovery, ETag and
@@ -119,7 +125,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	handler = withShedding(cfg.MaxInFlight, handler)
 	handler = withTimeout(cfg.RequestTimeout, handler)
 	handler = withHTTPCaching(handler)
-	handler = withAccessLog(log, m, operation(api), handler)
+	handler = withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), handler)
 	if tracing.Provider() != nil {
 		handler = withOperationSpan(api, handler)
 	}

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"larder.dev/larder/config"
@@ -88,6 +89,9 @@ type env struct {
 	log    *slog.Logger
 	// logs batches serve's log lines (--log-flush); nil otherwise.
 	logs *logbuf.Writer
+	// accessLines takes serve's access log lines, formatted by the server
+	// itself, when the log is text (handlers.Options.AccessLines).
+	accessLines io.Writer
 }
 
 func main() {
@@ -179,19 +183,38 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		level = slog.LevelInfo
 	}
 	out := e.stderr
-	if fs.Name() == "larder serve" && e.cfg.LogFlush > 0 {
-		e.logs = logbuf.New(e.stderr, e.cfg.LogFlush)
-		out = e.logs
+	if fs.Name() == "larder serve" {
+		if e.cfg.LogFlush > 0 {
+			e.logs = logbuf.New(e.stderr, e.cfg.LogFlush)
+			out = e.logs
+		} else {
+			// The handler and the access log write to it in turn.
+			out = &lockedWriter{w: e.stderr}
+		}
 	}
 	var h slog.Handler = slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})
 	if e.cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})
+	} else if fs.Name() == "larder serve" {
+		e.accessLines = out
 	}
 	if e.logs != nil {
 		h = logbuf.Handler{Handler: h, W: e.logs}
 	}
 	e.log = slog.New(h)
 	return pos, nil
+}
+
+// lockedWriter takes one Write at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // open opens the database, applies pending migrations and the shared rows.

@@ -72,7 +72,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	tuneForServing(e.cfg)
-	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log})
+	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines})
 	if err != nil {
 		return err
 	}
