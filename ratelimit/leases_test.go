@@ -36,7 +36,7 @@ func TestLeasesHandOutReservedNumbers(t *testing.T) {
 }
 
 // A quiet account reserves one number at a time; a busy one more, within 1%
-// of its limit and 64.
+// of its limit and maxLease.
 func TestLeaseSizeGrowsWithDemand(t *testing.T) {
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	cases := []struct {
@@ -45,7 +45,8 @@ func TestLeaseSizeGrowsWithDemand(t *testing.T) {
 		{0, 1000000, 1},
 		{7, 1000000, 1},
 		{80, 1000000, 10},
-		{10000, 1000000, 64},
+		{8 * maxLease, 1000000, maxLease},
+		{100000, 1000000, maxLease},
 		{10000, 300, 3},
 		{10000, 99, 1},
 	}
@@ -76,22 +77,22 @@ func TestLeasesPrune(t *testing.T) {
 func TestOneBatchAtATime(t *testing.T) {
 	l := NewLeases()
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
-	for i := range 800 {
+	for i := range 8 * maxLease {
 		l.Add("b", now, i+1, 1)
 	}
-	if n := l.Next("b", 1000000, now); n != 64 {
-		t.Fatalf("first batch %d, want 64", n)
+	if n := l.Next("b", 1000000, now); n != maxLease {
+		t.Fatalf("first batch %d, want %d", n, maxLease)
 	}
 	if n := l.Next("b", 1000000, now); n != 1 {
 		t.Fatalf("reservation during a batch %d, want 1", n)
 	}
-	l.Abandon("b", now, 64)
-	if n := l.Next("b", 1000000, now); n != 64 {
-		t.Fatalf("batch after an abandoned batch %d, want 64", n)
+	l.Abandon("b", now, maxLease)
+	if n := l.Next("b", 1000000, now); n != maxLease {
+		t.Fatalf("batch after an abandoned batch %d, want %d", n, maxLease)
 	}
-	l.Add("b", now, 2000, 64)
+	l.Add("b", now, 10*maxLease, maxLease)
 	if n := l.Next("b", 1000000, now); n != 0 {
-		t.Fatalf("reservation with 63 numbers held %d, want 0", n)
+		t.Fatalf("reservation with %d numbers held %d, want 0", maxLease-1, n)
 	}
 }
 
@@ -101,15 +102,15 @@ func TestOneBatchAtATime(t *testing.T) {
 func TestNextBatchBeforeThePoolRunsDry(t *testing.T) {
 	l := NewLeases()
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
-	for i := range 800 {
+	for i := range 8 * maxLease {
 		l.Add("b", now, i+1, 1)
 	}
-	last := 800
+	last := 8 * maxLease
 	reserve := func(n int) {
 		last += n
 		l.Add("b", now, last, n)
 	}
-	reserve(l.Next("b", 1000000, now)) // 64: one used, 63 held
+	reserve(l.Next("b", 1000000, now)) // maxLease: one used, the rest held
 	taken := 0
 	for l.Next("b", 1000000, now) == 0 {
 		if _, ok := l.Take("b", now); !ok {
@@ -117,19 +118,19 @@ func TestNextBatchBeforeThePoolRunsDry(t *testing.T) {
 		}
 		taken++
 	}
-	if taken != 63-16 {
-		t.Fatalf("the next batch was asked for after %d numbers, want %d (a quarter of 64 left)", taken, 63-16)
+	if want := maxLease - 1 - maxLease/4; taken != want {
+		t.Fatalf("the next batch was asked for after %d numbers, want %d (a quarter of %d left)", taken, want, maxLease)
 	}
-	if h := l.pool("b", now).held(); h != 16 {
-		t.Fatalf("%d numbers held when the next batch was asked for, want 16", h)
+	if h := l.pool("b", now).held(); h != maxLease/4 {
+		t.Fatalf("%d numbers held when the next batch was asked for, want %d", h, maxLease/4)
 	}
 	// Next started the batch: others take held numbers meanwhile.
 	if n := l.Next("b", 1000000, now); n != 0 {
 		t.Fatalf("reservation while the batch is reserved %d, want 0", n)
 	}
 	l.Take("b", now)
-	reserve(64 - 16)
-	if h := l.pool("b", now).held(); h > 64 {
+	reserve(maxLease - maxLease/4)
+	if h := l.pool("b", now).held(); h > maxLease {
 		t.Fatalf("%d numbers held, more than one batch", h)
 	}
 	var got []int
