@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,7 +179,8 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 	if !ok {
 		return nil, ErrInvalidKey
 	}
-	hash := Hash(token)
+	sum := digest(token)
+	hash := hex.EncodeToString(sum[:])
 	reserve := 0
 	if spent == nil {
 		reserve = a.reservation(hash, now)
@@ -188,7 +190,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		err = ErrInvalidKey
 	}
 	if err != nil {
-		a.hints.Delete(digest(token))
+		a.hints.Delete(sum)
 		if reserve > 1 {
 			if owner, ok := a.owners.Load(hash); ok {
 				a.shared.Leases.Abandon(ratelimit.AccountBucket(owner.(int)), now, reserve)
@@ -210,7 +212,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
 	}
 	if a.shared != nil {
-		a.hints.Store(digest(token), &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}})
+		a.hints.Store(sum, &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}})
 	}
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
 		a.recordUse(row.keyID, now)

@@ -208,7 +208,7 @@ type deadlines struct {
 type window struct {
 	until  time.Time
 	ctx    context.Context
-	cancel context.CancelFunc // its timer's; the deadline calls it
+	cancel context.CancelFunc // never called: the deadline ends ctx
 }
 
 // from returns the deadline of a request that starts at now.
