@@ -212,7 +212,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
 	}
 	if a.shared != nil {
-		a.hints.Store(sum, &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}})
+		a.hints.Store(sum, &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}, bucket: ratelimit.AccountBucket(row.accountID)})
 	}
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
 		a.recordUse(row.keyID, now)
@@ -233,13 +233,14 @@ func bearer(header string) (string, policy.Environment, bool) {
 }
 
 // hint is a valid key as a request of this process last read it, with
-// its hash and the arguments of its check (keyHolds), made once for every
-// request that trusts it.
+// its hash, the arguments of its check (keyHolds) and its account's
+// rate-limit bucket, made once for every request that trusts it.
 type hint struct {
 	row    keyRow
 	scopes policy.Scopes
 	hash   string
 	args   [2]any
+	bucket string
 }
 
 // Check is a request's key taken on trust (Trust), to be confirmed (Confirm)
@@ -291,7 +292,7 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 	if !h.row.valid(env, now) {
 		return nil, nil, false
 	}
-	n, ok := a.shared.Leases.TakeHeld(ratelimit.AccountBucket(h.row.accountID), a.limit, now)
+	n, ok := a.shared.Leases.TakeHeld(h.bucket, a.limit, now)
 	if !ok {
 		return nil, nil, false
 	}

@@ -349,7 +349,10 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		return
 	}
 	if x := exchangeOf(ctx); x != nil {
-		x.viewer, x.query = v, r.URL.Query()
+		x.viewer = v
+		if r.URL.RawQuery != "" { // none: nil, without a map made for nothing
+			x.query = r.URL.Query()
+		}
 	}
 	next.ServeHTTP(w, r)
 }
