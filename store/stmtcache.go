@@ -36,6 +36,12 @@ type stmtCache struct {
 	lru       *list.List          // of *cached, most recent first
 	seen      map[string]struct{} // queries run once, not yet admitted
 	preparing map[string]bool     // queries being prepared in the background
+	// The background preparations end with the cache (close): stop is
+	// cancelled, later waits for them, and none starts once closed.
+	stop   context.Context
+	halt   context.CancelFunc
+	later  sync.WaitGroup
+	closed bool
 }
 
 type cached struct {
@@ -46,8 +52,21 @@ type cached struct {
 }
 
 func newStmtCache(db *sql.DB, max int) *stmtCache {
+	stop, halt := context.WithCancel(context.Background())
 	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(),
-		seen: map[string]struct{}{}, preparing: map[string]bool{}}
+		seen: map[string]struct{}{}, preparing: map[string]bool{}, stop: stop, halt: halt}
+}
+
+// close ends the background preparations and waits for them, so that none
+// holds a connection of the pool past its Close (on SQLite, a connection
+// closed after the pool would touch the database's files after its owner
+// is done with them).
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.halt()
+	c.later.Wait()
 }
 
 // acquire returns the prepared statement of query, preparing it on its second
@@ -74,8 +93,9 @@ func (c *stmtCache) acquire(ctx context.Context, query string, inTx bool) (*cach
 		return nil, nil
 	}
 	if inTx {
-		if !c.preparing[query] {
+		if !c.preparing[query] && !c.closed {
 			c.preparing[query] = true
+			c.later.Add(1)
 			go c.prepareLater(query)
 		}
 		c.mu.Unlock()
@@ -92,7 +112,8 @@ func (c *stmtCache) acquire(ctx context.Context, query string, inTx bool) (*cach
 // prepareLater prepares query on the pool, when a connection is free, and
 // admits it.
 func (c *stmtCache) prepareLater(query string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer c.later.Done()
+	ctx, cancel := context.WithTimeout(c.stop, time.Minute)
 	defer cancel()
 	stmt, err := c.db.PrepareContext(ctx, query)
 	c.mu.Lock()
@@ -243,5 +264,8 @@ func (d *cachingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (diale
 	return &entsql.Tx{Conn: entsql.Conn{ExecQuerier: txConn{tx: tx, c: d.cache}}, Tx: tx}, nil
 }
 
-// Close closes the pool.
-func (d *cachingDriver) Close() error { return d.db.Close() }
+// Close ends the cache's background preparations and closes the pool.
+func (d *cachingDriver) Close() error {
+	d.cache.close()
+	return d.db.Close()
+}

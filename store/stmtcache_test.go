@@ -211,3 +211,45 @@ func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
 	}
 	<-done
 }
+
+// Closing the cache ends the preparations it started in the background and
+// waits for them: none is left holding (or waiting for) a connection of the
+// pool once the driver is closed.
+func TestStatementCacheCloseWaitsForPreparations(t *testing.T) {
+	db := sqliteDB(t)
+	db.SetMaxOpenConns(1)
+	c := newStmtCache(db, 4)
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil) // holds the pool's one connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for range 2 { // the second sighting in a transaction prepares in the background
+		if s, err := c.acquire(ctx, "SELECT 2", true); err != nil || s != nil {
+			t.Fatalf("in a transaction: %v %v, want unprepared", s, err)
+		}
+	}
+	c.mu.Lock()
+	started := c.preparing["SELECT 2"]
+	c.mu.Unlock()
+	if !started {
+		t.Fatal("no background preparation started")
+	}
+	c.close() // the preparation waits for a connection the transaction holds
+	c.mu.Lock()
+	left := len(c.preparing)
+	c.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("close returned with %d preparations still running", left)
+	}
+	if s, _ := c.acquire(ctx, "SELECT 3", true); s != nil {
+		t.Fatal("a closed cache prepared")
+	}
+	c.acquire(ctx, "SELECT 3", true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.preparing["SELECT 3"] {
+		t.Fatal("a closed cache started a preparation")
+	}
+}
