@@ -181,8 +181,13 @@ func closeLater(stmts []*sql.Stmt) {
 	}
 }
 
-// pool runs queries on the pool through cached statements.
-type pool struct{ c *stmtCache }
+// pool runs queries on the pool through cached statements. With quiet (on
+// PostgreSQL, whose connections are guarded), a query's rows are left to the
+// guard rather than to a goroutine of database/sql's (quietCtx).
+type pool struct {
+	c     *stmtCache
+	quiet bool
+}
 
 func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	s, err := p.c.acquire(ctx, query, false)
@@ -200,6 +205,9 @@ func (p pool) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	s, err := p.c.acquire(ctx, query, false)
 	if err != nil {
 		return nil, err
+	}
+	if p.quiet {
+		ctx = &quietCtx{Context: ctx}
 	}
 	if s == nil {
 		return p.c.db.QueryContext(ctx, query, args...)
@@ -249,7 +257,7 @@ type cachingDriver struct {
 
 func newCachingDriver(db *sql.DB, dia string, size int) dialect.Driver {
 	c := newStmtCache(db, size)
-	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c}}), db: db, cache: c}
+	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c, quiet: dia == dialect.Postgres}}), db: db, cache: c}
 }
 
 // Tx starts a transaction.

@@ -51,7 +51,7 @@ func TestStatementCacheAdmitsOnSecondSighting(t *testing.T) {
 // Evicting statements that other goroutines are using never fails a query.
 func TestStatementCacheEvictionUnderLoad(t *testing.T) {
 	db := sqliteDB(t)
-	p := pool{newStmtCache(db, 2)}
+	p := pool{c: newStmtCache(db, 2)}
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
