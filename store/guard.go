@@ -31,9 +31,11 @@ import (
 // sent, is wholly committed): nothing is half applied.
 //
 // Dialing and the startup handshake are guarded the same way by the context
-// of the caller that needed the connection. lib/pq's own cancel requests,
-// which it sends when a context ends and, for prepared statements, waits for,
-// get half a second: enough for a server that answers, little past the
+// of the caller that needed the connection. The cut-off call is also
+// cancelled on the server, by a cancel request over a new connection, so that
+// a long statement stops instead of running on unseen: the guard sends it
+// itself on a plain-text connection (cancel.go), lib/pq on a TLS one. Either
+// gets half a second: enough for a server that answers, little past the
 // request's time for one that does not.
 
 // guardedConnector opens lib/pq connections whose sockets obey contexts.
@@ -78,7 +80,11 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = conn.Close()
 		return nil, err
 	}
-	return &guardedConn{inner: conn, sock: sock}, nil
+	g := &guardedConn{inner: conn, sock: sock}
+	if ks, ok := sock.(*keySocket); ok && ks.key != nil {
+		g.cancel = &canceller{network: slot.network, address: slot.address, key: ks.key}
+	}
+	return g, nil
 }
 
 // socketKey carries the socketSlot of a Connect to the dialer.
@@ -87,15 +93,16 @@ type socketKey struct{}
 // socketSlot is where the dialer leaves the socket of a connection being
 // opened, so that Connect can guard it and keep it.
 type socketSlot struct {
-	mu     sync.Mutex
-	sock   net.Conn
-	killed bool
+	mu               sync.Mutex
+	sock             net.Conn
+	network, address string
+	killed           bool
 }
 
-func (s *socketSlot) set(c net.Conn) {
+func (s *socketSlot) set(c net.Conn, network, address string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sock = c
+	s.sock, s.network, s.address = c, network, address
 	if s.killed {
 		_ = c.SetDeadline(past)
 	}
@@ -120,8 +127,8 @@ func (s *socketSlot) kill() {
 var past = time.Unix(1, 0)
 
 // dialer is lib/pq's dialer: a net.Dialer with TCP keep-alive whose sockets
-// take the deadline of the dialing context (lib/pq's cancel requests), and
-// which hands the socket of a Connect to its slot.
+// take the deadline of the dialing context (cancel requests), and which
+// hands the socket of a Connect to its slot, read for its cancel key.
 type dialer struct{}
 
 var netDialer = &net.Dialer{KeepAlive: 15 * time.Second}
@@ -138,7 +145,7 @@ func (d dialer) DialTimeout(network, address string, timeout time.Duration) (net
 	return d.DialContext(ctx, network, address)
 }
 
-// cancelBudget bounds a cancel request of lib/pq, from dial to the server's
+// cancelBudget bounds a cancel request, from dial to the server's
 // goodbye. lib/pq waits for it before a prepared statement's call returns,
 // so a server that does not answer would otherwise hold the caller for the
 // ten seconds lib/pq allows it. A server that answers takes milliseconds.
@@ -163,7 +170,9 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 		}
 	}
 	if opening {
-		slot.set(c)
+		ks := &keySocket{Conn: c}
+		slot.set(ks, network, address)
+		return ks, nil
 	}
 	return c, nil
 }
@@ -214,6 +223,18 @@ type guardedConn struct {
 	// killed is set once a context ended while the connection was in use:
 	// the socket is unusable and the pool must drop the connection.
 	killed atomic.Bool
+	// cancel sends the connection's cancel requests when the guard cuts a
+	// call off (nil: lib/pq sends them, cancel.go).
+	cancel *canceller
+}
+
+// pq is the context lib/pq gets for a call under ctx: one that never ends
+// when the guard sends the cancel request itself.
+func (c *guardedConn) pq(ctx context.Context) context.Context {
+	if c.cancel != nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // guard arms the kill of the socket for the end of ctx; release disarms it.
@@ -233,6 +254,9 @@ func (c *guardedConn) guard(ctx context.Context) (release func()) {
 func (c *guardedConn) kill() {
 	c.killed.Store(true)
 	_ = c.sock.SetDeadline(past)
+	if c.cancel != nil {
+		_ = c.cancel.send()
+	}
 }
 
 // closeTimeout bounds the calls database/sql makes without a context
@@ -258,7 +282,7 @@ func (c *guardedConn) PrepareContext(ctx context.Context, query string) (driver.
 	ctx, _ = unquiet(ctx)
 	release := c.guard(ctx)
 	defer release()
-	s, err := c.inner.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	s, err := c.inner.(driver.ConnPrepareContext).PrepareContext(c.pq(ctx), query)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +302,7 @@ func (c *guardedConn) Begin() (driver.Tx, error) {
 // transaction ends, because Commit and Rollback take no context.
 func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	release := c.guard(ctx)
-	tx, err := c.inner.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	tx, err := c.inner.(driver.ConnBeginTx).BeginTx(c.pq(ctx), opts)
 	if err != nil {
 		release()
 		return nil, err
@@ -290,7 +314,7 @@ func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 func (c *guardedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	release := c.guard(ctx)
 	defer release()
-	return c.inner.(driver.ExecerContext).ExecContext(ctx, query, args)
+	return c.inner.(driver.ExecerContext).ExecContext(c.pq(ctx), query, args)
 }
 
 // QueryContext implements driver.QueryerContext: the guard lasts until the
@@ -298,7 +322,7 @@ func (c *guardedConn) ExecContext(ctx context.Context, query string, args []driv
 func (c *guardedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	ctx, q := unquiet(ctx)
 	release := c.guard(ctx)
-	rows, err := c.inner.(driver.QueryerContext).QueryContext(ctx, query, args)
+	rows, err := c.inner.(driver.QueryerContext).QueryContext(c.pq(ctx), query, args)
 	if err != nil {
 		release()
 		return nil, err
@@ -311,7 +335,7 @@ func (c *guardedConn) QueryContext(ctx context.Context, query string, args []dri
 func (c *guardedConn) Ping(ctx context.Context) error {
 	release := c.guard(ctx)
 	defer release()
-	return c.inner.(driver.Pinger).Ping(ctx)
+	return c.inner.(driver.Pinger).Ping(c.pq(ctx))
 }
 
 // ResetSession implements driver.SessionResetter.
@@ -382,14 +406,14 @@ func (s *guardedStmt) Query(args []driver.Value) (driver.Rows, error) {
 func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	release := s.conn.guard(ctx)
 	defer release()
-	return s.inner.(driver.StmtExecContext).ExecContext(ctx, args)
+	return s.inner.(driver.StmtExecContext).ExecContext(s.conn.pq(ctx), args)
 }
 
 // QueryContext implements driver.StmtQueryContext.
 func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	ctx, q := unquiet(ctx)
 	release := s.conn.guard(ctx)
-	rows, err := s.inner.(driver.StmtQueryContext).QueryContext(ctx, args)
+	rows, err := s.inner.(driver.StmtQueryContext).QueryContext(s.conn.pq(ctx), args)
 	if err != nil {
 		release()
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"os"
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -13,11 +12,7 @@ import (
 // visible skip without one.
 func postgresDB(t *testing.T) *sql.DB {
 	t.Helper()
-	u := os.Getenv("LARDER_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("needs PostgreSQL (LARDER_TEST_POSTGRES_URL): the guard is lib/pq's")
-	}
-	db, err := openDB("postgres", PostgresDSN(u))
+	db, err := openDB("postgres", PostgresDSN(postgresURL(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,17 +20,32 @@ func postgresDB(t *testing.T) *sql.DB {
 	return db
 }
 
-// rowWatchers counts database/sql's goroutines that wait to close a result
-// set when its context ends.
-func rowWatchers() int {
+// postgresURL is the test server's admin URL, or a visible skip.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("LARDER_TEST_POSTGRES_URL")
+	if u == "" {
+		t.Skip("needs PostgreSQL (LARDER_TEST_POSTGRES_URL): the guard is lib/pq's")
+	}
+	return u
+}
+
+// stacks is every goroutine's stack.
+func stacks() string {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "created by database/sql.(*Rows).initContextClose")
+			return string(buf[:n])
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+}
+
+// rowWatchers counts database/sql's goroutines that wait to close a result
+// set when its context ends.
+func rowWatchers() int {
+	return goroutinesOf("database/sql.(*Rows).initContextClose")
 }
 
 // A query's rows on the quiet pool are watched by the guard alone: database/sql
