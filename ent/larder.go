@@ -281,7 +281,10 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 		}
 		return n
 	}
-	var values []any
+	// values is the last row's holders with the extra ones after them; when
+	// scan hands back the same holders again (reuseHolders), it serves as it
+	// is.
+	var values, last []any
 	return func(columns []string) ([]any, error) {
 			n := own(columns)
 			if n == len(columns) {
@@ -291,6 +294,10 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 			if err != nil {
 				return nil, err
 			}
+			if len(values) == len(columns) && len(held) == n && n > 0 && len(last) == n && &held[0] == &last[0] {
+				return values, nil
+			}
+			last = held
 			values = append(values[:0], held...)
 			for _, name := range columns[n:] {
 				if name == totalColumn {
