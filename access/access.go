@@ -306,7 +306,9 @@ func keys() []string {
 		"Revocation (`larder key revoke`) and plan changes take effect on the very next request of every server process.",
 		"On PostgreSQL a GET with a key its server process has read before is read as that key allows, and its key checked in the same statement as the answer's first rows (or read after an answer without rows); the answer is sent only if the key still reads exactly as it did, and is otherwise thrown away and the request authenticated again (auth.Authenticator.Trust and Confirm; the check in the answer's statement is auth.Check.Holds, SQL that reads the key, its account and organization by the key's hash).",
 		fmt.Sprintf("At most %d active keys per organization and environment (auth.MaxActiveKeys).", auth.MaxActiveKeys),
-		fmt.Sprintf("Outside the API, without a key and outside the rate limits, serving no account data: GET %s and %s (health), %s and its assets (the docs page), %s (Prometheus metrics: traffic and backlog counts; moved to a private address by --metrics-addr), and GET / and /v1, which redirect to %s.",
-			handlers.LivePath, handlers.ReadyPath, apidocs.Path, metrics.Path, apidocs.Path),
+		fmt.Sprintf("Outside the API, without a key and outside the rate limits, serving no account data: GET %s and %s (health), %s and its assets (the docs page), and GET / and /v1, which redirect to %s.",
+			handlers.LivePath, handlers.ReadyPath, apidocs.Path, apidocs.Path),
+		fmt.Sprintf("Prometheus metrics (GET %s: traffic and backlog counts across every account, no account data) are served on their own address, %s unless --metrics-addr moves it (off: nowhere), never on the API's address unless --metrics-token is set; then only to requests bearing that token (Authorization: Bearer TOKEN), compared in constant time.",
+			metrics.Path, config.DefaultMetricsAddr),
 	}
 }

@@ -47,9 +47,16 @@ type Config struct {
 	// writing them in one batch; 0 writes each line at once (--log-flush,
 	// LARDER_LOG_FLUSH).
 	LogFlush time.Duration
-	// MetricsAddr, when set, serves /metrics there instead of on Addr
-	// (--metrics-addr, LARDER_METRICS_ADDR).
+	// MetricsAddr is where /metrics is served, apart from the API
+	// (--metrics-addr, LARDER_METRICS_ADDR): loopback by default, "off" for
+	// nowhere. The metrics show every account's traffic and backlog counts,
+	// so they are not on the API's public address unless MetricsToken
+	// guards them there.
 	MetricsAddr string
+	// MetricsToken, when set, also serves /metrics on the API's address to
+	// requests bearing it (Authorization: Bearer TOKEN; --metrics-token,
+	// LARDER_METRICS_TOKEN).
+	MetricsToken string
 	// DebugAddr, when set, serves Go's profiler (net/http/pprof) there, apart
 	// from the API (--debug-addr, LARDER_DEBUG_ADDR).
 	DebugAddr string
@@ -88,6 +95,7 @@ func Defaults() Config {
 	return Config{
 		Database:       "sqlite://larder.db",
 		Addr:           "127.0.0.1:8080",
+		MetricsAddr:    DefaultMetricsAddr,
 		RateLimit:      300,
 		AuthFailLimit:  20,
 		RequestTimeout: 15 * time.Second,
@@ -105,6 +113,13 @@ func Defaults() Config {
 		Actor:                DefaultActor(),
 	}
 }
+
+// DefaultMetricsAddr is where serve offers /metrics unless told otherwise:
+// loopback only, on the port OpenTelemetry's Prometheus exporters use.
+const DefaultMetricsAddr = "127.0.0.1:9464"
+
+// MinMetricsToken is the shortest metrics token accepted, in bytes.
+const MinMetricsToken = 16
 
 // DefaultActor is the operating-system user and host running the command,
 // user@host.
@@ -143,7 +158,7 @@ var Common = Options{"database", "log-format", "db-statements"}
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "debug-addr", "gc-percent", "log-flush"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -196,7 +211,8 @@ func (c *Config) options() map[string]option {
 		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
 		"gc-percent":      {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
 		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
-		"metrics-addr":    {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics on this address instead of the API's (/metrics)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
+		"metrics-addr":    {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics (/metrics) on this address, apart from the API (off: nowhere)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
+		"metrics-token":   {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
 		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
 		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
 		"trusted-proxies": {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
@@ -260,6 +276,9 @@ func (c *Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, "log-format must be text or json")
 	}
+	if c.MetricsToken != "" && (len(c.MetricsToken) < MinMetricsToken || strings.IndexFunc(c.MetricsToken, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0) {
+		errs = append(errs, fmt.Sprintf("metrics-token must be at least %d printable ASCII characters without spaces", MinMetricsToken))
+	}
 	errs = append(errs, c.validateWebhooks()...)
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err.Error())
@@ -271,6 +290,15 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// MetricsListen is the address serve offers /metrics on apart from the API,
+// or "" for none.
+func (c *Config) MetricsListen() string {
+	if c.MetricsAddr == "off" {
+		return ""
+	}
+	return c.MetricsAddr
 }
 
 // Proxies parses TrustedProxies: each entry an IP address (a proxy) or a CIDR

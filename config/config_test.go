@@ -3,6 +3,7 @@ package config
 import (
 	"flag"
 	"io"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -126,5 +127,39 @@ func TestLogFlush(t *testing.T) {
 	}
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "log-flush cannot be negative") {
 		t.Fatalf("a negative --log-flush was accepted: %v", err)
+	}
+}
+
+// The metrics are off the API's address by default: on a loopback address
+// of their own, which "off" turns off; a token that puts them on the API's
+// address must be long enough to guess at no better than a key.
+func TestMetricsDefaults(t *testing.T) {
+	c := Defaults()
+	host, _, err := net.SplitHostPort(c.MetricsListen())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.IsLoopback() {
+		t.Errorf("default metrics address %q is not loopback", c.MetricsListen())
+	}
+	if c.MetricsToken != "" {
+		t.Errorf("a metrics token by default: %q", c.MetricsToken)
+	}
+	c.MetricsAddr = "off"
+	if got := c.MetricsListen(); got != "" {
+		t.Errorf("off listens on %q", got)
+	}
+	for token, ok := range map[string]bool{
+		"":                      true,
+		"0123456789abcdef":      true,
+		"0123456789abcde":       false,
+		"0123456789 abcdef":     false,
+		"0123456789abcdef\x00x": false,
+	} {
+		c := Defaults()
+		c.MetricsToken = token
+		if err := c.Validate(); (err == nil) != ok {
+			t.Errorf("token %q: %v", token, err)
+		}
 	}
 }

@@ -60,6 +60,7 @@ func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	// Tests of one package share a PostgreSQL database and so the failed-auth
 	// budget of 127.0.0.1; only the throttle's own test lowers it.
 	cfg.AuthFailLimit = 1 << 20
+	cfg.MetricsToken = metricsToken
 	for _, f := range tweak {
 		f(&cfg)
 	}

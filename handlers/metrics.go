@@ -1,13 +1,31 @@
 package handlers
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"net/http"
 	"strings"
 
 	"larder.dev/larder/apidocs"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/problem"
 )
+
+// bearer serves next only to requests with Authorization: Bearer token; the
+// others get 401. The comparison takes the same time whatever the guess.
+func bearer(token string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte("Bearer " + token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			writeProblem(r.Context(), w, &problem.Error{Code: problem.InvalidAPIKey, Detail: "The metrics need the metrics token: Authorization: Bearer TOKEN."})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // operation names a request for the metrics: the API operation it matched
 // (its operationId), or one of a fixed few names outside the API, so the

@@ -9,13 +9,19 @@ import (
 	"time"
 
 	"larder.dev/larder/config"
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/store"
 )
 
-// scrape reads /metrics without a key into series → value; a series is
-// written as exposed: name{label="value",…} with the labels in name order.
+// metricsToken is the metrics token of the tests' servers.
+const metricsToken = "metrics-token-of-the-tests"
+
+// scrape reads /metrics with the metrics token into series → value; a
+// series is written as exposed: name{label="value",…} with the labels in
+// name order.
 func (a *api) scrape() map[string]float64 {
 	a.t.Helper()
-	r := a.do("GET", "/metrics", "", nil).want(200)
+	r := a.do("GET", "/metrics", metricsToken, nil).want(200)
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 		a.t.Fatalf("metrics Content-Type %q", ct)
 	}
@@ -37,6 +43,29 @@ func (a *api) scrape() map[string]float64 {
 }
 
 const metricsLimit = 8
+
+// On the API's address /metrics answers only the metrics token: 401 to no
+// token, a wrong one and an API key (which is not the token), and 404 when
+// no token is configured, since the metrics then live on their own address.
+func TestMetricsNeedTheToken(t *testing.T) {
+	t.Parallel()
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		a := newAPI(t, st)
+		a.do("GET", "/metrics", "", nil).want(401)
+		a.do("GET", "/metrics", metricsToken+"x", nil).want(401)
+		r := a.do("GET", "/metrics", a.key, nil).want(401)
+		if got := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+			t.Errorf("WWW-Authenticate %q", got)
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("401 Content-Type %q", ct)
+		}
+		a.do("GET", "/metrics", metricsToken, nil).want(200)
+		b := newAPI(t, st, func(c *config.Config) { c.MetricsToken = "" })
+		b.do("GET", "/metrics", "", nil).want(404)
+		b.do("GET", "/metrics", metricsToken, nil).want(404)
+	})
+}
 
 // /metrics counts requests by operation and status (bounded names for what
 // matches no operation), their latency, the 429s by reason and the budget

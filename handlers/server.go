@@ -32,8 +32,9 @@ type Server struct {
 	http.Handler
 	// Limiter counts requests; Prune it now and then.
 	Limiter ratelimit.Limiter
-	// Metrics are the server's series, served at /metrics on the API's
-	// address unless the configuration names a metrics address.
+	// Metrics are the server's series: Metrics.Handler serves them, which
+	// serve does on the metrics address; on the API's address they are
+	// served only to the configured metrics token.
 	Metrics *metrics.Metrics
 }
 
@@ -111,8 +112,8 @@ func New(st *store.Store, o Options) (*Server, error) {
 	})
 	apidocs.Register(mux, func(w http.ResponseWriter, r *http.Request) { writeProblem(r.Context(), w, notFound(r)) })
 	mux.HandleFunc("GET /{$}", apidocs.Redirect)
-	if cfg.MetricsAddr == "" {
-		mux.Handle("GET "+metrics.Path, m.Handler())
+	if cfg.MetricsToken != "" {
+		mux.Handle("GET "+metrics.Path, bearer(cfg.MetricsToken, m.Handler()))
 	}
 	mux.HandleFunc("GET "+LivePath, live)
 	mux.HandleFunc("GET "+ReadyPath, ready(st))

@@ -97,17 +97,23 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if e.cfg.DebugAddr != "" {
 		go debugServer(ctx, e, e.cfg.DebugAddr)
 	}
-	if e.cfg.MetricsAddr != "" {
-		mln, err := net.Listen("tcp", e.cfg.MetricsAddr)
-		if err != nil {
-			return err
+	if addr := e.cfg.MetricsListen(); addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		switch {
+		case err != nil && addr == config.DefaultMetricsAddr:
+			// The default is a convenience: a second server on the same
+			// machine goes on without its own metrics rather than failing.
+			e.log.Warn("metrics: default address taken; serving no metrics (set --metrics-addr)", "addr", addr, "error", err)
+		case err != nil:
+			return fmt.Errorf("metrics-addr: %w", err)
+		default:
+			mux := http.NewServeMux()
+			mux.Handle("GET "+metrics.Path, srv.Metrics.Handler())
+			ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+			defer ms.Close()
+			go func() { _ = ms.Serve(mln) }()
+			e.log.Info("metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET "+metrics.Path, srv.Metrics.Handler())
-		ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		defer ms.Close()
-		go func() { _ = ms.Serve(mln) }()
-		e.log.Info("metrics", "url", "http://"+mln.Addr().String()+metrics.Path)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

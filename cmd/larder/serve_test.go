@@ -39,7 +39,7 @@ attempts:
 		go func() {
 			defer wg.Done()
 			var out, errb bytes.Buffer
-			err := run(ctx, append([]string{"serve", "--database", db, "--addr", addr}, args...), &out, &errb)
+			err := run(ctx, append([]string{"serve", "--database", db, "--addr", addr, "--metrics-addr", "off"}, args...), &out, &errb)
 			if err != nil && !answered.Load() && attempt < 5 && strings.Contains(err.Error(), "address already in use") {
 				close(taken)
 				return
