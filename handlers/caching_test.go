@@ -65,3 +65,28 @@ func TestETagAndGzip(t *testing.T) {
 		}
 	})
 }
+
+// Every answer to a key is private to it: Cache-Control private on reads,
+// lists, revalidations (304), writes and refusals, so no shared cache keeps
+// one account's data for another; the ETag still revalidates.
+func TestAuthenticatedAnswersArePrivate(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		private := func(what string, r *response) {
+			t.Helper()
+			if got := r.Header.Values("Cache-Control"); len(got) != 1 || got[0] != "private" {
+				t.Errorf("%s (%d): Cache-Control %q", what, r.Status, got)
+			}
+		}
+		id := a.post("/v1/tags", map[string]any{"name": "Private", "ref_type": "PRODUCT"}).want(201)
+		private("create", id)
+		p := path("/v1/tags", id.ID())
+		one := a.get(p).want(200)
+		private("read", one)
+		private("revalidation", a.do("GET", p, a.key, nil, "If-None-Match", one.Header.Get("ETag")).want(304))
+		private("list", a.get("/v1/allergens?limit=5").want(200))
+		private("update", a.patch(p, map[string]any{"name": "Private 2"}).want(200))
+		private("not found", a.get("/v1/tags/999999999").want(404))
+		private("invalid", a.get("/v1/tags?limit=999").want(400))
+		private("organization", a.get("/v1/organization").want(200))
+	})
+}

@@ -338,6 +338,9 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
 	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
 	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(res.Reset.Unix(), 10)}
+	// An account's answer is for its key alone: no shared cache keeps it.
+	// A client may keep it and revalidate by its ETag (withHTTPCaching).
+	h["Cache-Control"] = cachePrivate
 	if key.ExpiresAt != nil {
 		h.Set("Sunset", key.ExpiresAt.UTC().Format(http.TimeFormat))
 	}
@@ -356,6 +359,9 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	}
 	next.ServeHTTP(w, r)
 }
+
+// cachePrivate is the Cache-Control of every authenticated answer.
+var cachePrivate = []string{"private"}
 
 // limited answers 429 for a spent budget, and records reason.
 func limited(ctx context.Context, w http.ResponseWriter, reason, detail string, res ratelimit.Result, now time.Time) {
