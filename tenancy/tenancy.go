@@ -183,14 +183,19 @@ type Settings struct {
 }
 
 // SetSettings changes an organization's settings and records the change in
-// the audit history, in one transaction; a change that changes nothing is
-// refused.
+// the audit history, in one transaction, and returns the organization as it
+// then stands. Settings the organization has already change and record
+// nothing; no setting at all just reads them.
 func SetSettings(ctx context.Context, c *ent.Client, orgID int, s Settings) (*ent.Organization, error) {
 	// System viewer: settings are kept on organizations, which are system-only.
-	if s.BlockUnapprovedSuppliers == nil && s.ManualCosting == nil {
-		return nil, fmt.Errorf("no setting given: use --block-unapproved-suppliers or --manual-costing")
-	}
 	ctx = policy.System(ctx)
+	if s.BlockUnapprovedSuppliers == nil && s.ManualCosting == nil {
+		org, err := c.Organization.Get(ctx, orgID)
+		if ent.IsNotFound(err) {
+			return nil, fmt.Errorf("organization %d does not exist", orgID)
+		}
+		return org, err
+	}
 	var out *ent.Organization
 	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
 		err := tx.Organization.UpdateOneID(orgID).Exec(ctx) // locks the row
@@ -215,7 +220,8 @@ func SetSettings(ctx context.Context, c *ent.Client, orgID int, s Settings) (*en
 			detail["manual_costing"] = map[string]bool{"from": before.ManualCosting, "to": *v}
 		}
 		if len(detail) == 0 {
-			return fmt.Errorf("organization %d has these settings already", orgID)
+			out = before // as asked already: nothing to change or record
+			return nil
 		}
 		if out, err = u.Save(ctx); err != nil {
 			return err
