@@ -457,6 +457,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		}
 		return (*oas.CreateBillOK)(&first), nil
 	}
+	defer claim.End()
 	var out *ent.Bill
 	err = ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Bill.Create()
@@ -498,7 +499,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		return claim.Complete(ctx, tx, 201, answer(&oas.BillData{Data: Bill(out)}))
 	})
 	if err != nil {
-		releaseKey(ctx, h.Client, claim)
+		h.releaseKey(ctx, claim)
 		return nil, err
 	}
 	return &oas.CreateBillCreated{Data: Bill(out)}, nil

@@ -469,6 +469,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		}
 		return (*oas.CreatePurchaseOrderOK)(&first), nil
 	}
+	defer claim.End()
 	var out *ent.PurchaseOrder
 	err = ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.PurchaseOrder.Create()
@@ -503,7 +504,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		return claim.Complete(ctx, tx, 201, answer(&oas.PurchaseOrderData{Data: PurchaseOrder(out)}))
 	})
 	if err != nil {
-		releaseKey(ctx, h.Client, claim)
+		h.releaseKey(ctx, claim)
 		return nil, err
 	}
 	return &oas.CreatePurchaseOrderCreated{Data: PurchaseOrder(out)}, nil
