@@ -10,12 +10,124 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
+
+// costFields are the cost fields of the ent type name, as the generated
+// access table lists them.
+func costFields(t *testing.T, name string) []string {
+	t.Helper()
+	for _, s := range ent.Access {
+		if s.Name == name {
+			if len(s.Costs) == 0 {
+				t.Fatalf("%s has no cost fields", name)
+			}
+			return s.Costs
+		}
+	}
+	t.Fatalf("no schema %s", name)
+	return nil
+}
+
+// A replay is the first answer as the replaying key may see it: a key without
+// cost:read never receives the costs a key with it created, and a key with it
+// receives the costs of a document created without it. Every cost field of
+// the document and its lines, for purchase orders and bills.
+func TestIdempotentReplayRedactsCosts(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		flour := a.productID("RM-FLOUR")
+		sup := a.supplierFor("REDACT")
+		blind, _ := a.newKey(policy.Test, "purchasing:read,purchasing:write")
+		for _, c := range []struct {
+			collection, doc, line string
+			body                  func(lot string) map[string]any
+		}{
+			{"/v1/purchase-orders", "PurchaseOrder", "PurchaseOrderLine", func(string) map[string]any {
+				return map[string]any{"supplier_id": sup, "lines": []any{line(flour, 2, "cost", 3.25, "discount_rate", 10)}}
+			}},
+			{"/v1/bills", "Bill", "BillLine", func(lot string) map[string]any {
+				return map[string]any{"supplier_id": sup, "bill_date": "2026-11-24",
+					"lines": []any{line(flour, 2, "cost", 3.25, "discount_rate", 10, "lot_number", lot)}}
+			}},
+		} {
+			docCosts, lineCosts := costFields(t, c.doc), costFields(t, c.line)
+			// costs lists the cost fields of data that are not null.
+			costs := func(data map[string]any) []string {
+				var shown []string
+				for _, f := range docCosts {
+					if data[f] != nil {
+						shown = append(shown, f)
+					}
+				}
+				for i, l := range data["lines"].([]any) {
+					for _, f := range lineCosts {
+						if l.(map[string]any)[f] != nil {
+							shown = append(shown, fmt.Sprintf("lines[%d].%s", i, f))
+						}
+					}
+				}
+				return shown
+			}
+			// same fails unless the replay's data is what a read by key shows.
+			same := func(replay *response, key string) {
+				t.Helper()
+				read := a.do("GET", path(c.collection, replay.ID()), key, nil).want(200).Data()
+				if d := cmp.Diff(read, replay.Data()); d != "" {
+					t.Errorf("%s: the replay differs from a read by the same key (-read +replay):\n%s", c.collection, d)
+				}
+			}
+
+			a.run(t, c.doc+" created with cost:read, replayed without", func(t *testing.T, a *api) {
+				body := c.body("RED-1")
+				first := a.do("POST", c.collection, a.key, body, "Idempotency-Key", c.doc+"-costly").want(201)
+				if shown := costs(first.Data()); !contains(shown, "subtotal") || !contains(shown, "lines[0].cost") || !contains(shown, "lines[0].discount_rate") {
+					t.Fatalf("the creator with cost:read sees %v", shown)
+				}
+				replay := a.do("POST", c.collection, blind, body, "Idempotency-Key", c.doc+"-costly").want(200)
+				if shown := costs(replay.Data()); len(shown) > 0 {
+					t.Errorf("a replay without cost:read shows %v", shown)
+				}
+				same(replay, blind)
+				// The creator's own replay is still its first answer, byte for byte.
+				if again := a.do("POST", c.collection, a.key, body, "Idempotency-Key", c.doc+"-costly").want(200); string(again.Body) != string(first.Body) {
+					t.Errorf("the replay with cost:read differs:\n%s\n%s", first.Body, again.Body)
+				}
+			})
+
+			a.run(t, c.doc+" created without cost:read, replayed with it", func(t *testing.T, a *api) {
+				body := c.body("RED-2")
+				first := a.do("POST", c.collection, blind, body, "Idempotency-Key", c.doc+"-blind").want(201)
+				if shown := costs(first.Data()); len(shown) > 0 {
+					t.Fatalf("the creator without cost:read sees %v", shown)
+				}
+				replay := a.do("POST", c.collection, a.key, body, "Idempotency-Key", c.doc+"-blind").want(200)
+				if shown := costs(replay.Data()); !contains(shown, "subtotal") || !contains(shown, "lines[0].cost") || !contains(shown, "lines[0].discount_rate") {
+					t.Errorf("a replay with cost:read shows only %v", shown)
+				}
+				same(replay, a.key)
+				if again := a.do("POST", c.collection, blind, body, "Idempotency-Key", c.doc+"-blind").want(200); string(again.Body) != string(first.Body) {
+					t.Errorf("the replay without cost:read differs from the first answer:\n%s\n%s", first.Body, again.Body)
+				}
+			})
+		}
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
 
 // faults makes the database refuse, for one account, the insert of a
 // purchase order ("work") or the delete of an Idempotency-Key record
