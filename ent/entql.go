@@ -447,6 +447,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldStatus:      {Type: field.TypeInt, Column: idempotencykey.FieldStatus},
 			idempotencykey.FieldResponse:    {Type: field.TypeBytes, Column: idempotencykey.FieldResponse},
 			idempotencykey.FieldStartedAt:   {Type: field.TypeTime, Column: idempotencykey.FieldStartedAt},
+			idempotencykey.FieldHolder:      {Type: field.TypeString, Column: idempotencykey.FieldHolder},
+			idempotencykey.FieldLeaseUntil:  {Type: field.TypeTime, Column: idempotencykey.FieldLeaseUntil},
 			idempotencykey.FieldCreatedAt:   {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
 		},
 	}
@@ -5494,6 +5496,16 @@ func (f *IdempotencyKeyFilter) WhereResponse(p entql.BytesP) {
 // WhereStartedAt applies the entql time.Time predicate on the started_at field.
 func (f *IdempotencyKeyFilter) WhereStartedAt(p entql.TimeP) {
 	f.Where(p.Field(idempotencykey.FieldStartedAt))
+}
+
+// WhereHolder applies the entql string predicate on the holder field.
+func (f *IdempotencyKeyFilter) WhereHolder(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldHolder))
+}
+
+// WhereLeaseUntil applies the entql time.Time predicate on the lease_until field.
+func (f *IdempotencyKeyFilter) WhereLeaseUntil(p entql.TimeP) {
+	f.Where(p.Field(idempotencykey.FieldLeaseUntil))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

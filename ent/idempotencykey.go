@@ -32,8 +32,12 @@ type IdempotencyKey struct {
 	Status *int `json:"status,omitempty"`
 	// Body of the first answer.
 	Response *[]byte `json:"response,omitempty"`
-	// When the work (last) started; a request still running past the lease is taken over.
+	// When the work (last) started.
 	StartedAt time.Time `json:"started_at,omitempty"`
+	// The claim of the request doing the work: only it may complete or release the key.
+	Holder string `json:"holder,omitempty"`
+	// When the claim lapses: its request's deadline plus the release's grace; a retry takes over a claim past it, or sooner one whose request has ended. Unset on keys claimed before leases: a minute after started_at.
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
 	// When the key was first used; it expires 24 hours later.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -73,9 +77,9 @@ func (*IdempotencyKey) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case idempotencykey.FieldID, idempotencykey.FieldAccountID, idempotencykey.FieldStatus:
 			values[i] = new(sql.NullInt64)
-		case idempotencykey.FieldKey, idempotencykey.FieldOperation, idempotencykey.FieldFingerprint:
+		case idempotencykey.FieldKey, idempotencykey.FieldOperation, idempotencykey.FieldFingerprint, idempotencykey.FieldHolder:
 			values[i] = new(sql.NullString)
-		case idempotencykey.FieldStartedAt, idempotencykey.FieldCreatedAt:
+		case idempotencykey.FieldStartedAt, idempotencykey.FieldLeaseUntil, idempotencykey.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -146,6 +150,19 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field started_at", values[i])
 			} else if value.Valid {
 				_m.StartedAt = value.Time
+			}
+		case idempotencykey.FieldHolder:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field holder", values[i])
+			} else if value.Valid {
+				_m.Holder = value.String
+			}
+		case idempotencykey.FieldLeaseUntil:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field lease_until", values[i])
+			} else if value.Valid {
+				_m.LeaseUntil = new(time.Time)
+				*_m.LeaseUntil = value.Time
 			}
 		case idempotencykey.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -221,6 +238,14 @@ func (_m *IdempotencyKey) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("started_at=")
 	builder.WriteString(_m.StartedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("holder=")
+	builder.WriteString(_m.Holder)
+	builder.WriteString(", ")
+	if v := _m.LeaseUntil; v != nil {
+		builder.WriteString("lease_until=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -87,6 +87,34 @@ func (_c *IdempotencyKeyCreate) SetStartedAt(v time.Time) *IdempotencyKeyCreate 
 	return _c
 }
 
+// SetHolder sets the "holder" field.
+func (_c *IdempotencyKeyCreate) SetHolder(v string) *IdempotencyKeyCreate {
+	_c.mutation.SetHolder(v)
+	return _c
+}
+
+// SetNillableHolder sets the "holder" field if the given value is not nil.
+func (_c *IdempotencyKeyCreate) SetNillableHolder(v *string) *IdempotencyKeyCreate {
+	if v != nil {
+		_c.SetHolder(*v)
+	}
+	return _c
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_c *IdempotencyKeyCreate) SetLeaseUntil(v time.Time) *IdempotencyKeyCreate {
+	_c.mutation.SetLeaseUntil(v)
+	return _c
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_c *IdempotencyKeyCreate) SetNillableLeaseUntil(v *time.Time) *IdempotencyKeyCreate {
+	if v != nil {
+		_c.SetLeaseUntil(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *IdempotencyKeyCreate) SetCreatedAt(v time.Time) *IdempotencyKeyCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -139,6 +167,10 @@ func (_c *IdempotencyKeyCreate) defaults() error {
 		v := idempotencykey.DefaultDone
 		_c.mutation.SetDone(v)
 	}
+	if _, ok := _c.mutation.Holder(); !ok {
+		v := idempotencykey.DefaultHolder
+		_c.mutation.SetHolder(v)
+	}
 	return nil
 }
 
@@ -161,6 +193,9 @@ func (_c *IdempotencyKeyCreate) check() error {
 	}
 	if _, ok := _c.mutation.StartedAt(); !ok {
 		return &ValidationError{Name: "started_at", err: errors.New(`ent: missing required field "IdempotencyKey.started_at"`)}
+	}
+	if _, ok := _c.mutation.Holder(); !ok {
+		return &ValidationError{Name: "holder", err: errors.New(`ent: missing required field "IdempotencyKey.holder"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "IdempotencyKey.created_at"`)}
@@ -222,6 +257,14 @@ func (_c *IdempotencyKeyCreate) createSpec() (*IdempotencyKey, *sqlgraph.CreateS
 	if value, ok := _c.mutation.StartedAt(); ok {
 		_spec.SetField(idempotencykey.FieldStartedAt, field.TypeTime, value)
 		_node.StartedAt = value
+	}
+	if value, ok := _c.mutation.Holder(); ok {
+		_spec.SetField(idempotencykey.FieldHolder, field.TypeString, value)
+		_node.Holder = value
+	}
+	if value, ok := _c.mutation.LeaseUntil(); ok {
+		_spec.SetField(idempotencykey.FieldLeaseUntil, field.TypeTime, value)
+		_node.LeaseUntil = &value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(idempotencykey.FieldCreatedAt, field.TypeTime, value)
@@ -362,6 +405,36 @@ func (u *IdempotencyKeyUpsert) UpdateStartedAt() *IdempotencyKeyUpsert {
 	return u
 }
 
+// SetHolder sets the "holder" field.
+func (u *IdempotencyKeyUpsert) SetHolder(v string) *IdempotencyKeyUpsert {
+	u.Set(idempotencykey.FieldHolder, v)
+	return u
+}
+
+// UpdateHolder sets the "holder" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsert) UpdateHolder() *IdempotencyKeyUpsert {
+	u.SetExcluded(idempotencykey.FieldHolder)
+	return u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *IdempotencyKeyUpsert) SetLeaseUntil(v time.Time) *IdempotencyKeyUpsert {
+	u.Set(idempotencykey.FieldLeaseUntil, v)
+	return u
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsert) UpdateLeaseUntil() *IdempotencyKeyUpsert {
+	u.SetExcluded(idempotencykey.FieldLeaseUntil)
+	return u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *IdempotencyKeyUpsert) ClearLeaseUntil() *IdempotencyKeyUpsert {
+	u.SetNull(idempotencykey.FieldLeaseUntil)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -493,6 +566,41 @@ func (u *IdempotencyKeyUpsertOne) SetStartedAt(v time.Time) *IdempotencyKeyUpser
 func (u *IdempotencyKeyUpsertOne) UpdateStartedAt() *IdempotencyKeyUpsertOne {
 	return u.Update(func(s *IdempotencyKeyUpsert) {
 		s.UpdateStartedAt()
+	})
+}
+
+// SetHolder sets the "holder" field.
+func (u *IdempotencyKeyUpsertOne) SetHolder(v string) *IdempotencyKeyUpsertOne {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.SetHolder(v)
+	})
+}
+
+// UpdateHolder sets the "holder" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsertOne) UpdateHolder() *IdempotencyKeyUpsertOne {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.UpdateHolder()
+	})
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *IdempotencyKeyUpsertOne) SetLeaseUntil(v time.Time) *IdempotencyKeyUpsertOne {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.SetLeaseUntil(v)
+	})
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsertOne) UpdateLeaseUntil() *IdempotencyKeyUpsertOne {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.UpdateLeaseUntil()
+	})
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *IdempotencyKeyUpsertOne) ClearLeaseUntil() *IdempotencyKeyUpsertOne {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.ClearLeaseUntil()
 	})
 }
 
@@ -793,6 +901,41 @@ func (u *IdempotencyKeyUpsertBulk) SetStartedAt(v time.Time) *IdempotencyKeyUpse
 func (u *IdempotencyKeyUpsertBulk) UpdateStartedAt() *IdempotencyKeyUpsertBulk {
 	return u.Update(func(s *IdempotencyKeyUpsert) {
 		s.UpdateStartedAt()
+	})
+}
+
+// SetHolder sets the "holder" field.
+func (u *IdempotencyKeyUpsertBulk) SetHolder(v string) *IdempotencyKeyUpsertBulk {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.SetHolder(v)
+	})
+}
+
+// UpdateHolder sets the "holder" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsertBulk) UpdateHolder() *IdempotencyKeyUpsertBulk {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.UpdateHolder()
+	})
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (u *IdempotencyKeyUpsertBulk) SetLeaseUntil(v time.Time) *IdempotencyKeyUpsertBulk {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.SetLeaseUntil(v)
+	})
+}
+
+// UpdateLeaseUntil sets the "lease_until" field to the value that was provided on create.
+func (u *IdempotencyKeyUpsertBulk) UpdateLeaseUntil() *IdempotencyKeyUpsertBulk {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.UpdateLeaseUntil()
+	})
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (u *IdempotencyKeyUpsertBulk) ClearLeaseUntil() *IdempotencyKeyUpsertBulk {
+	return u.Update(func(s *IdempotencyKeyUpsert) {
+		s.ClearLeaseUntil()
 	})
 }
 

@@ -96,6 +96,40 @@ func (_u *IdempotencyKeyUpdate) SetNillableStartedAt(v *time.Time) *IdempotencyK
 	return _u
 }
 
+// SetHolder sets the "holder" field.
+func (_u *IdempotencyKeyUpdate) SetHolder(v string) *IdempotencyKeyUpdate {
+	_u.mutation.SetHolder(v)
+	return _u
+}
+
+// SetNillableHolder sets the "holder" field if the given value is not nil.
+func (_u *IdempotencyKeyUpdate) SetNillableHolder(v *string) *IdempotencyKeyUpdate {
+	if v != nil {
+		_u.SetHolder(*v)
+	}
+	return _u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_u *IdempotencyKeyUpdate) SetLeaseUntil(v time.Time) *IdempotencyKeyUpdate {
+	_u.mutation.SetLeaseUntil(v)
+	return _u
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_u *IdempotencyKeyUpdate) SetNillableLeaseUntil(v *time.Time) *IdempotencyKeyUpdate {
+	if v != nil {
+		_u.SetLeaseUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (_u *IdempotencyKeyUpdate) ClearLeaseUntil() *IdempotencyKeyUpdate {
+	_u.mutation.ClearLeaseUntil()
+	return _u
+}
+
 // Mutation returns the IdempotencyKeyMutation object of the builder.
 func (_u *IdempotencyKeyUpdate) Mutation() *IdempotencyKeyMutation {
 	return _u.mutation
@@ -174,6 +208,15 @@ func (_u *IdempotencyKeyUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(idempotencykey.FieldStartedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Holder(); ok {
+		_spec.SetField(idempotencykey.FieldHolder, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.LeaseUntil(); ok {
+		_spec.SetField(idempotencykey.FieldLeaseUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeaseUntilCleared() {
+		_spec.ClearField(idempotencykey.FieldLeaseUntil, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -261,6 +304,40 @@ func (_u *IdempotencyKeyUpdateOne) SetNillableStartedAt(v *time.Time) *Idempoten
 	if v != nil {
 		_u.SetStartedAt(*v)
 	}
+	return _u
+}
+
+// SetHolder sets the "holder" field.
+func (_u *IdempotencyKeyUpdateOne) SetHolder(v string) *IdempotencyKeyUpdateOne {
+	_u.mutation.SetHolder(v)
+	return _u
+}
+
+// SetNillableHolder sets the "holder" field if the given value is not nil.
+func (_u *IdempotencyKeyUpdateOne) SetNillableHolder(v *string) *IdempotencyKeyUpdateOne {
+	if v != nil {
+		_u.SetHolder(*v)
+	}
+	return _u
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (_u *IdempotencyKeyUpdateOne) SetLeaseUntil(v time.Time) *IdempotencyKeyUpdateOne {
+	_u.mutation.SetLeaseUntil(v)
+	return _u
+}
+
+// SetNillableLeaseUntil sets the "lease_until" field if the given value is not nil.
+func (_u *IdempotencyKeyUpdateOne) SetNillableLeaseUntil(v *time.Time) *IdempotencyKeyUpdateOne {
+	if v != nil {
+		_u.SetLeaseUntil(*v)
+	}
+	return _u
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (_u *IdempotencyKeyUpdateOne) ClearLeaseUntil() *IdempotencyKeyUpdateOne {
+	_u.mutation.ClearLeaseUntil()
 	return _u
 }
 
@@ -372,6 +449,15 @@ func (_u *IdempotencyKeyUpdateOne) sqlSave(ctx context.Context) (_node *Idempote
 	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(idempotencykey.FieldStartedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Holder(); ok {
+		_spec.SetField(idempotencykey.FieldHolder, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.LeaseUntil(); ok {
+		_spec.SetField(idempotencykey.FieldLeaseUntil, field.TypeTime, value)
+	}
+	if _u.mutation.LeaseUntilCleared() {
+		_spec.ClearField(idempotencykey.FieldLeaseUntil, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &IdempotencyKey{config: _u.config}

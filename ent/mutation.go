@@ -15925,6 +15925,8 @@ type IdempotencyKeyMutation struct {
 	addstatus      *int
 	response       *[]byte
 	started_at     *time.Time
+	holder         *string
+	lease_until    *time.Time
 	created_at     *time.Time
 	clearedFields  map[string]struct{}
 	account        *int
@@ -16367,6 +16369,91 @@ func (m *IdempotencyKeyMutation) ResetStartedAt() {
 	m.started_at = nil
 }
 
+// SetHolder sets the "holder" field.
+func (m *IdempotencyKeyMutation) SetHolder(s string) {
+	m.holder = &s
+}
+
+// Holder returns the value of the "holder" field in the mutation.
+func (m *IdempotencyKeyMutation) Holder() (r string, exists bool) {
+	v := m.holder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHolder returns the old "holder" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldHolder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHolder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHolder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHolder: %w", err)
+	}
+	return oldValue.Holder, nil
+}
+
+// ResetHolder resets all changes to the "holder" field.
+func (m *IdempotencyKeyMutation) ResetHolder() {
+	m.holder = nil
+}
+
+// SetLeaseUntil sets the "lease_until" field.
+func (m *IdempotencyKeyMutation) SetLeaseUntil(t time.Time) {
+	m.lease_until = &t
+}
+
+// LeaseUntil returns the value of the "lease_until" field in the mutation.
+func (m *IdempotencyKeyMutation) LeaseUntil() (r time.Time, exists bool) {
+	v := m.lease_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseUntil returns the old "lease_until" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldLeaseUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseUntil: %w", err)
+	}
+	return oldValue.LeaseUntil, nil
+}
+
+// ClearLeaseUntil clears the value of the "lease_until" field.
+func (m *IdempotencyKeyMutation) ClearLeaseUntil() {
+	m.lease_until = nil
+	m.clearedFields[idempotencykey.FieldLeaseUntil] = struct{}{}
+}
+
+// LeaseUntilCleared returns if the "lease_until" field was cleared in this mutation.
+func (m *IdempotencyKeyMutation) LeaseUntilCleared() bool {
+	_, ok := m.clearedFields[idempotencykey.FieldLeaseUntil]
+	return ok
+}
+
+// ResetLeaseUntil resets all changes to the "lease_until" field.
+func (m *IdempotencyKeyMutation) ResetLeaseUntil() {
+	m.lease_until = nil
+	delete(m.clearedFields, idempotencykey.FieldLeaseUntil)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *IdempotencyKeyMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -16464,7 +16551,7 @@ func (m *IdempotencyKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyKeyMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 11)
 	if m.account != nil {
 		fields = append(fields, idempotencykey.FieldAccountID)
 	}
@@ -16488,6 +16575,12 @@ func (m *IdempotencyKeyMutation) Fields() []string {
 	}
 	if m.started_at != nil {
 		fields = append(fields, idempotencykey.FieldStartedAt)
+	}
+	if m.holder != nil {
+		fields = append(fields, idempotencykey.FieldHolder)
+	}
+	if m.lease_until != nil {
+		fields = append(fields, idempotencykey.FieldLeaseUntil)
 	}
 	if m.created_at != nil {
 		fields = append(fields, idempotencykey.FieldCreatedAt)
@@ -16516,6 +16609,10 @@ func (m *IdempotencyKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.Response()
 	case idempotencykey.FieldStartedAt:
 		return m.StartedAt()
+	case idempotencykey.FieldHolder:
+		return m.Holder()
+	case idempotencykey.FieldLeaseUntil:
+		return m.LeaseUntil()
 	case idempotencykey.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -16543,6 +16640,10 @@ func (m *IdempotencyKeyMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldResponse(ctx)
 	case idempotencykey.FieldStartedAt:
 		return m.OldStartedAt(ctx)
+	case idempotencykey.FieldHolder:
+		return m.OldHolder(ctx)
+	case idempotencykey.FieldLeaseUntil:
+		return m.OldLeaseUntil(ctx)
 	case idempotencykey.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -16610,6 +16711,20 @@ func (m *IdempotencyKeyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetStartedAt(v)
 		return nil
+	case idempotencykey.FieldHolder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHolder(v)
+		return nil
+	case idempotencykey.FieldLeaseUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseUntil(v)
+		return nil
 	case idempotencykey.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -16668,6 +16783,9 @@ func (m *IdempotencyKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(idempotencykey.FieldResponse) {
 		fields = append(fields, idempotencykey.FieldResponse)
 	}
+	if m.FieldCleared(idempotencykey.FieldLeaseUntil) {
+		fields = append(fields, idempotencykey.FieldLeaseUntil)
+	}
 	return fields
 }
 
@@ -16687,6 +16805,9 @@ func (m *IdempotencyKeyMutation) ClearField(name string) error {
 		return nil
 	case idempotencykey.FieldResponse:
 		m.ClearResponse()
+		return nil
+	case idempotencykey.FieldLeaseUntil:
+		m.ClearLeaseUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown IdempotencyKey nullable field %s", name)
@@ -16719,6 +16840,12 @@ func (m *IdempotencyKeyMutation) ResetField(name string) error {
 		return nil
 	case idempotencykey.FieldStartedAt:
 		m.ResetStartedAt()
+		return nil
+	case idempotencykey.FieldHolder:
+		m.ResetHolder()
+		return nil
+	case idempotencykey.FieldLeaseUntil:
+		m.ResetLeaseUntil()
 		return nil
 	case idempotencykey.FieldCreatedAt:
 		m.ResetCreatedAt()

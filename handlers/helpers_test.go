@@ -56,6 +56,12 @@ type api struct {
 // enterprise organization with an all-scope live key.
 func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	t.Helper()
+	return newAPILogging(t, st, io.Discard, tweak...)
+}
+
+// newAPILogging is newAPI whose server logs to logs.
+func newAPILogging(t testing.TB, st *store.Store, logs io.Writer, tweak ...func(*config.Config)) *api {
+	t.Helper()
 	cfg := config.Defaults()
 	// Tests of one package share a PostgreSQL database and so the failed-auth
 	// budget of 127.0.0.1; only the throttle's own test lowers it.
@@ -67,7 +73,7 @@ func newAPI(t testing.TB, st *store.Store, tweak ...func(*config.Config)) *api {
 	clk := &clock{t: time.Now()}
 	srv, err := handlers.New(st, handlers.Options{
 		Config: cfg,
-		Log:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Log:    slog.New(slog.NewTextHandler(logs, nil)),
 		Now:    clk.Now,
 	})
 	if err != nil {

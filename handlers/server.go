@@ -65,7 +65,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		now = time.Now
 	}
 	h := &Handler{
-		Handlers:  &rest.Handlers{Client: st.Client},
+		Handlers:  &rest.Handlers{Client: st.Client, Log: log, RequestID: RequestID},
 		client:    st.Client,
 		log:       log,
 		rateLimit: cfg.RateLimit,

@@ -3,9 +3,11 @@
 // before its work starts, and its work records the answer in the same
 // transaction; a retry with the same key and body gets that answer again
 // (200), one with another body 409 IDEMPOTENCY_KEY_REUSED, one while the
-// first still runs 409 IDEMPOTENCY_KEY_IN_USE. A first request that fails
-// releases the key, so it never blocks a retry. Keys are scoped per account
-// (the privacy policy) and kept 24 hours.
+// first still runs 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A first
+// request that fails releases the key, so it never blocks a retry; when the
+// release fails too, the claim lapses as soon as its request has ended (in
+// this process) or at its request's deadline (see Grace). Keys are scoped
+// per account (the privacy policy) and kept 24 hours.
 package idempotency
 
 import (
@@ -13,6 +15,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -20,6 +26,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ids"
 	"larder.dev/larder/problem"
 )
 
@@ -32,10 +39,47 @@ const (
 	Retention = 24 * time.Hour
 )
 
-// Lease is how long a claimed key counts as running: a request that has
-// not finished by then (its process died) is taken over by the next retry.
-// It is longer than any request may live (the request timeout).
+// Lease is how long a claim taken without a deadline (outside a request)
+// counts as running: one that has not finished by then (its process died) is
+// taken over by the next retry. A request's claim lapses at its deadline
+// plus Grace instead.
 var Lease = time.Minute
+
+// Grace is how long past its request's deadline a claim may still be
+// released: the release of a request whose work ran out of time ends by then,
+// and so does the claim, so the request answers within a second of its
+// deadline and a retry after the answer is never refused for it.
+const Grace = 500 * time.Millisecond
+
+// process prefixes the holder of every claim this process takes, so that
+// Take can tell a claim of its own whose request has ended (take it over) from
+// one of another process (wait for its lease).
+var process = ids.New("p_")
+
+// seq numbers the claims of this process.
+var seq atomic.Uint64
+
+// running are the holders of this process's claims whose requests have not
+// ended (Claim.End).
+var running sync.Map
+
+// held reports whether a request may still be working under holder: one of
+// this process while it runs, any of another process (until its lease ends).
+func held(holder string) bool {
+	if !strings.HasPrefix(holder, process+".") {
+		return true
+	}
+	_, ok := running.Load(holder)
+	return ok
+}
+
+// inUse is the 409 for a key whose request is still running until until.
+func inUse(now, until time.Time) error {
+	p := problem.Conflict(problem.IdempotencyKeyInUse, Header,
+		"A request with this Idempotency-Key is still being processed; retry after it finishes.")
+	p.RetryAfter = max(1, int((until.Sub(now)+time.Second-1)/time.Second))
+	return p
+}
 
 // Fingerprint is the SHA-256 of a request body, as a key record keeps it.
 func Fingerprint(body []byte) string {
@@ -45,14 +89,33 @@ func Fingerprint(body []byte) string {
 
 // Claim is a key claimed for a request: either the first answer to replay,
 // or the right to do the work (then Complete in the work's transaction, or
-// Release when the work fails).
+// Release when the work fails; End when the request ends, either way).
 type Claim struct {
-	id int
+	id     int
+	holder string
+	until  time.Time
 	// Replay is set when the key was used before with the same body and its
 	// work committed: answer Status and Body again (a create's 201 as 200).
 	Replay bool
 	Status int
 	Body   []byte
+}
+
+// newClaim returns the claim of record id for a request running until until,
+// counted as running in this process until End.
+func newClaim(id int, until time.Time) *Claim {
+	c := &Claim{id: id, holder: process + "." + strconv.FormatUint(seq.Add(1), 36), until: until}
+	running.Store(c.holder, struct{}{})
+	return c
+}
+
+// End records that the claim's request has ended, answered or not: from then
+// on a retry may take the key over at once if it is still claimed (its
+// release failed). Safe on nil and replay claims.
+func (c *Claim) End() {
+	if c != nil && c.holder != "" {
+		running.Delete(c.holder)
+	}
 }
 
 // Check refuses a key that is empty, longer than MaxLen characters, or not
@@ -77,23 +140,33 @@ func Check(key string) error {
 
 // Take claims key for operation with a body of fingerprint, as the caller
 // in ctx (its account). It writes outside any transaction of the work, so a
-// concurrent duplicate sees the claim at once.
+// concurrent duplicate sees the claim at once. The claim lapses at ctx's
+// deadline plus Grace (without a deadline, Lease after now).
 func Take(ctx context.Context, c *ent.Client, key, operation, fingerprint string, now time.Time) (*Claim, error) {
 	if err := Check(key); err != nil {
 		return nil, err
 	}
 	now = now.UTC().Truncate(time.Microsecond) // as both databases keep it
+	until := now.Add(Lease)
+	if dl, ok := ctx.Deadline(); ok {
+		until = dl.Add(Grace).UTC().Truncate(time.Microsecond)
+	}
 	for attempt := 0; attempt < 3; attempt++ {
+		claim := newClaim(0, until)
 		rec, err := c.IdempotencyKey.Create().
 			SetKey(key).
 			SetOperation(operation).
 			SetFingerprint(fingerprint).
 			SetStartedAt(now).
+			SetHolder(claim.holder).
+			SetLeaseUntil(until).
 			SetCreatedAt(now).
 			Save(ctx)
 		if err == nil {
-			return &Claim{id: rec.ID}, nil
+			claim.id = rec.ID
+			return claim, nil
 		}
+		claim.End()
 		if !sqlgraph.IsUniqueConstraintError(err) {
 			return nil, fmt.Errorf("idempotency: claim: %w", err)
 		}
@@ -103,6 +176,10 @@ func Take(ctx context.Context, c *ent.Client, key, operation, fingerprint string
 		}
 		if err != nil {
 			return nil, fmt.Errorf("idempotency: read claim: %w", err)
+		}
+		lapses := old.StartedAt.Add(Lease) // claimed before leases were recorded
+		if old.LeaseUntil != nil {
+			lapses = *old.LeaseUntil
 		}
 		switch {
 		case now.Sub(old.CreatedAt) >= Retention:
@@ -124,32 +201,37 @@ func Take(ctx context.Context, c *ent.Client, key, operation, fingerprint string
 				status = *old.Status
 			}
 			return &Claim{id: old.ID, Replay: true, Status: status, Body: body}, nil
-		case now.Sub(old.StartedAt) < Lease:
-			return nil, problem.Conflict(problem.IdempotencyKeyInUse, Header,
-				"A request with this Idempotency-Key is still being processed; retry after it finishes.")
+		case now.Before(lapses) && held(old.Holder):
+			return nil, inUse(now, lapses)
 		}
-		// Running past the lease: its process is gone. Take it over, unless
-		// another retry did first.
+		// Its request has ended without releasing the key (the database
+		// failed), or ran past its lease (its process is gone). Take it over,
+		// unless another retry did first.
+		claim = newClaim(old.ID, until)
 		n, err := c.IdempotencyKey.Update().
-			Where(idempotencykey.ID(old.ID), idempotencykey.Done(false), idempotencykey.StartedAt(old.StartedAt)).
+			Where(idempotencykey.ID(old.ID), idempotencykey.Done(false), idempotencykey.Holder(old.Holder)).
 			SetStartedAt(now).
+			SetHolder(claim.holder).
+			SetLeaseUntil(until).
 			Save(ctx)
 		if err != nil {
+			claim.End()
 			return nil, fmt.Errorf("idempotency: take over: %w", err)
 		}
 		if n == 1 {
-			return &Claim{id: old.ID}, nil
+			return claim, nil
 		}
+		claim.End()
 	}
-	return nil, problem.Conflict(problem.IdempotencyKeyInUse, Header,
-		"A request with this Idempotency-Key is still being processed; retry after it finishes.")
+	return nil, inUse(now, until)
 }
 
 // Complete records the answer of the claimed work in the work's transaction:
-// the key is done exactly when the work commits.
+// the key is done exactly when the work commits, and only while the claim is
+// still this request's.
 func (c *Claim) Complete(ctx context.Context, tx *ent.Tx, status int, body []byte) error {
 	n, err := tx.IdempotencyKey.Update().
-		Where(idempotencykey.ID(c.id), idempotencykey.Done(false)).
+		Where(idempotencykey.ID(c.id), idempotencykey.Done(false), idempotencykey.Holder(c.holder)).
 		SetDone(true).
 		SetStatus(status).
 		SetResponse(body).
@@ -164,10 +246,18 @@ func (c *Claim) Complete(ctx context.Context, tx *ent.Tx, status int, body []byt
 }
 
 // Release gives up a claim whose work failed, so a retry can claim the key
-// again. A done key is never released.
+// again. A done key, or one a retry took over, is never released. The
+// release outlives a cancelled request but not the claim's lease: it gives
+// up when the lease ends (the database holds the row), and the claim then
+// lapses by itself.
 func (c *Claim) Release(ctx context.Context, client *ent.Client) error {
-	_, err := client.IdempotencyKey.Delete().Where(idempotencykey.ID(c.id), idempotencykey.Done(false)).Exec(ctx)
-	return err
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), c.until)
+	defer cancel()
+	_, err := client.IdempotencyKey.Delete().Where(idempotencykey.ID(c.id), idempotencykey.Done(false), idempotencykey.Holder(c.holder)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("idempotency: release: %w", err)
+	}
+	return nil
 }
 
 // Prune deletes the records of keys older than Retention, as of now.

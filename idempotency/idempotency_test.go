@@ -116,6 +116,72 @@ func TestClaims(t *testing.T) {
 	})
 }
 
+// A request's claim lapses within a second of the request's deadline (the
+// spec's 15 seconds), not after a minute, and while it runs a duplicate is
+// told when to come back; a claim whose request has ended without releasing
+// it (the release failed) is taken over at once. A claim taken over can
+// neither complete nor release the key.
+func TestLeases(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org := dbtest.NewOrg(t, st, "")
+		base := org.Ctx(policy.Live)
+		fp := idempotency.Fingerprint([]byte("body"))
+		now := time.Now()
+		const timeout = 15 * time.Second
+		ctx, cancel := context.WithDeadline(base, now.Add(timeout))
+		defer cancel()
+		take := func(at time.Time) (*idempotency.Claim, error) {
+			return idempotency.Take(base, st.Client, "lease", "createBill", fp, at)
+		}
+
+		first, err := idempotency.Take(ctx, st.Client, "lease", "createBill", fp, now)
+		if err != nil || first.Replay {
+			t.Fatalf("first claim: %+v %v", first, err)
+		}
+		_, err = take(now.Add(5 * time.Second))
+		if p, ok := problem.As(err); !ok || p.Code != problem.IdempotencyKeyInUse || p.RetryAfter < 10 || p.RetryAfter > 11 {
+			t.Fatalf("5 s into a 15 s request: %v (Retry-After %d), want IDEMPOTENCY_KEY_IN_USE after 10 or 11 s", err, retryAfter(err))
+		}
+		// Still running here, but past its deadline by a second: taken over.
+		heir, err := take(now.Add(timeout + time.Second))
+		if err != nil || heir.Replay {
+			t.Fatalf("a second past the deadline: %+v %v", heir, err)
+		}
+		err = ent.RunInTx(base, st.Client, func(tx *ent.Tx) error { return first.Complete(base, tx, 201, []byte(`{}`)) })
+		if code(err) != problem.IdempotencyKeyInUse {
+			t.Fatalf("the lapsed claim completed: %v", err)
+		}
+		first.End()
+
+		// The heir's request ends without releasing the key: the next retry
+		// takes it over at once, within the heir's lease.
+		heir.End()
+		next, err := take(now.Add(timeout + time.Second + time.Millisecond))
+		if err != nil || next.Replay {
+			t.Fatalf("after the request ended: %+v %v", next, err)
+		}
+		defer next.End()
+		if err := heir.Release(base, st.Client); err != nil {
+			t.Fatal(err)
+		}
+		err = ent.RunInTx(base, st.Client, func(tx *ent.Tx) error { return next.Complete(base, tx, 201, []byte(`{"data":{"id":9}}`)) })
+		if err != nil {
+			t.Fatalf("the claim that took over: %v", err)
+		}
+		if c, err := take(now.Add(timeout + 2*time.Second)); err != nil || !c.Replay || string(c.Body) != `{"data":{"id":9}}` {
+			t.Fatalf("replay: %+v %v", c, err)
+		}
+	})
+}
+
+// retryAfter is the Retry-After of err's problem, 0 for none.
+func retryAfter(err error) int {
+	if p, ok := problem.As(err); ok {
+		return p.RetryAfter
+	}
+	return 0
+}
+
 // Spec Limits: a key is at most 200 characters.
 func TestCheck(t *testing.T) {
 	cases := map[string]bool{"": false, strings.Repeat("k", 200): true, strings.Repeat("é", 200): true,

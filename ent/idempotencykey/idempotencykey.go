@@ -29,6 +29,10 @@ const (
 	FieldResponse = "response"
 	// FieldStartedAt holds the string denoting the started_at field in the database.
 	FieldStartedAt = "started_at"
+	// FieldHolder holds the string denoting the holder field in the database.
+	FieldHolder = "holder"
+	// FieldLeaseUntil holds the string denoting the lease_until field in the database.
+	FieldLeaseUntil = "lease_until"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeAccount holds the string denoting the account edge name in mutations.
@@ -55,6 +59,8 @@ var Columns = []string{
 	FieldStatus,
 	FieldResponse,
 	FieldStartedAt,
+	FieldHolder,
+	FieldLeaseUntil,
 	FieldCreatedAt,
 }
 
@@ -78,6 +84,8 @@ var (
 	Policy ent.Policy
 	// DefaultDone holds the default value on creation for the "done" field.
 	DefaultDone bool
+	// DefaultHolder holds the default value on creation for the "holder" field.
+	DefaultHolder string
 )
 
 // OrderOption defines the ordering options for the IdempotencyKey queries.
@@ -121,6 +129,16 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByStartedAt orders the results by the started_at field.
 func ByStartedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStartedAt, opts...).ToFunc()
+}
+
+// ByHolder orders the results by the holder field.
+func ByHolder(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHolder, opts...).ToFunc()
+}
+
+// ByLeaseUntil orders the results by the lease_until field.
+func ByLeaseUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeaseUntil, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

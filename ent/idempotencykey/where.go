@@ -95,6 +95,16 @@ func StartedAt(v time.Time) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldEQ(FieldStartedAt, v))
 }
 
+// Holder applies equality check predicate on the "holder" field. It's identical to HolderEQ.
+func Holder(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldHolder, v))
+}
+
+// LeaseUntil applies equality check predicate on the "lease_until" field. It's identical to LeaseUntilEQ.
+func LeaseUntil(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldLeaseUntil, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -463,6 +473,121 @@ func StartedAtLT(v time.Time) predicate.IdempotencyKey {
 // StartedAtLTE applies the LTE predicate on the "started_at" field.
 func StartedAtLTE(v time.Time) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldLTE(FieldStartedAt, v))
+}
+
+// HolderEQ applies the EQ predicate on the "holder" field.
+func HolderEQ(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldHolder, v))
+}
+
+// HolderNEQ applies the NEQ predicate on the "holder" field.
+func HolderNEQ(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNEQ(FieldHolder, v))
+}
+
+// HolderIn applies the In predicate on the "holder" field.
+func HolderIn(vs ...string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldIn(FieldHolder, vs...))
+}
+
+// HolderNotIn applies the NotIn predicate on the "holder" field.
+func HolderNotIn(vs ...string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNotIn(FieldHolder, vs...))
+}
+
+// HolderGT applies the GT predicate on the "holder" field.
+func HolderGT(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGT(FieldHolder, v))
+}
+
+// HolderGTE applies the GTE predicate on the "holder" field.
+func HolderGTE(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGTE(FieldHolder, v))
+}
+
+// HolderLT applies the LT predicate on the "holder" field.
+func HolderLT(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLT(FieldHolder, v))
+}
+
+// HolderLTE applies the LTE predicate on the "holder" field.
+func HolderLTE(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLTE(FieldHolder, v))
+}
+
+// HolderContains applies the Contains predicate on the "holder" field.
+func HolderContains(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldContains(FieldHolder, v))
+}
+
+// HolderHasPrefix applies the HasPrefix predicate on the "holder" field.
+func HolderHasPrefix(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldHasPrefix(FieldHolder, v))
+}
+
+// HolderHasSuffix applies the HasSuffix predicate on the "holder" field.
+func HolderHasSuffix(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldHasSuffix(FieldHolder, v))
+}
+
+// HolderEqualFold applies the EqualFold predicate on the "holder" field.
+func HolderEqualFold(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEqualFold(FieldHolder, v))
+}
+
+// HolderContainsFold applies the ContainsFold predicate on the "holder" field.
+func HolderContainsFold(v string) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldHolder, v))
+}
+
+// LeaseUntilEQ applies the EQ predicate on the "lease_until" field.
+func LeaseUntilEQ(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldLeaseUntil, v))
+}
+
+// LeaseUntilNEQ applies the NEQ predicate on the "lease_until" field.
+func LeaseUntilNEQ(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNEQ(FieldLeaseUntil, v))
+}
+
+// LeaseUntilIn applies the In predicate on the "lease_until" field.
+func LeaseUntilIn(vs ...time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldIn(FieldLeaseUntil, vs...))
+}
+
+// LeaseUntilNotIn applies the NotIn predicate on the "lease_until" field.
+func LeaseUntilNotIn(vs ...time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNotIn(FieldLeaseUntil, vs...))
+}
+
+// LeaseUntilGT applies the GT predicate on the "lease_until" field.
+func LeaseUntilGT(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGT(FieldLeaseUntil, v))
+}
+
+// LeaseUntilGTE applies the GTE predicate on the "lease_until" field.
+func LeaseUntilGTE(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGTE(FieldLeaseUntil, v))
+}
+
+// LeaseUntilLT applies the LT predicate on the "lease_until" field.
+func LeaseUntilLT(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLT(FieldLeaseUntil, v))
+}
+
+// LeaseUntilLTE applies the LTE predicate on the "lease_until" field.
+func LeaseUntilLTE(v time.Time) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLTE(FieldLeaseUntil, v))
+}
+
+// LeaseUntilIsNil applies the IsNil predicate on the "lease_until" field.
+func LeaseUntilIsNil() predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldIsNull(FieldLeaseUntil))
+}
+
+// LeaseUntilNotNil applies the NotNil predicate on the "lease_until" field.
+func LeaseUntilNotNil() predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNotNull(FieldLeaseUntil))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

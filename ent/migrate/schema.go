@@ -897,6 +897,8 @@ var (
 		{Name: "status", Type: field.TypeInt, Nullable: true},
 		{Name: "response", Type: field.TypeBytes, Nullable: true},
 		{Name: "started_at", Type: field.TypeTime},
+		{Name: "holder", Type: field.TypeString, Default: ""},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "account_id", Type: field.TypeInt},
 	}
@@ -908,7 +910,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "idempotency_keys_accounts_account",
-				Columns:    []*schema.Column{IdempotencyKeysColumns[9]},
+				Columns:    []*schema.Column{IdempotencyKeysColumns[11]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -917,17 +919,17 @@ var (
 			{
 				Name:    "idempotencykey_account_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyKeysColumns[9], IdempotencyKeysColumns[0]},
+				Columns: []*schema.Column{IdempotencyKeysColumns[11], IdempotencyKeysColumns[0]},
 			},
 			{
 				Name:    "idempotencykey_account_id_key",
 				Unique:  true,
-				Columns: []*schema.Column{IdempotencyKeysColumns[9], IdempotencyKeysColumns[1]},
+				Columns: []*schema.Column{IdempotencyKeysColumns[11], IdempotencyKeysColumns[1]},
 			},
 			{
 				Name:    "idempotencykey_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyKeysColumns[8]},
+				Columns: []*schema.Column{IdempotencyKeysColumns[10]},
 			},
 		},
 	}

@@ -455,8 +455,12 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err := first.Decode(jx.DecodeBytes(claim.Body)); err != nil {
 			return nil, fmt.Errorf("idempotency: replay: %w", err)
 		}
+		if !policy.SeesCost(ctx) {
+			redactBillAnswer(&first.Data)
+		}
 		return (*oas.CreateBillOK)(&first), nil
 	}
+	defer claim.End()
 	var out *ent.Bill
 	err = ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.Bill.Create()
@@ -495,13 +499,36 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err != nil || claim == nil {
 			return err
 		}
-		return claim.Complete(ctx, tx, 201, answer(&oas.BillData{Data: Bill(out)}))
+		// The answer is kept with its costs, whoever creates: a replay is
+		// redacted for its own caller.
+		kept := out
+		if !policy.SeesCost(ctx) {
+			if kept, err = showBill(policy.SeeingCost(ctx), tx.Client(), out.ID); err != nil {
+				return err
+			}
+		}
+		return claim.Complete(ctx, tx, 201, answer(&oas.BillData{Data: Bill(kept)}))
 	})
 	if err != nil {
-		releaseKey(ctx, h.Client, claim)
+		h.releaseKey(ctx, claim)
 		return nil, err
 	}
 	return &oas.CreateBillCreated{Data: Bill(out)}, nil
+}
+
+// redactBillAnswer clears the cost fields of a kept answer, its lines'
+// included, for a caller without cost:read who replays it.
+func redactBillAnswer(d *oas.Bill) {
+	d.PaidAmount.SetToNull()
+	d.Subtotal.SetToNull()
+	d.Tax1.SetToNull()
+	d.Tax2.SetToNull()
+	d.Tax1Rate.SetToNull()
+	d.Tax2Rate.SetToNull()
+	for i := range d.Lines {
+		d.Lines[i].Cost.SetToNull()
+		d.Lines[i].DiscountRate.SetToNull()
+	}
 }
 
 // billSnapshot renders the webhook snapshot of e.

@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/purchasing"
 )
@@ -467,8 +468,12 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if err := first.Decode(jx.DecodeBytes(claim.Body)); err != nil {
 			return nil, fmt.Errorf("idempotency: replay: %w", err)
 		}
+		if !policy.SeesCost(ctx) {
+			redactPurchaseOrderAnswer(&first.Data)
+		}
 		return (*oas.CreatePurchaseOrderOK)(&first), nil
 	}
+	defer claim.End()
 	var out *ent.PurchaseOrder
 	err = ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) error {
 		b := tx.PurchaseOrder.Create()
@@ -500,13 +505,35 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if err != nil || claim == nil {
 			return err
 		}
-		return claim.Complete(ctx, tx, 201, answer(&oas.PurchaseOrderData{Data: PurchaseOrder(out)}))
+		// The answer is kept with its costs, whoever creates: a replay is
+		// redacted for its own caller.
+		kept := out
+		if !policy.SeesCost(ctx) {
+			if kept, err = showPurchaseOrder(policy.SeeingCost(ctx), tx.Client(), out.ID); err != nil {
+				return err
+			}
+		}
+		return claim.Complete(ctx, tx, 201, answer(&oas.PurchaseOrderData{Data: PurchaseOrder(kept)}))
 	})
 	if err != nil {
-		releaseKey(ctx, h.Client, claim)
+		h.releaseKey(ctx, claim)
 		return nil, err
 	}
 	return &oas.CreatePurchaseOrderCreated{Data: PurchaseOrder(out)}, nil
+}
+
+// redactPurchaseOrderAnswer clears the cost fields of a kept answer, its lines'
+// included, for a caller without cost:read who replays it.
+func redactPurchaseOrderAnswer(d *oas.PurchaseOrder) {
+	d.Subtotal.SetToNull()
+	d.Tax1.SetToNull()
+	d.Tax2.SetToNull()
+	d.Tax1Rate.SetToNull()
+	d.Tax2Rate.SetToNull()
+	for i := range d.Lines {
+		d.Lines[i].Cost.SetToNull()
+		d.Lines[i].DiscountRate.SetToNull()
+	}
 }
 
 // UpdatePurchaseOrder updates a PurchaseOrder in one transaction with its event.

@@ -26,6 +26,11 @@ import (
 // Handlers implements every generated operation over one ent client.
 type Handlers struct {
 	Client *ent.Client
+	// Log takes the failures a request answers without (an Idempotency-Key's
+	// release); nil means slog.Default(). RequestID names the request of a
+	// context in them; nil names none.
+	Log       *slog.Logger
+	RequestID func(context.Context) string
 }
 
 // Scopes maps every operation to the scope it needs; "" needs none.
@@ -330,13 +335,24 @@ func claimKey(ctx context.Context, c *ent.Client, key oas.OptString, op string, 
 }
 
 // releaseKey gives up the claim of a create that failed, so a retry is free
-// to run; the release outlives a cancelled request.
-func releaseKey(ctx context.Context, c *ent.Client, claim *idempotency.Claim) {
+// to run, and ends the claim: the release outlives a cancelled request but
+// not the claim's lease, and when it fails (logged) a retry may still take
+// the key over, the request being over.
+func (h *Handlers) releaseKey(ctx context.Context, claim *idempotency.Claim) {
 	if claim == nil {
 		return
 	}
-	if err := claim.Release(context.WithoutCancel(ctx), c); err != nil {
-		slog.ErrorContext(ctx, "idempotency: release", "err", err)
+	defer claim.End()
+	if err := claim.Release(ctx, h.Client); err != nil {
+		log := h.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		var id string
+		if h.RequestID != nil {
+			id = h.RequestID(ctx)
+		}
+		log.ErrorContext(ctx, "idempotency key not released", "request_id", id, "error", err)
 	}
 }
 

@@ -547,6 +547,10 @@ func init() {
 	idempotencykeyDescDone := idempotencykeyFields[3].Descriptor()
 	// idempotencykey.DefaultDone holds the default value on creation for the done field.
 	idempotencykey.DefaultDone = idempotencykeyDescDone.Default.(bool)
+	// idempotencykeyDescHolder is the schema descriptor for holder field.
+	idempotencykeyDescHolder := idempotencykeyFields[7].Descriptor()
+	// idempotencykey.DefaultHolder holds the default value on creation for the holder field.
+	idempotencykey.DefaultHolder = idempotencykeyDescHolder.Default.(string)
 	invoiceMixin := schema.Invoice{}.Mixin()
 	invoice.Policy = privacy.NewPolicies(invoiceMixin[0], schema.Invoice{})
 	invoice.Hooks[0] = func(next ent.Mutator) ent.Mutator {

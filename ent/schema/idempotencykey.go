@@ -42,7 +42,14 @@ func (IdempotencyKey) Fields() []ent.Field {
 			Nillable().
 			Comment("Body of the first answer."),
 		field.Time("started_at").
-			Comment("When the work (last) started; a request still running past the lease is taken over."),
+			Comment("When the work (last) started."),
+		field.String("holder").
+			Default("").
+			Comment("The claim of the request doing the work: only it may complete or release the key."),
+		field.Time("lease_until").
+			Optional().
+			Nillable().
+			Comment("When the claim lapses: its request's deadline plus the release's grace; a retry takes over a claim past it, or sooner one whose request has ended. Unset on keys claimed before leases: a minute after started_at."),
 		field.Time("created_at").
 			Immutable().
 			Comment("When the key was first used; it expires 24 hours later."),
