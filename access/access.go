@@ -3,8 +3,9 @@
 // operations and their scopes from the served API description and the
 // generated scope table, each schema's privacy rules from the policies
 // ent/runtime wires (policy.Rule names them), the cost fields and read-only
-// rows from the schema annotations (ent.Access), and the uses of the system
-// viewer found in the source (sites_gen.go, written by `go generate`).
+// rows from the schema annotations (ent.Access), the uses of the system
+// viewer found in the source (sites_gen.go, written by `go generate`), and
+// the columns encrypted at rest from the package that encrypts them.
 //
 // docs/ACCESS.md is this report rendered by `go generate ./...`;
 // `larder access-report [--json]` prints it from the running binary.
@@ -30,6 +31,7 @@ import (
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/webhooks"
 )
 
 // Report is the whole answer.
@@ -41,6 +43,16 @@ type Report struct {
 	CostFields []CostField `json:"cost_fields"`
 	System     []Site      `json:"bypasses"`
 	Keys       []string    `json:"keys_and_limits"`
+	AtRest     []AtRest    `json:"encrypted_at_rest"`
+}
+
+// AtRest is a column stored encrypted when LARDER_SECRET_KEY is set, and in
+// plain text without it.
+type AtRest struct {
+	Entity string `json:"entity"`
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	Holds  string `json:"holds"`
 }
 
 // Operation is one path and method of the API and the scope it needs.
@@ -117,6 +129,9 @@ func Build() (*Report, error) {
 		return nil, err
 	}
 	r.Keys = keys()
+	for _, c := range webhooks.Encrypted {
+		r.AtRest = append(r.AtRest, AtRest(c))
+	}
 	return r, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"larder.dev/larder/secrets"
 )
 
 // Markdown writes the report as docs/ACCESS.md.
@@ -112,6 +114,19 @@ func (r *Report) Markdown(w io.Writer) error {
 		"| kind | file | function | why |\n|---|---|---|---|\n")
 	for _, s := range r.System {
 		p("| %s | `%s` | `%s` | %s |\n", s.Kind, s.File, s.Function, strings.ReplaceAll(s.Why, "|", "\\|"))
+	}
+
+	p("\n## Encrypted at rest\n\nWith `%s` set (32 random bytes in base64), these columns are stored encrypted: AES-256-GCM\n"+
+		"under that key with a random nonce, the row's id as associated data (a value copied to another row does\n"+
+		"not decrypt), as `enc:v1:<key id>:<base64>` (`secrets.Keyring`). **Without it they are stored in plain\n"+
+		"text**, and `larder serve` warns at start. `%s` decrypts what the key before the last rotation\n"+
+		"encrypted; `larder secrets rotate` re-encrypts every value under the current key, plain-text ones\n"+
+		"included. A value no configured key decrypts fails its delivery (an attempt with the error), and nothing\n"+
+		"is sent. API keys are not in this list because they are not stored at all, only their SHA-256 (above);\n"+
+		"everything else is stored as written.\n\n| entity | table | column | holds |\n|---|---|---|---|\n",
+		secrets.EnvKey, secrets.EnvOldKey)
+	for _, c := range r.AtRest {
+		p("| %s | `%s` | `%s` | %s |\n", c.Entity, c.Table, c.Column, c.Holds)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -39,6 +39,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "webhooks/endpoints.go", Function: "Registry.RotateSecret", Why: "webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization)."},
 	{Kind: "system viewer", File: "webhooks/endpoints.go", Function: "Registry.Update", Why: "webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization)."},
 	{Kind: "system viewer", File: "webhooks/listen.go", Function: "Listen", Why: "webhook endpoints, deliveries and attempts are system-only."},
+	{Kind: "system viewer", File: "webhooks/secrets.go", Function: "ReencryptSecrets", Why: "re-encryption covers the endpoints of every account; endpoints are system-only."},
 	{Kind: "direct SQL", File: "auth/authenticate.go", Function: "Authenticator.Confirm", Why: "a trusted request's key is checked by its hash when no row of the answer carried the check."},
 	{Kind: "direct SQL", File: "auth/authenticate.go", Function: "Authenticator.read", Why: "authentication reads the key by its hash (and reserves its account's rate budget) in one prepared statement before any viewer exists; it sees only the key that hashes to the header."},
 	{Kind: "direct SQL", File: "auth/authenticate.go", Function: "Authenticator.recordUse", Why: "a key's last use is stamped by id after the answer, off the request path (api_keys is system-only)."},

@@ -88,6 +88,12 @@ type Config struct {
 	// plans) in the audit history (--actor, LARDER_ACTOR); by default the
 	// operating-system user@host.
 	Actor string
+	// SecretKey encrypts webhook signing secrets at rest, base64 of 32 bytes
+	// (LARDER_SECRET_KEY only); without it they are stored in plain text.
+	SecretKey string
+	// SecretKeyOld is the key before the last rotation, which only decrypts
+	// (LARDER_SECRET_KEY_OLD only).
+	SecretKeyOld string
 }
 
 // Defaults is the configuration when nothing is set.
@@ -141,7 +147,8 @@ func DefaultActor() string {
 // MaxActorLen bounds an actor name.
 const MaxActorLen = 200
 
-// option is one setting: its flag, its environment twin and its field.
+// option is one setting: its flag (none for a setting read from the environment
+// only), its environment twin and its field.
 type option struct {
 	flag, env, help string
 	bind            func(fs *flag.FlagSet, name, help string)
@@ -154,8 +161,11 @@ type Options []string
 // Common flags every command takes.
 var Common = Options{"database", "log-format", "db-statements"}
 
-// Webhooks flags of serve and the webhook commands.
-var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url"}
+// Webhooks flags of serve and the webhook commands, and the keys of their secrets.
+var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url", "secret-key", "secret-key-old"}
+
+// Secrets are the keys that encrypt secrets at rest (environment only).
+var Secrets = Options{"secret-key", "secret-key-old"}
 
 // Server flags of serve.
 var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush"}
@@ -226,6 +236,7 @@ func (c *Config) options() map[string]option {
 func (c *Config) Bind(fs *flag.FlagSet, opts ...Options) error {
 	all := c.options()
 	maps.Copy(all, c.webhookOptions())
+	maps.Copy(all, c.secretOptions())
 	for _, group := range opts {
 		for _, name := range group {
 			o, ok := all[name]
@@ -237,7 +248,9 @@ func (c *Config) Bind(fs *flag.FlagSet, opts ...Options) error {
 					return fmt.Errorf("%s=%q: %w", o.env, v, err)
 				}
 			}
-			o.bind(fs, o.flag, o.help+" ($"+o.env+")")
+			if o.flag != "" {
+				o.bind(fs, o.flag, o.help+" ($"+o.env+")")
+			}
 		}
 	}
 	return nil
@@ -280,6 +293,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("metrics-token must be at least %d printable ASCII characters without spaces", MinMetricsToken))
 	}
 	errs = append(errs, c.validateWebhooks()...)
+	if _, err := c.Keyring(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err.Error())
 	}

@@ -26,9 +26,9 @@ type WebhookEndpoint struct {
 	Description string `json:"description,omitempty"`
 	// The owner, told by e-mail when the endpoint is disabled for failing.
 	Email string `json:"email,omitempty"`
-	// Signing secret, whsec_<base64>.
+	// Signing secret, whsec_<base64>; stored encrypted (enc:v1:…) under LARDER_SECRET_KEY when it is set (webhooks.Encrypted).
 	Secret string `json:"-"`
-	// The secret before the last rotation, still signing until previous_secret_expires_at.
+	// The secret before the last rotation, still signing until previous_secret_expires_at; stored as secret is.
 	PreviousSecret *string `json:"-"`
 	// When deliveries stop being signed with the previous secret.
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`

@@ -30,6 +30,7 @@ import (
 	"larder.dev/larder/idempotency"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/secrets"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tracing"
 )
@@ -79,6 +80,8 @@ type Options struct {
 	// Transport replaces the HTTP transport (tests); it must apply its own
 	// address checks.
 	Transport http.RoundTripper
+	// Keys decrypt the endpoints' signing secrets (none: plain text only).
+	Keys *secrets.Keyring
 	// OnAttempt, when set, learns each recorded attempt: whether it
 	// succeeded, and whether its delivery was given up (metrics).
 	OnAttempt func(ok, abandoned bool)
@@ -409,6 +412,10 @@ type result struct {
 	excerpt  string
 	duration time.Duration
 	err      error
+	// unsent is true when the attempt failed before anything was sent, for
+	// a reason of this server's (an unreadable secret): it says nothing of
+	// the endpoint's health.
+	unsent bool
 }
 
 func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status < 300 }
@@ -484,11 +491,15 @@ func (d *Dispatcher) post(ctx context.Context, ep *ent.WebhookEndpoint, ev *ent.
 		return res
 	}
 	res.body = body
-	secrets := []string{ep.Secret}
-	if ep.PreviousSecret != nil && ep.PreviousSecretExpiresAt != nil && res.at.Before(*ep.PreviousSecretExpiresAt) {
-		secrets = append(secrets, *ep.PreviousSecret)
+	plain, err := signingSecrets(d.o.Keys, ep, res.at)
+	if err != nil {
+		// Nothing is sent, neither unsigned nor signed with another secret;
+		// the attempt records why and the schedule retries it.
+		d.o.Log.Error("webhooks: the endpoint's signing secret cannot be read; nothing sent", "endpoint", ep.ID, "event", ev.EventID, "error", err)
+		res.err, res.unsent = err, true
+		return res
 	}
-	sig, err := Sign(ev.EventID, res.at, body, secrets...)
+	sig, err := Sign(ev.EventID, res.at, body, plain...)
 	if err != nil {
 		res.err = err
 		return res
@@ -664,8 +675,8 @@ func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o out
 	if err := u.Exec(sys); err != nil {
 		return nil, false, err
 	}
-	if trigger == webhookattempt.TriggerPing {
-		return nil, abandoned, nil // a ping says nothing about the endpoint's health
+	if trigger == webhookattempt.TriggerPing || res.unsent {
+		return nil, abandoned, nil // a ping, or a post never made, says nothing about the endpoint's health
 	}
 	ep, err := tx.WebhookEndpoint.Get(sys, del.EndpointID)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/secrets"
 	"larder.dev/larder/tenancy"
 )
 
@@ -26,6 +27,8 @@ type Registry struct {
 	Resolver Resolver
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Keys encrypt the signing secrets it stores (plain text without a key).
+	Keys *secrets.Keyring
 }
 
 func (r *Registry) now() time.Time {
@@ -54,7 +57,8 @@ func checkEmail(email string) error {
 }
 
 // Create registers an endpoint for the env account of an organization. The
-// returned endpoint holds the secret, which is shown once.
+// returned endpoint holds the plain secret, which is shown once; what is
+// stored is encrypted under Keys, when it has a key.
 func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment, rawURL, email, description string) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if err := r.check(ctx, rawURL); err != nil {
@@ -68,15 +72,40 @@ func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment
 		return nil, err
 	}
 	now := r.now()
-	return r.Client.WebhookEndpoint.Create().
-		SetAccountID(acct.ID).
-		SetURL(rawURL).
-		SetEmail(email).
-		SetDescription(description).
-		SetSecret(NewSecret()).
-		SetCreatedAt(now).
-		SetUpdatedAt(now).
-		Save(policy.System(ctx))
+	secret := NewSecret()
+	var ep *ent.WebhookEndpoint
+	err = ent.RunInTx(policy.System(ctx), r.Client, func(tx *ent.Tx) error {
+		sys := policy.System(ctx)
+		// The sealed secret is bound to the endpoint's id, known once the row
+		// is inserted: with a key, the row is inserted without a secret and
+		// given the sealed one in the same transaction, so the plain secret
+		// never reaches the database.
+		stored := secret
+		if r.Keys.Enabled() {
+			stored = ""
+		}
+		ep, err = tx.WebhookEndpoint.Create().
+			SetAccountID(acct.ID).
+			SetURL(rawURL).
+			SetEmail(email).
+			SetDescription(description).
+			SetSecret(stored).
+			SetCreatedAt(now).
+			SetUpdatedAt(now).
+			Save(sys)
+		if err != nil || !r.Keys.Enabled() {
+			return err
+		}
+		if stored, err = sealSecret(r.Keys, ep.ID, secret); err != nil {
+			return err
+		}
+		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetSecret(stored).SetUpdatedAt(now).Exec(sys)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ep.Secret = secret
+	return ep, nil
 }
 
 // Get returns an endpoint.
@@ -187,24 +216,67 @@ func (r *Registry) Delete(ctx context.Context, id int) error {
 
 // RotateSecret gives an endpoint a new secret and keeps signing with the old
 // one too until grace has passed, so the receiver can switch without losing a
-// delivery. The returned endpoint holds the new secret, shown once.
+// delivery. The returned endpoint holds the new plain secret, shown once
+// (and the previous one in plain too); both are stored encrypted under Keys,
+// when it has a key. With no grace the old secret is not read, so a secret no
+// key decrypts any more can be replaced.
 func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	ep, err := r.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	if grace < 0 {
 		return nil, fmt.Errorf("grace cannot be negative")
 	}
-	now := r.now()
-	u := r.Client.WebhookEndpoint.UpdateOneID(id).SetSecret(NewSecret()).SetUpdatedAt(now)
-	if grace > 0 {
-		u.SetPreviousSecret(ep.Secret).SetPreviousSecretExpiresAt(now.Add(grace))
-	} else {
-		u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
+	if _, err := r.Get(ctx, id); err != nil {
+		return nil, err
 	}
-	return u.Save(policy.System(ctx))
+	sys := policy.System(ctx)
+	now := r.now()
+	secret := NewSecret()
+	var prev string
+	var ep *ent.WebhookEndpoint
+	err := ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
+		cur, err := tx.WebhookEndpoint.Get(sys, id)
+		if err != nil {
+			return err
+		}
+		stored, err := sealSecret(r.Keys, id, secret)
+		if err != nil {
+			return err
+		}
+		// On the secret read, so that the one kept is the one replaced.
+		u := tx.WebhookEndpoint.Update().
+			Where(webhookendpoint.ID(id), webhookendpoint.Secret(cur.Secret)).
+			SetSecret(stored).
+			SetUpdatedAt(now)
+		if grace > 0 {
+			if prev, err = openSecret(r.Keys, id, cur.Secret); err != nil {
+				return fmt.Errorf("%w; rotate with no grace to replace it", err)
+			}
+			sealed, err := sealSecret(r.Keys, id, prev)
+			if err != nil {
+				return err
+			}
+			u.SetPreviousSecret(sealed).SetPreviousSecretExpiresAt(now.Add(grace))
+		} else {
+			u.ClearPreviousSecret().ClearPreviousSecretExpiresAt()
+		}
+		n, err := u.Save(sys)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("the secret of webhook endpoint %d changed meanwhile; try again", id)
+		}
+		ep, err = tx.WebhookEndpoint.Get(sys, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ep.Secret = secret
+	if ep.PreviousSecret != nil {
+		ep.PreviousSecret = &prev
+	}
+	return ep, nil
 }
 
 // Delivery is one entry of the delivery log.

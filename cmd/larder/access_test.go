@@ -28,7 +28,7 @@ func TestAccessReportCommand(t *testing.T) {
 		t.Fatal("larder access-report differs from docs/ACCESS.md: run go generate ./...")
 	}
 	got := cli(t, "sqlite://"+t.TempDir()+"/unused.db", "access-report")
-	for _, k := range []string{"operations", "scopes", "entities", "rules", "cost_fields", "bypasses", "keys_and_limits"} {
+	for _, k := range []string{"operations", "scopes", "entities", "rules", "cost_fields", "bypasses", "keys_and_limits", "encrypted_at_rest"} {
 		if v, ok := got[k].([]any); !ok || len(v) == 0 {
 			t.Errorf("--json %s: %v", k, got[k])
 		}

@@ -55,6 +55,7 @@ var examples = map[string]string{
 	"webhook ping":          "larder webhook ping --endpoint 3",
 	"webhook listen":        "larder webhook listen --endpoint 3",
 	"webhook worker":        "larder webhook worker --database postgres://larder@db/larder",
+	"secrets rotate":        "larder secrets rotate --database postgres://larder@db/larder --json",
 }
 
 // isHelp reports whether an argument asks for help.

@@ -13,6 +13,7 @@
 //	larder key list --org ID [--history]
 //	larder key rotate --key ID --grace none|1h|24h|7d
 //	larder key revoke --key ID
+//	larder secrets rotate
 //
 // Every command takes --database (LARDER_DATABASE_URL) and --json.
 package main
@@ -35,6 +36,7 @@ import (
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/logbuf"
 	"larder.dev/larder/migrate"
+	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 )
@@ -92,6 +94,10 @@ type env struct {
 	// accessLines takes serve's access log lines, formatted by the server
 	// itself, when the log is text (handlers.Options.AccessLines).
 	accessLines io.Writer
+	// keys encrypt webhook signing secrets at rest: those of
+	// LARDER_SECRET_KEY and LARDER_SECRET_KEY_OLD, for the commands that
+	// read them (none otherwise).
+	keys *secrets.Keyring
 }
 
 func main() {
@@ -178,6 +184,11 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	if err := e.cfg.Validate(); err != nil {
 		return nil, err
 	}
+	keys, err := e.cfg.Keyring()
+	if err != nil {
+		return nil, err
+	}
+	e.keys = keys
 	level := slog.LevelWarn
 	if fs.Name() == "larder serve" {
 		level = slog.LevelInfo

@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
@@ -33,6 +34,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if !e.keys.Enabled() {
+		e.log.Warn(secrets.EnvKey + " is not set: webhook signing secrets are stored in plain text; set it to 32 random bytes in base64 (openssl rand -base64 32) and run `larder secrets rotate`")
 	}
 	// Tracing first: the store's statements and the server's operations
 	// are instrumented when they are made (README "Tracing").

@@ -32,7 +32,7 @@ func init() {
 }
 
 func (e *env) registry(st *store.Store) *webhooks.Registry {
-	return &webhooks.Registry{Client: st.Client, AllowPrivate: e.cfg.WebhookAllowPrivate}
+	return &webhooks.Registry{Client: st.Client, AllowPrivate: e.cfg.WebhookAllowPrivate, Keys: e.keys}
 }
 
 // dispatcher returns a dispatcher over st configured from the flags.
@@ -49,6 +49,7 @@ func (e *env) dispatcher(st *store.Store, onAttempt func(ok, abandoned bool)) (*
 		Notifier:      n,
 		Log:           e.log,
 		OnAttempt:     onAttempt,
+		Keys:          e.keys,
 	}), nil
 }
 

@@ -32,12 +32,12 @@ func (WebhookEndpoint) Fields() []ent.Field {
 			Comment("The owner, told by e-mail when the endpoint is disabled for failing."),
 		field.String("secret").
 			Sensitive().
-			Comment("Signing secret, whsec_<base64>."),
+			Comment("Signing secret, whsec_<base64>; stored encrypted (enc:v1:…) under LARDER_SECRET_KEY when it is set (webhooks.Encrypted)."),
 		field.String("previous_secret").
 			Optional().
 			Nillable().
 			Sensitive().
-			Comment("The secret before the last rotation, still signing until previous_secret_expires_at."),
+			Comment("The secret before the last rotation, still signing until previous_secret_expires_at; stored as secret is."),
 		field.Time("previous_secret_expires_at").
 			Optional().
 			Nillable().
