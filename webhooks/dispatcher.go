@@ -484,6 +484,10 @@ func (d *Dispatcher) post(ctx context.Context, ep *ent.WebhookEndpoint, ev *ent.
 		return res
 	}
 	res.body = body
+	if _, err := parseURL(ep.URL, d.o.AllowPrivate); err != nil {
+		res.err = err
+		return res
+	}
 	secrets := []string{ep.Secret}
 	if ep.PreviousSecret != nil && ep.PreviousSecretExpiresAt != nil && res.at.Before(*ep.PreviousSecretExpiresAt) {
 		secrets = append(secrets, *ep.PreviousSecret)
