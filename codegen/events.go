@@ -25,6 +25,11 @@ func checkEvents(r *Resource) error {
 			return fmt.Errorf("emits %s.%s, which the event catalogue (annotate.Catalogue) does not list", r.Event, a)
 		}
 	}
+	for _, f := range r.Fields {
+		if f.Ann.Cost && f.Ann.Group != "" {
+			return fmt.Errorf("cost field %s is in group %s: the snapshots of its events would carry it (they leave out top-level cost fields only)", f.Name, f.Ann.Group)
+		}
+	}
 	return nil
 }
 

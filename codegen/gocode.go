@@ -279,9 +279,10 @@ func (r *Resource) Shown(list bool) string {
 	return strings.Join(cols, ", ")
 }
 
-// NotInSnapshot are the JSON keys webhook snapshots leave out: cost and
-// single-only fields, edges and groups (a snapshot holds the record's own
-// top-level values).
+// NotInSnapshot are the JSON keys webhook snapshots leave out of a record as
+// lists show it: its cost fields and what only a single retrieval shows
+// (lines among them). Borrowed fields, groups and the edges lists show stay
+// (a snapshot holds the record's top-level fields).
 func (r *Resource) NotInSnapshot() []string {
 	var out []string
 	for _, f := range r.Fields {
@@ -290,12 +291,17 @@ func (r *Resource) NotInSnapshot() []string {
 		}
 	}
 	for _, e := range r.EdgesInGroup("") {
-		out = append(out, e.Name())
-	}
-	for _, g := range r.Ann.Groups {
-		out = append(out, g.Name)
+		if e.Ann.ListNull {
+			out = append(out, e.Name())
+		}
 	}
 	return out
+}
+
+// SnapshotLoads reports whether a snapshot shows rows beyond the record's
+// own: fields it borrows or edges lists show.
+func (r *Resource) SnapshotLoads() bool {
+	return len(borrows(r)) > 0 || len(r.ListEdges()) > 0
 }
 
 // ConvertTo is the statement that sets dst.<field> from the ent value src.

@@ -232,11 +232,18 @@ func (b *specBuilder) resource(r *Resource) error {
 			return err
 		}
 		sc[r.GroupType(g.Name)] = gs
-		out.AddRequiredProperties((&ogen.Schema{
-			AllOf:       []*ogen.Schema{ref(r.GroupType(g.Name))},
-			Nullable:    true,
-			Description: fmt.Sprintf("Populated only when %s is %s; null otherwise.", g.When, g.Is),
-		}).ToProperty(g.Name))
+		group := func() *ogen.Schema {
+			return &ogen.Schema{
+				AllOf:       []*ogen.Schema{ref(r.GroupType(g.Name))},
+				Nullable:    true,
+				Description: fmt.Sprintf("Populated only when %s is %s; null otherwise.", g.When, g.Is),
+			}
+		}
+		out.AddRequiredProperties(group().ToProperty(g.Name))
+		snapshot.AddRequiredProperties(group().ToProperty(g.Name))
+	}
+	if err := b.listEdgeProperties(snapshot, r); err != nil {
+		return err
 	}
 	sc[name] = out
 	if len(r.Ann.Events) > 0 {
@@ -429,6 +436,23 @@ func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) 
 		s.AddRequiredProperties(p.ToProperty(e.Name()))
 	}
 	return nil
+}
+
+// listEdgeProperties adds to s the top-level edges of r that lists show too,
+// as a snapshot holds them.
+func (b *specBuilder) listEdgeProperties(s *ogen.Schema, r *Resource) error {
+	var shown []*Edge
+	for _, e := range r.EdgesInGroup("") {
+		if !e.Ann.ListNull {
+			shown = append(shown, e)
+		}
+	}
+	if len(shown) == 0 {
+		return nil
+	}
+	only := *r
+	only.Edges = shown
+	return b.edgeProperties(s, &only, "")
 }
 
 // entry adds the schema of a join entity shown as entries.

@@ -16,9 +16,18 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// Renderer renders the webhook snapshot of an entity (rest.Snapshot): the
-// resource name, the id, the body, and whether the entity is reported at all.
-type Renderer func(v ent.Value) (resource string, id int, body []byte, ok bool, err error)
+// Snapshots renders the webhook snapshots of events (rest.Snapshots).
+type Snapshots interface {
+	// Subject names the webhook resource of v and its id, and returns what
+	// Render is to render at the commit (a copy of v); ok is false for
+	// entities that are not reported.
+	Subject(v ent.Value) (resource string, id int, keep ent.Value, ok bool)
+	// Render renders the snapshots of values Subject kept, in order, reading
+	// through c, the transaction's client as it commits, what they show of
+	// other rows (the fields they borrow, the edges lists show), as a read
+	// after the commit would.
+	Render(ctx context.Context, c *gen.Client, vs []ent.Value) ([][]byte, error)
+}
 
 // ErrNoTx is returned when a change that emits events runs outside a
 // transaction: its event could otherwise commit without it, or it without its event.
@@ -48,7 +57,7 @@ func EmitAs(ctx context.Context, action string) context.Context {
 // delivers to every listening process at the commit (the migration
 // …_events_notify.sql); within this process, EventsCommitted learns of it
 // either way.
-func Outbox(render Renderer) ent.Hook {
+func Outbox(snaps Snapshots) ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			res, ok := gen.EventResources[m.Type()]
@@ -62,7 +71,7 @@ func Outbox(render Renderer) ent.Hook {
 			if !ok {
 				return nil, ErrNoTx
 			}
-			o := outbox{client: tx.Client(), tx: tx, render: render, res: res}
+			o := outbox{client: tx.Client(), tx: tx, snaps: snaps, res: res}
 			if res.Parent != "" {
 				return o.line(ctx, m, next)
 			}
@@ -150,11 +159,8 @@ func (o outbox) line(ctx context.Context, m ent.Mutation, next ent.Mutator) (ent
 		if err != nil {
 			return nil, fmt.Errorf("outbox: parent of %s: %w", o.res.Name, err)
 		}
-		_, id, _, ok, err := o.render(p)
-		if err != nil || !ok || seen[id] {
-			if err != nil {
-				return nil, fmt.Errorf("outbox: render %s snapshot: %w", o.res.Name, err)
-			}
+		_, id, _, ok := o.snaps.Subject(p)
+		if !ok || seen[id] {
 			continue
 		}
 		seen[id] = true
@@ -180,7 +186,7 @@ func (o outbox) updateAction(m ent.Mutation) string {
 type outbox struct {
 	client *gen.Client
 	tx     *gen.Tx
-	render Renderer
+	snaps  Snapshots
 	res    gen.EventResource
 }
 
@@ -191,10 +197,7 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if !slices.Contains(o.res.Actions, action) {
 		return nil
 	}
-	resource, id, body, ok, err := o.render(v)
-	if err != nil {
-		return fmt.Errorf("outbox: render %s snapshot: %w", o.res.Name, err)
-	}
+	resource, id, keep, ok := o.snaps.Subject(v)
 	if !ok {
 		return nil
 	}
@@ -226,12 +229,11 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 		SetType(resource + "." + action).
 		SetResourceType(resource).
 		SetResourceID(id).
-		SetSnapshot(json.RawMessage(body)).
 		SetSource(event.Source(source))
 	if source == policy.SourceAPI {
 		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
 	}
-	queue(sys, o.tx, c)
+	queue(sys, o.tx, o.snaps, c, keep)
 	return nil
 }
 
@@ -239,10 +241,16 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 // commits, in the order the changes were made: a write of a thousand rows
 // (a bill's lots) costs one statement of events per thousand, not one per
 // row. They are in the transaction: a rollback drops them with the changes.
+// Their snapshots are rendered then too, from the records as each change
+// left them, with what they show of other rows read once for them all as the
+// transaction ends (a product's code on its lots, its links written after
+// the product itself): what a read just after the commit shows.
 type pending struct {
 	ctx    context.Context // the system viewer, to write them
+	snaps  Snapshots
 	mu     sync.Mutex
 	events []*gen.EventCreate
+	values []ent.Value // what each event's snapshot renders
 }
 
 // pendingEvents maps a transaction (gen.TxKey) to its pending events.
@@ -259,9 +267,9 @@ const EventsChannel = "larder_events"
 // queue adds an event to tx's pending events; the first one of a transaction
 // registers the write before commit, the signal after it, and the drop on
 // rollback.
-func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate) {
+func queue(sys context.Context, tx *gen.Tx, snaps Snapshots, c *gen.EventCreate, keep ent.Value) {
 	key := gen.TxKey(tx)
-	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys})
+	v, loaded := pendingEvents.LoadOrStore(key, &pending{ctx: sys, snaps: snaps})
 	p := v.(*pending)
 	if !loaded {
 		tx.OnCommit(func(next gen.Committer) gen.Committer {
@@ -287,21 +295,30 @@ func queue(sys context.Context, tx *gen.Tx, c *gen.EventCreate) {
 	}
 	p.mu.Lock()
 	p.events = append(p.events, c)
+	p.values = append(p.values, keep)
 	p.mu.Unlock()
 }
 
-// write inserts the pending events, in order.
+// write renders the pending events' snapshots and inserts the events, in order.
 func (p *pending) write(tx *gen.Tx) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for evs := p.events; len(evs) > 0; {
+	evs, vs := p.events, p.values
+	for len(evs) > 0 {
 		n := min(len(evs), eventBatch)
+		bodies, err := p.snaps.Render(p.ctx, tx.Client(), vs[:n])
+		if err != nil {
+			return fmt.Errorf("outbox: render snapshots: %w", err)
+		}
+		for i, c := range evs[:n] {
+			c.SetSnapshot(json.RawMessage(bodies[i]))
+		}
 		if err := tx.Event.CreateBulk(evs[:n]...).Exec(p.ctx); err != nil {
 			return fmt.Errorf("outbox: write events: %w", err)
 		}
-		evs = evs[n:]
+		evs, vs = evs[n:], vs[n:]
 	}
-	p.events = nil
+	p.events, p.values = nil, nil
 	return nil
 }
 

@@ -114,7 +114,7 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 func clientOver(drv dialect.Driver) *ent.Client {
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
-	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshot), ent.MachineHook())
+	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshots{}), ent.MachineHook())
 	return c
 }
 

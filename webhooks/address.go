@@ -19,8 +19,8 @@ func (e *BlockedError) Error() string {
 }
 
 // nonPublic are ranges no endpoint may resolve to, beyond what netip names:
-// "this network", carrier-grade NAT, benchmarking and the IPv6 documentation
-// and NAT64-free ranges are never a customer's server.
+// "this network", carrier-grade NAT, benchmarking, reserved and the IPv6
+// documentation range are never a customer's server.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -30,14 +30,35 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("2001:db8::/32"),
 }
 
+// carriesIPv4 are the IPv6 ranges whose addresses stand for an IPv4 address
+// that a gateway or relay on the way reaches: NAT64 (64:ff9b::a9fe:a9fe is
+// 169.254.169.254 behind a NAT64 gateway) and its local-use range, 6to4,
+// Teredo, IPv4-compatible and IPv4-translated addresses. The IPv4 address
+// they stand for is not always readable from them (Teredo obfuscates it, a
+// local NAT64 prefix may place it anywhere), and no customer's server needs
+// them, so they are refused whole.
+var carriesIPv4 = []netip.Prefix{
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("2001::/32"),
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
+}
+
 // Blocked reports whether an endpoint may not be reached at a.
 func Blocked(a netip.Addr) bool {
-	a = a.Unmap()
+	a = a.Unmap() // ::ffff:a.b.c.d is a.b.c.d
 	if !a.IsValid() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
 		return true
 	}
 	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	for _, p := range carriesIPv4 {
 		if p.Contains(a) {
 			return true
 		}
@@ -55,18 +76,9 @@ type Resolver interface {
 // resolves only to public addresses unless allowPrivate. Deliveries check the
 // address actually dialed again (see Dialer), against DNS rebinding.
 func CheckURL(ctx context.Context, raw string, allowPrivate bool, r Resolver) error {
-	u, err := url.Parse(raw)
+	u, err := parseURL(raw, allowPrivate)
 	if err != nil {
-		return fmt.Errorf("url %q: %w", raw, err)
-	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && allowPrivate:
-	default:
-		return fmt.Errorf("url %q must use https", raw)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return fmt.Errorf("url %q names no host", raw)
+		return err
 	}
 	if u.User != nil {
 		return fmt.Errorf("url %q must not carry credentials", raw)
@@ -90,6 +102,26 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r Resolver) er
 		}
 	}
 	return nil
+}
+
+// parseURL parses an endpoint URL and checks its scheme, https (plain http
+// too when allowPrivate), and that it names a host. Registration and every
+// send check it: a URL stored before a rule, or by hand, is refused all the same.
+func parseURL(raw string, allowPrivate bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", raw, err)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowPrivate:
+	default:
+		return nil, fmt.Errorf("url %q must use https", raw)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("url %q names no host", raw)
+	}
+	return u, nil
 }
 
 // Dialer returns a dialer that refuses to connect to a blocked address unless

@@ -325,7 +325,7 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], sent[i] = d.send(ctx, del, webhookattempt.TriggerSchedule)
+			outs[i], sent[i] = d.send(ctx, del, triggerOf(del))
 		}()
 	}
 	wg.Wait()
@@ -361,46 +361,78 @@ func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAt
 	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend)
 }
 
-// Ping sends a signed ping event to an endpoint now (the test button), enabled
-// or not, and records it in the endpoint's log. A failed ping is not retried.
+// Ping sends a signed ping event to an endpoint from this process now,
+// enabled or not, and records it in the endpoint's log. A failed ping is not
+// retried. The CLI queues its pings for the server's dispatcher instead
+// (Registry.Ping), which sends them with the server's settings.
 func (d *Dispatcher) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookAttempt, error) {
-	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
+	ev, del, err := queuePing(ctx, d.st.Client, endpointID, d.now(), d.o.Lease, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing)
+	return ev, a, err
+}
+
+// PingType is the event type of a ping.
+const PingType = "ping"
+
+// queuePing writes a ping event for an endpoint with its one delivery, due
+// now: leased for lease when the caller sends it itself, free for any
+// dispatcher to claim otherwise (then the endpoint must be enabled, as a
+// dispatcher claims only those deliveries).
+func queuePing(ctx context.Context, c *ent.Client, endpointID int, now time.Time, lease time.Duration, queued bool) (*ent.Event, *ent.WebhookDelivery, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	sys := policy.System(ctx)
-	ep, err := d.st.Client.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID)).WithAccount().Only(sys)
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID)).WithAccount().Only(sys)
 	if ent.IsNotFound(err) {
 		return nil, nil, fmt.Errorf("webhook endpoint %d does not exist", endpointID)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	now := d.now()
+	if queued && !ep.Enabled {
+		return nil, nil, fmt.Errorf("webhook endpoint %d is disabled: enable it to ping it", endpointID)
+	}
 	var ev *ent.Event
 	var del *ent.WebhookDelivery
-	err = ent.RunInTx(sys, d.st.Client, func(tx *ent.Tx) error {
+	err = ent.RunInTx(sys, c, func(tx *ent.Tx) error {
 		ev, err = tx.Event.Create().
 			SetEventID(ids.New("evt_")).
 			SetAccountID(ep.AccountID).
 			SetEnvironment(event.Environment(ep.Edges.Account.Environment)).
-			SetType("ping").
-			SetResourceType("ping").
+			SetType(PingType).
+			SetResourceType(PingType).
 			SetResourceID(ep.ID).
 			SetSnapshot([]byte(`{"endpoint_id":` + strconv.Itoa(ep.ID) + `}`)).
 			SetSource(event.SourceApp).
 			SetCreatedAt(now).
-			SetDispatchedAt(now).
+			SetDispatchedAt(now). // its one delivery is made here, not fanned out
 			Save(sys)
 		if err != nil {
 			return err
 		}
-		del, err = tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).
-			SetNextAttemptAt(now).SetLockedUntil(now.Add(d.o.Lease)).SetCreatedAt(now).Save(sys)
+		dc := tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).SetNextAttemptAt(now).SetCreatedAt(now)
+		if !queued {
+			dc.SetLockedUntil(now.Add(lease))
+		}
+		del, err = dc.Save(sys)
 		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing)
-	return ev, a, err
+	return ev, del, nil
+}
+
+// triggerOf is what causes a dispatcher's post of a claimed delivery: a
+// queued ping's is the ping (sent once, whatever the answer, and saying
+// nothing of the endpoint's health), any other's the schedule.
+func triggerOf(del *ent.WebhookDelivery) webhookattempt.Trigger {
+	if del.Edges.Event != nil && del.Edges.Event.Type == PingType {
+		return webhookattempt.TriggerPing
+	}
+	return webhookattempt.TriggerSchedule
 }
 
 // result is what one POST gave.
@@ -474,7 +506,7 @@ func (d *Dispatcher) send(ctx context.Context, del *ent.WebhookDelivery, trigger
 	if ctx.Err() != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(sys), 5*time.Second)
 		defer cancel()
-		if trigger == webhookattempt.TriggerSchedule {
+		if trigger != webhookattempt.TriggerResend {
 			_ = d.st.Client.WebhookDelivery.UpdateOneID(del.ID).ClearLockedUntil().Exec(rctx)
 		}
 		return outcome{}, false
@@ -491,6 +523,10 @@ func (d *Dispatcher) post(ctx context.Context, ep *ent.WebhookEndpoint, ev *ent.
 		return res
 	}
 	res.body = body
+	if _, err := parseURL(ep.URL, d.o.AllowPrivate); err != nil {
+		res.err = err
+		return res
+	}
 	plain, err := signingSecrets(d.o.Keys, ep, res.at)
 	if err != nil {
 		// Nothing is sent, neither unsigned nor signed with another secret;

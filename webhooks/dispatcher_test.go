@@ -482,7 +482,9 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			}
 		}
 		r := newReceiver(t)
-		ep := f.endpoint(t, f.org, policy.Live, r.URL) // admitted in development mode
+		// https, so that what refuses it is the address dialed (admitted
+		// in development mode).
+		ep := f.endpoint(t, f.org, policy.Live, "https://"+r.Listener.Addr().String()+"/")
 		change(t, st, f.org, policy.Live, "a")
 		d := f.dispatcher(webhooks.Options{AllowPrivate: true}) // flipped: a strict dispatcher
 		drain(t, d)

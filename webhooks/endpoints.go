@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/mail"
@@ -11,6 +12,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/policy"
@@ -310,4 +312,58 @@ func (r *Registry) Deliveries(ctx context.Context, endpointID int, eventID strin
 		out[i] = Delivery{WebhookDelivery: d, Event: d.Edges.Event, Attempts: d.Edges.Attempts}
 	}
 	return out, nil
+}
+
+// Ping queues a signed ping event for an endpoint, for the server's
+// dispatcher to send with the server's settings (its address rules, timeout
+// and secrets), as it sends every delivery. The endpoint must be enabled: a
+// dispatcher sends nothing to a disabled one. WaitPing learns the outcome.
+func (r *Registry) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookDelivery, error) {
+	return queuePing(ctx, r.Client, endpointID, r.now(), 0, true)
+}
+
+// ErrPingNotSent reports a ping that no dispatcher sent in time; it was
+// withdrawn, so that it does not arrive later unannounced.
+var ErrPingNotSent = errors.New("no webhook dispatcher sent the ping in time (is `larder serve` with webhooks on, or `larder webhook worker`, running on this database?)")
+
+// WaitPing waits until the ping delivery deliveryID has been attempted and
+// returns its attempt, looking every poll. When ctx ends first, a ping no
+// dispatcher has claimed is withdrawn and ErrPingNotSent returned; one being
+// sent is left to finish, and ctx's error returned.
+func (r *Registry) WaitPing(ctx context.Context, deliveryID int, poll time.Duration) (*ent.WebhookAttempt, error) {
+	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
+	sys := policy.System(context.WithoutCancel(ctx))
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		a, err := r.Client.WebhookAttempt.Query().
+			Where(webhookattempt.DeliveryID(deliveryID)).
+			Order(webhookattempt.ByID()).
+			First(policy.System(ctx))
+		switch {
+		case err == nil:
+			return a, nil
+		case !ent.IsNotFound(err) && ctx.Err() == nil:
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			wctx, cancel := context.WithTimeout(sys, 5*time.Second)
+			defer cancel()
+			n, err := r.Client.WebhookDelivery.Delete().Where(
+				webhookdelivery.ID(deliveryID),
+				webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+				webhookdelivery.LockedUntilIsNil(),
+				webhookdelivery.Not(webhookdelivery.HasAttempts()),
+			).Exec(wctx)
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("withdraw the ping: %w", err)
+			case n == 1:
+				return nil, ErrPingNotSent
+			}
+			return nil, fmt.Errorf("the ping is being sent but had no answer in time: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
 }

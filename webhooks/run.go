@@ -9,7 +9,6 @@ import (
 	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/hooks"
 )
 
@@ -65,7 +64,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 				posts.Add(1)
 				go func() {
 					defer posts.Done()
-					if o, ok := d.send(ctx, del, webhookattempt.TriggerSchedule); ok {
+					if o, ok := d.send(ctx, del, triggerOf(del)); ok {
 						outs <- o
 					}
 					fl.done(del.EndpointID)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -25,7 +26,7 @@ func init() {
 		command{"webhook rotate-secret", "webhook rotate-secret --endpoint ID [--grace 24h]  new secret; the old one also signs until the grace ends", webhookRotate},
 		command{"webhook deliveries", "webhook deliveries --endpoint ID [--event evt_…] [--limit N]  the delivery log", webhookDeliveries},
 		command{"webhook resend", "webhook resend --delivery ID  post a delivery again now, whatever its state", webhookResend},
-		command{"webhook ping", "webhook ping --endpoint ID  send a signed ping event now", webhookPing},
+		command{"webhook ping", "webhook ping --endpoint ID [--wait 30s]  have the server's dispatcher send a signed ping event now; fails unless the endpoint answers 2xx", webhookPing},
 		command{"webhook listen", "webhook listen --endpoint ID  print deliveries as they are attempted, until interrupted", webhookListen},
 		command{"webhook worker", "webhook worker  run the webhook dispatcher alone (as in serve)", webhookWorker},
 	)
@@ -405,15 +406,64 @@ func webhookResend(ctx context.Context, e *env, args []string) error {
 	})
 }
 
+// webhookPing queues a ping for the dispatcher of the server (serve or
+// webhook worker), which sends it with the server's settings, and waits for
+// its outcome: a ping that failed, or that nobody sent within --wait, is an
+// error.
 func webhookPing(ctx context.Context, e *env, args []string) error {
-	return e.withDispatcher(ctx, "webhook ping", "endpoint", "endpoint", args, func(d *webhooks.Dispatcher, id int) error {
-		ev, a, err := d.Ping(ctx, id)
-		if err != nil {
-			return err
+	fs, err := e.flags("webhook ping", config.Webhooks)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the server's dispatcher to send the ping and the endpoint to answer")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("webhook ping needs --endpoint")
+	}
+	if *wait <= 0 {
+		return fmt.Errorf("--wait must be positive")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r := e.registry(st)
+	ev, del, err := r.Ping(ctx, *id)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, *wait)
+	defer cancel()
+	a, err := r.WaitPing(wctx, del.ID, 100*time.Millisecond)
+	if err != nil {
+		if e.json {
+			status := "sending" // claimed, not answered in time
+			if errors.Is(err, webhooks.ErrPingNotSent) {
+				status = "not_sent"
+			}
+			_ = e.print(map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": false, "status": status}, "")
 		}
-		return e.print(map[string]any{"event_id": ev.EventID, "success": a.Success, "attempt": attemptJSON(a)},
-			fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a)))
-	})
+		return fmt.Errorf("ping %s of endpoint %d: %w", ev.EventID, *id, err)
+	}
+	status := "failed"
+	if a.Success {
+		status = "succeeded"
+	}
+	out := map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": a.Success, "status": status, "attempt": attemptJSON(a)}
+	if a.ResponseStatus != nil {
+		out["response_status"] = *a.ResponseStatus
+	}
+	if err := e.print(out, fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a))); err != nil {
+		return err
+	}
+	if !a.Success {
+		return fmt.Errorf("ping %s of endpoint %d failed: %s", ev.EventID, *id, outcome(a))
+	}
+	return nil
 }
 
 func webhookListen(ctx context.Context, e *env, args []string) error {

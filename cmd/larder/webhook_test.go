@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -65,7 +67,9 @@ func TestWebhookCommands(t *testing.T) {
 			for !strings.Contains(out.String(), "listening") {
 				time.Sleep(10 * time.Millisecond)
 			}
-			ping := cli(t, db, "webhook", "ping", "--endpoint", ep, "--webhook-allow-private")
+			stopWorker := worker(t, db)
+			ping := cli(t, db, "webhook", "ping", "--endpoint", ep)
+			stopWorker()
 			evt, _ := ping["event_id"].(string)
 			if !strings.HasPrefix(evt, "evt_") || ping["success"] != true || hits.Load() != 1 {
 				t.Fatalf("ping: %v", ping)
@@ -102,6 +106,127 @@ func TestWebhookCommands(t *testing.T) {
 			}
 			cli(t, db, "webhook", "delete", "--endpoint", ep)
 			fails(t, db, "does not exist", "webhook", "ping", "--endpoint", ep)
+		})
+	}
+}
+
+// worker runs `larder webhook worker` on db, in development mode and looking
+// every 20 ms, until the returned function stops it.
+func worker(t *testing.T, db string) (stop func()) {
+	t.Helper()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"webhook", "worker", "--database", db, "--webhook-poll-interval", "20ms", "--webhook-allow-private"}, &out, &out)
+	}()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v\n%s", err, out.String())
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// ping runs `larder webhook ping` with args, returning its JSON and error.
+func ping(t *testing.T, db string, args ...string) (map[string]any, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"webhook", "ping", "--database", db, "--json"}, args...), &out, &errb)
+	var m map[string]any
+	if out.Len() == 0 && err != nil { // refused before anything was queued
+		return nil, err
+	}
+	if jerr := json.Unmarshal(out.Bytes(), &m); jerr != nil {
+		t.Fatalf("webhook ping %v printed no single JSON object (%v): %q", args, jerr, out.String())
+	}
+	return m, err
+}
+
+// The ping is sent by the server's dispatcher, with the server's settings:
+// here the worker allows the loopback receiver and the CLI is not told to,
+// so a ping sent by the CLI itself would be refused. A ping the endpoint
+// answers with a non-2xx, one that cannot connect, and one no dispatcher
+// sends within --wait all exit non-zero.
+func TestWebhookPingThroughDispatcher(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			var mu sync.Mutex
+			got := map[string][]string{} // receiver → webhook-id of each request
+			receiver := func(name string, status int) string {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					got[name] = append(got[name], r.Header.Get("webhook-id"))
+					mu.Unlock()
+					w.WriteHeader(status)
+				}))
+				t.Cleanup(srv.Close)
+				return srv.URL
+			}
+			received := func(name string) []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got[name]...) }
+			org := cli(t, db, "org", "create", "--name", "Pings")
+			id := fmt.Sprint(int(org["id"].(float64)))
+			endpoint := func(url string) string {
+				ep := cli(t, db, "webhook", "create", "--org", id, "--env", "live", "--url", url, "--webhook-allow-private")
+				return fmt.Sprint(int(ep["id"].(float64)))
+			}
+			ok, failing := endpoint(receiver("ok", 204)), endpoint(receiver("failing", 500))
+			closed := httptest.NewServer(http.NotFoundHandler())
+			closed.Close()
+			unreachable := endpoint(closed.URL)
+			stop := worker(t, db)
+
+			res, err := ping(t, db, "--endpoint", ok)
+			evt, _ := res["event_id"].(string)
+			if err != nil || res["success"] != true || res["status"] != "succeeded" || res["response_status"] != float64(204) ||
+				!strings.HasPrefix(evt, "evt_") {
+				t.Fatalf("ping of a 2xx endpoint: %v, %v", err, res)
+			}
+			if r := received("ok"); len(r) != 1 || r[0] != evt {
+				t.Fatalf("the receiver got %v, want the one ping %s", r, evt)
+			}
+
+			res, err = ping(t, db, "--endpoint", failing)
+			if err == nil || !strings.Contains(err.Error(), "HTTP 500") || res["success"] != false || res["status"] != "failed" ||
+				res["response_status"] != float64(500) {
+				t.Fatalf("ping of a failing endpoint: %v, %v", err, res)
+			}
+			log := cli(t, db, "webhook", "deliveries", "--endpoint", failing)
+			if ds := log["deliveries"].([]any); len(ds) != 1 || ds[0].(map[string]any)["status"] != "abandoned" {
+				t.Fatalf("a failed ping is not retried: %v", log)
+			}
+
+			if res, err = ping(t, db, "--endpoint", unreachable); err == nil || res["success"] != false {
+				t.Fatalf("ping of an unreachable endpoint: %v, %v", err, res)
+			}
+
+			cli(t, db, "webhook", "disable", "--endpoint", ok)
+			if _, err := ping(t, db, "--endpoint", ok); err == nil || !strings.Contains(err.Error(), "disabled") {
+				t.Fatalf("ping of a disabled endpoint: %v", err)
+			}
+			cli(t, db, "webhook", "enable", "--endpoint", ok)
+
+			stop()
+			res, err = ping(t, db, "--endpoint", ok, "--wait", "300ms")
+			if err == nil || !strings.Contains(err.Error(), "no webhook dispatcher") || res["status"] != "not_sent" {
+				t.Fatalf("ping with no dispatcher: %v, %v", err, res)
+			}
+			log = cli(t, db, "webhook", "deliveries", "--endpoint", ok, "--event", res["event_id"].(string))
+			if ds := log["deliveries"].([]any); len(ds) != 0 {
+				t.Fatalf("a ping nobody sent is withdrawn: %v", log)
+			}
+			if r := received("ok"); len(r) != 1 {
+				t.Fatalf("the receiver got %d pings, want still 1", len(r))
+			}
 		})
 	}
 }

@@ -264,8 +264,17 @@ func (h *Handlers) DeleteAllergen(ctx context.Context, p oas.DeleteAllergenParam
 	return &oas.AllergenData{Data: Allergen(out)}, nil
 }
 
-// allergenSnapshot renders the webhook snapshot of e.
-func allergenSnapshot(e *ent.Allergen) ([]byte, error) {
-	v := allergenInList(e)
-	return snapshot(&v)
+// allergenSnapshots renders the webhook snapshots of es.
+func allergenSnapshots(ctx context.Context, c *ent.Client, es []*ent.Allergen) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := allergenInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -531,8 +531,17 @@ func redactBillAnswer(d *oas.Bill) {
 	}
 }
 
-// billSnapshot renders the webhook snapshot of e.
-func billSnapshot(e *ent.Bill) ([]byte, error) {
-	v := billInList(e)
-	return snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+// billSnapshots renders the webhook snapshots of es.
+func billSnapshots(ctx context.Context, c *ent.Client, es []*ent.Bill) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := billInList(e)
+		b, err := snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -117,9 +117,3 @@ func (h *Handlers) GetCountry(ctx context.Context, p oas.GetCountryParams) (*oas
 	}
 	return &oas.CountryData{Data: Country(e)}, nil
 }
-
-// countrySnapshot renders the webhook snapshot of e.
-func countrySnapshot(e *ent.Country) ([]byte, error) {
-	v := countryInList(e)
-	return snapshot(&v)
-}

@@ -469,8 +469,17 @@ func (h *Handlers) DeleteCustomer(ctx context.Context, p oas.DeleteCustomerParam
 	return &oas.CustomerData{Data: Customer(out)}, nil
 }
 
-// customerSnapshot renders the webhook snapshot of e.
-func customerSnapshot(e *ent.Customer) ([]byte, error) {
-	v := customerInList(e)
-	return snapshot(&v, "tag_ids")
+// customerSnapshots renders the webhook snapshots of es.
+func customerSnapshots(ctx context.Context, c *ent.Client, es []*ent.Customer) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := customerInList(e)
+		b, err := snapshot(&v, "tag_ids")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -115,9 +115,3 @@ func (h *Handlers) GetCustomerType(ctx context.Context, p oas.GetCustomerTypePar
 	}
 	return &oas.CustomerTypeData{Data: CustomerType(e)}, nil
 }
-
-// customerTypeSnapshot renders the webhook snapshot of e.
-func customerTypeSnapshot(e *ent.CustomerType) ([]byte, error) {
-	v := customerTypeInList(e)
-	return snapshot(&v)
-}

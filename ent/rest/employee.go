@@ -116,9 +116,3 @@ func (h *Handlers) GetEmployee(ctx context.Context, p oas.GetEmployeeParams) (*o
 	}
 	return &oas.EmployeeData{Data: Employee(e)}, nil
 }
-
-// employeeSnapshot renders the webhook snapshot of e.
-func employeeSnapshot(e *ent.Employee) ([]byte, error) {
-	v := employeeInList(e)
-	return snapshot(&v)
-}

@@ -221,8 +221,17 @@ func (h *Handlers) DeleteEquipment(ctx context.Context, p oas.DeleteEquipmentPar
 	return &oas.EquipmentData{Data: Equipment(out)}, nil
 }
 
-// equipmentSnapshot renders the webhook snapshot of e.
-func equipmentSnapshot(e *ent.Equipment) ([]byte, error) {
-	v := equipmentInList(e)
-	return snapshot(&v)
+// equipmentSnapshots renders the webhook snapshots of es.
+func equipmentSnapshots(ctx context.Context, c *ent.Client, es []*ent.Equipment) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := equipmentInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -330,8 +330,17 @@ func (h *Handlers) DeleteFood(ctx context.Context, p oas.DeleteFoodParams) (*oas
 	return &oas.FoodData{Data: Food(out)}, nil
 }
 
-// foodSnapshot renders the webhook snapshot of e.
-func foodSnapshot(e *ent.Food) ([]byte, error) {
-	v := foodInList(e)
-	return snapshot(&v, "nutrients")
+// foodSnapshots renders the webhook snapshots of es.
+func foodSnapshots(ctx context.Context, c *ent.Client, es []*ent.Food) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := foodInList(e)
+		b, err := snapshot(&v, "nutrients")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -272,8 +272,17 @@ func (h *Handlers) GetInvoice(ctx context.Context, p oas.GetInvoiceParams) (*oas
 	return &oas.InvoiceData{Data: Invoice(e)}, nil
 }
 
-// invoiceSnapshot renders the webhook snapshot of e.
-func invoiceSnapshot(e *ent.Invoice) ([]byte, error) {
-	v := invoiceInList(e)
-	return snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+// invoiceSnapshots renders the webhook snapshots of es.
+func invoiceSnapshots(ctx context.Context, c *ent.Client, es []*ent.Invoice) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := invoiceInList(e)
+		b, err := snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -102,9 +102,3 @@ func (h *Handlers) GetNutrient(ctx context.Context, p oas.GetNutrientParams) (*o
 	}
 	return &oas.NutrientData{Data: Nutrient(e)}, nil
 }
-
-// nutrientSnapshot renders the webhook snapshot of e.
-func nutrientSnapshot(e *ent.Nutrient) ([]byte, error) {
-	v := nutrientInList(e)
-	return snapshot(&v)
-}

@@ -277,8 +277,17 @@ func (h *Handlers) DeleteOperation(ctx context.Context, p oas.DeleteOperationPar
 	return &oas.OperationData{Data: Operation(out)}, nil
 }
 
-// operationSnapshot renders the webhook snapshot of e.
-func operationSnapshot(e *ent.Operation) ([]byte, error) {
-	v := operationInList(e)
-	return snapshot(&v, "cost")
+// operationSnapshots renders the webhook snapshots of es.
+func operationSnapshots(ctx context.Context, c *ent.Client, es []*ent.Operation) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := operationInList(e)
+		b, err := snapshot(&v, "cost")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -125,9 +125,3 @@ func (h *Handlers) GetPreservation(ctx context.Context, p oas.GetPreservationPar
 	}
 	return &oas.PreservationData{Data: Preservation(e)}, nil
 }
-
-// preservationSnapshot renders the webhook snapshot of e.
-func preservationSnapshot(e *ent.Preservation) ([]byte, error) {
-	v := preservationInList(e)
-	return snapshot(&v)
-}

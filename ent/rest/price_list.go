@@ -116,9 +116,3 @@ func (h *Handlers) GetPriceList(ctx context.Context, p oas.GetPriceListParams) (
 	}
 	return &oas.PriceListData{Data: PriceList(e)}, nil
 }
-
-// priceListSnapshot renders the webhook snapshot of e.
-func priceListSnapshot(e *ent.PriceList) ([]byte, error) {
-	v := priceListInList(e)
-	return snapshot(&v)
-}

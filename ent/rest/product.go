@@ -356,8 +356,35 @@ func (h *Handlers) GetProduct(ctx context.Context, p oas.GetProductParams) (*oas
 	return &oas.ProductData{Data: Product(e)}, nil
 }
 
-// productSnapshot renders the webhook snapshot of e.
-func productSnapshot(e *ent.Product) ([]byte, error) {
-	v := productInList(e)
-	return snapshot(&v, "cost", "operations_cost", "allergens", "tag_ids", "material", "recipe")
+// productSnapshots renders the webhook snapshots of es, reading
+// through c, in one query per kind of row, the rows they borrow fields from
+// and the edges lists show.
+func productSnapshots(ctx context.Context, c *ent.Client, es []*ent.Product) ([][]byte, error) {
+	ids := make([]int, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+	}
+	q := c.Product.Query().Where(product.IDIn(ids...))
+	withProductEdges(q, false)
+	rows, err := q.Select(product.FieldID).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loaded := make(map[int]*ent.Product, len(rows))
+	for _, r := range rows {
+		loaded[r.ID] = r
+	}
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		if r := loaded[e.ID]; r != nil {
+			e.Edges = r.Edges
+		}
+		v := productInList(e)
+		b, err := snapshot(&v, "cost", "operations_cost", "allergens", "tag_ids")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

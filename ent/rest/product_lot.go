@@ -358,10 +358,37 @@ func (h *Handlers) UpdateProductLot(ctx context.Context, req *oas.ProductLotUpda
 	return &oas.ProductLotData{Data: ProductLot(out)}, nil
 }
 
-// productLotSnapshot renders the webhook snapshot of e.
-func productLotSnapshot(e *ent.ProductLot) ([]byte, error) {
-	v := productLotInList(e)
-	return snapshot(&v)
+// productLotSnapshots renders the webhook snapshots of es, reading
+// through c, in one query per kind of row, the rows they borrow fields from
+// and the edges lists show.
+func productLotSnapshots(ctx context.Context, c *ent.Client, es []*ent.ProductLot) ([][]byte, error) {
+	ids := make([]int, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+	}
+	q := c.ProductLot.Query().Where(productlot.IDIn(ids...))
+	withProductLotBorrows(q)
+	rows, err := q.Select(productlot.FieldID).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loaded := make(map[int]*ent.ProductLot, len(rows))
+	for _, r := range rows {
+		loaded[r.ID] = r
+	}
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		if r := loaded[e.ID]; r != nil {
+			e.Edges = r.Edges
+		}
+		v := productLotInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // ArchiveProductLot runs the archive operation of a ProductLot in one transaction.

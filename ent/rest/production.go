@@ -251,10 +251,19 @@ func (h *Handlers) GetProduction(ctx context.Context, p oas.GetProductionParams)
 	return &oas.ProductionData{Data: Production(e)}, nil
 }
 
-// productionSnapshot renders the webhook snapshot of e.
-func productionSnapshot(e *ent.Production) ([]byte, error) {
-	v := productionInList(e)
-	return snapshot(&v, "planned_steps", "consumed_steps")
+// productionSnapshots renders the webhook snapshots of es.
+func productionSnapshots(ctx context.Context, c *ent.Client, es []*ent.Production) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := productionInList(e)
+		b, err := snapshot(&v, "planned_steps", "consumed_steps")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // ChangeProductionStatus runs the status operation of a Production in one transaction.

@@ -238,8 +238,17 @@ func (h *Handlers) DeleteProductionLine(ctx context.Context, p oas.DeleteProduct
 	return &oas.ProductionLineData{Data: ProductionLine(out)}, nil
 }
 
-// productionLineSnapshot renders the webhook snapshot of e.
-func productionLineSnapshot(e *ent.ProductionLine) ([]byte, error) {
-	v := productionLineInList(e)
-	return snapshot(&v)
+// productionLineSnapshots renders the webhook snapshots of es.
+func productionLineSnapshots(ctx context.Context, c *ent.Client, es []*ent.ProductionLine) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := productionLineInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -581,10 +581,19 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 	return &oas.PurchaseOrderData{Data: PurchaseOrder(out)}, nil
 }
 
-// purchaseOrderSnapshot renders the webhook snapshot of e.
-func purchaseOrderSnapshot(e *ent.PurchaseOrder) ([]byte, error) {
-	v := purchaseOrderInList(e)
-	return snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+// purchaseOrderSnapshots renders the webhook snapshots of es.
+func purchaseOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.PurchaseOrder) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := purchaseOrderInList(e)
+		b, err := snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // ChangePurchaseOrderStatus runs the status operation of a PurchaseOrder in one transaction.

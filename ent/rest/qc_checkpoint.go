@@ -143,9 +143,3 @@ func (h *Handlers) GetQCCheckpoint(ctx context.Context, p oas.GetQCCheckpointPar
 	}
 	return &oas.QCCheckpointData{Data: QCCheckpoint(e)}, nil
 }
-
-// qCCheckpointSnapshot renders the webhook snapshot of e.
-func qCCheckpointSnapshot(e *ent.QCCheckpoint) ([]byte, error) {
-	v := qCCheckpointInList(e)
-	return snapshot(&v)
-}

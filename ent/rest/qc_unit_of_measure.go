@@ -116,9 +116,3 @@ func (h *Handlers) GetQCUnitOfMeasure(ctx context.Context, p oas.GetQCUnitOfMeas
 	}
 	return &oas.QCUnitOfMeasureData{Data: QCUnitOfMeasure(e)}, nil
 }
-
-// qCUnitOfMeasureSnapshot renders the webhook snapshot of e.
-func qCUnitOfMeasureSnapshot(e *ent.QCUnitOfMeasure) ([]byte, error) {
-	v := qCUnitOfMeasureInList(e)
-	return snapshot(&v)
-}

@@ -240,67 +240,235 @@ var Lines = map[string]LineDecoder{
 	oas.CreateShipmentOperation:      {"lines", func(d *jx.Decoder) error { var l oas.ShipmentLineInput; return l.Decode(d) }},
 }
 
-// Snapshot renders the webhook snapshot of an entity: its top-level fields
-// without lines and cost fields. ok is false for types that emit no events and
-// for rows that are not the resource (a warehouse's inner locations).
-func Snapshot(v ent.Value) (resource string, id int, body []byte, ok bool, err error) {
+// Snapshots renders the webhook snapshots of the outbox (hooks.Snapshots): a
+// record's top-level fields as lists show them, borrowed fields and groups
+// included, without what only a single retrieval shows (lines among them)
+// and without cost fields.
+type Snapshots struct{}
+
+// Subject names the webhook resource of v and its id, and returns a copy of v
+// without its edges, for Render at the commit. ok is false for types that
+// emit no events and for rows that are not the resource (a warehouse's inner
+// locations).
+func (Snapshots) Subject(v ent.Value) (resource string, id int, keep ent.Value, ok bool) {
 	switch e := v.(type) {
 	case *ent.Allergen:
-		body, err = allergenSnapshot(e)
-		return "allergen", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.AllergenEdges{}
+		return "allergen", e.ID, &c, true
 	case *ent.Bill:
-		body, err = billSnapshot(e)
-		return "bill", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.BillEdges{}
+		return "bill", e.ID, &c, true
 	case *ent.Customer:
-		body, err = customerSnapshot(e)
-		return "customer", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.CustomerEdges{}
+		return "customer", e.ID, &c, true
 	case *ent.Equipment:
-		body, err = equipmentSnapshot(e)
-		return "equipment", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.EquipmentEdges{}
+		return "equipment", e.ID, &c, true
 	case *ent.Food:
-		body, err = foodSnapshot(e)
-		return "food", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.FoodEdges{}
+		return "food", e.ID, &c, true
 	case *ent.Invoice:
-		body, err = invoiceSnapshot(e)
-		return "invoice", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.InvoiceEdges{}
+		return "invoice", e.ID, &c, true
 	case *ent.Operation:
-		body, err = operationSnapshot(e)
-		return "operation", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.OperationEdges{}
+		return "operation", e.ID, &c, true
 	case *ent.ProductLot:
-		body, err = productLotSnapshot(e)
-		return "product_lot", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.ProductLotEdges{}
+		return "product_lot", e.ID, &c, true
 	case *ent.ProductionLine:
-		body, err = productionLineSnapshot(e)
-		return "production_line", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.ProductionLineEdges{}
+		return "production_line", e.ID, &c, true
 	case *ent.Production:
-		body, err = productionSnapshot(e)
-		return "production", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.ProductionEdges{}
+		return "production", e.ID, &c, true
 	case *ent.Product:
-		body, err = productSnapshot(e)
-		return "product", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.ProductEdges{}
+		return "product", e.ID, &c, true
 	case *ent.PurchaseOrder:
-		body, err = purchaseOrderSnapshot(e)
-		return "purchase_order", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.PurchaseOrderEdges{}
+		return "purchase_order", e.ID, &c, true
 	case *ent.SalesOrder:
-		body, err = salesOrderSnapshot(e)
-		return "sales_order", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.SalesOrderEdges{}
+		return "sales_order", e.ID, &c, true
 	case *ent.Supplier:
-		body, err = supplierSnapshot(e)
-		return "supplier", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.SupplierEdges{}
+		return "supplier", e.ID, &c, true
 	case *ent.Tag:
-		body, err = tagSnapshot(e)
-		return "tag", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.TagEdges{}
+		return "tag", e.ID, &c, true
 	case *ent.UnitOfMeasure:
-		body, err = unitOfMeasureSnapshot(e)
-		return "unit_of_measure", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.UnitOfMeasureEdges{}
+		return "unit_of_measure", e.ID, &c, true
 	case *ent.Location:
 		if e.ParentID != nil {
-			return "", 0, nil, false, nil
+			return "", 0, nil, false
 		}
-		body, err = warehouseSnapshot(e)
-		return "warehouse", e.ID, body, true, err
+		c := *e
+		c.Edges = ent.LocationEdges{}
+		return "warehouse", e.ID, &c, true
 	}
-	return "", 0, nil, false, nil
+	return "", 0, nil, false
+}
+
+// Render renders the snapshots of values Subject kept, in order, reading
+// through c (the transaction's client, as it commits) what they show of other
+// rows, in one query per kind of row for all of them.
+func (Snapshots) Render(ctx context.Context, c *ent.Client, vs []ent.Value) ([][]byte, error) {
+	var (
+		allergen       batch[*ent.Allergen]
+		bill           batch[*ent.Bill]
+		customer       batch[*ent.Customer]
+		equipment      batch[*ent.Equipment]
+		food           batch[*ent.Food]
+		invoice        batch[*ent.Invoice]
+		operation      batch[*ent.Operation]
+		productLot     batch[*ent.ProductLot]
+		productionLine batch[*ent.ProductionLine]
+		production     batch[*ent.Production]
+		product        batch[*ent.Product]
+		purchaseOrder  batch[*ent.PurchaseOrder]
+		salesOrder     batch[*ent.SalesOrder]
+		supplier       batch[*ent.Supplier]
+		tag            batch[*ent.Tag]
+		unitOfMeasure  batch[*ent.UnitOfMeasure]
+		warehouse      batch[*ent.Location]
+	)
+	for i, v := range vs {
+		switch e := v.(type) {
+		case *ent.Allergen:
+			allergen.add(i, e)
+		case *ent.Bill:
+			bill.add(i, e)
+		case *ent.Customer:
+			customer.add(i, e)
+		case *ent.Equipment:
+			equipment.add(i, e)
+		case *ent.Food:
+			food.add(i, e)
+		case *ent.Invoice:
+			invoice.add(i, e)
+		case *ent.Operation:
+			operation.add(i, e)
+		case *ent.ProductLot:
+			productLot.add(i, e)
+		case *ent.ProductionLine:
+			productionLine.add(i, e)
+		case *ent.Production:
+			production.add(i, e)
+		case *ent.Product:
+			product.add(i, e)
+		case *ent.PurchaseOrder:
+			purchaseOrder.add(i, e)
+		case *ent.SalesOrder:
+			salesOrder.add(i, e)
+		case *ent.Supplier:
+			supplier.add(i, e)
+		case *ent.Tag:
+			tag.add(i, e)
+		case *ent.UnitOfMeasure:
+			unitOfMeasure.add(i, e)
+		case *ent.Location:
+			warehouse.add(i, e)
+		default:
+			return nil, fmt.Errorf("no webhook snapshot for %T", v)
+		}
+	}
+	out := make([][]byte, len(vs))
+	if err := allergen.render(ctx, c, out, allergenSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of allergen: %w", err)
+	}
+	if err := bill.render(ctx, c, out, billSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of bill: %w", err)
+	}
+	if err := customer.render(ctx, c, out, customerSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of customer: %w", err)
+	}
+	if err := equipment.render(ctx, c, out, equipmentSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of equipment: %w", err)
+	}
+	if err := food.render(ctx, c, out, foodSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of food: %w", err)
+	}
+	if err := invoice.render(ctx, c, out, invoiceSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of invoice: %w", err)
+	}
+	if err := operation.render(ctx, c, out, operationSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of operation: %w", err)
+	}
+	if err := productLot.render(ctx, c, out, productLotSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of product_lot: %w", err)
+	}
+	if err := productionLine.render(ctx, c, out, productionLineSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of production_line: %w", err)
+	}
+	if err := production.render(ctx, c, out, productionSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of production: %w", err)
+	}
+	if err := product.render(ctx, c, out, productSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of product: %w", err)
+	}
+	if err := purchaseOrder.render(ctx, c, out, purchaseOrderSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of purchase_order: %w", err)
+	}
+	if err := salesOrder.render(ctx, c, out, salesOrderSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of sales_order: %w", err)
+	}
+	if err := supplier.render(ctx, c, out, supplierSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of supplier: %w", err)
+	}
+	if err := tag.render(ctx, c, out, tagSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of tag: %w", err)
+	}
+	if err := unitOfMeasure.render(ctx, c, out, unitOfMeasureSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of unit_of_measure: %w", err)
+	}
+	if err := warehouse.render(ctx, c, out, warehouseSnapshots); err != nil {
+		return nil, fmt.Errorf("snapshots of warehouse: %w", err)
+	}
+	return out, nil
+}
+
+// batch are the values of one type to render, with their places.
+type batch[T any] struct {
+	at []int
+	es []T
+}
+
+func (b *batch[T]) add(i int, e T) {
+	b.at = append(b.at, i)
+	b.es = append(b.es, e)
+}
+
+// render renders the batch with f into its places of out.
+func (b *batch[T]) render(ctx context.Context, c *ent.Client, out [][]byte, f func(context.Context, *ent.Client, []T) ([][]byte, error)) error {
+	if len(b.es) == 0 {
+		return nil
+	}
+	bs, err := f(ctx, c, b.es)
+	if err != nil {
+		return err
+	}
+	for i, x := range bs {
+		out[b.at[i]] = x
+	}
+	return nil
 }
 
 // snapshot encodes v without the named keys.

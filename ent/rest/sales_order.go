@@ -621,10 +621,19 @@ func (h *Handlers) UpdateSalesOrder(ctx context.Context, req *oas.SalesOrderUpda
 	return &oas.SalesOrderData{Data: SalesOrder(out)}, nil
 }
 
-// salesOrderSnapshot renders the webhook snapshot of e.
-func salesOrderSnapshot(e *ent.SalesOrder) ([]byte, error) {
-	v := salesOrderInList(e)
-	return snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+// salesOrderSnapshots renders the webhook snapshots of es.
+func salesOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.SalesOrder) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := salesOrderInList(e)
+		b, err := snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // CancelSalesOrder runs the cancel operation of a SalesOrder in one transaction.

@@ -141,9 +141,3 @@ func (h *Handlers) GetSalesperson(ctx context.Context, p oas.GetSalespersonParam
 	}
 	return &oas.SalespersonData{Data: Salesperson(e)}, nil
 }
-
-// salespersonSnapshot renders the webhook snapshot of e.
-func salespersonSnapshot(e *ent.Salesperson) ([]byte, error) {
-	v := salespersonInList(e)
-	return snapshot(&v)
-}

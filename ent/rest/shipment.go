@@ -265,9 +265,3 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 	}
 	return &oas.ShipmentData{Data: Shipment(out)}, nil
 }
-
-// shipmentSnapshot renders the webhook snapshot of e.
-func shipmentSnapshot(e *ent.Shipment) ([]byte, error) {
-	v := shipmentInList(e)
-	return snapshot(&v, "lines")
-}

@@ -223,9 +223,3 @@ func (h *Handlers) DeleteShippingAddress(ctx context.Context, p oas.DeleteShippi
 	}
 	return &oas.ShippingAddressData{Data: ShippingAddress(out)}, nil
 }
-
-// shippingAddressSnapshot renders the webhook snapshot of e.
-func shippingAddressSnapshot(e *ent.ShippingAddress) ([]byte, error) {
-	v := shippingAddressInList(e)
-	return snapshot(&v)
-}

@@ -115,9 +115,3 @@ func (h *Handlers) GetShippingMethod(ctx context.Context, p oas.GetShippingMetho
 	}
 	return &oas.ShippingMethodData{Data: ShippingMethod(e)}, nil
 }
-
-// shippingMethodSnapshot renders the webhook snapshot of e.
-func shippingMethodSnapshot(e *ent.ShippingMethod) ([]byte, error) {
-	v := shippingMethodInList(e)
-	return snapshot(&v)
-}

@@ -296,8 +296,17 @@ func (h *Handlers) UpdateSupplier(ctx context.Context, req *oas.SupplierUpdate, 
 	return &oas.SupplierData{Data: Supplier(out)}, nil
 }
 
-// supplierSnapshot renders the webhook snapshot of e.
-func supplierSnapshot(e *ent.Supplier) ([]byte, error) {
-	v := supplierInList(e)
-	return snapshot(&v)
+// supplierSnapshots renders the webhook snapshots of es.
+func supplierSnapshots(ctx context.Context, c *ent.Client, es []*ent.Supplier) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := supplierInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

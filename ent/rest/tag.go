@@ -205,8 +205,17 @@ func (h *Handlers) DeleteTag(ctx context.Context, p oas.DeleteTagParams) (*oas.T
 	return &oas.TagData{Data: Tag(out)}, nil
 }
 
-// tagSnapshot renders the webhook snapshot of e.
-func tagSnapshot(e *ent.Tag) ([]byte, error) {
-	v := tagInList(e)
-	return snapshot(&v)
+// tagSnapshots renders the webhook snapshots of es.
+func tagSnapshots(ctx context.Context, c *ent.Client, es []*ent.Tag) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := tagInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

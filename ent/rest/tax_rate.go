@@ -146,9 +146,3 @@ func (h *Handlers) GetTaxRate(ctx context.Context, p oas.GetTaxRateParams) (*oas
 	}
 	return &oas.TaxRateData{Data: TaxRate(e)}, nil
 }
-
-// taxRateSnapshot renders the webhook snapshot of e.
-func taxRateSnapshot(e *ent.TaxRate) ([]byte, error) {
-	v := taxRateInList(e)
-	return snapshot(&v)
-}

@@ -115,9 +115,3 @@ func (h *Handlers) GetTerritory(ctx context.Context, p oas.GetTerritoryParams) (
 	}
 	return &oas.TerritoryData{Data: Territory(e)}, nil
 }
-
-// territorySnapshot renders the webhook snapshot of e.
-func territorySnapshot(e *ent.Territory) ([]byte, error) {
-	v := territoryInList(e)
-	return snapshot(&v)
-}

@@ -223,8 +223,17 @@ func (h *Handlers) DeleteUnitOfMeasure(ctx context.Context, p oas.DeleteUnitOfMe
 	return &oas.UnitOfMeasureData{Data: UnitOfMeasure(out)}, nil
 }
 
-// unitOfMeasureSnapshot renders the webhook snapshot of e.
-func unitOfMeasureSnapshot(e *ent.UnitOfMeasure) ([]byte, error) {
-	v := unitOfMeasureInList(e)
-	return snapshot(&v)
+// unitOfMeasureSnapshots renders the webhook snapshots of es.
+func unitOfMeasureSnapshots(ctx context.Context, c *ent.Client, es []*ent.UnitOfMeasure) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := unitOfMeasureInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -160,8 +160,17 @@ func (h *Handlers) GetWarehouse(ctx context.Context, p oas.GetWarehouseParams) (
 	return &oas.WarehouseData{Data: Warehouse(e)}, nil
 }
 
-// warehouseSnapshot renders the webhook snapshot of e.
-func warehouseSnapshot(e *ent.Location) ([]byte, error) {
-	v := warehouseInList(e)
-	return snapshot(&v)
+// warehouseSnapshots renders the webhook snapshots of es.
+func warehouseSnapshots(ctx context.Context, c *ent.Client, es []*ent.Location) ([][]byte, error) {
+	_, _ = ctx, c
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		v := warehouseInList(e)
+		b, err := snapshot(&v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
