@@ -723,6 +723,10 @@ func (f *Field) NullOnUpdate() string {
 // EnumType is the name of the enum's API schema, e.g. "TagRefType".
 func (f *Field) EnumType() string { return f.Res.Schema + pascal(f.Name) }
 
+// IsID reports whether the field holds an id: the record's own, or a
+// reference to another record (a foreign key).
+func (f *Field) IsID() bool { return f.F == nil || f.Edge() != nil }
+
 // Edge is the ent edge whose foreign key the field is, if any.
 func (f *Field) Edge() *gen.Edge {
 	if f.F == nil || !f.F.IsEdgeField() {
