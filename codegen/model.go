@@ -674,8 +674,6 @@ func (f *Field) Kind() string {
 		return "decimal"
 	case f.Ann.Format == annotate.FormatDate:
 		return "date"
-	case f.Ann.Format == annotate.FormatDateIn:
-		return "date_in"
 	case f.Ann.Format == annotate.FormatAddress:
 		return "address"
 	case f.F.IsEnum():
