@@ -43,9 +43,6 @@ const (
 	// address.Address): always an object in responses, written whole, null
 	// in a body for an address with every part null.
 	FormatAddress = "address"
-	// FormatDateIn is a calendar date in bodies (stored as midnight UTC)
-	// shown as a timestamp in responses (a line's expiration_date).
-	FormatDateIn = "date_in"
 )
 
 // Field describes how a field behaves in the API. Several helpers may be combined
@@ -174,10 +171,6 @@ func Positive() Field {
 
 // Range bounds a number in bodies (inclusive).
 func Range(min, max float64) Field { return Field{Min: &min, Max: &max} }
-
-// DateInput marks a time field written as a date (YYYY-MM-DD, midnight UTC)
-// and read as a timestamp.
-func DateInput() Field { return Field{Format: FormatDateIn} }
 
 // DateRangeFilter exposes a date field as the list parameters
 // <field>_from and <field>_to (YYYY-MM-DD, both inclusive).

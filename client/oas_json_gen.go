@@ -2043,7 +2043,7 @@ func (s *BillLineInput) encodeFields(e *jx.Encoder) {
 	{
 		if s.ExpirationDate.Set {
 			e.FieldStart("expiration_date")
-			s.ExpirationDate.Encode(e, json.EncodeDate)
+			s.ExpirationDate.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -2115,7 +2115,7 @@ func (s *BillLineInput) Decode(d *jx.Decoder) error {
 		case "expiration_date":
 			if err := func() error {
 				s.ExpirationDate.Reset()
-				if err := s.ExpirationDate.Decode(d, json.DecodeDate); err != nil {
+				if err := s.ExpirationDate.Decode(d, json.DecodeNative[bounds.Instant]); err != nil {
 					return err
 				}
 				return nil
@@ -9820,57 +9820,6 @@ func (s *OptNilDate) UnmarshalJSON(data []byte) error {
 	return s.Decode(d, json.DecodeDate)
 }
 
-// Encode encodes time.Time as json.
-func (o OptNilDateTime) Encode(e *jx.Encoder, format func(*jx.Encoder, time.Time)) {
-	if !o.Set {
-		return
-	}
-	if o.Null {
-		e.Null()
-		return
-	}
-	format(e, o.Value)
-}
-
-// Decode decodes time.Time from json.
-func (o *OptNilDateTime) Decode(d *jx.Decoder, format func(*jx.Decoder) (time.Time, error)) error {
-	if o == nil {
-		return errors.New("invalid: unable to decode OptNilDateTime to nil")
-	}
-	if d.Next() == jx.Null {
-		if err := d.Null(); err != nil {
-			return err
-		}
-
-		var v time.Time
-		o.Value = v
-		o.Set = true
-		o.Null = true
-		return nil
-	}
-	o.Set = true
-	o.Null = false
-	v, err := format(d)
-	if err != nil {
-		return err
-	}
-	o.Value = v
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s OptNilDateTime) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e, json.EncodeDateTime)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *OptNilDateTime) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d, json.DecodeDateTime)
-}
-
 // Encode encodes bounds.Decimal as json.
 func (o OptNilDecimal) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Decimal)) {
 	if !o.Set {
@@ -9920,6 +9869,57 @@ func (s OptNilDecimal) MarshalJSON() ([]byte, error) {
 func (s *OptNilDecimal) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d, json.DecodeNative[bounds.Decimal])
+}
+
+// Encode encodes bounds.Instant as json.
+func (o OptNilInstant) Encode(e *jx.Encoder, format func(*jx.Encoder, bounds.Instant)) {
+	if !o.Set {
+		return
+	}
+	if o.Null {
+		e.Null()
+		return
+	}
+	format(e, o.Value)
+}
+
+// Decode decodes bounds.Instant from json.
+func (o *OptNilInstant) Decode(d *jx.Decoder, format func(*jx.Decoder) (bounds.Instant, error)) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptNilInstant to nil")
+	}
+	if d.Next() == jx.Null {
+		if err := d.Null(); err != nil {
+			return err
+		}
+
+		var v bounds.Instant
+		o.Value = v
+		o.Set = true
+		o.Null = true
+		return nil
+	}
+	o.Set = true
+	o.Null = false
+	v, err := format(d)
+	if err != nil {
+		return err
+	}
+	o.Value = v
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptNilInstant) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e, json.EncodeNative)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptNilInstant) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d, json.DecodeNative[bounds.Instant])
 }
 
 // Encode encodes int as json.
@@ -13085,7 +13085,7 @@ func (s *ProductLotCreate) encodeFields(e *jx.Encoder) {
 	{
 		if s.ExpirationDate.Set {
 			e.FieldStart("expiration_date")
-			s.ExpirationDate.Encode(e, json.EncodeDateTime)
+			s.ExpirationDate.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -13146,7 +13146,7 @@ func (s *ProductLotCreate) Decode(d *jx.Decoder) error {
 		case "expiration_date":
 			if err := func() error {
 				s.ExpirationDate.Reset()
-				if err := s.ExpirationDate.Decode(d, json.DecodeDateTime); err != nil {
+				if err := s.ExpirationDate.Decode(d, json.DecodeNative[bounds.Instant]); err != nil {
 					return err
 				}
 				return nil
@@ -13577,7 +13577,7 @@ func (s *ProductLotUpdate) encodeFields(e *jx.Encoder) {
 	{
 		if s.ExpirationDate.Set {
 			e.FieldStart("expiration_date")
-			s.ExpirationDate.Encode(e, json.EncodeDateTime)
+			s.ExpirationDate.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -13626,7 +13626,7 @@ func (s *ProductLotUpdate) Decode(d *jx.Decoder) error {
 		case "expiration_date":
 			if err := func() error {
 				s.ExpirationDate.Reset()
-				if err := s.ExpirationDate.Decode(d, json.DecodeDateTime); err != nil {
+				if err := s.ExpirationDate.Decode(d, json.DecodeNative[bounds.Instant]); err != nil {
 					return err
 				}
 				return nil
@@ -16558,7 +16558,7 @@ func (s *PurchaseOrderLineInput) encodeFields(e *jx.Encoder) {
 	{
 		if s.ExpirationDate.Set {
 			e.FieldStart("expiration_date")
-			s.ExpirationDate.Encode(e, json.EncodeDate)
+			s.ExpirationDate.Encode(e, json.EncodeNative)
 		}
 	}
 	{
@@ -16632,7 +16632,7 @@ func (s *PurchaseOrderLineInput) Decode(d *jx.Decoder) error {
 		case "expiration_date":
 			if err := func() error {
 				s.ExpirationDate.Reset()
-				if err := s.ExpirationDate.Decode(d, json.DecodeDate); err != nil {
+				if err := s.ExpirationDate.Decode(d, json.DecodeNative[bounds.Instant]); err != nil {
 					return err
 				}
 				return nil

@@ -354,9 +354,9 @@ type ListBillsParams struct {
 	// Only rows whose bill_date is on or before this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
 	BillDateTo OptDate `json:",omitempty,omitzero"`
-	// Exact match on purchase_order_id.
+	// Exact match on purchase_order_id, an id: an integer of at least 1.
 	PurchaseOrderID OptInt `json:",omitempty,omitzero"`
-	// Exact match on supplier_id.
+	// Exact match on supplier_id, an id: an integer of at least 1.
 	SupplierID OptInt `json:",omitempty,omitzero"`
 }
 
@@ -407,7 +407,7 @@ type ListCustomersParams struct {
 	CustomerCode OptString `json:",omitempty,omitzero"`
 	// Case-insensitive partial match on email, at most 200 characters.
 	Email OptString `json:",omitempty,omitzero"`
-	// Exact match on price_list_id.
+	// Exact match on price_list_id, an id: an integer of at least 1.
 	PriceListID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -479,9 +479,9 @@ type ListInvoicesParams struct {
 	// Only rows whose invoice_date is on or before this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
 	InvoiceDateTo OptDate `json:",omitempty,omitzero"`
-	// Exact match on customer_id.
+	// Exact match on customer_id, an id: an integer of at least 1.
 	CustomerID OptInt `json:",omitempty,omitzero"`
-	// Exact match on sales_order_id.
+	// Exact match on sales_order_id, an id: an integer of at least 1.
 	SalesOrderID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -553,15 +553,15 @@ type ListProductLotsParams struct {
 	Sort OptString `json:",omitempty,omitzero"`
 	// Case-insensitive text matched within lot_number. At most 200 characters.
 	Search OptString `json:",omitempty,omitzero"`
-	// Exact match on product_id.
+	// Exact match on product_id, an id: an integer of at least 1.
 	ProductID OptInt `json:",omitempty,omitzero"`
-	// Exact match on location_id.
+	// Exact match on location_id, an id: an integer of at least 1.
 	LocationID OptInt `json:",omitempty,omitzero"`
 	// Case-insensitive partial match on lot_number, at most 200 characters.
 	LotNumber OptString `json:",omitempty,omitzero"`
 	// Exact match on archived.
 	Archived OptBool `json:",omitempty,omitzero"`
-	// Exact match on warehouse_id.
+	// Exact match on warehouse_id, an id: an integer of at least 1.
 	WarehouseID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -597,9 +597,9 @@ type ListProductionsParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []ProductionStatus `json:",omitempty"`
-	// Exact match on product_id.
+	// Exact match on product_id, an id: an integer of at least 1.
 	ProductID OptInt `json:",omitempty,omitzero"`
-	// Exact match on production_line_id.
+	// Exact match on production_line_id, an id: an integer of at least 1.
 	ProductionLineID OptInt `json:",omitempty,omitzero"`
 	// Exact match on lot_number, at most 200 characters.
 	LotNumber OptString `json:",omitempty,omitzero"`
@@ -641,7 +641,7 @@ type ListPurchaseOrdersParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []PurchaseOrderStatus `json:",omitempty"`
-	// Exact match on supplier_id.
+	// Exact match on supplier_id, an id: an integer of at least 1.
 	SupplierID OptInt `json:",omitempty,omitzero"`
 	// Only rows whose order_date is on or after this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
@@ -705,7 +705,7 @@ type ListSalesOrdersParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []SalesOrderStatus `json:",omitempty"`
-	// Exact match on customer_id.
+	// Exact match on customer_id, an id: an integer of at least 1.
 	CustomerID OptInt `json:",omitempty,omitzero"`
 	// Only rows whose order_date is on or after this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.

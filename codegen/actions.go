@@ -234,7 +234,7 @@ func (a *Action) Call() string {
 	p, fn, _ := splitWorkflow(a.Ann.Workflow)
 	args := []string{"ctx", "tx", "p." + a.Res.Param()}
 	for _, f := range a.Fields {
-		args = append(args, f.toEnt("req."+f.Go()))
+		args = append(args, f.bodyToEnt("req."+f.Go()))
 	}
 	return p[strings.LastIndex(p, "/")+1:] + "." + fn + "(" + strings.Join(args, ", ") + ")"
 }

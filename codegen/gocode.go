@@ -46,6 +46,15 @@ func (f *Field) toEnt(v string) string {
 	return v
 }
 
+// bodyToEnt converts a body's value expression to the ent type: toEnt, and
+// a timestamp from the bounds.Instant every body decodes it into.
+func (f *Field) bodyToEnt(v string) string {
+	if f.Kind() == "time" {
+		return v + ".Time"
+	}
+	return f.toEnt(v)
+}
+
 // ApplyCreate is the statement that sets the field of create builder b from req.
 func (f *Field) ApplyCreate() string {
 	set := "b.Set" + f.F.StructField()
@@ -53,9 +62,9 @@ func (f *Field) ApplyCreate() string {
 		return f.applyAddress(set)
 	}
 	if f.RequiredOnCreate() {
-		return fmt.Sprintf("%s(%s)", set, f.toEnt("req."+f.Go()))
+		return fmt.Sprintf("%s(%s)", set, f.bodyToEnt("req."+f.Go()))
 	}
-	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.bodyToEnt("v"))
 }
 
 // ApplyUpdate is the statement that sets the field of update builder u from req.
@@ -66,15 +75,15 @@ func (f *Field) ApplyUpdate() string {
 	}
 	if f.NullOnUpdate() == annotate.NullClears {
 		return fmt.Sprintf("if req.%s.IsSet() {\n\tif v, ok := req.%s.Get(); ok {\n\t\t%s(%s)\n\t} else {\n\t\tu.Clear%s()\n\t}\n}",
-			f.Go(), f.Go(), set, f.toEnt("v"), f.F.StructField())
+			f.Go(), f.Go(), set, f.bodyToEnt("v"), f.F.StructField())
 	}
-	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.toEnt("v"))
+	return fmt.Sprintf("if v, ok := req.%s.Get(); ok {\n\t%s(%s)\n}", f.Go(), set, f.bodyToEnt("v"))
 }
 
 // applyAddress is the statement that writes an address given in req whole
 // (null: every part null) and leaves it unchanged when omitted.
 func (f *Field) applyAddress(set string) string {
-	return fmt.Sprintf("if req.%s.IsSet() {\n\tv, _ := req.%s.Get()\n\t%s(%s)\n}", f.Go(), f.Go(), set, f.toEnt("v"))
+	return fmt.Sprintf("if req.%s.IsSet() {\n\tv, _ := req.%s.Get()\n\t%s(%s)\n}", f.Go(), f.Go(), set, f.bodyToEnt("v"))
 }
 
 // IsDecimal reports whether the API shows the field as an exact decimal.

@@ -674,8 +674,6 @@ func (f *Field) Kind() string {
 		return "decimal"
 	case f.Ann.Format == annotate.FormatDate:
 		return "date"
-	case f.Ann.Format == annotate.FormatDateIn:
-		return "date_in"
 	case f.Ann.Format == annotate.FormatAddress:
 		return "address"
 	case f.F.IsEnum():
@@ -722,6 +720,10 @@ func (f *Field) NullOnUpdate() string {
 
 // EnumType is the name of the enum's API schema, e.g. "TagRefType".
 func (f *Field) EnumType() string { return f.Res.Schema + pascal(f.Name) }
+
+// IsID reports whether the field holds an id: the record's own, or a
+// reference to another record (a foreign key).
+func (f *Field) IsID() bool { return f.F == nil || f.Edge() != nil }
 
 // Edge is the ent edge whose foreign key the field is, if any.
 func (f *Field) Edge() *gen.Edge {

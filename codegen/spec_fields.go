@@ -18,6 +18,9 @@ import (
 // fieldSchema is the schema of f's value: entoas' type mapping, then the
 // annotations' format and bounds. Enums become one named component each.
 func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Schema, error) {
+	if bodyBounds && f.Kind() == "time" {
+		return instantSchema(f.F.Comment(), nullable), nil
+	}
 	var s *ogen.Schema
 	switch f.Kind() {
 	case "address":
@@ -29,11 +32,6 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 		s = &ogen.Schema{Type: "number", Format: annotate.FormatDecimal}
 	case "date":
 		s = ogen.Date()
-	case "date_in":
-		s = ogen.DateTime()
-		if bodyBounds { // a date in bodies, midnight UTC in responses
-			s = ogen.Date()
-		}
 	case "int":
 		s = ogen.Int()
 	default:
@@ -83,6 +81,17 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 	}
 	s.Nullable = nullable
 	return s, nil
+}
+
+// instantSchema is the schema of a timestamp a body writes: a date (midnight
+// UTC) or a date-time, as ISO 8601 allows and bounds.Instant reads. ogen's
+// input spells it as that type (instants in spec_output.go).
+func instantSchema(about string, nullable bool) *ogen.Schema {
+	alts := []*ogen.Schema{ogen.Date(), ogen.DateTime()}
+	if nullable {
+		alts = append(alts, &ogen.Schema{Type: "null"})
+	}
+	return &ogen.Schema{AnyOf: alts, Description: strings.TrimSpace(about + " " + bounds.InstantRule)}
 }
 
 // addressSchema is a reference to the Address component (responses: always an

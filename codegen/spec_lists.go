@@ -68,6 +68,9 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 			if err != nil {
 				return nil, err
 			}
+			if f.IsID() {
+				s.SetMinimum(&minID)
+			}
 			explode := true
 			p.SetSchema(s.AsArray()).SetDescription("Repeatable: matches any of the values of " + f.Name + ".")
 			p.Explode = &explode
@@ -78,6 +81,12 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 				return nil, err
 			}
 			p.SetSchema(s).SetDescription("Exact match on " + f.Name + ".")
+			if f.IsID() {
+				// Every id is an integer greater than 0; a filter on 0 is a
+				// mistake, refused like a path id of 0 rather than listing nothing.
+				s.SetMinimum(&minID)
+				p.Description = "Exact match on " + f.Name + ", an id: an integer of at least 1."
+			}
 			if s.Type == "string" && s.Format == "" {
 				s.SetMaxLength(ptrUint(&filterLen))
 				p.Description = fmt.Sprintf("Exact match on %s, at most %d characters.", f.Name, bounds.FilterLen)
@@ -106,7 +115,10 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 	return ps, nil
 }
 
-var filterLen = int64(bounds.FilterLen)
+var (
+	filterLen = int64(bounds.FilterLen)
+	minID     = int64(1)
+)
 
 // textParam is the schema of a free-text query parameter: search and partial
 // filters, bounded so that no pattern reaches a database limit.

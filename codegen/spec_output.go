@@ -45,6 +45,7 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	foldErrors(srv)
 	dropUnreferenced(srv)
 	validators(srv)
+	instants(srv)
 	to31(srv, false)
 	return writeJSON(o.Server, srv)
 }
@@ -131,6 +132,46 @@ func validators(doc *object) {
 			}
 			v.set("x-ogen-type", decimalType)
 		}
+	})
+}
+
+// instantType is the Go type of every timestamp a body writes in the
+// generated server.
+const instantType = "larder.dev/larder/bounds.Instant"
+
+// instants spells each timestamp a body writes (a date or a date-time,
+// instantSchema) as one string of type bounds.Instant for ogen, which decodes
+// both forms into it and refuses anything else with the expected format in
+// its message: ogen would not decode two formats of one string into one value.
+func instants(doc *object) {
+	walk(doc, func(v *object) {
+		alts, ok := v.vals["anyOf"].([]any)
+		if !ok {
+			return
+		}
+		var formats []any
+		nullable := false
+		for _, a := range alts {
+			o, ok := a.(*object)
+			if !ok {
+				return
+			}
+			if o.vals["type"] == "null" {
+				nullable = true
+				continue
+			}
+			formats = append(formats, o.vals["format"])
+		}
+		if len(formats) != 2 || formats[0] != "date" || formats[1] != "date-time" {
+			return
+		}
+		v.del("anyOf")
+		typ := any("string")
+		if nullable {
+			typ = []any{"string", "null"}
+		}
+		v.set("type", typ)
+		v.set("x-ogen-type", instantType)
 	})
 }
 

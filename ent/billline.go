@@ -31,7 +31,7 @@ type BillLine struct {
 	Cost *decimal.Decimal `json:"cost,omitempty"`
 	// Discount, in percent.
 	DiscountRate *decimal.Decimal `json:"discount_rate,omitempty"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	// When the goods expire (UTC).
 	ExpirationDate *time.Time `json:"expiration_date,omitempty"`
 	// The product's code, as it stood when the line was written.
 	ProductCode *string `json:"product_code,omitempty"`

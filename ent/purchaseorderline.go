@@ -29,7 +29,7 @@ type PurchaseOrderLine struct {
 	Cost *decimal.Decimal `json:"cost,omitempty"`
 	// Discount, in percent.
 	DiscountRate *decimal.Decimal `json:"discount_rate,omitempty"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	// When the goods expire (UTC).
 	ExpirationDate *time.Time `json:"expiration_date,omitempty"`
 	// Lead time, in days.
 	LeadTime *int `json:"lead_time,omitempty"`

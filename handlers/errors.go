@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/go-faster/jx"
@@ -423,10 +424,15 @@ func leafMessage(err error) string {
 		num    *strconv.NumError
 		bound  *bounds.Error
 		custom *validate.ValidationError
+		parsed *time.ParseError
 	)
 	switch {
 	case errors.Is(err, validate.ErrFieldRequired):
 		return "is required"
+	case errors.As(err, &parsed) && parsed.Layout == time.DateOnly:
+		return "must be a date (YYYY-MM-DD)"
+	case errors.As(err, &parsed):
+		return "must be a date-time (RFC 3339, such as 2026-01-15T09:30:00Z)"
 	case errors.As(err, &bound):
 		return bound.Message
 	case errors.As(err, &custom): // a validator of package bounds, by its message

@@ -125,3 +125,83 @@ func TestWarehouses(t *testing.T) {
 		})
 	})
 }
+
+// Spec "Reference resources with writes", Warehouses: a warehouse is removed
+// with all its locations, and refused (409 IN_USE) only while a location is
+// used by stock, movements or productions (counts are not recorded). A
+// production line or equipment names its warehouse without holding it: the
+// removal clears the name, and a soft-deleted line, gone from the API, holds
+// nothing either. A refused removal changes nothing.
+func TestWarehouseDeleteRule(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		a = seeded(t, a)
+		sys := policy.System(context.Background())
+		flour := a.productID("RM-FLOUR")
+		lineWarehouse := func(id int) *int { return a.st.Client.ProductionLine.GetX(sys, id).WarehouseID }
+
+		a.run(t, "a soft-deleted line does not hold its warehouse", func(t *testing.T, a *api) {
+			site, _ := a.warehouse("GONE-LINE")
+			line := a.post("/v1/production-lines", map[string]any{"name": "Gone line", "warehouse_id": site}).want(201).ID()
+			a.del(path("/v1/production-lines", line)).want(200)
+			before := len(a.events("production_line."))
+			a.del(path("/v1/warehouses", site)).want(200)
+			a.get(path("/v1/warehouses", site)).problem(404, "NOT_FOUND")
+			row := a.st.Client.ProductionLine.GetX(sys, line)
+			if row.DeletedAt == nil || row.WarehouseID != nil {
+				t.Fatalf("the deleted line's row: %+v, want still deleted, without its warehouse", row)
+			}
+			a.get(path("/v1/production-lines", line)).problem(404, "NOT_FOUND")
+			if n := len(a.events("production_line.")); n != before {
+				t.Fatalf("%d production_line events for a line deleted before, want none", n-before)
+			}
+		})
+		a.run(t, "a line names its warehouse without holding it", func(t *testing.T, a *api) {
+			site, _ := a.warehouse("LINE-HOME")
+			line := a.post("/v1/production-lines", map[string]any{"name": "Live line", "warehouse_id": site}).want(201).ID()
+			a.del(path("/v1/warehouses", site)).want(200)
+			d := a.get(path("/v1/production-lines", line)).want(200).Data()
+			if d["warehouse_id"] != nil {
+				t.Fatalf("the line still names the removed warehouse: %v", d)
+			}
+			evs := a.events("production_line.updated")
+			if len(evs) == 0 || evs[len(evs)-1].ResourceID != line {
+				t.Fatalf("no production_line.updated for line %d", line)
+			}
+			if !strings.Contains(string(evs[len(evs)-1].Snapshot), `"warehouse_id":null`) {
+				t.Fatalf("snapshot %s, want warehouse_id null", evs[len(evs)-1].Snapshot)
+			}
+		})
+		a.run(t, "equipment names its warehouse without holding it", func(t *testing.T, a *api) {
+			site, _ := a.warehouse("EQ-HOME")
+			eq := a.post("/v1/equipment", map[string]any{"code": "EQ-HOME-1", "name": "Mixer", "warehouse_id": site}).want(201).ID()
+			a.del(path("/v1/warehouses", site)).want(200)
+			if d := a.get(path("/v1/equipment", eq)).want(200).Data(); d["warehouse_id"] != nil {
+				t.Fatalf("the equipment still names the removed warehouse: %v", d)
+			}
+			evs := a.events("equipment.updated")
+			if len(evs) == 0 || evs[len(evs)-1].ResourceID != eq {
+				t.Fatalf("no equipment.updated for equipment %d", eq)
+			}
+		})
+		a.run(t, "stock holds it, and the refusal changes nothing", func(t *testing.T, a *api) {
+			site, area := a.warehouse("STOCKED")
+			line := a.post("/v1/production-lines", map[string]any{"name": "Stocked line", "warehouse_id": site}).want(201).ID()
+			a.post("/v1/product-lots", map[string]any{"product_id": flour, "lot_number": "WH-1", "location_id": area, "quantity_base": 1}).want(201)
+			before := len(a.events(""))
+			a.del(path("/v1/warehouses", site)).problem(409, "IN_USE")
+			a.get(path("/v1/warehouses", site)).want(200)
+			if w := lineWarehouse(line); w == nil || *w != site {
+				t.Fatalf("a refused removal changed the line's warehouse to %v", w)
+			}
+			if n := len(a.events("")); n != before {
+				t.Fatalf("a refused removal wrote %d events", n-before)
+			}
+		})
+		a.run(t, "movements hold it after the stock left", func(t *testing.T, a *api) {
+			site, area := a.warehouse("MOVED-OUT")
+			lot := a.post("/v1/product-lots", map[string]any{"product_id": flour, "lot_number": "WH-2", "location_id": area, "quantity_base": 1}).want(201).ID()
+			a.patch(path("/v1/product-lots", lot), map[string]any{"location_id": nil}).want(200)
+			a.del(path("/v1/warehouses", site)).problem(409, "IN_USE")
+		})
+	})
+}

@@ -8,7 +8,10 @@ import (
 	"fmt"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/equipment"
 	"larder.dev/larder/ent/location"
+	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/hooks"
 )
 
 // FloorPlan is the default floor plan of a new warehouse: the areas created
@@ -74,14 +77,48 @@ func UpdateWarehouse(ctx context.Context, tx *ent.Tx, id int, apply func(*ent.Lo
 }
 
 // DeleteWarehouse removes a site and, through the foreign key, all its areas.
-// It fails (IN_USE) while any of its locations is referenced.
+// Stock, movements and productions hold their locations: while any of them
+// uses one, the removal fails (IN_USE) and changes nothing. Production lines
+// and equipment only name their warehouse: they lose it.
 func DeleteWarehouse(ctx context.Context, tx *ent.Tx, id int) (*ent.Location, error) {
 	site, err := tx.Location.Query().Where(location.ID(id), location.ParentIDIsNil()).Only(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := releaseWarehouse(ctx, tx, site.ID); err != nil {
 		return nil, err
 	}
 	if err := tx.Location.DeleteOne(site).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return site, nil
+}
+
+// releaseWarehouse clears the warehouse of the production lines and equipment
+// in it, each change reported as the record's update. A soft-deleted line is
+// cleared without an event: it has left the API, and it must not keep a
+// warehouse nobody can free through it.
+func releaseWarehouse(ctx context.Context, tx *ent.Tx, id int) error {
+	err := tx.ProductionLine.Update().
+		Where(productionline.WarehouseID(id), productionline.DeletedAtIsNil()).
+		ClearWarehouseID().
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release the lines of warehouse %d: %w", id, err)
+	}
+	err = tx.ProductionLine.Update().
+		Where(productionline.WarehouseID(id), productionline.DeletedAtNotNil()).
+		ClearWarehouseID().
+		Exec(hooks.WithoutEvents(ctx))
+	if err != nil {
+		return fmt.Errorf("release the deleted lines of warehouse %d: %w", id, err)
+	}
+	err = tx.Equipment.Update().
+		Where(equipment.WarehouseID(id)).
+		ClearWarehouseID().
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release the equipment of warehouse %d: %w", id, err)
+	}
+	return nil
 }

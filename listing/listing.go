@@ -12,6 +12,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
+	"larder.dev/larder/bounds"
 	"larder.dev/larder/problem"
 )
 
@@ -109,37 +110,11 @@ func keys(m map[string]Sort) []string {
 	return out
 }
 
-// sinceLayouts are the ISO 8601 forms updated_since accepts; the ones without
-// an offset are read as UTC.
-var sinceLayouts = []struct {
-	layout string
-	zoned  bool
-}{
-	{time.RFC3339Nano, true},
-	{"2006-01-02T15:04:05.999999999", false},
-	{"2006-01-02T15:04Z07:00", true},
-	{"2006-01-02T15:04", false},
-	{"2006-01-02 15:04:05.999999999Z07:00", true},
-	{"2006-01-02 15:04:05.999999999", false},
-	{"2006-01-02", false},
-}
-
-// ParseSince reads an ISO 8601 timestamp; without an offset it is UTC.
+// ParseSince reads an ISO 8601 timestamp or date as bodies read their
+// timestamps (bounds.ParseInstant): without an offset it is UTC.
 func ParseSince(param, v string) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	for _, l := range sinceLayouts {
-		var (
-			t   time.Time
-			err error
-		)
-		if l.zoned {
-			t, err = time.Parse(l.layout, v)
-		} else {
-			t, err = time.ParseInLocation(l.layout, v, time.UTC)
-		}
-		if err == nil {
-			return t.UTC(), nil
-		}
+	if t, ok := bounds.ParseInstant(v); ok {
+		return t, nil
 	}
 	return time.Time{}, problem.Invalidf(param, "must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z (%s)", fmt.Sprintf("%q", v))
 }

@@ -222,7 +222,7 @@ func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]
 			b.SetDiscountRate(v.Decimal)
 		}
 		if v, ok := req.ExpirationDate.Get(); ok {
-			b.SetExpirationDate(v)
+			b.SetExpirationDate(v.Time)
 		}
 		b.SetProductID(req.ProductID)
 		b.SetQuantity(req.Quantity.Decimal)

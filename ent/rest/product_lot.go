@@ -157,7 +157,7 @@ func ApplyProductLotCreate(b *ent.ProductLotCreate, req *oas.ProductLotCreate) e
 		b.SetLotNumber(v)
 	}
 	if v, ok := req.ExpirationDate.Get(); ok {
-		b.SetExpirationDate(v)
+		b.SetExpirationDate(v.Time)
 	}
 	b.SetQuantityBase(req.QuantityBase.Decimal)
 	return nil
@@ -192,7 +192,7 @@ func ApplyProductLotUpdate(u *ent.ProductLotUpdateOne, req *oas.ProductLotUpdate
 	}
 	if req.ExpirationDate.IsSet() {
 		if v, ok := req.ExpirationDate.Get(); ok {
-			u.SetExpirationDate(v)
+			u.SetExpirationDate(v.Time)
 		} else {
 			u.ClearExpirationDate()
 		}

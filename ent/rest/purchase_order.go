@@ -220,7 +220,7 @@ func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseO
 			b.SetDiscountRate(v.Decimal)
 		}
 		if v, ok := req.ExpirationDate.Get(); ok {
-			b.SetExpirationDate(v)
+			b.SetExpirationDate(v.Time)
 		}
 		if v, ok := req.LeadTime.Get(); ok {
 			b.SetLeadTime(v)

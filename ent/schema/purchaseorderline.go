@@ -36,8 +36,7 @@ func purchaseLineFields(bill bool) []ent.Field {
 		field.Time("expiration_date").
 			Optional().
 			Nillable().
-			Comment("When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.").
-			Annotations(annotate.DateInput()),
+			Comment("When the goods expire (UTC)."),
 	}
 	if !bill {
 		fs = append(fs,

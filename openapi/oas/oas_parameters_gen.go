@@ -5110,9 +5110,9 @@ type ListBillsParams struct {
 	// Only rows whose bill_date is on or before this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
 	BillDateTo OptDate `json:",omitempty,omitzero"`
-	// Exact match on purchase_order_id.
+	// Exact match on purchase_order_id, an id: an integer of at least 1.
 	PurchaseOrderID OptInt `json:",omitempty,omitzero"`
-	// Exact match on supplier_id.
+	// Exact match on supplier_id, an id: an integer of at least 1.
 	SupplierID OptInt `json:",omitempty,omitzero"`
 }
 
@@ -5577,6 +5577,31 @@ func decodeListBillsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 			}); err != nil {
 				return err
 			}
+			if err := func() error {
+				if value, ok := params.PurchaseOrderID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -5616,6 +5641,31 @@ func decodeListBillsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 				params.SupplierID.SetTo(paramsDotSupplierIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.SupplierID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -6465,7 +6515,7 @@ type ListCustomersParams struct {
 	CustomerCode OptString `json:",omitempty,omitzero"`
 	// Case-insensitive partial match on email, at most 200 characters.
 	Email OptString `json:",omitempty,omitzero"`
-	// Exact match on price_list_id.
+	// Exact match on price_list_id, an id: an integer of at least 1.
 	PriceListID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -7071,6 +7121,31 @@ func decodeListCustomersParams(args [0]string, argsEscaped bool, r *http.Request
 				params.PriceListID.SetTo(paramsDotPriceListIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.PriceListID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -8363,9 +8438,9 @@ type ListInvoicesParams struct {
 	// Only rows whose invoice_date is on or before this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
 	InvoiceDateTo OptDate `json:",omitempty,omitzero"`
-	// Exact match on customer_id.
+	// Exact match on customer_id, an id: an integer of at least 1.
 	CustomerID OptInt `json:",omitempty,omitzero"`
-	// Exact match on sales_order_id.
+	// Exact match on sales_order_id, an id: an integer of at least 1.
 	SalesOrderID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -8842,6 +8917,31 @@ func decodeListInvoicesParams(args [0]string, argsEscaped bool, r *http.Request)
 			}); err != nil {
 				return err
 			}
+			if err := func() error {
+				if value, ok := params.CustomerID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -8881,6 +8981,31 @@ func decodeListInvoicesParams(args [0]string, argsEscaped bool, r *http.Request)
 				params.SalesOrderID.SetTo(paramsDotSalesOrderIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.SalesOrderID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -10367,15 +10492,15 @@ type ListProductLotsParams struct {
 	Sort OptString `json:",omitempty,omitzero"`
 	// Case-insensitive text matched within lot_number. At most 200 characters.
 	Search OptString `json:",omitempty,omitzero"`
-	// Exact match on product_id.
+	// Exact match on product_id, an id: an integer of at least 1.
 	ProductID OptInt `json:",omitempty,omitzero"`
-	// Exact match on location_id.
+	// Exact match on location_id, an id: an integer of at least 1.
 	LocationID OptInt `json:",omitempty,omitzero"`
 	// Case-insensitive partial match on lot_number, at most 200 characters.
 	LotNumber OptString `json:",omitempty,omitzero"`
 	// Exact match on archived.
 	Archived OptBool `json:",omitempty,omitzero"`
-	// Exact match on warehouse_id.
+	// Exact match on warehouse_id, an id: an integer of at least 1.
 	WarehouseID OptInt `json:",omitempty,omitzero"`
 	// ISO 8601 timestamp, read as UTC without an offset: only rows changed after it. Tracks the record
 	// itself, not its child rows; deletions are not reported.
@@ -10779,6 +10904,31 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 			}); err != nil {
 				return err
 			}
+			if err := func() error {
+				if value, ok := params.ProductID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -10818,6 +10968,31 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 				params.LocationID.SetTo(paramsDotLocationIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.LocationID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -10971,6 +11146,31 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 				params.WarehouseID.SetTo(paramsDotWarehouseIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.WarehouseID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -11464,9 +11664,9 @@ type ListProductionsParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []ProductionStatus `json:",omitempty"`
-	// Exact match on product_id.
+	// Exact match on product_id, an id: an integer of at least 1.
 	ProductID OptInt `json:",omitempty,omitzero"`
-	// Exact match on production_line_id.
+	// Exact match on production_line_id, an id: an integer of at least 1.
 	ProductionLineID OptInt `json:",omitempty,omitzero"`
 	// Exact match on lot_number, at most 200 characters.
 	LotNumber OptString `json:",omitempty,omitzero"`
@@ -11917,6 +12117,31 @@ func decodeListProductionsParams(args [0]string, argsEscaped bool, r *http.Reque
 			}); err != nil {
 				return err
 			}
+			if err := func() error {
+				if value, ok := params.ProductID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}(); err != nil {
@@ -11956,6 +12181,31 @@ func decodeListProductionsParams(args [0]string, argsEscaped bool, r *http.Reque
 				params.ProductionLineID.SetTo(paramsDotProductionLineIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.ProductionLineID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -12691,7 +12941,7 @@ type ListPurchaseOrdersParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []PurchaseOrderStatus `json:",omitempty"`
-	// Exact match on supplier_id.
+	// Exact match on supplier_id, an id: an integer of at least 1.
 	SupplierID OptInt `json:",omitempty,omitzero"`
 	// Only rows whose order_date is on or after this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
@@ -13156,6 +13406,31 @@ func decodeListPurchaseOrdersParams(args [0]string, argsEscaped bool, r *http.Re
 				params.SupplierID.SetTo(paramsDotSupplierIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.SupplierID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}
@@ -14372,7 +14647,7 @@ type ListSalesOrdersParams struct {
 	Search OptString `json:",omitempty,omitzero"`
 	// Repeatable: matches any of the values of status.
 	Status []SalesOrderStatus `json:",omitempty"`
-	// Exact match on customer_id.
+	// Exact match on customer_id, an id: an integer of at least 1.
 	CustomerID OptInt `json:",omitempty,omitzero"`
 	// Only rows whose order_date is on or after this date (YYYY-MM-DD, inclusive); rows without one are
 	// left out.
@@ -14837,6 +15112,31 @@ func decodeListSalesOrdersParams(args [0]string, argsEscaped bool, r *http.Reque
 				params.CustomerID.SetTo(paramsDotCustomerIDVal)
 				return nil
 			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.CustomerID.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
 				return err
 			}
 		}

@@ -818,7 +818,7 @@ type BillLine struct {
 	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
 	// key holds cost:read.
 	DiscountRate NilDecimal `json:"discount_rate"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	// When the goods expire (UTC).
 	ExpirationDate NilDateTime `json:"expiration_date"`
 	// The product's code, as it stood when the line was written.
 	ProductCode NilString `json:"product_code"`
@@ -985,8 +985,10 @@ type BillLineInput struct {
 	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
 	// key holds cost:read.
 	DiscountRate OptNilDecimal `json:"discount_rate"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
-	ExpirationDate OptNilDate `json:"expiration_date"`
+	// When the goods expire (UTC). ISO 8601: a date (YYYY-MM-DD), meaning midnight UTC, or a date-time
+	// (RFC 3339 such as 2026-01-15T09:30:00Z or 2026-01-15T11:30:00+02:00; without an offset it is UTC).
+	// Answers show it as a date-time in UTC.
+	ExpirationDate OptNilInstant `json:"expiration_date"`
 	// The product.
 	ProductID int `json:"product_id"`
 	// Quantity, in the purchase unit (the product's inventory unit). Exact decimal: at most 6 digits after
@@ -1012,7 +1014,7 @@ func (s *BillLineInput) GetDiscountRate() OptNilDecimal {
 }
 
 // GetExpirationDate returns the value of ExpirationDate.
-func (s *BillLineInput) GetExpirationDate() OptNilDate {
+func (s *BillLineInput) GetExpirationDate() OptNilInstant {
 	return s.ExpirationDate
 }
 
@@ -1052,7 +1054,7 @@ func (s *BillLineInput) SetDiscountRate(val OptNilDecimal) {
 }
 
 // SetExpirationDate sets the value of ExpirationDate.
-func (s *BillLineInput) SetExpirationDate(val OptNilDate) {
+func (s *BillLineInput) SetExpirationDate(val OptNilInstant) {
 	s.ExpirationDate = val
 }
 
@@ -4765,74 +4767,6 @@ func (o OptNilDate) Or(d time.Time) time.Time {
 	return d
 }
 
-// NewOptNilDateTime returns new OptNilDateTime with value set to v.
-func NewOptNilDateTime(v time.Time) OptNilDateTime {
-	return OptNilDateTime{
-		Value: v,
-		Set:   true,
-	}
-}
-
-// OptNilDateTime is optional nullable time.Time.
-type OptNilDateTime struct {
-	Value time.Time
-	Set   bool
-	Null  bool
-}
-
-// IsSet returns true if OptNilDateTime was set.
-func (o OptNilDateTime) IsSet() bool { return o.Set }
-
-// Reset unsets value.
-func (o *OptNilDateTime) Reset() {
-	var v time.Time
-	o.Value = v
-	o.Set = false
-	o.Null = false
-}
-
-// SetTo sets value to v.
-func (o *OptNilDateTime) SetTo(v time.Time) {
-	o.Set = true
-	o.Null = false
-	o.Value = v
-}
-
-// IsNull returns true if value is Null.
-func (o OptNilDateTime) IsNull() bool { return o.Null }
-
-// SetToNull sets value to null.
-func (o *OptNilDateTime) SetToNull() {
-	o.Set = true
-	o.Null = true
-	var v time.Time
-	o.Value = v
-}
-
-// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
-func (o OptNilDateTime) IsEmpty() bool {
-	return !o.Set && !o.Null
-}
-
-// Get returns value and boolean that denotes whether value was set.
-func (o OptNilDateTime) Get() (v time.Time, ok bool) {
-	if o.Null {
-		return v, false
-	}
-	if !o.Set {
-		return v, false
-	}
-	return o.Value, true
-}
-
-// Or returns value if set, or given parameter if does not.
-func (o OptNilDateTime) Or(d time.Time) time.Time {
-	if v, ok := o.Get(); ok {
-		return v
-	}
-	return d
-}
-
 // NewOptNilDecimal returns new OptNilDecimal with value set to v.
 func NewOptNilDecimal(v bounds.Decimal) OptNilDecimal {
 	return OptNilDecimal{
@@ -4895,6 +4829,74 @@ func (o OptNilDecimal) Get() (v bounds.Decimal, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilDecimal) Or(d bounds.Decimal) bounds.Decimal {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInstant returns new OptNilInstant with value set to v.
+func NewOptNilInstant(v bounds.Instant) OptNilInstant {
+	return OptNilInstant{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInstant is optional nullable bounds.Instant.
+type OptNilInstant struct {
+	Value bounds.Instant
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInstant was set.
+func (o OptNilInstant) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInstant) Reset() {
+	var v bounds.Instant
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInstant) SetTo(v bounds.Instant) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInstant) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInstant) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v bounds.Instant
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInstant) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInstant) Get() (v bounds.Instant, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInstant) Or(d bounds.Instant) bounds.Instant {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -6509,8 +6511,10 @@ type ProductLotCreate struct {
 	LocationID OptNilInt `json:"location_id"`
 	// The lot's number, unique per product and location; null for the product's unnumbered lot.
 	LotNumber OptNilString `json:"lot_number"`
-	// When the lot expires (UTC).
-	ExpirationDate OptNilDateTime `json:"expiration_date"`
+	// When the lot expires (UTC). ISO 8601: a date (YYYY-MM-DD), meaning midnight UTC, or a date-time (RFC
+	// 3339 such as 2026-01-15T09:30:00Z or 2026-01-15T11:30:00+02:00; without an offset it is UTC).
+	// Answers show it as a date-time in UTC.
+	ExpirationDate OptNilInstant `json:"expiration_date"`
 	// On hand, in the product's base unit. A change through PATCH is a correction and writes no stock
 	// movement. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
 	// absolute value below 10^14; returned digit for digit as written.
@@ -6533,7 +6537,7 @@ func (s *ProductLotCreate) GetLotNumber() OptNilString {
 }
 
 // GetExpirationDate returns the value of ExpirationDate.
-func (s *ProductLotCreate) GetExpirationDate() OptNilDateTime {
+func (s *ProductLotCreate) GetExpirationDate() OptNilInstant {
 	return s.ExpirationDate
 }
 
@@ -6558,7 +6562,7 @@ func (s *ProductLotCreate) SetLotNumber(val OptNilString) {
 }
 
 // SetExpirationDate sets the value of ExpirationDate.
-func (s *ProductLotCreate) SetExpirationDate(val OptNilDateTime) {
+func (s *ProductLotCreate) SetExpirationDate(val OptNilInstant) {
 	s.ExpirationDate = val
 }
 
@@ -6783,8 +6787,10 @@ type ProductLotUpdate struct {
 	LocationID OptNilInt `json:"location_id"`
 	// The lot's number, unique per product and location; null for the product's unnumbered lot.
 	LotNumber OptNilString `json:"lot_number"`
-	// When the lot expires (UTC).
-	ExpirationDate OptNilDateTime `json:"expiration_date"`
+	// When the lot expires (UTC). ISO 8601: a date (YYYY-MM-DD), meaning midnight UTC, or a date-time (RFC
+	// 3339 such as 2026-01-15T09:30:00Z or 2026-01-15T11:30:00+02:00; without an offset it is UTC).
+	// Answers show it as a date-time in UTC.
+	ExpirationDate OptNilInstant `json:"expiration_date"`
 	// On hand, in the product's base unit. A change through PATCH is a correction and writes no stock
 	// movement. Exact decimal: at most 6 digits after the decimal point and 15 significant digits,
 	// absolute value below 10^14; returned digit for digit as written.
@@ -6802,7 +6808,7 @@ func (s *ProductLotUpdate) GetLotNumber() OptNilString {
 }
 
 // GetExpirationDate returns the value of ExpirationDate.
-func (s *ProductLotUpdate) GetExpirationDate() OptNilDateTime {
+func (s *ProductLotUpdate) GetExpirationDate() OptNilInstant {
 	return s.ExpirationDate
 }
 
@@ -6822,7 +6828,7 @@ func (s *ProductLotUpdate) SetLotNumber(val OptNilString) {
 }
 
 // SetExpirationDate sets the value of ExpirationDate.
-func (s *ProductLotUpdate) SetExpirationDate(val OptNilDateTime) {
+func (s *ProductLotUpdate) SetExpirationDate(val OptNilInstant) {
 	s.ExpirationDate = val
 }
 
@@ -7976,7 +7982,7 @@ type PurchaseOrderLine struct {
 	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
 	// key holds cost:read.
 	DiscountRate NilDecimal `json:"discount_rate"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
+	// When the goods expire (UTC).
 	ExpirationDate NilDateTime `json:"expiration_date"`
 	// Lead time, in days.
 	LeadTime NilInt `json:"lead_time"`
@@ -8131,8 +8137,10 @@ type PurchaseOrderLineInput struct {
 	// digits, absolute value below 10^14; returned digit for digit as written. Cost field: null unless the
 	// key holds cost:read.
 	DiscountRate OptNilDecimal `json:"discount_rate"`
-	// When the goods expire: a date (YYYY-MM-DD) in bodies, midnight UTC in answers.
-	ExpirationDate OptNilDate `json:"expiration_date"`
+	// When the goods expire (UTC). ISO 8601: a date (YYYY-MM-DD), meaning midnight UTC, or a date-time
+	// (RFC 3339 such as 2026-01-15T09:30:00Z or 2026-01-15T11:30:00+02:00; without an offset it is UTC).
+	// Answers show it as a date-time in UTC.
+	ExpirationDate OptNilInstant `json:"expiration_date"`
 	// Lead time, in days.
 	LeadTime OptNilInt `json:"lead_time"`
 	// Free-text notes.
@@ -8158,7 +8166,7 @@ func (s *PurchaseOrderLineInput) GetDiscountRate() OptNilDecimal {
 }
 
 // GetExpirationDate returns the value of ExpirationDate.
-func (s *PurchaseOrderLineInput) GetExpirationDate() OptNilDate {
+func (s *PurchaseOrderLineInput) GetExpirationDate() OptNilInstant {
 	return s.ExpirationDate
 }
 
@@ -8198,7 +8206,7 @@ func (s *PurchaseOrderLineInput) SetDiscountRate(val OptNilDecimal) {
 }
 
 // SetExpirationDate sets the value of ExpirationDate.
-func (s *PurchaseOrderLineInput) SetExpirationDate(val OptNilDate) {
+func (s *PurchaseOrderLineInput) SetExpirationDate(val OptNilInstant) {
 	s.ExpirationDate = val
 }
 
