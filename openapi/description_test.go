@@ -90,3 +90,12 @@ func TestSingleOnlyDescriptionsFitTheirResource(t *testing.T) {
 		}
 	}
 }
+
+// The description's one server is relative: a page or a client reading the
+// served description calls the server it read it from.
+func TestServerIsRelative(t *testing.T) {
+	servers, _ := document(t)["servers"].([]any)
+	if len(servers) != 1 || servers[0].(map[string]any)["url"] != "/v1" {
+		t.Fatalf("servers %v, want the one relative /v1", servers)
+	}
+}
