@@ -99,3 +99,95 @@ func TestServerIsRelative(t *testing.T) {
 		t.Fatalf("servers %v, want the one relative /v1", servers)
 	}
 }
+
+// Enums are open where the API answers and closed where it is asked: every
+// reference to an enum reachable from a response or a webhook payload sits in
+// an anyOf beside a plain string, and none reachable from a parameter or a
+// request body does, so generated clients accept a value added later and
+// still send only the known ones.
+func TestEnumsOpenInAnswersClosedInRequests(t *testing.T) {
+	doc := document(t)
+	comps := doc["components"].(map[string]any)
+	schemas := comps["schemas"].(map[string]any)
+	enum := func(v any) string {
+		o, _ := v.(map[string]any)
+		ref, _ := o["$ref"].(string)
+		name := strings.TrimPrefix(ref, "#/components/schemas/")
+		if s, _ := schemas[name].(map[string]any); s != nil && s["enum"] != nil {
+			return name
+		}
+		return ""
+	}
+	// uses lists, for every enum reference reachable from v, whether an
+	// anyOf beside it allows any string.
+	type use struct {
+		at   string
+		open bool
+	}
+	uses := func(v any) []use {
+		var out []use
+		seen := map[string]bool{}
+		inAnyOf := map[string]bool{}
+		var visit func(v any, at string)
+		visit = func(v any, at string) {
+			walk(v, at, func(at string, o map[string]any) {
+				if list, ok := o["anyOf"].([]any); ok {
+					open := false
+					for _, x := range list {
+						if x.(map[string]any)["type"] == "string" {
+							open = true
+						}
+					}
+					for i, x := range list {
+						if enum(x) != "" {
+							out = append(out, use{at + "/anyOf/" + strconv.Itoa(i), open})
+							inAnyOf[at+"/anyOf/"+strconv.Itoa(i)] = true
+						}
+					}
+				}
+				if enum(o) != "" {
+					if !inAnyOf[at] {
+						out = append(out, use{at, false}) // a bare reference
+					}
+					return
+				}
+				ref, _ := o["$ref"].(string)
+				parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+				if len(parts) != 2 || seen[ref] {
+					return
+				}
+				seen[ref] = true
+				visit(comps[parts[0]].(map[string]any)[parts[1]], ref)
+			})
+		}
+		visit(v, "#")
+		return out
+	}
+	var answers, requests []use
+	for p, item := range doc["paths"].(map[string]any) {
+		for m, op := range item.(map[string]any) {
+			op := op.(map[string]any)
+			answers = append(answers, uses(op["responses"])...)
+			for _, u := range uses([]any{op["parameters"], op["requestBody"]}) {
+				u.at = strings.ToUpper(m) + " " + p + " " + u.at
+				requests = append(requests, u)
+			}
+		}
+	}
+	for _, item := range doc["webhooks"].(map[string]any) {
+		answers = append(answers, uses(item.(map[string]any)["post"].(map[string]any)["requestBody"])...)
+	}
+	for _, u := range answers {
+		if !u.open {
+			t.Errorf("answered closed: %s", u.at)
+		}
+	}
+	for _, u := range requests {
+		if u.open {
+			t.Errorf("requested open: %s", u.at)
+		}
+	}
+	if len(answers) < 40 || len(requests) < 12 { // status changes, filters, tag and sales-order line bodies
+		t.Fatalf("%d enum uses in answers, %d in requests: the walk missed them", len(answers), len(requests))
+	}
+}
