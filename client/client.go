@@ -11,6 +11,11 @@
 // fields). The answers carry no headers here: to wait out a 429 or 503 by
 // its Retry-After, give NewClient an HTTP client that retries, such as
 // go-retryablehttp's (see examples/client).
+//
+// Enumerated values are open in answers: the API adds values, and one this
+// client does not know arrives as the enum type holding its text (the
+// constants name the known ones), not as a decoding error; see
+// client/openenums. The server refuses an unknown value in a request.
 package client
 
 import "context"

@@ -72,7 +72,9 @@ func (b *specBuilder) init() {
 		Description: apiDoc,
 		License:     &ogen.License{Name: "Apache-2.0", URL: "https://www.apache.org/licenses/LICENSE-2.0"},
 	}
-	s.Servers = []ogen.Server{{URL: "http://127.0.0.1:8080/v1", Description: "larder serve on its default address"}}
+	// Relative: the server the description is read from, whatever address
+	// it listens on (a docs page's requests go back to it).
+	s.Servers = []ogen.Server{{URL: "/v1", Description: "The server this description is served from."}}
 	s.Paths = ogen.Paths{}
 	s.Tags = nil
 	s.Security = ogen.SecurityRequirements{{"bearerAuth": {}}}

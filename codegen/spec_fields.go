@@ -66,7 +66,7 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 		s.Description = strings.TrimSpace(s.Description + " Cost field: null unless the key holds cost:read.")
 	}
 	if f.Ann.ListNull {
-		s.Description = strings.TrimSpace(s.Description + " Only on single retrieval and writes; null in lists.")
+		s.Description = strings.TrimSpace(s.Description + " " + singleOnlyDoc(f.Res))
 	}
 	if bodyBounds {
 		a := f.Ann
@@ -440,7 +440,7 @@ func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) 
 		p := items.AsArray().SetDescription(e.E.Comment())
 		if e.Ann.ListNull {
 			p.Nullable = true
-			p.Description = strings.TrimSpace(p.Description + " Only on single retrieval; null in lists.")
+			p.Description = strings.TrimSpace(p.Description + " " + singleOnlyDoc(r))
 		}
 		s.AddRequiredProperties(p.ToProperty(e.Name()))
 	}
@@ -507,6 +507,26 @@ func (b *specBuilder) borrowedProperties(r *Resource, record bool, to ...*ogen.S
 		}
 	}
 	return nil
+}
+
+// singleOnlyDoc says where a field or an edge that lists show as null
+// appears, from the operations r has: nothing when r has no lists (it is
+// then always shown).
+func singleOnlyDoc(r *Resource) string {
+	if !r.Has(annotate.List) {
+		return ""
+	}
+	var on []string
+	if r.Has(annotate.Read) {
+		on = append(on, "single retrieval")
+	}
+	if r.Has(annotate.Create) || r.Has(annotate.Update) || r.Has(annotate.Delete) || len(r.Actions) > 0 {
+		on = append(on, "writes")
+	}
+	if len(on) == 0 {
+		return "Null in lists."
+	}
+	return "Only on " + strings.Join(on, " and ") + "; null in lists."
 }
 
 // pluralProse is the collection in words, from its path, with the schema

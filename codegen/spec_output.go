@@ -27,6 +27,9 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	}
 	decimalBounds(pub)
 	to31(pub, true)
+	if err := openEnums(pub); err != nil {
+		return err
+	}
 	silenceWebhookSecurity(pub)
 	pub.obj("paths").set("/openapi.json", openapiPath())
 	httpSemantics(pub)

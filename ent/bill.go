@@ -75,7 +75,7 @@ type BillEdges struct {
 	Supplier *Supplier `json:"supplier,omitempty"`
 	// PurchaseOrder holds the value of the purchase_order edge.
 	PurchaseOrder *PurchaseOrder `json:"purchase_order,omitempty"`
-	// The bill's lines, in line id order, each with the lot it received. Only on single retrieval and writes; null in lists.
+	// The bill's lines, in line id order, each with the lot it received.
 	Lines []*BillLine `json:"lines,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -77,7 +77,7 @@ type InvoiceEdges struct {
 	Customer *Customer `json:"customer,omitempty"`
 	// SalesOrder holds the value of the sales_order edge.
 	SalesOrder *SalesOrder `json:"sales_order,omitempty"`
-	// The invoice's lines, in line id order. Only on single retrieval; null in lists.
+	// The invoice's lines, in line id order.
 	Lines []*InvoiceLine `json:"lines,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

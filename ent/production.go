@@ -68,9 +68,9 @@ type ProductionEdges struct {
 	ProductionLine *ProductionLine `json:"production_line,omitempty"`
 	// Location holds the value of the location edge.
 	Location *Location `json:"location,omitempty"`
-	// The components the run plans to consume; only on single retrieval.
+	// The components the run plans to consume.
 	PlannedSteps []*ProductionPlannedStep `json:"planned_steps,omitempty"`
-	// The component lots the run consumed; only on single retrieval.
+	// The component lots the run consumed.
 	ConsumedSteps []*ProductionConsumedStep `json:"consumed_steps,omitempty"`
 	// The run's routing, copied from the recipe when planned (internal).
 	Operations []*ProductionOperation `json:"operations,omitempty"`

@@ -72,7 +72,7 @@ type PurchaseOrderEdges struct {
 	Account *Account `json:"account,omitempty"`
 	// Supplier holds the value of the supplier edge.
 	Supplier *Supplier `json:"supplier,omitempty"`
-	// The order's lines, in line id order. Only on single retrieval and writes; null in lists.
+	// The order's lines, in line id order.
 	Lines []*PurchaseOrderLine `json:"lines,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

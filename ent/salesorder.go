@@ -72,7 +72,7 @@ type SalesOrderEdges struct {
 	Account *Account `json:"account,omitempty"`
 	// Customer holds the value of the customer edge.
 	Customer *Customer `json:"customer,omitempty"`
-	// The order's lines, in line id order. Only on single retrieval and writes; null in lists.
+	// The order's lines, in line id order.
 	Lines []*SalesOrderLine `json:"lines,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

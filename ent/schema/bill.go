@@ -99,7 +99,7 @@ func (Bill) Edges() []ent.Edge {
 			Immutable().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.To("lines", BillLine.Type).
-			Comment("The bill's lines, in line id order, each with the lot it received. Only on single retrieval and writes; null in lists.").
+			Comment("The bill's lines, in line id order, each with the lot it received.").
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 1000).AtMostDistinct("product_id", 200).

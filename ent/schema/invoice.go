@@ -99,7 +99,7 @@ func (Invoice) Edges() []ent.Edge {
 			Immutable().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.To("lines", InvoiceLine.Type).
-			Comment("The invoice's lines, in line id order. Only on single retrieval; null in lists.").
+			Comment("The invoice's lines, in line id order.").
 			Annotations(entsql.OnDelete(entsql.Cascade), annotate.Entries("lines").SingleOnly().Identified()),
 	}
 }

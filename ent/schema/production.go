@@ -107,10 +107,10 @@ func (Production) Edges() []ent.Edge {
 			Unique().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.To("planned_steps", ProductionPlannedStep.Type).
-			Comment("The components the run plans to consume; only on single retrieval.").
+			Comment("The components the run plans to consume.").
 			Annotations(entsql.OnDelete(entsql.Restrict), annotate.Entries("planned_steps").SingleOnly()),
 		edge.To("consumed_steps", ProductionConsumedStep.Type).
-			Comment("The component lots the run consumed; only on single retrieval.").
+			Comment("The component lots the run consumed.").
 			Annotations(entsql.OnDelete(entsql.Restrict), annotate.Entries("consumed_steps").SingleOnly()),
 		edge.To("operations", ProductionOperation.Type).
 			Comment("The run's routing, copied from the recipe when planned (internal).").

@@ -109,7 +109,7 @@ func (PurchaseOrder) Edges() []ent.Edge {
 			Required().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.To("lines", PurchaseOrderLine.Type).
-			Comment("The order's lines, in line id order. Only on single retrieval and writes; null in lists.").
+			Comment("The order's lines, in line id order.").
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).

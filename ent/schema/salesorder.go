@@ -106,7 +106,7 @@ func (SalesOrder) Edges() []ent.Edge {
 			Immutable().
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.To("lines", SalesOrderLine.Type).
-			Comment("The order's lines, in line id order. Only on single retrieval and writes; null in lists.").
+			Comment("The order's lines, in line id order.").
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).KeptByID().

@@ -528,7 +528,7 @@ type Bill struct {
 	// for digit as written. Cost field: null unless the key holds cost:read.
 	Tax2Rate NilDecimal `json:"tax2_rate"`
 	// The bill's lines, in line id order, each with the lot it received. Only on single retrieval and
-	// writes; null in lists. Only on single retrieval; null in lists.
+	// writes; null in lists.
 	Lines []BillLine `json:"lines"`
 }
 
@@ -1340,7 +1340,7 @@ type Customer struct {
 	TerritoryID NilInt `json:"territory_id"`
 	// Web site.
 	Website NilString `json:"website"`
-	// Ids of the customer's tags. Only on single retrieval; null in lists.
+	// Ids of the customer's tags. Only on single retrieval and writes; null in lists.
 	TagIds []int `json:"tag_ids"`
 }
 
@@ -2484,7 +2484,8 @@ type Food struct {
 	// Suggested yield, percent. Exact decimal: at most 6 digits after the decimal point and 15 significant
 	// digits, absolute value below 10^14; returned digit for digit as written.
 	SuggestedYieldPct NilDecimal `json:"suggested_yield_pct"`
-	// Nutrient values per 100 g; an empty array means none. Only on single retrieval; null in lists.
+	// Nutrient values per 100 g; an empty array means none. Only on single retrieval and writes; null in
+	// lists.
 	Nutrients []FoodNutrient `json:"nutrients"`
 }
 
@@ -2884,8 +2885,7 @@ type Invoice struct {
 	// decimal point and 15 significant digits, absolute value below 10^14; returned digit for digit as
 	// written. Cost field: null unless the key holds cost:read.
 	Tax2Rate NilDecimal `json:"tax2_rate"`
-	// The invoice's lines, in line id order. Only on single retrieval; null in lists. Only on single
-	// retrieval; null in lists.
+	// The invoice's lines, in line id order. Only on single retrieval; null in lists.
 	Lines []InvoiceLine `json:"lines"`
 }
 
@@ -7070,11 +7070,9 @@ type Production struct {
 	// Produced quantity, in the product's display unit. Exact decimal: at most 6 digits after the decimal
 	// point and 15 significant digits, absolute value below 10^14; returned digit for digit as written.
 	ProducedQtyDisplayUnits NilDecimal `json:"produced_qty_display_units"`
-	// The components the run plans to consume; only on single retrieval. Only on single retrieval; null in
-	// lists.
+	// The components the run plans to consume. Only on single retrieval and writes; null in lists.
 	PlannedSteps []ProductionPlannedStep `json:"planned_steps"`
-	// The component lots the run consumed; only on single retrieval. Only on single retrieval; null in
-	// lists.
+	// The component lots the run consumed. Only on single retrieval and writes; null in lists.
 	ConsumedSteps []ProductionConsumedStep `json:"consumed_steps"`
 }
 
@@ -7672,8 +7670,7 @@ type PurchaseOrder struct {
 	// significant digits, absolute value below 10^14; returned digit for digit as written. Cost field:
 	// null unless the key holds cost:read.
 	Tax2Rate NilDecimal `json:"tax2_rate"`
-	// The order's lines, in line id order. Only on single retrieval and writes; null in lists. Only on
-	// single retrieval; null in lists.
+	// The order's lines, in line id order. Only on single retrieval and writes; null in lists.
 	Lines []PurchaseOrderLine `json:"lines"`
 }
 
@@ -8850,8 +8847,7 @@ type SalesOrder struct {
 	Tax2Rate NilDecimal `json:"tax2_rate"`
 	// The carrier's tracking number.
 	TrackingNumber NilString `json:"tracking_number"`
-	// The order's lines, in line id order. Only on single retrieval and writes; null in lists. Only on
-	// single retrieval; null in lists.
+	// The order's lines, in line id order. Only on single retrieval and writes; null in lists.
 	Lines []SalesOrderLine `json:"lines"`
 }
 
@@ -9873,7 +9869,7 @@ type Shipment struct {
 	TrackingNumber NilString `json:"tracking_number"`
 	// The invoice the shipment made.
 	InvoiceID NilInt `json:"invoice_id"`
-	// What shipped, per order line. Only on single retrieval; null in lists.
+	// What shipped, per order line.
 	Lines []ShipmentLine `json:"lines"`
 }
 
