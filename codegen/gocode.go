@@ -289,28 +289,43 @@ func (r *Resource) Shown(list bool) string {
 }
 
 // NotInSnapshot are the JSON keys webhook snapshots leave out of a record as
-// lists show it: its cost fields and what only a single retrieval shows
-// (lines among them). Borrowed fields, groups and the edges lists show stay
-// (a snapshot holds the record's top-level fields).
+// a single retrieval shows it: its cost fields and its lines. Everything
+// else at the top level stays (a snapshot holds the record's top-level
+// fields): borrowed fields, groups and every other edge.
 func (r *Resource) NotInSnapshot() []string {
 	var out []string
 	for _, f := range r.Fields {
-		if (f.Ann.Cost || f.Ann.ListNull) && f.Ann.Group == "" {
+		if f.Ann.Cost && f.Ann.Group == "" {
 			out = append(out, f.Name)
 		}
 	}
 	for _, e := range r.EdgesInGroup("") {
-		if e.Ann.ListNull {
+		if e.IsLines() {
 			out = append(out, e.Name())
 		}
 	}
 	return out
 }
 
+// SnapshotEdges are the edges a webhook snapshot shows: all but the lines.
+func (r *Resource) SnapshotEdges() []*Edge {
+	var out []*Edge
+	for _, e := range r.Edges {
+		if !e.IsLines() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// IsLines reports whether e is a record's lines, which webhook snapshots
+// leave out.
+func (e *Edge) IsLines() bool { return e.Ann.Doc != nil || e.Ann.JSON == "lines" }
+
 // SnapshotLoads reports whether a snapshot shows rows beyond the record's
-// own: fields it borrows or edges lists show.
+// own: fields it borrows or edges.
 func (r *Resource) SnapshotLoads() bool {
-	return len(borrows(r)) > 0 || len(r.ListEdges()) > 0
+	return len(borrows(r)) > 0 || len(r.SnapshotEdges()) > 0
 }
 
 // ConvertTo is the statement that sets dst.<field> from the ent value src.

@@ -211,14 +211,14 @@ func (b *specBuilder) resource(r *Resource) error {
 	name := r.Schema
 
 	out := ogen.NewSchema().SetDescription(r.Ann.Description)
-	snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines, single-only fields and cost fields.")
+	snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines and cost fields.")
 	for _, f := range r.Output() {
 		s, err := b.fieldSchema(f, f.Nillable() || f.Ann.ListNull, false)
 		if err != nil {
 			return err
 		}
 		out.AddRequiredProperties(s.ToProperty(f.Name))
-		if !f.Ann.Cost && !f.Ann.ListNull {
+		if !f.Ann.Cost {
 			snapshot.AddRequiredProperties(s.ToProperty(f.Name))
 		}
 	}
@@ -251,7 +251,7 @@ func (b *specBuilder) resource(r *Resource) error {
 		out.AddRequiredProperties(group().ToProperty(g.Name))
 		snapshot.AddRequiredProperties(group().ToProperty(g.Name))
 	}
-	if err := b.listEdgeProperties(snapshot, r); err != nil {
+	if err := b.snapshotEdgeProperties(snapshot, r); err != nil {
 		return err
 	}
 	sc[name] = out
@@ -447,13 +447,15 @@ func (b *specBuilder) edgeProperties(s *ogen.Schema, r *Resource, group string) 
 	return nil
 }
 
-// listEdgeProperties adds to s the top-level edges of r that lists show too,
-// as a snapshot holds them.
-func (b *specBuilder) listEdgeProperties(s *ogen.Schema, r *Resource) error {
+// snapshotEdgeProperties adds to s the top-level edges of r but its lines,
+// as a snapshot holds them: always loaded, so never null.
+func (b *specBuilder) snapshotEdgeProperties(s *ogen.Schema, r *Resource) error {
 	var shown []*Edge
 	for _, e := range r.EdgesInGroup("") {
-		if !e.Ann.ListNull {
-			shown = append(shown, e)
+		if !e.IsLines() {
+			always := *e
+			always.Ann.ListNull = false
+			shown = append(shown, &always)
 		}
 	}
 	if len(shown) == 0 {

@@ -269,7 +269,7 @@ func allergenSnapshots(ctx context.Context, c *ent.Client, es []*ent.Allergen) (
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := allergenInList(e)
+		v := Allergen(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

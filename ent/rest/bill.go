@@ -536,7 +536,7 @@ func billSnapshots(ctx context.Context, c *ent.Client, es []*ent.Bill) ([][]byte
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := billInList(e)
+		v := Bill(e)
 		b, err := snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
 		if err != nil {
 			return nil, err

@@ -469,13 +469,34 @@ func (h *Handlers) DeleteCustomer(ctx context.Context, p oas.DeleteCustomerParam
 	return &oas.CustomerData{Data: Customer(out)}, nil
 }
 
-// customerSnapshots renders the webhook snapshots of es.
+// customerSnapshots renders the webhook snapshots of es, reading
+// through c, in one query per kind of row, the rows they borrow fields from
+// and their edges but lines.
 func customerSnapshots(ctx context.Context, c *ent.Client, es []*ent.Customer) ([][]byte, error) {
-	_, _ = ctx, c
+	ids := make([]int, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+	}
+	q := c.Customer.Query().Where(customer.IDIn(ids...))
+	q.WithTags(func(q *ent.CustomerTagQuery) {
+		q.Order(ent.Asc(customertag.FieldID))
+		q.Select(customertag.FieldTagID)
+	})
+	rows, err := q.Select(customer.FieldID).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loaded := make(map[int]*ent.Customer, len(rows))
+	for _, r := range rows {
+		loaded[r.ID] = r
+	}
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := customerInList(e)
-		b, err := snapshot(&v, "tag_ids")
+		if r := loaded[e.ID]; r != nil {
+			e.Edges = r.Edges
+		}
+		v := Customer(e)
+		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err
 		}

@@ -226,7 +226,7 @@ func equipmentSnapshots(ctx context.Context, c *ent.Client, es []*ent.Equipment)
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := equipmentInList(e)
+		v := Equipment(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

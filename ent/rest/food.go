@@ -330,13 +330,37 @@ func (h *Handlers) DeleteFood(ctx context.Context, p oas.DeleteFoodParams) (*oas
 	return &oas.FoodData{Data: Food(out)}, nil
 }
 
-// foodSnapshots renders the webhook snapshots of es.
+// foodSnapshots renders the webhook snapshots of es, reading
+// through c, in one query per kind of row, the rows they borrow fields from
+// and their edges but lines.
 func foodSnapshots(ctx context.Context, c *ent.Client, es []*ent.Food) ([][]byte, error) {
-	_, _ = ctx, c
+	ids := make([]int, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+	}
+	q := c.Food.Query().Where(food.IDIn(ids...))
+	q.WithNutrients(func(q *ent.FoodNutrientQuery) {
+		q.Order(ent.Asc(foodnutrient.FieldID))
+		q.WithNutrient(func(q *ent.NutrientQuery) {
+			q.Select(nutrient.FieldID, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
+		})
+		q.Select(foodnutrient.FieldIsGlobal, foodnutrient.FieldNutrientID, foodnutrient.FieldValue)
+	})
+	rows, err := q.Select(food.FieldID).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loaded := make(map[int]*ent.Food, len(rows))
+	for _, r := range rows {
+		loaded[r.ID] = r
+	}
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := foodInList(e)
-		b, err := snapshot(&v, "nutrients")
+		if r := loaded[e.ID]; r != nil {
+			e.Edges = r.Edges
+		}
+		v := Food(e)
+		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err
 		}

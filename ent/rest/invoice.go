@@ -277,7 +277,7 @@ func invoiceSnapshots(ctx context.Context, c *ent.Client, es []*ent.Invoice) ([]
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := invoiceInList(e)
+		v := Invoice(e)
 		b, err := snapshot(&v, "paid_amount", "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
 		if err != nil {
 			return nil, err

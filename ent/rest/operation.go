@@ -282,7 +282,7 @@ func operationSnapshots(ctx context.Context, c *ent.Client, es []*ent.Operation)
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := operationInList(e)
+		v := Operation(e)
 		b, err := snapshot(&v, "cost")
 		if err != nil {
 			return nil, err

@@ -358,14 +358,44 @@ func (h *Handlers) GetProduct(ctx context.Context, p oas.GetProductParams) (*oas
 
 // productSnapshots renders the webhook snapshots of es, reading
 // through c, in one query per kind of row, the rows they borrow fields from
-// and the edges lists show.
+// and their edges but lines.
 func productSnapshots(ctx context.Context, c *ent.Client, es []*ent.Product) ([][]byte, error) {
 	ids := make([]int, len(es))
 	for i, e := range es {
 		ids[i] = e.ID
 	}
 	q := c.Product.Query().Where(product.IDIn(ids...))
-	withProductEdges(q, false)
+	q.WithAllergens(func(q *ent.ProductAllergenQuery) {
+		q.Order(ent.Asc(productallergen.FieldID))
+		q.WithAllergen(func(q *ent.AllergenQuery) {
+			q.Select(allergen.FieldID, allergen.FieldCode, allergen.FieldIsMajorAllergen, allergen.FieldName)
+		})
+		q.Select(productallergen.FieldAllergenID, productallergen.FieldSource)
+	})
+	q.WithTags(func(q *ent.ProductTagQuery) {
+		q.Order(ent.Asc(producttag.FieldID))
+		q.Select(producttag.FieldTagID)
+	})
+	q.WithBannedCountries(func(q *ent.ProductBannedCountryQuery) {
+		q.Order(ent.Asc(productbannedcountry.FieldID))
+		q.Select(productbannedcountry.FieldCountryID)
+	})
+	q.WithSubstitutes(func(q *ent.ProductSubstituteQuery) {
+		q.Order(ent.Asc(productsubstitute.FieldID))
+		q.Select(productsubstitute.FieldSubstituteID)
+	})
+	q.WithSuppliers(func(q *ent.ProductSupplierQuery) {
+		q.Order(ent.Asc(productsupplier.FieldID))
+		q.Select(productsupplier.FieldSupplierID)
+	})
+	q.WithByproducts(func(q *ent.ProductByproductQuery) {
+		q.Order(ent.Asc(productbyproduct.FieldID))
+		q.Select(productbyproduct.FieldByproductID)
+	})
+	q.WithQcCheckpoints(func(q *ent.ProductQCCheckpointQuery) {
+		q.Order(ent.Asc(productqccheckpoint.FieldID))
+		q.Select(productqccheckpoint.FieldQcCheckpointID)
+	})
 	rows, err := q.Select(product.FieldID).All(ctx)
 	if err != nil {
 		return nil, err
@@ -379,8 +409,8 @@ func productSnapshots(ctx context.Context, c *ent.Client, es []*ent.Product) ([]
 		if r := loaded[e.ID]; r != nil {
 			e.Edges = r.Edges
 		}
-		v := productInList(e)
-		b, err := snapshot(&v, "cost", "operations_cost", "allergens", "tag_ids")
+		v := Product(e)
+		b, err := snapshot(&v, "cost", "operations_cost")
 		if err != nil {
 			return nil, err
 		}

@@ -360,7 +360,7 @@ func (h *Handlers) UpdateProductLot(ctx context.Context, req *oas.ProductLotUpda
 
 // productLotSnapshots renders the webhook snapshots of es, reading
 // through c, in one query per kind of row, the rows they borrow fields from
-// and the edges lists show.
+// and their edges but lines.
 func productLotSnapshots(ctx context.Context, c *ent.Client, es []*ent.ProductLot) ([][]byte, error) {
 	ids := make([]int, len(es))
 	for i, e := range es {
@@ -381,7 +381,7 @@ func productLotSnapshots(ctx context.Context, c *ent.Client, es []*ent.ProductLo
 		if r := loaded[e.ID]; r != nil {
 			e.Edges = r.Edges
 		}
-		v := productLotInList(e)
+		v := ProductLot(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

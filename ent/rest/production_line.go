@@ -243,7 +243,7 @@ func productionLineSnapshots(ctx context.Context, c *ent.Client, es []*ent.Produ
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := productionLineInList(e)
+		v := ProductionLine(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

@@ -586,7 +586,7 @@ func purchaseOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.Purcha
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := purchaseOrderInList(e)
+		v := PurchaseOrder(e)
 		b, err := snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
 		if err != nil {
 			return nil, err

@@ -626,7 +626,7 @@ func salesOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.SalesOrde
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := salesOrderInList(e)
+		v := SalesOrder(e)
 		b, err := snapshot(&v, "subtotal", "tax1", "tax2", "tax1_rate", "tax2_rate", "lines")
 		if err != nil {
 			return nil, err

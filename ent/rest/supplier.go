@@ -301,7 +301,7 @@ func supplierSnapshots(ctx context.Context, c *ent.Client, es []*ent.Supplier) (
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := supplierInList(e)
+		v := Supplier(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

@@ -210,7 +210,7 @@ func tagSnapshots(ctx context.Context, c *ent.Client, es []*ent.Tag) ([][]byte, 
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := tagInList(e)
+		v := Tag(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

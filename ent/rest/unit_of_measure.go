@@ -228,7 +228,7 @@ func unitOfMeasureSnapshots(ctx context.Context, c *ent.Client, es []*ent.UnitOf
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := unitOfMeasureInList(e)
+		v := UnitOfMeasure(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err

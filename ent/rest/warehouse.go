@@ -165,7 +165,7 @@ func warehouseSnapshots(ctx context.Context, c *ent.Client, es []*ent.Location) 
 	_, _ = ctx, c
 	out := make([][]byte, len(es))
 	for i, e := range es {
-		v := warehouseInList(e)
+		v := Warehouse(e)
 		b, err := snapshot(&v)
 		if err != nil {
 			return nil, err
