@@ -319,6 +319,17 @@ type DocLines struct {
 	// answer) but must leave the lines as written: a create whose answer
 	// shows nothing else answers with the lines it wrote, unread.
 	Record string `json:"record,omitempty"`
+	// Handover makes Prepare return, with its error, what it read and
+	// decided, which Record then takes as its last argument:
+	//
+	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) (T, error)
+	//	func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>, prepared T) error
+	//
+	// for a workflow that must decide and lock before the document and its
+	// lines are written (a shipment locks the lots it takes from before its
+	// lines reference them) and acts on that after. Documents whose lines
+	// are written on create only.
+	Handover bool `json:"handover,omitempty"`
 	// Read, when set, makes the check of the lines' references in
 	// Read.Field also read the Read.Columns of the rows they name, and hands
 	// those rows, by id, to Prepare, which then need not read them again:
@@ -369,3 +380,7 @@ func (e Edge) Reading(field string, columns ...string) Edge {
 
 // RecordedBy names the DocLines.Record function.
 func (e Edge) RecordedBy(workflow string) Edge { e.Doc.Record = workflow; return e }
+
+// HandedOver makes Prepare hand what it decided to Record (see
+// DocLines.Handover).
+func (e Edge) HandedOver() Edge { e.Doc.Handover = true; return e }

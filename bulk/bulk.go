@@ -26,9 +26,13 @@ func SetEach(column string, ids []int, values map[int]decimal.Decimal) func(*sql
 
 // ForUpdate locks the rows a query reads until the transaction ends
 // (PostgreSQL; SQLite serialises writers already). Use it as the modifier of
-// an ent query.
+// an ent query. The lock is FOR NO KEY UPDATE, the one an UPDATE that keeps
+// the key takes: it excludes every other writer of the row, yet lets another
+// transaction insert a row that references it (which takes KEY SHARE), so a
+// writer that references a row before locking it cannot deadlock with one
+// that locked it first.
 func ForUpdate(s *sql.Selector) {
 	if s.Dialect() == dialect.Postgres {
-		s.ForUpdate()
+		s.For(sql.LockNoKeyUpdate)
 	}
 }

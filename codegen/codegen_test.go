@@ -367,3 +367,43 @@ func TestReadingNeedsPrepareAndAReference(t *testing.T) {
 		})
 	}
 }
+
+// HandedOver passes what Prepare decided to Record: it needs both, and a
+// document whose lines an update writes cannot use it (the update path
+// has no place to keep it).
+func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
+	str := func(name string) *Field {
+		return &Field{Name: name, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
+	}
+	lines := func() annotate.Edge {
+		return annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare")
+	}
+	for _, tc := range []struct {
+		name string
+		doc  annotate.Edge
+		want string
+	}{
+		{"no Record", lines().HandedOver(), "name both"},
+		{"an updated document", lines().RecordedBy("example.com/x.Record").HandedOver(), "cannot be handed over"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := resourceWith(str("memo"))
+			entry := &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: []*Field{str("notes")}}
+			e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: tc.doc, Entry: entry}
+			if err := e.validateDoc(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("validateDoc: %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+	// On create only, the calls pass it on.
+	r := resourceWith(str("memo"))
+	r.Ann.Ops = []annotate.Operation{annotate.Create}
+	e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: lines().RecordedBy("example.com/x.Record").HandedOver(),
+		Entry: &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: []*Field{str("notes")}}}
+	if err := e.validateDoc(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Record(), "x.Record(ctx, tx, out, rows, prepared)"; got != want {
+		t.Errorf("Record() = %s, want %s", got, want)
+	}
+}

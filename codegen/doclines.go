@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/annotate"
 )
 
 // validateDoc refuses document lines the generator cannot write.
@@ -34,6 +36,12 @@ func (e *Edge) validateDoc() error {
 		if _, _, ok := splitWorkflow(w); w != "" && !ok {
 			return fmt.Errorf("workflow %q must be <import path>.<Func>", w)
 		}
+	}
+	if d.Handover && (d.Prepare == "" || d.Record == "") {
+		return fmt.Errorf("HandedOver hands what Prepare decided to Record: name both")
+	}
+	if d.Handover && e.Res.Has(annotate.Update) {
+		return fmt.Errorf("HandedOver: the lines of a document that is updated cannot be handed over")
 	}
 	if len(e.Res.DocEdges()) > 0 {
 		return fmt.Errorf("a document has one set of lines")
@@ -238,8 +246,14 @@ func (r *Resource) ReadsCost() bool {
 	return false
 }
 
-// Record is the call of the document's Record function, or "".
-func (e *Edge) Record() string { return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows") }
+// Record is the call of the document's Record function, or "": with what
+// Prepare handed over (DocLines.Handover) last.
+func (e *Edge) Record() string {
+	if e.Ann.Doc.Handover {
+		return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows", "prepared")
+	}
+	return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows")
+}
 
 // workflowCall is the call of a workflow "<import path>.<Func>" with args.
 func workflowCall(w string, args ...string) string {

@@ -4,13 +4,17 @@ package ent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent/allergen"
@@ -2092,9 +2096,50 @@ func MachineHook() Hook {
 	}
 }
 
+// TxAttempts bounds how many times RunInTx runs a transaction that the
+// database aborted to break a deadlock or a serialization conflict.
+const TxAttempts = 5
+
 // RunInTx runs fn in a transaction of c and commits it, or rolls it back when
 // fn fails or panics: a write is all or nothing.
+//
+// A transaction the database aborted as a deadlock's victim or for a
+// serialization failure (Retryable) did nothing, and runs again from the
+// start, up to TxAttempts times in all, each after a short random pause,
+// while ctx leaves time for the pause. fn must be safe to run again: it sets,
+// rather than adds to, whatever it hands out through variables it captures.
+// Writers take their locks in one order (inventory.Pick), so a retry is rare.
 func RunInTx(ctx context.Context, c *Client, fn func(tx *Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := runInTx(ctx, c, fn)
+		if err == nil || attempt == TxAttempts || !Retryable(err) {
+			return err
+		}
+		// Full jitter, growing with each attempt: 0–10 ms, 0–20 ms, …
+		pause := rand.N(time.Duration(attempt) * 10 * time.Millisecond)
+		if d, ok := ctx.Deadline(); ok && time.Until(d) <= pause {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// Retryable reports whether err ended a transaction that did nothing and may
+// simply run again: PostgreSQL chose it as the victim of a deadlock (40P01)
+// or could not serialise it with a concurrent one (40001).
+func Retryable(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// runInTx is one attempt of RunInTx.
+func runInTx(ctx context.Context, c *Client, fn func(tx *Tx) error) error {
 	tx, err := c.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)

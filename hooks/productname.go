@@ -6,6 +6,7 @@ import (
 
 	"entgo.io/ent"
 
+	"larder.dev/larder/bulk"
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/product"
@@ -46,6 +47,18 @@ func PropagateProductName() ent.Hook {
 			ids, err := m.IDs(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("propagate product name: %w", err)
+			}
+			// The lots are locked before the product, in id order, as
+			// every writer of lots takes them (inventory.Pick): a bill
+			// locks its lots, then writes its products' costs.
+			_, err = gen.ClientOf(m).ProductLot.Query().
+				Where(productlot.ProductIDIn(ids...)).
+				Order(productlot.ByID()).
+				Select(productlot.FieldID).
+				Modify(bulk.ForUpdate).
+				Ints(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("propagate product name: lock lots: %w", err)
 			}
 			v, err := next.Mutate(ctx, m)
 			if err != nil {

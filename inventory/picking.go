@@ -95,15 +95,28 @@ func (r *Refusal) Error() string {
 // Pick decides, draw by draw in order, which lots each draw takes from; the
 // lots it reads are locked (PostgreSQL; SQLite serialises writers) in id
 // order, so concurrent picks never take the same stock twice and never
-// deadlock on each other.
+// deadlock on each other. hold names the lots the caller changes besides
+// those it draws from (the lot a production run tops up with its output):
+// they are locked in the same statement.
+//
+// Lock order. Every transaction that moves stock takes its lot locks here
+// (or, for a bill, in purchasing's receipt), all in one statement in id
+// order, before anything else touches those lots (their update, a movement
+// or a document line referencing them) and before the other shared rows it
+// then writes: product costs, document counters, order lines, the run or
+// order it completes. Only the row of the document a workflow acts on (the
+// sales order a shipment ships) is locked earlier, and no writer locks such a
+// row while it holds a lot. So no two writers of stock ever wait for each
+// other in a cycle.
 //
 // It reads and locks only the lots a pick can reach: the named ones and, per
 // product, the first-expiring sellable lots until they hold what the draws
 // ask, found by pages of an index in picking order. Should those fall short
-// once locked (another transaction took from them meanwhile), it locks every
-// sellable lot of the products and decides again, so a refusal for short
-// stock is always made on all of it.
-func Pick(ctx context.Context, tx *ent.Tx, draws []Draw, now time.Time) ([][]Take, error) {
+// once locked (another transaction took from them meanwhile), it gives their
+// locks back (a savepoint) and locks every sellable lot of the products with
+// the named and held ones, again in id order, and decides again, so a refusal
+// for short stock is always made on all of it.
+func Pick(ctx context.Context, tx *ent.Tx, draws []Draw, hold []int, now time.Time) ([][]Take, error) {
 	var named, products []int
 	asked := decimal.Zero // what named draws take, which may come from a product's first lots
 	need := map[int]decimal.Decimal{}
@@ -125,13 +138,25 @@ func Pick(ctx context.Context, tx *ent.Tx, draws []Draw, now time.Time) ([][]Tak
 	if err != nil {
 		return nil, err
 	}
-	lots, err := lockLots(ctx, tx, append(named, first...), nil, now)
+	named = append(named, hold...)
+	if len(products) > 0 {
+		// Direct SQL: a savepoint, which ent does not model; the locks taken
+		// after it can be given back, so that a second, wider lock never
+		// waits for a lot of lower id while holding one.
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT pick"); err != nil {
+			return nil, fmt.Errorf("pick: %w", err)
+		}
+	}
+	lots, err := lockLots(ctx, tx, append(slices.Clip(named), first...), nil, now)
 	if err != nil {
 		return nil, err
 	}
 	takes, err := decide(draws, lots, now)
 	var r *Refusal
 	if asRefusal(err, &r) && r.Kind == StockShort && draws[r.Draw].Lot == 0 {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT pick"); err != nil {
+			return nil, fmt.Errorf("pick: %w", err)
+		}
 		if lots, err = lockLots(ctx, tx, named, products, now); err != nil {
 			return nil, err
 		}

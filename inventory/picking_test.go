@@ -85,7 +85,7 @@ func (f *fixture) pick(t *testing.T, draws ...inventory.Draw) string {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	takes, err := inventory.Pick(f.ctx, tx, draws, now)
+	takes, err := inventory.Pick(f.ctx, tx, draws, nil, now)
 	return f.words(takes, err)
 }
 
@@ -233,7 +233,7 @@ func TestPickLocksOnlyWhatItReaches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		takes, err := inventory.Pick(f.ctx, tx, []inventory.Draw{{Product: f.a, Quantity: decimal.NewFromInt(int64(n))}}, now)
+		takes, err := inventory.Pick(f.ctx, tx, []inventory.Draw{{Product: f.a, Quantity: decimal.NewFromInt(int64(n))}}, nil, now)
 		if err != nil || len(takes[0]) != n {
 			t.Fatalf("picking %d: %s", n, f.words(takes, err))
 		}
@@ -263,7 +263,7 @@ func TestPickAfterConcurrentTake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Rollback()
-	if takes, err := inventory.Pick(f.ctx, a, draw, now); f.words(takes, err) != "first:5" {
+	if takes, err := inventory.Pick(f.ctx, a, draw, nil, now); f.words(takes, err) != "first:5" {
 		t.Fatalf("first pick: %s", f.words(takes, err))
 	}
 	if _, err := a.ExecContext(f.ctx, "UPDATE product_lots SET quantity_base = 0 WHERE id = $1", f.lots["first"]); err != nil {
@@ -277,7 +277,7 @@ func TestPickAfterConcurrentTake(t *testing.T) {
 			return
 		}
 		defer b.Rollback()
-		takes, err := inventory.Pick(f.ctx, b, draw, now)
+		takes, err := inventory.Pick(f.ctx, b, draw, nil, now)
 		done <- f.words(takes, err)
 	}()
 	// Commit once the second pick waits for the first lot's lock.

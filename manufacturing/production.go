@@ -206,9 +206,10 @@ type Completion struct {
 // PRODUCTION_CONSUMPTION movements and records them as consumed steps,
 // creates or tops up the output lot (the run's lot number, product and
 // location) with a PRODUCTION_OUTPUT movement, and emits
-// production.completed. Every lot is locked before its quantity is read, so
-// concurrent completions cannot take the same stock twice; a shortage
-// refuses the whole completion.
+// production.completed. Every lot, the output lot included, is locked before
+// its quantity is read, all at once in id order (inventory.Pick), so
+// concurrent completions cannot take the same stock twice nor deadlock with
+// other writers of those lots; a shortage refuses the whole completion.
 func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Time) (*ent.Production, error) {
 	run, err := tx.Production.Get(ctx, id)
 	if err != nil {
@@ -234,7 +235,13 @@ func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Ti
 		return nil, problem.Invalid("produced_qty_display_units", "must be greater than 0")
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	takes, err := c.takes(ctx, tx, run, now)
+	// The output lot, when it exists, is locked with the lots consumed, in
+	// one id order (inventory.Pick).
+	out, err := outputLot(ctx, tx, run)
+	if err != nil {
+		return nil, err
+	}
+	takes, err := c.takes(ctx, tx, run, out, now)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +264,7 @@ func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Ti
 			return nil, fmt.Errorf("consumed step of lot %d: %w", t.Lot.ID, err)
 		}
 	}
-	if err := output(ctx, tx, run, *produced, c.PositiveRelease, now); err != nil {
+	if err := output(ctx, tx, run, out, *produced, c.PositiveRelease, now); err != nil {
 		return nil, err
 	}
 	return move(ctx, tx, run, production.StatusCOMPLETED, func(u *ent.ProductionUpdateOne) {
@@ -269,8 +276,9 @@ func Complete(ctx context.Context, tx *ent.Tx, id int, c Completion, now time.Ti
 }
 
 // takes resolves what a completion consumes: the named lots, or the planned
-// steps picked from sellable lots (inventory.Pick, which locks them).
-func (c Completion) takes(ctx context.Context, tx *ent.Tx, run *ent.Production, now time.Time) ([]inventory.Take, error) {
+// steps picked from sellable lots (inventory.Pick, which locks them, and the
+// output lot out unless it is 0).
+func (c Completion) takes(ctx context.Context, tx *ent.Tx, run *ent.Production, out int, now time.Time) ([]inventory.Take, error) {
 	var draws []inventory.Draw
 	field := "consume[%d]"
 	for i, x := range c.Consume {
@@ -293,7 +301,11 @@ func (c Completion) takes(ctx context.Context, tx *ent.Tx, run *ent.Production, 
 			draws = append(draws, d)
 		}
 	}
-	picked, err := inventory.Pick(ctx, tx, draws, now)
+	var hold []int
+	if out != 0 {
+		hold = []int{out}
+	}
+	picked, err := inventory.Pick(ctx, tx, draws, hold, now)
 	r, ok := err.(*inventory.Refusal)
 	if !ok {
 		return merge(picked), err
@@ -333,27 +345,33 @@ func merge(picked [][]inventory.Take) []inventory.Take {
 	return out
 }
 
-// output creates the run's output lot, or tops up the lot of the same
-// number, product and location, with a PRODUCTION_OUTPUT movement of the
-// produced quantity in the product's base unit.
-func output(ctx context.Context, tx *ent.Tx, run *ent.Production, produced decimal.Decimal, positiveRelease bool, now time.Time) error {
+// outputLot is the id of the lot a run's output tops up (its lot number,
+// product and location), or 0 when there is none yet.
+func outputLot(ctx context.Context, tx *ent.Tx, run *ent.Production) (int, error) {
+	key := 0
+	if run.LocationID != nil {
+		key = *run.LocationID
+	}
+	ids, err := tx.ProductLot.Query().
+		Where(productlot.ProductID(run.ProductID), productlot.LocationKey(key), productlot.LotNumber(*run.LotNumber)).
+		IDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// output tops up the run's output lot existing (locked with the lots
+// consumed), or creates it when existing is 0, with a PRODUCTION_OUTPUT
+// movement of the produced quantity in the product's base unit.
+func output(ctx context.Context, tx *ent.Tx, run *ent.Production, existing int, produced decimal.Decimal, positiveRelease bool, now time.Time) error {
 	p, err := tx.Product.Get(ctx, run.ProductID)
 	if err != nil {
 		return err
 	}
 	q := produced.Mul(units.PerInventoryUnit(p)).Round(units.Places)
 	ctx = hooks.WithMovement(ctx, hooks.Movement{Type: stockmovement.TypePRODUCTION_OUTPUT, DocumentType: "production", DocumentID: run.ID})
-	key := 0
-	if run.LocationID != nil {
-		key = *run.LocationID
-	}
-	existing, err := tx.ProductLot.Query().
-		Where(productlot.ProductID(run.ProductID), productlot.LocationKey(key), productlot.LotNumber(*run.LotNumber)).
-		IDs(ctx)
-	if err != nil {
-		return err
-	}
-	if len(existing) == 0 {
+	if existing == 0 {
 		b := tx.ProductLot.Create().
 			SetProductID(run.ProductID).
 			SetNillableLocationID(run.LocationID).
@@ -366,7 +384,8 @@ func output(ctx context.Context, tx *ent.Tx, run *ent.Production, produced decim
 		}
 		return b.Exec(ctx)
 	}
-	lot, err := tx.ProductLot.Query().Where(productlot.ID(existing[0])).Modify(bulk.ForUpdate).Only(ctx)
+	// Locked already: this reads it as it stands.
+	lot, err := tx.ProductLot.Query().Where(productlot.ID(existing)).Modify(bulk.ForUpdate).Only(ctx)
 	if err != nil {
 		return err
 	}

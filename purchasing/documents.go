@@ -271,10 +271,14 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 		num, _ := m.LotNumber()
 		keys[i] = lotKey{pid, loc, num}
 	}
+	// Locked in id order before anything touches them, as every writer of
+	// stock locks its lots (inventory.Pick); the top-ups below add to what
+	// is read here, and the products' costs are written after.
 	existing, err := tx.ProductLot.Query().
+		Order(productlot.ByID()).
 		Modify(func(s *sql.Selector) {
 			s.Where(lotKeysIn(s, keys))
-			bulk.ForUpdate(s) // the top-ups below add to what is read here
+			bulk.ForUpdate(s)
 		}).
 		All(ctx)
 	if err != nil {

@@ -354,6 +354,7 @@ func (l *List) Import(ctx context.Context, c *ent.Client, lines []Line, perrs []
 	}
 	var res Result
 	err = ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		res = Result{} // counted afresh if the transaction runs again
 		stored, err := l.rows(ctx, tx.Client())
 		if err != nil {
 			return err

@@ -28,7 +28,9 @@ import (
 var shippable = []salesorder.Status{salesorder.StatusOPEN, salesorder.StatusPREPARING, salesorder.StatusBACK_ORDER}
 
 // lockOrder reads a shipment's order and its lines, the order's row locked,
-// so that two shipments of one order run one after the other.
+// so that two shipments of one order run one after the other. It is the one
+// row a shipment locks before its lots: no writer locks a sales order while
+// it holds a lot.
 func lockOrder(ctx context.Context, tx *ent.Tx, id int) (*ent.SalesOrder, map[int]*ent.SalesOrderLine, error) {
 	o, err := tx.SalesOrder.Query().Where(salesorder.ID(id)).Modify(bulk.ForUpdate).Only(ctx)
 	if err != nil {
@@ -52,60 +54,72 @@ func orZero(d *decimal.Decimal) decimal.Decimal {
 	return *d
 }
 
+// Shipping is what PrepareShipment read, locked and decided for Ship: the
+// order and its lines, and the lots each shipment line takes from.
+type Shipping struct {
+	order *ent.SalesOrder
+	lines map[int]*ent.SalesOrderLine
+	picks [][]inventory.Take
+}
+
 // PrepareShipment checks a shipment before it is saved: the order ships (it
 // is OPEN, PREPARING or BACK_ORDER; 409 INVALID_STATE otherwise), each line
 // names a line of this order (400), and no order line ships more than it has
 // left to ship (400 naming the line that goes over). An omitted ship date is
-// today.
-func PrepareShipment(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, lines []*ent.ShipmentLineCreate) error {
+// today. It then decides which lots each line takes from: its named lot, or
+// its product's sellable lots, first-expiring first (409 LOT_NOT_SELLABLE for
+// a named lot that cannot ship, 409 INSUFFICIENT_STOCK when stock is short).
+// The lots are locked as they are read, in id order (inventory.Pick), before
+// the shipment's lines reference them, so concurrent shipments never take
+// the same stock twice and never deadlock; Ship takes what it decided.
+func PrepareShipment(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, lines []*ent.ShipmentLineCreate) (*Shipping, error) {
 	orderID, _ := m.SalesOrderID()
 	o, orderLines, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !slices.Contains(shippable, o.Status) {
-		return problem.Conflict(problem.InvalidState, "", fmt.Sprintf("A %s sales order does not ship; only OPEN, PREPARING and BACK_ORDER orders do.", o.Status))
+		return nil, problem.Conflict(problem.InvalidState, "", fmt.Sprintf("A %s sales order does not ship; only OPEN, PREPARING and BACK_ORDER orders do.", o.Status))
 	}
 	asked := map[int]decimal.Decimal{}
+	draws := make([]inventory.Draw, len(lines))
+	of := make([]int, len(lines)) // line → its order line
 	for i, b := range lines {
 		l := b.Mutation()
 		id, _ := l.SalesOrderLineID()
 		ol, ok := orderLines[id]
 		if !ok {
-			return problem.Invalidf(fmt.Sprintf("lines[%d].sales_order_line_id", i), "must name a line of this sales order (%d is not one)", id)
+			return nil, problem.Invalidf(fmt.Sprintf("lines[%d].sales_order_line_id", i), "must name a line of this sales order (%d is not one)", id)
 		}
 		q, _ := l.QuantityBase()
 		asked[id] = asked[id].Add(q)
 		left := orZero(ol.OrderQtyBase).Sub(orZero(ol.ShippedQtyBase)).Sub(orZero(ol.CancelledQtyBase))
 		if asked[id].GreaterThan(left) {
-			return problem.Invalidf(fmt.Sprintf("lines[%d].quantity_base", i), "ships more of line %d than it has left to ship (%s base units)", id, left)
+			return nil, problem.Invalidf(fmt.Sprintf("lines[%d].quantity_base", i), "ships more of line %d than it has left to ship (%s base units)", id, left)
 		}
+		draws[i] = inventory.Draw{Product: ol.ProductID, Quantity: q}
+		if lot, ok := l.LotID(); ok {
+			draws[i].Lot = lot
+		}
+		of[i] = id
 	}
 	if _, ok := m.ShipDate(); !ok {
 		m.SetShipDate(today())
 	}
-	return nil
+	picks, err := pickLots(ctx, tx, draws, of, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &Shipping{order: o, lines: orderLines, picks: picks}, nil
 }
 
-// Ship records a saved shipment: it takes each line's quantity from its
-// named lot or from its product's sellable lots, first-expiring first (409
-// LOT_NOT_SELLABLE for a named lot that cannot ship, 409 INSUFFICIENT_STOCK
-// when stock is short), with one SHIPPING movement per lot taken; adds the
+// Ship records a saved shipment with what PrepareShipment decided: it lowers
+// the lots picked, with one SHIPPING movement per lot taken; adds the
 // quantities to the order lines; makes the invoice; and moves the order to
-// SHIPPED when every line is shipped or cancelled, else to BACK_ORDER. The
-// lots are locked as they are read, in id order, so concurrent shipments
-// never take the same stock twice.
-func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.ShipmentLine) error {
-	o, orderLines, err := lockOrder(ctx, tx, s.SalesOrderID)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	picks, err := pickLots(ctx, tx, orderLines, rows, now)
-	if err != nil {
-		return err
-	}
-	if err := takeStock(ctx, tx, s, picks); err != nil {
+// SHIPPED when every line is shipped or cancelled, else to BACK_ORDER.
+func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.ShipmentLine, p *Shipping) error {
+	o, orderLines := p.order, p.lines
+	if err := takeStock(ctx, tx, s, p.picks); err != nil {
 		return err
 	}
 	shipped := map[int]decimal.Decimal{} // order line → what this shipment ships
@@ -121,7 +135,7 @@ func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.Shipment
 	for _, id := range order {
 		totals[id] = orZero(orderLines[id].ShippedQtyBase).Add(shipped[id])
 	}
-	err = tx.SalesOrderLine.Update().
+	err := tx.SalesOrderLine.Update().
 		Where(salesorderline.IDIn(order...)).
 		Modify(bulk.SetEach(salesorderline.FieldShippedQtyBase, order, totals)).
 		Exec(hooks.WritingLines(ctx, ent.TypeSalesOrderLine))
@@ -155,27 +169,21 @@ func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.Shipment
 }
 
 // pickLots decides, line by line in body order, which lots each line's
-// quantity comes from (inventory.Pick), and words a refusal for the line.
-func pickLots(ctx context.Context, tx *ent.Tx, orderLines map[int]*ent.SalesOrderLine, rows []*ent.ShipmentLine, now time.Time) ([][]inventory.Take, error) {
-	draws := make([]inventory.Draw, len(rows))
-	for i, r := range rows {
-		draws[i] = inventory.Draw{Product: orderLines[r.SalesOrderLineID].ProductID, Quantity: orZero(r.QuantityBase)}
-		if r.LotID != nil {
-			draws[i].Lot = *r.LotID
-		}
-	}
-	takes, err := inventory.Pick(ctx, tx, draws, now)
+// quantity comes from (inventory.Pick), and words a refusal for the line;
+// of names each line's order line.
+func pickLots(ctx context.Context, tx *ent.Tx, draws []inventory.Draw, of []int, now time.Time) ([][]inventory.Take, error) {
+	takes, err := inventory.Pick(ctx, tx, draws, nil, now)
 	r, ok := err.(*inventory.Refusal)
 	if !ok {
 		return takes, err
 	}
-	d, row := draws[r.Draw], rows[r.Draw]
+	d := draws[r.Draw]
 	at := fmt.Sprintf("lines[%d].lot_id", r.Draw)
 	switch {
 	case r.Kind == inventory.LotMissing: // the builder checked it: gone meanwhile
 		return nil, problem.Invalidf(at, "must name an existing product lot (%d was not found)", d.Lot)
 	case r.Kind == inventory.LotOfOther:
-		return nil, problem.Invalidf(at, "is a lot of product %d; order line %d is product %d", r.Lot.ProductID, row.SalesOrderLineID, d.Product)
+		return nil, problem.Invalidf(at, "is a lot of product %d; order line %d is product %d", r.Lot.ProductID, of[r.Draw], d.Product)
 	case r.Kind == inventory.LotNotSellable:
 		return nil, problem.Conflict(problem.LotNotSellable, at, fmt.Sprintf("Lot %d cannot ship: it is %s.", d.Lot, r.Why))
 	case d.Lot != 0:

@@ -131,7 +131,8 @@ func seedShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, rows []*en
 		}
 	}
 	b := tx.Shipment.Create().SetSalesOrderID(o.ID).SetShipDate(shipped)
-	if err := sales.PrepareShipment(ctx, tx, b.Mutation(), sl); err != nil {
+	prepared, err := sales.PrepareShipment(ctx, tx, b.Mutation(), sl)
+	if err != nil {
 		return 0, err
 	}
 	s, err := b.Save(ctx)
@@ -145,7 +146,7 @@ func seedShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, rows []*en
 	if err != nil {
 		return 0, err
 	}
-	if err := sales.Ship(ctx, tx, s, srows); err != nil {
+	if err := sales.Ship(ctx, tx, s, srows, prepared); err != nil {
 		return 0, err
 	}
 	s, err = tx.Shipment.Get(ctx, s.ID)

@@ -40,6 +40,7 @@ func Scale(ctx context.Context, c *ent.Client, dia string, n int, progress func(
 	quiet := hooks.WithoutEvents(ctx)
 	var res ScaleResult
 	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		res = ScaleResult{} // counted afresh if the transaction runs again
 		bulk, err := catalog.NewBulk(ctx, tx)
 		if err != nil {
 			return err

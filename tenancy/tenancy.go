@@ -52,6 +52,7 @@ func Create(ctx context.Context, c *ent.Client, name, plan, currency string, set
 	ctx = policy.System(ctx)
 	var out Organization
 	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		out = Organization{} // filled afresh if the transaction runs again
 		org, err := tx.Organization.Create().
 			SetName(name).
 			SetPlan(organization.Plan(plan)).

@@ -239,7 +239,8 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err != nil {
 			return err
 		}
-		if err := sales.PrepareShipment(ctx, tx, b.Mutation(), lines); err != nil {
+		prepared, err := sales.PrepareShipment(ctx, tx, b.Mutation(), lines)
+		if err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -250,7 +251,7 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err != nil {
 			return err
 		}
-		if err := sales.Ship(ctx, tx, out, rows); err != nil {
+		if err := sales.Ship(ctx, tx, out, rows, prepared); err != nil {
 			return err
 		}
 		// The workflow may have changed the document; its lines are as written.

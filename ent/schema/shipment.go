@@ -66,7 +66,8 @@ func (Shipment) Edges() []ent.Edge {
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
 					PreparedBy("larder.dev/larder/sales.PrepareShipment").
-					RecordedBy("larder.dev/larder/sales.Ship"),
+					RecordedBy("larder.dev/larder/sales.Ship").
+					HandedOver(),
 			),
 	}
 }
