@@ -13,6 +13,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "cmd/larder/product.go", Function: "accountFlags.open", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "cmd/larder/serve.go", Function: "createDemo", Why: "whether any organization exists decides the demo; organizations are system-only."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.emit", Why: "events go to the outbox, which is system-only (the dispatcher reads every account's)."},
+	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.renderNow", Why: "a snapshot shows the record's links as the API does, read for the outbox, which is system-only."},
 	{Kind: "system viewer", File: "hooks/purchasing.go", Function: "blocksUnapproved", Why: "the organization's purchasing setting is read from a system-only table."},
 	{Kind: "system viewer", File: "metrics/metrics.go", Function: "outbox.Collect", Why: "the outbox backlog is counted across every account (events and deliveries are system-only); only counts and one timestamp leave."},
 	{Kind: "system viewer", File: "seed/shared.go", Function: "Shared", Why: "shared reference rows belong to no account; only the system writes them."},

@@ -116,12 +116,18 @@ func Outbox(snaps Snapshots) ent.Hook {
 				if err != nil {
 					return nil, err
 				}
+				// Rendered before the rows go: at the commit neither the
+				// records nor their links are there to read.
+				gone, err := o.renderNow(ctx, "deleted", before)
+				if err != nil {
+					return nil, err
+				}
 				v, err := next.Mutate(ctx, m)
 				if err != nil {
 					return v, err
 				}
-				for _, b := range before {
-					if err := o.emit(ctx, "deleted", b); err != nil {
+				for _, g := range gone {
+					if err := o.emit(ctx, "deleted", g); err != nil {
 						return nil, err
 					}
 				}
@@ -190,6 +196,43 @@ type outbox struct {
 	res    gen.EventResource
 }
 
+// rendered is a record whose snapshot was rendered as the change was made.
+type rendered struct {
+	v    ent.Value
+	body []byte
+}
+
+// renderNow renders now the snapshots of the records vs, for events of
+// action, and returns them for emit.
+func (o outbox) renderNow(ctx context.Context, action string, vs []ent.Value) ([]ent.Value, error) {
+	// System viewer: a snapshot shows the record's links as the API does, read for the outbox, which is system-only.
+	if !slices.Contains(o.res.Actions, action) {
+		return vs, nil
+	}
+	var keeps []ent.Value
+	for _, v := range vs {
+		if _, _, keep, ok := o.snaps.Subject(v); ok {
+			keeps = append(keeps, keep)
+		}
+	}
+	if len(keeps) == 0 {
+		return vs, nil
+	}
+	bodies, err := o.snaps.Render(policy.System(ctx), o.client, keeps)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: render snapshots: %w", err)
+	}
+	out := make([]ent.Value, 0, len(vs))
+	i := 0
+	for _, v := range vs {
+		if _, _, _, ok := o.snaps.Subject(v); ok {
+			out = append(out, rendered{v: v, body: bodies[i]})
+			i++
+		}
+	}
+	return out, nil
+}
+
 // emit queues the event of action on v, if the resource emits it, for the
 // transaction's commit.
 func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
@@ -197,9 +240,16 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if !slices.Contains(o.res.Actions, action) {
 		return nil
 	}
+	var body []byte
+	if r, ok := v.(rendered); ok {
+		v, body = r.v, r.body
+	}
 	resource, id, keep, ok := o.snaps.Subject(v)
 	if !ok {
 		return nil
+	}
+	if body != nil {
+		keep = nil // rendered already
 	}
 	acct, ok := gen.AccountOf(v)
 	if !ok {
@@ -233,6 +283,9 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if source == policy.SourceAPI {
 		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
 	}
+	if body != nil {
+		c.SetSnapshot(json.RawMessage(body))
+	}
 	queue(sys, o.tx, o.snaps, c, keep)
 	return nil
 }
@@ -250,7 +303,7 @@ type pending struct {
 	snaps  Snapshots
 	mu     sync.Mutex
 	events []*gen.EventCreate
-	values []ent.Value // what each event's snapshot renders
+	values []ent.Value // what each event's snapshot renders; nil when rendered already
 }
 
 // pendingEvents maps a transaction (gen.TxKey) to its pending events.
@@ -306,12 +359,19 @@ func (p *pending) write(tx *gen.Tx) error {
 	evs, vs := p.events, p.values
 	for len(evs) > 0 {
 		n := min(len(evs), eventBatch)
-		bodies, err := p.snaps.Render(p.ctx, tx.Client(), vs[:n])
+		var at []int
+		var todo []ent.Value
+		for i, v := range vs[:n] {
+			if v != nil {
+				at, todo = append(at, i), append(todo, v)
+			}
+		}
+		bodies, err := p.snaps.Render(p.ctx, tx.Client(), todo)
 		if err != nil {
 			return fmt.Errorf("outbox: render snapshots: %w", err)
 		}
-		for i, c := range evs[:n] {
-			c.SetSnapshot(json.RawMessage(bodies[i]))
+		for j, i := range at {
+			evs[i].SetSnapshot(json.RawMessage(bodies[j]))
 		}
 		if err := tx.Event.CreateBulk(evs[:n]...).Exec(p.ctx); err != nil {
 			return fmt.Errorf("outbox: write events: %w", err)
