@@ -360,13 +360,13 @@ func (p *pending) write(tx *gen.Tx) error {
 	for len(evs) > 0 {
 		n := min(len(evs), eventBatch)
 		var at []int
-		var todo []ent.Value
+		var unrendered []ent.Value
 		for i, v := range vs[:n] {
 			if v != nil {
-				at, todo = append(at, i), append(todo, v)
+				at, unrendered = append(at, i), append(unrendered, v)
 			}
 		}
-		bodies, err := p.snaps.Render(p.ctx, tx.Client(), todo)
+		bodies, err := p.snaps.Render(p.ctx, tx.Client(), unrendered)
 		if err != nil {
 			return fmt.Errorf("outbox: render snapshots: %w", err)
 		}
