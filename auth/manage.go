@@ -7,7 +7,6 @@ import (
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
@@ -125,7 +124,7 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 		return nil, fmt.Errorf("organization %d does not exist", orgID)
 	}
 	keys, err := c.APIKey.Query().
-		Where(apikey.HasAccountWith(account.OrganizationID(orgID))).
+		Where(ofOrganization(orgID)).
 		WithAccount().
 		WithReplacedBy(func(q *ent.APIKeyQuery) { q.Select(apikey.FieldID, apikey.FieldReplacesID) }).
 		Order(apikey.ByID()).

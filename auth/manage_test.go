@@ -78,21 +78,21 @@ func TestAuditHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := auth.RotateKey(audit.WithActor(context.Background(), "bob@laptop"), c, k.Record.ID, 24*time.Hour, t0)
+		r, err := auth.RotateKey(audit.WithActor(context.Background(), "bob@laptop"), c, org.Org.ID, k.Record.ID, 24*time.Hour, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.RevokeKey(ctx, c, r.New.ID, t0.Add(time.Minute)); err != nil {
+		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := tenancy.SetPlan(ctx, c, org.Org.ID, "starter"); err != nil {
 			t.Fatal(err)
 		}
 		// Refused changes.
-		if _, err := auth.RotateKey(ctx, c, k.Record.ID, 0, t0); err == nil {
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, 0, t0); err == nil {
 			t.Fatal("second rotation allowed")
 		}
-		if _, err := auth.RevokeKey(ctx, c, r.New.ID, t0); err == nil {
+		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, t0); err == nil {
 			t.Fatal("second revocation allowed")
 		}
 		if _, err := tenancy.SetPlan(ctx, c, org.Org.ID, "gold"); err == nil {
@@ -169,11 +169,11 @@ func TestAuditRecordSharesTheTransaction(t *testing.T) {
 				return err
 			},
 			"rotate": func() error {
-				_, err := auth.RotateKey(bad, c, k.Record.ID, time.Hour, time.Now())
+				_, err := auth.RotateKey(bad, c, org.Org.ID, k.Record.ID, time.Hour, time.Now())
 				return err
 			},
 			"revoke": func() error {
-				_, err := auth.RevokeKey(bad, c, k.Record.ID, time.Now())
+				_, err := auth.RevokeKey(bad, c, org.Org.ID, k.Record.ID, time.Now())
 				return err
 			},
 			"set plan": func() error {
@@ -221,7 +221,7 @@ func TestConcurrentRotations(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := auth.RotateKey(context.Background(), st.Client, k.Record.ID, time.Hour, time.Now())
+				_, err := auth.RotateKey(context.Background(), st.Client, org.Org.ID, k.Record.ID, time.Hour, time.Now())
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

@@ -8,7 +8,9 @@ import (
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/policy"
 )
 
@@ -56,8 +58,9 @@ type Rotated struct {
 // so the Sunset header names the exact moment it stops), and with grace 0 no
 // longer. A revoked key, or one already rotated, cannot be rotated. The new key
 // takes the old one's place against MaxActiveKeys (see Occupying), so no limit
-// is checked. Recorded for the actor of ctx.
-func RotateKey(ctx context.Context, c *ent.Client, keyID int, grace time.Duration, now time.Time) (*Rotated, error) {
+// is checked. A key of another organization than orgID is not found. Recorded
+// for the actor of ctx.
+func RotateKey(ctx context.Context, c *ent.Client, orgID, keyID int, grace time.Duration, now time.Time) (*Rotated, error) {
 	// System viewer: API keys and the audit history are system-only.
 	if _, err := ParseGrace(graceName(grace)); err != nil {
 		return nil, err
@@ -70,16 +73,16 @@ func RotateKey(ctx context.Context, c *ent.Client, keyID int, grace time.Duratio
 		// The conditional update locks the key row: a concurrent revocation or
 		// rotation either commits first (and this matches nothing) or waits.
 		n, err := tx.APIKey.Update().
-			Where(apikey.ID(keyID), apikey.RevokedAtIsNil(), apikey.ExpiresAtIsNil()).
+			Where(apikey.ID(keyID), ofOrganization(orgID), apikey.RevokedAtIsNil(), apikey.ExpiresAtIsNil()).
 			SetExpiresAt(expires).
 			Save(ctx)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return notRotatable(ctx, tx.Client(), keyID, now)
+			return notRotatable(ctx, tx.Client(), orgID, keyID, now)
 		}
-		old, err := tx.APIKey.Query().Where(apikey.ID(keyID)).WithAccount().Only(ctx)
+		old, err := tx.APIKey.Query().Where(apikey.ID(keyID), ofOrganization(orgID)).WithAccount().Only(ctx)
 		if err != nil {
 			return err
 		}
@@ -109,9 +112,9 @@ func RotateKey(ctx context.Context, c *ent.Client, keyID int, grace time.Duratio
 	return out, nil
 }
 
-// notRotatable explains why key id cannot be rotated.
-func notRotatable(ctx context.Context, c *ent.Client, id int, now time.Time) error {
-	k, err := c.APIKey.Query().Where(apikey.ID(id)).WithReplacedBy().Only(ctx)
+// notRotatable explains why key id of organization orgID cannot be rotated.
+func notRotatable(ctx context.Context, c *ent.Client, orgID, id int, now time.Time) error {
+	k, err := c.APIKey.Query().Where(apikey.ID(id), ofOrganization(orgID)).WithReplacedBy().Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
 		return fmt.Errorf("key %d does not exist", id)
@@ -132,22 +135,22 @@ func notRotatable(ctx context.Context, c *ent.Client, id int, now time.Time) err
 
 // RevokeKey revokes a key at now: it stops working on the very next request
 // of every server process, since each request reads the key from the
-// database. A key in a grace period can be revoked, which ends it. Recorded
-// for the actor of ctx.
-func RevokeKey(ctx context.Context, c *ent.Client, keyID int, now time.Time) (*ent.APIKey, error) {
+// database. A key in a grace period can be revoked, which ends it. A key of
+// another organization than orgID is not found. Recorded for the actor of ctx.
+func RevokeKey(ctx context.Context, c *ent.Client, orgID, keyID int, now time.Time) (*ent.APIKey, error) {
 	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
 	now = now.UTC().Truncate(time.Microsecond)
 	var out *ent.APIKey
 	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
 		n, err := tx.APIKey.Update().
-			Where(apikey.ID(keyID), apikey.RevokedAtIsNil()).
+			Where(apikey.ID(keyID), ofOrganization(orgID), apikey.RevokedAtIsNil()).
 			SetRevokedAt(now).
 			Save(ctx)
 		if err != nil {
 			return err
 		}
-		k, err := tx.APIKey.Query().Where(apikey.ID(keyID)).WithAccount().Only(ctx)
+		k, err := tx.APIKey.Query().Where(apikey.ID(keyID), ofOrganization(orgID)).WithAccount().Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
 			return fmt.Errorf("key %d does not exist", keyID)
@@ -166,6 +169,25 @@ func RevokeKey(ctx context.Context, c *ent.Client, keyID int, now time.Time) (*e
 		return nil, err
 	}
 	return out, nil
+}
+
+// ofOrganization selects the keys of the accounts of organization orgID.
+func ofOrganization(orgID int) predicate.APIKey {
+	return apikey.HasAccountWith(account.OrganizationID(orgID))
+}
+
+// KeyOrganization returns the organization a key belongs to, for a caller
+// that may act on any organization (the CLI) and names a key by id alone.
+func KeyOrganization(ctx context.Context, c *ent.Client, keyID int) (int, error) {
+	// System viewer: API keys are system-only.
+	k, err := c.APIKey.Query().Where(apikey.ID(keyID)).WithAccount().Only(policy.System(ctx))
+	switch {
+	case ent.IsNotFound(err):
+		return 0, fmt.Errorf("key %d does not exist", keyID)
+	case err != nil:
+		return 0, err
+	}
+	return k.Edges.Account.OrganizationID, nil
 }
 
 // stamp formats a time for a message.

@@ -47,7 +47,7 @@ func TestRotationGracePeriod(t *testing.T) {
 			a.run(t, g.Name, func(t *testing.T, a *api) {
 				old, id := a.newKey(policy.Live, "catalog:read,cost:read")
 				a.clock.Set(t0)
-				r, err := auth.RotateKey(context.Background(), a.st.Client, id, g.D, t0)
+				r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, id, g.D, t0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -97,12 +97,12 @@ func TestRotationGracePeriod(t *testing.T) {
 		a.run(t, "revoking a key in its grace period ends it", func(t *testing.T, a *api) {
 			old, id := a.newKey(policy.Test, "all")
 			a.clock.Set(t0)
-			r, err := auth.RotateKey(context.Background(), a.st.Client, id, 7*24*time.Hour, t0)
+			r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, id, 7*24*time.Hour, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			a.do("GET", "/v1/organization", old, nil).want(200)
-			if _, err := auth.RevokeKey(context.Background(), a.st.Client, id, t0); err != nil {
+			if _, err := auth.RevokeKey(context.Background(), a.st.Client, a.org.Org.ID, id, t0); err != nil {
 				t.Fatal(err)
 			}
 			a.do("GET", "/v1/organization", old, nil).problem(401, "INVALID_API_KEY")
@@ -118,15 +118,15 @@ func TestRotationRefused(t *testing.T) {
 		ctx, c := context.Background(), a.st.Client
 		now := time.Now()
 		_, revoked := a.newKey(policy.Live, "all")
-		if _, err := auth.RevokeKey(ctx, c, revoked, now); err != nil {
+		if _, err := auth.RevokeKey(ctx, c, a.org.Org.ID, revoked, now); err != nil {
 			t.Fatal(err)
 		}
 		inGrace, inGraceID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, c, inGraceID, time.Hour, now); err != nil {
+		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, inGraceID, time.Hour, now); err != nil {
 			t.Fatal(err)
 		}
 		_, ended := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, c, ended, 0, now); err != nil {
+		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, ended, 0, now); err != nil {
 			t.Fatal(err)
 		}
 		cases := []struct {
@@ -147,7 +147,7 @@ func TestRotationRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = auth.RotateKey(ctx, c, tc.id, tc.grace, now)
+				_, err = auth.RotateKey(ctx, c, a.org.Org.ID, tc.id, tc.grace, now)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("rotate: %v, want an error mentioning %q", err, tc.want)
 				}
@@ -191,7 +191,7 @@ func TestRotatedKeyKeepsItsPlace(t *testing.T) {
 		last, lastID := a.newKey(policy.Live, "all")
 		refused(policy.Live)
 		a.clock.Set(time.Now())
-		r, err := auth.RotateKey(ctx, c, lastID, 24*time.Hour, time.Now())
+		r, err := auth.RotateKey(ctx, c, a.org.Org.ID, lastID, 24*time.Hour, time.Now())
 		if err != nil {
 			t.Fatalf("rotating at the limit: %v", err)
 		}
@@ -203,11 +203,11 @@ func TestRotatedKeyKeepsItsPlace(t *testing.T) {
 			t.Fatalf("the test environment has its own 50: %v", err)
 		}
 		// Without an active replacement the old key holds the place itself.
-		if _, err := auth.RevokeKey(ctx, c, r.New.ID, time.Now()); err != nil {
+		if _, err := auth.RevokeKey(ctx, c, a.org.Org.ID, r.New.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		refused(policy.Live)
-		if _, err := auth.RevokeKey(ctx, c, lastID, time.Now()); err != nil {
+		if _, err := auth.RevokeKey(ctx, c, a.org.Org.ID, lastID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if err := create(policy.Live); err != nil {
@@ -305,7 +305,7 @@ func TestKeyChangesTakeEffectOnTheNextRequest(t *testing.T) {
 		}
 		{ // rotation with grace none
 			warm()
-			r, err := auth.RotateKey(context.Background(), st.Client, liveID, 0, a.clock.Now())
+			r, err := auth.RotateKey(context.Background(), st.Client, a.org.Org.ID, liveID, 0, a.clock.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +317,7 @@ func TestKeyChangesTakeEffectOnTheNextRequest(t *testing.T) {
 		}
 		{ // revocation
 			warm()
-			if _, err := auth.RevokeKey(context.Background(), st.Client, liveID, time.Now()); err != nil {
+			if _, err := auth.RevokeKey(context.Background(), st.Client, a.org.Org.ID, liveID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range servers {

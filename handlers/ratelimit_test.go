@@ -116,15 +116,15 @@ func TestFailedAuthThrottleSparesValidKeys(t *testing.T) {
 		other := dbtest.NewOrg(t, a.st, "").Key(t, policy.Live, "all")
 		lapsed := dbtest.NewOrg(t, a.st, "lapsed").Key(t, policy.Live, "all")
 		graced, gracedID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, a.st.Client, gracedID, time.Hour, a.clock.Now()); err != nil {
+		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, gracedID, time.Hour, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		revoked, revokedID := a.newKey(policy.Live, "all")
-		if _, err := auth.RevokeKey(ctx, a.st.Client, revokedID, a.clock.Now()); err != nil {
+		if _, err := auth.RevokeKey(ctx, a.st.Client, a.org.Org.ID, revokedID, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		ended, endedID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, a.st.Client, endedID, 0, a.clock.Now()); err != nil {
+		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, endedID, 0, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		unknown := "key_live_" + strings.Repeat("Z", 43)

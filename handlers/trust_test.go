@@ -153,7 +153,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		get(path("/v1/tags", id)).want(200)
 
 		// A rotated key in its grace: its answers carry Sunset.
-		rotated, err := auth.RotateKey(ctx, st.Client, keyID, time.Hour, a.clock.Now())
+		rotated, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, keyID, time.Hour, a.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 			t.Fatal("a key in its grace answered without Sunset")
 		}
 		a.hold(key, a.org.Live.ID)
-		if _, err := auth.RevokeKey(ctx, st.Client, keyID, a.clock.Now()); err != nil {
+		if _, err := auth.RevokeKey(ctx, st.Client, a.org.Org.ID, keyID, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		got = a.keyChecks(func() { r = get(path("/v1/tags", id)) })
@@ -185,7 +185,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		start := time.Date(2030, 4, 1, 9, 0, 30, 0, time.UTC)
 		a.clock.Set(start)
 		ending := rotated.Key
-		if _, err := auth.RotateKey(ctx, st.Client, rotated.New.ID, time.Hour, start); err != nil {
+		if _, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, rotated.New.ID, time.Hour, start); err != nil {
 			t.Fatal(err)
 		}
 		a.clock.Set(start.Add(time.Hour - 10*time.Second))

@@ -350,13 +350,14 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 
 // Resend posts a delivery again now, whatever its state: the same event id
 // and body, a fresh timestamp and signature. A success marks it succeeded.
-func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAttempt, error) {
+func (d *Dispatcher) Resend(ctx context.Context, orgID, deliveryID int) (*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
-	if _, err := d.st.Client.WebhookDelivery.Get(policy.System(ctx), deliveryID); err != nil {
-		if ent.IsNotFound(err) {
-			return nil, fmt.Errorf("webhook delivery %d does not exist", deliveryID)
-		}
+	found, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), deliveryOf(orgID)).Exist(policy.System(ctx))
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, deliveryNotFound(deliveryID)
 	}
 	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend)
 }
@@ -365,8 +366,8 @@ func (d *Dispatcher) Resend(ctx context.Context, deliveryID int) (*ent.WebhookAt
 // enabled or not, and records it in the endpoint's log. A failed ping is not
 // retried. The CLI queues its pings for the server's dispatcher instead
 // (Registry.Ping), which sends them with the server's settings.
-func (d *Dispatcher) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookAttempt, error) {
-	ev, del, err := queuePing(ctx, d.st.Client, endpointID, d.now(), d.o.Lease, false)
+func (d *Dispatcher) Ping(ctx context.Context, orgID, endpointID int) (*ent.Event, *ent.WebhookAttempt, error) {
+	ev, del, err := queuePing(ctx, d.st.Client, orgID, endpointID, d.now(), d.o.Lease, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,12 +382,12 @@ const PingType = "ping"
 // now: leased for lease when the caller sends it itself, free for any
 // dispatcher to claim otherwise (then the endpoint must be enabled, as a
 // dispatcher claims only those deliveries).
-func queuePing(ctx context.Context, c *ent.Client, endpointID int, now time.Time, lease time.Duration, queued bool) (*ent.Event, *ent.WebhookDelivery, error) {
+func queuePing(ctx context.Context, c *ent.Client, orgID, endpointID int, now time.Time, lease time.Duration, queued bool) (*ent.Event, *ent.WebhookDelivery, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	sys := policy.System(ctx)
-	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID)).WithAccount().Only(sys)
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID), endpointOf(orgID)).WithAccount().Only(sys)
 	if ent.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("webhook endpoint %d does not exist", endpointID)
+		return nil, nil, endpointNotFound(endpointID)
 	}
 	if err != nil {
 		return nil, nil, err

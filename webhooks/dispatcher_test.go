@@ -171,7 +171,7 @@ func TestEveryEventReachesEveryEndpointOfItsAccount(t *testing.T) {
 		f.endpoint(t, f.org, policy.Test, test.URL)
 		f.endpoint(t, other, policy.Live, foreign.URL)
 		disabled := f.endpoint(t, f.org, policy.Live, off.URL)
-		if _, err := f.reg.Disable(context.Background(), disabled.ID); err != nil {
+		if _, err := f.reg.Disable(context.Background(), f.org.Org.ID, disabled.ID); err != nil {
 			t.Fatal(err)
 		}
 		sys := policy.System(context.Background())
@@ -232,7 +232,7 @@ func TestSignaturesVerifyWithStandardWebhooks(t *testing.T) {
 		change(t, st, f.org, policy.Live, "a")
 		d := f.dispatcher(webhooks.Options{})
 		drain(t, d)
-		rotated, err := f.reg.RotateSecret(context.Background(), ep.ID, time.Hour)
+		rotated, err := f.reg.RotateSecret(context.Background(), f.org.Org.ID, ep.ID, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +322,7 @@ func TestRetriesAndResend(t *testing.T) {
 		if len(down.requests()) != 4 {
 			t.Fatal("an abandoned delivery was retried")
 		}
-		a, err := d.Resend(context.Background(), dd.ID)
+		a, err := d.Resend(context.Background(), f.org.Org.ID, dd.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,13 +334,13 @@ func TestRetriesAndResend(t *testing.T) {
 			t.Fatalf("resent delivery %s", s)
 		}
 		// Resend is allowed on a succeeded delivery too.
-		if a, err := d.Resend(context.Background(), dd.ID); err != nil || !a.Success || len(down.requests()) != 6 {
+		if a, err := d.Resend(context.Background(), f.org.Org.ID, dd.ID); err != nil || !a.Success || len(down.requests()) != 6 {
 			t.Fatalf("second resend: %v", err)
 		}
-		if _, err := d.Resend(context.Background(), 1<<30); err == nil {
+		if _, err := d.Resend(context.Background(), f.org.Org.ID, 1<<30); err == nil {
 			t.Fatal("resend of a missing delivery succeeded")
 		}
-		ds, err := f.reg.Deliveries(context.Background(), epDown.ID, "", 10)
+		ds, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, epDown.ID, "", 10)
 		if err != nil || len(ds) != 1 || len(ds[0].Attempts) != 6 {
 			t.Fatalf("log: %v", err)
 		}
@@ -491,7 +491,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		if len(r.requests()) != 0 {
 			t.Fatal("a strict dispatcher posted to a loopback address")
 		}
-		log, err := f.reg.Deliveries(context.Background(), ep.ID, "", 1)
+		log, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, ep.ID, "", 1)
 		if err != nil || len(log) != 1 || len(log[0].Attempts) != 1 {
 			t.Fatalf("log: %v", err)
 		}
@@ -552,7 +552,7 @@ func TestFailingEndpointIsDisabledThenResumes(t *testing.T) {
 			t.Fatalf("%d deliveries kept, want 3", n)
 		}
 		r.setAnswers()
-		if _, err := f.reg.Enable(ctx, ep.ID); err != nil {
+		if _, err := f.reg.Enable(ctx, f.org.Org.ID, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 		drain(t, d)
@@ -571,7 +571,7 @@ func TestPing(t *testing.T) {
 		ep := f.endpoint(t, f.org, policy.Live, r.URL)
 		f.endpoint(t, f.org, policy.Live, other.URL)
 		d := f.dispatcher(webhooks.Options{})
-		ev, a, err := d.Ping(context.Background(), ep.ID)
+		ev, a, err := d.Ping(context.Background(), f.org.Org.ID, ep.ID)
 		if err != nil || !a.Success {
 			t.Fatalf("ping: %v", err)
 		}
@@ -589,7 +589,7 @@ func TestPing(t *testing.T) {
 		if err := wh.Verify(got[0].body, got[0].header); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := d.Ping(context.Background(), 1<<30); err == nil {
+		if _, _, err := d.Ping(context.Background(), f.org.Org.ID, 1<<30); err == nil {
 			t.Fatal("ping of a missing endpoint")
 		}
 	})

@@ -11,7 +11,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -110,14 +112,62 @@ func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment
 	return ep, nil
 }
 
-// Get returns an endpoint.
-func (r *Registry) Get(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+// Get returns an endpoint of organization orgID; one of another
+// organization is not found, as every method taking an organization and an
+// id finds only what belongs to that organization.
+func (r *Registry) Get(ctx context.Context, orgID, id int) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	ep, err := r.Client.WebhookEndpoint.Get(policy.System(ctx), id)
+	ep, err := r.Client.WebhookEndpoint.Query().Where(webhookendpoint.ID(id), endpointOf(orgID)).Only(policy.System(ctx))
 	if ent.IsNotFound(err) {
-		return nil, fmt.Errorf("webhook endpoint %d does not exist", id)
+		return nil, endpointNotFound(id)
 	}
 	return ep, err
+}
+
+// endpointOf selects the endpoints of the accounts of organization orgID.
+func endpointOf(orgID int) predicate.WebhookEndpoint {
+	return webhookendpoint.HasAccountWith(account.OrganizationID(orgID))
+}
+
+// deliveryOf selects the deliveries to endpoints of organization orgID.
+func deliveryOf(orgID int) predicate.WebhookDelivery {
+	return webhookdelivery.HasEndpointWith(endpointOf(orgID))
+}
+
+func endpointNotFound(id int) error { return fmt.Errorf("webhook endpoint %d does not exist", id) }
+
+func deliveryNotFound(id int) error { return fmt.Errorf("webhook delivery %d does not exist", id) }
+
+// EndpointOrganization returns the organization an endpoint belongs to, for a
+// caller that may act on any organization (the CLI) and names an endpoint by
+// id alone.
+func EndpointOrganization(ctx context.Context, c *ent.Client, id int) (int, error) {
+	// System viewer: webhook endpoints are system-only (the CLI manages them for any organization).
+	ep, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(id)).WithAccount().Only(policy.System(ctx))
+	switch {
+	case ent.IsNotFound(err):
+		return 0, endpointNotFound(id)
+	case err != nil:
+		return 0, err
+	}
+	return ep.Edges.Account.OrganizationID, nil
+}
+
+// DeliveryOrganization returns the organization a delivery belongs to (that
+// of its endpoint), for a caller that may act on any organization (the CLI)
+// and names a delivery by id alone.
+func DeliveryOrganization(ctx context.Context, c *ent.Client, id int) (int, error) {
+	// System viewer: webhook endpoints and deliveries are system-only (the CLI manages them for any organization).
+	d, err := c.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).
+		WithEndpoint(func(q *ent.WebhookEndpointQuery) { q.WithAccount() }).
+		Only(policy.System(ctx))
+	switch {
+	case ent.IsNotFound(err):
+		return 0, deliveryNotFound(id)
+	case err != nil:
+		return 0, err
+	}
+	return d.Edges.Endpoint.Edges.Account.OrganizationID, nil
 }
 
 // List returns the endpoints of an organization (both environments), oldest first.
@@ -145,12 +195,12 @@ type Change struct {
 }
 
 // Update changes an endpoint's URL, owner e-mail or description.
-func (r *Registry) Update(ctx context.Context, id int, c Change) (*ent.WebhookEndpoint, error) {
+func (r *Registry) Update(ctx context.Context, orgID, id int, c Change) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, id); err != nil {
+	if _, err := r.Get(ctx, orgID, id); err != nil {
 		return nil, err
 	}
-	u := r.Client.WebhookEndpoint.UpdateOneID(id).SetUpdatedAt(r.now())
+	u := r.Client.WebhookEndpoint.UpdateOneID(id).Where(endpointOf(orgID)).SetUpdatedAt(r.now())
 	if c.URL != nil {
 		if err := r.check(ctx, *c.URL); err != nil {
 			return nil, err
@@ -166,53 +216,62 @@ func (r *Registry) Update(ctx context.Context, id int, c Change) (*ent.WebhookEn
 	if c.Description != nil {
 		u.SetDescription(*c.Description)
 	}
-	return u.Save(policy.System(ctx))
+	ep, err := u.Save(policy.System(ctx))
+	return ep, endpointErr(id, err)
+}
+
+// endpointErr gives the not-found error of a query of one endpoint the usual
+// message.
+func endpointErr(id int, err error) error {
+	if ent.IsNotFound(err) {
+		return endpointNotFound(id)
+	}
+	return err
 }
 
 // Disable stops deliveries to an endpoint; nothing is deleted, and what is
 // pending waits for Enable.
-func (r *Registry) Disable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+func (r *Registry) Disable(ctx context.Context, orgID, id int) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, id); err != nil {
-		return nil, err
-	}
 	now := r.now()
-	return r.Client.WebhookEndpoint.UpdateOneID(id).
+	ep, err := r.Client.WebhookEndpoint.UpdateOneID(id).
+		Where(endpointOf(orgID)).
 		SetEnabled(false).
 		SetDisabledReason(webhookendpoint.DisabledReasonManual).
 		SetDisabledAt(now).
 		SetUpdatedAt(now).
 		Save(policy.System(ctx))
+	return ep, endpointErr(id, err)
 }
 
 // Enable resumes deliveries to an endpoint, starting with what is pending; its
 // failure record starts afresh.
-func (r *Registry) Enable(ctx context.Context, id int) (*ent.WebhookEndpoint, error) {
+func (r *Registry) Enable(ctx context.Context, orgID, id int) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, id); err != nil {
-		return nil, err
-	}
-	return r.Client.WebhookEndpoint.UpdateOneID(id).
+	ep, err := r.Client.WebhookEndpoint.UpdateOneID(id).
+		Where(endpointOf(orgID)).
 		SetEnabled(true).
 		ClearDisabledReason().
 		ClearDisabledAt().
 		ClearFailingSince().
 		SetUpdatedAt(r.now()).
 		Save(policy.System(ctx))
+	return ep, endpointErr(id, err)
 }
 
 // Delete removes an endpoint with its deliveries and their log.
-func (r *Registry) Delete(ctx context.Context, id int) error {
+func (r *Registry) Delete(ctx context.Context, orgID, id int) error {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, id); err != nil {
-		return err
-	}
 	return ent.RunInTx(policy.System(ctx), r.Client, func(tx *ent.Tx) error {
 		sys := policy.System(ctx)
-		if _, err := tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(sys); err != nil {
+		if _, err := tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id), deliveryOf(orgID)).Exec(sys); err != nil {
 			return err
 		}
-		return tx.WebhookEndpoint.DeleteOneID(id).Exec(sys)
+		n, err := tx.WebhookEndpoint.Delete().Where(webhookendpoint.ID(id), endpointOf(orgID)).Exec(sys)
+		if err == nil && n == 0 {
+			err = endpointNotFound(id)
+		}
+		return err
 	})
 }
 
@@ -222,13 +281,10 @@ func (r *Registry) Delete(ctx context.Context, id int) error {
 // (and the previous one in plain too); both are stored encrypted under Keys,
 // when it has a key. With no grace the old secret is not read, so a secret no
 // key decrypts any more can be replaced.
-func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration) (*ent.WebhookEndpoint, error) {
+func (r *Registry) RotateSecret(ctx context.Context, orgID, id int, grace time.Duration) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if grace < 0 {
 		return nil, fmt.Errorf("grace cannot be negative")
-	}
-	if _, err := r.Get(ctx, id); err != nil {
-		return nil, err
 	}
 	sys := policy.System(ctx)
 	now := r.now()
@@ -236,7 +292,10 @@ func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration
 	var prev string
 	var ep *ent.WebhookEndpoint
 	err := ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
-		cur, err := tx.WebhookEndpoint.Get(sys, id)
+		cur, err := tx.WebhookEndpoint.Query().Where(webhookendpoint.ID(id), endpointOf(orgID)).Only(sys)
+		if ent.IsNotFound(err) {
+			return endpointNotFound(id)
+		}
 		if err != nil {
 			return err
 		}
@@ -246,7 +305,7 @@ func (r *Registry) RotateSecret(ctx context.Context, id int, grace time.Duration
 		}
 		// On the secret read, so that the one kept is the one replaced.
 		u := tx.WebhookEndpoint.Update().
-			Where(webhookendpoint.ID(id), webhookendpoint.Secret(cur.Secret)).
+			Where(webhookendpoint.ID(id), endpointOf(orgID), webhookendpoint.Secret(cur.Secret)).
 			SetSecret(stored).
 			SetUpdatedAt(now)
 		if grace > 0 {
@@ -290,12 +349,12 @@ type Delivery struct {
 
 // Deliveries returns the delivery log of an endpoint, newest first, with every
 // attempt; eventID (evt_…) narrows it to one event.
-func (r *Registry) Deliveries(ctx context.Context, endpointID int, eventID string, limit int) ([]Delivery, error) {
+func (r *Registry) Deliveries(ctx context.Context, orgID, endpointID int, eventID string, limit int) ([]Delivery, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, endpointID); err != nil {
+	if _, err := r.Get(ctx, orgID, endpointID); err != nil {
 		return nil, err
 	}
-	q := r.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(endpointID))
+	q := r.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID))
 	if eventID != "" {
 		q.Where(webhookdelivery.HasEventWith(event.EventID(eventID)))
 	}
@@ -318,8 +377,8 @@ func (r *Registry) Deliveries(ctx context.Context, endpointID int, eventID strin
 // dispatcher to send with the server's settings (its address rules, timeout
 // and secrets), as it sends every delivery. The endpoint must be enabled: a
 // dispatcher sends nothing to a disabled one. WaitPing learns the outcome.
-func (r *Registry) Ping(ctx context.Context, endpointID int) (*ent.Event, *ent.WebhookDelivery, error) {
-	return queuePing(ctx, r.Client, endpointID, r.now(), 0, true)
+func (r *Registry) Ping(ctx context.Context, orgID, endpointID int) (*ent.Event, *ent.WebhookDelivery, error) {
+	return queuePing(ctx, r.Client, orgID, endpointID, r.now(), 0, true)
 }
 
 // ErrPingNotSent reports a ping that no dispatcher sent in time; it was
@@ -330,14 +389,21 @@ var ErrPingNotSent = errors.New("no webhook dispatcher sent the ping in time (is
 // returns its attempt, looking every poll. When ctx ends first, a ping no
 // dispatcher has claimed is withdrawn and ErrPingNotSent returned; one being
 // sent is left to finish, and ctx's error returned.
-func (r *Registry) WaitPing(ctx context.Context, deliveryID int, poll time.Duration) (*ent.WebhookAttempt, error) {
+func (r *Registry) WaitPing(ctx context.Context, orgID, deliveryID int, poll time.Duration) (*ent.WebhookAttempt, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	sys := policy.System(context.WithoutCancel(ctx))
+	found, err := r.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), deliveryOf(orgID)).Exist(sys)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, deliveryNotFound(deliveryID)
+	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		a, err := r.Client.WebhookAttempt.Query().
-			Where(webhookattempt.DeliveryID(deliveryID)).
+			Where(webhookattempt.DeliveryID(deliveryID), webhookattempt.HasDeliveryWith(deliveryOf(orgID))).
 			Order(webhookattempt.ByID()).
 			First(policy.System(ctx))
 		switch {
@@ -352,6 +418,7 @@ func (r *Registry) WaitPing(ctx context.Context, deliveryID int, poll time.Durat
 			defer cancel()
 			n, err := r.Client.WebhookDelivery.Delete().Where(
 				webhookdelivery.ID(deliveryID),
+				deliveryOf(orgID),
 				webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
 				webhookdelivery.LockedUntilIsNil(),
 				webhookdelivery.Not(webhookdelivery.HasAttempts()),

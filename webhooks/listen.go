@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
+	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/policy"
 )
 
@@ -20,12 +21,21 @@ type Attempt struct {
 	Type       string
 }
 
-// Listen calls f with each new attempt of an endpoint's deliveries, polling
-// the log every interval from the moment it starts, until ctx ends or f fails.
-func Listen(ctx context.Context, c *ent.Client, endpointID int, interval time.Duration, f func(Attempt) error) error {
+// Listen calls f with each new attempt of the deliveries of an endpoint of
+// organization orgID, polling the log every interval from the moment it
+// starts, until ctx ends or f fails. An endpoint of another organization is
+// not found.
+func Listen(ctx context.Context, c *ent.Client, orgID, endpointID int, interval time.Duration, f func(Attempt) error) error {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	mine := webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID))
+	found, err := c.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID), endpointOf(orgID)).Exist(sys)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return endpointNotFound(endpointID)
+	}
+	mine := webhookattempt.HasDeliveryWith(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID))
 	last, err := c.WebhookAttempt.Query().Where(mine).Order(webhookattempt.ByID(sql.OrderDesc())).FirstID(sys)
 	if err != nil && !ent.IsNotFound(err) {
 		return err

@@ -103,7 +103,7 @@ func TestSigningSecretsStoredEncrypted(t *testing.T) {
 		change(t, st, f.org, policy.Live, "a")
 		drain(t, d)
 
-		rotated, err := f.reg.RotateSecret(context.Background(), ep.ID, time.Hour)
+		rotated, err := f.reg.RotateSecret(context.Background(), f.org.Org.ID, ep.ID, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestSecretCopiedToAnotherEndpointDoesNotSign(t *testing.T) {
 		if err := st.Client.WebhookEndpoint.UpdateOneID(b.ID).SetSecret(stored(t, st, a.ID)["secret"]).Exec(sys); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = f.reg.Delete(context.Background(), b.ID) })
+		t.Cleanup(func() { _ = f.reg.Delete(context.Background(), f.org.Org.ID, b.ID) })
 		var logs logBuffer
 		d := f.dispatcher(webhooks.Options{Keys: keys, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 		change(t, st, f.org, policy.Live, "a")
@@ -182,7 +182,7 @@ func TestSecretCopiedToAnotherEndpointDoesNotSign(t *testing.T) {
 		if del.Status != "pending" || del.AttemptCount != 1 {
 			t.Fatalf("delivery of b: %s after %d attempts, want pending for its retries", del.Status, del.AttemptCount)
 		}
-		if ep, _ := f.reg.Get(context.Background(), b.ID); ep.FailingSince != nil || !ep.Enabled {
+		if ep, _ := f.reg.Get(context.Background(), f.org.Org.ID, b.ID); ep.FailingSince != nil || !ep.Enabled {
 			t.Fatalf("endpoint b counted as failing: %+v", ep)
 		}
 		// Without the key the dispatcher reads no encrypted secret either.
@@ -229,7 +229,7 @@ func TestKeyRotationKeepsDelivering(t *testing.T) {
 			plain := f.endpoint(t, f.org, policy.Live, rPlain.URL) // before any key
 			f.reg.Keys = keyring(t, oldKey, "")
 			old := f.endpoint(t, f.org, policy.Live, rOld.URL)
-			rotated, err := f.reg.RotateSecret(context.Background(), old.ID, 48*time.Hour)
+			rotated, err := f.reg.RotateSecret(context.Background(), f.org.Org.ID, old.ID, 48*time.Hour)
 			if err != nil {
 				t.Fatal(err)
 			}

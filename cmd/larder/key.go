@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/store"
 )
 
 func keyCreate(ctx context.Context, e *env, args []string) error {
@@ -64,6 +65,7 @@ func keyRotate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	id := fs.Int("key", 0, "id of the key to rotate (required)")
+	org := orgFlag(fs, "key")
 	graceFlag := fs.String("grace", "", "how long the old key keeps working: none, 1h, 24h or 7d (required)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -80,7 +82,11 @@ func keyRotate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	r, err := auth.RotateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id, grace, time.Now())
+	orgID, err := keyOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	r, err := auth.RotateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, orgID, *id, grace, time.Now())
 	if err != nil {
 		return err
 	}
@@ -104,12 +110,23 @@ func keyRotate(ctx context.Context, e *env, args []string) error {
 		r.New.ID, r.Old.ID, r.Old.ID, until, r.Key))
 }
 
+// keyOrg is the organization a command acts for on key id: org when given
+// (the key must then belong to it), else the key's own, since the CLI may act
+// on any organization.
+func keyOrg(ctx context.Context, st *store.Store, org, id int) (int, error) {
+	if org != 0 {
+		return org, nil
+	}
+	return auth.KeyOrganization(ctx, st.Client, id)
+}
+
 func keyRevoke(ctx context.Context, e *env, args []string) error {
 	fs, err := e.flags("key revoke", config.Admin)
 	if err != nil {
 		return err
 	}
 	id := fs.Int("key", 0, "id of the key to revoke (required)")
+	org := orgFlag(fs, "key")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -121,7 +138,11 @@ func keyRevoke(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	k, err := auth.RevokeKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id, time.Now())
+	orgID, err := keyOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	k, err := auth.RevokeKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, orgID, *id, time.Now())
 	if err != nil {
 		return err
 	}

@@ -76,8 +76,8 @@ var commands = []command{
 	{"access-report", "access-report [--json]  who can read or change what: operations and scopes, policies, cost fields, system-viewer uses (docs/ACCESS.md)", accessReport},
 	{"seed", "seed --org ID --env test --scale N  add N copies of the test dataset, in bulk (benchmarks)", seedScale},
 	{"key list", "key list --org ID [--history]  list keys, never their secrets; --history adds key and plan changes", keyList},
-	{"key rotate", "key rotate --key ID --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},
-	{"key revoke", "key revoke --key ID  revoke a key, effective on the next request", keyRevoke},
+	{"key rotate", "key rotate --key ID [--org ID] --grace none|1h|24h|7d  replace a key; the old one works until the grace ends", keyRotate},
+	{"key revoke", "key revoke --key ID [--org ID]  revoke a key, effective on the next request", keyRevoke},
 }
 
 // env is what every command shares.

@@ -19,15 +19,15 @@ func init() {
 	commands = append(commands,
 		command{"webhook create", "webhook create --org ID --env live|test --url U [--email E] [--description D]  register an endpoint; its whsec_ secret is shown once", webhookCreate},
 		command{"webhook list", "webhook list --org ID  list endpoints, never their secrets", webhookList},
-		command{"webhook update", "webhook update --endpoint ID [--url U] [--email E] [--description D]  change an endpoint", webhookUpdate},
-		command{"webhook disable", "webhook disable --endpoint ID  stop deliveries (nothing is deleted)", webhookDisable},
-		command{"webhook enable", "webhook enable --endpoint ID  resume deliveries, pending ones first", webhookEnable},
-		command{"webhook delete", "webhook delete --endpoint ID  remove an endpoint and its delivery log", webhookDelete},
-		command{"webhook rotate-secret", "webhook rotate-secret --endpoint ID [--grace 24h]  new secret; the old one also signs until the grace ends", webhookRotate},
-		command{"webhook deliveries", "webhook deliveries --endpoint ID [--event evt_…] [--limit N]  the delivery log", webhookDeliveries},
-		command{"webhook resend", "webhook resend --delivery ID  post a delivery again now, whatever its state", webhookResend},
-		command{"webhook ping", "webhook ping --endpoint ID [--wait 30s]  have the server's dispatcher send a signed ping event now; fails unless the endpoint answers 2xx", webhookPing},
-		command{"webhook listen", "webhook listen --endpoint ID  print deliveries as they are attempted, until interrupted", webhookListen},
+		command{"webhook update", "webhook update --endpoint ID [--org ID] [--url U] [--email E] [--description D]  change an endpoint", webhookUpdate},
+		command{"webhook disable", "webhook disable --endpoint ID [--org ID]  stop deliveries (nothing is deleted)", webhookDisable},
+		command{"webhook enable", "webhook enable --endpoint ID [--org ID]  resume deliveries, pending ones first", webhookEnable},
+		command{"webhook delete", "webhook delete --endpoint ID [--org ID]  remove an endpoint and its delivery log", webhookDelete},
+		command{"webhook rotate-secret", "webhook rotate-secret --endpoint ID [--org ID] [--grace 24h]  new secret; the old one also signs until the grace ends", webhookRotate},
+		command{"webhook deliveries", "webhook deliveries --endpoint ID [--org ID] [--event evt_…] [--limit N]  the delivery log", webhookDeliveries},
+		command{"webhook resend", "webhook resend --delivery ID [--org ID]  post a delivery again now, whatever its state", webhookResend},
+		command{"webhook ping", "webhook ping --endpoint ID [--org ID] [--wait 30s]  have the server's dispatcher send a signed ping event now; fails unless the endpoint answers 2xx", webhookPing},
+		command{"webhook listen", "webhook listen --endpoint ID [--org ID]  print deliveries as they are attempted, until interrupted", webhookListen},
 		command{"webhook worker", "webhook worker  run the webhook dispatcher alone (as in serve)", webhookWorker},
 	)
 }
@@ -158,12 +158,13 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 
 // endpointCommand runs a one-endpoint command and prints the endpoint.
 func endpointCommand(ctx context.Context, e *env, args []string, name string,
-	extra func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error)) error {
+	extra func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error)) error {
 	fs, err := e.flags(name, config.Webhooks)
 	if err != nil {
 		return err
 	}
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	org := orgFlag(fs, "endpoint")
 	act := extra(fs)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -176,7 +177,11 @@ func endpointCommand(ctx context.Context, e *env, args []string, name string,
 		return err
 	}
 	defer st.Close()
-	ep, human, err := act(e.registry(st), *id)
+	orgID, err := endpointOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	ep, human, err := act(e.registry(st), orgID, *id)
 	if err != nil {
 		return err
 	}
@@ -186,17 +191,34 @@ func endpointCommand(ctx context.Context, e *env, args []string, name string,
 	return e.print(endpointJSON(ep, ""), human)
 }
 
+// orgFlag adds the --org flag of a command naming one record (what) by id.
+func orgFlag(fs interface {
+	Int(name string, value int, usage string) *int
+}, what string) *int {
+	return fs.Int("org", 0, "organization the "+what+" must belong to (default: the one it belongs to)")
+}
+
+// endpointOrg is the organization a command acts for on endpoint id: org when
+// given (the endpoint must then belong to it), else the endpoint's own, since
+// the CLI may act on any organization.
+func endpointOrg(ctx context.Context, st *store.Store, org, id int) (int, error) {
+	if org != 0 {
+		return org, nil
+	}
+	return webhooks.EndpointOrganization(ctx, st.Client, id)
+}
+
 // flagSet is what an endpoint command adds its flags to.
 type flagSet = interface {
 	String(name, value, usage string) *string
 }
 
 func webhookUpdate(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook update", func(fs flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
+	return endpointCommand(ctx, e, args, "webhook update", func(fs flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
 		u := fs.String("url", "", "new URL")
 		email := fs.String("email", "", "new owner e-mail")
 		desc := fs.String("description", "", "new label")
-		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			var c webhooks.Change
 			if *u != "" {
 				c.URL = u
@@ -210,7 +232,7 @@ func webhookUpdate(ctx context.Context, e *env, args []string) error {
 			if c == (webhooks.Change{}) {
 				return nil, "", fmt.Errorf("webhook update needs --url, --email or --description")
 			}
-			ep, err := r.Update(ctx, id, c)
+			ep, err := r.Update(ctx, orgID, id, c)
 			if err != nil {
 				return nil, "", err
 			}
@@ -220,9 +242,9 @@ func webhookUpdate(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookDisable(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook disable", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
-			ep, err := r.Disable(ctx, id)
+	return endpointCommand(ctx, e, args, "webhook disable", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+			ep, err := r.Disable(ctx, orgID, id)
 			if err != nil {
 				return nil, "", err
 			}
@@ -232,9 +254,9 @@ func webhookDisable(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookEnable(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook enable", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
-			ep, err := r.Enable(ctx, id)
+	return endpointCommand(ctx, e, args, "webhook enable", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+			ep, err := r.Enable(ctx, orgID, id)
 			if err != nil {
 				return nil, "", err
 			}
@@ -244,9 +266,9 @@ func webhookEnable(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookDelete(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook delete", func(flagSet) func(*webhooks.Registry, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, id int) (*ent.WebhookEndpoint, string, error) {
-			return nil, fmt.Sprintf("webhook endpoint %d deleted with its delivery log", id), r.Delete(ctx, id)
+	return endpointCommand(ctx, e, args, "webhook delete", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
+		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+			return nil, fmt.Sprintf("webhook endpoint %d deleted with its delivery log", id), r.Delete(ctx, orgID, id)
 		}
 	})
 }
@@ -257,6 +279,7 @@ func webhookRotate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	org := orgFlag(fs, "endpoint")
 	grace := fs.Duration("grace", 24*time.Hour, "how long the old secret keeps signing too (0: stop at once)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -269,7 +292,11 @@ func webhookRotate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ep, err := e.registry(st).RotateSecret(ctx, *id, *grace)
+	orgID, err := endpointOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	ep, err := e.registry(st).RotateSecret(ctx, orgID, *id, *grace)
 	if err != nil {
 		return err
 	}
@@ -316,6 +343,7 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	org := orgFlag(fs, "endpoint")
 	evt := fs.String("event", "", "only this event (evt_…)")
 	limit := fs.Int("limit", 50, "most recent deliveries shown")
 	if _, err := e.parse(fs, args); err != nil {
@@ -332,7 +360,11 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ds, err := e.registry(st).Deliveries(ctx, *id, *evt, *limit)
+	orgID, err := endpointOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	ds, err := e.registry(st).Deliveries(ctx, orgID, *id, *evt, *limit)
 	if err != nil {
 		return err
 	}
@@ -370,12 +402,13 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 // withDispatcher parses a command that names one record by --flag, opens the
 // database and runs f with a dispatcher and the id.
 func (e *env) withDispatcher(ctx context.Context, name, flagName, what string, args []string,
-	f func(d *webhooks.Dispatcher, id int) error) error {
+	f func(d *webhooks.Dispatcher, st *store.Store, org, id int) error) error {
 	fs, err := e.flags(name, config.Webhooks)
 	if err != nil {
 		return err
 	}
 	id := fs.Int(flagName, 0, what+" id (required)")
+	org := orgFlag(fs, what)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -391,12 +424,18 @@ func (e *env) withDispatcher(ctx context.Context, name, flagName, what string, a
 	if err != nil {
 		return err
 	}
-	return f(d, *id)
+	return f(d, st, *org, *id)
 }
 
 func webhookResend(ctx context.Context, e *env, args []string) error {
-	return e.withDispatcher(ctx, "webhook resend", "delivery", "delivery", args, func(d *webhooks.Dispatcher, id int) error {
-		a, err := d.Resend(ctx, id)
+	return e.withDispatcher(ctx, "webhook resend", "delivery", "delivery", args, func(d *webhooks.Dispatcher, st *store.Store, org, id int) error {
+		if org == 0 {
+			var err error
+			if org, err = webhooks.DeliveryOrganization(ctx, st.Client, id); err != nil {
+				return err
+			}
+		}
+		a, err := d.Resend(ctx, org, id)
 		if err != nil {
 			return err
 		}
@@ -416,6 +455,7 @@ func webhookPing(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	org := orgFlag(fs, "endpoint")
 	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the server's dispatcher to send the ping and the endpoint to answer")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
@@ -431,14 +471,18 @@ func webhookPing(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	orgID, err := endpointOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
 	r := e.registry(st)
-	ev, del, err := r.Ping(ctx, *id)
+	ev, del, err := r.Ping(ctx, orgID, *id)
 	if err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
-	a, err := r.WaitPing(wctx, del.ID, 100*time.Millisecond)
+	a, err := r.WaitPing(wctx, orgID, del.ID, 100*time.Millisecond)
 	if err != nil {
 		if e.json {
 			status := "sending" // claimed, not answered in time
@@ -472,6 +516,7 @@ func webhookListen(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
+	org := orgFlag(fs, "endpoint")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -483,14 +528,18 @@ func webhookListen(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	orgID, err := endpointOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
 	r := e.registry(st)
-	if _, err := r.Get(ctx, *id); err != nil {
+	if _, err := r.Get(ctx, orgID, *id); err != nil {
 		return err
 	}
 	if !e.json {
 		fmt.Fprintf(e.stdout, "listening to endpoint %d; interrupt to stop\n", *id)
 	}
-	return webhooks.Listen(ctx, st.Client, *id, e.cfg.WebhookPollInterval, func(a webhooks.Attempt) error {
+	return webhooks.Listen(ctx, st.Client, orgID, *id, e.cfg.WebhookPollInterval, func(a webhooks.Attempt) error {
 		if e.json {
 			m := attemptJSON(a.WebhookAttempt)
 			m["delivery_id"], m["event_id"], m["type"] = a.DeliveryID, a.EventID, a.Type
