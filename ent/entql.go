@@ -1444,6 +1444,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookendpoint.FieldSecret:                  {Type: field.TypeString, Column: webhookendpoint.FieldSecret},
 			webhookendpoint.FieldPreviousSecret:          {Type: field.TypeString, Column: webhookendpoint.FieldPreviousSecret},
 			webhookendpoint.FieldPreviousSecretExpiresAt: {Type: field.TypeTime, Column: webhookendpoint.FieldPreviousSecretExpiresAt},
+			webhookendpoint.FieldEventTypes:              {Type: field.TypeJSON, Column: webhookendpoint.FieldEventTypes},
 			webhookendpoint.FieldEnabled:                 {Type: field.TypeBool, Column: webhookendpoint.FieldEnabled},
 			webhookendpoint.FieldDisabledReason:          {Type: field.TypeEnum, Column: webhookendpoint.FieldDisabledReason},
 			webhookendpoint.FieldDisabledAt:              {Type: field.TypeTime, Column: webhookendpoint.FieldDisabledAt},
@@ -11095,6 +11096,11 @@ func (f *WebhookEndpointFilter) WherePreviousSecret(p entql.StringP) {
 // WherePreviousSecretExpiresAt applies the entql time.Time predicate on the previous_secret_expires_at field.
 func (f *WebhookEndpointFilter) WherePreviousSecretExpiresAt(p entql.TimeP) {
 	f.Where(p.Field(webhookendpoint.FieldPreviousSecretExpiresAt))
+}
+
+// WhereEventTypes applies the entql json.RawMessage predicate on the event_types field.
+func (f *WebhookEndpointFilter) WhereEventTypes(p entql.BytesP) {
+	f.Where(p.Field(webhookendpoint.FieldEventTypes))
 }
 
 // WhereEnabled applies the entql bool predicate on the enabled field.

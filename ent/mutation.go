@@ -61422,6 +61422,8 @@ type WebhookEndpointMutation struct {
 	secret                     *string
 	previous_secret            *string
 	previous_secret_expires_at *time.Time
+	event_types                *[]string
+	appendevent_types          []string
 	enabled                    *bool
 	disabled_reason            *webhookendpoint.DisabledReason
 	disabled_at                *time.Time
@@ -61815,6 +61817,71 @@ func (m *WebhookEndpointMutation) ResetPreviousSecretExpiresAt() {
 	delete(m.clearedFields, webhookendpoint.FieldPreviousSecretExpiresAt)
 }
 
+// SetEventTypes sets the "event_types" field.
+func (m *WebhookEndpointMutation) SetEventTypes(s []string) {
+	m.event_types = &s
+	m.appendevent_types = nil
+}
+
+// EventTypes returns the value of the "event_types" field in the mutation.
+func (m *WebhookEndpointMutation) EventTypes() (r []string, exists bool) {
+	v := m.event_types
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEventTypes returns the old "event_types" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldEventTypes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEventTypes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEventTypes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEventTypes: %w", err)
+	}
+	return oldValue.EventTypes, nil
+}
+
+// AppendEventTypes adds s to the "event_types" field.
+func (m *WebhookEndpointMutation) AppendEventTypes(s []string) {
+	m.appendevent_types = append(m.appendevent_types, s...)
+}
+
+// AppendedEventTypes returns the list of values that were appended to the "event_types" field in this mutation.
+func (m *WebhookEndpointMutation) AppendedEventTypes() ([]string, bool) {
+	if len(m.appendevent_types) == 0 {
+		return nil, false
+	}
+	return m.appendevent_types, true
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (m *WebhookEndpointMutation) ClearEventTypes() {
+	m.event_types = nil
+	m.appendevent_types = nil
+	m.clearedFields[webhookendpoint.FieldEventTypes] = struct{}{}
+}
+
+// EventTypesCleared returns if the "event_types" field was cleared in this mutation.
+func (m *WebhookEndpointMutation) EventTypesCleared() bool {
+	_, ok := m.clearedFields[webhookendpoint.FieldEventTypes]
+	return ok
+}
+
+// ResetEventTypes resets all changes to the "event_types" field.
+func (m *WebhookEndpointMutation) ResetEventTypes() {
+	m.event_types = nil
+	m.appendevent_types = nil
+	delete(m.clearedFields, webhookendpoint.FieldEventTypes)
+}
+
 // SetEnabled sets the "enabled" field.
 func (m *WebhookEndpointMutation) SetEnabled(b bool) {
 	m.enabled = &b
@@ -62185,7 +62252,7 @@ func (m *WebhookEndpointMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEndpointMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.account != nil {
 		fields = append(fields, webhookendpoint.FieldAccountID)
 	}
@@ -62206,6 +62273,9 @@ func (m *WebhookEndpointMutation) Fields() []string {
 	}
 	if m.previous_secret_expires_at != nil {
 		fields = append(fields, webhookendpoint.FieldPreviousSecretExpiresAt)
+	}
+	if m.event_types != nil {
+		fields = append(fields, webhookendpoint.FieldEventTypes)
 	}
 	if m.enabled != nil {
 		fields = append(fields, webhookendpoint.FieldEnabled)
@@ -62247,6 +62317,8 @@ func (m *WebhookEndpointMutation) Field(name string) (ent.Value, bool) {
 		return m.PreviousSecret()
 	case webhookendpoint.FieldPreviousSecretExpiresAt:
 		return m.PreviousSecretExpiresAt()
+	case webhookendpoint.FieldEventTypes:
+		return m.EventTypes()
 	case webhookendpoint.FieldEnabled:
 		return m.Enabled()
 	case webhookendpoint.FieldDisabledReason:
@@ -62282,6 +62354,8 @@ func (m *WebhookEndpointMutation) OldField(ctx context.Context, name string) (en
 		return m.OldPreviousSecret(ctx)
 	case webhookendpoint.FieldPreviousSecretExpiresAt:
 		return m.OldPreviousSecretExpiresAt(ctx)
+	case webhookendpoint.FieldEventTypes:
+		return m.OldEventTypes(ctx)
 	case webhookendpoint.FieldEnabled:
 		return m.OldEnabled(ctx)
 	case webhookendpoint.FieldDisabledReason:
@@ -62351,6 +62425,13 @@ func (m *WebhookEndpointMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPreviousSecretExpiresAt(v)
+		return nil
+	case webhookendpoint.FieldEventTypes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEventTypes(v)
 		return nil
 	case webhookendpoint.FieldEnabled:
 		v, ok := value.(bool)
@@ -62433,6 +62514,9 @@ func (m *WebhookEndpointMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookendpoint.FieldPreviousSecretExpiresAt) {
 		fields = append(fields, webhookendpoint.FieldPreviousSecretExpiresAt)
 	}
+	if m.FieldCleared(webhookendpoint.FieldEventTypes) {
+		fields = append(fields, webhookendpoint.FieldEventTypes)
+	}
 	if m.FieldCleared(webhookendpoint.FieldDisabledReason) {
 		fields = append(fields, webhookendpoint.FieldDisabledReason)
 	}
@@ -62461,6 +62545,9 @@ func (m *WebhookEndpointMutation) ClearField(name string) error {
 		return nil
 	case webhookendpoint.FieldPreviousSecretExpiresAt:
 		m.ClearPreviousSecretExpiresAt()
+		return nil
+	case webhookendpoint.FieldEventTypes:
+		m.ClearEventTypes()
 		return nil
 	case webhookendpoint.FieldDisabledReason:
 		m.ClearDisabledReason()
@@ -62499,6 +62586,9 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 		return nil
 	case webhookendpoint.FieldPreviousSecretExpiresAt:
 		m.ResetPreviousSecretExpiresAt()
+		return nil
+	case webhookendpoint.FieldEventTypes:
+		m.ResetEventTypes()
 		return nil
 	case webhookendpoint.FieldEnabled:
 		m.ResetEnabled()

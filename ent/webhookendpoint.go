@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -32,6 +33,8 @@ type WebhookEndpoint struct {
 	PreviousSecret *string `json:"-"`
 	// When deliveries stop being signed with the previous secret.
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// The event types the endpoint receives, sorted; empty or null for every type. A ping always reaches it.
+	EventTypes []string `json:"event_types,omitempty"`
 	// Whether deliveries are sent.
 	Enabled bool `json:"enabled,omitempty"`
 	// Why the endpoint is disabled: by a person, or for failing every delivery.
@@ -86,6 +89,8 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case webhookendpoint.FieldEventTypes:
+			values[i] = new([]byte)
 		case webhookendpoint.FieldEnabled:
 			values[i] = new(sql.NullBool)
 		case webhookendpoint.FieldID, webhookendpoint.FieldAccountID:
@@ -158,6 +163,14 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PreviousSecretExpiresAt = new(time.Time)
 				*_m.PreviousSecretExpiresAt = value.Time
+			}
+		case webhookendpoint.FieldEventTypes:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field event_types", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.EventTypes); err != nil {
+					return fmt.Errorf("unmarshal field event_types: %w", err)
+				}
 			}
 		case webhookendpoint.FieldEnabled:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -264,6 +277,9 @@ func (_m *WebhookEndpoint) String() string {
 		builder.WriteString("previous_secret_expires_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("event_types=")
+	builder.WriteString(fmt.Sprintf("%v", _m.EventTypes))
 	builder.WriteString(", ")
 	builder.WriteString("enabled=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Enabled))

@@ -98,6 +98,12 @@ func (_c *WebhookEndpointCreate) SetNillablePreviousSecretExpiresAt(v *time.Time
 	return _c
 }
 
+// SetEventTypes sets the "event_types" field.
+func (_c *WebhookEndpointCreate) SetEventTypes(v []string) *WebhookEndpointCreate {
+	_c.mutation.SetEventTypes(v)
+	return _c
+}
+
 // SetEnabled sets the "enabled" field.
 func (_c *WebhookEndpointCreate) SetEnabled(v bool) *WebhookEndpointCreate {
 	_c.mutation.SetEnabled(v)
@@ -353,6 +359,10 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 		_spec.SetField(webhookendpoint.FieldPreviousSecretExpiresAt, field.TypeTime, value)
 		_node.PreviousSecretExpiresAt = &value
 	}
+	if value, ok := _c.mutation.EventTypes(); ok {
+		_spec.SetField(webhookendpoint.FieldEventTypes, field.TypeJSON, value)
+		_node.EventTypes = value
+	}
 	if value, ok := _c.mutation.Enabled(); ok {
 		_spec.SetField(webhookendpoint.FieldEnabled, field.TypeBool, value)
 		_node.Enabled = value
@@ -543,6 +553,24 @@ func (u *WebhookEndpointUpsert) UpdatePreviousSecretExpiresAt() *WebhookEndpoint
 // ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
 func (u *WebhookEndpointUpsert) ClearPreviousSecretExpiresAt() *WebhookEndpointUpsert {
 	u.SetNull(webhookendpoint.FieldPreviousSecretExpiresAt)
+	return u
+}
+
+// SetEventTypes sets the "event_types" field.
+func (u *WebhookEndpointUpsert) SetEventTypes(v []string) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldEventTypes, v)
+	return u
+}
+
+// UpdateEventTypes sets the "event_types" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateEventTypes() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldEventTypes)
+	return u
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (u *WebhookEndpointUpsert) ClearEventTypes() *WebhookEndpointUpsert {
+	u.SetNull(webhookendpoint.FieldEventTypes)
 	return u
 }
 
@@ -767,6 +795,27 @@ func (u *WebhookEndpointUpsertOne) UpdatePreviousSecretExpiresAt() *WebhookEndpo
 func (u *WebhookEndpointUpsertOne) ClearPreviousSecretExpiresAt() *WebhookEndpointUpsertOne {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetEventTypes sets the "event_types" field.
+func (u *WebhookEndpointUpsertOne) SetEventTypes(v []string) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetEventTypes(v)
+	})
+}
+
+// UpdateEventTypes sets the "event_types" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateEventTypes() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateEventTypes()
+	})
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (u *WebhookEndpointUpsertOne) ClearEventTypes() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearEventTypes()
 	})
 }
 
@@ -1170,6 +1219,27 @@ func (u *WebhookEndpointUpsertBulk) UpdatePreviousSecretExpiresAt() *WebhookEndp
 func (u *WebhookEndpointUpsertBulk) ClearPreviousSecretExpiresAt() *WebhookEndpointUpsertBulk {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetEventTypes sets the "event_types" field.
+func (u *WebhookEndpointUpsertBulk) SetEventTypes(v []string) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetEventTypes(v)
+	})
+}
+
+// UpdateEventTypes sets the "event_types" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateEventTypes() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateEventTypes()
+	})
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (u *WebhookEndpointUpsertBulk) ClearEventTypes() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.ClearEventTypes()
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -123,6 +124,24 @@ func (_u *WebhookEndpointUpdate) SetNillablePreviousSecretExpiresAt(v *time.Time
 // ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
 func (_u *WebhookEndpointUpdate) ClearPreviousSecretExpiresAt() *WebhookEndpointUpdate {
 	_u.mutation.ClearPreviousSecretExpiresAt()
+	return _u
+}
+
+// SetEventTypes sets the "event_types" field.
+func (_u *WebhookEndpointUpdate) SetEventTypes(v []string) *WebhookEndpointUpdate {
+	_u.mutation.SetEventTypes(v)
+	return _u
+}
+
+// AppendEventTypes appends value to the "event_types" field.
+func (_u *WebhookEndpointUpdate) AppendEventTypes(v []string) *WebhookEndpointUpdate {
+	_u.mutation.AppendEventTypes(v)
+	return _u
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (_u *WebhookEndpointUpdate) ClearEventTypes() *WebhookEndpointUpdate {
+	_u.mutation.ClearEventTypes()
 	return _u
 }
 
@@ -344,6 +363,17 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.PreviousSecretExpiresAtCleared() {
 		_spec.ClearField(webhookendpoint.FieldPreviousSecretExpiresAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.EventTypes(); ok {
+		_spec.SetField(webhookendpoint.FieldEventTypes, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedEventTypes(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, webhookendpoint.FieldEventTypes, value)
+		})
+	}
+	if _u.mutation.EventTypesCleared() {
+		_spec.ClearField(webhookendpoint.FieldEventTypes, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.Enabled(); ok {
 		_spec.SetField(webhookendpoint.FieldEnabled, field.TypeBool, value)
 	}
@@ -528,6 +558,24 @@ func (_u *WebhookEndpointUpdateOne) SetNillablePreviousSecretExpiresAt(v *time.T
 // ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
 func (_u *WebhookEndpointUpdateOne) ClearPreviousSecretExpiresAt() *WebhookEndpointUpdateOne {
 	_u.mutation.ClearPreviousSecretExpiresAt()
+	return _u
+}
+
+// SetEventTypes sets the "event_types" field.
+func (_u *WebhookEndpointUpdateOne) SetEventTypes(v []string) *WebhookEndpointUpdateOne {
+	_u.mutation.SetEventTypes(v)
+	return _u
+}
+
+// AppendEventTypes appends value to the "event_types" field.
+func (_u *WebhookEndpointUpdateOne) AppendEventTypes(v []string) *WebhookEndpointUpdateOne {
+	_u.mutation.AppendEventTypes(v)
+	return _u
+}
+
+// ClearEventTypes clears the value of the "event_types" field.
+func (_u *WebhookEndpointUpdateOne) ClearEventTypes() *WebhookEndpointUpdateOne {
+	_u.mutation.ClearEventTypes()
 	return _u
 }
 
@@ -778,6 +826,17 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.PreviousSecretExpiresAtCleared() {
 		_spec.ClearField(webhookendpoint.FieldPreviousSecretExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.EventTypes(); ok {
+		_spec.SetField(webhookendpoint.FieldEventTypes, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedEventTypes(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, webhookendpoint.FieldEventTypes, value)
+		})
+	}
+	if _u.mutation.EventTypesCleared() {
+		_spec.ClearField(webhookendpoint.FieldEventTypes, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Enabled(); ok {
 		_spec.SetField(webhookendpoint.FieldEnabled, field.TypeBool, value)

@@ -3575,6 +3575,7 @@ var (
 		{Name: "secret", Type: field.TypeString},
 		{Name: "previous_secret", Type: field.TypeString, Nullable: true},
 		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "event_types", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
 		{Name: "enabled", Type: field.TypeBool, Default: true},
 		{Name: "disabled_reason", Type: field.TypeEnum, Nullable: true, Enums: []string{"manual", "failing"}},
 		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
@@ -3591,7 +3592,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_endpoints_accounts_account",
-				Columns:    []*schema.Column{WebhookEndpointsColumns[13]},
+				Columns:    []*schema.Column{WebhookEndpointsColumns[14]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -3600,7 +3601,7 @@ var (
 			{
 				Name:    "webhookendpoint_account_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[13]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[14]},
 			},
 		},
 	}

@@ -1757,15 +1757,15 @@ func init() {
 	// webhookendpoint.DefaultEmail holds the default value on creation for the email field.
 	webhookendpoint.DefaultEmail = webhookendpointDescEmail.Default.(string)
 	// webhookendpointDescEnabled is the schema descriptor for enabled field.
-	webhookendpointDescEnabled := webhookendpointFields[7].Descriptor()
+	webhookendpointDescEnabled := webhookendpointFields[8].Descriptor()
 	// webhookendpoint.DefaultEnabled holds the default value on creation for the enabled field.
 	webhookendpoint.DefaultEnabled = webhookendpointDescEnabled.Default.(bool)
 	// webhookendpointDescCreatedAt is the schema descriptor for created_at field.
-	webhookendpointDescCreatedAt := webhookendpointFields[11].Descriptor()
+	webhookendpointDescCreatedAt := webhookendpointFields[12].Descriptor()
 	// webhookendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
 	webhookendpoint.DefaultCreatedAt = webhookendpointDescCreatedAt.Default.(func() time.Time)
 	// webhookendpointDescUpdatedAt is the schema descriptor for updated_at field.
-	webhookendpointDescUpdatedAt := webhookendpointFields[12].Descriptor()
+	webhookendpointDescUpdatedAt := webhookendpointFields[13].Descriptor()
 	// webhookendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	webhookendpoint.DefaultUpdatedAt = webhookendpointDescUpdatedAt.Default.(func() time.Time)
 	// webhookendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.

@@ -42,6 +42,11 @@ func (WebhookEndpoint) Fields() []ent.Field {
 			Optional().
 			Nillable().
 			Comment("When deliveries stop being signed with the previous secret."),
+		field.JSON("event_types", []string{}).
+			SchemaType(jsonText).
+			Optional().
+			Comment("The event types the endpoint receives, sorted; empty or null for every type. A ping always reaches it.").
+			Annotations(annotate.Internal()),
 		field.Bool("enabled").
 			Default(true).
 			Comment("Whether deliveries are sent."),

@@ -30,6 +30,8 @@ const (
 	FieldPreviousSecret = "previous_secret"
 	// FieldPreviousSecretExpiresAt holds the string denoting the previous_secret_expires_at field in the database.
 	FieldPreviousSecretExpiresAt = "previous_secret_expires_at"
+	// FieldEventTypes holds the string denoting the event_types field in the database.
+	FieldEventTypes = "event_types"
 	// FieldEnabled holds the string denoting the enabled field in the database.
 	FieldEnabled = "enabled"
 	// FieldDisabledReason holds the string denoting the disabled_reason field in the database.
@@ -74,6 +76,7 @@ var Columns = []string{
 	FieldSecret,
 	FieldPreviousSecret,
 	FieldPreviousSecretExpiresAt,
+	FieldEventTypes,
 	FieldEnabled,
 	FieldDisabledReason,
 	FieldDisabledAt,

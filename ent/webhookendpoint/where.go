@@ -520,6 +520,16 @@ func PreviousSecretExpiresAtNotNil() predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldPreviousSecretExpiresAt))
 }
 
+// EventTypesIsNil applies the IsNil predicate on the "event_types" field.
+func EventTypesIsNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldIsNull(FieldEventTypes))
+}
+
+// EventTypesNotNil applies the NotNil predicate on the "event_types" field.
+func EventTypesNotNil() predicate.WebhookEndpoint {
+	return predicate.WebhookEndpoint(sql.FieldNotNull(FieldEventTypes))
+}
+
 // EnabledEQ applies the EQ predicate on the "enabled" field.
 func EnabledEQ(v bool) predicate.WebhookEndpoint {
 	return predicate.WebhookEndpoint(sql.FieldEQ(FieldEnabled, v))
