@@ -182,7 +182,8 @@ func (d *Dispatcher) lock() bool { return d.st.Dialect == dialect.Postgres }
 const deliveryBatch = 1000
 
 // FanOut creates one pending delivery per endpoint of each new event's account
-// and marks the event dispatched, in one transaction per batch. Endpoints
+// that receives the event's type (see receives) and marks the event
+// dispatched, in one transaction per batch. Endpoints
 // disabled by hand get none; endpoints disabled for failing keep receiving
 // deliveries, held until they are enabled again.
 func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
@@ -202,25 +203,28 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 			}
 			n = len(evs)
 			now := d.now()
-			eps := map[int][]int{}
+			eps := map[int][]*ent.WebhookEndpoint{}
 			var creates []*ent.WebhookDeliveryCreate
 			for _, ev := range evs {
-				ids, ok := eps[ev.AccountID]
+				list, ok := eps[ev.AccountID]
 				if !ok {
-					ids, err = tx.WebhookEndpoint.Query().Where(
+					list, err = tx.WebhookEndpoint.Query().Where(
 						webhookendpoint.AccountID(ev.AccountID),
 						webhookendpoint.Or(
 							webhookendpoint.Enabled(true),
 							webhookendpoint.DisabledReasonEQ(webhookendpoint.DisabledReasonFailing),
 						),
-					).IDs(sys)
+					).Select(webhookendpoint.FieldID, webhookendpoint.FieldEventTypes).All(sys)
 					if err != nil {
 						return err
 					}
-					eps[ev.AccountID] = ids
+					eps[ev.AccountID] = list
 				}
-				for _, ep := range ids {
-					creates = append(creates, tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep).
+				for _, ep := range list {
+					if !receives(ep, ev.Type) {
+						continue
+					}
+					creates = append(creates, tx.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(ep.ID).
 						SetNextAttemptAt(now).SetCreatedAt(now))
 				}
 			}
@@ -245,6 +249,12 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// receives reports whether an endpoint receives events of type typ: those of
+// the types it chose, every type when it chose none, and always a ping.
+func receives(ep *ent.WebhookEndpoint, typ string) bool {
+	return len(ep.EventTypes) == 0 || typ == PingType || slices.Contains(ep.EventTypes, typ)
 }
 
 // claim reserves, for this process until the lease ends, due deliveries of

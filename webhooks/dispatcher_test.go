@@ -110,7 +110,7 @@ func (f *fixture) dispatcher(o webhooks.Options) *webhooks.Dispatcher {
 
 func (f *fixture) endpoint(t *testing.T, org *dbtest.Org, env policy.Environment, url string) *ent.WebhookEndpoint {
 	t.Helper()
-	ep, err := f.reg.Create(context.Background(), org.Org.ID, env, url, "owner@example.com", "")
+	ep, err := f.reg.Create(context.Background(), org.Org.ID, env, url, "owner@example.com", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +477,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			"https://0.0.0.0/", "https://100.64.0.1/", "https://[::ffff:127.0.0.1]/", "https://[fd00::1]/",
 			"http://example.com/", "ftp://example.com/", "https:///nohost", "https://user:pw@example.com/",
 		} {
-			if _, err := strict.Create(context.Background(), f.org.Org.ID, policy.Live, u, "", ""); err == nil {
+			if _, err := strict.Create(context.Background(), f.org.Org.ID, policy.Live, u, "", "", nil); err == nil {
 				t.Errorf("%s was registered", u)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"slices"
+	"strings"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -60,15 +62,41 @@ func checkEmail(email string) error {
 	return nil
 }
 
-// Create registers an endpoint for the env account of an organization. The
-// returned endpoint holds the plain secret, which is shown once; what is
+// EventTypes checks the event types an endpoint chooses to receive and
+// returns them sorted, each once: every one must be a type of the event
+// catalogue. ping is not among them, as it reaches every endpoint. No types
+// (nil or empty) means every type, returned as nil.
+func EventTypes(types []string) ([]string, error) {
+	known := ent.EventTypes()
+	var out []string
+	for _, t := range types {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == PingType:
+			return nil, fmt.Errorf("event type %q cannot be chosen: a ping always reaches the endpoint", t)
+		case !slices.Contains(known, t):
+			return nil, fmt.Errorf("unknown event type %q", t)
+		}
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// Create registers an endpoint for the env account of an organization,
+// receiving the events of eventTypes (see EventTypes; none for every type).
+// The returned endpoint holds the plain secret, which is shown once; what is
 // stored is encrypted under Keys, when it has a key.
-func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment, rawURL, email, description string) (*ent.WebhookEndpoint, error) {
+func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment, rawURL, email, description string, eventTypes []string) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if err := r.check(ctx, rawURL); err != nil {
 		return nil, err
 	}
 	if err := checkEmail(email); err != nil {
+		return nil, err
+	}
+	types, err := EventTypes(eventTypes)
+	if err != nil {
 		return nil, err
 	}
 	acct, err := tenancy.Account(ctx, r.Client, orgID, env)
@@ -88,15 +116,18 @@ func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment
 		if r.Keys.Enabled() {
 			stored = ""
 		}
-		ep, err = tx.WebhookEndpoint.Create().
+		c := tx.WebhookEndpoint.Create().
 			SetAccountID(acct.ID).
 			SetURL(rawURL).
 			SetEmail(email).
 			SetDescription(description).
 			SetSecret(stored).
 			SetCreatedAt(now).
-			SetUpdatedAt(now).
-			Save(sys)
+			SetUpdatedAt(now)
+		if types != nil {
+			c.SetEventTypes(types)
+		}
+		ep, err = c.Save(sys)
 		if err != nil || !r.Keys.Enabled() {
 			return err
 		}
@@ -192,9 +223,12 @@ func (r *Registry) List(ctx context.Context, orgID int) ([]*ent.WebhookEndpoint,
 // Change is an update of an endpoint: nil fields are unchanged.
 type Change struct {
 	URL, Email, Description *string
+	// EventTypes, when not nil, replaces the event types the endpoint
+	// receives: empty for every type (see EventTypes).
+	EventTypes *[]string
 }
 
-// Update changes an endpoint's URL, owner e-mail or description.
+// Update changes an endpoint's URL, owner e-mail, description or event types.
 func (r *Registry) Update(ctx context.Context, orgID, id int, c Change) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, orgID, id); err != nil {
@@ -215,6 +249,17 @@ func (r *Registry) Update(ctx context.Context, orgID, id int, c Change) (*ent.We
 	}
 	if c.Description != nil {
 		u.SetDescription(*c.Description)
+	}
+	if c.EventTypes != nil {
+		types, err := EventTypes(*c.EventTypes)
+		if err != nil {
+			return nil, err
+		}
+		if types == nil {
+			u.ClearEventTypes()
+		} else {
+			u.SetEventTypes(types)
+		}
 	}
 	ep, err := u.Save(policy.System(ctx))
 	return ep, endpointErr(id, err)

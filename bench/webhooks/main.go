@@ -98,7 +98,7 @@ func appCtx(o *tenancy.Organization) context.Context {
 
 func (b *bench) endpoint(o *tenancy.Organization, url string) {
 	r := &webhooks.Registry{Client: b.st.Client, AllowPrivate: true}
-	_, err := r.Create(context.Background(), o.Org.ID, policy.Test, url, "bench@example.com", "")
+	_, err := r.Create(context.Background(), o.Org.ID, policy.Test, url, "bench@example.com", "", nil)
 	check(err)
 }
 
