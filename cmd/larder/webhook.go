@@ -17,9 +17,9 @@ import (
 
 func init() {
 	commands = append(commands,
-		command{"webhook create", "webhook create --org ID --env live|test --url U [--email E] [--description D]  register an endpoint; its whsec_ secret is shown once", webhookCreate},
+		command{"webhook create", "webhook create --org ID --env live|test --url U [--email E] [--description D] [--events TYPES]  register an endpoint (TYPES: comma-separated event types it receives; default every type); its whsec_ secret is shown once", webhookCreate},
 		command{"webhook list", "webhook list --org ID  list endpoints, never their secrets", webhookList},
-		command{"webhook update", "webhook update --endpoint ID [--org ID] [--url U] [--email E] [--description D]  change an endpoint", webhookUpdate},
+		command{"webhook update", "webhook update --endpoint ID [--org ID] [--url U] [--email E] [--description D] [--events TYPES|all]  change an endpoint", webhookUpdate},
 		command{"webhook disable", "webhook disable --endpoint ID [--org ID]  stop deliveries (nothing is deleted)", webhookDisable},
 		command{"webhook enable", "webhook enable --endpoint ID [--org ID]  resume deliveries, pending ones first", webhookEnable},
 		command{"webhook delete", "webhook delete --endpoint ID [--org ID]  remove an endpoint and its delivery log", webhookDelete},
@@ -62,6 +62,7 @@ func endpointJSON(ep *ent.WebhookEndpoint, env string) map[string]any {
 		"url":         ep.URL,
 		"email":       ep.Email,
 		"description": ep.Description,
+		"event_types": eventTypesJSON(ep.EventTypes),
 		"enabled":     ep.Enabled,
 		"created_at":  ep.CreatedAt,
 	}
@@ -81,6 +82,42 @@ func endpointJSON(ep *ent.WebhookEndpoint, env string) map[string]any {
 	return m
 }
 
+// eventTypesJSON is the event types an endpoint receives as printed: an
+// array, empty for every type.
+func eventTypesJSON(types []string) []string {
+	if types == nil {
+		return []string{}
+	}
+	return types
+}
+
+// eventTypesText is the event types an endpoint receives as a list shows
+// them.
+func eventTypesText(types []string) string {
+	if len(types) == 0 {
+		return "all"
+	}
+	return strings.Join(types, ",")
+}
+
+// parseEvents reads an --events value: comma-separated event types, or all
+// (every type, as no types).
+func parseEvents(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "all" {
+		return []string{}, nil
+	}
+	types := []string{}
+	for _, t := range strings.Split(v, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("--events needs event types, or all")
+	}
+	return types, nil
+}
+
 func webhookCreate(ctx context.Context, e *env, args []string) error {
 	fs, err := e.flags("webhook create", config.Webhooks)
 	if err != nil {
@@ -91,6 +128,7 @@ func webhookCreate(ctx context.Context, e *env, args []string) error {
 	u := fs.String("url", "", "HTTPS URL receiving the events (required)")
 	email := fs.String("email", "", "the owner's e-mail, told when the endpoint is disabled for failing")
 	desc := fs.String("description", "", "a label")
+	events := fs.String("events", "", "comma-separated event types the endpoint receives (default: every type; a ping always reaches it)")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -101,12 +139,18 @@ func webhookCreate(ctx context.Context, e *env, args []string) error {
 	if environment != policy.Live && environment != policy.Test {
 		return fmt.Errorf("--env must be live or test, not %q", *envName)
 	}
+	var types []string
+	if *events != "" {
+		if types, err = parseEvents(*events); err != nil {
+			return err
+		}
+	}
 	st, _, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ep, err := e.registry(st).Create(ctx, *org, environment, *u, *email, *desc)
+	ep, err := e.registry(st).Create(ctx, *org, environment, *u, *email, *desc, types)
 	if err != nil {
 		return err
 	}
@@ -145,13 +189,13 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 		return e.print(map[string]any{"endpoints": list}, "")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tEMAIL\tDESCRIPTION")
+	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tEVENTS\tEMAIL\tDESCRIPTION")
 	for _, ep := range eps {
 		state := "yes"
 		if !ep.Enabled {
 			state = "no (" + string(*ep.DisabledReason) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, ep.Email, ep.Description)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, eventTypesText(ep.EventTypes), ep.Email, ep.Description)
 	}
 	return tw.Flush()
 }
@@ -218,6 +262,7 @@ func webhookUpdate(ctx context.Context, e *env, args []string) error {
 		u := fs.String("url", "", "new URL")
 		email := fs.String("email", "", "new owner e-mail")
 		desc := fs.String("description", "", "new label")
+		events := fs.String("events", "", "comma-separated event types the endpoint receives, or all for every type")
 		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			var c webhooks.Change
 			if *u != "" {
@@ -229,8 +274,15 @@ func webhookUpdate(ctx context.Context, e *env, args []string) error {
 			if *desc != "" {
 				c.Description = desc
 			}
+			if *events != "" {
+				types, err := parseEvents(*events)
+				if err != nil {
+					return nil, "", err
+				}
+				c.EventTypes = &types
+			}
 			if c == (webhooks.Change{}) {
-				return nil, "", fmt.Errorf("webhook update needs --url, --email or --description")
+				return nil, "", fmt.Errorf("webhook update needs --url, --email, --description or --events")
 			}
 			ep, err := r.Update(ctx, orgID, id, c)
 			if err != nil {

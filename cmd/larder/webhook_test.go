@@ -230,3 +230,63 @@ func TestWebhookPingThroughDispatcher(t *testing.T) {
 		})
 	}
 }
+
+// --events chooses the event types an endpoint receives on create and update
+// (all for every type again); create, update and list print them as
+// event_types, empty for every type; unknown types and ping are refused.
+func TestWebhookEventsFlag(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			org := cli(t, db, "org", "create", "--name", "Events")
+			id := fmt.Sprint(int(org["id"].(float64)))
+			url := "http://127.0.0.1:1/hook"
+			fails(t, db, `unknown event type "order.teleported"`, "webhook", "create", "--org", id, "--env", "live", "--url", url,
+				"--webhook-allow-private", "--events", "supplier.created,order.teleported")
+			fails(t, db, `"ping"`, "webhook", "create", "--org", id, "--env", "live", "--url", url, "--webhook-allow-private", "--events", "ping")
+			types := func(m map[string]any) string {
+				t.Helper()
+				v, ok := m["event_types"].([]any)
+				if !ok {
+					t.Fatalf("event_types is not an array: %v", m)
+				}
+				return fmt.Sprint(v)
+			}
+			created := cli(t, db, "webhook", "create", "--org", id, "--env", "live", "--url", url, "--webhook-allow-private",
+				"--events", "supplier.created, purchase_order.created,supplier.created")
+			if got := types(created); got != "[purchase_order.created supplier.created]" {
+				t.Fatalf("create: event_types %s", got)
+			}
+			ep := fmt.Sprint(int(created["id"].(float64)))
+			every := cli(t, db, "webhook", "create", "--org", id, "--env", "live", "--url", url, "--webhook-allow-private")
+			if got := types(every); got != "[]" {
+				t.Fatalf("create without --events: event_types %s", got)
+			}
+			listed := func() []string {
+				t.Helper()
+				var out []string
+				for _, e := range cli(t, db, "webhook", "list", "--org", id)["endpoints"].([]any) {
+					out = append(out, types(e.(map[string]any)))
+				}
+				return out
+			}
+			if got := fmt.Sprint(listed()); got != "[[purchase_order.created supplier.created] []]" {
+				t.Fatalf("list: %s", got)
+			}
+			fails(t, db, `unknown event type "bill.eaten"`, "webhook", "update", "--endpoint", ep, "--events", "bill.eaten")
+			if got := types(cli(t, db, "webhook", "update", "--endpoint", ep, "--events", "bill.created")); got != "[bill.created]" {
+				t.Fatalf("update: event_types %s", got)
+			}
+			if got := types(cli(t, db, "webhook", "update", "--endpoint", ep, "--description", "ERP")); got != "[bill.created]" {
+				t.Fatalf("update without --events: event_types %s", got)
+			}
+			if got := types(cli(t, db, "webhook", "update", "--endpoint", ep, "--events", "all")); got != "[]" {
+				t.Fatalf("update --events all: event_types %s", got)
+			}
+			if got := fmt.Sprint(listed()); got != "[[] []]" {
+				t.Fatalf("list after --events all: %s", got)
+			}
+		})
+	}
+}
