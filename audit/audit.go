@@ -1,7 +1,10 @@
-// Package audit records who changed an organization's keys and plan, and when.
-// A record is written in the transaction of the change it describes, so a change
-// without its record (or a record without its change) cannot exist. The actor is
-// named by whoever acts (the admin CLI's --actor) and travels in the context.
+// Package audit records who changed an organization's keys, webhook endpoints,
+// people, plan and settings, and its test data, when, and from where. A
+// record is written in the transaction of the change it describes, so a
+// change without its record (or a record without its change) cannot exist.
+// The actor is named by whoever acts (the admin CLI's --actor, or the
+// signed-in person in the console) and travels in the context with the
+// client address it acts from.
 package audit
 
 import (
@@ -23,6 +26,30 @@ const (
 	PlanChanged = auditrecord.ActionPlanChanged
 	// SettingsChanged records a change of an organization's settings.
 	SettingsChanged = auditrecord.ActionSettingsChanged
+
+	EndpointCreated       = auditrecord.ActionEndpointCreated
+	EndpointUpdated       = auditrecord.ActionEndpointUpdated
+	EndpointDisabled      = auditrecord.ActionEndpointDisabled
+	EndpointEnabled       = auditrecord.ActionEndpointEnabled
+	EndpointDeleted       = auditrecord.ActionEndpointDeleted
+	EndpointSecretRotated = auditrecord.ActionEndpointSecretRotated
+	// DeliveriesResent records a resend of one delivery or of every failed
+	// delivery of an endpoint since a time.
+	DeliveriesResent = auditrecord.ActionDeliveriesResent
+
+	UserInvited         = auditrecord.ActionUserInvited
+	UserRoleChanged     = auditrecord.ActionUserRoleChanged
+	UserRemoved         = auditrecord.ActionUserRemoved
+	PasswordResetIssued = auditrecord.ActionPasswordResetIssued
+	PasswordSet         = auditrecord.ActionPasswordSet
+	SecondFactorEnabled = auditrecord.ActionSecondFactorEnabled
+	// SecondFactorDisabled records a person's second factor removed (by
+	// themselves or by an admin).
+	SecondFactorDisabled = auditrecord.ActionSecondFactorDisabled
+
+	// TestDataReset records the test account's business data replaced by a
+	// fresh seed.
+	TestDataReset = auditrecord.ActionTestDataReset
 )
 
 // SystemActor is the actor of changes made without one named: Larder itself
@@ -30,6 +57,20 @@ const (
 const SystemActor = "system"
 
 type actorKey struct{}
+
+type addressKey struct{}
+
+// WithAddress returns ctx naming addr (a client address) as where the
+// changes made with it come from.
+func WithAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, addressKey{}, addr)
+}
+
+// Address is the client address of ctx, empty when none was named (the CLI).
+func Address(ctx context.Context) string {
+	a, _ := ctx.Value(addressKey{}).(string)
+	return a
+}
 
 // WithActor returns ctx naming actor as the one making the changes made with it.
 func WithActor(ctx context.Context, actor string) context.Context {
@@ -64,6 +105,7 @@ func Record(ctx context.Context, tx *ent.Tx, e Entry) error {
 		SetOrganizationID(e.OrganizationID).
 		SetAction(e.Action).
 		SetActor(Actor(ctx)).
+		SetAddress(truncate(Address(ctx), 64)).
 		SetCreatedAt(e.At.UTC().Truncate(time.Microsecond))
 	if e.KeyID != 0 {
 		c.SetAPIKeyID(e.KeyID).SetEnvironment(auditrecord.Environment(e.Env))
@@ -77,15 +119,25 @@ func Record(ctx context.Context, tx *ent.Tx, e Entry) error {
 	return nil
 }
 
+// truncate cuts s to at most n bytes.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
 // Listed is a record as the history shows it.
 type Listed struct {
-	ID     int            `json:"id"`
-	At     time.Time      `json:"at"`
-	Actor  string         `json:"actor"`
-	Action string         `json:"action"`
-	KeyID  *int           `json:"key_id"`
-	Env    *string        `json:"env"`
-	Detail map[string]any `json:"detail"`
+	ID    int       `json:"id"`
+	At    time.Time `json:"at"`
+	Actor string    `json:"actor"`
+	// Address is the client address of a console change, empty for the CLI.
+	Address string         `json:"address"`
+	Action  string         `json:"action"`
+	KeyID   *int           `json:"key_id"`
+	Env     *string        `json:"env"`
+	Detail  map[string]any `json:"detail"`
 }
 
 // History returns the records of an organization in the order they were
@@ -109,7 +161,7 @@ func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	}
 	out := make([]Listed, len(recs))
 	for i, r := range recs {
-		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Action: string(r.Action), KeyID: r.APIKeyID, Detail: r.Detail}
+		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Address: r.Address, Action: string(r.Action), KeyID: r.APIKeyID, Detail: r.Detail}
 		if r.Detail == nil {
 			out[i].Detail = map[string]any{}
 		}

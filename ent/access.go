@@ -53,6 +53,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -63,6 +64,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -353,6 +356,10 @@ var Access = []SchemaAccess{
 		Policy: func() Policy { return salesperson.Policy },
 	},
 	{
+		Name: "Session", Table: "sessions",
+		Policy: func() Policy { return session.Policy },
+	},
+	{
 		Name: "Shipment", Table: "shipments",
 		Path: "shipments", Module: "sales",
 		Ops:    []string{"create"},
@@ -408,6 +415,14 @@ var Access = []SchemaAccess{
 		Ops:    []string{"list", "read", "create", "update", "delete"},
 		Locks:  []string{"is_global", "read_only"},
 		Policy: func() Policy { return unitofmeasure.Policy },
+	},
+	{
+		Name: "User", Table: "users",
+		Policy: func() Policy { return user.Policy },
+	},
+	{
+		Name: "UserLink", Table: "user_links",
+		Policy: func() Policy { return userlink.Policy },
 	},
 	{
 		Name: "WebhookAttempt", Table: "webhook_attempts",

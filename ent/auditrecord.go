@@ -28,8 +28,10 @@ type AuditRecord struct {
 	APIKeyID *int `json:"api_key_id,omitempty"`
 	// The environment of the key acted on (key actions only).
 	Environment *auditrecord.Environment `json:"environment,omitempty"`
-	// Who made the change (the admin CLI's --actor, by default user@host).
+	// Who made the change: a signed-in person's address, or the admin CLI's --actor (by default user@host).
 	Actor string `json:"actor,omitempty"`
+	// Where the change came from: the client address of a console request; empty for the CLI.
+	Address string `json:"address,omitempty"`
 	// Particulars of the change: the new key and grace of a rotation, the old and new plan, …
 	Detail map[string]interface{} `json:"detail,omitempty"`
 	// When the change was made.
@@ -82,7 +84,7 @@ func (*AuditRecord) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case auditrecord.FieldID, auditrecord.FieldOrganizationID, auditrecord.FieldAPIKeyID:
 			values[i] = new(sql.NullInt64)
-		case auditrecord.FieldAction, auditrecord.FieldEnvironment, auditrecord.FieldActor:
+		case auditrecord.FieldAction, auditrecord.FieldEnvironment, auditrecord.FieldActor, auditrecord.FieldAddress:
 			values[i] = new(sql.NullString)
 		case auditrecord.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -138,6 +140,12 @@ func (_m *AuditRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field actor", values[i])
 			} else if value.Valid {
 				_m.Actor = value.String
+			}
+		case auditrecord.FieldAddress:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field address", values[i])
+			} else if value.Valid {
+				_m.Address = value.String
 			}
 		case auditrecord.FieldDetail:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -217,6 +225,9 @@ func (_m *AuditRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("actor=")
 	builder.WriteString(_m.Actor)
+	builder.WriteString(", ")
+	builder.WriteString("address=")
+	builder.WriteString(_m.Address)
 	builder.WriteString(", ")
 	builder.WriteString("detail=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Detail))

@@ -70,6 +70,20 @@ func (_c *AuditRecordCreate) SetActor(v string) *AuditRecordCreate {
 	return _c
 }
 
+// SetAddress sets the "address" field.
+func (_c *AuditRecordCreate) SetAddress(v string) *AuditRecordCreate {
+	_c.mutation.SetAddress(v)
+	return _c
+}
+
+// SetNillableAddress sets the "address" field if the given value is not nil.
+func (_c *AuditRecordCreate) SetNillableAddress(v *string) *AuditRecordCreate {
+	if v != nil {
+		_c.SetAddress(*v)
+	}
+	return _c
+}
+
 // SetDetail sets the "detail" field.
 func (_c *AuditRecordCreate) SetDetail(v map[string]interface{}) *AuditRecordCreate {
 	_c.mutation.SetDetail(v)
@@ -137,6 +151,10 @@ func (_c *AuditRecordCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *AuditRecordCreate) defaults() error {
+	if _, ok := _c.mutation.Address(); !ok {
+		v := auditrecord.DefaultAddress
+		_c.mutation.SetAddress(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if auditrecord.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized auditrecord.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -171,6 +189,14 @@ func (_c *AuditRecordCreate) check() error {
 	if v, ok := _c.mutation.Actor(); ok {
 		if err := auditrecord.ActorValidator(v); err != nil {
 			return &ValidationError{Name: "actor", err: fmt.Errorf(`ent: validator failed for field "AuditRecord.actor": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Address(); !ok {
+		return &ValidationError{Name: "address", err: errors.New(`ent: missing required field "AuditRecord.address"`)}
+	}
+	if v, ok := _c.mutation.Address(); ok {
+		if err := auditrecord.AddressValidator(v); err != nil {
+			return &ValidationError{Name: "address", err: fmt.Errorf(`ent: validator failed for field "AuditRecord.address": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
@@ -217,6 +243,10 @@ func (_c *AuditRecordCreate) createSpec() (*AuditRecord, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Actor(); ok {
 		_spec.SetField(auditrecord.FieldActor, field.TypeString, value)
 		_node.Actor = value
+	}
+	if value, ok := _c.mutation.Address(); ok {
+		_spec.SetField(auditrecord.FieldAddress, field.TypeString, value)
+		_node.Address = value
 	}
 	if value, ok := _c.mutation.Detail(); ok {
 		_spec.SetField(auditrecord.FieldDetail, field.TypeJSON, value)
@@ -337,6 +367,9 @@ func (u *AuditRecordUpsertOne) UpdateNewValues() *AuditRecordUpsertOne {
 		}
 		if _, exists := u.create.mutation.Actor(); exists {
 			s.SetIgnore(auditrecord.FieldActor)
+		}
+		if _, exists := u.create.mutation.Address(); exists {
+			s.SetIgnore(auditrecord.FieldAddress)
 		}
 		if _, exists := u.create.mutation.Detail(); exists {
 			s.SetIgnore(auditrecord.FieldDetail)
@@ -565,6 +598,9 @@ func (u *AuditRecordUpsertBulk) UpdateNewValues() *AuditRecordUpsertBulk {
 			}
 			if _, exists := b.mutation.Actor(); exists {
 				s.SetIgnore(auditrecord.FieldActor)
+			}
+			if _, exists := b.mutation.Address(); exists {
+				s.SetIgnore(auditrecord.FieldAddress)
 			}
 			if _, exists := b.mutation.Detail(); exists {
 				s.SetIgnore(auditrecord.FieldDetail)

@@ -65,6 +65,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -75,6 +76,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -187,6 +190,8 @@ type Client struct {
 	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
 	// Shipment is the client for interacting with the Shipment builders.
 	Shipment *ShipmentClient
 	// ShipmentLine is the client for interacting with the ShipmentLine builders.
@@ -207,6 +212,10 @@ type Client struct {
 	Territory *TerritoryClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
 	UnitOfMeasure *UnitOfMeasureClient
+	// User is the client for interacting with the User builders.
+	User *UserClient
+	// UserLink is the client for interacting with the UserLink builders.
+	UserLink *UserLinkClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
 	WebhookAttempt *WebhookAttemptClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -274,6 +283,7 @@ func (c *Client) init() {
 	c.SalesOrder = NewSalesOrderClient(c.config)
 	c.SalesOrderLine = NewSalesOrderLineClient(c.config)
 	c.Salesperson = NewSalespersonClient(c.config)
+	c.Session = NewSessionClient(c.config)
 	c.Shipment = NewShipmentClient(c.config)
 	c.ShipmentLine = NewShipmentLineClient(c.config)
 	c.ShippingAddress = NewShippingAddressClient(c.config)
@@ -284,6 +294,8 @@ func (c *Client) init() {
 	c.TaxRate = NewTaxRateClient(c.config)
 	c.Territory = NewTerritoryClient(c.config)
 	c.UnitOfMeasure = NewUnitOfMeasureClient(c.config)
+	c.User = NewUserClient(c.config)
+	c.UserLink = NewUserLinkClient(c.config)
 	c.WebhookAttempt = NewWebhookAttemptClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WebhookEndpoint = NewWebhookEndpointClient(c.config)
@@ -429,6 +441,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		Session:                 NewSessionClient(cfg),
 		Shipment:                NewShipmentClient(cfg),
 		ShipmentLine:            NewShipmentLineClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
@@ -439,6 +452,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		TaxRate:                 NewTaxRateClient(cfg),
 		Territory:               NewTerritoryClient(cfg),
 		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
+		User:                    NewUserClient(cfg),
+		UserLink:                NewUserLinkClient(cfg),
 		WebhookAttempt:          NewWebhookAttemptClient(cfg),
 		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
@@ -511,6 +526,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
+		Session:                 NewSessionClient(cfg),
 		Shipment:                NewShipmentClient(cfg),
 		ShipmentLine:            NewShipmentLineClient(cfg),
 		ShippingAddress:         NewShippingAddressClient(cfg),
@@ -521,6 +537,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		TaxRate:                 NewTaxRateClient(cfg),
 		Territory:               NewTerritoryClient(cfg),
 		UnitOfMeasure:           NewUnitOfMeasureClient(cfg),
+		User:                    NewUserClient(cfg),
+		UserLink:                NewUserLinkClient(cfg),
 		WebhookAttempt:          NewWebhookAttemptClient(cfg),
 		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint:         NewWebhookEndpointClient(cfg),
@@ -564,9 +582,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
 		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
-		c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
+		c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
 		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -587,9 +605,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
 		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
-		c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
+		c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
 		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -698,6 +716,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.SalesOrderLine.mutate(ctx, m)
 	case *SalespersonMutation:
 		return c.Salesperson.mutate(ctx, m)
+	case *SessionMutation:
+		return c.Session.mutate(ctx, m)
 	case *ShipmentMutation:
 		return c.Shipment.mutate(ctx, m)
 	case *ShipmentLineMutation:
@@ -718,6 +738,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Territory.mutate(ctx, m)
 	case *UnitOfMeasureMutation:
 		return c.UnitOfMeasure.mutate(ctx, m)
+	case *UserMutation:
+		return c.User.mutate(ctx, m)
+	case *UserLinkMutation:
+		return c.UserLink.mutate(ctx, m)
 	case *WebhookAttemptMutation:
 		return c.WebhookAttempt.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
@@ -9733,6 +9757,156 @@ func (c *SalespersonClient) mutate(ctx context.Context, m *SalespersonMutation) 
 	}
 }
 
+// SessionClient is a client for the Session schema.
+type SessionClient struct {
+	config
+}
+
+// NewSessionClient returns a client for the Session from the given config.
+func NewSessionClient(c config) *SessionClient {
+	return &SessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `session.Hooks(f(g(h())))`.
+func (c *SessionClient) Use(hooks ...Hook) {
+	c.hooks.Session = append(c.hooks.Session, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `session.Intercept(f(g(h())))`.
+func (c *SessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Session = append(c.inters.Session, interceptors...)
+}
+
+// Create returns a builder for creating a Session entity.
+func (c *SessionClient) Create() *SessionCreate {
+	mutation := newSessionMutation(c.config, OpCreate)
+	return &SessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Session entities.
+func (c *SessionClient) CreateBulk(builders ...*SessionCreate) *SessionCreateBulk {
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SessionClient) MapCreateBulk(slice any, setFunc func(*SessionCreate, int)) *SessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SessionCreateBulk{err: fmt.Errorf("calling to SessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Session.
+func (c *SessionClient) Update() *SessionUpdate {
+	mutation := newSessionMutation(c.config, OpUpdate)
+	return &SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SessionClient) UpdateOne(_m *Session) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSession(_m))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SessionClient) UpdateOneID(id int) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSessionID(id))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Session.
+func (c *SessionClient) Delete() *SessionDelete {
+	mutation := newSessionMutation(c.config, OpDelete)
+	return &SessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SessionClient) DeleteOne(_m *Session) *SessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SessionClient) DeleteOneID(id int) *SessionDeleteOne {
+	builder := c.Delete().Where(session.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SessionDeleteOne{builder}
+}
+
+// Query returns a query builder for Session.
+func (c *SessionClient) Query() *SessionQuery {
+	return &SessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Session entity by its id.
+func (c *SessionClient) Get(ctx context.Context, id int) (*Session, error) {
+	return c.Query().Where(session.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SessionClient) GetX(ctx context.Context, id int) *Session {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Session.
+func (c *SessionClient) QueryUser(_m *Session) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(session.Table, session.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, session.UserTable, session.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *SessionClient) Hooks() []Hook {
+	hooks := c.hooks.Session
+	return append(hooks[:len(hooks):len(hooks)], session.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *SessionClient) Interceptors() []Interceptor {
+	return c.inters.Session
+}
+
+func (c *SessionClient) mutate(ctx context.Context, m *SessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Session mutation op: %q", m.Op())
+	}
+}
+
 // ShipmentClient is a client for the Shipment schema.
 type ShipmentClient struct {
 	config
@@ -11378,6 +11552,338 @@ func (c *UnitOfMeasureClient) mutate(ctx context.Context, m *UnitOfMeasureMutati
 	}
 }
 
+// UserClient is a client for the User schema.
+type UserClient struct {
+	config
+}
+
+// NewUserClient returns a client for the User from the given config.
+func NewUserClient(c config) *UserClient {
+	return &UserClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `user.Hooks(f(g(h())))`.
+func (c *UserClient) Use(hooks ...Hook) {
+	c.hooks.User = append(c.hooks.User, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `user.Intercept(f(g(h())))`.
+func (c *UserClient) Intercept(interceptors ...Interceptor) {
+	c.inters.User = append(c.inters.User, interceptors...)
+}
+
+// Create returns a builder for creating a User entity.
+func (c *UserClient) Create() *UserCreate {
+	mutation := newUserMutation(c.config, OpCreate)
+	return &UserCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of User entities.
+func (c *UserClient) CreateBulk(builders ...*UserCreate) *UserCreateBulk {
+	return &UserCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UserClient) MapCreateBulk(slice any, setFunc func(*UserCreate, int)) *UserCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UserCreateBulk{err: fmt.Errorf("calling to UserClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UserCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UserCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for User.
+func (c *UserClient) Update() *UserUpdate {
+	mutation := newUserMutation(c.config, OpUpdate)
+	return &UserUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UserClient) UpdateOne(_m *User) *UserUpdateOne {
+	mutation := newUserMutation(c.config, OpUpdateOne, withUser(_m))
+	return &UserUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UserClient) UpdateOneID(id int) *UserUpdateOne {
+	mutation := newUserMutation(c.config, OpUpdateOne, withUserID(id))
+	return &UserUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for User.
+func (c *UserClient) Delete() *UserDelete {
+	mutation := newUserMutation(c.config, OpDelete)
+	return &UserDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UserClient) DeleteOne(_m *User) *UserDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UserClient) DeleteOneID(id int) *UserDeleteOne {
+	builder := c.Delete().Where(user.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UserDeleteOne{builder}
+}
+
+// Query returns a query builder for User.
+func (c *UserClient) Query() *UserQuery {
+	return &UserQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUser},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a User entity by its id.
+func (c *UserClient) Get(ctx context.Context, id int) (*User, error) {
+	return c.Query().Where(user.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UserClient) GetX(ctx context.Context, id int) *User {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a User.
+func (c *UserClient) QueryOrganization(_m *User) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, user.OrganizationTable, user.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySessions queries the sessions edge of a User.
+func (c *UserClient) QuerySessions(_m *User) *SessionQuery {
+	query := (&SessionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(session.Table, session.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, user.SessionsTable, user.SessionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLinks queries the links edge of a User.
+func (c *UserClient) QueryLinks(_m *User) *UserLinkQuery {
+	query := (&UserLinkClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(userlink.Table, userlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, user.LinksTable, user.LinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *UserClient) Hooks() []Hook {
+	hooks := c.hooks.User
+	return append(hooks[:len(hooks):len(hooks)], user.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *UserClient) Interceptors() []Interceptor {
+	return c.inters.User
+}
+
+func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UserCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UserUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UserUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UserDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown User mutation op: %q", m.Op())
+	}
+}
+
+// UserLinkClient is a client for the UserLink schema.
+type UserLinkClient struct {
+	config
+}
+
+// NewUserLinkClient returns a client for the UserLink from the given config.
+func NewUserLinkClient(c config) *UserLinkClient {
+	return &UserLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `userlink.Hooks(f(g(h())))`.
+func (c *UserLinkClient) Use(hooks ...Hook) {
+	c.hooks.UserLink = append(c.hooks.UserLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `userlink.Intercept(f(g(h())))`.
+func (c *UserLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UserLink = append(c.inters.UserLink, interceptors...)
+}
+
+// Create returns a builder for creating a UserLink entity.
+func (c *UserLinkClient) Create() *UserLinkCreate {
+	mutation := newUserLinkMutation(c.config, OpCreate)
+	return &UserLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UserLink entities.
+func (c *UserLinkClient) CreateBulk(builders ...*UserLinkCreate) *UserLinkCreateBulk {
+	return &UserLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UserLinkClient) MapCreateBulk(slice any, setFunc func(*UserLinkCreate, int)) *UserLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UserLinkCreateBulk{err: fmt.Errorf("calling to UserLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UserLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UserLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UserLink.
+func (c *UserLinkClient) Update() *UserLinkUpdate {
+	mutation := newUserLinkMutation(c.config, OpUpdate)
+	return &UserLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UserLinkClient) UpdateOne(_m *UserLink) *UserLinkUpdateOne {
+	mutation := newUserLinkMutation(c.config, OpUpdateOne, withUserLink(_m))
+	return &UserLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UserLinkClient) UpdateOneID(id int) *UserLinkUpdateOne {
+	mutation := newUserLinkMutation(c.config, OpUpdateOne, withUserLinkID(id))
+	return &UserLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UserLink.
+func (c *UserLinkClient) Delete() *UserLinkDelete {
+	mutation := newUserLinkMutation(c.config, OpDelete)
+	return &UserLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UserLinkClient) DeleteOne(_m *UserLink) *UserLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UserLinkClient) DeleteOneID(id int) *UserLinkDeleteOne {
+	builder := c.Delete().Where(userlink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UserLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for UserLink.
+func (c *UserLinkClient) Query() *UserLinkQuery {
+	return &UserLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUserLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UserLink entity by its id.
+func (c *UserLinkClient) Get(ctx context.Context, id int) (*UserLink, error) {
+	return c.Query().Where(userlink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UserLinkClient) GetX(ctx context.Context, id int) *UserLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a UserLink.
+func (c *UserLinkClient) QueryUser(_m *UserLink) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(userlink.Table, userlink.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, userlink.UserTable, userlink.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *UserLinkClient) Hooks() []Hook {
+	hooks := c.hooks.UserLink
+	return append(hooks[:len(hooks):len(hooks)], userlink.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *UserLinkClient) Interceptors() []Interceptor {
+	return c.inters.UserLink
+}
+
+func (c *UserLinkClient) mutate(ctx context.Context, m *UserLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UserLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UserLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UserLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UserLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UserLink mutation op: %q", m.Op())
+	}
+}
+
 // WebhookAttemptClient is a client for the WebhookAttempt schema.
 type WebhookAttemptClient struct {
 	config
@@ -11888,9 +12394,10 @@ type (
 		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, Shipment, ShipmentLine, ShippingAddress,
+		SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine, ShippingAddress,
 		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
+		UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
@@ -11902,9 +12409,9 @@ type (
 		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
 		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, Shipment, ShipmentLine, ShippingAddress,
+		SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine, ShippingAddress,
 		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, WebhookAttempt, WebhookDelivery,
+		UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
 		WebhookEndpoint []ent.Interceptor
 	}
 )

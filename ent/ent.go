@@ -62,6 +62,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -72,6 +73,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -185,6 +188,7 @@ func checkColumn(t, c string) error {
 			salesorder.Table:              salesorder.ValidColumn,
 			salesorderline.Table:          salesorderline.ValidColumn,
 			salesperson.Table:             salesperson.ValidColumn,
+			session.Table:                 session.ValidColumn,
 			shipment.Table:                shipment.ValidColumn,
 			shipmentline.Table:            shipmentline.ValidColumn,
 			shippingaddress.Table:         shippingaddress.ValidColumn,
@@ -195,6 +199,8 @@ func checkColumn(t, c string) error {
 			taxrate.Table:                 taxrate.ValidColumn,
 			territory.Table:               territory.ValidColumn,
 			unitofmeasure.Table:           unitofmeasure.ValidColumn,
+			user.Table:                    user.ValidColumn,
+			userlink.Table:                userlink.ValidColumn,
 			webhookattempt.Table:          webhookattempt.ValidColumn,
 			webhookdelivery.Table:         webhookdelivery.ValidColumn,
 			webhookendpoint.Table:         webhookendpoint.ValidColumn,

@@ -54,6 +54,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -64,6 +65,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -76,7 +79,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 63)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 66)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -157,6 +160,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditrecord.FieldAPIKeyID:       {Type: field.TypeInt, Column: auditrecord.FieldAPIKeyID},
 			auditrecord.FieldEnvironment:    {Type: field.TypeEnum, Column: auditrecord.FieldEnvironment},
 			auditrecord.FieldActor:          {Type: field.TypeString, Column: auditrecord.FieldActor},
+			auditrecord.FieldAddress:        {Type: field.TypeString, Column: auditrecord.FieldAddress},
 			auditrecord.FieldDetail:         {Type: field.TypeJSON, Column: auditrecord.FieldDetail},
 			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
 		},
@@ -614,6 +618,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldCurrency:                 {Type: field.TypeString, Column: organization.FieldCurrency},
 			organization.FieldBlockUnapprovedSuppliers: {Type: field.TypeBool, Column: organization.FieldBlockUnapprovedSuppliers},
 			organization.FieldManualCosting:            {Type: field.TypeBool, Column: organization.FieldManualCosting},
+			organization.FieldRequireSecondFactor:      {Type: field.TypeBool, Column: organization.FieldRequireSecondFactor},
 		},
 	}
 	graph.Nodes[24] = &sqlgraph.Node{
@@ -1170,6 +1175,27 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   session.Table,
+			Columns: session.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: session.FieldID,
+			},
+		},
+		Type: "Session",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			session.FieldTokenHash:  {Type: field.TypeString, Column: session.FieldTokenHash},
+			session.FieldUserID:     {Type: field.TypeInt, Column: session.FieldUserID},
+			session.FieldCreatedAt:  {Type: field.TypeTime, Column: session.FieldCreatedAt},
+			session.FieldLastSeenAt: {Type: field.TypeTime, Column: session.FieldLastSeenAt},
+			session.FieldExpiresAt:  {Type: field.TypeTime, Column: session.FieldExpiresAt},
+			session.FieldVerifiedAt: {Type: field.TypeTime, Column: session.FieldVerifiedAt},
+			session.FieldAddress:    {Type: field.TypeString, Column: session.FieldAddress},
+			session.FieldUserAgent:  {Type: field.TypeString, Column: session.FieldUserAgent},
+		},
+	}
+	graph.Nodes[51] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipment.Table,
 			Columns: shipment.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -1188,7 +1214,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipment.FieldInvoiceID:      {Type: field.TypeInt, Column: shipment.FieldInvoiceID},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipmentline.Table,
 			Columns: shipmentline.Columns,
@@ -1206,7 +1232,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipmentline.FieldLotID:            {Type: field.TypeInt, Column: shipmentline.FieldLotID},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -1227,7 +1253,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -1247,7 +1273,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -1271,7 +1297,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1299,7 +1325,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1318,7 +1344,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1341,7 +1367,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[58] = &sqlgraph.Node{
+	graph.Nodes[59] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1361,7 +1387,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[59] = &sqlgraph.Node{
+	graph.Nodes[60] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1382,7 +1408,50 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[60] = &sqlgraph.Node{
+	graph.Nodes[61] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   user.Table,
+			Columns: user.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: user.FieldID,
+			},
+		},
+		Type: "User",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			user.FieldOrganizationID:    {Type: field.TypeInt, Column: user.FieldOrganizationID},
+			user.FieldEmail:             {Type: field.TypeString, Column: user.FieldEmail},
+			user.FieldRole:              {Type: field.TypeEnum, Column: user.FieldRole},
+			user.FieldPasswordHash:      {Type: field.TypeString, Column: user.FieldPasswordHash},
+			user.FieldPasswordChangedAt: {Type: field.TypeTime, Column: user.FieldPasswordChangedAt},
+			user.FieldTotpSecret:        {Type: field.TypeString, Column: user.FieldTotpSecret},
+			user.FieldTotpPendingSecret: {Type: field.TypeString, Column: user.FieldTotpPendingSecret},
+			user.FieldTotpLastStep:      {Type: field.TypeInt64, Column: user.FieldTotpLastStep},
+			user.FieldInvitedBy:         {Type: field.TypeString, Column: user.FieldInvitedBy},
+			user.FieldCreatedAt:         {Type: field.TypeTime, Column: user.FieldCreatedAt},
+			user.FieldLastSignInAt:      {Type: field.TypeTime, Column: user.FieldLastSignInAt},
+		},
+	}
+	graph.Nodes[62] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   userlink.Table,
+			Columns: userlink.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: userlink.FieldID,
+			},
+		},
+		Type: "UserLink",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			userlink.FieldTokenHash: {Type: field.TypeString, Column: userlink.FieldTokenHash},
+			userlink.FieldUserID:    {Type: field.TypeInt, Column: userlink.FieldUserID},
+			userlink.FieldPurpose:   {Type: field.TypeEnum, Column: userlink.FieldPurpose},
+			userlink.FieldCreatedAt: {Type: field.TypeTime, Column: userlink.FieldCreatedAt},
+			userlink.FieldExpiresAt: {Type: field.TypeTime, Column: userlink.FieldExpiresAt},
+			userlink.FieldUsedAt:    {Type: field.TypeTime, Column: userlink.FieldUsedAt},
+		},
+	}
+	graph.Nodes[63] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1405,7 +1474,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[61] = &sqlgraph.Node{
+	graph.Nodes[64] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1426,7 +1495,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[62] = &sqlgraph.Node{
+	graph.Nodes[65] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -3182,6 +3251,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Account",
 	)
 	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   session.UserTable,
+			Columns: []string{session.UserColumn},
+			Bidi:    false,
+		},
+		"Session",
+		"User",
+	)
+	graph.MustAddE(
 		"account",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -3408,6 +3489,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"UnitOfMeasure",
 		"Operation",
+	)
+	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   user.OrganizationTable,
+			Columns: []string{user.OrganizationColumn},
+			Bidi:    false,
+		},
+		"User",
+		"Organization",
+	)
+	graph.MustAddE(
+		"sessions",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.SessionsTable,
+			Columns: []string{user.SessionsColumn},
+			Bidi:    false,
+		},
+		"User",
+		"Session",
+	)
+	graph.MustAddE(
+		"links",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.LinksTable,
+			Columns: []string{user.LinksColumn},
+			Bidi:    false,
+		},
+		"User",
+		"UserLink",
+	)
+	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   userlink.UserTable,
+			Columns: []string{userlink.UserColumn},
+			Bidi:    false,
+		},
+		"UserLink",
+		"User",
 	)
 	graph.MustAddE(
 		"delivery",
@@ -3868,6 +3997,11 @@ func (f *AuditRecordFilter) WhereEnvironment(p entql.StringP) {
 // WhereActor applies the entql string predicate on the actor field.
 func (f *AuditRecordFilter) WhereActor(p entql.StringP) {
 	f.Where(p.Field(auditrecord.FieldActor))
+}
+
+// WhereAddress applies the entql string predicate on the address field.
+func (f *AuditRecordFilter) WhereAddress(p entql.StringP) {
+	f.Where(p.Field(auditrecord.FieldAddress))
 }
 
 // WhereDetail applies the entql json.RawMessage predicate on the detail field.
@@ -6381,6 +6515,11 @@ func (f *OrganizationFilter) WhereBlockUnapprovedSuppliers(p entql.BoolP) {
 // WhereManualCosting applies the entql bool predicate on the manual_costing field.
 func (f *OrganizationFilter) WhereManualCosting(p entql.BoolP) {
 	f.Where(p.Field(organization.FieldManualCosting))
+}
+
+// WhereRequireSecondFactor applies the entql bool predicate on the require_second_factor field.
+func (f *OrganizationFilter) WhereRequireSecondFactor(p entql.BoolP) {
+	f.Where(p.Field(organization.FieldRequireSecondFactor))
 }
 
 // WhereHasAccounts applies a predicate to check if query has an edge accounts.
@@ -9712,6 +9851,100 @@ func (f *SalespersonFilter) WhereHasAccountWith(preds ...predicate.Account) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SessionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SessionQuery builder.
+func (_q *SessionQuery) Filter() *SessionFilter {
+	return &SessionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SessionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SessionMutation builder.
+func (m *SessionMutation) Filter() *SessionFilter {
+	return &SessionFilter{config: m.config, predicateAdder: m}
+}
+
+// SessionFilter provides a generic filtering capability at runtime for SessionQuery.
+type SessionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SessionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SessionFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(session.FieldID))
+}
+
+// WhereTokenHash applies the entql string predicate on the token_hash field.
+func (f *SessionFilter) WhereTokenHash(p entql.StringP) {
+	f.Where(p.Field(session.FieldTokenHash))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *SessionFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(session.FieldUserID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SessionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldCreatedAt))
+}
+
+// WhereLastSeenAt applies the entql time.Time predicate on the last_seen_at field.
+func (f *SessionFilter) WhereLastSeenAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldLastSeenAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SessionFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldExpiresAt))
+}
+
+// WhereVerifiedAt applies the entql time.Time predicate on the verified_at field.
+func (f *SessionFilter) WhereVerifiedAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldVerifiedAt))
+}
+
+// WhereAddress applies the entql string predicate on the address field.
+func (f *SessionFilter) WhereAddress(p entql.StringP) {
+	f.Where(p.Field(session.FieldAddress))
+}
+
+// WhereUserAgent applies the entql string predicate on the user_agent field.
+func (f *SessionFilter) WhereUserAgent(p entql.StringP) {
+	f.Where(p.Field(session.FieldUserAgent))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *SessionFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *SessionFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ShipmentQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -9740,7 +9973,7 @@ type ShipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9871,7 +10104,7 @@ type ShipmentLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9978,7 +10211,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10086,7 +10319,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10175,7 +10408,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10312,7 +10545,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10441,7 +10674,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10525,7 +10758,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10629,7 +10862,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10718,7 +10951,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10798,6 +11031,227 @@ func (f *UnitOfMeasureFilter) WhereHasOperationsWith(preds ...predicate.Operatio
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *UserQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the UserQuery builder.
+func (_q *UserQuery) Filter() *UserFilter {
+	return &UserFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *UserMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the UserMutation builder.
+func (m *UserMutation) Filter() *UserFilter {
+	return &UserFilter{config: m.config, predicateAdder: m}
+}
+
+// UserFilter provides a generic filtering capability at runtime for UserQuery.
+type UserFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *UserFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *UserFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(user.FieldID))
+}
+
+// WhereOrganizationID applies the entql int predicate on the organization_id field.
+func (f *UserFilter) WhereOrganizationID(p entql.IntP) {
+	f.Where(p.Field(user.FieldOrganizationID))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *UserFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(user.FieldEmail))
+}
+
+// WhereRole applies the entql string predicate on the role field.
+func (f *UserFilter) WhereRole(p entql.StringP) {
+	f.Where(p.Field(user.FieldRole))
+}
+
+// WherePasswordHash applies the entql string predicate on the password_hash field.
+func (f *UserFilter) WherePasswordHash(p entql.StringP) {
+	f.Where(p.Field(user.FieldPasswordHash))
+}
+
+// WherePasswordChangedAt applies the entql time.Time predicate on the password_changed_at field.
+func (f *UserFilter) WherePasswordChangedAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldPasswordChangedAt))
+}
+
+// WhereTotpSecret applies the entql string predicate on the totp_secret field.
+func (f *UserFilter) WhereTotpSecret(p entql.StringP) {
+	f.Where(p.Field(user.FieldTotpSecret))
+}
+
+// WhereTotpPendingSecret applies the entql string predicate on the totp_pending_secret field.
+func (f *UserFilter) WhereTotpPendingSecret(p entql.StringP) {
+	f.Where(p.Field(user.FieldTotpPendingSecret))
+}
+
+// WhereTotpLastStep applies the entql int64 predicate on the totp_last_step field.
+func (f *UserFilter) WhereTotpLastStep(p entql.Int64P) {
+	f.Where(p.Field(user.FieldTotpLastStep))
+}
+
+// WhereInvitedBy applies the entql string predicate on the invited_by field.
+func (f *UserFilter) WhereInvitedBy(p entql.StringP) {
+	f.Where(p.Field(user.FieldInvitedBy))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *UserFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldCreatedAt))
+}
+
+// WhereLastSignInAt applies the entql time.Time predicate on the last_sign_in_at field.
+func (f *UserFilter) WhereLastSignInAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldLastSignInAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *UserFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *UserFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasSessions applies a predicate to check if query has an edge sessions.
+func (f *UserFilter) WhereHasSessions() {
+	f.Where(entql.HasEdge("sessions"))
+}
+
+// WhereHasSessionsWith applies a predicate to check if query has an edge sessions with a given conditions (other predicates).
+func (f *UserFilter) WhereHasSessionsWith(preds ...predicate.Session) {
+	f.Where(entql.HasEdgeWith("sessions", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasLinks applies a predicate to check if query has an edge links.
+func (f *UserFilter) WhereHasLinks() {
+	f.Where(entql.HasEdge("links"))
+}
+
+// WhereHasLinksWith applies a predicate to check if query has an edge links with a given conditions (other predicates).
+func (f *UserFilter) WhereHasLinksWith(preds ...predicate.UserLink) {
+	f.Where(entql.HasEdgeWith("links", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *UserLinkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the UserLinkQuery builder.
+func (_q *UserLinkQuery) Filter() *UserLinkFilter {
+	return &UserLinkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *UserLinkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the UserLinkMutation builder.
+func (m *UserLinkMutation) Filter() *UserLinkFilter {
+	return &UserLinkFilter{config: m.config, predicateAdder: m}
+}
+
+// UserLinkFilter provides a generic filtering capability at runtime for UserLinkQuery.
+type UserLinkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *UserLinkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *UserLinkFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(userlink.FieldID))
+}
+
+// WhereTokenHash applies the entql string predicate on the token_hash field.
+func (f *UserLinkFilter) WhereTokenHash(p entql.StringP) {
+	f.Where(p.Field(userlink.FieldTokenHash))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *UserLinkFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(userlink.FieldUserID))
+}
+
+// WherePurpose applies the entql string predicate on the purpose field.
+func (f *UserLinkFilter) WherePurpose(p entql.StringP) {
+	f.Where(p.Field(userlink.FieldPurpose))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *UserLinkFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(userlink.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *UserLinkFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(userlink.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *UserLinkFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(userlink.FieldUsedAt))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *UserLinkFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *UserLinkFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *WebhookAttemptQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -10826,7 +11280,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10930,7 +11384,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[64].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11052,7 +11506,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[65].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -49,6 +49,7 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/problem"
@@ -1699,6 +1700,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("product_id", "must name an existing product (%d was not found)", id)
 			}
 		}
+	case *SessionMutation:
+		if id, ok := m.UserID(); ok {
+			found, err := ClientOf(m).User.Query().Where(user.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("user_id", "must name an existing user (%d was not found)", id)
+			}
+		}
 	case *ShipmentMutation:
 		if id, ok := m.SalesOrderID(); ok {
 			found, err := ClientOf(m).SalesOrder.Query().Where(salesorder.ID(id)).Exist(ctx)
@@ -1764,6 +1775,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 			}
 			if !found {
 				return problem.Invalidf("location_id", "must name an existing location (%d was not found)", id)
+			}
+		}
+	case *UserLinkMutation:
+		if id, ok := m.UserID(); ok {
+			found, err := ClientOf(m).User.Query().Where(user.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("user_id", "must name an existing user (%d was not found)", id)
 			}
 		}
 	case *WebhookAttemptMutation:
@@ -1850,6 +1871,7 @@ var uniqueIndexes = map[string][]string{
 	"recipestep_product_id_position":                          {"product_id", "position"},
 	"salesorder_account_id_sales_order_no":                    {"account_id", "sales_order_no"},
 	"salesperson_account_id_code":                             {"account_id", "code"},
+	"sessions_token_hash_key":                                 {"token_hash"},
 	"shipping_addresses_one_default":                          {"customer_id"},
 	"shippingmethod_account_id_code":                          {"account_id", "code"},
 	"supplier_account_id_supplier_code":                       {"account_id", "supplier_code"},
@@ -1858,6 +1880,8 @@ var uniqueIndexes = map[string][]string{
 	"territory_account_id_code":                               {"account_id", "code"},
 	"unitofmeasure_account_id_code":                           {"account_id", "code"},
 	"unitofmeasure_code":                                      {"code"},
+	"users_email_key":                                         {"email"},
+	"user_links_token_hash_key":                               {"token_hash"},
 	"webhookdelivery_event_id_endpoint_id":                    {"event_id", "endpoint_id"},
 }
 

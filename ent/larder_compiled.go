@@ -65,6 +65,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -75,6 +76,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -6203,6 +6206,109 @@ func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bo
 	return nodes, true, nil
 }
 
+// knownSessionID is the predicate of SessionQuery.ByID, the one of
+// session.ID.
+var knownSessionID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(session.FieldID, v) }}
+
+// readsSession holds the compiled statements of SessionQuery.Read.
+var readsSession compiledReads
+
+// ByID restricts the query to the Session with the given id, as
+// Where(session.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *SessionQuery) ByID(id int) *SessionQuery {
+	addKnown(&_q.known, &_q.predicates, knownSessionID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *SessionQuery) WhereKnown(k *Known, v any) *SessionQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *SessionFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*SessionQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *SessionQuery) Read(ctx context.Context) (*Session, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*SessionQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*Session](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{session.Label}
+	default:
+		return nil, &NotSingularError{session.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *SessionQuery) sqlCompiled(ctx context.Context) ([]*Session, bool, error) {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	loadedTypes := [1]bool{
+		_q.withUser != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[Session](ctx, &readsSession, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
+	}
+	if query := _q.withUser; query != nil {
+		if err := _q.loadUser(ctx, query, nodes, nil,
+			func(n *Session, e *User) { n.Edges.User = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
+}
+
 // knownShipmentID is the predicate of ShipmentQuery.ByID, the one of
 // shipment.ID.
 var knownShipmentID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(shipment.FieldID, v) }}
@@ -7290,6 +7396,226 @@ func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure
 	if query := _q.withOperations; query != nil {
 		if err := _q.loadOperations(ctx, query, nodes, func(n *UnitOfMeasure) { n.Edges.Operations = []*Operation{} },
 			func(n *UnitOfMeasure, e *Operation) { n.Edges.Operations = append(n.Edges.Operations, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
+}
+
+// knownUserID is the predicate of UserQuery.ByID, the one of
+// user.ID.
+var knownUserID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(user.FieldID, v) }}
+
+// readsUser holds the compiled statements of UserQuery.Read.
+var readsUser compiledReads
+
+// ByID restricts the query to the User with the given id, as
+// Where(user.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *UserQuery) ByID(id int) *UserQuery {
+	addKnown(&_q.known, &_q.predicates, knownUserID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *UserQuery) WhereKnown(k *Known, v any) *UserQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *UserFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*UserQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *UserQuery) Read(ctx context.Context) (*User, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*UserQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*User](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{user.Label}
+	default:
+		return nil, &NotSingularError{user.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	loadedTypes := [3]bool{
+		_q.withOrganization != nil,
+		_q.withSessions != nil,
+		_q.withLinks != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[User](ctx, &readsUser, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
+	}
+	if query := _q.withOrganization; query != nil {
+		if err := _q.loadOrganization(ctx, query, nodes, nil,
+			func(n *User, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withSessions; query != nil {
+		if err := _q.loadSessions(ctx, query, nodes, func(n *User) { n.Edges.Sessions = []*Session{} },
+			func(n *User, e *Session) { n.Edges.Sessions = append(n.Edges.Sessions, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withLinks; query != nil {
+		if err := _q.loadLinks(ctx, query, nodes, func(n *User) { n.Edges.Links = []*UserLink{} },
+			func(n *User, e *UserLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
+}
+
+// knownUserLinkID is the predicate of UserLinkQuery.ByID, the one of
+// userlink.ID.
+var knownUserLinkID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(userlink.FieldID, v) }}
+
+// readsUserLink holds the compiled statements of UserLinkQuery.Read.
+var readsUserLink compiledReads
+
+// ByID restricts the query to the UserLink with the given id, as
+// Where(userlink.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *UserLinkQuery) ByID(id int) *UserLinkQuery {
+	addKnown(&_q.known, &_q.predicates, knownUserLinkID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *UserLinkQuery) WhereKnown(k *Known, v any) *UserLinkQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *UserLinkFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*UserLinkQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *UserLinkQuery) Read(ctx context.Context) (*UserLink, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*UserLinkQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*UserLink](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{userlink.Label}
+	default:
+		return nil, &NotSingularError{userlink.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *UserLinkQuery) sqlCompiled(ctx context.Context) ([]*UserLink, bool, error) {
+	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	loadedTypes := [1]bool{
+		_q.withUser != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[UserLink](ctx, &readsUserLink, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
+	}
+	if query := _q.withUser; query != nil {
+		if err := _q.loadUser(ctx, query, nodes, nil,
+			func(n *UserLink, e *User) { n.Edges.User = e }); err != nil {
 			return nil, true, err
 		}
 	}

@@ -981,6 +981,8 @@ func (m *SalesOrderLineMutation) configOf() config { return m.config }
 
 func (m *SalespersonMutation) configOf() config { return m.config }
 
+func (m *SessionMutation) configOf() config { return m.config }
+
 func (m *ShipmentMutation) configOf() config { return m.config }
 
 func (m *ShipmentLineMutation) configOf() config { return m.config }
@@ -1000,6 +1002,10 @@ func (m *TaxRateMutation) configOf() config { return m.config }
 func (m *TerritoryMutation) configOf() config { return m.config }
 
 func (m *UnitOfMeasureMutation) configOf() config { return m.config }
+
+func (m *UserMutation) configOf() config { return m.config }
+
+func (m *UserLinkMutation) configOf() config { return m.config }
 
 func (m *WebhookAttemptMutation) configOf() config { return m.config }
 

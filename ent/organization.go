@@ -31,6 +31,8 @@ type Organization struct {
 	BlockUnapprovedSuppliers bool `json:"block_unapproved_suppliers,omitempty"`
 	// Purchasing setting: the account costs products by hand, so bills do not recalculate product costs.
 	ManualCosting bool `json:"manual_costing,omitempty"`
+	// Console setting: every person signs in with a one-time code (TOTP) as well as the password.
+	RequireSecondFactor bool `json:"require_second_factor,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrganizationQuery when eager-loading is set.
 	Edges        OrganizationEdges `json:"edges"`
@@ -60,7 +62,7 @@ func (*Organization) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case organization.FieldBlockUnapprovedSuppliers, organization.FieldManualCosting:
+		case organization.FieldBlockUnapprovedSuppliers, organization.FieldManualCosting, organization.FieldRequireSecondFactor:
 			values[i] = new(sql.NullBool)
 		case organization.FieldID:
 			values[i] = new(sql.NullInt64)
@@ -131,6 +133,12 @@ func (_m *Organization) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ManualCosting = value.Bool
 			}
+		case organization.FieldRequireSecondFactor:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field require_second_factor", values[i])
+			} else if value.Valid {
+				_m.RequireSecondFactor = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -192,6 +200,9 @@ func (_m *Organization) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("manual_costing=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ManualCosting))
+	builder.WriteString(", ")
+	builder.WriteString("require_second_factor=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RequireSecondFactor))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -113,6 +113,20 @@ func (_c *OrganizationCreate) SetNillableManualCosting(v *bool) *OrganizationCre
 	return _c
 }
 
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (_c *OrganizationCreate) SetRequireSecondFactor(v bool) *OrganizationCreate {
+	_c.mutation.SetRequireSecondFactor(v)
+	return _c
+}
+
+// SetNillableRequireSecondFactor sets the "require_second_factor" field if the given value is not nil.
+func (_c *OrganizationCreate) SetNillableRequireSecondFactor(v *bool) *OrganizationCreate {
+	if v != nil {
+		_c.SetRequireSecondFactor(*v)
+	}
+	return _c
+}
+
 // AddAccountIDs adds the "accounts" edge to the Account entity by IDs.
 func (_c *OrganizationCreate) AddAccountIDs(ids ...int) *OrganizationCreate {
 	_c.mutation.AddAccountIDs(ids...)
@@ -195,6 +209,10 @@ func (_c *OrganizationCreate) defaults() error {
 		v := organization.DefaultManualCosting
 		_c.mutation.SetManualCosting(v)
 	}
+	if _, ok := _c.mutation.RequireSecondFactor(); !ok {
+		v := organization.DefaultRequireSecondFactor
+		_c.mutation.SetRequireSecondFactor(v)
+	}
 	return nil
 }
 
@@ -230,6 +248,9 @@ func (_c *OrganizationCreate) check() error {
 	}
 	if _, ok := _c.mutation.ManualCosting(); !ok {
 		return &ValidationError{Name: "manual_costing", err: errors.New(`ent: missing required field "Organization.manual_costing"`)}
+	}
+	if _, ok := _c.mutation.RequireSecondFactor(); !ok {
+		return &ValidationError{Name: "require_second_factor", err: errors.New(`ent: missing required field "Organization.require_second_factor"`)}
 	}
 	return nil
 }
@@ -285,6 +306,10 @@ func (_c *OrganizationCreate) createSpec() (*Organization, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.ManualCosting(); ok {
 		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
 		_node.ManualCosting = value
+	}
+	if value, ok := _c.mutation.RequireSecondFactor(); ok {
+		_spec.SetField(organization.FieldRequireSecondFactor, field.TypeBool, value)
+		_node.RequireSecondFactor = value
 	}
 	if nodes := _c.mutation.AccountsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -414,6 +439,18 @@ func (u *OrganizationUpsert) UpdateManualCosting() *OrganizationUpsert {
 	return u
 }
 
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (u *OrganizationUpsert) SetRequireSecondFactor(v bool) *OrganizationUpsert {
+	u.Set(organization.FieldRequireSecondFactor, v)
+	return u
+}
+
+// UpdateRequireSecondFactor sets the "require_second_factor" field to the value that was provided on create.
+func (u *OrganizationUpsert) UpdateRequireSecondFactor() *OrganizationUpsert {
+	u.SetExcluded(organization.FieldRequireSecondFactor)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -529,6 +566,20 @@ func (u *OrganizationUpsertOne) SetManualCosting(v bool) *OrganizationUpsertOne 
 func (u *OrganizationUpsertOne) UpdateManualCosting() *OrganizationUpsertOne {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateManualCosting()
+	})
+}
+
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (u *OrganizationUpsertOne) SetRequireSecondFactor(v bool) *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetRequireSecondFactor(v)
+	})
+}
+
+// UpdateRequireSecondFactor sets the "require_second_factor" field to the value that was provided on create.
+func (u *OrganizationUpsertOne) UpdateRequireSecondFactor() *OrganizationUpsertOne {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateRequireSecondFactor()
 	})
 }
 
@@ -813,6 +864,20 @@ func (u *OrganizationUpsertBulk) SetManualCosting(v bool) *OrganizationUpsertBul
 func (u *OrganizationUpsertBulk) UpdateManualCosting() *OrganizationUpsertBulk {
 	return u.Update(func(s *OrganizationUpsert) {
 		s.UpdateManualCosting()
+	})
+}
+
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (u *OrganizationUpsertBulk) SetRequireSecondFactor(v bool) *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.SetRequireSecondFactor(v)
+	})
+}
+
+// UpdateRequireSecondFactor sets the "require_second_factor" field to the value that was provided on create.
+func (u *OrganizationUpsertBulk) UpdateRequireSecondFactor() *OrganizationUpsertBulk {
+	return u.Update(func(s *OrganizationUpsert) {
+		s.UpdateRequireSecondFactor()
 	})
 }
 

@@ -92,6 +92,20 @@ func (_u *OrganizationUpdate) SetNillableManualCosting(v *bool) *OrganizationUpd
 	return _u
 }
 
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (_u *OrganizationUpdate) SetRequireSecondFactor(v bool) *OrganizationUpdate {
+	_u.mutation.SetRequireSecondFactor(v)
+	return _u
+}
+
+// SetNillableRequireSecondFactor sets the "require_second_factor" field if the given value is not nil.
+func (_u *OrganizationUpdate) SetNillableRequireSecondFactor(v *bool) *OrganizationUpdate {
+	if v != nil {
+		_u.SetRequireSecondFactor(*v)
+	}
+	return _u
+}
+
 // AddAccountIDs adds the "accounts" edge to the Account entity by IDs.
 func (_u *OrganizationUpdate) AddAccountIDs(ids ...int) *OrganizationUpdate {
 	_u.mutation.AddAccountIDs(ids...)
@@ -223,6 +237,9 @@ func (_u *OrganizationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.ManualCosting(); ok {
 		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
 	}
+	if value, ok := _u.mutation.RequireSecondFactor(); ok {
+		_spec.SetField(organization.FieldRequireSecondFactor, field.TypeBool, value)
+	}
 	if _u.mutation.AccountsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -348,6 +365,20 @@ func (_u *OrganizationUpdateOne) SetManualCosting(v bool) *OrganizationUpdateOne
 func (_u *OrganizationUpdateOne) SetNillableManualCosting(v *bool) *OrganizationUpdateOne {
 	if v != nil {
 		_u.SetManualCosting(*v)
+	}
+	return _u
+}
+
+// SetRequireSecondFactor sets the "require_second_factor" field.
+func (_u *OrganizationUpdateOne) SetRequireSecondFactor(v bool) *OrganizationUpdateOne {
+	_u.mutation.SetRequireSecondFactor(v)
+	return _u
+}
+
+// SetNillableRequireSecondFactor sets the "require_second_factor" field if the given value is not nil.
+func (_u *OrganizationUpdateOne) SetNillableRequireSecondFactor(v *bool) *OrganizationUpdateOne {
+	if v != nil {
+		_u.SetRequireSecondFactor(*v)
 	}
 	return _u
 }
@@ -512,6 +543,9 @@ func (_u *OrganizationUpdateOne) sqlSave(ctx context.Context) (_node *Organizati
 	}
 	if value, ok := _u.mutation.ManualCosting(); ok {
 		_spec.SetField(organization.FieldManualCosting, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.RequireSecondFactor(); ok {
+		_spec.SetField(organization.FieldRequireSecondFactor, field.TypeBool, value)
 	}
 	if _u.mutation.AccountsCleared() {
 		edge := &sqlgraph.EdgeSpec{

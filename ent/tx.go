@@ -114,6 +114,8 @@ type Tx struct {
 	SalesOrderLine *SalesOrderLineClient
 	// Salesperson is the client for interacting with the Salesperson builders.
 	Salesperson *SalespersonClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
 	// Shipment is the client for interacting with the Shipment builders.
 	Shipment *ShipmentClient
 	// ShipmentLine is the client for interacting with the ShipmentLine builders.
@@ -134,6 +136,10 @@ type Tx struct {
 	Territory *TerritoryClient
 	// UnitOfMeasure is the client for interacting with the UnitOfMeasure builders.
 	UnitOfMeasure *UnitOfMeasureClient
+	// User is the client for interacting with the User builders.
+	User *UserClient
+	// UserLink is the client for interacting with the UserLink builders.
+	UserLink *UserLinkClient
 	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
 	WebhookAttempt *WebhookAttemptClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -321,6 +327,7 @@ func (tx *Tx) init() {
 	tx.SalesOrder = NewSalesOrderClient(tx.config)
 	tx.SalesOrderLine = NewSalesOrderLineClient(tx.config)
 	tx.Salesperson = NewSalespersonClient(tx.config)
+	tx.Session = NewSessionClient(tx.config)
 	tx.Shipment = NewShipmentClient(tx.config)
 	tx.ShipmentLine = NewShipmentLineClient(tx.config)
 	tx.ShippingAddress = NewShippingAddressClient(tx.config)
@@ -331,6 +338,8 @@ func (tx *Tx) init() {
 	tx.TaxRate = NewTaxRateClient(tx.config)
 	tx.Territory = NewTerritoryClient(tx.config)
 	tx.UnitOfMeasure = NewUnitOfMeasureClient(tx.config)
+	tx.User = NewUserClient(tx.config)
+	tx.UserLink = NewUserLinkClient(tx.config)
 	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)

@@ -26,6 +26,8 @@ const (
 	FieldEnvironment = "environment"
 	// FieldActor holds the string denoting the actor field in the database.
 	FieldActor = "actor"
+	// FieldAddress holds the string denoting the address field in the database.
+	FieldAddress = "address"
 	// FieldDetail holds the string denoting the detail field in the database.
 	FieldDetail = "detail"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
@@ -60,6 +62,7 @@ var Columns = []string{
 	FieldAPIKeyID,
 	FieldEnvironment,
 	FieldActor,
+	FieldAddress,
 	FieldDetail,
 	FieldCreatedAt,
 }
@@ -84,6 +87,10 @@ var (
 	Policy ent.Policy
 	// ActorValidator is a validator for the "actor" field. It is called by the builders before save.
 	ActorValidator func(string) error
+	// DefaultAddress holds the default value on creation for the "address" field.
+	DefaultAddress string
+	// AddressValidator is a validator for the "address" field. It is called by the builders before save.
+	AddressValidator func(string) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -93,11 +100,26 @@ type Action string
 
 // Action values.
 const (
-	ActionKeyCreated      Action = "key_created"
-	ActionKeyRotated      Action = "key_rotated"
-	ActionKeyRevoked      Action = "key_revoked"
-	ActionPlanChanged     Action = "plan_changed"
-	ActionSettingsChanged Action = "settings_changed"
+	ActionKeyCreated            Action = "key_created"
+	ActionKeyRotated            Action = "key_rotated"
+	ActionKeyRevoked            Action = "key_revoked"
+	ActionPlanChanged           Action = "plan_changed"
+	ActionSettingsChanged       Action = "settings_changed"
+	ActionEndpointCreated       Action = "endpoint_created"
+	ActionEndpointUpdated       Action = "endpoint_updated"
+	ActionEndpointDisabled      Action = "endpoint_disabled"
+	ActionEndpointEnabled       Action = "endpoint_enabled"
+	ActionEndpointDeleted       Action = "endpoint_deleted"
+	ActionEndpointSecretRotated Action = "endpoint_secret_rotated"
+	ActionDeliveriesResent      Action = "deliveries_resent"
+	ActionUserInvited           Action = "user_invited"
+	ActionUserRoleChanged       Action = "user_role_changed"
+	ActionUserRemoved           Action = "user_removed"
+	ActionPasswordResetIssued   Action = "password_reset_issued"
+	ActionPasswordSet           Action = "password_set"
+	ActionSecondFactorEnabled   Action = "second_factor_enabled"
+	ActionSecondFactorDisabled  Action = "second_factor_disabled"
+	ActionTestDataReset         Action = "test_data_reset"
 )
 
 func (a Action) String() string {
@@ -107,7 +129,7 @@ func (a Action) String() string {
 // ActionValidator is a validator for the "action" field enum values. It is called by the builders before save.
 func ActionValidator(a Action) error {
 	switch a {
-	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged:
+	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionTestDataReset:
 		return nil
 	default:
 		return fmt.Errorf("auditrecord: invalid enum value for action field: %q", a)
@@ -168,6 +190,11 @@ func ByEnvironment(opts ...sql.OrderTermOption) OrderOption {
 // ByActor orders the results by the actor field.
 func ByActor(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldActor, opts...).ToFunc()
+}
+
+// ByAddress orders the results by the address field.
+func ByAddress(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAddress, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -70,6 +70,11 @@ func Actor(v string) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldEQ(FieldActor, v))
 }
 
+// Address applies equality check predicate on the "address" field. It's identical to AddressEQ.
+func Address(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldEQ(FieldAddress, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldEQ(FieldCreatedAt, v))
@@ -238,6 +243,71 @@ func ActorEqualFold(v string) predicate.AuditRecord {
 // ActorContainsFold applies the ContainsFold predicate on the "actor" field.
 func ActorContainsFold(v string) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldContainsFold(FieldActor, v))
+}
+
+// AddressEQ applies the EQ predicate on the "address" field.
+func AddressEQ(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldEQ(FieldAddress, v))
+}
+
+// AddressNEQ applies the NEQ predicate on the "address" field.
+func AddressNEQ(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldNEQ(FieldAddress, v))
+}
+
+// AddressIn applies the In predicate on the "address" field.
+func AddressIn(vs ...string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldIn(FieldAddress, vs...))
+}
+
+// AddressNotIn applies the NotIn predicate on the "address" field.
+func AddressNotIn(vs ...string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldNotIn(FieldAddress, vs...))
+}
+
+// AddressGT applies the GT predicate on the "address" field.
+func AddressGT(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldGT(FieldAddress, v))
+}
+
+// AddressGTE applies the GTE predicate on the "address" field.
+func AddressGTE(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldGTE(FieldAddress, v))
+}
+
+// AddressLT applies the LT predicate on the "address" field.
+func AddressLT(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldLT(FieldAddress, v))
+}
+
+// AddressLTE applies the LTE predicate on the "address" field.
+func AddressLTE(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldLTE(FieldAddress, v))
+}
+
+// AddressContains applies the Contains predicate on the "address" field.
+func AddressContains(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldContains(FieldAddress, v))
+}
+
+// AddressHasPrefix applies the HasPrefix predicate on the "address" field.
+func AddressHasPrefix(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldHasPrefix(FieldAddress, v))
+}
+
+// AddressHasSuffix applies the HasSuffix predicate on the "address" field.
+func AddressHasSuffix(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldHasSuffix(FieldAddress, v))
+}
+
+// AddressEqualFold applies the EqualFold predicate on the "address" field.
+func AddressEqualFold(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldEqualFold(FieldAddress, v))
+}
+
+// AddressContainsFold applies the ContainsFold predicate on the "address" field.
+func AddressContainsFold(v string) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldContainsFold(FieldAddress, v))
 }
 
 // DetailIsNil applies the IsNil predicate on the "detail" field.

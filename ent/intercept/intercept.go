@@ -59,6 +59,7 @@ import (
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -69,6 +70,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -1480,6 +1483,33 @@ func (f TraverseSalesperson) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.SalespersonQuery", q)
 }
 
+// The SessionFunc type is an adapter to allow the use of ordinary function as a Querier.
+type SessionFunc func(context.Context, *ent.SessionQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f SessionFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.SessionQuery", q)
+}
+
+// The TraverseSession type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseSession func(context.Context, *ent.SessionQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseSession) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseSession) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.SessionQuery", q)
+}
+
 // The ShipmentFunc type is an adapter to allow the use of ordinary function as a Querier.
 type ShipmentFunc func(context.Context, *ent.ShipmentQuery) (ent.Value, error)
 
@@ -1750,6 +1780,60 @@ func (f TraverseUnitOfMeasure) Traverse(ctx context.Context, q ent.Query) error 
 	return fmt.Errorf("unexpected query type %T. expect *ent.UnitOfMeasureQuery", q)
 }
 
+// The UserFunc type is an adapter to allow the use of ordinary function as a Querier.
+type UserFunc func(context.Context, *ent.UserQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f UserFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.UserQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.UserQuery", q)
+}
+
+// The TraverseUser type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseUser func(context.Context, *ent.UserQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseUser) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseUser) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.UserQuery", q)
+}
+
+// The UserLinkFunc type is an adapter to allow the use of ordinary function as a Querier.
+type UserLinkFunc func(context.Context, *ent.UserLinkQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f UserLinkFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.UserLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.UserLinkQuery", q)
+}
+
+// The TraverseUserLink type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseUserLink func(context.Context, *ent.UserLinkQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseUserLink) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseUserLink) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.UserLinkQuery", q)
+}
+
 // The WebhookAttemptFunc type is an adapter to allow the use of ordinary function as a Querier.
 type WebhookAttemptFunc func(context.Context, *ent.WebhookAttemptQuery) (ent.Value, error)
 
@@ -1934,6 +2018,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.SalesOrderLineQuery, predicate.SalesOrderLine, salesorderline.OrderOption]{typ: ent.TypeSalesOrderLine, tq: q}, nil
 	case *ent.SalespersonQuery:
 		return &query[*ent.SalespersonQuery, predicate.Salesperson, salesperson.OrderOption]{typ: ent.TypeSalesperson, tq: q}, nil
+	case *ent.SessionQuery:
+		return &query[*ent.SessionQuery, predicate.Session, session.OrderOption]{typ: ent.TypeSession, tq: q}, nil
 	case *ent.ShipmentQuery:
 		return &query[*ent.ShipmentQuery, predicate.Shipment, shipment.OrderOption]{typ: ent.TypeShipment, tq: q}, nil
 	case *ent.ShipmentLineQuery:
@@ -1954,6 +2040,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.TerritoryQuery, predicate.Territory, territory.OrderOption]{typ: ent.TypeTerritory, tq: q}, nil
 	case *ent.UnitOfMeasureQuery:
 		return &query[*ent.UnitOfMeasureQuery, predicate.UnitOfMeasure, unitofmeasure.OrderOption]{typ: ent.TypeUnitOfMeasure, tq: q}, nil
+	case *ent.UserQuery:
+		return &query[*ent.UserQuery, predicate.User, user.OrderOption]{typ: ent.TypeUser, tq: q}, nil
+	case *ent.UserLinkQuery:
+		return &query[*ent.UserLinkQuery, predicate.UserLink, userlink.OrderOption]{typ: ent.TypeUserLink, tq: q}, nil
 	case *ent.WebhookAttemptQuery:
 		return &query[*ent.WebhookAttemptQuery, predicate.WebhookAttempt, webhookattempt.OrderOption]{typ: ent.TypeWebhookAttempt, tq: q}, nil
 	case *ent.WebhookDeliveryQuery:

@@ -156,9 +156,10 @@ var (
 	// AuditRecordsColumns holds the columns for the "audit_records" table.
 	AuditRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed"}},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "test_data_reset"}},
 		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "actor", Type: field.TypeString, Size: 200},
+		{Name: "address", Type: field.TypeString, Size: 64, Default: ""},
 		{Name: "detail", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "organization_id", Type: field.TypeInt},
@@ -172,13 +173,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "audit_records_organizations_organization",
-				Columns:    []*schema.Column{AuditRecordsColumns[6]},
+				Columns:    []*schema.Column{AuditRecordsColumns[7]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 			{
 				Symbol:     "audit_records_api_keys_api_key",
-				Columns:    []*schema.Column{AuditRecordsColumns[7]},
+				Columns:    []*schema.Column{AuditRecordsColumns[8]},
 				RefColumns: []*schema.Column{APIKeysColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -187,12 +188,12 @@ var (
 			{
 				Name:    "auditrecord_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AuditRecordsColumns[6], AuditRecordsColumns[5]},
+				Columns: []*schema.Column{AuditRecordsColumns[7], AuditRecordsColumns[6]},
 			},
 			{
 				Name:    "auditrecord_api_key_id",
 				Unique:  false,
-				Columns: []*schema.Column{AuditRecordsColumns[7]},
+				Columns: []*schema.Column{AuditRecordsColumns[8]},
 			},
 		},
 	}
@@ -1322,6 +1323,7 @@ var (
 		{Name: "currency", Type: field.TypeString, Default: "CAD"},
 		{Name: "block_unapproved_suppliers", Type: field.TypeBool, Default: false},
 		{Name: "manual_costing", Type: field.TypeBool, Default: false},
+		{Name: "require_second_factor", Type: field.TypeBool, Default: false},
 	}
 	// OrganizationsTable holds the schema information for the "organizations" table.
 	OrganizationsTable = &schema.Table{
@@ -2965,6 +2967,44 @@ var (
 			},
 		},
 	}
+	// SessionsColumns holds the columns for the "sessions" table.
+	SessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "verified_at", Type: field.TypeTime, Nullable: true},
+		{Name: "address", Type: field.TypeString, Size: 64, Default: ""},
+		{Name: "user_agent", Type: field.TypeString, Size: 256, Default: ""},
+		{Name: "user_id", Type: field.TypeInt},
+	}
+	// SessionsTable holds the schema information for the "sessions" table.
+	SessionsTable = &schema.Table{
+		Name:       "sessions",
+		Columns:    SessionsColumns,
+		PrimaryKey: []*schema.Column{SessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "sessions_users_user",
+				Columns:    []*schema.Column{SessionsColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "session_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[8]},
+			},
+			{
+				Name:    "session_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[4]},
+			},
+		},
+	}
 	// ShipmentsColumns holds the columns for the "shipments" table.
 	ShipmentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3472,6 +3512,73 @@ var (
 			},
 		},
 	}
+	// UsersColumns holds the columns for the "users" table.
+	UsersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "email", Type: field.TypeString, Unique: true, Size: 254},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "developer", "operator", "viewer"}},
+		{Name: "password_hash", Type: field.TypeString, Nullable: true},
+		{Name: "password_changed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "totp_secret", Type: field.TypeString, Nullable: true},
+		{Name: "totp_pending_secret", Type: field.TypeString, Nullable: true},
+		{Name: "totp_last_step", Type: field.TypeInt64, Default: 0},
+		{Name: "invited_by", Type: field.TypeString, Size: 254, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_sign_in_at", Type: field.TypeTime, Nullable: true},
+		{Name: "organization_id", Type: field.TypeInt},
+	}
+	// UsersTable holds the schema information for the "users" table.
+	UsersTable = &schema.Table{
+		Name:       "users",
+		Columns:    UsersColumns,
+		PrimaryKey: []*schema.Column{UsersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "users_organizations_organization",
+				Columns:    []*schema.Column{UsersColumns[11]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.Restrict,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "user_organization_id_email",
+				Unique:  false,
+				Columns: []*schema.Column{UsersColumns[11], UsersColumns[1]},
+			},
+		},
+	}
+	// UserLinksColumns holds the columns for the "user_links" table.
+	UserLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"invitation", "password_reset"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeInt},
+	}
+	// UserLinksTable holds the schema information for the "user_links" table.
+	UserLinksTable = &schema.Table{
+		Name:       "user_links",
+		Columns:    UserLinksColumns,
+		PrimaryKey: []*schema.Column{UserLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "user_links_users_user",
+				Columns:    []*schema.Column{UserLinksColumns[6]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "userlink_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserLinksColumns[6]},
+			},
+		},
+	}
 	// WebhookAttemptsColumns holds the columns for the "webhook_attempts" table.
 	WebhookAttemptsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3657,6 +3764,7 @@ var (
 		SalesOrdersTable,
 		SalesOrderLinesTable,
 		SalespeopleTable,
+		SessionsTable,
 		ShipmentsTable,
 		ShipmentLinesTable,
 		ShippingAddressesTable,
@@ -3667,6 +3775,8 @@ var (
 		TaxRatesTable,
 		TerritoriesTable,
 		UnitsOfMeasureTable,
+		UsersTable,
+		UserLinksTable,
 		WebhookAttemptsTable,
 		WebhookDeliveriesTable,
 		WebhookEndpointsTable,
@@ -3826,6 +3936,7 @@ func init() {
 	SalesOrderLinesTable.ForeignKeys[1].RefTable = AccountsTable
 	SalesOrderLinesTable.ForeignKeys[2].RefTable = ProductsTable
 	SalespeopleTable.ForeignKeys[0].RefTable = AccountsTable
+	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	ShipmentsTable.ForeignKeys[0].RefTable = AccountsTable
 	ShipmentsTable.ForeignKeys[1].RefTable = SalesOrdersTable
 	ShipmentsTable.ForeignKeys[2].RefTable = InvoicesTable
@@ -3849,6 +3960,8 @@ func init() {
 	UnitsOfMeasureTable.Annotation.Checks = map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
+	UsersTable.ForeignKeys[0].RefTable = OrganizationsTable
+	UserLinksTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = EventsTable
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEndpointsTable

@@ -30,6 +30,8 @@ const (
 	FieldBlockUnapprovedSuppliers = "block_unapproved_suppliers"
 	// FieldManualCosting holds the string denoting the manual_costing field in the database.
 	FieldManualCosting = "manual_costing"
+	// FieldRequireSecondFactor holds the string denoting the require_second_factor field in the database.
+	FieldRequireSecondFactor = "require_second_factor"
 	// EdgeAccounts holds the string denoting the accounts edge name in mutations.
 	EdgeAccounts = "accounts"
 	// Table holds the table name of the organization in the database.
@@ -53,6 +55,7 @@ var Columns = []string{
 	FieldCurrency,
 	FieldBlockUnapprovedSuppliers,
 	FieldManualCosting,
+	FieldRequireSecondFactor,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -87,6 +90,8 @@ var (
 	DefaultBlockUnapprovedSuppliers bool
 	// DefaultManualCosting holds the default value on creation for the "manual_costing" field.
 	DefaultManualCosting bool
+	// DefaultRequireSecondFactor holds the default value on creation for the "require_second_factor" field.
+	DefaultRequireSecondFactor bool
 )
 
 // Plan defines the type for the "plan" enum field.
@@ -158,6 +163,11 @@ func ByBlockUnapprovedSuppliers(opts ...sql.OrderTermOption) OrderOption {
 // ByManualCosting orders the results by the manual_costing field.
 func ByManualCosting(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldManualCosting, opts...).ToFunc()
+}
+
+// ByRequireSecondFactor orders the results by the require_second_factor field.
+func ByRequireSecondFactor(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequireSecondFactor, opts...).ToFunc()
 }
 
 // ByAccountsCount orders the results by accounts count.

@@ -85,6 +85,11 @@ func ManualCosting(v bool) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldManualCosting, v))
 }
 
+// RequireSecondFactor applies equality check predicate on the "require_second_factor" field. It's identical to RequireSecondFactorEQ.
+func RequireSecondFactor(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldRequireSecondFactor, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Organization {
 	return predicate.Organization(sql.FieldEQ(FieldCreatedAt, v))
@@ -333,6 +338,16 @@ func ManualCostingEQ(v bool) predicate.Organization {
 // ManualCostingNEQ applies the NEQ predicate on the "manual_costing" field.
 func ManualCostingNEQ(v bool) predicate.Organization {
 	return predicate.Organization(sql.FieldNEQ(FieldManualCosting, v))
+}
+
+// RequireSecondFactorEQ applies the EQ predicate on the "require_second_factor" field.
+func RequireSecondFactorEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldEQ(FieldRequireSecondFactor, v))
+}
+
+// RequireSecondFactorNEQ applies the NEQ predicate on the "require_second_factor" field.
+func RequireSecondFactorNEQ(v bool) predicate.Organization {
+	return predicate.Organization(sql.FieldNEQ(FieldRequireSecondFactor, v))
 }
 
 // HasAccounts applies the HasEdge predicate on the "accounts" edge.

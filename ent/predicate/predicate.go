@@ -156,6 +156,9 @@ type SalesOrderLine func(*sql.Selector)
 // Salesperson is the predicate function for salesperson builders.
 type Salesperson func(*sql.Selector)
 
+// Session is the predicate function for session builders.
+type Session func(*sql.Selector)
+
 // Shipment is the predicate function for shipment builders.
 type Shipment func(*sql.Selector)
 
@@ -185,6 +188,12 @@ type Territory func(*sql.Selector)
 
 // UnitOfMeasure is the predicate function for unitofmeasure builders.
 type UnitOfMeasure func(*sql.Selector)
+
+// User is the predicate function for user builders.
+type User func(*sql.Selector)
+
+// UserLink is the predicate function for userlink builders.
+type UserLink func(*sql.Selector)
 
 // WebhookAttempt is the predicate function for webhookattempt builders.
 type WebhookAttempt func(*sql.Selector)

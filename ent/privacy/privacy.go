@@ -1311,6 +1311,30 @@ func (f SalespersonMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SalespersonMutation", m)
 }
 
+// The SessionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SessionQueryRuleFunc func(context.Context, *ent.SessionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SessionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SessionQuery", q)
+}
+
+// The SessionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SessionMutationRuleFunc func(context.Context, *ent.SessionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SessionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SessionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SessionMutation", m)
+}
+
 // The ShipmentQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ShipmentQueryRuleFunc func(context.Context, *ent.ShipmentQuery) error
@@ -1551,6 +1575,54 @@ func (f UnitOfMeasureMutationRuleFunc) EvalMutation(ctx context.Context, m ent.M
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UnitOfMeasureMutation", m)
 }
 
+// The UserQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type UserQueryRuleFunc func(context.Context, *ent.UserQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f UserQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.UserQuery", q)
+}
+
+// The UserMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type UserMutationRuleFunc func(context.Context, *ent.UserMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f UserMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.UserMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UserMutation", m)
+}
+
+// The UserLinkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type UserLinkQueryRuleFunc func(context.Context, *ent.UserLinkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f UserLinkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.UserLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.UserLinkQuery", q)
+}
+
+// The UserLinkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type UserLinkMutationRuleFunc func(context.Context, *ent.UserLinkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f UserLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.UserLinkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.UserLinkMutation", m)
+}
+
 // The WebhookAttemptQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type WebhookAttemptQueryRuleFunc func(context.Context, *ent.WebhookAttemptQuery) error
@@ -1758,6 +1830,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.SalespersonQuery:
 		return q.Filter(), nil
+	case *ent.SessionQuery:
+		return q.Filter(), nil
 	case *ent.ShipmentQuery:
 		return q.Filter(), nil
 	case *ent.ShipmentLineQuery:
@@ -1777,6 +1851,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 	case *ent.TerritoryQuery:
 		return q.Filter(), nil
 	case *ent.UnitOfMeasureQuery:
+		return q.Filter(), nil
+	case *ent.UserQuery:
+		return q.Filter(), nil
+	case *ent.UserLinkQuery:
 		return q.Filter(), nil
 	case *ent.WebhookAttemptQuery:
 		return q.Filter(), nil
@@ -1891,6 +1969,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.SalespersonMutation:
 		return m.Filter(), nil
+	case *ent.SessionMutation:
+		return m.Filter(), nil
 	case *ent.ShipmentMutation:
 		return m.Filter(), nil
 	case *ent.ShipmentLineMutation:
@@ -1910,6 +1990,10 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TerritoryMutation:
 		return m.Filter(), nil
 	case *ent.UnitOfMeasureMutation:
+		return m.Filter(), nil
+	case *ent.UserMutation:
+		return m.Filter(), nil
+	case *ent.UserLinkMutation:
 		return m.Filter(), nil
 	case *ent.WebhookAttemptMutation:
 		return m.Filter(), nil

@@ -57,6 +57,7 @@ import (
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
 	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/shippingaddress"
@@ -67,6 +68,8 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/ent/user"
+	"larder.dev/larder/ent/userlink"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
@@ -190,8 +193,14 @@ func init() {
 			return nil
 		}
 	}()
+	// auditrecordDescAddress is the schema descriptor for address field.
+	auditrecordDescAddress := auditrecordFields[5].Descriptor()
+	// auditrecord.DefaultAddress holds the default value on creation for the address field.
+	auditrecord.DefaultAddress = auditrecordDescAddress.Default.(string)
+	// auditrecord.AddressValidator is a validator for the "address" field. It is called by the builders before save.
+	auditrecord.AddressValidator = auditrecordDescAddress.Validators[0].(func(string) error)
 	// auditrecordDescCreatedAt is the schema descriptor for created_at field.
-	auditrecordDescCreatedAt := auditrecordFields[6].Descriptor()
+	auditrecordDescCreatedAt := auditrecordFields[7].Descriptor()
 	// auditrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
 	auditrecord.DefaultCreatedAt = auditrecordDescCreatedAt.Default.(func() time.Time)
 	billMixin := schema.Bill{}.Mixin()
@@ -764,6 +773,10 @@ func init() {
 	organizationDescManualCosting := organizationFields[4].Descriptor()
 	// organization.DefaultManualCosting holds the default value on creation for the manual_costing field.
 	organization.DefaultManualCosting = organizationDescManualCosting.Default.(bool)
+	// organizationDescRequireSecondFactor is the schema descriptor for require_second_factor field.
+	organizationDescRequireSecondFactor := organizationFields[5].Descriptor()
+	// organization.DefaultRequireSecondFactor holds the default value on creation for the require_second_factor field.
+	organization.DefaultRequireSecondFactor = organizationDescRequireSecondFactor.Default.(bool)
 	preservationMixin := schema.Preservation{}.Mixin()
 	preservation.Policy = privacy.NewPolicies(preservationMixin[0], schema.Preservation{})
 	preservation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1398,6 +1411,33 @@ func init() {
 	salespersonDescActive := salespersonFields[0].Descriptor()
 	// salesperson.DefaultActive holds the default value on creation for the active field.
 	salesperson.DefaultActive = salespersonDescActive.Default.(bool)
+	session.Policy = privacy.NewPolicies(schema.Session{})
+	session.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := session.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	sessionFields := schema.Session{}.Fields()
+	_ = sessionFields
+	// sessionDescCreatedAt is the schema descriptor for created_at field.
+	sessionDescCreatedAt := sessionFields[2].Descriptor()
+	// session.DefaultCreatedAt holds the default value on creation for the created_at field.
+	session.DefaultCreatedAt = sessionDescCreatedAt.Default.(func() time.Time)
+	// sessionDescAddress is the schema descriptor for address field.
+	sessionDescAddress := sessionFields[6].Descriptor()
+	// session.DefaultAddress holds the default value on creation for the address field.
+	session.DefaultAddress = sessionDescAddress.Default.(string)
+	// session.AddressValidator is a validator for the "address" field. It is called by the builders before save.
+	session.AddressValidator = sessionDescAddress.Validators[0].(func(string) error)
+	// sessionDescUserAgent is the schema descriptor for user_agent field.
+	sessionDescUserAgent := sessionFields[7].Descriptor()
+	// session.DefaultUserAgent holds the default value on creation for the user_agent field.
+	session.DefaultUserAgent = sessionDescUserAgent.Default.(string)
+	// session.UserAgentValidator is a validator for the "user_agent" field. It is called by the builders before save.
+	session.UserAgentValidator = sessionDescUserAgent.Validators[0].(func(string) error)
 	shipmentMixin := schema.Shipment{}.Mixin()
 	shipment.Policy = privacy.NewPolicies(shipmentMixin[0], schema.Shipment{})
 	shipment.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -1703,6 +1743,64 @@ func init() {
 	unitofmeasureDescReadOnly := unitofmeasureFields[2].Descriptor()
 	// unitofmeasure.DefaultReadOnly holds the default value on creation for the read_only field.
 	unitofmeasure.DefaultReadOnly = unitofmeasureDescReadOnly.Default.(bool)
+	user.Policy = privacy.NewPolicies(schema.User{})
+	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := user.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	userFields := schema.User{}.Fields()
+	_ = userFields
+	// userDescEmail is the schema descriptor for email field.
+	userDescEmail := userFields[1].Descriptor()
+	// user.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	user.EmailValidator = func() func(string) error {
+		validators := userDescEmail.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(email string) error {
+			for _, fn := range fns {
+				if err := fn(email); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// userDescTotpLastStep is the schema descriptor for totp_last_step field.
+	userDescTotpLastStep := userFields[7].Descriptor()
+	// user.DefaultTotpLastStep holds the default value on creation for the totp_last_step field.
+	user.DefaultTotpLastStep = userDescTotpLastStep.Default.(int64)
+	// userDescInvitedBy is the schema descriptor for invited_by field.
+	userDescInvitedBy := userFields[8].Descriptor()
+	// user.DefaultInvitedBy holds the default value on creation for the invited_by field.
+	user.DefaultInvitedBy = userDescInvitedBy.Default.(string)
+	// user.InvitedByValidator is a validator for the "invited_by" field. It is called by the builders before save.
+	user.InvitedByValidator = userDescInvitedBy.Validators[0].(func(string) error)
+	// userDescCreatedAt is the schema descriptor for created_at field.
+	userDescCreatedAt := userFields[9].Descriptor()
+	// user.DefaultCreatedAt holds the default value on creation for the created_at field.
+	user.DefaultCreatedAt = userDescCreatedAt.Default.(func() time.Time)
+	userlink.Policy = privacy.NewPolicies(schema.UserLink{})
+	userlink.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := userlink.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	userlinkFields := schema.UserLink{}.Fields()
+	_ = userlinkFields
+	// userlinkDescCreatedAt is the schema descriptor for created_at field.
+	userlinkDescCreatedAt := userlinkFields[3].Descriptor()
+	// userlink.DefaultCreatedAt holds the default value on creation for the created_at field.
+	userlink.DefaultCreatedAt = userlinkDescCreatedAt.Default.(func() time.Time)
 	webhookattempt.Policy = privacy.NewPolicies(schema.WebhookAttempt{})
 	webhookattempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {

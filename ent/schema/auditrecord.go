@@ -12,9 +12,10 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// AuditRecord is one administrative change of an organization (a key created,
-// rotated or revoked, a plan changed), written in the transaction of the
-// change, with who made it and when. Records are never changed or deleted.
+// AuditRecord is one administrative change of an organization (a key, a
+// webhook endpoint, a person, a plan or setting, a reset of test data),
+// written in the transaction of the change, with who made it, when and from
+// where. Records are never changed or deleted.
 type AuditRecord struct{ ent.Schema }
 
 // Fields of an audit record.
@@ -24,7 +25,15 @@ func (AuditRecord) Fields() []ent.Field {
 			Immutable().
 			Comment("The organization changed."),
 		field.Enum("action").
-			Values("key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed").
+			Values(
+				"key_created", "key_rotated", "key_revoked",
+				"plan_changed", "settings_changed",
+				"endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled",
+				"endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent",
+				"user_invited", "user_role_changed", "user_removed", "password_reset_issued",
+				"password_set", "second_factor_enabled", "second_factor_disabled",
+				"test_data_reset",
+			).
 			Immutable().
 			Comment("What was done."),
 		field.Int("api_key_id").
@@ -42,7 +51,12 @@ func (AuditRecord) Fields() []ent.Field {
 			NotEmpty().
 			MaxLen(200).
 			Immutable().
-			Comment("Who made the change (the admin CLI's --actor, by default user@host)."),
+			Comment("Who made the change: a signed-in person's address, or the admin CLI's --actor (by default user@host)."),
+		field.String("address").
+			Default("").
+			MaxLen(64).
+			Immutable().
+			Comment("Where the change came from: the client address of a console request; empty for the CLI."),
 		field.JSON("detail", map[string]any{}).
 			SchemaType(jsonText).
 			Optional().

@@ -38,6 +38,9 @@ func (Organization) Fields() []ent.Field {
 		field.Bool("manual_costing").
 			Default(false).
 			Comment("Purchasing setting: the account costs products by hand, so bills do not recalculate product costs."),
+		field.Bool("require_second_factor").
+			Default(false).
+			Comment("Console setting: every person signs in with a one-time code (TOTP) as well as the password."),
 	}
 }
 
