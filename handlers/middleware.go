@@ -3,14 +3,13 @@ package handlers
 import (
 	"context"
 	"errors"
-	"net"
+	"larder.dev/larder/clientaddr"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -430,57 +429,6 @@ func (g *gate) pass(b *buffered, r *http.Request, next http.Handler, key *auth.K
 	return true
 }
 
-// clientIP is the address (without port) of the client of r: the socket peer,
-// unless the peer is a trusted proxy; then X-Forwarded-For is read from the
-// right, each trusted proxy having appended the address it received from, and
-// the first address that is not itself a trusted proxy is the client. Entries
-// left of it were written by the client and are never believed. When every
-// entry is a trusted proxy the left-most is the client; an entry that is not
-// an address stops the walk at the last trusted hop, so a forged header can
-// never pick the bucket.
-func clientIP(r *http.Request, trusted []netip.Prefix) string {
-	peer, ok := parseAddr(r.RemoteAddr)
-	if !ok {
-		return r.RemoteAddr
-	}
-	if !isTrusted(peer, trusted) {
-		return peer.String()
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	client := peer
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, ok := parseAddr(strings.TrimSpace(hops[i]))
-		if !ok {
-			break
-		}
-		client = a
-		if !isTrusted(a, trusted) {
-			break
-		}
-	}
-	return client.String()
-}
-
-// parseAddr reads an address as a socket or a proxy writes it: 192.0.2.1,
-// 192.0.2.1:443, 2001:db8::1, [2001:db8::1]:443; IPv4-mapped IPv6 counts as
-// IPv4 and a zone is dropped.
-func parseAddr(s string) (netip.Addr, bool) {
-	if host, _, err := net.SplitHostPort(s); err == nil {
-		s = host
-	}
-	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"))
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return a.Unmap().WithZone(""), true
-}
-
-// isTrusted reports whether a is one of the trusted proxies.
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+// clientIP is the address (without port) of the client of r (see
+// clientaddr.Of: X-Forwarded-For is believed only from trusted proxies).
+func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientaddr.Of(r, trusted) }
