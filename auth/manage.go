@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"larder.dev/larder/missing"
 	"time"
 
 	"larder.dev/larder/audit"
@@ -121,7 +122,7 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("organization %d does not exist", orgID)
+		return nil, missing.Errorf("organization %d does not exist", orgID)
 	}
 	keys, err := c.APIKey.Query().
 		Where(ofOrganization(orgID)).

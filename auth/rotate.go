@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"larder.dev/larder/missing"
 	"strings"
 	"time"
 
@@ -117,7 +118,7 @@ func notRotatable(ctx context.Context, c *ent.Client, orgID, id int, now time.Ti
 	k, err := c.APIKey.Query().Where(apikey.ID(id), ofOrganization(orgID)).WithReplacedBy().Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
-		return fmt.Errorf("key %d does not exist", id)
+		return missing.Errorf("key %d does not exist", id)
 	case err != nil:
 		return err
 	case k.RevokedAt != nil:
@@ -153,7 +154,7 @@ func RevokeKey(ctx context.Context, c *ent.Client, orgID, keyID int, now time.Ti
 		k, err := tx.APIKey.Query().Where(apikey.ID(keyID), ofOrganization(orgID)).WithAccount().Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
-			return fmt.Errorf("key %d does not exist", keyID)
+			return missing.Errorf("key %d does not exist", keyID)
 		case err != nil:
 			return err
 		case n == 0:
@@ -183,7 +184,7 @@ func KeyOrganization(ctx context.Context, c *ent.Client, keyID int) (int, error)
 	k, err := c.APIKey.Query().Where(apikey.ID(keyID)).WithAccount().Only(policy.System(ctx))
 	switch {
 	case ent.IsNotFound(err):
-		return 0, fmt.Errorf("key %d does not exist", keyID)
+		return 0, missing.Errorf("key %d does not exist", keyID)
 	case err != nil:
 		return 0, err
 	}

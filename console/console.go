@@ -1,0 +1,113 @@
+// Package console is the web application: server-rendered pages where people
+// of an organization sign in and run its keys, webhook endpoints, events,
+// test data and people. It is presentation only: a page parses its form, calls
+// the one function the CLI also calls (auth, webhooks, tenancy, people, audit),
+// always with the signed-in person's organization, and renders or redirects.
+// The package holds no SQL and no tenant predicate.
+package console
+
+import (
+	"embed"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/people"
+	"larder.dev/larder/webhooks"
+)
+
+// Prefix is where the console lives, on the API's address or its own.
+const Prefix = "/console/"
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed assets/*
+var assetFiles embed.FS
+
+// Options are what the console needs.
+type Options struct {
+	// Client is the database; the console passes it to the packages it calls.
+	Client *ent.Client
+	// People signs people in and manages them.
+	People *people.Service
+	// Webhooks manages webhook endpoints and their deliveries.
+	Webhooks *webhooks.Registry
+	// Log takes the errors a page could not show.
+	Log *slog.Logger
+	// Trusted are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed.
+	Trusted []netip.Prefix
+	// BaseURL is the console's public origin (scheme and host), for the
+	// links it shows (invitations, password resets); empty means the
+	// request's own.
+	BaseURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server serves the console's pages and assets.
+type Server struct {
+	o       Options
+	log     *slog.Logger
+	pages   map[string]*page
+	handler http.Handler
+}
+
+// New builds the console.
+func New(o Options) (*Server, error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{o: o, log: o.Log}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s.pages = pages
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
+	}
+	mux.HandleFunc("GET "+assetPath+"{file}", serveAsset)
+	mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		s.notFound(w, r)
+	})
+	mux.HandleFunc("GET /console", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+	})
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(s.crossOrigin))
+	s.handler = headers(cop.Handler(mux))
+	return s, nil
+}
+
+// ServeHTTP serves a console request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// contentSecurity allows the console's own scripts, styles and images
+// (and the QR code of a second factor, a data: image) and nothing else: no
+// inline script or style, no frame around it, forms only to itself.
+const contentSecurity = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// headers sets what every console answer carries: the policy above, no
+// sniffing, no referrer (one-time links carry their token in the path), and
+// no storing of pages that show one organization's data.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurity)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
