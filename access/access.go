@@ -23,6 +23,7 @@ import (
 	"larder.dev/larder/apidocs"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
+	"larder.dev/larder/console"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
 	"larder.dev/larder/ent/rest"
@@ -30,6 +31,7 @@ import (
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
+	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/webhooks"
 )
@@ -44,6 +46,16 @@ type Report struct {
 	System     []Site      `json:"bypasses"`
 	Keys       []string    `json:"keys_and_limits"`
 	AtRest     []AtRest    `json:"encrypted_at_rest"`
+	Console    []Page      `json:"console"`
+}
+
+// Page is one route of the console and the roles that may use it.
+type Page struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Roles may use it; "anyone" for the pages without a session.
+	Roles   []string `json:"roles"`
+	Summary string   `json:"summary"`
 }
 
 // AtRest is a column stored encrypted when LARDER_SECRET_KEY is set, and in
@@ -131,6 +143,20 @@ func Build() (*Report, error) {
 	r.Keys = keys()
 	for _, c := range webhooks.Encrypted {
 		r.AtRest = append(r.AtRest, AtRest(c))
+	}
+	for _, rt := range console.Routes() {
+		pg := Page{Method: rt.Method, Path: strings.TrimSuffix(rt.Path, "{$}"), Summary: rt.Summary}
+		switch {
+		case rt.Public:
+			pg.Roles = []string{"anyone"}
+		default:
+			for _, role := range people.Roles {
+				if rt.Allows(role) {
+					pg.Roles = append(pg.Roles, string(role))
+				}
+			}
+		}
+		r.Console = append(r.Console, pg)
 	}
 	return r, nil
 }

@@ -94,6 +94,8 @@ type Config struct {
 	// SecretKeyOld is the key before the last rotation, which only decrypts
 	// (LARDER_SECRET_KEY_OLD only).
 	SecretKeyOld string
+	// Console is the settings of the console.
+	Console Console
 }
 
 // Defaults is the configuration when nothing is set.
@@ -117,6 +119,7 @@ func Defaults() Config {
 		WebhookDisableAfter:  24 * time.Hour,
 		WebhookPollInterval:  2 * time.Second,
 		Actor:                DefaultActor(),
+		Console:              consoleDefaults(),
 	}
 }
 
@@ -237,6 +240,7 @@ func (c *Config) Bind(fs *flag.FlagSet, opts ...Options) error {
 	all := c.options()
 	maps.Copy(all, c.webhookOptions())
 	maps.Copy(all, c.secretOptions())
+	maps.Copy(all, c.consoleOptions())
 	for _, group := range opts {
 		for _, name := range group {
 			o, ok := all[name]
@@ -293,6 +297,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("metrics-token must be at least %d printable ASCII characters without spaces", MinMetricsToken))
 	}
 	errs = append(errs, c.validateWebhooks()...)
+	errs = append(errs, c.validateConsole()...)
 	if _, err := c.Keyring(); err != nil {
 		errs = append(errs, err.Error())
 	}

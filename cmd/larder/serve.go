@@ -27,7 +27,7 @@ import (
 )
 
 func serve(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("serve", config.Server, config.Webhooks)
+	fs, err := e.flags("serve", config.Server, config.Webhooks, config.ConsoleServer)
 	if err != nil {
 		return err
 	}
@@ -80,13 +80,18 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	con, stopConsole, err := startConsole(ctx, e, st, srv.Limiter)
+	if err != nil {
+		return err
+	}
+	defer stopConsole()
 	base := "http://" + ln.Addr().String() + "/v1"
 	if demoKey != "" {
 		fmt.Fprintf(e.stdout, "Test key (every scope; shown once): %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/organization\n", demoKey, demoKey, base)
 	}
 	e.log.Info("serving", "url", base, "database", redact(e.cfg.Database))
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           withConsole(srv, con),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      e.cfg.RequestTimeout + 15*time.Second,

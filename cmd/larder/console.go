@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"larder.dev/larder/console"
+	"larder.dev/larder/people"
+	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/store"
+)
+
+// people is the people service of the commands and the console, with the
+// configured session lifetimes; limiter throttles sign-in (nil: in memory).
+func (e *env) people(st *store.Store, limiter ratelimit.Limiter) *people.Service {
+	return people.New(st.Client, people.Options{
+		Idle:     e.cfg.Console.SessionIdle,
+		Absolute: e.cfg.Console.SessionLifetime,
+		Keys:     e.keys,
+		Limiter:  limiter,
+	})
+}
+
+// startConsole builds the console. With --console-addr it serves there (and
+// the returned handler is nil); otherwise the returned handler serves it
+// under /console/ on the API's address.
+func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimit.Limiter) (onAPI http.Handler, stop func(), err error) {
+	trusted, err := e.cfg.Proxies()
+	if err != nil {
+		return nil, nil, err
+	}
+	ppl := e.people(st, limiter)
+	con, err := console.New(console.Options{
+		Client:   st.Client,
+		People:   ppl,
+		Webhooks: e.registry(st),
+		Log:      e.log,
+		Trusted:  trusted,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("console: %w", err)
+	}
+	go pruneSessions(ctx, e, ppl)
+	if e.cfg.Console.Addr == "" {
+		return con, func() {}, nil
+	}
+	ln, err := net.Listen("tcp", e.cfg.Console.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("console-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/console/", con)
+	mux.Handle("/console", con)
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, console.Prefix, http.StatusSeeOther)
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: e.cfg.RequestTimeout + 15*time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			e.log.Error("console: serve", "error", err)
+		}
+	}()
+	e.log.Info("console", "url", "http://"+ln.Addr().String()+console.Prefix)
+	return nil, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}, nil
+}
+
+// withConsole serves the console under /console/ and the API everywhere else.
+func withConsole(api, con http.Handler) http.Handler {
+	if con == nil {
+		return api
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/console/", con)
+	mux.Handle("/console", con)
+	mux.Handle("/", api)
+	return mux
+}
+
+// pruneSessions deletes ended sessions and expired one-time links now and
+// then, like the other background pruning of serve.
+func pruneSessions(ctx context.Context, e *env, ppl *people.Service) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		if n, err := ppl.Prune(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("console: prune sessions", "error", err)
+		} else if n > 0 {
+			e.log.Debug("console: pruned sessions and links", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/clientaddr"
+	"larder.dev/larder/people"
+)
+
+// caller is the request as a page sees it: who is signed in (nil on public
+// pages without a session), from where, and the context the page's calls
+// run in (naming the person and address for the audit history).
+type caller struct {
+	Me   *people.Current
+	From people.Client
+	ctx  context.Context
+	// route is the route being served (for the navigation).
+	route Route
+	tls   bool
+}
+
+// Context is the context of the page's calls.
+func (c *caller) Context() context.Context { return c.ctx }
+
+// orgID is the signed-in person's organization: every call a page makes
+// passes it.
+func (c *caller) orgID() int { return c.Me.Person.OrganizationID }
+
+// guard serves rt to those it is for: without a session a page redirects to
+// sign in (303), a role without the route is refused (403), a session that
+// waits for its second factor goes to the code page, and a person who must
+// set one up goes to that page first.
+func (s *Server) guard(rt Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &caller{route: rt, tls: clientaddr.TLS(r, s.o.Trusted)}
+		c.From = people.Client{Address: clientaddr.Of(r, s.o.Trusted), UserAgent: truncate(r.UserAgent(), 256)}
+		ctx := audit.WithAddress(r.Context(), c.From.Address)
+		if tok := s.token(r, c.tls); tok != "" {
+			cur, err := s.o.People.Session(ctx, tok)
+			switch {
+			case err == nil:
+				c.Me = &cur
+			case errors.Is(err, people.ErrNoSession):
+				s.clearSession(w, c.tls)
+			default:
+				c.ctx = ctx
+				s.fail(w, r, c, err)
+				return
+			}
+		}
+		if c.Me != nil {
+			ctx = audit.WithActor(ctx, c.Me.Person.Email)
+		}
+		c.ctx = ctx
+		if rt.Public {
+			rt.serve(w, r, c)
+			return
+		}
+		switch {
+		case c.Me == nil:
+			target := Prefix + "sign-in"
+			if r.Method == http.MethodGet && r.URL.Path != Prefix {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+		case c.Me.Pending && !rt.Pending:
+			http.Redirect(w, r, Prefix+"sign-in/code", http.StatusSeeOther)
+		case c.Me.MustEnroll && !c.Me.Pending && !rt.Enrolling && !rt.Pending:
+			http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
+		case !rt.Allows(c.Me.Person.Role):
+			s.forbidden(w, r, c)
+		default:
+			rt.serve(w, r, c)
+		}
+	})
+}
+
+// The session cookie: __Host- (Secure, whole site, no Domain) whenever the
+// client reached the server over TLS; a plain name over plain HTTP, where a
+// browser refuses a Secure cookie.
+const (
+	sessionCookie       = "larder-session"
+	sessionCookieSecure = "__Host-larder-session"
+)
+
+func cookieName(tls bool) string {
+	if tls {
+		return sessionCookieSecure
+	}
+	return sessionCookie
+}
+
+// token is the session token the request carries.
+func (s *Server) token(r *http.Request, tls bool) string {
+	ck, err := r.Cookie(cookieName(tls))
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}
+
+// setSession gives the browser the session's token until the session's
+// absolute end.
+func (s *Server) setSession(w http.ResponseWriter, c *caller, token string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     cookieName(c.tls),
+		Value:    token,
+		Path:     "/",
+		Expires:  expires,
+		HttpOnly: true,
+		Secure:   c.tls,
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// clearSession removes the session cookie.
+func (s *Server) clearSession(w http.ResponseWriter, tls bool) {
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName(tls), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: tls, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// flashCookie carries a one-line message from an action to the page it
+// redirects to (POST, redirect, GET).
+const flashCookie = "larder-flash"
+
+// redirect answers an action with 303 to path, showing msg there once.
+func (s *Server) redirect(w http.ResponseWriter, r *http.Request, c *caller, path, msg string) {
+	if msg != "" {
+		http.SetCookie(w, &http.Cookie{
+			Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60,
+			HttpOnly: true, Secure: c.tls, SameSite: http.SameSiteLaxMode,
+		})
+	}
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+// flash takes the message an action left for this page.
+func (s *Server) flash(w http.ResponseWriter, r *http.Request, c *caller) string {
+	ck, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true, Secure: c.tls, SameSite: http.SameSiteLaxMode})
+	msg, err := url.QueryUnescape(ck.Value)
+	if err != nil {
+		return ""
+	}
+	return truncate(msg, 300)
+}
+
+// nextPath is where to go after signing in: the page asked for when it is
+// the console's own, the console's home otherwise (never another site).
+func nextPath(raw string) string {
+	if !strings.HasPrefix(raw, Prefix) || strings.ContainsAny(raw, "\\\r\n") || strings.Contains(raw, "//") {
+		return Prefix
+	}
+	return raw
+}
+
+// truncate cuts s to at most n bytes.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,238 @@
+package console
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"larder.dev/larder/missing"
+	"larder.dev/larder/people"
+)
+
+// page is one page's template: the layout with the page's "content".
+type page struct{ t *template.Template }
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	// dict builds the argument of a partial template from pairs; the keys
+	// a partial reads but the caller left out are empty.
+	"dict": func(pairs ...any) (map[string]any, error) {
+		m := map[string]any{"Type": "", "Hint": "", "Auto": "", "Required": false, "Inputmode": ""}
+		if len(pairs)%2 != 0 {
+			return nil, errors.New("dict: odd number of arguments")
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			k, ok := pairs[i].(string)
+			if !ok {
+				return nil, fmt.Errorf("dict: key %v is not a string", pairs[i])
+			}
+			m[k] = pairs[i+1]
+		}
+		return m, nil
+	},
+	"asset": func(name string) string { return assetPath + name + "?v=" + assetVersion },
+	// time shows an instant in UTC to the minute, as the CLI prints it.
+	"time": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			return stamp(v)
+		case *time.Time:
+			if v == nil {
+				return "—"
+			}
+			return stamp(*v)
+		}
+		return ""
+	},
+	"join": strings.Join,
+}
+
+// stamp formats t for a page.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// parsePages parses every page with the layout.
+func parsePages() (map[string]*page, error) {
+	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*page{}
+	for _, n := range names {
+		base := strings.TrimSuffix(path.Base(n), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, n)
+		if err != nil {
+			return nil, fmt.Errorf("console page %s: %w", base, err)
+		}
+		pages[base] = &page{t: t}
+	}
+	return pages, nil
+}
+
+// view is what a page's template reads.
+type view struct {
+	Title string
+	// Me is the signed-in person (nil on the sign-in pages).
+	Me    *people.Current
+	Nav   []navItem
+	Flash string
+	// Form holds the values and errors of the page's form.
+	Form *form
+	// Data is the page's own.
+	Data any
+}
+
+// navItem is one entry of the navigation.
+type navItem struct {
+	Label, Path string
+	Current     bool
+}
+
+// nav lists the pages the signed-in person may open.
+func (s *Server) nav(c *caller) []navItem {
+	if c.Me == nil || c.Me.Pending || c.Me.MustEnroll {
+		return nil
+	}
+	var items []navItem
+	for _, rt := range s.routes() {
+		if rt.Nav == "" || rt.Method != http.MethodGet || !rt.Allows(c.Me.Person.Role) {
+			continue
+		}
+		items = append(items, navItem{Label: rt.Nav, Path: rt.Path, Current: rt.Path == c.route.Path || strings.HasPrefix(c.route.Path, rt.Path+"/")})
+	}
+	return items
+}
+
+// render answers with a page. The page is rendered whole before anything is
+// written, so a template error is a clean 500.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c *caller, status int, name, title string, f *form, data any) {
+	p, ok := s.pages[name]
+	if !ok {
+		s.fail(w, r, c, fmt.Errorf("console: no page %q", name))
+		return
+	}
+	if f == nil {
+		f = newForm(nil)
+	}
+	v := view{Title: title, Me: c.Me, Nav: s.nav(c), Form: f, Data: data}
+	if r.Method == http.MethodGet {
+		v.Flash = s.flash(w, r, c)
+	}
+	var buf bytes.Buffer
+	if err := p.t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		s.log.Error("console: render", "page", name, "error", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// notFound answers 404: an unknown page, or a record that does not exist for
+// the person's organization (another organization's looks the same).
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	c := &caller{ctx: r.Context()}
+	s.render(w, r, c, http.StatusNotFound, "error", "Not found", nil, "There is no such page or record here.")
+}
+
+// forbidden answers 403: the person's role may not use the page.
+func (s *Server) forbidden(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.render(w, r, c, http.StatusForbidden, "error", "Not allowed",
+		nil, fmt.Sprintf("Your role (%s) may not use this page; an admin of your organization can change your role.", c.Me.Person.Role))
+}
+
+// crossOrigin answers 403 to a state-changing request from another site.
+func (s *Server) crossOrigin(w http.ResponseWriter, r *http.Request) {
+	c := &caller{ctx: r.Context()}
+	s.render(w, r, c, http.StatusForbidden, "error", "Refused", nil,
+		"This request came from another site, so it was refused. Open the console and try again from there.")
+}
+
+// fail answers an error a page did not expect: 404 for a record that does
+// not exist for the caller, 500 (logged, not shown) otherwise.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *caller, err error) {
+	if missing.Is(err) || errors.Is(err, people.ErrNotFound) {
+		s.render(w, r, c, http.StatusNotFound, "error", "Not found", nil, "There is no such page or record here.")
+		return
+	}
+	s.log.Error("console: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	s.render(w, r, c, http.StatusInternalServerError, "error", "Something went wrong", nil,
+		"The request could not be completed; nothing was changed. Try again, and tell whoever runs this server if it goes on.")
+}
+
+// form is a submitted form: its values, and the errors shown next to its
+// fields ("" for the whole form).
+type form struct {
+	values url.Values
+	errors map[string]string
+}
+
+// newForm wraps values (nil for an empty form).
+func newForm(values url.Values) *form {
+	if values == nil {
+		values = url.Values{}
+	}
+	return &form{values: values, errors: map[string]string{}}
+}
+
+// parseForm reads the request's form (bounded: the console's forms are small).
+func parseForm(w http.ResponseWriter, r *http.Request) *form {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		f := newForm(nil)
+		f.Fail("", "The form could not be read; send it again.")
+		return f
+	}
+	return newForm(r.PostForm)
+}
+
+// Get is a field's value, trimmed.
+func (f *form) Get(name string) string { return strings.TrimSpace(f.values.Get(name)) }
+
+// Raw is a field's value as sent (passwords).
+func (f *form) Raw(name string) string { return f.values.Get(name) }
+
+// List is every value of a field (checkboxes).
+func (f *form) List(name string) []string { return f.values[name] }
+
+// Has reports whether a checkbox field has value v.
+func (f *form) Has(name, v string) bool {
+	for _, x := range f.values[name] {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is the error shown next to a field.
+func (f *form) Error(name string) string { return f.errors[name] }
+
+// Fail sets the error of a field (the first one stays).
+func (f *form) Fail(name, msg string) {
+	if _, ok := f.errors[name]; !ok {
+		f.errors[name] = msg
+	}
+}
+
+// OK reports whether the form has no error.
+func (f *form) OK() bool { return len(f.errors) == 0 }

@@ -1,0 +1,232 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+
+	"larder.dev/larder/people"
+)
+
+// signInRoutes are signing in and out and the one-time links.
+func (s *Server) signInRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/console/{$}", Summary: "the console's home: the first page the person may open", serve: s.home},
+		{Method: "GET", Path: "/console/sign-in", Public: true, Summary: "the sign-in form", serve: s.signInForm},
+		{Method: "POST", Path: "/console/sign-in", Public: true, Summary: "sign in with e-mail address and password (throttled per client address and per address)", serve: s.signIn},
+		{Method: "GET", Path: "/console/sign-in/code", Pending: true, Enrolling: true, Summary: "the second factor's form", serve: s.codeForm},
+		{Method: "POST", Path: "/console/sign-in/code", Pending: true, Enrolling: true, Summary: "give the one-time code of the second factor", serve: s.code},
+		{Method: "POST", Path: "/console/sign-out", Pending: true, Enrolling: true, Summary: "end the session", serve: s.signOut},
+		{Method: "GET", Path: "/console/welcome/{token}", Public: true, Summary: "a one-time link (invitation or password reset): the set-password form", serve: s.welcomeForm},
+		{Method: "POST", Path: "/console/welcome/{token}", Public: true, Summary: "set the password with a one-time link and sign in", serve: s.welcome},
+	}
+}
+
+// home sends the person to the first page of the navigation.
+func (s *Server) home(w http.ResponseWriter, r *http.Request, c *caller) {
+	if items := s.nav(c); len(items) > 0 {
+		http.Redirect(w, r, items[0].Path, http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, Prefix+"account", http.StatusSeeOther)
+}
+
+func (s *Server) signInForm(w http.ResponseWriter, r *http.Request, c *caller) {
+	if c.Me != nil && !c.Me.Pending {
+		http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, c, http.StatusOK, "signin", "Sign in", nil, nextParam(r))
+}
+
+// nextParam is the page to return to after signing in, as the sign-in forms
+// carry it (empty for the home page).
+func nextParam(r *http.Request) string {
+	if n := nextPath(r.URL.Query().Get("next")); n != Prefix {
+		return n
+	}
+	return ""
+}
+
+// signIn checks the address and password. An unknown address and a wrong
+// password get the same answer (people.SignIn does the same work for both).
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	if f.OK() {
+		if f.Get("email") == "" {
+			f.Fail("email", "Enter your e-mail address.")
+		}
+		if f.Raw("password") == "" {
+			f.Fail("password", "Enter your password.")
+		}
+	}
+	if !f.OK() {
+		s.render(w, r, c, http.StatusBadRequest, "signin", "Sign in", f, nextParam(r))
+		return
+	}
+	in, err := s.o.People.SignIn(c.ctx, f.Get("email"), f.Raw("password"), c.From)
+	if err != nil {
+		s.signInFailed(w, r, c, f, "signin", err)
+		return
+	}
+	// A session of someone else in this browser ends: one person at a time.
+	if old := s.token(r, c.tls); old != "" {
+		_ = s.o.People.SignOut(c.ctx, old)
+	}
+	s.setSession(w, c, in.Token, in.ExpiresAt)
+	if in.Pending {
+		target := Prefix + "sign-in/code"
+		if n := nextParam(r); n != "" {
+			target += "?next=" + n
+		}
+		http.Redirect(w, r, target, http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
+}
+
+// signInFailed shows why signing in did not work: 429 with Retry-After when
+// throttled, 401 otherwise.
+func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, c *caller, f *form, pg string, err error) {
+	title := "Sign in"
+	if pg == "code" {
+		title = "Second factor"
+	}
+	var th *people.ThrottledError
+	switch {
+	case errors.As(err, &th):
+		secs := int(math.Ceil(th.RetryAfter.Seconds()))
+		if secs < 1 {
+			secs = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		s.render(w, r, c, http.StatusTooManyRequests, pg, title, f, nextParam(r))
+	case errors.Is(err, people.ErrBadCredentials):
+		f.Fail("", "The e-mail address or the password is not right.")
+		s.render(w, r, c, http.StatusUnauthorized, pg, title, f, nextParam(r))
+	case errors.Is(err, people.ErrBadCode):
+		f.Fail("code", "That code is not right, or was used already. Enter the code your app shows now.")
+		s.render(w, r, c, http.StatusUnauthorized, pg, title, f, nextParam(r))
+	default:
+		s.fail(w, r, c, err)
+	}
+}
+
+func (s *Server) codeForm(w http.ResponseWriter, r *http.Request, c *caller) {
+	if !c.Me.Pending {
+		http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, c, http.StatusOK, "code", "Second factor", nil, nextParam(r))
+}
+
+func (s *Server) code(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	if !c.Me.Pending {
+		http.Redirect(w, r, Prefix, http.StatusSeeOther)
+		return
+	}
+	if f.OK() && f.Get("code") == "" {
+		f.Fail("code", "Enter the six-digit code.")
+	}
+	if !f.OK() {
+		s.render(w, r, c, http.StatusBadRequest, "code", "Second factor", f, nextParam(r))
+		return
+	}
+	if _, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, f.Get("code"), c.From); err != nil {
+		s.signInFailed(w, r, c, f, "code", err)
+		return
+	}
+	http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
+}
+
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request, c *caller) {
+	if err := s.o.People.SignOut(c.ctx, c.Me.Token); err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	s.clearSession(w, c.tls)
+	s.redirect(w, r, c, Prefix+"sign-in", "You are signed out.")
+}
+
+// welcomeView is the set-password page of a one-time link.
+type welcomeView struct {
+	Token, Purpose, Email, Role, Organization string
+	Expires                                   any
+}
+
+func (s *Server) welcomeView(c *caller, l people.Link) welcomeView {
+	return welcomeView{Token: l.Token, Purpose: l.Purpose, Email: l.Person.Email, Role: string(l.Person.Role), Organization: l.OrganizationName, Expires: l.ExpiresAt}
+}
+
+func (s *Server) welcomeForm(w http.ResponseWriter, r *http.Request, c *caller) {
+	l, err := s.o.People.OpenLink(c.ctx, r.PathValue("token"))
+	if errors.Is(err, people.ErrLinkInvalid) {
+		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil,
+			"This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	s.render(w, r, c, http.StatusOK, "welcome", "Set your password", nil, s.welcomeView(c, l))
+}
+
+func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	tok := r.PathValue("token")
+	l, err := s.o.People.OpenLink(c.ctx, tok)
+	if errors.Is(err, people.ErrLinkInvalid) {
+		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil,
+			"This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	checkNewPassword(f)
+	if !f.OK() {
+		s.render(w, r, c, http.StatusBadRequest, "welcome", "Set your password", f, s.welcomeView(c, l))
+		return
+	}
+	in, err := s.o.People.UseLink(c.ctx, tok, f.Raw("password"), c.From)
+	switch {
+	case errors.Is(err, people.ErrWeakPassword):
+		f.Fail("password", weakPassword)
+		s.render(w, r, c, http.StatusBadRequest, "welcome", "Set your password", f, s.welcomeView(c, l))
+		return
+	case errors.Is(err, people.ErrLinkInvalid):
+		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil, "This link was used already or has expired.")
+		return
+	case err != nil:
+		s.fail(w, r, c, err)
+		return
+	}
+	s.setSession(w, c, in.Token, in.ExpiresAt)
+	if in.Pending {
+		http.Redirect(w, r, Prefix+"sign-in/code", http.StatusSeeOther)
+		return
+	}
+	s.redirect(w, r, c, Prefix, "Your password is set; you are signed in.")
+}
+
+// weakPassword says what a password must be.
+var weakPassword = fmt.Sprintf("Use at least %d characters.", people.MinPasswordLength)
+
+// checkNewPassword checks the new password and its confirmation.
+func checkNewPassword(f *form) {
+	p := f.Raw("password")
+	switch {
+	case p == "":
+		f.Fail("password", "Choose a password.")
+	case len([]rune(p)) < people.MinPasswordLength:
+		f.Fail("password", weakPassword)
+	case f.Raw("confirm") != p:
+		f.Fail("confirm", "The two passwords differ.")
+	}
+}
