@@ -1,0 +1,210 @@
+package people
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"image/png"
+	"strconv"
+	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/user"
+)
+
+// The second factor is RFC 6238 TOTP as authenticator apps expect it: 30 s
+// steps, 6 digits, HMAC-SHA1, and a code of the step before or after the
+// current one accepted too, for clocks a little apart.
+const (
+	totpPeriod = 30
+	totpSkew   = 1
+)
+
+var totpOpts = totp.ValidateOpts{Period: totpPeriod, Skew: totpSkew, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+
+// Code is the second factor's code for a secret (base32, as Enrollment.Secret)
+// at a time, "" for a malformed secret.
+func Code(secret string, at time.Time) string {
+	c, err := totp.GenerateCodeCustom(secret, at, totpOpts)
+	if err != nil {
+		return ""
+	}
+	return c
+}
+
+// matchCode returns the time step at now (give or take totpSkew) whose code is
+// code, if that step is later than last: a step accepted once is never
+// accepted again.
+func matchCode(secret, code string, now time.Time, last int64) (int64, bool) {
+	if len(code) != int(otp.DigitsSix) {
+		return 0, false
+	}
+	cur := now.Unix() / totpPeriod
+	for step := cur - totpSkew; step <= cur+totpSkew; step++ {
+		want := Code(secret, time.Unix(step*totpPeriod, 0))
+		if want != "" && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 && step > last {
+			return step, true
+		}
+	}
+	return 0, false
+}
+
+// totpAAD binds a sealed second-factor secret to its person, for the pending
+// and the confirmed column alike (confirming moves the value as it is).
+func totpAAD(userID int) string { return "user_totp:" + strconv.Itoa(userID) }
+
+// sealTOTP is what to store for a person's plain second-factor secret.
+func (s *Service) sealTOTP(userID int, plain string) (string, error) {
+	v, err := s.keys.Seal(plain, totpAAD(userID))
+	if err != nil {
+		return "", fmt.Errorf("encrypt the second factor of person %d: %w", userID, err)
+	}
+	return v, nil
+}
+
+// openTOTP is the plain second-factor secret a person's column stores.
+func (s *Service) openTOTP(userID int, stored string) (string, error) {
+	v, err := s.keys.Open(stored, totpAAD(userID))
+	if err != nil {
+		return "", fmt.Errorf("cannot decrypt the second factor of person %d: %w", userID, err)
+	}
+	return v, nil
+}
+
+// Enrollment is a second factor being set up: the secret, the otpauth:// URL
+// an authenticator app reads, and that URL as a QR code (PNG).
+type Enrollment struct {
+	Secret, URL string
+	QRPNG       []byte
+}
+
+// BeginSecondFactor makes a new second-factor secret for a person and keeps it
+// pending until ConfirmSecondFactor gets its first code. A second factor the
+// person has already stays in force meanwhile.
+func (s *Service) BeginSecondFactor(ctx context.Context, orgID, userID int) (Enrollment, error) {
+	ctx = systemCtx(ctx)
+	u, err := s.user(ctx, s.c, orgID, userID)
+	if err != nil {
+		return Enrollment{}, err
+	}
+	key, err := totp.Generate(totp.GenerateOpts{
+		Issuer: s.issuer, AccountName: u.Email, Period: totpPeriod,
+		SecretSize: 20, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1,
+	})
+	if err != nil {
+		return Enrollment{}, err
+	}
+	img, err := key.Image(240, 240)
+	if err != nil {
+		return Enrollment{}, err
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return Enrollment{}, err
+	}
+	sealed, err := s.sealTOTP(u.ID, key.Secret())
+	if err != nil {
+		return Enrollment{}, err
+	}
+	if err := s.c.User.UpdateOneID(u.ID).SetTotpPendingSecret(sealed).Exec(ctx); err != nil {
+		return Enrollment{}, isNotFound(err)
+	}
+	return Enrollment{Secret: key.Secret(), URL: key.URL(), QRPNG: buf.Bytes()}, nil
+}
+
+// ConfirmSecondFactor checks a code of the pending secret and makes it the
+// person's second factor; ErrBadCode when the code is wrong or nothing is
+// pending. The code's step counts as used.
+func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, code string) error {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	u, err := s.user(ctx, s.c, orgID, userID)
+	if err != nil {
+		return err
+	}
+	if u.TotpPendingSecret == nil {
+		return ErrBadCode
+	}
+	pending := *u.TotpPendingSecret
+	secret, err := s.openTOTP(u.ID, pending)
+	if err != nil {
+		return err
+	}
+	step, ok := matchCode(secret, code, now, u.TotpLastStep)
+	if !ok {
+		return ErrBadCode
+	}
+	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		// Only the secret the code was checked against is confirmed, once.
+		n, err := tx.User.Update().
+			Where(user.ID(u.ID), user.TotpPendingSecret(pending), user.TotpLastStepLT(step)).
+			SetTotpSecret(pending).
+			ClearTotpPendingSecret().
+			SetTotpLastStep(step).
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrBadCode
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.SecondFactorEnabled, At: now,
+			Detail: map[string]any{"user_id": u.ID, "email": u.Email},
+		})
+	})
+}
+
+// RemoveSecondFactor removes a person's second factor (and one being set up).
+// Removing none is no change and records nothing.
+func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) error {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		u, err := s.user(ctx, tx.Client(), orgID, userID)
+		if err != nil {
+			return err
+		}
+		if u.TotpSecret == nil && u.TotpPendingSecret == nil {
+			return nil
+		}
+		if err := tx.User.UpdateOneID(u.ID).ClearTotpSecret().ClearTotpPendingSecret().Exec(ctx); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.SecondFactorDisabled, At: now,
+			Detail: map[string]any{"user_id": u.ID, "email": u.Email},
+		})
+	})
+}
+
+// RequireSecondFactor sets whether everyone of an organization must sign in
+// with a second factor. People without one are sent to set one up.
+func (s *Service) RequireSecondFactor(ctx context.Context, orgID int, on bool) error {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		if err := tx.Organization.UpdateOneID(orgID).SetRequireSecondFactor(on).Exec(ctx); err != nil {
+			return isNotFound(err)
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.SettingsChanged, At: now,
+			Detail: map[string]any{"require_second_factor": on},
+		})
+	})
+}
+
+// SecondFactorRequired reports whether an organization requires a second factor.
+func (s *Service) SecondFactorRequired(ctx context.Context, orgID int) (bool, error) {
+	o, err := s.c.Organization.Query().Where(organization.ID(orgID)).Only(systemCtx(ctx))
+	if err != nil {
+		return false, isNotFound(err)
+	}
+	return o.RequireSecondFactor, nil
+}
