@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/base64"
 	"errors"
+	"html/template"
 	"net/http"
 
 	"larder.dev/larder/people"
@@ -65,7 +66,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *calle
 type enrollView struct {
 	Secret string
 	// QR is the key as a PNG data URL (the page's policy allows data: images).
-	QR string
+	QR template.URL
 }
 
 func (s *Server) enrollStart(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -86,7 +87,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, c *caller) {
 }
 
 func enrollViewOf(e people.Enrollment) enrollView {
-	return enrollView{Secret: e.Secret, QR: "data:image/png;base64," + base64.StdEncoding.EncodeToString(e.QRPNG)}
+	return enrollView{Secret: e.Secret, QR: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(e.QRPNG))}
 }
 
 func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -109,7 +110,11 @@ func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	// A wrong code shows the same key again: the pending one stays until
 	// confirmed or replaced.
-	e, err := s.o.People.BeginSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID)
+	e, err := s.o.People.PendingSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID)
+	if errors.Is(err, people.ErrNotFound) {
+		http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, c, err)
 		return

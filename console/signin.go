@@ -154,12 +154,12 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request, c *caller) {
 
 // welcomeView is the set-password page of a one-time link.
 type welcomeView struct {
-	Token, Purpose, Email, Role, Organization string
-	Expires                                   any
+	Token, Purpose, Email, Role string
+	Expires                     any
 }
 
 func (s *Server) welcomeView(c *caller, l people.Link) welcomeView {
-	return welcomeView{Token: l.Token, Purpose: l.Purpose, Email: l.Person.Email, Role: string(l.Person.Role), Organization: l.OrganizationName, Expires: l.ExpiresAt}
+	return welcomeView{Token: l.Token, Purpose: l.Purpose, Email: l.Person.Email, Role: string(l.Person.Role), Expires: l.ExpiresAt}
 }
 
 func (s *Server) welcomeForm(w http.ResponseWriter, r *http.Request, c *caller) {
