@@ -32,6 +32,8 @@ const goodPage = `<!doctype html>
 <form method="post" action="/submit">
 <label for="name">Name</label> <input id="name" name="name" value="old">
 <label>Note <textarea name="note"></textarea></label>
+<label for="size">Size</label> <select id="size" name="size"><option value="s">Small</option><option value="l">Large</option></select>
+<button type="button" id="show">Show</button>
 <button type="submit">Send</button>
 </form>
 <div class="tall">tall</div>
@@ -39,7 +41,11 @@ const goodPage = `<!doctype html>
 </main></body></html>`
 
 // appJS marks the page when scripts run.
-const appJS = `document.addEventListener('DOMContentLoaded', () => { document.getElementById('js').textContent = 'on'; });`
+const appJS = `document.addEventListener('DOMContentLoaded', () => {
+	const js = document.getElementById('js');
+	js.textContent = 'on';
+	document.getElementById('show').addEventListener('click', () => { js.textContent = 'clicked'; });
+});`
 
 const badPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bad</title></head><body><main>
@@ -89,7 +95,7 @@ func newSite(t *testing.T) *site {
 	})
 	mux.HandleFunc("POST /submit", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.posted = append(s.posted, r.PostFormValue("name"), r.PostFormValue("note"))
+		s.posted = append(s.posted, r.PostFormValue("name"), r.PostFormValue("note"), r.PostFormValue("size"))
 		s.mu.Unlock()
 		http.SetCookie(w, &http.Cookie{Name: "seen", Value: "yes", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 		http.Redirect(w, r, "/done", http.StatusSeeOther)
@@ -132,6 +138,10 @@ func TestAxePassesAccessiblePageUnderStrictCSP(t *testing.T) {
 	}
 	if got := Text(t, ctx, "#js"); got != "on" {
 		t.Errorf("the page's script file did not run: #js is %q", got)
+	}
+	Click(t, ctx, "Show")
+	if got := Text(t, ctx, "#js"); got != "clicked" {
+		t.Errorf("after the click #js is %q", got)
 	}
 	vs, err := axeViolations(ctx)
 	if err != nil {
@@ -202,13 +212,14 @@ func TestFormWithoutJavaScript(t *testing.T) {
 	Axe(t, ctx)
 	Fill(t, ctx, "Name", `Ada "Countess" O'Brien`)
 	Fill(t, ctx, "note", "line")
+	Fill(t, ctx, "Size", "l")
 	if status := Submit(t, ctx, "Send"); status != http.StatusOK {
 		t.Errorf("status %d after submit", status)
 	}
 	s.mu.Lock()
 	posted := s.posted
 	s.mu.Unlock()
-	if want := []string{`Ada "Countess" O'Brien`, "line"}; !slices.Equal(posted, want) {
+	if want := []string{`Ada "Countess" O'Brien`, "line", "l"}; !slices.Equal(posted, want) {
 		t.Errorf("posted %q, want %q", posted, want)
 	}
 	if got, want := URL(t, ctx), s.URL+"/done"; got != want {

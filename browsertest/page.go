@@ -81,11 +81,17 @@ func one(t testing.TB, ctx context.Context, what, xpath string) *chromedp.Node {
 
 // Fill replaces the value of the form field whose label, aria-label or
 // name is field by typing value into it, as a person would (so it works
-// with JavaScript off).
+// with JavaScript off). A select gets the option whose value is value.
 func Fill(t testing.TB, ctx context.Context, field, value string) {
 	t.Helper()
 	n := one(t, ctx, "field "+field, fieldXPath(field))
 	ids := chromedp.NodeIDs{n.NodeID}
+	if n.NodeName == "SELECT" {
+		if err := chromedp.Do(ctx, chromedp.SetValue(ids, value)); err != nil {
+			t.Fatalf("choose %s in %s: %v", value, field, err)
+		}
+		return
+	}
 	err := chromedp.Do(ctx,
 		chromedp.Focus(ids),
 		// Select what is there and delete it, then type.
