@@ -176,6 +176,8 @@ func open(t testing.TB, noScript bool) context.Context {
 			if err != nil {
 				return
 			}
+			// A reply fails only when the tab is closing, which ends the
+			// loop anyway.
 			if st.record(ev.Request.URL) {
 				chromedp.Call(tabCtx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 			} else {

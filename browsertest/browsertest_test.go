@@ -3,10 +3,14 @@ package browsertest
 import (
 	"bytes"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"image/png"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -313,5 +317,44 @@ func TestXPathString(t *testing.T) {
 		if got := xpathString(in); got != want {
 			t.Errorf("xpathString(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// Only tests import this package: the server binary must not carry a
+// browser driver and axe-core.
+func TestImportedOnlyByTests(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"larder.dev/larder/browsertest"` {
+				t.Errorf("%s imports browsertest outside a test", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d files under %s", checked, root)
 	}
 }
