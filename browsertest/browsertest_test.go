@@ -278,12 +278,12 @@ func TestForeignRequestFailsTheTest(t *testing.T) {
 // A screenshot is a PNG of the whole page, taller than the window, in the
 // artifacts directory, with a name safe for a file.
 func TestScreenshot(t *testing.T) {
-	t.Setenv("LARDER_ARTIFACTS", t.TempDir())
+	t.Setenv("LARDER_TEST_ARTIFACTS", t.TempDir())
 	s := newSite(t)
 	ctx := New(t)
 	Open(t, ctx, s.URL+"/good")
 	path := Screenshot(t, ctx, "browsertest/good page")
-	if want := os.Getenv("LARDER_ARTIFACTS") + "/screenshots/browsertest_good_page.png"; path != want {
+	if want := os.Getenv("LARDER_TEST_ARTIFACTS") + "/screenshots/browsertest_good_page.png"; path != want {
 		t.Errorf("path %s, want %s", path, want)
 	}
 	b, err := os.ReadFile(path)
@@ -299,9 +299,9 @@ func TestScreenshot(t *testing.T) {
 	}
 }
 
-// Without LARDER_ARTIFACTS, screenshots go to the temporary directory.
+// Without LARDER_TEST_ARTIFACTS, screenshots go to the temporary directory.
 func TestArtifactsDirDefault(t *testing.T) {
-	t.Setenv("LARDER_ARTIFACTS", "")
+	t.Setenv("LARDER_TEST_ARTIFACTS", "")
 	if got, want := ArtifactsDir(), os.TempDir()+"/larder-artifacts"; got != want {
 		t.Errorf("ArtifactsDir() = %s, want %s", got, want)
 	}

@@ -172,10 +172,10 @@ func Cookies(t testing.TB, ctx context.Context) []*network.Cookie {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // ArtifactsDir is where tests leave files for people to look at:
-// $LARDER_ARTIFACTS, else larder-artifacts in the temporary directory,
+// $LARDER_TEST_ARTIFACTS, else larder-artifacts in the temporary directory,
 // never the repository.
 func ArtifactsDir() string {
-	if dir := os.Getenv("LARDER_ARTIFACTS"); dir != "" {
+	if dir := os.Getenv("LARDER_TEST_ARTIFACTS"); dir != "" {
 		return dir
 	}
 	return filepath.Join(os.TempDir(), "larder-artifacts")
