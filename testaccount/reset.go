@@ -127,7 +127,7 @@ func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
 
 // delete removes the step's rows of the account.
 func (s step) delete(ctx context.Context, tx *ent.Tx, acct int) error {
-	// Direct SQL: one DELETE per table, bypassing the soft delete and per-row hooks of ent, for every row of the test account, which ResetTest found as the system.
+	// Direct SQL: one DELETE per table removes every row of the test account that ResetTest found as the system, without the soft delete and per-row hooks of ent.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", s.table, s.rows), acct); err != nil {
 		return fmt.Errorf("delete %s: %w", s.table, err)
 	}
@@ -136,7 +136,7 @@ func (s step) delete(ctx context.Context, tx *ent.Tx, acct int) error {
 
 // count is the number of the step's rows of the account.
 func (s step) count(ctx context.Context, tx *ent.Tx, acct int) (int, error) {
-	// Direct SQL: counts the rows of any table of the plan, which has no ent query in common, for the test account ResetTest found as the system.
+	// Direct SQL: one COUNT over any table of the plan, where no single ent query reaches them all, for the test account ResetTest found as the system.
 	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM (%s) AS x", s.rows), acct)
 	if err != nil {
 		return 0, fmt.Errorf("count %s: %w", s.table, err)
