@@ -11,14 +11,16 @@ import (
 	"larder.dev/larder/ent/migrate"
 )
 
-// kept are the tables with an account_id whose rows a reset leaves alone:
-// they are how a developer reaches the test account (its keys) and where its
-// events go (its endpoints), not data the account holds. Every other table
-// with an account_id is business data and is cleared; a table added later is
+// kept are the tables whose rows a reset leaves alone although they belong
+// to the account or could reference its rows: how a developer reaches the
+// test account (its keys), where its events go (its endpoints), and the
+// audit history, none of them data the account holds. Every other table with
+// an account_id is business data and is cleared; a table added later is
 // cleared too unless it is named here.
 var kept = map[string]bool{
 	migrate.APIKeysTable.Name:          true,
 	migrate.WebhookEndpointsTable.Name: true,
+	migrate.AuditRecordsTable.Name:     true,
 }
 
 // step is the deletion of one table's rows of the account.
@@ -58,7 +60,7 @@ func derive(tables []*schema.Table) (plan, error) {
 	for grown := true; grown; {
 		grown = false
 		for _, t := range tables {
-			if _, in := rows[t.Name]; in || hasColumn(t, "account_id") {
+			if _, in := rows[t.Name]; in || kept[t.Name] || hasColumn(t, "account_id") {
 				continue
 			}
 			var refs []string
@@ -79,7 +81,7 @@ func derive(tables []*schema.Table) (plan, error) {
 			continue
 		}
 		for _, fk := range t.ForeignKeys {
-			if _, ok := rows[fk.RefTable.Name]; ok && fk.OnDelete != schema.SetNull && hasColumn(t, "account_id") {
+			if _, ok := rows[fk.RefTable.Name]; ok && fk.OnDelete != schema.SetNull && (kept[t.Name] || hasColumn(t, "account_id")) {
 				return nil, fmt.Errorf("table %s, which a reset keeps, references %s, which it clears", t.Name, fk.RefTable.Name)
 			}
 		}

@@ -107,6 +107,11 @@ func TestDerive(t *testing.T) {
 	if _, err := derive([]*schema.Table{accounts, parent, keys}); err == nil || !strings.Contains(err.Error(), "api_keys, which a reset keeps, references widgets") {
 		t.Errorf("kept table referencing a cleared one: %v", err)
 	}
+	history := table("audit_records", "widget_id")
+	refer(history, "widget_id", parent, schema.Restrict)
+	if _, err := derive([]*schema.Table{accounts, parent, history}); err == nil || !strings.Contains(err.Error(), "audit_records, which a reset keeps, references widgets") {
+		t.Errorf("audit history referencing a cleared table: %v", err)
+	}
 
 	a, b := owned("a", "b_id"), owned("b", "a_id")
 	refer(a, "b_id", b, schema.Restrict)

@@ -50,7 +50,9 @@ type Count struct {
 // organization.
 //
 // An API request reading the test account sees, in each statement, the data
-// wholly before or wholly after the reset, since the reset commits at once.
+// wholly before or wholly after the reset, since the reset commits at once;
+// a request of several statements (a list, then the lists of its records)
+// may see the first before and the next after.
 // Another organization's id, or one that does not exist, is "organization N
 // does not exist".
 func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
