@@ -96,16 +96,31 @@ func counts(t *testing.T, st *store.Store, acct int) map[string]int {
 			continue
 		}
 		// Direct SQL: the test counts an account's rows in every tenant table, which no one ent query reads.
-		rows, err := st.DB.QueryContext(context.Background(), "SELECT COUNT(*) FROM "+tb.Name+" WHERE account_id = $1", acct)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows.Next()
 		var n int
-		if err := rows.Scan(&n); err != nil {
+		if err := st.DB.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM "+tb.Name+" WHERE account_id = $1", acct).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		out[tb.Name] = n
+	}
+	return out
+}
+
+// elsewhere are the rows of every table that are not the account's: all rows
+// of the tables without an account_id, and the other accounts' and shared
+// rows of the others.
+func elsewhere(t *testing.T, st *store.Store, acct int) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, tb := range migrate.Tables {
+		q, args := "SELECT COUNT(*) FROM "+tb.Name, []any{}
+		if hasAccount(tb.Columns) {
+			q, args = q+" WHERE account_id IS NULL OR account_id <> $1", []any{acct}
+		}
+		// Direct SQL: the test counts rows in every table, which no one ent query reads.
+		var n int
+		if err := st.DB.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		out[tb.Name] = n
 	}
 	return out
@@ -196,6 +211,7 @@ func TestResetTest(t *testing.T) {
 			t.Fatalf("list tags with the test key: %d %v", s, list)
 		}
 		tagsBefore := list["data"].([]any)
+		elsewhereBefore := elsewhere(t, st, a.Test.ID)
 		liveBefore := counts(t, st, a.Live.ID)
 		bBefore := counts(t, st, b.Test.ID)
 		aBefore := counts(t, st, a.Test.ID)
@@ -205,6 +221,15 @@ func TestResetTest(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		// Outside the test account, the reset wrote its audit record and
+		// removed the delivery and attempt of the account's event, nothing more.
+		wantElsewhere := maps.Clone(elsewhereBefore)
+		wantElsewhere[migrate.AuditRecordsTable.Name]++
+		wantElsewhere[migrate.WebhookDeliveriesTable.Name]--
+		wantElsewhere[migrate.WebhookAttemptsTable.Name]--
+		if got := elsewhere(t, st, a.Test.ID); !reflect.DeepEqual(got, wantElsewhere) {
+			t.Errorf("rows outside the test account:\n%v\nwant\n%v", got, wantElsewhere)
+		}
 		after := counts(t, st, a.Test.ID)
 		for table, n := range fresh {
 			want := n
