@@ -53,6 +53,7 @@ type Count struct {
 // wholly before or wholly after the reset, since the reset commits at once;
 // a request of several statements (a list, then the lists of its records)
 // may see the first before and the next after.
+//
 // Another organization's id, or one that does not exist, is "organization N
 // does not exist".
 func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
