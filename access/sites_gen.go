@@ -23,6 +23,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "OrganizationOf", Why: "an account reads its own organization (currency, settings), which is system-only."},
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "SetPlan", Why: "plans are kept on organizations, which are system-only."},
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "SetSettings", Why: "settings are kept on organizations, which are system-only."},
+	{Kind: "system viewer", File: "testaccount/reset.go", Function: "ResetTest", Why: "a reset deletes and seeds every table of the account, and records the reset in the system-only audit history."},
 	{Kind: "system viewer", File: "webhooks/dispatcher.go", Function: "Dispatcher.FanOut", Why: "the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only."},
 	{Kind: "system viewer", File: "webhooks/dispatcher.go", Function: "Dispatcher.Prune", Why: "the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only."},
 	{Kind: "system viewer", File: "webhooks/dispatcher.go", Function: "Dispatcher.Resend", Why: "the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only."},
@@ -61,6 +62,8 @@ var Sites = []Site{
 	{Kind: "direct SQL", File: "ratelimit/ratelimit.go", Function: "Postgres.Reserve", Why: "one upsert counts a request in the shared per-account window (rate_windows is system-only)."},
 	{Kind: "direct SQL", File: "seed/scale.go", Function: "lotWriter.postgres", Why: "scale seeding writes lots and their movements from arrays in one statement (ent's per-row hooks were most of its time); the account is the viewer's, the products were just created in it, and no event is due."},
 	{Kind: "direct SQL", File: "seed/scale.go", Function: "lotWriter.sqlite", Why: "scale seeding writes lots and their movements in multi-row inserts (ent's per-row hooks were most of its time); the account is the viewer's, the products were just created in it, and no event is due."},
+	{Kind: "direct SQL", File: "testaccount/reset.go", Function: "step.count", Why: "one COUNT over any table of the plan, where no single ent query reaches them all, for the test account ResetTest found as the system."},
+	{Kind: "direct SQL", File: "testaccount/reset.go", Function: "step.delete", Why: "one DELETE per table removes every row of the test account that ResetTest found as the system, without the soft delete and per-row hooks of ent."},
 	{Kind: "direct SQL", File: "tracing/driver.go", Function: "tracer.rawExec", Why: "passes through the raw statement a caller of ent's ExecContext already chose (that caller is listed where it is written); tracing only wraps it in a span."},
 	{Kind: "direct SQL", File: "tracing/driver.go", Function: "tracer.rawQuery", Why: "passes through the raw query a caller of ent's QueryContext already chose (that caller is listed where it is written); tracing only wraps it in a span."},
 }

@@ -20,6 +20,7 @@ var examples = map[string]string{
 	"org create":            "larder org create --name 'Boulangerie Nord' --currency CAD",
 	"org set-plan":          "larder org set-plan --org 1 --plan enterprise",
 	"org settings":          "larder org settings --org 1 --block-unapproved-suppliers true",
+	"org reset-test":        "larder org reset-test --org 1 --json",
 	"key create":            "larder key create --org 1 --env live --scopes catalog:read,inventory:write --name 'Shop sync'",
 	"key list":              "larder key list --org 1 --history",
 	"key rotate":            "larder key rotate --key 12 --grace 24h",

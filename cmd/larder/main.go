@@ -5,6 +5,7 @@
 //	larder migrate | migrate diff NAME | migrate hash
 //	larder org create --name N [--plan P] [--currency C]
 //	larder org set-plan --org ID --plan P
+//	larder org reset-test --org ID
 //	larder key create --org ID --env live|test --scopes S [--name N]
 //	larder product import|export|delete --org ID --env live|test …
 //	larder list import|export --org ID --env live|test --list NAME …
@@ -55,6 +56,7 @@ var commands = []command{
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
 	{"org settings", "org settings --org ID [--block-unapproved-suppliers true|false] [--manual-costing true|false]  change purchasing settings", orgSettings},
+	{"org reset-test", "org reset-test --org ID  replace the test account's data with a fresh seed; keys and webhook endpoints stay", orgResetTest},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},
 	{"product export", "product export --org ID --env E [--format jsonl|csv] [--out FILE]  write products in the import format", productExport},

@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/config"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/tenancy"
+	"larder.dev/larder/testaccount"
 )
 
 func orgCreate(ctx context.Context, e *env, args []string) error {
@@ -114,4 +115,31 @@ func orgSettings(ctx context.Context, e *env, args []string) error {
 	}
 	return e.print(map[string]any{"id": org.ID, "block_unapproved_suppliers": org.BlockUnapprovedSuppliers, "manual_costing": org.ManualCosting},
 		fmt.Sprintf("organization %d: block_unapproved_suppliers=%t manual_costing=%t", org.ID, org.BlockUnapprovedSuppliers, org.ManualCosting))
+}
+
+// orgResetTest replaces the business data of an organization's test account
+// with a fresh seed (testaccount.ResetTest).
+func orgResetTest(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("org reset-test", config.Admin)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("org", 0, "organization id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("org reset-test needs --org")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r, err := testaccount.ResetTest(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id)
+	if err != nil {
+		return err
+	}
+	return e.print(map[string]any{"id": r.OrganizationID, "account_id": r.AccountID, "deleted": r.Deleted, "created": r.Created},
+		fmt.Sprintf("organization %d: test account %d reset to its seed (%d rows deleted, %d created)", r.OrganizationID, r.AccountID, r.Deleted, r.Created))
 }

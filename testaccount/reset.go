@@ -1,0 +1,156 @@
+// Package testaccount resets an organization's test account to the dataset
+// it was seeded with (seed.TestAccount), for developers who want their
+// integration tests to start again from known data. It is a web-application
+// action, never an API operation. (It is not in package tenancy because the
+// seed imports tenancy, and a package named testdata is one the go tool
+// ignores.)
+package testaccount
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/seed"
+	"larder.dev/larder/tenancy"
+)
+
+// Reset is what ResetTest did: the rows of the test account it deleted and
+// the seeded rows it created, in all and per table (tables with neither are
+// left out).
+type Reset struct {
+	OrganizationID int
+	AccountID      int
+	Deleted        int
+	Created        int
+	Tables         map[string]Count
+}
+
+// Count is the rows of one table that a reset deleted and created.
+type Count struct {
+	Deleted int `json:"deleted"`
+	Created int `json:"created"`
+}
+
+// ResetTest replaces the business data of organization orgID's test account
+// with a fresh seed, as `larder org create` seeds it, in one transaction that
+// also records the reset (audit.TestDataReset, with the counts) for the
+// actor of ctx. It deletes every row of every table that belongs to the
+// account, in an order derived from the schema's foreign keys, document
+// counters included (so numbering restarts as in a new account), and the
+// account's idempotency keys (their stored answers name rows that are gone).
+// It clears the account's webhook event log too, and with it the deliveries
+// and attempts of those events: the events describe records that no longer
+// exist, and a delivery cannot outlive its event. It keeps the API keys, the
+// webhook endpoints, people, audit records, the live account and the
+// organization.
+//
+// An API request reading the test account sees, in each statement, the data
+// wholly before or wholly after the reset, since the reset commits at once;
+// a request of several statements (a list, then the lists of its records)
+// may see the first before and the next after.
+//
+// Another organization's id, or one that does not exist, is "organization N
+// does not exist".
+func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
+	// System viewer: a reset deletes and seeds every table of the account, and records the reset in the system-only audit history.
+	ctx = policy.System(ctx)
+	p, err := thePlan()
+	if err != nil {
+		return Reset{}, fmt.Errorf("reset test data: %w", err)
+	}
+	var out Reset
+	err = ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		out = Reset{OrganizationID: orgID, Tables: map[string]Count{}} // counted afresh if the transaction runs again
+		// Writing the organization's row first locks it: concurrent resets
+		// of one organization run one after the other, each deleting what
+		// the last one seeded.
+		err := tx.Organization.UpdateOneID(orgID).Exec(ctx)
+		if ent.IsNotFound(err) {
+			return fmt.Errorf("organization %d does not exist", orgID)
+		}
+		if err != nil {
+			return err
+		}
+		o := tenancy.Organization{}
+		if o.Org, err = tx.Organization.Get(ctx, orgID); err != nil {
+			return err
+		}
+		if o.Live, err = tx.Account.Query().Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.EnvironmentLive)).Only(ctx); err != nil {
+			return err
+		}
+		if o.Test, err = tx.Account.Query().Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.EnvironmentTest)).Only(ctx); err != nil {
+			return err
+		}
+		out.AccountID = o.Test.ID
+		for _, s := range p {
+			// Counted before the DELETE, which does not count the rows its
+			// own cascade removes (the areas of a warehouse).
+			n, err := s.count(ctx, tx, o.Test.ID)
+			if err != nil {
+				return err
+			}
+			if err := s.delete(ctx, tx, o.Test.ID); err != nil {
+				return err
+			}
+			if n > 0 {
+				out.Tables[s.table] = Count{Deleted: n}
+				out.Deleted += n
+			}
+		}
+		if err := seed.TestAccount(ctx, tx, &o); err != nil {
+			return err
+		}
+		for _, s := range p {
+			n, err := s.count(ctx, tx, o.Test.ID)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				cnt := out.Tables[s.table]
+				cnt.Created = n
+				out.Tables[s.table] = cnt
+				out.Created += n
+			}
+		}
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.TestDataReset, At: time.Now(),
+			Detail: map[string]any{"account_id": o.Test.ID, "deleted": out.Deleted, "created": out.Created, "tables": out.Tables},
+		})
+	})
+	if err != nil {
+		return Reset{}, fmt.Errorf("reset test data: %w", err)
+	}
+	return out, nil
+}
+
+// delete removes the step's rows of the account.
+func (s step) delete(ctx context.Context, tx *ent.Tx, acct int) error {
+	// Direct SQL: one DELETE per table removes every row of the test account that ResetTest found as the system, without the soft delete and per-row hooks of ent.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", s.table, s.rows), acct); err != nil {
+		return fmt.Errorf("delete %s: %w", s.table, err)
+	}
+	return nil
+}
+
+// count is the number of the step's rows of the account.
+func (s step) count(ctx context.Context, tx *ent.Tx, acct int) (int, error) {
+	// Direct SQL: one COUNT over any table of the plan, where no single ent query reaches them all, for the test account ResetTest found as the system.
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM (%s) AS x", s.rows), acct)
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", s.table, err)
+	}
+	defer rows.Close()
+	var n int
+	if !rows.Next() {
+		return 0, fmt.Errorf("count %s: no row: %v", s.table, rows.Err())
+	}
+	if err := rows.Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s: %w", s.table, err)
+	}
+	return n, rows.Close()
+}
