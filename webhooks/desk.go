@@ -244,6 +244,9 @@ func (r *Registry) ResendFailed(ctx context.Context, orgID, endpointID int, sinc
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	sys := policy.System(ctx)
 	now := r.now()
+	// Times are stored to the microsecond: a delivery created in the
+	// microsecond of since is at or after it.
+	since = since.UTC().Truncate(time.Microsecond)
 	n := 0
 	err := ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
 		ep, err := tx.WebhookEndpoint.Query().Where(webhookendpoint.ID(endpointID), endpointOf(orgID)).Only(sys)
@@ -296,7 +299,7 @@ func (r *Registry) ResendFailed(ctx context.Context, orgID, endpointID int, sinc
 
 // resendDetail is the audit detail of a bulk resend.
 func resendDetail(since time.Time, n int) map[string]any {
-	return map[string]any{"failed_since": since.UTC().Format(time.RFC3339Nano), "count": n}
+	return map[string]any{"failed_since": since.Format(time.RFC3339Nano), "count": n}
 }
 
 // EventFilter narrows the event list; zero fields do not narrow it.

@@ -37,11 +37,14 @@ type Registry struct {
 	Keys *secrets.Keyring
 }
 
+// now is the registry's clock to the microsecond, as the databases keep
+// times and as the dispatcher compares them: a delivery made due now is due
+// to a dispatcher at the same instant.
 func (r *Registry) now() time.Time {
 	if r.Now != nil {
-		return r.Now().UTC()
+		return r.Now().UTC().Truncate(time.Microsecond)
 	}
-	return time.Now().UTC()
+	return time.Now().UTC().Truncate(time.Microsecond)
 }
 
 func (r *Registry) check(ctx context.Context, rawURL string) error {
