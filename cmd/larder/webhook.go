@@ -179,25 +179,34 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	eps, err := e.registry(st).List(ctx, *org)
+	r := e.registry(st)
+	eps, err := r.List(ctx, *org)
+	if err != nil {
+		return err
+	}
+	health, err := r.Health(ctx, *org)
 	if err != nil {
 		return err
 	}
 	list := make([]map[string]any, len(eps))
 	for i, ep := range eps {
 		list[i] = endpointJSON(ep, string(ep.Edges.Account.Environment))
+		h := health[ep.ID]
+		list[i]["health"] = map[string]any{"state": h.State, "last_success_at": h.LastSuccessAt}
 	}
 	if e.json {
 		return e.print(map[string]any{"endpoints": list}, "")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tEVENTS\tEMAIL\tDESCRIPTION")
+	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tHEALTH\tLAST SUCCESS\tEVENTS\tEMAIL\tDESCRIPTION")
 	for _, ep := range eps {
 		state := "yes"
 		if !ep.Enabled {
 			state = "no (" + string(*ep.DisabledReason) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, eventTypesText(ep.EventTypes), ep.Email, ep.Description)
+		h := health[ep.ID]
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, h.State,
+			when(h.LastSuccessAt), eventTypesText(ep.EventTypes), ep.Email, ep.Description)
 	}
 	return tw.Flush()
 }

@@ -343,6 +343,10 @@ func TestWebhookDeskCommands(t *testing.T) {
 				t.Fatalf("delivered %d (%v), %d requests; want 3", n, err, hits.Load())
 			}
 
+			listed := cli(t, db, "webhook", "list", "--org", id)["endpoints"].([]any)[0].(map[string]any)
+			if h := listed["health"].(map[string]any); h["state"] != "failing" || h["last_success_at"] != nil || listed["failing_since"] == nil {
+				t.Fatalf("endpoint failing every delivery listed as %v", listed)
+			}
 			log := cli(t, db, "webhook", "deliveries", "--endpoint", ep, "--outcome", "failed", "--type", "tag.updated")
 			ds := log["deliveries"].([]any)
 			if len(ds) != 1 {
