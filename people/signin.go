@@ -14,7 +14,10 @@ import (
 
 // systemCtx runs as the system viewer: people, sessions and links are
 // system-only, and every function here names the organization it acts for.
-func systemCtx(ctx context.Context) context.Context { return policy.System(ctx) }
+func systemCtx(ctx context.Context) context.Context {
+	// System viewer: users, sessions and one-time links are system-only; every function of the package names the organization it acts for, or finds the person by a token's hash.
+	return policy.System(ctx)
+}
 
 // SignedIn is a session just begun.
 type SignedIn struct {

@@ -149,7 +149,7 @@ func TestSendRefusesPlainHTTP(t *testing.T) {
 		if len(r.requests()) != 0 {
 			t.Fatal("a strict dispatcher posted to an http:// URL")
 		}
-		log, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, ep.ID, "", 1)
+		log, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, ep.ID, webhooks.DeliveryFilter{Limit: 1})
 		if err != nil || len(log) != 1 || len(log[0].Attempts) != 1 {
 			t.Fatalf("log: %v", err)
 		}

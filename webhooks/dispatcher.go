@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/webhookattempt"
@@ -352,7 +353,7 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 	// so that it is not sent again.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if _, err = d.record(rctx, done...); err == nil && len(done) < len(outs) {
+	if _, err = d.record(rctx, nil, done...); err == nil && len(done) < len(outs) {
 		err = ctx.Err()
 	}
 	return len(dels), err
@@ -360,16 +361,23 @@ func (d *Dispatcher) DeliverDue(ctx context.Context) (int, error) {
 
 // Resend posts a delivery again now, whatever its state: the same event id
 // and body, a fresh timestamp and signature. A success marks it succeeded.
+// The resend is recorded in the audit history in the transaction that
+// records its attempt.
 func (d *Dispatcher) Resend(ctx context.Context, orgID, deliveryID int) (*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
-	found, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), deliveryOf(orgID)).Exist(policy.System(ctx))
+	sys := policy.System(ctx)
+	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(deliveryID), deliveryOf(orgID)).
+		WithEvent().Only(sys)
+	if ent.IsNotFound(err) {
+		return nil, deliveryNotFound(deliveryID)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, deliveryNotFound(deliveryID)
-	}
-	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend)
+	return d.attempt(ctx, deliveryID, webhookattempt.TriggerResend, func(tx *ent.Tx) error {
+		return recordEndpoint(sys, tx, orgID, del.EndpointID, audit.DeliveriesResent, d.now(),
+			map[string]any{"delivery_id": deliveryID, "event_id": del.Edges.Event.EventID, "count": 1})
+	})
 }
 
 // Ping sends a signed ping event to an endpoint from this process now,
@@ -381,7 +389,7 @@ func (d *Dispatcher) Ping(ctx context.Context, orgID, endpointID int) (*ent.Even
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing)
+	a, err := d.attempt(ctx, del.ID, webhookattempt.TriggerPing, nil)
 	return ev, a, err
 }
 
@@ -463,8 +471,9 @@ type result struct {
 
 func (r result) ok() bool { return r.err == nil && r.status >= 200 && r.status < 300 }
 
-// attempt posts a delivery now and records the attempt and its consequences.
-func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger) (*ent.WebhookAttempt, error) {
+// attempt posts a delivery now and records the attempt and its consequences,
+// and what also (when not nil) writes in the same transaction.
+func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt.Trigger, also func(*ent.Tx) error) (*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	del, err := d.st.Client.WebhookDelivery.Query().Where(webhookdelivery.ID(id)).WithEndpoint().WithEvent().Only(policy.System(ctx))
 	if err != nil {
@@ -474,7 +483,7 @@ func (d *Dispatcher) attempt(ctx context.Context, id int, trigger webhookattempt
 	if !ok {
 		return nil, ctx.Err()
 	}
-	as, err := d.record(ctx, o)
+	as, err := d.record(ctx, also, o)
 	if err != nil {
 		return nil, err
 	}
@@ -599,8 +608,8 @@ func validUTF8(b []byte) string {
 // notifies the owners of the endpoints it disabled once that is committed. The
 // scheduled successes of endpoints with no failure among outs (the common
 // case) are written together, in one statement each for the deliveries and
-// the endpoints.
-func (d *Dispatcher) record(ctx context.Context, outs ...outcome) ([]*ent.WebhookAttempt, error) {
+// the endpoints. also, when not nil, writes more in the same transaction.
+func (d *Dispatcher) record(ctx context.Context, also func(*ent.Tx) error, outs ...outcome) ([]*ent.WebhookAttempt, error) {
 	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
 	now := d.now()
@@ -621,6 +630,11 @@ func (d *Dispatcher) record(ctx context.Context, outs ...outcome) ([]*ent.Webhoo
 		var err error
 		if as, err = tx.WebhookAttempt.CreateBulk(creates...).Save(sys); err != nil {
 			return err
+		}
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
 		}
 		var succeeded, healthy []int
 		for i, o := range outs {

@@ -340,7 +340,7 @@ func TestRetriesAndResend(t *testing.T) {
 		if _, err := d.Resend(context.Background(), f.org.Org.ID, 1<<30); err == nil {
 			t.Fatal("resend of a missing delivery succeeded")
 		}
-		ds, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, epDown.ID, "", 10)
+		ds, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, epDown.ID, webhooks.DeliveryFilter{Limit: 10})
 		if err != nil || len(ds) != 1 || len(ds[0].Attempts) != 6 {
 			t.Fatalf("log: %v", err)
 		}
@@ -491,7 +491,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		if len(r.requests()) != 0 {
 			t.Fatal("a strict dispatcher posted to a loopback address")
 		}
-		log, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, ep.ID, "", 1)
+		log, err := f.reg.Deliveries(context.Background(), f.org.Org.ID, ep.ID, webhooks.DeliveryFilter{Limit: 1})
 		if err != nil || len(log) != 1 || len(log[0].Attempts) != 1 {
 			t.Fatalf("log: %v", err)
 		}

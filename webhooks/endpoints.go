@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"larder.dev/larder/missing"
+	"maps"
 	"net"
 	"net/mail"
 	"slices"
 	"strings"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
-
+	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
-	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
@@ -38,11 +38,14 @@ type Registry struct {
 	Keys *secrets.Keyring
 }
 
+// now is the registry's clock to the microsecond, as the databases keep
+// times and as the dispatcher compares them: a delivery made due now is due
+// to a dispatcher at the same instant.
 func (r *Registry) now() time.Time {
 	if r.Now != nil {
-		return r.Now().UTC()
+		return r.Now().UTC().Truncate(time.Microsecond)
 	}
-	return time.Now().UTC()
+	return time.Now().UTC().Truncate(time.Microsecond)
 }
 
 func (r *Registry) check(ctx context.Context, rawURL string) error {
@@ -129,13 +132,18 @@ func (r *Registry) Create(ctx context.Context, orgID int, env policy.Environment
 			c.SetEventTypes(types)
 		}
 		ep, err = c.Save(sys)
-		if err != nil || !r.Keys.Enabled() {
+		if err != nil {
 			return err
 		}
-		if stored, err = sealSecret(r.Keys, ep.ID, secret); err != nil {
-			return err
+		if r.Keys.Enabled() {
+			if stored, err = sealSecret(r.Keys, ep.ID, secret); err != nil {
+				return err
+			}
+			if err := tx.WebhookEndpoint.UpdateOneID(ep.ID).SetSecret(stored).SetUpdatedAt(now).Exec(sys); err != nil {
+				return err
+			}
 		}
-		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetSecret(stored).SetUpdatedAt(now).Exec(sys)
+		return recordEndpoint(sys, tx, orgID, ep.ID, audit.EndpointCreated, now, map[string]any{"event_types": eventTypesDetail(types)})
 	})
 	if err != nil {
 		return nil, err
@@ -229,41 +237,65 @@ type Change struct {
 	EventTypes *[]string
 }
 
-// Update changes an endpoint's URL, owner e-mail, description or event types.
+// Update changes an endpoint's URL, owner e-mail, description or event
+// types, and records which of them changed in the audit history.
 func (r *Registry) Update(ctx context.Context, orgID, id int, c Change) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	if _, err := r.Get(ctx, orgID, id); err != nil {
 		return nil, err
 	}
-	u := r.Client.WebhookEndpoint.UpdateOneID(id).Where(endpointOf(orgID)).SetUpdatedAt(r.now())
+	var sets []func(*ent.WebhookEndpointUpdateOne)
+	var changed []string
 	if c.URL != nil {
 		if err := r.check(ctx, *c.URL); err != nil {
 			return nil, err
 		}
-		u.SetURL(*c.URL)
+		sets = append(sets, func(u *ent.WebhookEndpointUpdateOne) { u.SetURL(*c.URL) })
+		changed = append(changed, "url")
 	}
 	if c.Email != nil {
 		if err := checkEmail(*c.Email); err != nil {
 			return nil, err
 		}
-		u.SetEmail(*c.Email)
+		sets = append(sets, func(u *ent.WebhookEndpointUpdateOne) { u.SetEmail(*c.Email) })
+		changed = append(changed, "email")
 	}
 	if c.Description != nil {
-		u.SetDescription(*c.Description)
+		sets = append(sets, func(u *ent.WebhookEndpointUpdateOne) { u.SetDescription(*c.Description) })
+		changed = append(changed, "description")
 	}
 	if c.EventTypes != nil {
 		types, err := EventTypes(*c.EventTypes)
 		if err != nil {
 			return nil, err
 		}
-		if types == nil {
-			u.ClearEventTypes()
-		} else {
-			u.SetEventTypes(types)
-		}
+		sets = append(sets, func(u *ent.WebhookEndpointUpdateOne) {
+			if types == nil {
+				u.ClearEventTypes()
+			} else {
+				u.SetEventTypes(types)
+			}
+		})
+		changed = append(changed, "event_types")
 	}
-	ep, err := u.Save(policy.System(ctx))
-	return ep, endpointErr(id, err)
+	sys := policy.System(ctx)
+	now := r.now()
+	var ep *ent.WebhookEndpoint
+	err := ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
+		u := tx.WebhookEndpoint.UpdateOneID(id).Where(endpointOf(orgID)).SetUpdatedAt(now)
+		for _, set := range sets {
+			set(u)
+		}
+		var err error
+		if ep, err = u.Save(sys); err != nil {
+			return endpointErr(id, err)
+		}
+		return recordEndpoint(sys, tx, orgID, id, audit.EndpointUpdated, now, map[string]any{"changed": changed})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ep, nil
 }
 
 // endpointErr gives the not-found error of a query of one endpoint the usual
@@ -278,38 +310,58 @@ func endpointErr(id int, err error) error {
 // Disable stops deliveries to an endpoint; nothing is deleted, and what is
 // pending waits for Enable.
 func (r *Registry) Disable(ctx context.Context, orgID, id int) (*ent.WebhookEndpoint, error) {
-	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
 	now := r.now()
-	ep, err := r.Client.WebhookEndpoint.UpdateOneID(id).
-		Where(endpointOf(orgID)).
-		SetEnabled(false).
-		SetDisabledReason(webhookendpoint.DisabledReasonManual).
-		SetDisabledAt(now).
-		SetUpdatedAt(now).
-		Save(policy.System(ctx))
-	return ep, endpointErr(id, err)
+	return r.change(ctx, orgID, id, audit.EndpointDisabled, now, func(u *ent.WebhookEndpointUpdateOne) {
+		u.SetEnabled(false).
+			SetDisabledReason(webhookendpoint.DisabledReasonManual).
+			SetDisabledAt(now).
+			SetUpdatedAt(now)
+	})
 }
 
 // Enable resumes deliveries to an endpoint, starting with what is pending; its
 // failure record starts afresh.
 func (r *Registry) Enable(ctx context.Context, orgID, id int) (*ent.WebhookEndpoint, error) {
+	now := r.now()
+	return r.change(ctx, orgID, id, audit.EndpointEnabled, now, func(u *ent.WebhookEndpointUpdateOne) {
+		u.SetEnabled(true).
+			ClearDisabledReason().
+			ClearDisabledAt().
+			ClearFailingSince().
+			SetUpdatedAt(now)
+	})
+}
+
+// change updates endpoint id of organization orgID with set and records
+// action, in one transaction.
+func (r *Registry) change(ctx context.Context, orgID, id int, action auditrecord.Action, now time.Time, set func(*ent.WebhookEndpointUpdateOne)) (*ent.WebhookEndpoint, error) {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	ep, err := r.Client.WebhookEndpoint.UpdateOneID(id).
-		Where(endpointOf(orgID)).
-		SetEnabled(true).
-		ClearDisabledReason().
-		ClearDisabledAt().
-		ClearFailingSince().
-		SetUpdatedAt(r.now()).
-		Save(policy.System(ctx))
-	return ep, endpointErr(id, err)
+	sys := policy.System(ctx)
+	var ep *ent.WebhookEndpoint
+	err := ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
+		u := tx.WebhookEndpoint.UpdateOneID(id).Where(endpointOf(orgID))
+		set(u)
+		var err error
+		if ep, err = u.Save(sys); err != nil {
+			return endpointErr(id, err)
+		}
+		return recordEndpoint(sys, tx, orgID, id, action, now, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ep, nil
 }
 
 // Delete removes an endpoint with its deliveries and their log.
 func (r *Registry) Delete(ctx context.Context, orgID, id int) error {
 	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	return ent.RunInTx(policy.System(ctx), r.Client, func(tx *ent.Tx) error {
-		sys := policy.System(ctx)
+	sys := policy.System(ctx)
+	return ent.RunInTx(sys, r.Client, func(tx *ent.Tx) error {
+		// Recorded first, while the endpoint's URL and environment can be read.
+		if err := recordEndpoint(sys, tx, orgID, id, audit.EndpointDeleted, r.now(), nil); err != nil {
+			return err
+		}
 		if _, err := tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id), deliveryOf(orgID)).Exec(sys); err != nil {
 			return err
 		}
@@ -319,6 +371,28 @@ func (r *Registry) Delete(ctx context.Context, orgID, id int) error {
 		}
 		return err
 	})
+}
+
+// recordEndpoint writes, in tx, the audit record of action on endpoint id of
+// organization orgID: the endpoint's id, URL and environment, with detail
+// added. Never a secret.
+func recordEndpoint(sys context.Context, tx *ent.Tx, orgID, id int, action auditrecord.Action, at time.Time, detail map[string]any) error {
+	ep, err := tx.WebhookEndpoint.Query().Where(webhookendpoint.ID(id), endpointOf(orgID)).WithAccount().Only(sys)
+	if err != nil {
+		return endpointErr(id, err)
+	}
+	d := map[string]any{"endpoint_id": ep.ID, "url": ep.URL, "env": string(ep.Edges.Account.Environment)}
+	maps.Copy(d, detail)
+	return audit.Record(sys, tx, audit.Entry{OrganizationID: orgID, Action: action, At: at, Detail: d})
+}
+
+// eventTypesDetail is the event types of an endpoint as its audit record
+// shows them: an array, empty for every type.
+func eventTypesDetail(types []string) []string {
+	if types == nil {
+		return []string{}
+	}
+	return types
 }
 
 // RotateSecret gives an endpoint a new secret and keeps signing with the old
@@ -373,8 +447,10 @@ func (r *Registry) RotateSecret(ctx context.Context, orgID, id int, grace time.D
 		if n == 0 {
 			return fmt.Errorf("the secret of webhook endpoint %d changed meanwhile; try again", id)
 		}
-		ep, err = tx.WebhookEndpoint.Get(sys, id)
-		return err
+		if ep, err = tx.WebhookEndpoint.Get(sys, id); err != nil {
+			return err
+		}
+		return recordEndpoint(sys, tx, orgID, id, audit.EndpointSecretRotated, now, map[string]any{"grace": grace.String()})
 	})
 	if err != nil {
 		return nil, err
@@ -384,39 +460,6 @@ func (r *Registry) RotateSecret(ctx context.Context, orgID, id int, grace time.D
 		ep.PreviousSecret = &prev
 	}
 	return ep, nil
-}
-
-// Delivery is one entry of the delivery log.
-type Delivery struct {
-	*ent.WebhookDelivery
-	Event    *ent.Event
-	Attempts []*ent.WebhookAttempt
-}
-
-// Deliveries returns the delivery log of an endpoint, newest first, with every
-// attempt; eventID (evt_…) narrows it to one event.
-func (r *Registry) Deliveries(ctx context.Context, orgID, endpointID int, eventID string, limit int) ([]Delivery, error) {
-	// System viewer: webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization).
-	if _, err := r.Get(ctx, orgID, endpointID); err != nil {
-		return nil, err
-	}
-	q := r.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(endpointID), deliveryOf(orgID))
-	if eventID != "" {
-		q.Where(webhookdelivery.HasEventWith(event.EventID(eventID)))
-	}
-	ds, err := q.WithEvent().
-		WithAttempts(func(q *ent.WebhookAttemptQuery) { q.Order(ent.Asc("id")) }).
-		Order(webhookdelivery.ByID(sql.OrderDesc())).
-		Limit(limit).
-		All(policy.System(ctx))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Delivery, len(ds))
-	for i, d := range ds {
-		out[i] = Delivery{WebhookDelivery: d, Event: d.Edges.Event, Attempts: d.Edges.Attempts}
-	}
-	return out, nil
 }
 
 // Ping queues a signed ping event for an endpoint, for the server's

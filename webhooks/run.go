@@ -118,7 +118,7 @@ func (d *Dispatcher) recorder(ctx context.Context, outs <-chan outcome) {
 			}
 		}
 		wctx, cancel := context.WithTimeout(rctx, 30*time.Second)
-		if _, err := d.record(wctx, batch...); err != nil {
+		if _, err := d.record(wctx, nil, batch...); err != nil {
 			d.o.Log.Warn("webhooks: record attempts", "error", err, "attempts", len(batch))
 		}
 		cancel()

@@ -161,7 +161,7 @@ func TestManagementFindsNothingOfAnotherOrganization(t *testing.T) {
 				}
 			}},
 			{name: "Registry.Deliveries", call: func(ctx context.Context, org int, s side) error {
-				ds, err := f.reg.Deliveries(ctx, org, s.ep, "", 10)
+				ds, err := f.reg.Deliveries(ctx, org, s.ep, webhooks.DeliveryFilter{Limit: 10})
 				if err == nil && (len(ds) != 1 || ds[0].ID != s.del) {
 					return fmt.Errorf("log %v, want delivery %d alone", ds, s.del)
 				}
@@ -188,6 +188,17 @@ func TestManagementFindsNothingOfAnotherOrganization(t *testing.T) {
 				lctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 				defer cancel()
 				return webhooks.Listen(lctx, st.Client, org, s.ep, 10*time.Millisecond, func(webhooks.Attempt) error { return nil })
+			}},
+			{name: "Registry.Health", call: func(ctx context.Context, org int, s side) error {
+				hs, err := f.reg.Health(ctx, org, s.ep)
+				if err == nil && (len(hs) != 1 || hs[s.ep].State == "") {
+					return fmt.Errorf("health %v, want endpoint %d alone", hs, s.ep)
+				}
+				return err
+			}},
+			{name: "Registry.ResendFailed", call: func(ctx context.Context, org int, s side) error {
+				_, err := f.reg.ResendFailed(ctx, org, s.ep, time.Time{})
+				return err
 			}},
 			{name: "Registry.Delete", call: func(ctx context.Context, org int, s side) error {
 				return f.reg.Delete(ctx, org, s.ep)

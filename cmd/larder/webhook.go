@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/policy"
@@ -24,10 +25,11 @@ func init() {
 		command{"webhook enable", "webhook enable --endpoint ID [--org ID]  resume deliveries, pending ones first", webhookEnable},
 		command{"webhook delete", "webhook delete --endpoint ID [--org ID]  remove an endpoint and its delivery log", webhookDelete},
 		command{"webhook rotate-secret", "webhook rotate-secret --endpoint ID [--org ID] [--grace 24h]  new secret; the old one also signs until the grace ends", webhookRotate},
-		command{"webhook deliveries", "webhook deliveries --endpoint ID [--org ID] [--event evt_…] [--limit N]  the delivery log", webhookDeliveries},
-		command{"webhook resend", "webhook resend --delivery ID [--org ID]  post a delivery again now, whatever its state", webhookResend},
+		command{"webhook deliveries", "webhook deliveries --endpoint ID [--org ID] [--outcome succeeded|failed|pending] [--type T] [--event evt_…] [--before ID] [--limit N]  the delivery log, newest first", webhookDeliveries},
+		command{"webhook resend", "webhook resend --delivery ID [--org ID] | --endpoint ID --failed-since TIME  post a delivery again now, whatever its state; or queue every failed delivery of an endpoint created since TIME (RFC 3339)", webhookResend},
 		command{"webhook ping", "webhook ping --endpoint ID [--org ID] [--wait 30s]  have the server's dispatcher send a signed ping event now; fails unless the endpoint answers 2xx", webhookPing},
 		command{"webhook listen", "webhook listen --endpoint ID [--org ID]  print deliveries as they are attempted, until interrupted", webhookListen},
+		command{"event list", "event list --org ID --env live|test [--type T] [--resource TYPE[:ID]] [--before evt_…] [--limit N]  the account's events, newest first, with the endpoints that received each", eventList},
 		command{"webhook worker", "webhook worker  run the webhook dispatcher alone (as in serve)", webhookWorker},
 	)
 }
@@ -119,7 +121,7 @@ func parseEvents(v string) ([]string, error) {
 }
 
 func webhookCreate(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook create", config.Webhooks)
+	fs, err := e.flags("webhook create", config.Webhooks, config.Admin)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,7 @@ func webhookCreate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ep, err := e.registry(st).Create(ctx, *org, environment, *u, *email, *desc, types)
+	ep, err := e.registry(st).Create(audit.WithActor(ctx, e.cfg.Actor), *org, environment, *u, *email, *desc, types)
 	if err != nil {
 		return err
 	}
@@ -177,33 +179,42 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	eps, err := e.registry(st).List(ctx, *org)
+	r := e.registry(st)
+	eps, err := r.List(ctx, *org)
+	if err != nil {
+		return err
+	}
+	health, err := r.Health(ctx, *org)
 	if err != nil {
 		return err
 	}
 	list := make([]map[string]any, len(eps))
 	for i, ep := range eps {
 		list[i] = endpointJSON(ep, string(ep.Edges.Account.Environment))
+		h := health[ep.ID]
+		list[i]["health"] = map[string]any{"state": h.State, "last_success_at": h.LastSuccessAt}
 	}
 	if e.json {
 		return e.print(map[string]any{"endpoints": list}, "")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tEVENTS\tEMAIL\tDESCRIPTION")
+	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tHEALTH\tLAST SUCCESS\tEVENTS\tEMAIL\tDESCRIPTION")
 	for _, ep := range eps {
 		state := "yes"
 		if !ep.Enabled {
 			state = "no (" + string(*ep.DisabledReason) + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, eventTypesText(ep.EventTypes), ep.Email, ep.Description)
+		h := health[ep.ID]
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, h.State,
+			when(h.LastSuccessAt), eventTypesText(ep.EventTypes), ep.Email, ep.Description)
 	}
 	return tw.Flush()
 }
 
 // endpointCommand runs a one-endpoint command and prints the endpoint.
 func endpointCommand(ctx context.Context, e *env, args []string, name string,
-	extra func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error)) error {
-	fs, err := e.flags(name, config.Webhooks)
+	extra func(flagSet) endpointAction) error {
+	fs, err := e.flags(name, config.Webhooks, config.Admin)
 	if err != nil {
 		return err
 	}
@@ -225,7 +236,7 @@ func endpointCommand(ctx context.Context, e *env, args []string, name string,
 	if err != nil {
 		return err
 	}
-	ep, human, err := act(e.registry(st), orgID, *id)
+	ep, human, err := act(audit.WithActor(ctx, e.cfg.Actor), e.registry(st), orgID, *id)
 	if err != nil {
 		return err
 	}
@@ -234,6 +245,10 @@ func endpointCommand(ctx context.Context, e *env, args []string, name string,
 	}
 	return e.print(endpointJSON(ep, ""), human)
 }
+
+// endpointAction acts on endpoint id of organization orgID, as the actor of
+// ctx, and returns the endpoint (nil when deleted) and what to tell a person.
+type endpointAction = func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error)
 
 // orgFlag adds the --org flag of a command naming one record (what) by id.
 func orgFlag(fs interface {
@@ -258,12 +273,12 @@ type flagSet = interface {
 }
 
 func webhookUpdate(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook update", func(fs flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
+	return endpointCommand(ctx, e, args, "webhook update", func(fs flagSet) endpointAction {
 		u := fs.String("url", "", "new URL")
 		email := fs.String("email", "", "new owner e-mail")
 		desc := fs.String("description", "", "new label")
 		events := fs.String("events", "", "comma-separated event types the endpoint receives, or all for every type")
-		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+		return func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			var c webhooks.Change
 			if *u != "" {
 				c.URL = u
@@ -294,8 +309,8 @@ func webhookUpdate(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookDisable(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook disable", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+	return endpointCommand(ctx, e, args, "webhook disable", func(flagSet) endpointAction {
+		return func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			ep, err := r.Disable(ctx, orgID, id)
 			if err != nil {
 				return nil, "", err
@@ -306,8 +321,8 @@ func webhookDisable(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookEnable(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook enable", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+	return endpointCommand(ctx, e, args, "webhook enable", func(flagSet) endpointAction {
+		return func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			ep, err := r.Enable(ctx, orgID, id)
 			if err != nil {
 				return nil, "", err
@@ -318,15 +333,15 @@ func webhookEnable(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookDelete(ctx context.Context, e *env, args []string) error {
-	return endpointCommand(ctx, e, args, "webhook delete", func(flagSet) func(*webhooks.Registry, int, int) (*ent.WebhookEndpoint, string, error) {
-		return func(r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
+	return endpointCommand(ctx, e, args, "webhook delete", func(flagSet) endpointAction {
+		return func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error) {
 			return nil, fmt.Sprintf("webhook endpoint %d deleted with its delivery log", id), r.Delete(ctx, orgID, id)
 		}
 	})
 }
 
 func webhookRotate(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook rotate-secret", config.Webhooks)
+	fs, err := e.flags("webhook rotate-secret", config.Webhooks, config.Admin)
 	if err != nil {
 		return err
 	}
@@ -348,7 +363,7 @@ func webhookRotate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ep, err := e.registry(st).RotateSecret(ctx, orgID, *id, *grace)
+	ep, err := e.registry(st).RotateSecret(audit.WithActor(ctx, e.cfg.Actor), orgID, *id, *grace)
 	if err != nil {
 		return err
 	}
@@ -397,15 +412,24 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 	id := fs.Int("endpoint", 0, "endpoint id (required)")
 	org := orgFlag(fs, "endpoint")
 	evt := fs.String("event", "", "only this event (evt_…)")
-	limit := fs.Int("limit", 50, "most recent deliveries shown")
+	outcomeName := fs.String("outcome", "", "only deliveries that succeeded, failed (attempted, never a 2xx) or are pending (not attempted yet)")
+	typ := fs.String("type", "", "only events of this type")
+	before := fs.Int("before", 0, "only deliveries older than this delivery id (the last of the previous page)")
+	limit := fs.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent deliveries shown (at most %d)", webhooks.MaxPage))
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *id == 0 {
 		return fmt.Errorf("webhook deliveries needs --endpoint")
 	}
-	if *limit < 1 {
-		return fmt.Errorf("--limit must be at least 1")
+	if *limit < 1 || *limit > webhooks.MaxPage {
+		return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
+	}
+	f := webhooks.DeliveryFilter{EventID: *evt, Type: *typ, Before: *before, Limit: *limit}
+	if *outcomeName != "" {
+		if f.Outcome, err = webhooks.ParseOutcome(*outcomeName); err != nil {
+			return err
+		}
 	}
 	st, _, err := e.open(ctx)
 	if err != nil {
@@ -416,7 +440,7 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ds, err := e.registry(st).Deliveries(ctx, orgID, *id, *evt, *limit)
+	ds, err := e.registry(st).Deliveries(ctx, orgID, *id, f)
 	if err != nil {
 		return err
 	}
@@ -429,14 +453,14 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 			}
 			list[i] = map[string]any{
 				"id": d.ID, "event_id": d.Event.EventID, "type": d.Event.Type, "status": string(d.Status),
-				"attempt_count": d.AttemptCount, "next_attempt_at": d.NextAttemptAt, "created_at": d.CreatedAt,
-				"finished_at": d.FinishedAt, "attempts": atts,
+				"outcome": string(d.Outcome), "attempt_count": d.AttemptCount, "next_attempt_at": d.NextAttemptAt,
+				"created_at": d.CreatedAt, "finished_at": d.FinishedAt, "attempts": atts,
 			}
 		}
 		return e.print(map[string]any{"deliveries": list}, "")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DELIVERY\tEVENT\tTYPE\tSTATUS\tATTEMPTS\tLAST\tNEXT")
+	fmt.Fprintln(tw, "DELIVERY\tEVENT\tTYPE\tOUTCOME\tATTEMPTS\tLAST\tNEXT")
 	for _, d := range ds {
 		last := "-"
 		if n := len(d.Attempts); n > 0 {
@@ -446,55 +470,139 @@ func webhookDeliveries(ctx context.Context, e *env, args []string) error {
 		if d.Status == "pending" {
 			next = d.NextAttemptAt.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event.EventID, d.Event.Type, d.Status, len(d.Attempts), last, next)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event.EventID, d.Event.Type, d.Outcome, len(d.Attempts), last, next)
 	}
 	return tw.Flush()
 }
 
-// withDispatcher parses a command that names one record by --flag, opens the
-// database and runs f with a dispatcher and the id.
-func (e *env) withDispatcher(ctx context.Context, name, flagName, what string, args []string,
-	f func(d *webhooks.Dispatcher, st *store.Store, org, id int) error) error {
-	fs, err := e.flags(name, config.Webhooks)
+// webhookResend posts one delivery again now (--delivery), or queues every
+// failed delivery of an endpoint since a time (--endpoint, --failed-since)
+// for the server's dispatcher.
+func webhookResend(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("webhook resend", config.Webhooks, config.Admin)
 	if err != nil {
 		return err
 	}
-	id := fs.Int(flagName, 0, what+" id (required)")
-	org := orgFlag(fs, what)
+	delID := fs.Int("delivery", 0, "the delivery to post again now")
+	epID := fs.Int("endpoint", 0, "the endpoint whose failed deliveries are queued again (with --failed-since)")
+	since := fs.String("failed-since", "", "queue the failed deliveries created at or after this time (RFC 3339)")
+	org := orgFlag(fs, "delivery or endpoint")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	if *id == 0 {
-		return fmt.Errorf("%s needs --%s", name, flagName)
+	ctx = audit.WithActor(ctx, e.cfg.Actor)
+	switch {
+	case *delID != 0 && (*epID != 0 || *since != ""):
+		return fmt.Errorf("webhook resend takes --delivery, or --endpoint with --failed-since, not both")
+	case *delID == 0 && (*epID == 0 || *since == ""):
+		return fmt.Errorf("webhook resend needs --delivery, or --endpoint with --failed-since")
+	}
+	var from time.Time
+	if *since != "" {
+		if from, err = time.Parse(time.RFC3339, *since); err != nil {
+			return fmt.Errorf("--failed-since must be an RFC 3339 time (2006-01-02T15:04:05Z): %w", err)
+		}
 	}
 	st, _, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if *epID != 0 {
+		orgID, err := endpointOrg(ctx, st, *org, *epID)
+		if err != nil {
+			return err
+		}
+		n, err := e.registry(st).ResendFailed(ctx, orgID, *epID, from)
+		if err != nil {
+			return err
+		}
+		return e.print(map[string]any{"endpoint_id": *epID, "failed_since": from.UTC(), "queued": n},
+			fmt.Sprintf("%d failed deliveries of endpoint %d queued for the dispatcher", n, *epID))
+	}
+	orgID := *org
+	if orgID == 0 {
+		if orgID, err = webhooks.DeliveryOrganization(ctx, st.Client, *delID); err != nil {
+			return err
+		}
+	}
 	d, err := e.dispatcher(st, nil)
 	if err != nil {
 		return err
 	}
-	return f(d, st, *org, *id)
+	a, err := d.Resend(ctx, orgID, *delID)
+	if err != nil {
+		return err
+	}
+	out := attemptJSON(a)
+	out["delivery_id"] = *delID
+	return e.print(out, fmt.Sprintf("delivery %d resent: %s", *delID, outcome(a)))
 }
 
-func webhookResend(ctx context.Context, e *env, args []string) error {
-	return e.withDispatcher(ctx, "webhook resend", "delivery", "delivery", args, func(d *webhooks.Dispatcher, st *store.Store, org, id int) error {
-		if org == 0 {
-			var err error
-			if org, err = webhooks.DeliveryOrganization(ctx, st.Client, id); err != nil {
-				return err
+// eventList prints the events of an organization's account, newest first,
+// with where each was delivered.
+func eventList(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("event list")
+	if err != nil {
+		return err
+	}
+	org := fs.Int("org", 0, "organization id (required)")
+	envName := fs.String("env", "", "live or test (required)")
+	typ := fs.String("type", "", "only events of this type")
+	resource := fs.String("resource", "", "only events about records of this type, or about one record (TYPE:ID)")
+	before := fs.String("before", "", "only events older than this one (evt_…, the last of the previous page)")
+	limit := fs.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent events shown (at most %d)", webhooks.MaxPage))
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *org == 0 || *envName == "" {
+		return fmt.Errorf("event list needs --org and --env")
+	}
+	environment := policy.Environment(*envName)
+	if environment != policy.Live && environment != policy.Test {
+		return fmt.Errorf("--env must be live or test, not %q", *envName)
+	}
+	if *limit < 1 || *limit > webhooks.MaxPage {
+		return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
+	}
+	f := webhooks.EventFilter{Type: *typ, Before: *before, Limit: *limit}
+	f.ResourceType, f.ResourceID, _ = strings.Cut(*resource, ":")
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := webhooks.Events(ctx, st.Client, *org, environment, f)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		list := make([]map[string]any, len(rows))
+		for i, r := range rows {
+			recv := make([]map[string]any, len(r.Receivers))
+			for j, rc := range r.Receivers {
+				recv[j] = map[string]any{"endpoint_id": rc.EndpointID, "url": rc.URL, "delivery_id": rc.DeliveryID,
+					"outcome": string(rc.Outcome), "attempts": rc.Attempts, "last_attempt_at": rc.LastAttemptAt}
 			}
+			list[i] = map[string]any{"event_id": r.EventID, "type": r.Type, "resource_type": r.ResourceType,
+				"resource_id": r.ResourceID, "created_at": r.CreatedAt, "envelope": r.Envelope, "receivers": recv}
 		}
-		a, err := d.Resend(ctx, org, id)
-		if err != nil {
-			return err
+		return e.print(map[string]any{"events": list}, "")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVENT\tCREATED\tTYPE\tRESOURCE\tRECEIVERS")
+	for _, r := range rows {
+		recv := "-"
+		if len(r.Receivers) > 0 {
+			parts := make([]string, len(r.Receivers))
+			for j, rc := range r.Receivers {
+				parts[j] = fmt.Sprintf("%d:%s", rc.EndpointID, rc.Outcome)
+			}
+			recv = strings.Join(parts, " ")
 		}
-		out := attemptJSON(a)
-		out["delivery_id"] = id
-		return e.print(out, fmt.Sprintf("delivery %d resent: %s", id, outcome(a)))
-	})
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s:%d\t%s\n", r.EventID, r.CreatedAt.UTC().Format(time.RFC3339), r.Type, r.ResourceType, r.ResourceID, recv)
+	}
+	return tw.Flush()
 }
 
 // webhookPing queues a ping for the dispatcher of the server (serve or

@@ -13,7 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/tenancy"
+	"larder.dev/larder/webhooks"
 )
 
 // syncBuffer is an output written by one goroutine and read by another.
@@ -286,6 +292,118 @@ func TestWebhookEventsFlag(t *testing.T) {
 			}
 			if got := fmt.Sprint(listed()); got != "[[] []]" {
 				t.Fatalf("list after --events all: %s", got)
+			}
+		})
+	}
+}
+
+// The webhook desk's commands: the delivery log narrowed by outcome and
+// type, the event list with each event's receivers, and the resend of every
+// failed delivery since a time, queued for the dispatcher and audited with
+// the --actor.
+func TestWebhookDeskCommands(t *testing.T) {
+	t.Parallel()
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			db := dbtest.URL(t, b)
+			orgID := int(cli(t, db, "org", "create", "--name", "Desk")["id"].(float64))
+			id := fmt.Sprint(orgID)
+			st := dbtest.OpenURL(t, db)
+			acct, err := tenancy.Account(context.Background(), st.Client, orgID, policy.Live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hits atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.WriteHeader(500)
+			}))
+			defer srv.Close()
+			created := cli(t, db, "webhook", "create", "--org", id, "--env", "live", "--url", srv.URL, "--webhook-allow-private", "--actor", "ops@example.com")
+			ep := fmt.Sprint(int(created["id"].(float64)))
+			ctx := policy.App(context.Background(), acct.ID, policy.Live)
+			var first *ent.Tag
+			err = ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) (err error) {
+				if first, err = tx.Tag.Create().SetName("one").SetRefType(tag.RefTypePRODUCT).Save(ctx); err != nil {
+					return err
+				}
+				if _, err = tx.Tag.Create().SetName("two").SetRefType(tag.RefTypePRODUCT).Save(ctx); err != nil {
+					return err
+				}
+				return tx.Tag.UpdateOneID(first.ID).SetName("one b").Exec(ctx)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := webhooks.New(st, webhooks.Options{AllowPrivate: true})
+			if _, err := d.FanOut(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := d.DeliverDue(context.Background()); err != nil || n != 3 || hits.Load() != 3 {
+				t.Fatalf("delivered %d (%v), %d requests; want 3", n, err, hits.Load())
+			}
+
+			listed := cli(t, db, "webhook", "list", "--org", id)["endpoints"].([]any)[0].(map[string]any)
+			if h := listed["health"].(map[string]any); h["state"] != "failing" || h["last_success_at"] != nil || listed["failing_since"] == nil {
+				t.Fatalf("endpoint failing every delivery listed as %v", listed)
+			}
+			log := cli(t, db, "webhook", "deliveries", "--endpoint", ep, "--outcome", "failed", "--type", "tag.updated")
+			ds := log["deliveries"].([]any)
+			if len(ds) != 1 {
+				t.Fatalf("failed tag.updated deliveries: %v", log)
+			}
+			del := ds[0].(map[string]any)
+			att := del["attempts"].([]any)[0].(map[string]any)
+			if del["outcome"] != "failed" || del["type"] != "tag.updated" || att["response_status"] != float64(500) ||
+				att["request_body"] == "" || att["request_headers"].(map[string]any)["webhook-signature"] == nil {
+				t.Fatalf("delivery %v", del)
+			}
+			if n := len(cli(t, db, "webhook", "deliveries", "--endpoint", ep, "--outcome", "failed")["deliveries"].([]any)); n != 3 {
+				t.Fatalf("%d failed deliveries, want 3", n)
+			}
+			if n := len(cli(t, db, "webhook", "deliveries", "--endpoint", ep, "--outcome", "succeeded")["deliveries"].([]any)); n != 0 {
+				t.Fatalf("%d succeeded deliveries, want 0", n)
+			}
+			fails(t, db, "unknown delivery outcome", "webhook", "deliveries", "--endpoint", ep, "--outcome", "lost")
+
+			evs := cli(t, db, "event", "list", "--org", id, "--env", "live", "--resource", fmt.Sprintf("tag:%d", first.ID))["events"].([]any)
+			if len(evs) != 2 {
+				t.Fatalf("events of tag %d: %v", first.ID, evs)
+			}
+			newest := evs[0].(map[string]any)
+			recv := newest["receivers"].([]any)
+			if newest["type"] != "tag.updated" || newest["envelope"].(map[string]any)["id"] != newest["event_id"] ||
+				len(recv) != 1 || recv[0].(map[string]any)["outcome"] != "failed" || fmt.Sprint(recv[0].(map[string]any)["endpoint_id"]) != ep {
+				t.Fatalf("newest event %v", newest)
+			}
+			if n := len(cli(t, db, "event", "list", "--org", id, "--env", "live", "--type", "tag.created")["events"].([]any)); n != 2 {
+				t.Fatalf("%d tag.created events, want 2", n)
+			}
+			if n := len(cli(t, db, "event", "list", "--org", id, "--env", "test")["events"].([]any)); n != 0 {
+				t.Fatalf("%d test events, want 0", n)
+			}
+			fails(t, db, "needs --org and --env", "event", "list", "--org", id)
+			out, _, err := runOut("event", "list", "--org", id, "--env", "live", "--database", db)
+			if err != nil || !strings.Contains(out, "tag.updated") || !strings.Contains(out, ep+":failed") {
+				t.Fatalf("event list: %v\n%s", err, out)
+			}
+
+			fails(t, db, "RFC 3339", "webhook", "resend", "--endpoint", ep, "--failed-since", "yesterday")
+			fails(t, db, "needs --delivery, or --endpoint with --failed-since", "webhook", "resend", "--endpoint", ep)
+			fails(t, db, "not both", "webhook", "resend", "--delivery", "1", "--endpoint", ep, "--failed-since", "2026-01-01T00:00:00Z")
+			since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+			re := cli(t, db, "webhook", "resend", "--endpoint", ep, "--failed-since", since, "--actor", "ops@example.com")
+			if re["queued"] != float64(3) || hits.Load() != 3 {
+				t.Fatalf("resend: %v, %d requests (the CLI must not send)", re, hits.Load())
+			}
+			hist, err := audit.History(context.Background(), st.Client, orgID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := hist[len(hist)-1]
+			if last.Action != string(audit.DeliveriesResent) || last.Actor != "ops@example.com" || last.Detail["count"] != float64(3) ||
+				hist[len(hist)-2].Action != string(audit.EndpointCreated) {
+				t.Fatalf("history %+v", hist)
 			}
 		})
 	}
