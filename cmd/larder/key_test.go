@@ -100,8 +100,11 @@ func TestKeyLifecycleCommands(t *testing.T) {
 			}
 			for i, w := range want {
 				h := hist[i].(map[string]any)
-				if got := strings.Join(keys(h), ","); got != "action,actor,at,detail,env,id,key_id" {
+				if got := strings.Join(keys(h), ","); got != "action,actor,address,at,detail,env,id,key_id" {
 					t.Fatalf("history entry keys %s", got)
+				}
+				if h["address"] != "" {
+					t.Errorf("a CLI change has the client address %q", h["address"])
 				}
 				key := ""
 				if h["key_id"] != nil {
