@@ -94,6 +94,10 @@ type Config struct {
 	// SecretKeyOld is the key before the last rotation, which only decrypts
 	// (LARDER_SECRET_KEY_OLD only).
 	SecretKeyOld string
+	// ConsoleURL is the console's address as people's browsers reach it, the
+	// base of the one-time links the CLI prints (--console-url,
+	// LARDER_CONSOLE_URL); see ConsoleBase.
+	ConsoleURL string
 }
 
 // Defaults is the configuration when nothing is set.
@@ -237,6 +241,7 @@ func (c *Config) Bind(fs *flag.FlagSet, opts ...Options) error {
 	all := c.options()
 	maps.Copy(all, c.webhookOptions())
 	maps.Copy(all, c.secretOptions())
+	maps.Copy(all, c.consoleOptions())
 	for _, group := range opts {
 		for _, name := range group {
 			o, ok := all[name]
@@ -293,6 +298,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("metrics-token must be at least %d printable ASCII characters without spaces", MinMetricsToken))
 	}
 	errs = append(errs, c.validateWebhooks()...)
+	errs = append(errs, c.validateConsole()...)
 	if _, err := c.Keyring(); err != nil {
 		errs = append(errs, err.Error())
 	}
