@@ -2,6 +2,7 @@ package people
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/session"
+	"larder.dev/larder/secrets"
 	"larder.dev/larder/store"
 )
 
@@ -402,6 +404,66 @@ func TestOtherOrganizationsPeopleAreNotFound(t *testing.T) {
 		}
 		if _, err := UserOrganization(f.ctx, st.Client, sides[0].target.ID); err != ErrNotFound {
 			t.Fatalf("removed person's organization: %v", err)
+		}
+	})
+}
+
+// With a key, second-factor secrets are stored sealed; ReencryptSecrets moves
+// plain and old-key secrets under the current key, changes nothing when run
+// again, and the second factor keeps working.
+func TestSecondFactorSecretsReencrypted(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		f := newFixture(t, st)
+		p, _ := f.active(f.org, email("plain"), Viewer)
+		enr, err := f.s.BeginSecondFactor(f.ctx, f.org, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+			t.Fatal(err)
+		}
+		raw := func() string {
+			u, err := st.Client.User.Get(systemCtx(f.ctx), p.ID)
+			if err != nil || u.TotpSecret == nil {
+				t.Fatalf("%v %v", u, err)
+			}
+			return *u.TotpSecret
+		}
+		if raw() != enr.Secret {
+			t.Fatal("without a key the secret is stored as it is")
+		}
+		keys, err := secrets.NewKeyring(base64.StdEncoding.EncodeToString(make([]byte, 32)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ReencryptSecrets(f.ctx, st.Client, keys)
+		if err != nil || res.Reencrypted < 1 || res.FromPlainText < 1 {
+			t.Fatalf("%+v %v", res, err)
+		}
+		sealed := raw()
+		if !strings.HasPrefix(sealed, "enc:v1:") || strings.Contains(sealed, enr.Secret) {
+			t.Fatalf("stored %q", sealed)
+		}
+		again, err := ReencryptSecrets(f.ctx, st.Client, keys)
+		if err != nil || again.Reencrypted != 0 || raw() != sealed {
+			t.Fatalf("again %+v %v", again, err)
+		}
+		f.s = New(st.Client, Options{Now: f.clock.Now, Keys: keys})
+		in, err := f.s.SignIn(f.ctx, p.Email, password, Client{Address: "192.0.2.90"})
+		if err != nil || !in.Pending {
+			t.Fatalf("%+v %v", in, err)
+		}
+		f.clock.Add(30 * time.Second)
+		if _, err := f.s.VerifySecondFactor(f.ctx, in.Token, Code(enr.Secret, f.clock.Now()), Client{}); err != nil {
+			t.Fatalf("code after re-encryption: %v", err)
+		}
+		// A new setup under the key is sealed from the start.
+		if _, err := f.s.BeginSecondFactor(f.ctx, f.org, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		u, err := st.Client.User.Get(systemCtx(f.ctx), p.ID)
+		if err != nil || u.TotpPendingSecret == nil || !strings.HasPrefix(*u.TotpPendingSecret, "enc:v1:") {
+			t.Fatalf("pending %v %v", u, err)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/userlink"
@@ -285,6 +286,17 @@ func TestRequireSecondFactor(t *testing.T) {
 		on, err := f.s.SecondFactorRequired(f.ctx, f.org)
 		if err != nil || !on {
 			t.Fatalf("required %v %v", on, err)
+		}
+		if err := f.s.RequireSecondFactor(f.ctx, f.org, true); err != nil {
+			t.Fatal(err)
+		}
+		h, err := audit.History(f.ctx, st.Client, f.org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := h[len(h)-1]
+		if last.Action != "settings_changed" || last.Detail["require_second_factor"] != true || h[len(h)-2].Action == "settings_changed" {
+			t.Fatalf("history %+v: want one record of the change", h)
 		}
 		if cur, err := f.s.Session(f.ctx, in.Token); err != nil || !cur.MustEnroll || cur.OrganizationName == "" {
 			t.Fatalf("%+v %v", cur, err)
