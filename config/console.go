@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// Console are the flags of the commands that print console links: the
-// console's address, and serve's listen address it defaults from.
-var Console = Options{"console-url", "addr"}
+// Console is the flag of the commands that print console links: the
+// console's address. Those outside serve also take "addr", serve's listen
+// address, which the console's address defaults from.
+var Console = Options{"console-url"}
 
 func (c *Config) consoleOptions() map[string]option {
 	return map[string]option{

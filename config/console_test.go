@@ -15,7 +15,7 @@ func TestConsoleBase(t *testing.T) {
 	c := Defaults()
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := c.Bind(fs, Console); err != nil {
+	if err := c.Bind(fs, Console, Options{"addr"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.ConsoleBase(); got != "http://10.1.2.3:9000" {
@@ -25,7 +25,7 @@ func TestConsoleBase(t *testing.T) {
 	c = Defaults()
 	fs = flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := c.Bind(fs, Console); err != nil {
+	if err := c.Bind(fs, Console, Options{"addr"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.ConsoleBase(); got != "https://larder.example.com" {
