@@ -191,6 +191,16 @@ func TestChangePassword(t *testing.T) {
 		if _, err := f.s.SignIn(f.ctx, addr, "another good password", Client{Address: "192.0.2.61"}); err != nil {
 			t.Fatal(err)
 		}
+		// That was the fifth attempt of the minute on the address: the
+		// sixth is refused before the current password is checked.
+		before := hashes.Load()
+		var th *ThrottledError
+		if err := f.s.ChangePassword(f.ctx, f.org, p.ID, "another good password", "a third good password", a.Token); !errors.As(err, &th) {
+			t.Fatalf("sixth attempt in a minute: %v", err)
+		}
+		if hashes.Load() != before {
+			t.Fatal("a refused attempt hashed")
+		}
 	})
 }
 
