@@ -12,9 +12,12 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// systemCtx runs as the system viewer: people, sessions and links are
-// system-only, and every function here names the organization it acts for.
-func systemCtx(ctx context.Context) context.Context { return policy.System(ctx) }
+// systemCtx is ctx as the system viewer, which every function of the package
+// runs as.
+func systemCtx(ctx context.Context) context.Context {
+	// System viewer: people, sessions and one-time links are system-only; every management function names the organization it acts for and finds nothing outside it.
+	return policy.System(ctx)
+}
 
 // SignedIn is a session just begun.
 type SignedIn struct {
