@@ -30,6 +30,7 @@ import (
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
+	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/webhooks"
 )
@@ -129,7 +130,7 @@ func Build() (*Report, error) {
 		return nil, err
 	}
 	r.Keys = keys()
-	for _, c := range webhooks.Encrypted {
+	for _, c := range append(slices.Clone(webhooks.Encrypted), people.Encrypted...) {
 		r.AtRest = append(r.AtRest, AtRest(c))
 	}
 	return r, nil
