@@ -2,6 +2,7 @@ package people
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"larder.dev/larder/ent"
@@ -77,11 +78,12 @@ func (s *Service) SignIn(ctx context.Context, email, password string, from Clien
 	now := s.now()
 	norm, normErr := NormalizeEmail(email)
 	if normErr != nil {
-		norm = email
+		// Still counted, in a bucket of its own (bounded like an address).
+		norm = cut(strings.ToLower(strings.TrimSpace(email)), 254)
 	}
 	if err := s.throttle(ctx, now, map[string]int{
-		"signin-addr:" + from.Address: SignInsPerAddress,
-		"signin-email:" + norm:        SignInsPerEmail,
+		"signin-addr:" + cut(from.Address, 64): SignInsPerAddress,
+		"signin-email:" + norm:                 SignInsPerEmail,
 	}); err != nil {
 		return SignedIn{}, err
 	}
