@@ -141,7 +141,7 @@ func Build() (*Report, error) {
 		return nil, err
 	}
 	r.Keys = keys()
-	for _, c := range webhooks.Encrypted {
+	for _, c := range append(slices.Clone(webhooks.Encrypted), people.Encrypted...) {
 		r.AtRest = append(r.AtRest, AtRest(c))
 	}
 	for _, rt := range console.Routes() {

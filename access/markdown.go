@@ -121,9 +121,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		"not decrypt), as `enc:v1:<key id>:<base64>` (`secrets.Keyring`). **Without it they are stored in plain\n"+
 		"text**, and `larder serve` warns at start. `%s` decrypts what the key before the last rotation\n"+
 		"encrypted; `larder secrets rotate` re-encrypts every value under the current key, plain-text ones\n"+
-		"included. A value no configured key decrypts fails its delivery (an attempt with the error), and nothing\n"+
-		"is sent. API keys are not in this list because they are not stored at all, only their SHA-256 (above);\n"+
-		"everything else is stored as written.\n\n| entity | table | column | holds |\n|---|---|---|---|\n",
+		"included. A signing secret no configured key decrypts fails its delivery (an attempt with the error), and\n"+
+		"nothing is sent; a second factor no key decrypts fails its sign-in. API keys are not in this list\n"+
+		"because they are not stored at all, only their SHA-256 (above); everything else is stored as written.\n\n| entity | table | column | holds |\n|---|---|---|---|\n",
 		secrets.EnvKey, secrets.EnvOldKey)
 	for _, c := range r.AtRest {
 		p("| %s | `%s` | `%s` | %s |\n", c.Entity, c.Table, c.Column, c.Holds)

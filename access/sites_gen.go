@@ -17,7 +17,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.renderNow", Why: "a snapshot shows the record's links as the API does, read for the outbox, which is system-only."},
 	{Kind: "system viewer", File: "hooks/purchasing.go", Function: "blocksUnapproved", Why: "the organization's purchasing setting is read from a system-only table."},
 	{Kind: "system viewer", File: "metrics/metrics.go", Function: "outbox.Collect", Why: "the outbox backlog is counted across every account (events and deliveries are system-only); only counts and one timestamp leave."},
-	{Kind: "system viewer", File: "people/signin.go", Function: "systemCtx", Why: "users, sessions and one-time links are system-only; every function of the package names the organization it acts for, or finds the person by a token's hash."},
+	{Kind: "system viewer", File: "people/signin.go", Function: "systemCtx", Why: "people, sessions and one-time links are system-only; every management function names the organization it acts for and finds nothing outside it."},
 	{Kind: "system viewer", File: "seed/shared.go", Function: "Shared", Why: "shared reference rows belong to no account; only the system writes them."},
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "Account", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "Create", Why: "organizations and accounts are system-only; a new organization has no account to act as yet."},

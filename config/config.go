@@ -94,8 +94,12 @@ type Config struct {
 	// SecretKeyOld is the key before the last rotation, which only decrypts
 	// (LARDER_SECRET_KEY_OLD only).
 	SecretKeyOld string
-	// Console is the settings of the console.
-	Console Console
+	// ConsoleURL is the console's address as people's browsers reach it, the
+	// base of the one-time links the CLI prints (--console-url,
+	// LARDER_CONSOLE_URL); see ConsoleBase.
+	ConsoleURL string
+	// ConsoleSettings are the settings of the console.
+	ConsoleSettings ConsoleSettings
 }
 
 // Defaults is the configuration when nothing is set.
@@ -119,7 +123,7 @@ func Defaults() Config {
 		WebhookDisableAfter:  24 * time.Hour,
 		WebhookPollInterval:  2 * time.Second,
 		Actor:                DefaultActor(),
-		Console:              consoleDefaults(),
+		ConsoleSettings:      consoleDefaults(),
 	}
 }
 

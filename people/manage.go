@@ -218,11 +218,17 @@ func (s *Service) Remove(ctx context.Context, orgID, userID int) error {
 
 // ChangePassword sets a signed-in person's password after checking the
 // current one (ErrBadCredentials when wrong), and ends their other sessions:
-// all but the one of keepToken.
+// all but the one of keepToken. Attempts count against the person's sign-in
+// throttle (SignInsPerEmail a minute).
 func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current, next string, keepToken string) error {
 	ctx = systemCtx(ctx)
 	u, err := s.user(ctx, s.c, orgID, userID)
 	if err != nil {
+		return err
+	}
+	// Guessing the current password here counts against the same budget
+	// as guessing it at sign-in.
+	if err := s.throttle(ctx, s.now(), map[string]int{"signin-email:" + u.Email: SignInsPerEmail}); err != nil {
 		return err
 	}
 	if u.PasswordHash == nil || len(current) > maxPasswordBytes {

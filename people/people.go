@@ -146,6 +146,9 @@ type Options struct {
 	Limiter ratelimit.Limiter
 	// Issuer labels the second factor in authenticator apps; "" means "Larder".
 	Issuer string
+	// Mailer e-mails one-time links (MailLink); nil means none (NewMailer
+	// of an empty --smtp-url).
+	Mailer *Mailer
 }
 
 // Service is the people of every organization of one database.
@@ -157,11 +160,12 @@ type Service struct {
 	keys    *secrets.Keyring
 	limiter ratelimit.Limiter
 	issuer  string
+	mailer  *Mailer
 }
 
 // New returns the service for c.
 func New(c *ent.Client, o Options) *Service {
-	s := &Service{c: c, idle: o.Idle, abs: o.Absolute, clock: o.Now, keys: o.Keys, limiter: o.Limiter, issuer: o.Issuer}
+	s := &Service{c: c, idle: o.Idle, abs: o.Absolute, clock: o.Now, keys: o.Keys, limiter: o.Limiter, issuer: o.Issuer, mailer: o.Mailer}
 	if s.idle <= 0 {
 		s.idle = DefaultIdle
 	}

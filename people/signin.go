@@ -2,6 +2,7 @@ package people
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"larder.dev/larder/ent"
@@ -12,10 +13,10 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// systemCtx runs as the system viewer: people, sessions and links are
-// system-only, and every function here names the organization it acts for.
+// systemCtx is ctx as the system viewer, which every function of the package
+// runs as.
 func systemCtx(ctx context.Context) context.Context {
-	// System viewer: users, sessions and one-time links are system-only; every function of the package names the organization it acts for, or finds the person by a token's hash.
+	// System viewer: people, sessions and one-time links are system-only; every management function names the organization it acts for and finds nothing outside it.
 	return policy.System(ctx)
 }
 
@@ -77,11 +78,12 @@ func (s *Service) SignIn(ctx context.Context, email, password string, from Clien
 	now := s.now()
 	norm, normErr := NormalizeEmail(email)
 	if normErr != nil {
-		norm = email
+		// Still counted, in a bucket of its own (bounded like an address).
+		norm = cut(strings.ToLower(strings.TrimSpace(email)), 254)
 	}
 	if err := s.throttle(ctx, now, map[string]int{
-		"signin-addr:" + from.Address: SignInsPerAddress,
-		"signin-email:" + norm:        SignInsPerEmail,
+		"signin-addr:" + cut(from.Address, 64): SignInsPerAddress,
+		"signin-email:" + norm:                 SignInsPerEmail,
 	}); err != nil {
 		return SignedIn{}, err
 	}

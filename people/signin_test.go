@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/userlink"
+	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
 )
 
@@ -74,9 +76,16 @@ func TestSignInFailuresLookAlike(t *testing.T) {
 
 // Sign-ins are throttled to 10 a minute per client address and 5 a minute
 // per e-mail address, counting every attempt; the next minute counts afresh.
+// The limiter is the database's, as the server's (shared counters on
+// PostgreSQL).
 func TestSignInThrottle(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		f := newFixture(t, st)
+		lim, err := ratelimit.New(st.DB, st.Dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.s = New(st.Client, Options{Now: f.clock.Now, Limiter: lim})
 		known := email("known")
 		f.active(f.org, known, Admin)
 		f.clock.Add(time.Minute - f.clock.Now().Sub(f.clock.Now().Truncate(time.Minute)))
@@ -87,7 +96,7 @@ func TestSignInThrottle(t *testing.T) {
 				t.Fatalf("attempt %d: %v", i+1, err)
 			}
 		}
-		_, err := f.s.SignIn(f.ctx, known, password, Client{Address: "203.0.113.1"})
+		_, err = f.s.SignIn(f.ctx, known, password, Client{Address: "203.0.113.1"})
 		var th *ThrottledError
 		if !errors.As(err, &th) || th.RetryAfter <= 0 || th.RetryAfter > time.Minute {
 			t.Fatalf("11th from one address: %v", err)
@@ -285,6 +294,17 @@ func TestRequireSecondFactor(t *testing.T) {
 		on, err := f.s.SecondFactorRequired(f.ctx, f.org)
 		if err != nil || !on {
 			t.Fatalf("required %v %v", on, err)
+		}
+		if err := f.s.RequireSecondFactor(f.ctx, f.org, true); err != nil {
+			t.Fatal(err)
+		}
+		h, err := audit.History(f.ctx, st.Client, f.org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := h[len(h)-1]
+		if last.Action != "settings_changed" || last.Detail["require_second_factor"] != true || h[len(h)-2].Action == "settings_changed" {
+			t.Fatalf("history %+v: want one record of the change", h)
 		}
 		if cur, err := f.s.Session(f.ctx, in.Token); err != nil || !cur.MustEnroll || cur.OrganizationName == "" {
 			t.Fatalf("%+v %v", cur, err)

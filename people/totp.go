@@ -185,13 +185,25 @@ func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) err
 }
 
 // RequireSecondFactor sets whether everyone of an organization must sign in
-// with a second factor. People without one are sent to set one up.
+// with a second factor. People without one are sent to set one up. Asking for
+// the setting the organization has changes and records nothing.
 func (s *Service) RequireSecondFactor(ctx context.Context, orgID int, on bool) error {
 	ctx = systemCtx(ctx)
 	now := s.now()
 	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
-		if err := tx.Organization.UpdateOneID(orgID).SetRequireSecondFactor(on).Exec(ctx); err != nil {
+		// Written first: it locks the row, so two changes record in turn.
+		if err := tx.Organization.UpdateOneID(orgID).Exec(ctx); err != nil {
 			return isNotFound(err)
+		}
+		o, err := tx.Organization.Get(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if o.RequireSecondFactor == on {
+			return nil
+		}
+		if err := tx.Organization.UpdateOneID(orgID).SetRequireSecondFactor(on).Exec(ctx); err != nil {
+			return err
 		}
 		return audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: orgID, Action: audit.SettingsChanged, At: now,

@@ -18,8 +18,8 @@ import (
 // configured session lifetimes; limiter throttles sign-in (nil: in memory).
 func (e *env) people(st *store.Store, limiter ratelimit.Limiter) *people.Service {
 	return people.New(st.Client, people.Options{
-		Idle:     e.cfg.Console.SessionIdle,
-		Absolute: e.cfg.Console.SessionLifetime,
+		Idle:     e.cfg.ConsoleSettings.SessionIdle,
+		Absolute: e.cfg.ConsoleSettings.SessionLifetime,
 		Keys:     e.keys,
 		Limiter:  limiter,
 	})
@@ -45,10 +45,10 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 		return nil, nil, fmt.Errorf("console: %w", err)
 	}
 	go pruneSessions(ctx, e, ppl)
-	if e.cfg.Console.Addr == "" {
+	if e.cfg.ConsoleSettings.Addr == "" {
 		return con, func() {}, nil
 	}
-	ln, err := net.Listen("tcp", e.cfg.Console.Addr)
+	ln, err := net.Listen("tcp", e.cfg.ConsoleSettings.Addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("console-addr: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/people"
 )
 
 // Issue "Operability" 9: `serve --demo` takes its port before it makes the
@@ -69,6 +70,16 @@ func TestServeDemoAfterTakenPort(t *testing.T) {
 			res.Body.Close()
 			if res.StatusCode != 200 {
 				t.Fatalf("GET /v1/organization with the demo key: %d", res.StatusCode)
+			}
+			// Beside the key, the demo admin's one-time console link.
+			link := regexp.MustCompile(`Console sign-in \(one-time link, 24 h\): http://` + regexp.QuoteMeta(addr) + `/console/welcome/([A-Za-z0-9_-]{43})\n`)
+			m := link.FindStringSubmatch(stdout.String())
+			if m == nil {
+				t.Fatalf("no console link:\n%s", stdout.String())
+			}
+			l, err := people.New(dbtest.OpenURL(t, db).Client, people.Options{}).OpenLink(context.Background(), m[1])
+			if err != nil || l.Person.Email != "admin@demo.larder.dev" || l.Person.Role != people.Admin || l.Purpose != "invitation" {
+				t.Fatalf("demo link %+v %v", l, err)
 			}
 		})
 	}

@@ -58,6 +58,11 @@ var examples = map[string]string{
 	"webhook listen":        "larder webhook listen --endpoint 3",
 	"webhook worker":        "larder webhook worker --database postgres://larder@db/larder",
 	"secrets rotate":        "larder secrets rotate --database postgres://larder@db/larder --json",
+	"user invite":           "larder user invite --org 1 --email ana@example.com --role developer --console-url https://larder.example.com",
+	"user list":             "larder user list --org 1",
+	"user set-role":         "larder user set-role --user 4 --role operator",
+	"user remove":           "larder user remove --user 4",
+	"user reset-password":   "larder user reset-password --user 4",
 }
 
 // isHelp reports whether an argument asks for help.

@@ -49,13 +49,13 @@ type command struct {
 }
 
 var commands = []command{
-	{"serve", "serve [--addr A] [--demo]  apply migrations and serve the API", serve},
+	{"serve", "serve [--addr A] [--demo]  apply migrations and serve the API; --demo on an empty database also prints a test key and the demo admin's one-time console link", serve},
 	{"migrate", "migrate  apply pending migrations", migrateApply},
 	{"migrate diff", "migrate diff NAME [--dir D] [--dev-database URL]  write the next migration of both dialects", migrateDiff},
 	{"migrate hash", "migrate hash [--dir D]  rewrite atlas.sum after a hand-written migration", migrateHash},
 	{"org create", "org create --name N [--plan P] [--currency C]  create an organization; its test account is seeded", orgCreate},
 	{"org set-plan", "org set-plan --org ID --plan P  change a plan: enterprise, professional, starter, lapsed", orgSetPlan},
-	{"org settings", "org settings --org ID [--block-unapproved-suppliers true|false] [--manual-costing true|false]  change purchasing settings", orgSettings},
+	{"org settings", "org settings --org ID [--block-unapproved-suppliers true|false] [--manual-costing true|false] [--require-second-factor true|false]  change purchasing and console settings", orgSettings},
 	{"org reset-test", "org reset-test --org ID  replace the test account's data with a fresh seed; keys and webhook endpoints stay", orgResetTest},
 	{"key create", "key create --org ID --env live|test --scopes S [--name N]  issue a key (S: scopes, read-all or all)", keyCreate},
 	{"product import", "product import --org ID --env E [--format jsonl|csv] FILE  upsert products by product_code", productImport},

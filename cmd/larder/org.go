@@ -7,6 +7,7 @@ import (
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/config"
+	"larder.dev/larder/people"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/tenancy"
 	"larder.dev/larder/testaccount"
@@ -83,6 +84,7 @@ func orgSettings(ctx context.Context, e *env, args []string) error {
 	id := fs.Int("org", 0, "organization id (required)")
 	block := fs.String("block-unapproved-suppliers", "", "true: refuse purchase orders for SUSPENDED or REJECTED suppliers (409 SUPPLIER_BLOCKED)")
 	manual := fs.String("manual-costing", "", "true: bills do not recalculate product costs")
+	second := fs.String("require-second-factor", "", "true: everyone signs in to the console with a one-time code as well as the password")
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -104,17 +106,34 @@ func orgSettings(ctx context.Context, e *env, args []string) error {
 		}
 		*x.dst = &b
 	}
+	var requireSecond *bool
+	if *second != "" {
+		b, err := strconv.ParseBool(*second)
+		if err != nil {
+			return fmt.Errorf("--require-second-factor must be true or false, not %q", *second)
+		}
+		requireSecond = &b
+	}
 	st, _, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	org, err := tenancy.SetSettings(audit.WithActor(ctx, e.cfg.Actor), st.Client, *id, s)
+	actx := audit.WithActor(ctx, e.cfg.Actor)
+	org, err := tenancy.SetSettings(actx, st.Client, *id, s)
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]any{"id": org.ID, "block_unapproved_suppliers": org.BlockUnapprovedSuppliers, "manual_costing": org.ManualCosting},
-		fmt.Sprintf("organization %d: block_unapproved_suppliers=%t manual_costing=%t", org.ID, org.BlockUnapprovedSuppliers, org.ManualCosting))
+	required := org.RequireSecondFactor
+	if requireSecond != nil {
+		svc := people.New(st.Client, people.Options{})
+		if err := svc.RequireSecondFactor(actx, *id, *requireSecond); err != nil {
+			return err
+		}
+		required = *requireSecond
+	}
+	return e.print(map[string]any{"id": org.ID, "block_unapproved_suppliers": org.BlockUnapprovedSuppliers, "manual_costing": org.ManualCosting, "require_second_factor": required},
+		fmt.Sprintf("organization %d: block_unapproved_suppliers=%t manual_costing=%t require_second_factor=%t", org.ID, org.BlockUnapprovedSuppliers, org.ManualCosting, required))
 }
 
 // orgResetTest replaces the business data of an organization's test account

@@ -30,7 +30,7 @@ func TestOrgSettings(t *testing.T) {
 			}
 			for _, args := range [][]string{{"--manual-costing", "true"}, {"--block-unapproved-suppliers", "true", "--manual-costing", "true"}, nil} {
 				got = cli(t, db, append([]string{"org", "settings", "--org", org}, args...)...)
-				if want := map[string]any{"id": id, "block_unapproved_suppliers": true, "manual_costing": true}; !reflect.DeepEqual(got, want) {
+				if want := map[string]any{"id": id, "block_unapproved_suppliers": true, "manual_costing": true, "require_second_factor": false}; !reflect.DeepEqual(got, want) {
 					t.Fatalf("settings as they are (%v): %v", args, got)
 				}
 			}

@@ -2,22 +2,25 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"larder.dev/larder/config"
+	"larder.dev/larder/people"
 	"larder.dev/larder/secrets"
 	"larder.dev/larder/webhooks"
 )
 
 func init() {
 	commands = append(commands,
-		command{"secrets rotate", "secrets rotate  re-encrypt every webhook signing secret under $" + secrets.EnvKey + " (from plain text or $" + secrets.EnvOldKey + ")", secretsRotate},
+		command{"secrets rotate", "secrets rotate  re-encrypt every webhook signing secret and second-factor secret under $" + secrets.EnvKey + " (from plain text or $" + secrets.EnvOldKey + ")", secretsRotate},
 	)
 }
 
-// secretsRotate writes every stored webhook signing secret again under the
-// current key, so that the older key can be removed; plain-text secrets are
-// encrypted. Running it again changes nothing.
+// secretsRotate writes every stored webhook signing secret and console
+// second-factor secret again under the current key, so that the older key can
+// be removed; plain-text secrets are encrypted. Running it again changes
+// nothing.
 func secretsRotate(ctx context.Context, e *env, args []string) error {
 	fs, err := e.flags("secrets rotate", config.Secrets)
 	if err != nil {
@@ -38,13 +41,28 @@ func secretsRotate(ctx context.Context, e *env, args []string) error {
 	if rerr != nil && res.Endpoints == 0 {
 		return rerr
 	}
+	// The people's secrets are done even when some endpoint's were not:
+	// the two are independent, and each reports what it could not read.
+	pres, perr := people.ReencryptSecrets(ctx, st.Client, e.keys)
+	if perr != nil && pres.People == 0 {
+		return errors.Join(rerr, perr)
+	}
 	human := fmt.Sprintf("%d webhook endpoints: %d re-encrypted (%d of them from plain text), %d already under the current key",
 		res.Endpoints, res.Reencrypted, res.FromPlainText, res.Unchanged)
 	if len(res.Unreadable) > 0 {
 		human += fmt.Sprintf(", %d unreadable", len(res.Unreadable))
 	}
-	if err := e.print(res, human); err != nil {
+	human += fmt.Sprintf("\n%d people with a second factor: %d re-encrypted (%d of them from plain text), %d already under the current key",
+		pres.People, pres.Reencrypted, pres.FromPlainText, pres.Unchanged)
+	if len(pres.Unreadable) > 0 {
+		human += fmt.Sprintf(", %d unreadable", len(pres.Unreadable))
+	}
+	out := struct {
+		webhooks.Reencryption
+		People people.Reencryption `json:"second_factors"`
+	}{res, pres}
+	if err := e.print(out, human); err != nil {
 		return err
 	}
-	return rerr
+	return errors.Join(rerr, perr)
 }

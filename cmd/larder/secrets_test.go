@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/people"
 )
 
 func secretKey(t *testing.T) string {
@@ -35,8 +37,46 @@ func storedSecret(t *testing.T, db, id string) string {
 	return s
 }
 
+// secondFactor invites a person into org, has them set a password and a
+// second factor (with the keys of the environment), and returns the person's
+// id and the factor's secret.
+func secondFactor(t *testing.T, db, org string) (id, secret string) {
+	t.Helper()
+	ctx := context.Background()
+	st := dbtest.OpenURL(t, db)
+	orgID, err := strconv.Atoi(org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := people.New(st.Client, people.Options{})
+	p, _, err := svc.Invite(ctx, orgID, "totp-"+org+"@example.com", people.Viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enr, err := svc.BeginSecondFactor(ctx, orgID, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.ConfirmSecondFactor(ctx, orgID, p.ID, people.Code(enr.Secret, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	return strconv.Itoa(p.ID), enr.Secret
+}
+
+// storedTOTP is a person's second-factor column as the database holds it.
+func storedTOTP(t *testing.T, db, id string) string {
+	t.Helper()
+	st := dbtest.OpenURL(t, db)
+	var s string
+	if err := st.DB.QueryRow("SELECT totp_secret FROM users WHERE id = " + id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // `larder secrets rotate` re-encrypts every webhook secret under
-// LARDER_SECRET_KEY, plain-text ones included, counts what it did and
+// LARDER_SECRET_KEY, and every person's second factor, plain-text ones
+// included, counts what it did and
 // changes nothing when repeated; the creator and the rotator of a secret are
 // shown it in plain. Not parallel: it sets the environment.
 func TestSecretsRotateCommand(t *testing.T) {
@@ -70,21 +110,30 @@ func TestSecretsRotateCommand(t *testing.T) {
 			if s := storedSecret(t, db, sealedID); !strings.HasPrefix(s, "enc:v1:") || strings.Contains(s, sealedSecret[len("whsec_"):]) {
 				t.Fatalf("with a key the secret is stored as %q", s)
 			}
-			counts := func(want string) {
+			// A person whose second factor was set up without a key.
+			personID, totpSecret := secondFactor(t, db, org)
+			counts := func(want, wantPeople string) {
 				t.Helper()
 				got := cli(t, db, "secrets", "rotate")
 				if s := fmt.Sprintf("%v %v %v %v %v", got["endpoints"], got["reencrypted"], got["from_plain_text"], got["unchanged"], got["unreadable"]); s != want {
 					t.Fatalf("secrets rotate: %v, want endpoints reencrypted from_plain_text unchanged unreadable = %s", got, want)
 				}
+				p := got["second_factors"].(map[string]any)
+				if s := fmt.Sprintf("%v %v %v %v %v", p["people"], p["reencrypted"], p["from_plain_text"], p["unchanged"], p["unreadable"]); s != wantPeople {
+					t.Fatalf("secrets rotate: %v, want people reencrypted from_plain_text unchanged unreadable = %s", p, wantPeople)
+				}
 			}
-			counts("2 1 1 1 []")
-			counts("2 0 0 2 []")
+			counts("2 1 1 1 []", "1 1 1 0 []")
+			if s := storedTOTP(t, db, personID); !strings.HasPrefix(s, "enc:v1:") || strings.Contains(s, totpSecret) {
+				t.Fatalf("second factor stored as %q after secrets rotate", s)
+			}
+			counts("2 0 0 2 []", "1 0 0 1 []")
 
 			t.Setenv("LARDER_SECRET_KEY", newKey)
 			t.Setenv("LARDER_SECRET_KEY_OLD", oldKey)
-			counts("2 2 0 0 []")
+			counts("2 2 0 0 []", "1 1 0 0 []")
 			t.Setenv("LARDER_SECRET_KEY_OLD", "")
-			counts("2 0 0 2 []")
+			counts("2 0 0 2 []", "1 0 0 1 []")
 			rot := cli(t, db, "webhook", "rotate-secret", "--endpoint", sealedID, "--grace", "1h")
 			if s, _ := rot["secret"].(string); !strings.HasPrefix(s, "whsec_") || s == sealedSecret {
 				t.Fatalf("rotate-secret shows %v", rot["secret"])
@@ -94,7 +143,8 @@ func TestSecretsRotateCommand(t *testing.T) {
 			t.Setenv("LARDER_SECRET_KEY", secretKey(t))
 			var out, errb bytes.Buffer
 			err := run(context.Background(), []string{"secrets", "rotate", "--database", db, "--json"}, &out, &errb)
-			if err == nil || !strings.Contains(err.Error(), "webhook endpoints "+plainID+", "+sealedID) || !strings.Contains(out.String(), `"unreadable": [`) {
+			if err == nil || !strings.Contains(err.Error(), "webhook endpoints "+plainID+", "+sealedID) || !strings.Contains(out.String(), `"unreadable": [`) ||
+				!strings.Contains(err.Error(), "second factors of people "+personID+" decrypt with neither") {
 				t.Fatalf("secrets rotate with a wrong key: %v\n%s", err, out.String())
 			}
 

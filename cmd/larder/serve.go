@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/config"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/metrics"
+	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
@@ -31,7 +32,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope")
+	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope and the one-time console link of its admin, "+demoAdmin)
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -69,9 +70,13 @@ func serve(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ln.Close()
-	var demoKey string
+	var demoKey, demoLink string
 	if *demo {
-		if demoKey, err = createDemo(ctx, e, st); err != nil {
+		console := "http://" + ln.Addr().String()
+		if e.cfg.ConsoleURL != "" {
+			console = e.cfg.ConsoleBase()
+		}
+		if demoKey, demoLink, err = createDemo(ctx, e, st, console); err != nil {
 			return err
 		}
 	}
@@ -88,6 +93,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	base := "http://" + ln.Addr().String() + "/v1"
 	if demoKey != "" {
 		fmt.Fprintf(e.stdout, "Test key (every scope; shown once): %s\nTry:\n  curl -H 'Authorization: Bearer %s' %s/organization\n", demoKey, demoKey, base)
+		fmt.Fprintf(e.stdout, "Console sign-in (one-time link, 24 h): %s\n", demoLink)
 	}
 	e.log.Info("serving", "url", base, "database", redact(e.cfg.Database))
 	hs := &http.Server{
@@ -140,28 +146,36 @@ func serve(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// demoAdmin is the demo organization's admin, who signs in to the console.
+const demoAdmin = "admin@demo.larder.dev"
+
 // createDemo makes a demo organization on an empty database and returns a test
-// key with every scope; on a database that has organizations it does nothing.
-func createDemo(ctx context.Context, e *env, st *store.Store) (string, error) {
+// key with every scope, and the one-time link (under console) where the demo
+// admin sets a password; on a database that has organizations it does nothing.
+func createDemo(ctx context.Context, e *env, st *store.Store, console string) (key, link string, err error) {
 	// System viewer: whether any organization exists decides the demo; organizations are system-only.
 	n, err := st.Client.Organization.Query().Count(policy.System(ctx))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if n > 0 {
 		e.log.Info("demo: the database already has organizations; create a key with `larder key create`")
-		return "", nil
+		return "", "", nil
 	}
 	org, err := tenancy.Create(ctx, st.Client, "Demo Bakery", tenancy.Entitled, "CAD", seed.TestAccount)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Test, policy.Known(), "demo")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	fmt.Fprintf(e.stdout, "Created demo organization %d (%q) with a seeded test account.\n", org.Org.ID, org.Org.Name)
-	return k.Key, nil
+	_, l, err := people.New(st.Client, people.Options{Keys: e.keys}).Invite(ctx, org.Org.ID, demoAdmin, people.Admin)
+	if err != nil {
+		return "", "", err
+	}
+	fmt.Fprintf(e.stdout, "Created demo organization %d (%q) with a seeded test account and an admin, %s.\n", org.Org.ID, org.Org.Name, demoAdmin)
+	return k.Key, console + people.LinkPath(l.Token), nil
 }
 
 // redact hides a password in a database URL for logs.

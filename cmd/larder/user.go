@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/config"
+	"larder.dev/larder/people"
+	"larder.dev/larder/store"
+)
+
+func init() {
+	commands = append(commands,
+		command{"user invite", "user invite --org ID --email E --role admin|developer|operator|viewer  add a person; prints their one-time console link (24 h)", userInvite},
+		command{"user list", "user list --org ID  the people of an organization, never their passwords", userList},
+		command{"user set-role", "user set-role --user ID [--org ID] --role R  change a person's role; their sessions end", userSetRole},
+		command{"user remove", "user remove --user ID [--org ID]  remove a person, their sessions and links", userRemove},
+		command{"user reset-password", "user reset-password --user ID [--org ID]  a one-time link (24 h) to set a new password; earlier unused links stop working", userResetPassword},
+	)
+}
+
+// consoleFlags are the options of the commands that print console links.
+var consoleFlags = []config.Options{config.Admin, config.Console, {"addr"}}
+
+// userOrg is the organization a command acts for on person id: org when
+// given (the person must then belong to it), else the person's own, since
+// the CLI may act on any organization.
+func userOrg(ctx context.Context, st *store.Store, org, id int) (int, error) {
+	if org != 0 {
+		return org, nil
+	}
+	o, err := people.UserOrganization(ctx, st.Client, id)
+	if err != nil {
+		return 0, userErr(id, err)
+	}
+	return o, nil
+}
+
+// userErr names the person an error is about.
+func userErr(id int, err error) error {
+	if errors.Is(err, people.ErrNotFound) {
+		return fmt.Errorf("user %d does not exist in this organization", id)
+	}
+	return err
+}
+
+// link is the absolute console address of a one-time link.
+func (e *env) link(l people.Link) string { return e.cfg.ConsoleBase() + people.LinkPath(l.Token) }
+
+func userInvite(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("user invite", consoleFlags...)
+	if err != nil {
+		return err
+	}
+	org := fs.Int("org", 0, "organization id (required)")
+	email := fs.String("email", "", "the person's e-mail address, their sign-in name (required)")
+	roleFlag := fs.String("role", "", "admin, developer, operator or viewer (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *org == 0 || *email == "" || *roleFlag == "" {
+		return fmt.Errorf("user invite needs --org, --email and --role")
+	}
+	role, err := people.ParseRole(*roleFlag)
+	if err != nil {
+		return err
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	p, l, err := people.New(st.Client, people.Options{}).Invite(audit.WithActor(ctx, e.cfg.Actor), *org, *email, role)
+	if errors.Is(err, people.ErrNotFound) {
+		return fmt.Errorf("organization %d does not exist", *org)
+	}
+	if err != nil {
+		return err
+	}
+	link := e.link(l)
+	return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role), "link": link},
+		fmt.Sprintf("user %d (%s, %s) is invited; their one-time link, valid until %s:\n%s",
+			p.ID, p.Email, p.Role, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+}
+
+func userList(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("user list")
+	if err != nil {
+		return err
+	}
+	org := fs.Int("org", 0, "organization id (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *org == 0 {
+		return fmt.Errorf("user list needs --org")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ps, err := people.New(st.Client, people.Options{}).List(ctx, *org)
+	if errors.Is(err, people.ErrNotFound) {
+		return fmt.Errorf("organization %d does not exist", *org)
+	}
+	if err != nil {
+		return err
+	}
+	if e.json {
+		users := make([]map[string]any, len(ps))
+		for i, p := range ps {
+			users[i] = map[string]any{
+				"id": p.ID, "email": p.Email, "role": string(p.Role), "active": p.Active,
+				"second_factor": p.SecondFactor, "created_at": p.CreatedAt.UTC(), "last_sign_in_at": p.LastSignInAt,
+			}
+		}
+		return e.print(map[string]any{"users": users}, "")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tACTIVE\tSECOND FACTOR\tINVITED\tLAST SIGN-IN")
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Email, p.Role, yesNo(p.Active), yesNo(p.SecondFactor),
+			p.CreatedAt.UTC().Format("2006-01-02 15:04"), when(p.LastSignInAt))
+	}
+	return tw.Flush()
+}
+
+// yesNo formats a flag for a table.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func userSetRole(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("user set-role", config.Admin)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("user", 0, "id of the person (required)")
+	org := orgFlag(fs, "person")
+	roleFlag := fs.String("role", "", "admin, developer, operator or viewer (required)")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 || *roleFlag == "" {
+		return fmt.Errorf("user set-role needs --user and --role")
+	}
+	role, err := people.ParseRole(*roleFlag)
+	if err != nil {
+		return err
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	orgID, err := userOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	p, err := people.New(st.Client, people.Options{}).SetRole(audit.WithActor(ctx, e.cfg.Actor), orgID, *id, role)
+	if err != nil {
+		return userErr(*id, err)
+	}
+	return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role)},
+		fmt.Sprintf("user %d (%s) is now %s; their sessions have ended", p.ID, p.Email, p.Role))
+}
+
+func userRemove(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("user remove", config.Admin)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("user", 0, "id of the person (required)")
+	org := orgFlag(fs, "person")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("user remove needs --user")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	orgID, err := userOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	svc := people.New(st.Client, people.Options{})
+	p, err := svc.Get(ctx, orgID, *id)
+	if err != nil {
+		return userErr(*id, err)
+	}
+	if err := svc.Remove(audit.WithActor(ctx, e.cfg.Actor), orgID, *id); err != nil {
+		return userErr(*id, err)
+	}
+	return e.print(map[string]any{"id": p.ID, "email": p.Email, "removed": true},
+		fmt.Sprintf("user %d (%s) is removed; their sessions and links no longer work", p.ID, p.Email))
+}
+
+func userResetPassword(ctx context.Context, e *env, args []string) error {
+	fs, err := e.flags("user reset-password", consoleFlags...)
+	if err != nil {
+		return err
+	}
+	id := fs.Int("user", 0, "id of the person (required)")
+	org := orgFlag(fs, "person")
+	if _, err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *id == 0 {
+		return fmt.Errorf("user reset-password needs --user")
+	}
+	st, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	orgID, err := userOrg(ctx, st, *org, *id)
+	if err != nil {
+		return err
+	}
+	l, err := people.New(st.Client, people.Options{}).IssueReset(audit.WithActor(ctx, e.cfg.Actor), orgID, *id)
+	if err != nil {
+		return userErr(*id, err)
+	}
+	link := e.link(l)
+	return e.print(map[string]any{"id": l.Person.ID, "email": l.Person.Email, "link": link},
+		fmt.Sprintf("one-time link for user %d (%s) to set a new password, valid until %s:\n%s",
+			l.Person.ID, l.Person.Email, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+}

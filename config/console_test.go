@@ -1,0 +1,40 @@
+package config
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+// Console links start at LARDER_CONSOLE_URL (or --console-url, which wins),
+// without a trailing slash; without either, at http:// and the listen address.
+// Anything but an absolute http(s) URL is refused.
+func TestConsoleBase(t *testing.T) {
+	t.Setenv("LARDER_ADDR", "10.1.2.3:9000")
+	c := Defaults()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := c.Bind(fs, Console, Options{"addr"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ConsoleBase(); got != "http://10.1.2.3:9000" {
+		t.Fatalf("default base %q", got)
+	}
+	t.Setenv("LARDER_CONSOLE_URL", "https://larder.example.com/")
+	c = Defaults()
+	fs = flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := c.Bind(fs, Console, Options{"addr"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ConsoleBase(); got != "https://larder.example.com" {
+		t.Fatalf("base from the environment %q", got)
+	}
+	if err := fs.Parse([]string{"--console-url", "ftp://x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "console-url must be") {
+		t.Fatalf("ftp:// accepted: %v", err)
+	}
+}
