@@ -63,6 +63,11 @@ const (
 	DefaultAbsolute = 7 * 24 * time.Hour
 )
 
+// PendingLifetime is how long a session that waits for its second factor
+// lasts: whoever has the password must give the code within it, then sign in
+// again (with the throttle's count) to try more codes.
+const PendingLifetime = 10 * time.Minute
+
 // touchEvery is how stale a session's last_seen_at may get before a use
 // writes it again: one write a minute at most, not one per page.
 const touchEvery = time.Minute

@@ -173,6 +173,10 @@ func (s *Service) live(ctx context.Context, token string, now time.Time) (*ent.S
 	if ses.Edges.User == nil || !now.Before(ses.ExpiresAt) || !now.Before(ses.LastSeenAt.Add(s.idle)) {
 		return nil, ErrNoSession
 	}
+	if ses.VerifiedAt == nil && !now.Before(ses.CreatedAt.Add(PendingLifetime)) {
+		// A password alone buys codes to try for a short while only.
+		return nil, ErrNoSession
+	}
 	return ses, nil
 }
 

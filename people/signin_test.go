@@ -314,3 +314,45 @@ func TestRequireSecondFactor(t *testing.T) {
 		}
 	})
 }
+
+// A session that waits for its second factor ends 10 minutes after the
+// password was given: the code must come within them. The set-up key a
+// person is shown stays the same until confirmed, so a page that asks for
+// the code again shows the key already scanned.
+func TestPendingSessionsEndSoon(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		f := newFixture(t, st)
+		addr := email("pending")
+		p, _ := f.active(f.org, addr, Developer)
+		enr, err := f.s.BeginSecondFactor(f.ctx, f.org, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.s.PendingSecondFactor(f.ctx, f.org, p.ID)
+		if err != nil || again.Secret != enr.Secret || again.URL != enr.URL {
+			t.Fatalf("pending key %q %q, want %q %q (%v)", again.Secret, again.URL, enr.Secret, enr.URL, err)
+		}
+		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.PendingSecondFactor(f.ctx, f.org, p.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("pending key after confirming: %v", err)
+		}
+		f.clock.Add(time.Minute)
+		in, err := f.s.SignIn(f.ctx, addr, password, Client{Address: "192.0.2.9"})
+		if err != nil || !in.Pending {
+			t.Fatalf("sign-in %+v %v", in, err)
+		}
+		f.clock.Add(9*time.Minute + 50*time.Second)
+		if _, err := f.s.Session(f.ctx, in.Token); err != nil {
+			t.Fatalf("pending after 9 min 50 s: %v", err)
+		}
+		f.clock.Add(10 * time.Second)
+		if _, err := f.s.Session(f.ctx, in.Token); !errors.Is(err, ErrNoSession) {
+			t.Errorf("pending after 10 min: %v, want ErrNoSession", err)
+		}
+		if _, err := f.s.VerifySecondFactor(f.ctx, in.Token, Code(enr.Secret, f.clock.Now()), Client{}); err == nil {
+			t.Error("a code was taken on an ended session")
+		}
+	})
+}

@@ -1,11 +1,9 @@
 package people
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"fmt"
-	"image/png"
 	"strconv"
 	"time"
 
@@ -100,12 +98,8 @@ func (s *Service) BeginSecondFactor(ctx context.Context, orgID, userID int) (Enr
 	if err != nil {
 		return Enrollment{}, err
 	}
-	img, err := key.Image(240, 240)
+	enr, err := s.enrollment(u.Email, key.Secret())
 	if err != nil {
-		return Enrollment{}, err
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
 		return Enrollment{}, err
 	}
 	sealed, err := s.sealTOTP(u.ID, key.Secret())
@@ -115,7 +109,7 @@ func (s *Service) BeginSecondFactor(ctx context.Context, orgID, userID int) (Enr
 	if err := s.c.User.UpdateOneID(u.ID).SetTotpPendingSecret(sealed).Exec(ctx); err != nil {
 		return Enrollment{}, isNotFound(err)
 	}
-	return Enrollment{Secret: key.Secret(), URL: key.URL(), QRPNG: buf.Bytes()}, nil
+	return enr, nil
 }
 
 // ConfirmSecondFactor checks a code of the pending secret and makes it the

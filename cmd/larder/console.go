@@ -14,15 +14,22 @@ import (
 	"larder.dev/larder/store"
 )
 
-// people is the people service of the commands and the console, with the
-// configured session lifetimes; limiter throttles sign-in (nil: in memory).
-func (e *env) people(st *store.Store, limiter ratelimit.Limiter) *people.Service {
-	return people.New(st.Client, people.Options{
+// people is the people service of the console, with the configured session
+// lifetimes, the server's secret keys, the sign-in throttle's limiter (shared
+// by every process on PostgreSQL) and the mail server of one-time links.
+func (e *env) people(st *store.Store, limiter ratelimit.Limiter) (*people.Service, error) {
+	m, err := people.NewMailer(e.cfg.SMTPURL)
+	if err != nil {
+		return nil, fmt.Errorf("smtp-url: %w", err)
+	}
+	o := people.Options{
 		Idle:     e.cfg.ConsoleSettings.SessionIdle,
 		Absolute: e.cfg.ConsoleSettings.SessionLifetime,
 		Keys:     e.keys,
 		Limiter:  limiter,
-	})
+		Mailer:   m,
+	}
+	return people.New(st.Client, o), nil
 }
 
 // startConsole builds the console. With --console-addr it serves there (and
@@ -33,13 +40,17 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 	if err != nil {
 		return nil, nil, err
 	}
-	ppl := e.people(st, limiter)
+	ppl, err := e.people(st, limiter)
+	if err != nil {
+		return nil, nil, err
+	}
 	con, err := console.New(console.Options{
 		Client:   st.Client,
 		People:   ppl,
 		Webhooks: e.registry(st),
 		Log:      e.log,
 		Trusted:  trusted,
+		BaseURL:  e.cfg.ConsoleURL,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)
