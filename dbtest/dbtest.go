@@ -41,9 +41,23 @@ var pg struct {
 	sterr error
 }
 
+// Runner runs a package's tests and returns the exit code: a *testing.M, or
+// another package's main (browsertest.Main) wrapped in RunFunc.
+type Runner interface{ Run() int }
+
+// RunFunc makes a function a Runner, so that Main can wrap another package's
+// main that runs the tests itself:
+//
+//	dbtest.Main(dbtest.RunFunc(func() int { return browsertest.Main(m) }))
+type RunFunc func() int
+
+// Run calls f.
+func (f RunFunc) Run() int { return f() }
+
 // Main runs a package's tests and drops the package's PostgreSQL database
-// afterwards, if one was made. Call it from TestMain.
-func Main(m *testing.M) {
+// afterwards, if one was made, then exits with the tests' code. Call it from
+// TestMain, with the *testing.M or a Runner that runs it.
+func Main(m Runner) {
 	code := m.Run()
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
