@@ -1,0 +1,279 @@
+// Package e2e_test drives the whole server, API and console on one address
+// with the webhook dispatcher running, through a real headless Chromium, on
+// SQLite and on PostgreSQL: the flows a person follows in the console, each
+// checked for what it changes (the API answers, the receiver gets posts) and
+// each page checked with axe-core and kept as a screenshot.
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"larder.dev/larder/browsertest"
+	"larder.dev/larder/config"
+	"larder.dev/larder/console"
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/handlers"
+	"larder.dev/larder/people"
+	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/store"
+	"larder.dev/larder/webhooks"
+)
+
+// TestMain shares one Chromium between the tests (browsertest.Main) and,
+// once it has ended, drops the package's PostgreSQL database (dbtest.Main,
+// which exits with the tests' code, so it goes outside).
+func TestMain(m *testing.M) {
+	dbtest.Main(dbtest.RunFunc(func() int { return browsertest.Main(m) }))
+}
+
+// password is the password of every person the tests make.
+const password = "correct horse battery staple"
+
+// site is the server as `larder serve` assembles it, on one test's database:
+// the API under /v1, the console under /console/, and a webhook dispatcher
+// allowed to post to the loopback, where the tests' receivers listen.
+type site struct {
+	t      *testing.T
+	st     *store.Store
+	people *people.Service
+	// URL is the server's origin, http://127.0.0.1:port.
+	URL string
+}
+
+// newSite starts the server on st until the test ends.
+func newSite(t *testing.T, st *store.Store) *site {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := config.Defaults()
+	// The package's tests share PostgreSQL's counters of 127.0.0.1, where
+	// every request of every test comes from.
+	cfg.AuthFailLimit = 1 << 20
+	api, err := handlers.New(st, handlers.Options{Config: cfg, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sign-in throttle counts per test, for the same reason; serve
+	// passes the API's limiter, which holds on PostgreSQL for the package.
+	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory()})
+	con, err := console.New(console.Options{
+		Client:   st.Client,
+		People:   ppl,
+		Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true},
+		Log:      log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/console/", con)
+	mux.Handle("/console", con)
+	mux.Handle("/", api)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	// A short poll: a queued resend is posted within a fraction of a
+	// second rather than serve's two.
+	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return &site{t: t, st: st, people: ppl, URL: srv.URL}
+}
+
+// emails makes addresses unique in the database the package's tests share
+// on PostgreSQL.
+var emails atomic.Int64
+
+// email is a new address for a person of the test.
+func email(name string) string {
+	return fmt.Sprintf("%s-%d-%d@example.com", name, time.Now().UnixNano(), emails.Add(1))
+}
+
+// invite invites a person of role into org and returns them with the path
+// of their one-time link.
+func (s *site) invite(orgID int, role people.Role) (people.Person, string) {
+	s.t.Helper()
+	p, l, err := s.people.Invite(context.Background(), orgID, email(string(role)), role)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return p, people.LinkPath(l.Token)
+}
+
+// person makes a person of role in org whose password is set.
+func (s *site) person(orgID int, role people.Role) people.Person {
+	s.t.Helper()
+	p, link := s.invite(orgID, role)
+	token := strings.TrimPrefix(link, "/console/welcome/")
+	if _, err := s.people.UseLink(context.Background(), token, password, people.Client{Address: "192.0.2.1"}); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// check runs axe-core on the page the tab shows (failing the test on a
+// serious or critical violation) and keeps a screenshot of it named after
+// the test and the page.
+func check(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	browsertest.Axe(t, ctx)
+	browsertest.Screenshot(t, ctx, t.Name()+"/"+name)
+}
+
+// open opens a console path in the tab and fails the test unless the page
+// answers want.
+func (s *site) open(t *testing.T, ctx context.Context, path string, want int) {
+	t.Helper()
+	if got := browsertest.Open(t, ctx, s.URL+path); got != want {
+		t.Fatalf("GET %s: %d, want %d\n%s", path, got, want, mainText(t, ctx))
+	}
+}
+
+// submit clicks the button and fails the test unless the page it leads to
+// answers want.
+func submit(t *testing.T, ctx context.Context, button string, want int) {
+	t.Helper()
+	if got := browsertest.Submit(t, ctx, button); got != want {
+		t.Fatalf("submit %q: %d, want %d\n%s", button, got, want, mainText(t, ctx))
+	}
+}
+
+// signIn signs in with the sign-in form and lands where it leads.
+func (s *site) signIn(t *testing.T, ctx context.Context, email string) {
+	t.Helper()
+	s.open(t, ctx, "/console/sign-in", http.StatusOK)
+	browsertest.Fill(t, ctx, "E-mail address", email)
+	browsertest.Fill(t, ctx, "Password", password)
+	submit(t, ctx, "Sign in", http.StatusOK)
+}
+
+// path is the path and query of the page the tab shows.
+func (s *site) path(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return strings.TrimPrefix(browsertest.URL(t, ctx), s.URL)
+}
+
+// mainText is the visible text of the page's main element, for failures
+// and assertions about what a page says.
+func mainText(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return browsertest.Text(t, ctx, "main")
+}
+
+// value is the value of the single input the CSS selector matches (a key
+// or secret shown in a read-only field).
+func value(t *testing.T, ctx context.Context, css string) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("value of %s: %v", css, err)
+	}
+	return v
+}
+
+// confirmations accepts every JavaScript dialog the tab opens (the
+// console's data-confirm forms ask with window.confirm) and returns what
+// they asked so far.
+func confirmations(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var asked []string
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			asked = append(asked, ev.Message)
+			mu.Unlock()
+			// Fails only when the tab is closing.
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), asked...)
+	}
+}
+
+// reply is an API answer read whole.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// decode reads the answer's JSON into v.
+func (r reply) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("answer %d %s: %v", r.status, r.body, err)
+	}
+}
+
+// call makes an API request with a key; body, when not nil, is sent as JSON.
+func (s *site) call(t *testing.T, method, path, key string, body any) reply {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// waitFor fails the test unless cond holds within 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
