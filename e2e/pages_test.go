@@ -1,0 +1,128 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"larder.dev/larder/browsertest"
+	"larder.dev/larder/console"
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/people"
+	"larder.dev/larder/store"
+)
+
+// tour opens pages and remembers which of the console's GET routes it
+// opened.
+type tour struct {
+	s      *site
+	opened map[string]bool
+}
+
+// visit opens path, the route pattern's page, expecting status, and checks
+// it (axe-core, screenshot name).
+func (tr *tour) visit(t *testing.T, ctx context.Context, pattern, path string, status int, name string) {
+	t.Helper()
+	tr.s.open(t, ctx, path, status)
+	check(t, ctx, name)
+	tr.opened[pattern] = true
+}
+
+// Every page of the console, each state a person meets (a form with its
+// errors, a refusal, a missing page), passes axe-core with no serious or
+// critical violation and is kept as a screenshot; every GET route the
+// console has is among them.
+func TestEveryPage(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		s := newSite(t, st)
+		org := dbtest.NewOrg(t, st, "")
+		tr := &tour{s: s, opened: map[string]bool{}}
+		bg := context.Background()
+
+		// An admin with a second factor signs in through the code page.
+		admin := s.person(org.Org.ID, people.Admin)
+		e, err := s.people.BeginSecondFactor(bg, org.Org.ID, admin.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now()
+		if err := s.people.ConfirmSecondFactor(bg, org.Org.ID, admin.ID, people.Code(e.Secret, at)); err != nil {
+			t.Fatal(err)
+		}
+		ctx := browsertest.New(t)
+		tr.visit(t, ctx, "/console/sign-in", "/console/sign-in", http.StatusOK, "sign-in")
+		submit(t, ctx, "Sign in", http.StatusBadRequest)
+		check(t, ctx, "sign-in-empty")
+		browsertest.Fill(t, ctx, "E-mail address", admin.Email)
+		browsertest.Fill(t, ctx, "Password", "not the password")
+		submit(t, ctx, "Sign in", http.StatusUnauthorized)
+		check(t, ctx, "sign-in-wrong")
+		browsertest.Fill(t, ctx, "Password", password)
+		submit(t, ctx, "Sign in", http.StatusOK)
+		if got := s.path(t, ctx); got != "/console/sign-in/code" {
+			t.Fatalf("the admin's password leads to %s", got)
+		}
+		tr.visit(t, ctx, "/console/sign-in/code", "/console/sign-in/code", http.StatusOK, "code")
+		browsertest.Fill(t, ctx, "One-time code", people.Code(e.Secret, at.Add(30*time.Second)))
+		submit(t, ctx, "Continue", http.StatusOK)
+		tr.visit(t, ctx, "/console/{$}", "/console/", http.StatusOK, "home")
+		tr.visit(t, ctx, "/console/account", "/console/account", http.StatusOK, "account")
+		submit(t, ctx, "Change password", http.StatusBadRequest)
+		check(t, ctx, "account-error")
+
+		// An invited viewer: the welcome page, then the start of setting
+		// up a second factor.
+		_, link := s.invite(org.Org.ID, people.Viewer)
+		other := browsertest.New(t)
+		tr.visit(t, other, "/console/welcome/{token}", link, http.StatusOK, "welcome")
+		browsertest.Fill(t, other, "New password", password)
+		browsertest.Fill(t, other, "New password again", password)
+		submit(t, other, "Set password and sign in", http.StatusOK)
+		tr.visit(t, other, "/console/welcome/{token}", link, http.StatusNotFound, "welcome-used")
+		tr.visit(t, other, "/console/account/second-factor", "/console/account/second-factor", http.StatusOK, "second-factor-start")
+		submit(t, other, "Set up a second factor", http.StatusOK)
+		check(t, other, "second-factor")
+
+		tr.visit(t, ctx, "", "/console/no-such-page", http.StatusNotFound, "not-found")
+		refused(t, s, ctx)
+
+		var missed []string
+		for _, rt := range console.Routes() {
+			if rt.Method == http.MethodGet && !tr.opened[rt.Path] {
+				missed = append(missed, rt.Path)
+			}
+		}
+		if len(missed) > 0 {
+			t.Errorf("pages never opened here, so never checked: %s", strings.Join(missed, ", "))
+		}
+	})
+}
+
+// refused submits a form of another site to the console: the browser says
+// it is cross-site, and the console refuses it with its 403 page, still
+// signed in.
+func refused(t *testing.T, s *site, ctx context.Context) {
+	t.Helper()
+	// 127.0.0.1 and localhost are different sites to the browser.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Another site</title></head><body><main>
+<h1>Another site</h1><form method="post" action="%s/console/sign-out"><button type="submit">Win a prize</button></form>
+</main></body></html>`, s.URL)
+	}))
+	t.Cleanup(other.Close)
+	browsertest.Open(t, ctx, strings.Replace(other.URL, "127.0.0.1", "localhost", 1))
+	submit(t, ctx, "Win a prize", http.StatusForbidden)
+	check(t, ctx, "refused")
+	if got := mainText(t, ctx); !strings.Contains(got, "came from another site") {
+		t.Errorf("the refusal says:\n%s", got)
+	}
+	s.open(t, ctx, "/console/account", http.StatusOK)
+	if got := s.path(t, ctx); got != "/console/account" {
+		t.Errorf("after the refused sign-out the account page is %s: the session ended", got)
+	}
+}
