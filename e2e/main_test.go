@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,6 +132,61 @@ func (s *site) person(orgID int, role people.Role) people.Person {
 		s.t.Fatal(err)
 	}
 	return p
+}
+
+// tab opens a browser tab for the test (browsertest.New, or NewNoScript
+// when noScript) that also fails the test at its end for every message the
+// pages wrote to the console: an error of a script, a resource that did not
+// load, a breach of the Content-Security-Policy (an inline script or
+// style). A page answered with an error status on purpose (404, 403) is
+// expected to log that status, and only that.
+func tab(t *testing.T, noScript bool) context.Context {
+	t.Helper()
+	var ctx context.Context
+	if noScript {
+		ctx = browsertest.NewNoScript(t)
+	} else {
+		ctx = browsertest.New(t)
+	}
+	var mu sync.Mutex
+	var logged []string
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if expected(m) {
+				continue
+			}
+			mu.Lock()
+			logged = append(logged, fmt.Sprintf("%s (%s) %s", m, m.Source, m.URL))
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(logged) > 0 {
+			t.Errorf("the pages wrote %d console message(s):\n  %s", len(logged), strings.Join(logged, "\n  "))
+		}
+	})
+	return ctx
+}
+
+// expected reports whether a console message is one the tests cause on
+// purpose: a page answered 4xx (a form with errors, a refusal) logs its
+// status, and the browser asks the root for /favicon.ico, which the API
+// answers 404; a console asset that does not load is never expected.
+func expected(m chromedp.ConsoleMessage) bool {
+	if m.Source != "network" || !strings.HasPrefix(m.Text, "Failed to load resource: the server responded with a status of 4") {
+		return false
+	}
+	u, err := url.Parse(m.URL)
+	if err != nil {
+		return false
+	}
+	return u.Path == "/favicon.ico" || strings.HasPrefix(u.Path, "/console/") && !strings.HasPrefix(u.Path, "/console/assets/")
 }
 
 // check runs axe-core on the page the tab shows (failing the test on a

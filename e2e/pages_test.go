@@ -53,7 +53,7 @@ func TestEveryPage(t *testing.T) {
 		if err := s.people.ConfirmSecondFactor(bg, org.Org.ID, admin.ID, people.Code(e.Secret, at)); err != nil {
 			t.Fatal(err)
 		}
-		ctx := browsertest.New(t)
+		ctx := tab(t, false)
 		tr.visit(t, ctx, "/console/sign-in", "/console/sign-in", http.StatusOK, "sign-in")
 		submit(t, ctx, "Sign in", http.StatusBadRequest)
 		check(t, ctx, "sign-in-empty")
@@ -77,7 +77,7 @@ func TestEveryPage(t *testing.T) {
 		// An invited viewer: the welcome page, then the start of setting
 		// up a second factor.
 		_, link := s.invite(org.Org.ID, people.Viewer)
-		other := browsertest.New(t)
+		other := tab(t, false)
 		tr.visit(t, other, "/console/welcome/{token}", link, http.StatusOK, "welcome")
 		browsertest.Fill(t, other, "New password", password)
 		browsertest.Fill(t, other, "New password again", password)

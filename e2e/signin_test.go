@@ -23,7 +23,7 @@ func TestSignInWithSecondFactor(t *testing.T) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		p, link := s.invite(org.Org.ID, people.Developer)
-		ctx := browsertest.New(t)
+		ctx := tab(t, false)
 
 		s.open(t, ctx, link, http.StatusOK)
 		check(t, ctx, "welcome")
