@@ -276,6 +276,40 @@ func confirmations(t *testing.T, ctx context.Context) func() []string {
 	}
 }
 
+// xpathString quotes s as an XPath 1.0 literal (no string here has both
+// quote kinds).
+func xpathString(s string) string {
+	if strings.Contains(s, "'") {
+		return `"` + s + `"`
+	}
+	return "'" + s + "'"
+}
+
+// choose clicks the single radio button or checkbox whose label starts with
+// text, as a person would (so it works with JavaScript off), and fails the
+// test unless it is checked afterwards.
+func choose(t *testing.T, ctx context.Context, text string) {
+	t.Helper()
+	q := xpathString(text)
+	box := `(@type='radio' or @type='checkbox')`
+	xpath := `//label[starts-with(normalize-space(.), ` + q + `)]//input[` + box + `]` +
+		` | //input[` + box + ` and @id=//label[starts-with(normalize-space(.), ` + q + `)]/@for]`
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(xpath)))
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("find the choice %q: %d found, %v", text, len(nodes), err)
+	}
+	ids := chromedp.NodeIDs{nodes[0].NodeID}
+	if err := chromedp.Do(ctx, chromedp.Click(ids)); err != nil {
+		t.Fatalf("choose %q: %v", text, err)
+	}
+	checked, err := chromedp.Run(ctx, chromedp.JavascriptAttribute[bool](ids, "checked"))
+	if err != nil || !checked {
+		t.Fatalf("the choice %q is not checked after the click (%v)", text, err)
+	}
+}
+
 // reply is an API answer read whole.
 type reply struct {
 	status int
