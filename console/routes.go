@@ -57,5 +57,6 @@ func (s *Server) routes() []Route {
 		s.signInRoutes(),
 		s.accountRoutes(),
 		s.eventRoutes(),
+		s.testDataRoutes(),
 	)
 }
