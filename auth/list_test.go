@@ -10,8 +10,9 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
-	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/account"
+	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/missing"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
@@ -139,6 +140,44 @@ func TestKeyNameLength(t *testing.T) {
 		keys, err := auth.ListKeys(ctx, st.Client, org.Org.ID)
 		if err != nil || len(keys) != 1 {
 			t.Fatalf("keys %+v (%v), want the one of 100 characters", keys, err)
+		}
+	})
+}
+
+// A change the key's state refuses is ErrKeyState (the console shows its
+// reason); another organization's key is not found, never ErrKeyState.
+func TestKeyStateRefusals(t *testing.T) {
+	t.Parallel()
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		c := st.Client
+		ctx := context.Background()
+		now := time.Now()
+		k, err := auth.CreateKey(ctx, c, org.Org.ID, policy.Live, policy.Known(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := auth.RotateKey(ctx, c, other.Org.ID, k.Record.ID, time.Hour, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
+			t.Fatalf("rotating another organization's key: %v", err)
+		}
+		if _, err := auth.RevokeKey(ctx, c, other.Org.ID, k.Record.ID, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
+			t.Fatalf("revoking another organization's key: %v", err)
+		}
+		r, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, time.Hour, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "already in a grace period") {
+			t.Fatalf("rotating a rotated key: %v", err)
+		}
+		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "already revoked") {
+			t.Fatalf("revoking a revoked key: %v", err)
+		}
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, r.New.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "cannot be rotated") {
+			t.Fatalf("rotating a revoked key: %v", err)
 		}
 	})
 }

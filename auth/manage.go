@@ -31,14 +31,27 @@ const MaxNameLength = 100
 // holds MaxActiveKeys keys, so a caller can tell the refusal from a failure.
 var ErrKeyLimit = errors.New("key limit reached")
 
-// limitError is CreateKey's refusal at the limit: its message names the
-// organization and environment, and it is ErrKeyLimit to errors.Is.
-type limitError struct{ msg string }
+// ErrKeyState is wrapped by RotateKey's and RevokeKey's errors when the key
+// exists but its state refuses the change (revoked, already rotated,
+// expired), so a caller can show the reason rather than a failure.
+var ErrKeyState = errors.New("key state refuses the change")
 
-func (e limitError) Error() string { return e.msg }
+// refusal is an error with its own message that errors.Is matches to kind
+// (ErrKeyLimit, ErrKeyState): the message explains, the kind classifies.
+type refusal struct {
+	msg  string
+	kind error
+}
 
-// Is makes the refusal match ErrKeyLimit.
-func (limitError) Is(target error) bool { return target == ErrKeyLimit }
+func (e refusal) Error() string { return e.msg }
+
+// Is makes the refusal match its kind.
+func (e refusal) Is(target error) bool { return target == e.kind }
+
+// refused is a refusal of kind with a formatted message.
+func refused(kind error, format string, args ...any) error {
+	return refusal{msg: fmt.Sprintf(format, args...), kind: kind}
+}
 
 // ErrNameTooLong is wrapped by CreateKey's error when the name is longer
 // than MaxNameLength.
@@ -78,7 +91,7 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 			return err
 		}
 		if active >= MaxActiveKeys {
-			return limitError{fmt.Sprintf("organization %d already has %d active %s keys, the most it may hold; revoke one first", orgID, active, env)}
+			return refused(ErrKeyLimit, "organization %d already has %d active %s keys, the most it may hold; revoke one first", orgID, active, env)
 		}
 		key, prefix, last4, hash := NewKey(env)
 		names := make([]string, len(scopes))
