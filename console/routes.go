@@ -56,6 +56,7 @@ func (s *Server) routes() []Route {
 	return slices.Concat(
 		s.signInRoutes(),
 		s.accountRoutes(),
+		s.keyRoutes(),
 		s.eventRoutes(),
 		s.testDataRoutes(),
 	)
