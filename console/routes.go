@@ -56,5 +56,6 @@ func (s *Server) routes() []Route {
 	return slices.Concat(
 		s.signInRoutes(),
 		s.accountRoutes(),
+		s.webhookRoutes(),
 	)
 }
