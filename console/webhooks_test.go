@@ -238,7 +238,7 @@ func TestWebhookCreate(t *testing.T) {
 
 		for _, tc := range []struct {
 			name, field, msg string
-			change       url.Values
+			change           url.Values
 		}{
 			{"not https", "url", "must use https", url.Values{"url": {"ftp://hooks.example.com/x"}}},
 			{"no url", "url", "Enter the URL", url.Values{"url": {""}}},
@@ -621,7 +621,10 @@ func TestWebhookPing(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { defer close(done); webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 50 * time.Millisecond}).Run(ctx) }()
+		go func() {
+			defer close(done)
+			webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 50 * time.Millisecond}).Run(ctx)
+		}()
 		t.Cleanup(func() { cancel(); <-done })
 		res = b.post(page+"/ping", nil)
 		if res.status != http.StatusSeeOther || res.location() != page {
