@@ -471,7 +471,8 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	if _, err := s.o.Webhooks.Get(c.ctx, c.orgID(), id); err != nil {
+	cur, err := s.o.Webhooks.Get(c.ctx, c.orgID(), id)
+	if err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
@@ -483,11 +484,29 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, c *caller
 		s.endpointPage(w, r, c, http.StatusBadRequest, f, "")
 		return
 	}
-	types := in.Types
-	if types == nil {
-		types = []string{}
+	// Only what differs is changed, so that the audit history names it.
+	var ch webhooks.Change
+	changed := false
+	if in.URL != cur.URL {
+		ch.URL, changed = &in.URL, true
 	}
-	ch := webhooks.Change{URL: &in.URL, Description: &in.Description, Email: &in.Email, EventTypes: &types}
+	if in.Description != cur.Description {
+		ch.Description, changed = &in.Description, true
+	}
+	if in.Email != cur.Email {
+		ch.Email, changed = &in.Email, true
+	}
+	if !slices.Equal(in.Types, cur.EventTypes) {
+		types := in.Types
+		if types == nil {
+			types = []string{}
+		}
+		ch.EventTypes, changed = &types, true
+	}
+	if !changed {
+		s.redirect(w, r, c, endpointPath(id), "Nothing changed.")
+		return
+	}
 	if _, err := s.o.Webhooks.Update(c.ctx, c.orgID(), id, ch); err != nil {
 		s.fail(w, r, c, err)
 		return

@@ -323,6 +323,24 @@ func TestWebhookEndpointChanges(t *testing.T) {
 		if res := b.get(page); !strings.Contains(res.body, "The endpoint is saved.") || !strings.Contains(res.body, "All events") {
 			t.Errorf("the page after the edit lacks the flash or the event types")
 		}
+		// The same form again changes nothing and records nothing.
+		b.post(page, url.Values{"url": {"https://b.example.com/in"}, "description": {"Moved"}, "email": {""}, "events": {"all"}})
+		if res := b.get(page); !strings.Contains(res.body, "Nothing changed.") {
+			t.Error("an unchanged form was not said to change nothing")
+		}
+		hist, err := audit.History(ctx, st.Client, org.Org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var changed any
+		for _, r := range hist {
+			if r.Action == "endpoint_updated" {
+				changed = r.Detail["changed"]
+			}
+		}
+		if fmt.Sprint(changed) != "[url description event_types]" {
+			t.Errorf("the update recorded %v as changed, want url, description and event types", changed)
+		}
 		res = b.post(page, url.Values{"url": {"gopher://b.example.com"}, "events": {"all"}})
 		if res.status != http.StatusBadRequest || !errorNear(res.body, "url", "must use https") {
 			t.Errorf("bad edit: %d", res.status)
