@@ -57,6 +57,7 @@ func (s *Server) routes() []Route {
 		s.signInRoutes(),
 		s.accountRoutes(),
 		s.keyRoutes(),
+		s.webhookRoutes(),
 		s.eventRoutes(),
 		s.testDataRoutes(),
 	)
