@@ -365,9 +365,10 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		// wholly after, never the page of one and the lists of the other.
 		// Live reads skip it, for their speed: the snapshot's BEGIN and
 		// ROLLBACK are two more round trips, which made a GET of one tag
-		// about 1.5 times as long on PostgreSQL (240 µs to 370 µs, the list
-		// of 200 tags likewise) and about 1.1 times on SQLite
-		// (BenchmarkSnapshotReads, live against test).
+		// 1.5 to 2 times as long on PostgreSQL (medians of 240–300 µs
+		// became 370–520 µs; the list of 200 tags about 1.5 times) and
+		// 1.1 to 1.3 times on SQLite (BenchmarkSnapshotReads, live against
+		// test, on two shared cores).
 		sctx, end := g.snapshot(ctx)
 		defer end()
 		r = r.WithContext(sctx)
