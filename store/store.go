@@ -97,9 +97,9 @@ func openDB(driver, dsn string) (*sql.DB, error) {
 
 // NewClient builds the ent client over db with the cost redaction and the
 // outbox attached, keeping up to statements prepared statements; its reads
-// under a context of Snapshot go to the snapshot. Hooks
-// registered first run outermost: redaction sees the outbox's result, and the
-// outbox sees unredacted values.
+// under a context of Snapshot go to the snapshot. Hooks registered first run
+// outermost: redaction sees the outbox's result, and the outbox sees
+// unredacted values.
 func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
 	if statements > 0 {
