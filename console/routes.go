@@ -56,5 +56,7 @@ func (s *Server) routes() []Route {
 	return slices.Concat(
 		s.signInRoutes(),
 		s.accountRoutes(),
+		s.peopleRoutes(),
+		s.auditRoutes(),
 	)
 }
