@@ -226,8 +226,8 @@ func Actions() []string {
 // Recent returns a page of an organization's history, newest first, chosen
 // by f, and the Before of the next (older) page: 0 when there is none.
 func Recent(ctx context.Context, c *ent.Client, orgID int, f Filter) ([]Listed, int, error) {
-	// System viewer: the audit history is system-only; the organization's
-	// predicate below is what keeps other organizations out.
+	// System viewer: the audit history is system-only; the explicit
+	// organization predicate keeps other organizations' records out.
 	ctx = policy.System(ctx)
 	if f.Action != "" && auditrecord.ActionValidator(auditrecord.Action(f.Action)) != nil {
 		return nil, 0, ErrUnknownAction
