@@ -5,6 +5,7 @@ package access
 // Sites are the functions that go around the privacy policies (FindSites).
 var Sites = []Site{
 	{Kind: "system viewer", File: "audit/audit.go", Function: "History", Why: "the audit history is system-only."},
+	{Kind: "system viewer", File: "audit/audit.go", Function: "Recent", Why: "the audit history is system-only; the explicit organization predicate keeps other organizations' records out."},
 	{Kind: "system viewer", File: "auth/manage.go", Function: "CreateKey", Why: "API keys and the audit history are system-only."},
 	{Kind: "system viewer", File: "auth/manage.go", Function: "ListKeys", Why: "API keys and the audit history are system-only."},
 	{Kind: "system viewer", File: "auth/rotate.go", Function: "KeyOrganization", Why: "API keys are system-only."},

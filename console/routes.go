@@ -60,5 +60,7 @@ func (s *Server) routes() []Route {
 		s.webhookRoutes(),
 		s.eventRoutes(),
 		s.testDataRoutes(),
+		s.peopleRoutes(),
+		s.auditRoutes(),
 	)
 }
