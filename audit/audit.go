@@ -9,8 +9,11 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"entgo.io/ent/dialect/sql"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
@@ -159,6 +162,11 @@ func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	if err != nil {
 		return nil, err
 	}
+	return listed(recs), nil
+}
+
+// listed is recs as the history shows them.
+func listed(recs []*ent.AuditRecord) []Listed {
 	out := make([]Listed, len(recs))
 	for i, r := range recs {
 		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Address: r.Address, Action: string(r.Action), KeyID: r.APIKeyID, Detail: r.Detail}
@@ -170,5 +178,91 @@ func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 			out[i].Env = &env
 		}
 	}
-	return out, nil
+	return out
+}
+
+// Page sizes of Recent: a page holds DefaultPageSize records unless asked
+// for fewer, and never more than MaxPageSize, so one request reads a bounded
+// part of a history that only grows.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+// Filter chooses the records of a page of the history.
+type Filter struct {
+	// Action is the one action to show; empty shows every action.
+	Action string
+	// Actor is the one actor to show (exactly as recorded); empty shows all.
+	Actor string
+	// Before shows records older than the record of this id (the Next of
+	// the page before); 0 starts at the newest.
+	Before int
+	// Limit is the page's size: 0 means DefaultPageSize, more than
+	// MaxPageSize means MaxPageSize.
+	Limit int
+}
+
+// ErrUnknownAction is a filter naming an action that is not recorded.
+var ErrUnknownAction = errors.New("no such action in the audit history")
+
+// Actions are the names of the recorded actions, grouped as the constants
+// above are (keys, plan and settings, endpoints, people, test data), for
+// screens that filter by action.
+func Actions() []string {
+	acts := []auditrecord.Action{
+		KeyCreated, KeyRotated, KeyRevoked, PlanChanged, SettingsChanged,
+		EndpointCreated, EndpointUpdated, EndpointDisabled, EndpointEnabled, EndpointDeleted, EndpointSecretRotated, DeliveriesResent,
+		UserInvited, UserRoleChanged, UserRemoved, PasswordResetIssued, PasswordSet, SecondFactorEnabled, SecondFactorDisabled,
+		TestDataReset,
+	}
+	out := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// Recent returns a page of an organization's history, newest first, chosen
+// by f, and the Before of the next (older) page: 0 when there is none.
+func Recent(ctx context.Context, c *ent.Client, orgID int, f Filter) ([]Listed, int, error) {
+	// System viewer: the audit history is system-only; the explicit
+	// organization predicate keeps other organizations' records out.
+	ctx = policy.System(ctx)
+	if f.Action != "" && auditrecord.ActionValidator(auditrecord.Action(f.Action)) != nil {
+		return nil, 0, ErrUnknownAction
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultPageSize
+	}
+	limit = min(limit, MaxPageSize)
+	found, err := c.Organization.Query().Where(organization.ID(orgID)).Exist(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !found {
+		return nil, 0, fmt.Errorf("organization %d does not exist", orgID)
+	}
+	q := c.AuditRecord.Query().Where(auditrecord.OrganizationID(orgID))
+	if f.Action != "" {
+		q.Where(auditrecord.ActionEQ(auditrecord.Action(f.Action)))
+	}
+	if f.Actor != "" {
+		q.Where(auditrecord.Actor(f.Actor))
+	}
+	if f.Before > 0 {
+		q.Where(auditrecord.IDLT(f.Before))
+	}
+	// One more than the page tells whether an older page exists.
+	recs, err := q.Order(auditrecord.ByID(sql.OrderDesc())).Limit(limit + 1).All(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	next := 0
+	if len(recs) > limit {
+		recs = recs[:limit]
+		next = recs[limit-1].ID
+	}
+	return listed(recs), next, nil
 }

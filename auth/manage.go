@@ -2,15 +2,18 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"larder.dev/larder/missing"
 	"time"
+	"unicode/utf8"
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/missing"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tenancy"
 )
@@ -18,6 +21,41 @@ import (
 // MaxActiveKeys is how many active keys an organization may hold per
 // environment (spec Authentication 4).
 const MaxActiveKeys = 50
+
+// MaxNameLength is the longest key name, in characters: a name is a label
+// people read in a list, and an unbounded one would let a single key fill
+// the screens that show it.
+const MaxNameLength = 100
+
+// ErrKeyLimit is wrapped by CreateKey's error when the environment already
+// holds MaxActiveKeys keys, so a caller can tell the refusal from a failure.
+var ErrKeyLimit = errors.New("key limit reached")
+
+// ErrKeyState is wrapped by RotateKey's and RevokeKey's errors when the key
+// exists but its state refuses the change (revoked, already rotated,
+// expired), so a caller can show the reason rather than a failure.
+var ErrKeyState = errors.New("key state refuses the change")
+
+// refusal is an error with its own message that errors.Is matches to kind
+// (ErrKeyLimit, ErrKeyState): the message explains, the kind classifies.
+type refusal struct {
+	msg  string
+	kind error
+}
+
+func (e refusal) Error() string { return e.msg }
+
+// Is makes the refusal match its kind.
+func (e refusal) Is(target error) bool { return target == e.kind }
+
+// refused is a refusal of kind with a formatted message.
+func refused(kind error, format string, args ...any) error {
+	return refusal{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
+// ErrNameTooLong is wrapped by CreateKey's error when the name is longer
+// than MaxNameLength.
+var ErrNameTooLong = errors.New("key name too long")
 
 // Created is a new key: the record and the key itself, shown once.
 type Created struct {
@@ -29,6 +67,9 @@ type Created struct {
 // it for the actor of ctx (audit.WithActor). It runs as the system: keys are
 // managed in the web application, never through the API.
 func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, scopes []policy.Scope, name string) (*Created, error) {
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		return nil, fmt.Errorf("the key name has %d characters, more than %d: %w", n, MaxNameLength, ErrNameTooLong)
+	}
 	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
 	acct, err := tenancy.Account(ctx, c, orgID, env)
@@ -50,7 +91,7 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 			return err
 		}
 		if active >= MaxActiveKeys {
-			return fmt.Errorf("organization %d already has %d active %s keys, the most it may hold; revoke one first", orgID, active, env)
+			return refused(ErrKeyLimit, "organization %d already has %d active %s keys, the most it may hold; revoke one first", orgID, active, env)
 		}
 		key, prefix, last4, hash := NewKey(env)
 		names := make([]string, len(scopes))
@@ -111,6 +152,10 @@ type Listed struct {
 	// that replaced it.
 	Replaces   *int `json:"replaces"`
 	ReplacedBy *int `json:"replaced_by"`
+	// CreatedBy is the actor the audit history names for the key's creation
+	// (for a replacement, the rotation that made it); empty when the
+	// history has none (keys written by fixtures).
+	CreatedBy string `json:"created_by"`
 }
 
 // ListKeys returns the keys of both accounts of an organization, oldest first.
@@ -133,6 +178,10 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 	if err != nil {
 		return nil, err
 	}
+	creators, err := keyCreators(ctx, c, orgID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Listed, len(keys))
 	for i, k := range keys {
 		out[i] = Listed{
@@ -144,6 +193,68 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 		if r := k.Edges.ReplacedBy; r != nil {
 			out[i].ReplacedBy = &r.ID
 		}
+		if k.ReplacesID != nil {
+			out[i].CreatedBy = creators.rotated[*k.ReplacesID]
+		} else {
+			out[i].CreatedBy = creators.created[k.ID]
+		}
 	}
 	return out, nil
+}
+
+// creators are the actors of an organization's key creations and
+// rotations, by the key id the audit record names: a rotation's record names
+// the old key, so the actor who made a replacement is found under the key it
+// replaces.
+type creators struct{ created, rotated map[int]string }
+
+// keyCreators reads the actors of the key_created and key_rotated records of
+// organization orgID; ctx must be the system viewer's.
+func keyCreators(ctx context.Context, c *ent.Client, orgID int) (creators, error) {
+	recs, err := c.AuditRecord.Query().
+		Where(auditrecord.OrganizationID(orgID), auditrecord.ActionIn(audit.KeyCreated, audit.KeyRotated), auditrecord.APIKeyIDNotNil()).
+		Select(auditrecord.FieldAction, auditrecord.FieldAPIKeyID, auditrecord.FieldActor).
+		All(ctx)
+	if err != nil {
+		return creators{}, err
+	}
+	out := creators{created: map[int]string{}, rotated: map[int]string{}}
+	for _, r := range recs {
+		if r.Action == audit.KeyCreated {
+			out.created[*r.APIKeyID] = r.Actor
+		} else {
+			out.rotated[*r.APIKeyID] = r.Actor
+		}
+	}
+	return out, nil
+}
+
+// Occupied counts the keys of env among keys (as ListKeys returns them) that
+// take a place against MaxActiveKeys at now, by the rule of Occupying: a key
+// neither revoked nor expired, unless it is an old key in its grace period
+// whose replacement is itself active.
+func Occupied(keys []Listed, env policy.Environment, now time.Time) int {
+	byID := make(map[int]Listed, len(keys))
+	for _, k := range keys {
+		byID[k.ID] = k
+	}
+	n := 0
+	for _, k := range keys {
+		if k.Env != string(env) || !k.Active(now) {
+			continue
+		}
+		if k.ReplacedBy != nil {
+			if r, ok := byID[*k.ReplacedBy]; ok && r.Active(now) {
+				continue
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// Active reports whether the key works at now: not revoked, and not past its
+// expiry (the end of a rotation's grace period).
+func (k Listed) Active(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || k.ExpiresAt.After(now))
 }

@@ -48,7 +48,7 @@ func TestActiveKeyLimit(t *testing.T) {
 				switch {
 				case err == nil:
 					created++
-				case strings.Contains(err.Error(), "active live keys"):
+				case errors.Is(err, auth.ErrKeyLimit) && strings.Contains(err.Error(), "already has 50 active live keys"):
 					refused++
 				default:
 					t.Error(err)

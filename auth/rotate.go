@@ -122,15 +122,15 @@ func notRotatable(ctx context.Context, c *ent.Client, orgID, id int, now time.Ti
 	case err != nil:
 		return err
 	case k.RevokedAt != nil:
-		return fmt.Errorf("key %d was revoked at %s; a revoked key cannot be rotated (create a new key instead)", id, stamp(*k.RevokedAt))
+		return refused(ErrKeyState, "key %d was revoked at %s; a revoked key cannot be rotated (create a new key instead)", id, stamp(*k.RevokedAt))
 	case k.Edges.ReplacedBy != nil && k.ExpiresAt.After(now):
-		return fmt.Errorf("key %d is already in a grace period until %s (replaced by key %d); rotate key %d instead",
+		return refused(ErrKeyState, "key %d is already in a grace period until %s (replaced by key %d); rotate key %d instead",
 			id, stamp(*k.ExpiresAt), k.Edges.ReplacedBy.ID, k.Edges.ReplacedBy.ID)
 	case k.Edges.ReplacedBy != nil:
-		return fmt.Errorf("key %d was rotated and stopped working at %s (replaced by key %d); rotate key %d instead",
+		return refused(ErrKeyState, "key %d was rotated and stopped working at %s (replaced by key %d); rotate key %d instead",
 			id, stamp(*k.ExpiresAt), k.Edges.ReplacedBy.ID, k.Edges.ReplacedBy.ID)
 	default:
-		return fmt.Errorf("key %d expired at %s and cannot be rotated", id, stamp(*k.ExpiresAt))
+		return refused(ErrKeyState, "key %d expired at %s and cannot be rotated", id, stamp(*k.ExpiresAt))
 	}
 }
 
@@ -158,7 +158,7 @@ func RevokeKey(ctx context.Context, c *ent.Client, orgID, keyID int, now time.Ti
 		case err != nil:
 			return err
 		case n == 0:
-			return fmt.Errorf("key %d was already revoked at %s", keyID, stamp(*k.RevokedAt))
+			return refused(ErrKeyState, "key %d was already revoked at %s", keyID, stamp(*k.RevokedAt))
 		}
 		out = k
 		return audit.Record(ctx, tx, audit.Entry{

@@ -79,3 +79,24 @@ func TLS(r *http.Request, trusted []netip.Prefix) bool {
 	}
 	return strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 }
+
+// Origin is the scheme and host (https://console.example.com) the client
+// used to reach the server: the request's own, or those a trusted proxy
+// names in X-Forwarded-Proto and X-Forwarded-Host. The headers of any other
+// peer are not believed, so a client cannot make the server write links to a
+// host of its choosing.
+func Origin(r *http.Request, trusted []netip.Prefix) string {
+	scheme := "http"
+	if TLS(r, trusted) {
+		scheme = "https"
+	}
+	host := r.Host
+	if peer, ok := parseAddr(r.RemoteAddr); ok && isTrusted(peer, trusted) {
+		// A proxy chain appends: the first entry is what the client asked for.
+		fwd, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Host"), ",")
+		if fwd = strings.TrimSpace(fwd); fwd != "" && !strings.ContainsAny(fwd, "/\\@ \t\r\n") {
+			host = fwd
+		}
+	}
+	return scheme + "://" + host
+}

@@ -55,3 +55,33 @@ func TestOfBelievesOnlyTrustedProxies(t *testing.T) {
 		t.Errorf("behind an untrusted peer: %q", got)
 	}
 }
+
+// The origin is the request's own unless a trusted proxy names another;
+// the same headers from an untrusted peer change nothing.
+func TestOriginBelievesOnlyTrustedProxies(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	for _, tc := range []struct {
+		name, peer, proto, host, want string
+	}{
+		{"plain", "192.0.2.1:5000", "", "", "http://larder.internal:8080"},
+		{"trusted proxy", "10.1.2.3:5000", "https", "console.example.com", "https://console.example.com"},
+		{"trusted proxy, chain", "10.1.2.3:5000", "https", "console.example.com, inner.example", "https://console.example.com"},
+		{"trusted proxy, proto only", "10.1.2.3:5000", "https", "", "https://larder.internal:8080"},
+		{"trusted proxy, host with a path", "10.1.2.3:5000", "", "evil.example/x", "http://larder.internal:8080"},
+		{"untrusted peer", "192.0.2.1:5000", "https", "evil.example", "http://larder.internal:8080"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "http://larder.internal:8080/console/", nil)
+			r.RemoteAddr = tc.peer
+			if tc.proto != "" {
+				r.Header.Set("X-Forwarded-Proto", tc.proto)
+			}
+			if tc.host != "" {
+				r.Header.Set("X-Forwarded-Host", tc.host)
+			}
+			if got := Origin(r, trusted); got != tc.want {
+				t.Errorf("Origin = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -35,6 +35,12 @@ type Options struct {
 	People *people.Service
 	// Webhooks manages webhook endpoints and their deliveries.
 	Webhooks *webhooks.Registry
+	// Dispatcher posts a single delivery again when a person asks (the
+	// function the CLI's resend calls); nil offers no single resend.
+	Dispatcher *webhooks.Dispatcher
+	// PingWait is how long the test button waits for the dispatcher to
+	// send the test event (10 s when zero).
+	PingWait time.Duration
 	// Log takes the errors a page could not show.
 	Log *slog.Logger
 	// Trusted are the reverse proxies whose X-Forwarded-For and

@@ -56,5 +56,11 @@ func (s *Server) routes() []Route {
 	return slices.Concat(
 		s.signInRoutes(),
 		s.accountRoutes(),
+		s.keyRoutes(),
+		s.webhookRoutes(),
+		s.eventRoutes(),
+		s.testDataRoutes(),
+		s.peopleRoutes(),
+		s.auditRoutes(),
 	)
 }

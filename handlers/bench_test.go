@@ -46,6 +46,49 @@ func BenchmarkRequests(b *testing.B) {
 	}
 }
 
+// BenchmarkSnapshotReads compares the same GETs with a live key and with a
+// test key, whose reads run in a snapshot of their own (a read-only
+// transaction: BEGIN and ROLLBACK around the request's statements), per
+// backend: "live" and "test" runs of each case differ by what the snapshot
+// costs.
+func BenchmarkSnapshotReads(b *testing.B) {
+	for _, be := range dbtest.Backends(b) {
+		st := dbtest.Open(b, be)
+		a := newAPI(b, st, limit(1<<30))
+		keys := map[policy.Environment]string{policy.Live: a.key, policy.Test: a.org.Key(b, policy.Test, "all")}
+		ids := map[policy.Environment]int{}
+		for _, env := range []policy.Environment{policy.Live, policy.Test} {
+			a.key = keys[env]
+			for i := range 200 {
+				ids[env] = a.post("/v1/tags", map[string]any{"name": fmt.Sprintf("bench %03d", i), "ref_type": "PRODUCT"}).ID()
+			}
+		}
+		for _, c := range []struct {
+			name string
+			path func(env policy.Environment) string
+		}{
+			{"get-tag", func(env policy.Environment) string { return path("/v1/tags", ids[env]) }},
+			{"list-200-tags", func(policy.Environment) string { return "/v1/tags?ref_type=PRODUCT&limit=200" }},
+		} {
+			for _, env := range []policy.Environment{policy.Live, policy.Test} {
+				b.Run(string(be)+"/"+c.name+"/"+string(env), func(b *testing.B) {
+					req, _ := http.NewRequest("GET", a.url+c.path(env), nil)
+					req.Header.Set("Authorization", "Bearer "+keys[env])
+					b.ReportAllocs()
+					for b.Loop() {
+						res, err := http.DefaultClient.Do(req)
+						if err != nil || res.StatusCode != 200 {
+							b.Fatalf("%v %v", res, err)
+						}
+						_, _ = io.Copy(io.Discard, res.Body)
+						_ = res.Body.Close()
+					}
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkPurchaseOrder creates the purchase order of bench/documents.sh
 // (200 lines over 20 materials of the seeded account) through the real
 // server, per backend: with -benchmem and -cpuprofile it shows what a

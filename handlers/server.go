@@ -103,7 +103,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		reservations = pg.Leases.Reserved
 	}
 	m := metrics.New(st, reservations)
-	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m}
+	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m, snapshot: st.Snapshot}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+openapiPath, func(w http.ResponseWriter, r *http.Request) {

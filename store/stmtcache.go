@@ -255,7 +255,7 @@ type cachingDriver struct {
 	cache *stmtCache
 }
 
-func newCachingDriver(db *sql.DB, dia string, size int) dialect.Driver {
+func newCachingDriver(db *sql.DB, dia string, size int) *cachingDriver {
 	c := newStmtCache(db, size)
 	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c, quiet: dia == dialect.Postgres}}), db: db, cache: c}
 }

@@ -104,7 +104,7 @@ func TestStatementCacheSkipsOffsets(t *testing.T) {
 func TestStatementCacheNeverStallsTransactions(t *testing.T) {
 	db := sqliteDB(t)
 	db.SetMaxOpenConns(2)
-	d := newCachingDriver(db, "sqlite3", 16).(*cachingDriver)
+	d := newCachingDriver(db, "sqlite3", 16)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (v integer)"); err != nil {

@@ -96,13 +96,15 @@ func openDB(driver, dsn string) (*sql.DB, error) {
 }
 
 // NewClient builds the ent client over db with the cost redaction and the
-// outbox attached, keeping up to statements prepared statements. Hooks
-// registered first run outermost: redaction sees the outbox's result, and the
-// outbox sees unredacted values.
+// outbox attached, keeping up to statements prepared statements; its reads
+// under a context of Snapshot go to the snapshot. Hooks registered first run
+// outermost: redaction sees the outbox's result, and the outbox sees
+// unredacted values.
 func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
-	var drv dialect.Driver = entsql.OpenDB(dia, db)
+	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
 	if statements > 0 {
-		drv = newCachingDriver(db, dia, statements)
+		c := newCachingDriver(db, dia, statements)
+		drv = &snapshotDriver{Driver: c, db: db, cache: c.cache}
 	}
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)
@@ -120,10 +122,11 @@ func clientOver(drv dialect.Driver) *ent.Client {
 
 // Observed returns a Store over the same pool whose client shows every
 // statement it sends to see first, in transactions too (ent's debug driver
-// formats each as "…: query=SQL args=[…]"). It prepares nothing. Tests use
-// it to check the SQL a request runs; nothing else should.
+// formats each as "…: query=SQL args=[…]"), those it sends to a snapshot
+// (Snapshot) included. It prepares nothing. Tests use it to check the SQL a
+// request runs; nothing else should.
 func (s *Store) Observed(see func(statement string)) *Store {
-	drv := dialect.DebugWithContext(entsql.OpenDB(s.Dialect, s.DB), func(_ context.Context, v ...any) {
+	drv := dialect.DebugWithContext(&snapshotDriver{Driver: entsql.OpenDB(s.Dialect, s.DB), db: s.DB}, func(_ context.Context, v ...any) {
 		see(fmt.Sprint(v...))
 	})
 	o := *s

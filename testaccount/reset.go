@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"time"
 
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+
 	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
@@ -49,10 +52,11 @@ type Count struct {
 // webhook endpoints, people, audit records, the live account and the
 // organization.
 //
-// An API request reading the test account sees, in each statement, the data
-// wholly before or wholly after the reset, since the reset commits at once;
-// a request of several statements (a list, then the lists of its records)
-// may see the first before and the next after.
+// An API read with a test key sees the data wholly before or wholly after
+// the reset, which commits at once: all the statements of the read (a list,
+// then the lists of its records) run in one snapshot (store.Snapshot). The
+// API's writes to the test account fall wholly before or after it too
+// (lockAccount).
 //
 // Another organization's id, or one that does not exist, is "organization N
 // does not exist".
@@ -83,7 +87,9 @@ func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
 		if o.Live, err = tx.Account.Query().Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.EnvironmentLive)).Only(ctx); err != nil {
 			return err
 		}
-		if o.Test, err = tx.Account.Query().Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.EnvironmentTest)).Only(ctx); err != nil {
+		// Locked, on PostgreSQL, before anything is deleted: see lockAccount.
+		if o.Test, err = tx.Account.Query().Where(account.OrganizationID(orgID), account.EnvironmentEQ(account.EnvironmentTest)).
+			Modify(lockAccount).Only(ctx); err != nil {
 			return err
 		}
 		out.AccountID = o.Test.ID
@@ -126,6 +132,28 @@ func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
 		return Reset{}, fmt.Errorf("reset test data: %w", err)
 	}
 	return out, nil
+}
+
+// lockAccount locks the test account's row FOR UPDATE on PostgreSQL, so that
+// the API's writes to the account fall wholly before or wholly after the
+// reset. Every row a write adds to the account checks its foreign key to
+// accounts, which takes FOR KEY SHARE on the account's row, and that waits
+// for FOR UPDATE: a write that added a row before the lock commits before
+// the reset deletes anything (the lock waits for it), and one that adds a row
+// after it waits until the reset has committed and then lands on the fresh
+// seed. Without the lock, such a write (PostgreSQL's READ COMMITTED) could
+// commit between the reset's DELETE of its table and the reset's commit and
+// survive the reset, as if it came after it, though it committed before. A
+// write that only changes rows meets the reset on their row locks instead: it
+// goes first, or waits and then finds its row deleted (not found). A write
+// that changes a row and then adds one may deadlock with the reset;
+// PostgreSQL ends one of the two, and ent.RunInTx runs it again, after the
+// other. Reads are not held up: plain SELECTs take no row locks. SQLite needs
+// none of it: every transaction takes the database's write lock at BEGIN.
+func lockAccount(s *sql.Selector) {
+	if s.Dialect() == dialect.Postgres {
+		s.ForUpdate()
+	}
 }
 
 // delete removes the step's rows of the account.

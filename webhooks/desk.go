@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
+	"larder.dev/larder/missing"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tenancy"
 )
@@ -338,7 +339,9 @@ type Receiver struct {
 }
 
 // Events returns the events of the env account of organization orgID,
-// newest first, narrowed by f, each with the endpoints that received it.
+// newest first, narrowed by f, each with the endpoints that received it. A
+// cursor that is not one of the account's events (another organization's or
+// environment's) does not exist, as a record of theirs does not.
 func Events(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, f EventFilter) ([]EventRow, error) {
 	// System viewer: events, endpoints and deliveries are system-only (the console and the CLI list them for an organization).
 	sys := policy.System(ctx)
@@ -369,7 +372,7 @@ func Events(ctx context.Context, c *ent.Client, orgID int, env policy.Environmen
 	if f.Before != "" {
 		before, err := c.Event.Query().Where(event.EventID(f.Before), event.AccountID(acct.ID)).OnlyID(sys)
 		if ent.IsNotFound(err) {
-			return nil, fmt.Errorf("event %s does not exist", f.Before)
+			return nil, missing.Errorf("event %s does not exist", f.Before)
 		}
 		if err != nil {
 			return nil, err

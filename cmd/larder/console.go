@@ -44,13 +44,20 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 	if err != nil {
 		return nil, nil, err
 	}
+	// The console resends a single delivery as `larder webhook resend`
+	// does: posted now with the server's webhook settings.
+	disp, err := e.dispatcher(st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	con, err := console.New(console.Options{
-		Client:   st.Client,
-		People:   ppl,
-		Webhooks: e.registry(st),
-		Log:      e.log,
-		Trusted:  trusted,
-		BaseURL:  e.cfg.ConsoleURL,
+		Client:     st.Client,
+		People:     ppl,
+		Webhooks:   e.registry(st),
+		Dispatcher: disp,
+		Log:        e.log,
+		Trusted:    trusted,
+		BaseURL:    e.cfg.ConsoleURL,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)
