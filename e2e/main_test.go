@@ -285,28 +285,70 @@ func xpathString(s string) string {
 	return "'" + s + "'"
 }
 
-// choose clicks the single radio button or checkbox whose label starts with
+// choose clicks the single radio button or checkbox inside the elements
+// the XPath within matches ("" for the whole page) whose label starts with
 // text, as a person would (so it works with JavaScript off), and fails the
 // test unless it is checked afterwards.
-func choose(t *testing.T, ctx context.Context, text string) {
+func choose(t *testing.T, ctx context.Context, within, text string) {
 	t.Helper()
 	q := xpathString(text)
 	box := `(@type='radio' or @type='checkbox')`
-	xpath := `//label[starts-with(normalize-space(.), ` + q + `)]//input[` + box + `]` +
-		` | //input[` + box + ` and @id=//label[starts-with(normalize-space(.), ` + q + `)]/@for]`
+	tickXPath(t, ctx, "the choice "+text,
+		within+`//label[starts-with(normalize-space(.), `+q+`)]//input[`+box+`]`+
+			` | `+within+`//input[`+box+` and @id=//label[starts-with(normalize-space(.), `+q+`)]/@for]`)
+}
+
+// tick is choose for the checkbox or radio button named name with value.
+func tick(t *testing.T, ctx context.Context, within, name, value string) {
+	t.Helper()
+	tickXPath(t, ctx, name+"="+value, within+`//input[@name=`+xpathString(name)+` and @value=`+xpathString(value)+`]`)
+}
+
+func tickXPath(t *testing.T, ctx context.Context, what, xpath string) {
+	t.Helper()
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(xpath)))
 	if err != nil || len(nodes) != 1 {
-		t.Fatalf("find the choice %q: %d found, %v", text, len(nodes), err)
+		t.Fatalf("find %s: %d found, %v", what, len(nodes), err)
 	}
 	ids := chromedp.NodeIDs{nodes[0].NodeID}
 	if err := chromedp.Do(ctx, chromedp.Click(ids)); err != nil {
-		t.Fatalf("choose %q: %v", text, err)
+		t.Fatalf("choose %s: %v", what, err)
 	}
 	checked, err := chromedp.Run(ctx, chromedp.JavascriptAttribute[bool](ids, "checked"))
 	if err != nil || !checked {
-		t.Fatalf("the choice %q is not checked after the click (%v)", text, err)
+		t.Fatalf("%s is not checked after the click (%v)", what, err)
+	}
+}
+
+// typeInto replaces the value of the single input the CSS selector matches by
+// typing, for fields a label does not tell apart (two forms on one page).
+func typeInto(t *testing.T, ctx context.Context, css, value string) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(fctx, chromedp.Clear(chromedp.CSS(css)), chromedp.SendKeys(chromedp.CSS(css), value)); err != nil {
+		t.Fatalf("type into %s: %v", css, err)
+	}
+}
+
+// follow clicks the link whose text is text (spaces normalized) and
+// returns the status of the page it leads to.
+func follow(t *testing.T, ctx context.Context, text string, want int) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(`//a[normalize-space(.)=`+xpathString(text)+`]`)))
+	cancel()
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("find the link %q: %d found, %v", text, len(nodes), err)
+	}
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.NodeIDs{nodes[0].NodeID}))
+	if err != nil {
+		t.Fatalf("follow %q: %v", text, err)
+	}
+	if int(resp.Status) != want {
+		t.Fatalf("follow %q: %d, want %d\n%s", text, resp.Status, want, mainText(t, ctx))
 	}
 }
 
