@@ -71,11 +71,15 @@ func newSite(t *testing.T, st *store.Store) *site {
 	// The sign-in throttle counts per test, for the same reason; serve
 	// passes the API's limiter, which holds on PostgreSQL for the package.
 	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory()})
+	// A short poll: a queued ping is posted within a fraction of a second
+	// rather than serve's two.
+	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
 	con, err := console.New(console.Options{
-		Client:   st.Client,
-		People:   ppl,
-		Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true},
-		Log:      log,
+		Client:     st.Client,
+		People:     ppl,
+		Webhooks:   &webhooks.Registry{Client: st.Client, AllowPrivate: true},
+		Dispatcher: d,
+		Log:        log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +91,6 @@ func newSite(t *testing.T, st *store.Store) *site {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
-	// A short poll: a queued resend is posted within a fraction of a
-	// second rather than serve's two.
-	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
