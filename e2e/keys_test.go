@@ -12,10 +12,10 @@ import (
 	"larder.dev/larder/store"
 )
 
-// display is how the console names a key: its prefix, an ellipsis and its
-// last four characters.
+// display is how the console names a key: its prefix (key_live_ or
+// key_test_, as long), an ellipsis and its last four characters.
 func display(key string) string {
-	return key[:len("key_test_")] + "…" + key[len(key)-4:]
+	return key[:len("key_live_")] + "…" + key[len(key)-4:]
 }
 
 // testForm is the XPath of the keys page's form for test keys.
