@@ -52,6 +52,7 @@ type site struct {
 	t      *testing.T
 	st     *store.Store
 	people *people.Service
+	hooks  *webhooks.Registry
 	// URL is the server's origin, http://127.0.0.1:port.
 	URL string
 }
@@ -74,10 +75,11 @@ func newSite(t *testing.T, st *store.Store) *site {
 	// A short poll: a queued ping is posted within a fraction of a second
 	// rather than serve's two.
 	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
+	hooks := &webhooks.Registry{Client: st.Client, AllowPrivate: true}
 	con, err := console.New(console.Options{
 		Client:     st.Client,
 		People:     ppl,
-		Webhooks:   &webhooks.Registry{Client: st.Client, AllowPrivate: true},
+		Webhooks:   hooks,
 		Dispatcher: d,
 		Log:        log,
 	})
@@ -101,7 +103,7 @@ func newSite(t *testing.T, st *store.Store) *site {
 		cancel()
 		<-done
 	})
-	return &site{t: t, st: st, people: ppl, URL: srv.URL}
+	return &site{t: t, st: st, people: ppl, hooks: hooks, URL: srv.URL}
 }
 
 // emails makes addresses unique in the database the package's tests share

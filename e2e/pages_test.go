@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/people"
+	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
 
@@ -42,6 +43,18 @@ func TestEveryPage(t *testing.T) {
 		org := dbtest.NewOrg(t, st, "")
 		tr := &tour{s: s, opened: map[string]bool{}}
 		bg := context.Background()
+
+		// Something on every page: a key, an endpoint on a receiver, and
+		// an event delivered to it.
+		key := org.Key(t, policy.Test, "all")
+		rc := newReceiver(t)
+		if _, err := s.hooks.Create(bg, org.Org.ID, policy.Test, rc.URL+"/larder", "", "Stock alerts", nil); err != nil {
+			t.Fatal(err)
+		}
+		if r := s.call(t, "POST", "/v1/tags", key, map[string]any{"name": "Seasonal", "ref_type": "PRODUCT"}); r.status != http.StatusCreated {
+			t.Fatalf("create a tag: %d %s", r.status, r.body)
+		}
+		waitFor(t, "the tag's event delivered", func() bool { return len(rc.received()) > 0 })
 
 		// An admin with a second factor signs in through the code page.
 		admin := s.person(org.Org.ID, people.Admin)
@@ -74,6 +87,43 @@ func TestEveryPage(t *testing.T) {
 		submit(t, ctx, "Change password", http.StatusBadRequest)
 		check(t, ctx, "account-error")
 
+		tr.visit(t, ctx, "/console/keys", "/console/keys", http.StatusOK, "keys")
+		follow(t, ctx, "Rotate "+display(key), http.StatusOK)
+		tr.opened["/console/keys/{id}/rotate"] = true
+		check(t, ctx, "key-rotate")
+		s.open(t, ctx, "/console/keys", http.StatusOK)
+		follow(t, ctx, "Revoke "+display(key), http.StatusOK)
+		tr.opened["/console/keys/{id}/revoke"] = true
+		check(t, ctx, "key-revoke")
+
+		tr.visit(t, ctx, "/console/webhooks", "/console/webhooks", http.StatusOK, "webhooks")
+		follow(t, ctx, rc.URL+"/larder", http.StatusOK)
+		tr.opened["/console/webhooks/{id}"] = true
+		check(t, ctx, "webhook")
+		if got := mainText(t, ctx); !strings.Contains(got, "tag.created") {
+			t.Errorf("the endpoint's log does not show the tag's event:\n%s", got)
+		}
+
+		tr.visit(t, ctx, "/console/events", "/console/events?env=test", http.StatusOK, "events-test")
+		if got := mainText(t, ctx); !strings.Contains(got, "tag.created") {
+			t.Errorf("the test events do not show the tag's event:\n%s", got)
+		}
+		tr.visit(t, ctx, "/console/events", "/console/events?env=live", http.StatusOK, "events-live")
+		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
+		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
+
+		tr.visit(t, ctx, "/console/people", "/console/people", http.StatusOK, "people")
+		browsertest.Fill(t, ctx, "E-mail address", "not an address")
+		submit(t, ctx, "Invite", http.StatusBadRequest)
+		check(t, ctx, "people-error")
+		browsertest.Fill(t, ctx, "E-mail address", email("invited"))
+		browsertest.Fill(t, ctx, "Role", string(people.Operator))
+		submit(t, ctx, "Invite", http.StatusOK)
+		check(t, ctx, "people-invited")
+		if got := value(t, ctx, "#secret-link"); !strings.HasPrefix(got, s.URL+"/console/welcome/") {
+			t.Errorf("the invitation's link is %q", got)
+		}
+
 		// An invited viewer: the welcome page, then the start of setting
 		// up a second factor.
 		_, link := s.invite(org.Org.ID, people.Viewer)
@@ -86,6 +136,16 @@ func TestEveryPage(t *testing.T) {
 		tr.visit(t, other, "/console/account/second-factor", "/console/account/second-factor", http.StatusOK, "second-factor-start")
 		submit(t, other, "Set up a second factor", http.StatusOK)
 		check(t, other, "second-factor")
+		// What a viewer reads, and what they may not open.
+		s.open(t, other, "/console/keys", http.StatusOK)
+		check(t, other, "keys-viewer")
+		s.open(t, other, "/console/webhooks", http.StatusOK)
+		check(t, other, "webhooks-viewer")
+		s.open(t, other, "/console/people", http.StatusForbidden)
+		check(t, other, "forbidden")
+		if got := mainText(t, other); !strings.Contains(got, "viewer") {
+			t.Errorf("the refusal does not name the role:\n%s", got)
+		}
 
 		tr.visit(t, ctx, "", "/console/no-such-page", http.StatusNotFound, "not-found")
 		refused(t, s, ctx)
