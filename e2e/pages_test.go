@@ -148,6 +148,17 @@ func TestEveryPage(t *testing.T) {
 		}
 
 		tr.visit(t, ctx, "", "/console/no-such-page", http.StatusNotFound, "not-found")
+		// Another organization's endpoint is not found either, nor its
+		// URL shown.
+		elsewhere := dbtest.NewOrg(t, st, "")
+		theirs, err := s.hooks.Create(bg, elsewhere.Org.ID, policy.Test, rc.URL+"/theirs", "", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.open(t, ctx, fmt.Sprintf("/console/webhooks/%d", theirs.ID), http.StatusNotFound)
+		if got := mainText(t, ctx); strings.Contains(got, "/theirs") {
+			t.Errorf("another organization's endpoint shows:\n%s", got)
+		}
 		refused(t, s, ctx)
 
 		var missed []string
