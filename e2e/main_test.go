@@ -50,7 +50,6 @@ const password = "correct horse battery staple"
 // allowed to post to the loopback, where the tests' receivers listen.
 type site struct {
 	t      *testing.T
-	st     *store.Store
 	people *people.Service
 	hooks  *webhooks.Registry
 	// URL is the server's origin, http://127.0.0.1:port.
@@ -73,7 +72,8 @@ func newSite(t *testing.T, st *store.Store) *site {
 	// passes the API's limiter, which holds on PostgreSQL for the package.
 	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory()})
 	// A short poll: a queued ping is posted within a fraction of a second
-	// rather than serve's two.
+	// rather than serve's two. serve runs one dispatcher and gives the
+	// console another for single resends; one does both here.
 	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
 	hooks := &webhooks.Registry{Client: st.Client, AllowPrivate: true}
 	con, err := console.New(console.Options{
@@ -86,6 +86,8 @@ func newSite(t *testing.T, st *store.Store) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As serve's withConsole: the console under /console/, the API
+	// everywhere else.
 	mux := http.NewServeMux()
 	mux.Handle("/console/", con)
 	mux.Handle("/console", con)
@@ -103,7 +105,7 @@ func newSite(t *testing.T, st *store.Store) *site {
 		cancel()
 		<-done
 	})
-	return &site{t: t, st: st, people: ppl, hooks: hooks, URL: srv.URL}
+	return &site{t: t, people: ppl, hooks: hooks, URL: srv.URL}
 }
 
 // emails makes addresses unique in the database the package's tests share
@@ -307,6 +309,8 @@ func tick(t *testing.T, ctx context.Context, within, name, value string) {
 	tickXPath(t, ctx, name+"="+value, within+`//input[@name=`+xpathString(name)+` and @value=`+xpathString(value)+`]`)
 }
 
+// tickXPath clicks the single input the XPath matches and fails the test
+// unless it is checked afterwards.
 func tickXPath(t *testing.T, ctx context.Context, what, xpath string) {
 	t.Helper()
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -336,8 +340,8 @@ func typeInto(t *testing.T, ctx context.Context, css, value string) {
 	}
 }
 
-// follow clicks the link whose text is text (spaces normalized) and
-// returns the status of the page it leads to.
+// follow clicks the single link whose text is text (spaces normalized) and
+// fails the test unless the page it leads to answers want.
 func follow(t *testing.T, ctx context.Context, text string, want int) {
 	t.Helper()
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
