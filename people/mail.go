@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/mail"
 	"larder.dev/larder/webhooks"
 )
 
@@ -16,7 +17,7 @@ import (
 type Mailer struct {
 	addr, from string
 	auth       smtp.Auth
-	// send is smtp.SendMail, replaced in tests.
+	// send is mail.Send, replaced in tests.
 	send func(addr string, a smtp.Auth, from string, to []string, msg []byte) error
 }
 
@@ -30,7 +31,7 @@ func NewMailer(smtpURL string) (*Mailer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Mailer{addr: addr, from: from, auth: auth, send: smtp.SendMail}, nil
+	return &Mailer{addr: addr, from: from, auth: auth, send: mail.Send}, nil
 }
 
 // ErrNoMailer is a link to e-mail without a mail server: show it instead.
@@ -52,19 +53,12 @@ func (s *Service) MailLink(_ context.Context, l Link, baseURL string) error {
 		subject, what = "Set a new Larder password", "Someone asked for a new password for your Larder console. Choose one here:"
 	}
 	m := s.mailer
-	body := strings.Join([]string{
-		"From: " + m.from,
-		"To: " + l.Person.Email,
-		"Subject: " + subject,
-		"Date: " + s.clock().UTC().Format(time.RFC1123Z),
-		"Content-Type: text/plain; charset=utf-8",
-		"",
+	body := mail.Compose(m.from, l.Person.Email, subject, s.clock(),
 		what,
 		"",
-		strings.TrimRight(baseURL, "/") + LinkPath(l.Token),
+		strings.TrimRight(baseURL, "/")+LinkPath(l.Token),
 		"",
 		fmt.Sprintf("The link works once, until %s. If you did not expect it, ignore this message.", l.ExpiresAt.UTC().Format(time.RFC1123)),
-		"",
-	}, "\r\n")
-	return m.send(m.addr, m.auth, m.from, []string{l.Person.Email}, []byte(body))
+	)
+	return m.send(m.addr, m.auth, m.from, []string{l.Person.Email}, body)
 }

@@ -3,11 +3,11 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"larder.dev/larder/mail"
 	"log/slog"
 	"net"
 	"net/smtp"
 	"net/url"
-	"strings"
 	"time"
 
 	"larder.dev/larder/ent"
@@ -33,7 +33,7 @@ type Mailer struct {
 	addr, from string
 	auth       smtp.Auth
 	log        *slog.Logger
-	// send is smtp.SendMail (replaced in tests).
+	// send is mail.Send (replaced in tests).
 	send func(addr string, a smtp.Auth, from string, to []string, msg []byte) error
 }
 
@@ -70,7 +70,7 @@ func NewNotifier(smtpURL string, log *slog.Logger) (Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Mailer{addr: addr, from: from, auth: auth, log: log, send: smtp.SendMail}, nil
+	return &Mailer{addr: addr, from: from, auth: auth, log: log, send: mail.Send}, nil
 }
 
 // EndpointDisabled e-mails the endpoint's owner; an endpoint without an e-mail
@@ -84,17 +84,10 @@ func (m *Mailer) EndpointDisabled(_ context.Context, ep *ent.WebhookEndpoint) er
 	if ep.FailingSince != nil {
 		since = ep.FailingSince.UTC().Format(time.RFC3339)
 	}
-	body := strings.Join([]string{
-		"From: " + m.from,
-		"To: " + ep.Email,
-		"Subject: Larder webhook endpoint " + fmt.Sprint(ep.ID) + " disabled",
-		"Date: " + time.Now().UTC().Format(time.RFC1123Z),
-		"Content-Type: text/plain; charset=utf-8",
-		"",
+	body := mail.Compose(m.from, ep.Email, "Larder webhook endpoint "+fmt.Sprint(ep.ID)+" disabled", time.Now(),
 		fmt.Sprintf("Your webhook endpoint %d (%s) failed every delivery since %s and has been disabled.", ep.ID, ep.URL, since),
 		"Nothing was deleted: deliveries are kept and resume when you enable it again",
 		fmt.Sprintf("(larder webhook enable --endpoint %d).", ep.ID),
-		"",
-	}, "\r\n")
-	return m.send(m.addr, m.auth, m.from, []string{ep.Email}, []byte(body))
+	)
+	return m.send(m.addr, m.auth, m.from, []string{ep.Email}, body)
 }
