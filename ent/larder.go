@@ -4,7 +4,6 @@ package ent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -14,9 +13,9 @@ import (
 
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
-	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/dberror"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/bill"
@@ -2156,11 +2155,9 @@ func RunInTx(ctx context.Context, c *Client, fn func(tx *Tx) error) error {
 
 // Retryable reports whether err ended a transaction that did nothing and may
 // simply run again: PostgreSQL chose it as the victim of a deadlock (40P01)
-// or could not serialise it with a concurrent one (40001).
-func Retryable(err error) bool {
-	var pe *pq.Error
-	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
-}
+// or could not serialise it with a concurrent one (40001). Package dberror
+// classifies it, as it does every driver's error.
+func Retryable(err error) bool { return dberror.Retryable(err) }
 
 // runInTx is one attempt of RunInTx.
 func runInTx(ctx context.Context, c *Client, fn func(tx *Tx) error) error {

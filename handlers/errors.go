@@ -3,10 +3,8 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -16,14 +14,12 @@ import (
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/go-faster/jx"
-	"github.com/lib/pq"
 	"github.com/ogen-go/ogen/ogenerrors"
 	"github.com/ogen-go/ogen/validate"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
+	"larder.dev/larder/dberror"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
@@ -148,7 +144,7 @@ func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 		// from the client).
 		h.log.InfoContext(ctx, "request cancelled", "request_id", RequestID(ctx), "error", err)
 		return unavailable
-	case busy(err):
+	case dberror.Unavailable(err):
 		h.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err)
 		return unavailable
 	}
@@ -198,20 +194,12 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	return internal
 }
 
-var sqliteUnique = regexp.MustCompile(`UNIQUE constraint failed: ([\w., ]+)`)
-
 // duplicateField names the API field of a unique violation: the last column
 // of the index that is not the owning account.
 func duplicateField(err error) string {
-	var cols []string
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		cols = ent.UniqueColumns(pe.Constraint)
-	} else if m := sqliteUnique.FindStringSubmatch(err.Error()); m != nil {
-		for _, c := range strings.Split(m[1], ",") {
-			_, col, _ := strings.Cut(strings.TrimSpace(c), ".")
-			cols = append(cols, col)
-		}
+	constraint, cols, _ := dberror.Unique(err)
+	if constraint != "" {
+		cols = ent.UniqueColumns(constraint)
 	}
 	for i := len(cols) - 1; i >= 0; i-- {
 		if cols[i] != "account_id" && cols[i] != "parent_id" {
@@ -219,27 +207,6 @@ func duplicateField(err error) string {
 		}
 	}
 	return ""
-}
-
-// busy reports errors that mean "not now": the database refused a connection
-// or a lock could not be had in time.
-func busy(err error) bool {
-	var (
-		ne *net.OpError
-		pe *pq.Error
-		se *sqlite.Error
-	)
-	switch {
-	case errors.Is(err, driver.ErrBadConn), errors.As(err, &ne):
-		return true
-	case errors.As(err, &pe):
-		// too_many_connections, cannot_connect_now, lock_not_available, serialization_failure
-		return slices.Contains([]pq.ErrorCode{"53300", "57P03", "55P03", "40001", "40P01"}, pe.Code)
-	case errors.As(err, &se):
-		code := se.Code() & 0xff
-		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
-	}
-	return false
 }
 
 // bodyProblem maps an error decoding or validating a request body.

@@ -1,6 +1,11 @@
 // Package handlers serves the API: the ogen Handler (generated CRUD from
 // package rest, plus one hand-written file per resource with behaviour beyond
 // CRUD), the security handler, the middleware and the one error mapping.
+//
+// Layering: handlers is the HTTP layer, above store and the database drivers.
+// It imports no driver: the error mapping asks package dberror what a
+// database error means (a unique value taken, "not now"), and a test asserts
+// that no file here imports lib/pq or modernc.org/sqlite.
 package handlers
 
 import (

@@ -1,11 +1,17 @@
 // Package store opens the database behind a URL and builds the ent client
 // every part of Larder uses, with the cost redaction and the transactional
 // outbox attached: there is no other way to get a client.
+//
+// Layering: store sits below the HTTP layer and imports none of it. The
+// outbox's snapshot renderer (rest.Snapshots) belongs to the REST layer, so
+// whoever opens a store passes it in Options.Snapshots; a test asserts that
+// store does not depend on larder.dev/larder/ent/rest.
 package store
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -16,7 +22,6 @@ import (
 	_ "modernc.org/sqlite" // registers "sqlite"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
@@ -34,6 +39,8 @@ type Store struct {
 	// DSN is the driver's data source name (for PostgreSQL, a lib/pq
 	// connection string the webhook dispatcher listens on).
 	DSN string
+	// snaps renders the outbox's snapshots; Observed attaches it again.
+	snaps hooks.Snapshots
 }
 
 // Options tune the connection pool.
@@ -42,11 +49,22 @@ type Options struct {
 	MaxConns int
 	// Statements is how many prepared statements to keep; 0 prepares none.
 	Statements int
+	// Snapshots renders the webhook snapshots the outbox writes with each
+	// change (rest.Snapshots{}). It is required: the renderer lives in the
+	// REST layer above store, which therefore cannot pick it itself.
+	Snapshots hooks.Snapshots
 }
+
+// ErrNoSnapshots is returned by Open when Options.Snapshots is nil: a client
+// without the outbox's renderer could not write the events of changes.
+var ErrNoSnapshots = errors.New("store: Options.Snapshots is required (rest.Snapshots{})")
 
 // Open connects to url: postgres://… or postgresql://… (lib/pq), or
 // sqlite://PATH (embedded; sqlite://larder.db is relative, sqlite:///var/x.db absolute).
 func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
+	if o.Snapshots == nil {
+		return nil, ErrNoSnapshots
+	}
 	driver, dia, dsn, err := Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -79,7 +97,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o.Statements), DB: db, Dialect: dia, DSN: dsn}, nil
+	return &Store{Client: NewClient(db, dia, o.Statements, o.Snapshots), DB: db, Dialect: dia, DSN: dsn, snaps: o.Snapshots}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
@@ -96,11 +114,11 @@ func openDB(driver, dsn string) (*sql.DB, error) {
 }
 
 // NewClient builds the ent client over db with the cost redaction and the
-// outbox attached, keeping up to statements prepared statements; its reads
-// under a context of Snapshot go to the snapshot. Hooks registered first run
-// outermost: redaction sees the outbox's result, and the outbox sees
+// outbox (rendering with snaps) attached, keeping up to statements prepared
+// statements; its reads under a context of Snapshot go to the snapshot. Hooks
+// registered first run outermost: redaction sees the outbox's result, and the outbox sees
 // unredacted values.
-func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
+func NewClient(db *sql.DB, dia string, statements int, snaps hooks.Snapshots) *ent.Client {
 	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
 	if statements > 0 {
 		c := newCachingDriver(db, dia, statements)
@@ -109,14 +127,14 @@ func NewClient(db *sql.DB, dia string, statements int) *ent.Client {
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)
 	}
-	return clientOver(drv)
+	return clientOver(drv, snaps)
 }
 
 // clientOver builds the ent client over drv with what every client carries.
-func clientOver(drv dialect.Driver) *ent.Client {
+func clientOver(drv dialect.Driver, snaps hooks.Snapshots) *ent.Client {
 	c := ent.NewClient(ent.Driver(drv))
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
-	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(rest.Snapshots{}), ent.MachineHook())
+	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(snaps), ent.MachineHook())
 	return c
 }
 
@@ -130,7 +148,7 @@ func (s *Store) Observed(see func(statement string)) *Store {
 		see(fmt.Sprint(v...))
 	})
 	o := *s
-	o.Client = clientOver(drv)
+	o.Client = clientOver(drv, s.snaps)
 	return &o
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
@@ -203,7 +204,7 @@ func fresh(t *testing.T, b dbtest.Backend) *store.Store {
 	if b == dbtest.Postgres {
 		u = dbtest.Scratch(t, "secrets")
 	}
-	st, err := store.Open(context.Background(), u, store.Options{})
+	st, err := store.Open(context.Background(), u, store.Options{Snapshots: rest.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}

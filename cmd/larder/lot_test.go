@@ -8,6 +8,7 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
@@ -21,7 +22,7 @@ func TestLotSetQC(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			db := dbtest.URL(t, b)
 			org := int(cli(t, db, "org", "create", "--name", "QC bakery")["id"].(float64))
-			st, err := store.Open(context.Background(), db, store.Options{})
+			st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
 			if err != nil {
 				t.Fatal(err)
 			}

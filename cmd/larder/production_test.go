@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/policy"
@@ -40,7 +41,7 @@ func newProdFixture(t *testing.T, b dbtest.Backend) *prodFixture {
 	db := dbtest.URL(t, b)
 	o := cli(t, db, "org", "create", "--name", "Floor bakery")
 	test := int(o["accounts"].(map[string]any)["test"].(map[string]any)["id"].(float64))
-	st, err := store.Open(context.Background(), db, store.Options{})
+	st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}

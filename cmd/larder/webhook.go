@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 	"larder.dev/larder/webhooks"
@@ -743,7 +744,7 @@ func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned boo
 		e.log.Info("webhook dispatcher off (--webhooks=false); run `larder webhook worker` elsewhere")
 		return func() {}, nil
 	}
-	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0})
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0, Snapshots: rest.Snapshots{}})
 	if err != nil {
 		return nil, err
 	}
