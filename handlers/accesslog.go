@@ -4,12 +4,101 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"larder.dev/larder/metrics"
 )
+
+// recorder remembers the status and size of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// withAccessLog logs one line per request, and turns a panic into a 500
+// problem (when nothing was written yet) instead of a dropped connection.
+//
+// It needs the exchange of withRequestID outside it, for the request id of
+// its line and the reason of a 429 or 503 that the layers inside it record
+// (refuse); without one the line has no id and the reason is "other". It
+// sits outside the caching layer so that it sees, and counts, the status and
+// bytes that go on the wire: a 304, a compressed body.
+func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		ctx := r.Context()
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.log.ErrorContext(ctx, "panic", "request_id", RequestID(ctx), "panic", v, "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeProblem(ctx, rec, internal)
+				}
+			}
+			now := time.Now()
+			took := now.Sub(start)
+			m.Request(name(r), r.Method, rec.status, took)
+			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
+				var reason string
+				if x := exchangeOf(ctx); x != nil {
+					reason = x.refused
+				}
+				if reason == "" {
+					reason = "other"
+				}
+				m.Refused(rec.status, reason)
+			}
+			if quiet(r, rec.status) {
+				return
+			}
+			a := access{
+				requestID: RequestID(ctx),
+				method:    r.Method,
+				path:      r.URL.Path,
+				status:    rec.status,
+				bytes:     rec.bytes,
+				duration:  took,
+				remote:    r.RemoteAddr,
+				// The client closed its side before the answer.
+				clientAbort: ctx.Err() != nil,
+			}
+			if cid := r.Header.Get("X-Request-Id"); cid != "" {
+				a.clientRequestID = printable(cid)
+			}
+			log.write(ctx, now, &a)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
 
 // access is one line of the access log: the request's fields, in the order
 // the line shows them.

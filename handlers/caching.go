@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,12 @@ func keep(b *bytes.Buffer) {
 // downloads it again only when it changed. A body of at least gzipAbove
 // bytes is gzip-compressed for a client that accepts it (lists and the
 // description, in practice). Other methods pass through untouched.
+//
+// It needs nothing from the layers outside it. The layers inside it get the
+// answer's header map itself (headers are set on the response directly) and,
+// for a GET, a retractable writer, on which the gate may answer a request
+// twice; nothing between this layer and the gate may wrap the writer, or
+// every GET of a trusted key waits for its key to be read first.
 func withHTTPCaching(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
@@ -135,11 +142,51 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
+// retractable is a response writer that sends nothing before the handler
+// returns, so that what was written to it can still be taken back: the gate
+// answers a trusted GET on it first and, if the key turns out to have
+// changed, throws that answer away and answers again (gate.trusting).
+// withHTTPCaching hands one to the layers inside it for every GET (buffered);
+// a writer that is not one sends as it goes, and the gate then checks the key
+// before it answers.
+type retractable interface {
+	http.ResponseWriter
+	// mark notes the headers set so far, the ones retract keeps.
+	mark()
+	// retract forgets the status and body written since the handler began,
+	// and every header set since mark.
+	retract()
+}
+
 // buffered holds an answer until it is complete.
 type buffered struct {
 	header http.Header
 	status int
 	body   *bytes.Buffer
+	// marked are the names of the headers set at mark, in kept while they
+	// fit: the writer is made per GET anyway, and a slice of its own would
+	// be one more allocation.
+	marked []string
+	kept   [8]string
+}
+
+var _ retractable = (*buffered)(nil)
+
+func (b *buffered) mark() {
+	b.marked = b.kept[:0]
+	for name := range b.header {
+		b.marked = append(b.marked, name)
+	}
+}
+
+func (b *buffered) retract() {
+	b.status = 0
+	b.body.Reset()
+	for name := range b.header {
+		if !slices.Contains(b.marked, name) {
+			delete(b.header, name)
+		}
+	}
 }
 
 func (b *buffered) Header() http.Header { return b.header }

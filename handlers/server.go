@@ -1,13 +1,10 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
-	"path"
-	"strings"
 	"time"
 
 	"larder.dev/larder/apidocs"
@@ -52,9 +49,10 @@ type Options struct {
 	AccessLines io.Writer
 }
 
-// New assembles the API: request id, access log and panic recovery, ETag and
-// gzip for GET answers, time bound, load shedding, key and limits, then the
-// generated router.
+// New assembles the API: request id, tracing span, access log and panic
+// recovery, ETag and gzip for GET answers, time bound, load shedding,
+// routing, key and limits, the body's bound, then the generated router, in
+// the one ordered list of layers at its end.
 func New(st *store.Store, o Options) (*Server, error) {
 	cfg, log := o.Config, o.Log
 	if log == nil {
@@ -117,90 +115,52 @@ func New(st *store.Store, o Options) (*Server, error) {
 	}
 	mux.HandleFunc("GET "+LivePath, live)
 	mux.HandleFunc("GET "+ReadyPath, ready(st))
-	v1 := g.wrap(limitBody(api))
-	mux.Handle("/v1/", v1)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(r.Context(), w, notFound(r))
 	})
-	var handler http.Handler = canonical(mux, v1)
-	handler = withShedding(cfg.MaxInFlight, handler)
-	handler = withTimeout(cfg.RequestTimeout, handler)
-	handler = withHTTPCaching(handler)
-	handler = withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), handler)
+	var span middleware // none: tracing is off, and nothing is built per request
 	if tracing.Provider() != nil {
-		handler = withOperationSpan(api, handler)
+		span = func(next http.Handler) http.Handler { return withOperationSpan(api, next) }
 	}
-	handler = withRequestID(handler)
+	// The layers of every request, outermost first; each file's doc comment
+	// says what its layer needs from the ones above it.
+	layers := []middleware{
+		// First: it makes the exchange that every layer below reads (the
+		// request id of the log, the span and a problem) or fills in (the
+		// reason of a refusal, the viewer of a key).
+		withRequestID,
+		// Inside the id, which the span carries; outside the access log,
+		// so that the span covers the whole answer, logging included.
+		span,
+		// Above the caching: it logs and counts the status and bytes that
+		// go on the wire (a 304, a gzipped body), and turns a panic of any
+		// layer below into a 500.
+		func(next http.Handler) http.Handler {
+			return withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), next)
+		},
+		// Above the deadline: a GET's answer is held until complete, then
+		// tagged and compressed. Its writer reaches the gate unwrapped, for
+		// the gate's retraction of a trusted key's answer: no layer between
+		// the two may wrap it.
+		withHTTPCaching,
+		// Bounds the work of everything below, the gate's key and limit
+		// reads included.
+		func(next http.Handler) http.Handler { return withTimeout(cfg.RequestTimeout, next) },
+		// Counts the requests that do work, each under its deadline, and
+		// refuses past MaxInFlight before any route, key or database read.
+		func(next http.Handler) http.Handler { return withShedding(cfg.MaxInFlight, next) },
+		// Routing: the description, the docs, health and metrics end in
+		// mux, without a key or a limit; the API's operations go on below.
+		routes(mux),
+		// The key and the limits, for the API's operations alone.
+		g.wrap,
+		// Last before the router: the body's bound, and its copy for the
+		// router's error handler.
+		limitBody,
+	}
+	handler := chain(api, layers...)
 	return &Server{Handler: handler, Limiter: limiter, Metrics: m}, nil
 }
-
-// openapiPath is where the API description is served, the one path under
-// /v1/ that is not the generated router's.
-const openapiPath = "/v1/openapi.json"
-
-func notFound(r *http.Request) *problem.Error {
-	return problem.New(problem.NotFound, "No route %s %s; the API description is at /v1/openapi.json.", r.Method, r.URL.Path)
-}
-
-// canonical answers 404 to a path net/http's mux would redirect (dot
-// segments, doubled slashes) instead of a 3xx that no client of the API
-// expects: every answer is a resource or a problem. The one redirect is GET
-// /v1 (like GET /), a browser's way to the docs page.
-//
-// A canonical path under /v1/ other than the description's, written without
-// escapes, goes straight to v1, the handler mux has for /v1/ and would
-// choose for it anyway (an escaped path is left to the mux, which matches
-// the path as written): the mux's
-// pattern matching costs an API request about 1.5 µs and six allocations
-// (bench/README.md, "The request's own layers").
-func canonical(mux *http.ServeMux, v1 http.Handler) http.Handler {
-	var next http.Handler = mux
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if p == "/v1" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			apidocs.Redirect(w, r)
-			return
-		}
-		clean := path.Clean(p)
-		if strings.HasSuffix(p, "/") && clean != "/" {
-			clean += "/"
-		}
-		if p == "/v1" || clean != p {
-			writeProblem(r.Context(), w, notFound(r))
-			return
-		}
-		if strings.HasPrefix(p, "/v1/") && p != openapiPath && r.URL.RawPath == "" {
-			v1.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// limitBody bounds request bodies, and keeps a copy of what was read for the
-// error handler (locateLine).
-func limitBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			var raw bytes.Buffer
-			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw), r.Body}
-			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, &raw))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// rawBodyKey holds the *bytes.Buffer of the body read so far.
-type rawBodyKey struct{}
-
-// teeBody reads through r and closes c.
-type teeBody struct {
-	r io.Reader
-	c io.Closer
-}
-
-func (t teeBody) Read(p []byte) (int, error) { return t.r.Read(p) }
-func (t teeBody) Close() error               { return t.c.Close() }
 
 // PruneLimits forgets finished rate-limit windows every minute until ctx ends.
 func (s *Server) PruneLimits(ctx context.Context, log *slog.Logger) {
