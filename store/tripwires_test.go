@@ -168,6 +168,21 @@ func TestTripwireDriverRowsInterfaces(t *testing.T) {
 	})
 }
 
+// settled is count once it holds still: goroutines of earlier tests, and of
+// earlier rounds, that are ending are not counted as the next round's.
+func settled(count func() int) int {
+	n := count()
+	for range 200 {
+		time.Sleep(10 * time.Millisecond)
+		m := count()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
+}
+
 // orderLog records, in order, the Done calls on a context and the driver's
 // calls.
 type orderLog struct {
@@ -301,7 +316,7 @@ func TestTripwireDoneReadAfterTheDriverCall(t *testing.T) {
 			}
 			parent, cancel := context.WithCancel(ctx)
 			q := &quietCtx{Context: recordingCtx{Context: parent, log: log}}
-			before := rowWatchers()
+			before := settled(rowWatchers)
 			var rows *sql.Rows
 			var err error
 			if prepared {
