@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -138,22 +139,29 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func userSetRole(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("user set-role", config.Admin)
+// onUser runs a command that acts on one person (--user, and --org when
+// given): it parses the flags (more adds the command's own and returns the
+// check to run on them once parsed), opens the database, finds the
+// organization and calls act with a context naming the actor.
+func onUser(ctx context.Context, e *env, name string, opts []config.Options, args []string,
+	more func(*flag.FlagSet) func() error, act func(ctx context.Context, svc *people.Service, orgID, id int) error) error {
+	fs, err := e.flags(name, opts...)
 	if err != nil {
 		return err
 	}
 	id := fs.Int("user", 0, "id of the person (required)")
 	org := orgFlag(fs, "person")
-	roleFlag := fs.String("role", "", "admin, developer, operator or viewer (required)")
+	check := func() error { return nil }
+	if more != nil {
+		check = more(fs)
+	}
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
-	if *id == 0 || *roleFlag == "" {
-		return fmt.Errorf("user set-role needs --user and --role")
+	if *id == 0 {
+		return fmt.Errorf("%s needs --user", name)
 	}
-	role, err := people.ParseRole(*roleFlag)
-	if err != nil {
+	if err := check(); err != nil {
 		return err
 	}
 	st, _, err := e.open(ctx)
@@ -165,76 +173,58 @@ func userSetRole(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := people.New(st.Client, people.Options{}).SetRole(audit.WithActor(ctx, e.cfg.Actor), orgID, *id, role)
-	if err != nil {
+	if err := act(audit.WithActor(ctx, e.cfg.Actor), people.New(st.Client, people.Options{}), orgID, *id); err != nil {
 		return userErr(*id, err)
 	}
-	return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role)},
-		fmt.Sprintf("user %d (%s) is now %s; their sessions have ended", p.ID, p.Email, p.Role))
+	return nil
+}
+
+func userSetRole(ctx context.Context, e *env, args []string) error {
+	var role people.Role
+	flags := func(fs *flag.FlagSet) func() error {
+		r := fs.String("role", "", "admin, developer, operator or viewer (required)")
+		return func() error {
+			if *r == "" {
+				return fmt.Errorf("user set-role needs --role")
+			}
+			var err error
+			role, err = people.ParseRole(*r)
+			return err
+		}
+	}
+	return onUser(ctx, e, "user set-role", []config.Options{config.Admin}, args, flags, func(ctx context.Context, svc *people.Service, orgID, id int) error {
+		p, err := svc.SetRole(ctx, orgID, id, role)
+		if err != nil {
+			return err
+		}
+		return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role)},
+			fmt.Sprintf("user %d (%s) is now %s; their sessions have ended", p.ID, p.Email, p.Role))
+	})
 }
 
 func userRemove(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("user remove", config.Admin)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("user", 0, "id of the person (required)")
-	org := orgFlag(fs, "person")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("user remove needs --user")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := userOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	svc := people.New(st.Client, people.Options{})
-	p, err := svc.Get(ctx, orgID, *id)
-	if err != nil {
-		return userErr(*id, err)
-	}
-	if err := svc.Remove(audit.WithActor(ctx, e.cfg.Actor), orgID, *id); err != nil {
-		return userErr(*id, err)
-	}
-	return e.print(map[string]any{"id": p.ID, "email": p.Email, "removed": true},
-		fmt.Sprintf("user %d (%s) is removed; their sessions and links no longer work", p.ID, p.Email))
+	return onUser(ctx, e, "user remove", []config.Options{config.Admin}, args, nil, func(ctx context.Context, svc *people.Service, orgID, id int) error {
+		p, err := svc.Get(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := svc.Remove(ctx, orgID, id); err != nil {
+			return err
+		}
+		return e.print(map[string]any{"id": p.ID, "email": p.Email, "removed": true},
+			fmt.Sprintf("user %d (%s) is removed; their sessions and links no longer work", p.ID, p.Email))
+	})
 }
 
 func userResetPassword(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("user reset-password", consoleFlags...)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("user", 0, "id of the person (required)")
-	org := orgFlag(fs, "person")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("user reset-password needs --user")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := userOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	l, err := people.New(st.Client, people.Options{}).IssueReset(audit.WithActor(ctx, e.cfg.Actor), orgID, *id)
-	if err != nil {
-		return userErr(*id, err)
-	}
-	link := e.link(l)
-	return e.print(map[string]any{"id": l.Person.ID, "email": l.Person.Email, "link": link},
-		fmt.Sprintf("one-time link for user %d (%s) to set a new password, valid until %s:\n%s",
-			l.Person.ID, l.Person.Email, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+	return onUser(ctx, e, "user reset-password", consoleFlags, args, nil, func(ctx context.Context, svc *people.Service, orgID, id int) error {
+		l, err := svc.IssueReset(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		link := e.link(l)
+		return e.print(map[string]any{"id": l.Person.ID, "email": l.Person.Email, "link": link},
+			fmt.Sprintf("one-time link for user %d (%s) to set a new password, valid until %s:\n%s",
+				l.Person.ID, l.Person.Email, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+	})
 }
