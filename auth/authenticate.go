@@ -16,6 +16,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
@@ -89,16 +90,22 @@ type Authenticator struct {
 	// process last read it (PostgreSQL): what Trust assumes of the next
 	// request with the key.
 	hints sync.Map
+	// trust is whether Trust takes keys on trust (fastpath.TrustedKeys).
+	trust bool
 }
 
 // NewAuthenticator prepares the statements that read keys from db and spend
-// from limiter, which allows limit requests per account and minute.
-func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int) (*Authenticator, error) {
-	a := &Authenticator{limiter: limiter, limit: limit}
+// from limiter, which allows limit requests per account and minute. With
+// fast's reserved budget, on PostgreSQL, a key's read reserves numbers of its
+// account's budget in the same statement; with its trusted keys too, Trust
+// takes reads' keys on trust. Without them every request reads its key, then
+// spends one number from limiter.
+func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int, fast fastpath.Set) (*Authenticator, error) {
+	a := &Authenticator{limiter: limiter, limit: limit, trust: fast.Has(fastpath.TrustedKeys)}
 	lookup := LookupSQL
 	touch := `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
 	var err error
-	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres {
+	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres && fast.Has(fastpath.ReservedBudget) {
 		a.shared = pg
 		if a.spend, err = db.Prepare(LookupAndSpendSQL); err != nil {
 			return nil, fmt.Errorf("prepare key lookup: %w", err)
@@ -211,7 +218,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 	if err != nil {
 		return nil, fmt.Errorf("authenticate: scopes of key %d: %w", row.keyID, err)
 	}
-	if a.shared != nil {
+	if a.shared != nil && a.trust {
 		a.hints.Store(sum, &hint{row: *row, scopes: scopes, hash: hash, args: [2]any{hash, row.print}, bucket: ratelimit.AccountBucket(row.accountID)})
 	}
 	if !row.used.Valid || now.Sub(row.used.Time) >= time.Minute {
@@ -276,7 +283,7 @@ func (c *Check) KeyCheck() *ent.KeyCheck {
 // that proves revoked has used one number of its account's minute; one that
 // proves changed but valid keeps it (Authenticate's spent).
 func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool) {
-	if a.shared == nil {
+	if a.shared == nil || !a.trust {
 		return nil, nil, false
 	}
 	token, env, ok := bearer(header)

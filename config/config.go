@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"larder.dev/larder/fastpath"
 )
 
 // Config is everything an operator can set.
@@ -41,6 +43,10 @@ type Config struct {
 	// the cache off, e.g. behind a pooler without prepared-statement support
 	// (--db-statements, LARDER_DB_STATEMENTS).
 	Statements int
+	// FastPath is which of the mechanisms that exist for speed alone run
+	// (--fast-path, LARDER_FAST_PATH): all of them by default; false serves
+	// the same API the plain way (package fastpath).
+	FastPath fastpath.Set
 	// LogFormat is text or json (--log-format, LARDER_LOG_FORMAT).
 	LogFormat string
 	// LogFlush is how long serve may hold log lines below WARN before
@@ -114,6 +120,7 @@ func Defaults() Config {
 		MaxInFlight:    512,
 		GCPercent:      400,
 		Statements:     256,
+		FastPath:       envFastPath(),
 		LogFormat:      "text",
 		LogFlush:       100 * time.Millisecond,
 		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
@@ -125,6 +132,18 @@ func Defaults() Config {
 		Actor:                DefaultActor(),
 		ConsoleSettings:      consoleDefaults(),
 	}
+}
+
+// envFastPath is the switch as LARDER_FAST_PATH sets it, so that every
+// configuration built from Defaults, a test's included, runs the path the
+// environment asks for; an unreadable value counts as unset here, and Bind
+// reports it.
+func envFastPath() fastpath.Set {
+	s, err := fastpath.FromEnv()
+	if err != nil {
+		return fastpath.All
+	}
+	return s
 }
 
 // DefaultMetricsAddr is where serve offers /metrics unless told otherwise:
@@ -166,7 +185,7 @@ type option struct {
 type Options []string
 
 // Common flags every command takes.
-var Common = Options{"database", "log-format", "db-statements"}
+var Common = Options{"database", "log-format", "db-statements", "fast-path"}
 
 // Webhooks flags of serve and the webhook commands, and the keys of their secrets.
 var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-after", "webhook-allow-private", "webhook-poll-interval", "smtp-url", "secret-key", "secret-key-old"}
@@ -216,6 +235,16 @@ func setBool(p *bool) func(string) error {
 	return func(v string) (err error) { *p, err = strconv.ParseBool(v); return err }
 }
 
+func fast(p *fastpath.Set) func(*flag.FlagSet, string, string) {
+	return func(fs *flag.FlagSet, n, h string) {
+		fs.Func(n, h+" (default "+p.String()+")", setFast(p))
+	}
+}
+
+func setFast(p *fastpath.Set) func(string) error {
+	return func(v string) (err error) { *p, err = fastpath.Parse(v); return err }
+}
+
 func (c *Config) options() map[string]option {
 	return map[string]option{
 		"database":        {"database", "LARDER_DATABASE_URL", "database URL: sqlite://PATH, postgres://…", str(&c.Database), setStr(&c.Database)},
@@ -232,6 +261,7 @@ func (c *Config) options() map[string]option {
 		"metrics-token":   {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
 		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
 		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
+		"fast-path":       {"fast-path", fastpath.Env, "speed mechanisms: true, false (the plain path) or a list such as -compiled-reads,-trusted-keys", fast(&c.FastPath), setFast(&c.FastPath)},
 		"trusted-proxies": {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
 		"actor":           {"actor", "LARDER_ACTOR", "who makes the change, for the audit history (default user@host)", str(&c.Actor), setStr(&c.Actor)},
 		"dev-database":    {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},

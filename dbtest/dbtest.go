@@ -21,6 +21,7 @@ import (
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -188,7 +189,12 @@ func AdminURL() string {
 }
 
 func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
-	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}})
+	return prepareWith(ctx, dbURL, config.Defaults().FastPath)
+}
+
+// prepareWith is prepare with the speed mechanisms of fast.
+func prepareWith(ctx context.Context, dbURL string, fast fastpath.Set) (*store.Store, error) {
+	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}, Fast: fast})
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +206,32 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 	return st, nil
 }
 
+// Pair returns two separately pooled stores over one migrated database of
+// backend b (a new SQLite file, or the package's PostgreSQL database), the
+// first with the speed mechanisms of one and the second with those of other:
+// two server processes side by side, on the fast and the plain path.
+func Pair(t testing.TB, b Backend, one, other fastpath.Set) (*store.Store, *store.Store) {
+	t.Helper()
+	u := URL(t, b)
+	first, err := prepareWith(context.Background(), u, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Close() })
+	return first, openWith(t, u, other)
+}
+
 // OpenURL opens a second, separately pooled store on a database another
 // store already migrated, as a second server process would.
 func OpenURL(t testing.TB, dbURL string) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}})
+	return openWith(t, dbURL, config.Defaults().FastPath)
+}
+
+// openWith is OpenURL with the speed mechanisms of fast.
+func openWith(t testing.TB, dbURL string, fast fastpath.Set) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}, Fast: fast})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,6 +314,10 @@ type (
 		hooks *hooks
 		// interceptors to execute on queries.
 		inters *inters
+
+		// plainReads has every read built by ent, none answered from a
+		// compiled statement (PlainReads).
+		plainReads bool
 	}
 	// Option function to configure the client.
 	Option func(*config)
@@ -12415,6 +12419,12 @@ type (
 		WebhookEndpoint []ent.Interceptor
 	}
 )
+
+// PlainReads has every read of the client built by ent as it builds any
+// other query: Read answers none from a compiled statement.
+func PlainReads() Option {
+	return func(c *config) { c.plainReads = true }
+}
 
 // ExecContext allows calling the underlying ExecContext method of the driver if it is supported by it.
 // See, database/sql#DB.ExecContext for more information.

@@ -17,10 +17,50 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
+
+// A client without the compiled reads (fastpath.CompiledReads off) compiles
+// no statement and reads as ent builds the query: the same row.
+func TestPlainReadsCompileNothing(t *testing.T) {
+	for _, b := range dbtest.Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			fast, plain := dbtest.Pair(t, b, fastpath.All, fastpath.All.Without(fastpath.CompiledReads))
+			ctx := dbtest.NewOrg(t, fast, "").Ctx(policy.Test)
+			e, err := fast.Client.Tag.Create().SetName("plain").SetDescription("read").SetRefType(tag.RefTypePRODUCT).Save(hooks.WithoutEvents(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A shape no other test reads: the description alone.
+			read := func(c *ent.Client) *ent.Tag {
+				t.Helper()
+				q := c.Tag.Query().ByID(e.ID)
+				q.Select(tag.FieldDescription)
+				got, err := q.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			before, _ := ent.CompiledReads("tag")
+			if got := read(plain.Client); got.Description == nil || *got.Description != "read" {
+				t.Errorf("plain Read = %+v", got)
+			}
+			if after, _ := ent.CompiledReads("tag"); len(after) != len(before) {
+				t.Errorf("a plain client compiled %d statements", len(after)-len(before))
+			}
+			if got := read(fast.Client); got.Description == nil || *got.Description != "read" {
+				t.Errorf("compiled Read = %+v", got)
+			}
+			if after, _ := ent.CompiledReads("tag"); len(after) != len(before)+1 {
+				t.Errorf("the fast client compiled %d statements for a new shape, want 1", len(after)-len(before))
+			}
+		})
+	}
+}
 
 // Read answers a query of known predicates (ByID, the tenant filter) from a
 // statement compiled once per shape: it sends the very statement, arguments

@@ -473,7 +473,7 @@ func (_q *APIKeyQuery) Read(ctx context.Context) (*APIKey, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -590,7 +590,7 @@ func (_q *AccountQuery) Read(ctx context.Context) (*Account, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -693,7 +693,7 @@ func (_q *AllergenQuery) Read(ctx context.Context) (*Allergen, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -796,7 +796,7 @@ func (_q *AuditRecordQuery) Read(ctx context.Context) (*AuditRecord, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -906,7 +906,7 @@ func (_q *BillQuery) Read(ctx context.Context) (*Bill, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1030,7 +1030,7 @@ func (_q *BillLineQuery) Read(ctx context.Context) (*BillLine, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1161,7 +1161,7 @@ func (_q *CountryQuery) Read(ctx context.Context) (*Country, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1264,7 +1264,7 @@ func (_q *CustomerQuery) Read(ctx context.Context) (*Customer, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1425,7 +1425,7 @@ func (_q *CustomerTagQuery) Read(ctx context.Context) (*CustomerTag, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1542,7 +1542,7 @@ func (_q *CustomerTypeQuery) Read(ctx context.Context) (*CustomerType, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1645,7 +1645,7 @@ func (_q *DocumentCounterQuery) Read(ctx context.Context) (*DocumentCounter, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCounter, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1748,7 +1748,7 @@ func (_q *EmployeeQuery) Read(ctx context.Context) (*Employee, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1851,7 +1851,7 @@ func (_q *EquipmentQuery) Read(ctx context.Context) (*Equipment, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -1961,7 +1961,7 @@ func (_q *EventQuery) Read(ctx context.Context) (*Event, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2071,7 +2071,7 @@ func (_q *FoodQuery) Read(ctx context.Context) (*Food, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2181,7 +2181,7 @@ func (_q *FoodNutrientQuery) Read(ctx context.Context) (*FoodNutrient, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2298,7 +2298,7 @@ func (_q *IdempotencyKeyQuery) Read(ctx context.Context) (*IdempotencyKey, error
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyKey, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2401,7 +2401,7 @@ func (_q *InvoiceQuery) Read(ctx context.Context) (*Invoice, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2525,7 +2525,7 @@ func (_q *InvoiceLineQuery) Read(ctx context.Context) (*InvoiceLine, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2642,7 +2642,7 @@ func (_q *LocationQuery) Read(ctx context.Context) (*Location, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2759,7 +2759,7 @@ func (_q *LotCorrectionQuery) Read(ctx context.Context) (*LotCorrection, error) 
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2869,7 +2869,7 @@ func (_q *NutrientQuery) Read(ctx context.Context) (*Nutrient, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -2972,7 +2972,7 @@ func (_q *OperationQuery) Read(ctx context.Context) (*Operation, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3082,7 +3082,7 @@ func (_q *OrganizationQuery) Read(ctx context.Context) (*Organization, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3185,7 +3185,7 @@ func (_q *PreservationQuery) Read(ctx context.Context) (*Preservation, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3288,7 +3288,7 @@ func (_q *PriceListQuery) Read(ctx context.Context) (*PriceList, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3391,7 +3391,7 @@ func (_q *ProductQuery) Read(ctx context.Context) (*Product, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3573,7 +3573,7 @@ func (_q *ProductAllergenQuery) Read(ctx context.Context) (*ProductAllergen, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAllergen, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3690,7 +3690,7 @@ func (_q *ProductBannedCountryQuery) Read(ctx context.Context) (*ProductBannedCo
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*ProductBannedCountry, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3807,7 +3807,7 @@ func (_q *ProductByproductQuery) Read(ctx context.Context) (*ProductByproduct, e
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByproduct, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -3924,7 +3924,7 @@ func (_q *ProductLotQuery) Read(ctx context.Context) (*ProductLot, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4062,7 +4062,7 @@ func (_q *ProductQCCheckpointQuery) Read(ctx context.Context) (*ProductQCCheckpo
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*ProductQCCheckpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4179,7 +4179,7 @@ func (_q *ProductSubstituteQuery) Read(ctx context.Context) (*ProductSubstitute,
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSubstitute, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4296,7 +4296,7 @@ func (_q *ProductSupplierQuery) Read(ctx context.Context) (*ProductSupplier, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupplier, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4413,7 +4413,7 @@ func (_q *ProductTagQuery) Read(ctx context.Context) (*ProductTag, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4530,7 +4530,7 @@ func (_q *ProductionQuery) Read(ctx context.Context) (*Production, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4677,7 +4677,7 @@ func (_q *ProductionConsumedStepQuery) Read(ctx context.Context) (*ProductionCon
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionConsumedStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4801,7 +4801,7 @@ func (_q *ProductionLineQuery) Read(ctx context.Context) (*ProductionLine, error
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -4918,7 +4918,7 @@ func (_q *ProductionLineEquipmentQuery) Read(ctx context.Context) (*ProductionLi
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*ProductionLineEquipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5035,7 +5035,7 @@ func (_q *ProductionOperationQuery) Read(ctx context.Context) (*ProductionOperat
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*ProductionOperation, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5159,7 +5159,7 @@ func (_q *ProductionPlannedStepQuery) Read(ctx context.Context) (*ProductionPlan
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*ProductionPlannedStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5283,7 +5283,7 @@ func (_q *PurchaseOrderQuery) Read(ctx context.Context) (*PurchaseOrder, error) 
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5400,7 +5400,7 @@ func (_q *PurchaseOrderLineQuery) Read(ctx context.Context) (*PurchaseOrderLine,
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrderLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5517,7 +5517,7 @@ func (_q *QCCheckpointQuery) Read(ctx context.Context) (*QCCheckpoint, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5627,7 +5627,7 @@ func (_q *QCUnitOfMeasureQuery) Read(ctx context.Context) (*QCUnitOfMeasure, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMeasure, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5730,7 +5730,7 @@ func (_q *RateWindowQuery) Read(ctx context.Context) (*RateWindow, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *RateWindowQuery) sqlCompiled(ctx context.Context) ([]*RateWindow, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5818,7 +5818,7 @@ func (_q *RecipeStepQuery) Read(ctx context.Context) (*RecipeStep, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -5942,7 +5942,7 @@ func (_q *SalesOrderQuery) Read(ctx context.Context) (*SalesOrder, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6059,7 +6059,7 @@ func (_q *SalesOrderLineQuery) Read(ctx context.Context) (*SalesOrderLine, error
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6176,7 +6176,7 @@ func (_q *SalespersonQuery) Read(ctx context.Context) (*Salesperson, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6279,7 +6279,7 @@ func (_q *SessionQuery) Read(ctx context.Context) (*Session, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *SessionQuery) sqlCompiled(ctx context.Context) ([]*Session, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6382,7 +6382,7 @@ func (_q *ShipmentQuery) Read(ctx context.Context) (*Shipment, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6506,7 +6506,7 @@ func (_q *ShipmentLineQuery) Read(ctx context.Context) (*ShipmentLine, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6623,7 +6623,7 @@ func (_q *ShippingAddressQuery) Read(ctx context.Context) (*ShippingAddress, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAddress, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6733,7 +6733,7 @@ func (_q *ShippingMethodQuery) Read(ctx context.Context) (*ShippingMethod, error
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMethod, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6836,7 +6836,7 @@ func (_q *StockMovementQuery) Read(ctx context.Context) (*StockMovement, error) 
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -6953,7 +6953,7 @@ func (_q *SupplierQuery) Read(ctx context.Context) (*Supplier, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7056,7 +7056,7 @@ func (_q *TagQuery) Read(ctx context.Context) (*Tag, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7159,7 +7159,7 @@ func (_q *TaxRateQuery) Read(ctx context.Context) (*TaxRate, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7262,7 +7262,7 @@ func (_q *TerritoryQuery) Read(ctx context.Context) (*Territory, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7365,7 +7365,7 @@ func (_q *UnitOfMeasureQuery) Read(ctx context.Context) (*UnitOfMeasure, error) 
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7475,7 +7475,7 @@ func (_q *UserQuery) Read(ctx context.Context) (*User, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7592,7 +7592,7 @@ func (_q *UserLinkQuery) Read(ctx context.Context) (*UserLink, error) {
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *UserLinkQuery) sqlCompiled(ctx context.Context) ([]*UserLink, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7695,7 +7695,7 @@ func (_q *WebhookAttemptQuery) Read(ctx context.Context) (*WebhookAttempt, error
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttempt, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7798,7 +7798,7 @@ func (_q *WebhookDeliveryQuery) Read(ctx context.Context) (*WebhookDelivery, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDelivery, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
@@ -7915,7 +7915,7 @@ func (_q *WebhookEndpointQuery) Read(ctx context.Context) (*WebhookEndpoint, err
 // having read nothing, for a query it cannot answer so. The edges it loads
 // are loaded as sqlAll loads them.
 func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndpoint, bool, error) {
-	if !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}

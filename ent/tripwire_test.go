@@ -44,12 +44,13 @@ var queryContextFields = map[string]string{
 
 // configFields are the fields of the config every builder embeds: none of
 // them changes the SQL of a query, so statements compiled under one client
-// serve another.
-var configFields = []string{"driver", "debug", "log", "hooks", "inters"}
+// serve another (plainReads only keeps a client from using them).
+var configFields = []string{"driver", "debug", "log", "hooks", "inters", "plainReads"}
 
 // sqlCompiledChecks are the conditions of sqlCompiled that keep a query with
 // any of the fields above set from being compiled.
 var sqlCompiledChecks = []string{
+	"_q.plainReads",
 	"!_q.known.all(len(_q.predicates))",
 	"len(_q.modifiers) > 0",
 	"len(_q.order) > 0",

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -104,52 +105,84 @@ func TestClientIP(t *testing.T) {
 
 // A request's work ends at its timeout (within deadlineGrain), not when its
 // client goes, keeps the request's values, and contexts derived from it hang
-// on the deadline's own instead of a goroutine each.
+// on the deadline's own instead of a goroutine each: with deadline windows and
+// without.
 func TestTimeoutBoundsTheWork(t *testing.T) {
+	for _, windows := range []bool{true, false} {
+		t.Run(fmt.Sprintf("windows=%v", windows), func(t *testing.T) { timeoutBoundsTheWork(t, windows) })
+	}
+}
+
+func timeoutBoundsTheWork(t *testing.T, windows bool) {
 	const d = 200 * time.Millisecond
 	type key struct{}
-	var got context.Context
-	h := withTimeout(d, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r.Context() }))
 	client, leave := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	defer leave()
+	var (
+		dl                time.Time
+		hasDeadline       bool
+		value             any
+		afterLeaving, err error
+		cause             error
+		derived           int
+		fired             = make(chan struct{})
+		ended             time.Time
+	)
+	h := withTimeout(d, windows, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		got := r.Context()
+		dl, hasDeadline = got.Deadline()
+		value = got.Value(key{})
+		leave()
+		afterLeaving = got.Err()
+		before := runtime.NumGoroutine()
+		var children []context.CancelFunc
+		for range 50 {
+			_, cancel := context.WithCancel(got)
+			children = append(children, cancel)
+		}
+		derived = runtime.NumGoroutine() - before
+		context.AfterFunc(got, func() { close(fired) })
+		select {
+		case <-got.Done():
+		case <-time.After(10 * d):
+		}
+		ended = time.Now()
+		err, cause = got.Err(), context.Cause(got)
+		for _, c := range children {
+			c()
+		}
+	}))
 	start := time.Now()
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil).WithContext(client))
-	end := time.Now()
-	leave()
-	dl, ok := got.Deadline()
-	if !ok || dl.Before(start.Add(d)) || dl.After(end.Add(d+deadlineGrain)) {
-		t.Fatalf("deadline %v (set %v), want between %v and %v", dl, ok, start.Add(d), end.Add(d+deadlineGrain))
+	grain := time.Duration(0)
+	if windows {
+		grain = deadlineGrain
 	}
-	if got.Value(key{}) != "v" {
+	if !hasDeadline || dl.Before(start.Add(d)) || dl.After(start.Add(d+grain+50*time.Millisecond)) {
+		t.Fatalf("deadline %v (set %v), want between %v and %v", dl, hasDeadline, start.Add(d), start.Add(d+grain))
+	}
+	if value != "v" {
 		t.Fatal("the request's values are lost")
 	}
-	if got.Err() != nil {
-		t.Fatalf("the client's leaving ends the work: %v", got.Err())
+	if afterLeaving != nil {
+		t.Fatalf("the client's leaving ends the work: %v", afterLeaving)
 	}
-	before := runtime.NumGoroutine()
-	var children []context.CancelFunc
-	for range 50 {
-		_, cancel := context.WithCancel(got)
-		children = append(children, cancel)
+	if derived >= 50 {
+		t.Errorf("%d goroutines for 50 contexts derived from a request's", derived)
 	}
-	if n := runtime.NumGoroutine() - before; n >= 50 {
-		t.Errorf("%d goroutines for 50 contexts derived from a request's", n)
-	}
-	fired := make(chan struct{})
-	context.AfterFunc(got, func() { close(fired) })
 	select {
-	case <-got.Done():
-	case <-time.After(10 * d):
-		t.Fatal("the work outlives its timeout")
+	case <-fired:
+	case <-time.After(time.Second):
+		t.Fatal("a function registered with AfterFunc never ran")
 	}
-	<-fired
-	if got.Err() != context.DeadlineExceeded || context.Cause(got) != context.DeadlineExceeded {
-		t.Fatalf("error %v, cause %v", got.Err(), context.Cause(got))
+	if err != context.DeadlineExceeded || cause != context.DeadlineExceeded {
+		t.Fatalf("the work ended with error %v, cause %v; want the deadline", err, cause)
 	}
-	if time.Now().Before(start.Add(d)) {
+	if ended.Before(start.Add(d)) {
 		t.Fatal("the work ended before its timeout")
 	}
-	for _, cancel := range children {
-		cancel()
+	if ended.After(start.Add(5 * d)) {
+		t.Fatal("the work outlives its timeout")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/openapi/oas"
@@ -88,7 +89,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit)
+	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit, cfg.FastPath)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,9 @@ func New(st *store.Store, o Options) (*Server, error) {
 		withHTTPCaching,
 		// Bounds the work of everything below, the gate's key and limit
 		// reads included.
-		func(next http.Handler) http.Handler { return withTimeout(cfg.RequestTimeout, next) },
+		func(next http.Handler) http.Handler {
+			return withTimeout(cfg.RequestTimeout, cfg.FastPath.Has(fastpath.DeadlineWindows), next)
+		},
 		// Counts the requests that do work, each under its deadline, and
 		// refuses past MaxInFlight before any route, key or database read.
 		func(next http.Handler) http.Handler { return withShedding(cfg.MaxInFlight, next) },

@@ -19,7 +19,18 @@ import (
 // context (its exchange, a span) stay readable through the bounded context.
 // Only the layers inside it run under the deadline, so the access log and the
 // caching layer outside it still write the answer of a request that ran out.
-func withTimeout(d time.Duration, next http.Handler) http.Handler {
+//
+// With windows (fastpath.DeadlineWindows), requests that start close
+// together share one deadline's context (deadlines); without, each has a
+// context and a timer of its own, its deadline exactly d after it began.
+func withTimeout(d time.Duration, windows bool, next http.Handler) http.Handler {
+	if !windows {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
 	ds := &deadlines{d: d}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := &bounded{Context: r.Context(), dl: ds.from(time.Now())}

@@ -63,7 +63,7 @@ func TestTripwireDerivedContextsFindTheDeadline(t *testing.T) {
 	const d = 300 * time.Millisecond
 	const n = 20
 	var got context.Context
-	h := withTimeout(d, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r.Context() }))
+	h := withTimeout(d, true, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = r.Context() }))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil))
 	dl, ok := got.Deadline()
 	if !ok {

@@ -58,7 +58,6 @@ func (c *guardedConnector) Driver() driver.Driver { return c.pq.Driver() }
 
 // Connect implements driver.Connector.
 func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	ctx, _ = unquiet(ctx)
 	slot := &socketSlot{}
 	stop := context.AfterFunc(ctx, slot.kill)
 	conn, err := c.pq.Connect(context.WithValue(ctx, socketKey{}, slot))
@@ -177,45 +176,6 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 	return c, nil
 }
 
-// quietCtx is the context a query on the pool runs under. database/sql
-// starts a goroutine for every result set, with a context of its own, to
-// close the rows when the query's context ends (Rows.initContextClose). On a
-// guarded connection that goroutine only costs: the guard already fails the
-// result set's reads at once when the context ends. quietCtx answers Done as
-// its parent does until a guarded call has armed its guard, and nil from then
-// on; database/sql asks after the driver's call, and so starts no goroutine.
-// The wait for a connection, the dial of a new one, the preparation and the
-// call itself all see the parent's Done. On a connection that is not guarded
-// nothing arms it, and database/sql watches the rows as it always does.
-type quietCtx struct {
-	context.Context
-	armed atomic.Bool
-}
-
-// Done implements context.Context.
-func (q *quietCtx) Done() <-chan struct{} {
-	if q.armed.Load() {
-		return nil
-	}
-	return q.Context.Done()
-}
-
-// unquiet returns the context a guarded call runs under and the quietCtx
-// to arm once its guard is set (nil when ctx is not one).
-func unquiet(ctx context.Context) (context.Context, *quietCtx) {
-	if q, ok := ctx.(*quietCtx); ok {
-		return q.Context, q
-	}
-	return ctx, nil
-}
-
-// arm quiets q (nil: nothing to quiet).
-func (q *quietCtx) arm() {
-	if q != nil {
-		q.armed.Store(true)
-	}
-}
-
 // guardedConn is a lib/pq connection with its socket.
 type guardedConn struct {
 	inner driver.Conn
@@ -279,7 +239,6 @@ func (c *guardedConn) Prepare(query string) (driver.Stmt, error) {
 
 // PrepareContext implements driver.ConnPrepareContext.
 func (c *guardedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	ctx, _ = unquiet(ctx)
 	release := c.guard(ctx)
 	defer release()
 	s, err := c.inner.(driver.ConnPrepareContext).PrepareContext(c.pq(ctx), query)
@@ -320,14 +279,12 @@ func (c *guardedConn) ExecContext(ctx context.Context, query string, args []driv
 // QueryContext implements driver.QueryerContext: the guard lasts until the
 // rows are closed.
 func (c *guardedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	ctx, q := unquiet(ctx)
 	release := c.guard(ctx)
 	rows, err := c.inner.(driver.QueryerContext).QueryContext(c.pq(ctx), query, args)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	q.arm()
 	return wrapRows(rows, release), nil
 }
 
@@ -411,14 +368,12 @@ func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 
 // QueryContext implements driver.StmtQueryContext.
 func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	ctx, q := unquiet(ctx)
 	release := s.conn.guard(ctx)
 	rows, err := s.inner.(driver.StmtQueryContext).QueryContext(s.conn.pq(ctx), args)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	q.arm()
 	return wrapRows(rows, release), nil
 }
 

@@ -181,12 +181,9 @@ func closeLater(stmts []*sql.Stmt) {
 	}
 }
 
-// pool runs queries on the pool through cached statements. With quiet (on
-// PostgreSQL, whose connections are guarded), a query's rows are left to the
-// guard rather than to a goroutine of database/sql's (quietCtx).
+// pool runs queries on the pool through cached statements.
 type pool struct {
-	c     *stmtCache
-	quiet bool
+	c *stmtCache
 }
 
 func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -205,9 +202,6 @@ func (p pool) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	s, err := p.c.acquire(ctx, query, false)
 	if err != nil {
 		return nil, err
-	}
-	if p.quiet {
-		ctx = &quietCtx{Context: ctx}
 	}
 	if s == nil {
 		return p.c.db.QueryContext(ctx, query, args...)
@@ -257,7 +251,7 @@ type cachingDriver struct {
 
 func newCachingDriver(db *sql.DB, dia string, size int) *cachingDriver {
 	c := newStmtCache(db, size)
-	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c, quiet: dia == dialect.Postgres}}), db: db, cache: c}
+	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c}}), db: db, cache: c}
 }
 
 // Tx starts a transaction.

@@ -22,7 +22,8 @@ import (
 	_ "modernc.org/sqlite" // registers "sqlite"
 
 	"larder.dev/larder/ent"
-	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
+	_ "larder.dev/larder/ent/runtime"
+	"larder.dev/larder/fastpath" // schema policies and hooks
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tracing"
@@ -41,6 +42,8 @@ type Store struct {
 	DSN string
 	// snaps renders the outbox's snapshots; Observed attaches it again.
 	snaps hooks.Snapshots
+	// fast is which speed mechanisms the client runs; Observed keeps it.
+	fast fastpath.Set
 }
 
 // Options tune the connection pool.
@@ -53,6 +56,11 @@ type Options struct {
 	// change (rest.Snapshots{}). It is required: the renderer lives in the
 	// REST layer above store, which therefore cannot pick it itself.
 	Snapshots hooks.Snapshots
+	// Fast is which speed mechanisms run (the zero value: all of them).
+	// store's are the statement cache, the compiled reads, the guarded
+	// PostgreSQL connections and lib/pq's binary parameters; without them the
+	// client is plain ent over lib/pq as it comes.
+	Fast fastpath.Set
 }
 
 // ErrNoSnapshots is returned by Open when Options.Snapshots is nil: a client
@@ -69,7 +77,10 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := openDB(driver, dsn)
+	if dia == dialect.Postgres && !o.Fast.Has(fastpath.BinaryParameters) {
+		dsn = rawURL
+	}
+	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.GuardedConnections))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -97,13 +108,14 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o.Statements, o.Snapshots), DB: db, Dialect: dia, DSN: dsn, snaps: o.Snapshots}, nil
+	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn, snaps: o.Snapshots, fast: o.Fast}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
-// guarded (guard.go) so that no call outlives its context.
-func openDB(driver, dsn string) (*sql.DB, error) {
-	if driver != "postgres" {
+// guarded (guard.go) so that no call outlives its context, unless guarded
+// is false (lib/pq's own cancellation, fastpath.GuardedConnections off).
+func openDB(driver, dsn string, guarded bool) (*sql.DB, error) {
+	if driver != "postgres" || !guarded {
 		return sql.Open(driver, dsn)
 	}
 	c, err := newGuardedConnector(dsn)
@@ -114,25 +126,31 @@ func openDB(driver, dsn string) (*sql.DB, error) {
 }
 
 // NewClient builds the ent client over db with the cost redaction and the
-// outbox (rendering with snaps) attached, keeping up to statements prepared
-// statements; its reads under a context of Snapshot go to the snapshot. Hooks
-// registered first run outermost: redaction sees the outbox's result, and the outbox sees
+// outbox (rendering with o.Snapshots) attached, keeping up to o.Statements
+// prepared statements when o.Fast has the statement cache; its reads under a
+// context of Snapshot go to the snapshot. Hooks registered first run
+// outermost: redaction sees the outbox's result, and the outbox sees
 // unredacted values.
-func NewClient(db *sql.DB, dia string, statements int, snaps hooks.Snapshots) *ent.Client {
+func NewClient(db *sql.DB, dia string, o Options) *ent.Client {
 	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
-	if statements > 0 {
-		c := newCachingDriver(db, dia, statements)
+	if o.Statements > 0 && o.Fast.Has(fastpath.StatementCache) {
+		c := newCachingDriver(db, dia, o.Statements)
 		drv = &snapshotDriver{Driver: c, db: db, cache: c.cache}
 	}
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)
 	}
-	return clientOver(drv, snaps)
+	return clientOver(drv, o.Snapshots, o.Fast)
 }
 
-// clientOver builds the ent client over drv with what every client carries.
-func clientOver(drv dialect.Driver, snaps hooks.Snapshots) *ent.Client {
-	c := ent.NewClient(ent.Driver(drv))
+// clientOver builds the ent client over drv with what every client carries,
+// its reads compiled when fast has them.
+func clientOver(drv dialect.Driver, snaps hooks.Snapshots, fast fastpath.Set) *ent.Client {
+	opts := []ent.Option{ent.Driver(drv)}
+	if !fast.Has(fastpath.CompiledReads) {
+		opts = append(opts, ent.PlainReads())
+	}
+	c := ent.NewClient(opts...)
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
 	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(snaps), ent.MachineHook())
 	return c
@@ -148,7 +166,7 @@ func (s *Store) Observed(see func(statement string)) *Store {
 		see(fmt.Sprint(v...))
 	})
 	o := *s
-	o.Client = clientOver(drv, s.snaps)
+	o.Client = clientOver(drv, s.snaps, s.fast)
 	return &o
 }
 

@@ -15,10 +15,6 @@ package store
 //     lib/pq's rows that database/sql uses, each by name; one lib/pq adds is
 //     hidden from database/sql behind the guard.
 //     Test: TestTripwireDriverRowsInterfaces.
-//   - store/guard.go quietCtx counts on database/sql handing the driver the
-//     caller's very context and deciding whether to watch a result set from
-//     a Done call made after the driver's call has returned.
-//     Test: TestTripwireDoneReadAfterTheDriverCall.
 //   - store/cancel.go reads the cancel key out of PostgreSQL's start-up
 //     messages itself; a key read wrong cancels nothing, silently.
 //     Test: TestTripwireCancelKeyCancels (and TestKeySocketReadsTheCancelKey,
@@ -26,7 +22,7 @@ package store
 //   - store/stmtcache.go tells a page deep in a list by " OFFSET " in the SQL
 //     text ent writes.
 //     Test: TestTripwireOffsetInEntSQL.
-//   - handlers/middleware.go bounded.Value hands package context's private
+//   - handlers/timeout.go bounded.Value hands package context's private
 //     cancel-context key on to the deadline's context, so that a context
 //     derived from a request's finds it and starts no goroutine.
 //     Test: TestTripwireDerivedContextsFindTheDeadline
@@ -34,16 +30,13 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -166,200 +159,6 @@ func TestTripwireDriverRowsInterfaces(t *testing.T) {
 			}
 		}
 	})
-}
-
-// settled is count once it holds still: goroutines of earlier tests, and of
-// earlier rounds, that are ending are not counted as the next round's.
-func settled(count func() int) int {
-	n := count()
-	for range 200 {
-		time.Sleep(10 * time.Millisecond)
-		m := count()
-		if m == n {
-			return n
-		}
-		n = m
-	}
-	return n
-}
-
-// orderLog records, in order, the Done calls on a context and the driver's
-// calls.
-type orderLog struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (l *orderLog) add(e string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, e)
-}
-
-func (l *orderLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.events, " ")
-}
-
-// lastIndex is the position of e's last occurrence, or -1.
-func (l *orderLog) lastIndex(e string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i := len(l.events) - 1; i >= 0; i-- {
-		if l.events[i] == e {
-			return i
-		}
-	}
-	return -1
-}
-
-// recordingCtx records each call of its Done.
-type recordingCtx struct {
-	context.Context
-	log *orderLog
-}
-
-func (c recordingCtx) Done() <-chan struct{} {
-	c.log.add("Done")
-	return c.Context.Done()
-}
-
-// orderDriver's connections behave as a guarded connection does towards
-// quietCtx (unquiet, then arm once the call has returned) when arm is set,
-// and record their calls and the context they were given.
-type orderDriver struct {
-	log  *orderLog
-	arm  bool
-	seen []context.Context
-	mu   sync.Mutex
-}
-
-func (d *orderDriver) Open(string) (driver.Conn, error) { return orderConn{d}, nil }
-
-func (d *orderDriver) query(ctx context.Context) (driver.Rows, error) {
-	d.log.add("driver")
-	d.mu.Lock()
-	d.seen = append(d.seen, ctx)
-	d.mu.Unlock()
-	if d.arm {
-		_, q := unquiet(ctx)
-		q.arm()
-	}
-	return &orderRows{}, nil
-}
-
-type orderConn struct{ d *orderDriver }
-
-func (c orderConn) Prepare(string) (driver.Stmt, error) { return orderStmt(c), nil }
-func (c orderConn) Close() error                        { return nil }
-func (c orderConn) Begin() (driver.Tx, error)           { return nil, errors.New("no transactions") }
-func (c orderConn) QueryContext(ctx context.Context, _ string, _ []driver.NamedValue) (driver.Rows, error) {
-	return c.d.query(ctx)
-}
-
-type orderStmt struct{ d *orderDriver }
-
-func (s orderStmt) Close() error                               { return nil }
-func (s orderStmt) NumInput() int                              { return 0 }
-func (s orderStmt) Exec([]driver.Value) (driver.Result, error) { return nil, errors.New("no exec") }
-func (s orderStmt) Query([]driver.Value) (driver.Rows, error)  { return s.d.query(context.Background()) }
-func (s orderStmt) QueryContext(ctx context.Context, _ []driver.NamedValue) (driver.Rows, error) {
-	return s.d.query(ctx)
-}
-
-// orderRows is one row of one column.
-type orderRows struct{ done bool }
-
-func (r *orderRows) Columns() []string { return []string{"n"} }
-func (r *orderRows) Close() error      { return nil }
-func (r *orderRows) Next(dest []driver.Value) error {
-	if r.done {
-		return io.EOF
-	}
-	r.done = true
-	dest[0] = int64(1)
-	return nil
-}
-
-// orderConnector opens orderDriver's connections.
-type orderConnector struct{ d *orderDriver }
-
-func (c orderConnector) Connect(context.Context) (driver.Conn, error) { return orderConn{c.d}, nil }
-func (c orderConnector) Driver() driver.Driver                        { return c.d }
-
-// quietCtx (store/guard.go) spares a query's rows database/sql's watching
-// goroutine only because database/sql passes the driver the caller's very
-// context, and asks it for Done, to decide on that goroutine, after the
-// driver's call has returned (when the guard has armed it). A database/sql
-// that wrapped the context, or decided before the call, would watch every
-// result set again. Checked for a plain query and for a prepared statement's
-// (the statement cache's), against the same driver not arming the context,
-// which is watched as always (the count is right).
-func TestTripwireDoneReadAfterTheDriverCall(t *testing.T) {
-	ctx := context.Background()
-	for _, prepared := range []bool{false, true} {
-		for _, arm := range []bool{true, false} {
-			name := fmt.Sprintf("prepared=%v,arm=%v", prepared, arm)
-			log := &orderLog{}
-			d := &orderDriver{log: log, arm: arm}
-			db := sql.OpenDB(orderConnector{d})
-			if err := db.Ping(); err != nil { // a connection before the count
-				t.Fatal(err)
-			}
-			var stmt *sql.Stmt
-			if prepared {
-				var err error
-				if stmt, err = db.Prepare("SELECT 1"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			parent, cancel := context.WithCancel(ctx)
-			q := &quietCtx{Context: recordingCtx{Context: parent, log: log}}
-			before := settled(rowWatchers)
-			var rows *sql.Rows
-			var err error
-			if prepared {
-				rows, err = stmt.QueryContext(q)
-			} else {
-				rows, err = db.QueryContext(q, "SELECT 1")
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			watching := rowWatchers() - before
-			if len(d.seen) != 1 || d.seen[0] != context.Context(q) {
-				t.Errorf("%s: the driver was given %v, not the caller's context %p: unquiet (store/guard.go) cannot find the quietCtx to arm", name, d.seen, q)
-			}
-			if arm && watching != 0 {
-				t.Errorf("%s: database/sql watches rows whose context was quieted during the driver's call (%d goroutines; Done calls and driver call: %s): quietCtx (store/guard.go) assumes it reads Done only after the call", name, watching, log)
-			}
-			if !arm && watching != 1 {
-				t.Errorf("%s: %d goroutines watch rows of a context that was never quieted, want database/sql's 1 (rowWatchers no longer counts them)", name, watching)
-			}
-			_ = rows.Close()
-			cancel()
-			if stmt != nil {
-				_ = stmt.Close()
-			}
-			_ = db.Close()
-		}
-	}
-	// The order itself, on a context that is never quiet: database/sql reads
-	// Done after the driver's call.
-	log := &orderLog{}
-	db := sql.OpenDB(orderConnector{&orderDriver{log: log}})
-	defer db.Close()
-	parent, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rows, err := db.QueryContext(recordingCtx{Context: parent, log: log}, "SELECT 1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	if call, done := log.lastIndex("driver"), log.lastIndex("Done"); call < 0 || done < call {
-		t.Errorf("database/sql read Done last before the driver's call (%s): quietCtx (store/guard.go) is armed by the call and relies on a read after it", log)
-	}
 }
 
 // store/cancel.go reads the connection's cancel key from the server's

@@ -35,6 +35,7 @@ import (
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/logbuf"
 	"larder.dev/larder/migrate"
@@ -197,8 +198,10 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		level = slog.LevelInfo
 	}
 	out := e.stderr
-	if fs.Name() == "larder serve" {
-		if e.cfg.LogFlush > 0 {
+	serving := fs.Name() == "larder serve"
+	batched := e.cfg.FastPath.Has(fastpath.BatchedLog)
+	if serving {
+		if e.cfg.LogFlush > 0 && batched {
 			e.logs = logbuf.New(e.stderr, e.cfg.LogFlush)
 			out = e.logs
 		} else {
@@ -209,7 +212,9 @@ func (e *env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var h slog.Handler = slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})
 	if e.cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})
-	} else if fs.Name() == "larder serve" {
+	} else if serving && batched {
+		// The access log's lines, formatted by the server as this
+		// handler would, go straight to its writer.
 		e.accessLines = out
 	}
 	if e.logs != nil {
@@ -233,7 +238,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // open opens the database, applies pending migrations and the shared rows.
 func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
-	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: rest.Snapshots{}, Fast: e.cfg.FastPath})
 	if err != nil {
 		return nil, nil, err
 	}
