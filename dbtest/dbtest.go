@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	"larder.dev/larder/config"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/migrate"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 )
@@ -188,7 +188,7 @@ func AdminURL() string {
 }
 
 func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
-	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 // store already migrated, as a second server process would.
 func OpenURL(t testing.TB, dbURL string) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}
