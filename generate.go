@@ -1,9 +1,10 @@
 // Package larder is the module root. Everything generated is regenerated, in
 // order, by `go generate ./...` from here:
 //
-//  1. entc (ent/entc.go): package ent from ent/schema, the codegen templates,
-//     and, through entoas and codegen.BuildSpec, openapi/openapi.json (published)
-//     and openapi/server.json (ogen's input);
+//  1. entc (ent/entc.go): package ent from ent/schema and the codegen templates,
+//     package restapi (the HTTP glue) from the same graph, and, through entoas
+//     and codegen.BuildSpec, openapi/openapi.json (published) and
+//     openapi/server.json (ogen's input);
 //  2. ogen: the typed server in openapi/oas from openapi/server.json, its
 //     response encoders then taken from a pool by openapi/pooled;
 //  3. ogen again: the typed Go client in client from the same input, its enum

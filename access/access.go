@@ -26,13 +26,13 @@ import (
 	"larder.dev/larder/console"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/privacy"
-	"larder.dev/larder/ent/rest"
 	_ "larder.dev/larder/ent/runtime" // the policies the report reads
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/webhooks"
 )
 
@@ -181,7 +181,7 @@ func (r *Report) operations() error {
 			default:
 				continue
 			}
-			scope, ok := rest.Scopes[strings.ToUpper(op.OperationID[:1])+op.OperationID[1:]]
+			scope, ok := restapi.Scopes[strings.ToUpper(op.OperationID[:1])+op.OperationID[1:]]
 			if !ok && !noKey[op.OperationID] {
 				return fmt.Errorf("access: operation %s (%s %s) has no row in the scope table", op.OperationID, strings.ToUpper(method), path)
 			}

@@ -14,7 +14,7 @@ import (
 // This file reads the state machines of status fields and the actions of
 // resources, validates them, and writes the Go the templates paste in: the
 // guard of each machine (package ent) and the handler of each action
-// (package rest).
+// (package restapi).
 
 // MachineField is an enum field with a state machine.
 type MachineField struct {

@@ -14,7 +14,7 @@ import (
 	"larder.dev/larder/annotate"
 )
 
-// restTemplates render package rest (ent/rest), one file per resource.
+// restTemplates render package restapi, one file per resource.
 var restTemplates = template.Must(template.New("rest").
 	Funcs(template.FuncMap{
 		"lowerFirst":  lowerFirst,
@@ -52,14 +52,19 @@ var extraOperations = []extraOperation{
 	{ID: "getOrganization"},
 }
 
-// writeREST writes package rest next to the generated ent code, replacing
-// whatever an earlier generation left there.
+// restDir is the directory of package restapi (larder.dev/larder/restapi)
+// relative to the module root. Only the HTTP layer imports it: package ent
+// and everything under it stay free of net/http.
+const restDir = "restapi"
+
+// writeREST writes package restapi into the module root, beside the generated
+// ent code's directory, replacing whatever an earlier generation left there.
 func writeREST(g *gen.Graph) error {
 	rs, err := loadResources(g)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(g.Config.Target, "rest")
+	dir := filepath.Join(g.Config.Target, "..", restDir)
 	old, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
@@ -72,12 +77,12 @@ func writeREST(g *gen.Graph) error {
 	write := func(name, tmpl string, data any) error {
 		var b bytes.Buffer
 		if err := restTemplates.ExecuteTemplate(&b, tmpl, data); err != nil {
-			return fmt.Errorf("rest: %s: %w", name, err)
+			return fmt.Errorf("restapi: %s: %w", name, err)
 		}
 		path := filepath.Join(dir, name)
 		src, err := imports.Process(path, b.Bytes(), nil)
 		if err != nil {
-			return fmt.Errorf("rest: format %s: %w\n%s", name, err, b.String())
+			return fmt.Errorf("restapi: format %s: %w\n%s", name, err, b.String())
 		}
 		return os.WriteFile(path, src, 0o644)
 	}

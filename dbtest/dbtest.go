@@ -20,9 +20,9 @@ import (
 	"testing"
 
 	"larder.dev/larder/config"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/fastpath"
 	"larder.dev/larder/migrate"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 )
@@ -194,7 +194,7 @@ func prepare(ctx context.Context, dbURL string) (*store.Store, error) {
 
 // prepareWith is prepare with the speed mechanisms of fast.
 func prepareWith(ctx context.Context, dbURL string, fast fastpath.Set) (*store.Store, error) {
-	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}, Fast: fast})
+	st, err := store.Open(ctx, dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}, Fast: fast})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func OpenURL(t testing.TB, dbURL string) *store.Store {
 // openWith is OpenURL with the speed mechanisms of fast.
 func openWith(t testing.TB, dbURL string, fast fastpath.Set) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: rest.Snapshots{}, Fast: fast})
+	st, err := store.Open(context.Background(), dbURL, store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}, Fast: fast})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,9 @@ import (
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/dberror"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/restapi"
 )
 
 // This file is the one place where errors become HTTP responses: handler
@@ -236,7 +236,7 @@ func decodeProblem(op, at string, err error) *problem.Error {
 	path, leaf := join(at, decodePath(err)), innermost(err)
 	if m := unexpectedField.FindStringSubmatch(leaf.Error()); m != nil {
 		field := join(path, m[1])
-		if slices.Contains(rest.Immutable[op], m[1]) && path == "" {
+		if slices.Contains(restapi.Immutable[op], m[1]) && path == "" {
 			return problem.Invalid(field, "cannot be changed after creation")
 		}
 		return problem.Invalid(field, "is not a field of this body")
@@ -252,7 +252,7 @@ func decodeProblem(op, at string, err error) *problem.Error {
 // element of an array failed, so the body is read again, line by line, and
 // the first line that fails gives its path ("lines[3]") and its error.
 func locateLine(ctx context.Context, op, path string) (string, error, bool) {
-	ld, ok := rest.Lines[op]
+	ld, ok := restapi.Lines[op]
 	raw, _ := ctx.Value(rawBodyKey{}).(*bytes.Buffer)
 	if !ok || raw == nil || (path != ld.Field && !strings.HasPrefix(path, ld.Field+".")) {
 		return "", nil, false
@@ -364,7 +364,7 @@ func unwrap(err error) error {
 // fieldMessage words a validation failure of one field.
 func fieldMessage(op string, f validate.FieldError) string {
 	if strings.Contains(f.Error.Error(), "invalid value: ") {
-		if vals := rest.Enums[op][f.Name]; len(vals) > 0 {
+		if vals := restapi.Enums[op][f.Name]; len(vals) > 0 {
 			return "must be one of " + strings.Join(vals, ", ")
 		}
 	}

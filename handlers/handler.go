@@ -1,5 +1,5 @@
 // Package handlers serves the API: the ogen Handler (generated CRUD from
-// package rest, plus one hand-written file per resource with behaviour beyond
+// package restapi, plus one hand-written file per resource with behaviour beyond
 // CRUD), the security handler, the middleware and the one error mapping.
 //
 // Layering: handlers is the HTTP layer, above store and the database drivers.
@@ -13,14 +13,14 @@ import (
 	"log/slog"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 )
 
 // Handler implements every operation of the API.
 type Handler struct {
-	*rest.Handlers
+	*restapi.Handlers
 	client    *ent.Client
 	log       *slog.Logger
 	rateLimit int

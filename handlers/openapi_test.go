@@ -11,7 +11,7 @@ import (
 	"larder.dev/larder/bounds"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
+	"larder.dev/larder/restapi"
 )
 
 func sorted(s []string) []string {
@@ -80,7 +80,7 @@ func TestOpenAPIDescription(t *testing.T) {
 					names = append(names, pm["name"].(string))
 				}
 			}
-			got := rest.QueryParams[pascal(op["operationId"].(string))]
+			got := restapi.QueryParams[pascal(op["operationId"].(string))]
 			if diff := cmpDiff(sorted(names), sorted(got)); diff != "" {
 				t.Errorf("%s query parameters (-description +table):\n%s", p, diff)
 			}

@@ -79,7 +79,7 @@ func TestEventsOfWrites(t *testing.T) {
 				}
 			}
 		})
-		// The snapshot is stored as rest.Snapshot wrote it, not marshalled
+		// The snapshot is stored as restapi.Snapshot wrote it, not marshalled
 		// again (ent's field.JSON would escape it for HTML); the envelope a
 		// webhook delivers escapes it as encoding/json does, as before.
 		a.run(t, "snapshot stored as written", func(t *testing.T, a *api) {

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"larder.dev/larder/auth"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/tenancy"
 )
 
@@ -27,7 +27,7 @@ func (security) HandleBearerAuth(ctx context.Context, op oas.OperationName, _ oa
 	if v.Plan != tenancy.Entitled {
 		return ctx, problem.New(problem.NotEntitled, "The organization's plan does not include the API; the %s plan does.", tenancy.Entitled)
 	}
-	scope, ok := rest.Scopes[op]
+	scope, ok := restapi.Scopes[op]
 	if !ok { // a generator bug, never the caller's fault
 		return ctx, internal
 	}
@@ -44,7 +44,7 @@ func (security) HandleBearerAuth(ctx context.Context, op oas.OperationName, _ oa
 // mistyped filter is a 400 rather than an unfiltered answer. It runs after the
 // key is checked: a key sent as ?api_key= is still a 401.
 func knownParams(op string, q url.Values) error {
-	allowed := rest.QueryParams[op]
+	allowed := restapi.QueryParams[op]
 	var unknown []string
 	for name := range q {
 		if !slices.Contains(allowed, name) {

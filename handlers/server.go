@@ -11,13 +11,13 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/fastpath"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tracing"
 )
@@ -64,7 +64,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		now = time.Now
 	}
 	h := &Handler{
-		Handlers:  &rest.Handlers{Client: st.Client, Log: log, RequestID: RequestID},
+		Handlers:  &restapi.Handlers{Client: st.Client, Log: log, RequestID: RequestID},
 		client:    st.Client,
 		log:       log,
 		rateLimit: cfg.RateLimit,

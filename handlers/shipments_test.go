@@ -12,11 +12,11 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 )
 
 // lot creates a lot of product through the API and returns its id.
@@ -62,7 +62,7 @@ func (a *api) shipmentAsRead(id int) map[string]any {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	v := rest.Shipment(e)
+	v := restapi.Shipment(e)
 	b, err := v.MarshalJSON()
 	if err != nil {
 		a.t.Fatal(err)

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/purchasing"
+	"larder.dev/larder/restapi"
 )
 
 // DeleteSupplier removes a supplier without purchasing history and
@@ -20,5 +20,5 @@ func (h *Handler) DeleteSupplier(ctx context.Context, p oas.DeleteSupplierParams
 	if err != nil {
 		return nil, err
 	}
-	return &oas.SupplierData{Data: rest.Supplier(out)}, nil
+	return &oas.SupplierData{Data: restapi.Supplier(out)}, nil
 }

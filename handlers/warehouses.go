@@ -4,35 +4,35 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/inventory"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/restapi"
 )
 
 // CreateWarehouse creates a site with its default floor plan.
 func (h *Handler) CreateWarehouse(ctx context.Context, req *oas.WarehouseCreate) (*oas.WarehouseData, error) {
 	var out *ent.Location
 	err := ent.RunInTx(ctx, h.client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) error { return rest.ApplyWarehouseCreate(b, req) })
+		out, err = inventory.CreateWarehouse(ctx, tx, func(b *ent.LocationCreate) error { return restapi.ApplyWarehouseCreate(b, req) })
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &oas.WarehouseData{Data: rest.Warehouse(out)}, nil
+	return &oas.WarehouseData{Data: restapi.Warehouse(out)}, nil
 }
 
 // UpdateWarehouse updates a site; changing its code moves its locations' paths.
 func (h *Handler) UpdateWarehouse(ctx context.Context, req *oas.WarehouseUpdate, p oas.UpdateWarehouseParams) (*oas.WarehouseData, error) {
 	var out *ent.Location
 	err := ent.RunInTx(ctx, h.client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.UpdateWarehouse(ctx, tx, p.WarehouseID, func(u *ent.LocationUpdateOne) error { return rest.ApplyWarehouseUpdate(u, req) })
+		out, err = inventory.UpdateWarehouse(ctx, tx, p.WarehouseID, func(u *ent.LocationUpdateOne) error { return restapi.ApplyWarehouseUpdate(u, req) })
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &oas.WarehouseData{Data: rest.Warehouse(out)}, nil
+	return &oas.WarehouseData{Data: restapi.Warehouse(out)}, nil
 }
 
 // DeleteWarehouse removes a site and all its locations (409 while in use).
@@ -45,5 +45,5 @@ func (h *Handler) DeleteWarehouse(ctx context.Context, p oas.DeleteWarehousePara
 	if err != nil {
 		return nil, err
 	}
-	return &oas.WarehouseData{Data: rest.Warehouse(out)}, nil
+	return &oas.WarehouseData{Data: restapi.Warehouse(out)}, nil
 }

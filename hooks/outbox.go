@@ -16,7 +16,7 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// Snapshots renders the webhook snapshots of events (rest.Snapshots).
+// Snapshots renders the webhook snapshots of events (restapi.Snapshots).
 type Snapshots interface {
 	// Subject names the webhook resource of v and its id, and returns what
 	// Render is to render at the commit (a copy of v); ok is false for

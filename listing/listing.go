@@ -1,6 +1,6 @@
 // Package listing holds the runtime rules every list shares: page bounds, the
 // sort parameter (with id appended), and updated_since. The generated list
-// builders in package rest call it; nothing here knows a resource.
+// builders in package restapi call it; nothing here knows a resource.
 package listing
 
 import (

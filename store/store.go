@@ -3,9 +3,9 @@
 // outbox attached: there is no other way to get a client.
 //
 // Layering: store sits below the HTTP layer and imports none of it. The
-// outbox's snapshot renderer (rest.Snapshots) belongs to the REST layer, so
+// outbox's snapshot renderer (restapi.Snapshots) belongs to the REST layer, so
 // whoever opens a store passes it in Options.Snapshots; a test asserts that
-// store does not depend on larder.dev/larder/ent/rest.
+// store does not depend on larder.dev/larder/restapi.
 package store
 
 import (
@@ -53,7 +53,7 @@ type Options struct {
 	// Statements is how many prepared statements to keep; 0 prepares none.
 	Statements int
 	// Snapshots renders the webhook snapshots the outbox writes with each
-	// change (rest.Snapshots{}). It is required: the renderer lives in the
+	// change (restapi.Snapshots{}). It is required: the renderer lives in the
 	// REST layer above store, which therefore cannot pick it itself.
 	Snapshots hooks.Snapshots
 	// Fast is which speed mechanisms run (the zero value: all of them).
@@ -65,7 +65,7 @@ type Options struct {
 
 // ErrNoSnapshots is returned by Open when Options.Snapshots is nil: a client
 // without the outbox's renderer could not write the events of changes.
-var ErrNoSnapshots = errors.New("store: Options.Snapshots is required (rest.Snapshots{})")
+var ErrNoSnapshots = errors.New("store: Options.Snapshots is required (restapi.Snapshots{})")
 
 // Open connects to url: postgres://… or postgresql://… (lib/pq), or
 // sqlite://PATH (embedded; sqlite://larder.db is relative, sqlite:///var/x.db absolute).

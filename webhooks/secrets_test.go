@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"larder.dev/larder/dbtest"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -204,7 +204,7 @@ func fresh(t *testing.T, b dbtest.Backend) *store.Store {
 	if b == dbtest.Postgres {
 		u = dbtest.Scratch(t, "secrets")
 	}
-	st, err := store.Open(context.Background(), u, store.Options{Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), u, store.Options{Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}

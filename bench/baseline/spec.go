@@ -57,7 +57,7 @@ FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN organizations o ON o
 WHERE k.secret_hash = $1`
 
 // specParams are the query parameters each route defines (Larder's
-// rest.QueryParams for getTag and listTags).
+// restapi.QueryParams for getTag and listTags).
 var specParams = map[string][]string{
 	"/v1/tags": {"limit", "offset", "sort", "search", "name", "ref_type"},
 }

@@ -29,10 +29,10 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
@@ -53,7 +53,7 @@ func main() {
 		log.Fatal("webhooks: -database is required")
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, *dbURL, store.Options{Statements: 256, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(ctx, *dbURL, store.Options{Statements: 256, Snapshots: restapi.Snapshots{}})
 	check(err)
 	_, err = migrate.Apply(ctx, st.DB, st.Dialect, func(ctx context.Context) error { return seed.Shared(ctx, st.Client) })
 	check(err)
@@ -133,7 +133,7 @@ func (b *bench) write(o *tenancy.Organization, n, batch int) map[int]time.Time {
 
 // dispatcher starts a dispatcher as serve does; stop ends it.
 func (b *bench) dispatcher() (stop func()) {
-	st, err := store.Open(context.Background(), b.dbURL, store.Options{MaxConns: 4, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), b.dbURL, store.Options{MaxConns: 4, Snapshots: restapi.Snapshots{}})
 	check(err)
 	d := webhooks.New(st, b.o)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,9 +10,9 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 )
 
@@ -28,7 +28,7 @@ func TestCancelCommands(t *testing.T) {
 			o := cli(t, db, "org", "create", "--name", "Canceller")
 			org := strconv.Itoa(int(o["id"].(float64)))
 			test := int(o["accounts"].(map[string]any)["test"].(map[string]any)["id"].(float64))
-			st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
+			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,8 +8,8 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 )
 
@@ -22,7 +22,7 @@ func TestLotSetQC(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			db := dbtest.URL(t, b)
 			org := int(cli(t, db, "org", "create", "--name", "QC bakery")["id"].(float64))
-			st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
+			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,11 +34,11 @@ import (
 	"syscall"
 
 	"larder.dev/larder/config"
-	"larder.dev/larder/ent/rest"
-	"larder.dev/larder/fastpath"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/logbuf"
 	"larder.dev/larder/migrate"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -238,7 +238,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // open opens the database, applies pending migrations and the shared rows.
 func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
-	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: rest.Snapshots{}, Fast: e.cfg.FastPath})
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: restapi.Snapshots{}, Fast: e.cfg.FastPath})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,16 +13,16 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 )
 
 // events counts the outbox events of type typ with source app.
 func appEvents(t *testing.T, db, typ string) int {
 	t.Helper()
-	st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func out(t *testing.T, dir string) float64 {
 // each with the PRODUCT_FORM movement of its whole quantity.
 func scaledStock(t *testing.T, db, org string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}

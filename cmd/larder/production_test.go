@@ -19,10 +19,10 @@ import (
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 )
 
@@ -41,7 +41,7 @@ func newProdFixture(t *testing.T, b dbtest.Backend) *prodFixture {
 	db := dbtest.URL(t, b)
 	o := cli(t, db, "org", "create", "--name", "Floor bakery")
 	test := int(o["accounts"].(map[string]any)["test"].(map[string]any)["id"].(float64))
-	st, err := store.Open(context.Background(), db, store.Options{Snapshots: rest.Snapshots{}})
+	st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}

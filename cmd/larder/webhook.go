@@ -11,8 +11,8 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/rest"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 	"larder.dev/larder/webhooks"
 )
@@ -744,7 +744,7 @@ func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned boo
 		e.log.Info("webhook dispatcher off (--webhooks=false); run `larder webhook worker` elsewhere")
 		return func() {}, nil
 	}
-	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0, Snapshots: rest.Snapshots{}})
+	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0, Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		return nil, err
 	}
