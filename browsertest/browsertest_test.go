@@ -258,6 +258,7 @@ func TestTabsDoNotShareCookies(t *testing.T) {
 // A request to another host is refused, listed by Requests, and fails the
 // test when it ends.
 func TestForeignRequestFailsTheTest(t *testing.T) {
+	executable(t) // skipped here, not only in the page's subtest, without Chromium
 	s := newSite(t)
 	rec := &recorder{}
 	t.Run("page", func(t *testing.T) {

@@ -146,6 +146,27 @@ func Run(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	}
 }
 
+// RunFast is Run with every speed mechanism on, whatever LARDER_FAST_PATH
+// says: for the tests of the mechanisms themselves. On PostgreSQL its store
+// is a second pool on the package's database.
+func RunFast(t *testing.T, f func(t *testing.T, st *store.Store)) {
+	t.Helper()
+	for _, b := range Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			if b == SQLite {
+				st, err := prepareWith(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "larder.db"), fastpath.All)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				f(t, st)
+				return
+			}
+			f(t, openWith(t, URL(t, b), fastpath.All))
+		})
+	}
+}
+
 // Open returns a migrated store with the shared rows: a new SQLite file for
 // this test, or the package's PostgreSQL database (shared by the package's tests).
 func Open(t testing.TB, b Backend) *store.Store {

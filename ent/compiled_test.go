@@ -69,7 +69,7 @@ func TestPlainReadsCompileNothing(t *testing.T) {
 // with any predicate that is not known, or a known one that does not take its
 // argument once, is read as ent builds it.
 func TestReadCompiled(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
 		c, statements := observed(st)
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
@@ -242,7 +242,7 @@ func TestReadCompiled(t *testing.T) {
 // A type holds at most MaxShapes compiled statements; a shape past them is
 // read as ent builds it, and right.
 func TestReadCompiledShapesBounded(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
 		c, statements := observed(st)
 		ctx := dbtest.NewOrg(t, st, "").Ctx(policy.Test)
 		shared, err := st.Client.Country.Query().Where(country.IsGlobal(true)).First(policy.System(context.Background()))
@@ -330,7 +330,7 @@ func sameRead[N any, Q interface {
 // The tenant filter of a shared schema is compiled too: a shared row and the
 // account's own are found, another account's is not.
 func TestReadCompiledShared(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		shared, err := st.Client.Allergen.Query().Where(allergen.IsGlobal(true)).First(policy.System(context.Background()))

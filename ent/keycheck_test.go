@@ -20,7 +20,7 @@ import (
 // as false, a query without rows leaves it pending for the next, and once a
 // row has carried it no later query selects it.
 func TestKeyCheck(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
 		org := dbtest.NewOrg(t, st, "")
 		ctx := org.Ctx(policy.Test)
 		err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {

@@ -211,7 +211,8 @@ func TestConcurrentStartsSeedOnce(t *testing.T) {
 }
 
 // serve holds its access lines for --log-flush and writes them when it
-// stops: a line is never lost to a normal exit.
+// stops: a line is never lost to a normal exit. The batches are a speed
+// mechanism (fastpath.BatchedLog), on here whatever LARDER_FAST_PATH says.
 func TestServeWritesHeldLogLinesWhenItStops(t *testing.T) {
 	db := dbtest.URL(t, dbtest.SQLite)
 	addr := freeAddr(t)
@@ -221,7 +222,7 @@ func TestServeWritesHeldLogLinesWhenItStops(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		var out bytes.Buffer
-		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--log-flush", "1h"}, &out, &errb)
+		done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--log-flush", "1h", "--fast-path", "true"}, &out, &errb)
 	}()
 	answered := false
 	for range 600 {
