@@ -31,10 +31,15 @@ const (
 	// statement ent built once for its shape (ent's Read, generated from
 	// codegen/templates/compiled.tmpl).
 	CompiledReads
-	// GuardedConnections cut a PostgreSQL call off at its socket when its
-	// context ends, and send the server's cancel request themselves
-	// (store/guard.go, store/cancel.go).
-	GuardedConnections
+	// OwnCancel has the guard of PostgreSQL connections (store/guard.go)
+	// send a cut-off call's cancel request itself, with the cancel key it
+	// reads as the connection starts (store/cancel.go), and hand lib/pq
+	// contexts that never end, so that lib/pq starts no goroutine per call
+	// to watch them. Off, lib/pq watches each call's context and cancels it
+	// itself. The guard's cut at the socket, which bounds a request against
+	// a database that stops answering, stays on either way: it is a rule
+	// of the API, not a speed.
+	OwnCancel
 	// BinaryParameters sends a PostgreSQL query's arguments with its text,
 	// one round trip instead of two (lib/pq's binary_parameters).
 	BinaryParameters
@@ -61,7 +66,7 @@ const (
 var names = []string{
 	"statement-cache",
 	"compiled-reads",
-	"guarded-connections",
+	"own-cancel",
 	"binary-parameters",
 	"reserved-budget",
 	"trusted-keys",

@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/ratelimit"
@@ -245,6 +246,7 @@ func twin(t *testing.T, st *store.Store, clk *clock, tweak ...func(*config.Confi
 func (a *api) warm(key string, accountID int) {
 	a.t.Helper()
 	pg, shared := a.srv.Limiter.(*ratelimit.Postgres)
+	shared = shared && a.fast.Has(fastpath.ReservedBudget)
 	for i := range 60 {
 		a.do("GET", "/v1/organization", key, nil).want(200)
 		if shared && pg.Leases.Has(ratelimit.AccountBucket(accountID), a.clock.Now()) {

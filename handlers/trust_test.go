@@ -65,7 +65,7 @@ func TestTrustedKeysAreCheckedByTheAnswer(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		var sql statements
-		a := newAPI(t, st.Observed(sql.see))
+		a := newAPI(t, st.Observed(sql.see), allMechanisms)
 		id := a.post("/v1/tags", map[string]any{"name": "Trusted", "ref_type": "PRODUCT"}).want(201).ID()
 		pg := st.Dialect == dialect.Postgres
 
@@ -123,7 +123,7 @@ func TestTrustedKeysAreCheckedByTheAnswer(t *testing.T) {
 func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		a := newAPI(t, st)
+		a := newAPI(t, st, allMechanisms)
 		ctx := context.Background()
 		id := a.post("/v1/tags", map[string]any{"name": "Secret recipe", "ref_type": "PRODUCT"}).want(201).ID()
 		pg := st.Dialect == dialect.Postgres

@@ -123,14 +123,14 @@ func goroutinesOf(prefix string) int {
 // A statement cut off by its context is cancelled on the server, on the
 // fast path (the guard sends the cancel request itself on a plain-text
 // connection, and lib/pq starts no goroutine per call to do it) as on the
-// plain one (lib/pq sends it).
+// plain one (lib/pq sends it, the guard still cuts the socket).
 func TestCutOffStatementIsCancelledOnTheServer(t *testing.T) {
 	if !strings.Contains(postgresURL(t), "sslmode=disable") {
 		t.Skip("the test server's URL does not disable TLS: lib/pq cancels its statements itself")
 	}
-	for _, guarded := range []bool{true, false} {
-		t.Run(fmt.Sprintf("guarded=%v", guarded), func(t *testing.T) {
-			db := postgresPool(t, guarded)
+	for _, ownCancel := range []bool{true, false} {
+		t.Run(fmt.Sprintf("own-cancel=%v", ownCancel), func(t *testing.T) {
+			db := postgresPool(t, ownCancel)
 			tag := fmt.Sprintf("larder-cancel-%d", rand.Int64())
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
@@ -138,7 +138,7 @@ func TestCutOffStatementIsCancelledOnTheServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := goroutinesOf("github.com/lib/pq."); guarded && n != 0 {
+			if n := goroutinesOf("github.com/lib/pq."); ownCancel && n != 0 {
 				t.Errorf("%d goroutines of lib/pq's while a result set is open, want 0", n)
 			}
 			rows.Close()

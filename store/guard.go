@@ -41,16 +41,20 @@ import (
 // guardedConnector opens lib/pq connections whose sockets obey contexts.
 type guardedConnector struct {
 	pq *pq.Connector
+	// ownCancel: the guard sends the cancel requests of plain-text
+	// connections itself (fastpath.OwnCancel); otherwise lib/pq does.
+	ownCancel bool
 }
 
-// newGuardedConnector is the connector of a PostgreSQL DSN.
-func newGuardedConnector(dsn string) (*guardedConnector, error) {
+// newGuardedConnector is the connector of a PostgreSQL DSN, whose guard
+// sends cancel requests itself when ownCancel is set.
+func newGuardedConnector(dsn string, ownCancel bool) (*guardedConnector, error) {
 	c, err := pq.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
 	c.Dialer(dialer{})
-	return &guardedConnector{pq: c}, nil
+	return &guardedConnector{pq: c, ownCancel: ownCancel}, nil
 }
 
 // Driver implements driver.Connector.
@@ -58,7 +62,7 @@ func (c *guardedConnector) Driver() driver.Driver { return c.pq.Driver() }
 
 // Connect implements driver.Connector.
 func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	slot := &socketSlot{}
+	slot := &socketSlot{sniff: c.ownCancel}
 	stop := context.AfterFunc(ctx, slot.kill)
 	conn, err := c.pq.Connect(context.WithValue(ctx, socketKey{}, slot))
 	stopped := stop()
@@ -92,6 +96,8 @@ type socketKey struct{}
 // socketSlot is where the dialer leaves the socket of a connection being
 // opened, so that Connect can guard it and keep it.
 type socketSlot struct {
+	// sniff: read the connection's cancel key (keySocket).
+	sniff            bool
 	mu               sync.Mutex
 	sock             net.Conn
 	network, address string
@@ -168,10 +174,13 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 			return nil, err
 		}
 	}
-	if opening {
+	if opening && slot.sniff {
 		ks := &keySocket{Conn: c}
 		slot.set(ks, network, address)
 		return ks, nil
+	}
+	if opening {
+		slot.set(c, network, address)
 	}
 	return c, nil
 }
@@ -198,11 +207,20 @@ func (c *guardedConn) pq(ctx context.Context) context.Context {
 }
 
 // guard arms the kill of the socket for the end of ctx; release disarms it.
+// When lib/pq sends the cancel request (c.cancel is nil), the kill waits
+// lateCut first: lib/pq, seeing ctx end, asks the server to cancel the
+// call, which then ends with the server's cancel error; a socket cut at
+// once would end the call first and lib/pq would send nothing. A server
+// that does not answer is cut off lateCut late.
 func (c *guardedConn) guard(ctx context.Context) (release func()) {
 	if ctx.Done() == nil {
 		return func() {}
 	}
-	stop := context.AfterFunc(ctx, c.kill)
+	kill := c.kill
+	if c.cancel == nil {
+		kill = func() { time.AfterFunc(lateCut, c.kill) }
+	}
+	stop := context.AfterFunc(ctx, kill)
 	return func() {
 		if !stop() {
 			// The kill ran or is running: the connection is done for either way.
@@ -210,6 +228,12 @@ func (c *guardedConn) guard(ctx context.Context) (release func()) {
 		}
 	}
 }
+
+// lateCut is how long the guard leaves lib/pq to cancel a call itself
+// before it cuts the socket: a cancel request's budget, so that a request
+// against a server that does not answer still ends within a second of its
+// deadline.
+const lateCut = cancelBudget
 
 func (c *guardedConn) kill() {
 	c.killed.Store(true)

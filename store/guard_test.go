@@ -8,15 +8,16 @@ import (
 	"testing"
 )
 
-// postgresDB is a guarded pool on the test server's admin database, or a
-// visible skip without one.
+// postgresDB is a guarded pool on the test server's admin database, whose
+// guard sends the cancel requests itself, or a visible skip without one.
 func postgresDB(t *testing.T) *sql.DB { return postgresPool(t, true) }
 
-// postgresPool is a pool on the test server's admin database, guarded or
-// plain (lib/pq as it comes), or a visible skip.
-func postgresPool(t *testing.T, guarded bool) *sql.DB {
+// postgresPool is a guarded pool on the test server's admin database, whose
+// cancel requests the guard sends (ownCancel) or lib/pq does, or a visible
+// skip.
+func postgresPool(t *testing.T, ownCancel bool) *sql.DB {
 	t.Helper()
-	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), guarded)
+	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), ownCancel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +48,12 @@ func stacks() string {
 }
 
 // A query's rows end as soon as their context ends, through the statement
-// cache, on a guarded connection (whose socket the guard cuts) as on a plain
-// one (where database/sql closes them), and the pool serves the next query.
+// cache, whether the guard sends the cancel request or lib/pq does, and the
+// pool serves the next query.
 func TestRowsEndWithTheirContext(t *testing.T) {
 	const total = 10_000_000
-	for _, guarded := range []bool{true, false} {
-		db := postgresPool(t, guarded)
+	for _, ownCancel := range []bool{true, false} {
+		db := postgresPool(t, ownCancel)
 		p := pool{c: newStmtCache(db, 4)}
 		ctx, cancel := context.WithCancel(context.Background())
 		rows, err := p.QueryContext(ctx, "SELECT g FROM generate_series(1, $1::int) g", total)
@@ -60,7 +61,7 @@ func TestRowsEndWithTheirContext(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !rows.Next() {
-			t.Fatalf("guarded=%v: no first row: %v", guarded, rows.Err())
+			t.Fatalf("own-cancel=%v: no first row: %v", ownCancel, rows.Err())
 		}
 		cancel()
 		read := 1
@@ -68,12 +69,12 @@ func TestRowsEndWithTheirContext(t *testing.T) {
 			read++
 		}
 		if rows.Err() == nil || read == total {
-			t.Errorf("guarded=%v: read %d rows of %d after the context ended, error %v; want an error before the end", guarded, read, total, rows.Err())
+			t.Errorf("own-cancel=%v: read %d rows of %d after the context ended, error %v; want an error before the end", ownCancel, read, total, rows.Err())
 		}
 		_ = rows.Close()
 		var one int
 		if err := db.QueryRowContext(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
-			t.Errorf("guarded=%v: the pool after a cancelled query: %d, %v", guarded, one, err)
+			t.Errorf("own-cancel=%v: the pool after a cancelled query: %d, %v", ownCancel, one, err)
 		}
 	}
 }

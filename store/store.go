@@ -57,9 +57,9 @@ type Options struct {
 	// REST layer above store, which therefore cannot pick it itself.
 	Snapshots hooks.Snapshots
 	// Fast is which speed mechanisms run (the zero value: all of them).
-	// store's are the statement cache, the compiled reads, the guarded
-	// PostgreSQL connections and lib/pq's binary parameters; without them the
-	// client is plain ent over lib/pq as it comes.
+	// store's are the statement cache, the compiled reads, the guard's own
+	// cancel requests and lib/pq's binary parameters; without them the
+	// client is plain ent over lib/pq with its own context handling.
 	Fast fastpath.Set
 }
 
@@ -80,7 +80,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	if dia == dialect.Postgres && !o.Fast.Has(fastpath.BinaryParameters) {
 		dsn = rawURL
 	}
-	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.GuardedConnections))
+	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.OwnCancel))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -112,13 +112,14 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
-// guarded (guard.go) so that no call outlives its context, unless guarded
-// is false (lib/pq's own cancellation, fastpath.GuardedConnections off).
-func openDB(driver, dsn string, guarded bool) (*sql.DB, error) {
-	if driver != "postgres" || !guarded {
+// guarded (guard.go) so that no call outlives its context, and with
+// ownCancel (fastpath.OwnCancel) the guard sends the cancel requests itself
+// (cancel.go) where lib/pq would watch every call's context.
+func openDB(driver, dsn string, ownCancel bool) (*sql.DB, error) {
+	if driver != "postgres" {
 		return sql.Open(driver, dsn)
 	}
-	c, err := newGuardedConnector(dsn)
+	c, err := newGuardedConnector(dsn, ownCancel)
 	if err != nil {
 		return nil, err
 	}

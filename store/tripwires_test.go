@@ -132,7 +132,7 @@ func TestTripwireDriverRowsInterfaces(t *testing.T) {
 		driverHas := implemented(rows)
 		_ = rows.Close()
 
-		guarded, err := newGuardedConnector(dsn)
+		guarded, err := newGuardedConnector(dsn, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestTripwireCancelKeyCancels(t *testing.T) {
 		t.Skip("the test server's URL does not disable TLS: lib/pq cancels its statements itself, without store/cancel.go")
 	}
 	ctx := context.Background()
-	c, err := newGuardedConnector(PostgresDSN(u))
+	c, err := newGuardedConnector(PostgresDSN(u), true)
 	if err != nil {
 		t.Fatal(err)
 	}
