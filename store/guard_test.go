@@ -16,7 +16,7 @@ func postgresDB(t *testing.T) *sql.DB { return postgresPool(t, true) }
 // plain (lib/pq as it comes), or a visible skip.
 func postgresPool(t *testing.T, guarded bool) *sql.DB {
 	t.Helper()
-	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), guarded)
+	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), guarded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

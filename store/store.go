@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,6 +62,13 @@ type Options struct {
 	// PostgreSQL connections and lib/pq's binary parameters; without them the
 	// client is plain ent over lib/pq as it comes.
 	Fast fastpath.Set
+	// Observe, when set, is told of every call the pool makes to the
+	// database driver (observe.go): a query, an exec, a prepare, the
+	// execution of a prepared statement, BEGIN, COMMIT, ROLLBACK. It is for
+	// tests that count what requests send to the database; a server never
+	// sets it, and without it nothing of the observer is in the pool's way.
+	// It is called on the caller's goroutine, from several at once.
+	Observe func(Call)
 }
 
 // ErrNoSnapshots is returned by Open when Options.Snapshots is nil: a client
@@ -80,7 +88,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	if dia == dialect.Postgres && !o.Fast.Has(fastpath.BinaryParameters) {
 		dsn = rawURL
 	}
-	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.GuardedConnections))
+	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.GuardedConnections), o.Observe)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -114,13 +122,24 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
 // guarded (guard.go) so that no call outlives its context, unless guarded
 // is false (lib/pq's own cancellation, fastpath.GuardedConnections off).
-func openDB(driver, dsn string, guarded bool) (*sql.DB, error) {
-	if driver != "postgres" || !guarded {
-		return sql.Open(driver, dsn)
+// With observe, the calls of the pool's connections are reported to it
+// (observe.go), above the guard.
+func openDB(driverName, dsn string, guarded bool, observe func(Call)) (*sql.DB, error) {
+	if observe == nil && (driverName != "postgres" || !guarded) {
+		return sql.Open(driverName, dsn)
 	}
-	c, err := newGuardedConnector(dsn)
+	var c driver.Connector
+	var err error
+	if driverName == "postgres" && guarded {
+		c, err = newGuardedConnector(dsn)
+	} else {
+		c, err = connectorOf(driverName, dsn)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if observe != nil {
+		c = &observingConnector{inner: c, see: observe}
 	}
 	return sql.OpenDB(c), nil
 }
