@@ -15,6 +15,7 @@ import (
 
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -50,6 +51,8 @@ type api struct {
 	org   *dbtest.Org
 	// key is a live key with every scope.
 	key string
+	// fast is the server's speed mechanisms (config.Config.FastPath).
+	fast fastpath.Set
 }
 
 // newAPI starts a server over st with cfg changes applied, and makes an
@@ -81,7 +84,7 @@ func newAPILogging(t testing.TB, st *store.Store, logs io.Writer, tweak ...func(
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	a := &api{t: t, st: st, url: hs.URL, srv: srv, clock: clk, org: dbtest.NewOrg(t, st, "")}
+	a := &api{t: t, st: st, url: hs.URL, srv: srv, clock: clk, org: dbtest.NewOrg(t, st, ""), fast: cfg.FastPath}
 	a.key = a.org.Key(t, policy.Live, "all")
 	return a
 }

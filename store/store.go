@@ -41,10 +41,6 @@ type Store struct {
 	// DSN is the driver's data source name (for PostgreSQL, a lib/pq
 	// connection string the webhook dispatcher listens on).
 	DSN string
-	// snaps renders the outbox's snapshots; Observed attaches it again.
-	snaps hooks.Snapshots
-	// fast is which speed mechanisms the client runs; Observed keeps it.
-	fast fastpath.Set
 }
 
 // Options tune the connection pool.
@@ -116,7 +112,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn, snaps: o.Snapshots, fast: o.Fast}, nil
+	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
@@ -173,20 +169,6 @@ func clientOver(drv dialect.Driver, snaps hooks.Snapshots, fast fastpath.Set) *e
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
 	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(snaps), ent.MachineHook())
 	return c
-}
-
-// Observed returns a Store over the same pool whose client shows every
-// statement it sends to see first, in transactions too (ent's debug driver
-// formats each as "…: query=SQL args=[…]"), those it sends to a snapshot
-// (Snapshot) included. It prepares nothing. Tests use it to check the SQL a
-// request runs; nothing else should.
-func (s *Store) Observed(see func(statement string)) *Store {
-	drv := dialect.DebugWithContext(&snapshotDriver{Driver: entsql.OpenDB(s.Dialect, s.DB), db: s.DB}, func(_ context.Context, v ...any) {
-		see(fmt.Sprint(v...))
-	})
-	o := *s
-	o.Client = clientOver(drv, s.snaps, s.fast)
-	return &o
 }
 
 // Close closes the pool.
