@@ -79,8 +79,17 @@ func TestTrustedKeysAreCheckedByTheAnswer(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		var sql statements
 		a := newAPI(t, sql.observe(t, st))
-		id := a.post("/v1/tags", map[string]any{"name": "Trusted", "ref_type": "PRODUCT"}).want(201).ID()
 		trusted := a.trusted()
+		// The first request with the key reads it, and on PostgreSQL's fast
+		// path reserves its account's budget in the same statement; the
+		// create then inserts the row and its event in one transaction.
+		var id int
+		sent := sql.sent(func() {
+			id = a.post("/v1/tags", map[string]any{"name": "Trusted", "ref_type": "PRODUCT"}).want(201).ID()
+		})
+		if want := append(a.keyRead(false), "BEGIN", "tags", "events", "COMMIT"); !slices.Equal(labels(sent), want) {
+			t.Errorf("the key's first request: statements %q, want %q", labels(sent), want)
+		}
 
 		// request sends do once the server holds numbers of the account's
 		// budget, and fails unless it sends the statements want (labels)
@@ -102,7 +111,7 @@ func TestTrustedKeysAreCheckedByTheAnswer(t *testing.T) {
 		nothing := func() { a.get(path("/v1/tags", id+1000)).problem(404, "NOT_FOUND") }
 		if trusted {
 			request("a retrieval", retrieval, []string{"tags+key"}, map[string]float64{"rows": 1})
-			sent := request("a list", list, []string{"tags+key"}, map[string]float64{"rows": 1})
+			sent = request("a list", list, []string{"tags+key"}, map[string]float64{"rows": 1})
 			if len(sent) != 1 || !strings.Contains(sent[0], "larder_total") {
 				t.Errorf("a list sent %q; want its total in its one statement", sent)
 			}
