@@ -9,13 +9,15 @@ import (
 )
 
 // A store opened with Options.Observe reports every call its pool makes to
-// the database driver that reaches the database, below everything Larder
-// adds: ent, the statement cache, the compiled reads, snapshots, tracing,
-// the authenticator's and the rate limiter's own prepared statements, and
-// (PostgreSQL) the guarded connections. Tests count with it what a request
-// costs on the stack production runs. The observer wraps the driver's
-// connections and statements and nothing else (rows, results and the
-// driver's own behaviour pass through as they are), and only when
+// the database driver that reaches the database, whoever makes it: ent (with
+// the statement cache, the compiled reads, snapshots and tracing above it),
+// and the authenticator and the rate limiter on their own prepared
+// statements. It sits at database/sql's driver interface, under all of
+// those; on PostgreSQL's fast path the guarded connections (guard.go) are
+// under it, and pass each call on as it comes. Tests count with it what a
+// request costs on the stack production runs. The observer wraps the
+// driver's connections, statements and transactions and nothing else (rows
+// and results pass through as the driver made them), and only when
 // Options.Observe is set.
 //
 // Reported: a query, an exec, a prepare, the execution of a prepared
