@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 
+	"entgo.io/ent/dialect"
+
 	"larder.dev/larder/config"
 	"larder.dev/larder/fastpath"
 	"larder.dev/larder/migrate"
@@ -258,6 +260,42 @@ func openWith(t testing.TB, dbURL string, fast fastpath.Set) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// Observed opens a second, separately pooled store on the database of st
+// with the options production uses (the statement cache, and the speed
+// mechanisms LARDER_FAST_PATH sets, as Open's) whose pool reports every call
+// it makes to the database driver to see (store.Options.Observe): what a
+// request costs on the stack a server runs, the authentication's own
+// statements included. see is called from several goroutines at once.
+func Observed(t testing.TB, st *store.Store, see func(store.Call)) *store.Store {
+	t.Helper()
+	o := store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}, Fast: config.Defaults().FastPath, Observe: see}
+	obs, err := store.Open(context.Background(), urlOf(t, st), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { obs.Close() })
+	return obs
+}
+
+// urlOf is the database URL of a store: its PostgreSQL DSN without the
+// binary parameters store.Open adds on the fast path (the options of the
+// store opened with it decide), or its SQLite file.
+func urlOf(t testing.TB, st *store.Store) string {
+	t.Helper()
+	if st.Dialect == dialect.Postgres {
+		u, err := url.Parse(st.DSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Del("binary_parameters")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	path, _, _ := strings.Cut(strings.TrimPrefix(st.DSN, "file:"), "?")
+	return "sqlite://" + path
 }
 
 // Scratch creates an empty PostgreSQL database for this test, dropped at its

@@ -69,8 +69,9 @@ func TestPlainReadsCompileNothing(t *testing.T) {
 // with any predicate that is not known, or a known one that does not take its
 // argument once, is read as ent builds it.
 func TestReadCompiled(t *testing.T) {
-	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
-		c, statements := observed(st)
+	needCompiledReads(t)
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		c, statements := observed(t, st)
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		var tags []*ent.Tag
@@ -242,8 +243,9 @@ func TestReadCompiled(t *testing.T) {
 // A type holds at most MaxShapes compiled statements; a shape past them is
 // read as ent builds it, and right.
 func TestReadCompiledShapesBounded(t *testing.T) {
-	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
-		c, statements := observed(st)
+	needCompiledReads(t)
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		c, statements := observed(t, st)
 		ctx := dbtest.NewOrg(t, st, "").Ctx(policy.Test)
 		shared, err := st.Client.Country.Query().Where(country.IsGlobal(true)).First(policy.System(context.Background()))
 		if err != nil {
@@ -280,14 +282,32 @@ func TestReadCompiledShapesBounded(t *testing.T) {
 	})
 }
 
-// observed is st's client with every statement it sends seen, and a function
-// that returns the statements f sends.
-func observed(st *store.Store) (*ent.Client, func(f func() error) ([]string, error)) {
+// needCompiledReads skips t, visibly, when LARDER_FAST_PATH turns the
+// compiled reads off: the stores of dbtest then read every query as ent
+// builds it and compile nothing (TestPlainReadsCompileNothing), so there is
+// no compiled statement to compare with ent's.
+func needCompiledReads(t *testing.T) {
+	t.Helper()
+	if fast, err := fastpath.FromEnv(); err == nil && !fast.Has(fastpath.CompiledReads) {
+		t.Skipf("%s=%s turns the compiled reads off: nothing to compare with ent's statements", fastpath.Env, fast)
+	}
+}
+
+// observed is the client of a second pool on st's database, opened as
+// production opens its store (dbtest.Observed), and a function that returns
+// the statements f sends to the database, each as its SQL and its
+// arguments. The statement cache's preparations are left out: a statement
+// it prepared runs as the same SQL with the same arguments as one sent
+// unprepared, which is what the tests compare.
+func observed(t *testing.T, st *store.Store) (*ent.Client, func(f func() error) ([]string, error)) {
 	var mu sync.Mutex
 	var sent []string
-	c := st.Observed(func(s string) {
+	c := dbtest.Observed(t, st, func(c store.Call) {
+		if !c.Statement() {
+			return
+		}
 		mu.Lock()
-		sent = append(sent, s)
+		sent = append(sent, fmt.Sprintf("%s args=%v", c.SQL, c.Args))
 		mu.Unlock()
 	}).Client
 	return c, func(f func() error) ([]string, error) {
@@ -330,7 +350,8 @@ func sameRead[N any, Q interface {
 // The tenant filter of a shared schema is compiled too: a shared row and the
 // account's own are found, another account's is not.
 func TestReadCompiledShared(t *testing.T) {
-	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
+	needCompiledReads(t)
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		shared, err := st.Client.Allergen.Query().Where(allergen.IsGlobal(true)).First(policy.System(context.Background()))

@@ -34,8 +34,7 @@ func TestKeyCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sent []string
-		c := st.Observed(func(s string) { sent = append(sent, s) }).Client
+		c, statements := observed(t, st)
 		holds := testHolds(st.Dialect)
 		for _, tc := range []struct {
 			name       string
@@ -76,11 +75,16 @@ func TestKeyCheck(t *testing.T) {
 		if n, err := c.Tag.Query().Count(cctx); err != nil || n != 3 {
 			t.Fatalf("a count under a pending check: %d, %v", n, err)
 		}
-		sent = nil
-		for range 2 {
-			if _, err := c.Tag.Query().Where(tag.Name("k2")).Only(cctx); err != nil {
-				t.Fatal(err)
+		sent, err := statements(func() error {
+			for range 2 {
+				if _, err := c.Tag.Query().Where(tag.Name("k2")).Only(cctx); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		if got, seen := check.Seen(); !got || !seen {
 			t.Errorf("the next query with rows: Seen() = %v, %v", got, seen)

@@ -24,7 +24,7 @@ import (
 // loads are untouched, and a page with no rows reports no total.
 func TestPageTotal(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		c, observe := observed(st)
+		c, observe := observed(t, st)
 		mine, theirs := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ctx := mine.Ctx(policy.Test)
 		for _, o := range []struct {

@@ -40,9 +40,6 @@ const (
 	// a database that stops answering, stays on either way: it is a rule
 	// of the API, not a speed.
 	OwnCancel
-	// BinaryParameters sends a PostgreSQL query's arguments with its text,
-	// one round trip instead of two (lib/pq's binary_parameters).
-	BinaryParameters
 	// ReservedBudget reads a key and reserves numbers of its account's
 	// rate budget in one PostgreSQL statement, and spends the reserved
 	// numbers of later requests in memory (auth, ratelimit.Leases).
@@ -67,7 +64,6 @@ var names = []string{
 	"statement-cache",
 	"compiled-reads",
 	"own-cancel",
-	"binary-parameters",
 	"reserved-budget",
 	"trusted-keys",
 	"deadline-windows",

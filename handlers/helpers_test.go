@@ -51,7 +51,7 @@ type api struct {
 	org   *dbtest.Org
 	// key is a live key with every scope.
 	key string
-	// fast is the server's speed mechanisms.
+	// fast is the server's speed mechanisms (config.Config.FastPath).
 	fast fastpath.Set
 }
 

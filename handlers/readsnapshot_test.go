@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -15,29 +16,42 @@ import (
 )
 
 // A GET with a test key reads in one snapshot: the test account reset
-// between the first statement of a product list (the page) and the next (a
-// list of its products' suppliers, substitutes, …), which the observed
-// store's hook runs just before that second statement, changes nothing in
-// the answer. It is the answer of before, every product with its lists, and
-// the reset did land: the next list shows the fresh seed's ids.
+// between the first statement of a product list's snapshot (the page) and
+// the next (a list of its products' suppliers, substitutes, …), which the
+// observed store's hook runs, on another pool, just before the database gets
+// that second statement, changes nothing in the answer. It is the answer of
+// before, every product with its lists, and the reset did land: the next
+// list shows the fresh seed's ids. The snapshot is the transaction the
+// request begins after authenticating; the stamp of the key's last use,
+// written off the request's path, is no statement of it.
 func TestTestKeyReadsInOneSnapshot(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		var (
 			armed atomic.Bool
-			sent  atomic.Int32
+			mu    sync.Mutex
+			began bool // the request's snapshot began
+			sent  int  // statements sent to the snapshot
 			org   *dbtest.Org
 			reset = make(chan error, 1)
 		)
-		see := func(statement string) {
-			if !armed.Load() || !strings.Contains(statement, "query=") {
+		see := func(c store.Call) {
+			if !armed.Load() || strings.HasPrefix(c.SQL, "UPDATE api_keys SET last_used_at") {
 				return
 			}
-			if sent.Add(1) == 2 {
-				_, err := testaccount.ResetTest(context.Background(), st.Client, org.Org.ID)
-				reset <- err
+			mu.Lock()
+			switch {
+			case c.Op == store.OpBegin:
+				began = true
+			case began && c.Statement():
+				sent++
+				if sent == 2 {
+					_, err := testaccount.ResetTest(context.Background(), st.Client, org.Org.ID)
+					reset <- err
+				}
 			}
+			mu.Unlock()
 		}
-		a := newAPI(t, st.Observed(see), limit(1<<30))
+		a := newAPI(t, dbtest.Observed(t, st, see), limit(1<<30))
 		org = dbtest.NewSeededOrg(t, st)
 		a.key = org.Key(t, policy.Test, "all")
 		const products = "/v1/products?limit=200"
@@ -52,7 +66,9 @@ func TestTestKeyReadsInOneSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 		default:
-			t.Fatalf("the list sent %d statements: no second one to reset before", sent.Load())
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("the list began a snapshot (%v) and sent it %d statements: no second one to reset before", began, sent)
 		}
 		if diff := cmp.Diff(before, during); diff != "" {
 			t.Errorf("a list with a reset between its statements differs from the list of before (-before +during):\n%s", diff)

@@ -6,30 +6,112 @@ import (
 	"sync"
 	"testing"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/go-cmp/cmp"
 
+	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/fastpath"
+	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
 )
 
-// statements records the SQL an observed store sends.
+// statements records what an observed store (dbtest.Observed) sends to the
+// database, in order: each statement's SQL, and BEGIN, COMMIT and ROLLBACK.
+// Left out are the preparations of statements, which the pool makes once
+// per connection and statement (which connection a request gets is the
+// pool's choice, so whether its statement is prepared there yet is too), and
+// the stamp of a key's last use, which the authenticator writes off the
+// request's path, once a minute per key, whenever its goroutine runs
+// (auth.recordUse).
 type statements struct {
 	mu  sync.Mutex
 	all []string
 }
 
-func (s *statements) see(statement string) {
-	// ent's debug driver: "driver.Query: query=SQL args=[…]" or "Tx(id).Query: …".
-	q, ok := strings.CutPrefix(statement[strings.Index(statement, ": ")+2:], "query=")
-	if !ok {
-		return // a transaction starting or ending
-	}
-	if i := strings.LastIndex(q, " args="); i >= 0 {
-		q = q[:i]
+func (s *statements) see(c store.Call) {
+	if c.Op == store.OpPrepare || strings.HasPrefix(c.SQL, "UPDATE api_keys SET last_used_at") {
+		return
 	}
 	s.mu.Lock()
-	s.all = append(s.all, q)
+	s.all = append(s.all, c.String())
 	s.mu.Unlock()
+}
+
+// observe is a store on the database of st, opened as production opens
+// its own, whose statements sql records.
+func (s *statements) observe(t *testing.T, st *store.Store) *store.Store {
+	return dbtest.Observed(t, st, s.see)
+}
+
+// authStatements name the statements of authentication and rate limiting
+// (package auth, package ratelimit), which requests send before or after
+// their own; SQLite's lookup has its own placeholder.
+var authStatements = map[string]string{
+	auth.LookupSQL: "key", strings.ReplaceAll(auth.LookupSQL, "$1", "?"): "key",
+	auth.LookupPrintSQL:    "key",
+	auth.LookupAndSpendSQL: "key+budget",
+	auth.PrintSQL:          "print",
+	ratelimit.ReserveSQL:   "budget",
+}
+
+// labels are statements with those of authentication by name, and those of
+// a request by table: "key", "key+budget", "print", "budget"; "tags" (a
+// statement that reads or writes table tags first); "tags+key" (one that
+// carries a trusted key's check, ent.KeyCheck); BEGIN, COMMIT, ROLLBACK.
+func labels(sent []string) []string {
+	out := make([]string, len(sent))
+	for i, q := range sent {
+		if l, ok := authStatements[q]; ok {
+			out[i] = l
+			continue
+		}
+		out[i] = q
+		if t := firstTable(q); t != "" {
+			out[i] = t
+			if strings.Contains(q, "larder_key") {
+				out[i] += "+key"
+			}
+		}
+	}
+	return out
+}
+
+// firstTable is the table a SELECT reads (its FROM outside parentheses), or
+// the first a statement names after FROM, INTO or UPDATE; or "".
+func firstTable(q string) string {
+	if list, ok := strings.CutPrefix(q, "SELECT "); ok {
+		if parts := topLevel(list, " FROM "); len(parts) > 1 {
+			return unquote(strings.Fields(parts[1])[0])
+		}
+	}
+	f := strings.Fields(q)
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "FROM", "INTO", "UPDATE":
+			return unquote(f[i+1])
+		}
+	}
+	return ""
+}
+
+// keyRead are the statements with which a request to a's server that reads
+// its key authenticates, before its own: on SQLite, the key's read (the
+// budget is counted in memory); on PostgreSQL, on the fast path, the key's
+// read that reserves numbers of its account's budget in the same statement
+// (fastpath.ReservedBudget), or the read alone when the server holds
+// reserved numbers of the account (held: api.hold); on the plain path, the
+// key's read, then the budget's count in a statement of its own.
+func (a *api) keyRead(held bool) []string {
+	switch {
+	case a.st.Dialect != dialect.Postgres:
+		return []string{"key"}
+	case !a.fast.Has(fastpath.ReservedBudget):
+		return []string{"key", "budget"}
+	case held:
+		return []string{"key"}
+	}
+	return []string{"key+budget"}
 }
 
 // sent returns the statements do sends, in order.
@@ -99,7 +181,7 @@ func TestReadsSelectTheShownColumns(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		var sql statements
-		a := newAPI(t, st.Observed(sql.see))
+		a := newAPI(t, sql.observe(t, st))
 		tag := []string{"description", "id", "name", "ref_type"}
 
 		var id int
@@ -120,17 +202,22 @@ func TestReadsSelectTheShownColumns(t *testing.T) {
 			t.Errorf("a list reads the tags (-want +got):\n%s", diff)
 		}
 		// The page's statement carries its total: one statement, no COUNT
-		// of its own; a page past the end counts on its own.
+		// of its own; a page past the end counts on its own. Each request
+		// authenticates first, with the statements of keyRead (this
+		// server holds no reserved numbers of the account, which requests
+		// only now and then: each reads its key, none is taken on trust).
 		var total int
 		sent := sql.sent(func() {
 			total = int(a.get("/v1/tags?ref_type=PRODUCT").want(200).JSON()["pagination"].(map[string]any)["total"].(float64))
 		})
-		if len(sent) != 1 || !strings.Contains(sent[0], "larder_total") || total != 1 {
-			t.Errorf("a list of 1 tag sent %q, total %d", sent, total)
+		want := append(a.keyRead(false), "tags")
+		if got := labels(sent); !slices.Equal(got, want) || !strings.Contains(sent[len(sent)-1], "larder_total") || total != 1 {
+			t.Errorf("a list of 1 tag sent %q (%q), total %d; want %q, the page with its total", got, sent, total, want)
 		}
 		sent = sql.sent(func() { a.get("/v1/tags?ref_type=PRODUCT&offset=5").want(200) })
-		if len(sent) != 2 || !strings.HasPrefix(sent[1], "SELECT COUNT(*)") {
-			t.Errorf("a list past the end sent %q", sent)
+		want = append(a.keyRead(false), "tags", "tags")
+		if got := labels(sent); !slices.Equal(got, want) || !strings.HasPrefix(sent[len(sent)-1], "SELECT COUNT(*)") {
+			t.Errorf("a list past the end sent %q (%q); want %q, the page then its count", got, sent, want)
 		}
 
 		s := seeded(t, a)

@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
@@ -38,13 +41,15 @@ func (a *api) keyChecks(do func()) map[string]float64 {
 // hold sends requests with key until the server holds a number of the
 // account's budget that its next request may spend without reading the key
 // (ratelimit.Leases.Spare): on PostgreSQL, the next GET with key is trusted.
-// It returns the X-RateLimit-Remaining of its last request.
+// A server that reserves no numbers (SQLite, or without
+// fastpath.ReservedBudget) holds none: one request then. It returns the
+// X-RateLimit-Remaining of its last request.
 func (a *api) hold(key string, accountID int) int {
 	a.t.Helper()
 	pg, _ := a.srv.Limiter.(*ratelimit.Postgres)
 	for range 60 {
 		r := a.do("GET", "/v1/organization", key, nil).want(200)
-		if pg == nil || pg.Leases.Spare(ratelimit.AccountBucket(accountID), config.Defaults().RateLimit, a.clock.Now()) {
+		if pg == nil || !a.fast.Has(fastpath.ReservedBudget) || pg.Leases.Spare(ratelimit.AccountBucket(accountID), config.Defaults().RateLimit, a.clock.Now()) {
 			n, err := strconv.Atoi(r.Header.Get("X-RateLimit-Remaining"))
 			if err != nil {
 				a.t.Fatal(err)
@@ -56,47 +61,70 @@ func (a *api) hold(key string, accountID int) int {
 	return 0
 }
 
+// trusted reports whether the server takes keys on trust: on PostgreSQL,
+// with fastpath.TrustedKeys.
+func (a *api) trusted() bool {
+	return a.st.Dialect == dialect.Postgres && a.fast.Has(fastpath.TrustedKeys)
+}
+
 // On PostgreSQL, a GET with a key this server has read before takes the key
 // on trust and checks it in the statement of the answer's first rows: one
-// statement per retrieval or list (bench/README "The key in the answer's
-// statement"). An answer without rows reads the key's print after it. Writes,
-// and every request on SQLite, read the key on their own first.
+// statement per retrieval or list, which is all the request sends to the
+// database (bench/README "The key in the answer's statement"). An answer
+// without rows reads the key's print after it. Writes, every request on
+// SQLite and every one on the plain path (LARDER_FAST_PATH=false) read the
+// key on their own first (keyRead), then send their own statements.
 func TestTrustedKeysAreCheckedByTheAnswer(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		var sql statements
-		a := newAPI(t, st.Observed(sql.see), allMechanisms)
-		id := a.post("/v1/tags", map[string]any{"name": "Trusted", "ref_type": "PRODUCT"}).want(201).ID()
-		pg := st.Dialect == dialect.Postgres
-
-		var sent []string
-		a.hold(a.key, a.org.Live.ID)
-		got := a.keyChecks(func() { sent = sql.sent(func() { a.get(path("/v1/tags", id)).want(200) }) })
-		carried := len(sent) == 1 && strings.Contains(sent[0], "larder_key")
-		if pg && (got["rows"] != 1 || len(got) != 1 || !carried) {
-			t.Errorf("a retrieval: key checks %v, statements %q; want the key checked by its one statement", got, sent)
-		}
-		if !pg && (got["read"] != 1 || len(got) != 1 || strings.Contains(strings.Join(sent, " "), "larder_key")) {
-			t.Errorf("SQLite: key checks %v, statements %q; want the key read on its own", got, sent)
+		a := newAPI(t, sql.observe(t, st))
+		trusted := a.trusted()
+		// The first request with the key reads it, and on PostgreSQL's fast
+		// path reserves its account's budget in the same statement; the
+		// create then inserts the row and its event in one transaction.
+		var id int
+		sent := sql.sent(func() {
+			id = a.post("/v1/tags", map[string]any{"name": "Trusted", "ref_type": "PRODUCT"}).want(201).ID()
+		})
+		if want := append(a.keyRead(false), "BEGIN", "tags", "events", "COMMIT"); !slices.Equal(labels(sent), want) {
+			t.Errorf("the key's first request: statements %q, want %q", labels(sent), want)
 		}
 
-		a.hold(a.key, a.org.Live.ID)
-		got = a.keyChecks(func() { sent = sql.sent(func() { a.get("/v1/tags?ref_type=PRODUCT").want(200) }) })
-		if pg && (got["rows"] != 1 || len(sent) != 1 || !strings.Contains(sent[0], "larder_total") || !strings.Contains(sent[0], "larder_key")) {
-			t.Errorf("a list: key checks %v, statements %q; want its total and the key in its one statement", got, sent)
+		// request sends do once the server holds numbers of the account's
+		// budget, and fails unless it sends the statements want (labels)
+		// and checks the key as checks counts; it returns what it sent.
+		request := func(what string, do func(), want []string, checks map[string]float64) []string {
+			t.Helper()
+			a.hold(a.key, a.org.Live.ID)
+			var sent []string
+			got := a.keyChecks(func() { sent = sql.sent(do) })
+			if !slices.Equal(labels(sent), want) || !maps.Equal(got, checks) {
+				t.Errorf("%s: statements %q, key checks %v; want %q, %v", what, labels(sent), got, want, checks)
+			}
+			return sent
 		}
-
-		a.hold(a.key, a.org.Live.ID)
-		got = a.keyChecks(func() { a.get(path("/v1/tags", id+1000)).problem(404, "NOT_FOUND") })
-		if pg && (got["print"] != 1 || len(got) != 1) {
-			t.Errorf("a retrieval of nothing: key checks %v, want the print read after it", got)
+		read := map[string]float64{"read": 1}
+		own := func(statements ...string) []string { return append(a.keyRead(true), statements...) }
+		retrieval := func() { a.get(path("/v1/tags", id)).want(200) }
+		list := func() { a.get("/v1/tags?ref_type=PRODUCT").want(200) }
+		nothing := func() { a.get(path("/v1/tags", id+1000)).problem(404, "NOT_FOUND") }
+		if trusted {
+			request("a retrieval", retrieval, []string{"tags+key"}, map[string]float64{"rows": 1})
+			sent = request("a list", list, []string{"tags+key"}, map[string]float64{"rows": 1})
+			if len(sent) != 1 || !strings.Contains(sent[0], "larder_total") {
+				t.Errorf("a list sent %q; want its total in its one statement", sent)
+			}
+			request("a retrieval of nothing", nothing, []string{"tags+key", "print"}, map[string]float64{"print": 1})
+		} else {
+			request("a retrieval", retrieval, own("tags"), read)
+			request("a list", list, own("tags"), read)
+			request("a retrieval of nothing", nothing, own("tags"), read)
 		}
-
-		a.hold(a.key, a.org.Live.ID)
-		got = a.keyChecks(func() { a.patch(path("/v1/tags", id), map[string]any{"name": "Written"}).want(200) })
-		if got["read"] != 1 || len(got) != 1 {
-			t.Errorf("a write: key checks %v, want the key read on its own", got)
-		}
+		// A write updates the row, reads it back for the answer and writes
+		// its event, in one transaction.
+		request("a write", func() { a.patch(path("/v1/tags", id), map[string]any{"name": "Written"}).want(200) },
+			own("BEGIN", "tags", "tags", "events", "COMMIT"), read)
 
 		// A trusted request spends one number of the budget, as any other.
 		remaining := func() int {
@@ -126,8 +154,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		a := newAPI(t, st, allMechanisms)
 		ctx := context.Background()
 		id := a.post("/v1/tags", map[string]any{"name": "Secret recipe", "ref_type": "PRODUCT"}).want(201).ID()
-		pg := st.Dialect == dialect.Postgres
-		changed := func(got map[string]float64) bool { return !pg || got["changed"] == 1 && got["read"] == 1 }
+		changed := func(got map[string]float64) bool { return !a.trusted() || got["changed"] == 1 && got["read"] == 1 }
 
 		key, keyID := a.newKey(policy.Live, "all")
 		get := func(p string) *response { t.Helper(); return a.do("GET", p, key, nil) }

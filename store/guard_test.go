@@ -17,7 +17,7 @@ func postgresDB(t *testing.T) *sql.DB { return postgresPool(t, true) }
 // skip.
 func postgresPool(t *testing.T, ownCancel bool) *sql.DB {
 	t.Helper()
-	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), ownCancel)
+	db, err := openDB("postgres", PostgresDSN(postgresURL(t)), ownCancel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

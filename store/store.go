@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,10 +41,6 @@ type Store struct {
 	// DSN is the driver's data source name (for PostgreSQL, a lib/pq
 	// connection string the webhook dispatcher listens on).
 	DSN string
-	// snaps renders the outbox's snapshots; Observed attaches it again.
-	snaps hooks.Snapshots
-	// fast is which speed mechanisms the client runs; Observed keeps it.
-	fast fastpath.Set
 }
 
 // Options tune the connection pool.
@@ -57,10 +54,17 @@ type Options struct {
 	// REST layer above store, which therefore cannot pick it itself.
 	Snapshots hooks.Snapshots
 	// Fast is which speed mechanisms run (the zero value: all of them).
-	// store's are the statement cache, the compiled reads, the guard's own
-	// cancel requests and lib/pq's binary parameters; without them the
-	// client is plain ent over lib/pq with its own context handling.
+	// store's are the statement cache, the compiled reads and the guard's
+	// own cancel requests; without them the client is plain ent over lib/pq
+	// with its own context handling.
 	Fast fastpath.Set
+	// Observe, when set, is told of every call the pool makes to the
+	// database driver (observe.go): a query, an exec, a prepare, the
+	// execution of a prepared statement, BEGIN, COMMIT, ROLLBACK. It is for
+	// tests that count what requests send to the database; a server never
+	// sets it, and without it nothing of the observer is in the pool's way.
+	// It is called on the caller's goroutine, from several at once.
+	Observe func(Call)
 }
 
 // ErrNoSnapshots is returned by Open when Options.Snapshots is nil: a client
@@ -77,10 +81,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dia == dialect.Postgres && !o.Fast.Has(fastpath.BinaryParameters) {
-		dsn = rawURL
-	}
-	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.OwnCancel))
+	db, err := openDB(driver, dsn, o.Fast.Has(fastpath.OwnCancel), o.Observe)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -108,20 +109,31 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn, snaps: o.Snapshots, fast: o.Fast}, nil
+	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
 // guarded (guard.go) so that no call outlives its context, and with
 // ownCancel (fastpath.OwnCancel) the guard sends the cancel requests itself
-// (cancel.go) where lib/pq would watch every call's context.
-func openDB(driver, dsn string, ownCancel bool) (*sql.DB, error) {
-	if driver != "postgres" {
-		return sql.Open(driver, dsn)
+// (cancel.go) where lib/pq would watch every call's context. With observe,
+// the calls of the pool's connections are reported to it (observe.go), above
+// the guard.
+func openDB(driverName, dsn string, ownCancel bool, observe func(Call)) (*sql.DB, error) {
+	if observe == nil && driverName != "postgres" {
+		return sql.Open(driverName, dsn)
 	}
-	c, err := newGuardedConnector(dsn, ownCancel)
+	var c driver.Connector
+	var err error
+	if driverName == "postgres" {
+		c, err = newGuardedConnector(dsn, ownCancel)
+	} else {
+		c, err = connectorOf(driverName, dsn)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if observe != nil {
+		c = &observingConnector{inner: c, see: observe}
 	}
 	return sql.OpenDB(c), nil
 }
@@ -155,20 +167,6 @@ func clientOver(drv dialect.Driver, snaps hooks.Snapshots, fast fastpath.Set) *e
 	c.Intercept(ent.CostInterceptor(policy.SeesCost))
 	c.Use(ent.CostHook(policy.SeesCost), hooks.Outbox(snaps), ent.MachineHook())
 	return c
-}
-
-// Observed returns a Store over the same pool whose client shows every
-// statement it sends to see first, in transactions too (ent's debug driver
-// formats each as "…: query=SQL args=[…]"), those it sends to a snapshot
-// (Snapshot) included. It prepares nothing. Tests use it to check the SQL a
-// request runs; nothing else should.
-func (s *Store) Observed(see func(statement string)) *Store {
-	drv := dialect.DebugWithContext(&snapshotDriver{Driver: entsql.OpenDB(s.Dialect, s.DB), db: s.DB}, func(_ context.Context, v ...any) {
-		see(fmt.Sprint(v...))
-	})
-	o := *s
-	o.Client = clientOver(drv, s.snaps, s.fast)
-	return &o
 }
 
 // Close closes the pool.

@@ -15,6 +15,12 @@ package store
 //     lib/pq's rows that database/sql uses, each by name; one lib/pq adds is
 //     hidden from database/sql behind the guard.
 //     Test: TestTripwireDriverRowsInterfaces.
+//   - store/observe.go observedConn and observedStmt, the observer of the
+//     tests that count statements, forward the optional interfaces of the
+//     drivers' connections and statements that database/sql looks for; one a
+//     driver adds would be hidden from database/sql behind the observer, and
+//     the tests would count calls of a stack production does not run.
+//     Test: TestTripwireObserverForwards.
 //   - store/cancel.go reads the cancel key out of PostgreSQL's start-up
 //     messages itself; a key read wrong cancels nothing, silently.
 //     Test: TestTripwireCancelKeyCancels (and TestKeySocketReadsTheCancelKey,
@@ -33,7 +39,12 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -270,5 +281,181 @@ func TestTripwireOffsetInEntSQL(t *testing.T) {
 				t.Errorf("%s, %s: ent's SQL %q has \" OFFSET \": %v, want %v; the statement cache (store/stmtcache.go) tells deep pages by it", dia, c.name, d.queries[0], got, c.offset)
 			}
 		}
+	}
+}
+
+// driverInterfaces are the interfaces package database/sql/driver declares,
+// each with its methods' names (those of the interfaces it embeds
+// included), read from the source of the Go that runs the test: an
+// interface a new Go adds is among them.
+func driverInterfaces(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src", "database", "sql", "driver")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no source of database/sql/driver in %s: %v", dir, err)
+	}
+	decls := map[string]*ast.InterfaceType{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range g.Specs {
+				ts := sp.(*ast.TypeSpec)
+				if it, ok := ts.Type.(*ast.InterfaceType); ok && ts.Name.IsExported() {
+					decls[ts.Name.Name] = it
+				}
+			}
+		}
+	}
+	var methods func(it *ast.InterfaceType) []string
+	methods = func(it *ast.InterfaceType) []string {
+		var names []string
+		for _, f := range it.Methods.List {
+			switch {
+			case len(f.Names) > 0:
+				names = append(names, f.Names[0].Name)
+			default: // an embedded interface of the package
+				if id, ok := f.Type.(*ast.Ident); ok && decls[id.Name] != nil {
+					names = append(names, methods(decls[id.Name])...)
+				}
+			}
+		}
+		return names
+	}
+	ifaces := map[string][]string{}
+	for name, it := range decls {
+		if m := methods(it); len(m) > 0 {
+			ifaces[name] = m
+		}
+	}
+	if len(ifaces["QueryerContext"]) != 1 || len(ifaces["RowsColumnTypeScanType"]) != 4 {
+		t.Fatalf("database/sql/driver's interfaces read wrong: %v", ifaces)
+	}
+	return ifaces
+}
+
+// implementedBy lists the interfaces of ifaces whose methods v has, by name.
+func implementedBy(v any, ifaces map[string][]string) []string {
+	typ := reflect.TypeOf(v)
+	var names []string
+	for name, methods := range ifaces {
+		if !slices.ContainsFunc(methods, func(m string) bool { _, ok := typ.MethodByName(m); return !ok }) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// notObserved are the interfaces of the drivers' connections and statements
+// the observer leaves out, each with the reason database/sql never misses it.
+var notObserved = map[string]string{
+	"Execer":  "database/sql calls it only on a connection without ExecerContext, which the observer has",
+	"Queryer": "database/sql calls it only on a connection without QueryerContext, which the observer has",
+	"Tx":      "lib/pq's connection is its own transaction; database/sql commits the Tx BeginTx returns, which the observer wraps",
+}
+
+// takenForGranted are the interfaces the observer calls on the connections
+// and statements it wraps without a stand-in (observe.go).
+var takenForGranted = map[string][]string{
+	"connection": {"ConnBeginTx", "ConnPrepareContext", "ExecerContext", "QueryerContext"},
+	"statement":  {"StmtExecContext", "StmtQueryContext"},
+}
+
+// The observer (store/observe.go) stands between database/sql and the
+// connections of lib/pq, of the guard and of modernc.org/sqlite. Every
+// interface of package database/sql/driver that one of their connections or
+// prepared statements implements must be implemented by the observer's (it
+// forwards them), but for notObserved; the context calls it takes for
+// granted must be there; and the rows it returns are the driver's own.
+func TestTripwireObserverForwards(t *testing.T) {
+	ifaces := driverInterfaces(t)
+	for _, p := range observedPools {
+		t.Run(p.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := observedDSN(t, p.driver)
+			var inner driver.Connector
+			var err error
+			if p.driver == "postgres" {
+				inner, err = newGuardedConnector(dsn, p.ownCancel)
+			} else {
+				inner, err = connectorOf(p.driver, dsn)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := inner.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			obs, err := (&observingConnector{inner: inner, see: func(Call) {}}).Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obs.Close()
+			rawStmt, err := raw.(driver.ConnPrepareContext).PrepareContext(ctx, rowsQuery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rawStmt.Close()
+			obsStmt, err := obs.(driver.ConnPrepareContext).PrepareContext(ctx, rowsQuery)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obsStmt.Close()
+
+			for _, level := range []struct {
+				name     string
+				raw, obs any
+			}{{"connection", raw, obs}, {"statement", rawStmt, obsStmt}} {
+				has := implementedBy(level.raw, ifaces)
+				shown := implementedBy(level.obs, ifaces)
+				for _, name := range has {
+					if _, left := notObserved[name]; !left && !slices.Contains(shown, name) {
+						t.Errorf("the %s's %s %s implements driver.%s, which the observer's (store/observe.go) hides from database/sql: forward it, or add it to notObserved saying why database/sql never misses it", p.name, level.name, reflect.TypeOf(level.raw), name)
+					}
+				}
+				for _, name := range takenForGranted[level.name] {
+					if !slices.Contains(has, name) {
+						t.Errorf("the %s's %s %s lacks driver.%s, which the observer (store/observe.go) calls without a stand-in", p.name, level.name, reflect.TypeOf(level.raw), name)
+					}
+				}
+			}
+
+			rawRows, err := raw.(driver.QueryerContext).QueryContext(ctx, rowsQuery, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rawRows.Close()
+			for _, q := range []func() (driver.Rows, error){
+				func() (driver.Rows, error) { return obs.(driver.QueryerContext).QueryContext(ctx, rowsQuery, nil) },
+				func() (driver.Rows, error) { return obsStmt.(driver.StmtQueryContext).QueryContext(ctx, nil) },
+			} {
+				rows, err := q()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if reflect.TypeOf(rows) != reflect.TypeOf(rawRows) {
+					t.Errorf("the observer's rows are %s, not the driver's %s: their optional interfaces may be hidden", reflect.TypeOf(rows), reflect.TypeOf(rawRows))
+				}
+				_ = rows.Close()
+			}
+		})
 	}
 }
