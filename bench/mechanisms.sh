@@ -16,7 +16,7 @@
 #
 # Parameters (environment):
 #   WHAT="get list order"   the scenarios
-#   OFF="statement-cache compiled-reads own-cancel reserved-budget trusted-keys deadline-windows batched-log"
+#   OFF="statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log"
 #                           the mechanisms measured, one server each
 #   N=2000 WARMUP=200       measured and unmeasured rounds per scenario (order: N/10)
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
@@ -26,7 +26,7 @@
 set -euo pipefail
 
 WHAT=${WHAT:-"get list order"}
-OFF=${OFF:-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys deadline-windows batched-log"}
+OFF=${OFF:-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log"}
 N=${N:-2000}
 WARMUP=${WARMUP:-200}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}

@@ -48,10 +48,6 @@ const (
 	// in the request's own statements (auth.Trust, handlers/gate.go). It
 	// spends the numbers ReservedBudget reserves, so it needs it.
 	TrustedKeys
-	// DeadlineWindows give the requests that start within 50 ms one
-	// deadline context, instead of a context and timer each
-	// (handlers/timeout.go).
-	DeadlineWindows
 	// BatchedLog writes the access log's lines in batches, one write per
 	// batch (logbuf).
 	BatchedLog
@@ -66,7 +62,6 @@ var names = []string{
 	"own-cancel",
 	"reserved-budget",
 	"trusted-keys",
-	"deadline-windows",
 	"batched-log",
 }
 

@@ -63,9 +63,9 @@ func TestFromEnv(t *testing.T) {
 	if s, err := FromEnv(); err != nil || s != Plain {
 		t.Errorf("FromEnv with %s=false: %v, %v", Env, s, err)
 	}
-	t.Setenv(Env, "-deadline-windows")
-	if s, err := FromEnv(); err != nil || s != All.Without(DeadlineWindows) {
-		t.Errorf("FromEnv with %s=-deadline-windows: %v, %v", Env, s, err)
+	t.Setenv(Env, "-batched-log")
+	if s, err := FromEnv(); err != nil || s != All.Without(BatchedLog) {
+		t.Errorf("FromEnv with %s=-batched-log: %v, %v", Env, s, err)
 	}
 }
 

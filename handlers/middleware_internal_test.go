@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -103,17 +102,10 @@ func TestClientIP(t *testing.T) {
 	}
 }
 
-// A request's work ends at its timeout (within deadlineGrain), not when its
-// client goes, keeps the request's values, and contexts derived from it hang
-// on the deadline's own instead of a goroutine each: with deadline windows and
-// without.
+// A request's work ends at its timeout, not when its client goes, keeps the
+// request's values, and contexts derived from it hang on the deadline's own
+// instead of a goroutine each.
 func TestTimeoutBoundsTheWork(t *testing.T) {
-	for _, windows := range []bool{true, false} {
-		t.Run(fmt.Sprintf("windows=%v", windows), func(t *testing.T) { timeoutBoundsTheWork(t, windows) })
-	}
-}
-
-func timeoutBoundsTheWork(t *testing.T, windows bool) {
 	const d = 200 * time.Millisecond
 	type key struct{}
 	client, leave := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
@@ -128,7 +120,7 @@ func timeoutBoundsTheWork(t *testing.T, windows bool) {
 		fired             = make(chan struct{})
 		ended             time.Time
 	)
-	h := withTimeout(d, windows, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+	h := withTimeout(d, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		got := r.Context()
 		dl, hasDeadline = got.Deadline()
 		value = got.Value(key{})
@@ -154,12 +146,8 @@ func timeoutBoundsTheWork(t *testing.T, windows bool) {
 	}))
 	start := time.Now()
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil).WithContext(client))
-	grain := time.Duration(0)
-	if windows {
-		grain = deadlineGrain
-	}
-	if !hasDeadline || dl.Before(start.Add(d)) || dl.After(start.Add(d+grain+50*time.Millisecond)) {
-		t.Fatalf("deadline %v (set %v), want between %v and %v", dl, hasDeadline, start.Add(d), start.Add(d+grain))
+	if !hasDeadline || dl.Before(start.Add(d)) || dl.After(start.Add(d+50*time.Millisecond)) {
+		t.Fatalf("deadline %v (set %v), want %v after %v", dl, hasDeadline, d, start)
 	}
 	if value != "v" {
 		t.Fatal("the request's values are lost")
@@ -183,22 +171,5 @@ func timeoutBoundsTheWork(t *testing.T, windows bool) {
 	}
 	if ended.After(start.Add(5 * d)) {
 		t.Fatal("the work outlives its timeout")
-	}
-}
-
-// Requests that start in one deadlineGrain share a deadline's context;
-// later ones get a later one.
-func TestDeadlinesShareWindows(t *testing.T) {
-	ds := &deadlines{d: time.Minute}
-	now := time.Now()
-	a, b := ds.from(now), ds.from(now.Add(deadlineGrain/2))
-	c := ds.from(now.Add(2 * deadlineGrain))
-	if a != b {
-		t.Error("two requests of one window have two deadlines")
-	}
-	da, _ := a.Deadline()
-	dc, _ := c.Deadline()
-	if a == c || !dc.After(da) {
-		t.Errorf("a later request has the deadline %v of an earlier window (%v)", dc, da)
 	}
 }

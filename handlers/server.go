@@ -11,7 +11,6 @@ import (
 	"larder.dev/larder/auth"
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/config"
-	"larder.dev/larder/fastpath"
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/openapi/oas"
@@ -147,7 +146,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		// Bounds the work of everything below, the gate's key and limit
 		// reads included.
 		func(next http.Handler) http.Handler {
-			return withTimeout(cfg.RequestTimeout, cfg.FastPath.Has(fastpath.DeadlineWindows), next)
+			return withTimeout(cfg.RequestTimeout, next)
 		},
 		// Counts the requests that do work, each under its deadline, and
 		// refuses past MaxInFlight before any route, key or database read.

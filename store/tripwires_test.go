@@ -28,11 +28,6 @@ package store
 //   - store/stmtcache.go tells a page deep in a list by " OFFSET " in the SQL
 //     text ent writes.
 //     Test: TestTripwireOffsetInEntSQL.
-//   - handlers/timeout.go bounded.Value hands package context's private
-//     cancel-context key on to the deadline's context, so that a context
-//     derived from a request's finds it and starts no goroutine.
-//     Test: TestTripwireDerivedContextsFindTheDeadline
-//     (handlers/tripwire_internal_test.go).
 
 import (
 	"context"
