@@ -1,0 +1,129 @@
+// Command generate regenerates everything generated, in order; `go generate
+// ./...` runs it from the module root (see ../../generate.go for the steps).
+// It prints how long a step took when it took a while, so a slow step is
+// seen rather than guessed.
+//
+// It also answers ogen's package queries (packagesDriver): ogen loads the
+// package of an external type (x-ogen-type) once per use, a `go list
+// -export` each time; the answer is the same for every use in one run, so
+// this command computes it once and hands the same answer to every query.
+package main
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// slow is how long a step may take before its time is printed.
+const slow = time.Second
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("generate: ")
+	if dir := os.Getenv(cacheEnv); dir != "" {
+		if err := packagesDriver(dir, os.Args[1:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cache, err := os.MkdirTemp("", "larder-generate-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(cache)
+	// ogen's runs query the packages through this command (packagesDriver).
+	ogenEnv := []string{"GOPACKAGESDRIVER=" + self, cacheEnv + "=" + cache}
+
+	start := time.Now()
+	err = run(
+		step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}},
+		// The server and the client are generated from the same input
+		// into different packages, so they run side by side.
+		parallel(
+			sequence(
+				step{name: "ogen (server)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/ogen.yml", "--target", "openapi/oas", "--package", "oas", "--clean", "openapi/server.json"}},
+				step{name: "openapi/pooled", args: []string{"go", "run", "./openapi/pooled", "openapi/oas/oas_response_encoders_gen.go"}},
+			),
+			sequence(
+				step{name: "ogen (client)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/client.yml", "--target", "client", "--package", "client", "--clean", "openapi/server.json"}},
+				step{name: "client/openenums", args: []string{"go", "run", "./client/openenums", "client/oas_validators_gen.go"}},
+			),
+		),
+		step{name: "access/gen", args: []string{"go", "run", "./access/gen"}},
+	)
+	if err != nil {
+		os.RemoveAll(cache)
+		log.Fatal(err)
+	}
+	if d := time.Since(start); d >= slow {
+		log.Printf("all steps: %.1f s", d.Seconds())
+	}
+}
+
+// A task is a step or steps to run; run runs them in order.
+type task interface{ do() error }
+
+func run(tasks ...task) error { return sequence(tasks...).do() }
+
+// step is one command, run from the module root or dir under it.
+type step struct {
+	name, dir string
+	env       []string
+	args      []string
+}
+
+func (s step) do() error {
+	start := time.Now()
+	cmd := exec.Command(s.args[0], s.args[1:]...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s (%s): %w", s.name, strings.Join(s.args, " "), err)
+	}
+	if d := time.Since(start); d >= slow {
+		log.Printf("%s: %.1f s", s.name, d.Seconds())
+	}
+	return nil
+}
+
+type sequenceTask []task
+
+func sequence(tasks ...task) task { return sequenceTask(tasks) }
+
+func (ts sequenceTask) do() error {
+	for _, t := range ts {
+		if err := t.do(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type parallelTask []task
+
+func parallel(tasks ...task) task { return parallelTask(tasks) }
+
+func (ts parallelTask) do() error {
+	errs := make([]error, len(ts))
+	var wg sync.WaitGroup
+	for i, t := range ts {
+		wg.Go(func() { errs[i] = t.do() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
