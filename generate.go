@@ -1,10 +1,16 @@
 // Package larder is the module root. Everything generated is regenerated, in
 // order, by `go generate ./...` from here, which runs internal/generate; it
-// prints each step's time when the step takes over a second:
+// prints each step's time when the step takes over a second, and does not run
+// a step whose inputs are those it last ran with on this machine and whose
+// outputs are still those it wrote (LARDER_GENERATE_ALL=1 runs every step; a
+// fresh checkout, as CI has, runs every step anyway):
 //
 //  1. entc (ent/entc.go): package ent from ent/schema, the codegen templates,
 //     and, through entoas and codegen.BuildSpec, openapi/openapi.json (published)
-//     and openapi/server.json (ogen's input);
+//     and openapi/server.json (ogen's input). Its inputs, to decide whether
+//     it runs: ent/schema and the code of this module it imports, codegen,
+//     go.mod and go.sum; not the generated packages the schema compiles
+//     against;
 //  2. ogen, twice and side by side from openapi/server.json: the typed server
 //     in openapi/oas, its response encoders then taken from a pool by
 //     openapi/pooled; and the typed Go client in client, its enum validators
@@ -13,7 +19,8 @@
 //     internal/generate, once per run instead of once per use;
 //  3. access/gen: docs/ACCESS.md (who can read or change what, from the
 //     compiled server's policies and tables) and access/sites_gen.go (the
-//     system viewer's uses, found in the source).
+//     system viewer's uses, found in the source). After a schema change it
+//     compiles the new package ent, which takes most of the run.
 package larder
 
 //go:generate go run ./internal/generate

@@ -14,6 +14,8 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,23 +45,66 @@ func main() {
 	// ogen's runs query the packages through this command (packagesDriver).
 	ogenEnv := []string{"GOPACKAGESDRIVER=" + self, cacheEnv + "=" + cache}
 
+	rec := &sharedRecord{r: loadRecord()}
 	start := time.Now()
 	err = run(
-		step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}},
+		guarded{name: "entc", rec: rec, task: step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}},
+			// The schema, the code it runs and the templates; not the
+			// generated packages, which the schema compiles against but
+			// whose content does not make what entc writes.
+			in: files{
+				paths:    []string{"go.mod", "go.sum", "ent/entc.go", "ent/schema"},
+				packages: []string{"./ent/schema", "./codegen"},
+				except:   []string{"larder.dev/larder/ent"},
+			},
+			out: files{
+				paths:      []string{"ent", "openapi/openapi.json", "openapi/server.json"},
+				skipPrefix: []string{"ent/schema/", "ent/entc.go"},
+				skipSuffix: []string{"_test.go"},
+			},
+		},
 		// The server and the client are generated from the same input
 		// into different packages, so they run side by side.
 		parallel(
-			sequence(
-				step{name: "ogen (server)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/ogen.yml", "--target", "openapi/oas", "--package", "oas", "--clean", "openapi/server.json"}},
-				step{name: "openapi/pooled", args: []string{"go", "run", "./openapi/pooled", "openapi/oas/oas_response_encoders_gen.go"}},
-			),
-			sequence(
-				step{name: "ogen (client)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/client.yml", "--target", "client", "--package", "client", "--clean", "openapi/server.json"}},
-				step{name: "client/openenums", args: []string{"go", "run", "./client/openenums", "client/oas_validators_gen.go"}},
-			),
+			guarded{name: "server", rec: rec,
+				in: files{
+					paths:    []string{"go.mod", "go.sum", "openapi/server.json", "openapi/ogen.yml"},
+					packages: []string{"./openapi/pooled"}, patterns: externalTypes,
+				},
+				out: files{paths: []string{"openapi/oas"}},
+				task: sequence(
+					step{name: "ogen (server)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/ogen.yml", "--target", "openapi/oas", "--package", "oas", "--clean", "openapi/server.json"}},
+					step{name: "openapi/pooled", args: []string{"go", "run", "./openapi/pooled", "openapi/oas/oas_response_encoders_gen.go"}},
+				),
+			},
+			guarded{name: "client", rec: rec,
+				in: files{
+					paths:    []string{"go.mod", "go.sum", "openapi/server.json", "openapi/client.yml"},
+					packages: []string{"./client/openenums"}, patterns: externalTypes,
+				},
+				out: files{paths: []string{"client"}},
+				task: sequence(
+					step{name: "ogen (client)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/client.yml", "--target", "client", "--package", "client", "--clean", "openapi/server.json"}},
+					step{name: "client/openenums", args: []string{"go", "run", "./client/openenums", "client/oas_validators_gen.go"}},
+				),
+			},
 		),
-		step{name: "access/gen", args: []string{"go", "run", "./access/gen"}},
+		// The server it compiles, and the source it searches for the system
+		// viewer's uses; sites_gen.go, which it writes, is neither: the
+		// report takes the uses as found.
+		guarded{name: "access/gen", rec: rec, task: step{name: "access/gen", args: []string{"go", "run", "./access/gen"}},
+			in: files{
+				paths:      []string{"go.mod", "go.sum"},
+				packages:   []string{"./access/gen"},
+				goTree:     true,
+				skipPrefix: []string{"access/sites_gen.go"},
+			},
+			out: files{paths: []string{"docs/ACCESS.md", "access/sites_gen.go"}},
+		},
 	)
+	if serr := rec.r.save(); serr != nil && err == nil {
+		err = serr
+	}
 	if err != nil {
 		os.RemoveAll(cache)
 		log.Fatal(err)
@@ -127,3 +172,21 @@ func (ts parallelTask) do() error {
 	}
 	return nil
 }
+
+// externalTypes are the packages of the external types (x-ogen-type) that
+// ogen reads.
+func externalTypes() ([]string, error) {
+	b, err := os.ReadFile("openapi/server.json")
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []string
+	for _, m := range externalType.FindAllSubmatch(b, -1) {
+		if p := string(m[1]); !slices.Contains(pkgs, p) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs, nil
+}
+
+var externalType = regexp.MustCompile(`"x-ogen-type":\s*"\*?([^"]+)\.[^."]+"`)
