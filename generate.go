@@ -1,21 +1,27 @@
 // Package larder is the module root. Everything generated is regenerated, in
-// order, by `go generate ./...` from here:
+// order, by `go generate ./...` from here, which runs internal/generate; it
+// prints each step's time when the step takes over a second, and does not run
+// a step whose inputs are those it last ran with on this machine and whose
+// outputs are still those it wrote (LARDER_GENERATE_ALL=1 runs every step; a
+// fresh checkout, as CI has, runs every step anyway):
 //
-//  1. entc (ent/entc.go): package ent from ent/schema and the codegen templates,
-//     package restapi (the HTTP glue) from the same graph, and, through entoas
-//     and codegen.BuildSpec, openapi/openapi.json (published) and
-//     openapi/server.json (ogen's input);
-//  2. ogen: the typed server in openapi/oas from openapi/server.json, its
-//     response encoders then taken from a pool by openapi/pooled;
-//  3. ogen again: the typed Go client in client from the same input, its enum
-//     validators then opened to values added later by client/openenums;
-//  4. access/gen: docs/ACCESS.md (who can read or change what) and
-//     access/sites_gen.go (the system viewer's uses, found in the source).
+//  1. entc (ent/entc.go): package ent from ent/schema and the codegen
+//     templates, package restapi (the HTTP glue) from the same graph, and,
+//     through entoas and codegen.BuildSpec, openapi/openapi.json (published)
+//     and openapi/server.json (ogen's input). Its inputs, to decide whether
+//     it runs: ent/schema and the code of this module it imports, codegen,
+//     go.mod and go.sum; not the generated packages the schema compiles
+//     against;
+//  2. ogen, twice and side by side from openapi/server.json: the typed server
+//     in openapi/oas, its response encoders then taken from a pool by
+//     openapi/pooled; and the typed Go client in client, its enum validators
+//     then opened to values added later by client/openenums. ogen's queries
+//     for the packages of the external types (x-ogen-type) are answered by
+//     internal/generate, once per run instead of once per use;
+//  3. access/gen: docs/ACCESS.md (who can read or change what, from the
+//     compiled server's policies and tables) and access/sites_gen.go (the
+//     system viewer's uses, found in the source). After a schema change it
+//     compiles the new package ent, which takes most of the run.
 package larder
 
-//go:generate sh -c "cd ent && go run -mod=mod entc.go"
-//go:generate go tool ogen --config openapi/ogen.yml --target openapi/oas --package oas --clean openapi/server.json
-//go:generate go run ./openapi/pooled openapi/oas/oas_response_encoders_gen.go
-//go:generate go tool ogen --config openapi/client.yml --target client --package client --clean openapi/server.json
-//go:generate go run ./client/openenums client/oas_validators_gen.go
-//go:generate go run ./access/gen
+//go:generate go run ./internal/generate
