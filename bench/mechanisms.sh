@@ -84,14 +84,8 @@ for i in $(seq 300); do
 	echo "/v1/tags/$id" >>"$RESULTS/get.txt"
 done
 echo "/v1/tags?ref_type=PRODUCT&limit=200" >"$RESULTS/list.txt"
-# The order documents.sh sends: 200 lines over the test account's first 20 materials.
-psql "$DB" -Atc "
-	WITH p AS (SELECT id FROM products WHERE account_id = $acct AND product_type IN ('RAW_MATERIAL', 'PACKAGING', 'MISCELLANEOUS') ORDER BY id LIMIT 20),
-	     n AS (SELECT row_number() OVER (ORDER BY id) - 1 AS i, id FROM p)
-	SELECT json_build_object(
-		'supplier_id', (SELECT id FROM suppliers WHERE account_id = $acct AND supplier_code = 'MILL'),
-		'lines', (SELECT json_agg(json_build_object('product_id', n.id, 'quantity', 3, 'cost', 1.25) ORDER BY g)
-			FROM generate_series(0, 199) g JOIN n ON n.i = g % 20))" >"$RESULTS/order.json"
+# The order documents.sh sends: 200 lines over the test account's first 20 materials (bench/order200.sql).
+psql "$DB" -Atv acct="$acct" -f bench/order200.sql >"$RESULTS/order.json"
 echo /v1/purchase-orders >"$RESULTS/order.txt"
 psql -X -q "$DB" -c "ANALYZE"
 
