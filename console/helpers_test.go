@@ -149,7 +149,9 @@ func newDeskTrusting(t *testing.T, st *store.Store, trusted bool) *desk {
 	d := &desk{t: t, st: st}
 	d.now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, d.now.Load()) }
-	d.people = people.New(st.Client, people.Options{Now: clock, Limiter: ratelimit.NewMemory()})
+	// argon2id at its lowest costs: the tests sign in hundreds of times on
+	// shared cores (people's own tests check the real costs).
+	d.people = people.New(st.Client, people.Options{Now: clock, Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
 	o := console.Options{Client: st.Client, People: d.people, Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true, Now: clock}, Now: clock}
 	if trusted {
 		o.Trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}

@@ -3,6 +3,10 @@
 // LARDER_TEST_POSTGRES_URL names a server, in a fresh database per test
 // package migrated by the committed Atlas directory. Tests isolate themselves
 // by creating their own organizations, as tenants would.
+//
+// LARDER_TEST_BACKENDS narrows the run to some of them: "postgres" runs the
+// suites on PostgreSQL alone, "sqlite" on SQLite alone (the few tests that
+// are about one database run whatever it says).
 package dbtest
 
 import (
@@ -32,6 +36,10 @@ import (
 // EnvPostgres names the PostgreSQL server to test on (any database of it; the
 // tests create their own).
 const EnvPostgres = "LARDER_TEST_POSTGRES_URL"
+
+// EnvBackends lists the backends to run the suites on, comma-separated
+// (sqlite, postgres); unset, SQLite and, when EnvPostgres is set, PostgreSQL.
+const EnvBackends = "LARDER_TEST_BACKENDS"
 
 var pg struct {
 	mu    sync.Mutex
@@ -128,14 +136,45 @@ const (
 
 // Backends are the databases this run tests on.
 func Backends(t testing.TB) []Backend {
-	u, err := postgresURL()
+	bs, err := backends(os.Getenv(EnvBackends), postgresURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u != "" {
-		return []Backend{SQLite, Postgres}
+	return bs
+}
+
+// backends reads EnvBackends (list) and, when PostgreSQL may be wanted, the
+// server to test on (pgURL).
+func backends(list string, pgURL func() (string, error)) ([]Backend, error) {
+	want := map[Backend]bool{SQLite: true, Postgres: true}
+	if list != "" {
+		want = map[Backend]bool{}
+		for _, f := range strings.Split(list, ",") {
+			switch b := Backend(strings.TrimSpace(f)); b {
+			case SQLite, Postgres:
+				want[b] = true
+			default:
+				return nil, fmt.Errorf("%s=%q: %q is not a backend (sqlite, postgres)", EnvBackends, list, f)
+			}
+		}
 	}
-	return []Backend{SQLite}
+	var bs []Backend
+	if want[SQLite] {
+		bs = append(bs, SQLite)
+	}
+	if want[Postgres] {
+		u, err := pgURL()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case u != "":
+			bs = append(bs, Postgres)
+		case list != "":
+			return nil, fmt.Errorf("%s=%q asks for PostgreSQL, and %s is unset", EnvBackends, list, EnvPostgres)
+		}
+	}
+	return bs, nil
 }
 
 // Run runs f once per backend as a subtest, with a migrated store.

@@ -70,7 +70,9 @@ func newSite(t *testing.T, st *store.Store) *site {
 	}
 	// The sign-in throttle counts per test, for the same reason; serve
 	// passes the API's limiter, which holds on PostgreSQL for the package.
-	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory()})
+	// argon2id runs at its lowest costs: every test signs people in on
+	// shared cores (people's own tests check the real costs).
+	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
 	// A short poll: a queued ping is posted within a fraction of a second
 	// rather than serve's two. serve runs one dispatcher and gives the
 	// console another for single resends; one does both here.

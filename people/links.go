@@ -110,7 +110,7 @@ func (s *Service) UseLink(ctx context.Context, token, password string, from Clie
 	if err := checkPassword(password); err != nil {
 		return SignedIn{}, err
 	}
-	hash := hashPassword(password)
+	hash := hashPassword(s.hash, password)
 	u := l.Edges.User
 	if audit.Actor(ctx) == audit.SystemActor {
 		ctx = audit.WithActor(ctx, u.Email)

@@ -37,7 +37,7 @@ func TestMailLink(t *testing.T) {
 			sent = append(sent, a+" "+from+" "+strings.Join(to, ",")+"\n"+string(msg))
 			return nil
 		}
-		s := New(st.Client, Options{Now: f.clock.Now, Mailer: m})
+		s := New(st.Client, Options{Now: f.clock.Now, Mailer: m, Hash: cheap})
 		if err := s.MailLink(f.ctx, l, "https://c.example.com/"); err != nil {
 			t.Fatal(err)
 		}

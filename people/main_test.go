@@ -14,12 +14,13 @@ import (
 	"larder.dev/larder/store"
 )
 
-// TestMain lowers argon2id's costs: the tests sign in hundreds of times on
-// shared cores. TestPasswordHashParameters checks the real ones.
-func TestMain(m *testing.M) {
-	params = hashParams{Memory: 256, Time: 1, Threads: 1}
-	dbtest.Main(m)
-}
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// cheap are argon2id's costs in the tests' services: they sign in hundreds
+// of times on shared cores. TestPasswordHashParameters checks the real ones,
+// and TestServiceHashesWithDefaultParams that a service without Hash uses
+// them.
+var cheap = HashParams{Memory: 256, Time: 1, Threads: 1}
 
 // hashes counts argon2id derivations; the hook wraps argon2Key once.
 var hashes atomic.Int64
@@ -68,7 +69,7 @@ func newFixture(t *testing.T, st *store.Store) *fixture {
 	c := newClock()
 	return &fixture{
 		t: t, st: st, clock: c, ctx: context.Background(),
-		s:   New(st.Client, Options{Now: c.Now}),
+		s:   New(st.Client, Options{Now: c.Now, Hash: cheap}),
 		org: dbtest.NewOrg(t, st, "").Org.ID,
 	}
 }

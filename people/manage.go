@@ -232,7 +232,7 @@ func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current
 		return err
 	}
 	if u.PasswordHash == nil || len(current) > maxPasswordBytes {
-		dummyVerify(current)
+		dummyVerify(s.hash, current)
 		return ErrBadCredentials
 	}
 	ok, err := verifyPassword(current, *u.PasswordHash)
@@ -245,7 +245,7 @@ func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current
 	if err := checkPassword(next); err != nil {
 		return err
 	}
-	hash := hashPassword(next)
+	hash := hashPassword(s.hash, next)
 	now := s.now()
 	keep := ""
 	if keepToken != "" {

@@ -458,7 +458,7 @@ func TestSecondFactorSecretsReencrypted(t *testing.T) {
 		if err != nil || again.Reencrypted != 0 || raw() != sealed {
 			t.Fatalf("again %+v %v", again, err)
 		}
-		f.s = New(st.Client, Options{Now: f.clock.Now, Keys: keys})
+		f.s = New(st.Client, Options{Now: f.clock.Now, Keys: keys, Hash: cheap})
 		in, err := f.s.SignIn(f.ctx, p.Email, password, Client{Address: "192.0.2.90"})
 		if err != nil || !in.Pending {
 			t.Fatalf("%+v %v", in, err)

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// hashParams are argon2id's cost parameters.
-type hashParams struct {
+// HashParams are argon2id's cost parameters.
+type HashParams struct {
 	Memory  uint32 // KiB
 	Time    uint32 // passes
 	Threads uint8
@@ -22,10 +22,7 @@ type hashParams struct {
 // of memory, 3 passes and 2 lanes, above OWASP's minimum (19 MiB, 2 passes,
 // 1 lane), for a 16-byte random salt and a 32-byte key. A hash keeps the
 // parameters it was made with, so raising them leaves older passwords valid.
-var DefaultParams = hashParams{Memory: 64 * 1024, Time: 3, Threads: 2}
-
-// params are the costs in use: DefaultParams, lowered only by tests.
-var params = DefaultParams
+var DefaultParams = HashParams{Memory: 64 * 1024, Time: 3, Threads: 2}
 
 const (
 	saltLen = 16
@@ -36,14 +33,13 @@ const (
 // derivations a sign-in performs.
 var argon2Key = argon2.IDKey
 
-// hashPassword returns the PHC string of pw:
+// hashPassword returns the PHC string of pw made with the costs p:
 // $argon2id$v=19$m=65536,t=3,p=2$<salt>$<hash>, base64 without padding.
-func hashPassword(pw string) string {
+func hashPassword(p HashParams, pw string) string {
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
 		panic(err) // crypto/rand does not fail on supported systems
 	}
-	p := params
 	key := argon2Key([]byte(pw), salt, p.Time, p.Memory, p.Threads, keyLen)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Time, p.Threads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
@@ -63,7 +59,7 @@ func verifyPassword(pw, phc string) (bool, error) {
 	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
 		return false, errMalformedHash
 	}
-	var p hashParams
+	var p HashParams
 	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &p.Memory, &p.Time, &p.Threads); err != nil ||
 		p.Time == 0 || p.Threads == 0 {
 		return false, errMalformedHash
@@ -84,9 +80,8 @@ func verifyPassword(pw, phc string) (bool, error) {
 // check (an unknown address, or a person without a password yet).
 var dummySalt = make([]byte, saltLen)
 
-// dummyVerify spends what verifyPassword spends on a hash made with params,
-// so that a failed sign-in takes as long whatever made it fail.
-func dummyVerify(pw string) {
-	p := params
+// dummyVerify spends what verifyPassword spends on a hash made with the
+// costs p, so that a failed sign-in takes as long whatever made it fail.
+func dummyVerify(p HashParams, pw string) {
 	_ = argon2Key([]byte(pw), dummySalt, p.Time, p.Memory, p.Threads, keyLen)
 }

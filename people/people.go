@@ -154,6 +154,10 @@ type Options struct {
 	// Mailer e-mails one-time links (MailLink); nil means none (NewMailer
 	// of an empty --smtp-url).
 	Mailer *Mailer
+	// Hash are the costs of the password hashes it makes; zero means
+	// DefaultParams. Only tests lower them: a hash keeps its costs, and a
+	// sign-in checks a password with the costs of the hash stored.
+	Hash HashParams
 }
 
 // Service is the people of every organization of one database.
@@ -166,11 +170,12 @@ type Service struct {
 	limiter ratelimit.Limiter
 	issuer  string
 	mailer  *Mailer
+	hash    HashParams
 }
 
 // New returns the service for c.
 func New(c *ent.Client, o Options) *Service {
-	s := &Service{c: c, idle: o.Idle, abs: o.Absolute, clock: o.Now, keys: o.Keys, limiter: o.Limiter, issuer: o.Issuer, mailer: o.Mailer}
+	s := &Service{c: c, idle: o.Idle, abs: o.Absolute, clock: o.Now, keys: o.Keys, limiter: o.Limiter, issuer: o.Issuer, mailer: o.Mailer, hash: o.Hash}
 	if s.idle <= 0 {
 		s.idle = DefaultIdle
 	}
@@ -185,6 +190,9 @@ func New(c *ent.Client, o Options) *Service {
 	}
 	if s.issuer == "" {
 		s.issuer = "Larder"
+	}
+	if s.hash == (HashParams{}) {
+		s.hash = DefaultParams
 	}
 	return s
 }

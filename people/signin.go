@@ -96,7 +96,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, from Clien
 		}
 	}
 	if u == nil || u.PasswordHash == nil || len(password) > maxPasswordBytes {
-		dummyVerify(password)
+		dummyVerify(s.hash, password)
 		return SignedIn{}, ErrBadCredentials
 	}
 	ok, err := verifyPassword(password, *u.PasswordHash)

@@ -17,10 +17,7 @@ import (
 // Hashes are argon2id in PHC form with the documented costs: 64 MiB, 3
 // passes, 2 lanes; the right password verifies, another does not.
 func TestPasswordHashParameters(t *testing.T) {
-	saved := params
-	params = DefaultParams
-	defer func() { params = saved }()
-	h := hashPassword(password)
+	h := hashPassword(DefaultParams, password)
 	if !strings.HasPrefix(h, "$argon2id$v=19$m=65536,t=3,p=2$") {
 		t.Fatalf("hash %q", h)
 	}
@@ -29,6 +26,17 @@ func TestPasswordHashParameters(t *testing.T) {
 	}
 	if ok, err := verifyPassword(password+"x", h); err != nil || ok {
 		t.Fatalf("wrong password: %v %v", ok, err)
+	}
+}
+
+// A service given no costs makes its hashes with DefaultParams; given some,
+// with those.
+func TestServiceHashesWithDefaultParams(t *testing.T) {
+	if got := New(nil, Options{}).hash; got != DefaultParams {
+		t.Errorf("costs without Options.Hash: %+v, want %+v", got, DefaultParams)
+	}
+	if got := New(nil, Options{Hash: cheap}).hash; got != cheap {
+		t.Errorf("costs with Options.Hash: %+v, want %+v", got, cheap)
 	}
 }
 
@@ -85,7 +93,7 @@ func TestSignInThrottle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.s = New(st.Client, Options{Now: f.clock.Now, Limiter: lim})
+		f.s = New(st.Client, Options{Now: f.clock.Now, Limiter: lim, Hash: cheap})
 		known := email("known")
 		f.active(f.org, known, Admin)
 		f.clock.Add(time.Minute - f.clock.Now().Sub(f.clock.Now().Truncate(time.Minute)))
