@@ -14,7 +14,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -71,6 +73,9 @@ func (f RunFunc) Run() int { return f() }
 // TestMain, with the *testing.M or a Runner that runs it.
 func Main(m Runner) {
 	code := m.Run()
+	if template.dir != "" {
+		os.RemoveAll(template.dir)
+	}
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.st != nil {
@@ -123,6 +128,54 @@ func postgresURL() (string, error) {
 	own.Path = "/" + name
 	pg.admin, pg.name, pg.url = admin.String(), name, own.String()
 	return pg.url, nil
+}
+
+// template is the package's migrated and seeded SQLite file, made once and
+// copied for every test that opens SQLite: migrating a new file costs more
+// than most tests do.
+var template struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// sqliteCopy returns the URL of a new SQLite file for this test, migrated
+// and seeded as prepare leaves one: a copy of the package's template.
+func sqliteCopy(t testing.TB) string {
+	t.Helper()
+	template.once.Do(func() {
+		template.dir, template.err = os.MkdirTemp("", "larder-dbtest-")
+		if template.err != nil {
+			return
+		}
+		template.path = filepath.Join(template.dir, "larder.db")
+		st, err := prepare(context.Background(), "sqlite://"+template.path)
+		if err != nil {
+			template.err = err
+			return
+		}
+		// Closing the last connection checkpoints the write-ahead log into
+		// the file, so the file alone is the whole database.
+		template.err = st.Close()
+	})
+	if template.err != nil {
+		t.Fatalf("the SQLite template: %v", template.err)
+	}
+	dst := filepath.Join(t.TempDir(), "larder.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(template.path + suffix)
+		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "sqlite://" + dst
 }
 
 // Backend is a database to test on.
@@ -195,12 +248,7 @@ func RunFast(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	for _, b := range Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
 			if b == SQLite {
-				st, err := prepareWith(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "larder.db"), fastpath.All)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				f(t, st)
+				f(t, openWith(t, sqliteCopy(t), fastpath.All))
 				return
 			}
 			f(t, openWith(t, URL(t, b), fastpath.All))
@@ -213,12 +261,7 @@ func RunFast(t *testing.T, f func(t *testing.T, st *store.Store)) {
 func Open(t testing.TB, b Backend) *store.Store {
 	t.Helper()
 	if b == SQLite {
-		st, err := prepare(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "larder.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
+		return OpenURL(t, sqliteCopy(t))
 	}
 	u, err := postgresURL()
 	if err != nil || u == "" {
@@ -274,6 +317,10 @@ func prepareWith(ctx context.Context, dbURL string, fast fastpath.Set) (*store.S
 // two server processes side by side, on the fast and the plain path.
 func Pair(t testing.TB, b Backend, one, other fastpath.Set) (*store.Store, *store.Store) {
 	t.Helper()
+	if b == SQLite {
+		u := sqliteCopy(t)
+		return openWith(t, u, one), openWith(t, u, other)
+	}
 	u := URL(t, b)
 	first, err := prepareWith(context.Background(), u, one)
 	if err != nil {
