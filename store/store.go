@@ -23,8 +23,8 @@ import (
 	_ "modernc.org/sqlite" // registers "sqlite"
 
 	"larder.dev/larder/ent"
-	_ "larder.dev/larder/ent/runtime"
-	"larder.dev/larder/fastpath" // schema policies and hooks
+	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tracing"
