@@ -25,7 +25,7 @@ type Mechanism uint32
 // The mechanisms the switch turns off, each where it lives.
 const (
 	// StatementCache keeps the statements queries repeat prepared, per pool
-	// (store/stmtcache.go).
+	// (fastpath/stmtcache).
 	StatementCache Mechanism = 1 << iota
 	// CompiledReads answers a read by id or by known predicates from a
 	// statement ent built once for its shape (ent's Read, generated from

@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"larder.dev/larder/fastpath/stmtcache"
 )
 
 // postgresDB is a guarded pool on the test server's admin database, whose
@@ -54,7 +56,7 @@ func TestRowsEndWithTheirContext(t *testing.T) {
 	const total = 10_000_000
 	for _, ownCancel := range []bool{true, false} {
 		db := postgresPool(t, ownCancel)
-		p := pool{c: newStmtCache(db, 4)}
+		p := stmtcache.New(db, 4).Pool()
 		ctx, cancel := context.WithCancel(context.Background())
 		rows, err := p.QueryContext(ctx, "SELECT g FROM generate_series(1, $1::int) g", total)
 		if err != nil {

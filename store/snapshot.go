@@ -8,6 +8,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/fastpath/stmtcache"
 )
 
 // A request whose answer takes several statements (a page, then the lists of
@@ -117,7 +119,7 @@ type snapshotDriver struct {
 	db *sql.DB
 	// cache is the statement cache of the pool, whose statements the
 	// snapshot's transaction uses as any transaction does (nil: none).
-	cache *stmtCache
+	cache *stmtcache.Cache
 }
 
 // conn is the connection of the snapshot of ctx, or nil without one.
@@ -131,7 +133,7 @@ func (d *snapshotDriver) conn(ctx context.Context) (entsql.ExecQuerier, error) {
 		return nil, err
 	}
 	if d.cache != nil {
-		return txConn{tx: tx, c: d.cache}, nil
+		return d.cache.Tx(tx), nil
 	}
 	return tx, nil
 }

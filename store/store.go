@@ -25,6 +25,7 @@ import (
 	"larder.dev/larder/ent"
 	_ "larder.dev/larder/ent/runtime" // schema policies and hooks
 	"larder.dev/larder/fastpath"
+	"larder.dev/larder/fastpath/stmtcache"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tracing"
@@ -147,8 +148,8 @@ func openDB(driverName, dsn string, ownCancel bool, observe func(Call)) (*sql.DB
 func NewClient(db *sql.DB, dia string, o Options) *ent.Client {
 	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
 	if o.Statements > 0 && o.Fast.Has(fastpath.StatementCache) {
-		c := newCachingDriver(db, dia, o.Statements)
-		drv = &snapshotDriver{Driver: c, db: db, cache: c.cache}
+		c := stmtcache.NewDriver(db, dia, o.Statements)
+		drv = &snapshotDriver{Driver: c, db: db, cache: c.Cache()}
 	}
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)

@@ -25,12 +25,13 @@ package store
 //     messages itself; a key read wrong cancels nothing, silently.
 //     Test: TestTripwireCancelKeyCancels (and TestKeySocketReadsTheCancelKey,
 //     TestCutOffStatementIsCancelledOnTheServer in cancel_test.go).
-//   - store/stmtcache.go tells a page deep in a list by " OFFSET " in the SQL
+//   - fastpath/stmtcache tells a page deep in a list by " OFFSET " in the SQL
 //     text ent writes.
 //     Test: TestTripwireOffsetInEntSQL.
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -94,7 +95,11 @@ const rowsQuery = "SELECT 1 AS n, 'x' AS s"
 func TestTripwireDriverRowsInterfaces(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
-		db := sqliteDB(t)
+		db, err := sql.Open("sqlite", SQLiteDSN(filepath.Join(t.TempDir(), "t.db")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
 		if pkg := reflect.TypeOf(db.Driver()).Elem().PkgPath(); pkg != "modernc.org/sqlite" {
 			t.Fatalf("the SQLite pool's driver is %s's: its rows would pass through a wrapper such as fullRows (store/guard.go), which knows only lib/pq's", pkg)
 		}
@@ -248,7 +253,7 @@ func (d *captureSQL) Query(_ context.Context, query string, _, _ any) error {
 	return errors.New("captured")
 }
 
-// The statement cache (store/stmtcache.go) tells a page deep in a list by
+// The statement cache (fastpath/stmtcache) tells a page deep in a list by
 // " OFFSET " in ent's SQL and runs it unprepared. ent's SQL of a query with
 // an offset must have it, and that of a first page (limit only) or of a
 // query without either must not, on both dialects.
@@ -273,7 +278,7 @@ func TestTripwireOffsetInEntSQL(t *testing.T) {
 				t.Fatalf("%s, %s: ent sent %d queries, want 1: %q", dia, c.name, len(d.queries), d.queries)
 			}
 			if got := strings.Contains(d.queries[0], " OFFSET "); got != c.offset {
-				t.Errorf("%s, %s: ent's SQL %q has \" OFFSET \": %v, want %v; the statement cache (store/stmtcache.go) tells deep pages by it", dia, c.name, d.queries[0], got, c.offset)
+				t.Errorf("%s, %s: ent's SQL %q has \" OFFSET \": %v, want %v; the statement cache (fastpath/stmtcache) tells deep pages by it", dia, c.name, d.queries[0], got, c.offset)
 			}
 		}
 	}

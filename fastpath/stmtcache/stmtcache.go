@@ -1,4 +1,8 @@
-package store
+// Package stmtcache is the statement cache under ent (the fastpath
+// mechanism statement-cache): it prepares a query that runs again and again
+// once per pool and reuses it, in and out of transactions. store builds its
+// ent driver with NewDriver when the mechanism is on.
+package stmtcache
 
 import (
 	"container/list"
@@ -27,8 +31,8 @@ import (
 // unprepared and, on the query's second sighting, has it prepared in the
 // background for the transactions after it.
 
-// stmtCache is a bounded LRU of prepared statements keyed by SQL text.
-type stmtCache struct {
+// Cache is a bounded LRU of prepared statements keyed by SQL text.
+type Cache struct {
 	db        *sql.DB
 	max       int
 	mu        sync.Mutex
@@ -51,17 +55,18 @@ type cached struct {
 	evicted bool // close when users drops to 0
 }
 
-func newStmtCache(db *sql.DB, max int) *stmtCache {
+// New returns a cache of at most max statements prepared on db.
+func New(db *sql.DB, max int) *Cache {
 	stop, halt := context.WithCancel(context.Background())
-	return &stmtCache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(),
+	return &Cache{db: db, max: max, bySQL: map[string]*list.Element{}, lru: list.New(),
 		seen: map[string]struct{}{}, preparing: map[string]bool{}, stop: stop, halt: halt}
 }
 
-// close ends the background preparations and waits for them, so that none
+// Close ends the background preparations and waits for them, so that none
 // holds a connection of the pool past its Close (on SQLite, a connection
 // closed after the pool would touch the database's files after its owner
 // is done with them).
-func (c *stmtCache) close() {
+func (c *Cache) Close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
@@ -72,7 +77,7 @@ func (c *stmtCache) close() {
 // acquire returns the prepared statement of query, preparing it on its second
 // sighting; nil means "run it unprepared". Inside a transaction (inTx) it
 // never prepares in line. Release what it returns.
-func (c *stmtCache) acquire(ctx context.Context, query string, inTx bool) (*cached, error) {
+func (c *Cache) acquire(ctx context.Context, query string, inTx bool) (*cached, error) {
 	if strings.Contains(query, " OFFSET ") {
 		return nil, nil
 	}
@@ -111,7 +116,7 @@ func (c *stmtCache) acquire(ctx context.Context, query string, inTx bool) (*cach
 
 // prepareLater prepares query on the pool, when a connection is free, and
 // admits it.
-func (c *stmtCache) prepareLater(query string) {
+func (c *Cache) prepareLater(query string) {
 	defer c.later.Done()
 	ctx, cancel := context.WithTimeout(c.stop, time.Minute)
 	defer cancel()
@@ -126,7 +131,7 @@ func (c *stmtCache) prepareLater(query string) {
 
 // admit puts a prepared statement in the cache, evicting the least recently
 // used, and returns the cached entry (acquired when use is true).
-func (c *stmtCache) admit(query string, stmt *sql.Stmt, use bool) *cached {
+func (c *Cache) admit(query string, stmt *sql.Stmt, use bool) *cached {
 	var closing []*sql.Stmt
 	defer func() { closeLater(closing) }()
 	c.mu.Lock()
@@ -157,7 +162,7 @@ func (c *stmtCache) admit(query string, stmt *sql.Stmt, use bool) *cached {
 }
 
 // release ends a use of s, closing it if it was evicted meanwhile.
-func (c *stmtCache) release(s *cached) {
+func (c *Cache) release(s *cached) {
 	if s == nil {
 		return
 	}
@@ -181,9 +186,23 @@ func closeLater(stmts []*sql.Stmt) {
 	}
 }
 
+// ExecQuerier is what the cache runs queries through: the pool (Pool) or a
+// transaction (Tx).
+type ExecQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Pool runs queries on the pool through cached statements.
+func (c *Cache) Pool() ExecQuerier { return pool{c: c} }
+
+// Tx runs the queries of tx through cached statements, bound to the
+// transaction's connection (closed with the transaction).
+func (c *Cache) Tx(tx *sql.Tx) ExecQuerier { return txConn{tx: tx, c: c} }
+
 // pool runs queries on the pool through cached statements.
 type pool struct {
-	c *stmtCache
+	c *Cache
 }
 
 func (p pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -214,7 +233,7 @@ func (p pool) QueryContext(ctx context.Context, query string, args ...any) (*sql
 // the transaction's connection (closed with the transaction).
 type txConn struct {
 	tx *sql.Tx
-	c  *stmtCache
+	c  *Cache
 }
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -241,24 +260,30 @@ func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*s
 	return t.tx.StmtContext(ctx, s.stmt).QueryContext(ctx, args...)
 }
 
-// cachingDriver is the ent driver over a pool whose queries go through the
+// Driver is the ent driver over a pool whose queries go through the
 // statement cache, in and out of transactions.
-type cachingDriver struct {
+type Driver struct {
 	*entsql.Driver
 	db    *sql.DB
-	cache *stmtCache
+	cache *Cache
 }
 
-func newCachingDriver(db *sql.DB, dia string, size int) *cachingDriver {
-	c := newStmtCache(db, size)
-	return &cachingDriver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c}}), db: db, cache: c}
+// NewDriver returns the ent driver of dialect dia over db with a cache of at
+// most size statements.
+func NewDriver(db *sql.DB, dia string, size int) *Driver {
+	c := New(db, size)
+	return &Driver{Driver: entsql.NewDriver(dia, entsql.Conn{ExecQuerier: pool{c: c}}), db: db, cache: c}
 }
+
+// Cache is the driver's statement cache, for another driver over the same
+// pool (a snapshot's transactions) to use.
+func (d *Driver) Cache() *Cache { return d.cache }
 
 // Tx starts a transaction.
-func (d *cachingDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
+func (d *Driver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
 
 // BeginTx starts a transaction with options.
-func (d *cachingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+func (d *Driver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
 	tx, err := d.db.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -267,7 +292,7 @@ func (d *cachingDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (diale
 }
 
 // Close ends the cache's background preparations and closes the pool.
-func (d *cachingDriver) Close() error {
-	d.cache.close()
+func (d *Driver) Close() error {
+	d.cache.Close()
 	return d.db.Close()
 }

@@ -1,4 +1,4 @@
-package store
+package stmtcache
 
 import (
 	"context"
@@ -8,10 +8,19 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	_ "modernc.org/sqlite" // registers "sqlite"
 )
 
+// sqliteDSN opens path as store.SQLiteDSN does in what matters here: a busy
+// timeout, WAL, and transactions that take the write lock at BEGIN (store
+// imports this package, so these tests cannot import store).
+func sqliteDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
+}
+
 func sqliteDB(t *testing.T) *sql.DB {
-	db, err := sql.Open("sqlite", SQLiteDSN(filepath.Join(t.TempDir(), "t.db")))
+	db, err := sql.Open("sqlite", sqliteDSN(filepath.Join(t.TempDir(), "t.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +39,7 @@ func sqliteDB(t *testing.T) *sql.DB {
 
 // A query is prepared on its second sighting, not its first.
 func TestStatementCacheAdmitsOnSecondSighting(t *testing.T) {
-	c := newStmtCache(sqliteDB(t), 4)
+	c := New(sqliteDB(t), 4)
 	ctx := context.Background()
 	s, err := c.acquire(ctx, "SELECT 1", false)
 	if err != nil || s != nil {
@@ -51,7 +60,7 @@ func TestStatementCacheAdmitsOnSecondSighting(t *testing.T) {
 // Evicting statements that other goroutines are using never fails a query.
 func TestStatementCacheEvictionUnderLoad(t *testing.T) {
 	db := sqliteDB(t)
-	p := pool{c: newStmtCache(db, 2)}
+	p := New(db, 2).Pool()
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -87,7 +96,7 @@ func TestStatementCacheEvictionUnderLoad(t *testing.T) {
 
 // Pages deep in a list (SQL with an OFFSET) never enter the cache.
 func TestStatementCacheSkipsOffsets(t *testing.T) {
-	c := newStmtCache(sqliteDB(t), 4)
+	c := New(sqliteDB(t), 4)
 	ctx := context.Background()
 	for range 3 {
 		s, err := c.acquire(ctx, "SELECT 1 LIMIT 10 OFFSET 20", false)
@@ -104,7 +113,7 @@ func TestStatementCacheSkipsOffsets(t *testing.T) {
 func TestStatementCacheNeverStallsTransactions(t *testing.T) {
 	db := sqliteDB(t)
 	db.SetMaxOpenConns(2)
-	d := newCachingDriver(db, "sqlite3", 16)
+	d := NewDriver(db, "sqlite3", 16)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (v integer)"); err != nil {
@@ -146,7 +155,7 @@ func TestStatementCacheNeverStallsTransactions(t *testing.T) {
 // other query of the server behind it (the fuzz test saw five-second stalls).
 func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
-	db, err := sql.Open("sqlite", SQLiteDSN(path))
+	db, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +168,7 @@ func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (0)"); err != nil {
 		t.Fatal(err)
 	}
-	c := newStmtCache(db, 1)
+	c := New(db, 1)
 	for range 2 { // prepared on the second sighting, then unused
 		s, err := c.acquire(ctx, "SELECT v FROM t", false)
 		if err != nil {
@@ -168,7 +177,7 @@ func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
 		c.release(s)
 	}
 	// Another process holds the write lock; the first connection waits for it.
-	other, err := sql.Open("sqlite", SQLiteDSN(path))
+	other, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +227,7 @@ func TestStatementCacheEvictionNeverWaitsForBusyConnections(t *testing.T) {
 func TestStatementCacheCloseWaitsForPreparations(t *testing.T) {
 	db := sqliteDB(t)
 	db.SetMaxOpenConns(1)
-	c := newStmtCache(db, 4)
+	c := New(db, 4)
 	ctx := context.Background()
 	tx, err := db.BeginTx(ctx, nil) // holds the pool's one connection
 	if err != nil {
@@ -236,7 +245,7 @@ func TestStatementCacheCloseWaitsForPreparations(t *testing.T) {
 	if !started {
 		t.Fatal("no background preparation started")
 	}
-	c.close() // the preparation waits for a connection the transaction holds
+	c.Close() // the preparation waits for a connection the transaction holds
 	c.mu.Lock()
 	left := len(c.preparing)
 	c.mu.Unlock()
