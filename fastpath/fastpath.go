@@ -33,7 +33,7 @@ const (
 	CompiledReads
 	// OwnCancel has the guard of PostgreSQL connections (store/guard.go)
 	// send a cut-off call's cancel request itself, with the cancel key it
-	// reads as the connection starts (store/cancel.go), and hand lib/pq
+	// reads as the connection starts (fastpath/pgcancel), and hand lib/pq
 	// contexts that never end, so that lib/pq starts no goroutine per call
 	// to watch them. Off, lib/pq watches each call's context and cancels it
 	// itself. The guard's cut at the socket, which bounds a request against

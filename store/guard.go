@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/bounds"
+	"larder.dev/larder/fastpath/pgcancel"
 )
 
 // lib/pq cancels a query whose context ends by asking the server, over a new
@@ -34,7 +35,7 @@ import (
 // of the caller that needed the connection. The cut-off call is also
 // cancelled on the server, by a cancel request over a new connection, so that
 // a long statement stops instead of running on unseen: the guard sends it
-// itself on a plain-text connection (cancel.go), lib/pq on a TLS one. Either
+// itself on a plain-text connection (package fastpath/pgcancel), lib/pq on a TLS one. Either
 // gets half a second: enough for a server that answers, little past the
 // request's time for one that does not.
 
@@ -84,8 +85,8 @@ func (c *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	g := &guardedConn{inner: conn, sock: sock}
-	if ks, ok := sock.(*keySocket); ok && ks.key != nil {
-		g.cancel = &canceller{network: slot.network, address: slot.address, key: ks.key}
+	if ks, ok := sock.(*pgcancel.Socket); ok && ks.Key() != nil {
+		g.cancel = &pgcancel.Canceller{Network: slot.network, Address: slot.address, Key: ks.Key(), Dial: dialer{}.DialContext}
 	}
 	return g, nil
 }
@@ -96,7 +97,7 @@ type socketKey struct{}
 // socketSlot is where the dialer leaves the socket of a connection being
 // opened, so that Connect can guard it and keep it.
 type socketSlot struct {
-	// sniff: read the connection's cancel key (keySocket).
+	// sniff: read the connection's cancel key (pgcancel.Socket).
 	sniff            bool
 	mu               sync.Mutex
 	sock             net.Conn
@@ -175,7 +176,7 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 		}
 	}
 	if opening && slot.sniff {
-		ks := &keySocket{Conn: c}
+		ks := &pgcancel.Socket{Conn: c}
 		slot.set(ks, network, address)
 		return ks, nil
 	}
@@ -193,8 +194,8 @@ type guardedConn struct {
 	// the socket is unusable and the pool must drop the connection.
 	killed atomic.Bool
 	// cancel sends the connection's cancel requests when the guard cuts a
-	// call off (nil: lib/pq sends them, cancel.go).
-	cancel *canceller
+	// call off (nil: lib/pq sends them, package fastpath/pgcancel).
+	cancel *pgcancel.Canceller
 }
 
 // pq is the context lib/pq gets for a call under ctx: one that never ends
@@ -239,7 +240,7 @@ func (c *guardedConn) kill() {
 	c.killed.Store(true)
 	_ = c.sock.SetDeadline(past)
 	if c.cancel != nil {
-		_ = c.cancel.send()
+		_ = c.cancel.Send()
 	}
 }
 

@@ -116,7 +116,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
 // guarded (guard.go) so that no call outlives its context, and with
 // ownCancel (fastpath.OwnCancel) the guard sends the cancel requests itself
-// (cancel.go) where lib/pq would watch every call's context. With observe,
+// (fastpath/pgcancel) where lib/pq would watch every call's context. With observe,
 // the calls of the pool's connections are reported to it (observe.go), above
 // the guard.
 func openDB(driverName, dsn string, ownCancel bool, observe func(Call)) (*sql.DB, error) {

@@ -21,7 +21,7 @@ package store
 //     driver adds would be hidden from database/sql behind the observer, and
 //     the tests would count calls of a stack production does not run.
 //     Test: TestTripwireObserverForwards.
-//   - store/cancel.go reads the cancel key out of PostgreSQL's start-up
+//   - fastpath/pgcancel reads the cancel key out of PostgreSQL's start-up
 //     messages itself; a key read wrong cancels nothing, silently.
 //     Test: TestTripwireCancelKeyCancels (and TestKeySocketReadsTheCancelKey,
 //     TestCutOffStatementIsCancelledOnTheServer in cancel_test.go).
@@ -172,14 +172,14 @@ func TestTripwireDriverRowsInterfaces(t *testing.T) {
 	})
 }
 
-// store/cancel.go reads the connection's cancel key from the server's
+// fastpath/pgcancel reads the connection's cancel key from the server's
 // start-up messages and sends the cancel request itself. A statement it
 // cancels must end at once with the server's cancel error: a key read wrong
 // is ignored by the server without a word, and pg_sleep(30) would run on.
 func TestTripwireCancelKeyCancels(t *testing.T) {
 	u := postgresURL(t)
 	if !strings.Contains(u, "sslmode=disable") {
-		t.Skip("the test server's URL does not disable TLS: lib/pq cancels its statements itself, without store/cancel.go")
+		t.Skip("the test server's URL does not disable TLS: lib/pq cancels its statements itself, without fastpath/pgcancel")
 	}
 	ctx := context.Background()
 	c, err := newGuardedConnector(PostgresDSN(u), true)
@@ -193,7 +193,7 @@ func TestTripwireCancelKeyCancels(t *testing.T) {
 	defer conn.Close()
 	g := conn.(*guardedConn)
 	if g.cancel == nil {
-		t.Fatal("no cancel key was read from a plain-text connection's start-up (keySocket, store/cancel.go): its statements are never cancelled on the server")
+		t.Fatal("no cancel key was read from a plain-text connection's start-up (pgcancel.Socket): its statements are never cancelled on the server")
 	}
 	watch := postgresDB(t)
 	tag := fmt.Sprintf("larder-tripwire-%d", rand.Int64())
@@ -216,7 +216,7 @@ func TestTripwireCancelKeyCancels(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	start := time.Now()
-	if err := g.cancel.send(); err != nil {
+	if err := g.cancel.Send(); err != nil {
 		t.Fatalf("cancel request: %v", err)
 	}
 	select {
@@ -231,7 +231,7 @@ func TestTripwireCancelKeyCancels(t *testing.T) {
 	case <-time.After(time.Second):
 		_ = g.sock.SetDeadline(past) // end the sleep's wait
 		<-done
-		t.Fatalf("pg_sleep(30) still runs 1 s after the cancel request: the cancel key read by keySocket (store/cancel.go) is not the server's")
+		t.Fatalf("pg_sleep(30) still runs 1 s after the cancel request: the cancel key read by pgcancel.Socket is not the server's")
 	}
 }
 

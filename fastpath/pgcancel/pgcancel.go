@@ -1,4 +1,16 @@
-package store
+// Package pgcancel reads a PostgreSQL connection's cancel key and sends its
+// cancel requests: the fastpath mechanism own-cancel.
+//
+// lib/pq asks the server to cancel a call whose context ends, from a
+// goroutine it starts for every call made with a context that can end (two
+// channels' worth of hand-offs per query, on the path of every request). The
+// guard of store's connections cuts the call off at the socket already; for a
+// connection whose cancel key it knows, it also sends the server the cancel
+// request itself, when it cuts, and lib/pq is handed contexts that never end.
+// The key is the BackendKeyData the server sends while the connection
+// starts, which Socket reads as it passes to lib/pq. Over TLS the bytes are
+// sealed; such connections keep lib/pq's own cancel.
+package pgcancel
 
 import (
 	"context"
@@ -7,16 +19,6 @@ import (
 	"net"
 )
 
-// lib/pq asks the server to cancel a call whose context ends, from a
-// goroutine it starts for every call made with a context that can end (two
-// channels' worth of hand-offs per query, on the path of every request). The
-// guard cuts the call off at the socket already; for a connection whose cancel
-// key it knows, it also sends the server the cancel request itself, when it
-// cuts, and lib/pq is handed contexts that never end. The key is the
-// BackendKeyData the server sends while the connection starts, which
-// keySocket reads as it passes to lib/pq. Over TLS the bytes are sealed; such
-// connections keep lib/pq's own cancel.
-
 // The PostgreSQL protocol's codes (Frontend/Backend Protocol, "Message Formats").
 const (
 	cancelRequestCode = 1234<<16 | 5678
@@ -24,7 +26,7 @@ const (
 	protocolMajor3    = 3
 )
 
-// What keySocket is reading.
+// What Socket is reading.
 const (
 	sniffStart     = iota // before the client's first packet
 	sniffSSLAnswer        // after an SSLRequest: the server's one-byte answer
@@ -33,10 +35,11 @@ const (
 	sniffOff              // done, or given up (TLS, GSS, an error)
 )
 
-// keySocket is the socket of a connection being opened: it passes every byte
+// Socket is the socket of a connection being opened: it passes every byte
 // through and, until the server is ready for queries, reads the server's
-// messages for the cancel key.
-type keySocket struct {
+// messages for the cancel key. Wrap the socket before the connection starts:
+// &Socket{Conn: c}.
+type Socket struct {
 	net.Conn
 	state int
 	head  [5]byte // a message's type and length, as they come
@@ -48,7 +51,7 @@ type keySocket struct {
 
 // Write implements net.Conn: the client's first packet tells a plain
 // startup from a request for TLS or GSS encryption.
-func (s *keySocket) Write(b []byte) (int, error) {
+func (s *Socket) Write(b []byte) (int, error) {
 	if s.state == sniffStart || s.state == sniffStartup {
 		next := sniffOff
 		if len(b) >= 8 {
@@ -65,7 +68,7 @@ func (s *keySocket) Write(b []byte) (int, error) {
 }
 
 // Read implements net.Conn.
-func (s *keySocket) Read(b []byte) (int, error) {
+func (s *Socket) Read(b []byte) (int, error) {
 	n, err := s.Conn.Read(b)
 	if s.state != sniffOff && n > 0 {
 		s.see(b[:n])
@@ -74,7 +77,7 @@ func (s *keySocket) Read(b []byte) (int, error) {
 }
 
 // see follows the server's bytes.
-func (s *keySocket) see(b []byte) {
+func (s *Socket) see(b []byte) {
 	if s.state == sniffSSLAnswer {
 		if b[0] != 'N' { // 'S': TLS from here on
 			s.state = sniffOff
@@ -121,25 +124,34 @@ func (s *keySocket) see(b []byte) {
 	}
 }
 
-// canceller sends a connection's cancel requests.
-type canceller struct {
-	network, address string
-	key              []byte // process id and secret, as the server sent them
+// Key is the connection's cancel key (process id and secret, as the server
+// sent them) once the start-up has passed, or nil: none was read (TLS, GSS,
+// a failed start).
+func (s *Socket) Key() []byte { return s.key }
+
+// Canceller sends a connection's cancel requests.
+type Canceller struct {
+	// Network and Address are the server's, as the connection dialled them.
+	Network, Address string
+	// Key is the connection's (Socket.Key).
+	Key []byte
+	// Dial opens the request's connection, bounding its time as the
+	// caller's connections are bounded.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
-// send asks the server to cancel what the connection is running, within
-// cancelBudget, and waits for the server to close the request's connection
-// (it answers nothing).
-func (c *canceller) send() error {
-	conn, err := dialer{}.DialContext(context.Background(), c.network, c.address)
+// Send asks the server to cancel what the connection is running and waits
+// for the server to close the request's connection (it answers nothing).
+func (c *Canceller) Send() error {
+	conn, err := c.Dial(context.Background(), c.Network, c.Address)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	msg := make([]byte, 8, 8+len(c.key))
-	binary.BigEndian.PutUint32(msg, uint32(8+len(c.key)))
+	msg := make([]byte, 8, 8+len(c.Key))
+	binary.BigEndian.PutUint32(msg, uint32(8+len(c.Key)))
 	binary.BigEndian.PutUint32(msg[4:], cancelRequestCode)
-	if _, err := conn.Write(append(msg, c.key...)); err != nil {
+	if _, err := conn.Write(append(msg, c.Key...)); err != nil {
 		return err
 	}
 	_, err = io.Copy(io.Discard, conn)
