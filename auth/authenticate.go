@@ -55,7 +55,7 @@ const LookupPrintSQL = `SELECT ` + keyColumns + `, ` + keyPrint + "\n" + keyJoin
 const PrintSQL = `SELECT ` + keyPrint + "\n" + keyJoin
 
 // LookupAndSpendSQL resolves a key and, when it is valid, reserves $5 requests of
-// its account's budget (see ratelimit.Leases), in one prepared statement and
+// its account's budget (see leases.Leases), in one prepared statement and
 // one round trip. The counter row is the one ratelimit keeps for
 // ratelimit.AccountBucket.
 const LookupAndSpendSQL = `WITH k AS (
@@ -384,7 +384,7 @@ func (r *keyRow) valid(env policy.Environment, now time.Time) bool {
 }
 
 // reservation is how many numbers of the account's budget reading the key
-// reserves: none on SQLite, 1 for an unknown key, else what ratelimit.Leases
+// reserves: none on SQLite, 1 for an unknown key, else what leases.Leases
 // advises (none while this process holds enough numbers of its account).
 func (a *Authenticator) reservation(hash string, now time.Time) int {
 	if a.shared == nil {

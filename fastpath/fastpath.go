@@ -42,7 +42,7 @@ const (
 	OwnCancel
 	// ReservedBudget reads a key and reserves numbers of its account's
 	// rate budget in one PostgreSQL statement, and spends the reserved
-	// numbers of later requests in memory (auth, ratelimit.Leases).
+	// numbers of later requests in memory (auth, leases.Leases).
 	ReservedBudget
 	// TrustedKeys take a read's key as this process last read it and check it
 	// in the request's own statements (auth.Trust, handlers/gate.go). It

@@ -40,7 +40,7 @@ func (a *api) keyChecks(do func()) map[string]float64 {
 
 // hold sends requests with key until the server holds a number of the
 // account's budget that its next request may spend without reading the key
-// (ratelimit.Leases.Spare): on PostgreSQL, the next GET with key is trusted.
+// (leases.Leases.Spare): on PostgreSQL, the next GET with key is trusted.
 // A server that reserves no numbers (SQLite, or without
 // fastpath.ReservedBudget) holds none: one request then. It returns the
 // X-RateLimit-Remaining of its last request.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+
+	"larder.dev/larder/fastpath/leases"
 )
 
 // Window is the length of a window.
@@ -55,7 +57,7 @@ func New(db *sql.DB, dia string) (Limiter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare rate limit: %w", err)
 	}
-	return &Postgres{db: db, reserve: reserve, Leases: NewLeases()}, nil
+	return &Postgres{db: db, reserve: reserve, Leases: leases.New(Window)}, nil
 }
 
 // AccountBucket is the bucket of an account's request budget. On PostgreSQL,
@@ -120,12 +122,12 @@ ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 R
 
 // Postgres keeps counters in rate_windows (UNLOGGED), shared by every server
 // process. A hit is one upsert; a busy account's requests spend tokens the
-// process reserved in advance (see Leases), so they write far less often.
+// process reserved in advance (package fastpath/leases), so they write far less often.
 type Postgres struct {
 	db      *sql.DB
 	reserve *sql.Stmt
 	// Leases are this process's reserved numbers of account buckets.
-	Leases *Leases
+	Leases *leases.Leases
 }
 
 // Hit implements Limiter.

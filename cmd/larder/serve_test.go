@@ -131,7 +131,7 @@ func TestTwoServersShareTheRateLimit(t *testing.T) {
 	}
 }
 
-// Busy accounts reserve requests in batches (ratelimit.Leases): across two
+// Busy accounts reserve requests in batches (leases.Leases): across two
 // servers the allowed requests never exceed the limit, and at most 1% of it
 // per server goes unused.
 func TestBusyAccountBudgetAcrossServers(t *testing.T) {

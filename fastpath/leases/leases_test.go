@@ -1,4 +1,4 @@
-package ratelimit
+package leases
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 
 // Reserved numbers are used in order, once, and only in their window.
 func TestLeasesHandOutReservedNumbers(t *testing.T) {
-	l := NewLeases()
+	l := New(time.Minute)
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	if l.Has("acct:1", now) {
 		t.Fatal("a new bucket has reserved numbers")
@@ -51,7 +51,7 @@ func TestLeaseSizeGrowsWithDemand(t *testing.T) {
 		{10000, 99, 1},
 	}
 	for _, tc := range cases {
-		l := NewLeases()
+		l := New(time.Minute)
 		for range tc.served {
 			l.Add("b", now, 1, 1)
 		}
@@ -62,7 +62,7 @@ func TestLeaseSizeGrowsWithDemand(t *testing.T) {
 }
 
 func TestLeasesPrune(t *testing.T) {
-	l := NewLeases()
+	l := New(time.Minute)
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	l.Add("b", now, 5, 5)
 	l.Prune(now.Add(time.Minute))
@@ -75,7 +75,7 @@ func TestLeasesPrune(t *testing.T) {
 // the pool empty reserve one number each; an abandoned batch lets the next one
 // start.
 func TestOneBatchAtATime(t *testing.T) {
-	l := NewLeases()
+	l := New(time.Minute)
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	for i := range 8 * maxLease {
 		l.Add("b", now, i+1, 1)
@@ -100,7 +100,7 @@ func TestOneBatchAtATime(t *testing.T) {
 // served, for what the pool lacks of a batch: the pool does not run dry under
 // steady use, and never holds more than one batch.
 func TestNextBatchBeforeThePoolRunsDry(t *testing.T) {
-	l := NewLeases()
+	l := New(time.Minute)
 	now := time.Date(2030, 5, 1, 8, 30, 10, 0, time.UTC)
 	for i := range 8 * maxLease {
 		l.Add("b", now, i+1, 1)
@@ -150,7 +150,7 @@ func TestNextBatchBeforeThePoolRunsDry(t *testing.T) {
 
 // A request from the previous minute cannot discard the current minute's numbers.
 func TestLateRequestKeepsTheCurrentWindow(t *testing.T) {
-	l := NewLeases()
+	l := New(time.Minute)
 	now := time.Date(2030, 5, 1, 8, 31, 0, 0, time.UTC)
 	l.Add("b", now, 10, 5)
 	if l.Has("b", now.Add(-time.Second)) {

@@ -1,4 +1,8 @@
-package ratelimit
+// Package leases holds the rate-limit numbers a process reserved in advance
+// in the shared counter of an account's window: the fastpath mechanism
+// reserved-budget. ratelimit's PostgreSQL limiter keeps them; auth takes
+// from them.
+package leases
 
 import (
 	"sync"
@@ -19,8 +23,9 @@ import (
 // to the others, so at most 1% of the budget per process can go unused, in
 // exchange for one write per batch.
 type Leases struct {
-	mu    sync.Mutex
-	pools map[string]*tokens
+	window time.Duration
+	mu     sync.Mutex
+	pools  map[string]*tokens
 	// batches and numbers count what Add recorded (Reserved).
 	batches, numbers int64
 }
@@ -42,14 +47,16 @@ type span struct{ next, last int }
 // (bench/README.md, "The request's own layers").
 const maxLease = 256
 
-// NewLeases returns empty leases.
-func NewLeases() *Leases { return &Leases{pools: map[string]*tokens{}} }
+// New returns empty leases for windows of the given length (ratelimit.Window).
+func New(window time.Duration) *Leases {
+	return &Leases{window: window, pools: map[string]*tokens{}}
+}
 
 // pool returns the tokens of bucket in the window of now (locked by caller).
 // A request still in an earlier window than the pool's gets an empty pool of
 // its own, so it cannot discard the numbers reserved for the current one.
 func (l *Leases) pool(bucket string, now time.Time) *tokens {
-	start := now.Truncate(Window)
+	start := now.Truncate(l.window)
 	t := l.pools[bucket]
 	switch {
 	case t != nil && t.start.Equal(start):
@@ -201,7 +208,7 @@ func (l *Leases) Reserved() (batches, numbers int64) {
 
 // Prune forgets windows that ended before now.
 func (l *Leases) Prune(now time.Time) {
-	start := now.Truncate(Window)
+	start := now.Truncate(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for k, t := range l.pools {
