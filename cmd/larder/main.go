@@ -36,7 +36,7 @@ import (
 	"larder.dev/larder/config"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/fastpath"
-	"larder.dev/larder/logbuf"
+	"larder.dev/larder/fastpath/logbuf"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/restapi"
 	"larder.dev/larder/secrets"

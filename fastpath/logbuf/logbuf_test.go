@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/logbuf"
+	"larder.dev/larder/fastpath/logbuf"
 )
 
 // out records each write it gets.

@@ -1,5 +1,6 @@
 // Package logbuf holds a serving process's log lines for a moment and writes
-// them in batches: one write per batch instead of one per request. Under load
+// them in batches (the fastpath mechanism batched-log): one write per batch
+// instead of one per request. Under load
 // the access log's write was a system call per request (4 µs of a GET's
 // 220 on the benchmark machine, more on a pipe, where each write wakes the
 // reader: bench/README.md, "The access log's writes"). Lines at WARN and
