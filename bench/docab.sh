@@ -4,7 +4,7 @@
 # servers, the first going first in even rounds. On these shared cores this
 # tells two builds apart where documents.sh runs one after the other cannot.
 # Reports each build's latency percentiles, the p50 ratio (new/old) and each
-# process's CPU per order. See bench/README.md, "Documents: CPU per order".
+# process's CPU per order. See docs/performance.md, "Method".
 # WHAT=get or WHAT=list alternates run.sh's reads instead: GET /v1/tags/{id}
 # over 300 tags, or their 200-row list.
 #

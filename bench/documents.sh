@@ -2,7 +2,7 @@
 # Purchasing documents: a 200-line purchase order and a 1000-line bill created
 # over Larder's HTTP API, one at a time, against a hand-written baseline that
 # inserts the same rows in one transaction with multi-row INSERTs. See
-# bench/README.md, "Purchasing documents".
+# docs/performance.md, target 3.
 #
 # Parameters (environment):
 #   N=30          measured creates of each kind and side (after WARMUP=3)

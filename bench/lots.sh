@@ -6,7 +6,7 @@
 # page, against the hand-written keyed baseline (bench/baseline --auth
 # --prepare: the key by hash, the COUNT, and the page with the borrowed fields
 # joined), in ROUNDS interleaved rounds; and writes the plan of every
-# documented filter and sort. See bench/README.md, "Lots at scale".
+# documented filter and sort. See docs/performance.md, target 2b.
 #
 # Parameters (environment):
 #   COPIES=9300   catalog copies per account; each copied product gets 4 lots (about 1,004,000 lots)

@@ -4,10 +4,10 @@
 # 200-row GET /v1/tags list. Two baselines run: "baseline" (no authentication,
 # unnamed statements: the first target, Larder >= 0.5x) and "keyed" (the same
 # program with --auth --prepare: the key by its hash, prepared statements:
-# issue 14's target, Larder >= 1.0x). A third, "spec" (--spec --prepare), also
+# the target, Larder >= 1.0x). A third, "spec" (--spec --prepare), also
 # does by hand the per-request work the specification asks (request id, scopes,
 # plan, rate-limit headers, ETag, metrics, access log): run it with
-# SERVERS="larder keyed spec". See bench/README.md.
+# SERVERS="larder keyed spec". See docs/performance.md.
 #
 # Parameters (environment):
 #   ROUNDS=3            interleaved rounds (Larder, baseline, Larder, baseline, …)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Memory under load, and Larder's figures on either database (bench/README.md
-# "Memory" and "SQLite"): on a fresh database, `larder serve` with 300 tags,
+# Memory under load, and Larder's figures on either database (targets 6 and 7
+# of docs/performance.md): on a fresh database, `larder serve` with 300 tags,
 # then
 #   1. GET /v1/tags/{id} and the 200-row GET /v1/tags, QUICK each (c=16);
 #   2. a mixed load for SOAK at CONNECTIONS keep-alive connections: 8 of 10

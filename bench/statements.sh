@@ -3,7 +3,7 @@
 # finished bench/run.sh under load with every statement logged, and prints, for
 # each kind of statement (its phase and first words), how many ran per request
 # and how long PostgreSQL took for them (its own duration: parse, bind or
-# execute). See bench/README.md, "The rate limit's writes".
+# execute). See docs/performance.md.
 #
 # Parameters (environment):
 #   RESULTS=dir        a bench/run.sh results directory (required): its

@@ -4,7 +4,7 @@
 # a fresh PostgreSQL database (DBNAME, default larder_webhooks, dropped and
 # created again) or, with SQLITE=1, a new SQLite file. Extra arguments go to
 # the tool (-changes, -gap, -backlog, -slow-backlog, -concurrency,
-# -per-endpoint, -cpuprofile). See bench/README.md "Webhooks".
+# -per-endpoint, -cpuprofile). See docs/performance.md, target 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG=${PG:-postgres://postgres@127.0.0.1:5432}

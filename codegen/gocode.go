@@ -266,7 +266,7 @@ func (r *Resource) NullInList() []*Field {
 // keys of the edges the query loads. The other columns (timestamps a
 // resource does not show, account_id) would be sent, parsed by lib/pq and
 // scanned by ent for nothing: on a 200-row list of tags their two
-// timestamps were a tenth of the request's CPU (bench/README.md).
+// timestamps were a tenth of the request's CPU.
 func (r *Resource) Shown(list bool) string {
 	var cols []string
 	seen := map[string]bool{}

@@ -19,7 +19,7 @@ const gzipAbove = 1024
 // gzipLevel trades a little size for much less CPU: on a 200-row product
 // list (121 KB of JSON) level 3 takes 0.48 ms and gives 6.8 KB, where the
 // default level 6 takes 1.1 ms for 6.1 KB, which was about as much CPU as the
-// rest of the request (BenchmarkGzipLevels; bench/README "Compression").
+// rest of the request (BenchmarkGzipLevels).
 const gzipLevel = 3
 
 var gzipWriters = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzipLevel); return w }}

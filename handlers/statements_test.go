@@ -175,7 +175,7 @@ func topLevel(s, sep string) []string {
 func unquote(s string) string { return strings.Trim(s, "`\"") }
 
 // Generated reads select the columns their answer shows, not the whole row
-// (bench/README.md, "columns the answer shows"): a list, a retrieval and a
+// (codegen's Resource.Shown): a list, a retrieval and a
 // write's answer, and the rows of an edge beside them.
 func TestReadsSelectTheShownColumns(t *testing.T) {
 	t.Parallel()

@@ -70,7 +70,7 @@ func (a *api) trusted() bool {
 // On PostgreSQL, a GET with a key this server has read before takes the key
 // on trust and checks it in the statement of the answer's first rows: one
 // statement per retrieval or list, which is all the request sends to the
-// database (bench/README "The key in the answer's statement"). An answer
+// database (docs/fast-path.md, trusted-keys). An answer
 // without rows reads the key's print after it. Writes, every request on
 // SQLite and every one on the plain path (LARDER_FAST_PATH=false) read the
 // key on their own first (keyRead), then send their own statements.

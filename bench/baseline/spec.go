@@ -3,8 +3,7 @@ package main
 // With --spec (which implies --auth) the baseline also does, by hand, the
 // per-request work the specification and DECISIONS.md ask of every
 // authenticated GET, so that Larder can be compared with a hand-written server
-// that owes the caller the same things (bench/README.md, "What the
-// specification's request costs by hand"):
+// that owes the caller the same things (docs/performance.md, "Method"):
 //
 //   - a request id (req_ and a ULID) in X-Request-Id, and a 15-second bound
 //     on the request's work (a context deadline, as Larder's --request-timeout);

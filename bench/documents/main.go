@@ -81,8 +81,7 @@ func main() {
 	}
 	scenarios := []scenario{
 		// Sales first, then again after the bills, which give the same
-		// products thousands of lots for picking to choose from (see
-		// bench/README.md).
+		// products thousands of lots for picking to choose from.
 		{name: "sales order, 200 lines", larder: func(i int) error { return l.post("/v1/sales-orders", f.salesOrder(sf)) },
 			direct: func(i int) error { return b.salesOrder(context.Background(), sf) }},
 		shipment("shipment, 200 lines"),

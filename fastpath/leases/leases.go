@@ -43,8 +43,7 @@ type span struct{ next, last int }
 // maxLease bounds a reservation, for accounts whose limit is so large that
 // 1% of it, which bounds what a process may leave unused, is more. At 256,
 // a busy account allowed 25,600 requests a minute or more reserves once
-// per 192 requests; at 64 it was once per 48, 2% of bench/run.sh's GETs
-// (bench/README.md, "The request's own layers").
+// per 192 requests; at 64 it was once per 48, 2% of bench/run.sh's GETs.
 const maxLease = 256
 
 // New returns empty leases for windows of the given length (ratelimit.Window).

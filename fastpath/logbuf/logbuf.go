@@ -3,7 +3,7 @@
 // instead of one per request. Under load
 // the access log's write was a system call per request (4 µs of a GET's
 // 220 on the benchmark machine, more on a pipe, where each write wakes the
-// reader: bench/README.md, "The access log's writes"). Lines at WARN and
+// reader). Lines at WARN and
 // above are written at once, with every line before them (Handler).
 //
 // What a batch holds is at most Every old, and it is written when the

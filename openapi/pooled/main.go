@@ -13,7 +13,7 @@
 // that lets the buffer go back to the pool (an io.Writer keeps nothing of
 // what it is given). An ogen upgrade that changes the pattern
 // fails `go generate` instead of pooling something still in use. See
-// bench/README.md, "Side by side".
+// docs/fast-path.md.
 package main
 
 import (
