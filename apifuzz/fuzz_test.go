@@ -466,7 +466,7 @@ type answer struct {
 
 // send serves the request in-process and checks the answer. A request the
 // server does not answer within its request timeout plus a wide margin is a
-// failure of its own (DECISIONS: a request never outlives the timeout by more
+// failure of its own (docs/api-behaviour.md, "Time limits": a request never outlives the timeout by more
 // than a second); its goroutine is left behind, as a server would leave it.
 func (f *fuzzer) send(rq *request) (*answer, error) {
 	r, err := f.httpRequest(rq)

@@ -14,7 +14,7 @@
 // as Larder stores it), looks the live key up with its account in one
 // statement, answers 401 to an unknown, revoked or expired key, and selects
 // the record within that key's account. That is the hand-written server of
-// issue 14's first target ("key by hash, prepared statements", with
+// the first target of bench/README.md ("key by hash, prepared statements", with
 // --prepare): it has no scopes, rate limit, plan, logging or redaction.
 //
 // With --spec it does by hand what the specification asks of every request
