@@ -640,7 +640,7 @@ func (f *fuzzer) check(rq *request, a *answer) {
 		}
 	case a.status >= 200 && a.status < 300:
 	case a.status == 302 && (rq.target == "/" || rq.target == "/v1") && (rq.method == "GET" || rq.method == "HEAD"):
-		// The browser's ways to the docs page (README "Docs page").
+		// The browser's ways to the docs page (docs/integrators.md, "The API").
 		if a.header.Get("Location") != "/docs" {
 			fail("status", "302 to "+a.header.Get("Location")+", not the docs page")
 		}

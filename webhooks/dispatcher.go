@@ -36,7 +36,7 @@ import (
 	"larder.dev/larder/tracing"
 )
 
-// Retention of the delivery log and of the outbox (README "Webhooks").
+// Retention of the delivery log and of the outbox (docs/api-behaviour.md, "Webhooks").
 const (
 	// LogRetention keeps succeeded deliveries and every attempt.
 	LogRetention = 30 * 24 * time.Hour
