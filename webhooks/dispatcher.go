@@ -50,7 +50,8 @@ const (
 	ExcerptBytes = 2048
 )
 
-// Options configure a dispatcher. Zero values take the defaults of docs/api-behaviour.md, "Webhooks".
+// Options configure a dispatcher. Zero values take the defaults given on each
+// field (docs/api-behaviour.md, "Webhooks").
 type Options struct {
 	// RetryInterval separates the scheduled attempts (5h).
 	RetryInterval time.Duration
