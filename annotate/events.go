@@ -9,7 +9,7 @@ type EventResource struct {
 	Actions []string
 }
 
-// Catalogue is every webhook event type of the API (DECISIONS.md "Webhooks":
+// Catalogue is every webhook event type of the API (docs/api-behaviour.md, "Webhooks":
 // 60 types over 17 resources, plus ping). It is the contract: the generator
 // publishes all of it in the OpenAPI webhooks section, with the resource's
 // generated snapshot schema once a schema emits the resource's events and a

@@ -466,7 +466,7 @@ type answer struct {
 
 // send serves the request in-process and checks the answer. A request the
 // server does not answer within its request timeout plus a wide margin is a
-// failure of its own (DECISIONS: a request never outlives the timeout by more
+// failure of its own (docs/api-behaviour.md, "Time limits": a request never outlives the timeout by more
 // than a second); its goroutine is left behind, as a server would leave it.
 func (f *fuzzer) send(rq *request) (*answer, error) {
 	r, err := f.httpRequest(rq)
@@ -640,7 +640,7 @@ func (f *fuzzer) check(rq *request, a *answer) {
 		}
 	case a.status >= 200 && a.status < 300:
 	case a.status == 302 && (rq.target == "/" || rq.target == "/v1") && (rq.method == "GET" || rq.method == "HEAD"):
-		// The browser's ways to the docs page (README "Docs page").
+		// The browser's ways to the docs page (docs/integrators.md, "The API").
 		if a.header.Get("Location") != "/docs" {
 			fail("status", "302 to "+a.header.Get("Location")+", not the docs page")
 		}

@@ -65,7 +65,7 @@ func TestActiveKeyLimit(t *testing.T) {
 	})
 }
 
-// Issue "audit": creation, rotation, revocation and plan changes are recorded
+// docs/api-behaviour.md, "Keys" (audit history): creation, rotation, revocation and plan changes are recorded
 // with their time and actor, oldest first; refused changes record nothing.
 func TestAuditHistory(t *testing.T) {
 	t.Parallel()
@@ -146,7 +146,7 @@ func TestAuditHistory(t *testing.T) {
 	})
 }
 
-// Issue "audit": the record is written in the transaction of the change, so
+// docs/api-behaviour.md, "Keys" (audit history): the record is written in the transaction of the change, so
 // when it cannot be written the change does not happen either.
 func TestAuditRecordSharesTheTransaction(t *testing.T) {
 	t.Parallel()

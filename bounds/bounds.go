@@ -1,5 +1,5 @@
-// Package bounds holds the input rules every operation shares (DECISIONS.md
-// "Input hygiene"): text is valid UTF-8 without U+0000, a decimal has at most
+// Package bounds holds the input rules every operation shares (docs/api-behaviour.md,
+// "Input bounds"): text is valid UTF-8 without U+0000, a decimal has at most
 // 6 digits after the point, 15 significant digits and an absolute value below
 // 10^14, and a search or text filter is at most 200 characters. The generator
 // writes them into the API description, and the ogen server checks them while
@@ -19,7 +19,7 @@ import (
 // MaxBodyBytes bounds a request body: larger is refused with 413.
 const MaxBodyBytes = 4 << 20
 
-// The bounds of DECISIONS.md "Input hygiene".
+// The bounds of docs/api-behaviour.md, "Input bounds".
 const (
 	// Decimals is the most digits a decimal may have after the point.
 	Decimals = 6

@@ -12,7 +12,7 @@ import (
 )
 
 // Decimal is the API's exact decimal number: a JSON number within the bounds
-// of DECISIONS.md, decoded from its text without passing through a float, and
+// of docs/api-behaviour.md ("Input bounds"), decoded from its text without passing through a float, and
 // written back digit for digit (trailing zeros after the point dropped). The
 // generated server uses it for every non-integer number.
 type Decimal struct{ decimal.Decimal }

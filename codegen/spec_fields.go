@@ -26,8 +26,8 @@ func (b *specBuilder) fieldSchema(f *Field, nullable, bodyBounds bool) (*ogen.Sc
 	case "address":
 		return b.addressSchema(f, nullable, bodyBounds), nil
 	case "decimal", "float":
-		// Every non-integer number is an exact decimal in the API (DECISIONS
-		// "Input hygiene"), whatever ent stores: within the bounds a float64
+		// Every non-integer number is an exact decimal in the API (docs/api-behaviour.md,
+		// "Input bounds"), whatever ent stores: within the bounds a float64
 		// column round-trips it digit for digit.
 		s = &ogen.Schema{Type: "number", Format: annotate.FormatDecimal}
 	case "date":

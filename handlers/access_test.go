@@ -18,7 +18,7 @@ import (
 
 var pathParam = regexp.MustCompile(`\{[a-z_]+\}`)
 
-// Issue "Access report" 3: every row of the report's operation × scope table
+// docs/ACCESS.md: every row of the report's operation × scope table
 // holds through the HTTP server, on both databases. A key holding exactly
 // the operation's scope gets through the scope check (whatever the answer
 // then: 404 for the made-up ids, 400 for the empty bodies); a key holding
@@ -84,7 +84,7 @@ func code(body []byte) string {
 	return p.Code
 }
 
-// Issue "Access report" 1: the report names every operation the server
+// docs/ACCESS.md: the report names every operation the server
 // describes, once, with the description's method and path.
 func TestAccessReportCoversTheDescription(t *testing.T) {
 	r, err := access.Build()
@@ -169,7 +169,7 @@ func TestAccessReportCoversTheDescription(t *testing.T) {
 	})
 }
 
-// Issue "Access report" 3: every cost field of the report is shown to a key
+// docs/ACCESS.md: every cost field of the report is shown to a key
 // holding cost:read and null to one without, in lists and single reads (and
 // inside the lines of a document), read from the seeded test account on
 // both databases. neverSet are the fields the seed (and the API) leave null.
@@ -244,7 +244,7 @@ func jsonID(v any) string {
 	return string(b)
 }
 
-// Issue "Access report" 3, write responses and snapshots: a document or
+// docs/ACCESS.md, write responses and snapshots: a document or
 // record written through the API answers its cost fields (and its lines')
 // to a key holding cost:read and null to one without, and its webhook
 // snapshot never holds them. Every cost field of a resource the API creates

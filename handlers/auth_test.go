@@ -134,7 +134,7 @@ func TestScopes(t *testing.T) {
 	})
 }
 
-// Spec Authentication 10 and DECISIONS: only enterprise has the API; live and
+// The specification's Authentication 10 and docs/api-behaviour.md, "Keys": only enterprise has the API; live and
 // test keys of any other plan get 403 NOT_ENTITLED, /organization included.
 func TestPlans(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -157,7 +157,7 @@ func TestPlans(t *testing.T) {
 	})
 }
 
-// DECISIONS "Organization": the account-information operation.
+// GET /organization (openapi/openapi.json): the account-information operation.
 func TestOrganization(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
 		key := a.org.Key(t, policy.Test, "catalog:write,cost:read")

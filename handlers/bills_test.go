@@ -82,7 +82,8 @@ func (a *api) billState(product int) billState {
 	return s
 }
 
-// Spec "Bill", "Bills" and DECISIONS "Money", "Rules made precise": a bill
+// The specification's "Bill", "Bills" and docs/api-behaviour.md, "Money" and
+// "Resources" (Bills): a bill
 // receives each line into a new or topped-up lot with one PURCHASE_ENTRY
 // movement, in base units, recosts products by the weighted average, and
 // refuses a lot with another expiry without writing anything.
@@ -519,7 +520,7 @@ func TestBillIdempotency(t *testing.T) {
 	})
 }
 
-// Issue "Done when": 20 concurrent bills with one key make one bill.
+// docs/api-behaviour.md, "Idempotency keys": 20 concurrent bills with one key make one bill.
 func TestBillIdempotencyConcurrent(t *testing.T) {
 	concurrentKey(t, "/v1/bills", func(a *api, sup, flour int) map[string]any {
 		return map[string]any{"supplier_id": sup, "bill_date": "2026-11-24", "lines": lines(50, line(flour, 1, "cost", 1, "lot_number", "RACE"))}
@@ -532,7 +533,7 @@ func TestBillIdempotencyConcurrent(t *testing.T) {
 	})
 }
 
-// DECISIONS "What the seeded test account guarantees": purchase orders in
+// docs/api-behaviour.md, "Test mode": purchase orders in
 // every status and bills, one cancelled, whose lines trace to lots and
 // PURCHASE_ENTRY movements.
 func TestSeededPurchasing(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"larder.dev/larder/openapi"
 )
 
-// Issue "Operability" 7: a GET answer carries a weak ETag; If-None-Match
+// docs/api-behaviour.md, "Caching and compression": a GET answer carries a weak ETag; If-None-Match
 // with it is 304 without a body until the record changes; a body of 1 KB or
 // more is gzip-compressed for a client that accepts it (the description, a
 // list) and a small one is not; writes are untouched.

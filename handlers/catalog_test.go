@@ -24,8 +24,8 @@ func seeded(t *testing.T, a *api) *api {
 	return &b
 }
 
-// Issue "a new organization's test key can list meaningful data from every
-// catalog endpoint immediately", covering every enumerated value.
+// docs/api-behaviour.md, "Test mode": a new organization's test key can list
+// meaningful data from every catalog endpoint immediately, covering every enumerated value.
 func TestSeededCatalog(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
 		a = seeded(t, a)

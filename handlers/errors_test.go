@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Spec Errors 1 and DECISIONS "Errors": every response carries a generated
+// The specification's Errors 1 and docs/api-behaviour.md, "Errors": every response carries a generated
 // X-Request-Id; every error is a problem document repeating it; a caller's id
 // is never echoed; nothing internal reaches the client.
 func TestErrorsEverywhere(t *testing.T) {

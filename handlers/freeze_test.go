@@ -105,7 +105,7 @@ func (f *freezer) setFrozen(on bool) {
 	}
 }
 
-// DECISIONS "Input hygiene": a request never outlives the request timeout by
+// docs/api-behaviour.md, "Time limits": a request never outlives the request timeout by
 // more than a second, whatever the database does; past it the answer is 500
 // (503 with Retry-After while no connection is usable); the server recovers
 // by itself when the database answers again; a write answered with an error is

@@ -45,7 +45,7 @@ func getStatus(t *testing.T, url string) (int, map[string]any, http.Header) {
 	return res.StatusCode, m, res.Header
 }
 
-// Issue "Operability" 4: /healthz and /readyz answer without a key, are not
+// docs/operators.md, "Health": /healthz and /readyz answer without a key, are not
 // rate limited and stay out of the access log while they succeed; /readyz
 // is 503 problem+json when the database does not answer.
 func TestHealth(t *testing.T) {

@@ -23,8 +23,7 @@ import (
 	"larder.dev/larder/store"
 )
 
-// DECISIONS "Input hygiene": the reproducers of the hostile-input report, one
-// row each. Every refusal is a problem document that is itself valid JSON.
+// docs/api-behaviour.md, "Input bounds": hostile inputs, one row each. Every refusal is a problem document that is itself valid JSON.
 func TestInputHygiene(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
 		cases := []struct {
@@ -96,7 +95,7 @@ func nilIfEmpty(body string) any {
 	return body
 }
 
-// DECISIONS "Input hygiene": within the bounds a decimal comes back digit for
+// docs/api-behaviour.md, "Input bounds": within the bounds a decimal comes back digit for
 // digit, and what a write answers is what every later read returns, for
 // exact columns (cost) and float columns (qty) alike.
 func TestDecimalsRoundTrip(t *testing.T) {
@@ -136,7 +135,7 @@ func TestDecimalsRoundTrip(t *testing.T) {
 	})
 }
 
-// Issue "hostile input": a client that half-closes its side after sending
+// docs/api-behaviour.md, "Time limits": a client that half-closes its side after sending
 // still gets its answer, and a client that goes away is logged as a client
 // abort at INFO, never as a server error.
 func TestClientAbortIsNotAServerError(t *testing.T) {

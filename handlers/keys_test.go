@@ -259,7 +259,7 @@ func (a *api) warm(key string, accountID int) {
 	a.t.Fatal("the server reserved no numbers of the account's budget")
 }
 
-// Spec Authentication 5 and DECISIONS: a revocation, a rotation with grace
+// The specification's Authentication 5 and docs/api-behaviour.md, "Keys": a revocation, a rotation with grace
 // none and a plan change take effect on the very next request, on every
 // server over the database, whatever the servers cached (parsed scopes, key
 // owners, reserved budget).

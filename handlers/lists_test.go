@@ -87,7 +87,7 @@ func TestLists(t *testing.T) {
 	})
 }
 
-// DECISIONS "Errors": an invalid query is a 400 naming the parameter, and a
+// docs/api-behaviour.md, "Requests": an invalid query is a 400 naming the parameter, and a
 // parameter the operation does not define is invalid.
 func TestUnknownQueryParameters(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {

@@ -298,7 +298,7 @@ func checkStockLedger(t *testing.T, a *api) {
 	}
 }
 
-// DECISIONS "What the seeded test account guarantees": lots in every QC
+// docs/api-behaviour.md, "Test mode": lots in every QC
 // status, archived lots and an unnumbered lot, each accounted by its movements.
 func TestSeededLots(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -328,7 +328,7 @@ func TestSeededLots(t *testing.T) {
 	})
 }
 
-// Issue "Inventory": concurrent writers of the same lots (creates and PATCH
+// docs/api-behaviour.md, "Concurrent writes": concurrent writers of the same lots (creates and PATCH
 // corrections) leave every lot's quantity equal to its movements and
 // corrections, with no lost update and no 500. PostgreSQL runs them in
 // parallel; SQLite serialises writers.

@@ -438,7 +438,7 @@ func TestEquipmentLists(t *testing.T) {
 	})
 }
 
-// DECISIONS "reference lists": employees are read-only, paginated, with
+// docs/api-behaviour.md, "Resources" (Employees): employees are read-only, paginated, with
 // search (code, first and last name, e-mail) and sort code, id, last_name.
 func TestEmployees(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -562,7 +562,7 @@ func TestManufacturingScopes(t *testing.T) {
 	})
 }
 
-// DECISIONS "Tenancy": another account's production lines, equipment and
+// docs/api-behaviour.md, "Tenancy": another account's production lines, equipment and
 // employees are not found, in both directions, and its warehouses cannot be
 // referenced.
 func TestManufacturingTenancy(t *testing.T) {
@@ -632,7 +632,7 @@ func TestManufacturingTenancy(t *testing.T) {
 	})
 }
 
-// DECISIONS "What the seeded test account guarantees": production lines (in a
+// docs/api-behaviour.md, "Test mode": production lines (in a
 // warehouse and not), equipment in and out of service, employees active and
 // not.
 func TestSeededManufacturing(t *testing.T) {

@@ -55,7 +55,8 @@ func TestSheddingAnswersUnavailable(t *testing.T) {
 	}
 }
 
-// Spec Authentication 11 and DECISIONS: the failed-auth throttle counts per
+// The specification's Authentication 11 and docs/api-behaviour.md, "Rate
+// limits": the failed-auth throttle counts per
 // client IP (never per port): the socket peer, or, when the peer is a trusted
 // proxy, the right-most X-Forwarded-For address that is not a trusted proxy.
 func TestClientIP(t *testing.T) {

@@ -96,7 +96,7 @@ func TestOpenAPIDescription(t *testing.T) {
 			t.Fatalf("webhooks (-want +got):\n%s", diff)
 		}
 		if len(want) != 61 {
-			t.Fatalf("%d event types, want the 60 of DECISIONS.md plus ping", len(want))
+			t.Fatalf("%d event types, want the 60 of annotate.Catalogue plus ping", len(want))
 		}
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"larder.dev/larder/webhooks"
 )
 
-// DECISIONS "Webhooks": every create, update and delete writes its event in
+// docs/api-behaviour.md, "Webhooks": every create, update and delete writes its event in
 // the same transaction, with source api, the key and the request id; the
 // snapshot holds the record's fields without cost fields.
 func TestEventsOfWrites(t *testing.T) {

@@ -43,8 +43,8 @@ func lines(n int, l map[string]any) []any {
 }
 
 // Spec "Purchase order", "Purchase orders", "States and transitions >
-// Purchase order", DECISIONS "Money", "Rules made precise" and the purchase
-// order status table: creation, money, lines, updates, the status
+// Purchase order", docs/api-behaviour.md, "Money" and "Resources" (Purchase
+// orders, with the status moves): creation, money, lines, updates, the status
 // operation, filters, events and isolation.
 func TestPurchaseOrders(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -238,7 +238,7 @@ func TestPurchaseOrders(t *testing.T) {
 			a.patch(path("/v1/purchase-orders", po.ID()), map[string]any{"billing_address": want}).field(400, "VALIDATION_ERROR", "billing_address")
 		})
 
-		a.run(t, "status: the DECISIONS table, edits only in OPEN or SENT, events", func(t *testing.T, a *api) {
+		a.run(t, "status: the moves, edits only in OPEN or SENT, events", func(t *testing.T, a *api) {
 			po := a.post("/v1/purchase-orders", map[string]any{"supplier_id": sup, "lines": []any{line(flour, 1)}}).want(201).ID()
 			status := func(s string) *response {
 				return a.post(path("/v1/purchase-orders", po)+"/status", map[string]any{"status": s})
@@ -391,7 +391,8 @@ func TestPurchaseOrderSupplierBlocked(t *testing.T) {
 	})
 }
 
-// Spec Common rules "Idempotency-Key" and DECISIONS: replays, reuse with
+// The specification's Common rules "Idempotency-Key" and docs/api-behaviour.md,
+// "Idempotency keys": replays, reuse with
 // another body, the key's bounds and scope, and a failed first attempt.
 func TestPurchaseOrderIdempotency(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -428,7 +429,7 @@ func TestPurchaseOrderIdempotency(t *testing.T) {
 	})
 }
 
-// Issue "Done when": on PostgreSQL, 20 concurrent creates with one key make
+// docs/api-behaviour.md, "Idempotency keys": on PostgreSQL, 20 concurrent creates with one key make
 // one order; every other caller gets the replay or 409 IDEMPOTENCY_KEY_IN_USE.
 func TestPurchaseOrderIdempotencyConcurrent(t *testing.T) {
 	concurrentKey(t, "/v1/purchase-orders", func(a *api, sup, flour int) map[string]any {

@@ -83,7 +83,8 @@ func TestRateLimit(t *testing.T) {
 	}, limit(5))
 }
 
-// Spec Authentication 11 and DECISIONS: past the failed-auth limit, further
+// The specification's Authentication 11 and docs/api-behaviour.md, "Rate
+// limits": past the failed-auth limit, further
 // invalid keys from the address get 429; valid keys from it keep working.
 func TestFailedAuthThrottle(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -182,7 +183,7 @@ func TestFailedAuthThrottleSparesValidKeys(t *testing.T) {
 	}, func(c *config.Config) { c.AuthFailLimit = 2 })
 }
 
-// DECISIONS and config: behind a trusted proxy the throttle counts the client
+// docs/api-behaviour.md, "Rate limits", and --trusted-proxies: behind a trusted proxy the throttle counts the client
 // X-Forwarded-For names (clients behind one proxy do not throttle each other,
 // and an address a client prepends is not believed); from an untrusted peer
 // the header is ignored. On PostgreSQL two servers share the count.

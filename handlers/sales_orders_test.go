@@ -38,8 +38,8 @@ func sold(product int, qty any, more ...any) map[string]any {
 	return l
 }
 
-// Spec "Sales order", "Sales orders" and DECISIONS (sales order update,
-// cancel, status change): creation, unit conversion, money, keep-by-id line
+// The specification's "Sales order", "Sales orders" and docs/api-behaviour.md,
+// "Resources" (Sales orders: update, cancel, status change): creation, unit conversion, money, keep-by-id line
 // updates, the state machine, lists, redaction and isolation.
 func TestSalesOrders(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -194,7 +194,7 @@ func TestSalesOrders(t *testing.T) {
 			}
 		})
 
-		a.run(t, "status: DECISIONS' moves, edits in OPEN or BACK_ORDER, cancel, events", func(t *testing.T, a *api) {
+		a.run(t, "status: the moves, edits in OPEN or BACK_ORDER, cancel, events", func(t *testing.T, a *api) {
 			so := a.post("/v1/sales-orders", map[string]any{"customer_id": cust, "lines": []any{sold(sugar, 2, "uom_type", "INVENTORY_UNIT")}}).want(201).ID()
 			status := func(s string) *response {
 				return a.post(path("/v1/sales-orders", so)+"/status", map[string]any{"status": s})

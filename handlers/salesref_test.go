@@ -7,8 +7,8 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// Spec "Read-only reference resources" (tax rates, salespersons) and
-// DECISIONS "reference lists" (customer types, price lists, shipping methods,
+// The specification's "Read-only reference resources" (tax rates, salespersons)
+// and docs/api-behaviour.md, "Resources" (customer types, price lists, shipping methods,
 // territories): seeded rows, fields, filters, search and sorts by their
 // effect on the rows, read-only, the sales:read scope and isolation.
 func TestSalesReferenceLists(t *testing.T) {

@@ -83,7 +83,7 @@ func shipLine(orderLine any, quantity float64, more ...any) map[string]any {
 	return l
 }
 
-// Issue "Done when" and DECISIONS (shipment, lot picking): an order ships in
+// docs/api-behaviour.md, "Resources" (Shipments) and "Lot picking": an order ships in
 // two partial shipments, each with its invoice, BACK_ORDER then SHIPPED; the
 // lots lose what the SHIPPING movements say; refusals write nothing.
 func TestShipments(t *testing.T) {
@@ -294,7 +294,7 @@ func mapsEqual(a, b map[int]float64) bool {
 	return true
 }
 
-// Issue "Done when": on PostgreSQL, concurrent shipments drawing on the same
+// docs/api-behaviour.md, "Concurrent writes": on PostgreSQL, concurrent shipments drawing on the same
 // lots never oversell a lot and never answer 500.
 func TestShipmentsConcurrent(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -345,7 +345,7 @@ func TestShipmentsConcurrent(t *testing.T) {
 	})
 }
 
-// DECISIONS "What the seeded test account guarantees": sales orders in every
+// docs/api-behaviour.md, "Test mode": sales orders in every
 // status with lines in every unit, shipped orders with their invoices (one
 // cancelled), each shipment accounted by SHIPPING movements.
 func TestSeededSales(t *testing.T) {

@@ -105,7 +105,7 @@ func TestShippingAddresses(t *testing.T) {
 	})
 }
 
-// DECISIONS: the seeded test account has customers with shipping addresses.
+// docs/api-behaviour.md, "Test mode": the seeded test account has customers with shipping addresses.
 func TestSeededShippingAddresses(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
 		a = seeded(t, a)

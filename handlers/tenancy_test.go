@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// DECISIONS "Tenancy": another account's record is indistinguishable from a
+// docs/api-behaviour.md, "Tenancy": another account's record is indistinguishable from a
 // missing one; a reference to it in a body is a 400 on that field; the live
 // and test accounts of one organization are separate.
 func TestTenancy(t *testing.T) {

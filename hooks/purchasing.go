@@ -41,8 +41,8 @@ var CustomerCopied = []string{customer.FieldCompany, customer.FieldAddress, cust
 // CopySupplier copies the supplier's name and address into a purchasing
 // document whenever its supplier_id is set (created, or changed): company,
 // billing_address, and, on documents that have one, shipping_address
-// (DECISIONS "Rules made precise": vendor block and ship-to both come from
-// the supplier's address). For an order (order true: a purchase order), the
+// (docs/api-behaviour.md, "Resources": a purchase order's and a bill's
+// addresses both come from the supplier's address). For an order (order true: a purchase order), the
 // ship-to is copied too, and a supplier that is SUSPENDED or REJECTED is
 // refused with 409 SUPPLIER_BLOCKED when the account's organization blocks
 // unapproved suppliers.

@@ -1,5 +1,5 @@
-// Package idempotency makes creates safe to retry (spec Common rules,
-// Idempotency-Key; DECISIONS Limits): the first request with a key claims it
+// Package idempotency makes creates safe to retry (the specification's
+// Common rules, Idempotency-Key; docs/api-behaviour.md, "Idempotency keys"): the first request with a key claims it
 // before its work starts, and its work records the answer in the same
 // transaction; a retry with the same key and body gets that answer again
 // (200), one with another body 409 IDEMPOTENCY_KEY_REUSED, one while the

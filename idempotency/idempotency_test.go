@@ -25,7 +25,7 @@ func code(err error) problem.Code {
 	return ""
 }
 
-// The rules of the spec's Idempotency-Key and DECISIONS: first claim works,
+// The rules of docs/api-behaviour.md, "Idempotency keys": first claim works,
 // same body replays, another body is REUSED, a running one is IN_USE, a
 // failure releases, 24 hours keep it, accounts do not share keys.
 func TestClaims(t *testing.T) {

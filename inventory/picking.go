@@ -18,7 +18,7 @@ import (
 )
 
 // Unsellable says why a lot may not ship or be consumed at t, or "" when it
-// may (DECISIONS "Lot picking": AVAILABLE, or RELEASED with no or a future
+// may (docs/api-behaviour.md, "Lot picking": AVAILABLE, or RELEASED with no or a future
 // release expiry; not archived, not expired).
 func Unsellable(l *ent.ProductLot, t time.Time) string {
 	switch {

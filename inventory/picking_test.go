@@ -112,7 +112,7 @@ func (f *fixture) words(takes [][]inventory.Take, err error) string {
 	return strings.Join(out, " | ")
 }
 
-// DECISIONS "Lot picking", pinned lot by lot: first-expiring sellable lots
+// docs/api-behaviour.md, "Lot picking", pinned lot by lot: first-expiring sellable lots
 // (AVAILABLE, or RELEASED with no or a future release expiry; never
 // expired, archived or empty; no expiry last; id breaks ties), draws in
 // order sharing what is left, named lots checked, refusals that name the

@@ -1,4 +1,4 @@
-// Package money is the arithmetic of document amounts (DECISIONS "Money"):
+// Package money is the arithmetic of document amounts (docs/api-behaviour.md, "Money"):
 // exact decimals throughout; a line amount is quantity × cost × (1 −
 // discount_rate/100), kept exact; a subtotal is the sum of line amounts,
 // rounded once, half-up (away from zero at the half), to the currency's

@@ -10,7 +10,7 @@ func d(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 func p(s string) *decimal.Decimal { v := d(s); return &v }
 
-// DECISIONS "Money": values that break binary floats come out exact.
+// docs/api-behaviour.md, "Money": values that break binary floats come out exact.
 func TestSubtotal(t *testing.T) {
 	thousandCents := make([]Line, 1000)
 	for i := range thousandCents {

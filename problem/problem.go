@@ -1,5 +1,5 @@
 // Package problem holds the API's typed errors: each carries a code from
-// DECISIONS.md's table, a status derived from that code in one place, a detail
+// the table of docs/api-behaviour.md, "Errors", a status derived from that code in one place, a detail
 // for humans and the fields at fault. Anything that can fail for a reason the
 // caller should see returns one; every other error is an internal error.
 package problem

@@ -37,8 +37,8 @@ type purchaseLine interface {
 }
 
 // completeLines copies each line's product code and name, converts its
-// quantity from the purchase unit to base units (DECISIONS "Rules made
-// precise": quantity × uom_qty × uom_base_conversion), and returns the
+// quantity from the purchase unit to base units (docs/api-behaviour.md,
+// "Resources", Bills: quantity × uom_qty × uom_base_conversion), and returns the
 // products and the document's subtotal. byID are the products the lines'
 // reference check read (code, name, units, and for a bill the cost), or nil:
 // then they are read here, with one query for every product.
@@ -144,8 +144,8 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.PurchaseOrderMutation,
 	return nil
 }
 
-// ChangeOrderStatus moves a purchase order (DECISIONS, purchase order status
-// change); the state machine refuses any other move with 409 INVALID_STATE.
+// ChangeOrderStatus moves a purchase order (docs/api-behaviour.md,
+// "Resources", Purchase orders); the state machine refuses any other move with 409 INVALID_STATE.
 // RECEIVED sets received_date. The move is reported as
 // purchase_order.cancelled, .received or .closed, and .updated otherwise.
 func ChangeOrderStatus(ctx context.Context, tx *ent.Tx, id int, to purchaseorder.Status) (*ent.PurchaseOrder, error) {
@@ -198,8 +198,8 @@ type lotKey struct {
 // location, topped up, or a new lot (lot_origin INVOICE). A lot whose
 // expiry differs from the line's is 409 LOT_EXPIRY_MISMATCH, and the whole
 // bill is refused. Unless the organization costs manually, each product's
-// cost becomes the weighted average over its on-hand stock (DECISIONS
-// "Money"). The stock movements, one per line, are written by ReceiveBill
+// cost becomes the weighted average over its on-hand stock (docs/api-behaviour.md,
+// "Resources", Bills). The stock movements, one per line, are written by ReceiveBill
 // once the bill has its id. products are the lines' products as their
 // reference check read them, costs included, or nil to read them here.
 func PrepareBill(ctx context.Context, tx *ent.Tx, m *ent.BillMutation, lines []*ent.BillLineCreate, products map[int]*ent.Product) error {

@@ -62,7 +62,7 @@ const (
 // finds its row.
 var codeColumn = required(str("code", codeLen))
 
-// the four DECISIONS lists: id, code, name, description, active.
+// the four lists customer types, price lists, shipping methods and territories: id, code, name, description, active.
 var fourColumns = []column{codeColumn, required(str("name", nameLen)), str("description", aboutLen), {name: "active", kind: flag}}
 
 // List is one reference list.

@@ -294,7 +294,7 @@ func CancelOrder(ctx context.Context, tx *ent.Tx, id int) (*ent.SalesOrder, erro
 	return out, nil
 }
 
-// ChangeOrderStatus moves an order (DECISIONS, sales order status change):
+// ChangeOrderStatus moves an order (docs/api-behaviour.md, "Resources", Sales orders):
 // OPEN and PREPARING to each other or to BACK_ORDER, SHIPPED to CLOSE; the
 // action refuses any other request and the state machine any other move,
 // with 409 INVALID_STATE. CLOSE is reported as sales_order.closed, the

@@ -66,7 +66,7 @@ func date(s string) *time.Time {
 }
 
 // seededOrders are purchase orders in every status, each with the moves that
-// take it there from OPEN (DECISIONS, purchase order status change).
+// take it there from OPEN (docs/api-behaviour.md, "Resources", Purchase orders).
 var seededOrders = []struct {
 	supplier, date, expected, reference string
 	moves                               []purchaseorder.Status

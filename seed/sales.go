@@ -17,7 +17,7 @@ import (
 	"larder.dev/larder/ent/territory"
 )
 
-// Sales reference lists of the test account (DECISIONS "reference lists"):
+// Sales reference lists of the test account (docs/api-behaviour.md, "Resources"):
 // tax rates, salespersons, customer types, price lists, shipping methods and
 // territories, each with an inactive row where the list has active.
 

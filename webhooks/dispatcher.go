@@ -36,7 +36,7 @@ import (
 	"larder.dev/larder/tracing"
 )
 
-// Retention of the delivery log and of the outbox (README "Webhooks").
+// Retention of the delivery log and of the outbox (docs/api-behaviour.md, "Webhooks").
 const (
 	// LogRetention keeps succeeded deliveries and every attempt.
 	LogRetention = 30 * 24 * time.Hour
@@ -50,7 +50,8 @@ const (
 	ExcerptBytes = 2048
 )
 
-// Options configure a dispatcher. Zero values take the defaults of DECISIONS.md.
+// Options configure a dispatcher. Zero values take the defaults given on each
+// field (docs/api-behaviour.md, "Webhooks").
 type Options struct {
 	// RetryInterval separates the scheduled attempts (5h).
 	RetryInterval time.Duration

@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/ent"
 )
 
-// Envelope is the body of every delivery (DECISIONS.md "Webhooks").
+// Envelope is the body of every delivery (docs/api-behaviour.md, "Webhooks").
 type Envelope struct {
 	ID          string          `json:"id"`
 	Type        string          `json:"type"`

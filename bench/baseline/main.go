@@ -13,9 +13,10 @@
 // With --auth it also authenticates: it hashes the bearer key (SHA-256, hex,
 // as Larder stores it), looks the live key up with its account in one
 // statement, answers 401 to an unknown, revoked or expired key, and selects
-// the record within that key's account. That is the hand-written server of
-// the reads' targets in docs/performance.md ("key by hash, prepared statements", with
-// --prepare): it has no scopes, rate limit, plan, logging or redaction.
+// the record within that key's account. With --prepare, that is the
+// hand-written server the reads' targets compare Larder with (the key by its
+// hash, prepared statements; docs/performance.md, "Method"): it has no
+// scopes, rate limit, plan, logging or redaction.
 //
 // With --spec it does by hand what the specification asks of every request
 // besides (spec.go): the yardstick of what Larder's generated request path

@@ -1,7 +1,7 @@
 package main
 
 // With --spec (which implies --auth) the baseline also does, by hand, the
-// per-request work the specification and DECISIONS.md ask of every
+// per-request work the specification and docs/api-behaviour.md ask of every
 // authenticated GET, so that Larder can be compared with a hand-written server
 // that owes the caller the same things (docs/performance.md, "Method"):
 //

@@ -11,7 +11,7 @@ import (
 	"larder.dev/larder/access"
 )
 
-// Issue "Access report" 2: `larder access-report` prints docs/ACCESS.md as
+// docs/ACCESS.md: `larder access-report` prints docs/ACCESS.md as
 // committed (so the binary and the document agree), and --json the same
 // report as one object; the system viewer's uses compiled into the binary
 // are those the source has now.

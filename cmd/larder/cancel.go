@@ -10,7 +10,7 @@ import (
 )
 
 // cancelCommand returns the command that cancels a document of kind (bill,
-// invoice) as the web application does (DECISIONS "Admin CLI"): the document
+// invoice) as the web application does (docs/operators.md, "Commands"): the document
 // is kept with is_cancelled and cancelled_at, <kind>.cancelled is sent with
 // source app, and the stock it moved stays where it went. show gives the
 // --json object and the human line.

@@ -16,7 +16,7 @@ import (
 	"larder.dev/larder/store"
 )
 
-// DECISIONS "Admin CLI": `larder bill cancel` and `larder invoice cancel`
+// docs/operators.md, "Commands": `larder bill cancel` and `larder invoice cancel`
 // keep the document, mark it cancelled with the day, send <kind>.cancelled
 // as an app event and leave the stock it moved; a second cancel and another
 // account's document are refused.

@@ -15,7 +15,7 @@ import (
 	"larder.dev/larder/people"
 )
 
-// Issue "Operability" 9: `serve --demo` takes its port before it makes the
+// docs/operators.md, "Commands": `serve --demo` takes its port before it makes the
 // demo organization, so a taken port leaves the empty database empty and
 // the next start still makes the demo and shows its key, which works.
 func TestServeDemoAfterTakenPort(t *testing.T) {

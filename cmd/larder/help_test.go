@@ -14,7 +14,7 @@ func runOut(args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-// Issue "Operability" 8: help goes to standard output and succeeds — the
+// docs/operators.md, "Commands": help goes to standard output and succeeds — the
 // command list, a group's commands, and per command its description,
 // synopsis, an example and only the flags it reads; --version prints the
 // version; progress bars are drawn only on a terminal.

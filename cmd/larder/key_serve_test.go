@@ -28,7 +28,8 @@ func get(t *testing.T, base, key, xff string) *http.Response {
 	return res
 }
 
-// Spec Authentication 5, 6, 10, 11 and DECISIONS, through two `larder serve`
+// The specification's Authentication 5, 6, 10, 11 and docs/api-behaviour.md,
+// "Keys" and "Rate limits", through two `larder serve`
 // processes over one PostgreSQL database and the CLI: a rotation's old key
 // carries Sunset on both; a revocation and a plan change are seen by both on
 // their very next request, though both served the keys just before (cached

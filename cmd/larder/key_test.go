@@ -23,7 +23,7 @@ func human(t *testing.T, db string, args ...string) string {
 	return out.String()
 }
 
-// DECISIONS "Admin CLI" and spec Authentication 4–6: key rotate, key revoke
+// docs/operators.md, "Commands", and the specification's Authentication 4–6: key rotate, key revoke
 // and key list --history, their --json shapes, their refusals (non-zero exit
 // with a clear message) and the actor of the history (--actor, LARDER_ACTOR).
 // Not parallel: it sets LARDER_ACTOR.

@@ -43,7 +43,7 @@ func apiList(t *testing.T, base, key, list string) map[string]map[string]any {
 	return out
 }
 
-// DECISIONS "reference lists" and issue "Sales" 6: the web application keeps
+// docs/operators.md, "Reference lists": the web application keeps
 // the lists the API only reads; `larder list import` upserts by code (a
 // record is the whole row), `list export` writes the import format, a file
 // with any problem writes nothing, and the API serves what was imported.

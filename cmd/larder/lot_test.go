@@ -13,7 +13,7 @@ import (
 	"larder.dev/larder/store"
 )
 
-// DECISIONS "Admin CLI": `larder lot set-qc` records a quality decision from
+// docs/operators.md, "Commands": `larder lot set-qc` records a quality decision from
 // the web application, with its note and release expiry, as an app event;
 // refusals are clear messages that change nothing.
 func TestLotSetQC(t *testing.T) {

@@ -48,7 +48,7 @@ func keys(m map[string]any) []string {
 	return out
 }
 
-// DECISIONS "Admin CLI": the commands and their --json shapes.
+// docs/operators.md, "Commands": the commands and their --json shapes.
 func TestCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {

@@ -34,7 +34,8 @@ func appEvents(t *testing.T, db, typ string) int {
 	return n
 }
 
-// Issue "product import round-trips a file exported from the test account";
+// docs/operators.md, "Catalog data": product import round-trips a file exported
+// from the test account;
 // every bad line is reported and nothing of a bad file is imported.
 func TestProductImportExport(t *testing.T) {
 	t.Parallel()

@@ -70,7 +70,7 @@ func (f *prodFixture) lot(t *testing.T, number string) *ent.ProductLot {
 	return l
 }
 
-// DECISIONS "Admin CLI": `larder production create|start|complete|sign` are
+// docs/operators.md, "Commands": `larder production create|start|complete|sign` are
 // floor actions with app events; completion consumes first-expiring sellable
 // lots with PRODUCTION_CONSUMPTION movements and makes the output lot with a
 // PRODUCTION_OUTPUT movement; refusals are clear and change nothing.
@@ -247,7 +247,7 @@ func checkLedger(t *testing.T, f *prodFixture) {
 	}
 }
 
-// DECISIONS "Document numbers": production_no is per account, increasing
+// docs/api-behaviour.md, "Document numbers": production_no is per account, increasing
 // and without gaps, even when runs are created concurrently and some
 // creations roll back; and concurrent completions cannot take the same
 // stock twice.

@@ -40,7 +40,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 		e.log.Warn(secrets.EnvKey + " is not set: webhook signing secrets are stored in plain text; set it to 32 random bytes in base64 (openssl rand -base64 32) and run `larder secrets rotate`")
 	}
 	// Tracing first: the store's statements and the server's operations
-	// are instrumented when they are made (README "Tracing").
+	// are instrumented when they are made (docs/operators.md, "Tracing").
 	stopTracing, err := tracing.Setup(ctx, moduleVersion())
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)

@@ -95,7 +95,7 @@ func withinOneMinute(margin int) {
 	}
 }
 
-// Spec Limits and DECISIONS: two `larder serve` processes over one PostgreSQL
+// The specification's Limits and docs/api-behaviour.md, "Rate limits": two `larder serve` processes over one PostgreSQL
 // database spend one budget per account.
 func TestTwoServersShareTheRateLimit(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {

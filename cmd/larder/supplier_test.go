@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/dbtest"
 )
 
-// DECISIONS "Admin CLI": `larder supplier approve|suspend|reject|reset` and
+// docs/operators.md, "Commands": `larder supplier approve|suspend|reject|reset` and
 // `supplier certify` record what the web application decides, as app events;
 // refusals are clear messages that change nothing.
 func TestSupplierCommands(t *testing.T) {

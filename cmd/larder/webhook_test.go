@@ -35,7 +35,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-// DECISIONS "Admin CLI": the webhook commands, their --json shapes and refusals.
+// docs/operators.md, "Commands": the webhook commands, their --json shapes and refusals.
 func TestWebhookCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {

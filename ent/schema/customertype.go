@@ -8,14 +8,14 @@ import (
 	"larder.dev/larder/annotate"
 )
 
-// CustomerType is a kind of customer (retail, wholesale, …): a sales reference list (DECISIONS "reference lists"). The API
+// CustomerType is a kind of customer (retail, wholesale, …): a sales reference list (docs/api-behaviour.md, "Resources"). The API
 // reads it; it is written in the web application (and by seeding).
 type CustomerType struct{ ent.Schema }
 
 // Mixin makes the rows an account's, with audit timestamps.
 func (CustomerType) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}, TimeMixin{}} }
 
-// Fields of a customer type (DECISIONS: id, code, name, description, active).
+// Fields of a customer type (id, code, name, description, active).
 func (CustomerType) Fields() []ent.Field {
 	return []ent.Field{
 		field.Bool("active").

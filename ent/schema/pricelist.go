@@ -8,14 +8,14 @@ import (
 	"larder.dev/larder/annotate"
 )
 
-// PriceList is a list of selling prices in one currency: a sales reference list (DECISIONS "reference lists"). The API
+// PriceList is a list of selling prices in one currency: a sales reference list (docs/api-behaviour.md, "Resources"). The API
 // reads it; it is written in the web application (and by seeding).
 type PriceList struct{ ent.Schema }
 
 // Mixin makes the rows an account's, with audit timestamps.
 func (PriceList) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}, TimeMixin{}} }
 
-// Fields of a price list (DECISIONS: id, code, name, description, active, currency).
+// Fields of a price list (id, code, name, description, active, currency).
 func (PriceList) Fields() []ent.Field {
 	return []ent.Field{
 		field.Bool("active").

@@ -21,7 +21,7 @@ func (SalesOrder) Mixin() []ent.Mixin {
 	return []ent.Mixin{AccountMixin{}, TimeMixin{Exposed: true}}
 }
 
-// Fields of an order (spec Sales order, Sales orders, DECISIONS).
+// Fields of an order (the specification's Sales order and Sales orders; docs/api-behaviour.md, "Resources").
 func (SalesOrder) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("sales_order_no").

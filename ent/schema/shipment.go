@@ -14,13 +14,13 @@ import (
 // Shipment is goods of a sales order leaving: recording one takes its
 // quantities from lots (the named lot, or the first-expiring sellable lots)
 // with SHIPPING stock movements, adds them to the order's lines, invoices
-// them, and moves the order to SHIPPED or BACK_ORDER (DECISIONS, shipment).
+// them, and moves the order to SHIPPED or BACK_ORDER (docs/api-behaviour.md, "Resources", Shipments).
 type Shipment struct{ ent.Schema }
 
 // Mixin makes shipments an account's, with timestamps kept for audit.
 func (Shipment) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}, TimeMixin{}} }
 
-// Fields of a shipment (DECISIONS, shipment).
+// Fields of a shipment (docs/api-behaviour.md, "Resources", Shipments).
 func (Shipment) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("sales_order_id").

@@ -17,7 +17,7 @@ type ShipmentLine struct{ ent.Schema }
 // Mixin makes the line its shipment's account's.
 func (ShipmentLine) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}} }
 
-// Fields of a line (DECISIONS, shipment).
+// Fields of a line (docs/api-behaviour.md, "Resources", Shipments).
 func (ShipmentLine) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("shipment_id").

@@ -8,14 +8,14 @@ import (
 	"larder.dev/larder/annotate"
 )
 
-// ShippingMethod is a way orders are shipped: a sales reference list (DECISIONS "reference lists"). The API
+// ShippingMethod is a way orders are shipped: a sales reference list (docs/api-behaviour.md, "Resources"). The API
 // reads it; it is written in the web application (and by seeding).
 type ShippingMethod struct{ ent.Schema }
 
 // Mixin makes the rows an account's, with audit timestamps.
 func (ShippingMethod) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}, TimeMixin{}} }
 
-// Fields of a shipping method (DECISIONS: id, code, name, description, active).
+// Fields of a shipping method (id, code, name, description, active).
 func (ShippingMethod) Fields() []ent.Field {
 	return []ent.Field{
 		field.Bool("active").

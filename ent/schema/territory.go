@@ -8,14 +8,14 @@ import (
 	"larder.dev/larder/annotate"
 )
 
-// Territory is a sales territory: a sales reference list (DECISIONS "reference lists"). The API
+// Territory is a sales territory: a sales reference list (docs/api-behaviour.md, "Resources"). The API
 // reads it; it is written in the web application (and by seeding).
 type Territory struct{ ent.Schema }
 
 // Mixin makes the rows an account's, with audit timestamps.
 func (Territory) Mixin() []ent.Mixin { return []ent.Mixin{AccountMixin{}, TimeMixin{}} }
 
-// Fields of a territory (DECISIONS: id, code, name, description, active).
+// Fields of a territory (id, code, name, description, active).
 func (Territory) Fields() []ent.Field {
 	return []ent.Field{
 		field.Bool("active").
