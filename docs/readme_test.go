@@ -24,8 +24,9 @@ func commandOf(t *testing.T, readme, section string) string {
 	return line
 }
 
-// The README's two commands are the ones a newcomer needs: the server on the
-// embedded database, and the test command CI runs, word for word.
+// The README's two commands are the ones a newcomer needs, and CI runs both:
+// the server on the embedded database (in .ci/tour, the README's tour), and
+// the test command, word for word.
 func TestReadmeCommands(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -35,8 +36,16 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run := commandOf(t, string(readme), "Run it"); run != "go run ./cmd/larder serve --demo" {
+	run := commandOf(t, string(readme), "Run it")
+	if run != "go run ./cmd/larder serve --demo" {
 		t.Errorf("the README's command to run the server is %q", run)
+	}
+	tour, err := os.ReadFile("../.ci/tour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tour), run) || !strings.Contains(string(ci), "bash .ci/tour") {
+		t.Errorf("CI does not follow the README's tour with its command %q (.ci/tour, run by .ci/run)", run)
 	}
 	test := commandOf(t, string(readme), "Test it")
 	if !strings.HasSuffix(test, "go test ./...") {
