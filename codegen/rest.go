@@ -3,8 +3,10 @@ package codegen
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -105,6 +107,19 @@ func writeREST(g *gen.Graph) error {
 		return write("address.go", "address", nil)
 	}
 	return nil
+}
+
+// NearPackages are the packages of the types r's type reaches in one or two
+// edges, which its file may name (a line's or a through table's fields).
+func (r *Resource) NearPackages() []string {
+	seen := map[string]bool{}
+	for _, e := range r.Type.Edges {
+		seen[e.Type.PackageDir()] = true
+		for _, e2 := range e.Type.Edges {
+			seen[e2.Type.PackageDir()] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // sortField is the ent struct field of a sortable field name.

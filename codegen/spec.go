@@ -3,6 +3,7 @@ package codegen
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 
 	"entgo.io/contrib/entoas"
@@ -22,6 +23,9 @@ type SpecOptions struct {
 	// default response and headers left to the middleware, so every handler
 	// returns plain types and every error passes through one NewError.
 	Server string
+	// Access is the access report's schema part (report.Schema), from the
+	// published description and the schemas' annotations; "" writes none.
+	Access string
 }
 
 const (
@@ -53,7 +57,21 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 		b.webhooks(rs)
 		b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Webhooks", Description: webhooksDoc})
 		sort.Slice(b.spec.Tags, func(i, j int) bool { return b.spec.Tags[i].Name < b.spec.Tags[j].Name })
-		return writeSpecs(spec, o)
+		if err := writeSpecs(spec, o); err != nil {
+			return err
+		}
+		if o.Access == "" {
+			return nil
+		}
+		doc, err := os.ReadFile(o.Public)
+		if err != nil {
+			return err
+		}
+		a, err := accessSchema(g, rs, doc)
+		if err != nil {
+			return err
+		}
+		return writeJSON(o.Access, a)
 	}
 }
 

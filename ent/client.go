@@ -4,14 +4,10 @@ package ent
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log"
-	"reflect"
 
 	"larder.dev/larder/ent/migrate"
 
-	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -81,6 +77,12 @@ import (
 	"larder.dev/larder/ent/webhookattempt"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
+
+	"errors"
+	"fmt"
+	"reflect"
+
+	"entgo.io/ent"
 
 	stdsql "database/sql"
 )

@@ -2,8 +2,9 @@
 
 // entc.go generates package ent and its subpackages from ./schema, together with
 // the project templates of package codegen and, through the entoas extension,
-// the OpenAPI descriptions in ../openapi. Run it with `go generate ./...` from
-// the module root (see ../generate.go).
+// the OpenAPI descriptions in ../openapi and the access report's schema part
+// in ../access/data. Run it with `go generate ./...` from the module root (see
+// ../generate.go).
 package main
 
 import (
@@ -24,6 +25,7 @@ func main() {
 		entoas.Mutations(codegen.BuildSpec(codegen.SpecOptions{
 			Public: "../openapi/openapi.json",
 			Server: "../openapi/server.json",
+			Access: "../access/data/schema.json",
 		})),
 		entoas.WriteTo(io.Discard),
 	)

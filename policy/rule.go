@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"entgo.io/ent"
+	entprivacy "entgo.io/ent/privacy"
 
 	"larder.dev/larder/ent/privacy"
 )
@@ -45,4 +46,57 @@ func Describe(rule any) (name, does string, named bool) {
 		return r.Name, r.Does, true
 	}
 	return fmt.Sprintf("%T", rule), "", false
+}
+
+// Annotation is a privacy policy with its rules named (DescribePolicy), in
+// the order they run. A schema's policy mixin gives it as an annotation
+// beside the policy itself, so entc, which loads the schema's annotations,
+// has the rules' names for the access report without compiling the
+// generated packages that run them.
+type Annotation struct {
+	Query    []Named `json:"query_rules"`
+	Mutation []Named `json:"mutation_rules"`
+}
+
+// Named is a rule's Name and Does (Describe); Does is empty for a rule that
+// is not a Rule, whose Name is then its Go type.
+type Named struct {
+	Name string `json:"name"`
+	Does string `json:"does"`
+}
+
+// AnnotationName is the name of the Annotation among a schema's annotations.
+const AnnotationName = "LarderPolicy"
+
+// Name names the annotation for entc.
+func (Annotation) Name() string { return AnnotationName }
+
+// DescribePolicy names the rules of a policy: a privacy.Policy, or several
+// (entgo.io/ent/privacy.Policies, as ent wires a schema's and its mixins'
+// policies), whose rules run in turn. A policy of another type is described
+// as one unnamed rule.
+func DescribePolicy(p ent.Policy) Annotation {
+	var a Annotation
+	ps, ok := p.(entprivacy.Policies)
+	if !ok {
+		ps = entprivacy.Policies{p}
+	}
+	named := func(rule any) Named {
+		name, does, _ := Describe(rule)
+		return Named{Name: name, Does: does}
+	}
+	for _, p := range ps {
+		pol, ok := p.(privacy.Policy)
+		if !ok {
+			a.Query = append(a.Query, Named{Name: fmt.Sprintf("policy %T, not a privacy.Policy", p)})
+			continue
+		}
+		for _, q := range pol.Query {
+			a.Query = append(a.Query, named(q))
+		}
+		for _, m := range pol.Mutation {
+			a.Mutation = append(a.Mutation, named(m))
+		}
+	}
+	return a
 }

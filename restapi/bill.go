@@ -4,9 +4,9 @@ package restapi
 
 import (
 	"context"
-	"slices"
 
 	"fmt"
+	"slices"
 
 	"github.com/go-faster/jx"
 	"larder.dev/larder/bounds"

@@ -4,6 +4,7 @@ package restapi
 
 import (
 	"context"
+
 	"slices"
 
 	"larder.dev/larder/bounds"

@@ -4,9 +4,9 @@ package restapi
 
 import (
 	"context"
-	"slices"
 
 	"fmt"
+	"slices"
 
 	"larder.dev/larder/bounds"
 	"larder.dev/larder/ent"

@@ -4,9 +4,9 @@ package restapi
 
 import (
 	"context"
-	"slices"
 
 	"fmt"
+	"slices"
 
 	"entgo.io/ent/dialect/sql"
 	"larder.dev/larder/bounds"

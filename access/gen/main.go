@@ -1,20 +1,24 @@
-// Command gen writes docs/ACCESS.md and access/sites_gen.go (the places
-// that use the system viewer, found in the source) from the module root.
-// `go generate ./...` runs it after entc and ogen.
+// Command gen writes docs/ACCESS.md, from the access report's two parts as
+// data (access/data/schema.json, written by entc, and access/data/server.json,
+// written by access/serverpart), and access/sites_gen.go (the places that use
+// the system viewer, found in the source), from the module root. It compiles
+// package report only, not the server: `go generate ./...` runs it after entc,
+// ogen and access/serverpart.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/format"
 	"log"
 	"os"
 
-	"larder.dev/larder/access"
+	"larder.dev/larder/access/report"
 )
 
 func main() {
-	sites, err := access.FindSites(".")
+	sites, err := report.FindSites(".")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,11 +35,18 @@ func main() {
 	if err := os.WriteFile("access/sites_gen.go", code, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	r, err := access.Build()
+	var schema report.Schema
+	var server report.Server
+	if err := read("access/data/schema.json", &schema); err != nil {
+		log.Fatal(err)
+	}
+	if err := read("access/data/server.json", &server); err != nil {
+		log.Fatal(err)
+	}
+	r, err := report.Assemble(schema, server, sites) // the uses as found now
 	if err != nil {
 		log.Fatal(err)
 	}
-	r.System = sites // as found now, whatever the compiled table says
 	var md bytes.Buffer
 	if err := r.Markdown(&md); err != nil {
 		log.Fatal(err)
@@ -46,4 +57,15 @@ func main() {
 	if err := os.WriteFile("docs/ACCESS.md", md.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+func read(name string, v any) error {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }

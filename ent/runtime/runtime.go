@@ -82,7 +82,8 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
-	apikey.Policy = privacy.NewPolicies(schema.APIKey{})
+	apikeyMixin := schema.APIKey{}.Mixin()
+	apikey.Policy = privacy.NewPolicies(apikeyMixin[0], schema.APIKey{})
 	apikey.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := apikey.Policy.EvalMutation(ctx, m); err != nil {
@@ -102,7 +103,7 @@ func init() {
 	// apikey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	apikey.DefaultCreatedAt = apikeyDescCreatedAt.Default.(func() time.Time)
 	accountMixin := schema.Account{}.Mixin()
-	account.Policy = privacy.NewPolicies(schema.Account{})
+	account.Policy = privacy.NewPolicies(accountMixin[1], schema.Account{})
 	account.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := account.Policy.EvalMutation(ctx, m); err != nil {
@@ -164,7 +165,8 @@ func init() {
 	allergenDescIsMajorAllergen := allergenFields[2].Descriptor()
 	// allergen.DefaultIsMajorAllergen holds the default value on creation for the is_major_allergen field.
 	allergen.DefaultIsMajorAllergen = allergenDescIsMajorAllergen.Default.(bool)
-	auditrecord.Policy = privacy.NewPolicies(schema.AuditRecord{})
+	auditrecordMixin := schema.AuditRecord{}.Mixin()
+	auditrecord.Policy = privacy.NewPolicies(auditrecordMixin[0], schema.AuditRecord{})
 	auditrecord.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := auditrecord.Policy.EvalMutation(ctx, m); err != nil {
@@ -462,7 +464,8 @@ func init() {
 	equipmentDescOutOfService := equipmentFields[2].Descriptor()
 	// equipment.DefaultOutOfService holds the default value on creation for the out_of_service field.
 	equipment.DefaultOutOfService = equipmentDescOutOfService.Default.(bool)
-	event.Policy = privacy.NewPolicies(schema.Event{})
+	eventMixin := schema.Event{}.Mixin()
+	event.Policy = privacy.NewPolicies(eventMixin[0], schema.Event{})
 	event.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := event.Policy.EvalMutation(ctx, m); err != nil {
@@ -734,7 +737,7 @@ func init() {
 	// operation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	operation.UpdateDefaultUpdatedAt = operationDescUpdatedAt.UpdateDefault.(func() time.Time)
 	organizationMixin := schema.Organization{}.Mixin()
-	organization.Policy = privacy.NewPolicies(schema.Organization{})
+	organization.Policy = privacy.NewPolicies(organizationMixin[1], schema.Organization{})
 	organization.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := organization.Policy.EvalMutation(ctx, m); err != nil {
@@ -1291,7 +1294,8 @@ func init() {
 	qcunitofmeasure.DefaultUpdatedAt = qcunitofmeasureDescUpdatedAt.Default.(func() time.Time)
 	// qcunitofmeasure.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	qcunitofmeasure.UpdateDefaultUpdatedAt = qcunitofmeasureDescUpdatedAt.UpdateDefault.(func() time.Time)
-	ratewindow.Policy = privacy.NewPolicies(schema.RateWindow{})
+	ratewindowMixin := schema.RateWindow{}.Mixin()
+	ratewindow.Policy = privacy.NewPolicies(ratewindowMixin[0], schema.RateWindow{})
 	ratewindow.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := ratewindow.Policy.EvalMutation(ctx, m); err != nil {
@@ -1411,7 +1415,8 @@ func init() {
 	salespersonDescActive := salespersonFields[0].Descriptor()
 	// salesperson.DefaultActive holds the default value on creation for the active field.
 	salesperson.DefaultActive = salespersonDescActive.Default.(bool)
-	session.Policy = privacy.NewPolicies(schema.Session{})
+	sessionMixin := schema.Session{}.Mixin()
+	session.Policy = privacy.NewPolicies(sessionMixin[0], schema.Session{})
 	session.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := session.Policy.EvalMutation(ctx, m); err != nil {
@@ -1743,7 +1748,8 @@ func init() {
 	unitofmeasureDescReadOnly := unitofmeasureFields[2].Descriptor()
 	// unitofmeasure.DefaultReadOnly holds the default value on creation for the read_only field.
 	unitofmeasure.DefaultReadOnly = unitofmeasureDescReadOnly.Default.(bool)
-	user.Policy = privacy.NewPolicies(schema.User{})
+	userMixin := schema.User{}.Mixin()
+	user.Policy = privacy.NewPolicies(userMixin[0], schema.User{})
 	user.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := user.Policy.EvalMutation(ctx, m); err != nil {
@@ -1786,7 +1792,8 @@ func init() {
 	userDescCreatedAt := userFields[9].Descriptor()
 	// user.DefaultCreatedAt holds the default value on creation for the created_at field.
 	user.DefaultCreatedAt = userDescCreatedAt.Default.(func() time.Time)
-	userlink.Policy = privacy.NewPolicies(schema.UserLink{})
+	userlinkMixin := schema.UserLink{}.Mixin()
+	userlink.Policy = privacy.NewPolicies(userlinkMixin[0], schema.UserLink{})
 	userlink.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := userlink.Policy.EvalMutation(ctx, m); err != nil {
@@ -1801,7 +1808,8 @@ func init() {
 	userlinkDescCreatedAt := userlinkFields[3].Descriptor()
 	// userlink.DefaultCreatedAt holds the default value on creation for the created_at field.
 	userlink.DefaultCreatedAt = userlinkDescCreatedAt.Default.(func() time.Time)
-	webhookattempt.Policy = privacy.NewPolicies(schema.WebhookAttempt{})
+	webhookattemptMixin := schema.WebhookAttempt{}.Mixin()
+	webhookattempt.Policy = privacy.NewPolicies(webhookattemptMixin[0], schema.WebhookAttempt{})
 	webhookattempt.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := webhookattempt.Policy.EvalMutation(ctx, m); err != nil {
@@ -1816,7 +1824,8 @@ func init() {
 	webhookattemptDescResponseBody := webhookattemptFields[6].Descriptor()
 	// webhookattempt.DefaultResponseBody holds the default value on creation for the response_body field.
 	webhookattempt.DefaultResponseBody = webhookattemptDescResponseBody.Default.(string)
-	webhookdelivery.Policy = privacy.NewPolicies(schema.WebhookDelivery{})
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdelivery.Policy = privacy.NewPolicies(webhookdeliveryMixin[0], schema.WebhookDelivery{})
 	webhookdelivery.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := webhookdelivery.Policy.EvalMutation(ctx, m); err != nil {
@@ -1835,7 +1844,8 @@ func init() {
 	webhookdeliveryDescCreatedAt := webhookdeliveryFields[6].Descriptor()
 	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
 	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
-	webhookendpoint.Policy = privacy.NewPolicies(schema.WebhookEndpoint{})
+	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()
+	webhookendpoint.Policy = privacy.NewPolicies(webhookendpointMixin[0], schema.WebhookEndpoint{})
 	webhookendpoint.Hooks[0] = func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			if err := webhookendpoint.Policy.EvalMutation(ctx, m); err != nil {

@@ -8,15 +8,14 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // Account is one environment (live or test) of an organization: the tenant that
 // owns every business row.
 type Account struct{ ent.Schema }
 
-// Mixin adds timestamps.
-func (Account) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+// Mixin adds timestamps and makes it system-only.
+func (Account) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}, SystemOnlyMixin{}} }
 
 // Fields of an account.
 func (Account) Fields() []ent.Field {
@@ -52,6 +51,3 @@ func (Account) Indexes() []ent.Index {
 func (Account) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
-
-// Policy lets only the system viewer read or write accounts.
-func (Account) Policy() ent.Policy { return policy.SystemOnly() }

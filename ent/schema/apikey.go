@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // APIKey is a secret that authenticates API calls for one account. Only the
@@ -95,5 +94,5 @@ func (APIKey) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal(), entsql.Annotation{Table: "api_keys"}}
 }
 
-// Policy lets only the system viewer read or write API keys.
-func (APIKey) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (APIKey) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

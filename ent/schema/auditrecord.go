@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // AuditRecord is one administrative change of an organization (a key, a
@@ -100,5 +99,5 @@ func (AuditRecord) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write audit records.
-func (AuditRecord) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (AuditRecord) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

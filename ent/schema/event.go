@@ -11,7 +11,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // Event is the transactional outbox: one row per webhook event, written in the
@@ -104,5 +103,5 @@ func (Event) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write events.
-func (Event) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (Event) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

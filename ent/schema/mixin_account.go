@@ -64,14 +64,16 @@ func (m AccountMixin) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("account_id", "id")}
 }
 
-// Annotations adds the check that a row is either shared or an account's.
+// Annotations name the policy's rules for the access report, and add the
+// check that a row is either shared or an account's.
 func (m AccountMixin) Annotations() []schema.Annotation {
+	as := []schema.Annotation{policy.DescribePolicy(m.Policy())}
 	if !m.Shared {
-		return nil
+		return as
 	}
-	return []schema.Annotation{entsql.Annotation{Checks: map[string]string{
+	return append(as, entsql.Annotation{Checks: map[string]string{
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
-	}}}
+	}})
 }
 
 // Policy is the tenant policy: own rows (and shared rows, for shared schemas)

@@ -8,15 +8,14 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // Organization is a customer of Larder: it has a plan, a currency and exactly
 // two accounts, live and test.
 type Organization struct{ ent.Schema }
 
-// Mixin adds timestamps.
-func (Organization) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+// Mixin adds timestamps and makes it system-only.
+func (Organization) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}, SystemOnlyMixin{}} }
 
 // Fields of an organization.
 func (Organization) Fields() []ent.Field {
@@ -56,6 +55,3 @@ func (Organization) Edges() []ent.Edge {
 func (Organization) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
-
-// Policy lets only the system viewer read or write organizations.
-func (Organization) Policy() ent.Policy { return policy.SystemOnly() }

@@ -7,7 +7,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // RateWindow counts requests of one bucket (an account, or a client IP's failed
@@ -43,5 +42,5 @@ func (RateWindow) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write rate windows.
-func (RateWindow) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (RateWindow) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

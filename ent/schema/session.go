@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // Session is a signed-in person's session in the console. The cookie holds a
@@ -76,5 +75,5 @@ func (Session) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write sessions.
-func (Session) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (Session) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

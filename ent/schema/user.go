@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // User is a person who signs in to the console. A user belongs to one
@@ -94,6 +93,5 @@ func (User) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write users: the people package
-// takes the organization it acts for in every function.
-func (User) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (User) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // UserLink is a one-time link where a person sets a password: an invitation
@@ -68,5 +67,5 @@ func (UserLink) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write one-time links.
-func (UserLink) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (UserLink) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }

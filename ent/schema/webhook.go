@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"larder.dev/larder/annotate"
-	"larder.dev/larder/policy"
 )
 
 // WebhookEndpoint is a URL of one account that receives that account's events,
@@ -98,8 +97,8 @@ func (WebhookEndpoint) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write endpoints.
-func (WebhookEndpoint) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (WebhookEndpoint) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }
 
 // WebhookDelivery is one event on its way to one endpoint: its state and
 // schedule. Its attempts are the delivery log.
@@ -173,8 +172,8 @@ func (WebhookDelivery) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write deliveries.
-func (WebhookDelivery) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (WebhookDelivery) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }
 
 // WebhookAttempt is one POST of a delivery: what was sent and what came back.
 type WebhookAttempt struct{ ent.Schema }
@@ -248,5 +247,5 @@ func (WebhookAttempt) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotate.Internal()}
 }
 
-// Policy lets only the system viewer read or write attempts.
-func (WebhookAttempt) Policy() ent.Policy { return policy.SystemOnly() }
+// Mixin makes it system-only.
+func (WebhookAttempt) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }
