@@ -68,14 +68,6 @@ func (d Decimal) Encode(e *jx.Encoder) {
 	e.Num(jx.Num(d.appendText(buf[:0])))
 }
 
-// DecimalText is d.String(), written by appendText: the text the database driver
-// sends for a decimal (decimal.Decimal's driver.Valuer is String), without
-// big.Int arithmetic. A 200-line document sends a thousand decimals.
-func DecimalText(d decimal.Decimal) string {
-	var buf [40]byte
-	return string(Decimal{d}.appendText(buf[:0]))
-}
-
 // appendText appends d as String writes it (no exponent, trailing zeros of
 // the fraction trimmed) without String's big.Int arithmetic and strings when
 // the coefficient has at most 15 digits, as every quantity, price and rate

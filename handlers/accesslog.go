@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -121,12 +120,7 @@ type accessLog struct {
 // write logs a's line at now.
 func (l accessLog) write(ctx context.Context, now time.Time, a *access) {
 	if l.lines != nil {
-		b := lineBuffers.Get().(*[]byte)
-		*b = a.appendText((*b)[:0], now)
-		_, _ = l.lines.Write(*b)
-		if cap(*b) <= 4<<10 {
-			lineBuffers.Put(b)
-		}
+		_, _ = l.lines.Write(a.appendText(make([]byte, 0, 512), now))
 		return
 	}
 	// A record of its own, without the caller's pc that Logger.LogAttrs
@@ -156,8 +150,6 @@ func (l accessLog) write(ctx context.Context, now time.Time, a *access) {
 	}
 	_ = h.Handle(ctx, line)
 }
-
-var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendText appends a's line at now as slog.NewTextHandler writes it
 // (without ReplaceAttr or AddSource; the default --log-format), byte for

@@ -22,23 +22,10 @@ const gzipAbove = 1024
 // rest of the request (BenchmarkGzipLevels).
 const gzipLevel = 3
 
+// gzipWriters keeps gzip writers between answers: a new one allocates about
+// 850 KB of compressor state, which took a 121 KB list's compression from
+// 0.35–0.69 ms to 1.65 ms.
 var gzipWriters = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzipLevel); return w }}
-
-// bodies holds answer buffers between requests, so that a large list is not
-// copied into a buffer grown from nothing each time. A buffer that grew past
-// keepBody goes to the collector instead: one huge answer must not pin its
-// memory for good.
-var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const keepBody = 1 << 20
-
-// keep returns a buffer to bodies once the answer it held is written.
-func keep(b *bytes.Buffer) {
-	if b.Cap() <= keepBody {
-		b.Reset()
-		bodies.Put(b)
-	}
-}
 
 // withHTTPCaching gives GET answers an entity tag and compression. A 200
 // answer carries a weak ETag of its body (weak: the same entity whether
@@ -62,8 +49,7 @@ func withHTTPCaching(next http.Handler) http.Handler {
 		// Headers go straight to the response's map: nothing is sent
 		// before the body is complete.
 		h := w.Header()
-		b := &buffered{header: h, body: bodies.Get().(*bytes.Buffer)}
-		defer keep(b.body)
+		b := &buffered{header: h, body: new(bytes.Buffer)}
 		next.ServeHTTP(b, r)
 		status := b.status
 		if status == 0 {
@@ -85,8 +71,7 @@ func withHTTPCaching(next http.Handler) http.Handler {
 			return
 		}
 		if len(body) >= gzipAbove && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			z := bodies.Get().(*bytes.Buffer)
-			defer keep(z)
+			z := new(bytes.Buffer)
 			gz := gzipWriters.Get().(*gzip.Writer)
 			gz.Reset(z)
 			_, _ = gz.Write(body)

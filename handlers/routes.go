@@ -22,14 +22,7 @@ func notFound(r *http.Request) *problem.Error {
 // segments, doubled slashes) instead of a 3xx that no client of the API
 // expects: every answer is a resource or a problem. The one redirect is GET
 // /v1 (like GET /), a browser's way to the docs page.
-//
-// A canonical path under /v1/ other than the description's, written without
-// escapes, goes straight to v1, the handler mux has for /v1/ and would
-// choose for it anyway (an escaped path is left to the mux, which matches
-// the path as written): the mux's
-// pattern matching costs an API request about 1.5 µs and six allocations.
-func canonical(mux *http.ServeMux, v1 http.Handler) http.Handler {
-	var next http.Handler = mux
+func canonical(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if p == "/v1" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
@@ -44,11 +37,7 @@ func canonical(mux *http.ServeMux, v1 http.Handler) http.Handler {
 			writeProblem(r.Context(), w, notFound(r))
 			return
 		}
-		if strings.HasPrefix(p, "/v1/") && p != openapiPath && r.URL.RawPath == "" {
-			v1.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 	})
 }
 
@@ -61,6 +50,6 @@ func canonical(mux *http.ServeMux, v1 http.Handler) http.Handler {
 func routes(mux *http.ServeMux) middleware {
 	return func(next http.Handler) http.Handler {
 		mux.Handle("/v1/", next)
-		return canonical(mux, next)
+		return canonical(mux)
 	}
 }

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
-	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/bounds"
 	"larder.dev/larder/fastpath/pgcancel"
 )
 
@@ -333,14 +331,8 @@ func (c *guardedConn) IsValid() bool {
 	return !c.killed.Load() && c.inner.(driver.Validator).IsValid()
 }
 
-// CheckNamedValue implements driver.NamedValueChecker: a decimal is sent as
-// its Valuer sends it, but formatted without big.Int where it can be
-// (bounds.DecimalText); anything else is lib/pq's to convert.
+// CheckNamedValue implements driver.NamedValueChecker: the driver's own.
 func (c *guardedConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if d, ok := nv.Value.(decimal.Decimal); ok {
-		nv.Value = bounds.DecimalText(d)
-		return nil
-	}
 	return c.inner.(driver.NamedValueChecker).CheckNamedValue(nv)
 }
 
