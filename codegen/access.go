@@ -15,8 +15,9 @@ import (
 // generated ent and so is not imported here).
 const policyAnnotation = "LarderPolicy"
 
-// scopeTable is restapi.Scopes as the rest template writes it: every
-// operation's handler method name and the scope it needs.
+// scopeTable is every operation's handler method name and the scope it
+// needs: restapi.Scopes (the rest template writes it from this) and the
+// access report's scope column.
 func scopeTable(rs []*Resource) map[string]string {
 	t := map[string]string{}
 	for _, r := range rs {

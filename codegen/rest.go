@@ -25,6 +25,7 @@ var restTemplates = template.Must(template.New("rest").
 		"rootsField":  rootsField,
 		"enumsOf":     enumsOf,
 		"queryParams": queryParams,
+		"scopeTable":  scopeTable,
 		"pascal":      pascal,
 		"borrows":     borrows,
 		"ranged":      Ranged,
@@ -90,8 +91,7 @@ func writeREST(g *gen.Graph) error {
 	}
 	if err := write("rest.go", "rest", struct {
 		Resources []*Resource
-		Extra     []extraOperation
-	}{rs, extraOperations}); err != nil {
+	}{rs}); err != nil {
 		return err
 	}
 	addresses := false
