@@ -64,7 +64,7 @@ func TestCancelCommands(t *testing.T) {
 				fails(t, db, "cancelled already", args("test")...)
 				fails(t, db, "no such "+tc.kind, args("live")...)
 				fails(t, db, "needs --id", tc.kind, "cancel", "--org", org, "--env", "test")
-				if n := appEvents(t, db, tc.kind+".cancelled"); n != 1 {
+				if n := appEvents(t, db, org, tc.kind+".cancelled"); n != 1 {
 					t.Fatalf("%d %s.cancelled events after refusals, want 1", n, tc.kind)
 				}
 			}

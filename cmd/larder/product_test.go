@@ -19,15 +19,20 @@ import (
 	"larder.dev/larder/store"
 )
 
-// events counts the outbox events of type typ with source app.
-func appEvents(t *testing.T, db, typ string) int {
+// appEvents counts the outbox events of type typ with source app in
+// organization org's accounts (other tests share the PostgreSQL database).
+func appEvents(t *testing.T, db, org, typ string) int {
 	t.Helper()
+	orgID, err := strconv.Atoi(org)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	n, err := st.Client.Event.Query().Where(event.Type(typ), event.SourceEQ(event.SourceApp)).Count(policy.System(context.Background()))
+	n, err := st.Client.Event.Query().Where(event.Type(typ), event.SourceEQ(event.SourceApp), event.HasAccountWith(account.OrganizationID(orgID))).Count(policy.System(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +78,10 @@ func TestProductImportExport(t *testing.T) {
 			if got["created"] != 1.0 || got["updated"] != 1.0 {
 				t.Fatalf("import after edits: %v", got)
 			}
-			if n := appEvents(t, db, "product.created"); n != 1 {
+			if n := appEvents(t, db, org, "product.created"); n != 1 {
 				t.Fatalf("%d product.created events with source app", n)
 			}
-			if n := appEvents(t, db, "product.updated"); n != 1 {
+			if n := appEvents(t, db, org, "product.updated"); n != 1 {
 				t.Fatalf("%d product.updated events with source app", n)
 			}
 
@@ -111,7 +116,7 @@ not json
 			}
 			fails(t, db, "line 2: not a product object", "product", "import", "--org", org, "--env", "test", bad)
 			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "NEW-1")
-			if n := appEvents(t, db, "product.created"); n != 1 {
+			if n := appEvents(t, db, org, "product.created"); n != 1 {
 				t.Fatalf("a refused file wrote events: %d", n)
 			}
 
@@ -149,7 +154,7 @@ not json
 			}
 
 			del := cli(t, db, "product", "delete", "--org", org, "--env", "test", "--code", "RM-SPELT")
-			if del["is_deleted"] != true || appEvents(t, db, "product.deleted") != 1 {
+			if del["is_deleted"] != true || appEvents(t, db, org, "product.deleted") != 1 {
 				t.Fatalf("delete %v", del)
 			}
 			fails(t, db, "no product with product_code", "product", "delete", "--org", org, "--env", "test", "--code", "RM-SPELT")

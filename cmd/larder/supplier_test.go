@@ -33,7 +33,7 @@ func TestSupplierCommands(t *testing.T) {
 					t.Fatalf("%s: %v", c.cmd, got)
 				}
 			}
-			if n := appEvents(t, db, "supplier.approval_changed"); n != 5 {
+			if n := appEvents(t, db, org, "supplier.approval_changed"); n != 5 {
 				t.Fatalf("%d supplier.approval_changed app events, want 5", n)
 			}
 			fails(t, db, "flag provided but not defined", on("suspend", "--expires", "2031-01-31")...)
@@ -50,7 +50,7 @@ func TestSupplierCommands(t *testing.T) {
 			if got := cli(t, db, on("certify")...); got["certification_scheme"] != nil || got["certification_expires_on"] != nil {
 				t.Fatalf("certify without a scheme (not recorded): %v", got)
 			}
-			if n := appEvents(t, db, "supplier.updated"); n != 2 {
+			if n := appEvents(t, db, org, "supplier.updated"); n != 2 {
 				t.Fatalf("%d supplier.updated app events, want 2 (refusals write none)", n)
 			}
 		})
