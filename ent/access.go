@@ -6,6 +6,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -95,6 +96,10 @@ var Access = []SchemaAccess{
 	{
 		Name: "APIKey", Table: "api_keys",
 		Policy: func() Policy { return apikey.Policy },
+	},
+	{
+		Name: "APIRequest", Table: "api_requests",
+		Policy: func() Policy { return apirequest.Policy },
 	},
 	{
 		Name: "Account", Table: "accounts",

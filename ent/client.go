@@ -14,6 +14,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -94,6 +95,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// APIRequest is the client for interacting with the APIRequest builders.
+	APIRequest *APIRequestClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -236,6 +239,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
+	c.APIRequest = NewAPIRequestClient(c.config)
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
@@ -398,6 +402,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:                     ctx,
 		config:                  cfg,
 		APIKey:                  NewAPIKeyClient(cfg),
+		APIRequest:              NewAPIRequestClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -483,6 +488,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:                     ctx,
 		config:                  cfg,
 		APIKey:                  NewAPIKeyClient(cfg),
+		APIRequest:              NewAPIRequestClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -577,14 +583,14 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
-		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Invoice,
-		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
-		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
+		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
+		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
+		c.IdempotencyKey, c.Invoice, c.InvoiceLine, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
 		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
@@ -600,14 +606,14 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.Account, c.Allergen, c.AuditRecord, c.Bill, c.BillLine, c.Country,
-		c.Customer, c.CustomerTag, c.CustomerType, c.DocumentCounter, c.Employee,
-		c.Equipment, c.Event, c.Food, c.FoodNutrient, c.IdempotencyKey, c.Invoice,
-		c.InvoiceLine, c.Location, c.LotCorrection, c.Nutrient, c.Operation,
-		c.Organization, c.Preservation, c.PriceList, c.Product, c.ProductAllergen,
-		c.ProductBannedCountry, c.ProductByproduct, c.ProductLot,
-		c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier, c.ProductTag,
-		c.Production, c.ProductionConsumedStep, c.ProductionLine,
+		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
+		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
+		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
+		c.IdempotencyKey, c.Invoice, c.InvoiceLine, c.Location, c.LotCorrection,
+		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
+		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
+		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
+		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
 		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
 		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
 		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
@@ -624,6 +630,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
+	case *APIRequestMutation:
+		return c.APIRequest.mutate(ctx, m)
 	case *AccountMutation:
 		return c.Account.mutate(ctx, m)
 	case *AllergenMutation:
@@ -938,6 +946,140 @@ func (c *APIKeyClient) mutate(ctx context.Context, m *APIKeyMutation) (Value, er
 		return (&APIKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIKey mutation op: %q", m.Op())
+	}
+}
+
+// APIRequestClient is a client for the APIRequest schema.
+type APIRequestClient struct {
+	config
+}
+
+// NewAPIRequestClient returns a client for the APIRequest from the given config.
+func NewAPIRequestClient(c config) *APIRequestClient {
+	return &APIRequestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `apirequest.Hooks(f(g(h())))`.
+func (c *APIRequestClient) Use(hooks ...Hook) {
+	c.hooks.APIRequest = append(c.hooks.APIRequest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `apirequest.Intercept(f(g(h())))`.
+func (c *APIRequestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.APIRequest = append(c.inters.APIRequest, interceptors...)
+}
+
+// Create returns a builder for creating a APIRequest entity.
+func (c *APIRequestClient) Create() *APIRequestCreate {
+	mutation := newAPIRequestMutation(c.config, OpCreate)
+	return &APIRequestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of APIRequest entities.
+func (c *APIRequestClient) CreateBulk(builders ...*APIRequestCreate) *APIRequestCreateBulk {
+	return &APIRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *APIRequestClient) MapCreateBulk(slice any, setFunc func(*APIRequestCreate, int)) *APIRequestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &APIRequestCreateBulk{err: fmt.Errorf("calling to APIRequestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*APIRequestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &APIRequestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for APIRequest.
+func (c *APIRequestClient) Update() *APIRequestUpdate {
+	mutation := newAPIRequestMutation(c.config, OpUpdate)
+	return &APIRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *APIRequestClient) UpdateOne(_m *APIRequest) *APIRequestUpdateOne {
+	mutation := newAPIRequestMutation(c.config, OpUpdateOne, withAPIRequest(_m))
+	return &APIRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *APIRequestClient) UpdateOneID(id int) *APIRequestUpdateOne {
+	mutation := newAPIRequestMutation(c.config, OpUpdateOne, withAPIRequestID(id))
+	return &APIRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for APIRequest.
+func (c *APIRequestClient) Delete() *APIRequestDelete {
+	mutation := newAPIRequestMutation(c.config, OpDelete)
+	return &APIRequestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *APIRequestClient) DeleteOne(_m *APIRequest) *APIRequestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *APIRequestClient) DeleteOneID(id int) *APIRequestDeleteOne {
+	builder := c.Delete().Where(apirequest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &APIRequestDeleteOne{builder}
+}
+
+// Query returns a query builder for APIRequest.
+func (c *APIRequestClient) Query() *APIRequestQuery {
+	return &APIRequestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAPIRequest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a APIRequest entity by its id.
+func (c *APIRequestClient) Get(ctx context.Context, id int) (*APIRequest, error) {
+	return c.Query().Where(apirequest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *APIRequestClient) GetX(ctx context.Context, id int) *APIRequest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *APIRequestClient) Hooks() []Hook {
+	hooks := c.hooks.APIRequest
+	return append(hooks[:len(hooks):len(hooks)], apirequest.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *APIRequestClient) Interceptors() []Interceptor {
+	return c.inters.APIRequest
+}
+
+func (c *APIRequestClient) mutate(ctx context.Context, m *APIRequestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&APIRequestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&APIRequestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&APIRequestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&APIRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown APIRequest mutation op: %q", m.Op())
 	}
 }
 
@@ -12391,11 +12533,11 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
-		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
-		FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location, LotCorrection,
-		Nutrient, Operation, Organization, Preservation, PriceList, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
+		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
+		Event, Food, FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location,
+		LotCorrection, Nutrient, Operation, Organization, Preservation, PriceList,
+		Product, ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
 		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
 		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
@@ -12406,11 +12548,11 @@ type (
 		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, Account, Allergen, AuditRecord, Bill, BillLine, Country, Customer,
-		CustomerTag, CustomerType, DocumentCounter, Employee, Equipment, Event, Food,
-		FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location, LotCorrection,
-		Nutrient, Operation, Organization, Preservation, PriceList, Product,
-		ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
+		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
+		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
+		Event, Food, FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location,
+		LotCorrection, Nutrient, Operation, Organization, Preservation, PriceList,
+		Product, ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
 		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
 		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
 		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,

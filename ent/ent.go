@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -139,6 +140,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:                  apikey.ValidColumn,
+			apirequest.Table:              apirequest.ValidColumn,
 			account.Table:                 account.ValidColumn,
 			allergen.Table:                allergen.ValidColumn,
 			auditrecord.Table:             auditrecord.ValidColumn,

@@ -6,6 +6,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -79,7 +80,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 66)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 67)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -106,6 +107,35 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   apirequest.Table,
+			Columns: apirequest.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: apirequest.FieldID,
+			},
+		},
+		Type: "APIRequest",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			apirequest.FieldCreatedAt:       {Type: field.TypeTime, Column: apirequest.FieldCreatedAt},
+			apirequest.FieldAccountID:       {Type: field.TypeInt, Column: apirequest.FieldAccountID},
+			apirequest.FieldAPIKeyID:        {Type: field.TypeInt, Column: apirequest.FieldAPIKeyID},
+			apirequest.FieldMethod:          {Type: field.TypeString, Column: apirequest.FieldMethod},
+			apirequest.FieldOperation:       {Type: field.TypeString, Column: apirequest.FieldOperation},
+			apirequest.FieldPath:            {Type: field.TypeString, Column: apirequest.FieldPath},
+			apirequest.FieldStatus:          {Type: field.TypeInt, Column: apirequest.FieldStatus},
+			apirequest.FieldErrorCode:       {Type: field.TypeString, Column: apirequest.FieldErrorCode},
+			apirequest.FieldRequestID:       {Type: field.TypeString, Column: apirequest.FieldRequestID},
+			apirequest.FieldClientRequestID: {Type: field.TypeString, Column: apirequest.FieldClientRequestID},
+			apirequest.FieldDurationUs:      {Type: field.TypeInt64, Column: apirequest.FieldDurationUs},
+			apirequest.FieldClientAddr:      {Type: field.TypeString, Column: apirequest.FieldClientAddr},
+			apirequest.FieldUserAgent:       {Type: field.TypeString, Column: apirequest.FieldUserAgent},
+			apirequest.FieldRequestBody:     {Type: field.TypeBytes, Column: apirequest.FieldRequestBody},
+			apirequest.FieldResponseBody:    {Type: field.TypeBytes, Column: apirequest.FieldResponseBody},
+			apirequest.FieldTruncated:       {Type: field.TypeBool, Column: apirequest.FieldTruncated},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   account.Table,
 			Columns: account.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -121,7 +151,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			account.FieldEnvironment:    {Type: field.TypeEnum, Column: account.FieldEnvironment},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   allergen.Table,
 			Columns: allergen.Columns,
@@ -144,7 +174,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			allergen.FieldRegulatoryReference: {Type: field.TypeString, Column: allergen.FieldRegulatoryReference},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditrecord.Table,
 			Columns: auditrecord.Columns,
@@ -165,7 +195,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   bill.Table,
 			Columns: bill.Columns,
@@ -197,7 +227,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			bill.FieldTax2Rate:          {Type: field.TypeOther, Column: bill.FieldTax2Rate},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   billline.Table,
 			Columns: billline.Columns,
@@ -224,7 +254,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			billline.FieldLotID:          {Type: field.TypeInt, Column: billline.FieldLotID},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   country.Table,
 			Columns: country.Columns,
@@ -244,7 +274,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			country.FieldNameFr:    {Type: field.TypeString, Column: country.FieldNameFr},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customer.Table,
 			Columns: customer.Columns,
@@ -274,7 +304,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customer.FieldWebsite:          {Type: field.TypeString, Column: customer.FieldWebsite},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customertag.Table,
 			Columns: customertag.Columns,
@@ -290,7 +320,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customertag.FieldTagID:      {Type: field.TypeInt, Column: customertag.FieldTagID},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   customertype.Table,
 			Columns: customertype.Columns,
@@ -310,7 +340,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			customertype.FieldName:        {Type: field.TypeString, Column: customertype.FieldName},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   documentcounter.Table,
 			Columns: documentcounter.Columns,
@@ -326,7 +356,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			documentcounter.FieldLast:      {Type: field.TypeInt, Column: documentcounter.FieldLast},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   employee.Table,
 			Columns: employee.Columns,
@@ -347,7 +377,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			employee.FieldLastName:  {Type: field.TypeString, Column: employee.FieldLastName},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   equipment.Table,
 			Columns: equipment.Columns,
@@ -367,7 +397,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			equipment.FieldWarehouseID:  {Type: field.TypeInt, Column: equipment.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   event.Table,
 			Columns: event.Columns,
@@ -392,7 +422,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   food.Table,
 			Columns: food.Columns,
@@ -414,7 +444,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			food.FieldSuggestedYieldPct:         {Type: field.TypeFloat64, Column: food.FieldSuggestedYieldPct},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   foodnutrient.Table,
 			Columns: foodnutrient.Columns,
@@ -432,7 +462,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			foodnutrient.FieldValue:      {Type: field.TypeFloat64, Column: foodnutrient.FieldValue},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -456,7 +486,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldCreatedAt:   {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invoice.Table,
 			Columns: invoice.Columns,
@@ -489,7 +519,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invoice.FieldTax2Rate:        {Type: field.TypeOther, Column: invoice.FieldTax2Rate},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   invoiceline.Table,
 			Columns: invoiceline.Columns,
@@ -514,7 +544,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			invoiceline.FieldUomType:        {Type: field.TypeEnum, Column: invoiceline.FieldUomType},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   location.Table,
 			Columns: location.Columns,
@@ -536,7 +566,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			location.FieldPath:        {Type: field.TypeString, Column: location.FieldPath},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   lotcorrection.Table,
 			Columns: lotcorrection.Columns,
@@ -557,7 +587,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			lotcorrection.FieldCreatedAt:      {Type: field.TypeTime, Column: lotcorrection.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   nutrient.Table,
 			Columns: nutrient.Columns,
@@ -579,7 +609,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			nutrient.FieldUom:             {Type: field.TypeString, Column: nutrient.FieldUom},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   operation.Table,
 			Columns: operation.Columns,
@@ -600,7 +630,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldUnitOfMeasureID: {Type: field.TypeInt, Column: operation.FieldUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   organization.Table,
 			Columns: organization.Columns,
@@ -621,7 +651,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			organization.FieldRequireSecondFactor:      {Type: field.TypeBool, Column: organization.FieldRequireSecondFactor},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   preservation.Table,
 			Columns: preservation.Columns,
@@ -641,7 +671,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			preservation.FieldName:        {Type: field.TypeString, Column: preservation.FieldName},
 		},
 	}
-	graph.Nodes[25] = &sqlgraph.Node{
+	graph.Nodes[26] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   pricelist.Table,
 			Columns: pricelist.Columns,
@@ -662,7 +692,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			pricelist.FieldName:        {Type: field.TypeString, Column: pricelist.FieldName},
 		},
 	}
-	graph.Nodes[26] = &sqlgraph.Node{
+	graph.Nodes[27] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   product.Table,
 			Columns: product.Columns,
@@ -697,7 +727,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			product.FieldRecipeGramsYield:  {Type: field.TypeFloat64, Column: product.FieldRecipeGramsYield},
 		},
 	}
-	graph.Nodes[27] = &sqlgraph.Node{
+	graph.Nodes[28] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productallergen.Table,
 			Columns: productallergen.Columns,
@@ -714,7 +744,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productallergen.FieldSource:     {Type: field.TypeString, Column: productallergen.FieldSource},
 		},
 	}
-	graph.Nodes[28] = &sqlgraph.Node{
+	graph.Nodes[29] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbannedcountry.Table,
 			Columns: productbannedcountry.Columns,
@@ -730,7 +760,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbannedcountry.FieldCountryID: {Type: field.TypeInt, Column: productbannedcountry.FieldCountryID},
 		},
 	}
-	graph.Nodes[29] = &sqlgraph.Node{
+	graph.Nodes[30] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productbyproduct.Table,
 			Columns: productbyproduct.Columns,
@@ -746,7 +776,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productbyproduct.FieldByproductID: {Type: field.TypeInt, Column: productbyproduct.FieldByproductID},
 		},
 	}
-	graph.Nodes[30] = &sqlgraph.Node{
+	graph.Nodes[31] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productlot.Table,
 			Columns: productlot.Columns,
@@ -776,7 +806,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productlot.FieldQuantityBase:       {Type: field.TypeOther, Column: productlot.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[31] = &sqlgraph.Node{
+	graph.Nodes[32] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productqccheckpoint.Table,
 			Columns: productqccheckpoint.Columns,
@@ -792,7 +822,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productqccheckpoint.FieldQcCheckpointID: {Type: field.TypeInt, Column: productqccheckpoint.FieldQcCheckpointID},
 		},
 	}
-	graph.Nodes[32] = &sqlgraph.Node{
+	graph.Nodes[33] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsubstitute.Table,
 			Columns: productsubstitute.Columns,
@@ -808,7 +838,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsubstitute.FieldSubstituteID: {Type: field.TypeInt, Column: productsubstitute.FieldSubstituteID},
 		},
 	}
-	graph.Nodes[33] = &sqlgraph.Node{
+	graph.Nodes[34] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productsupplier.Table,
 			Columns: productsupplier.Columns,
@@ -824,7 +854,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productsupplier.FieldSupplierID: {Type: field.TypeInt, Column: productsupplier.FieldSupplierID},
 		},
 	}
-	graph.Nodes[34] = &sqlgraph.Node{
+	graph.Nodes[35] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   producttag.Table,
 			Columns: producttag.Columns,
@@ -840,7 +870,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			producttag.FieldTagID:     {Type: field.TypeInt, Column: producttag.FieldTagID},
 		},
 	}
-	graph.Nodes[35] = &sqlgraph.Node{
+	graph.Nodes[36] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   production.Table,
 			Columns: production.Columns,
@@ -868,7 +898,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			production.FieldProducedQtyDisplayUnits:   {Type: field.TypeOther, Column: production.FieldProducedQtyDisplayUnits},
 		},
 	}
-	graph.Nodes[36] = &sqlgraph.Node{
+	graph.Nodes[37] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionconsumedstep.Table,
 			Columns: productionconsumedstep.Columns,
@@ -886,7 +916,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionconsumedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionconsumedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[37] = &sqlgraph.Node{
+	graph.Nodes[38] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionline.Table,
 			Columns: productionline.Columns,
@@ -906,7 +936,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionline.FieldWarehouseID: {Type: field.TypeInt, Column: productionline.FieldWarehouseID},
 		},
 	}
-	graph.Nodes[38] = &sqlgraph.Node{
+	graph.Nodes[39] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionlineequipment.Table,
 			Columns: productionlineequipment.Columns,
@@ -922,7 +952,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionlineequipment.FieldEquipmentID:      {Type: field.TypeInt, Column: productionlineequipment.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[39] = &sqlgraph.Node{
+	graph.Nodes[40] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionoperation.Table,
 			Columns: productionoperation.Columns,
@@ -940,7 +970,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionoperation.FieldEquipmentID:  {Type: field.TypeInt, Column: productionoperation.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[40] = &sqlgraph.Node{
+	graph.Nodes[41] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   productionplannedstep.Table,
 			Columns: productionplannedstep.Columns,
@@ -958,7 +988,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			productionplannedstep.FieldQuantityBase: {Type: field.TypeOther, Column: productionplannedstep.FieldQuantityBase},
 		},
 	}
-	graph.Nodes[41] = &sqlgraph.Node{
+	graph.Nodes[42] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   purchaseorder.Table,
 			Columns: purchaseorder.Columns,
@@ -990,7 +1020,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			purchaseorder.FieldTax2Rate:          {Type: field.TypeOther, Column: purchaseorder.FieldTax2Rate},
 		},
 	}
-	graph.Nodes[42] = &sqlgraph.Node{
+	graph.Nodes[43] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   purchaseorderline.Table,
 			Columns: purchaseorderline.Columns,
@@ -1016,7 +1046,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			purchaseorderline.FieldSupplierPartno:  {Type: field.TypeString, Column: purchaseorderline.FieldSupplierPartno},
 		},
 	}
-	graph.Nodes[43] = &sqlgraph.Node{
+	graph.Nodes[44] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qccheckpoint.Table,
 			Columns: qccheckpoint.Columns,
@@ -1039,7 +1069,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qccheckpoint.FieldQcUnitOfMeasureID: {Type: field.TypeInt, Column: qccheckpoint.FieldQcUnitOfMeasureID},
 		},
 	}
-	graph.Nodes[44] = &sqlgraph.Node{
+	graph.Nodes[45] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   qcunitofmeasure.Table,
 			Columns: qcunitofmeasure.Columns,
@@ -1058,7 +1088,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			qcunitofmeasure.FieldName:      {Type: field.TypeString, Column: qcunitofmeasure.FieldName},
 		},
 	}
-	graph.Nodes[45] = &sqlgraph.Node{
+	graph.Nodes[46] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   ratewindow.Table,
 			Columns: ratewindow.Columns,
@@ -1074,7 +1104,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			ratewindow.FieldHits:        {Type: field.TypeInt, Column: ratewindow.FieldHits},
 		},
 	}
-	graph.Nodes[46] = &sqlgraph.Node{
+	graph.Nodes[47] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   recipestep.Table,
 			Columns: recipestep.Columns,
@@ -1092,7 +1122,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			recipestep.FieldEquipmentID: {Type: field.TypeInt, Column: recipestep.FieldEquipmentID},
 		},
 	}
-	graph.Nodes[47] = &sqlgraph.Node{
+	graph.Nodes[48] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorder.Table,
 			Columns: salesorder.Columns,
@@ -1124,7 +1154,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorder.FieldTrackingNumber:          {Type: field.TypeString, Column: salesorder.FieldTrackingNumber},
 		},
 	}
-	graph.Nodes[48] = &sqlgraph.Node{
+	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorderline.Table,
 			Columns: salesorderline.Columns,
@@ -1152,7 +1182,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorderline.FieldUomType:          {Type: field.TypeEnum, Column: salesorderline.FieldUomType},
 		},
 	}
-	graph.Nodes[49] = &sqlgraph.Node{
+	graph.Nodes[50] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesperson.Table,
 			Columns: salesperson.Columns,
@@ -1173,7 +1203,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesperson.FieldLastName:  {Type: field.TypeString, Column: salesperson.FieldLastName},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   session.Table,
 			Columns: session.Columns,
@@ -1194,7 +1224,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldUserAgent:  {Type: field.TypeString, Column: session.FieldUserAgent},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipment.Table,
 			Columns: shipment.Columns,
@@ -1214,7 +1244,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipment.FieldInvoiceID:      {Type: field.TypeInt, Column: shipment.FieldInvoiceID},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipmentline.Table,
 			Columns: shipmentline.Columns,
@@ -1232,7 +1262,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipmentline.FieldLotID:            {Type: field.TypeInt, Column: shipmentline.FieldLotID},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -1253,7 +1283,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -1273,7 +1303,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -1297,7 +1327,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1325,7 +1355,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1344,7 +1374,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[58] = &sqlgraph.Node{
+	graph.Nodes[59] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1367,7 +1397,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[59] = &sqlgraph.Node{
+	graph.Nodes[60] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1387,7 +1417,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[60] = &sqlgraph.Node{
+	graph.Nodes[61] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1408,7 +1438,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[61] = &sqlgraph.Node{
+	graph.Nodes[62] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1432,7 +1462,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldLastSignInAt:      {Type: field.TypeTime, Column: user.FieldLastSignInAt},
 		},
 	}
-	graph.Nodes[62] = &sqlgraph.Node{
+	graph.Nodes[63] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   userlink.Table,
 			Columns: userlink.Columns,
@@ -1451,7 +1481,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			userlink.FieldUsedAt:    {Type: field.TypeTime, Column: userlink.FieldUsedAt},
 		},
 	}
-	graph.Nodes[63] = &sqlgraph.Node{
+	graph.Nodes[64] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1474,7 +1504,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[64] = &sqlgraph.Node{
+	graph.Nodes[65] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1495,7 +1525,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[65] = &sqlgraph.Node{
+	graph.Nodes[66] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -3757,6 +3787,126 @@ func (f *APIKeyFilter) WhereHasReplacedByWith(preds ...predicate.APIKey) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *APIRequestQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the APIRequestQuery builder.
+func (_q *APIRequestQuery) Filter() *APIRequestFilter {
+	return &APIRequestFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *APIRequestMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the APIRequestMutation builder.
+func (m *APIRequestMutation) Filter() *APIRequestFilter {
+	return &APIRequestFilter{config: m.config, predicateAdder: m}
+}
+
+// APIRequestFilter provides a generic filtering capability at runtime for APIRequestQuery.
+type APIRequestFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *APIRequestFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *APIRequestFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(apirequest.FieldID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *APIRequestFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(apirequest.FieldCreatedAt))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *APIRequestFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(apirequest.FieldAccountID))
+}
+
+// WhereAPIKeyID applies the entql int predicate on the api_key_id field.
+func (f *APIRequestFilter) WhereAPIKeyID(p entql.IntP) {
+	f.Where(p.Field(apirequest.FieldAPIKeyID))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *APIRequestFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldMethod))
+}
+
+// WhereOperation applies the entql string predicate on the operation field.
+func (f *APIRequestFilter) WhereOperation(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldOperation))
+}
+
+// WherePath applies the entql string predicate on the path field.
+func (f *APIRequestFilter) WherePath(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldPath))
+}
+
+// WhereStatus applies the entql int predicate on the status field.
+func (f *APIRequestFilter) WhereStatus(p entql.IntP) {
+	f.Where(p.Field(apirequest.FieldStatus))
+}
+
+// WhereErrorCode applies the entql string predicate on the error_code field.
+func (f *APIRequestFilter) WhereErrorCode(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldErrorCode))
+}
+
+// WhereRequestID applies the entql string predicate on the request_id field.
+func (f *APIRequestFilter) WhereRequestID(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldRequestID))
+}
+
+// WhereClientRequestID applies the entql string predicate on the client_request_id field.
+func (f *APIRequestFilter) WhereClientRequestID(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldClientRequestID))
+}
+
+// WhereDurationUs applies the entql int64 predicate on the duration_us field.
+func (f *APIRequestFilter) WhereDurationUs(p entql.Int64P) {
+	f.Where(p.Field(apirequest.FieldDurationUs))
+}
+
+// WhereClientAddr applies the entql string predicate on the client_addr field.
+func (f *APIRequestFilter) WhereClientAddr(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldClientAddr))
+}
+
+// WhereUserAgent applies the entql string predicate on the user_agent field.
+func (f *APIRequestFilter) WhereUserAgent(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldUserAgent))
+}
+
+// WhereRequestBody applies the entql []byte predicate on the request_body field.
+func (f *APIRequestFilter) WhereRequestBody(p entql.BytesP) {
+	f.Where(p.Field(apirequest.FieldRequestBody))
+}
+
+// WhereResponseBody applies the entql []byte predicate on the response_body field.
+func (f *APIRequestFilter) WhereResponseBody(p entql.BytesP) {
+	f.Where(p.Field(apirequest.FieldResponseBody))
+}
+
+// WhereTruncated applies the entql bool predicate on the truncated field.
+func (f *APIRequestFilter) WhereTruncated(p entql.BoolP) {
+	f.Where(p.Field(apirequest.FieldTruncated))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *AccountQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3785,7 +3935,7 @@ type AccountFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AccountFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3859,7 +4009,7 @@ type AllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3963,7 +4113,7 @@ type AuditRecordFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditRecordFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4071,7 +4221,7 @@ type BillFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *BillFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4262,7 +4412,7 @@ type BillLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *BillLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4442,7 +4592,7 @@ type CountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4531,7 +4681,7 @@ type CustomerFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4782,7 +4932,7 @@ type CustomerTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4879,7 +5029,7 @@ type CustomerTypeFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CustomerTypeFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -4968,7 +5118,7 @@ type DocumentCounterFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *DocumentCounterFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5037,7 +5187,7 @@ type EmployeeFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EmployeeFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5131,7 +5281,7 @@ type EquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5234,7 +5384,7 @@ type EventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *EventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5362,7 +5512,7 @@ type FoodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5475,7 +5625,7 @@ type FoodNutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *FoodNutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5582,7 +5732,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5691,7 +5841,7 @@ type InvoiceFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvoiceFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -5887,7 +6037,7 @@ type InvoiceLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *InvoiceLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6029,7 +6179,7 @@ type LocationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LocationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6156,7 +6306,7 @@ type LotCorrectionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *LotCorrectionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6264,7 +6414,7 @@ type NutrientFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *NutrientFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6363,7 +6513,7 @@ type OperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6471,7 +6621,7 @@ type OrganizationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *OrganizationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6565,7 +6715,7 @@ type PreservationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PreservationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6654,7 +6804,7 @@ type PriceListFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PriceListFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -6748,7 +6898,7 @@ type ProductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[26].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7066,7 +7216,7 @@ type ProductAllergenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductAllergenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[27].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7168,7 +7318,7 @@ type ProductBannedCountryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductBannedCountryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[28].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7265,7 +7415,7 @@ type ProductByproductFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductByproductFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[29].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7362,7 +7512,7 @@ type ProductLotFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductLotFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[30].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7571,7 +7721,7 @@ type ProductQCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductQCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[31].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7668,7 +7818,7 @@ type ProductSubstituteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSubstituteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[32].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7765,7 +7915,7 @@ type ProductSupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductSupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[33].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7862,7 +8012,7 @@ type ProductTagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductTagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[34].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -7959,7 +8109,7 @@ type ProductionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[35].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8172,7 +8322,7 @@ type ProductionConsumedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionConsumedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[36].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8293,7 +8443,7 @@ type ProductionLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[37].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8410,7 +8560,7 @@ type ProductionLineEquipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionLineEquipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[38].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8507,7 +8657,7 @@ type ProductionOperationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionOperationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[39].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8628,7 +8778,7 @@ type ProductionPlannedStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ProductionPlannedStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[40].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8749,7 +8899,7 @@ type PurchaseOrderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PurchaseOrderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[41].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -8926,7 +9076,7 @@ type PurchaseOrderLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PurchaseOrderLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[42].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9073,7 +9223,7 @@ type QCCheckpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCCheckpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[43].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9191,7 +9341,7 @@ type QCUnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *QCUnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[44].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9275,7 +9425,7 @@ type RateWindowFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RateWindowFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[45].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9330,7 +9480,7 @@ type RecipeStepFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *RecipeStepFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[46].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9451,7 +9601,7 @@ type SalesOrderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[47].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9628,7 +9778,7 @@ type SalesOrderLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[48].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9785,7 +9935,7 @@ type SalespersonFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalespersonFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9879,7 +10029,7 @@ type SessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9973,7 +10123,7 @@ type ShipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10104,7 +10254,7 @@ type ShipmentLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10211,7 +10361,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10319,7 +10469,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10408,7 +10558,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10545,7 +10695,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10674,7 +10824,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10758,7 +10908,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10862,7 +11012,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10951,7 +11101,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11059,7 +11209,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11196,7 +11346,7 @@ type UserLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11280,7 +11430,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[64].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11384,7 +11534,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[64].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[65].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11506,7 +11656,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[65].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[66].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -883,6 +883,8 @@ func ClientOf(m Mutation) *Client {
 
 func (m *APIKeyMutation) configOf() config { return m.config }
 
+func (m *APIRequestMutation) configOf() config { return m.config }
+
 func (m *AccountMutation) configOf() config { return m.config }
 
 func (m *AllergenMutation) configOf() config { return m.config }
@@ -1018,6 +1020,11 @@ func AccountOf(v Value) (int, bool) {
 	switch e := v.(type) {
 	case *APIKey:
 		return e.AccountID, true
+	case *APIRequest:
+		if e.AccountID == nil {
+			return 0, false
+		}
+		return *e.AccountID, true
 	case *Allergen:
 		if e.AccountID == nil {
 			return 0, false

@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -93,6 +94,7 @@ const (
 
 	// Node types.
 	TypeAPIKey                  = "APIKey"
+	TypeAPIRequest              = "APIRequest"
 	TypeAccount                 = "Account"
 	TypeAllergen                = "Allergen"
 	TypeAuditRecord             = "AuditRecord"
@@ -1281,6 +1283,1358 @@ func (m *APIKeyMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIKey edge %s", name)
+}
+
+// APIRequestMutation represents an operation that mutates the APIRequest nodes in the graph.
+type APIRequestMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	created_at        *time.Time
+	account_id        *int
+	addaccount_id     *int
+	api_key_id        *int
+	addapi_key_id     *int
+	method            *string
+	operation         *string
+	_path             *string
+	status            *int
+	addstatus         *int
+	error_code        *string
+	request_id        *string
+	client_request_id *string
+	duration_us       *int64
+	addduration_us    *int64
+	client_addr       *string
+	user_agent        *string
+	request_body      *[]byte
+	response_body     *[]byte
+	truncated         *bool
+	clearedFields     map[string]struct{}
+	done              bool
+	oldValue          func(context.Context) (*APIRequest, error)
+	predicates        []predicate.APIRequest
+}
+
+var _ ent.Mutation = (*APIRequestMutation)(nil)
+
+// apirequestOption allows management of the mutation configuration using functional options.
+type apirequestOption func(*APIRequestMutation)
+
+// newAPIRequestMutation creates new mutation for the APIRequest entity.
+func newAPIRequestMutation(c config, op Op, opts ...apirequestOption) *APIRequestMutation {
+	m := &APIRequestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAPIRequest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAPIRequestID sets the ID field of the mutation.
+func withAPIRequestID(id int) apirequestOption {
+	return func(m *APIRequestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *APIRequest
+		)
+		m.oldValue = func(ctx context.Context) (*APIRequest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().APIRequest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAPIRequest sets the old APIRequest of the mutation.
+func withAPIRequest(node *APIRequest) apirequestOption {
+	return func(m *APIRequestMutation) {
+		m.oldValue = func(context.Context) (*APIRequest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m APIRequestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m APIRequestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *APIRequestMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *APIRequestMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().APIRequest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *APIRequestMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *APIRequestMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *APIRequestMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *APIRequestMutation) SetAccountID(i int) {
+	m.account_id = &i
+	m.addaccount_id = nil
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *APIRequestMutation) AccountID() (r int, exists bool) {
+	v := m.account_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldAccountID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// AddAccountID adds i to the "account_id" field.
+func (m *APIRequestMutation) AddAccountID(i int) {
+	if m.addaccount_id != nil {
+		*m.addaccount_id += i
+	} else {
+		m.addaccount_id = &i
+	}
+}
+
+// AddedAccountID returns the value that was added to the "account_id" field in this mutation.
+func (m *APIRequestMutation) AddedAccountID() (r int, exists bool) {
+	v := m.addaccount_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (m *APIRequestMutation) ClearAccountID() {
+	m.account_id = nil
+	m.addaccount_id = nil
+	m.clearedFields[apirequest.FieldAccountID] = struct{}{}
+}
+
+// AccountIDCleared returns if the "account_id" field was cleared in this mutation.
+func (m *APIRequestMutation) AccountIDCleared() bool {
+	_, ok := m.clearedFields[apirequest.FieldAccountID]
+	return ok
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *APIRequestMutation) ResetAccountID() {
+	m.account_id = nil
+	m.addaccount_id = nil
+	delete(m.clearedFields, apirequest.FieldAccountID)
+}
+
+// SetAPIKeyID sets the "api_key_id" field.
+func (m *APIRequestMutation) SetAPIKeyID(i int) {
+	m.api_key_id = &i
+	m.addapi_key_id = nil
+}
+
+// APIKeyID returns the value of the "api_key_id" field in the mutation.
+func (m *APIRequestMutation) APIKeyID() (r int, exists bool) {
+	v := m.api_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyID returns the old "api_key_id" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldAPIKeyID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyID: %w", err)
+	}
+	return oldValue.APIKeyID, nil
+}
+
+// AddAPIKeyID adds i to the "api_key_id" field.
+func (m *APIRequestMutation) AddAPIKeyID(i int) {
+	if m.addapi_key_id != nil {
+		*m.addapi_key_id += i
+	} else {
+		m.addapi_key_id = &i
+	}
+}
+
+// AddedAPIKeyID returns the value that was added to the "api_key_id" field in this mutation.
+func (m *APIRequestMutation) AddedAPIKeyID() (r int, exists bool) {
+	v := m.addapi_key_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIKeyID clears the value of the "api_key_id" field.
+func (m *APIRequestMutation) ClearAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	m.clearedFields[apirequest.FieldAPIKeyID] = struct{}{}
+}
+
+// APIKeyIDCleared returns if the "api_key_id" field was cleared in this mutation.
+func (m *APIRequestMutation) APIKeyIDCleared() bool {
+	_, ok := m.clearedFields[apirequest.FieldAPIKeyID]
+	return ok
+}
+
+// ResetAPIKeyID resets all changes to the "api_key_id" field.
+func (m *APIRequestMutation) ResetAPIKeyID() {
+	m.api_key_id = nil
+	m.addapi_key_id = nil
+	delete(m.clearedFields, apirequest.FieldAPIKeyID)
+}
+
+// SetMethod sets the "method" field.
+func (m *APIRequestMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *APIRequestMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *APIRequestMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetOperation sets the "operation" field.
+func (m *APIRequestMutation) SetOperation(s string) {
+	m.operation = &s
+}
+
+// Operation returns the value of the "operation" field in the mutation.
+func (m *APIRequestMutation) Operation() (r string, exists bool) {
+	v := m.operation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOperation returns the old "operation" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldOperation(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOperation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOperation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOperation: %w", err)
+	}
+	return oldValue.Operation, nil
+}
+
+// ResetOperation resets all changes to the "operation" field.
+func (m *APIRequestMutation) ResetOperation() {
+	m.operation = nil
+}
+
+// SetPath sets the "path" field.
+func (m *APIRequestMutation) SetPath(s string) {
+	m._path = &s
+}
+
+// Path returns the value of the "path" field in the mutation.
+func (m *APIRequestMutation) Path() (r string, exists bool) {
+	v := m._path
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPath returns the old "path" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldPath(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPath is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPath requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPath: %w", err)
+	}
+	return oldValue.Path, nil
+}
+
+// ResetPath resets all changes to the "path" field.
+func (m *APIRequestMutation) ResetPath() {
+	m._path = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *APIRequestMutation) SetStatus(i int) {
+	m.status = &i
+	m.addstatus = nil
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *APIRequestMutation) Status() (r int, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldStatus(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// AddStatus adds i to the "status" field.
+func (m *APIRequestMutation) AddStatus(i int) {
+	if m.addstatus != nil {
+		*m.addstatus += i
+	} else {
+		m.addstatus = &i
+	}
+}
+
+// AddedStatus returns the value that was added to the "status" field in this mutation.
+func (m *APIRequestMutation) AddedStatus() (r int, exists bool) {
+	v := m.addstatus
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *APIRequestMutation) ResetStatus() {
+	m.status = nil
+	m.addstatus = nil
+}
+
+// SetErrorCode sets the "error_code" field.
+func (m *APIRequestMutation) SetErrorCode(s string) {
+	m.error_code = &s
+}
+
+// ErrorCode returns the value of the "error_code" field in the mutation.
+func (m *APIRequestMutation) ErrorCode() (r string, exists bool) {
+	v := m.error_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorCode returns the old "error_code" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldErrorCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorCode: %w", err)
+	}
+	return oldValue.ErrorCode, nil
+}
+
+// ResetErrorCode resets all changes to the "error_code" field.
+func (m *APIRequestMutation) ResetErrorCode() {
+	m.error_code = nil
+}
+
+// SetRequestID sets the "request_id" field.
+func (m *APIRequestMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *APIRequestMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *APIRequestMutation) ResetRequestID() {
+	m.request_id = nil
+}
+
+// SetClientRequestID sets the "client_request_id" field.
+func (m *APIRequestMutation) SetClientRequestID(s string) {
+	m.client_request_id = &s
+}
+
+// ClientRequestID returns the value of the "client_request_id" field in the mutation.
+func (m *APIRequestMutation) ClientRequestID() (r string, exists bool) {
+	v := m.client_request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientRequestID returns the old "client_request_id" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldClientRequestID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientRequestID: %w", err)
+	}
+	return oldValue.ClientRequestID, nil
+}
+
+// ResetClientRequestID resets all changes to the "client_request_id" field.
+func (m *APIRequestMutation) ResetClientRequestID() {
+	m.client_request_id = nil
+}
+
+// SetDurationUs sets the "duration_us" field.
+func (m *APIRequestMutation) SetDurationUs(i int64) {
+	m.duration_us = &i
+	m.addduration_us = nil
+}
+
+// DurationUs returns the value of the "duration_us" field in the mutation.
+func (m *APIRequestMutation) DurationUs() (r int64, exists bool) {
+	v := m.duration_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationUs returns the old "duration_us" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldDurationUs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationUs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationUs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationUs: %w", err)
+	}
+	return oldValue.DurationUs, nil
+}
+
+// AddDurationUs adds i to the "duration_us" field.
+func (m *APIRequestMutation) AddDurationUs(i int64) {
+	if m.addduration_us != nil {
+		*m.addduration_us += i
+	} else {
+		m.addduration_us = &i
+	}
+}
+
+// AddedDurationUs returns the value that was added to the "duration_us" field in this mutation.
+func (m *APIRequestMutation) AddedDurationUs() (r int64, exists bool) {
+	v := m.addduration_us
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationUs resets all changes to the "duration_us" field.
+func (m *APIRequestMutation) ResetDurationUs() {
+	m.duration_us = nil
+	m.addduration_us = nil
+}
+
+// SetClientAddr sets the "client_addr" field.
+func (m *APIRequestMutation) SetClientAddr(s string) {
+	m.client_addr = &s
+}
+
+// ClientAddr returns the value of the "client_addr" field in the mutation.
+func (m *APIRequestMutation) ClientAddr() (r string, exists bool) {
+	v := m.client_addr
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClientAddr returns the old "client_addr" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldClientAddr(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClientAddr is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClientAddr requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClientAddr: %w", err)
+	}
+	return oldValue.ClientAddr, nil
+}
+
+// ResetClientAddr resets all changes to the "client_addr" field.
+func (m *APIRequestMutation) ResetClientAddr() {
+	m.client_addr = nil
+}
+
+// SetUserAgent sets the "user_agent" field.
+func (m *APIRequestMutation) SetUserAgent(s string) {
+	m.user_agent = &s
+}
+
+// UserAgent returns the value of the "user_agent" field in the mutation.
+func (m *APIRequestMutation) UserAgent() (r string, exists bool) {
+	v := m.user_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserAgent returns the old "user_agent" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldUserAgent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserAgent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserAgent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserAgent: %w", err)
+	}
+	return oldValue.UserAgent, nil
+}
+
+// ResetUserAgent resets all changes to the "user_agent" field.
+func (m *APIRequestMutation) ResetUserAgent() {
+	m.user_agent = nil
+}
+
+// SetRequestBody sets the "request_body" field.
+func (m *APIRequestMutation) SetRequestBody(b []byte) {
+	m.request_body = &b
+}
+
+// RequestBody returns the value of the "request_body" field in the mutation.
+func (m *APIRequestMutation) RequestBody() (r []byte, exists bool) {
+	v := m.request_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestBody returns the old "request_body" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldRequestBody(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestBody: %w", err)
+	}
+	return oldValue.RequestBody, nil
+}
+
+// ClearRequestBody clears the value of the "request_body" field.
+func (m *APIRequestMutation) ClearRequestBody() {
+	m.request_body = nil
+	m.clearedFields[apirequest.FieldRequestBody] = struct{}{}
+}
+
+// RequestBodyCleared returns if the "request_body" field was cleared in this mutation.
+func (m *APIRequestMutation) RequestBodyCleared() bool {
+	_, ok := m.clearedFields[apirequest.FieldRequestBody]
+	return ok
+}
+
+// ResetRequestBody resets all changes to the "request_body" field.
+func (m *APIRequestMutation) ResetRequestBody() {
+	m.request_body = nil
+	delete(m.clearedFields, apirequest.FieldRequestBody)
+}
+
+// SetResponseBody sets the "response_body" field.
+func (m *APIRequestMutation) SetResponseBody(b []byte) {
+	m.response_body = &b
+}
+
+// ResponseBody returns the value of the "response_body" field in the mutation.
+func (m *APIRequestMutation) ResponseBody() (r []byte, exists bool) {
+	v := m.response_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResponseBody returns the old "response_body" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldResponseBody(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResponseBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResponseBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResponseBody: %w", err)
+	}
+	return oldValue.ResponseBody, nil
+}
+
+// ClearResponseBody clears the value of the "response_body" field.
+func (m *APIRequestMutation) ClearResponseBody() {
+	m.response_body = nil
+	m.clearedFields[apirequest.FieldResponseBody] = struct{}{}
+}
+
+// ResponseBodyCleared returns if the "response_body" field was cleared in this mutation.
+func (m *APIRequestMutation) ResponseBodyCleared() bool {
+	_, ok := m.clearedFields[apirequest.FieldResponseBody]
+	return ok
+}
+
+// ResetResponseBody resets all changes to the "response_body" field.
+func (m *APIRequestMutation) ResetResponseBody() {
+	m.response_body = nil
+	delete(m.clearedFields, apirequest.FieldResponseBody)
+}
+
+// SetTruncated sets the "truncated" field.
+func (m *APIRequestMutation) SetTruncated(b bool) {
+	m.truncated = &b
+}
+
+// Truncated returns the value of the "truncated" field in the mutation.
+func (m *APIRequestMutation) Truncated() (r bool, exists bool) {
+	v := m.truncated
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTruncated returns the old "truncated" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldTruncated(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTruncated is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTruncated requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTruncated: %w", err)
+	}
+	return oldValue.Truncated, nil
+}
+
+// ResetTruncated resets all changes to the "truncated" field.
+func (m *APIRequestMutation) ResetTruncated() {
+	m.truncated = nil
+}
+
+// Where appends a list predicates to the APIRequestMutation builder.
+func (m *APIRequestMutation) Where(ps ...predicate.APIRequest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the APIRequestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *APIRequestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.APIRequest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *APIRequestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *APIRequestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (APIRequest).
+func (m *APIRequestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *APIRequestMutation) Fields() []string {
+	fields := make([]string, 0, 16)
+	if m.created_at != nil {
+		fields = append(fields, apirequest.FieldCreatedAt)
+	}
+	if m.account_id != nil {
+		fields = append(fields, apirequest.FieldAccountID)
+	}
+	if m.api_key_id != nil {
+		fields = append(fields, apirequest.FieldAPIKeyID)
+	}
+	if m.method != nil {
+		fields = append(fields, apirequest.FieldMethod)
+	}
+	if m.operation != nil {
+		fields = append(fields, apirequest.FieldOperation)
+	}
+	if m._path != nil {
+		fields = append(fields, apirequest.FieldPath)
+	}
+	if m.status != nil {
+		fields = append(fields, apirequest.FieldStatus)
+	}
+	if m.error_code != nil {
+		fields = append(fields, apirequest.FieldErrorCode)
+	}
+	if m.request_id != nil {
+		fields = append(fields, apirequest.FieldRequestID)
+	}
+	if m.client_request_id != nil {
+		fields = append(fields, apirequest.FieldClientRequestID)
+	}
+	if m.duration_us != nil {
+		fields = append(fields, apirequest.FieldDurationUs)
+	}
+	if m.client_addr != nil {
+		fields = append(fields, apirequest.FieldClientAddr)
+	}
+	if m.user_agent != nil {
+		fields = append(fields, apirequest.FieldUserAgent)
+	}
+	if m.request_body != nil {
+		fields = append(fields, apirequest.FieldRequestBody)
+	}
+	if m.response_body != nil {
+		fields = append(fields, apirequest.FieldResponseBody)
+	}
+	if m.truncated != nil {
+		fields = append(fields, apirequest.FieldTruncated)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *APIRequestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case apirequest.FieldCreatedAt:
+		return m.CreatedAt()
+	case apirequest.FieldAccountID:
+		return m.AccountID()
+	case apirequest.FieldAPIKeyID:
+		return m.APIKeyID()
+	case apirequest.FieldMethod:
+		return m.Method()
+	case apirequest.FieldOperation:
+		return m.Operation()
+	case apirequest.FieldPath:
+		return m.Path()
+	case apirequest.FieldStatus:
+		return m.Status()
+	case apirequest.FieldErrorCode:
+		return m.ErrorCode()
+	case apirequest.FieldRequestID:
+		return m.RequestID()
+	case apirequest.FieldClientRequestID:
+		return m.ClientRequestID()
+	case apirequest.FieldDurationUs:
+		return m.DurationUs()
+	case apirequest.FieldClientAddr:
+		return m.ClientAddr()
+	case apirequest.FieldUserAgent:
+		return m.UserAgent()
+	case apirequest.FieldRequestBody:
+		return m.RequestBody()
+	case apirequest.FieldResponseBody:
+		return m.ResponseBody()
+	case apirequest.FieldTruncated:
+		return m.Truncated()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *APIRequestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case apirequest.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case apirequest.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case apirequest.FieldAPIKeyID:
+		return m.OldAPIKeyID(ctx)
+	case apirequest.FieldMethod:
+		return m.OldMethod(ctx)
+	case apirequest.FieldOperation:
+		return m.OldOperation(ctx)
+	case apirequest.FieldPath:
+		return m.OldPath(ctx)
+	case apirequest.FieldStatus:
+		return m.OldStatus(ctx)
+	case apirequest.FieldErrorCode:
+		return m.OldErrorCode(ctx)
+	case apirequest.FieldRequestID:
+		return m.OldRequestID(ctx)
+	case apirequest.FieldClientRequestID:
+		return m.OldClientRequestID(ctx)
+	case apirequest.FieldDurationUs:
+		return m.OldDurationUs(ctx)
+	case apirequest.FieldClientAddr:
+		return m.OldClientAddr(ctx)
+	case apirequest.FieldUserAgent:
+		return m.OldUserAgent(ctx)
+	case apirequest.FieldRequestBody:
+		return m.OldRequestBody(ctx)
+	case apirequest.FieldResponseBody:
+		return m.OldResponseBody(ctx)
+	case apirequest.FieldTruncated:
+		return m.OldTruncated(ctx)
+	}
+	return nil, fmt.Errorf("unknown APIRequest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case apirequest.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case apirequest.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case apirequest.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyID(v)
+		return nil
+	case apirequest.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case apirequest.FieldOperation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOperation(v)
+		return nil
+	case apirequest.FieldPath:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPath(v)
+		return nil
+	case apirequest.FieldStatus:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case apirequest.FieldErrorCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorCode(v)
+		return nil
+	case apirequest.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
+	case apirequest.FieldClientRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientRequestID(v)
+		return nil
+	case apirequest.FieldDurationUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationUs(v)
+		return nil
+	case apirequest.FieldClientAddr:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClientAddr(v)
+		return nil
+	case apirequest.FieldUserAgent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserAgent(v)
+		return nil
+	case apirequest.FieldRequestBody:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestBody(v)
+		return nil
+	case apirequest.FieldResponseBody:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResponseBody(v)
+		return nil
+	case apirequest.FieldTruncated:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTruncated(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *APIRequestMutation) AddedFields() []string {
+	var fields []string
+	if m.addaccount_id != nil {
+		fields = append(fields, apirequest.FieldAccountID)
+	}
+	if m.addapi_key_id != nil {
+		fields = append(fields, apirequest.FieldAPIKeyID)
+	}
+	if m.addstatus != nil {
+		fields = append(fields, apirequest.FieldStatus)
+	}
+	if m.addduration_us != nil {
+		fields = append(fields, apirequest.FieldDurationUs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *APIRequestMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case apirequest.FieldAccountID:
+		return m.AddedAccountID()
+	case apirequest.FieldAPIKeyID:
+		return m.AddedAPIKeyID()
+	case apirequest.FieldStatus:
+		return m.AddedStatus()
+	case apirequest.FieldDurationUs:
+		return m.AddedDurationUs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case apirequest.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAccountID(v)
+		return nil
+	case apirequest.FieldAPIKeyID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIKeyID(v)
+		return nil
+	case apirequest.FieldStatus:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStatus(v)
+		return nil
+	case apirequest.FieldDurationUs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationUs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *APIRequestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(apirequest.FieldAccountID) {
+		fields = append(fields, apirequest.FieldAccountID)
+	}
+	if m.FieldCleared(apirequest.FieldAPIKeyID) {
+		fields = append(fields, apirequest.FieldAPIKeyID)
+	}
+	if m.FieldCleared(apirequest.FieldRequestBody) {
+		fields = append(fields, apirequest.FieldRequestBody)
+	}
+	if m.FieldCleared(apirequest.FieldResponseBody) {
+		fields = append(fields, apirequest.FieldResponseBody)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *APIRequestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *APIRequestMutation) ClearField(name string) error {
+	switch name {
+	case apirequest.FieldAccountID:
+		m.ClearAccountID()
+		return nil
+	case apirequest.FieldAPIKeyID:
+		m.ClearAPIKeyID()
+		return nil
+	case apirequest.FieldRequestBody:
+		m.ClearRequestBody()
+		return nil
+	case apirequest.FieldResponseBody:
+		m.ClearResponseBody()
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *APIRequestMutation) ResetField(name string) error {
+	switch name {
+	case apirequest.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case apirequest.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case apirequest.FieldAPIKeyID:
+		m.ResetAPIKeyID()
+		return nil
+	case apirequest.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case apirequest.FieldOperation:
+		m.ResetOperation()
+		return nil
+	case apirequest.FieldPath:
+		m.ResetPath()
+		return nil
+	case apirequest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case apirequest.FieldErrorCode:
+		m.ResetErrorCode()
+		return nil
+	case apirequest.FieldRequestID:
+		m.ResetRequestID()
+		return nil
+	case apirequest.FieldClientRequestID:
+		m.ResetClientRequestID()
+		return nil
+	case apirequest.FieldDurationUs:
+		m.ResetDurationUs()
+		return nil
+	case apirequest.FieldClientAddr:
+		m.ResetClientAddr()
+		return nil
+	case apirequest.FieldUserAgent:
+		m.ResetUserAgent()
+		return nil
+	case apirequest.FieldRequestBody:
+		m.ResetRequestBody()
+		return nil
+	case apirequest.FieldResponseBody:
+		m.ResetResponseBody()
+		return nil
+	case apirequest.FieldTruncated:
+		m.ResetTruncated()
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *APIRequestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *APIRequestMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *APIRequestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *APIRequestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *APIRequestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *APIRequestMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *APIRequestMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown APIRequest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *APIRequestMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown APIRequest edge %s", name)
 }
 
 // AccountMutation represents an operation that mutates the Account nodes in the graph.

@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
+	// APIRequest is the client for interacting with the APIRequest builders.
+	APIRequest *APIRequestClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -278,6 +280,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
+	tx.APIRequest = NewAPIRequestClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)

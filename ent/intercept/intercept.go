@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -158,6 +159,33 @@ func (f TraverseAPIKey) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIKeyQuery", q)
+}
+
+// The APIRequestFunc type is an adapter to allow the use of ordinary function as a Querier.
+type APIRequestFunc func(context.Context, *ent.APIRequestQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f APIRequestFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.APIRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.APIRequestQuery", q)
+}
+
+// The TraverseAPIRequest type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAPIRequest func(context.Context, *ent.APIRequestQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAPIRequest) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAPIRequest) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.APIRequestQuery", q)
 }
 
 // The AccountFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1920,6 +1948,8 @@ func NewQuery(q ent.Query) (Query, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
+	case *ent.APIRequestQuery:
+		return &query[*ent.APIRequestQuery, predicate.APIRequest, apirequest.OrderOption]{typ: ent.TypeAPIRequest, tq: q}, nil
 	case *ent.AccountQuery:
 		return &query[*ent.AccountQuery, predicate.Account, account.OrderOption]{typ: ent.TypeAccount, tq: q}, nil
 	case *ent.AllergenQuery:

@@ -51,6 +51,67 @@ var (
 			},
 		},
 	}
+	// APIRequestsColumns holds the columns for the "api_requests" table.
+	APIRequestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
+		{Name: "method", Type: field.TypeString},
+		{Name: "operation", Type: field.TypeString, Default: ""},
+		{Name: "path", Type: field.TypeString},
+		{Name: "status", Type: field.TypeInt},
+		{Name: "error_code", Type: field.TypeString, Default: ""},
+		{Name: "request_id", Type: field.TypeString},
+		{Name: "client_request_id", Type: field.TypeString, Default: ""},
+		{Name: "duration_us", Type: field.TypeInt64},
+		{Name: "client_addr", Type: field.TypeString, Default: ""},
+		{Name: "user_agent", Type: field.TypeString, Default: ""},
+		{Name: "request_body", Type: field.TypeBytes, Nullable: true},
+		{Name: "response_body", Type: field.TypeBytes, Nullable: true},
+		{Name: "truncated", Type: field.TypeBool, Default: false},
+	}
+	// APIRequestsTable holds the schema information for the "api_requests" table.
+	APIRequestsTable = &schema.Table{
+		Name:       "api_requests",
+		Columns:    APIRequestsColumns,
+		PrimaryKey: []*schema.Column{APIRequestsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "apirequest_account_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0]},
+			},
+			{
+				Name:    "apirequest_account_id_api_key_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[3], APIRequestsColumns[1], APIRequestsColumns[0]},
+			},
+			{
+				Name:    "apirequest_account_id_operation_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[5], APIRequestsColumns[1], APIRequestsColumns[0]},
+			},
+			{
+				Name:    "apirequest_errors",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "status >= 400",
+				},
+			},
+			{
+				Name:    "apirequest_request_id",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[9]},
+			},
+			{
+				Name:    "apirequest_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[1]},
+			},
+		},
+	}
 	// AccountsColumns holds the columns for the "accounts" table.
 	AccountsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -794,6 +855,11 @@ var (
 				Name:    "event_dispatched_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[11], EventsColumns[0]},
+			},
+			{
+				Name:    "event_request_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[9]},
 			},
 		},
 	}
@@ -3715,6 +3781,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
+		APIRequestsTable,
 		AccountsTable,
 		AllergensTable,
 		AuditRecordsTable,

@@ -135,6 +135,30 @@ func (f APIKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIKeyMutation", m)
 }
 
+// The APIRequestQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type APIRequestQueryRuleFunc func(context.Context, *ent.APIRequestQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f APIRequestQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.APIRequestQuery", q)
+}
+
+// The APIRequestMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type APIRequestMutationRuleFunc func(context.Context, *ent.APIRequestMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f APIRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.APIRequestMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIRequestMutation", m)
+}
+
 // The AccountQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AccountQueryRuleFunc func(context.Context, *ent.AccountQuery) error
@@ -1732,6 +1756,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.APIKeyQuery:
 		return q.Filter(), nil
+	case *ent.APIRequestQuery:
+		return q.Filter(), nil
 	case *ent.AccountQuery:
 		return q.Filter(), nil
 	case *ent.AllergenQuery:
@@ -1870,6 +1896,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.APIKeyMutation:
+		return m.Filter(), nil
+	case *ent.APIRequestMutation:
 		return m.Filter(), nil
 	case *ent.AccountMutation:
 		return m.Filter(), nil

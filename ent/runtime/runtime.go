@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -102,6 +103,42 @@ func init() {
 	apikeyDescCreatedAt := apikeyFields[6].Descriptor()
 	// apikey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	apikey.DefaultCreatedAt = apikeyDescCreatedAt.Default.(func() time.Time)
+	apirequestMixin := schema.APIRequest{}.Mixin()
+	apirequest.Policy = privacy.NewPolicies(apirequestMixin[0], schema.APIRequest{})
+	apirequest.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := apirequest.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	apirequestFields := schema.APIRequest{}.Fields()
+	_ = apirequestFields
+	// apirequestDescOperation is the schema descriptor for operation field.
+	apirequestDescOperation := apirequestFields[4].Descriptor()
+	// apirequest.DefaultOperation holds the default value on creation for the operation field.
+	apirequest.DefaultOperation = apirequestDescOperation.Default.(string)
+	// apirequestDescErrorCode is the schema descriptor for error_code field.
+	apirequestDescErrorCode := apirequestFields[7].Descriptor()
+	// apirequest.DefaultErrorCode holds the default value on creation for the error_code field.
+	apirequest.DefaultErrorCode = apirequestDescErrorCode.Default.(string)
+	// apirequestDescClientRequestID is the schema descriptor for client_request_id field.
+	apirequestDescClientRequestID := apirequestFields[9].Descriptor()
+	// apirequest.DefaultClientRequestID holds the default value on creation for the client_request_id field.
+	apirequest.DefaultClientRequestID = apirequestDescClientRequestID.Default.(string)
+	// apirequestDescClientAddr is the schema descriptor for client_addr field.
+	apirequestDescClientAddr := apirequestFields[11].Descriptor()
+	// apirequest.DefaultClientAddr holds the default value on creation for the client_addr field.
+	apirequest.DefaultClientAddr = apirequestDescClientAddr.Default.(string)
+	// apirequestDescUserAgent is the schema descriptor for user_agent field.
+	apirequestDescUserAgent := apirequestFields[12].Descriptor()
+	// apirequest.DefaultUserAgent holds the default value on creation for the user_agent field.
+	apirequest.DefaultUserAgent = apirequestDescUserAgent.Default.(string)
+	// apirequestDescTruncated is the schema descriptor for truncated field.
+	apirequestDescTruncated := apirequestFields[15].Descriptor()
+	// apirequest.DefaultTruncated holds the default value on creation for the truncated field.
+	apirequest.DefaultTruncated = apirequestDescTruncated.Default.(bool)
 	accountMixin := schema.Account{}.Mixin()
 	account.Policy = privacy.NewPolicies(accountMixin[1], schema.Account{})
 	account.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -95,6 +95,8 @@ func (Event) Indexes() []ent.Index {
 		index.Fields("account_id", "created_at"),
 		index.Fields("created_at"),
 		index.Fields("dispatched_at", "id"),
+		// The events of one request, for the request log.
+		index.Fields("request_id"),
 	}
 }
 

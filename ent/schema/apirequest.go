@@ -1,0 +1,111 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+
+	"larder.dev/larder/annotate"
+)
+
+// APIRequest is the request log: one row per authenticated API request, and
+// per failed authentication (without an account), written in batches by a
+// background writer after the answer (package reqlog), kept for the
+// retention period (--request-log-retention). Bodies are kept as they were
+// sent and answered, cut at reqlog.MaxBody, for writes and for answers of 400
+// and above; the Authorization header is never kept, and key and secret
+// material in a path or a body is replaced before a row is written.
+type APIRequest struct{ ent.Schema }
+
+// Fields of a logged request.
+func (APIRequest) Fields() []ent.Field {
+	return []ent.Field{
+		field.Time("created_at").
+			Immutable().
+			Comment("When the request arrived."),
+		field.Int("account_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The account of the key; null for a failed authentication."),
+		field.Int("api_key_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The key the request was made with; null for a failed authentication."),
+		field.String("method").
+			Immutable().
+			Comment("The HTTP method."),
+		field.String("operation").
+			Default("").
+			Immutable().
+			Comment("The operation id of the route (getTag, …); empty when no route matched."),
+		field.String("path").
+			Immutable().
+			Comment("The path and query string, as sent."),
+		field.Int("status").
+			Immutable().
+			Comment("The status of the answer."),
+		field.String("error_code").
+			Default("").
+			Immutable().
+			Comment("The problem's code of an answer of 400 and above; empty otherwise."),
+		field.String("request_id").
+			Immutable().
+			Comment("Larder's request id (req_…), as in the X-Request-Id header of the answer."),
+		field.String("client_request_id").
+			Default("").
+			Immutable().
+			Comment("The caller's own X-Request-Id, when it sent one."),
+		field.Int64("duration_us").
+			Immutable().
+			Comment("How long the answer took, in microseconds."),
+		field.String("client_addr").
+			Default("").
+			Immutable().
+			Comment("The client address (the proxies' X-Forwarded-For for trusted proxies)."),
+		field.String("user_agent").
+			Default("").
+			Immutable().
+			Comment("The User-Agent header."),
+		field.Bytes("request_body").
+			Optional().
+			Immutable().
+			Comment("The request body, cut at 16 KB; for writes and answers of 400 and above."),
+		field.Bytes("response_body").
+			Optional().
+			Immutable().
+			Comment("The answer body, cut at 16 KB; for writes and answers of 400 and above."),
+		field.Bool("truncated").
+			Default(false).
+			Immutable().
+			Comment("Whether a body was longer than 16 KB and was cut."),
+	}
+}
+
+// Indexes serve the console's and the CLI's searches newest first, each from
+// the account: the whole log, one key's, one operation's, the errors (a
+// partial index on PostgreSQL), one request id, and the pruning by age.
+func (APIRequest) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("account_id", "created_at", "id"),
+		index.Fields("account_id", "api_key_id", "created_at", "id"),
+		index.Fields("account_id", "operation", "created_at", "id"),
+		index.Fields("account_id", "created_at", "id").
+			Annotations(entsql.IndexWhere("status >= 400")).
+			StorageKey("apirequest_errors"),
+		index.Fields("request_id"),
+		index.Fields("created_at"),
+	}
+}
+
+// Annotations keep the log out of the REST API.
+func (APIRequest) Annotations() []schema.Annotation {
+	return []schema.Annotation{annotate.Internal()}
+}
+
+// Mixin makes it system-only: the console and the CLI read it through
+// management functions given the organization.
+func (APIRequest) Mixin() []ent.Mixin { return []ent.Mixin{SystemOnlyMixin{}} }
