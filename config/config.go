@@ -53,6 +53,12 @@ type Config struct {
 	// writing them in one batch; 0 writes each line at once (--log-flush,
 	// LARDER_LOG_FLUSH).
 	LogFlush time.Duration
+	// RequestLog records every authenticated API request and every failed
+	// authentication in the request log (--request-log, LARDER_REQUEST_LOG).
+	RequestLog bool
+	// RequestLogRetention is how long the request log keeps a request
+	// (--request-log-retention, LARDER_REQUEST_LOG_RETENTION).
+	RequestLogRetention time.Duration
 	// MetricsAddr is where /metrics is served, apart from the API
 	// (--metrics-addr, LARDER_METRICS_ADDR): loopback by default, "off" for
 	// nowhere. The metrics show every account's traffic and backlog counts,
@@ -123,7 +129,10 @@ func Defaults() Config {
 		FastPath:       envFastPath(),
 		LogFormat:      "text",
 		LogFlush:       100 * time.Millisecond,
-		DevDatabase:    "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
+
+		RequestLog:          true,
+		RequestLogRetention: 30 * 24 * time.Hour,
+		DevDatabase:         "postgres://postgres@127.0.0.1:5432/larder_dev?sslmode=disable",
 
 		Webhooks:             true,
 		WebhookRetryInterval: 5 * time.Hour,
@@ -194,7 +203,7 @@ var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-af
 var Secrets = Options{"secret-key", "secret-key-old"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush", "request-log", "request-log-retention"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -247,24 +256,26 @@ func setFast(p *fastpath.Set) func(string) error {
 
 func (c *Config) options() map[string]option {
 	return map[string]option{
-		"database":        {"database", "LARDER_DATABASE_URL", "database URL: sqlite://PATH, postgres://…", str(&c.Database), setStr(&c.Database)},
-		"log-format":      {"log-format", "LARDER_LOG_FORMAT", "log format: text or json", str(&c.LogFormat), setStr(&c.LogFormat)},
-		"log-flush":       {"log-flush", "LARDER_LOG_FLUSH", "how long serve may hold log lines below WARN to write them in batches (0: each at once)", dur(&c.LogFlush), setDur(&c.LogFlush)},
-		"addr":            {"addr", "LARDER_ADDR", "listen address", str(&c.Addr), setStr(&c.Addr)},
-		"rate-limit":      {"rate-limit", "LARDER_RATE_LIMIT", "requests per minute per account", num(&c.RateLimit), setNum(&c.RateLimit)},
-		"auth-fail-limit": {"auth-fail-limit", "LARDER_AUTH_FAIL_LIMIT", "invalid keys per minute per client address before 429", num(&c.AuthFailLimit), setNum(&c.AuthFailLimit)},
-		"request-timeout": {"request-timeout", "LARDER_REQUEST_TIMEOUT", "time a request may take", dur(&c.RequestTimeout), setDur(&c.RequestTimeout)},
-		"max-in-flight":   {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
-		"gc-percent":      {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
-		"db-max-conns":    {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
-		"metrics-addr":    {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics (/metrics) on this address, apart from the API (off: nowhere)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
-		"metrics-token":   {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
-		"debug-addr":      {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
-		"db-statements":   {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
-		"fast-path":       {"fast-path", fastpath.Env, "speed mechanisms: true, false (the plain path) or a list such as -compiled-reads,-trusted-keys", fast(&c.FastPath), setFast(&c.FastPath)},
-		"trusted-proxies": {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
-		"actor":           {"actor", "LARDER_ACTOR", "who makes the change, for the audit history (default user@host)", str(&c.Actor), setStr(&c.Actor)},
-		"dev-database":    {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},
+		"database":              {"database", "LARDER_DATABASE_URL", "database URL: sqlite://PATH, postgres://…", str(&c.Database), setStr(&c.Database)},
+		"log-format":            {"log-format", "LARDER_LOG_FORMAT", "log format: text or json", str(&c.LogFormat), setStr(&c.LogFormat)},
+		"log-flush":             {"log-flush", "LARDER_LOG_FLUSH", "how long serve may hold log lines below WARN to write them in batches (0: each at once)", dur(&c.LogFlush), setDur(&c.LogFlush)},
+		"request-log":           {"request-log", "LARDER_REQUEST_LOG", "record every authenticated API request and failed authentication in the request log", boolean(&c.RequestLog), setBool(&c.RequestLog)},
+		"request-log-retention": {"request-log-retention", "LARDER_REQUEST_LOG_RETENTION", "how long the request log keeps a request", dur(&c.RequestLogRetention), setDur(&c.RequestLogRetention)},
+		"addr":                  {"addr", "LARDER_ADDR", "listen address", str(&c.Addr), setStr(&c.Addr)},
+		"rate-limit":            {"rate-limit", "LARDER_RATE_LIMIT", "requests per minute per account", num(&c.RateLimit), setNum(&c.RateLimit)},
+		"auth-fail-limit":       {"auth-fail-limit", "LARDER_AUTH_FAIL_LIMIT", "invalid keys per minute per client address before 429", num(&c.AuthFailLimit), setNum(&c.AuthFailLimit)},
+		"request-timeout":       {"request-timeout", "LARDER_REQUEST_TIMEOUT", "time a request may take", dur(&c.RequestTimeout), setDur(&c.RequestTimeout)},
+		"max-in-flight":         {"max-in-flight", "LARDER_MAX_IN_FLIGHT", "requests served at once before 503", num(&c.MaxInFlight), setNum(&c.MaxInFlight)},
+		"gc-percent":            {"gc-percent", "LARDER_GC_PERCENT", "garbage-collector target while serving (GOGC; 100 is Go's default)", num(&c.GCPercent), setNum(&c.GCPercent)},
+		"db-max-conns":          {"db-max-conns", "LARDER_DB_MAX_CONNS", "database connections (0: default)", num(&c.MaxConns), setNum(&c.MaxConns)},
+		"metrics-addr":          {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics (/metrics) on this address, apart from the API (off: nowhere)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
+		"metrics-token":         {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
+		"debug-addr":            {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
+		"db-statements":         {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
+		"fast-path":             {"fast-path", fastpath.Env, "speed mechanisms: true, false (the plain path) or a list such as -compiled-reads,-trusted-keys", fast(&c.FastPath), setFast(&c.FastPath)},
+		"trusted-proxies":       {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
+		"actor":                 {"actor", "LARDER_ACTOR", "who makes the change, for the audit history (default user@host)", str(&c.Actor), setStr(&c.Actor)},
+		"dev-database":          {"dev-database", "LARDER_DEV_DATABASE_URL", "scratch PostgreSQL database (name ending in _dev) that migrate diff recreates", str(&c.DevDatabase), setStr(&c.DevDatabase)},
 	}
 }
 
@@ -320,6 +331,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Statements < 0 {
 		errs = append(errs, "db-statements cannot be negative")
+	}
+	if c.RequestLogRetention < time.Hour {
+		errs = append(errs, "request-log-retention must be at least 1h")
 	}
 	if c.LogFlush < 0 {
 		errs = append(errs, "log-flush cannot be negative")

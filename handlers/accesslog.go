@@ -12,18 +12,27 @@ import (
 	"unicode/utf8"
 
 	"larder.dev/larder/metrics"
+	"larder.dev/larder/reqlog"
 )
 
-// recorder remembers the status and size of a response.
+// recorder remembers the status and size of a response, and for the request
+// log the first reqlog.MaxBody bytes of an answer it keeps.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	// log and method decide, at the status, whether the answer is kept.
+	log    *requestLog
+	method string
+	keep   bool
+	kept   []byte
+	cut    bool
 }
 
 func (r *recorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
+		r.keep = r.log.keeps(r.method, code)
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
@@ -31,16 +40,30 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+		r.keep = r.log.keeps(r.method, r.status)
 	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += n
+	if r.keep && n > 0 {
+		r.keepAnswer(b[:n])
+	}
 	return n, err
+}
+
+// keepAnswer copies b after what was kept so far, up to reqlog.MaxBody.
+func (r *recorder) keepAnswer(b []byte) {
+	room := reqlog.MaxBody - len(r.kept)
+	if len(b) > room {
+		b, r.cut = b[:room], true
+	}
+	r.kept = append(r.kept, b...)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// withAccessLog logs one line per request, and turns a panic into a 500
+// withAccessLog logs one line per request, hands the request log (rl, nil
+// when it is off) its entry, and turns a panic into a 500
 // problem (when nothing was written yet) instead of a dropped connection.
 //
 // It needs the exchange of withRequestID outside it, for the request id of
@@ -48,10 +71,10 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 // (refuse); without one the line has no id and the reason is "other". It
 // sits outside the caching layer so that it sees, and counts, the status and
 // bytes that go on the wire: a 304, a compressed body.
-func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, next http.Handler) http.Handler {
+func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, rl *requestLog, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{ResponseWriter: w, log: rl, method: r.Method}
 		ctx := r.Context()
 		defer func() {
 			if v := recover(); v != nil {
@@ -65,7 +88,9 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 			}
 			now := time.Now()
 			took := now.Sub(start)
-			m.Request(name(r), r.Method, rec.status, took)
+			op := name(r)
+			m.Request(op, r.Method, rec.status, took)
+			rl.record(r, rec, exchangeOf(ctx), op, start, took)
 			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
 				var reason string
 				if x := exchangeOf(ctx); x != nil {

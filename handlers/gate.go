@@ -95,6 +95,10 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	ctx := r.Context()
 	v, res := key.Viewer, key.Budget
 	v.RequestID = RequestID(ctx)
+	x := exchangeOf(ctx)
+	if x != nil {
+		x.caller = v
+	}
 	h := w.Header()
 	// Set by their canonical keys, which http.Header.Set would make anew
 	// from "X-RateLimit-Limit" on every request; on the wire they read the same.
@@ -114,7 +118,7 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		limited(ctx, w, "account_limit", "The account's requests per minute are used up; retry after the window resets.", res, now)
 		return
 	}
-	if x := exchangeOf(ctx); x != nil {
+	if x != nil {
 		x.viewer = v
 		if r.URL.RawQuery != "" { // none: nil, without a map made for nothing
 			x.query = r.URL.Query()
@@ -177,7 +181,7 @@ func (g *gate) trusting(b retractable, r *http.Request, next http.Handler, key *
 	g.metrics.KeyCheck("changed")
 	b.retract()
 	if x := exchangeOf(ctx); x != nil {
-		x.viewer, x.refused = nil, ""
+		x.viewer, x.caller, x.refused = nil, nil, ""
 	}
 	return false
 }

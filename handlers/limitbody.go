@@ -19,6 +19,9 @@ func limitBody(next http.Handler) http.Handler {
 			var raw bytes.Buffer
 			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw), r.Body}
 			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, &raw))
+			if x := exchangeOf(r.Context()); x != nil {
+				x.body = &raw // for the request log
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

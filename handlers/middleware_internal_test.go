@@ -17,7 +17,7 @@ import (
 // A panic in a handler becomes a 500 problem, not a dropped connection.
 func TestPanicBecomesInternalError(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := withRequestID(withAccessLog(accessLog{log: log}, nil, func(*http.Request) string { return "" }, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := withRequestID(withAccessLog(accessLog{log: log}, nil, func(*http.Request) string { return "" }, nil, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("boom: SELECT secret FROM somewhere")
 	})))
 	rec := httptest.NewRecorder()

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -20,6 +21,11 @@ type exchange struct {
 	refused string
 	viewer  *policy.Viewer // of a valid key (gate)
 	query   url.Values     // parsed once (gate)
+	// caller is the viewer of a valid key even when its request is refused
+	// past the account's limit, for the request log (gate).
+	caller *policy.Viewer
+	// body is what was read of the request's body (limitBody).
+	body *bytes.Buffer
 }
 
 type exchangeKey struct{}

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
+	"larder.dev/larder/reqlog"
 	"larder.dev/larder/restapi"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tracing"
@@ -47,6 +48,10 @@ type Options struct {
 	// line: the writer of Log's text handler, for the same log in half the
 	// time. It must take concurrent writes, each a whole line.
 	AccessLines io.Writer
+	// RequestLog, when set, takes every authenticated request and every
+	// failed authentication for the request log (package reqlog); nil
+	// records none.
+	RequestLog *reqlog.Writer
 }
 
 // New assembles the API: request id, tracing span, access log and panic
@@ -101,6 +106,11 @@ func New(st *store.Store, o Options) (*Server, error) {
 		reservations = pg.Leases.Reserved
 	}
 	m := metrics.New(st, reservations)
+	var rl *requestLog
+	if o.RequestLog != nil {
+		rl = &requestLog{w: o.RequestLog, trusted: trusted}
+		m.RequestLog(o.RequestLog.Written, o.RequestLog.Dropped)
+	}
 	g := &gate{authn: authn, limiter: limiter, authFailLimit: cfg.AuthFailLimit, trusted: trusted, now: now, h: h, metrics: m, snapshot: st.Snapshot}
 
 	mux := http.NewServeMux()
@@ -136,7 +146,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		// go on the wire (a 304, a gzipped body), and turns a panic of any
 		// layer below into a 500.
 		func(next http.Handler) http.Handler {
-			return withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), next)
+			return withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), rl, next)
 		},
 		// Above the deadline: a GET's answer is held until complete, then
 		// tagged and compressed. Its writer reaches the gate unwrapped, for

@@ -107,6 +107,21 @@ func New(st *store.Store, reservations func() (batches, numbers int64)) *Metrics
 	return m
 }
 
+// RequestLog registers the request log's counters: the entries written and
+// those dropped (the writer's queue was full, or its batch failed).
+func (m *Metrics) RequestLog(written, dropped func() int64) {
+	m.Registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "larder_request_log_written_total",
+			Help: "API requests stored in the request log.",
+		}, func() float64 { return float64(written()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "larder_request_log_dropped_total",
+			Help: "API requests the request log dropped: its queue was full (the database slow or down) or their batch could not be written.",
+		}, func() float64 { return float64(dropped()) }),
+	)
+}
+
 // Handler serves the registry in the Prometheus text format (compressed,
 // on the API's address, by the server's own middleware, as every answer).
 func (m *Metrics) Handler() http.Handler {

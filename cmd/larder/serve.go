@@ -20,6 +20,7 @@ import (
 	"larder.dev/larder/metrics"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/reqlog"
 	"larder.dev/larder/secrets"
 	"larder.dev/larder/seed"
 	"larder.dev/larder/store"
@@ -81,7 +82,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	tuneForServing(e.cfg)
-	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines})
+	requests, stopRequestLog := startRequestLog(ctx, e, st)
+	defer stopRequestLog()
+	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines, RequestLog: requests})
 	if err != nil {
 		return err
 	}
@@ -144,6 +147,47 @@ func serve(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// requestLogPrune is how often serve prunes the request log.
+const requestLogPrune = time.Hour
+
+// startRequestLog starts the request log's writer and its pruning, when the
+// log is on (--request-log). stop, called once the server no longer
+// answers, writes what is queued and waits for the writer.
+func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Writer, stop func()) {
+	if !e.cfg.RequestLog {
+		return nil, func() {}
+	}
+	w = reqlog.NewWriter(st.Client, e.log, 0)
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Run(wctx)
+	}()
+	go func() {
+		t := time.NewTicker(requestLogPrune)
+		defer t.Stop()
+		for {
+			n, err := reqlog.Prune(ctx, st.Client, time.Now().Add(-e.cfg.RequestLogRetention))
+			switch {
+			case err != nil && ctx.Err() == nil:
+				e.log.Warn("request log: prune", "error", err)
+			case n > 0:
+				e.log.Info("request log: pruned", "requests", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w, func() {
+		cancel()
+		<-done
+	}
 }
 
 // demoAdmin is the demo organization's admin, who signs in to the console.
