@@ -77,8 +77,12 @@ func TestRunInTxRetriesDeadlockVictim(t *testing.T) {
 				t.Errorf("writer %d: %v", w, err)
 			}
 		}
-		if n := attempts[0].Load() + attempts[1].Load(); n != 3 {
-			t.Errorf("%d attempts in all, want 3: one deadlock, its victim run again", n)
+		// Usually three: one deadlock, its victim run again. On a loaded
+		// machine the victim's second attempt can take its first row again
+		// before the other writer, woken by the abort, has run: a second
+		// deadlock, and a fourth attempt.
+		if n := attempts[0].Load() + attempts[1].Load(); n < 3 || n > 2*int32(ent.TxAttempts) {
+			t.Errorf("%d attempts in all, want at least 3: a deadlock, its victim run again", n)
 		}
 		// The writer that committed last wrote both rows.
 		var names []string
