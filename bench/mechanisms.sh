@@ -12,12 +12,15 @@
 # "control", runs as "all" does: how far it lands from "all" is the noise
 # of the run. A mechanism pays its way when switching it off costs at least
 # 3% of the request's CPU, beyond that noise.
-# See docs/fast-path.md.
+# See docs/fast-path.md. With OFF="" and LOG=1 it measures what the request
+# log costs instead ("all" records, "no-request-log" does not; see
+# docs/performance.md).
 #
 # Parameters (environment):
 #   WHAT="get list order"   the scenarios
 #   OFF="statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log"
 #                           the mechanisms measured, one server each
+#   LOG=0                   1: one more server, "no-request-log", with --request-log=false
 #   N=2000 WARMUP=200       measured and unmeasured rounds per scenario (order: N/10)
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_mechanisms   database, dropped and created again
@@ -26,7 +29,8 @@
 set -euo pipefail
 
 WHAT=${WHAT:-"get list order"}
-OFF=${OFF:-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log"}
+OFF=${OFF-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log"}
+LOG=${LOG:-0}
 N=${N:-2000}
 WARMUP=${WARMUP:-200}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -51,15 +55,28 @@ acct=$(psql "$DB" -Atc "SELECT id FROM accounts WHERE organization_id = $org AND
 live=$("$RESULTS/larder" key create --org "$org" --env live --scopes all --json | jq -r .key)
 test=$("$RESULTS/larder" key create --org "$org" --env test --scopes all --json | jq -r .key)
 
-# The servers: name, --fast-path.
+# The servers: name, --fast-path, --request-log.
 names=(all)
 values=(true)
+logs=(true)
 for m in $OFF; do
 	names+=("no-$m")
 	values+=("-$m")
+	logs+=(true)
 done
-names+=(plain control)
-values+=(false true)
+if [[ $LOG == 1 ]]; then
+	names+=(no-request-log)
+	values+=(true)
+	logs+=(false)
+fi
+if [[ -n $OFF ]]; then
+	names+=(plain)
+	values+=(false)
+	logs+=(true)
+fi
+names+=(control)
+values+=(true)
+logs+=(true)
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
@@ -67,7 +84,7 @@ urls=()
 cpu=()
 for i in "${!names[@]}"; do
 	port=$((PORT + i))
-	"$RESULTS/larder" serve --addr "127.0.0.1:$port" --fast-path "${values[$i]}" --db-max-conns 4 \
+	"$RESULTS/larder" serve --addr "127.0.0.1:$port" --fast-path "${values[$i]}" --request-log="${logs[$i]}" --db-max-conns 4 \
 		--rate-limit 100000000 --webhooks=false --metrics-addr off >"$RESULTS/serve-${names[$i]}.log" 2>&1 &
 	pids+=($!)
 	urls+=("${names[$i]}=http://127.0.0.1:$port")

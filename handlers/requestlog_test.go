@@ -54,7 +54,7 @@ func logged(t *testing.T, st *store.Store, r *response) *ent.APIRequest {
 func TestRequestLogRecords(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		w := reqlog.NewWriter(st.Client, nil, 0)
+		w := reqlog.NewWriter(st, nil, 0)
 		a := newLoggedAPI(t, st, w)
 		secret := a.key[len("key_live_"):]
 
@@ -151,7 +151,7 @@ func TestRequestLogDownDoesNotHoldTheAPI(t *testing.T) {
 		}
 		down := dbtest.OpenURL(t, dbtest.URL(t, b))
 		down.Close()
-		w := reqlog.NewWriter(down.Client, nil, 0)
+		w := reqlog.NewWriter(down, nil, 0)
 		a := newLoggedAPI(t, st, w)
 		for range 20 {
 			a.get("/v1/tags?ref_type=PRODUCT").want(200)
@@ -173,7 +173,7 @@ func TestRequestLogSlowDatabase(t *testing.T) {
 		if st.Dialect != "postgres" {
 			t.Skip("SQLite has one writer: a lock on the log's table is a lock on the whole database")
 		}
-		w := reqlog.NewWriter(st.Client, nil, 0)
+		w := reqlog.NewWriter(st, nil, 0)
 		a := newLoggedAPI(t, st, w)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -101,6 +102,15 @@ func Redact(b []byte) []byte {
 		b = secretMember.ReplaceAll(b, redactedMember)
 	}
 	return b
+}
+
+// redactText is Redact of a header value or a path, which holds no JSON: it
+// returns s itself, without a copy, when it holds no key material.
+func redactText(s string) string {
+	if !strings.Contains(s, "key_") && !strings.Contains(s, "whsec_") {
+		return s
+	}
+	return string(keyMaterial.ReplaceAll([]byte(s), redactedKey))
 }
 
 // errorCode is the code member of a problem body, or "".

@@ -56,7 +56,7 @@ func TestKeepsAndCut(t *testing.T) {
 // A full queue drops and counts, and never blocks the caller.
 func TestWriterQueueFull(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
-		w := reqlog.NewWriter(st.Client, nil, 2)
+		w := reqlog.NewWriter(st, nil, 2)
 		for i := range 5 {
 			w.Record(&reqlog.Entry{At: time.Now(), Method: "GET", Path: "/v1/tags", Status: 200, RequestID: "req_full" + strconv.Itoa(i)})
 		}
@@ -79,7 +79,7 @@ func TestListFindPrune(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		mine, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
-		w := reqlog.NewWriter(st.Client, nil, 0)
+		w := reqlog.NewWriter(st, nil, 0)
 		base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 		for i := range 12 {
 			at := base.Add(time.Duration(i/3) * time.Minute) // three requests per instant

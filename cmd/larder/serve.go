@@ -159,7 +159,7 @@ func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Wr
 	if !e.cfg.RequestLog {
 		return nil, func() {}
 	}
-	w = reqlog.NewWriter(st.Client, e.log, 0)
+	w = reqlog.NewWriter(st, e.log, 0)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
