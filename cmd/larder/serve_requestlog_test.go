@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/policy"
+	"larder.dev/larder/reqlog"
+	"larder.dev/larder/restapi"
+	"larder.dev/larder/store"
+)
+
+// docs/operators.md, "Request log": serve records the requests of a key,
+// writes what is queued when it stops, and prunes what is older than
+// --request-log-retention; --request-log=false records nothing.
+func TestServeRequestLog(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{true, false} {
+		t.Run("request-log="+strconv.FormatBool(on), func(t *testing.T) {
+			db := dbtest.URL(t, dbtest.SQLite)
+			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Logged")["id"].(float64)))
+			key := cli(t, db, "key", "create", "--org", org, "--env", "live", "--scopes", "all")["key"].(string)
+			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			sys := policy.System(context.Background())
+			old := reqlog.NewWriter(st, nil, 0)
+			old.Record(&reqlog.Entry{At: time.Now().Add(-31 * 24 * time.Hour), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_old"})
+			old.Record(&reqlog.Entry{At: time.Now().Add(-29 * 24 * time.Hour), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_recent"})
+			old.Flush()
+
+			addr := freeAddr(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				var out, errb bytes.Buffer
+				done <- run(ctx, []string{"serve", "--database", db, "--addr", addr, "--webhooks=false", "--metrics-addr", "off",
+					"--request-log=" + strconv.FormatBool(on), "--request-log-retention", "720h"}, &out, &errb)
+			}()
+			var id string
+			for range 600 {
+				req, _ := http.NewRequest("GET", "http://"+addr+"/v1/organization", nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				if res, err := http.DefaultClient.Do(req); err == nil {
+					res.Body.Close()
+					if res.StatusCode != 200 {
+						t.Fatalf("GET /v1/organization: %d", res.StatusCode)
+					}
+					id = res.Header.Get("X-Request-Id")
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if id == "" {
+				t.Fatal("serve did not answer on " + addr)
+			}
+			has := func(rid string) bool {
+				return st.Client.APIRequest.Query().Where(apirequest.RequestID(rid)).ExistX(sys)
+			}
+			// Pruning runs in the background from the start.
+			for deadline := time.Now().Add(20 * time.Second); on && has("req_old") && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if has(id) != on {
+				t.Errorf("the request is logged: %v, want %v", has(id), on)
+			}
+			if has("req_old") != !on || !has("req_recent") {
+				t.Errorf("after serve: 31 days old kept %v, 29 days old kept %v", has("req_old"), has("req_recent"))
+			}
+		})
+	}
+}
