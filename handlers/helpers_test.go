@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/policy"
+	"larder.dev/larder/reqlog"
 	"larder.dev/larder/store"
 )
 
@@ -74,10 +76,20 @@ func newAPILogging(t testing.TB, st *store.Store, logs io.Writer, tweak ...func(
 		f(&cfg)
 	}
 	clk := &clock{t: time.Now()}
+	// Every test's server records its requests, as serve does.
+	var requests *reqlog.Writer
+	if cfg.RequestLog {
+		requests = reqlog.NewWriter(st, nil, 0)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); requests.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
 	srv, err := handlers.New(st, handlers.Options{
-		Config: cfg,
-		Log:    slog.New(slog.NewTextHandler(logs, nil)),
-		Now:    clk.Now,
+		Config:     cfg,
+		Log:        slog.New(slog.NewTextHandler(logs, nil)),
+		Now:        clk.Now,
+		RequestLog: requests,
 	})
 	if err != nil {
 		t.Fatal(err)
