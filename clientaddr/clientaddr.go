@@ -20,14 +20,20 @@ import (
 // an address stops the walk at the last trusted hop, so a forged header can
 // never pick the bucket.
 func Of(r *http.Request, trusted []netip.Prefix) string {
-	peer, ok := parseAddr(r.RemoteAddr)
+	return From(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), trusted)
+}
+
+// From is Of for a request's peer address (RemoteAddr) and its
+// X-Forwarded-For values, read later than the request.
+func From(remote string, forwardedFor []string, trusted []netip.Prefix) string {
+	peer, ok := parseAddr(remote)
 	if !ok {
-		return r.RemoteAddr
+		return remote
 	}
 	if !isTrusted(peer, trusted) {
 		return peer.String()
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	hops := strings.Split(strings.Join(forwardedFor, ","), ",")
 	client := peer
 	for i := len(hops) - 1; i >= 0; i-- {
 		a, ok := parseAddr(strings.TrimSpace(hops[i]))

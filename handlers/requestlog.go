@@ -47,11 +47,15 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 		Duration:        took,
 		RequestID:       x.id,
 		ClientRequestID: r.Header.Get("X-Request-Id"),
-		ClientAddr:      clientIP(r, l.trusted),
+		RemoteAddr:      r.RemoteAddr,
 		UserAgent:       r.Header.Get("User-Agent"),
+		Trusted:         l.trusted,
 	}
 	if v != nil {
 		e.AccountID, e.KeyID = v.AccountID, v.KeyID
+	}
+	if len(l.trusted) > 0 {
+		e.ForwardedFor = r.Header.Values("X-Forwarded-For")
 	}
 	if reqlog.Keeps(r.Method, rec.status) {
 		if x.body != nil {

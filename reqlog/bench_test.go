@@ -26,7 +26,7 @@ func BenchmarkWrite(b *testing.B) {
 			for i := range b.N {
 				w.Record(&reqlog.Entry{At: now, AccountID: org.Live.ID, KeyID: 1, Method: "GET", Operation: "getTag",
 					Path: "/v1/tags/" + strconv.Itoa(i), Status: 200, RequestID: "req_01M8GTHE67M52B4NBEY3H3GCS" + strconv.Itoa(i%10),
-					ClientAddr: "127.0.0.1", UserAgent: "Go-http-client/1.1", Duration: 200 * time.Microsecond})
+					RemoteAddr: "127.0.0.1:41234", UserAgent: "Go-http-client/1.1", Duration: 200 * time.Microsecond})
 				if i%500 == 499 {
 					w.Flush()
 				}

@@ -18,6 +18,7 @@ package reqlog
 import (
 	"bytes"
 	"encoding/json"
+	"net/netip"
 	"regexp"
 	"strings"
 	"time"
@@ -50,7 +51,14 @@ type Entry struct {
 	Duration time.Duration
 	// RequestID is Larder's; ClientRequestID the caller's X-Request-Id.
 	RequestID, ClientRequestID string
-	ClientAddr, UserAgent      string
+	// RemoteAddr is the peer's address, ForwardedFor the request's
+	// X-Forwarded-For values, and Trusted the proxies whose
+	// X-Forwarded-For names the client: the writer reads the client
+	// address from them (clientaddr.From), off the request's path.
+	RemoteAddr   string
+	ForwardedFor []string
+	Trusted      []netip.Prefix
+	UserAgent    string
 	// RequestBody and ResponseBody are kept for writes and for answers of
 	// 400 and above, each at most MaxBody bytes; Truncated says a body was
 	// longer.

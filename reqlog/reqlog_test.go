@@ -2,6 +2,7 @@ package reqlog_test
 
 import (
 	"context"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,4 +159,28 @@ func mustFind(t *testing.T, st *store.Store, org int, id string) int {
 		t.Fatal(err)
 	}
 	return r.ID
+}
+
+// The client address is read as the failed-auth throttle reads it: a
+// trusted proxy's X-Forwarded-For names the client, anyone else's does not.
+func TestWriterClientAddress(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		w := reqlog.NewWriter(st, nil, 0)
+		proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+		for id, e := range map[string]reqlog.Entry{
+			"req_addr_proxied": {RemoteAddr: "10.1.2.3:5000", ForwardedFor: []string{"198.51.100.7, 203.0.113.9"}, Trusted: proxies},
+			"req_addr_forged":  {RemoteAddr: "192.0.2.44:5000", ForwardedFor: []string{"203.0.113.9"}, Trusted: proxies},
+			"req_addr_direct":  {RemoteAddr: "[2001:db8::1]:443"},
+		} {
+			e.At, e.Method, e.Path, e.Status, e.RequestID = time.Now(), "GET", "/v1/tags", 401, id
+			w.Record(&e)
+		}
+		w.Flush()
+		for id, want := range map[string]string{"req_addr_proxied": "203.0.113.9", "req_addr_forged": "192.0.2.44", "req_addr_direct": "2001:db8::1"} {
+			r := st.Client.APIRequest.Query().Where(apirequest.RequestID(id)).OnlyX(policy.System(context.Background()))
+			if r.ClientAddr != want {
+				t.Errorf("%s: client address %q, want %q", id, r.ClientAddr, want)
+			}
+		}
+	})
 }

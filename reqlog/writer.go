@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/lib/pq"
 
+	"larder.dev/larder/clientaddr"
 	"larder.dev/larder/store"
 )
 
@@ -262,7 +263,7 @@ func columnsOf(e *Entry) stored {
 		path:            redactText(cutText(e.Path, maxPath)),
 		requestID:       cutText(e.RequestID, 100),
 		clientRequestID: redactText(cutText(e.ClientRequestID, maxText)),
-		addr:            cutText(e.ClientAddr, 100),
+		addr:            cutText(clientaddr.From(e.RemoteAddr, e.ForwardedFor, e.Trusted), 100),
 		userAgent:       redactText(cutText(e.UserAgent, maxText)),
 		kept:            e.RequestBody != nil || e.ResponseBody != nil,
 	}
