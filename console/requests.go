@@ -160,6 +160,19 @@ func parseFilterTime(s string, end bool) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// inputTime is t as a datetime-local input holds it (to the second when it
+// has seconds), "" for the zero time: the form shows, and its links carry,
+// the time the list was narrowed by.
+func inputTime(t time.Time) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.Second() != 0:
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return t.Format("2006-01-02T15:04")
+}
+
 // requestDetailPath is the page of a request of env.
 func requestDetailPath(id int, env string) string {
 	return Prefix + "requests/" + strconv.Itoa(id) + "?" + url.Values{"env": {env}}.Encode()
@@ -270,17 +283,19 @@ func requestsForm(f *form) (requestsView, reqlog.Filter) {
 	if x := f.Get("since"); x != "" {
 		t, ok := parseFilterTime(x, false)
 		if !ok {
-			f.Fail("since", "Enter a time such as 2026-03-01T09:30, or a date such as 2026-03-01 (UTC).")
+			f.Fail("since", fmt.Sprintf("%q is not a time. Enter one such as 2026-03-01T09:30, or a date such as 2026-03-01 (UTC).", x))
 		}
+		f.values.Set("since", inputTime(t))
 		filter.Since = t
 	}
 	if x := f.Get("until"); x != "" {
 		t, ok := parseFilterTime(x, true)
 		if !ok {
-			f.Fail("until", "Enter a time such as 2026-03-01T17:00, or a date such as 2026-03-01 (UTC).")
+			f.Fail("until", fmt.Sprintf("%q is not a time. Enter one such as 2026-03-01T17:00, or a date such as 2026-03-01 (UTC).", x))
 		} else if !filter.Since.IsZero() && !t.After(filter.Since) {
 			f.Fail("until", "The end of the range must be after its start.")
 		}
+		f.values.Set("until", inputTime(t))
 		filter.Until = t
 	}
 	if x := f.Get("before"); x != "" {

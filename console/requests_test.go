@@ -206,6 +206,18 @@ func TestRequestsPage(t *testing.T) {
 			}
 		}
 
+		// The time filters show as a datetime-local input holds them: a
+		// date alone until the start of the next day.
+		res = b.get("/console/requests?since=2026-03-01T08:59:30&until=2026-03-01")
+		if !strings.Contains(res.body, `id="f-since" name="since" type="datetime-local" value="2026-03-01T08:59:30"`) ||
+			!strings.Contains(res.body, `id="f-until" name="until" type="datetime-local" value="2026-03-02T00:00"`) ||
+			!slices.Equal(shownRequests(res.body), requestIDs(invalid, created, read)) {
+			t.Errorf("the time filters:\n%s", res.body)
+		}
+		if res := b.get("/console/requests?since=yesterday"); !strings.Contains(res.body, `id="f-since" name="since" type="datetime-local" value=""`) {
+			t.Error("a time that is not one is put back in the datetime-local input")
+		}
+
 		// Bad filters: 400, the message beside the field, nothing listed.
 		other := dbtest.NewOrg(t, st, "")
 		theirKey := newKey(t, st, other, policy.Live, "Theirs")
@@ -218,8 +230,8 @@ func TestRequestsPage(t *testing.T) {
 			{"key=" + strconv.Itoa(theirKey.ID), "key", "The organization has no live key of that id; choose one from the list."},
 			{"method=BREW", "method", "Choose a method from the list."},
 			{"operation=launchRocket", "operation", "There is no operation of that name; choose one from the list."},
-			{"since=yesterday", "since", "Enter a time such as 2026-03-01T09:30, or a date such as 2026-03-01 (UTC)."},
-			{"until=2026-13-01", "until", "Enter a time such as 2026-03-01T17:00, or a date such as 2026-03-01 (UTC)."},
+			{"since=yesterday", "since", `"yesterday" is not a time. Enter one such as 2026-03-01T09:30, or a date such as 2026-03-01 (UTC).`},
+			{"until=2026-13-01", "until", `"2026-13-01" is not a time. Enter one such as 2026-03-01T17:00, or a date such as 2026-03-01 (UTC).`},
 			{"since=2026-03-02T00:00&until=2026-03-01T00:00", "until", "The end of the range must be after its start."},
 		} {
 			res := b.get("/console/requests?" + tc.query)
