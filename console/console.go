@@ -15,6 +15,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/people"
+	"larder.dev/larder/reqlog"
 	"larder.dev/larder/webhooks"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	// links it shows (invitations, password resets); empty means the
 	// request's own.
 	BaseURL string
+	// RequestLogRetention is how long the request log keeps a request, as
+	// its pages say (reqlog.DefaultRetention when zero).
+	RequestLogRetention time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -69,6 +73,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.RequestLogRetention <= 0 {
+		o.RequestLogRetention = reqlog.DefaultRetention
 	}
 	s := &Server{o: o, log: o.Log}
 	pages, err := parsePages()

@@ -88,7 +88,8 @@ type requestsView struct {
 	Rows                       []requestRow
 	Filtered, Paged            bool
 	Newest, Older              string
-	RetentionDays              int
+	// Retention is how long the log keeps a request, in words.
+	Retention string
 }
 
 // keyChoice is one key of the environment in the key filter.
@@ -160,6 +161,20 @@ func parseFilterTime(s string, end bool) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// retention is a retention period in words: whole days as days, else hours.
+func retention(d time.Duration) string {
+	plural := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.FormatInt(n, 10) + " " + unit + "s"
+	}
+	if d%(24*time.Hour) == 0 {
+		return plural(int64(d/(24*time.Hour)), "day")
+	}
+	return plural(int64((d+time.Hour-1)/time.Hour), "hour")
+}
+
 // inputTime is t as a datetime-local input holds it (to the second when it
 // has seconds), "" for the zero time: the form shows, and its links carry,
 // the time the list was narrowed by.
@@ -189,7 +204,7 @@ func (s *Server) requests(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.findRequest(w, r, c, f, rid, keys)
 		return
 	}
-	v, filter := requestsForm(f)
+	v, filter := s.requestsForm(f)
 	choices, labels := keyLabels(keys, policy.Environment(v.Env), s.o.Now())
 	v.Keys = choices
 	if filter.KeyID != 0 && !slices.ContainsFunc(choices, func(k keyChoice) bool { return k.ID == filter.KeyID }) {
@@ -237,10 +252,10 @@ func requestsLink(env string, f *form, before string) string {
 // requestsForm reads the list's environment and filters, failing each field
 // that does not hold a valid value (the key is checked against the keys
 // later).
-func requestsForm(f *form) (requestsView, reqlog.Filter) {
+func (s *Server) requestsForm(f *form) (requestsView, reqlog.Filter) {
 	v := requestsView{
 		Env: string(policy.Live), Statuses: statusClasses, Codes: errorCodes(), Methods: requestMethods,
-		Operations: operations, RetentionDays: int(reqlog.DefaultRetention / (24 * time.Hour)),
+		Operations: operations, Retention: retention(s.o.RequestLogRetention),
 	}
 	switch env := f.Get("env"); env {
 	case "", string(policy.Live):
@@ -316,7 +331,7 @@ func requestsForm(f *form) (requestsView, reqlog.Filter) {
 // findRequest sends the person to the request with id rid, in whichever
 // environment it was made, or says there is none.
 func (s *Server) findRequest(w http.ResponseWriter, r *http.Request, c *caller, f *form, rid string, keys []auth.Listed) {
-	v, _ := requestsForm(newForm(nil))
+	v, _ := s.requestsForm(newForm(nil))
 	v.Keys, _ = keyLabels(keys, policy.Live, s.o.Now())
 	if !strings.HasPrefix(rid, "req_") || len(rid) > 100 {
 		f.Fail("request_id", "Enter a request id: it starts with req_, as in the X-Request-Id header and the request_id of an error.")
@@ -325,7 +340,7 @@ func (s *Server) findRequest(w http.ResponseWriter, r *http.Request, c *caller, 
 	}
 	req, env, err := reqlog.Find(c.ctx, s.o.Client, c.orgID(), rid)
 	if missing.Is(err) {
-		f.Fail("request_id", fmt.Sprintf("No request %s is in this organization's log, live or test. Requests are kept for %d days unless the server is set to keep them longer or shorter.", rid, v.RetentionDays))
+		f.Fail("request_id", fmt.Sprintf("No request %s is in this organization's log, live or test. Requests are kept for %s.", rid, v.Retention))
 		s.render(w, r, c, http.StatusNotFound, "requests", "Requests", f, v)
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"larder.dev/larder/auth"
+	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
@@ -114,7 +115,8 @@ func TestRequestsPage(t *testing.T) {
 		d := newDesk(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		b, _ := d.signedIn(org.Org.ID, people.Viewer)
-		if res := b.get("/console/requests"); res.status != http.StatusOK || !strings.Contains(res.body, "No live requests logged yet.") {
+		if res := b.get("/console/requests"); res.status != http.StatusOK || !strings.Contains(res.body, "No live requests logged yet.") ||
+			!strings.Contains(res.body, "and kept for 30 days.") {
 			t.Fatalf("an empty log: %d\n%s", res.status, res.body)
 		}
 
@@ -629,6 +631,26 @@ func TestRequestCosts(t *testing.T) {
 			if strings.Contains(body, "7.77") || !strings.Contains(body, "This body is not shown: it is not whole JSON (it was cut at 16 KB)") ||
 				!strings.Contains(body, q(`"code": "VALIDATION_ERROR"`)) {
 				t.Errorf("%s: the cut body is shown, or the whole answer is not", role)
+			}
+		}
+	})
+}
+
+// The pages say how long the server keeps requests.
+func TestRequestsRetention(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		for _, c := range []struct {
+			keep time.Duration
+			says string
+		}{{7 * 24 * time.Hour, "7 days"}, {24 * time.Hour, "1 day"}, {36 * time.Hour, "36 hours"}} {
+			d := newDeskWith(t, st, func(o *console.Options) { o.RequestLogRetention = c.keep })
+			org := dbtest.NewOrg(t, st, "")
+			b, _ := d.signedIn(org.Org.ID, people.Viewer)
+			if res := b.get("/console/requests"); !strings.Contains(res.body, "and kept for "+c.says+".") {
+				t.Errorf("a retention of %s: the list does not say %q", c.keep, c.says)
+			}
+			if res := b.get("/console/requests?request_id=req_none"); !strings.Contains(res.body, "Requests are kept for "+c.says+".") {
+				t.Errorf("a retention of %s: the search does not say %q", c.keep, c.says)
 			}
 		}
 	})
