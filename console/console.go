@@ -1,7 +1,8 @@
 // Package console is the web application: server-rendered pages where people
 // of an organization sign in and run its keys, webhook endpoints, events,
-// test data and people. It is presentation only: a page parses its form, calls
-// the one function the CLI also calls (auth, webhooks, tenancy, people, audit),
+// request log, test data and people. It is presentation only: a page parses
+// its form, calls the one function the CLI also calls (auth, webhooks, reqlog,
+// tenancy, people, audit),
 // always with the signed-in person's organization, and renders or redirects.
 // The package holds no SQL and no tenant predicate.
 package console
@@ -15,6 +16,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/people"
+	"larder.dev/larder/reqlog"
 	"larder.dev/larder/webhooks"
 )
 
@@ -50,6 +52,9 @@ type Options struct {
 	// links it shows (invitations, password resets); empty means the
 	// request's own.
 	BaseURL string
+	// RequestLogRetention is how long the request log keeps a request, as
+	// its pages say (reqlog.DefaultRetention when zero).
+	RequestLogRetention time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -69,6 +74,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.RequestLogRetention <= 0 {
+		o.RequestLogRetention = reqlog.DefaultRetention
 	}
 	s := &Server{o: o, log: o.Log}
 	pages, err := parsePages()

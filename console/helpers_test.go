@@ -146,6 +146,16 @@ func (b *browser) cookie(name string) string {
 // loopback peer of the tests when trusted.
 func newDeskTrusting(t *testing.T, st *store.Store, trusted bool) *desk {
 	t.Helper()
+	return newDeskWith(t, st, func(o *console.Options) {
+		if trusted {
+			o.Trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+		}
+	})
+}
+
+// newDeskWith serves the console with the options set changes.
+func newDeskWith(t *testing.T, st *store.Store, set func(*console.Options)) *desk {
+	t.Helper()
 	d := &desk{t: t, st: st}
 	d.now.Store(time.Now().UnixNano())
 	clock := func() time.Time { return time.Unix(0, d.now.Load()) }
@@ -153,9 +163,7 @@ func newDeskTrusting(t *testing.T, st *store.Store, trusted bool) *desk {
 	// shared cores (people's own tests check the real costs).
 	d.people = people.New(st.Client, people.Options{Now: clock, Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
 	o := console.Options{Client: st.Client, People: d.people, Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true, Now: clock}, Now: clock}
-	if trusted {
-		o.Trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	}
+	set(&o)
 	con, err := console.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -9,15 +9,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ids"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
+	"larder.dev/larder/tenancy"
 	"larder.dev/larder/webhooks"
 )
 
@@ -28,9 +31,11 @@ type records struct {
 	person   int
 	endpoint int
 	delivery int
+	request  int
 }
 
-// makeRecords gives org a key, a person, an endpoint and a delivery.
+// makeRecords gives org a key, a person, an endpoint, a delivery and a
+// logged request of the live account.
 func makeRecords(t *testing.T, d *desk, org int) records {
 	t.Helper()
 	ctx := context.Background()
@@ -51,7 +56,17 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID}
+	acct, err := tenancy.Account(ctx, d.st.Client, org, policy.Live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := d.st.Client.APIRequest.Create().SetCreatedAt(time.Now()).SetAccountID(acct.ID).SetAPIKeyID(k.Record.ID).
+		SetMethod("GET").SetOperation("listTags").SetPath("/v1/tags").SetStatus(200).SetRequestID(ids.New("req_")).
+		SetDurationUs(100).Save(policy.System(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -102,6 +117,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.person
 	case strings.HasPrefix(pattern, "/console/webhooks/"):
 		id = r.endpoint
+	case strings.HasPrefix(pattern, "/console/requests/"):
+		id = r.request
 	default:
 		return "", false
 	}

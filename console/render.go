@@ -51,7 +51,10 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
-	"join": strings.Join,
+	// seconds shows an instant in UTC to the second (the request log's
+	// times, where several requests share a minute).
+	"seconds": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"join":    strings.Join,
 }
 
 // stamp formats t for a page.

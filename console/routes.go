@@ -59,6 +59,7 @@ func (s *Server) routes() []Route {
 		s.keyRoutes(),
 		s.webhookRoutes(),
 		s.eventRoutes(),
+		s.requestRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

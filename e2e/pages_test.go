@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/auth"
 	"larder.dev/larder/browsertest"
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
@@ -109,6 +110,19 @@ func TestEveryPage(t *testing.T) {
 			t.Errorf("the test events do not show the tag's event:\n%s", got)
 		}
 		tr.visit(t, ctx, "/console/events", "/console/events?env=live", http.StatusOK, "events-live")
+		// A logged request of the test account, with a cost in its body.
+		k, err := auth.CreateKey(bg, st.Client, org.Org.ID, policy.Test, policy.Known(), "Shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := logRequest(t, st, org.Test.ID, k.Record.ID, "POST", "createProduct", "/v1/products", 400, "VALIDATION_ERROR",
+			`{"name":"","cost":"2.40"}`, `{"code":"VALIDATION_ERROR","errors":[{"field":"name","message":"required"}]}`)
+		tr.visit(t, ctx, "/console/requests", "/console/requests?env=test", http.StatusOK, "requests-test")
+		tr.visit(t, ctx, "/console/requests", "/console/requests?env=live", http.StatusOK, "requests-live")
+		tr.visit(t, ctx, "/console/requests/{id}", fmt.Sprintf("/console/requests/%d?env=test", req.ID), http.StatusOK, "request")
+		if got := mainText(t, ctx); !strings.Contains(got, `"cost": "2.40"`) {
+			t.Errorf("the admin does not see the request's cost:\n%s", got)
+		}
 		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 
@@ -141,6 +155,11 @@ func TestEveryPage(t *testing.T) {
 		check(t, other, "keys-viewer")
 		s.open(t, other, "/console/webhooks", http.StatusOK)
 		check(t, other, "webhooks-viewer")
+		s.open(t, other, fmt.Sprintf("/console/requests/%d?env=test", req.ID), http.StatusOK)
+		check(t, other, "request-viewer")
+		if got := mainText(t, other); !strings.Contains(got, `"cost": "hidden"`) || strings.Contains(got, "2.40") {
+			t.Errorf("the viewer sees the request's cost:\n%s", got)
+		}
 		s.open(t, other, "/console/people", http.StatusForbidden)
 		check(t, other, "forbidden")
 		if got := mainText(t, other); !strings.Contains(got, "viewer") {

@@ -477,3 +477,12 @@ func TestSecondFactorSecretsReencrypted(t *testing.T) {
 		}
 	})
 }
+
+// Only admins read cost fields in the console.
+func TestSeesCosts(t *testing.T) {
+	for _, r := range Roles {
+		if got, want := r.SeesCosts(), r == Admin; got != want {
+			t.Errorf("%s sees costs: %v, want %v", r, got, want)
+		}
+	}
+}

@@ -37,6 +37,13 @@ const (
 // Roles are every role, in the order screens offer them.
 var Roles = []Role{Admin, Developer, Operator, Viewer}
 
+// SeesCosts reports whether a person of role may read cost fields (costs,
+// prices, discounts and taxes; the fields the API shows only to a key holding
+// cost:read) where the console shows what the API was sent or answered, as
+// the request log's bodies: admins alone. Everyone else sees each such field's
+// value replaced.
+func (r Role) SeesCosts() bool { return r == Admin }
+
 // ParseRole returns the role named s.
 func ParseRole(s string) (Role, error) {
 	for _, r := range Roles {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -65,6 +66,16 @@ var kinds = map[Code]struct {
 	RateLimited:          {http.StatusTooManyRequests, "Too many requests"},
 	Internal:             {http.StatusInternalServerError, "Internal error"},
 	ServiceUnavailable:   {http.StatusServiceUnavailable, "Service unavailable"},
+}
+
+// Codes are every code, in alphabetical order (the console's filters offer them).
+func Codes() []Code {
+	out := make([]Code, 0, len(kinds))
+	for c := range kinds {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TypeBase prefixes the problem type URI of every code.

@@ -130,10 +130,12 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	p("\n## The console\n\nPeople sign in to the console (`/console/`) with an e-mail address and a password (argon2id), and a\n" +
 		"one-time code (TOTP) when they set one up or their organization requires it. Each person belongs to one\n" +
-		"organization with one role: `admin` (people, settings and everything below), `developer` (keys, webhook\n" +
-		"endpoints, deliveries, events, test data), `operator` and `viewer` (read). Every page acts for the\n" +
-		"signed-in person's organization only: another organization's key, endpoint, delivery, event or person is\n" +
-		"not found (404). Without a session a page redirects (303) to `/console/sign-in`; a role without the page\n" +
+		"organization with one role: `admin` (people, settings, costs and everything below), `developer` (keys,\n" +
+		"webhook endpoints, deliveries, events, test data), `operator` and `viewer` (read). The request log's\n" +
+		"bodies are kept as sent and answered: to every role but `admin` the request page shows the value of each\n" +
+		"cost field replaced by \"hidden\", and a body that is not whole JSON not at all. Every page acts for the\n" +
+		"signed-in person's organization only: another organization's key, endpoint, delivery, event, request or\n" +
+		"person is not found (404). Without a session a page redirects (303) to `/console/sign-in`; a role without the page\n" +
 		"gets 403; a state-changing request from another origin gets 403. Sessions are stored in the database as\n" +
 		"the SHA-256 of the cookie's random token, and end after an idle and an absolute lifetime\n" +
 		"(`--session-idle`, `--session-lifetime`), at sign-out, and (the person's other sessions) when the password\n" +
