@@ -58,6 +58,8 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 		Log:        e.log,
 		Trusted:    trusted,
 		BaseURL:    e.cfg.ConsoleURL,
+
+		RequestLogRetention: e.cfg.RequestLogRetention,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)
