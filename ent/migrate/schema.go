@@ -93,11 +93,27 @@ var (
 				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[5], APIRequestsColumns[1], APIRequestsColumns[0]},
 			},
 			{
-				Name:    "apirequest_errors",
+				Name:    "apirequest_not_ok",
 				Unique:  false,
 				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
+					Where: "status >= 300",
+				},
+			},
+			{
+				Name:    "apirequest_errors",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[8], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
 					Where: "status >= 400",
+				},
+			},
+			{
+				Name:    "apirequest_writes",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[4], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "method NOT IN ('GET', 'HEAD', 'OPTIONS')",
 				},
 			},
 			{

@@ -8,8 +8,12 @@ CREATE INDEX `apirequest_account_id_created_at_id` ON `api_requests` (`account_i
 CREATE INDEX `apirequest_account_id_api_key_id_created_at_id` ON `api_requests` (`account_id`, `api_key_id`, `created_at`, `id`);
 -- create index "apirequest_account_id_operation_created_at_id" to table: "api_requests"
 CREATE INDEX `apirequest_account_id_operation_created_at_id` ON `api_requests` (`account_id`, `operation`, `created_at`, `id`);
+-- create index "apirequest_not_ok" to table: "api_requests"
+CREATE INDEX `apirequest_not_ok` ON `api_requests` (`account_id`, `created_at`, `id`) WHERE status >= 300;
 -- create index "apirequest_errors" to table: "api_requests"
-CREATE INDEX `apirequest_errors` ON `api_requests` (`account_id`, `created_at`, `id`) WHERE status >= 400;
+CREATE INDEX `apirequest_errors` ON `api_requests` (`account_id`, `error_code`, `created_at`, `id`) WHERE status >= 400;
+-- create index "apirequest_writes" to table: "api_requests"
+CREATE INDEX `apirequest_writes` ON `api_requests` (`account_id`, `method`, `created_at`, `id`) WHERE method NOT IN ('GET', 'HEAD', 'OPTIONS');
 -- create index "apirequest_request_id" to table: "api_requests"
 CREATE INDEX `apirequest_request_id` ON `api_requests` (`request_id`);
 -- create index "apirequest_created_at" to table: "api_requests"
