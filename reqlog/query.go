@@ -102,7 +102,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 		m := strings.ToUpper(f.Method)
 		q.Where(apirequest.Method(m))
 		if m != "GET" && m != "HEAD" && m != "OPTIONS" {
-			q.Where(literal(schema.Writes))
+			q.Where(literal(schema.Kept))
 		}
 	}
 	if f.Operation != "" {

@@ -91,6 +91,9 @@ func TestListFindPrune(t *testing.T) {
 			w.Record(&reqlog.Entry{At: at, AccountID: mine.Live.ID, KeyID: 7, Method: "GET", Operation: "getTag", Path: "/v1/tags/1",
 				Status: status, RequestID: "req_mine" + strconv.Itoa(i), ResponseBody: []byte(`{"code":"NOT_FOUND"}`)})
 		}
+		w.Record(&reqlog.Entry{At: base.Add(-time.Hour), AccountID: mine.Live.ID, Method: "POST", Path: "/v1/tags", Status: 201, RequestID: "req_write",
+			RequestBody: []byte(`{}`), ResponseBody: []byte(`{}`)})
+		w.Record(&reqlog.Entry{At: base.Add(-time.Hour), AccountID: mine.Live.ID, Method: "GET", Path: "/v1/tags/1", Status: 304, RequestID: "req_304"})
 		w.Record(&reqlog.Entry{At: base, AccountID: other.Live.ID, Method: "GET", Path: "/v1/tags", Status: 200, RequestID: "req_theirs"})
 		w.Record(&reqlog.Entry{At: base.Add(-40 * 24 * time.Hour), AccountID: mine.Test.ID, Method: "GET", Path: "/v1/tags", Status: 200, RequestID: "req_old"})
 		w.Flush()
@@ -110,7 +113,7 @@ func TestListFindPrune(t *testing.T) {
 			}
 			before = page[len(page)-1].ID
 		}
-		if len(seen) != 12 || seen[0] != "req_mine11" || seen[11] != "req_mine0" {
+		if len(seen) != 14 || seen[0] != "req_mine11" || seen[11] != "req_mine0" {
 			t.Fatalf("paged %v", seen)
 		}
 		for i := range seen {
@@ -123,6 +126,18 @@ func TestListFindPrune(t *testing.T) {
 		errs, err := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{StatusClass: 4, ErrorCode: "NOT_FOUND"})
 		if err != nil || len(errs) != 3 {
 			t.Fatalf("4xx NOT_FOUND: %d, %v", len(errs), err)
+		}
+		for _, c := range []struct {
+			f    reqlog.Filter
+			want string
+		}{{reqlog.Filter{Method: "post"}, "req_write"}, {reqlog.Filter{StatusClass: 3}, "req_304"}, {reqlog.Filter{Method: "GET", StatusClass: 3}, "req_304"}} {
+			got, err := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, c.f)
+			if err != nil || len(got) != 1 || got[0].RequestID != c.want {
+				t.Errorf("%+v: %d rows (%v), want %s alone", c.f, len(got), err, c.want)
+			}
+		}
+		if got, _ := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{Method: "DELETE"}); len(got) != 0 {
+			t.Errorf("DELETE: %d rows, want none", len(got))
 		}
 		window, _ := reqlog.List(ctx, st.Client, mine.Org.ID, policy.Live, reqlog.Filter{Since: base.Add(time.Minute), Until: base.Add(3 * time.Minute)})
 		if len(window) != 6 {
@@ -146,8 +161,8 @@ func TestListFindPrune(t *testing.T) {
 		if st.Client.APIRequest.Query().Where(apirequest.RequestID("req_old")).ExistX(sys) {
 			t.Fatal("a request older than the retention was kept")
 		}
-		if c := st.Client.APIRequest.Query().Where(apirequest.AccountID(mine.Live.ID)).CountX(sys); c != 12 {
-			t.Fatalf("prune took recent requests: %d left of 12", c)
+		if c := st.Client.APIRequest.Query().Where(apirequest.AccountID(mine.Live.ID)).CountX(sys); c != 14 {
+			t.Fatalf("prune took recent requests: %d left of 14", c)
 		}
 	})
 }

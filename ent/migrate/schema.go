@@ -109,11 +109,11 @@ var (
 				},
 			},
 			{
-				Name:    "apirequest_writes",
+				Name:    "apirequest_kept",
 				Unique:  false,
 				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[4], APIRequestsColumns[1], APIRequestsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "method NOT IN ('GET', 'HEAD', 'OPTIONS')",
+					Where: "request_body IS NOT NULL",
 				},
 			},
 			{

@@ -88,7 +88,8 @@ func (APIRequest) Fields() []ent.Field {
 // Indexes serve the console's and the CLI's searches newest first, each from
 // the account: the whole log, one key's, one operation's; and, partial, so
 // that they hold a small part of the log, the answers other than 2xx, the
-// errors by code, and the writes by method (reqlog's queries repeat each
+// errors by code, and the requests whose bodies are kept (the writes and the
+// errors) by method, for a write's method (reqlog's queries repeat each
 // predicate as literal SQL, which both databases need to choose a partial
 // index); then one request id, and the time alone, for pruning.
 func (APIRequest) Indexes() []ent.Index {
@@ -103,8 +104,8 @@ func (APIRequest) Indexes() []ent.Index {
 			Annotations(entsql.IndexWhere(Errors)).
 			StorageKey("apirequest_errors"),
 		index.Fields("account_id", "method", "created_at", "id").
-			Annotations(entsql.IndexWhere(Writes)).
-			StorageKey("apirequest_writes"),
+			Annotations(entsql.IndexWhere(Kept)).
+			StorageKey("apirequest_kept"),
 		index.Fields("request_id"),
 		index.Fields("created_at"),
 	}
@@ -115,7 +116,8 @@ func (APIRequest) Indexes() []ent.Index {
 const (
 	NotOK  = "status >= 300"
 	Errors = "status >= 400"
-	Writes = "method NOT IN ('GET', 'HEAD', 'OPTIONS')"
+	// Kept holds the writes: every write keeps its bodies (reqlog.Keeps).
+	Kept = "request_body IS NOT NULL"
 )
 
 // Annotations keep the log out of the REST API.

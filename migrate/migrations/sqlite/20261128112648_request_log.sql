@@ -12,8 +12,8 @@ CREATE INDEX `apirequest_account_id_operation_created_at_id` ON `api_requests` (
 CREATE INDEX `apirequest_not_ok` ON `api_requests` (`account_id`, `created_at`, `id`) WHERE status >= 300;
 -- create index "apirequest_errors" to table: "api_requests"
 CREATE INDEX `apirequest_errors` ON `api_requests` (`account_id`, `error_code`, `created_at`, `id`) WHERE status >= 400;
--- create index "apirequest_writes" to table: "api_requests"
-CREATE INDEX `apirequest_writes` ON `api_requests` (`account_id`, `method`, `created_at`, `id`) WHERE method NOT IN ('GET', 'HEAD', 'OPTIONS');
+-- create index "apirequest_kept" to table: "api_requests"
+CREATE INDEX `apirequest_kept` ON `api_requests` (`account_id`, `method`, `created_at`, `id`) WHERE request_body IS NOT NULL;
 -- create index "apirequest_request_id" to table: "api_requests"
 CREATE INDEX `apirequest_request_id` ON `api_requests` (`request_id`);
 -- create index "apirequest_created_at" to table: "api_requests"

@@ -12,9 +12,9 @@ CREATE INDEX "apirequest_account_id_operation_created_at_id" ON "api_requests" (
 CREATE INDEX "apirequest_created_at" ON "api_requests" ("created_at");
 -- create index "apirequest_errors" to table: "api_requests"
 CREATE INDEX "apirequest_errors" ON "api_requests" ("account_id", "error_code", "created_at", "id") WHERE (status >= 400);
+-- create index "apirequest_kept" to table: "api_requests"
+CREATE INDEX "apirequest_kept" ON "api_requests" ("account_id", "method", "created_at", "id") WHERE (request_body IS NOT NULL);
 -- create index "apirequest_not_ok" to table: "api_requests"
 CREATE INDEX "apirequest_not_ok" ON "api_requests" ("account_id", "created_at", "id") WHERE (status >= 300);
 -- create index "apirequest_request_id" to table: "api_requests"
 CREATE INDEX "apirequest_request_id" ON "api_requests" ("request_id");
--- create index "apirequest_writes" to table: "api_requests"
-CREATE INDEX "apirequest_writes" ON "api_requests" ("account_id", "method", "created_at", "id") WHERE ((method)::text <> ALL ((ARRAY['GET'::character varying, 'HEAD'::character varying, 'OPTIONS'::character varying])::text[]));
