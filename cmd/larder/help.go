@@ -54,6 +54,7 @@ var examples = map[string]string{
 	"webhook deliveries":    "larder webhook deliveries --endpoint 3 --outcome failed --type tag.created --limit 20",
 	"webhook resend":        "larder webhook resend --endpoint 3 --failed-since 2026-03-01T00:00:00Z",
 	"event list":            "larder event list --org 1 --env live --resource tag:42 --json",
+	"requests":              "larder requests --org 1 --env live --status 4xx --since 24h",
 	"webhook ping":          "larder webhook ping --endpoint 3",
 	"webhook listen":        "larder webhook listen --endpoint 3",
 	"webhook worker":        "larder webhook worker --database postgres://larder@db/larder",

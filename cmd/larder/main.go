@@ -15,6 +15,7 @@
 //	larder key rotate --key ID --grace none|1h|24h|7d
 //	larder key revoke --key ID
 //	larder secrets rotate
+//	larder requests --org ID --env live|test [filters] | --request-id R | --failed-auth
 //
 // Every command takes --database (LARDER_DATABASE_URL) and --json.
 package main
