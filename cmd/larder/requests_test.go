@@ -73,12 +73,12 @@ func TestRequestsCommand(t *testing.T) {
 					RequestBody: []byte(`{"name":"rye flour"}`), ResponseBody: []byte(`{"id":7,"name":"rye flour"}`)},
 				{AccountID: aTest, KeyID: 99, Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: "req_r7"},
 				{AccountID: bLive, KeyID: 98, Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: "req_r8"},
-				{Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 401, RequestID: "req_r9", ClientAddr: "198.51.100.7",
+				{Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 401, RequestID: "req_r9", RemoteAddr: "198.51.100.7:4000",
 					ResponseBody: problem(401, "INVALID_API_KEY")},
-				{Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 401, RequestID: "req_r10", ClientAddr: "198.51.100.8",
+				{Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 401, RequestID: "req_r10", RemoteAddr: "198.51.100.8:4000",
 					RequestBody: []byte(`{"name":"x"}`), ResponseBody: problem(401, "INVALID_API_KEY")},
 			}
-			w := reqlog.NewWriter(st.Client, nil, 0)
+			w := reqlog.NewWriter(st, nil, 0)
 			for i, e := range entries {
 				e.At = base.Add(time.Duration(i) * time.Minute)
 				e.Duration = time.Duration(1000+i) * time.Microsecond
