@@ -31,6 +31,8 @@ type APIRequest struct {
 	Path string `json:"path,omitempty"`
 	// The status of the answer.
 	Status int `json:"status,omitempty"`
+	// The status's class: 2 for 2xx, … 5 for 5xx; the console's and the CLI's status filter.
+	StatusClass int `json:"status_class,omitempty"`
 	// The problem's code of an answer of 400 and above; empty otherwise.
 	ErrorCode string `json:"error_code,omitempty"`
 	// Larder's request id (req_…), as in the X-Request-Id header of the answer.
@@ -61,7 +63,7 @@ func (*APIRequest) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case apirequest.FieldTruncated:
 			values[i] = new(sql.NullBool)
-		case apirequest.FieldID, apirequest.FieldAccountID, apirequest.FieldAPIKeyID, apirequest.FieldStatus, apirequest.FieldDurationUs:
+		case apirequest.FieldID, apirequest.FieldAccountID, apirequest.FieldAPIKeyID, apirequest.FieldStatus, apirequest.FieldStatusClass, apirequest.FieldDurationUs:
 			values[i] = new(sql.NullInt64)
 		case apirequest.FieldMethod, apirequest.FieldOperation, apirequest.FieldPath, apirequest.FieldErrorCode, apirequest.FieldRequestID, apirequest.FieldClientRequestID, apirequest.FieldClientAddr, apirequest.FieldUserAgent:
 			values[i] = new(sql.NullString)
@@ -131,6 +133,12 @@ func (_m *APIRequest) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field status", values[i])
 			} else if value.Valid {
 				_m.Status = int(value.Int64)
+			}
+		case apirequest.FieldStatusClass:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field status_class", values[i])
+			} else if value.Valid {
+				_m.StatusClass = int(value.Int64)
 			}
 		case apirequest.FieldErrorCode:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -246,6 +254,9 @@ func (_m *APIRequest) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	builder.WriteString("status_class=")
+	builder.WriteString(fmt.Sprintf("%v", _m.StatusClass))
 	builder.WriteString(", ")
 	builder.WriteString("error_code=")
 	builder.WriteString(_m.ErrorCode)

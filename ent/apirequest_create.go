@@ -88,6 +88,12 @@ func (_c *APIRequestCreate) SetStatus(v int) *APIRequestCreate {
 	return _c
 }
 
+// SetStatusClass sets the "status_class" field.
+func (_c *APIRequestCreate) SetStatusClass(v int) *APIRequestCreate {
+	_c.mutation.SetStatusClass(v)
+	return _c
+}
+
 // SetErrorCode sets the "error_code" field.
 func (_c *APIRequestCreate) SetErrorCode(v string) *APIRequestCreate {
 	_c.mutation.SetErrorCode(v)
@@ -263,6 +269,9 @@ func (_c *APIRequestCreate) check() error {
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "APIRequest.status"`)}
 	}
+	if _, ok := _c.mutation.StatusClass(); !ok {
+		return &ValidationError{Name: "status_class", err: errors.New(`ent: missing required field "APIRequest.status_class"`)}
+	}
 	if _, ok := _c.mutation.ErrorCode(); !ok {
 		return &ValidationError{Name: "error_code", err: errors.New(`ent: missing required field "APIRequest.error_code"`)}
 	}
@@ -338,6 +347,10 @@ func (_c *APIRequestCreate) createSpec() (*APIRequest, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(apirequest.FieldStatus, field.TypeInt, value)
 		_node.Status = value
+	}
+	if value, ok := _c.mutation.StatusClass(); ok {
+		_spec.SetField(apirequest.FieldStatusClass, field.TypeInt, value)
+		_node.StatusClass = value
 	}
 	if value, ok := _c.mutation.ErrorCode(); ok {
 		_spec.SetField(apirequest.FieldErrorCode, field.TypeString, value)
@@ -458,6 +471,9 @@ func (u *APIRequestUpsertOne) UpdateNewValues() *APIRequestUpsertOne {
 		}
 		if _, exists := u.create.mutation.Status(); exists {
 			s.SetIgnore(apirequest.FieldStatus)
+		}
+		if _, exists := u.create.mutation.StatusClass(); exists {
+			s.SetIgnore(apirequest.FieldStatusClass)
 		}
 		if _, exists := u.create.mutation.ErrorCode(); exists {
 			s.SetIgnore(apirequest.FieldErrorCode)
@@ -713,6 +729,9 @@ func (u *APIRequestUpsertBulk) UpdateNewValues() *APIRequestUpsertBulk {
 			}
 			if _, exists := b.mutation.Status(); exists {
 				s.SetIgnore(apirequest.FieldStatus)
+			}
+			if _, exists := b.mutation.StatusClass(); exists {
+				s.SetIgnore(apirequest.FieldStatusClass)
 			}
 			if _, exists := b.mutation.ErrorCode(); exists {
 				s.SetIgnore(apirequest.FieldErrorCode)

@@ -123,6 +123,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apirequest.FieldOperation:       {Type: field.TypeString, Column: apirequest.FieldOperation},
 			apirequest.FieldPath:            {Type: field.TypeString, Column: apirequest.FieldPath},
 			apirequest.FieldStatus:          {Type: field.TypeInt, Column: apirequest.FieldStatus},
+			apirequest.FieldStatusClass:     {Type: field.TypeInt, Column: apirequest.FieldStatusClass},
 			apirequest.FieldErrorCode:       {Type: field.TypeString, Column: apirequest.FieldErrorCode},
 			apirequest.FieldRequestID:       {Type: field.TypeString, Column: apirequest.FieldRequestID},
 			apirequest.FieldClientRequestID: {Type: field.TypeString, Column: apirequest.FieldClientRequestID},
@@ -3859,6 +3860,11 @@ func (f *APIRequestFilter) WherePath(p entql.StringP) {
 // WhereStatus applies the entql int predicate on the status field.
 func (f *APIRequestFilter) WhereStatus(p entql.IntP) {
 	f.Where(p.Field(apirequest.FieldStatus))
+}
+
+// WhereStatusClass applies the entql int predicate on the status_class field.
+func (f *APIRequestFilter) WhereStatusClass(p entql.IntP) {
+	f.Where(p.Field(apirequest.FieldStatusClass))
 }
 
 // WhereErrorCode applies the entql string predicate on the error_code field.

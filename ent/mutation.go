@@ -1301,6 +1301,8 @@ type APIRequestMutation struct {
 	_path             *string
 	status            *int
 	addstatus         *int
+	status_class      *int
+	addstatus_class   *int
 	error_code        *string
 	request_id        *string
 	client_request_id *string
@@ -1755,6 +1757,62 @@ func (m *APIRequestMutation) ResetStatus() {
 	m.addstatus = nil
 }
 
+// SetStatusClass sets the "status_class" field.
+func (m *APIRequestMutation) SetStatusClass(i int) {
+	m.status_class = &i
+	m.addstatus_class = nil
+}
+
+// StatusClass returns the value of the "status_class" field in the mutation.
+func (m *APIRequestMutation) StatusClass() (r int, exists bool) {
+	v := m.status_class
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusClass returns the old "status_class" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldStatusClass(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusClass is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusClass requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusClass: %w", err)
+	}
+	return oldValue.StatusClass, nil
+}
+
+// AddStatusClass adds i to the "status_class" field.
+func (m *APIRequestMutation) AddStatusClass(i int) {
+	if m.addstatus_class != nil {
+		*m.addstatus_class += i
+	} else {
+		m.addstatus_class = &i
+	}
+}
+
+// AddedStatusClass returns the value that was added to the "status_class" field in this mutation.
+func (m *APIRequestMutation) AddedStatusClass() (r int, exists bool) {
+	v := m.addstatus_class
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStatusClass resets all changes to the "status_class" field.
+func (m *APIRequestMutation) ResetStatusClass() {
+	m.status_class = nil
+	m.addstatus_class = nil
+}
+
 // SetErrorCode sets the "error_code" field.
 func (m *APIRequestMutation) SetErrorCode(s string) {
 	m.error_code = &s
@@ -2159,7 +2217,7 @@ func (m *APIRequestMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIRequestMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, apirequest.FieldCreatedAt)
 	}
@@ -2180,6 +2238,9 @@ func (m *APIRequestMutation) Fields() []string {
 	}
 	if m.status != nil {
 		fields = append(fields, apirequest.FieldStatus)
+	}
+	if m.status_class != nil {
+		fields = append(fields, apirequest.FieldStatusClass)
 	}
 	if m.error_code != nil {
 		fields = append(fields, apirequest.FieldErrorCode)
@@ -2230,6 +2291,8 @@ func (m *APIRequestMutation) Field(name string) (ent.Value, bool) {
 		return m.Path()
 	case apirequest.FieldStatus:
 		return m.Status()
+	case apirequest.FieldStatusClass:
+		return m.StatusClass()
 	case apirequest.FieldErrorCode:
 		return m.ErrorCode()
 	case apirequest.FieldRequestID:
@@ -2271,6 +2334,8 @@ func (m *APIRequestMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldPath(ctx)
 	case apirequest.FieldStatus:
 		return m.OldStatus(ctx)
+	case apirequest.FieldStatusClass:
+		return m.OldStatusClass(ctx)
 	case apirequest.FieldErrorCode:
 		return m.OldErrorCode(ctx)
 	case apirequest.FieldRequestID:
@@ -2346,6 +2411,13 @@ func (m *APIRequestMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetStatus(v)
+		return nil
+	case apirequest.FieldStatusClass:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusClass(v)
 		return nil
 	case apirequest.FieldErrorCode:
 		v, ok := value.(string)
@@ -2427,6 +2499,9 @@ func (m *APIRequestMutation) AddedFields() []string {
 	if m.addstatus != nil {
 		fields = append(fields, apirequest.FieldStatus)
 	}
+	if m.addstatus_class != nil {
+		fields = append(fields, apirequest.FieldStatusClass)
+	}
 	if m.addduration_us != nil {
 		fields = append(fields, apirequest.FieldDurationUs)
 	}
@@ -2444,6 +2519,8 @@ func (m *APIRequestMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedAPIKeyID()
 	case apirequest.FieldStatus:
 		return m.AddedStatus()
+	case apirequest.FieldStatusClass:
+		return m.AddedStatusClass()
 	case apirequest.FieldDurationUs:
 		return m.AddedDurationUs()
 	}
@@ -2475,6 +2552,13 @@ func (m *APIRequestMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddStatus(v)
+		return nil
+	case apirequest.FieldStatusClass:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStatusClass(v)
 		return nil
 	case apirequest.FieldDurationUs:
 		v, ok := value.(int64)
@@ -2557,6 +2641,9 @@ func (m *APIRequestMutation) ResetField(name string) error {
 		return nil
 	case apirequest.FieldStatus:
 		m.ResetStatus()
+		return nil
+	case apirequest.FieldStatusClass:
+		m.ResetStatusClass()
 		return nil
 	case apirequest.FieldErrorCode:
 		m.ResetErrorCode()

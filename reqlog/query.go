@@ -87,7 +87,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 		if f.StatusClass < 2 || f.StatusClass > 5 {
 			return nil, fmt.Errorf("status must be 2xx, 3xx, 4xx or 5xx")
 		}
-		q.Where(apirequest.StatusGTE(f.StatusClass*100), apirequest.StatusLT(f.StatusClass*100+100))
+		q.Where(apirequest.StatusClass(f.StatusClass))
 		if f.StatusClass >= 3 {
 			q.Where(literal(schema.NotOK))
 		}

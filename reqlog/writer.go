@@ -168,14 +168,14 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 }
 
 // columns are api_requests' columns in the order both inserts give them.
-const columns = `created_at, account_id, api_key_id, method, operation, path, status, error_code, request_id,
+const columns = `created_at, account_id, api_key_id, method, operation, path, status, status_class, error_code, request_id,
 	client_request_id, duration_us, client_addr, user_agent, request_body, response_body, truncated`
 
 // postgresInsert takes one array per column, so a batch of any size is one
-// statement of 17 parameters, prepared once; NULLIF and CASE restore the
+// statement of 18 parameters, prepared once; NULLIF and CASE restore the
 // NULLs the arrays cannot hold (no account, no key, no bodies kept).
 const postgresInsert = `INSERT INTO api_requests (` + columns + `)
-	SELECT t.at, NULLIF(t.account, 0), NULLIF(t.key, 0), t.method, t.operation, t.path, t.status, t.code, t.rid,
+	SELECT t.at, NULLIF(t.account, 0), NULLIF(t.key, 0), t.method, t.operation, t.path, t.status, t.status / 100, t.code, t.rid,
 		t.crid, t.us, t.addr, t.ua, CASE WHEN t.kept THEN t.req END, CASE WHEN t.kept THEN t.res END, t.cut
 	FROM unnest($1::timestamptz[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[],
 		$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
@@ -206,17 +206,17 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 	return err
 }
 
-// sqlite writes batch in one multi-row insert (16 parameters a row: a full
+// sqlite writes batch in one multi-row insert (17 parameters a row: a full
 // batch stays under SQLite's 32,766, and full batches repeat one statement).
 func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
 	var q strings.Builder
-	args := make([]any, 0, 16*len(batch))
+	args := make([]any, 0, 17*len(batch))
 	q.WriteString(`INSERT INTO api_requests (` + columns + `) VALUES `)
 	for i, e := range batch {
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		r := columnsOf(e)
 		var account, key, req, res any
 		if e.AccountID != 0 {
@@ -228,7 +228,7 @@ func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
 		if r.kept {
 			req, res = nonNil(r.request), nonNil(r.response)
 		}
-		args = append(args, r.at, account, key, r.method, r.operation, r.path, e.Status, r.code, r.requestID,
+		args = append(args, r.at, account, key, r.method, r.operation, r.path, e.Status, e.Status/100, r.code, r.requestID,
 			r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated)
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.

@@ -593,7 +593,7 @@ type inserter struct {
 
 const chunk = 500_000
 
-var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "error_code",
+var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code",
 	"request_id", "client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated"}
 
 func newInserter(ctx context.Context, st *store.Store) (*inserter, error) {
@@ -634,7 +634,7 @@ func (in *inserter) add(r *row) error {
 	if r.ResponseBody != nil {
 		respBody = r.ResponseBody
 	}
-	if _, err := in.stmt.ExecContext(in.ctx, r.At, acct, key, r.Method, r.Operation, r.Path, r.Status, r.ErrorCode,
+	if _, err := in.stmt.ExecContext(in.ctx, r.At, acct, key, r.Method, r.Operation, r.Path, r.Status, r.Status/100, r.ErrorCode,
 		r.RequestID, r.ClientRequestID, r.DurationUs, r.ClientAddr, r.UserAgent, reqBody, respBody, false); err != nil {
 		return err
 	}

@@ -26,6 +26,8 @@ const (
 	FieldPath = "path"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
+	// FieldStatusClass holds the string denoting the status_class field in the database.
+	FieldStatusClass = "status_class"
 	// FieldErrorCode holds the string denoting the error_code field in the database.
 	FieldErrorCode = "error_code"
 	// FieldRequestID holds the string denoting the request_id field in the database.
@@ -58,6 +60,7 @@ var Columns = []string{
 	FieldOperation,
 	FieldPath,
 	FieldStatus,
+	FieldStatusClass,
 	FieldErrorCode,
 	FieldRequestID,
 	FieldClientRequestID,
@@ -142,6 +145,11 @@ func ByPath(opts ...sql.OrderTermOption) OrderOption {
 // ByStatus orders the results by the status field.
 func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByStatusClass orders the results by the status_class field.
+func ByStatusClass(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatusClass, opts...).ToFunc()
 }
 
 // ByErrorCode orders the results by the error_code field.

@@ -89,6 +89,11 @@ func Status(v int) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldEQ(FieldStatus, v))
 }
 
+// StatusClass applies equality check predicate on the "status_class" field. It's identical to StatusClassEQ.
+func StatusClass(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldEQ(FieldStatusClass, v))
+}
+
 // ErrorCode applies equality check predicate on the "error_code" field. It's identical to ErrorCodeEQ.
 func ErrorCode(v string) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldEQ(FieldErrorCode, v))
@@ -507,6 +512,46 @@ func StatusLT(v int) predicate.APIRequest {
 // StatusLTE applies the LTE predicate on the "status" field.
 func StatusLTE(v int) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldLTE(FieldStatus, v))
+}
+
+// StatusClassEQ applies the EQ predicate on the "status_class" field.
+func StatusClassEQ(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldEQ(FieldStatusClass, v))
+}
+
+// StatusClassNEQ applies the NEQ predicate on the "status_class" field.
+func StatusClassNEQ(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldNEQ(FieldStatusClass, v))
+}
+
+// StatusClassIn applies the In predicate on the "status_class" field.
+func StatusClassIn(vs ...int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldIn(FieldStatusClass, vs...))
+}
+
+// StatusClassNotIn applies the NotIn predicate on the "status_class" field.
+func StatusClassNotIn(vs ...int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldNotIn(FieldStatusClass, vs...))
+}
+
+// StatusClassGT applies the GT predicate on the "status_class" field.
+func StatusClassGT(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldGT(FieldStatusClass, v))
+}
+
+// StatusClassGTE applies the GTE predicate on the "status_class" field.
+func StatusClassGTE(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldGTE(FieldStatusClass, v))
+}
+
+// StatusClassLT applies the LT predicate on the "status_class" field.
+func StatusClassLT(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldLT(FieldStatusClass, v))
+}
+
+// StatusClassLTE applies the LTE predicate on the "status_class" field.
+func StatusClassLTE(v int) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldLTE(FieldStatusClass, v))
 }
 
 // ErrorCodeEQ applies the EQ predicate on the "error_code" field.

@@ -61,6 +61,7 @@ var (
 		{Name: "operation", Type: field.TypeString, Default: ""},
 		{Name: "path", Type: field.TypeString},
 		{Name: "status", Type: field.TypeInt},
+		{Name: "status_class", Type: field.TypeInt},
 		{Name: "error_code", Type: field.TypeString, Default: ""},
 		{Name: "request_id", Type: field.TypeString},
 		{Name: "client_request_id", Type: field.TypeString, Default: ""},
@@ -95,7 +96,7 @@ var (
 			{
 				Name:    "apirequest_not_ok",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[8], APIRequestsColumns[1], APIRequestsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status >= 300",
 				},
@@ -103,7 +104,7 @@ var (
 			{
 				Name:    "apirequest_errors",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[8], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[9], APIRequestsColumns[1], APIRequestsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status >= 400",
 				},
@@ -119,7 +120,7 @@ var (
 			{
 				Name:    "apirequest_request_id",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[9]},
+				Columns: []*schema.Column{APIRequestsColumns[10]},
 			},
 			{
 				Name:    "apirequest_created_at",

@@ -120,23 +120,23 @@ func init() {
 	// apirequest.DefaultOperation holds the default value on creation for the operation field.
 	apirequest.DefaultOperation = apirequestDescOperation.Default.(string)
 	// apirequestDescErrorCode is the schema descriptor for error_code field.
-	apirequestDescErrorCode := apirequestFields[7].Descriptor()
+	apirequestDescErrorCode := apirequestFields[8].Descriptor()
 	// apirequest.DefaultErrorCode holds the default value on creation for the error_code field.
 	apirequest.DefaultErrorCode = apirequestDescErrorCode.Default.(string)
 	// apirequestDescClientRequestID is the schema descriptor for client_request_id field.
-	apirequestDescClientRequestID := apirequestFields[9].Descriptor()
+	apirequestDescClientRequestID := apirequestFields[10].Descriptor()
 	// apirequest.DefaultClientRequestID holds the default value on creation for the client_request_id field.
 	apirequest.DefaultClientRequestID = apirequestDescClientRequestID.Default.(string)
 	// apirequestDescClientAddr is the schema descriptor for client_addr field.
-	apirequestDescClientAddr := apirequestFields[11].Descriptor()
+	apirequestDescClientAddr := apirequestFields[12].Descriptor()
 	// apirequest.DefaultClientAddr holds the default value on creation for the client_addr field.
 	apirequest.DefaultClientAddr = apirequestDescClientAddr.Default.(string)
 	// apirequestDescUserAgent is the schema descriptor for user_agent field.
-	apirequestDescUserAgent := apirequestFields[12].Descriptor()
+	apirequestDescUserAgent := apirequestFields[13].Descriptor()
 	// apirequest.DefaultUserAgent holds the default value on creation for the user_agent field.
 	apirequest.DefaultUserAgent = apirequestDescUserAgent.Default.(string)
 	// apirequestDescTruncated is the schema descriptor for truncated field.
-	apirequestDescTruncated := apirequestFields[15].Descriptor()
+	apirequestDescTruncated := apirequestFields[16].Descriptor()
 	// apirequest.DefaultTruncated holds the default value on creation for the truncated field.
 	apirequest.DefaultTruncated = apirequestDescTruncated.Default.(bool)
 	accountMixin := schema.Account{}.Mixin()

@@ -48,6 +48,9 @@ func (APIRequest) Fields() []ent.Field {
 		field.Int("status").
 			Immutable().
 			Comment("The status of the answer."),
+		field.Int("status_class").
+			Immutable().
+			Comment("The status's class: 2 for 2xx, … 5 for 5xx; the console's and the CLI's status filter."),
 		field.String("error_code").
 			Default("").
 			Immutable().
@@ -87,7 +90,7 @@ func (APIRequest) Fields() []ent.Field {
 
 // Indexes serve the console's and the CLI's searches newest first, each from
 // the account: the whole log, one key's, one operation's; and, partial, so
-// that they hold a small part of the log, the answers other than 2xx, the
+// that they hold a small part of the log, the answers other than 2xx by class, the
 // errors by code, and the requests whose bodies are kept (the writes and the
 // errors) by method, for a write's method (reqlog's queries repeat each
 // predicate as literal SQL, which both databases need to choose a partial
@@ -97,7 +100,7 @@ func (APIRequest) Indexes() []ent.Index {
 		index.Fields("account_id", "created_at", "id"),
 		index.Fields("account_id", "api_key_id", "created_at", "id"),
 		index.Fields("account_id", "operation", "created_at", "id"),
-		index.Fields("account_id", "created_at", "id").
+		index.Fields("account_id", "status_class", "created_at", "id").
 			Annotations(entsql.IndexWhere(NotOK)).
 			StorageKey("apirequest_not_ok"),
 		index.Fields("account_id", "error_code", "created_at", "id").
