@@ -61,7 +61,7 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 		t.Fatal(err)
 	}
 	req, err := d.st.Client.APIRequest.Create().SetCreatedAt(time.Now()).SetAccountID(acct.ID).SetAPIKeyID(k.Record.ID).
-		SetMethod("GET").SetOperation("listTags").SetPath("/v1/tags").SetStatus(200).SetRequestID(ids.New("req_")).
+		SetMethod("GET").SetOperation("listTags").SetPath("/v1/tags").SetStatus(200).SetStatusClass(2).SetRequestID(ids.New("req_")).
 		SetDurationUs(100).Save(policy.System(ctx))
 	if err != nil {
 		t.Fatal(err)
