@@ -24,7 +24,7 @@ import (
 func logRequest(t *testing.T, st *store.Store, acct, key int, method, op, path string, status int, code, reqBody, respBody string) *ent.APIRequest {
 	t.Helper()
 	c := st.Client.APIRequest.Create().SetCreatedAt(time.Now().UTC()).SetAccountID(acct).
-		SetMethod(method).SetOperation(op).SetPath(path).SetStatus(status).SetStatusClass(status/100).SetErrorCode(code).
+		SetMethod(method).SetOperation(op).SetPath(path).SetStatus(status).SetStatusClass(status / 100).SetErrorCode(code).
 		SetRequestID(ids.New("req_")).SetDurationUs(4200).SetClientAddr("198.51.100.7").SetUserAgent("shop/1.0").
 		SetRequestBody([]byte(reqBody)).SetResponseBody([]byte(respBody))
 	if key != 0 {
