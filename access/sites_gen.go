@@ -61,6 +61,7 @@ var Sites = []Site{
 	{Kind: "direct SQL", File: "auth/authenticate.go", Function: "Authenticator.recordUse", Why: "a key's last use is stamped by id after the answer, off the request path (api_keys is system-only)."},
 	{Kind: "direct SQL", File: "hooks/number.go", Function: "nextNumber", Why: "one upsert with RETURNING takes the next document number (ent's upsert returns only the id, which cost a second statement); the account is the created document's, which its mixin stamped from the viewer."},
 	{Kind: "direct SQL", File: "inventory/picking.go", Function: "Pick", Why: "a savepoint, which ent does not model; the locks taken after it can be given back, so that a second, wider lock never waits for a lot of lower id while holding one."},
+	{Kind: "direct SQL", File: "inventory/trace.go", Function: "reach", Why: "a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query); every step is filtered by the viewer's account, and the lot was first read through the account's policy."},
 	{Kind: "direct SQL", File: "migrate/diff.go", Function: "devDatabase", Why: "`migrate diff` drops and creates its scratch database (the name must end in _dev)."},
 	{Kind: "direct SQL", File: "migrate/revisions.go", Function: "revisions.DeleteRevision", Why: "the migration history table is Atlas's bookkeeping, outside the schema."},
 	{Kind: "direct SQL", File: "migrate/revisions.go", Function: "revisions.ReadRevision", Why: "the migration history table is Atlas's bookkeeping, outside the schema."},

@@ -3344,6 +3344,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{StockMovementsColumns[11]},
 			},
+			{
+				Name:    "stockmovement_account_id_document_type_document_id",
+				Unique:  false,
+				Columns: []*schema.Column{StockMovementsColumns[10], StockMovementsColumns[3], StockMovementsColumns[4]},
+			},
 		},
 	}
 	// SuppliersColumns holds the columns for the "suppliers" table.

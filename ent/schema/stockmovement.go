@@ -75,9 +75,10 @@ func (StockMovement) Edges() []ent.Edge {
 	}
 }
 
-// Indexes: a lot's movements, a location's.
+// Indexes: a lot's movements, a location's, and a document's (a lot's trace
+// goes from a production run's consumptions to its outputs and back).
 func (StockMovement) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("lot_id"), index.Fields("location_id")}
+	return []ent.Index{index.Fields("lot_id"), index.Fields("location_id"), index.Fields("account_id", "document_type", "document_id")}
 }
 
 // Annotations keep movements out of the API.
