@@ -19,19 +19,19 @@ import (
 // restTemplates render package restapi, one file per resource.
 var restTemplates = template.Must(template.New("rest").
 	Funcs(template.FuncMap{
-		"lowerFirst":  lowerFirst,
-		"sortField":   sortField,
-		"filterName":  func(f *Field) string { return strings.Join(filterParams(f), ", ") },
-		"rootsField":  rootsField,
-		"enumsOf":     enumsOf,
-		"queryParams": queryParams,
+		"lowerFirst":      lowerFirst,
+		"sortField":       sortField,
+		"filterName":      func(f *Field) string { return strings.Join(filterParams(f), ", ") },
+		"rootsField":      rootsField,
+		"enumsOf":         enumsOf,
+		"queryParams":     queryParams,
 		"extraOperations": func() []extraOperation { return extraOperations },
-		"scopeTable":  scopeTable,
-		"pascal":      pascal,
-		"borrows":     borrows,
-		"ranged":      Ranged,
-		"actionEnums": actionEnums,
-		"human":       Human,
+		"scopeTable":      scopeTable,
+		"pascal":          pascal,
+		"borrows":         borrows,
+		"ranged":          Ranged,
+		"actionEnums":     actionEnums,
+		"human":           Human,
 		"ops": func(xs ...string) []annotate.Operation {
 			out := make([]annotate.Operation, len(xs))
 			for i, x := range xs {

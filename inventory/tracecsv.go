@@ -87,7 +87,9 @@ func WriteTraceCSV(w io.Writer, t *Trace) error {
 			e.QuantityBase.String(), text(l.UnitCode), loc, docType, docNo, party, strconv.Itoa(other.Level),
 		}})
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly)) })
+	slices.SortStableFunc(rows, func(a, b row) int {
+		return cmp.Compare(a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly))
+	})
 	cw := csv.NewWriter(w)
 	if err := cw.Write(TraceCSVHeader); err != nil {
 		return err
