@@ -9,8 +9,12 @@ import (
 	"larder.dev/larder/openapi/oas"
 )
 
-// TraceProductLot answers a lot's trace (inventory.TraceLotOf).
+// TraceProductLot answers a lot's trace (inventory.TraceLotOf), its
+// statements read in one snapshot: the graph and its records as of one
+// moment, whatever commits meanwhile.
 func (h *Handler) TraceProductLot(ctx context.Context, p oas.TraceProductLotParams) (*oas.ProductLotTraceData, error) {
+	ctx, end := h.snapshot(ctx)
+	defer end()
 	t, err := inventory.TraceLotOf(ctx, h.client, p.LotID, inventory.Direction(p.Direction.Or(oas.TraceDirectionBoth)), p.Depth.Or(inventory.DefaultTraceDepth))
 	if err != nil {
 		return nil, err
