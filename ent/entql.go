@@ -419,6 +419,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldSource:       {Type: field.TypeEnum, Column: event.FieldSource},
 			event.FieldAPIKeyID:     {Type: field.TypeInt, Column: event.FieldAPIKeyID},
 			event.FieldRequestID:    {Type: field.TypeString, Column: event.FieldRequestID},
+			event.FieldUserID:       {Type: field.TypeInt, Column: event.FieldUserID},
 			event.FieldCreatedAt:    {Type: field.TypeTime, Column: event.FieldCreatedAt},
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
@@ -5449,6 +5450,11 @@ func (f *EventFilter) WhereAPIKeyID(p entql.IntP) {
 // WhereRequestID applies the entql string predicate on the request_id field.
 func (f *EventFilter) WhereRequestID(p entql.StringP) {
 	f.Where(p.Field(event.FieldRequestID))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *EventFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(event.FieldUserID))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

@@ -840,6 +840,7 @@ var (
 		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "app", "system"}},
 		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
 		{Name: "request_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeInt, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
@@ -852,7 +853,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_accounts_account",
-				Columns:    []*schema.Column{EventsColumns[12]},
+				Columns:    []*schema.Column{EventsColumns[13]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -861,17 +862,17 @@ var (
 			{
 				Name:    "event_account_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[12], EventsColumns[10]},
+				Columns: []*schema.Column{EventsColumns[13], EventsColumns[11]},
 			},
 			{
 				Name:    "event_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[10]},
+				Columns: []*schema.Column{EventsColumns[11]},
 			},
 			{
 				Name:    "event_dispatched_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[11], EventsColumns[0]},
+				Columns: []*schema.Column{EventsColumns[12], EventsColumns[0]},
 			},
 			{
 				Name:    "event_request_id",
