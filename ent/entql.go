@@ -191,6 +191,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditrecord.FieldAPIKeyID:       {Type: field.TypeInt, Column: auditrecord.FieldAPIKeyID},
 			auditrecord.FieldEnvironment:    {Type: field.TypeEnum, Column: auditrecord.FieldEnvironment},
 			auditrecord.FieldActor:          {Type: field.TypeString, Column: auditrecord.FieldActor},
+			auditrecord.FieldUserID:         {Type: field.TypeInt, Column: auditrecord.FieldUserID},
 			auditrecord.FieldAddress:        {Type: field.TypeString, Column: auditrecord.FieldAddress},
 			auditrecord.FieldDetail:         {Type: field.TypeJSON, Column: auditrecord.FieldDetail},
 			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
@@ -4154,6 +4155,11 @@ func (f *AuditRecordFilter) WhereEnvironment(p entql.StringP) {
 // WhereActor applies the entql string predicate on the actor field.
 func (f *AuditRecordFilter) WhereActor(p entql.StringP) {
 	f.Where(p.Field(auditrecord.FieldActor))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *AuditRecordFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldUserID))
 }
 
 // WhereAddress applies the entql string predicate on the address field.
