@@ -1,10 +1,11 @@
 // Package console is the web application: server-rendered pages where people
 // of an organization sign in and run its keys, webhook endpoints, events,
-// request log, test data and people. It is presentation only: a page parses
-// its form, calls the one function the CLI also calls (auth, webhooks, reqlog,
-// tenancy, people, audit),
-// always with the signed-in person's organization, and renders or redirects.
-// The package holds no SQL and no tenant predicate.
+// request log, test data and people, and read its lots and their traces. It
+// is presentation only: a page parses its form, calls the one function the
+// CLI also calls (auth, webhooks, reqlog, tenancy, people, audit, inventory),
+// always with the signed-in person's organization (business data through
+// tenancy.Reader's viewer of that organization's account), and renders or
+// redirects. The package holds no SQL and no tenant predicate.
 package console
 
 import (
