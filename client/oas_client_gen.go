@@ -428,6 +428,19 @@ type ProductLotsInvoker interface {
 	//
 	// GET /product-lots
 	ListProductLots(ctx context.Context, params ListProductLotsParams) (*ProductLotList, error)
+	// TraceProductLot invokes traceProductLot operation.
+	//
+	// Follows the lot's stock movements backward to the suppliers its stock came from and forward to the
+	// customers it reached: a bill brings a lot in, a production run consumes lots and makes its lot, a
+	// shipment takes a lot to a customer, and a lot created through the API, a correction, an adjustment
+	// or a count starts a lot's quantity without a document. The answer is a graph (nodes and edges, each
+	// path visited once, cycles included) with the recall summary drawn from it: the affected lots
+	// downstream and what they still hold where, the customers who received them, and upstream the
+	// suppliers and their lots. `depth` counts production runs followed each way; bills, shipments and
+	// origins beside a lot reached cost none. No cost field appears. Requires the inventory:read scope.
+	//
+	// GET /product-lots/{lot_id}/trace
+	TraceProductLot(ctx context.Context, params TraceProductLotParams) (*ProductLotTraceData, error)
 	// UnarchiveProductLot invokes unarchiveProductLot operation.
 	//
 	// Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's
@@ -12300,6 +12313,145 @@ func (c *Client) sendListWarehouses(ctx context.Context, params ListWarehousesPa
 	}()
 
 	result, err := decodeListWarehousesResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// TraceProductLot invokes traceProductLot operation.
+//
+// Follows the lot's stock movements backward to the suppliers its stock came from and forward to the
+// customers it reached: a bill brings a lot in, a production run consumes lots and makes its lot, a
+// shipment takes a lot to a customer, and a lot created through the API, a correction, an adjustment
+// or a count starts a lot's quantity without a document. The answer is a graph (nodes and edges, each
+// path visited once, cycles included) with the recall summary drawn from it: the affected lots
+// downstream and what they still hold where, the customers who received them, and upstream the
+// suppliers and their lots. `depth` counts production runs followed each way; bills, shipments and
+// origins beside a lot reached cost none. No cost field appears. Requires the inventory:read scope.
+//
+// GET /product-lots/{lot_id}/trace
+func (c *Client) TraceProductLot(ctx context.Context, params TraceProductLotParams) (*ProductLotTraceData, error) {
+	res, err := c.sendTraceProductLot(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendTraceProductLot(ctx context.Context, params TraceProductLotParams) (res *ProductLotTraceData, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [3]string
+	pathParts[0] = "/product-lots/"
+	{
+		// Encode "lot_id" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "lot_id",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.IntToString(params.LotID))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/trace"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "direction" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "direction",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Direction.Get(); ok {
+				return e.EncodeValue(conv.StringToString(string(val)))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "depth" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "depth",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Depth.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, TraceProductLotOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeTraceProductLotResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

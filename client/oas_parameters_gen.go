@@ -855,6 +855,16 @@ type ListWarehousesParams struct {
 	Name OptString `json:",omitempty,omitzero"`
 }
 
+// TraceProductLotParams is parameters of traceProductLot operation.
+type TraceProductLotParams struct {
+	// Id of the lot, an integer greater than 0.
+	LotID int
+	// Backward, forward or both (the default).
+	Direction OptTraceDirection `json:",omitempty,omitzero"`
+	// How many production runs to follow each way, 1 to 50 (default 20).
+	Depth OptInt `json:",omitempty,omitzero"`
+}
+
 // UnarchiveProductLotParams is parameters of unarchiveProductLot operation.
 type UnarchiveProductLotParams struct {
 	// Id of the record, an integer greater than 0.

@@ -19,18 +19,19 @@ import (
 // restTemplates render package restapi, one file per resource.
 var restTemplates = template.Must(template.New("rest").
 	Funcs(template.FuncMap{
-		"lowerFirst":  lowerFirst,
-		"sortField":   sortField,
-		"filterName":  func(f *Field) string { return strings.Join(filterParams(f), ", ") },
-		"rootsField":  rootsField,
-		"enumsOf":     enumsOf,
-		"queryParams": queryParams,
-		"scopeTable":  scopeTable,
-		"pascal":      pascal,
-		"borrows":     borrows,
-		"ranged":      Ranged,
-		"actionEnums": actionEnums,
-		"human":       Human,
+		"lowerFirst":      lowerFirst,
+		"sortField":       sortField,
+		"filterName":      func(f *Field) string { return strings.Join(filterParams(f), ", ") },
+		"rootsField":      rootsField,
+		"enumsOf":         enumsOf,
+		"queryParams":     queryParams,
+		"extraOperations": func() []extraOperation { return extraOperations },
+		"scopeTable":      scopeTable,
+		"pascal":          pascal,
+		"borrows":         borrows,
+		"ranged":          Ranged,
+		"actionEnums":     actionEnums,
+		"human":           Human,
 		"ops": func(xs ...string) []annotate.Operation {
 			out := make([]annotate.Operation, len(xs))
 			for i, x := range xs {
@@ -45,6 +46,10 @@ var restTemplates = template.Must(template.New("rest").
 type extraOperation struct {
 	ID    string // operationId
 	Scope string // "" for none
+	// Query are its query parameters; Enums the values of its enumerated
+	// ones.
+	Query []string
+	Enums map[string][]string
 }
 
 // Method is ogen's handler method name of the operation.
@@ -53,7 +58,13 @@ func (o extraOperation) Method() string { return pascal(o.ID) }
 // extraOperations are added by the spec builder and listed in the scope table.
 var extraOperations = []extraOperation{
 	{ID: "getOrganization"},
+	traceOperation,
 }
+
+// traceOperation is a lot's trace (spec_trace.go).
+var traceOperation = extraOperation{ID: "traceProductLot", Scope: "inventory:read",
+	Query: []string{"direction", "depth"},
+	Enums: map[string][]string{"direction": {"backward", "forward", "both"}}}
 
 // restDir is the directory of package restapi (larder.dev/larder/restapi)
 // relative to the module root. Only the HTTP layer imports it: package ent

@@ -54,6 +54,7 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 			}
 		}
 		b.organization()
+		b.trace()
 		b.webhooks(rs)
 		b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Webhooks", Description: webhooksDoc})
 		sort.Slice(b.spec.Tags, func(i, j int) bool { return b.spec.Tags[i].Name < b.spec.Tags[j].Name })

@@ -76,7 +76,7 @@ func (x *exampler) media(content *object, event string) {
 }
 
 // maxDepth stops a schema that refers to itself.
-const maxDepth = 12
+const maxDepth = 16
 
 // value is an example of schema s, the value of a property named name.
 func (x *exampler) value(s *object, name string, depth int) any {

@@ -24,6 +24,9 @@ type Handler struct {
 	client    *ent.Client
 	log       *slog.Logger
 	rateLimit int
+	// snapshot gives the reads of a context one view of the database
+	// (store.Store.Snapshot), for answers read in several statements.
+	snapshot func(context.Context) (context.Context, func())
 }
 
 var _ oas.Handler = (*Handler)(nil)

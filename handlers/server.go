@@ -72,6 +72,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		client:    st.Client,
 		log:       log,
 		rateLimit: cfg.RateLimit,
+		snapshot:  st.Snapshot,
 	}
 	api, err := oas.NewServer(h, security{},
 		oas.WithPathPrefix("/v1"),

@@ -264,7 +264,16 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 		return nil, err
 	}
 	t := &Trace{LotID: root.ID, Direction: d, Depth: depth}
+	// A way not asked for reached the lot alone: it keeps its movements,
+	// not its links that way.
+	if fwd == 0 {
+		clear(r.fwd)
+	}
+	if bwd == 0 {
+		clear(r.bwd)
+	}
 	b := r.graph(t)
+	b.add(NodeLot, root.ID, nodeID(NodeLot, root.ID), 0)
 	if err := b.load(ctx, c, r); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -78,16 +79,15 @@ func WriteTraceCSV(w io.Writer, t *Trace) error {
 			event = "origin: " + string(other.Origin.Kind)
 			docType = other.Origin.Source
 		}
-		loc := text(l.LocationCode)
-		if l.LocationName != nil {
-			loc += " " + *l.LocationName
-		}
+		loc := strings.TrimSpace(text(l.LocationCode) + " " + text(l.LocationName))
 		rows = append(rows, row{at: at, cols: []string{
 			event, at.UTC().Format(time.DateOnly), text(l.LotNumber), strconv.Itoa(l.ID), text(l.ProductCode), text(l.ProductName),
 			e.QuantityBase.String(), text(l.UnitCode), loc, docType, docNo, party, strconv.Itoa(other.Level),
 		}})
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly)) })
+	slices.SortStableFunc(rows, func(a, b row) int {
+		return cmp.Compare(a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly))
+	})
 	cw := csv.NewWriter(w)
 	if err := cw.Write(TraceCSVHeader); err != nil {
 		return err

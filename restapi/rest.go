@@ -128,6 +128,7 @@ var Scopes = map[string]string{
 	oas.ListTerritoriesOperation:           "sales:read",
 	oas.ListUnitsOfMeasureOperation:        "catalog:read",
 	oas.ListWarehousesOperation:            "inventory:read",
+	oas.TraceProductLotOperation:           "inventory:read",
 	oas.UnarchiveProductLotOperation:       "inventory:write",
 	oas.UpdateAllergenOperation:            "catalog:write",
 	oas.UpdateCustomerOperation:            "sales:write",
@@ -178,6 +179,7 @@ var QueryParams = map[string][]string{
 	oas.ListTerritoriesOperation:       {"limit", "offset", "sort", "search"},
 	oas.ListUnitsOfMeasureOperation:    {"limit", "offset", "sort", "search"},
 	oas.ListWarehousesOperation:        {"limit", "offset", "sort", "search", "name"},
+	oas.TraceProductLotOperation:       {"direction", "depth"},
 }
 
 // Immutable lists, per update operation, the fields that cannot change.
@@ -220,6 +222,9 @@ var Enums = map[string]map[string][]string{
 	},
 	oas.CreateTagOperation: {
 		"ref_type": {"PRODUCT", "CUSTOMER", "SUPPLIER"},
+	},
+	oas.TraceProductLotOperation: {
+		"direction": {"backward", "forward", "both"},
 	},
 }
 

@@ -13877,6 +13877,162 @@ func (s *Server) handleListWarehousesRequest(args [0]string, argsEscaped bool, w
 	}
 }
 
+// handleTraceProductLotRequest handles traceProductLot operation.
+//
+// Follows the lot's stock movements backward to the suppliers its stock came from and forward to the
+// customers it reached: a bill brings a lot in, a production run consumes lots and makes its lot, a
+// shipment takes a lot to a customer, and a lot created through the API, a correction, an adjustment
+// or a count starts a lot's quantity without a document. The answer is a graph (nodes and edges, each
+// path visited once, cycles included) with the recall summary drawn from it: the affected lots
+// downstream and what they still hold where, the customers who received them, and upstream the
+// suppliers and their lots. `depth` counts production runs followed each way; bills, shipments and
+// origins beside a lot reached cost none. No cost field appears. Requires the inventory:read scope.
+//
+// GET /product-lots/{lot_id}/trace
+func (s *Server) handleTraceProductLotRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: TraceProductLotOperation,
+			ID:   "traceProductLot",
+		}
+	)
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			sctx, ok, err := s.securityBearerAuth(ctx, TraceProductLotOperation, r)
+			if err != nil {
+				err = &ogenerrors.SecurityError{
+					OperationContext: opErrContext,
+					Security:         "BearerAuth",
+					Err:              err,
+				}
+				if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+					defer recordError("Security:BearerAuth", err)
+				}
+				return
+			}
+			if ok {
+				satisfied[0] |= 1 << 0
+				ctx = sctx
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			err = &ogenerrors.SecurityError{
+				OperationContext: opErrContext,
+				Err:              ogenerrors.ErrSecurityRequirementIsNotSatisfied,
+			}
+			if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+				defer recordError("Security", err)
+			}
+			return
+		}
+	}
+	params, err := decodeTraceProductLotParams(args, argsEscaped, r)
+	if err != nil {
+		err = &ogenerrors.DecodeParamsError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeParams", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+
+	var rawBody []byte
+
+	var response *ProductLotTraceData
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    TraceProductLotOperation,
+			OperationSummary: "Trace a product lot backward and forward",
+			OperationID:      "traceProductLot",
+			Body:             nil,
+			RawBody:          rawBody,
+			Params: middleware.Parameters{
+				{
+					Name: "lot_id",
+					In:   "path",
+				}: params.LotID,
+				{
+					Name: "direction",
+					In:   "query",
+				}: params.Direction,
+				{
+					Name: "depth",
+					In:   "query",
+				}: params.Depth,
+			},
+			Raw: r,
+		}
+
+		type (
+			Request  = struct{}
+			Params   = TraceProductLotParams
+			Response = *ProductLotTraceData
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			unpackTraceProductLotParams,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.TraceProductLot(ctx, params)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.TraceProductLot(ctx, params)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*ProblemStatusCode](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeTraceProductLotResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
 // handleUnarchiveProductLotRequest handles unarchiveProductLot operation.
 //
 // Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's

@@ -99,6 +99,7 @@ const (
 	ListTerritoriesOperation           OperationName = "ListTerritories"
 	ListUnitsOfMeasureOperation        OperationName = "ListUnitsOfMeasure"
 	ListWarehousesOperation            OperationName = "ListWarehouses"
+	TraceProductLotOperation           OperationName = "TraceProductLot"
 	UnarchiveProductLotOperation       OperationName = "UnarchiveProductLot"
 	UpdateAllergenOperation            OperationName = "UpdateAllergen"
 	UpdateCustomerOperation            OperationName = "UpdateCustomer"

@@ -18952,6 +18952,235 @@ func decodeListWarehousesParams(args [0]string, argsEscaped bool, r *http.Reques
 	return params, nil
 }
 
+// TraceProductLotParams is parameters of traceProductLot operation.
+type TraceProductLotParams struct {
+	// Id of the lot, an integer greater than 0.
+	LotID int
+	// Backward, forward or both (the default).
+	Direction OptTraceDirection `json:",omitempty,omitzero"`
+	// How many production runs to follow each way, 1 to 50 (default 20).
+	Depth OptInt `json:",omitempty,omitzero"`
+}
+
+func unpackTraceProductLotParams(packed middleware.Parameters) (params TraceProductLotParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "lot_id",
+			In:   "path",
+		}
+		params.LotID = packed[key].(int)
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "direction",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Direction = v.(OptTraceDirection)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "depth",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Depth = v.(OptInt)
+		}
+	}
+	return params
+}
+
+func decodeTraceProductLotParams(args [1]string, argsEscaped bool, r *http.Request) (params TraceProductLotParams, _ error) {
+	q := uri.NewQueryDecoder(r.URL.Query())
+	// Decode path: lot_id.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "lot_id",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt(val)
+				if err != nil {
+					return err
+				}
+
+				params.LotID = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.LotID)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "lot_id",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode query: direction.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "direction",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotDirectionVal TraceDirection
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotDirectionVal = TraceDirection(c)
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Direction.SetTo(paramsDotDirectionVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Direction.Get(); ok {
+					if err := func() error {
+						if err := value.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "direction",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: depth.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "depth",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotDepthVal int
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToInt(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotDepthVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Depth.SetTo(paramsDotDepthVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Depth.Get(); ok {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        true,
+							Max:           50,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(value)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "depth",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // UnarchiveProductLotParams is parameters of unarchiveProductLot operation.
 type UnarchiveProductLotParams struct {
 	// Id of the record, an integer greater than 0.

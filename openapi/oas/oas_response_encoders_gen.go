@@ -1349,6 +1349,20 @@ func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter
 	return nil
 }
 
+func encodeTraceProductLotResponse(response *ProductLotTraceData, w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := getEncoder()
+	defer putEncoder(e)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)

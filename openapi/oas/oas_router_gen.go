@@ -129,6 +129,9 @@ var (
 		"POST": "Authorization",
 	}
 	rn115AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn116AllowedHeaders = map[string]string{
 		"POST": "Authorization",
 	}
 	rn26AllowedHeaders = map[string]string{
@@ -1467,6 +1470,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 											return
 										}
 
+									case 't': // Prefix: "trace"
+
+										if l := len("trace"); len(elem) >= l && elem[0:l] == "trace" {
+											elem = elem[l:]
+										} else {
+											break
+										}
+
+										if len(elem) == 0 {
+											// Leaf node.
+											switch r.Method {
+											case "GET":
+												s.handleTraceProductLotRequest([1]string{
+													args[0],
+												}, elemIsEscaped, w, r)
+											default:
+												s.notAllowed(w, r, notAllowedParams{
+													allowedMethods: "GET",
+													allowedHeaders: rn115AllowedHeaders,
+													acceptPost:     "",
+													acceptPatch:    "",
+												})
+											}
+
+											return
+										}
+
 									case 'u': // Prefix: "unarchive"
 
 										if l := len("unarchive"); len(elem) >= l && elem[0:l] == "unarchive" {
@@ -1485,7 +1515,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 											default:
 												s.notAllowed(w, r, notAllowedParams{
 													allowedMethods: "POST",
-													allowedHeaders: rn115AllowedHeaders,
+													allowedHeaders: rn116AllowedHeaders,
 													acceptPost:     "",
 													acceptPatch:    "",
 												})
@@ -4081,6 +4111,31 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 												r.operationID = "archiveProductLot"
 												r.operationGroup = "ProductLots"
 												r.pathPattern = "/product-lots/{lot_id}/archive"
+												r.args = args
+												r.count = 1
+												return r, true
+											default:
+												return
+											}
+										}
+
+									case 't': // Prefix: "trace"
+
+										if l := len("trace"); len(elem) >= l && elem[0:l] == "trace" {
+											elem = elem[l:]
+										} else {
+											break
+										}
+
+										if len(elem) == 0 {
+											// Leaf node.
+											switch method {
+											case "GET":
+												r.name = TraceProductLotOperation
+												r.summary = "Trace a product lot backward and forward"
+												r.operationID = "traceProductLot"
+												r.operationGroup = "ProductLots"
+												r.pathPattern = "/product-lots/{lot_id}/trace"
 												r.args = args
 												r.count = 1
 												return r, true

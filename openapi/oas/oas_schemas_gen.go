@@ -3932,6 +3932,231 @@ func (o NilSupplierCertificationScheme) Or(d SupplierCertificationScheme) Suppli
 	return d
 }
 
+// NewNilTraceBill returns new NilTraceBill with value set to v.
+func NewNilTraceBill(v TraceBill) NilTraceBill {
+	return NilTraceBill{
+		Value: v,
+	}
+}
+
+// NilTraceBill is nullable TraceBill.
+type NilTraceBill struct {
+	Value TraceBill
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilTraceBill) SetTo(v TraceBill) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilTraceBill) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilTraceBill) SetToNull() {
+	o.Null = true
+	var v TraceBill
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilTraceBill) Get() (v TraceBill, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilTraceBill) Or(d TraceBill) TraceBill {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilTraceLot returns new NilTraceLot with value set to v.
+func NewNilTraceLot(v TraceLot) NilTraceLot {
+	return NilTraceLot{
+		Value: v,
+	}
+}
+
+// NilTraceLot is nullable TraceLot.
+type NilTraceLot struct {
+	Value TraceLot
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilTraceLot) SetTo(v TraceLot) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilTraceLot) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilTraceLot) SetToNull() {
+	o.Null = true
+	var v TraceLot
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilTraceLot) Get() (v TraceLot, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilTraceLot) Or(d TraceLot) TraceLot {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilTraceOrigin returns new NilTraceOrigin with value set to v.
+func NewNilTraceOrigin(v TraceOrigin) NilTraceOrigin {
+	return NilTraceOrigin{
+		Value: v,
+	}
+}
+
+// NilTraceOrigin is nullable TraceOrigin.
+type NilTraceOrigin struct {
+	Value TraceOrigin
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilTraceOrigin) SetTo(v TraceOrigin) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilTraceOrigin) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilTraceOrigin) SetToNull() {
+	o.Null = true
+	var v TraceOrigin
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilTraceOrigin) Get() (v TraceOrigin, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilTraceOrigin) Or(d TraceOrigin) TraceOrigin {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilTraceProduction returns new NilTraceProduction with value set to v.
+func NewNilTraceProduction(v TraceProduction) NilTraceProduction {
+	return NilTraceProduction{
+		Value: v,
+	}
+}
+
+// NilTraceProduction is nullable TraceProduction.
+type NilTraceProduction struct {
+	Value TraceProduction
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilTraceProduction) SetTo(v TraceProduction) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilTraceProduction) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilTraceProduction) SetToNull() {
+	o.Null = true
+	var v TraceProduction
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilTraceProduction) Get() (v TraceProduction, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilTraceProduction) Or(d TraceProduction) TraceProduction {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewNilTraceShipment returns new NilTraceShipment with value set to v.
+func NewNilTraceShipment(v TraceShipment) NilTraceShipment {
+	return NilTraceShipment{
+		Value: v,
+	}
+}
+
+// NilTraceShipment is nullable TraceShipment.
+type NilTraceShipment struct {
+	Value TraceShipment
+	Null  bool
+}
+
+// SetTo sets value to v.
+func (o *NilTraceShipment) SetTo(v TraceShipment) {
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o NilTraceShipment) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *NilTraceShipment) SetToNull() {
+	o.Null = true
+	var v TraceShipment
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o NilTraceShipment) Get() (v TraceShipment, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o NilTraceShipment) Or(d TraceShipment) TraceShipment {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // Nutrients foods report values of, shared by every account. The list is not paginated: every row, by
 // name.
 // Ref: #/components/schemas/Nutrient
@@ -5239,6 +5464,52 @@ func (o OptString) Get() (v string, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptString) Or(d string) string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptTraceDirection returns new OptTraceDirection with value set to v.
+func NewOptTraceDirection(v TraceDirection) OptTraceDirection {
+	return OptTraceDirection{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptTraceDirection is optional TraceDirection.
+type OptTraceDirection struct {
+	Value TraceDirection
+	Set   bool
+}
+
+// IsSet returns true if OptTraceDirection was set.
+func (o OptTraceDirection) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptTraceDirection) Reset() {
+	var v TraceDirection
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptTraceDirection) SetTo(v TraceDirection) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptTraceDirection) Get() (v TraceDirection, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptTraceDirection) Or(d TraceDirection) TraceDirection {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -6778,6 +7049,108 @@ func (s *ProductLotQcStatus) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// A lot's trace: the graph and the recall summary.
+// Ref: #/components/schemas/ProductLotTrace
+type ProductLotTrace struct {
+	// The traced lot.
+	LotID     int            `json:"lot_id"`
+	Direction TraceDirection `json:"direction"`
+	// The depth asked for.
+	Depth int `json:"depth"`
+	// True when the depth stopped the trace before a production run that continues it.
+	Truncated bool `json:"truncated"`
+	// Nodes by level, then kind, then id.
+	Nodes []TraceNode `json:"nodes"`
+	// Edges in the order of their nodes.
+	Edges  []TraceEdge `json:"edges"`
+	Recall TraceRecall `json:"recall"`
+}
+
+// GetLotID returns the value of LotID.
+func (s *ProductLotTrace) GetLotID() int {
+	return s.LotID
+}
+
+// GetDirection returns the value of Direction.
+func (s *ProductLotTrace) GetDirection() TraceDirection {
+	return s.Direction
+}
+
+// GetDepth returns the value of Depth.
+func (s *ProductLotTrace) GetDepth() int {
+	return s.Depth
+}
+
+// GetTruncated returns the value of Truncated.
+func (s *ProductLotTrace) GetTruncated() bool {
+	return s.Truncated
+}
+
+// GetNodes returns the value of Nodes.
+func (s *ProductLotTrace) GetNodes() []TraceNode {
+	return s.Nodes
+}
+
+// GetEdges returns the value of Edges.
+func (s *ProductLotTrace) GetEdges() []TraceEdge {
+	return s.Edges
+}
+
+// GetRecall returns the value of Recall.
+func (s *ProductLotTrace) GetRecall() TraceRecall {
+	return s.Recall
+}
+
+// SetLotID sets the value of LotID.
+func (s *ProductLotTrace) SetLotID(val int) {
+	s.LotID = val
+}
+
+// SetDirection sets the value of Direction.
+func (s *ProductLotTrace) SetDirection(val TraceDirection) {
+	s.Direction = val
+}
+
+// SetDepth sets the value of Depth.
+func (s *ProductLotTrace) SetDepth(val int) {
+	s.Depth = val
+}
+
+// SetTruncated sets the value of Truncated.
+func (s *ProductLotTrace) SetTruncated(val bool) {
+	s.Truncated = val
+}
+
+// SetNodes sets the value of Nodes.
+func (s *ProductLotTrace) SetNodes(val []TraceNode) {
+	s.Nodes = val
+}
+
+// SetEdges sets the value of Edges.
+func (s *ProductLotTrace) SetEdges(val []TraceEdge) {
+	s.Edges = val
+}
+
+// SetRecall sets the value of Recall.
+func (s *ProductLotTrace) SetRecall(val TraceRecall) {
+	s.Recall = val
+}
+
+// Ref: #/components/schemas/ProductLotTraceData
+type ProductLotTraceData struct {
+	Data ProductLotTrace `json:"data"`
+}
+
+// GetData returns the value of Data.
+func (s *ProductLotTraceData) GetData() ProductLotTrace {
+	return s.Data
+}
+
+// SetData sets the value of Data.
+func (s *ProductLotTraceData) SetData(val ProductLotTrace) {
+	s.Data = val
 }
 
 // Body of an update: omitted fields are unchanged. product_id cannot change (400).
@@ -8797,6 +9170,355 @@ func (s *QCUnitOfMeasureList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *QCUnitOfMeasureList) SetOrder(val string) {
 	s.Order = val
+}
+
+// A customer who received affected product.
+// Ref: #/components/schemas/RecallCustomer
+type RecallCustomer struct {
+	// The customer.
+	CustomerID int `json:"customer_id"`
+	// The customer's company name.
+	CustomerName NilString `json:"customer_name"`
+	// Its shipments of affected lots, by ship date.
+	Shipments []RecallShipment `json:"shipments"`
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *RecallCustomer) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetCustomerName returns the value of CustomerName.
+func (s *RecallCustomer) GetCustomerName() NilString {
+	return s.CustomerName
+}
+
+// GetShipments returns the value of Shipments.
+func (s *RecallCustomer) GetShipments() []RecallShipment {
+	return s.Shipments
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *RecallCustomer) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetCustomerName sets the value of CustomerName.
+func (s *RecallCustomer) SetCustomerName(val NilString) {
+	s.CustomerName = val
+}
+
+// SetShipments sets the value of Shipments.
+func (s *RecallCustomer) SetShipments(val []RecallShipment) {
+	s.Shipments = val
+}
+
+// An affected lot and how much of it, in its product's base unit.
+// Ref: #/components/schemas/RecallQuantity
+type RecallQuantity struct {
+	// The lot.
+	LotID int `json:"lot_id"`
+	// Its number.
+	LotNumber NilString `json:"lot_number"`
+	// Its product.
+	ProductID int `json:"product_id"`
+	// The product's name.
+	ProductName NilString `json:"product_name"`
+	// How much.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+}
+
+// GetLotID returns the value of LotID.
+func (s *RecallQuantity) GetLotID() int {
+	return s.LotID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *RecallQuantity) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetProductID returns the value of ProductID.
+func (s *RecallQuantity) GetProductID() int {
+	return s.ProductID
+}
+
+// GetProductName returns the value of ProductName.
+func (s *RecallQuantity) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *RecallQuantity) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// SetLotID sets the value of LotID.
+func (s *RecallQuantity) SetLotID(val int) {
+	s.LotID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *RecallQuantity) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *RecallQuantity) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *RecallQuantity) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *RecallQuantity) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// A supplier's lot received on a bill, upstream of the traced lot.
+// Ref: #/components/schemas/RecallReceipt
+type RecallReceipt struct {
+	// The bill.
+	BillID int `json:"bill_id"`
+	// Its number.
+	BillNo int `json:"bill_no"`
+	// The date on the supplier's invoice.
+	BillDate time.Time `json:"bill_date"`
+	// The supplier's own reference of the invoice.
+	SupplierReference NilString `json:"supplier_reference"`
+	// The lot.
+	LotID int `json:"lot_id"`
+	// Its number.
+	LotNumber NilString `json:"lot_number"`
+	// Its product.
+	ProductID int `json:"product_id"`
+	// The product's name.
+	ProductName NilString `json:"product_name"`
+	// How much the bill brought in.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+}
+
+// GetBillID returns the value of BillID.
+func (s *RecallReceipt) GetBillID() int {
+	return s.BillID
+}
+
+// GetBillNo returns the value of BillNo.
+func (s *RecallReceipt) GetBillNo() int {
+	return s.BillNo
+}
+
+// GetBillDate returns the value of BillDate.
+func (s *RecallReceipt) GetBillDate() time.Time {
+	return s.BillDate
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *RecallReceipt) GetSupplierReference() NilString {
+	return s.SupplierReference
+}
+
+// GetLotID returns the value of LotID.
+func (s *RecallReceipt) GetLotID() int {
+	return s.LotID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *RecallReceipt) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetProductID returns the value of ProductID.
+func (s *RecallReceipt) GetProductID() int {
+	return s.ProductID
+}
+
+// GetProductName returns the value of ProductName.
+func (s *RecallReceipt) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *RecallReceipt) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// SetBillID sets the value of BillID.
+func (s *RecallReceipt) SetBillID(val int) {
+	s.BillID = val
+}
+
+// SetBillNo sets the value of BillNo.
+func (s *RecallReceipt) SetBillNo(val int) {
+	s.BillNo = val
+}
+
+// SetBillDate sets the value of BillDate.
+func (s *RecallReceipt) SetBillDate(val time.Time) {
+	s.BillDate = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *RecallReceipt) SetSupplierReference(val NilString) {
+	s.SupplierReference = val
+}
+
+// SetLotID sets the value of LotID.
+func (s *RecallReceipt) SetLotID(val int) {
+	s.LotID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *RecallReceipt) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *RecallReceipt) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *RecallReceipt) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *RecallReceipt) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// A shipment that took affected lots to the customer.
+// Ref: #/components/schemas/RecallShipment
+type RecallShipment struct {
+	// The shipment.
+	ShipmentID int `json:"shipment_id"`
+	// When the goods left.
+	ShipDate NilDate `json:"ship_date"`
+	// The sales order.
+	SalesOrderID int `json:"sales_order_id"`
+	// Its number.
+	SalesOrderNo int `json:"sales_order_no"`
+	// The invoice.
+	InvoiceID NilInt `json:"invoice_id"`
+	// Its number.
+	InvoiceNo NilInt `json:"invoice_no"`
+	// The affected lots it took and how much of each.
+	Lots []RecallQuantity `json:"lots"`
+}
+
+// GetShipmentID returns the value of ShipmentID.
+func (s *RecallShipment) GetShipmentID() int {
+	return s.ShipmentID
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *RecallShipment) GetShipDate() NilDate {
+	return s.ShipDate
+}
+
+// GetSalesOrderID returns the value of SalesOrderID.
+func (s *RecallShipment) GetSalesOrderID() int {
+	return s.SalesOrderID
+}
+
+// GetSalesOrderNo returns the value of SalesOrderNo.
+func (s *RecallShipment) GetSalesOrderNo() int {
+	return s.SalesOrderNo
+}
+
+// GetInvoiceID returns the value of InvoiceID.
+func (s *RecallShipment) GetInvoiceID() NilInt {
+	return s.InvoiceID
+}
+
+// GetInvoiceNo returns the value of InvoiceNo.
+func (s *RecallShipment) GetInvoiceNo() NilInt {
+	return s.InvoiceNo
+}
+
+// GetLots returns the value of Lots.
+func (s *RecallShipment) GetLots() []RecallQuantity {
+	return s.Lots
+}
+
+// SetShipmentID sets the value of ShipmentID.
+func (s *RecallShipment) SetShipmentID(val int) {
+	s.ShipmentID = val
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *RecallShipment) SetShipDate(val NilDate) {
+	s.ShipDate = val
+}
+
+// SetSalesOrderID sets the value of SalesOrderID.
+func (s *RecallShipment) SetSalesOrderID(val int) {
+	s.SalesOrderID = val
+}
+
+// SetSalesOrderNo sets the value of SalesOrderNo.
+func (s *RecallShipment) SetSalesOrderNo(val int) {
+	s.SalesOrderNo = val
+}
+
+// SetInvoiceID sets the value of InvoiceID.
+func (s *RecallShipment) SetInvoiceID(val NilInt) {
+	s.InvoiceID = val
+}
+
+// SetInvoiceNo sets the value of InvoiceNo.
+func (s *RecallShipment) SetInvoiceNo(val NilInt) {
+	s.InvoiceNo = val
+}
+
+// SetLots sets the value of Lots.
+func (s *RecallShipment) SetLots(val []RecallQuantity) {
+	s.Lots = val
+}
+
+// A supplier whose lots are upstream of the traced lot.
+// Ref: #/components/schemas/RecallSupplier
+type RecallSupplier struct {
+	// The supplier.
+	SupplierID int `json:"supplier_id"`
+	// The supplier's company name.
+	SupplierName NilString `json:"supplier_name"`
+	// Its lots, by bill.
+	Lots []RecallReceipt `json:"lots"`
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *RecallSupplier) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetSupplierName returns the value of SupplierName.
+func (s *RecallSupplier) GetSupplierName() NilString {
+	return s.SupplierName
+}
+
+// GetLots returns the value of Lots.
+func (s *RecallSupplier) GetLots() []RecallReceipt {
+	return s.Lots
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *RecallSupplier) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetSupplierName sets the value of SupplierName.
+func (s *RecallSupplier) SetSupplierName(val NilString) {
+	s.SupplierName = val
+}
+
+// SetLots sets the value of Lots.
+func (s *RecallSupplier) SetLots(val []RecallReceipt) {
+	s.Lots = val
 }
 
 // Sales orders: lines of products a customer ordered, at prices stored as sent. Shipments (POST
@@ -11548,6 +12270,904 @@ func (s *TerritoryList) SetPagination(val Pagination) {
 // SetOrder sets the value of Order.
 func (s *TerritoryList) SetOrder(val string) {
 	s.Order = val
+}
+
+// A bill of the trace, with its supplier.
+// Ref: #/components/schemas/TraceBill
+type TraceBill struct {
+	// The bill's id.
+	ID int `json:"id"`
+	// The bill's number.
+	BillNo int `json:"bill_no"`
+	// The date on the supplier's invoice.
+	BillDate time.Time `json:"bill_date"`
+	// The supplier.
+	SupplierID int `json:"supplier_id"`
+	// The supplier's company name.
+	SupplierName NilString `json:"supplier_name"`
+	// The supplier's own reference of the invoice.
+	SupplierReference NilString `json:"supplier_reference"`
+	// Whether the bill is cancelled.
+	IsCancelled bool `json:"is_cancelled"`
+}
+
+// GetID returns the value of ID.
+func (s *TraceBill) GetID() int {
+	return s.ID
+}
+
+// GetBillNo returns the value of BillNo.
+func (s *TraceBill) GetBillNo() int {
+	return s.BillNo
+}
+
+// GetBillDate returns the value of BillDate.
+func (s *TraceBill) GetBillDate() time.Time {
+	return s.BillDate
+}
+
+// GetSupplierID returns the value of SupplierID.
+func (s *TraceBill) GetSupplierID() int {
+	return s.SupplierID
+}
+
+// GetSupplierName returns the value of SupplierName.
+func (s *TraceBill) GetSupplierName() NilString {
+	return s.SupplierName
+}
+
+// GetSupplierReference returns the value of SupplierReference.
+func (s *TraceBill) GetSupplierReference() NilString {
+	return s.SupplierReference
+}
+
+// GetIsCancelled returns the value of IsCancelled.
+func (s *TraceBill) GetIsCancelled() bool {
+	return s.IsCancelled
+}
+
+// SetID sets the value of ID.
+func (s *TraceBill) SetID(val int) {
+	s.ID = val
+}
+
+// SetBillNo sets the value of BillNo.
+func (s *TraceBill) SetBillNo(val int) {
+	s.BillNo = val
+}
+
+// SetBillDate sets the value of BillDate.
+func (s *TraceBill) SetBillDate(val time.Time) {
+	s.BillDate = val
+}
+
+// SetSupplierID sets the value of SupplierID.
+func (s *TraceBill) SetSupplierID(val int) {
+	s.SupplierID = val
+}
+
+// SetSupplierName sets the value of SupplierName.
+func (s *TraceBill) SetSupplierName(val NilString) {
+	s.SupplierName = val
+}
+
+// SetSupplierReference sets the value of SupplierReference.
+func (s *TraceBill) SetSupplierReference(val NilString) {
+	s.SupplierReference = val
+}
+
+// SetIsCancelled sets the value of IsCancelled.
+func (s *TraceBill) SetIsCancelled(val bool) {
+	s.IsCancelled = val
+}
+
+// Ref: #/components/schemas/TraceDirection
+type TraceDirection string
+
+const (
+	TraceDirectionBackward TraceDirection = "backward"
+	TraceDirectionForward  TraceDirection = "forward"
+	TraceDirectionBoth     TraceDirection = "both"
+)
+
+// AllValues returns all TraceDirection values.
+func (TraceDirection) AllValues() []TraceDirection {
+	return []TraceDirection{
+		TraceDirectionBackward,
+		TraceDirectionForward,
+		TraceDirectionBoth,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s TraceDirection) MarshalText() ([]byte, error) {
+	switch s {
+	case TraceDirectionBackward:
+		return []byte(s), nil
+	case TraceDirectionForward:
+		return []byte(s), nil
+	case TraceDirectionBoth:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *TraceDirection) UnmarshalText(data []byte) error {
+	switch TraceDirection(data) {
+	case TraceDirectionBackward:
+		*s = TraceDirectionBackward
+		return nil
+	case TraceDirectionForward:
+		*s = TraceDirectionForward
+		return nil
+	case TraceDirectionBoth:
+		*s = TraceDirectionBoth
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// A link of the trace, the way the goods went: from a bill or an origin to a lot, a lot to the run
+// that consumed it, a run to its lot, a lot to a shipment.
+// Ref: #/components/schemas/TraceEdge
+type TraceEdge struct {
+	// The node the goods came from.
+	From string `json:"from"`
+	// The node they went to.
+	To string `json:"to"`
+	// What went along the link, in the base unit of the lot's product: the sum of its movements. From an
+	// origin, the signed change it made.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+	// When the link's first movement was recorded (UTC).
+	Date time.Time `json:"date"`
+}
+
+// GetFrom returns the value of From.
+func (s *TraceEdge) GetFrom() string {
+	return s.From
+}
+
+// GetTo returns the value of To.
+func (s *TraceEdge) GetTo() string {
+	return s.To
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *TraceEdge) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// GetDate returns the value of Date.
+func (s *TraceEdge) GetDate() time.Time {
+	return s.Date
+}
+
+// SetFrom sets the value of From.
+func (s *TraceEdge) SetFrom(val string) {
+	s.From = val
+}
+
+// SetTo sets the value of To.
+func (s *TraceEdge) SetTo(val string) {
+	s.To = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *TraceEdge) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// SetDate sets the value of Date.
+func (s *TraceEdge) SetDate(val time.Time) {
+	s.Date = val
+}
+
+// A lot of the trace.
+// Ref: #/components/schemas/TraceLot
+type TraceLot struct {
+	// The lot's id.
+	ID int `json:"id"`
+	// The product the lot holds.
+	ProductID int `json:"product_id"`
+	// The product's code.
+	ProductCode NilString `json:"product_code"`
+	// The product's name.
+	ProductName NilString `json:"product_name"`
+	// The code of the product's base unit, the unit of every quantity of the lot.
+	UnitCode NilString `json:"unit_code"`
+	// The lot's number; null for the product's unnumbered lot.
+	LotNumber NilString `json:"lot_number"`
+	// When the lot expires (UTC).
+	ExpirationDate NilDateTime        `json:"expiration_date"`
+	QcStatus       ProductLotQcStatus `json:"qc_status"`
+	// On hand now, in the product's base unit.
+	QuantityBase bounds.Decimal `json:"quantity_base"`
+	// Where the lot is.
+	LocationID NilInt `json:"location_id"`
+	// The location's code.
+	LocationCode NilString `json:"location_code"`
+	// The location's name.
+	LocationName NilString `json:"location_name"`
+	// Whether the lot is archived.
+	Archived bool `json:"archived"`
+}
+
+// GetID returns the value of ID.
+func (s *TraceLot) GetID() int {
+	return s.ID
+}
+
+// GetProductID returns the value of ProductID.
+func (s *TraceLot) GetProductID() int {
+	return s.ProductID
+}
+
+// GetProductCode returns the value of ProductCode.
+func (s *TraceLot) GetProductCode() NilString {
+	return s.ProductCode
+}
+
+// GetProductName returns the value of ProductName.
+func (s *TraceLot) GetProductName() NilString {
+	return s.ProductName
+}
+
+// GetUnitCode returns the value of UnitCode.
+func (s *TraceLot) GetUnitCode() NilString {
+	return s.UnitCode
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *TraceLot) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetExpirationDate returns the value of ExpirationDate.
+func (s *TraceLot) GetExpirationDate() NilDateTime {
+	return s.ExpirationDate
+}
+
+// GetQcStatus returns the value of QcStatus.
+func (s *TraceLot) GetQcStatus() ProductLotQcStatus {
+	return s.QcStatus
+}
+
+// GetQuantityBase returns the value of QuantityBase.
+func (s *TraceLot) GetQuantityBase() bounds.Decimal {
+	return s.QuantityBase
+}
+
+// GetLocationID returns the value of LocationID.
+func (s *TraceLot) GetLocationID() NilInt {
+	return s.LocationID
+}
+
+// GetLocationCode returns the value of LocationCode.
+func (s *TraceLot) GetLocationCode() NilString {
+	return s.LocationCode
+}
+
+// GetLocationName returns the value of LocationName.
+func (s *TraceLot) GetLocationName() NilString {
+	return s.LocationName
+}
+
+// GetArchived returns the value of Archived.
+func (s *TraceLot) GetArchived() bool {
+	return s.Archived
+}
+
+// SetID sets the value of ID.
+func (s *TraceLot) SetID(val int) {
+	s.ID = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *TraceLot) SetProductID(val int) {
+	s.ProductID = val
+}
+
+// SetProductCode sets the value of ProductCode.
+func (s *TraceLot) SetProductCode(val NilString) {
+	s.ProductCode = val
+}
+
+// SetProductName sets the value of ProductName.
+func (s *TraceLot) SetProductName(val NilString) {
+	s.ProductName = val
+}
+
+// SetUnitCode sets the value of UnitCode.
+func (s *TraceLot) SetUnitCode(val NilString) {
+	s.UnitCode = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *TraceLot) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetExpirationDate sets the value of ExpirationDate.
+func (s *TraceLot) SetExpirationDate(val NilDateTime) {
+	s.ExpirationDate = val
+}
+
+// SetQcStatus sets the value of QcStatus.
+func (s *TraceLot) SetQcStatus(val ProductLotQcStatus) {
+	s.QcStatus = val
+}
+
+// SetQuantityBase sets the value of QuantityBase.
+func (s *TraceLot) SetQuantityBase(val bounds.Decimal) {
+	s.QuantityBase = val
+}
+
+// SetLocationID sets the value of LocationID.
+func (s *TraceLot) SetLocationID(val NilInt) {
+	s.LocationID = val
+}
+
+// SetLocationCode sets the value of LocationCode.
+func (s *TraceLot) SetLocationCode(val NilString) {
+	s.LocationCode = val
+}
+
+// SetLocationName sets the value of LocationName.
+func (s *TraceLot) SetLocationName(val NilString) {
+	s.LocationName = val
+}
+
+// SetArchived sets the value of Archived.
+func (s *TraceLot) SetArchived(val bool) {
+	s.Archived = val
+}
+
+// A record of the trace: the member its kind names is set, the others are null.
+// Ref: #/components/schemas/TraceNode
+type TraceNode struct {
+	// Unique in the trace: the kind and the record's id (an origin's also names its kind).
+	ID   string        `json:"id"`
+	Kind TraceNodeKind `json:"kind"`
+	// Edges between the node and the traced lot: negative upstream, 0 the traced lot, positive downstream;
+	// lots are at even levels.
+	Level      int                `json:"level"`
+	Lot        NilTraceLot        `json:"lot"`
+	Production NilTraceProduction `json:"production"`
+	Bill       NilTraceBill       `json:"bill"`
+	Shipment   NilTraceShipment   `json:"shipment"`
+	Origin     NilTraceOrigin     `json:"origin"`
+}
+
+// GetID returns the value of ID.
+func (s *TraceNode) GetID() string {
+	return s.ID
+}
+
+// GetKind returns the value of Kind.
+func (s *TraceNode) GetKind() TraceNodeKind {
+	return s.Kind
+}
+
+// GetLevel returns the value of Level.
+func (s *TraceNode) GetLevel() int {
+	return s.Level
+}
+
+// GetLot returns the value of Lot.
+func (s *TraceNode) GetLot() NilTraceLot {
+	return s.Lot
+}
+
+// GetProduction returns the value of Production.
+func (s *TraceNode) GetProduction() NilTraceProduction {
+	return s.Production
+}
+
+// GetBill returns the value of Bill.
+func (s *TraceNode) GetBill() NilTraceBill {
+	return s.Bill
+}
+
+// GetShipment returns the value of Shipment.
+func (s *TraceNode) GetShipment() NilTraceShipment {
+	return s.Shipment
+}
+
+// GetOrigin returns the value of Origin.
+func (s *TraceNode) GetOrigin() NilTraceOrigin {
+	return s.Origin
+}
+
+// SetID sets the value of ID.
+func (s *TraceNode) SetID(val string) {
+	s.ID = val
+}
+
+// SetKind sets the value of Kind.
+func (s *TraceNode) SetKind(val TraceNodeKind) {
+	s.Kind = val
+}
+
+// SetLevel sets the value of Level.
+func (s *TraceNode) SetLevel(val int) {
+	s.Level = val
+}
+
+// SetLot sets the value of Lot.
+func (s *TraceNode) SetLot(val NilTraceLot) {
+	s.Lot = val
+}
+
+// SetProduction sets the value of Production.
+func (s *TraceNode) SetProduction(val NilTraceProduction) {
+	s.Production = val
+}
+
+// SetBill sets the value of Bill.
+func (s *TraceNode) SetBill(val NilTraceBill) {
+	s.Bill = val
+}
+
+// SetShipment sets the value of Shipment.
+func (s *TraceNode) SetShipment(val NilTraceShipment) {
+	s.Shipment = val
+}
+
+// SetOrigin sets the value of Origin.
+func (s *TraceNode) SetOrigin(val NilTraceOrigin) {
+	s.Origin = val
+}
+
+// Ref: #/components/schemas/TraceNodeKind
+type TraceNodeKind string
+
+const (
+	TraceNodeKindLot        TraceNodeKind = "lot"
+	TraceNodeKindProduction TraceNodeKind = "production"
+	TraceNodeKindBill       TraceNodeKind = "bill"
+	TraceNodeKindShipment   TraceNodeKind = "shipment"
+	TraceNodeKindOrigin     TraceNodeKind = "origin"
+)
+
+// AllValues returns all TraceNodeKind values.
+func (TraceNodeKind) AllValues() []TraceNodeKind {
+	return []TraceNodeKind{
+		TraceNodeKindLot,
+		TraceNodeKindProduction,
+		TraceNodeKindBill,
+		TraceNodeKindShipment,
+		TraceNodeKindOrigin,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s TraceNodeKind) MarshalText() ([]byte, error) {
+	switch s {
+	case TraceNodeKindLot:
+		return []byte(s), nil
+	case TraceNodeKindProduction:
+		return []byte(s), nil
+	case TraceNodeKindBill:
+		return []byte(s), nil
+	case TraceNodeKindShipment:
+		return []byte(s), nil
+	case TraceNodeKindOrigin:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *TraceNodeKind) UnmarshalText(data []byte) error {
+	switch TraceNodeKind(data) {
+	case TraceNodeKindLot:
+		*s = TraceNodeKindLot
+		return nil
+	case TraceNodeKindProduction:
+		*s = TraceNodeKindProduction
+		return nil
+	case TraceNodeKindBill:
+		*s = TraceNodeKindBill
+		return nil
+	case TraceNodeKindShipment:
+		*s = TraceNodeKindShipment
+		return nil
+	case TraceNodeKindOrigin:
+		*s = TraceNodeKindOrigin
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// An origin of a lot's quantity that is no document.
+// Ref: #/components/schemas/TraceOrigin
+type TraceOrigin struct {
+	Kind   TraceOriginKind `json:"kind"`
+	Source TraceSource     `json:"source"`
+	// When it was recorded (UTC).
+	At time.Time `json:"at"`
+}
+
+// GetKind returns the value of Kind.
+func (s *TraceOrigin) GetKind() TraceOriginKind {
+	return s.Kind
+}
+
+// GetSource returns the value of Source.
+func (s *TraceOrigin) GetSource() TraceSource {
+	return s.Source
+}
+
+// GetAt returns the value of At.
+func (s *TraceOrigin) GetAt() time.Time {
+	return s.At
+}
+
+// SetKind sets the value of Kind.
+func (s *TraceOrigin) SetKind(val TraceOriginKind) {
+	s.Kind = val
+}
+
+// SetSource sets the value of Source.
+func (s *TraceOrigin) SetSource(val TraceSource) {
+	s.Source = val
+}
+
+// SetAt sets the value of At.
+func (s *TraceOrigin) SetAt(val time.Time) {
+	s.At = val
+}
+
+// Ref: #/components/schemas/TraceOriginKind
+type TraceOriginKind string
+
+const (
+	TraceOriginKindCreated    TraceOriginKind = "created"
+	TraceOriginKindCorrection TraceOriginKind = "correction"
+	TraceOriginKindAdjustment TraceOriginKind = "adjustment"
+	TraceOriginKindCount      TraceOriginKind = "count"
+)
+
+// AllValues returns all TraceOriginKind values.
+func (TraceOriginKind) AllValues() []TraceOriginKind {
+	return []TraceOriginKind{
+		TraceOriginKindCreated,
+		TraceOriginKindCorrection,
+		TraceOriginKindAdjustment,
+		TraceOriginKindCount,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s TraceOriginKind) MarshalText() ([]byte, error) {
+	switch s {
+	case TraceOriginKindCreated:
+		return []byte(s), nil
+	case TraceOriginKindCorrection:
+		return []byte(s), nil
+	case TraceOriginKindAdjustment:
+		return []byte(s), nil
+	case TraceOriginKindCount:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *TraceOriginKind) UnmarshalText(data []byte) error {
+	switch TraceOriginKind(data) {
+	case TraceOriginKindCreated:
+		*s = TraceOriginKindCreated
+		return nil
+	case TraceOriginKindCorrection:
+		*s = TraceOriginKindCorrection
+		return nil
+	case TraceOriginKindAdjustment:
+		*s = TraceOriginKindAdjustment
+		return nil
+	case TraceOriginKindCount:
+		*s = TraceOriginKindCount
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// A production run of the trace.
+// Ref: #/components/schemas/TraceProduction
+type TraceProduction struct {
+	// The run's id.
+	ID int `json:"id"`
+	// The run's number.
+	ProductionNo int              `json:"production_no"`
+	Status       ProductionStatus `json:"status"`
+	// The product the run makes.
+	ProductID NilInt `json:"product_id"`
+	// The number of the lot it makes.
+	LotNumber NilString `json:"lot_number"`
+	// When it started (UTC).
+	StartDate NilDateTime `json:"start_date"`
+	// When it ended (UTC).
+	EndDate NilDateTime `json:"end_date"`
+}
+
+// GetID returns the value of ID.
+func (s *TraceProduction) GetID() int {
+	return s.ID
+}
+
+// GetProductionNo returns the value of ProductionNo.
+func (s *TraceProduction) GetProductionNo() int {
+	return s.ProductionNo
+}
+
+// GetStatus returns the value of Status.
+func (s *TraceProduction) GetStatus() ProductionStatus {
+	return s.Status
+}
+
+// GetProductID returns the value of ProductID.
+func (s *TraceProduction) GetProductID() NilInt {
+	return s.ProductID
+}
+
+// GetLotNumber returns the value of LotNumber.
+func (s *TraceProduction) GetLotNumber() NilString {
+	return s.LotNumber
+}
+
+// GetStartDate returns the value of StartDate.
+func (s *TraceProduction) GetStartDate() NilDateTime {
+	return s.StartDate
+}
+
+// GetEndDate returns the value of EndDate.
+func (s *TraceProduction) GetEndDate() NilDateTime {
+	return s.EndDate
+}
+
+// SetID sets the value of ID.
+func (s *TraceProduction) SetID(val int) {
+	s.ID = val
+}
+
+// SetProductionNo sets the value of ProductionNo.
+func (s *TraceProduction) SetProductionNo(val int) {
+	s.ProductionNo = val
+}
+
+// SetStatus sets the value of Status.
+func (s *TraceProduction) SetStatus(val ProductionStatus) {
+	s.Status = val
+}
+
+// SetProductID sets the value of ProductID.
+func (s *TraceProduction) SetProductID(val NilInt) {
+	s.ProductID = val
+}
+
+// SetLotNumber sets the value of LotNumber.
+func (s *TraceProduction) SetLotNumber(val NilString) {
+	s.LotNumber = val
+}
+
+// SetStartDate sets the value of StartDate.
+func (s *TraceProduction) SetStartDate(val NilDateTime) {
+	s.StartDate = val
+}
+
+// SetEndDate sets the value of EndDate.
+func (s *TraceProduction) SetEndDate(val NilDateTime) {
+	s.EndDate = val
+}
+
+// What a recall of the traced lot needs at once.
+// Ref: #/components/schemas/TraceRecall
+type TraceRecall struct {
+	// The traced lot and every lot downstream of it, with what each still holds and where.
+	Lots []TraceLot `json:"lots"`
+	// The customers who received affected lots, by id.
+	Customers []RecallCustomer `json:"customers"`
+	// The suppliers of the lots upstream, by id.
+	Suppliers []RecallSupplier `json:"suppliers"`
+}
+
+// GetLots returns the value of Lots.
+func (s *TraceRecall) GetLots() []TraceLot {
+	return s.Lots
+}
+
+// GetCustomers returns the value of Customers.
+func (s *TraceRecall) GetCustomers() []RecallCustomer {
+	return s.Customers
+}
+
+// GetSuppliers returns the value of Suppliers.
+func (s *TraceRecall) GetSuppliers() []RecallSupplier {
+	return s.Suppliers
+}
+
+// SetLots sets the value of Lots.
+func (s *TraceRecall) SetLots(val []TraceLot) {
+	s.Lots = val
+}
+
+// SetCustomers sets the value of Customers.
+func (s *TraceRecall) SetCustomers(val []RecallCustomer) {
+	s.Customers = val
+}
+
+// SetSuppliers sets the value of Suppliers.
+func (s *TraceRecall) SetSuppliers(val []RecallSupplier) {
+	s.Suppliers = val
+}
+
+// A shipment of the trace, with its order, invoice and customer.
+// Ref: #/components/schemas/TraceShipment
+type TraceShipment struct {
+	// The shipment's id.
+	ID int `json:"id"`
+	// When the goods left.
+	ShipDate NilDate `json:"ship_date"`
+	// The carrier's tracking number.
+	TrackingNumber NilString `json:"tracking_number"`
+	// The sales order shipped.
+	SalesOrderID int `json:"sales_order_id"`
+	// The sales order's number.
+	SalesOrderNo int `json:"sales_order_no"`
+	// The invoice the shipment made.
+	InvoiceID NilInt `json:"invoice_id"`
+	// The invoice's number.
+	InvoiceNo NilInt `json:"invoice_no"`
+	// The customer who received the goods.
+	CustomerID int `json:"customer_id"`
+	// The customer's company name.
+	CustomerName NilString `json:"customer_name"`
+}
+
+// GetID returns the value of ID.
+func (s *TraceShipment) GetID() int {
+	return s.ID
+}
+
+// GetShipDate returns the value of ShipDate.
+func (s *TraceShipment) GetShipDate() NilDate {
+	return s.ShipDate
+}
+
+// GetTrackingNumber returns the value of TrackingNumber.
+func (s *TraceShipment) GetTrackingNumber() NilString {
+	return s.TrackingNumber
+}
+
+// GetSalesOrderID returns the value of SalesOrderID.
+func (s *TraceShipment) GetSalesOrderID() int {
+	return s.SalesOrderID
+}
+
+// GetSalesOrderNo returns the value of SalesOrderNo.
+func (s *TraceShipment) GetSalesOrderNo() int {
+	return s.SalesOrderNo
+}
+
+// GetInvoiceID returns the value of InvoiceID.
+func (s *TraceShipment) GetInvoiceID() NilInt {
+	return s.InvoiceID
+}
+
+// GetInvoiceNo returns the value of InvoiceNo.
+func (s *TraceShipment) GetInvoiceNo() NilInt {
+	return s.InvoiceNo
+}
+
+// GetCustomerID returns the value of CustomerID.
+func (s *TraceShipment) GetCustomerID() int {
+	return s.CustomerID
+}
+
+// GetCustomerName returns the value of CustomerName.
+func (s *TraceShipment) GetCustomerName() NilString {
+	return s.CustomerName
+}
+
+// SetID sets the value of ID.
+func (s *TraceShipment) SetID(val int) {
+	s.ID = val
+}
+
+// SetShipDate sets the value of ShipDate.
+func (s *TraceShipment) SetShipDate(val NilDate) {
+	s.ShipDate = val
+}
+
+// SetTrackingNumber sets the value of TrackingNumber.
+func (s *TraceShipment) SetTrackingNumber(val NilString) {
+	s.TrackingNumber = val
+}
+
+// SetSalesOrderID sets the value of SalesOrderID.
+func (s *TraceShipment) SetSalesOrderID(val int) {
+	s.SalesOrderID = val
+}
+
+// SetSalesOrderNo sets the value of SalesOrderNo.
+func (s *TraceShipment) SetSalesOrderNo(val int) {
+	s.SalesOrderNo = val
+}
+
+// SetInvoiceID sets the value of InvoiceID.
+func (s *TraceShipment) SetInvoiceID(val NilInt) {
+	s.InvoiceID = val
+}
+
+// SetInvoiceNo sets the value of InvoiceNo.
+func (s *TraceShipment) SetInvoiceNo(val NilInt) {
+	s.InvoiceNo = val
+}
+
+// SetCustomerID sets the value of CustomerID.
+func (s *TraceShipment) SetCustomerID(val int) {
+	s.CustomerID = val
+}
+
+// SetCustomerName sets the value of CustomerName.
+func (s *TraceShipment) SetCustomerName(val NilString) {
+	s.CustomerName = val
+}
+
+// Ref: #/components/schemas/TraceSource
+type TraceSource string
+
+const (
+	TraceSourceAPI    TraceSource = "api"
+	TraceSourceApp    TraceSource = "app"
+	TraceSourceSystem TraceSource = "system"
+)
+
+// AllValues returns all TraceSource values.
+func (TraceSource) AllValues() []TraceSource {
+	return []TraceSource{
+		TraceSourceAPI,
+		TraceSourceApp,
+		TraceSourceSystem,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s TraceSource) MarshalText() ([]byte, error) {
+	switch s {
+	case TraceSourceAPI:
+		return []byte(s), nil
+	case TraceSourceApp:
+		return []byte(s), nil
+	case TraceSourceSystem:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *TraceSource) UnmarshalText(data []byte) error {
+	switch TraceSource(data) {
+	case TraceSourceAPI:
+		*s = TraceSourceAPI
+		return nil
+	case TraceSourceApp:
+		*s = TraceSourceApp
+		return nil
+	case TraceSourceSystem:
+		*s = TraceSourceSystem
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 // Units of measure: the account's own plus the shared ones.

@@ -128,6 +128,7 @@ var operationRolesBearerAuth = map[string][]string{
 	ListTerritoriesOperation:           []string{},
 	ListUnitsOfMeasureOperation:        []string{},
 	ListWarehousesOperation:            []string{},
+	TraceProductLotOperation:           []string{},
 	UnarchiveProductLotOperation:       []string{},
 	UpdateAllergenOperation:            []string{},
 	UpdateCustomerOperation:            []string{},

@@ -868,6 +868,22 @@ func (UnimplementedHandler) ListWarehouses(ctx context.Context, params ListWareh
 	return r, ht.ErrNotImplemented
 }
 
+// TraceProductLot implements traceProductLot operation.
+//
+// Follows the lot's stock movements backward to the suppliers its stock came from and forward to the
+// customers it reached: a bill brings a lot in, a production run consumes lots and makes its lot, a
+// shipment takes a lot to a customer, and a lot created through the API, a correction, an adjustment
+// or a count starts a lot's quantity without a document. The answer is a graph (nodes and edges, each
+// path visited once, cycles included) with the recall summary drawn from it: the affected lots
+// downstream and what they still hold where, the customers who received them, and upstream the
+// suppliers and their lots. `depth` counts production runs followed each way; bills, shipments and
+// origins beside a lot reached cost none. No cost field appears. Requires the inventory:read scope.
+//
+// GET /product-lots/{lot_id}/trace
+func (UnimplementedHandler) TraceProductLot(ctx context.Context, params TraceProductLotParams) (r *ProductLotTraceData, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // UnarchiveProductLot implements unarchiveProductLot operation.
 //
 // Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's
