@@ -9,6 +9,7 @@
 package console
 
 import (
+	"context"
 	"embed"
 	"log/slog"
 	"net/http"
@@ -58,6 +59,10 @@ type Options struct {
 	RequestLogRetention time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Snapshot gives the reads under a context one view of the database
+	// (store.Store.Snapshot), for pages drawn from many statements (a lot's
+	// trace); nil reads each statement as of when it runs.
+	Snapshot func(context.Context) (context.Context, func())
 }
 
 // Server serves the console's pages and assets.
@@ -75,6 +80,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Snapshot == nil {
+		o.Snapshot = func(ctx context.Context) (context.Context, func()) { return ctx, func() {} }
 	}
 	if o.RequestLogRetention <= 0 {
 		o.RequestLogRetention = reqlog.DefaultRetention

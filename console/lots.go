@@ -208,6 +208,9 @@ func (s *Server) lot(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
+	// The lot and its trace as of one moment.
+	ctx, end := s.o.Snapshot(ctx)
+	defer end()
 	lot, err := inventory.LotOf(ctx, s.o.Client, id)
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)
@@ -262,6 +265,8 @@ func (s *Server) lotTraceCSV(w http.ResponseWriter, r *http.Request, c *caller) 
 		s.fail(w, r, c, err)
 		return
 	}
+	ctx, end := s.o.Snapshot(ctx)
+	defer end()
 	t, err := inventory.TraceLotOf(ctx, s.o.Client, id, d, depth)
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)
