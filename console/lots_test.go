@@ -36,16 +36,16 @@ import (
 // traced is a chain recorded through the purchasing, manufacturing and
 // sales workflows in a seeded test account: a bill of Prairie Mills brings
 // in a flour lot, a run of cookies consumes part of it and makes a cookie
-// lot, and a shipment to Épicerie du Marché takes some of the cookies.
+// lot, a shipment to Épicerie du Marché takes some of the cookies and a
+// second run puts a dozen of them on a tray.
 type traced struct {
-	bill             *ent.Bill
-	flour, cookies   *ent.ProductLot
-	run              *ent.Production
-	shipment         *ent.Shipment
-	invoiceNo        int
-	supplierName     string
-	customerName     string
-	flourPerBagGrams int64
+	bill                 *ent.Bill
+	flour, cookies, tray *ent.ProductLot
+	run, rework          *ent.Production
+	shipment             *ent.Shipment
+	invoiceNo            int
+	supplierName         string
+	customerName         string
 }
 
 // traceChain records the chain in org's test account.
@@ -84,7 +84,7 @@ func traceChain(t *testing.T, st *store.Store, org *dbtest.Org) traced {
 	}
 
 	var out traced
-	out.supplierName, out.flourPerBagGrams = *mill.Company, 25000
+	out.supplierName = *mill.Company
 	line := tx.BillLine.Create().SetProductID(flourID).SetQuantity(decimal.NewFromInt(2)).SetLotNumber("TR-FLOUR-1").
 		SetCost(decimal.RequireFromString("21.75")).SetLocationID(*area).SetExpirationDate(time.Date(2027, 11, 6, 0, 0, 0, 0, time.UTC))
 	b := tx.Bill.Create().SetSupplierID(mill.ID).SetBillDate(time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)).SetSupplierReference("PM-1")
@@ -138,6 +138,20 @@ func traceChain(t *testing.T, st *store.Store, org *dbtest.Org) traced {
 	inv, err := tx.Invoice.Get(ctx, *out.shipment.InvoiceID)
 	must(err)
 	out.invoiceNo = inv.InvoiceNo
+
+	// A second run takes 12 of the cookies into a tray.
+	tray, one, dozen := "TR-TRAY-1", decimal.NewFromInt(1), decimal.NewFromInt(12)
+	out.rework, err = manufacturing.Create(ctx, tx, manufacturing.Plan{ProductID: productID("RC-COOKIE"), LineID: &lineID, Quantity: &one,
+		LotNumber: &tray, ExpirationDate: &expires, Steps: []manufacturing.Step{{ProductID: cookieID, QuantityBase: dozen}}})
+	must(err)
+	at = at.Add(72 * time.Hour)
+	_, err = manufacturing.Start(ctx, tx, out.rework.ID, at)
+	must(err)
+	out.rework, err = manufacturing.Complete(ctx, tx, out.rework.ID, manufacturing.Completion{
+		Consume: []manufacturing.Consumption{{LotID: out.cookies.ID, QuantityBase: dozen}}}, at.Add(time.Hour))
+	must(err)
+	out.tray, err = tx.ProductLot.Query().Where(productlot.LotNumber(tray)).Only(ctx)
+	must(err)
 	must(tx.Commit())
 	return out
 }
@@ -237,19 +251,24 @@ func TestLotPage(t *testing.T) {
 			}
 			return tr
 		}
+		rework := "production-" + strconv.Itoa(c.rework.ID)
 		forward, both, backward := trace(c.flour, inventory.Forward, 20), trace(c.flour, inventory.Both, 20), trace(c.cookies, inventory.Backward, 1)
-		// Each trace is the chain, as far as it goes that way.
+		shallow := trace(c.flour, inventory.Forward, 1)
+		// Each trace is the chain, as far as it goes that way; one run deep,
+		// the forward trace stops before the tray's run.
 		for _, x := range []struct {
-			tr   *inventory.Trace
-			want []string
+			tr        *inventory.Trace
+			want      []string
+			truncated bool
 		}{
-			{forward, []string{lot(c.flour), run, lot(c.cookies), ship}},
-			{both, []string{bill, lot(c.flour), run, lot(c.cookies), ship}},
-			{backward, []string{bill, lot(c.flour), run, lot(c.cookies)}},
+			{forward, []string{lot(c.flour), run, lot(c.cookies), rework, ship, lot(c.tray)}, false},
+			{both, []string{bill, lot(c.flour), run, lot(c.cookies), rework, ship, lot(c.tray)}, false},
+			{backward, []string{bill, lot(c.flour), run, lot(c.cookies)}, false},
+			{shallow, []string{lot(c.flour), run, lot(c.cookies), ship}, true},
 		} {
 			nodes, _, _ := wantDrawing(x.tr)
-			if diff := cmp.Diff(x.want, nodes); diff != "" {
-				t.Fatalf("the %s trace of lot %d (-want +got):\n%s", x.tr.Direction, x.tr.LotID, diff)
+			if diff := cmp.Diff(x.want, nodes); diff != "" || x.tr.Truncated != x.truncated {
+				t.Fatalf("the %s trace of lot %d, truncated %v (-want +got):\n%s", x.tr.Direction, x.tr.LotID, x.tr.Truncated, diff)
 			}
 		}
 
@@ -263,6 +282,7 @@ func TestLotPage(t *testing.T) {
 					{page(c.flour, "direction=forward&"), forward},
 					{page(c.flour, ""), both},
 					{page(c.cookies, "depth=1&direction=backward&"), backward},
+					{page(c.flour, "depth=1&direction=forward&"), shallow},
 				} {
 					res := b.get(x.path)
 					if res.status != http.StatusOK {
@@ -284,7 +304,14 @@ func TestLotPage(t *testing.T) {
 						levels[n.Level] = true
 					}
 					desc := fmt.Sprintf(`<desc id="trace-desc">%d nodes in %d columns joined by %d edges`, len(nodes), len(levels), len(edges))
-					for _, s := range []string{summary, desc, `<svg role="img" aria-labelledby="trace-title trace-desc"`, "It is complete"} {
+					state := "It is complete: no production run lies beyond its depth of 20."
+					if x.tr.Depth == 1 {
+						state = "It is complete: no production run lies beyond its depth of 1."
+					}
+					if x.tr.Truncated {
+						state = "<strong>It is truncated:</strong> the depth of 1 production run stopped it"
+					}
+					for _, s := range []string{summary, desc, `<svg role="img" aria-labelledby="trace-title trace-desc"`, state} {
 						if !strings.Contains(res.body, s) {
 							t.Errorf("%s lacks %s", x.path, s)
 						}
@@ -294,7 +321,8 @@ func TestLotPage(t *testing.T) {
 				res := b.get(page(c.flour, "direction=forward&"))
 				// 20 kg of flour into the run, 10 cases of 12 cookies out
 				// of it, 5 cases shipped.
-				for edge, want := range map[string]string{lot(c.flour) + "→" + run: "20000 g", run + "→" + lot(c.cookies): "120 each", lot(c.cookies) + "→" + ship: "60 each"} {
+				for edge, want := range map[string]string{lot(c.flour) + "→" + run: "20000 g", run + "→" + lot(c.cookies): "120 each",
+					lot(c.cookies) + "→" + ship: "60 each", lot(c.cookies) + "→" + rework: "12 each"} {
 					if i := slices.Index(svgEdges(res.body), edge); i < 0 || qtyLabels(res.body)[i] != want {
 						t.Errorf("edge %s is not drawn with %s", edge, want)
 					}
@@ -302,6 +330,7 @@ func TestLotPage(t *testing.T) {
 				want := []string{
 					page(c.flour, "direction=forward&") + " Lot TR-FLOUR-1, RM-FLOUR All-purpose wheat flour",
 					page(c.cookies, "direction=forward&") + " Lot TR-COOKIE-1, FG-COOKIE12 Chocolate chip cookies, box of 12",
+					page(c.tray, "direction=forward&") + " Lot TR-TRAY-1, RC-COOKIE Chocolate chip cookies, baked (batch)",
 				}
 				if diff := cmp.Diff(want, svgLinks(res.body)); diff != "" {
 					t.Errorf("forward lot links (-want +got):\n%s", diff)
@@ -320,8 +349,9 @@ func TestLotPage(t *testing.T) {
 					`<title id="trace-title">Trace of lot TR-FLOUR-1, forward to customers, 20 production runs deep</title>`,
 					`<g class="node lot traced" id="node-` + lot(c.flour) + `">`,
 					// The recall summary: the affected lots with what they
-					// hold, the customer's shipment.
-					`<td class="num nowrap">30000 g</td>`, `<td class="num nowrap">60 each</td>`,
+					// hold (the cookies less those shipped and those on the
+					// tray), the customer's shipment.
+					`<td class="num nowrap">30000 g</td>`, `<td class="num nowrap">48 each</td>`,
 					`>` + html.EscapeString(c.customerName) + `</th>`, "<td>Invoice " + strconv.Itoa(c.invoiceNo) + "</td>",
 					`<td class="nowrap">2026-11-09</td>`,
 					`<li><a href="/console/lots/` + strconv.Itoa(c.cookies.ID) + `?direction=forward&amp;env=test">TR-COOKIE-1</a>: 60 each</li>`,
