@@ -165,8 +165,8 @@ var directions = []choice{
 }
 
 // lotRequest reads the lot page's path and query: the lot id and its
-// environment (nil when either is not one: 404), and the trace's direction
-// and depth (field errors in f).
+// environment (not ok when either is not one: 404), and the trace's
+// direction and depth (field errors in f, the defaults in their place).
 func lotRequest(r *http.Request) (id int, env string, f *form, d inventory.Direction, depth int, ok bool) {
 	f = newForm(r.URL.Query())
 	id, err := strconv.Atoi(r.PathValue("id"))
