@@ -29,7 +29,7 @@ const RecallLotNumber = "RC-FLOUR-2611"
 var (
 	// RecallOutputLots are the lot numbers of the two runs that consumed
 	// the flour lot: a run of FG-COOKIE12, then one of RC-COOKIE.
-	RecallOutputLots = []string{"RC-BREAD-2611", "RC-ROLLS-2611"}
+	RecallOutputLots = []string{"RC-BOX12-2611", "RC-COOKIE-2611"}
 	// RecallCustomers are the companies the output lots shipped to, in the
 	// order they were created (of their ids).
 	RecallCustomers = []string{"Épicerie du Marché", "Northern Food Distributors", "Café Alpha"}

@@ -65,10 +65,10 @@ func TestRecallScenarioTracesForward(t *testing.T) {
 		}
 		wantNodes := []string{
 			"0 lot: RM-FLOUR RC-FLOUR-2611 on hand 250000",
-			"1 production: COMPLETED RC-BREAD-2611",
-			"1 production: COMPLETED RC-ROLLS-2611",
-			"2 lot: FG-COOKIE12 RC-BREAD-2611 on hand 216",
-			"2 lot: RC-COOKIE RC-ROLLS-2611 on hand 120",
+			"1 production: COMPLETED RC-BOX12-2611",
+			"1 production: COMPLETED RC-COOKIE-2611",
+			"2 lot: FG-COOKIE12 RC-BOX12-2611 on hand 216",
+			"2 lot: RC-COOKIE RC-COOKIE-2611 on hand 120",
 			"3 shipment: to Épicerie du Marché",
 			"3 shipment: to Northern Food Distributors",
 			"3 shipment: to Café Alpha",
@@ -82,13 +82,13 @@ func TestRecallScenarioTracesForward(t *testing.T) {
 			edges = append(edges, fmt.Sprintf("%s -> %s: %s", names[e.From], names[e.To], e.QuantityBase))
 		}
 		wantEdges := []string{
-			"RM-FLOUR RC-FLOUR-2611 on hand 250000 -> COMPLETED RC-BREAD-2611: 30000",
-			"RM-FLOUR RC-FLOUR-2611 on hand 250000 -> COMPLETED RC-ROLLS-2611: 20000",
-			"COMPLETED RC-BREAD-2611 -> FG-COOKIE12 RC-BREAD-2611 on hand 216: 480",
-			"COMPLETED RC-ROLLS-2611 -> RC-COOKIE RC-ROLLS-2611 on hand 120: 240",
-			"FG-COOKIE12 RC-BREAD-2611 on hand 216 -> to Épicerie du Marché: 120",
-			"FG-COOKIE12 RC-BREAD-2611 on hand 216 -> to Northern Food Distributors: 144",
-			"RC-COOKIE RC-ROLLS-2611 on hand 120 -> to Café Alpha: 120",
+			"RM-FLOUR RC-FLOUR-2611 on hand 250000 -> COMPLETED RC-BOX12-2611: 30000",
+			"RM-FLOUR RC-FLOUR-2611 on hand 250000 -> COMPLETED RC-COOKIE-2611: 20000",
+			"COMPLETED RC-BOX12-2611 -> FG-COOKIE12 RC-BOX12-2611 on hand 216: 480",
+			"COMPLETED RC-COOKIE-2611 -> RC-COOKIE RC-COOKIE-2611 on hand 120: 240",
+			"FG-COOKIE12 RC-BOX12-2611 on hand 216 -> to Épicerie du Marché: 120",
+			"FG-COOKIE12 RC-BOX12-2611 on hand 216 -> to Northern Food Distributors: 144",
+			"RC-COOKIE RC-COOKIE-2611 on hand 120 -> to Café Alpha: 120",
 		}
 		if d := cmp.Diff(wantEdges, edges); d != "" {
 			t.Errorf("edges (-want +got):\n%s", d)
@@ -101,8 +101,8 @@ func TestRecallScenarioTracesForward(t *testing.T) {
 		}
 		wantLots := []string{
 			fmt.Sprintf("%d RC-FLOUR-2611 250000", flour.ID),
-			fmt.Sprintf("%d RC-BREAD-2611 216", bread.ID),
-			fmt.Sprintf("%d RC-ROLLS-2611 120", rolls.ID),
+			fmt.Sprintf("%d RC-BOX12-2611 216", bread.ID),
+			fmt.Sprintf("%d RC-COOKIE-2611 120", rolls.ID),
 		}
 		if d := cmp.Diff(wantLots, lots); d != "" {
 			t.Errorf("recall lots (-want +got):\n%s", d)
@@ -116,9 +116,9 @@ func TestRecallScenarioTracesForward(t *testing.T) {
 			}
 		}
 		wantCustomers := []string{
-			seed.RecallCustomers[0] + ": RC-BREAD-2611 120",
-			seed.RecallCustomers[1] + ": RC-BREAD-2611 144",
-			seed.RecallCustomers[2] + ": RC-ROLLS-2611 120",
+			seed.RecallCustomers[0] + ": RC-BOX12-2611 120",
+			seed.RecallCustomers[1] + ": RC-BOX12-2611 144",
+			seed.RecallCustomers[2] + ": RC-COOKIE-2611 120",
 		}
 		if d := cmp.Diff(wantCustomers, customers); d != "" {
 			t.Errorf("recall customers (-want +got):\n%s", d)

@@ -128,11 +128,11 @@ func TestLotTrace(t *testing.T) {
 			want := "event,date,traceability_lot_code,lot_id,product_code,product_description,quantity,unit_of_measure,location,reference_document_type,reference_document_number,party,level\n" +
 				"transformation input,2026-11-07,RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,30000,g,STORAGE Storage,production run,9,,1\n" +
 				"transformation input,2026-11-07,RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,20000,g,STORAGE Storage,production run,10,,1\n" +
-				"transformation output,2026-11-07,RC-BREAD-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",480,each,MAIN Main plant,production run,9,,1\n" +
-				"transformation output,2026-11-07,RC-ROLLS-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",240,each,MAIN Main plant,production run,10,,1\n" +
-				"shipping,2026-11-15,RC-BREAD-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",120,each,MAIN Main plant,invoice,4,Épicerie du Marché,3\n" +
-				"shipping,2026-11-15,RC-BREAD-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",144,each,MAIN Main plant,invoice,5,Northern Food Distributors,3\n" +
-				"shipping,2026-11-16,RC-ROLLS-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",120,each,MAIN Main plant,invoice,6,Café Alpha,3\n"
+				"transformation output,2026-11-07,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",480,each,MAIN Main plant,production run,9,,1\n" +
+				"transformation output,2026-11-07,RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",240,each,MAIN Main plant,production run,10,,1\n" +
+				"shipping,2026-11-15,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",120,each,MAIN Main plant,invoice,4,Épicerie du Marché,3\n" +
+				"shipping,2026-11-15,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",144,each,MAIN Main plant,invoice,5,Northern Food Distributors,3\n" +
+				"shipping,2026-11-16,RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",120,each,MAIN Main plant,invoice,6,Café Alpha,3\n"
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("lot trace --format csv (-want +got):\n%s", d)
 			}
