@@ -158,6 +158,24 @@ func Reader(ctx context.Context, c *ent.Client, orgID int, env policy.Environmen
 	}), nil
 }
 
+// Actor returns ctx carrying a viewer that acts in the env account of the
+// organization orgID for the person userID signed in to the console: an app
+// viewer (every scope, tenancy enforced) whose changes carry the person's
+// user id in their events (policy.AppUser). What it reads and changes is
+// that account's rows alone.
+func Actor(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, userID int) (context.Context, error) {
+	if env != policy.Live && env != policy.Test {
+		return nil, fmt.Errorf("environment must be live or test, not %q", env)
+	}
+	a, err := Account(ctx, c, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	v := *policy.FromContext(policy.AppUser(ctx, a.ID, env, userID))
+	v.OrganizationID = orgID
+	return policy.NewContext(ctx, &v), nil
+}
+
 // OrganizationOf is the organization of the viewer's account (its currency
 // and purchasing settings). It reads as the system: an account reads its own
 // organization, which no tenant policy admits.

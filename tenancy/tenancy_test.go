@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -100,6 +102,50 @@ func TestReader(t *testing.T) {
 		}
 		if _, err := tenancy.Reader(context.Background(), st.Client, 1<<30, policy.Live, false); err == nil {
 			t.Error("an organization that does not exist gives a viewer")
+		}
+	})
+}
+
+// Actor's viewer acts in the organization's account of the environment as
+// the person: every scope, its rows alone, and the events of its changes
+// name the person.
+func TestActor(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		a, b := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		bctx := b.Ctx(policy.Test)
+		if err := ent.RunInTx(bctx, st.Client, func(tx *ent.Tx) error {
+			return tx.Tag.Create().SetName("theirs").SetRefType(tag.RefTypePRODUCT).Exec(bctx)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := tenancy.Actor(context.Background(), st.Client, a.Org.ID, policy.Test, 77)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := policy.FromContext(ctx)
+		if v.AccountID != a.Test.ID || v.OrganizationID != a.Org.ID || v.Environment != policy.Test || v.Source != policy.SourceApp || v.UserID != 77 || v.IsSystem() || !v.Can("catalog:write") {
+			t.Fatalf("viewer %+v", v)
+		}
+		tx, err := st.Client.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Tag.Create().SetName("mine").SetRefType(tag.RefTypePRODUCT).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		names := st.Client.Tag.Query().Select(tag.FieldName).StringsX(ctx)
+		if !cmp.Equal([]string{"mine"}, names) {
+			t.Errorf("the actor reads tags %v", names)
+		}
+		evs := st.Client.Event.Query().Where(event.AccountID(a.Test.ID), event.Type("tag.created")).AllX(policy.System(context.Background()))
+		if len(evs) != 1 || evs[0].UserID == nil || *evs[0].UserID != 77 || evs[0].Source != event.SourceApp {
+			t.Errorf("events %+v", evs)
+		}
+		if _, err := tenancy.Actor(context.Background(), st.Client, a.Org.ID, "prod", 77); err == nil {
+			t.Error("an environment prod gives a viewer")
 		}
 	})
 }
