@@ -38,6 +38,11 @@ func (rt Route) Allows(role people.Role) bool {
 // (the developer's desk); everyone signed in reads them.
 var Writers = []people.Role{people.Admin, people.Developer}
 
+// Operators are the roles that act on the plant's records (approvals,
+// quality decisions, the floor, cancellations, imports); everyone signed in
+// reads them.
+var Operators = []people.Role{people.Admin, people.Operator}
+
 // Admins are the roles that manage people and read the audit history.
 var Admins = []people.Role{people.Admin}
 
