@@ -3,6 +3,7 @@ package inventory
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,13 +13,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/product"
-	"larder.dev/larder/ent/production"
-	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/policy"
@@ -248,10 +245,6 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	if v == nil || v.AccountID == 0 {
 		return nil, fmt.Errorf("trace: the viewer must be an account's")
 	}
-	root, err := c.ProductLot.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	fwd, bwd := depth, depth
 	switch d {
 	case Forward:
@@ -259,11 +252,14 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	case Backward:
 		fwd = 0
 	}
-	r, err := reach(ctx, c, v.AccountID, root.ID, fwd, bwd)
+	r, err := reach(ctx, c, v.AccountID, id, fwd, bwd)
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{LotID: root.ID, Direction: d, Depth: depth}
+	if r.lots[id] == nil { // not the account's lot
+		return nil, &ent.NotFoundError{}
+	}
+	t := &Trace{LotID: id, Direction: d, Depth: depth}
 	// A way not asked for reached the lot alone: it keeps its movements,
 	// not its links that way.
 	if fwd == 0 {
@@ -273,7 +269,7 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 		clear(r.bwd)
 	}
 	b := r.graph(t)
-	b.add(NodeLot, root.ID, nodeID(NodeLot, root.ID), 0)
+	b.add(NodeLot, id, nodeID(NodeLot, id), 0)
 	if err := b.load(ctx, c, r); err != nil {
 		return nil, err
 	}
@@ -281,13 +277,17 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	return t, nil
 }
 
-// traceReach finds, in one statement, the lots a trace reaches each way and
-// their movements. The forward part follows a lot's PRODUCTION_CONSUMPTION
+// traceReach finds, in one statement, the lots a trace reaches each way,
+// their movements, and the record of every lot and of every document a
+// movement names (run, bill with its supplier, shipment with its order,
+// customer and invoice): one round trip, whatever the size of the trace. The forward part follows a lot's PRODUCTION_CONSUMPTION
 // to the run's PRODUCTION_OUTPUT, the backward part the other way; UNION
 // keeps one row per lot and level, so a cycle ends at the depth. Every step
 // reads movements by lot (stock_movements' lot_id index) or by run
 // (stockmovement_account_id_document_type_document_id), always of the
-// account ($1). Parameters appear in order of number: SQLite numbers $N
+// account ($1), and every record it joins is read by primary key and the
+// account again (units of measure may be shared rows, without one); no cost
+// column is read. Parameters appear in order of number: SQLite numbers $N
 // parameters as it meets them.
 const traceReach = `WITH RECURSIVE
 fwd(lot_id, level) AS (
@@ -311,83 +311,222 @@ reached(side, lot_id, level) AS (
   UNION ALL
   SELECT -1, lot_id, min(level) FROM bwd GROUP BY lot_id
 )
-SELECT r.side, r.lot_id, r.level, m.id, m.type, m.document_type, m.document_id, m.quantity_base, m.source, m.created_at
-FROM reached r LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND m.account_id = $1
+SELECT r.side, r.lot_id, r.level,
+  l.product_id, l.lot_number, l.expiration_date, l.qc_status, l.quantity_base, l.location_id, l.archived,
+  pr.product_code, pr.name, u.code, loc.code, loc.name,
+  m.id, m.type, m.document_type, m.document_id, m.quantity_base, m.source, m.created_at,
+  p.production_no, p.status, p.product_id, p.lot_number, p.start_date, p.end_date,
+  b.bill_no, b.bill_date, b.supplier_id, b.supplier_reference, b.is_cancelled, sup.company,
+  s.ship_date, s.tracking_number, s.sales_order_id, so.sales_order_no, so.customer_id, cu.company, s.invoice_id, inv.invoice_no
+FROM reached r
+JOIN product_lots l ON l.id = r.lot_id AND l.account_id = $1
+LEFT JOIN products pr ON pr.id = l.product_id AND pr.account_id = $1
+LEFT JOIN units_of_measure u ON u.id = pr.uom_base_id AND (u.account_id = $1 OR u.account_id IS NULL)
+LEFT JOIN locations loc ON loc.id = l.location_id AND loc.account_id = $1
+LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND m.account_id = $1
+LEFT JOIN productions p ON m.document_type = 'production' AND p.id = m.document_id AND p.account_id = $1
+LEFT JOIN bills b ON m.document_type = 'bill' AND b.id = m.document_id AND b.account_id = $1
+LEFT JOIN suppliers sup ON sup.id = b.supplier_id AND sup.account_id = $1
+LEFT JOIN shipments s ON m.document_type = 'shipment' AND s.id = m.document_id AND s.account_id = $1
+LEFT JOIN sales_orders so ON so.id = s.sales_order_id AND so.account_id = $1
+LEFT JOIN customers cu ON cu.id = so.customer_id AND cu.account_id = $1
+LEFT JOIN invoices inv ON inv.id = s.invoice_id AND inv.account_id = $1
 ORDER BY r.side, r.lot_id, m.id`
 
-// TraceReachSQL is the statement that finds a trace's lots and movements,
-// for benchmarks that run it alone; its parameters are the account, the lot,
+// TraceReachSQL is the statement that finds a trace's lots, movements and
+// records, for benchmarks that run it alone; its parameters are the account, the lot,
 // the forward depth and the backward depth.
 const TraceReachSQL = traceReach
 
-// movement is a stock movement a trace read.
+// movement is a stock movement a trace read, with the document it names
+// (one of production, bill, shipment, or none).
 type movement struct {
-	id       int
-	lot      int
-	typ      stockmovement.Type
-	docType  string
-	docID    int
-	quantity decimal.Decimal
-	source   string
-	at       time.Time
+	id         int
+	lot        int
+	typ        stockmovement.Type
+	docType    string
+	docID      int
+	quantity   decimal.Decimal
+	source     string
+	at         time.Time
+	production *TraceProduction
+	bill       *TraceBill
+	shipment   *TraceShipment
 }
 
-// reached is what traceReach found: each side's lots and levels, and the
-// movements of every lot reached.
+// reached is what traceReach found: each side's lots and levels, every lot
+// reached, and their movements.
 type reached struct {
 	fwd, bwd           map[int]int // lot → level in lots (runs followed)
 	fwdDepth, bwdDepth int
+	lots               map[int]*TraceLot
 	moves              map[int][]movement // lot → its movements, in order of id
 }
 
+// traceRow is one row of traceReach.
+type traceRow struct {
+	side, lot, level int
+	// the lot
+	productID                        int
+	lotNumber, qc, productCode, name sql.NullString
+	unit, locCode, locName           sql.NullString
+	expires                          any
+	onHand                           decimal.NullDecimal
+	locationID                       sql.NullInt64
+	archived                         sql.NullBool
+	// the movement
+	id, docID            sql.NullInt64
+	typ, docType, source sql.NullString
+	quantity             decimal.NullDecimal
+	at                   any
+	// its run
+	runNo, runProduct sql.NullInt64
+	runStatus, runLot sql.NullString
+	runStart, runEnd  any
+	// its bill
+	billNo, supplierID        sql.NullInt64
+	billDate                  any
+	supplierRef, supplierName sql.NullString
+	billCancelled             sql.NullBool
+	// its shipment
+	shipDate                     any
+	tracking, customerName       sql.NullString
+	orderID, orderNo, customerID sql.NullInt64
+	invoiceID, invoiceNo         sql.NullInt64
+}
+
+func (x *traceRow) dest() []any {
+	return []any{&x.side, &x.lot, &x.level,
+		&x.productID, &x.lotNumber, &x.expires, &x.qc, &x.onHand, &x.locationID, &x.archived,
+		&x.productCode, &x.name, &x.unit, &x.locCode, &x.locName,
+		&x.id, &x.typ, &x.docType, &x.docID, &x.quantity, &x.source, &x.at,
+		&x.runNo, &x.runStatus, &x.runProduct, &x.runLot, &x.runStart, &x.runEnd,
+		&x.billNo, &x.billDate, &x.supplierID, &x.supplierRef, &x.billCancelled, &x.supplierName,
+		&x.shipDate, &x.tracking, &x.orderID, &x.orderNo, &x.customerID, &x.customerName, &x.invoiceID, &x.invoiceNo}
+}
+
 func reach(ctx context.Context, c *ent.Client, account, lot, fwd, bwd int) (*reached, error) {
-	// Direct SQL: a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query); every step is filtered by the viewer's account, and the lot was first read through the account's policy.
+	// Direct SQL: a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query) and reads every record it reaches in the same statement; every step and every record read is filtered by the viewer's account.
 	rows, err := c.QueryContext(ctx, traceReach, account, lot, fwd, bwd)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer rows.Close()
-	r := &reached{fwd: map[int]int{}, bwd: map[int]int{}, fwdDepth: fwd, bwdDepth: bwd, moves: map[int][]movement{}}
+	r := &reached{fwd: map[int]int{}, bwd: map[int]int{}, fwdDepth: fwd, bwdDepth: bwd, lots: map[int]*TraceLot{}, moves: map[int][]movement{}}
 	seen := map[int]bool{}
+	var x traceRow
+	dest := x.dest()
 	for rows.Next() {
-		var (
-			side, lotID, level int
-			id, docID          *int64
-			typ, docType, src  *string
-			q                  decimal.NullDecimal
-			at                 any
-		)
-		if err := rows.Scan(&side, &lotID, &level, &id, &typ, &docType, &docID, &q, &src, &at); err != nil {
+		x = traceRow{}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("trace: %w", err)
 		}
-		if side > 0 {
-			r.fwd[lotID] = level
+		if x.side > 0 {
+			r.fwd[x.lot] = x.level
 		} else {
-			r.bwd[lotID] = level
+			r.bwd[x.lot] = x.level
 		}
-		if id == nil || seen[int(*id)] {
+		if r.lots[x.lot] == nil {
+			if r.lots[x.lot], err = x.traceLot(); err != nil {
+				return nil, err
+			}
+		}
+		if !x.id.Valid || seen[int(x.id.Int64)] {
 			continue
 		}
-		seen[int(*id)] = true
-		m := movement{id: int(*id), lot: lotID, typ: stockmovement.Type(*typ), quantity: q.Decimal, source: deref(src)}
-		if docType != nil {
-			m.docType = *docType
+		seen[int(x.id.Int64)] = true
+		m, err := x.movement()
+		if err != nil {
+			return nil, err
 		}
-		if docID != nil {
-			m.docID = int(*docID)
-		}
-		if m.at, err = timeOf(at); err != nil {
-			return nil, fmt.Errorf("trace: movement %d: %w", m.id, err)
-		}
-		r.moves[lotID] = append(r.moves[lotID], m)
+		r.moves[x.lot] = append(r.moves[x.lot], m)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	for _, ms := range r.moves {
-		slices.SortFunc(ms, func(a, b movement) int { return a.id - b.id })
-	}
 	return r, nil
+}
+
+// traceLot is the row's lot.
+func (x *traceRow) traceLot() (*TraceLot, error) {
+	l := &TraceLot{ID: x.lot, ProductID: x.productID, LotNumber: str(x.lotNumber), QCStatus: x.qc.String,
+		QuantityBase: x.onHand.Decimal, LocationID: num(x.locationID), Archived: x.archived.Bool,
+		ProductCode: str(x.productCode), ProductName: str(x.name), UnitCode: str(x.unit),
+		LocationCode: str(x.locCode), LocationName: str(x.locName)}
+	var err error
+	if l.ExpirationDate, err = optTime(x.expires); err != nil {
+		return nil, fmt.Errorf("trace: lot %d: %w", x.lot, err)
+	}
+	return l, nil
+}
+
+// movement is the row's movement, with the document it names.
+func (x *traceRow) movement() (movement, error) {
+	m := movement{id: int(x.id.Int64), lot: x.lot, typ: stockmovement.Type(x.typ.String), docType: x.docType.String,
+		docID: int(x.docID.Int64), quantity: x.quantity.Decimal, source: x.source.String}
+	var err error
+	fail := func(err error) (movement, error) { return movement{}, fmt.Errorf("trace: movement %d: %w", m.id, err) }
+	if m.at, err = timeOf(x.at); err != nil {
+		return fail(err)
+	}
+	switch {
+	case x.runNo.Valid:
+		p := &TraceProduction{ID: m.docID, ProductionNo: int(x.runNo.Int64), Status: x.runStatus.String, LotNumber: str(x.runLot)}
+		if x.runProduct.Valid && x.runProduct.Int64 != 0 {
+			id := int(x.runProduct.Int64)
+			p.ProductID = &id
+		}
+		if p.StartDate, err = optTime(x.runStart); err != nil {
+			return fail(err)
+		}
+		if p.EndDate, err = optTime(x.runEnd); err != nil {
+			return fail(err)
+		}
+		m.production = p
+	case x.billNo.Valid:
+		b := &TraceBill{ID: m.docID, BillNo: int(x.billNo.Int64), SupplierID: int(x.supplierID.Int64),
+			SupplierName: str(x.supplierName), SupplierReference: str(x.supplierRef), IsCancelled: x.billCancelled.Bool}
+		if b.BillDate, err = timeOf(x.billDate); err != nil {
+			return fail(err)
+		}
+		m.bill = b
+	case x.orderID.Valid:
+		sh := &TraceShipment{ID: m.docID, TrackingNumber: str(x.tracking), SalesOrderID: int(x.orderID.Int64),
+			SalesOrderNo: int(x.orderNo.Int64), CustomerID: int(x.customerID.Int64), CustomerName: str(x.customerName),
+			InvoiceID: num(x.invoiceID), InvoiceNo: num(x.invoiceNo)}
+		if sh.ShipDate, err = optTime(x.shipDate); err != nil {
+			return fail(err)
+		}
+		m.shipment = sh
+	}
+	return m, nil
+}
+
+func str(s sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	return &s.String
+}
+
+func num(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}
+
+// optTime is timeOf for a column that may be NULL.
+func optTime(v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := timeOf(v)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 // timeOf reads a timestamp as either driver returns it: PostgreSQL a
@@ -589,65 +728,34 @@ func (b *builder) load(ctx context.Context, c *ent.Client, r *reached) error {
 			b.link(key, lot, x.QuantityAfter.Sub(x.QuantityBefore), x.CreatedAt)
 		}
 	}
-	if err := b.loadLots(ctx, c); err != nil {
-		return err
-	}
-	if len(b.productions) > 0 {
-		ps, err := c.Production.Query().Where(production.IDIn(b.productions...)).
-			Select(production.FieldID, production.FieldProductionNo, production.FieldStatus, production.FieldProductID,
-				production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate).
-			All(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			tp := &TraceProduction{ID: p.ID, ProductionNo: p.ProductionNo,
-				Status: string(p.Status), LotNumber: p.LotNumber, StartDate: p.StartDate, EndDate: p.EndDate}
-			if p.ProductID != 0 {
-				tp.ProductID = &p.ProductID
+	// The records traceReach read beside the movements.
+	productions, bills, shipments := map[int]*TraceProduction{}, map[int]*TraceBill{}, map[int]*TraceShipment{}
+	for _, ms := range r.moves {
+		for _, m := range ms {
+			switch {
+			case m.production != nil:
+				productions[m.docID] = m.production
+			case m.bill != nil:
+				bills[m.docID] = m.bill
+			case m.shipment != nil:
+				shipments[m.docID] = m.shipment
 			}
-			b.nodes[nodeID(NodeProduction, p.ID)].Production = tp
 		}
 	}
-	if len(b.bills) > 0 {
-		bs, err := c.Bill.Query().Where(bill.IDIn(b.bills...)).WithSupplier().All(ctx)
-		if err != nil {
-			return err
-		}
-		for _, x := range bs {
-			tb := &TraceBill{ID: x.ID, BillNo: x.BillNo, BillDate: x.BillDate, SupplierID: x.SupplierID,
-				SupplierReference: x.SupplierReference, IsCancelled: x.IsCancelled}
-			if x.Edges.Supplier != nil {
-				tb.SupplierName = x.Edges.Supplier.Company
-			}
-			b.nodes[nodeID(NodeBill, x.ID)].Bill = tb
-		}
+	for _, id := range b.lots {
+		b.nodes[nodeID(NodeLot, id)].Lot = r.lots[id]
 	}
-	if len(b.shipments) > 0 {
-		ss, err := c.Shipment.Query().Where(shipment.IDIn(b.shipments...)).
-			WithSalesOrder(func(q *ent.SalesOrderQuery) { q.WithCustomer() }).
-			WithInvoice().
-			All(ctx)
-		if err != nil {
-			return err
-		}
-		for _, x := range ss {
-			ts := &TraceShipment{ID: x.ID, ShipDate: x.ShipDate, TrackingNumber: x.TrackingNumber, SalesOrderID: x.SalesOrderID, InvoiceID: x.InvoiceID}
-			if o := x.Edges.SalesOrder; o != nil {
-				ts.SalesOrderNo = o.SalesOrderNo
-				ts.CustomerID = o.CustomerID
-				if cu := o.Edges.Customer; cu != nil {
-					ts.CustomerName = cu.Company
-				}
-			}
-			if inv := x.Edges.Invoice; inv != nil {
-				ts.InvoiceNo = &inv.InvoiceNo
-			}
-			b.nodes[nodeID(NodeShipment, x.ID)].Shipment = ts
-		}
+	for _, id := range b.productions {
+		b.nodes[nodeID(NodeProduction, id)].Production = productions[id]
 	}
-	// A record the policy did not return is none of the account's: it
-	// leaves the trace, with its edges.
+	for _, id := range b.bills {
+		b.nodes[nodeID(NodeBill, id)].Bill = bills[id]
+	}
+	for _, id := range b.shipments {
+		b.nodes[nodeID(NodeShipment, id)].Shipment = shipments[id]
+	}
+	// A record the statement did not find with the account is none of
+	// its: it leaves the trace, with its edges.
 	for key, n := range b.nodes {
 		if n.Lot == nil && n.Production == nil && n.Bill == nil && n.Shipment == nil && n.Origin == nil {
 			delete(b.nodes, key)
@@ -657,23 +765,6 @@ func (b *builder) load(ctx context.Context, c *ent.Client, r *reached) error {
 		if b.nodes[e.From] == nil || b.nodes[e.To] == nil {
 			delete(b.edges, key)
 		}
-	}
-	return nil
-}
-
-// loadLots reads the lots with their products' names and base units and
-// their locations.
-func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
-	lots, err := c.ProductLot.Query().Where(productlot.IDIn(b.lots...)).All(ctx)
-	if err != nil {
-		return err
-	}
-	tls, err := traceLots(ctx, c, lots)
-	if err != nil {
-		return err
-	}
-	for _, tl := range tls {
-		b.nodes[nodeID(NodeLot, tl.ID)].Lot = tl
 	}
 	return nil
 }
