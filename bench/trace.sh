@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Lot trace at scale (bench/trace): one account of a new organization filled
 # with a plant of about 1,000,000 lots and 10,000,000 stock movements (raw lots
-# received on bills, five generations of production runs, finished goods
-# shipped on sales orders), written in bulk SQL; then a raw lot whose trace
-# at depth 10 reaches about 500 nodes is traced, alternated one run at a
+# received on bills, ten generations of production runs, finished goods
+# shipped on sales orders), written in bulk SQL; then a lot whose trace at
+# depth 10 reaches about 500 nodes is traced, alternated one run at a
 # time: the trace's recursive statement alone (inventory.TraceReachSQL),
 # inventory.TraceLotOf in the process, and GET
 # /v1/product-lots/{lot_id}/trace against a larder serve on the same
@@ -12,8 +12,9 @@
 #
 # Parameters (environment):
 #   LOTS=1000000    lots of the plant (movements about ten times as many)
+#   GENERATIONS=10  generations of production runs from the raw lots to the finished goods
 #   DEPTH=10        the trace's depth
-#   TARGET=500      nodes the traced lot's trace should reach (the nearest of 200 raw lots)
+#   TARGET=500      nodes the traced lot's trace should reach (of 200 lots traced, the deepest within 10%)
 #   RUNS=30         timed runs of each way, after WARM=10 untimed
 #   REUSE=0         1: measure the plant a previous run left in DBNAME, without filling
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
@@ -23,6 +24,7 @@
 set -euo pipefail
 
 LOTS=${LOTS:-1000000}
+GENERATIONS=${GENERATIONS:-10}
 DEPTH=${DEPTH:-10}
 TARGET=${TARGET:-500}
 RUNS=${RUNS:-30}
@@ -43,7 +45,7 @@ DB="$PG/$DBNAME?$PGOPTS"
 
 if [[ $REUSE != 1 ]]; then
 	psql "$PG/postgres?$PGOPTS" -qc "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" -c "CREATE DATABASE $DBNAME"
-	timeout 3600 "$RESULTS/trace" -database "$DB" -lots "$LOTS" -depth "$DEPTH" -target "$TARGET" -fill-only -out "$RESULTS" 2>&1 | tee "$RESULTS/fill.log"
+	timeout 3600 "$RESULTS/trace" -database "$DB" -lots "$LOTS" -generations "$GENERATIONS" -depth "$DEPTH" -target "$TARGET" -fill-only -out "$RESULTS" 2>&1 | tee "$RESULTS/fill.log"
 fi
 
 LARDER_DATABASE_URL=$DB timeout 3600 "$RESULTS/larder" serve --addr "127.0.0.1:$PORT" --rate-limit 100000000 --webhooks=false >"$RESULTS/serve.log" 2>&1 &

@@ -20,29 +20,29 @@ import (
 	"larder.dev/larder/tenancy"
 )
 
-// The plant the fill writes, for -lots lots (1,000,000 by default):
+// The plant the fill writes, for -lots lots (1,000,000 by default) and
+// -generations generations G of production (10 by default):
 //
 //   - a quarter are raw lots, each received on a bill (PURCHASE_ENTRY,
 //     three lots a bill, 500 suppliers);
-//   - the rest are five generations of produced lots, as many in each: every
+//   - the rest are G generations of produced lots, as many in each: every
 //     lot of generation g is the PRODUCTION_OUTPUT of one run, which consumes
 //     six raw lots picked at random (PRODUCTION_CONSUMPTION) and, from
 //     generation 2, the lot of the same rank in generation g-1, and one in
 //     five a second lot of generation g-1 picked at random (a blend);
-//   - the fifth generation is finished goods, each lot shipped 25 times
-//     (SHIPPING), five lots a shipment, one shipment a sales order, four
-//     orders in five invoiced, 5,000 customers.
+//   - generation G is finished goods, each lot shipped as many times as
+//     brings the movements to ten a lot (SHIPPING), five lots a shipment, one
+//     shipment a sales order, four orders in five invoiced, 5,000 customers.
 //
 // So a raw lot goes into about 18 runs of every generation, and each run's
-// lot on towards the finished goods and their shipments: forward, a raw
-// lot's trace reaches a few hundred records, which is what a recall of a
-// supplier's lot reads. 1,000,000 lots carry about 9,970,000 movements.
+// lot on, generation after generation, towards the finished goods and their
+// shipments: forward, a raw lot's trace reaches a few hundred records, which
+// is what a recall of a supplier's lot reads, and as many runs deep as
+// there are generations after the first run that consumed it.
 const (
-	rawShare      = 4 // one lot in rawShare is raw
-	generations   = 5
+	rawShare      = 4  // one lot in rawShare is raw
 	rawInputs     = 6  // raw lots a run consumes
 	blendPercent  = 20 // runs that consume a second lot of the previous generation
-	shipsPerLot   = 25 // shipments of each finished lot
 	linesPerShip  = 5  // lots per shipment
 	lotsPerBill   = 3
 	suppliers     = 500
@@ -59,10 +59,13 @@ type plan struct {
 	Org, Account int
 	Lots         int
 	Raw, PerGen  int
-	Movements    int
+	Generations  int
+	// ShipsPerLot is the shipments of each finished lot.
+	ShipsPerLot int
+	Movements   int
 	// Lot is the traced lot, Nodes its trace's node count at the depth.
 	Lot, Nodes int
-	// Candidates is how many raw lots were traced to pick Lot.
+	// Candidates is how many lots were traced to pick Lot.
 	Candidates  int
 	FillSeconds float64
 	Steps       []step
@@ -78,7 +81,7 @@ type step struct {
 // before and built again after, from their own definitions.
 var bulkTables = []string{"product_lots", "stock_movements", "productions", "bills", "shipments", "sales_orders", "invoices"}
 
-func fillPlant(ctx context.Context, st *store.Store, nLots, depth, target int) (*plan, error) {
+func fillPlant(ctx context.Context, st *store.Store, nLots, generations, depth, target int) (*plan, error) {
 	t0 := time.Now()
 	if _, err := migrate.Apply(ctx, st.DB, st.Dialect, func(ctx context.Context) error { return seed.Shared(ctx, st.Client) }); err != nil {
 		return nil, err
@@ -91,6 +94,11 @@ func fillPlant(ctx context.Context, st *store.Store, nLots, depth, target int) (
 	p.Raw = nLots / rawShare
 	p.PerGen = (nLots - p.Raw) / generations
 	p.Lots = p.Raw + generations*p.PerGen
+	p.Generations = generations
+	// Ten movements a lot: what the bills and runs do not write, shipments do.
+	others := p.Raw + generations*p.PerGen*(1+rawInputs) + (generations-1)*p.PerGen*(100+blendPercent)/100
+	p.ShipsPerLot = max(1, (10*p.Lots-others)/p.PerGen/linesPerShip*linesPerShip)
+	shipsPerLot := p.ShipsPerLot
 	actx := policy.App(ctx, p.Account, policy.Live)
 	var locIDs []int64
 	err = ent.RunInTx(actx, st.Client, func(tx *ent.Tx) error {
@@ -185,8 +193,8 @@ func fillPlant(ctx context.Context, st *store.Store, nLots, depth, target int) (
 	}
 	acct := p.Account
 	R, P := int64(p.Raw), int64(p.PerGen)
-	runs := generations * P
-	ships := shipsPerLot * P / linesPerShip
+	runs := int64(generations) * P
+	ships := int64(shipsPerLot) * P / linesPerShip
 	bills := (R + lotsPerBill - 1) / lotsPerBill
 	const base = `timestamptz '2026-01-05 08:00:00+00'`
 	// The generation of lot n (0: raw) and its rank in it.
@@ -275,7 +283,7 @@ func fillPlant(ctx context.Context, st *store.Store, nLots, depth, target int) (
 			SELECT 'SHIPPING', -15, 'shipment', $3 + (k - 1) / $4 + 1, 'api', $BASE + interval '152 days' + ((k - 1) / $4 + 1) * interval '10 seconds',
 				$2 + $R + ($5 - 1) * $P + ((k - 1) * 7919) % $P + 1, $1, ($6::bigint[])[1 + k % $7]
 			FROM generate_series(1, $8::bigint) k`,
-			[]any{acct, off["product_lots"], off["shipments"], linesPerShip, generations, pq.Array(locIDs), len(locIDs), shipsPerLot * P}},
+			[]any{acct, off["product_lots"], off["shipments"], linesPerShip, generations, pq.Array(locIDs), len(locIDs), int64(shipsPerLot) * P}},
 		{"lot quantities (sum of movements)", `UPDATE product_lots l SET quantity_base = m.q
 			FROM (SELECT lot_id, sum(quantity_base) AS q FROM stock_movements WHERE account_id = $1 GROUP BY lot_id) m
 			WHERE l.id = m.lot_id`,
@@ -316,20 +324,44 @@ func fillPlant(ctx context.Context, st *store.Store, nLots, depth, target int) (
 		return nil, err
 	}
 
-	// The traced lot: of the first raw lots, the one whose trace at the depth
-	// has the node count nearest the target.
-	p.Candidates = 200
-	best := -1
-	for n := range p.Candidates {
-		id := int(off["product_lots"]) + 1 + n*int(R)/p.Candidates
-		t, err := inventory.TraceLotOf(actx, st.Client, id, inventory.Both, depth)
-		if err != nil {
-			return nil, fmt.Errorf("trace lot %d: %w", id, err)
+	// The traced lot: of 50 lots of each of the raw lots and the first three
+	// generations, spread over each, the one whose trace at the depth goes
+	// deepest among those within a tenth of the target's node count (the
+	// nearest to the target when none is).
+	type candidate struct{ lot, nodes, reach int }
+	var cands []candidate
+	for g := range 4 {
+		first, size := off["product_lots"]+1, R
+		if g > 0 {
+			first, size = off["product_lots"]+R+int64(g-1)*P+1, P
 		}
-		if d := abs(len(t.Nodes) - target); best < 0 || d < best {
-			best, p.Lot, p.Nodes = d, id, len(t.Nodes)
+		for k := range 50 {
+			id := int(first + int64(k)*size/50)
+			t, err := inventory.TraceLotOf(actx, st.Client, id, inventory.Both, depth)
+			if err != nil {
+				return nil, fmt.Errorf("trace lot %d: %w", id, err)
+			}
+			c := candidate{lot: id, nodes: len(t.Nodes)}
+			for _, n := range t.Nodes {
+				if n.Kind == inventory.NodeLot {
+					c.reach = max(c.reach, abs(n.Level)/2)
+				}
+			}
+			cands = append(cands, c)
 		}
 	}
+	p.Candidates = len(cands)
+	best := cands[0]
+	near := func(c candidate) bool { return 10*abs(c.nodes-target) <= target }
+	for _, c := range cands[1:] {
+		switch {
+		case near(c) && (!near(best) || c.reach > best.reach || (c.reach == best.reach && abs(c.nodes-target) < abs(best.nodes-target))):
+			best = c
+		case !near(best) && abs(c.nodes-target) < abs(best.nodes-target):
+			best = c
+		}
+	}
+	p.Lot, p.Nodes = best.lot, best.nodes
 	p.FillSeconds = time.Since(t0).Seconds()
 	b, _ := json.Marshal(p)
 	if _, err := conn.ExecContext(ctx, "CREATE TABLE trace_bench_fill (plan jsonb NOT NULL)"); err != nil {

@@ -36,6 +36,7 @@ var (
 	dbURL    = flag.String("database", "", "PostgreSQL URL (required)")
 	fill     = flag.Bool("fill", true, "fill the plant (the database must be new); false: measure the plant a previous run left")
 	nLots    = flag.Int("lots", 1_000_000, "lots of the plant (movements about ten times as many)")
+	gens     = flag.Int("generations", 10, "generations of production runs between the raw lots and the finished goods")
 	depth    = flag.Int("depth", 10, "the trace's depth")
 	target   = flag.Int("target", 500, "nodes the traced lot's trace should reach")
 	runs     = flag.Int("runs", 30, "timed runs of each way, alternated")
@@ -67,7 +68,7 @@ func main() {
 	}
 	var p *plan
 	if *fill {
-		if p, err = fillPlant(ctx, st, *nLots, *depth, *target); err != nil {
+		if p, err = fillPlant(ctx, st, *nLots, *gens, *depth, *target); err != nil {
 			log.Fatal(err)
 		}
 	} else if p, err = planOf(ctx, st.DB); err != nil {
@@ -104,7 +105,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	line("plant: %d lots (%d raw, %d a generation), %d movements in the account", p.Lots, p.Raw, p.PerGen, p.Movements)
+	line("plant: %d lots (%d raw, %d generations of %d, finished lots shipped %d times each), %d movements in the account",
+		p.Lots, p.Raw, p.Generations, p.PerGen, p.ShipsPerLot, p.Movements)
 	line("traced lot %d, direction both, depth %d: %d nodes (%d lots, %d runs, %d bills, %d shipments, %d origins), %d edges, levels %d..%d, truncated %v; the recursive statement returns %d rows",
 		p.Lot, *depth, len(t.Nodes), kinds[inventory.NodeLot], kinds[inventory.NodeProduction], kinds[inventory.NodeBill], kinds[inventory.NodeShipment], kinds[inventory.NodeOrigin],
 		len(t.Edges), minLevel, maxLevel, t.Truncated, reachRows)
