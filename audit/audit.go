@@ -53,6 +53,20 @@ const (
 	// TestDataReset records the test account's business data replaced by a
 	// fresh seed.
 	TestDataReset = auditrecord.ActionTestDataReset
+
+	// The plant's actions in an account (Entry.Env names it): approvals,
+	// quality decisions, the floor, cancellations and imports.
+	SupplierApprovalChanged      = auditrecord.ActionSupplierApprovalChanged
+	SupplierCertificationChanged = auditrecord.ActionSupplierCertificationChanged
+	LotQCDecided                 = auditrecord.ActionLotQcDecided
+	ProductionPlanned            = auditrecord.ActionProductionPlanned
+	ProductionStarted            = auditrecord.ActionProductionStarted
+	ProductionCompleted          = auditrecord.ActionProductionCompleted
+	ProductionSigned             = auditrecord.ActionProductionSigned
+	InvoiceCancelled             = auditrecord.ActionInvoiceCancelled
+	BillCancelled                = auditrecord.ActionBillCancelled
+	ProductsImported             = auditrecord.ActionProductsImported
+	ReferenceListImported        = auditrecord.ActionReferenceListImported
 )
 
 // SystemActor is the actor of changes made without one named: Larder itself
@@ -60,6 +74,20 @@ const (
 const SystemActor = "system"
 
 type actorKey struct{}
+
+type userKey struct{}
+
+// WithUser returns ctx naming the signed-in person (a user id) who acts:
+// the records written under it carry it beside the actor's address.
+func WithUser(ctx context.Context, id int) context.Context {
+	return context.WithValue(ctx, userKey{}, id)
+}
+
+// User is the person ctx names, 0 for none (the admin CLI, the system).
+func User(ctx context.Context) int {
+	id, _ := ctx.Value(userKey{}).(int)
+	return id
+}
 
 type addressKey struct{}
 
@@ -92,9 +120,11 @@ func Actor(ctx context.Context) string {
 type Entry struct {
 	OrganizationID int
 	Action         auditrecord.Action
-	// KeyID and Env name the key acted on (key actions only).
+	// KeyID names the key acted on (key actions only).
 	KeyID int
-	Env   policy.Environment
+	// Env is the environment acted in: the key's, or the account's of a
+	// plant's action.
+	Env policy.Environment
 	// At is when the change was made.
 	At time.Time
 	// Detail holds the particulars (the new key of a rotation, the old plan, …).
@@ -111,7 +141,13 @@ func Record(ctx context.Context, tx *ent.Tx, e Entry) error {
 		SetAddress(truncate(Address(ctx), 64)).
 		SetCreatedAt(e.At.UTC().Truncate(time.Microsecond))
 	if e.KeyID != 0 {
-		c.SetAPIKeyID(e.KeyID).SetEnvironment(auditrecord.Environment(e.Env))
+		c.SetAPIKeyID(e.KeyID)
+	}
+	if e.Env != "" {
+		c.SetEnvironment(auditrecord.Environment(e.Env))
+	}
+	if u := User(ctx); u != 0 {
+		c.SetUserID(u)
 	}
 	if e.Detail != nil {
 		c.SetDetail(e.Detail)
@@ -136,11 +172,13 @@ type Listed struct {
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
 	// Address is the client address of a console change, empty for the CLI.
-	Address string         `json:"address"`
-	Action  string         `json:"action"`
-	KeyID   *int           `json:"key_id"`
-	Env     *string        `json:"env"`
-	Detail  map[string]any `json:"detail"`
+	Address string  `json:"address"`
+	Action  string  `json:"action"`
+	KeyID   *int    `json:"key_id"`
+	Env     *string `json:"env"`
+	// UserID is the signed-in person of a console change, nil for the CLI.
+	UserID *int           `json:"user_id"`
+	Detail map[string]any `json:"detail"`
 }
 
 // History returns the records of an organization in the order they were
@@ -169,7 +207,7 @@ func History(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 func listed(recs []*ent.AuditRecord) []Listed {
 	out := make([]Listed, len(recs))
 	for i, r := range recs {
-		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Address: r.Address, Action: string(r.Action), KeyID: r.APIKeyID, Detail: r.Detail}
+		out[i] = Listed{ID: r.ID, At: r.CreatedAt, Actor: r.Actor, Address: r.Address, Action: string(r.Action), KeyID: r.APIKeyID, UserID: r.UserID, Detail: r.Detail}
 		if r.Detail == nil {
 			out[i].Detail = map[string]any{}
 		}
@@ -215,6 +253,9 @@ func Actions() []string {
 		EndpointCreated, EndpointUpdated, EndpointDisabled, EndpointEnabled, EndpointDeleted, EndpointSecretRotated, DeliveriesResent,
 		UserInvited, UserRoleChanged, UserRemoved, PasswordResetIssued, PasswordSet, SecondFactorEnabled, SecondFactorDisabled,
 		TestDataReset,
+		SupplierApprovalChanged, SupplierCertificationChanged, LotQCDecided,
+		ProductionPlanned, ProductionStarted, ProductionCompleted, ProductionSigned,
+		InvoiceCancelled, BillCancelled, ProductsImported, ReferenceListImported,
 	}
 	out := make([]string, len(acts))
 	for i, a := range acts {

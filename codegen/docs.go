@@ -20,4 +20,5 @@ values.`
 // webhooksDoc describes the webhooks tag.
 const webhooksDoc = `Events sent to the endpoints registered for the account, signed with the Standard
 Webhooks scheme. Delivery is at least once and unordered: deduplicate by the envelope id, and use
-source, api_key_id and request_id to ignore the echo of your own writes.`
+source, api_key_id and request_id to ignore the echo of your own writes; user_id names the person
+who made a change in the web application.`

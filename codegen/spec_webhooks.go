@@ -70,6 +70,7 @@ func envelope(resource string, typ, snapshot *ogen.Schema) *ogen.Schema {
 		AddOptionalProperties(
 			ogen.Int().SetDescription("Key of the API call that caused the change (source api).").ToProperty("api_key_id"),
 			example(ogen.String().SetDescription("Request id of the API call that caused the change (source api)."), `"`+exampleRequestID+`"`).ToProperty("request_id"),
+			ogen.Int().SetDescription("The person who made the change in the web application (source app); absent for the admin CLI and the system.").ToProperty("user_id"),
 		)
 }
 

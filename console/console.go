@@ -1,13 +1,15 @@
 // Package console is the web application: server-rendered pages where people
 // of an organization sign in and run its keys, webhook endpoints, events,
-// request log, test data and people. It is presentation only: a page parses
-// its form, calls the one function the CLI also calls (auth, webhooks, reqlog,
-// tenancy, people, audit),
-// always with the signed-in person's organization, and renders or redirects.
-// The package holds no SQL and no tenant predicate.
+// request log, test data and people, and read its lots and their traces. It
+// is presentation only: a page parses its form, calls the one function the
+// CLI also calls (auth, webhooks, reqlog, tenancy, people, audit, inventory),
+// always with the signed-in person's organization (business data through
+// tenancy.Reader's viewer of that organization's account), and renders or
+// redirects. The package holds no SQL and no tenant predicate.
 package console
 
 import (
+	"context"
 	"embed"
 	"log/slog"
 	"net/http"
@@ -57,6 +59,10 @@ type Options struct {
 	RequestLogRetention time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Snapshot gives the reads under a context one view of the database
+	// (store.Store.Snapshot), for pages drawn from many statements (a lot's
+	// trace); nil reads each statement as of when it runs.
+	Snapshot func(context.Context) (context.Context, func())
 }
 
 // Server serves the console's pages and assets.
@@ -74,6 +80,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Snapshot == nil {
+		o.Snapshot = func(ctx context.Context) (context.Context, func()) { return ctx, func() {} }
 	}
 	if o.RequestLogRetention <= 0 {
 		o.RequestLogRetention = reqlog.DefaultRetention

@@ -55,7 +55,7 @@ func (s *Server) guard(rt Route) http.Handler {
 			}
 		}
 		if c.Me != nil {
-			ctx = audit.WithActor(ctx, c.Me.Person.Email)
+			ctx = audit.WithUser(audit.WithActor(ctx, c.Me.Person.Email), c.Me.Person.ID)
 		}
 		c.ctx = ctx
 		if rt.Public {

@@ -162,7 +162,7 @@ func newDeskWith(t *testing.T, st *store.Store, set func(*console.Options)) *des
 	// argon2id at its lowest costs: the tests sign in hundreds of times on
 	// shared cores (people's own tests check the real costs).
 	d.people = people.New(st.Client, people.Options{Now: clock, Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
-	o := console.Options{Client: st.Client, People: d.people, Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true, Now: clock}, Now: clock}
+	o := console.Options{Client: st.Client, People: d.people, Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true, Now: clock}, Now: clock, Snapshot: st.Snapshot}
 	set(&o)
 	con, err := console.New(o)
 	if err != nil {

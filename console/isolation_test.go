@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
@@ -32,10 +34,11 @@ type records struct {
 	endpoint int
 	delivery int
 	request  int
+	lot      int
 }
 
-// makeRecords gives org a key, a person, an endpoint, a delivery and a
-// logged request of the live account.
+// makeRecords gives org a key, a person, an endpoint, a delivery, and a
+// logged request and a product lot of the live account.
 func makeRecords(t *testing.T, d *desk, org int) records {
 	t.Helper()
 	ctx := context.Background()
@@ -66,7 +69,25 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID}
+	live := policy.App(ctx, acct.ID, policy.Live)
+	tx, err := d.st.Client.Tx(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	prod, err := tx.Product.Create().SetName("Target flour").SetProductCode("TARGET").SetKind(product.KindMaterial).
+		SetProductType(product.ProductTypeRAW_MATERIAL).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lot, err := tx.ProductLot.Create().SetProductID(prod.ID).SetLotNumber("TARGET-1").SetQuantityBase(decimal.NewFromInt(5)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -119,6 +140,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.endpoint
 	case strings.HasPrefix(pattern, "/console/requests/"):
 		id = r.request
+	case strings.HasPrefix(pattern, "/console/lots/"):
+		id = r.lot
 	default:
 		return "", false
 	}

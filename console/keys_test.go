@@ -42,13 +42,20 @@ func lastRecord(t *testing.T, st *store.Store, orgID int) audit.Listed {
 	return h[len(h)-1]
 }
 
-// checkRecord asserts the newest audit record: its action, key, actor and
-// the console client's address.
+// checkRecord asserts the newest audit record: its action, key, actor (the
+// person's address and user id) and the console client's address.
 func checkRecord(t *testing.T, st *store.Store, orgID int, action string, keyID int, actor string) {
 	t.Helper()
 	r := lastRecord(t, st, orgID)
 	if r.Action != action || r.KeyID == nil || *r.KeyID != keyID || r.Actor != actor || r.Address != "127.0.0.1" {
 		t.Fatalf("last record %+v, want %s of key %d by %s from 127.0.0.1", r, action, keyID, actor)
+	}
+	p, err := people.New(st.Client, people.Options{}).ByEmail(context.Background(), orgID, actor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.UserID == nil || *r.UserID != p.ID {
+		t.Fatalf("last record by user %v, want %d (%s)", r.UserID, p.ID, actor)
 	}
 }
 

@@ -55,6 +55,14 @@ var funcs = template.FuncMap{
 	// times, where several requests share a minute).
 	"seconds": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"join":    strings.Join,
+	// The lot pages' words: a date, a lot's number, a product or place by
+	// code and name, a quantity in its unit, an optional text.
+	"day":     day,
+	"lotname": lotName,
+	"named":   productName,
+	"qty":     quantity,
+	"place":   placeName,
+	"ordash":  orDash,
 }
 
 // stamp formats t for a page.

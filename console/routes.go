@@ -60,6 +60,7 @@ func (s *Server) routes() []Route {
 		s.webhookRoutes(),
 		s.eventRoutes(),
 		s.requestRoutes(),
+		s.lotRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

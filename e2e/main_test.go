@@ -84,6 +84,7 @@ func newSite(t *testing.T, st *store.Store) *site {
 		Webhooks:   hooks,
 		Dispatcher: d,
 		Log:        log,
+		Snapshot:   st.Snapshot,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/auth"
 	"larder.dev/larder/browsertest"
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/product"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -123,6 +126,17 @@ func TestEveryPage(t *testing.T) {
 		if got := mainText(t, ctx); !strings.Contains(got, `"cost": "2.40"`) {
 			t.Errorf("the admin does not see the request's cost:\n%s", got)
 		}
+		// A lot of the test account, its page and its form's errors; its
+		// CSV is a download, fetched as the page's link.
+		lot := newLot(t, st, org)
+		tr.visit(t, ctx, "/console/lots", "/console/lots?env=test", http.StatusOK, "lots-test")
+		tr.visit(t, ctx, "/console/lots", "/console/lots?env=test&before=x", http.StatusBadRequest, "lots-error")
+		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test", lot), http.StatusOK, "lot")
+		if csv := fetchLink(t, ctx, "a[download]"); csv.Status != http.StatusOK {
+			t.Errorf("the trace's CSV: %d %s", csv.Status, csv.Body)
+		}
+		tr.opened["/console/lots/{id}/trace.csv"] = true
+		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
 		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 
@@ -215,4 +229,29 @@ func refused(t *testing.T, s *site, ctx context.Context) {
 	if got := s.path(t, ctx); got != "/console/account" {
 		t.Errorf("after the refused sign-out the account page is %s: the session ended", got)
 	}
+}
+
+// newLot makes a product and a lot of it in org's test account and returns
+// the lot's id.
+func newLot(t *testing.T, st *store.Store, org *dbtest.Org) int {
+	t.Helper()
+	ctx := org.Ctx(policy.Test)
+	tx, err := st.Client.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	p, err := tx.Product.Create().SetName("Rye flour").SetProductCode("RM-RYE").SetKind(product.KindMaterial).
+		SetProductType(product.ProductTypeRAW_MATERIAL).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := tx.ProductLot.Create().SetProductID(p.ID).SetLotNumber("RYE-1").SetQuantityBase(decimal.NewFromInt(25000)).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return l.ID
 }

@@ -26,10 +26,12 @@ type AuditRecord struct {
 	Action auditrecord.Action `json:"action,omitempty"`
 	// The key acted on (key actions only).
 	APIKeyID *int `json:"api_key_id,omitempty"`
-	// The environment of the key acted on (key actions only).
+	// The environment acted in: the key's for key actions, the account's for the plant's actions (suppliers, lots, runs, documents, imports).
 	Environment *auditrecord.Environment `json:"environment,omitempty"`
 	// Who made the change: a signed-in person's address, or the admin CLI's --actor (by default user@host).
 	Actor string `json:"actor,omitempty"`
+	// The signed-in person who made the change in the console; none for the admin CLI.
+	UserID *int `json:"user_id,omitempty"`
 	// Where the change came from: the client address of a console request; empty for the CLI.
 	Address string `json:"address,omitempty"`
 	// Particulars of the change: the new key and grace of a rotation, the old and new plan, …
@@ -82,7 +84,7 @@ func (*AuditRecord) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case auditrecord.FieldDetail:
 			values[i] = new([]byte)
-		case auditrecord.FieldID, auditrecord.FieldOrganizationID, auditrecord.FieldAPIKeyID:
+		case auditrecord.FieldID, auditrecord.FieldOrganizationID, auditrecord.FieldAPIKeyID, auditrecord.FieldUserID:
 			values[i] = new(sql.NullInt64)
 		case auditrecord.FieldAction, auditrecord.FieldEnvironment, auditrecord.FieldActor, auditrecord.FieldAddress:
 			values[i] = new(sql.NullString)
@@ -140,6 +142,13 @@ func (_m *AuditRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field actor", values[i])
 			} else if value.Valid {
 				_m.Actor = value.String
+			}
+		case auditrecord.FieldUserID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field user_id", values[i])
+			} else if value.Valid {
+				_m.UserID = new(int)
+				*_m.UserID = int(value.Int64)
 			}
 		case auditrecord.FieldAddress:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -225,6 +234,11 @@ func (_m *AuditRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("actor=")
 	builder.WriteString(_m.Actor)
+	builder.WriteString(", ")
+	if v := _m.UserID; v != nil {
+		builder.WriteString("user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("address=")
 	builder.WriteString(_m.Address)

@@ -70,6 +70,20 @@ func (_c *AuditRecordCreate) SetActor(v string) *AuditRecordCreate {
 	return _c
 }
 
+// SetUserID sets the "user_id" field.
+func (_c *AuditRecordCreate) SetUserID(v int) *AuditRecordCreate {
+	_c.mutation.SetUserID(v)
+	return _c
+}
+
+// SetNillableUserID sets the "user_id" field if the given value is not nil.
+func (_c *AuditRecordCreate) SetNillableUserID(v *int) *AuditRecordCreate {
+	if v != nil {
+		_c.SetUserID(*v)
+	}
+	return _c
+}
+
 // SetAddress sets the "address" field.
 func (_c *AuditRecordCreate) SetAddress(v string) *AuditRecordCreate {
 	_c.mutation.SetAddress(v)
@@ -244,6 +258,10 @@ func (_c *AuditRecordCreate) createSpec() (*AuditRecord, *sqlgraph.CreateSpec) {
 		_spec.SetField(auditrecord.FieldActor, field.TypeString, value)
 		_node.Actor = value
 	}
+	if value, ok := _c.mutation.UserID(); ok {
+		_spec.SetField(auditrecord.FieldUserID, field.TypeInt, value)
+		_node.UserID = &value
+	}
 	if value, ok := _c.mutation.Address(); ok {
 		_spec.SetField(auditrecord.FieldAddress, field.TypeString, value)
 		_node.Address = value
@@ -367,6 +385,9 @@ func (u *AuditRecordUpsertOne) UpdateNewValues() *AuditRecordUpsertOne {
 		}
 		if _, exists := u.create.mutation.Actor(); exists {
 			s.SetIgnore(auditrecord.FieldActor)
+		}
+		if _, exists := u.create.mutation.UserID(); exists {
+			s.SetIgnore(auditrecord.FieldUserID)
 		}
 		if _, exists := u.create.mutation.Address(); exists {
 			s.SetIgnore(auditrecord.FieldAddress)
@@ -598,6 +619,9 @@ func (u *AuditRecordUpsertBulk) UpdateNewValues() *AuditRecordUpsertBulk {
 			}
 			if _, exists := b.mutation.Actor(); exists {
 				s.SetIgnore(auditrecord.FieldActor)
+			}
+			if _, exists := b.mutation.UserID(); exists {
+				s.SetIgnore(auditrecord.FieldUserID)
 			}
 			if _, exists := b.mutation.Address(); exists {
 				s.SetIgnore(auditrecord.FieldAddress)

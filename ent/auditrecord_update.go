@@ -89,6 +89,9 @@ func (_u *AuditRecordUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	if _u.mutation.EnvironmentCleared() {
 		_spec.ClearField(auditrecord.FieldEnvironment, field.TypeEnum)
 	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(auditrecord.FieldUserID, field.TypeInt)
+	}
 	if _u.mutation.DetailCleared() {
 		_spec.ClearField(auditrecord.FieldDetail, field.TypeJSON)
 	}
@@ -204,6 +207,9 @@ func (_u *AuditRecordUpdateOne) sqlSave(ctx context.Context) (_node *AuditRecord
 	}
 	if _u.mutation.EnvironmentCleared() {
 		_spec.ClearField(auditrecord.FieldEnvironment, field.TypeEnum)
+	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(auditrecord.FieldUserID, field.TypeInt)
 	}
 	if _u.mutation.DetailCleared() {
 		_spec.ClearField(auditrecord.FieldDetail, field.TypeJSON)

@@ -191,6 +191,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditrecord.FieldAPIKeyID:       {Type: field.TypeInt, Column: auditrecord.FieldAPIKeyID},
 			auditrecord.FieldEnvironment:    {Type: field.TypeEnum, Column: auditrecord.FieldEnvironment},
 			auditrecord.FieldActor:          {Type: field.TypeString, Column: auditrecord.FieldActor},
+			auditrecord.FieldUserID:         {Type: field.TypeInt, Column: auditrecord.FieldUserID},
 			auditrecord.FieldAddress:        {Type: field.TypeString, Column: auditrecord.FieldAddress},
 			auditrecord.FieldDetail:         {Type: field.TypeJSON, Column: auditrecord.FieldDetail},
 			auditrecord.FieldCreatedAt:      {Type: field.TypeTime, Column: auditrecord.FieldCreatedAt},
@@ -419,6 +420,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			event.FieldSource:       {Type: field.TypeEnum, Column: event.FieldSource},
 			event.FieldAPIKeyID:     {Type: field.TypeInt, Column: event.FieldAPIKeyID},
 			event.FieldRequestID:    {Type: field.TypeString, Column: event.FieldRequestID},
+			event.FieldUserID:       {Type: field.TypeInt, Column: event.FieldUserID},
 			event.FieldCreatedAt:    {Type: field.TypeTime, Column: event.FieldCreatedAt},
 			event.FieldDispatchedAt: {Type: field.TypeTime, Column: event.FieldDispatchedAt},
 		},
@@ -4155,6 +4157,11 @@ func (f *AuditRecordFilter) WhereActor(p entql.StringP) {
 	f.Where(p.Field(auditrecord.FieldActor))
 }
 
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *AuditRecordFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(auditrecord.FieldUserID))
+}
+
 // WhereAddress applies the entql string predicate on the address field.
 func (f *AuditRecordFilter) WhereAddress(p entql.StringP) {
 	f.Where(p.Field(auditrecord.FieldAddress))
@@ -5449,6 +5456,11 @@ func (f *EventFilter) WhereAPIKeyID(p entql.IntP) {
 // WhereRequestID applies the entql string predicate on the request_id field.
 func (f *EventFilter) WhereRequestID(p entql.StringP) {
 	f.Where(p.Field(event.FieldRequestID))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *EventFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(event.FieldUserID))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

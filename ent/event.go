@@ -39,6 +39,8 @@ type Event struct {
 	APIKeyID *int `json:"api_key_id,omitempty"`
 	// The request id of the API call that caused the change.
 	RequestID *string `json:"request_id,omitempty"`
+	// The person who made the change in the web application (source app).
+	UserID *int `json:"user_id,omitempty"`
 	// When the change was committed.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// When the dispatcher fanned the event out to the account's endpoints; null until then.
@@ -87,7 +89,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case event.FieldSnapshot:
 			values[i] = new([]byte)
-		case event.FieldID, event.FieldAccountID, event.FieldResourceID, event.FieldAPIKeyID:
+		case event.FieldID, event.FieldAccountID, event.FieldResourceID, event.FieldAPIKeyID, event.FieldUserID:
 			values[i] = new(sql.NullInt64)
 		case event.FieldEventID, event.FieldEnvironment, event.FieldType, event.FieldResourceType, event.FieldSource, event.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -175,6 +177,13 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RequestID = new(string)
 				*_m.RequestID = value.String
+			}
+		case event.FieldUserID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field user_id", values[i])
+			} else if value.Valid {
+				_m.UserID = new(int)
+				*_m.UserID = int(value.Int64)
 			}
 		case event.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -267,6 +276,11 @@ func (_m *Event) String() string {
 	if v := _m.RequestID; v != nil {
 		builder.WriteString("request_id=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.UserID; v != nil {
+		builder.WriteString("user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")

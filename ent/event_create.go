@@ -101,6 +101,20 @@ func (_c *EventCreate) SetNillableRequestID(v *string) *EventCreate {
 	return _c
 }
 
+// SetUserID sets the "user_id" field.
+func (_c *EventCreate) SetUserID(v int) *EventCreate {
+	_c.mutation.SetUserID(v)
+	return _c
+}
+
+// SetNillableUserID sets the "user_id" field if the given value is not nil.
+func (_c *EventCreate) SetNillableUserID(v *int) *EventCreate {
+	if v != nil {
+		_c.SetUserID(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *EventCreate) SetCreatedAt(v time.Time) *EventCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -301,6 +315,10 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 		_spec.SetField(event.FieldRequestID, field.TypeString, value)
 		_node.RequestID = &value
 	}
+	if value, ok := _c.mutation.UserID(); ok {
+		_spec.SetField(event.FieldUserID, field.TypeInt, value)
+		_node.UserID = &value
+	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(event.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
@@ -452,6 +470,9 @@ func (u *EventUpsertOne) UpdateNewValues() *EventUpsertOne {
 		}
 		if _, exists := u.create.mutation.RequestID(); exists {
 			s.SetIgnore(event.FieldRequestID)
+		}
+		if _, exists := u.create.mutation.UserID(); exists {
+			s.SetIgnore(event.FieldUserID)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(event.FieldCreatedAt)
@@ -713,6 +734,9 @@ func (u *EventUpsertBulk) UpdateNewValues() *EventUpsertBulk {
 			}
 			if _, exists := b.mutation.RequestID(); exists {
 				s.SetIgnore(event.FieldRequestID)
+			}
+			if _, exists := b.mutation.UserID(); exists {
+				s.SetIgnore(event.FieldUserID)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(event.FieldCreatedAt)

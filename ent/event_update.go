@@ -150,6 +150,9 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(event.FieldRequestID, field.TypeString)
 	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(event.FieldUserID, field.TypeInt)
+	}
 	if value, ok := _u.mutation.DispatchedAt(); ok {
 		_spec.SetField(event.FieldDispatchedAt, field.TypeTime, value)
 	}
@@ -372,6 +375,9 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(event.FieldRequestID, field.TypeString)
+	}
+	if _u.mutation.UserIDCleared() {
+		_spec.ClearField(event.FieldUserID, field.TypeInt)
 	}
 	if value, ok := _u.mutation.DispatchedAt(); ok {
 		_spec.SetField(event.FieldDispatchedAt, field.TypeTime, value)

@@ -4226,6 +4226,8 @@ type AuditRecordMutation struct {
 	action              *auditrecord.Action
 	environment         *auditrecord.Environment
 	actor               *string
+	user_id             *int
+	adduser_id          *int
 	address             *string
 	detail              *map[string]interface{}
 	created_at          *time.Time
@@ -4543,6 +4545,76 @@ func (m *AuditRecordMutation) ResetActor() {
 	m.actor = nil
 }
 
+// SetUserID sets the "user_id" field.
+func (m *AuditRecordMutation) SetUserID(i int) {
+	m.user_id = &i
+	m.adduser_id = nil
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AuditRecordMutation) UserID() (r int, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AuditRecord entity.
+// If the AuditRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditRecordMutation) OldUserID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// AddUserID adds i to the "user_id" field.
+func (m *AuditRecordMutation) AddUserID(i int) {
+	if m.adduser_id != nil {
+		*m.adduser_id += i
+	} else {
+		m.adduser_id = &i
+	}
+}
+
+// AddedUserID returns the value that was added to the "user_id" field in this mutation.
+func (m *AuditRecordMutation) AddedUserID() (r int, exists bool) {
+	v := m.adduser_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *AuditRecordMutation) ClearUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+	m.clearedFields[auditrecord.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *AuditRecordMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[auditrecord.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AuditRecordMutation) ResetUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+	delete(m.clearedFields, auditrecord.FieldUserID)
+}
+
 // SetAddress sets the "address" field.
 func (m *AuditRecordMutation) SetAddress(s string) {
 	m.address = &s
@@ -4752,7 +4824,7 @@ func (m *AuditRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AuditRecordMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.organization != nil {
 		fields = append(fields, auditrecord.FieldOrganizationID)
 	}
@@ -4767,6 +4839,9 @@ func (m *AuditRecordMutation) Fields() []string {
 	}
 	if m.actor != nil {
 		fields = append(fields, auditrecord.FieldActor)
+	}
+	if m.user_id != nil {
+		fields = append(fields, auditrecord.FieldUserID)
 	}
 	if m.address != nil {
 		fields = append(fields, auditrecord.FieldAddress)
@@ -4795,6 +4870,8 @@ func (m *AuditRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.Environment()
 	case auditrecord.FieldActor:
 		return m.Actor()
+	case auditrecord.FieldUserID:
+		return m.UserID()
 	case auditrecord.FieldAddress:
 		return m.Address()
 	case auditrecord.FieldDetail:
@@ -4820,6 +4897,8 @@ func (m *AuditRecordMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldEnvironment(ctx)
 	case auditrecord.FieldActor:
 		return m.OldActor(ctx)
+	case auditrecord.FieldUserID:
+		return m.OldUserID(ctx)
 	case auditrecord.FieldAddress:
 		return m.OldAddress(ctx)
 	case auditrecord.FieldDetail:
@@ -4870,6 +4949,13 @@ func (m *AuditRecordMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetActor(v)
 		return nil
+	case auditrecord.FieldUserID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
 	case auditrecord.FieldAddress:
 		v, ok := value.(string)
 		if !ok {
@@ -4899,6 +4985,9 @@ func (m *AuditRecordMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *AuditRecordMutation) AddedFields() []string {
 	var fields []string
+	if m.adduser_id != nil {
+		fields = append(fields, auditrecord.FieldUserID)
+	}
 	return fields
 }
 
@@ -4907,6 +4996,8 @@ func (m *AuditRecordMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *AuditRecordMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case auditrecord.FieldUserID:
+		return m.AddedUserID()
 	}
 	return nil, false
 }
@@ -4916,6 +5007,13 @@ func (m *AuditRecordMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *AuditRecordMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case auditrecord.FieldUserID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUserID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown AuditRecord numeric field %s", name)
 }
@@ -4929,6 +5027,9 @@ func (m *AuditRecordMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(auditrecord.FieldEnvironment) {
 		fields = append(fields, auditrecord.FieldEnvironment)
+	}
+	if m.FieldCleared(auditrecord.FieldUserID) {
+		fields = append(fields, auditrecord.FieldUserID)
 	}
 	if m.FieldCleared(auditrecord.FieldDetail) {
 		fields = append(fields, auditrecord.FieldDetail)
@@ -4952,6 +5053,9 @@ func (m *AuditRecordMutation) ClearField(name string) error {
 		return nil
 	case auditrecord.FieldEnvironment:
 		m.ClearEnvironment()
+		return nil
+	case auditrecord.FieldUserID:
+		m.ClearUserID()
 		return nil
 	case auditrecord.FieldDetail:
 		m.ClearDetail()
@@ -4978,6 +5082,9 @@ func (m *AuditRecordMutation) ResetField(name string) error {
 		return nil
 	case auditrecord.FieldActor:
 		m.ResetActor()
+		return nil
+	case auditrecord.FieldUserID:
+		m.ResetUserID()
 		return nil
 	case auditrecord.FieldAddress:
 		m.ResetAddress()
@@ -14423,6 +14530,8 @@ type EventMutation struct {
 	api_key_id        *int
 	addapi_key_id     *int
 	request_id        *string
+	user_id           *int
+	adduser_id        *int
 	created_at        *time.Time
 	dispatched_at     *time.Time
 	clearedFields     map[string]struct{}
@@ -14961,6 +15070,76 @@ func (m *EventMutation) ResetRequestID() {
 	delete(m.clearedFields, event.FieldRequestID)
 }
 
+// SetUserID sets the "user_id" field.
+func (m *EventMutation) SetUserID(i int) {
+	m.user_id = &i
+	m.adduser_id = nil
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *EventMutation) UserID() (r int, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldUserID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// AddUserID adds i to the "user_id" field.
+func (m *EventMutation) AddUserID(i int) {
+	if m.adduser_id != nil {
+		*m.adduser_id += i
+	} else {
+		m.adduser_id = &i
+	}
+}
+
+// AddedUserID returns the value that was added to the "user_id" field in this mutation.
+func (m *EventMutation) AddedUserID() (r int, exists bool) {
+	v := m.adduser_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *EventMutation) ClearUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+	m.clearedFields[event.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *EventMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[event.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *EventMutation) ResetUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+	delete(m.clearedFields, event.FieldUserID)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *EventMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -15161,7 +15340,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.event_id != nil {
 		fields = append(fields, event.FieldEventID)
 	}
@@ -15191,6 +15370,9 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.request_id != nil {
 		fields = append(fields, event.FieldRequestID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, event.FieldUserID)
 	}
 	if m.created_at != nil {
 		fields = append(fields, event.FieldCreatedAt)
@@ -15226,6 +15408,8 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.APIKeyID()
 	case event.FieldRequestID:
 		return m.RequestID()
+	case event.FieldUserID:
+		return m.UserID()
 	case event.FieldCreatedAt:
 		return m.CreatedAt()
 	case event.FieldDispatchedAt:
@@ -15259,6 +15443,8 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldAPIKeyID(ctx)
 	case event.FieldRequestID:
 		return m.OldRequestID(ctx)
+	case event.FieldUserID:
+		return m.OldUserID(ctx)
 	case event.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case event.FieldDispatchedAt:
@@ -15342,6 +15528,13 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRequestID(v)
 		return nil
+	case event.FieldUserID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
 	case event.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -15370,6 +15563,9 @@ func (m *EventMutation) AddedFields() []string {
 	if m.addapi_key_id != nil {
 		fields = append(fields, event.FieldAPIKeyID)
 	}
+	if m.adduser_id != nil {
+		fields = append(fields, event.FieldUserID)
+	}
 	return fields
 }
 
@@ -15382,6 +15578,8 @@ func (m *EventMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedResourceID()
 	case event.FieldAPIKeyID:
 		return m.AddedAPIKeyID()
+	case event.FieldUserID:
+		return m.AddedUserID()
 	}
 	return nil, false
 }
@@ -15405,6 +15603,13 @@ func (m *EventMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddAPIKeyID(v)
 		return nil
+	case event.FieldUserID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUserID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Event numeric field %s", name)
 }
@@ -15418,6 +15623,9 @@ func (m *EventMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(event.FieldRequestID) {
 		fields = append(fields, event.FieldRequestID)
+	}
+	if m.FieldCleared(event.FieldUserID) {
+		fields = append(fields, event.FieldUserID)
 	}
 	if m.FieldCleared(event.FieldDispatchedAt) {
 		fields = append(fields, event.FieldDispatchedAt)
@@ -15441,6 +15649,9 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldRequestID:
 		m.ClearRequestID()
+		return nil
+	case event.FieldUserID:
+		m.ClearUserID()
 		return nil
 	case event.FieldDispatchedAt:
 		m.ClearDispatchedAt()
@@ -15482,6 +15693,9 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldRequestID:
 		m.ResetRequestID()
+		return nil
+	case event.FieldUserID:
+		m.ResetUserID()
 		return nil
 	case event.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -98,26 +98,26 @@ func TestBills(t *testing.T) {
 		seededExp := seededLot["expiration_date"].(string)[:10]
 
 		a.run(t, "weighted average cost over on-hand stock, in inventory units", func(t *testing.T, a *api) {
-			// 385,000 g on hand is 15.4 bags at 21.75 (334.95); 4.6 bags at 25.50
-			// (117.30) make 452.25 for 20 bags: 22.6125 a bag.
-			if got := a.onHand(flour).String(); got != "385000" {
-				t.Fatalf("seeded flour on hand %s g, the numbers below assume 385000", got)
+			// 635,000 g on hand is 25.4 bags at 21.75 (552.45); 4.6 bags at 25.50
+			// (117.30) make 669.75 for 30 bags: 22.325 a bag.
+			if got := a.onHand(flour).String(); got != "635000" {
+				t.Fatalf("seeded flour on hand %s g, the numbers below assume 635000", got)
 			}
 			if c := a.get(path("/v1/products", flour)).want(200).Data()["cost"]; c != 21.75 {
 				t.Fatalf("seeded flour cost %v", c)
 			}
 			a.post("/v1/bills", map[string]any{"supplier_id": sup, "bill_date": "2026-11-02",
 				"lines": []any{line(flour, 4.6, "cost", 25.5, "lot_number", "AVG-1")}}).want(201)
-			if c := a.get(path("/v1/products", flour)).want(200).Data()["cost"]; c != 22.6125 {
-				t.Fatalf("flour cost %v after the bill, want 22.6125", c)
+			if c := a.get(path("/v1/products", flour)).want(200).Data()["cost"]; c != 22.325 {
+				t.Fatalf("flour cost %v after the bill, want 22.325", c)
 			}
-			// A discount counts: 20 bags on hand at 22.6125 and 5 at 30 less 12.5 %
-			// (26.25): (452.25 + 131.25) / 25 = 23.34.
+			// A discount counts: 30 bags on hand at 22.325 and 20 at 30 less 12.5 %
+			// (26.25): (669.75 + 525) / 50 = 23.895.
 			a.post("/v1/bills", map[string]any{"supplier_id": sup, "bill_date": "2026-11-02",
-				"lines": []any{line(flour, 5, "cost", 30, "discount_rate", 12.5, "lot_number", "AVG-2"), line(flour, 1, "lot_number", "AVG-3")}}).want(201)
-			// The line without a cost adds stock, not value: 26 bags are on hand now.
-			if c := a.get(path("/v1/products", flour)).want(200).Data()["cost"]; c != 23.34 {
-				t.Fatalf("flour cost %v after the discounted bill, want 23.34", c)
+				"lines": []any{line(flour, 20, "cost", 30, "discount_rate", 12.5, "lot_number", "AVG-2"), line(flour, 1, "lot_number", "AVG-3")}}).want(201)
+			// The line without a cost adds stock, not value: 51 bags are on hand now.
+			if c := a.get(path("/v1/products", flour)).want(200).Data()["cost"]; c != 23.895 {
+				t.Fatalf("flour cost %v after the discounted bill, want 23.895", c)
 			}
 		})
 

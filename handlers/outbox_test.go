@@ -96,6 +96,49 @@ func TestEventsOfWrites(t *testing.T) {
 				t.Fatalf("envelope %s", env)
 			}
 		})
+		// Who made a change: an API call's key and request, a person's user
+		// id in the web application, nothing more for the admin CLI.
+		a.run(t, "who made the change", func(t *testing.T, a *api) {
+			type who struct {
+				Source    string  `json:"source"`
+				APIKeyID  *int    `json:"api_key_id"`
+				RequestID *string `json:"request_id"`
+				UserID    *int    `json:"user_id"`
+			}
+			last := func() who {
+				t.Helper()
+				env, err := webhooks.EnvelopeOf(events()[len(events())-1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				var w who
+				if err := json.Unmarshal(env, &w); err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			r := a.post("/v1/tags", map[string]any{"name": "By key", "ref_type": "PRODUCT"}).want(201)
+			reqID := r.Header.Get("X-Request-Id")
+			if got := last(); got.Source != "api" || got.APIKeyID == nil || *got.APIKeyID != keyID || got.RequestID == nil || *got.RequestID != reqID || got.UserID != nil {
+				t.Errorf("an API write: %+v", got)
+			}
+			tag := func(ctx context.Context, name string) {
+				t.Helper()
+				if err := ent.RunInTx(ctx, a.st.Client, func(tx *ent.Tx) error {
+					return tx.Tag.Create().SetName(name).SetRefType("PRODUCT").Exec(ctx)
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tag(policy.App(context.Background(), a.org.Live.ID, policy.Live), "By the CLI")
+			if got := last(); got.Source != "app" || got.APIKeyID != nil || got.RequestID != nil || got.UserID != nil {
+				t.Errorf("a CLI write: %+v", got)
+			}
+			tag(policy.AppUser(context.Background(), a.org.Live.ID, policy.Live, 4242), "By a person")
+			if got := last(); got.Source != "app" || got.APIKeyID != nil || got.RequestID != nil || got.UserID == nil || *got.UserID != 4242 {
+				t.Errorf("a person's write: %+v", got)
+			}
+		})
 		a.run(t, "failed writes leave no event", func(t *testing.T, a *api) {
 			before := len(events())
 			a.post("/v1/tags", map[string]any{"name": "B", "ref_type": "PRODUCT"}).want(201)

@@ -283,6 +283,9 @@ func (o outbox) emit(ctx context.Context, action string, v ent.Value) error {
 	if source == policy.SourceAPI {
 		c.SetAPIKeyID(viewer.KeyID).SetRequestID(viewer.RequestID)
 	}
+	if source == policy.SourceApp && viewer.UserID != 0 {
+		c.SetUserID(viewer.UserID)
+	}
 	if body != nil {
 		c.SetSnapshot(json.RawMessage(body))
 	}

@@ -668,6 +668,19 @@ func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
 	if err != nil {
 		return err
 	}
+	tls, err := traceLots(ctx, c, lots)
+	if err != nil {
+		return err
+	}
+	for _, tl := range tls {
+		b.nodes[nodeID(NodeLot, tl.ID)].Lot = tl
+	}
+	return nil
+}
+
+// traceLots describes lots with their products' codes, names and base units
+// and their locations, in the order of lots.
+func traceLots(ctx context.Context, c *ent.Client, lots []*ent.ProductLot) ([]*TraceLot, error) {
 	var productIDs, locationIDs []int
 	for _, l := range lots {
 		productIDs = append(productIDs, l.ProductID)
@@ -681,7 +694,7 @@ func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
 		ps, err := c.Product.Query().Where(product.IDIn(uniq(productIDs)...)).
 			Select(product.FieldID, product.FieldName, product.FieldProductCode, product.FieldUomBaseID).All(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var uoms []int
 		for _, p := range ps {
@@ -694,7 +707,7 @@ func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
 			us, err := c.UnitOfMeasure.Query().Where(unitofmeasure.IDIn(uniq(uoms)...)).
 				Select(unitofmeasure.FieldID, unitofmeasure.FieldCode).All(ctx)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			for _, u := range us {
 				units[u.ID] = &u.Code
@@ -706,13 +719,14 @@ func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
 		ls, err := c.Location.Query().Where(location.IDIn(uniq(locationIDs)...)).
 			Select(location.FieldID, location.FieldCode, location.FieldName).All(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, l := range ls {
 			locations[l.ID] = l
 		}
 	}
-	for _, l := range lots {
+	out := make([]*TraceLot, len(lots))
+	for i, l := range lots {
 		tl := &TraceLot{ID: l.ID, ProductID: l.ProductID, LotNumber: l.LotNumber, ExpirationDate: l.ExpirationDate,
 			QCStatus: string(l.QcStatus), QuantityBase: l.QuantityBase, LocationID: l.LocationID, Archived: l.Archived}
 		if p := products[l.ProductID]; p != nil {
@@ -726,9 +740,9 @@ func (b *builder) loadLots(ctx context.Context, c *ent.Client) error {
 				tl.LocationCode, tl.LocationName = &loc.Code, &loc.Name
 			}
 		}
-		b.nodes[nodeID(NodeLot, l.ID)].Lot = tl
+		out[i] = tl
 	}
-	return nil
+	return out, nil
 }
 
 func uniq(ids []int) []int {

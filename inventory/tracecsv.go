@@ -56,12 +56,14 @@ func WriteTraceCSV(w io.Writer, t *Trace) error {
 			party = text(other.Bill.SupplierName)
 			at = other.Bill.BillDate
 		case NodeProduction:
+			// Inputs and output share the transformation's date: the run's
+			// end, when it completed.
 			event, docType, docNo = "transformation input", "production run", strconv.Itoa(other.Production.ProductionNo)
 			if lot == to {
 				event = "transformation output"
-				if other.Production.EndDate != nil {
-					at = *other.Production.EndDate
-				}
+			}
+			if other.Production.EndDate != nil {
+				at = *other.Production.EndDate
 			}
 		case NodeShipment:
 			s := other.Shipment

@@ -49,6 +49,9 @@ type Viewer struct {
 	Source Source
 	// RequestID is the id of the API request (API callers only).
 	RequestID string
+	// UserID is the person acting in the web application (app viewers
+	// made by AppUser only).
+	UserID int
 	// system bypasses tenancy; only System() sets it.
 	system bool
 }
@@ -90,6 +93,12 @@ func System(ctx context.Context) context.Context {
 // application side (the admin CLI): every scope, tenancy still enforced.
 func App(ctx context.Context, accountID int, env Environment) context.Context {
 	return NewContext(ctx, &Viewer{AccountID: accountID, Environment: env, Source: SourceApp, Scopes: allScopes})
+}
+
+// AppUser is App for a person acting in the web application: the changes
+// they make carry their user id (the events' user_id).
+func AppUser(ctx context.Context, accountID int, env Environment, userID int) context.Context {
+	return NewContext(ctx, &Viewer{AccountID: accountID, Environment: env, Source: SourceApp, Scopes: allScopes, UserID: userID})
 }
 
 // ScopeList returns the viewer's effective scopes, sorted.

@@ -156,60 +156,70 @@ var seededBills = []struct {
 // seedBills records the bills above through the purchasing workflow: lots,
 // PURCHASE_ENTRY movements and costs as the API would write them.
 func seedBills(ctx context.Context, tx *ent.Tx) error {
-	r := seedRefs{ctx, tx}
 	for _, s := range seededBills {
-		sup, err := r.supplier(s.supplier)
-		if err != nil {
-			return fmt.Errorf("supplier %s: %w", s.supplier, err)
-		}
-		lines := make([]*ent.BillLineCreate, len(s.lines))
-		for i, l := range s.lines {
-			pid, err := r.product(l.code)
-			if err != nil {
-				return fmt.Errorf("product %s: %w", l.code, err)
-			}
-			loc, err := r.area(l.site, l.area)
-			if err != nil {
-				return fmt.Errorf("location %s/%s: %w", l.site, l.area, err)
-			}
-			lines[i] = tx.BillLine.Create().SetProductID(pid).SetQuantity(*dec(l.qty)).SetLotNumber(l.lot).
-				SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount)).
-				SetNillableLocationID(loc).SetNillableExpirationDate(date(l.expires))
-		}
-		b := tx.Bill.Create().SetSupplierID(sup).SetBillDate(*date(s.date)).SetSupplierReference(s.reference)
-		if s.order != "" {
-			osup, err := r.supplier(s.order)
-			if err != nil {
-				return err
-			}
-			po, err := tx.PurchaseOrder.Query().Where(purchaseorder.SupplierID(osup), purchaseorder.StatusEQ(purchaseorder.StatusRECEIVED)).OnlyID(ctx)
-			if err != nil {
-				return fmt.Errorf("the order billed: %w", err)
-			}
-			b.SetPurchaseOrderID(po)
-		}
-		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines, nil); err != nil {
+		if _, err := seedBill(ctx, tx, s.supplier, s.date, s.reference, s.order, s.cancelled, s.lines); err != nil {
 			return err
-		}
-		bill, err := b.Save(ctx)
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			l.SetBillID(bill.ID)
-		}
-		rows, err := tx.BillLine.CreateBulk(lines...).Save(ctx)
-		if err != nil {
-			return err
-		}
-		if err := purchasing.ReceiveBill(ctx, tx, bill, rows); err != nil {
-			return err
-		}
-		if s.cancelled {
-			if _, err := purchasing.CancelBill(ctx, tx, bill.ID); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
+}
+
+// seedBill records one bill of supplier (a code) through the purchasing
+// workflow, billing the RECEIVED order of the supplier order unless it is
+// "", and cancels it if cancelled.
+func seedBill(ctx context.Context, tx *ent.Tx, supplierCode, day, reference, order string, cancelled bool, orderLines []orderLine) (*ent.Bill, error) {
+	r := seedRefs{ctx, tx}
+	sup, err := r.supplier(supplierCode)
+	if err != nil {
+		return nil, fmt.Errorf("supplier %s: %w", supplierCode, err)
+	}
+	lines := make([]*ent.BillLineCreate, len(orderLines))
+	for i, l := range orderLines {
+		pid, err := r.product(l.code)
+		if err != nil {
+			return nil, fmt.Errorf("product %s: %w", l.code, err)
+		}
+		loc, err := r.area(l.site, l.area)
+		if err != nil {
+			return nil, fmt.Errorf("location %s/%s: %w", l.site, l.area, err)
+		}
+		lines[i] = tx.BillLine.Create().SetProductID(pid).SetQuantity(*dec(l.qty)).SetLotNumber(l.lot).
+			SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount)).
+			SetNillableLocationID(loc).SetNillableExpirationDate(date(l.expires))
+	}
+	b := tx.Bill.Create().SetSupplierID(sup).SetBillDate(*date(day)).SetSupplierReference(reference)
+	if order != "" {
+		osup, err := r.supplier(order)
+		if err != nil {
+			return nil, err
+		}
+		po, err := tx.PurchaseOrder.Query().Where(purchaseorder.SupplierID(osup), purchaseorder.StatusEQ(purchaseorder.StatusRECEIVED)).OnlyID(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the order billed: %w", err)
+		}
+		b.SetPurchaseOrderID(po)
+	}
+	if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines, nil); err != nil {
+		return nil, err
+	}
+	bill, err := b.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		l.SetBillID(bill.ID)
+	}
+	rows, err := tx.BillLine.CreateBulk(lines...).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := purchasing.ReceiveBill(ctx, tx, bill, rows); err != nil {
+		return nil, err
+	}
+	if cancelled {
+		if _, err := purchasing.CancelBill(ctx, tx, bill.ID); err != nil {
+			return nil, err
+		}
+	}
+	return bill, nil
 }

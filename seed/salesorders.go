@@ -57,7 +57,6 @@ var seededSales = []struct {
 // seedSalesOrders records the orders above through the sales workflows: the
 // order, its moves, its shipment with lots, movements and invoice.
 func seedSalesOrders(ctx context.Context, tx *ent.Tx) error {
-	r := seedRefs{ctx, tx}
 	lot, err := tx.ProductLot.Query().Where(productlot.LotNumber("BR-2611-02")).OnlyID(ctx)
 	if err != nil {
 		return fmt.Errorf("lot BR-2611-02: %w", err)
@@ -67,34 +66,41 @@ func seedSalesOrders(ctx context.Context, tx *ent.Tx) error {
 		if err != nil {
 			return fmt.Errorf("customer %s: %w", s.customer, err)
 		}
-		lines := make([]*ent.SalesOrderLineCreate, len(s.lines))
-		for i, l := range s.lines {
-			pid, err := r.product(l.code)
-			if err != nil {
-				return fmt.Errorf("product %s: %w", l.code, err)
-			}
-			lines[i] = tx.SalesOrderLine.Create().SetProductID(pid).SetOrderQty(*dec(l.qty)).SetUomType(l.unit).SetNillablePrice(dec(l.price)).SetNillableDiscountRate(dec(l.discount))
-		}
-		b := tx.SalesOrder.Create().SetCustomerID(cust).SetNillableOrderDate(date(s.date))
-		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines, nil); err != nil {
-			return err
-		}
-		o, err := b.Save(ctx)
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			l.SetSalesOrderID(o.ID)
-		}
-		rows, err := tx.SalesOrderLine.CreateBulk(lines...).Save(ctx)
-		if err != nil {
-			return err
-		}
-		if err := seedMoves(ctx, tx, o, s.to, rows, s.lines, lot); err != nil {
+		if err := seedSale(ctx, tx, cust, s.date, s.to, s.lines, lot); err != nil {
 			return fmt.Errorf("order of %s to %s: %w", s.customer, s.to, err)
 		}
 	}
 	return nil
+}
+
+// seedSale records one order of the customer cust through the sales
+// workflows and takes it to status to, its shipment taking from lot.
+func seedSale(ctx context.Context, tx *ent.Tx, cust int, day string, to salesorder.Status, saleLines []saleLine, lot int) error {
+	r := seedRefs{ctx, tx}
+	lines := make([]*ent.SalesOrderLineCreate, len(saleLines))
+	for i, l := range saleLines {
+		pid, err := r.product(l.code)
+		if err != nil {
+			return fmt.Errorf("product %s: %w", l.code, err)
+		}
+		lines[i] = tx.SalesOrderLine.Create().SetProductID(pid).SetOrderQty(*dec(l.qty)).SetUomType(l.unit).SetNillablePrice(dec(l.price)).SetNillableDiscountRate(dec(l.discount))
+	}
+	b := tx.SalesOrder.Create().SetCustomerID(cust).SetNillableOrderDate(date(day))
+	if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines, nil); err != nil {
+		return err
+	}
+	o, err := b.Save(ctx)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		l.SetSalesOrderID(o.ID)
+	}
+	rows, err := tx.SalesOrderLine.CreateBulk(lines...).Save(ctx)
+	if err != nil {
+		return err
+	}
+	return seedMoves(ctx, tx, o, to, rows, saleLines, lot)
 }
 
 // seedMoves takes an order where it is seeded: a shipment of what its lines

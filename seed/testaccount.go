@@ -64,6 +64,7 @@ var testSteps = []struct {
 	{"purchase orders", seedPurchaseOrders},
 	{"bills", seedBills},
 	{"sales orders", seedSalesOrders},
+	{"recall scenario", seedRecall},
 }
 
 func seedTags(ctx context.Context, tx *ent.Tx) error {

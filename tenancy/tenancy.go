@@ -132,6 +132,32 @@ func Account(ctx context.Context, c *ent.Client, orgID int, env policy.Environme
 	return a, err
 }
 
+// Reader returns ctx carrying a viewer that reads the env account of the
+// organization orgID for a person of the organization signed in to the
+// console: the read scope of every module, cost:read only when costs, no
+// write scope. Tenancy is enforced as for any account's viewer, so what it
+// reads is that account's rows alone.
+func Reader(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, costs bool) (context.Context, error) {
+	if env != policy.Live && env != policy.Test {
+		return nil, fmt.Errorf("environment must be live or test, not %q", env)
+	}
+	a, err := Account(ctx, c, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	var scopes []policy.Scope
+	for _, m := range policy.Modules {
+		scopes = append(scopes, policy.Read(m))
+	}
+	if costs {
+		scopes = append(scopes, policy.CostRead)
+	}
+	return policy.NewContext(ctx, &policy.Viewer{
+		AccountID: a.ID, OrganizationID: orgID, Environment: env,
+		Scopes: policy.Effective(scopes), Source: policy.SourceApp,
+	}), nil
+}
+
 // OrganizationOf is the organization of the viewer's account (its currency
 // and purchasing settings). It reads as the system: an account reads its own
 // organization, which no tenant policy admits.

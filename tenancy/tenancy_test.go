@@ -1,9 +1,15 @@
 package tenancy_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 	"larder.dev/larder/tenancy"
@@ -26,6 +32,74 @@ func TestCurrencyOf(t *testing.T) {
 		api := policy.NewContext(app, &v)
 		if got, err := tenancy.CurrencyOf(api, st.Client); err != nil || got != "EUR" {
 			t.Errorf("viewer with a currency: CurrencyOf = %q, %v; want the viewer's EUR", got, err)
+		}
+	})
+}
+
+// Reader's viewer is the organization's account of the environment with
+// the read scopes of every module, cost:read only when asked for and no
+// write scope; it reads that account's rows alone. An environment that is
+// neither live nor test, or an organization that does not exist, is an
+// error.
+func TestReader(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		a, b := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		for _, o := range []*dbtest.Org{a, b} {
+			for _, env := range []policy.Environment{policy.Live, policy.Test} {
+				ctx := o.Ctx(env)
+				tx, err := st.Client.Tx(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tx.Tag.Create().SetName(fmt.Sprintf("%d %s", o.Org.ID, env)).SetRefType(tag.RefTypePRODUCT).Save(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		reads := []string{"catalog:read", "inventory:read", "manufacturing:read", "purchasing:read", "sales:read"}
+		for _, tc := range []struct {
+			env    policy.Environment
+			costs  bool
+			scopes []string
+		}{
+			{policy.Live, false, reads},
+			{policy.Test, true, append(slices.Clone(reads[:1]), append([]string{"cost:read"}, reads[1:]...)...)},
+		} {
+			ctx, err := tenancy.Reader(context.Background(), st.Client, a.Org.ID, tc.env, tc.costs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := policy.FromContext(ctx)
+			acct := a.Live.ID
+			if tc.env == policy.Test {
+				acct = a.Test.ID
+			}
+			if v.AccountID != acct || v.OrganizationID != a.Org.ID || v.Environment != tc.env || v.Source != policy.SourceApp || v.IsSystem() {
+				t.Errorf("%s viewer %+v, want account %d of organization %d", tc.env, v, acct, a.Org.ID)
+			}
+			if diff := cmp.Diff(tc.scopes, v.ScopeList()); diff != "" {
+				t.Errorf("%s scopes (-want +got):\n%s", tc.env, diff)
+			}
+			tags, err := st.Client.Tag.Query().All(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, x := range tags {
+				names = append(names, x.Name)
+			}
+			if want := []string{fmt.Sprintf("%d %s", a.Org.ID, tc.env)}; !cmp.Equal(want, names) {
+				t.Errorf("%s reads tags %v, want %v", tc.env, names, want)
+			}
+		}
+		if _, err := tenancy.Reader(context.Background(), st.Client, a.Org.ID, "prod", false); err == nil {
+			t.Error("an environment prod gives a viewer")
+		}
+		if _, err := tenancy.Reader(context.Background(), st.Client, 1<<30, policy.Live, false); err == nil {
+			t.Error("an organization that does not exist gives a viewer")
 		}
 	})
 }

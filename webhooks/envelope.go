@@ -16,6 +16,7 @@ type Envelope struct {
 	Source      string          `json:"source"`
 	APIKeyID    *int            `json:"api_key_id,omitempty"`
 	RequestID   *string         `json:"request_id,omitempty"`
+	UserID      *int            `json:"user_id,omitempty"`
 	Resource    Resource        `json:"resource"`
 	Snapshot    json.RawMessage `json:"snapshot"`
 }
@@ -41,6 +42,7 @@ func EnvelopeOf(e *ent.Event) ([]byte, error) {
 		Source:      string(e.Source),
 		APIKeyID:    e.APIKeyID,
 		RequestID:   e.RequestID,
+		UserID:      e.UserID,
 		Resource:    Resource{Type: e.ResourceType, ID: e.ResourceID},
 		Snapshot:    snap,
 	})

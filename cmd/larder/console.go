@@ -60,6 +60,7 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 		BaseURL:    e.cfg.ConsoleURL,
 
 		RequestLogRetention: e.cfg.RequestLogRetention,
+		Snapshot:            st.Snapshot,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)

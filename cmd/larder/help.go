@@ -31,6 +31,7 @@ var examples = map[string]string{
 	"list import":           "larder list import --org 1 --env live --list tax-rates tax-rates.csv",
 	"list export":           "larder list export --org 1 --env test --list territories --format csv",
 	"lot set-qc":            "larder lot set-qc --org 1 --env live --lot 42 --status RELEASED --release-expires 2026-12-31T00:00:00Z",
+	"lot trace":             "larder lot trace --org 1 --env live --lot 42 --direction forward --format csv > recall.csv",
 	"production create":     "larder production create --org 1 --env live --product FG-BAR6 --line 'Line 1' --qty 120 --lot-number BR-2612-01",
 	"production start":      "larder production start --org 1 --env live --id 7",
 	"production complete":   "larder production complete --org 1 --env live --id 7 --produced 118",

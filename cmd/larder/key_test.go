@@ -100,11 +100,11 @@ func TestKeyLifecycleCommands(t *testing.T) {
 			}
 			for i, w := range want {
 				h := hist[i].(map[string]any)
-				if got := strings.Join(keys(h), ","); got != "action,actor,address,at,detail,env,id,key_id" {
+				if got := strings.Join(keys(h), ","); got != "action,actor,address,at,detail,env,id,key_id,user_id" {
 					t.Fatalf("history entry keys %s", got)
 				}
-				if h["address"] != "" {
-					t.Errorf("a CLI change has the client address %q", h["address"])
+				if h["address"] != "" || h["user_id"] != nil {
+					t.Errorf("a CLI change has the client address %q or the user %v", h["address"], h["user_id"])
 				}
 				key := ""
 				if h["key_id"] != nil {

@@ -67,6 +67,7 @@ var commands = []command{
 	{"list import", "list import --org ID --env E " + listUsage + " [--format jsonl|csv] FILE  upsert a reference list's rows by code", listImport},
 	{"list export", "list export --org ID --env E " + listUsage + " [--format jsonl|csv] [--out FILE]  write a reference list in the import format", listExport},
 	{"lot set-qc", "lot set-qc --org ID --env E --lot ID --status S [--note N] [--release-expires T]  record a quality decision on a lot", lotSetQC},
+	{"lot trace", "lot trace --org ID --env E --lot ID [--direction backward|forward|both] [--depth N] [--format json|csv]  a lot's trace to suppliers and customers with its recall summary, as GET /v1/product-lots/{lot_id}/trace answers it, or as FSMA 204's sortable spreadsheet", lotTrace},
 	{"production create", "production create --org ID --env E --product CODE [--line NAME|ID] [--qty N] [--lot-number L] [--expires T] [--step PRODUCT_CODE:QTY ...]  plan a run", productionCreate},
 	{"production start", "production start --org ID --env E --id ID  start a run (IN_PROGRESS)", productionStart},
 	{"production complete", "production complete --org ID --env E --id ID [--consume LOT_ID:QTY ...] [--produced N] [--positive-release]  consume components, make the output lot", productionComplete},

@@ -26,6 +26,8 @@ const (
 	FieldEnvironment = "environment"
 	// FieldActor holds the string denoting the actor field in the database.
 	FieldActor = "actor"
+	// FieldUserID holds the string denoting the user_id field in the database.
+	FieldUserID = "user_id"
 	// FieldAddress holds the string denoting the address field in the database.
 	FieldAddress = "address"
 	// FieldDetail holds the string denoting the detail field in the database.
@@ -62,6 +64,7 @@ var Columns = []string{
 	FieldAPIKeyID,
 	FieldEnvironment,
 	FieldActor,
+	FieldUserID,
 	FieldAddress,
 	FieldDetail,
 	FieldCreatedAt,
@@ -100,26 +103,37 @@ type Action string
 
 // Action values.
 const (
-	ActionKeyCreated            Action = "key_created"
-	ActionKeyRotated            Action = "key_rotated"
-	ActionKeyRevoked            Action = "key_revoked"
-	ActionPlanChanged           Action = "plan_changed"
-	ActionSettingsChanged       Action = "settings_changed"
-	ActionEndpointCreated       Action = "endpoint_created"
-	ActionEndpointUpdated       Action = "endpoint_updated"
-	ActionEndpointDisabled      Action = "endpoint_disabled"
-	ActionEndpointEnabled       Action = "endpoint_enabled"
-	ActionEndpointDeleted       Action = "endpoint_deleted"
-	ActionEndpointSecretRotated Action = "endpoint_secret_rotated"
-	ActionDeliveriesResent      Action = "deliveries_resent"
-	ActionUserInvited           Action = "user_invited"
-	ActionUserRoleChanged       Action = "user_role_changed"
-	ActionUserRemoved           Action = "user_removed"
-	ActionPasswordResetIssued   Action = "password_reset_issued"
-	ActionPasswordSet           Action = "password_set"
-	ActionSecondFactorEnabled   Action = "second_factor_enabled"
-	ActionSecondFactorDisabled  Action = "second_factor_disabled"
-	ActionTestDataReset         Action = "test_data_reset"
+	ActionKeyCreated                   Action = "key_created"
+	ActionKeyRotated                   Action = "key_rotated"
+	ActionKeyRevoked                   Action = "key_revoked"
+	ActionPlanChanged                  Action = "plan_changed"
+	ActionSettingsChanged              Action = "settings_changed"
+	ActionEndpointCreated              Action = "endpoint_created"
+	ActionEndpointUpdated              Action = "endpoint_updated"
+	ActionEndpointDisabled             Action = "endpoint_disabled"
+	ActionEndpointEnabled              Action = "endpoint_enabled"
+	ActionEndpointDeleted              Action = "endpoint_deleted"
+	ActionEndpointSecretRotated        Action = "endpoint_secret_rotated"
+	ActionDeliveriesResent             Action = "deliveries_resent"
+	ActionUserInvited                  Action = "user_invited"
+	ActionUserRoleChanged              Action = "user_role_changed"
+	ActionUserRemoved                  Action = "user_removed"
+	ActionPasswordResetIssued          Action = "password_reset_issued"
+	ActionPasswordSet                  Action = "password_set"
+	ActionSecondFactorEnabled          Action = "second_factor_enabled"
+	ActionSecondFactorDisabled         Action = "second_factor_disabled"
+	ActionTestDataReset                Action = "test_data_reset"
+	ActionSupplierApprovalChanged      Action = "supplier_approval_changed"
+	ActionSupplierCertificationChanged Action = "supplier_certification_changed"
+	ActionLotQcDecided                 Action = "lot_qc_decided"
+	ActionProductionPlanned            Action = "production_planned"
+	ActionProductionStarted            Action = "production_started"
+	ActionProductionCompleted          Action = "production_completed"
+	ActionProductionSigned             Action = "production_signed"
+	ActionInvoiceCancelled             Action = "invoice_cancelled"
+	ActionBillCancelled                Action = "bill_cancelled"
+	ActionProductsImported             Action = "products_imported"
+	ActionReferenceListImported        Action = "reference_list_imported"
 )
 
 func (a Action) String() string {
@@ -129,7 +143,7 @@ func (a Action) String() string {
 // ActionValidator is a validator for the "action" field enum values. It is called by the builders before save.
 func ActionValidator(a Action) error {
 	switch a {
-	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionTestDataReset:
+	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionTestDataReset, ActionSupplierApprovalChanged, ActionSupplierCertificationChanged, ActionLotQcDecided, ActionProductionPlanned, ActionProductionStarted, ActionProductionCompleted, ActionProductionSigned, ActionInvoiceCancelled, ActionBillCancelled, ActionProductsImported, ActionReferenceListImported:
 		return nil
 	default:
 		return fmt.Errorf("auditrecord: invalid enum value for action field: %q", a)
@@ -190,6 +204,11 @@ func ByEnvironment(opts ...sql.OrderTermOption) OrderOption {
 // ByActor orders the results by the actor field.
 func ByActor(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldActor, opts...).ToFunc()
+}
+
+// ByUserID orders the results by the user_id field.
+func ByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldUserID, opts...).ToFunc()
 }
 
 // ByAddress orders the results by the address field.

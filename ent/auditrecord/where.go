@@ -70,6 +70,11 @@ func Actor(v string) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldEQ(FieldActor, v))
 }
 
+// UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
+func UserID(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldEQ(FieldUserID, v))
+}
+
 // Address applies equality check predicate on the "address" field. It's identical to AddressEQ.
 func Address(v string) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldEQ(FieldAddress, v))
@@ -243,6 +248,56 @@ func ActorEqualFold(v string) predicate.AuditRecord {
 // ActorContainsFold applies the ContainsFold predicate on the "actor" field.
 func ActorContainsFold(v string) predicate.AuditRecord {
 	return predicate.AuditRecord(sql.FieldContainsFold(FieldActor, v))
+}
+
+// UserIDEQ applies the EQ predicate on the "user_id" field.
+func UserIDEQ(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldEQ(FieldUserID, v))
+}
+
+// UserIDNEQ applies the NEQ predicate on the "user_id" field.
+func UserIDNEQ(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldNEQ(FieldUserID, v))
+}
+
+// UserIDIn applies the In predicate on the "user_id" field.
+func UserIDIn(vs ...int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldIn(FieldUserID, vs...))
+}
+
+// UserIDNotIn applies the NotIn predicate on the "user_id" field.
+func UserIDNotIn(vs ...int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldNotIn(FieldUserID, vs...))
+}
+
+// UserIDGT applies the GT predicate on the "user_id" field.
+func UserIDGT(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldGT(FieldUserID, v))
+}
+
+// UserIDGTE applies the GTE predicate on the "user_id" field.
+func UserIDGTE(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldGTE(FieldUserID, v))
+}
+
+// UserIDLT applies the LT predicate on the "user_id" field.
+func UserIDLT(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldLT(FieldUserID, v))
+}
+
+// UserIDLTE applies the LTE predicate on the "user_id" field.
+func UserIDLTE(v int) predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldLTE(FieldUserID, v))
+}
+
+// UserIDIsNil applies the IsNil predicate on the "user_id" field.
+func UserIDIsNil() predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldIsNull(FieldUserID))
+}
+
+// UserIDNotNil applies the NotNil predicate on the "user_id" field.
+func UserIDNotNil() predicate.AuditRecord {
+	return predicate.AuditRecord(sql.FieldNotNull(FieldUserID))
 }
 
 // AddressEQ applies the EQ predicate on the "address" field.

@@ -36,6 +36,8 @@ const (
 	FieldAPIKeyID = "api_key_id"
 	// FieldRequestID holds the string denoting the request_id field in the database.
 	FieldRequestID = "request_id"
+	// FieldUserID holds the string denoting the user_id field in the database.
+	FieldUserID = "user_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
@@ -75,6 +77,7 @@ var Columns = []string{
 	FieldSource,
 	FieldAPIKeyID,
 	FieldRequestID,
+	FieldUserID,
 	FieldCreatedAt,
 	FieldDispatchedAt,
 }
@@ -199,6 +202,11 @@ func ByAPIKeyID(opts ...sql.OrderTermOption) OrderOption {
 // ByRequestID orders the results by the request_id field.
 func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
+}
+
+// ByUserID orders the results by the user_id field.
+func ByUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldUserID, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -234,9 +234,10 @@ var (
 	// AuditRecordsColumns holds the columns for the "audit_records" table.
 	AuditRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "test_data_reset"}},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "test_data_reset", "supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided", "production_planned", "production_started", "production_completed", "production_signed", "invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported"}},
 		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "actor", Type: field.TypeString, Size: 200},
+		{Name: "user_id", Type: field.TypeInt, Nullable: true},
 		{Name: "address", Type: field.TypeString, Size: 64, Default: ""},
 		{Name: "detail", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
 		{Name: "created_at", Type: field.TypeTime},
@@ -251,13 +252,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "audit_records_organizations_organization",
-				Columns:    []*schema.Column{AuditRecordsColumns[7]},
+				Columns:    []*schema.Column{AuditRecordsColumns[8]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
 			{
 				Symbol:     "audit_records_api_keys_api_key",
-				Columns:    []*schema.Column{AuditRecordsColumns[8]},
+				Columns:    []*schema.Column{AuditRecordsColumns[9]},
 				RefColumns: []*schema.Column{APIKeysColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -266,12 +267,12 @@ var (
 			{
 				Name:    "auditrecord_organization_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AuditRecordsColumns[7], AuditRecordsColumns[6]},
+				Columns: []*schema.Column{AuditRecordsColumns[8], AuditRecordsColumns[7]},
 			},
 			{
 				Name:    "auditrecord_api_key_id",
 				Unique:  false,
-				Columns: []*schema.Column{AuditRecordsColumns[8]},
+				Columns: []*schema.Column{AuditRecordsColumns[9]},
 			},
 		},
 	}
@@ -840,6 +841,7 @@ var (
 		{Name: "source", Type: field.TypeEnum, Enums: []string{"api", "app", "system"}},
 		{Name: "api_key_id", Type: field.TypeInt, Nullable: true},
 		{Name: "request_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeInt, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
@@ -852,7 +854,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "events_accounts_account",
-				Columns:    []*schema.Column{EventsColumns[12]},
+				Columns:    []*schema.Column{EventsColumns[13]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -861,17 +863,17 @@ var (
 			{
 				Name:    "event_account_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[12], EventsColumns[10]},
+				Columns: []*schema.Column{EventsColumns[13], EventsColumns[11]},
 			},
 			{
 				Name:    "event_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[10]},
+				Columns: []*schema.Column{EventsColumns[11]},
 			},
 			{
 				Name:    "event_dispatched_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[11], EventsColumns[0]},
+				Columns: []*schema.Column{EventsColumns[12], EventsColumns[0]},
 			},
 			{
 				Name:    "event_request_id",

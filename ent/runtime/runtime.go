@@ -233,13 +233,13 @@ func init() {
 		}
 	}()
 	// auditrecordDescAddress is the schema descriptor for address field.
-	auditrecordDescAddress := auditrecordFields[5].Descriptor()
+	auditrecordDescAddress := auditrecordFields[6].Descriptor()
 	// auditrecord.DefaultAddress holds the default value on creation for the address field.
 	auditrecord.DefaultAddress = auditrecordDescAddress.Default.(string)
 	// auditrecord.AddressValidator is a validator for the "address" field. It is called by the builders before save.
 	auditrecord.AddressValidator = auditrecordDescAddress.Validators[0].(func(string) error)
 	// auditrecordDescCreatedAt is the schema descriptor for created_at field.
-	auditrecordDescCreatedAt := auditrecordFields[7].Descriptor()
+	auditrecordDescCreatedAt := auditrecordFields[8].Descriptor()
 	// auditrecord.DefaultCreatedAt holds the default value on creation for the created_at field.
 	auditrecord.DefaultCreatedAt = auditrecordDescCreatedAt.Default.(func() time.Time)
 	billMixin := schema.Bill{}.Mixin()
@@ -514,7 +514,7 @@ func init() {
 	eventFields := schema.Event{}.Fields()
 	_ = eventFields
 	// eventDescCreatedAt is the schema descriptor for created_at field.
-	eventDescCreatedAt := eventFields[10].Descriptor()
+	eventDescCreatedAt := eventFields[11].Descriptor()
 	// event.DefaultCreatedAt holds the default value on creation for the created_at field.
 	event.DefaultCreatedAt = eventDescCreatedAt.Default.(func() time.Time)
 	foodMixin := schema.Food{}.Mixin()

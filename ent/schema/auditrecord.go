@@ -32,6 +32,9 @@ func (AuditRecord) Fields() []ent.Field {
 				"user_invited", "user_role_changed", "user_removed", "password_reset_issued",
 				"password_set", "second_factor_enabled", "second_factor_disabled",
 				"test_data_reset",
+				"supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided",
+				"production_planned", "production_started", "production_completed", "production_signed",
+				"invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported",
 			).
 			Immutable().
 			Comment("What was done."),
@@ -45,12 +48,17 @@ func (AuditRecord) Fields() []ent.Field {
 			Optional().
 			Nillable().
 			Immutable().
-			Comment("The environment of the key acted on (key actions only)."),
+			Comment("The environment acted in: the key's for key actions, the account's for the plant's actions (suppliers, lots, runs, documents, imports)."),
 		field.String("actor").
 			NotEmpty().
 			MaxLen(200).
 			Immutable().
 			Comment("Who made the change: a signed-in person's address, or the admin CLI's --actor (by default user@host)."),
+		field.Int("user_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The signed-in person who made the change in the console; none for the admin CLI."),
 		field.String("address").
 			Default("").
 			MaxLen(64).

@@ -64,6 +64,11 @@ func (Event) Fields() []ent.Field {
 			Nillable().
 			Immutable().
 			Comment("The request id of the API call that caused the change."),
+		field.Int("user_id").
+			Optional().
+			Nillable().
+			Immutable().
+			Comment("The person who made the change in the web application (source app)."),
 		field.Time("created_at").
 			Default(now).
 			Immutable().

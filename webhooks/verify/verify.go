@@ -35,6 +35,7 @@ type Event struct {
 	Source      string    `json:"source"`
 	APIKeyID    *int      `json:"api_key_id,omitempty"`
 	RequestID   *string   `json:"request_id,omitempty"`
+	UserID      *int      `json:"user_id,omitempty"`
 	Resource    struct {
 		Type string `json:"type"`
 		ID   int    `json:"id"`

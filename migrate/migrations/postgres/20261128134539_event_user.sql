@@ -1,0 +1,2 @@
+-- modify "events" table
+ALTER TABLE "events" ADD COLUMN "user_id" bigint NULL;

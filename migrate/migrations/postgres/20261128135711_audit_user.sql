@@ -1,0 +1,2 @@
+-- modify "audit_records" table
+ALTER TABLE "audit_records" ADD COLUMN "user_id" bigint NULL;
