@@ -2119,6 +2119,10 @@ func MachineHook() Hook {
 	}
 }
 
+// Dialect is the SQL dialect of the client's database (dialect.Postgres or
+// dialect.SQLite), for the few statements written by hand that differ.
+func (c *Client) Dialect() string { return c.driver.Dialect() }
+
 // TxAttempts bounds how many times RunInTx runs a transaction that the
 // database aborted to break a deadlock or a serialization conflict.
 const TxAttempts = 5

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
@@ -310,33 +311,97 @@ reached(side, lot_id, level) AS (
   SELECT 1, lot_id, min(level) FROM fwd GROUP BY lot_id
   UNION ALL
   SELECT -1, lot_id, min(level) FROM bwd GROUP BY lot_id
+),
+mv AS MATERIALIZED (
+  SELECT r.side, r.lot_id, r.level, m.id, m.type, m.document_type, m.document_id, m.quantity_base, m.source, m.created_at
+  FROM reached r LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND m.account_id = $1
+),
+lot_rec AS MATERIALIZED (
+  SELECT l.id, l.product_id, l.lot_number, l.expiration_date, l.qc_status, l.quantity_base, l.location_id, l.archived,
+    pr.product_code, pr.name, u.code AS unit_code, loc.code AS location_code, loc.name AS location_name
+  FROM product_lots l
+  LEFT JOIN products pr ON pr.id = l.product_id AND pr.account_id = $1
+  LEFT JOIN units_of_measure u ON u.id = pr.uom_base_id AND (u.account_id = $1 OR u.account_id IS NULL)
+  LEFT JOIN locations loc ON loc.id = l.location_id AND loc.account_id = $1
+  WHERE l.account_id = $1 AND l.id <IN> (SELECT lot_id FROM mv)
+),
+run_rec AS MATERIALIZED (
+  SELECT p.id, p.production_no, p.status, p.product_id, p.lot_number, p.start_date, p.end_date
+  FROM productions p
+  WHERE p.account_id = $1 AND p.id <IN> (SELECT document_id FROM mv WHERE document_type = 'production')
+),
+bill_rec AS MATERIALIZED (
+  SELECT b.id, b.bill_no, b.bill_date, b.supplier_id, b.supplier_reference, b.is_cancelled, sup.company
+  FROM bills b LEFT JOIN suppliers sup ON sup.id = b.supplier_id AND sup.account_id = $1
+  WHERE b.account_id = $1 AND b.id <IN> (SELECT document_id FROM mv WHERE document_type = 'bill')
+),
+shipment_rec AS MATERIALIZED (
+  SELECT s.id, s.ship_date, s.tracking_number, s.sales_order_id, so.sales_order_no, so.customer_id, cu.company, s.invoice_id, inv.invoice_no
+  FROM shipments s
+  LEFT JOIN sales_orders so ON so.id = s.sales_order_id AND so.account_id = $1
+  LEFT JOIN customers cu ON cu.id = so.customer_id AND cu.account_id = $1
+  LEFT JOIN invoices inv ON inv.id = s.invoice_id AND inv.account_id = $1
+  WHERE s.account_id = $1 AND s.id <IN> (SELECT document_id FROM mv WHERE document_type = 'shipment')
 )
-SELECT r.side, r.lot_id, r.level,
+SELECT mv.side, mv.lot_id, mv.level,
   l.product_id, l.lot_number, l.expiration_date, l.qc_status, l.quantity_base, l.location_id, l.archived,
-  pr.product_code, pr.name, u.code, loc.code, loc.name,
-  m.id, m.type, m.document_type, m.document_id, m.quantity_base, m.source, m.created_at,
+  l.product_code, l.name, l.unit_code, l.location_code, l.location_name,
+  mv.id, mv.type, mv.document_type, mv.document_id, mv.quantity_base, mv.source, mv.created_at,
   p.production_no, p.status, p.product_id, p.lot_number, p.start_date, p.end_date,
-  b.bill_no, b.bill_date, b.supplier_id, b.supplier_reference, b.is_cancelled, sup.company,
-  s.ship_date, s.tracking_number, s.sales_order_id, so.sales_order_no, so.customer_id, cu.company, s.invoice_id, inv.invoice_no
-FROM reached r
-JOIN product_lots l ON l.id = r.lot_id AND l.account_id = $1
-LEFT JOIN products pr ON pr.id = l.product_id AND pr.account_id = $1
-LEFT JOIN units_of_measure u ON u.id = pr.uom_base_id AND (u.account_id = $1 OR u.account_id IS NULL)
-LEFT JOIN locations loc ON loc.id = l.location_id AND loc.account_id = $1
-LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND m.account_id = $1
-LEFT JOIN productions p ON m.document_type = 'production' AND p.id = m.document_id AND p.account_id = $1
-LEFT JOIN bills b ON m.document_type = 'bill' AND b.id = m.document_id AND b.account_id = $1
-LEFT JOIN suppliers sup ON sup.id = b.supplier_id AND sup.account_id = $1
-LEFT JOIN shipments s ON m.document_type = 'shipment' AND s.id = m.document_id AND s.account_id = $1
-LEFT JOIN sales_orders so ON so.id = s.sales_order_id AND so.account_id = $1
-LEFT JOIN customers cu ON cu.id = so.customer_id AND cu.account_id = $1
-LEFT JOIN invoices inv ON inv.id = s.invoice_id AND inv.account_id = $1
-ORDER BY r.side, r.lot_id, m.id`
+  b.bill_no, b.bill_date, b.supplier_id, b.supplier_reference, b.is_cancelled, b.company,
+  s.ship_date, s.tracking_number, s.sales_order_id, s.sales_order_no, s.customer_id, s.company, s.invoice_id, s.invoice_no
+FROM mv
+JOIN lot_rec l ON l.id = mv.lot_id
+LEFT JOIN run_rec p ON mv.document_type = 'production' AND p.id = mv.document_id
+LEFT JOIN bill_rec b ON mv.document_type = 'bill' AND b.id = mv.document_id
+LEFT JOIN shipment_rec s ON mv.document_type = 'shipment' AND s.id = mv.document_id
+ORDER BY mv.side, mv.lot_id, mv.id`
 
-// TraceReachSQL is the statement that finds a trace's lots, movements and
-// records, for benchmarks that run it alone; its parameters are the account, the lot,
-// the forward depth and the backward depth.
-const TraceReachSQL = traceReach
+// The statement of each database. PostgreSQL cannot know how many rows a
+// recursion returns; it guessed some ten thousand movements where there
+// were six hundred, and then read whole tables of the account into hashes
+// (every bill of bench/trace's plant, for six). So each record is chosen
+// there by id = ANY(ARRAY(subquery)): the ids are gathered first and each
+// record is read through its primary key. SQLite reads id IN (subquery)
+// through the primary key anyway.
+var (
+	traceReachPostgres = strings.ReplaceAll(traceReach, " <IN> (", " = ANY(ARRAY(") // closed below
+	traceReachSQLite   = strings.ReplaceAll(traceReach, " <IN> ", " IN ")
+)
+
+func init() {
+	// Each ANY(ARRAY( subquery closes with one more parenthesis.
+	var b strings.Builder
+	rest := traceReachPostgres
+	for {
+		i := strings.Index(rest, "= ANY(ARRAY(")
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := i + len("= ANY(ARRAY(")
+		depth := 1
+		k := j
+		for ; depth > 0; k++ {
+			switch rest[k] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		b.WriteString(rest[:k])
+		b.WriteString(")")
+		rest = rest[k:]
+	}
+	traceReachPostgres = b.String()
+	TraceReachSQL = traceReachPostgres
+}
+
+// TraceReachSQL is the statement (PostgreSQL's) that finds a trace's lots,
+// movements and records, for benchmarks that run it alone; its parameters
+// are the account, the lot, the forward depth and the backward depth.
+var TraceReachSQL string
 
 // movement is a stock movement a trace read, with the document it names
 // (one of production, bill, shipment, or none).
@@ -407,7 +472,11 @@ func (x *traceRow) dest() []any {
 
 func reach(ctx context.Context, c *ent.Client, account, lot, fwd, bwd int) (*reached, error) {
 	// Direct SQL: a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query) and reads every record it reaches in the same statement; every step and every record read is filtered by the viewer's account.
-	rows, err := c.QueryContext(ctx, traceReach, account, lot, fwd, bwd)
+	query := traceReachSQLite
+	if c.Dialect() == dialect.Postgres {
+		query = traceReachPostgres
+	}
+	rows, err := c.QueryContext(ctx, query, account, lot, fwd, bwd)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
