@@ -24,7 +24,7 @@ import (
 func (s *Server) lotRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/lots", Nav: "Lots", Summary: "read the product lots of one environment (live or test), newest first, found by part of the lot number and of the product's code or name; changes nothing", serve: s.lots},
-		{Method: "GET", Path: "/console/lots/{id}", Summary: "read one of the organization's product lots and its trace, backward to suppliers and forward to customers (direction and depth chosen), drawn as a graph, with the recall summary: affected lots, customers and their shipments, suppliers and their bills; changes nothing", serve: s.lot},
+		{Method: "GET", Path: "/console/lots/{id}", Summary: "read one of the organization's product lots and its trace, backward to suppliers and forward to customers (direction and depth chosen), drawn as a graph, with the recall summary: affected lots, customers and their shipments, suppliers and their bills; its quality decision (with the form for operators and admins), the decisions made on it and its stock movements; changes nothing", serve: s.lot},
 		{Method: "GET", Path: "/console/lots/{id}/trace.csv", Summary: "download a lot's trace as FSMA 204's sortable spreadsheet (CSV), one row per critical tracking event; changes nothing", serve: s.lotTraceCSV},
 	}
 }

@@ -245,6 +245,7 @@ func (s *Server) decideQC(w http.ResponseWriter, r *http.Request, c *caller) {
 		if lot.QcReleaseExpiresAt != nil {
 			detail["release_expires_at"] = lot.QcReleaseExpiresAt.UTC().Format(time.RFC3339)
 		}
+		// System viewer: audit records are system-only; this one is the organization's, written in the decision's transaction.
 		return audit.Record(policy.System(actx), tx, audit.Entry{OrganizationID: c.orgID(), Action: audit.LotQCDecided,
 			Env: policy.Environment(env), At: now, Detail: detail})
 	})
