@@ -92,7 +92,8 @@ func qcAudits(t *testing.T, st *store.Store, org int) []audit.Listed {
 // which shows RELEASED and the decision in its history with the operator's
 // address; the lot leaves the quality queue; the audit record names the
 // operator, the environment and the change, and the event is the app's,
-// with the operator's user id. An admin then quarantines it.
+// with the operator's user id. An admin then quarantines it, and the
+// command line's decision follows in the history.
 func TestQualityDecision(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		d := newDesk(t, st)
@@ -169,7 +170,24 @@ func TestQualityDecision(t *testing.T) {
 			t.Errorf("the history after the quarantine (-want +got):\n%s", diff)
 		}
 
-		evs := qcEvents(t, st, held.ID)
+		// A decision made as `larder lot set-qc` makes it (an app viewer of
+		// the account, no person) is in the history too.
+		cli := org.Ctx(policy.Test)
+		cliAt := later.Add(time.Hour)
+		note := "Mould found on retest."
+		if err := ent.RunInTx(cli, st.Client, func(tx *ent.Tx) error {
+			_, err := inventory.SetLotQC(cli, tx, held.ID, inventory.QCDecision{Status: productlot.QcStatusREJECTED, Note: &note}, cliAt)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		res = op.get(page)
+		want = append([][]string{{cliAt.Format("2006-01-02 15:04 UTC"), "REJECTED", "QUARANTINE", note, "—", "larder lot set-qc (command line)"}}, want...)
+		if diff := cmp.Diff(want, cellRows(res.body, "qcdecision")); diff != "" {
+			t.Errorf("the history after the command line's decision (-want +got):\n%s", diff)
+		}
+
+		evs := qcEvents(t, st, held.ID)[:2]
 		var got []string
 		for _, e := range evs {
 			got = append(got, fmt.Sprintf("%s user=%d env=%s", e.Source, *e.UserID, e.Environment))
@@ -338,7 +356,8 @@ func TestQualityQueue(t *testing.T) {
 		decide(lots[1], productlot.QcStatusQUARANTINE, t0.Add(time.Hour), nil)
 		decide(lots[2], productlot.QcStatusRELEASED, t0.Add(3*time.Hour), days(3))
 		decide(lots[3], productlot.QcStatusRELEASED, t0, days(-1))
-		decide(lots[4], productlot.QcStatusRELEASED, t0, days(30))
+		beyond := now.Add(7*24*time.Hour + time.Minute)
+		decide(lots[4], productlot.QcStatusRELEASED, t0, &beyond)
 		decide(lots[5], productlot.QcStatusREJECTED, t0, nil)
 		decide(lots[6], productlot.QcStatusRELEASED, t0, nil)
 		for _, l := range many {
