@@ -16,8 +16,9 @@ import (
 
 // An operator opens the quality queue of the test account, opens the lot on
 // hold, releases it with a note, and reads its new status and the decision
-// in its history; back in the queue the lot is gone. The queue and the
-// lot's page, with and without the form's refusal, pass axe-core.
+// in its history; back in the queue the lot is gone; all of it without
+// JavaScript. The queue and the lot's page, with and without the form's
+// refusal, pass axe-core.
 func TestQualityRelease(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
@@ -27,7 +28,8 @@ func TestQualityRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 		operator := s.person(org.Org.ID, people.Operator)
-		tb := tab(t, false)
+		// Without JavaScript: the queue and the form are the server's alone.
+		tb := tab(t, true)
 		s.signIn(t, tb, operator.Email)
 
 		follow(t, tb, "Quality", http.StatusOK)
