@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
@@ -107,7 +108,18 @@ func world(t *testing.T, d *desk, org int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	acct, err := tenancy.Account(ctx, d.st.Client, org, policy.Live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lots, err := d.st.Client.ProductLot.Query().Where(productlot.AccountID(acct.ID)).All(policy.System(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
+	for _, l := range lots {
+		fmt.Fprintf(&b, "lot %d %s at=%v\n", l.ID, l.QcStatus, l.QcStatusAt)
+	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "key %d revoked=%v expires=%v\n", k.ID, k.RevokedAt, k.ExpiresAt)
 	}
@@ -156,13 +168,14 @@ var everything = url.Values{
 	"confirm": {"yes"}, "understand": {"yes"}, "grace": {"1h"}, "role": {"viewer"},
 	"url": {"http://127.0.0.1:9/moved"}, "description": {"moved"}, "email": {""}, "events": {"all"},
 	"since": {"2000-01-01T00:00"}, "required": {"yes"},
+	"status": {"REJECTED"}, "note": {"moved"},
 }
 
 // Every console route that names a record by id, as an admin of another
 // organization, finds nothing: GET and POST answer 404 and the owner's keys,
-// people, endpoints and deliveries are as they were. Both directions. The
-// routes come from the console's table; a route with an id this test cannot
-// fill fails it, so a new one gets covered.
+// people, endpoints, deliveries and lots' quality decisions are as they
+// were. Both directions. The routes come from the console's table; a route
+// with an id this test cannot fill fails it, so a new one gets covered.
 func TestOtherOrganizationsRecordsAreNotFound(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		d := newDesk(t, st)

@@ -24,7 +24,7 @@ import (
 func (s *Server) lotRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/lots", Nav: "Lots", Summary: "read the product lots of one environment (live or test), newest first, found by part of the lot number and of the product's code or name; changes nothing", serve: s.lots},
-		{Method: "GET", Path: "/console/lots/{id}", Summary: "read one of the organization's product lots and its trace, backward to suppliers and forward to customers (direction and depth chosen), drawn as a graph, with the recall summary: affected lots, customers and their shipments, suppliers and their bills; changes nothing", serve: s.lot},
+		{Method: "GET", Path: "/console/lots/{id}", Summary: "read one of the organization's product lots and its trace, backward to suppliers and forward to customers (direction and depth chosen), drawn as a graph, with the recall summary: affected lots, customers and their shipments, suppliers and their bills; its quality decision (with the form for operators and admins), the decisions made on it and its stock movements; changes nothing", serve: s.lot},
 		{Method: "GET", Path: "/console/lots/{id}/trace.csv", Summary: "download a lot's trace as FSMA 204's sortable spreadsheet (CSV), one row per critical tracking event; changes nothing", serve: s.lotTraceCSV},
 	}
 }
@@ -152,6 +152,8 @@ type lotView struct {
 	Recall  recallView
 	// Nodes and Edges count the trace's.
 	Nodes, Edges int
+	// QC is the lot's quality decision, its history and its movements.
+	QC qcPanel
 }
 
 // choice is an option of a select.
@@ -198,6 +200,13 @@ func lotRequest(r *http.Request) (id int, env string, f *form, d inventory.Direc
 }
 
 func (s *Server) lot(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.lotPage(w, r, c, http.StatusOK, nil)
+}
+
+// lotPage answers with the lot's page: status for a page whose trace form
+// is right, and the quality decision form as sent (nil: the lot's own
+// decision in it).
+func (s *Server) lotPage(w http.ResponseWriter, r *http.Request, c *caller, status int, qc *form) {
 	id, env, f, d, depth, ok := lotRequest(r)
 	if !ok {
 		s.notFound(w, r)
@@ -221,6 +230,10 @@ func (s *Server) lot(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	v := lotView{Env: env, Lot: lot, Directions: directions, Back: Prefix + "lots?" + url.Values{"env": {env}}.Encode()}
+	if v.QC, err = s.qcPanelOf(ctx, c, lot, env, qc); err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
 	title := "Lot " + lotName(lot)
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "lot", title, f, v)
@@ -241,7 +254,7 @@ func (s *Server) lot(w http.ResponseWriter, r *http.Request, c *caller) {
 	v.Drawing = draw(t, env)
 	v.Recall = recallOf(t, env)
 	v.CSV = Prefix + "lots/" + strconv.Itoa(id) + "/trace.csv?" + url.Values{"env": {env}, "direction": {string(d)}, "depth": {strconv.Itoa(depth)}}.Encode()
-	s.render(w, r, c, http.StatusOK, "lot", title, f, v)
+	s.render(w, r, c, status, "lot", title, f, v)
 }
 
 func (s *Server) lotTraceCSV(w http.ResponseWriter, r *http.Request, c *caller) {
