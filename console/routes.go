@@ -66,6 +66,8 @@ func (s *Server) routes() []Route {
 		s.eventRoutes(),
 		s.requestRoutes(),
 		s.lotRoutes(),
+		s.supplierRoutes(),
+		s.settingsRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),
