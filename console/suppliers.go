@@ -329,6 +329,10 @@ func (s *Server) supplierApproval(w http.ResponseWriter, r *http.Request, c *cal
 		s.showSupplier(w, r, c, statusOf(err), id, env, f, nil)
 		return
 	}
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, c, err)
 		return
@@ -384,6 +388,10 @@ func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c
 	})
 	if refused(err, f) {
 		s.showSupplier(w, r, c, statusOf(err), id, env, nil, f)
+		return
+	}
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
 		return
 	}
 	if err != nil {
