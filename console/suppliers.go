@@ -25,7 +25,7 @@ func (s *Server) supplierRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/suppliers", Nav: "Suppliers", Summary: "read the suppliers of one environment (live or test), found by part of the company or code and by approval status, sorted as the API sorts them, and the approvals and certifications that end in the next 30 days, soonest first; changes nothing", serve: s.suppliers},
 		{Method: "GET", Path: "/console/suppliers/{id}", Summary: "read one of the organization's suppliers: its approval status and expiry, its certification scheme and expiry; changes nothing", serve: s.supplier},
-		{Method: "POST", Path: "/console/suppliers/{id}/approval", Roles: Operators, Summary: "approve a supplier (with an optional expiry), suspend it, reject it or reset it to PENDING, as `larder supplier approve|suspend|reject|reset` does; records supplier_approval_changed and emits supplier.approval_changed naming the person", serve: s.supplierApproval},
+		{Method: "POST", Path: "/console/suppliers/{id}/approval", Roles: Operators, Summary: "approve a supplier (with an optional expiry), suspend it, reject it or reset it to PENDING, as the `larder supplier` commands approve, suspend, reject and reset do; records supplier_approval_changed and emits supplier.approval_changed naming the person", serve: s.supplierApproval},
 		{Method: "POST", Path: "/console/suppliers/{id}/certification", Roles: Operators, Summary: "record a supplier's certification scheme and its expiry, as `larder supplier certify` does; records supplier_certification_changed and emits supplier.updated naming the person", serve: s.supplierCertification},
 	}
 }
@@ -416,6 +416,7 @@ func (s *Server) act(c *caller, env string, change func(context.Context, *ent.Tx
 			return err
 		}
 		e.OrganizationID, e.Env, e.At = c.orgID(), policy.Environment(env), s.o.Now()
+		// System viewer: the audit history is system-only; the record is written in the decision's transaction, naming the person of ctx.
 		return audit.Record(policy.System(ctx), tx, e)
 	})
 }
