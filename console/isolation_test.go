@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ids"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
@@ -36,6 +37,7 @@ type records struct {
 	delivery int
 	request  int
 	lot      int
+	supplier int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -85,10 +87,14 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sup, err := tx.Supplier.Create().SetSupplierCode("TARGET").SetCompany("Target Mills").Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -116,9 +122,16 @@ func world(t *testing.T, d *desk, org int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sups, err := d.st.Client.Supplier.Query().Where(supplier.AccountID(acct.ID)).All(policy.System(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	for _, l := range lots {
 		fmt.Fprintf(&b, "lot %d %s at=%v\n", l.ID, l.QcStatus, l.QcStatusAt)
+	}
+	for _, s := range sups {
+		fmt.Fprintf(&b, "supplier %d %s\n", s.ID, supplierState(s))
 	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "key %d revoked=%v expires=%v\n", k.ID, k.RevokedAt, k.ExpiresAt)
@@ -154,6 +167,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.request
 	case strings.HasPrefix(pattern, "/console/lots/"):
 		id = r.lot
+	case strings.HasPrefix(pattern, "/console/suppliers/"):
+		id = r.supplier
 	default:
 		return "", false
 	}
@@ -169,13 +184,14 @@ var everything = url.Values{
 	"url": {"http://127.0.0.1:9/moved"}, "description": {"moved"}, "email": {""}, "events": {"all"},
 	"since": {"2000-01-01T00:00"}, "required": {"yes"},
 	"status": {"REJECTED"}, "note": {"moved"},
+	"env": {"live"}, "expires": {"2099-01-01"}, "scheme": {"SQF"}, "expires_on": {"2099-01-01"},
 }
 
 // Every console route that names a record by id, as an admin of another
 // organization, finds nothing: GET and POST answer 404 and the owner's keys,
-// people, endpoints, deliveries and lots' quality decisions are as they
-// were. Both directions. The routes come from the console's table; a route
-// with an id this test cannot fill fails it, so a new one gets covered.
+// people, endpoints, deliveries, lots' quality decisions and suppliers are
+// as they were. Both directions. The routes come from the console's table; a
+// route with an id this test cannot fill fails it, so a new one gets covered.
 func TestOtherOrganizationsRecordsAreNotFound(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		d := newDesk(t, st)

@@ -67,6 +67,8 @@ func (s *Server) routes() []Route {
 		s.requestRoutes(),
 		s.lotRoutes(),
 		s.qualityRoutes(),
+		s.supplierRoutes(),
+		s.settingsRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

@@ -138,6 +138,20 @@ func TestEveryPage(t *testing.T) {
 		tr.opened["/console/lots/{id}/trace.csv"] = true
 		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
 		tr.visit(t, ctx, "/console/quality", "/console/quality?env=test", http.StatusOK, "quality")
+		// A supplier of the test account, its page and a refused decision;
+		// the organization's settings.
+		var sup struct{ Data struct{ ID int } }
+		if r := s.call(t, "POST", "/v1/suppliers", key, map[string]any{"company": "Tour Mills", "supplier_code": "TOUR"}); r.status != http.StatusCreated {
+			t.Fatalf("create a supplier: %d %s", r.status, r.body)
+		} else {
+			r.decode(t, &sup)
+		}
+		tr.visit(t, ctx, "/console/suppliers", "/console/suppliers?env=test", http.StatusOK, "suppliers-test")
+		tr.visit(t, ctx, "/console/suppliers", "/console/suppliers?env=test&sort=x", http.StatusBadRequest, "suppliers-error")
+		tr.visit(t, ctx, "/console/suppliers/{id}", fmt.Sprintf("/console/suppliers/%d?env=test", sup.Data.ID), http.StatusOK, "supplier")
+		submit(t, ctx, "Reset to PENDING", http.StatusConflict)
+		check(t, ctx, "supplier-refused")
+		tr.visit(t, ctx, "/console/settings", "/console/settings", http.StatusOK, "settings")
 		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 

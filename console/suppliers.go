@@ -1,0 +1,487 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/policy"
+	apiproblem "larder.dev/larder/problem"
+	"larder.dev/larder/purchasing"
+	"larder.dev/larder/tenancy"
+)
+
+// supplierRoutes are the suppliers of an environment, those whose approval
+// or certification ends soon, and a supplier's page with the operators'
+// approval and certification decisions.
+func (s *Server) supplierRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/console/suppliers", Nav: "Suppliers", Summary: "read the suppliers of one environment (live or test), found by part of the company or code and by approval status, sorted as the API sorts them, and the approvals and certifications that end in the next 30 days, soonest first; changes nothing", serve: s.suppliers},
+		{Method: "GET", Path: "/console/suppliers/{id}", Summary: "read one of the organization's suppliers: its approval status and expiry, its certification scheme and expiry; changes nothing", serve: s.supplier},
+		{Method: "POST", Path: "/console/suppliers/{id}/approval", Roles: Operators, Summary: "approve a supplier (with an optional expiry), suspend it, reject it or reset it to PENDING, as the `larder supplier` commands approve, suspend, reject and reset do; records supplier_approval_changed and emits supplier.approval_changed naming the person", serve: s.supplierApproval},
+		{Method: "POST", Path: "/console/suppliers/{id}/certification", Roles: Operators, Summary: "record a supplier's certification scheme and its expiry, as `larder supplier certify` does; records supplier_certification_changed and emits supplier.updated naming the person", serve: s.supplierCertification},
+	}
+}
+
+// suppliersPage is the suppliers a page shows.
+const suppliersPage = 50
+
+// expiringWindow is how far ahead the list looks for approvals and
+// certifications that end.
+const expiringWindow = 30 * 24 * time.Hour
+
+// approvalStatuses are the status filter's choices.
+var approvalStatuses = []choice{
+	{"", "Any status"},
+	{string(supplier.ApprovalStatusAPPROVED), "Approved"},
+	{string(supplier.ApprovalStatusPENDING), "Pending"},
+	{string(supplier.ApprovalStatusSUSPENDED), "Suspended"},
+	{string(supplier.ApprovalStatusREJECTED), "Rejected"},
+}
+
+// supplierSorts are the sort field's choices: the API's sort values.
+var supplierSorts = []choice{
+	{"company:asc", "Company, A to Z"},
+	{"company:desc", "Company, Z to A"},
+	{"supplier_code:asc", "Code, A to Z"},
+	{"supplier_code:desc", "Code, Z to A"},
+	{"created_at:desc", "Newest first"},
+	{"created_at:asc", "Oldest first"},
+	{"updated_at:desc", "Recently changed first"},
+	{"id:asc", "Id"},
+}
+
+// certificationSchemes are the certification form's choices.
+var certificationSchemes = []choice{
+	{"", "Not recorded"},
+	{"SQF", "SQF"}, {"BRC", "BRC"}, {"GFSI", "GFSI"}, {"SSC22000", "FSSC 22000 (SSC22000)"}, {"IFS", "IFS"},
+	{"GLOBALGAP", "GLOBALG.A.P. (GLOBALGAP)"}, {"PRIMUS", "PrimusGFS (PRIMUS)"}, {"GFSCANADA", "CanadaGAP / GFS Canada (GFSCANADA)"},
+	{"GAP", "GAP"}, {"OTHER", "Other"}, {"NONE", "None held"},
+}
+
+// suppliersView is the suppliers page's own data.
+type suppliersView struct {
+	Env               string
+	Statuses, Sorts   []choice
+	Rows              []supplierRow
+	Expiring          []expiringRow
+	Filtered          bool
+	First, Prev, Next string
+	From, To          int
+}
+
+// supplierRow is a supplier as a list shows it.
+type supplierRow struct {
+	*ent.Supplier
+	Link string
+	// Standing is the approval as it reads now.
+	Standing string
+}
+
+// expiringRow is an approval or certification that ends soon.
+type expiringRow struct {
+	purchasing.Expiry
+	Link string
+	// What names it: "Approval", or the certification's scheme.
+	What string
+	// Days is how many whole days are left.
+	Days int
+}
+
+// supplierFilters are the list's fields, in the order its links carry them.
+var supplierFilters = []string{"search", "status", "sort"}
+
+// supplierPath is the page of supplier id in env.
+func supplierPath(id int, env string) string {
+	return Prefix + "suppliers/" + strconv.Itoa(id) + "?" + url.Values{"env": {env}}.Encode()
+}
+
+// suppliersLink is the list with f's filters from offset.
+func suppliersLink(env string, f *form, offset int) string {
+	u := url.Values{"env": {env}}
+	for _, k := range supplierFilters {
+		if x := f.Get(k); x != "" {
+			u.Set(k, x)
+		}
+	}
+	if offset > 0 {
+		u.Set("offset", strconv.Itoa(offset))
+	}
+	return Prefix + "suppliers?" + u.Encode()
+}
+
+// pageEnv reads the env field: live (the default) or test; ok false for
+// anything else.
+func pageEnv(v string) (string, bool) {
+	switch v {
+	case "", string(policy.Live):
+		return string(policy.Live), true
+	case string(policy.Test):
+		return v, true
+	}
+	return string(policy.Live), false
+}
+
+func (s *Server) suppliers(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := newForm(r.URL.Query())
+	env, ok := pageEnv(f.Get("env"))
+	if !ok {
+		f.Fail("", "Choose the live or the test environment.")
+	}
+	v := suppliersView{Env: env, Statuses: approvalStatuses, Sorts: supplierSorts}
+	filter := purchasing.SupplierFilter{Search: f.Get("search"), Status: supplier.ApprovalStatus(f.Get("status")), Limit: suppliersPage + 1}
+	if len(filter.Search) > 100 {
+		f.Fail("search", "Enter at most 100 characters of the company or code.")
+	}
+	if filter.Status != "" && supplier.ApprovalStatusValidator(filter.Status) != nil {
+		f.Fail("status", "Choose a status from the list.")
+	}
+	if x := f.Get("sort"); x != "" {
+		known := false
+		for _, o := range supplierSorts {
+			known = known || o.Value == x
+		}
+		field, dir, _ := strings.Cut(x, ":")
+		if !known {
+			f.Fail("sort", "Choose an order from the list.")
+		}
+		filter.Sort, filter.Desc = field, dir == "desc"
+	}
+	if x := f.Get("offset"); x != "" {
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 0 || n > 10000 {
+			f.Fail("", "This page's link is damaged; start again from the first suppliers.")
+		}
+		filter.Offset = n
+	}
+	v.Filtered = filter.Search != "" || filter.Status != ""
+	v.First = suppliersLink(env, f, 0)
+	if !f.OK() {
+		s.render(w, r, c, http.StatusBadRequest, "suppliers", "Suppliers", f, v)
+		return
+	}
+	ctx, err := s.reading(c, env)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	now := s.o.Now()
+	rows, err := purchasing.ListSuppliers(ctx, s.o.Client, filter, now)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	if len(rows) > suppliersPage {
+		rows = rows[:suppliersPage]
+		v.Next = suppliersLink(env, f, filter.Offset+suppliersPage)
+	}
+	if filter.Offset > 0 {
+		v.Prev = suppliersLink(env, f, max(0, filter.Offset-suppliersPage))
+	}
+	v.From, v.To = filter.Offset+1, filter.Offset+len(rows)
+	for _, x := range rows {
+		v.Rows = append(v.Rows, supplierRow{Supplier: x, Link: supplierPath(x.ID, env), Standing: approvalLine(x)})
+	}
+	exp, err := purchasing.ExpiringSuppliers(ctx, s.o.Client, now, expiringWindow)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	for _, e := range exp {
+		row := expiringRow{Expiry: e, Link: supplierPath(e.Supplier.ID, env), What: "Approval",
+			Days: int(e.Ends.Sub(now.UTC().Truncate(24*time.Hour)).Hours() / 24)}
+		if e.Certification {
+			row.What = "Certification " + string(*e.Supplier.CertificationScheme)
+		}
+		v.Expiring = append(v.Expiring, row)
+	}
+	s.render(w, r, c, http.StatusOK, "suppliers", "Suppliers", f, v)
+}
+
+// supplierView is a supplier's page.
+type supplierView struct {
+	Env      string
+	Supplier *ent.Supplier
+	// Standing is the approval as it reads now.
+	Standing string
+	Back     string
+	// Act is whether the person may decide (operators and admins).
+	Act     bool
+	Schemes []choice
+	// Approval and Certification are the two forms, each with its own
+	// errors.
+	Approval, Certification *form
+}
+
+// supplierRequest reads a supplier route's id and environment (the query's
+// env on a page, the form's on an action); ok false: 404.
+func supplierRequest(r *http.Request, envValue string) (id int, env string, ok bool) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	env, envOK := pageEnv(strings.TrimSpace(envValue))
+	return id, env, err == nil && id > 0 && envOK
+}
+
+func (s *Server) supplier(w http.ResponseWriter, r *http.Request, c *caller) {
+	id, env, ok := supplierRequest(r, r.URL.Query().Get("env"))
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	s.showSupplier(w, r, c, http.StatusOK, id, env, nil, nil)
+}
+
+// showSupplier renders supplier id's page with status, the approval and
+// certification forms as sent (nil: as the supplier stands).
+func (s *Server) showSupplier(w http.ResponseWriter, r *http.Request, c *caller, status, id int, env string, approval, certification *form) {
+	ctx, err := s.reading(c, env)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	sup, err := s.o.Client.Supplier.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	if approval == nil {
+		approval = newForm(nil)
+	}
+	if certification == nil {
+		certification = newForm(url.Values{})
+		if sup.CertificationScheme != nil {
+			certification.values.Set("scheme", string(*sup.CertificationScheme))
+		}
+		if d := sup.CertificationExpiresOn; d != nil {
+			certification.values.Set("expires_on", d.UTC().Format(time.DateOnly))
+		}
+	}
+	v := supplierView{Env: env, Supplier: sup, Standing: approvalLine(sup), Back: Prefix + "suppliers?" + url.Values{"env": {env}}.Encode(),
+		Act: Route{Roles: Operators}.Allows(c.Me.Person.Role), Schemes: certificationSchemes, Approval: approval, Certification: certification}
+	title := "Supplier " + orDash(sup.SupplierCode)
+	if sup.Company != nil {
+		title += " · " + *sup.Company
+	}
+	s.render(w, r, c, status, "supplier", title, nil, v)
+}
+
+// approvalNames are the approval form's decisions: the CLI's command names.
+var approvalNames = map[supplier.ApprovalStatus]string{
+	supplier.ApprovalStatusAPPROVED:  "approved",
+	supplier.ApprovalStatusSUSPENDED: "suspended",
+	supplier.ApprovalStatusREJECTED:  "rejected",
+	supplier.ApprovalStatusPENDING:   "reset to PENDING",
+}
+
+func (s *Server) supplierApproval(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	id, env, ok := supplierRequest(r, f.Get("env"))
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	a := purchasing.Approval{Status: supplier.ApprovalStatus(f.Get("status"))}
+	if _, known := approvalNames[a.Status]; !known {
+		f.Fail("", "Choose a decision: approve, suspend, reject or reset.")
+	}
+	if x := f.Get("expires"); x != "" {
+		switch t, err := time.Parse(time.DateOnly, x); {
+		case a.Status != supplier.ApprovalStatusAPPROVED:
+			f.Fail("expires", "Only an approval can have an expiry date.")
+		case err != nil:
+			f.Fail("expires", "Enter a date such as 2027-01-31, or leave it empty for an approval without end.")
+		case !t.After(s.o.Now()):
+			f.Fail("expires", "The approval would end at once: choose a date after today.")
+		default:
+			a.Expires = &t
+		}
+	}
+	if !f.OK() {
+		s.showSupplier(w, r, c, http.StatusBadRequest, id, env, f, nil)
+		return
+	}
+	err := s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
+		before, err := tx.Supplier.Get(ctx, id)
+		if err != nil {
+			return audit.Entry{}, err
+		}
+		after, err := purchasing.SetApproval(ctx, tx, id, a)
+		if err != nil {
+			return audit.Entry{}, err
+		}
+		return audit.Entry{Action: audit.SupplierApprovalChanged, Detail: map[string]any{
+			"supplier_id": after.ID, "supplier_code": orNil(after.SupplierCode),
+			"from": string(before.ApprovalStatus), "to": string(after.ApprovalStatus),
+			"approval_expiry": timeOrNil(after.ApprovalExpiry, time.RFC3339),
+		}}, nil
+	})
+	if refused(err, f) {
+		s.showSupplier(w, r, c, statusOf(err), id, env, f, nil)
+		return
+	}
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	s.redirect(w, r, c, supplierPath(id, env), "The supplier is "+approvalNames[a.Status]+".")
+}
+
+func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	id, env, ok := supplierRequest(r, f.Get("env"))
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	var cert purchasing.Certification
+	if x := f.Get("scheme"); x != "" {
+		sc := supplier.CertificationScheme(x)
+		if supplier.CertificationSchemeValidator(sc) != nil {
+			f.Fail("scheme", "Choose a scheme from the list.")
+		}
+		cert.Scheme = &sc
+	}
+	if x := f.Get("expires_on"); x != "" {
+		t, err := time.Parse(time.DateOnly, x)
+		switch {
+		case err != nil:
+			f.Fail("expires_on", "Enter a date such as 2027-01-31, or leave it empty.")
+		case cert.Scheme == nil || *cert.Scheme == supplier.CertificationSchemeNONE:
+			f.Fail("expires_on", "Only a certification that is held can expire: choose its scheme, or leave the date empty.")
+		default:
+			cert.ExpiresOn = &t
+		}
+	}
+	if !f.OK() {
+		s.showSupplier(w, r, c, http.StatusBadRequest, id, env, nil, f)
+		return
+	}
+	err := s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
+		before, err := tx.Supplier.Get(ctx, id)
+		if err != nil {
+			return audit.Entry{}, err
+		}
+		after, err := purchasing.SetCertification(ctx, tx, id, cert)
+		if err != nil {
+			return audit.Entry{}, err
+		}
+		return audit.Entry{Action: audit.SupplierCertificationChanged, Detail: map[string]any{
+			"supplier_id": after.ID, "supplier_code": orNil(after.SupplierCode),
+			"from": schemeOrNil(before.CertificationScheme), "to": schemeOrNil(after.CertificationScheme),
+			"from_expires_on": timeOrNil(before.CertificationExpiresOn, time.DateOnly),
+			"expires_on":      timeOrNil(after.CertificationExpiresOn, time.DateOnly),
+		}}, nil
+	})
+	if refused(err, f) {
+		s.showSupplier(w, r, c, statusOf(err), id, env, nil, f)
+		return
+	}
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	s.redirect(w, r, c, supplierPath(id, env), "The supplier's certification is recorded.")
+}
+
+// act runs change in one transaction of the env account of the person's
+// organization, acting as the person, and records the audit entry it
+// returns in the same transaction (organization, environment and time
+// filled in).
+func (s *Server) act(c *caller, env string, change func(context.Context, *ent.Tx) (audit.Entry, error)) error {
+	ctx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), policy.Environment(env), c.Me.Person.ID)
+	if err != nil {
+		return err
+	}
+	return ent.RunInTx(ctx, s.o.Client, func(tx *ent.Tx) error {
+		e, err := change(ctx, tx)
+		if err != nil {
+			return err
+		}
+		e.OrganizationID, e.Env, e.At = c.orgID(), policy.Environment(env), s.o.Now()
+		// System viewer: the audit history is system-only; the record is written in the decision's transaction, naming the person of ctx.
+		return audit.Record(policy.System(ctx), tx, e)
+	})
+}
+
+// refused reports whether err is a refusal of the workflow (a problem with
+// a 4xx status), putting its message beside its field of f, or as the
+// form's error.
+func refused(err error, f *form) bool {
+	p, ok := apiproblem.As(err)
+	if !ok || p.Status() >= 500 {
+		return false
+	}
+	if len(p.Fields) == 0 {
+		f.Fail("", p.Detail)
+	}
+	for _, x := range p.Fields {
+		name := map[string]string{"approval_expiry": "expires", "certification_scheme": "scheme", "certification_expires_on": "expires_on"}[x.Field]
+		msg := x.Message
+		if x.Field != "" && !strings.HasPrefix(msg, "The ") {
+			msg = x.Field + " " + msg
+		}
+		f.Fail(name, msg)
+	}
+	return true
+}
+
+// statusOf is the HTTP status of a refusal.
+func statusOf(err error) int {
+	if p, ok := apiproblem.As(err); ok {
+		return p.Status()
+	}
+	return http.StatusInternalServerError
+}
+
+// timeOrNil is t in layout (UTC), nil for none.
+func timeOrNil(t *time.Time, layout string) any {
+	if t == nil {
+		return nil
+	}
+	return t.UTC().Format(layout)
+}
+
+// schemeOrNil is a certification scheme, nil for not recorded.
+func schemeOrNil(s *supplier.CertificationScheme) any {
+	if s == nil {
+		return nil
+	}
+	return string(*s)
+}
+
+// approvalLine says a supplier's approval as it reads now.
+func approvalLine(s *ent.Supplier) string {
+	if s.ApprovalExpiry == nil {
+		return string(s.ApprovalStatus)
+	}
+	if s.ApprovalStatus == supplier.ApprovalStatusAPPROVED {
+		return fmt.Sprintf("%s until %s", s.ApprovalStatus, stamp(*s.ApprovalExpiry))
+	}
+	return fmt.Sprintf("%s (its approval ended %s)", s.ApprovalStatus, stamp(*s.ApprovalExpiry))
+}
+
+// orNil is *s, nil for none.
+func orNil(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
