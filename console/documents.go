@@ -204,8 +204,11 @@ var docFilters = []string{"party", "number", "from", "to", "state", "sort"}
 
 // docsView is a list page's own data.
 type docsView struct {
-	Kind              *docKind
-	Env               string
+	Kind *docKind
+	Env  string
+	// Costs shows the subtotals, which only the roles that see costs
+	// read, as in the API.
+	Costs             bool
 	Rows              []docRow
 	Filtered, Paged   bool
 	First, Prev, Next string
@@ -340,7 +343,7 @@ func (s *Server) documents(k *docKind) func(http.ResponseWriter, *http.Request, 
 		for i := range rows {
 			rows[i].Link = k.path(rows[i].ID, v.Env, "")
 		}
-		v.Rows = rows
+		v.Rows, v.Costs = rows, policy.SeesCost(ctx)
 		s.render(w, r, c, http.StatusOK, "documents", title, f, v)
 	}
 }
@@ -349,7 +352,10 @@ func (s *Server) documents(k *docKind) func(http.ResponseWriter, *http.Request, 
 type docPageView struct {
 	Kind *docKind
 	Env  string
-	Doc  *docView
+	// Costs shows the amounts (subtotal, prices, costs), which only the
+	// roles that see costs read, as in the API.
+	Costs bool
+	Doc   *docView
 	// Back is the list; Cancel the cancellation page (empty when the
 	// person may not cancel or the document is cancelled).
 	Back, Cancel string
@@ -382,7 +388,7 @@ func (s *Server) docRequest(w http.ResponseWriter, r *http.Request, c *caller, k
 		s.fail(w, r, c, err)
 		return nil, false
 	}
-	v := &docPageView{Kind: k, Env: env, Doc: d, Back: Prefix + k.Name + "?" + url.Values{"env": {env}}.Encode()}
+	v := &docPageView{Kind: k, Env: env, Doc: d, Costs: policy.SeesCost(ctx), Back: Prefix + k.Name + "?" + url.Values{"env": {env}}.Encode()}
 	for i, l := range d.Lines {
 		if l.LotID != 0 {
 			d.Lines[i].LotLink = lotPath(l.LotID, env, "", 0)

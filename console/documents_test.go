@@ -107,6 +107,10 @@ func TestDocumentPages(t *testing.T) {
 					strings.Contains(res.body, "Cancel this bill") == !operator {
 					t.Fatalf("bill page: %d %s", res.status, res.body)
 				}
+				// Amounts are costs: the admin alone reads them, as in the API.
+				if got := strings.Contains(res.body, "<dt>Subtotal</dt>") && strings.Contains(res.body, ">21.75<"); got != (role == people.Admin) {
+					t.Errorf("bill page shows its costs: %v", got)
+				}
 				res = b.get(invPage)
 				if res.status != http.StatusOK || !strings.Contains(res.body, "FG-COOKIE12") || strings.Contains(res.body, "Cancel this invoice") == !operator {
 					t.Fatalf("invoice page: %d %s", res.status, res.body)
