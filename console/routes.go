@@ -67,6 +67,7 @@ func (s *Server) routes() []Route {
 		s.requestRoutes(),
 		s.lotRoutes(),
 		s.documentRoutes(),
+		s.importRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),
