@@ -35,6 +35,8 @@ type records struct {
 	delivery int
 	request  int
 	lot      int
+	invoice  int
+	bill     int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -84,10 +86,30 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sup, err := tx.Supplier.Create().SetCompany("Target mill").SetSupplierCode("TMILL").Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bill, err := tx.Bill.Create().SetSupplierID(sup.ID).SetBillDate(time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := tx.Customer.Create().SetCompany("Target grocer").SetCustomerCode("TGROCER").Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := tx.SalesOrder.Create().SetCustomerID(cust.ID).SetOrderDate(time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := tx.Invoice.Create().SetCustomerID(cust.ID).SetSalesOrderID(order.ID).SetInvoiceDate(time.Date(2026, 11, 7, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, invoice: inv.ID, bill: bill.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -108,6 +130,27 @@ func world(t *testing.T, d *desk, org int) string {
 		t.Fatal(err)
 	}
 	var b strings.Builder
+	// The documents of the organization's live account, as a cancellation
+	// would change them.
+	acct, err := tenancy.Account(ctx, d.st.Client, org, policy.Live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := policy.App(ctx, acct.ID, policy.Live)
+	invs, err := d.st.Client.Invoice.Query().All(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range invs {
+		fmt.Fprintf(&b, "invoice %d cancelled=%v\n", x.ID, x.IsCancelled)
+	}
+	bills, err := d.st.Client.Bill.Query().All(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range bills {
+		fmt.Fprintf(&b, "bill %d cancelled=%v\n", x.ID, x.IsCancelled)
+	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "key %d revoked=%v expires=%v\n", k.ID, k.RevokedAt, k.ExpiresAt)
 	}
@@ -142,6 +185,10 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.request
 	case strings.HasPrefix(pattern, "/console/lots/"):
 		id = r.lot
+	case strings.HasPrefix(pattern, "/console/invoices/"):
+		id = r.invoice
+	case strings.HasPrefix(pattern, "/console/bills/"):
+		id = r.bill
 	default:
 		return "", false
 	}
