@@ -469,6 +469,7 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 			if k == bills {
 				detail["lots_kept"] = v.Lots
 			}
+			// System viewer: the audit history is system-only; the record is written in the change's transaction.
 			return audit.Record(policy.System(actx), tx, audit.Entry{OrganizationID: c.orgID(), Action: k.action,
 				Env: env, At: time.Now(), Detail: detail})
 		})

@@ -366,6 +366,7 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 		if l.ref == nil {
 			action = audit.ProductsImported
 		}
+		// System viewer: the audit history is system-only; the record is written in the change's transaction.
 		return audit.Record(policy.System(ctx), tx, audit.Entry{OrganizationID: c.orgID(), Action: action, Env: policy.Environment(env), At: time.Now(),
 			Detail: map[string]any{"list": l.Name, "file": file.name, "format": string(file.format), "sha256": hash,
 				"records": p.records(), "created": created, "updated": updated, "unchanged": unchanged}})
