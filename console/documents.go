@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -14,6 +15,7 @@ import (
 	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/policy"
 	apiproblem "larder.dev/larder/problem"
 	"larder.dev/larder/purchasing"
@@ -112,7 +114,7 @@ var invoices = &docKind{Name: "invoices", One: "invoice", Party: "customer", Par
 		for _, l := range x.Edges.Lines {
 			unit := ""
 			if l.UomType != nil {
-				unit = string(*l.UomType)
+				unit = uomWords[*l.UomType]
 			}
 			v.Lines = append(v.Lines, docLine{Product: productName(l.ProductCode, l.ProductName),
 				Quantity: optQty(l.ShippedQty, unit), Price: money(l.Price)})
@@ -175,6 +177,13 @@ func invoiceRow(x *ent.Invoice) docRow {
 func billRow(x *ent.Bill) docRow {
 	return docRow{ID: x.ID, Number: x.BillNo, Date: x.BillDate, Party: orDash(x.Company), Subtotal: money(x.Subtotal),
 		Cancelled: x.IsCancelled, CancelledAt: x.CancelledAt}
+}
+
+// uomWords say in which unit an invoice line counts what shipped.
+var uomWords = map[invoiceline.UomType]string{
+	invoiceline.UomTypeINVENTORY_UNIT: "inventory units",
+	invoiceline.UomTypePACKAGING_SIZE: "packages",
+	invoiceline.UomTypeBASE_UOM:       "base units",
 }
 
 // money is an amount, "—" for none.
@@ -432,7 +441,7 @@ func (s *Server) cancelPage(k *docKind) func(http.ResponseWriter, *http.Request,
 			f.Fail("", fmt.Sprintf("This %s is cancelled already; there is nothing to cancel.", k.One))
 			status = http.StatusConflict
 		}
-		s.render(w, r, c, status, "document", "Cancel "+docTitle(k, v.Doc), f, v)
+		s.render(w, r, c, status, "document", "Cancel "+strings.ToLower(docTitle(k, v.Doc)), f, v)
 	}
 }
 
@@ -443,7 +452,7 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 		if !ok {
 			return
 		}
-		title := "Cancel " + docTitle(k, v.Doc)
+		title := "Cancel " + strings.ToLower(docTitle(k, v.Doc))
 		v.Confirm = true
 		if f.OK() && f.Get("understand") != "yes" {
 			f.Fail("understand", fmt.Sprintf("Tick the box to confirm you have read what cancelling this %s does.", k.One))
