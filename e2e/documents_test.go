@@ -124,3 +124,54 @@ func TestCancelAndImport(t *testing.T) {
 		}
 	})
 }
+
+// documentPages visits the invoice, bill and import pages for the tour of
+// every page, on an invoice and a bill made in org's test account.
+func documentPages(t *testing.T, tr *tour, ctx context.Context, st *store.Store, org *dbtest.Org) {
+	t.Helper()
+	test := org.Ctx(policy.Test)
+	tx, err := st.Client.Tx(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	day := time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)
+	sup, err := tx.Supplier.Create().SetCompany("Tour mill").SetSupplierCode("TOURMILL").Save(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bill, err := tx.Bill.Create().SetSupplierID(sup.ID).SetBillDate(day).Save(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := tx.Customer.Create().SetCompany("Tour grocer").SetCustomerCode("TOURGROCER").Save(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := tx.SalesOrder.Create().SetCustomerID(cust.ID).SetOrderDate(day).Save(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := tx.Invoice.Create().SetCustomerID(cust.ID).SetSalesOrderID(order.ID).SetInvoiceDate(day).Save(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		kind string
+		id   int
+	}{{"invoices", inv.ID}, {"bills", bill.ID}} {
+		one := strings.TrimSuffix(x.kind, "s")
+		tr.visit(t, ctx, "/console/"+x.kind, "/console/"+x.kind+"?env=test", http.StatusOK, x.kind)
+		tr.visit(t, ctx, "/console/"+x.kind, "/console/"+x.kind+"?env=test&number=first", http.StatusBadRequest, x.kind+"-error")
+		tr.visit(t, ctx, "/console/"+x.kind+"/{id}", fmt.Sprintf("/console/%s/%d?env=test", x.kind, x.id), http.StatusOK, one)
+		tr.visit(t, ctx, "/console/"+x.kind+"/{id}/cancel", fmt.Sprintf("/console/%s/%d/cancel?env=test", x.kind, x.id), http.StatusOK, one+"-cancel")
+	}
+	tr.visit(t, ctx, "/console/imports", "/console/imports?env=test", http.StatusOK, "imports")
+	if csv := fetchLink(t, ctx, "a[download]"); csv.Status != http.StatusOK || !strings.HasPrefix(csv.Body, "product_code,") {
+		t.Errorf("the products' CSV: %d %s", csv.Status, csv.Body)
+	}
+	tr.opened["/console/imports/export"] = true
+}

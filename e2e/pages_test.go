@@ -137,6 +137,7 @@ func TestEveryPage(t *testing.T) {
 		}
 		tr.opened["/console/lots/{id}/trace.csv"] = true
 		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
+		documentPages(t, tr, ctx, st, org)
 		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 
