@@ -215,6 +215,19 @@ func TestImportFiles(t *testing.T) {
 			t.Fatalf("a refused import wrote (-before +after):\n%s", diff)
 		}
 
+		// A file over 4 MB is refused whole, and a hash never checked finds
+		// nothing to import; neither writes.
+		big := "product_code,name,product_type\n" + strings.Repeat("IMP-BIG,Big,RAW_MATERIAL\n", (4<<20)/25+1)
+		if res := b.upload(fields, "big.csv", big); res.status != http.StatusBadRequest || !strings.Contains(res.body, "larger than 4 MB") {
+			t.Fatalf("a big file: %d %s", res.status, res.body)
+		}
+		if res := b.post("/console/imports/import", url.Values{"env": {"test"}, "list": {"products"}, "hash": {strings.Repeat("ab", 32)}}); res.status != http.StatusConflict {
+			t.Fatalf("an unchecked hash: %d %s", res.status, res.body)
+		}
+		if diff := cmp.Diff(after, importState(t, st, org)); diff != "" {
+			t.Fatalf("a refused file wrote (-before +after):\n%s", diff)
+		}
+
 		// A reference list, as JSON Lines: a problem, then the file corrected.
 		tf := url.Values{"env": {"test"}, "list": {"territories"}}
 		res = b.upload(tf, "territories.jsonl", "{\"code\":\"NORTH\",\"name\":\"North\"}\n{\"code\":\"SOUTH\"}\n")
