@@ -38,6 +38,8 @@ type records struct {
 	request  int
 	lot      int
 	supplier int
+	invoice  int
+	bill     int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -91,10 +93,26 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bill, err := tx.Bill.Create().SetSupplierID(sup.ID).SetBillDate(time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := tx.Customer.Create().SetCompany("Target grocer").SetCustomerCode("TGROCER").Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := tx.SalesOrder.Create().SetCustomerID(cust.ID).SetOrderDate(time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := tx.Invoice.Create().SetCustomerID(cust.ID).SetSalesOrderID(order.ID).SetInvoiceDate(time.Date(2026, 11, 7, 0, 0, 0, 0, time.UTC)).Save(live)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID, invoice: inv.ID, bill: bill.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -133,6 +151,23 @@ func world(t *testing.T, d *desk, org int) string {
 	for _, s := range sups {
 		fmt.Fprintf(&b, "supplier %d %s\n", s.ID, supplierState(s))
 	}
+	// The documents of the organization's live account, as a cancellation
+	// would change them.
+	live := policy.App(ctx, acct.ID, policy.Live)
+	invs, err := d.st.Client.Invoice.Query().All(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range invs {
+		fmt.Fprintf(&b, "invoice %d cancelled=%v\n", x.ID, x.IsCancelled)
+	}
+	bills, err := d.st.Client.Bill.Query().All(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range bills {
+		fmt.Fprintf(&b, "bill %d cancelled=%v\n", x.ID, x.IsCancelled)
+	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "key %d revoked=%v expires=%v\n", k.ID, k.RevokedAt, k.ExpiresAt)
 	}
@@ -169,6 +204,10 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.lot
 	case strings.HasPrefix(pattern, "/console/suppliers/"):
 		id = r.supplier
+	case strings.HasPrefix(pattern, "/console/invoices/"):
+		id = r.invoice
+	case strings.HasPrefix(pattern, "/console/bills/"):
+		id = r.bill
 	default:
 		return "", false
 	}

@@ -69,6 +69,8 @@ func (s *Server) routes() []Route {
 		s.qualityRoutes(),
 		s.supplierRoutes(),
 		s.settingsRoutes(),
+		s.documentRoutes(),
+		s.importRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

@@ -152,6 +152,7 @@ func TestEveryPage(t *testing.T) {
 		submit(t, ctx, "Reset to PENDING", http.StatusConflict)
 		check(t, ctx, "supplier-refused")
 		tr.visit(t, ctx, "/console/settings", "/console/settings", http.StatusOK, "settings")
+		documentPages(t, tr, ctx, st, org)
 		tr.visit(t, ctx, "/console/test-data", "/console/test-data", http.StatusOK, "test-data")
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 

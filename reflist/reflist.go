@@ -343,53 +343,72 @@ func (l *List) check(lines []Line, orgCurrency string) []catalog.LineError {
 // *catalog.FileError lists them all). perrs are the file's syntax problems,
 // reported with the others.
 func (l *List) Import(ctx context.Context, c *ent.Client, lines []Line, perrs []catalog.LineError) (Result, error) {
-	currency, err := tenancy.CurrencyOf(ctx, c)
-	if err != nil {
-		return Result{}, err
-	}
-	errs := append(slices.Clone(perrs), l.check(lines, currency)...)
-	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b catalog.LineError) int { return a.Line - b.Line })
-		return Result{}, &catalog.FileError{Problems: errs}
-	}
 	var res Result
-	err = ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
-		res = Result{} // counted afresh if the transaction runs again
-		stored, err := l.rows(ctx, tx.Client())
-		if err != nil {
-			return err
-		}
-		byCode := map[string]row{}
-		for _, r := range stored {
-			if code := r.r["code"]; code != nil {
-				byCode[*code] = r
-			}
-		}
-		for _, ln := range lines {
-			old, ok := byCode[*ln.R["code"]]
-			var m ent.Mutation
-			switch {
-			case !ok:
-				m = l.create(tx.Client())
-				res.Created++
-			case same(old.r, ln.R):
-				res.Unchanged++
-				continue
-			default:
-				m = l.update(tx.Client(), old.id)
-				res.Updated++
-			}
-			if err := l.set(m, ln.R, ok); err != nil {
-				return fmt.Errorf("line %d: %w", ln.N, err)
-			}
-			if _, err := tx.Client().Mutate(ctx, m); err != nil {
-				return fmt.Errorf("line %d: %w", ln.N, err)
-			}
-		}
-		return nil
+	err := ent.RunInTx(ctx, c, func(tx *ent.Tx) error {
+		var err error
+		res, err = l.ImportTx(ctx, tx, lines, perrs) // counted afresh if the transaction runs again
+		return err
 	})
 	if err != nil {
 		return Result{}, err
+	}
+	return res, nil
+}
+
+// Check reports every problem Import would find in the file (perrs, its
+// syntax problems, with the others), by line, writing nothing; it normalizes
+// the records in place as Import does.
+func (l *List) Check(ctx context.Context, c *ent.Client, lines []Line, perrs []catalog.LineError) ([]catalog.LineError, error) {
+	currency, err := tenancy.CurrencyOf(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	errs := append(slices.Clone(perrs), l.check(lines, currency)...)
+	slices.SortStableFunc(errs, func(a, b catalog.LineError) int { return a.Line - b.Line })
+	return errs, nil
+}
+
+// ImportTx is Import within the transaction tx, so that the caller records
+// more in the same transaction (the console's audit record).
+func (l *List) ImportTx(ctx context.Context, tx *ent.Tx, lines []Line, perrs []catalog.LineError) (Result, error) {
+	errs, err := l.Check(ctx, tx.Client(), lines, perrs)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(errs) > 0 {
+		return Result{}, &catalog.FileError{Problems: errs}
+	}
+	var res Result
+	stored, err := l.rows(ctx, tx.Client())
+	if err != nil {
+		return Result{}, err
+	}
+	byCode := map[string]row{}
+	for _, r := range stored {
+		if code := r.r["code"]; code != nil {
+			byCode[*code] = r
+		}
+	}
+	for _, ln := range lines {
+		old, ok := byCode[*ln.R["code"]]
+		var m ent.Mutation
+		switch {
+		case !ok:
+			m = l.create(tx.Client())
+			res.Created++
+		case same(old.r, ln.R):
+			res.Unchanged++
+			continue
+		default:
+			m = l.update(tx.Client(), old.id)
+			res.Updated++
+		}
+		if err := l.set(m, ln.R, ok); err != nil {
+			return Result{}, fmt.Errorf("line %d: %w", ln.N, err)
+		}
+		if _, err := tx.Client().Mutate(ctx, m); err != nil {
+			return Result{}, fmt.Errorf("line %d: %w", ln.N, err)
+		}
 	}
 	return res, nil
 }
