@@ -175,10 +175,11 @@ func svgEdges(body string) []string {
 	return out
 }
 
-// svgLinks are the lot links over the drawing: their targets and names.
+// svgLinks are the links over the drawing (lots, bills, shipments'
+// invoices): their targets and names.
 func svgLinks(body string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile(`<a class="lotlink" href="([^"]+)" aria-label="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+	for _, m := range regexp.MustCompile(`<a class="nodelink" href="([^"]+)" aria-label="([^"]+)"`).FindAllStringSubmatch(body, -1) {
 		out = append(out, html.UnescapeString(m[1])+" "+html.UnescapeString(m[2]))
 	}
 	return out
@@ -330,10 +331,11 @@ func TestLotPage(t *testing.T) {
 				want := []string{
 					page(c.flour, "direction=forward&") + " Lot TR-FLOUR-1, RM-FLOUR All-purpose wheat flour",
 					page(c.cookies, "direction=forward&") + " Lot TR-COOKIE-1, FG-COOKIE12 Chocolate chip cookies, box of 12",
+					fmt.Sprintf("/console/invoices/%d?env=test Shipment to customer: Invoice %d, %s", *c.shipment.InvoiceID, c.invoiceNo, c.customerName),
 					page(c.tray, "direction=forward&") + " Lot TR-TRAY-1, RC-COOKIE Chocolate chip cookies, baked (batch)",
 				}
 				if diff := cmp.Diff(want, svgLinks(res.body)); diff != "" {
-					t.Errorf("forward lot links (-want +got):\n%s", diff)
+					t.Errorf("forward links: lots, the shipment's invoice (-want +got):\n%s", diff)
 				}
 				for id, want := range map[string][]string{
 					lot(c.flour):   {"Traced lot", "TR-FLOUR-1", "All-purpose wheat flour"},

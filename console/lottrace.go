@@ -44,7 +44,8 @@ type drawnNode struct {
 	Full string
 	// Traced marks the traced lot.
 	Traced bool
-	// Link is a lot's page, "" for other nodes; LinkLabel names it.
+	// Link is the node's page (a lot's, a bill's, a shipment's invoice's),
+	// "" for a node without one; LinkLabel names it.
 	Link, LinkLabel string
 	// TextX, KindY, Line1Y, Line2Y place the text.
 	TextX, KindY, Line1Y, Line2Y int
@@ -110,6 +111,15 @@ func draw(t *inventory.Trace, env string) *drawing {
 			dn.Link = lotPath(n.Lot.ID, env, t.Direction, t.Depth)
 			dn.LinkLabel = "Lot " + line1 + ", " + productName(n.Lot.ProductCode, n.Lot.ProductName)
 			units[n.ID] = n.Lot.UnitCode
+		}
+		// A bill links to its page; a shipment to its invoice's.
+		switch {
+		case n.Bill != nil:
+			dn.Link = documentPath("bills", n.Bill.ID, env)
+			dn.LinkLabel = full
+		case n.Shipment != nil && n.Shipment.InvoiceID != nil:
+			dn.Link = documentPath("invoices", *n.Shipment.InvoiceID, env)
+			dn.LinkLabel = full
 		}
 		d.Nodes = append(d.Nodes, dn)
 	}

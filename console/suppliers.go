@@ -98,6 +98,12 @@ type expiringRow struct {
 // supplierFilters are the list's fields, in the order its links carry them.
 var supplierFilters = []string{"search", "status", "sort"}
 
+// documentPath is the page of the invoice or bill id in env (kind
+// "invoices" or "bills").
+func documentPath(kind string, id int, env string) string {
+	return Prefix + kind + "/" + strconv.Itoa(id) + "?" + url.Values{"env": {env}}.Encode()
+}
+
 // supplierPath is the page of supplier id in env.
 func supplierPath(id int, env string) string {
 	return Prefix + "suppliers/" + strconv.Itoa(id) + "?" + url.Values{"env": {env}}.Encode()

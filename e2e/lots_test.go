@@ -127,7 +127,7 @@ func TestLotTrace(t *testing.T) {
 
 		// An output lot's box in the drawing is a link to its page, with the
 		// same direction and depth.
-		link := fmt.Sprintf(`svg.trace a.lotlink[href="/console/lots/%d?depth=5&direction=forward&env=test"]`, output.ID)
+		link := fmt.Sprintf(`svg.trace a.nodelink[href="/console/lots/%d?depth=5&direction=forward&env=test"]`, output.ID)
 		fctx, cancel := context.WithTimeout(tb, 10*time.Second)
 		resp, err := chromedp.RunResponse(fctx, chromedp.Click(chromedp.CSS(link)))
 		cancel()
