@@ -20,7 +20,6 @@ import (
 	apiproblem "larder.dev/larder/problem"
 	"larder.dev/larder/purchasing"
 	"larder.dev/larder/sales"
-	"larder.dev/larder/tenancy"
 )
 
 // documentRoutes are the invoices and bills of an environment, each with its
@@ -461,26 +460,18 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 			s.render(w, r, c, http.StatusBadRequest, "document", title, f, v)
 			return
 		}
-		env := policy.Environment(v.Env)
-		actx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), env, c.Me.Person.ID)
-		if err != nil {
-			s.fail(w, r, c, err)
-			return
-		}
 		id := v.Doc.ID
-		err = ent.RunInTx(actx, s.o.Client, func(tx *ent.Tx) error {
+		err := s.act(c, v.Env, func(actx context.Context, tx *ent.Tx) (audit.Entry, error) {
 			number, err := k.cancel(actx, tx, id)
 			if err != nil {
-				return err
+				return audit.Entry{}, err
 			}
 			detail := map[string]any{"id": id, "number": number, "is_cancelled": true,
 				"cancelled_at": time.Now().UTC().Format(time.DateOnly)}
 			if k == bills {
 				detail["lots_kept"] = v.Lots
 			}
-			// System viewer: the audit history is system-only; the record is written in the change's transaction.
-			return audit.Record(policy.System(actx), tx, audit.Entry{OrganizationID: c.orgID(), Action: k.action,
-				Env: env, At: time.Now(), Detail: detail})
+			return audit.Entry{Action: k.action, Detail: detail}, nil
 		})
 		if ent.IsNotFound(err) {
 			s.notFound(w, r)

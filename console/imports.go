@@ -338,27 +338,22 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
 		return
 	}
-	ctx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), policy.Environment(env), c.Me.Person.ID)
-	if err != nil {
-		s.fail(w, r, c, err)
-		return
-	}
 	p := parse(l, file.data, file.format)
 	var created, updated, unchanged int
-	err = ent.RunInTx(ctx, s.o.Client, func(tx *ent.Tx) error {
+	err := s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
 		if l.ref == nil {
 			if len(p.perrs) > 0 {
-				return &catalog.FileError{Problems: p.perrs}
+				return audit.Entry{}, &catalog.FileError{Problems: p.perrs}
 			}
 			res, err := catalog.ImportTx(ctx, tx, p.products, nil)
 			if err != nil {
-				return err
+				return audit.Entry{}, err
 			}
 			created, updated, unchanged = res.Created, res.Updated, res.Unchanged
 		} else {
 			res, err := l.ref.ImportTx(ctx, tx, p.refs, p.perrs)
 			if err != nil {
-				return err
+				return audit.Entry{}, err
 			}
 			created, updated, unchanged = res.Created, res.Updated, res.Unchanged
 		}
@@ -366,10 +361,8 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 		if l.ref == nil {
 			action = audit.ProductsImported
 		}
-		// System viewer: the audit history is system-only; the record is written in the change's transaction.
-		return audit.Record(policy.System(ctx), tx, audit.Entry{OrganizationID: c.orgID(), Action: action, Env: policy.Environment(env), At: time.Now(),
-			Detail: map[string]any{"list": l.Name, "file": file.name, "format": string(file.format), "sha256": hash,
-				"records": p.records(), "created": created, "updated": updated, "unchanged": unchanged}})
+		return audit.Entry{Action: action, Detail: map[string]any{"list": l.Name, "file": file.name, "format": string(file.format),
+			"sha256": hash, "records": p.records(), "created": created, "updated": updated, "unchanged": unchanged}}, nil
 	})
 	var fe *catalog.FileError
 	if errors.As(err, &fe) {

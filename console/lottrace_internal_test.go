@@ -121,7 +121,7 @@ func TestDrawLayout(t *testing.T) {
 	if got, want := traced.Full, "Traced lot: L-1, A product with a name far longer than a box shows"; got != want {
 		t.Errorf("the box's title is %q, want %q", got, want)
 	}
-	if bill := byID["bill-1"]; bill.Link != "" || bill.Line1 != "Bill 7" || bill.Line2 != "Prairie Mills Ltd." {
+	if bill := byID["bill-1"]; bill.Link != "/console/bills/1?env=test" || bill.Line1 != "Bill 7" || bill.Line2 != "Prairie Mills Ltd." {
 		t.Errorf("the bill's box: %+v", bill)
 	}
 	if want := "56 nodes in 7 columns joined by 55 edges"; !strings.HasPrefix(d.Desc, want) {

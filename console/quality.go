@@ -17,7 +17,6 @@ import (
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	apiproblem "larder.dev/larder/problem"
-	"larder.dev/larder/tenancy"
 )
 
 // qualityRoutes are the quality queue and the quality decision on a lot
@@ -225,29 +224,22 @@ func (s *Server) decideQC(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.lotPage(w, r, c, http.StatusBadRequest, f)
 		return
 	}
-	actx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), policy.Environment(env), c.Me.Person.ID)
-	if err != nil {
-		s.fail(w, r, c, err)
-		return
-	}
 	now := s.o.Now()
 	var lot *ent.ProductLot
-	err = ent.RunInTx(actx, s.o.Client, func(tx *ent.Tx) error {
+	err := s.act(c, env, func(actx context.Context, tx *ent.Tx) (audit.Entry, error) {
 		before, err := tx.ProductLot.Get(actx, id)
 		if err != nil {
-			return err
+			return audit.Entry{}, err
 		}
 		if lot, err = inventory.SetLotQC(actx, tx, id, d, now); err != nil {
-			return err
+			return audit.Entry{}, err
 		}
 		detail := map[string]any{"lot_id": lot.ID, "lot_number": lot.LotNumber, "from": string(before.QcStatus),
 			"to": string(lot.QcStatus), "note": lot.QcStatusNote, "release_expires_at": nil}
 		if lot.QcReleaseExpiresAt != nil {
 			detail["release_expires_at"] = lot.QcReleaseExpiresAt.UTC().Format(time.RFC3339)
 		}
-		// System viewer: audit records are system-only; this one is the organization's, written in the decision's transaction.
-		return audit.Record(policy.System(actx), tx, audit.Entry{OrganizationID: c.orgID(), Action: audit.LotQCDecided,
-			Env: policy.Environment(env), At: now, Detail: detail})
+		return audit.Entry{Action: audit.LotQCDecided, Detail: detail}, nil
 	})
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)

@@ -15,7 +15,6 @@ import (
 	"larder.dev/larder/policy"
 	apiproblem "larder.dev/larder/problem"
 	"larder.dev/larder/purchasing"
-	"larder.dev/larder/tenancy"
 )
 
 // supplierRoutes are the suppliers of an environment, those whose approval
@@ -405,26 +404,6 @@ func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c
 		return
 	}
 	s.redirect(w, r, c, supplierPath(id, env), "The supplier's certification is recorded.")
-}
-
-// act runs change in one transaction of the env account of the person's
-// organization, acting as the person, and records the audit entry it
-// returns in the same transaction (organization, environment and time
-// filled in).
-func (s *Server) act(c *caller, env string, change func(context.Context, *ent.Tx) (audit.Entry, error)) error {
-	ctx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), policy.Environment(env), c.Me.Person.ID)
-	if err != nil {
-		return err
-	}
-	return ent.RunInTx(ctx, s.o.Client, func(tx *ent.Tx) error {
-		e, err := change(ctx, tx)
-		if err != nil {
-			return err
-		}
-		e.OrganizationID, e.Env, e.At = c.orgID(), policy.Environment(env), s.o.Now()
-		// System viewer: the audit history is system-only; the record is written in the decision's transaction, naming the person of ctx.
-		return audit.Record(policy.System(ctx), tx, e)
-	})
 }
 
 // refused reports whether err is a refusal of the workflow (a problem with
