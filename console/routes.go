@@ -66,6 +66,7 @@ func (s *Server) routes() []Route {
 		s.eventRoutes(),
 		s.requestRoutes(),
 		s.lotRoutes(),
+		s.productionRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

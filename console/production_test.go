@@ -1,0 +1,46 @@
+package console_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"larder.dev/larder/dbtest"
+	"larder.dev/larder/people"
+	"larder.dev/larder/store"
+)
+
+func TestProductionBoardAndRun(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewSeededOrg(t, st)
+		tr := traceChain(t, st, org)
+		for _, role := range people.Roles {
+			t.Run(string(role), func(t *testing.T) {
+				b, _ := d.signedIn(org.Org.ID, role)
+				res := b.get("/console/production?env=test")
+				if res.status != http.StatusOK {
+					t.Fatalf("board: %d %s", res.status, res.body)
+				}
+				link := fmt.Sprintf(`<a href="/console/production/%d?env=test">No. %d</a>`, tr.run.ID, tr.run.ProductionNo)
+				if !strings.Contains(res.body, link) {
+					t.Errorf("the board has no link %s", link)
+				}
+				res = b.get(fmt.Sprintf("/console/production/%d?env=test", tr.run.ID))
+				if res.status != http.StatusOK {
+					t.Fatalf("run: %d %s", res.status, res.body)
+				}
+				if want := fmt.Sprintf(`<a href="/console/lots/%d?env=live`, tr.cookies.ID); strings.Contains(res.body, want) {
+					t.Errorf("the test run links to a live lot")
+				}
+				if want := fmt.Sprintf(`/console/lots/%d?env=test`, tr.cookies.ID); !strings.Contains(res.body, want) {
+					t.Errorf("the run does not link its output lot %s", want)
+				}
+				if res := b.get(fmt.Sprintf("/console/production/%d?env=live", tr.run.ID)); res.status != http.StatusNotFound {
+					t.Errorf("the test run in live: %d, want 404", res.status)
+				}
+			})
+		}
+	})
+}
