@@ -14,6 +14,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "catalog/bulk.go", Function: "Bulk.CreateProducts", Why: "benchmark datasets are written in bulk and without events, into the account the caller names."},
 	{Kind: "system viewer", File: "cmd/larder/product.go", Function: "accountFlags.open", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "cmd/larder/serve.go", Function: "createDemo", Why: "whether any organization exists decides the demo; organizations are system-only."},
+	{Kind: "system viewer", File: "console/production.go", Function: "Server.productionAct", Why: "the audit history belongs to the organization, not to the account; audit.Record needs the system viewer in the change's transaction."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.emit", Why: "events go to the outbox, which is system-only (the dispatcher reads every account's)."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.renderNow", Why: "a snapshot shows the record's links as the API does, read for the outbox, which is system-only."},
 	{Kind: "system viewer", File: "hooks/purchasing.go", Function: "blocksUnapproved", Why: "the organization's purchasing setting is read from a system-only table."},

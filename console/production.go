@@ -207,6 +207,7 @@ func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller
 		if err != nil {
 			return err
 		}
+		// System viewer: the audit history belongs to the organization, not to the account; audit.Record needs the system viewer in the change's transaction.
 		return audit.Record(policy.System(ctx), tx, audit.Entry{OrganizationID: c.orgID(), Action: action, Env: policy.Environment(env), At: now,
 			Detail: map[string]any{"production_id": run.ID, "production_no": run.ProductionNo, "status": string(run.Status), "signed": run.Signed}})
 	})

@@ -44,3 +44,37 @@ func TestProductionBoardAndRun(t *testing.T) {
 		}
 	})
 }
+
+func TestProductionSign(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewSeededOrg(t, st)
+		tr := traceChain(t, st, org)
+		path := fmt.Sprintf("/console/production/%d/sign?env=test", tr.run.ID)
+		for _, role := range []people.Role{people.Viewer, people.Developer} {
+			b, _ := d.signedIn(org.Org.ID, role)
+			if res := b.post(path, nil); res.status != http.StatusForbidden {
+				t.Errorf("%s signs: %d, want 403", role, res.status)
+			}
+		}
+		b, p := d.signedIn(org.Org.ID, people.Operator)
+		if res := b.post(path, nil); res.status != http.StatusSeeOther {
+			t.Fatalf("operator signs: %d %s", res.status, res.body)
+		}
+		if res := b.get(fmt.Sprintf("/console/production/%d?env=test", tr.run.ID)); !strings.Contains(res.body, "COMPLETED, signed and locked") {
+			t.Errorf("the signed run's page: %s", res.body)
+		}
+		r := lastRecord(t, st, org.Org.ID)
+		if r.Action != "production_signed" || r.Env == nil || *r.Env != "test" || r.Actor != p.Email || r.UserID == nil || *r.UserID != p.ID ||
+			r.Detail["production_id"] != float64(tr.run.ID) || r.Detail["signed"] != true {
+			t.Errorf("record %+v", r)
+		}
+		res := b.post(path, nil)
+		if res.status != http.StatusConflict || !strings.Contains(res.body, "The production run is signed already.") {
+			t.Errorf("signing again: %d %s", res.status, res.body)
+		}
+		if again := lastRecord(t, st, org.Org.ID); again.ID != r.ID {
+			t.Errorf("a refused signature wrote record %+v", again)
+		}
+	})
+}
