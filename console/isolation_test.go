@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ids"
+	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -35,6 +36,7 @@ type records struct {
 	delivery int
 	request  int
 	lot      int
+	run      int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -84,10 +86,14 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
+	run, err := manufacturing.Create(live, tx, manufacturing.Plan{ProductID: prod.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, run: run.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -142,6 +148,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.request
 	case strings.HasPrefix(pattern, "/console/lots/"):
 		id = r.lot
+	case strings.HasPrefix(pattern, "/console/production/"):
+		id = r.run
 	default:
 		return "", false
 	}
