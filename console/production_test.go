@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/people"
+	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
 )
 
@@ -75,6 +78,50 @@ func TestProductionSign(t *testing.T) {
 		}
 		if again := lastRecord(t, st, org.Org.ID); again.ID != r.ID {
 			t.Errorf("a refused signature wrote record %+v", again)
+		}
+	})
+}
+
+func TestProductionStart(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewSeededOrg(t, st)
+		tr := traceChain(t, st, org)
+		ctx := org.Ctx(policy.Test)
+		tx, err := st.Client.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := manufacturing.Create(ctx, tx, manufacturing.Plan{ProductID: tr.cookies.ProductID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		path := fmt.Sprintf("/console/production/%d/start?env=test", run.ID)
+		b, _ := d.signedIn(org.Org.ID, people.Viewer)
+		if res := b.post(path, nil); res.status != http.StatusForbidden {
+			t.Errorf("viewer starts: %d, want 403", res.status)
+		}
+		b, p := d.signedIn(org.Org.ID, people.Admin)
+		if res := b.post(path, nil); res.status != http.StatusSeeOther {
+			t.Fatalf("admin starts: %d %s", res.status, res.body)
+		}
+		got, err := st.Client.Production.Get(ctx, run.ID)
+		if err != nil || got.Status != production.StatusIN_PROGRESS || got.StartDate == nil {
+			t.Fatalf("run after start %+v (%v)", got, err)
+		}
+		r := lastRecord(t, st, org.Org.ID)
+		if r.Action != "production_started" || r.Env == nil || *r.Env != "test" || r.Actor != p.Email || r.UserID == nil || *r.UserID != p.ID ||
+			r.Detail["production_id"] != float64(run.ID) || r.Detail["status"] != "IN_PROGRESS" {
+			t.Errorf("record %+v", r)
+		}
+		if res := b.post(path, nil); res.status != http.StatusConflict {
+			t.Errorf("starting again: %d, want 409", res.status)
+		}
+		if again := lastRecord(t, st, org.Org.ID); again.ID != r.ID {
+			t.Errorf("a refused start wrote record %+v", again)
 		}
 	})
 }
