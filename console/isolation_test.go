@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ids"
+	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -40,6 +41,7 @@ type records struct {
 	supplier int
 	invoice  int
 	bill     int
+	run      int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -109,10 +111,14 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
+	run, err := manufacturing.Create(live, tx, manufacturing.Plan{ProductID: prod.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID, invoice: inv.ID, bill: bill.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID, invoice: inv.ID, bill: bill.ID, run: run.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -208,6 +214,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.invoice
 	case strings.HasPrefix(pattern, "/console/bills/"):
 		id = r.bill
+	case strings.HasPrefix(pattern, "/console/production/"):
+		id = r.run
 	default:
 		return "", false
 	}

@@ -71,6 +71,7 @@ func (s *Server) routes() []Route {
 		s.settingsRoutes(),
 		s.documentRoutes(),
 		s.importRoutes(),
+		s.productionRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/product"
+	"larder.dev/larder/ent/production"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -138,6 +139,13 @@ func TestEveryPage(t *testing.T) {
 		tr.opened["/console/lots/{id}/trace.csv"] = true
 		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
 		tr.visit(t, ctx, "/console/quality", "/console/quality?env=test", http.StatusOK, "quality")
+		// The production board and a seeded run of the test account.
+		run, err := st.Client.Production.Query().Where(production.AccountID(org.Test.ID)).Order(production.ByID()).FirstID(policy.System(context.Background()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.visit(t, ctx, "/console/production", "/console/production?env=test", http.StatusOK, "production")
+		tr.visit(t, ctx, "/console/production/{id}", fmt.Sprintf("/console/production/%d?env=test", run), http.StatusOK, "production-run")
 		// A supplier of the test account, its page and a refused decision;
 		// the organization's settings.
 		var sup struct{ Data struct{ ID int } }

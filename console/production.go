@@ -1,0 +1,218 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"larder.dev/larder/audit"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/auditrecord"
+	"larder.dev/larder/ent/production"
+	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/policy"
+	apiproblem "larder.dev/larder/problem"
+)
+
+// productionRoutes are the production floor: the board of runs by status,
+// a run's page, and the actions its status allows.
+func (s *Server) productionRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/console/production", Nav: "Production", Summary: "read the production runs of one environment (live or test) by status: planned, in progress, on hold or in quarantine, recently completed; changes nothing", serve: s.productionBoard},
+		{Method: "GET", Path: "/console/production/{id}", Summary: "read one production run: its product, line, lot, dates, planned and consumed steps and output lot; changes nothing", serve: s.productionRun},
+		{Method: "POST", Path: "/console/production/{id}/start", Roles: Operators, Summary: "start a planned, held or quarantined production run (IN_PROGRESS)", serve: s.productionStart},
+		{Method: "POST", Path: "/console/production/{id}/sign", Roles: Operators, Summary: "sign and lock a completed production run", serve: s.productionSign},
+	}
+}
+
+// boardColumn is a column of the board: the runs of some statuses.
+type boardColumn struct {
+	Title    string
+	Statuses []production.Status
+	Runs     []*ent.Production
+}
+
+// boardPage is the runs a column shows.
+const boardPage = 50
+
+// productionBoardView is the board's own data.
+type productionBoardView struct {
+	Env      string
+	Columns  []boardColumn
+	Filtered bool
+}
+
+func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := newForm(r.URL.Query())
+	v := productionBoardView{Env: string(policy.Live)}
+	switch env := f.Get("env"); env {
+	case "", string(policy.Live):
+	case string(policy.Test):
+		v.Env = env
+	default:
+		f.Fail("", "Choose the live or the test environment.")
+	}
+	if len(f.Get("lot")) > 100 {
+		f.Fail("lot", "A lot number has at most 100 characters.")
+	}
+	if len(f.Get("product")) > 200 {
+		f.Fail("product", "Enter at most 200 characters of the product's code or name.")
+	}
+	v.Filtered = f.Get("lot") != "" || f.Get("product") != ""
+	if !f.OK() {
+		s.render(w, r, c, http.StatusBadRequest, "production", "Production", f, v)
+		return
+	}
+	ctx, err := s.reading(c, v.Env)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	v.Columns = []boardColumn{
+		{Title: "Planned", Statuses: []production.Status{production.StatusPLANNED}},
+		{Title: "In progress", Statuses: []production.Status{production.StatusIN_PROGRESS, production.StatusIN_PROGRESS_TRANSFORMATION}},
+		{Title: "On hold or in quarantine", Statuses: []production.Status{production.StatusON_HOLD, production.StatusQUARANTINE}},
+		{Title: "Completed, newest first", Statuses: []production.Status{production.StatusCOMPLETED}},
+	}
+	for i := range v.Columns {
+		runs, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: v.Columns[i].Statuses, Lot: f.Get("lot"), Product: f.Get("product"), Limit: boardPage})
+		if err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		v.Columns[i].Runs = runs
+	}
+	s.render(w, r, c, http.StatusOK, "production", "Production", f, v)
+}
+
+// productionRunView is the page of one run.
+type productionRunView struct {
+	Env string
+	Run *ent.Production
+	// OutputLot is the page of the run's output lot, when it has one.
+	OutputLot         string
+	Back              string
+	CanStart, CanSign bool
+	Operator          bool
+	Error             string
+}
+
+// runRequest reads a run page's id and environment; not ok: 404.
+func runRequest(r *http.Request) (id int, env string, ok bool) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	env = r.FormValue("env")
+	if env == "" {
+		env = string(policy.Live)
+	}
+	if err != nil || id <= 0 || (env != string(policy.Live) && env != string(policy.Test)) {
+		return 0, "", false
+	}
+	return id, env, true
+}
+
+func (s *Server) productionRun(w http.ResponseWriter, r *http.Request, c *caller) {
+	id, env, ok := runRequest(r)
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	s.showRun(w, r, c, id, env, http.StatusOK, "")
+}
+
+// showRun renders run id of env with status and a form error msg.
+func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id int, env string, status int, msg string) {
+	ctx, err := s.reading(c, env)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	run, err := manufacturing.RunOf(ctx, s.o.Client, id)
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	v := productionRunView{Env: env, Run: run, Error: msg, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode()}
+	for _, rt := range s.productionRoutes() {
+		if rt.Method == "POST" {
+			v.Operator = rt.Allows(c.Me.Person.Role)
+		}
+	}
+	if run.LotNumber != nil && run.Status == production.StatusCOMPLETED {
+		lots, err := s.runLots(r, c, env, *run.LotNumber, run.ProductID)
+		if err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		if len(lots) == 1 {
+			v.OutputLot = lotPath(lots[0], env, "", 0)
+		}
+	}
+	switch run.Status {
+	case production.StatusPLANNED, production.StatusON_HOLD, production.StatusQUARANTINE:
+		v.CanStart = !run.Signed
+	case production.StatusCOMPLETED:
+		v.CanSign = !run.Signed
+	}
+	title := "Production run " + strconv.Itoa(run.ProductionNo)
+	s.render(w, r, c, status, "productionrun", title, newForm(url.Values{}), v)
+}
+
+// runLots finds the ids of the lots numbered number of product.
+func (s *Server) runLots(r *http.Request, c *caller, env, number string, productID int) ([]int, error) {
+	ctx, err := s.reading(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return manufacturing.OutputLots(ctx, s.o.Client, number, productID)
+}
+
+func (s *Server) productionStart(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.productionAct(w, r, c, audit.ProductionStarted, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Production, error) {
+		return manufacturing.Start(ctx, tx, id, time.Now())
+	})
+}
+
+func (s *Server) productionSign(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.productionAct(w, r, c, audit.ProductionSigned, manufacturing.Sign)
+}
+
+
+// productionAct runs a floor action on the run of the path as the signed-in
+// person, with its audit record, in one transaction; a refusal is shown on
+// the run's page with its 4xx status and nothing is written.
+func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller, action auditrecord.Action, fn func(context.Context, *ent.Tx, int) (*ent.Production, error)) {
+	id, env, ok := runRequest(r)
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	err := s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
+		run, err := fn(ctx, tx, id)
+		if err != nil {
+			return audit.Entry{}, err
+		}
+		return audit.Entry{Action: action, Detail: map[string]any{"production_id": run.ID, "production_no": run.ProductionNo,
+			"status": string(run.Status), "signed": run.Signed}}, nil
+	})
+	if ent.IsNotFound(err) {
+		s.notFound(w, r)
+		return
+	}
+	var p *apiproblem.Error
+	if errors.As(err, &p) {
+		s.showRun(w, r, c, id, env, p.Status(), p.Detail)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"production/"+strconv.Itoa(id)+"?"+url.Values{"env": {env}}.Encode(), http.StatusSeeOther)
+}
