@@ -183,7 +183,6 @@ func (s *Server) productionSign(w http.ResponseWriter, r *http.Request, c *calle
 	s.productionAct(w, r, c, audit.ProductionSigned, manufacturing.Sign)
 }
 
-
 // productionAct runs a floor action on the run of the path as the signed-in
 // person, with its audit record, in one transaction; a refusal is shown on
 // the run's page with its 4xx status and nothing is written.
