@@ -15,8 +15,9 @@ import (
 	"larder.dev/larder/browsertest"
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/product"
-	"larder.dev/larder/ent/production"
+	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/store"
@@ -139,11 +140,8 @@ func TestEveryPage(t *testing.T) {
 		tr.opened["/console/lots/{id}/trace.csv"] = true
 		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
 		tr.visit(t, ctx, "/console/quality", "/console/quality?env=test", http.StatusOK, "quality")
-		// The production board and a seeded run of the test account.
-		run, err := st.Client.Production.Query().Where(production.AccountID(org.Test.ID)).Order(production.ByID()).FirstID(policy.System(context.Background()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		// The production board and a planned run of the test account.
+		run := newRun(t, st, org)
 		tr.visit(t, ctx, "/console/production", "/console/production?env=test", http.StatusOK, "production")
 		tr.visit(t, ctx, "/console/production/{id}", fmt.Sprintf("/console/production/%d?env=test", run), http.StatusOK, "production-run")
 		// A supplier of the test account, its page and a refused decision;
@@ -278,4 +276,29 @@ func newLot(t *testing.T, st *store.Store, org *dbtest.Org) int {
 		t.Fatal(err)
 	}
 	return l.ID
+}
+
+// newRun plans a production run of a new product in org's test account and
+// returns its id.
+func newRun(t *testing.T, st *store.Store, org *dbtest.Org) int {
+	t.Helper()
+	ctx := org.Ctx(policy.Test)
+	var id int
+	err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
+		p, err := tx.Product.Create().SetName("Rye loaf").SetProductCode("FG-RYE").SetKind(product.KindRecipe).
+			SetProductType(product.ProductTypeFINISHED_GOOD).Save(ctx)
+		if err != nil {
+			return err
+		}
+		run, err := manufacturing.Create(ctx, tx, manufacturing.Plan{ProductID: p.ID})
+		if err != nil {
+			return err
+		}
+		id = run.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
