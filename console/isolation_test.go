@@ -174,6 +174,13 @@ func world(t *testing.T, d *desk, org int) string {
 	for _, x := range bills {
 		fmt.Fprintf(&b, "bill %d cancelled=%v\n", x.ID, x.IsCancelled)
 	}
+	runs, err := d.st.Client.Production.Query().All(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range runs {
+		fmt.Fprintf(&b, "run %d %s signed=%v started=%v\n", x.ID, x.Status, x.Signed, x.StartDate)
+	}
 	for _, k := range keys {
 		fmt.Fprintf(&b, "key %d revoked=%v expires=%v\n", k.ID, k.RevokedAt, k.ExpiresAt)
 	}
@@ -236,8 +243,8 @@ var everything = url.Values{
 
 // Every console route that names a record by id, as an admin of another
 // organization, finds nothing: GET and POST answer 404 and the owner's keys,
-// people, endpoints, deliveries, lots' quality decisions and suppliers are
-// as they were. Both directions. The routes come from the console's table; a
+// people, endpoints, deliveries, lots' quality decisions, suppliers,
+// documents and production runs are as they were. Both directions. The routes come from the console's table; a
 // route with an id this test cannot fill fails it, so a new one gets covered.
 func TestOtherOrganizationsRecordsAreNotFound(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
