@@ -1,12 +1,14 @@
 package console_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/manufacturing"
 	"larder.dev/larder/people"
@@ -116,6 +118,15 @@ func TestProductionStart(t *testing.T) {
 		if r.Action != "production_started" || r.Env == nil || *r.Env != "test" || r.Actor != p.Email || r.UserID == nil || *r.UserID != p.ID ||
 			r.Detail["production_id"] != float64(run.ID) || r.Detail["status"] != "IN_PROGRESS" {
 			t.Errorf("record %+v", r)
+		}
+		// The run's event names the person, as a change in the web application.
+		evs, err := st.Client.Event.Query().Where(event.ResourceType("production"), event.ResourceID(run.ID)).
+			Order(event.ByID()).All(policy.System(context.Background()))
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("events of the run: %v (%v)", evs, err)
+		}
+		if e := evs[len(evs)-1]; e.Source != event.SourceApp || e.UserID == nil || *e.UserID != p.ID {
+			t.Errorf("the start's event %s: source %s, user %v, want app and %d", e.Type, e.Source, e.UserID, p.ID)
 		}
 		if res := b.post(path, nil); res.status != http.StatusConflict {
 			t.Errorf("starting again: %d, want 409", res.status)
