@@ -330,19 +330,7 @@ func (s *Server) supplierApproval(w http.ResponseWriter, r *http.Request, c *cal
 			"approval_expiry": timeOrNil(after.ApprovalExpiry, time.RFC3339),
 		}}, nil
 	})
-	if refused(err, f) {
-		s.showSupplier(w, r, c, statusOf(err), id, env, f, nil)
-		return
-	}
-	if ent.IsNotFound(err) {
-		s.notFound(w, r)
-		return
-	}
-	if err != nil {
-		s.fail(w, r, c, err)
-		return
-	}
-	s.redirect(w, r, c, supplierPath(id, env), "The supplier is "+approvalNames[a.Status]+".")
+	s.supplierAnswer(w, r, c, err, id, env, f, nil, "The supplier is "+approvalNames[a.Status]+".")
 }
 
 func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -391,19 +379,28 @@ func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c
 			"expires_on":      timeOrNil(after.CertificationExpiresOn, time.DateOnly),
 		}}, nil
 	})
-	if refused(err, f) {
-		s.showSupplier(w, r, c, statusOf(err), id, env, nil, f)
-		return
+	s.supplierAnswer(w, r, c, err, id, env, nil, f, "The supplier's certification is recorded.")
+}
+
+// supplierAnswer answers a decision on supplier id: the supplier's page
+// again with the refusal beside the form that made it (approval or
+// certification), 404 for a supplier of no account of the person's, or
+// back to the page with done.
+func (s *Server) supplierAnswer(w http.ResponseWriter, r *http.Request, c *caller, err error, id int, env string, approval, certification *form, done string) {
+	f := approval
+	if f == nil {
+		f = certification
 	}
-	if ent.IsNotFound(err) {
+	switch {
+	case refused(err, f):
+		s.showSupplier(w, r, c, statusOf(err), id, env, approval, certification)
+	case ent.IsNotFound(err):
 		s.notFound(w, r)
-		return
-	}
-	if err != nil {
+	case err != nil:
 		s.fail(w, r, c, err)
-		return
+	default:
+		s.redirect(w, r, c, supplierPath(id, env), done)
 	}
-	s.redirect(w, r, c, supplierPath(id, env), "The supplier's certification is recorded.")
 }
 
 // refused reports whether err is a refusal of the workflow (a problem with
