@@ -18,6 +18,8 @@ type RunFilter struct {
 	Lot string
 	// Product is part of the product's code or name, in any case.
 	Product string
+	// Line is the run's production line id; 0 means any line.
+	Line int
 	// Before lists the runs older than this run id (the next page).
 	Before int
 	// Limit is the number of runs; 0 means all.
@@ -39,6 +41,9 @@ func ListRuns(ctx context.Context, c *ent.Client, f RunFilter) ([]*ent.Productio
 	}
 	if f.Product != "" {
 		q.Where(production.HasProductWith(product.Or(product.ProductCodeContainsFold(f.Product), product.NameContainsFold(f.Product))))
+	}
+	if f.Line > 0 {
+		q.Where(production.ProductionLineID(f.Line))
 	}
 	if f.Before > 0 {
 		q.Where(production.IDLT(f.Before))

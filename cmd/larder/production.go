@@ -10,8 +10,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
-	entproduct "larder.dev/larder/ent/product"
-	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/manufacturing"
 )
 
@@ -80,70 +78,33 @@ func productionCreate(ctx context.Context, e *env, args []string) error {
 	if *product == "" {
 		return fmt.Errorf("production create needs --product")
 	}
-	plan := manufacturing.Plan{}
+	draft := manufacturing.Draft{Product: *product, Line: *line}
 	if *qty != "" {
 		q, err := decimal.NewFromString(*qty)
 		if err != nil || !q.IsPositive() {
 			return fmt.Errorf("--qty must be a number greater than 0")
 		}
-		plan.Quantity = &q
+		draft.Quantity = &q
 	}
 	if *lotNumber != "" {
-		plan.LotNumber = lotNumber
+		draft.LotNumber = lotNumber
 	}
 	if *expires != "" {
 		t, err := time.Parse(time.RFC3339, *expires)
 		if err != nil {
 			return fmt.Errorf("--expires must be an RFC 3339 time such as 2027-01-31T00:00:00Z: %w", err)
 		}
-		plan.ExpirationDate = &t
+		draft.ExpirationDate = &t
 	}
-	type step struct {
-		code string
-		q    decimal.Decimal
-	}
-	var parsed []step
 	for _, s := range steps {
 		code, q, err := pair("step", s)
 		if err != nil {
 			return err
 		}
-		parsed = append(parsed, step{code, q})
-	}
-	productID := func(ctx context.Context, tx *ent.Tx, code string) (int, error) {
-		id, err := tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(ctx)
-		if ent.IsNotFound(err) {
-			return 0, fmt.Errorf("product %s: no such product in this account", code)
-		}
-		return id, err
+		draft.Steps = append(draft.Steps, manufacturing.DraftStep{Product: code, Quantity: q})
 	}
 	run, err := productionTx(ctx, e, acct, "production create", 0, func(ctx context.Context, tx *ent.Tx) (*ent.Production, error) {
-		var err error
-		if plan.ProductID, err = productID(ctx, tx, *product); err != nil {
-			return nil, err
-		}
-		for _, s := range parsed {
-			id, err := productID(ctx, tx, s.code)
-			if err != nil {
-				return nil, err
-			}
-			plan.Steps = append(plan.Steps, manufacturing.Step{ProductID: id, QuantityBase: s.q})
-		}
-		if *line != "" {
-			q := tx.ProductionLine.Query().Where(productionline.Name(*line))
-			if id, err := strconv.Atoi(*line); err == nil {
-				q = tx.ProductionLine.Query().Where(productionline.Or(productionline.Name(*line), productionline.ID(id)))
-			}
-			ids, err := q.IDs(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if len(ids) != 1 {
-				return nil, fmt.Errorf("production line %s: no such production line in this account", *line)
-			}
-			plan.LineID = &ids[0]
-		}
-		return manufacturing.Create(ctx, tx, plan)
+		return manufacturing.CreateDraft(ctx, tx, draft)
 	})
 	if err != nil {
 		return err
