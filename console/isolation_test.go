@@ -239,6 +239,7 @@ var everything = url.Values{
 	"since": {"2000-01-01T00:00"}, "required": {"yes"},
 	"status": {"REJECTED"}, "note": {"moved"},
 	"env": {"live"}, "expires": {"2099-01-01"}, "scheme": {"SQF"}, "expires_on": {"2099-01-01"},
+	"produced": {"1"}, "release": {"yes"},
 }
 
 // Every console route that names a record by id, as an admin of another

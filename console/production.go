@@ -3,9 +3,12 @@ package console
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"larder.dev/larder/audit"
@@ -30,19 +33,38 @@ func (s *Server) productionRoutes() []Route {
 
 // boardColumn is a column of the board: the runs of some statuses.
 type boardColumn struct {
-	Title    string
-	Statuses []production.Status
-	Runs     []*ent.Production
+	Key, Title string
+	Statuses   []production.Status
+	Runs       []*ent.Production
+	// More links the column's next page, when there is one.
+	More string
 }
 
-// boardPage is the runs a column shows.
+// boardColumns are the board's columns, in order.
+func boardColumns() []boardColumn {
+	return []boardColumn{
+		{Key: "planned", Title: "Planned", Statuses: []production.Status{production.StatusPLANNED}},
+		{Key: "in_progress", Title: "In progress", Statuses: []production.Status{production.StatusIN_PROGRESS, production.StatusIN_PROGRESS_TRANSFORMATION}},
+		{Key: "held", Title: "On hold or in quarantine", Statuses: []production.Status{production.StatusON_HOLD, production.StatusQUARANTINE}},
+		{Key: "completed", Title: "Completed, newest first", Statuses: []production.Status{production.StatusCOMPLETED}},
+		{Key: "cancelled", Title: "Cancelled", Statuses: []production.Status{production.StatusCANCELLED}},
+	}
+}
+
+// boardPage is the runs a column shows at once.
 const boardPage = 50
 
 // productionBoardView is the board's own data.
 type productionBoardView struct {
 	Env      string
+	Lines    []*ent.ProductionLine
 	Columns  []boardColumn
 	Filtered bool
+	// Column is the one column shown, paged, when set; Board links back.
+	Column, Board string
+	// Cancelled lists the cancelled runs.
+	Cancelled string
+	Operator  bool
 }
 
 func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -61,7 +83,38 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	if len(f.Get("product")) > 200 {
 		f.Fail("product", "Enter at most 200 characters of the product's code or name.")
 	}
-	v.Filtered = f.Get("lot") != "" || f.Get("product") != ""
+	line, err := strconv.Atoi(f.Get("line"))
+	if f.Get("line") != "" && (err != nil || line <= 0) {
+		f.Fail("line", "Choose a production line from the list.")
+	}
+	before, err := strconv.Atoi(f.Get("before"))
+	if f.Get("before") != "" && (err != nil || before <= 0) {
+		f.Fail("", "The page asked for does not exist; start from the board.")
+	}
+	columns := boardColumns()
+	if v.Column = f.Get("column"); v.Column != "" {
+		i := slices.IndexFunc(columns, func(x boardColumn) bool { return x.Key == v.Column })
+		if i < 0 {
+			f.Fail("", "The column asked for does not exist; start from the board.")
+		} else {
+			columns = columns[i : i+1]
+		}
+	} else {
+		// The cancelled are listed only when asked for.
+		columns = slices.DeleteFunc(columns, func(x boardColumn) bool { return x.Key == "cancelled" })
+	}
+	v.Filtered = f.Get("lot") != "" || f.Get("product") != "" || f.Get("line") != ""
+	v.Operator = Route{Roles: Operators}.Allows(c.Me.Person.Role)
+	query := url.Values{"env": {v.Env}}
+	for _, k := range []string{"lot", "product", "line"} {
+		if x := f.Get(k); x != "" {
+			query.Set(k, x)
+		}
+	}
+	v.Board = Prefix + "production?" + query.Encode()
+	query.Set("column", "cancelled")
+	v.Cancelled = Prefix + "production?" + query.Encode()
+	query.Del("column")
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "production", "Production", f, v)
 		return
@@ -71,21 +124,32 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 		s.fail(w, r, c, err)
 		return
 	}
-	v.Columns = []boardColumn{
-		{Title: "Planned", Statuses: []production.Status{production.StatusPLANNED}},
-		{Title: "In progress", Statuses: []production.Status{production.StatusIN_PROGRESS, production.StatusIN_PROGRESS_TRANSFORMATION}},
-		{Title: "On hold or in quarantine", Statuses: []production.Status{production.StatusON_HOLD, production.StatusQUARANTINE}},
-		{Title: "Completed, newest first", Statuses: []production.Status{production.StatusCOMPLETED}},
+	if v.Lines, err = manufacturing.Lines(ctx, s.o.Client); err != nil {
+		s.fail(w, r, c, err)
+		return
 	}
-	for i := range v.Columns {
-		runs, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: v.Columns[i].Statuses, Lot: f.Get("lot"), Product: f.Get("product"), Limit: boardPage})
+	for _, col := range columns {
+		runs, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: col.Statuses, Lot: f.Get("lot"),
+			Product: f.Get("product"), Line: line, Before: before, Limit: boardPage + 1})
 		if err != nil {
 			s.fail(w, r, c, err)
 			return
 		}
-		v.Columns[i].Runs = runs
+		if len(runs) > boardPage {
+			runs = runs[:boardPage]
+			next := maps.Clone(query)
+			next.Set("column", col.Key)
+			next.Set("before", strconv.Itoa(runs[boardPage-1].ID))
+			col.More = Prefix + "production?" + next.Encode()
+		}
+		col.Runs = runs
+		v.Columns = append(v.Columns, col)
 	}
-	s.render(w, r, c, http.StatusOK, "production", "Production", f, v)
+	title := "Production"
+	if v.Column != "" {
+		title = "Production: " + strings.ToLower(columns[0].Title)
+	}
+	s.render(w, r, c, http.StatusOK, "production", title, f, v)
 }
 
 // productionRunView is the page of one run.
@@ -96,8 +160,10 @@ type productionRunView struct {
 	OutputLot         string
 	Back              string
 	CanStart, CanSign bool
-	Operator          bool
-	Error             string
+	// Complete is the completion form's page, when the run can complete.
+	Complete string
+	Operator bool
+	Error    string
 }
 
 // runRequest reads a run page's id and environment; not ok: 404.
@@ -159,6 +225,9 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id i
 		v.CanStart = !run.Signed
 	case production.StatusCOMPLETED:
 		v.CanSign = !run.Signed
+	}
+	if canComplete(run) {
+		v.Complete = Prefix + "production/" + strconv.Itoa(run.ID) + "/complete?" + url.Values{"env": {env}}.Encode()
 	}
 	title := "Production run " + strconv.Itoa(run.ProductionNo)
 	s.render(w, r, c, status, "productionrun", title, newForm(url.Values{}), v)

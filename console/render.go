@@ -63,6 +63,10 @@ var funcs = template.FuncMap{
 	"qty":     quantity,
 	"place":   placeName,
 	"ordash":  orDash,
+	// A row's number as people count, from its index.
+	"inc": func(i int) int { return i + 1 },
+	// Whether a production run may complete.
+	"completable": canComplete,
 }
 
 // stamp formats t for a page.

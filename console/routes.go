@@ -72,6 +72,7 @@ func (s *Server) routes() []Route {
 		s.documentRoutes(),
 		s.importRoutes(),
 		s.productionRoutes(),
+		s.floorRoutes(),
 		s.testDataRoutes(),
 		s.peopleRoutes(),
 		s.auditRoutes(),
