@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/inventory"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/tenancy"
@@ -154,6 +155,9 @@ type lotView struct {
 	Nodes, Edges int
 	// QC is the lot's quality decision, its history and its movements.
 	QC qcPanel
+	// Unsellable says why the lot may not ship or be consumed now, "" when
+	// it may.
+	Unsellable string
 }
 
 // choice is an option of a select.
@@ -234,6 +238,8 @@ func (s *Server) lotPage(w http.ResponseWriter, r *http.Request, c *caller, stat
 		s.fail(w, r, c, err)
 		return
 	}
+	v.Unsellable = inventory.Unsellable(&ent.ProductLot{Archived: lot.Archived, ExpirationDate: lot.ExpirationDate,
+		QcStatus: productlot.QcStatus(lot.QCStatus), QcReleaseExpiresAt: v.QC.State.ReleaseExpiresAt}, s.o.Now())
 	title := "Lot " + lotName(lot)
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "lot", title, f, v)
