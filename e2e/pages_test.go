@@ -144,6 +144,8 @@ func TestEveryPage(t *testing.T) {
 		run := newRun(t, st, org)
 		tr.visit(t, ctx, "/console/production", "/console/production?env=test", http.StatusOK, "production")
 		tr.visit(t, ctx, "/console/production/{id}", fmt.Sprintf("/console/production/%d?env=test", run), http.StatusOK, "production-run")
+		tr.visit(t, ctx, "/console/production/new", "/console/production/new?env=test", http.StatusOK, "production-plan")
+		tr.visit(t, ctx, "/console/production/{id}/complete", fmt.Sprintf("/console/production/%d/complete?env=test", run), http.StatusOK, "production-complete")
 		// A supplier of the test account, its page and a refused decision;
 		// the organization's settings.
 		var sup struct{ Data struct{ ID int } }
