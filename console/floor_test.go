@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -453,7 +454,7 @@ func TestProductionBoardPages(t *testing.T) {
 				seen[id] = true
 			}
 			page = ""
-			if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">Older runs</a>`).FindStringSubmatch(body); m != nil {
+			if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">More runs</a>`).FindStringSubmatch(body); m != nil {
 				page = strings.ReplaceAll(m[1], "&amp;", "&")
 			}
 		}
@@ -472,7 +473,17 @@ func TestProductionBoardPages(t *testing.T) {
 		if len(ids) < 27 {
 			t.Errorf("the cookie line lists %d planned runs, want the 27 made on it at least", len(ids))
 		}
-		for _, bad := range []string{"line=cookies", "column=someday", "before=-4"} {
+		// The API's sorts: by run number, lowest first.
+		res = b.get("/console/production?env=test&column=planned&sort=production_no")
+		var nos []int
+		for _, m := range regexp.MustCompile(`">No\. (\d+)</a>`).FindAllStringSubmatch(res.body, -1) {
+			n, _ := strconv.Atoi(m[1])
+			nos = append(nos, n)
+		}
+		if len(nos) != 50 || !slices.IsSorted(nos) || nos[0] >= nos[49] {
+			t.Errorf("planned runs by number: %v", nos)
+		}
+		for _, bad := range []string{"line=cookies", "column=someday", "page=0", "sort=price"} {
 			if res := b.get("/console/production?env=test&" + bad); res.status != http.StatusBadRequest {
 				t.Errorf("%s: %d, want 400", bad, res.status)
 			}

@@ -46,13 +46,23 @@ func boardColumns() []boardColumn {
 		{Key: "planned", Title: "Planned", Statuses: []production.Status{production.StatusPLANNED}},
 		{Key: "in_progress", Title: "In progress", Statuses: []production.Status{production.StatusIN_PROGRESS, production.StatusIN_PROGRESS_TRANSFORMATION}},
 		{Key: "held", Title: "On hold or in quarantine", Statuses: []production.Status{production.StatusON_HOLD, production.StatusQUARANTINE}},
-		{Key: "completed", Title: "Completed, newest first", Statuses: []production.Status{production.StatusCOMPLETED}},
+		{Key: "completed", Title: "Completed", Statuses: []production.Status{production.StatusCOMPLETED}},
 		{Key: "cancelled", Title: "Cancelled", Statuses: []production.Status{production.StatusCANCELLED}},
 	}
 }
 
-// boardPage is the runs a column shows at once.
-const boardPage = 50
+// boardPage is the runs a column shows at once; boardPagesMax bounds how
+// far a column pages (a search narrows it further).
+const boardPage, boardPagesMax = 50, 1000
+
+// runSorts are the board's orders (manufacturing.RunSorts), in words.
+var runSorts = []choice{
+	{"-id", "Newest first"}, {"id", "Oldest first"},
+	{"-production_no", "Run number, highest first"}, {"production_no", "Run number, lowest first"},
+	{"-start_date", "Started, latest first"}, {"start_date", "Started, earliest first"},
+	{"-end_date", "Completed, latest first"}, {"end_date", "Completed, earliest first"},
+	{"status", "Status"},
+}
 
 // productionBoardView is the board's own data.
 type productionBoardView struct {
@@ -65,11 +75,14 @@ type productionBoardView struct {
 	// Cancelled lists the cancelled runs.
 	Cancelled string
 	Operator  bool
+	Sorts     []choice
+	// Page is the column's page number.
+	Page int
 }
 
 func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := newForm(r.URL.Query())
-	v := productionBoardView{Env: string(policy.Live)}
+	v := productionBoardView{Env: string(policy.Live), Sorts: runSorts}
 	switch env := f.Get("env"); env {
 	case "", string(policy.Live):
 	case string(policy.Test):
@@ -87,9 +100,14 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	if f.Get("line") != "" && (err != nil || line <= 0) {
 		f.Fail("line", "Choose a production line from the list.")
 	}
-	before, err := strconv.Atoi(f.Get("before"))
-	if f.Get("before") != "" && (err != nil || before <= 0) {
+	page, err := strconv.Atoi(f.Get("page"))
+	if f.Get("page") == "" {
+		page = 1
+	} else if err != nil || page < 1 || page > boardPagesMax {
 		f.Fail("", "The page asked for does not exist; start from the board.")
+	}
+	if x := f.Get("sort"); x != "" && !slices.ContainsFunc(runSorts, func(c choice) bool { return c.Value == x }) {
+		f.Fail("sort", "Choose an order from the list.")
 	}
 	columns := boardColumns()
 	if v.Column = f.Get("column"); v.Column != "" {
@@ -103,10 +121,11 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 		// The cancelled are listed only when asked for.
 		columns = slices.DeleteFunc(columns, func(x boardColumn) bool { return x.Key == "cancelled" })
 	}
-	v.Filtered = f.Get("lot") != "" || f.Get("product") != "" || f.Get("line") != ""
+	v.Filtered = f.Get("lot") != "" || f.Get("product") != "" || f.Get("line") != "" || f.Get("sort") != ""
+	v.Page = page
 	v.Operator = Route{Roles: Operators}.Allows(c.Me.Person.Role)
 	query := url.Values{"env": {v.Env}}
-	for _, k := range []string{"lot", "product", "line"} {
+	for _, k := range []string{"lot", "product", "line", "sort"} {
 		if x := f.Get(k); x != "" {
 			query.Set(k, x)
 		}
@@ -130,7 +149,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	}
 	for _, col := range columns {
 		runs, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: col.Statuses, Lot: f.Get("lot"),
-			Product: f.Get("product"), Line: line, Before: before, Limit: boardPage + 1})
+			Product: f.Get("product"), Line: line, Sort: f.Get("sort"), Offset: (page - 1) * boardPage, Limit: boardPage + 1})
 		if err != nil {
 			s.fail(w, r, c, err)
 			return
@@ -139,7 +158,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 			runs = runs[:boardPage]
 			next := maps.Clone(query)
 			next.Set("column", col.Key)
-			next.Set("before", strconv.Itoa(runs[boardPage-1].ID))
+			next.Set("page", strconv.Itoa(page+1))
 			col.More = Prefix + "production?" + next.Encode()
 		}
 		col.Runs = runs

@@ -3,6 +3,10 @@ package manufacturing
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect/sql"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/product"
@@ -20,17 +24,30 @@ type RunFilter struct {
 	Product string
 	// Line is the run's production line id; 0 means any line.
 	Line int
-	// Before lists the runs older than this run id (the next page).
-	Before int
-	// Limit is the number of runs; 0 means all.
-	Limit int
+	// Sort is one of RunSorts ("" is the first: newest first).
+	Sort string
+	// Offset skips that many runs (a later page); Limit is the number of
+	// runs, 0 for all.
+	Offset, Limit int
 }
+
+// RunSorts are the orders a list of runs can take: the API's sort fields
+// (production_no, start_date, end_date, status, id), each way; ties go by
+// id, newest first. Runs without the date sorted on come last.
+var RunSorts = []string{"-id", "id", "-production_no", "production_no", "-start_date", "start_date", "-end_date", "end_date", "status"}
 
 // ListRuns lists the runs of the viewer's account in ctx that match f,
 // newest first, each with its product and production line.
 func ListRuns(ctx context.Context, c *ent.Client, f RunFilter) ([]*ent.Production, error) {
-	if f.Before < 0 || f.Limit < 0 {
-		return nil, fmt.Errorf("production runs: before and limit must not be negative")
+	if f.Offset < 0 || f.Limit < 0 {
+		return nil, fmt.Errorf("production runs: offset and limit must not be negative")
+	}
+	sort := f.Sort
+	if sort == "" {
+		sort = RunSorts[0]
+	}
+	if !slices.Contains(RunSorts, sort) {
+		return nil, fmt.Errorf("production runs: no sort %q", f.Sort)
 	}
 	q := c.Production.Query().WithProduct().WithProductionLine()
 	if len(f.Statuses) > 0 {
@@ -45,13 +62,23 @@ func ListRuns(ctx context.Context, c *ent.Client, f RunFilter) ([]*ent.Productio
 	if f.Line > 0 {
 		q.Where(production.ProductionLineID(f.Line))
 	}
-	if f.Before > 0 {
-		q.Where(production.IDLT(f.Before))
+	if f.Offset > 0 {
+		q.Offset(f.Offset)
 	}
 	if f.Limit > 0 {
 		q.Limit(f.Limit)
 	}
-	return q.Order(ent.Desc(production.FieldID)).All(ctx)
+	field, desc := strings.CutPrefix(sort, "-")
+	opts := []sql.OrderTermOption{sql.OrderNullsLast()}
+	if desc {
+		opts = append(opts, sql.OrderDesc())
+	}
+	if field == production.FieldID {
+		q.Order(production.ByID(opts[1:]...))
+	} else {
+		q.Order(sql.OrderByField(field, opts...).ToFunc(), ent.Desc(production.FieldID))
+	}
+	return q.All(ctx)
 }
 
 // RunOf reads run id of the viewer's account in ctx with its product, line,
