@@ -17,6 +17,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/fastpath"
+	"larder.dev/larder/fastpath/prepared"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
@@ -76,10 +77,10 @@ FROM k`
 // Authenticator resolves the Authorization header of a request to a viewer
 // and spends one request of the account's budget.
 type Authenticator struct {
-	lookup  *sql.Stmt // the key alone
-	spend   *sql.Stmt // PostgreSQL: the key, reserving from the budget
-	print   *sql.Stmt // PostgreSQL: the key's print alone
-	touch   *sql.Stmt
+	lookup  *prepared.Stmt // the key alone
+	spend   *prepared.Stmt // PostgreSQL: the key, reserving from the budget
+	print   *prepared.Stmt // PostgreSQL: the key's print alone
+	touch   *prepared.Stmt
 	limiter ratelimit.Limiter
 	shared  *ratelimit.Postgres // the limiter, when counters are in PostgreSQL
 	limit   int
@@ -100,17 +101,19 @@ type Authenticator struct {
 // account's budget in the same statement; with its trusted keys too, Trust
 // takes reads' keys on trust. Without them every request reads its key, then
 // spends one number from limiter.
-func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int, fast fastpath.Set) (*Authenticator, error) {
+//
+// prepare says whether its statements may be prepared (package prepared).
+func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit int, fast fastpath.Set, prepare bool) (*Authenticator, error) {
 	a := &Authenticator{limiter: limiter, limit: limit, trust: fast.Has(fastpath.TrustedKeys)}
 	lookup := LookupSQL
 	touch := `UPDATE api_keys SET last_used_at = $1 WHERE id = $2`
 	var err error
 	if pg, ok := limiter.(*ratelimit.Postgres); ok && dia == dialect.Postgres && fast.Has(fastpath.ReservedBudget) {
 		a.shared = pg
-		if a.spend, err = db.Prepare(LookupAndSpendSQL); err != nil {
+		if a.spend, err = prepared.Prepare(db, LookupAndSpendSQL, prepare); err != nil {
 			return nil, fmt.Errorf("prepare key lookup: %w", err)
 		}
-		if a.print, err = db.Prepare(PrintSQL); err != nil {
+		if a.print, err = prepared.Prepare(db, PrintSQL, prepare); err != nil {
 			return nil, fmt.Errorf("prepare key check: %w", err)
 		}
 		lookup = LookupPrintSQL
@@ -119,10 +122,10 @@ func NewAuthenticator(db *sql.DB, dia string, limiter ratelimit.Limiter, limit i
 		lookup = strings.ReplaceAll(lookup, "$1", "?")
 		touch = strings.NewReplacer("$1", "?", "$2", "?").Replace(touch)
 	}
-	if a.lookup, err = db.Prepare(lookup); err != nil {
+	if a.lookup, err = prepared.Prepare(db, lookup, prepare); err != nil {
 		return nil, fmt.Errorf("prepare key lookup: %w", err)
 	}
-	if a.touch, err = db.Prepare(touch); err != nil {
+	if a.touch, err = prepared.Prepare(db, touch, prepare); err != nil {
 		return nil, fmt.Errorf("prepare key use: %w", err)
 	}
 	return a, nil

@@ -356,7 +356,14 @@ func openWith(t testing.TB, dbURL string, fast fastpath.Set) *store.Store {
 // statements included. see is called from several goroutines at once.
 func Observed(t testing.TB, st *store.Store, see func(store.Call)) *store.Store {
 	t.Helper()
-	o := store.Options{Statements: config.Defaults().Statements, Snapshots: restapi.Snapshots{}, Fast: config.Defaults().FastPath, Observe: see}
+	return ObservedKeeping(t, st, config.Defaults().Statements, see)
+}
+
+// ObservedKeeping is Observed keeping up to statements prepared statements
+// (`--db-statements`; 0 prepares none).
+func ObservedKeeping(t testing.TB, st *store.Store, statements int, see func(store.Call)) *store.Store {
+	t.Helper()
+	o := store.Options{Statements: statements, Snapshots: restapi.Snapshots{}, Fast: config.Defaults().FastPath, Observe: see}
 	obs, err := store.Open(context.Background(), urlOf(t, st), o)
 	if err != nil {
 		t.Fatal(err)

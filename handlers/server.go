@@ -90,11 +90,11 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	limiter, err := ratelimit.New(st.DB, st.Dialect)
+	limiter, err := ratelimit.New(st.DB, st.Dialect, st.Prepare)
 	if err != nil {
 		return nil, err
 	}
-	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit, cfg.FastPath)
+	authn, err := auth.NewAuthenticator(st.DB, st.Dialect, limiter, cfg.RateLimit, cfg.FastPath, st.Prepare)
 	if err != nil {
 		return nil, err
 	}

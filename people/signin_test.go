@@ -89,7 +89,7 @@ func TestSignInFailuresLookAlike(t *testing.T) {
 func TestSignInThrottle(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		f := newFixture(t, st)
-		lim, err := ratelimit.New(st.DB, st.Dialect)
+		lim, err := ratelimit.New(st.DB, st.Dialect, st.Prepare)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"larder.dev/larder/fastpath/leases"
+	"larder.dev/larder/fastpath/prepared"
 )
 
 // Window is the length of a window.
@@ -48,12 +49,13 @@ type Limiter interface {
 }
 
 // New returns the limiter for a database: shared counters on PostgreSQL,
-// in-process counters on SQLite.
-func New(db *sql.DB, dia string) (Limiter, error) {
+// in-process counters on SQLite. prepare says whether its statement may be
+// prepared (package prepared).
+func New(db *sql.DB, dia string, prepare bool) (Limiter, error) {
 	if dia != dialect.Postgres {
 		return NewMemory(), nil
 	}
-	reserve, err := db.Prepare(ReserveSQL)
+	reserve, err := prepared.Prepare(db, ReserveSQL, prepare)
 	if err != nil {
 		return nil, fmt.Errorf("prepare rate limit: %w", err)
 	}
@@ -125,7 +127,7 @@ ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + $3 R
 // process reserved in advance (package fastpath/leases), so they write far less often.
 type Postgres struct {
 	db      *sql.DB
-	reserve *sql.Stmt
+	reserve *prepared.Stmt
 	// Leases are this process's reserved numbers of account buckets.
 	Leases *leases.Leases
 }

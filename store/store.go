@@ -42,6 +42,9 @@ type Store struct {
 	// DSN is the driver's data source name (for PostgreSQL, a lib/pq
 	// connection string the webhook dispatcher listens on).
 	DSN string
+	// Prepare says whether the server's own statements may be prepared
+	// (Options.Statements above 0; package fastpath/prepared).
+	Prepare bool
 }
 
 // Options tune the connection pool.
@@ -110,7 +113,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn}, nil
+	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
