@@ -29,7 +29,13 @@ const (
 	deadlockDetected     pq.ErrorCode = "40P01"
 	tooManyConnections   pq.ErrorCode = "53300"
 	cannotConnectNow     pq.ErrorCode = "57P03"
+	adminShutdown        pq.ErrorCode = "57P01"
+	crashShutdown        pq.ErrorCode = "57P02"
 	lockNotAvailable     pq.ErrorCode = "55P03"
+	// connectionException is the class of a lost or refused connection:
+	// PgBouncer reports with it (08P01) that no server connection could be
+	// had in time (query_wait_timeout) or that it is shutting down.
+	connectionException = "08"
 )
 
 // sqliteUnique reads the columns out of SQLite's message, which names them
@@ -74,9 +80,9 @@ func Retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == deadlockDetected || pe.Code == serializationFailure)
 }
 
-// Unavailable reports errors that mean "not now": the database refused or
-// dropped a connection, or a lock could not be had in time. The same work
-// may succeed a moment later.
+// Unavailable reports errors that mean "not now": the database (or a pooler
+// before it) refused or dropped a connection, is shutting down, or a lock
+// could not be had in time. The same work may succeed a moment later.
 func Unavailable(err error) bool {
 	var (
 		ne *net.OpError
@@ -87,7 +93,8 @@ func Unavailable(err error) bool {
 	case errors.Is(err, driver.ErrBadConn), errors.As(err, &ne):
 		return true
 	case errors.As(err, &pe):
-		return slices.Contains([]pq.ErrorCode{tooManyConnections, cannotConnectNow, lockNotAvailable, serializationFailure, deadlockDetected}, pe.Code)
+		return pe.Code.Class() == connectionException ||
+			slices.Contains([]pq.ErrorCode{tooManyConnections, cannotConnectNow, adminShutdown, crashShutdown, lockNotAvailable, serializationFailure, deadlockDetected}, pe.Code)
 	case errors.As(err, &se):
 		code := se.Code() & 0xff // the primary result code, without its extension
 		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lib/pq"
+
 	"larder.dev/larder/dberror"
 	"larder.dev/larder/dbtest"
 )
@@ -206,7 +208,15 @@ func TestConnectionRefused(t *testing.T) {
 	if !dberror.Unavailable(err) || dberror.Retryable(err) {
 		t.Fatalf("Unavailable, Retryable(%v) = %v, %v; want true, false", err, dberror.Unavailable(err), dberror.Retryable(err))
 	}
-	for _, err := range []error{context.Canceled, context.DeadlineExceeded, errors.New("UNIQUE"), nil} {
+	// PgBouncer's own refusals (no server connection in time; shutting
+	// down) and a server shutting down are "not now" too.
+	for _, code := range []pq.ErrorCode{"08P01", "08006", "57P01", "57P02"} {
+		err := &pq.Error{Code: code, Message: "query_wait_timeout"}
+		if !dberror.Unavailable(fmt.Errorf("wrapped: %w", err)) || dberror.Retryable(err) {
+			t.Errorf("%s: Unavailable, Retryable = %v, %v; want true, false", code, dberror.Unavailable(err), dberror.Retryable(err))
+		}
+	}
+	for _, err := range []error{context.Canceled, context.DeadlineExceeded, errors.New("UNIQUE"), &pq.Error{Code: "23505"}, &pq.Error{Code: "42P01"}, nil} {
 		if dberror.Unavailable(err) || dberror.Retryable(err) {
 			t.Errorf("%v is unavailable or retryable", err)
 		}
