@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,11 @@ import (
 	"larder.dev/larder/problem"
 	"larder.dev/larder/ratelimit"
 )
+
+// ErrUnanswered is a key's lookup, a request's first statement, that got
+// no answer within the request's time: nothing was done, and the database
+// (or a pooler before it, paused or waiting for a server) is not serving.
+var ErrUnanswered = errors.New("the database did not answer the key's lookup in time")
 
 // ErrInvalidKey is the one answer to every authentication failure, so the
 // reason (missing, malformed, unknown, revoked, expired, wrong environment) is
@@ -208,6 +214,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string, now tim
 		}
 		if errors.Is(err, sql.ErrNoRows) || errors.Is(err, ErrInvalidKey) {
 			return nil, ErrInvalidKey
+		}
+		var ne net.Error
+		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+			return nil, fmt.Errorf("authenticate: %w: %w", ErrUnanswered, err)
 		}
 		return nil, fmt.Errorf("authenticate: %w", err)
 	}

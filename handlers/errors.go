@@ -136,6 +136,12 @@ func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 		// could be had (every one busy or unanswered) or opened.
 		h.log.WarnContext(ctx, "no database connection within the request time", "request_id", RequestID(ctx), "error", err)
 		return unavailable
+	case errors.Is(err, auth.ErrUnanswered):
+		// The first statement of the request, the key's lookup, had no
+		// answer in the request's time: nothing was done, and no database
+		// connection was usable (a pooler paused, a server gone quiet).
+		h.log.WarnContext(ctx, "no answer from the database within the request time", "request_id", RequestID(ctx), "error", err)
+		return unavailable
 	case ctx.Err() == context.DeadlineExceeded, errors.Is(err, context.DeadlineExceeded):
 		h.log.ErrorContext(ctx, "request exceeded its time", "request_id", RequestID(ctx), "error", err)
 		return internal

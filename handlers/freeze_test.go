@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/policy"
 )
@@ -186,6 +187,12 @@ func TestFrozenDatabase(t *testing.T) {
 				status, hdr, body, took := call(r.method, r.path, r.body)
 				if took > timeout+time.Second {
 					t.Errorf("wave %d: %s %s answered after %v, past the %v timeout by more than a second", wave, r.method, r.path, took, timeout)
+				}
+				// Without trusted keys every request reads its key first:
+				// that statement unanswered, nothing was done, and the
+				// answer is 503.
+				if status == 500 && !cfg.FastPath.Has(fastpath.TrustedKeys) {
+					t.Errorf("wave %d: %s %s: 500 when its key's lookup went unanswered, want 503", wave, r.method, r.path)
 				}
 				switch status {
 				case 500:
