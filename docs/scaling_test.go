@@ -1,0 +1,316 @@
+package docs
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"entgo.io/ent/dialect/sql/schema"
+
+	"larder.dev/larder/ent/migrate"
+)
+
+// scaling.md's tables make claims about the schema ent generates
+// (ent/migrate.Tables, which the migrations are diffed from); these tests
+// derive the same facts and fail when the two differ. A failure prints the
+// rows the schema gives, to paste after reviewing what they say.
+
+// The classes scaling.md gives a table on a distributed PostgreSQL.
+const (
+	distributed = "distributed"
+	needsColumn = "distributed once account_id is added"
+	reference   = "reference"
+	local       = "local"
+)
+
+// distributedClass reports whether a class puts a table's rows on the shards
+// of their account.
+func distributedClass(c string) bool { return c == distributed || c == needsColumn }
+
+// mdTable returns the cells of the first Markdown table after the heading
+// (its header row and separator left out), each trimmed of spaces and of
+// the backticks around code.
+func mdTable(t *testing.T, doc, heading string) [][]string {
+	t.Helper()
+	_, rest, ok := strings.Cut(doc, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("scaling.md has no heading %q", heading)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(rest, "\n") {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			cells = append(cells, strings.ReplaceAll(strings.TrimSpace(c), "`", ""))
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) < 2 {
+		t.Fatalf("scaling.md: no table under %q", heading)
+	}
+	return rows[2:]
+}
+
+func readScaling(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("scaling.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// accountColumn is what scaling.md says of a table's account_id: "not null",
+// "nullable" or "none".
+func accountColumn(tb *schema.Table) string {
+	for _, c := range tb.Columns {
+		if c.Name == "account_id" {
+			if c.Nullable {
+				return "nullable"
+			}
+			return "not null"
+		}
+	}
+	return "none"
+}
+
+// classes reads scaling.md's table of every table by class and, with check,
+// checks it against the schema: every table once, its account_id as the
+// schema has it, and a class whose demands the column meets.
+func classes(t *testing.T, doc string, check bool) map[string]string {
+	t.Helper()
+	errorf := t.Errorf
+	if !check {
+		errorf = func(string, ...any) {}
+	}
+	byName := map[string]*schema.Table{}
+	for _, tb := range migrate.Tables {
+		byName[tb.Name] = tb
+	}
+	class := map[string]string{}
+	for _, row := range mdTable(t, doc, "### Every table by class") {
+		if len(row) != 4 {
+			errorf("table by class: row %q has %d cells, want 4 (table, account_id, class, why)", row, len(row))
+			continue
+		}
+		name, acct, cl := row[0], row[1], row[2]
+		tb, ok := byName[name]
+		switch {
+		case !ok:
+			errorf("table by class: %s is not a table of the schema", name)
+			continue
+		case class[name] != "":
+			errorf("table by class: %s is listed twice", name)
+		}
+		class[name] = cl
+		if got := accountColumn(tb); acct != got {
+			errorf("table by class: %s's account_id is %q in the schema, %q in scaling.md", name, got, acct)
+		}
+		switch cl {
+		case distributed:
+			if acct != "not null" {
+				errorf("table by class: %s is distributed by account_id, which it does not have NOT NULL (class it %q)", name, needsColumn)
+			}
+		case needsColumn:
+			if acct == "not null" {
+				errorf("table by class: %s has account_id NOT NULL now: class it %q", name, distributed)
+			}
+		case reference, local:
+		default:
+			errorf("table by class: %s has class %q; the classes are %q, %q, %q and %q", name, cl, distributed, needsColumn, reference, local)
+		}
+		if row[3] == "" {
+			errorf("table by class: %s says nothing of why", name)
+		}
+	}
+	var missing []string
+	for _, tb := range migrate.Tables {
+		if class[tb.Name] == "" {
+			missing = append(missing, fmt.Sprintf("| `%s` | %s | ? | ? |", tb.Name, accountColumn(tb)))
+		}
+	}
+	if len(missing) > 0 {
+		errorf("scaling.md's table by class lacks tables of the schema; class them:\n%s", strings.Join(missing, "\n"))
+	}
+	return class
+}
+
+// TestScalingClasses: every table of the schema has a class in scaling.md
+// that its account_id allows, and its foreign keys are of the kinds a
+// distributed PostgreSQL such as Citus accepts between those classes: a
+// reference table refers to reference tables only, a local (coordinator)
+// table to local or reference tables, a distributed table to distributed or
+// reference tables. The count of foreign keys between two distributed tables,
+// each of which must gain account_id, is the one scaling.md gives.
+func TestScalingClasses(t *testing.T) {
+	doc := readScaling(t)
+	class := classes(t, doc, true)
+	between := 0
+	for _, tb := range migrate.Tables {
+		from := class[tb.Name]
+		for _, fk := range tb.ForeignKeys {
+			to := class[fk.RefTable.Name]
+			ok := true
+			switch {
+			case from == reference:
+				ok = to == reference
+			case from == local:
+				ok = to == local || to == reference
+			case distributedClass(from):
+				ok = distributedClass(to) || to == reference
+				if distributedClass(to) {
+					between++
+				}
+			}
+			if !ok && from != "" && to != "" {
+				t.Errorf("%s.%s refers to %s: a %s table cannot refer to a %s one", tb.Name, fk.Columns[0].Name, fk.RefTable.Name, from, to)
+			}
+		}
+	}
+	m := regexp.MustCompile(`(\d+) foreign keys join two distributed tables`).FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatal(`scaling.md does not say how many "foreign keys join two distributed tables"`)
+	}
+	if n, _ := strconv.Atoi(m[1]); n != between {
+		t.Errorf("scaling.md: %d foreign keys join two distributed tables; the schema has %d", n, between)
+	}
+}
+
+// uniqueWithout are the unique indexes of the distributed tables that leave
+// account_id out, as rows of scaling.md's table: table, index, columns, and
+// the predicate of a partial index. A unique column is PostgreSQL's
+// <table>_<column>_key. Primary keys are left out: every one is (id).
+func uniqueWithout(class map[string]string) []string {
+	var rows []string
+	for _, tb := range migrate.Tables {
+		if !distributedClass(class[tb.Name]) {
+			continue
+		}
+		for _, c := range tb.Columns {
+			if c.Unique && c.Name != "account_id" {
+				rows = append(rows, uniqueRow(tb.Name, tb.Name+"_"+c.Name+"_key", c.Name, ""))
+			}
+		}
+		for _, ix := range tb.Indexes {
+			if !ix.Unique {
+				continue
+			}
+			var cols []string
+			for _, c := range ix.Columns {
+				cols = append(cols, c.Name)
+			}
+			if slices.Contains(cols, "account_id") {
+				continue
+			}
+			where := ""
+			if ix.Annotation != nil {
+				where = ix.Annotation.Where
+			}
+			rows = append(rows, uniqueRow(tb.Name, ix.Name, strings.Join(cols, ", "), where))
+		}
+	}
+	slices.Sort(rows)
+	return rows
+}
+
+// uniqueRow is a row of scaling.md's table of unique indexes, as written there.
+func uniqueRow(table, index, columns, where string) string {
+	if where != "" {
+		where = " `" + where + "`"
+	}
+	return fmt.Sprintf("| `%s` | `%s` | `%s` |%s |", table, index, columns, where)
+}
+
+// TestScalingUniqueIndexes: scaling.md lists, by name, exactly the unique
+// indexes of the distributed tables that do not include account_id, which a
+// distributed PostgreSQL cannot enforce as they are.
+func TestScalingUniqueIndexes(t *testing.T) {
+	doc := readScaling(t)
+	want := uniqueWithout(classes(t, doc, false))
+	var got []string
+	for _, row := range mdTable(t, doc, "### Unique indexes without account_id") {
+		if len(row) != 4 {
+			t.Fatalf("unique indexes: row %q has %d cells, want 4 (table, index, columns, partial on)", row, len(row))
+		}
+		got = append(got, uniqueRow(row[0], row[1], row[2], row[3]))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("scaling.md's unique indexes without account_id differ from the schema's; the schema gives:\n%s\nscaling.md has:\n%s",
+			strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+}
+
+// TestScalingPartitions: each table scaling.md would partition by time has
+// its partition column, NOT NULL and a time; and the foreign keys that
+// point at it are those scaling.md names, since each must carry the
+// partition column or go.
+func TestScalingPartitions(t *testing.T) {
+	doc := readScaling(t)
+	byName := map[string]*schema.Table{}
+	refs := map[string][]string{}
+	for _, tb := range migrate.Tables {
+		byName[tb.Name] = tb
+		for _, fk := range tb.ForeignKeys {
+			refs[fk.RefTable.Name] = append(refs[fk.RefTable.Name], tb.Name+"."+fk.Columns[0].Name)
+		}
+	}
+	rows := mdTable(t, doc, "### Tables and keys")
+	if len(rows) < 4 {
+		t.Fatalf("partitioning: %d tables; scaling.md names at least the events, deliveries, attempts, request log and stock movements", len(rows))
+	}
+	for _, row := range rows {
+		if len(row) != 5 {
+			t.Errorf("partitioning: row %q has %d cells, want 5 (table, partition by, primary key, retention, referenced by)", row, len(row))
+			continue
+		}
+		tb, ok := byName[row[0]]
+		if !ok {
+			t.Errorf("partitioning: %s is not a table of the schema", row[0])
+			continue
+		}
+		var col *schema.Column
+		for _, c := range tb.Columns {
+			if c.Name == row[1] {
+				col = c
+			}
+		}
+		switch {
+		case col == nil:
+			t.Errorf("partitioning: %s has no column %s", tb.Name, row[1])
+		case col.Nullable || col.Type.String() != "time.Time":
+			t.Errorf("partitioning: %s.%s is not a NOT NULL time (%v, nullable %v)", tb.Name, col.Name, col.Type, col.Nullable)
+		}
+		if pk := "id, " + row[1]; row[2] != pk {
+			t.Errorf("partitioning: %s's primary key would be (%s), scaling.md says (%s)", tb.Name, pk, row[2])
+		}
+		want := refs[tb.Name]
+		slices.Sort(want)
+		got := []string{}
+		if row[4] != "none" {
+			for _, r := range strings.Split(row[4], ",") {
+				got = append(got, strings.TrimSpace(r))
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, append([]string{}, want...)) {
+			w := "none"
+			if len(want) > 0 {
+				w = strings.Join(want, ", ")
+			}
+			t.Errorf("partitioning: %s is referenced by %s in the schema; scaling.md says %s", tb.Name, w, row[4])
+		}
+	}
+}
