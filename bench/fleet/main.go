@@ -793,7 +793,10 @@ type load struct {
 }
 
 func (f *fleet) newLoad() (*load, error) {
-	l := &load{f: f, client: &http.Client{Timeout: 40 * time.Second}, answers: map[string]int{}}
+	// Keep-alive connections are kept for every worker, and let go before
+	// HAProxy's http-keep-alive timeout closes them under a request.
+	tr := &http.Transport{MaxIdleConnsPerHost: f.c.workers, IdleConnTimeout: 5 * time.Second}
+	l := &load{f: f, client: &http.Client{Timeout: 40 * time.Second, Transport: tr}, answers: map[string]int{}}
 	first := func(path string) (int, error) {
 		var page struct{ Data []struct{ ID int } }
 		st, body, err := l.do("GET", path, "", nil)
