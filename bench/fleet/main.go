@@ -50,8 +50,8 @@ type config struct {
 	base                    int
 	limit, probe            int
 	workers                 int
-	steady                  time.Duration
-	jsonOut                 string
+	steady, measure         time.Duration
+	jsonOut, mode           string
 }
 
 func main() {
@@ -66,11 +66,28 @@ func main() {
 	flag.IntVar(&c.workers, "c", 8, "concurrent clients of the mixed load")
 	flag.DurationVar(&c.steady, "steady", 10*time.Second, "load between faults")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the report as JSON to this file")
+	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout")
+	flag.DurationVar(&c.measure, "d", 10*time.Second, "with -mode cost: how long each workload runs on each layout")
 	flag.Parse()
 	if c.dir == "" || c.larder == "" {
 		log.Fatal("fleet: -dir and -larder are required")
 	}
 	f := &fleet{c: c}
+	if c.mode == "cost" {
+		cs, err := f.costRun()
+		f.stopAll()
+		if err != nil {
+			log.Fatalf("fleet: %v", err)
+		}
+		printCosts(os.Stdout, cs)
+		if c.jsonOut != "" {
+			b, _ := json.MarshalIndent(cs, "", "  ")
+			if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
+		return
+	}
 	rep, err := f.run()
 	f.stopAll()
 	if err != nil {
@@ -507,6 +524,21 @@ func (r *Report) print(w io.Writer) {
 	}
 }
 
+// costRun sets up as run does and measures the layouts' costs.
+func (f *fleet) costRun() ([]Cost, error) {
+	f.ports()
+	if err := f.setup(); err != nil {
+		return nil, err
+	}
+	if err := f.startBouncer(); err != nil {
+		return nil, err
+	}
+	if err := f.startServerOn(0, f.direct(), "256"); err != nil {
+		return nil, err
+	}
+	return f.costs(f.c.measure, f.c.workers)
+}
+
 func (f *fleet) run() (*Report, error) {
 	f.ports()
 	if err := f.setup(); err != nil {
@@ -779,6 +811,7 @@ type written struct {
 // load is the mixed load of the test account, through the balancer.
 type load struct {
 	f                   *fleet
+	base                string
 	client              *http.Client
 	supplier, customer  int
 	product, stocked    int
@@ -792,11 +825,14 @@ type load struct {
 	getPaths, listPaths []string
 }
 
-func (f *fleet) newLoad() (*load, error) {
+func (f *fleet) newLoad() (*load, error) { return f.newLoadAt(f.lbURL()) }
+
+// newLoadAt is newLoad sending to base.
+func (f *fleet) newLoadAt(base string) (*load, error) {
 	// Keep-alive connections are kept for every worker, and let go before
 	// HAProxy's http-keep-alive timeout closes them under a request.
 	tr := &http.Transport{MaxIdleConnsPerHost: f.c.workers, IdleConnTimeout: 5 * time.Second}
-	l := &load{f: f, client: &http.Client{Timeout: 40 * time.Second, Transport: tr}, answers: map[string]int{}}
+	l := &load{f: f, base: base, client: &http.Client{Timeout: 40 * time.Second, Transport: tr}, answers: map[string]int{}}
 	first := func(path string) (int, error) {
 		var page struct{ Data []struct{ ID int } }
 		st, body, err := l.do("GET", path, "", nil)
@@ -832,7 +868,7 @@ func (l *load) do(method, path, idem string, body any) (int, []byte, error) {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, l.f.lbURL()+path, rd)
+	req, _ := http.NewRequest(method, l.base+path, rd)
 	req.Header.Set("Authorization", "Bearer "+l.f.key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
