@@ -211,6 +211,50 @@ func TestPgBouncerLive(t *testing.T) {
 		t.Fatalf("products through the transaction pool: %d %v", n, err)
 	}
 
+	// Three servers with --db-statements 0 through the transaction entry
+	// answer every authenticated request: nothing they run is prepared (a
+	// statement prepared on one server connection is missing on the next,
+	// or another client's has its name).
+	cfg := config.Defaults()
+	cfg.Statements, cfg.RateLimit = 0, 100000
+	key := org.Key(t, policy.Live, "read-all")
+	var bases []string
+	for range 3 {
+		s, _ := openMigrated(t, txURL, 0)
+		bases = append(bases, serveStore(t, s, cfg))
+	}
+	var wg sync.WaitGroup
+	failed := make(chan string, 8*30)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 30 {
+				req, _ := http.NewRequest("GET", bases[(w+i)%3]+"/v1/organization", nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					failed <- err.Error()
+					continue
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					failed <- fmt.Sprintf("%d %s", res.StatusCode, body)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(failed)
+	var fails []string
+	for f := range failed {
+		fails = append(fails, f)
+	}
+	if len(fails) > 0 {
+		t.Fatalf("%d of 240 requests through the transaction pool failed, e.g. %s", len(fails), fails[0])
+	}
+
 	l := pq.NewListener(sessionURL, 100*time.Millisecond, time.Second, nil)
 	defer l.Close()
 	if err := l.Listen(hooks.EventsChannel); err != nil {
@@ -245,10 +289,10 @@ func get(t *testing.T, base, path, key string) int {
 	return res.StatusCode
 }
 
-// serveStore serves the API over st, as `larder serve` does.
-func serveStore(t *testing.T, st *store.Store) string {
+// serveStore serves the API over st with cfg, as `larder serve` does.
+func serveStore(t *testing.T, st *store.Store, cfg config.Config) string {
 	t.Helper()
-	srv, err := handlers.New(st, handlers.Options{Config: config.Defaults(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := handlers.New(st, handlers.Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"larder.dev/larder/config"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/policy"
@@ -63,7 +64,7 @@ func TestBackupAndRestore(t *testing.T) {
 			if n := countProducts(t, rst, org); n != products || n == 0 {
 				t.Fatalf("restored %d products of %d", n, products)
 			}
-			base := serveStore(t, rst)
+			base := serveStore(t, rst, config.Defaults())
 			if s := get(t, base, "/readyz", ""); s != 200 {
 				t.Fatalf("/readyz on the restored database: %d", s)
 			}
