@@ -11,12 +11,12 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"time"
 
 	"ariga.io/atlas/sql/migrate"
 	"ariga.io/atlas/sql/postgres"
-	"ariga.io/atlas/sql/schema"
 	"ariga.io/atlas/sql/sqlite"
 	"entgo.io/ent/dialect"
 )
@@ -90,8 +90,8 @@ func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir, then
 	}
 	// PostgreSQL serialises servers starting together with an advisory lock.
 	// (Atlas's SQLite lock is per process, not per file; SQLite has one writer.)
-	if l, ok := drv.(schema.Locker); ok && dia == dialect.Postgres {
-		unlock, err := l.Lock(ctx, "larder_migrate", time.Minute)
+	if dia == dialect.Postgres {
+		unlock, err := lock(ctx, db, LockWait)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: take the migration lock: %w", err)
 		}
@@ -128,6 +128,58 @@ func ApplyDir(ctx context.Context, db *sql.DB, dia string, dir migrate.Dir, then
 		}
 	}
 	return applied, nil
+}
+
+// LockWait is how long Apply waits for another process's migration lock.
+const LockWait = time.Minute
+
+// lockKey is the migration lock's advisory-lock key: FNV-32 of
+// "larder_migrate", the key Atlas's own lock used before, so that a process
+// of an earlier release and one of this release take turns too.
+var lockKey = func() int64 {
+	h := fnv.New32()
+	h.Write([]byte("larder_migrate"))
+	return int64(h.Sum32())
+}()
+
+// lock takes the migration lock on PostgreSQL: a transaction-level advisory
+// lock in a transaction of its own, held open until unlock ends it. Ending
+// the transaction releases the lock whatever happened meanwhile, and it
+// works through PgBouncer in transaction mode, which keeps the transaction
+// on one server connection; a session-level lock would stay with whichever
+// server connection took it, and the unlock could reach another. The lock is
+// tried in short statements, 50 ms to 1 s apart, so that a waiting process
+// holds no long-running statement a migration would wait for; after wait,
+// lock gives up.
+func lock(ctx context.Context, db *sql.DB, wait time.Duration) (unlock func(), err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	pause := 50 * time.Millisecond
+	for {
+		var got bool
+		// Direct SQL: the migration lock, an advisory lock ent has no words for.
+		if err := tx.QueryRowContext(ctx, "SELECT pg_try_advisory_xact_lock($1)", lockKey).Scan(&got); err != nil {
+			_ = tx.Rollback()
+			return nil, err
+		}
+		if got {
+			return func() { _ = tx.Rollback() }, nil
+		}
+		if time.Now().After(deadline) {
+			_ = tx.Rollback()
+			return nil, fmt.Errorf("another process has held it for over %s", wait)
+		}
+		select {
+		case <-ctx.Done():
+			_ = tx.Rollback()
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
 }
 
 // unchanged refuses a directory whose applied migrations differ from what was
