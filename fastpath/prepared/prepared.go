@@ -40,6 +40,7 @@ func (s *Stmt) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
 	if s.stmt != nil {
 		return s.stmt.QueryRowContext(ctx, args...)
 	}
+	// Direct SQL: the caller's own fixed statement (a key's lookup, the rate limit's upsert), sent with its text.
 	return s.db.QueryRowContext(ctx, s.query, args...)
 }
 
@@ -48,5 +49,6 @@ func (s *Stmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error)
 	if s.stmt != nil {
 		return s.stmt.ExecContext(ctx, args...)
 	}
+	// Direct SQL: the caller's own fixed statement (a key's use stamped), sent with its text.
 	return s.db.ExecContext(ctx, s.query, args...)
 }
