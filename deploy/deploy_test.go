@@ -91,8 +91,8 @@ func TestUnitsUseRealFlagsAndVariables(t *testing.T) {
 		}},
 		{"larder-webhook-worker.service", "", "webhook worker", []string{larderEnv, workerEnv}, workerGroups, func(t *testing.T, c *config.Config) {
 			u, err := url.Parse(c.Database)
-			if err != nil || u.Path != "/larder_session" {
-				t.Errorf("the worker's database %q is not PgBouncer's session-mode entry", c.Database)
+			if err != nil || u.Path != "/larder" || u.Port() != "5432" {
+				t.Errorf("the worker's database %q is not PostgreSQL itself", c.Database)
 			}
 			if c.MaxConns < 1 || c.MaxConns > 10 {
 				t.Errorf("worker db-max-conns %d", c.MaxConns)

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"larder.dev/larder/config"
 )
 
 // ini is PgBouncer's configuration: each section's keys.
@@ -92,9 +95,13 @@ func TestPgBouncerConfig(t *testing.T) {
 
 	serve := readEnv(t, "larder.env.example").set
 	worker := readEnv(t, "webhook-worker.env.example").set
+	// The worker's LISTEN goes straight to PostgreSQL: the database the
+	// entries name, on their host and port.
+	if u, err := url.Parse(worker["LARDER_DATABASE_URL"]); err != nil || u.Port() != tx["port"] || u.Path != "/"+tx["dbname"] {
+		t.Errorf("webhook-worker.env.example: %q is not PostgreSQL itself (port %s, database %s)", worker["LARDER_DATABASE_URL"], tx["port"], tx["dbname"])
+	}
 	for name, e := range map[string]struct{ url, db string }{
-		"larder.env.example":         {serve["LARDER_DATABASE_URL"], "larder"},
-		"webhook-worker.env.example": {worker["LARDER_DATABASE_URL"], "larder_session"},
+		"larder.env.example": {serve["LARDER_DATABASE_URL"], "larder"},
 	} {
 		u, err := url.Parse(e.url)
 		if err != nil || u.Hostname() != pb["listen_addr"] || u.Port() != pb["listen_port"] || u.Path != "/"+e.db {
@@ -102,18 +109,22 @@ func TestPgBouncerConfig(t *testing.T) {
 		}
 	}
 
-	// Three servers (haproxy.cfg's), each with its pool; the worker's pool
-	// and its LISTEN connection; `larder migrate` and the CLI beside them.
+	// Three servers (haproxy.cfg's), each with its pool; `larder migrate`
+	// and the CLI beside them.
 	servers := 3
 	serverConns := atoi(t, "LARDER_DB_MAX_CONNS", serve["LARDER_DB_MAX_CONNS"])
-	workerConns := atoi(t, "worker LARDER_DB_MAX_CONNS", worker["LARDER_DB_MAX_CONNS"])
-	if clients := servers*serverConns + workerConns + 1; atoi(t, "max_client_conn", pb["max_client_conn"]) < clients+20 {
-		t.Errorf("max_client_conn %s: the servers and the worker alone open %d", pb["max_client_conn"], clients)
+	if clients := servers * serverConns; atoi(t, "max_client_conn", pb["max_client_conn"]) < clients+20 {
+		t.Errorf("max_client_conn %s: the servers alone open %d", pb["max_client_conn"], clients)
 	}
-	// In session mode a client holds its server connection: the worker's
-	// pool, its LISTEN and a migrate's lock and statements.
-	if got := atoi(t, "larder_session pool_size", sess["pool_size"]); got < workerConns+1+2 {
-		t.Errorf("larder_session pool_size %d < the worker's %d + LISTEN + migrate", got, workerConns)
+	// In session mode a client holds its server connection: a migrate's lock
+	// and statements, and the CLI.
+	if got := atoi(t, "larder_session pool_size", sess["pool_size"]); got < 4 {
+		t.Errorf("larder_session pool_size %d < a migrate's and the CLI's", got)
+	}
+	// A query the pooler holds (PostgreSQL down, the pool paused) is
+	// refused before the servers' request timeout, so its answer is 503.
+	if wait := atoi(t, "query_wait_timeout", pb["query_wait_timeout"]); time.Duration(wait)*time.Second >= config.Defaults().RequestTimeout {
+		t.Errorf("query_wait_timeout %d s is not below the request timeout %s", wait, config.Defaults().RequestTimeout)
 	}
 	txPool := atoi(t, "larder pool_size", tx["pool_size"])
 	if txPool < serverConns {
