@@ -49,7 +49,7 @@ func withHTTPCaching(next http.Handler) http.Handler {
 		// Headers go straight to the response's map: nothing is sent
 		// before the body is complete.
 		h := w.Header()
-		b := &buffered{header: h}
+		b := &buffered{header: h, body: new(bytes.Buffer)}
 		next.ServeHTTP(b, r)
 		status := b.status
 		if status == 0 {
@@ -147,7 +147,7 @@ type retractable interface {
 type buffered struct {
 	header http.Header
 	status int
-	body   bytes.Buffer // in the writer, which is made per GET anyway
+	body   *bytes.Buffer
 	// marked are the names of the headers set at mark, in kept while they
 	// fit: the writer is made per GET anyway, and a slice of its own would
 	// be one more allocation.

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"larder.dev/larder/auth"
@@ -43,28 +42,6 @@ type gate struct {
 	// snapshot gives the reads of a context one view of the database
 	// (store.Store.Snapshot).
 	snapshot func(context.Context) (context.Context, func())
-	// limitText and resetText are the values of X-RateLimit-Limit and
-	// X-RateLimit-Reset, which every request of a minute shares.
-	limitText, resetText numberText
-}
-
-// numberText is a header's value for a number that repeats from request to
-// request, made once while it repeats. Header maps only read the slice.
-type numberText struct{ last atomic.Pointer[numberValue] }
-
-type numberValue struct {
-	n int64
-	v []string
-}
-
-// of returns the header value of n.
-func (t *numberText) of(n int64) []string {
-	if l := t.last.Load(); l != nil && l.n == n {
-		return l.v
-	}
-	l := &numberValue{n: n, v: []string{strconv.FormatInt(n, 10)}}
-	t.last.Store(l)
-	return l.v
 }
 
 // wrap is the gate as a layer around next, the API's router.
@@ -125,9 +102,9 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	h := w.Header()
 	// Set by their canonical keys, which http.Header.Set would make anew
 	// from "X-RateLimit-Limit" on every request; on the wire they read the same.
-	h["X-Ratelimit-Limit"] = g.limitText.of(int64(res.Limit))
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
 	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
-	h["X-Ratelimit-Reset"] = g.resetText.of(res.Reset.Unix())
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(res.Reset.Unix(), 10)}
 	// An account's answer is for its key alone: no shared cache keeps it.
 	// A client may keep it and revalidate by its ETag (withHTTPCaching).
 	h["Cache-Control"] = cachePrivate

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,25 +35,11 @@ const (
 
 // Writer records entries in batches, off the requests' path. Record never
 // blocks; Run writes until its context ends. A nil *Writer records nothing.
-//
-// Entries wait in a slice under a mutex rather than in a channel: a send on a
-// channel the writer waits on wakes the writer's goroutine for every request,
-// which on a busy server cost a thread wake-up per request for nothing. The
-// writer wakes when a batch is full, and every flushEvery.
 type Writer struct {
 	db      *sql.DB
 	dialect string
 	log     *slog.Logger
-	// mu guards pending, the entries waiting for the writer (at most
-	// size), and spare, the slice the writer hands back for the next ones.
-	mu             sync.Mutex
-	pending, spare []*Entry
-	size           int
-	// full tells Run that a batch is waiting.
-	full chan struct{}
-	// insert is postgresInsert, prepared once (PostgreSQL).
-	insertMu sync.Mutex
-	insert   *sql.Stmt
+	queue   chan *Entry
 	// written and dropped count entries since the start.
 	written, dropped atomic.Int64
 	// reported is the dropped count of the last warning.
@@ -72,7 +57,7 @@ func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Writer{db: st.DB, dialect: st.Dialect, log: log, size: queue, full: make(chan struct{}, 1), now: time.Now}
+	return &Writer{db: st.DB, dialect: st.Dialect, log: log, queue: make(chan *Entry, queue), now: time.Now}
 }
 
 // Record queues e for the writer, or drops it when the queue is full.
@@ -80,41 +65,10 @@ func (w *Writer) Record(e *Entry) {
 	if w == nil {
 		return
 	}
-	w.mu.Lock()
-	if len(w.pending) >= w.size {
-		w.mu.Unlock()
+	select {
+	case w.queue <- e:
+	default:
 		w.dropped.Add(1)
-		return
-	}
-	w.pending = append(w.pending, e)
-	n := len(w.pending)
-	w.mu.Unlock()
-	if n == batchSize {
-		select {
-		case w.full <- struct{}{}:
-		default: // the writer is told already
-		}
-	}
-}
-
-// take returns the entries waiting, in the order they came, and leaves
-// the queue empty.
-func (w *Writer) take() []*Entry {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	taken := w.pending
-	w.pending, w.spare = w.spare[:0], nil
-	return taken
-}
-
-// done hands back the slice take returned, once written, for the entries
-// after it.
-func (w *Writer) done(taken []*Entry) {
-	clear(taken) // the entries are written: let them go
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.spare == nil && cap(taken) <= w.size {
-		w.spare = taken[:0]
 	}
 }
 
@@ -131,39 +85,52 @@ func (w *Writer) Run(ctx context.Context) {
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
 	warned := w.now()
+	batch := make([]*Entry, 0, batchSize)
 	for {
 		select {
 		case <-ctx.Done():
-			w.Flush()
+			w.drain(batch)
 			return
-		case <-w.full:
+		case e := <-w.queue:
+			batch = append(batch, e)
+			if len(batch) < batchSize {
+				continue
+			}
 		case <-tick.C:
+			if len(batch) == 0 {
+				w.warn(&warned)
+				continue
+			}
 		}
-		w.writeAll(context.WithoutCancel(ctx))
+		w.write(context.WithoutCancel(ctx), batch)
+		batch = batch[:0]
 		w.warn(&warned)
 	}
 }
 
-// writeAll writes the entries waiting, batchSize at a time, each batch
-// bounded by writeTimeout.
-func (w *Writer) writeAll(ctx context.Context) {
-	taken := w.take()
-	for batch := taken; len(batch) > 0; {
-		n := min(len(batch), batchSize)
-		w.write(ctx, batch[:n])
-		batch = batch[n:]
-	}
-	w.done(taken)
-}
-
-// Flush writes what is queued now, within writeTimeout, once the server
-// stops, and for tests and commands that need the rows before they go on.
-// Run must not be running.
-func (w *Writer) Flush() {
+// drain writes batch and whatever is queued, once the server stops.
+func (w *Writer) drain(batch []*Entry) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	w.writeAll(ctx)
+	for {
+		select {
+		case e := <-w.queue:
+			batch = append(batch, e)
+			if len(batch) < batchSize {
+				continue
+			}
+		default:
+			w.write(ctx, batch)
+			return
+		}
+		w.write(ctx, batch)
+		batch = batch[:0]
+	}
 }
+
+// Flush writes what is queued now, for tests and commands that need the
+// rows before they go on. Run must not be running.
+func (w *Writer) Flush() { w.drain(make([]*Entry, 0, batchSize)) }
 
 // warn logs the entries dropped since the last warning, at most once per
 // warnEvery.
@@ -233,19 +200,7 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 		req[i], res[i], cut[i], kept[i] = r.request, r.response, e.Truncated, r.kept
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests from arrays in one prepared statement (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
-	// Prepared once: a batch then costs the database no parse and plan of its own.
-	w.insertMu.Lock()
-	if w.insert == nil {
-		stmt, err := w.db.PrepareContext(ctx, postgresInsert)
-		if err != nil {
-			w.insertMu.Unlock()
-			return err
-		}
-		w.insert = stmt
-	}
-	stmt := w.insert
-	w.insertMu.Unlock()
-	_, err := stmt.ExecContext(ctx,
+	_, err := w.db.ExecContext(ctx, postgresInsert,
 		pq.Array(at), pq.Array(account), pq.Array(key), pq.Array(method), pq.Array(op), pq.Array(path), pq.Array(status),
 		pq.Array(code), pq.Array(rid), pq.Array(crid), pq.Array(us), pq.Array(addr), pq.Array(ua), req, res, cut, kept)
 	return err
