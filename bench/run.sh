@@ -17,7 +17,12 @@
 #   TAGS=300            tags created through the API
 #   SCENARIOS="get list"
 #   SERVERS="larder baseline keyed"   servers of each round, in this order
-#                       (spec: the baseline with --spec, started only when named)
+#                       (spec: the baseline with --spec, started only when named;
+#                       old: Larder built from OLD, started only when named)
+#   OLD=                a git revision: "old" in SERVERS runs Larder built from it
+#                       beside this tree's, with the same flags, e.g.
+#                       OLD=HEAD~1 SERVERS="larder old keyed": a change's effect
+#                       measured in the same rounds as the keyed server
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_bench database, dropped and created again
 #   LARDER_PORT, BASELINE_PORT, DEBUG_PORT (PROFILE=1)   default: the first free ports from 28931
@@ -51,6 +56,7 @@ RESULTS=${RESULTS:-$(mktemp -d /tmp/larder-bench.XXXXXX)}
 DSN_EXTRA=${DSN_EXTRA:-}
 LARDER_BIN=${LARDER_BIN:-}
 LARDER_ARGS=${LARDER_ARGS:-}
+OLD=${OLD:-}
 BASELINE_ARGS=${BASELINE_ARGS:-}
 PROFILE=${PROFILE:-0}
 PROFILE_SECONDS=${PROFILE_SECONDS:-10}
@@ -122,6 +128,14 @@ if [[ -n $LARDER_BIN ]]; then
 else
 	go build -o "$BIN/larder" ./cmd/larder
 fi
+if [[ " $SERVERS " == *" old "* ]]; then
+	[[ -n $OLD ]] || { echo "run.sh: SERVERS names old but OLD is not set" >&2; exit 1; }
+	OLD_TREE=$RESULTS/tree-old
+	git worktree add -q --detach "$OLD_TREE" "$OLD"
+	(cd "$OLD_TREE" && go build -o "$BIN/larder-old" ./cmd/larder)
+	git worktree remove --force "$OLD_TREE"
+	echo "old: $(git rev-parse --short "$OLD")" >>"$RESULTS/run.txt"
+fi
 go build -o "$BIN/baseline" ./bench/baseline
 go build -o "$BIN/load" ./bench/load
 go build -o "$BIN/querycost" ./bench/querycost
@@ -188,9 +202,22 @@ PIDS+=("$KEYED_PID")
 wait_ok "$KEYED$(head -n1 "$RESULTS/get-paths.txt")"
 
 OTHERS=("$BASELINE" "$KEYED")
+OLD_URL=
+if [[ " $SERVERS " == *" old "* ]]; then
+	OLD_PORT=${OLD_PORT:-$(free_port $((KEYED_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT" "$KEYED_PORT" "${DEBUG_PORT:-0}")}
+	OLD_URL=http://127.0.0.1:$OLD_PORT
+	echo "== start larder built from $OLD on $OLD_URL (log: $RESULTS/old.log)"
+	# shellcheck disable=SC2086 # LARDER_ARGS is a list of flags
+	"$BIN/larder-old" serve --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$OLD_PORT" --rate-limit "$RATE_LIMIT" \
+		$LARDER_ARGS >"$RESULTS/old.log" 2>&1 &
+	OLD_PID=$!
+	PIDS+=("$OLD_PID")
+	wait_ok "$OLD_URL$(head -n1 "$RESULTS/get-paths.txt")"
+	OTHERS+=("$OLD_URL")
+fi
 SPEC=
 if [[ " $SERVERS " == *" spec "* ]]; then
-	SPEC_PORT=${SPEC_PORT:-$(free_port $((KEYED_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT" "$KEYED_PORT" "${DEBUG_PORT:-0}")}
+	SPEC_PORT=${SPEC_PORT:-$(free_port $((KEYED_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT" "$KEYED_PORT" "${DEBUG_PORT:-0}" "${OLD_PORT:-0}")}
 	SPEC=http://127.0.0.1:$SPEC_PORT
 	echo "== start spec baseline on $SPEC (--spec --prepare; log: $RESULTS/spec.log)"
 	"$BIN/baseline" --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$SPEC_PORT" --spec --prepare --rate-limit "$RATE_LIMIT" \
@@ -225,6 +252,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			baseline) url=$BASELINE pid=$BASELINE_PID ;;
 			keyed) url=$KEYED pid=$KEYED_PID ;;
 			spec) url=$SPEC pid=$SPEC_PID ;;
+			old) url=$OLD_URL pid=$OLD_PID ;;
 			*) echo "run.sh: unknown server $srv" >&2; exit 1 ;;
 			esac
 			# All get the Authorization header, so the requests are the same size;
@@ -272,6 +300,8 @@ jq -rs '
 			$3, ($2 in name) ? name[$2] : $2, $4, $5, $6, $7)
 		if ($3 == "spec") {
 			ratios = ratios line "  (no target: what the specification asks, by hand)\n"
+		} else if ($3 == "old") {
+			ratios = ratios line "  (no target: this tree against the build of OLD)\n"
 		} else {
 			target = ($3 == "keyed") ? 1.0 : 0.5
 			ratios = ratios line sprintf("  target >= %4.2f: %s\n", target, ($4 >= target) ? "met" : "NOT met")
