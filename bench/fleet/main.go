@@ -445,6 +445,10 @@ type Report struct {
 	// Unexpected counts answers other than 2xx, 4xx and 503, and requests
 	// without an answer; must be 0.
 	Unexpected int `json:"unexpected"`
+	// Cut counts the writes without an Idempotency-Key (sales orders,
+	// shipments) that got no answer: in flight on the server killed, which
+	// HAProxy must not send again; reported, not failed.
+	Cut int `json:"cut"`
 	// Failures are the first few requests without an answer, or with an
 	// unexpected one, as the client saw them.
 	Failures []string `json:"failures"`
@@ -511,6 +515,7 @@ func (r *Report) print(w io.Writer) {
 	fmt.Fprintf(w, "events during the load: %d; every one delivered %.1f s after the last fault\n", r.Events, r.DrainS)
 	fmt.Fprintf(w, "MUST BE 0: lost acknowledged writes %d, unexpected answers %d, undelivered events %d\n", len(r.Lost), r.Unexpected, r.Undelivered)
 	fmt.Fprintf(w, "events delivered more than once (at-least-once after a worker stop): %d\n", r.Repeated)
+	fmt.Fprintf(w, "writes without an Idempotency-Key cut without an answer (in flight on the killed server): %d\n", r.Cut)
 	for _, l := range r.Lost {
 		fmt.Fprintf(w, "  lost: %s\n", l)
 	}
@@ -663,7 +668,10 @@ func (f *fleet) run() (*Report, error) {
 	l.mu.Unlock()
 	for k, v := range maps {
 		rep.Requests[k] = v
-		if k == "error" || (k != "503" && !strings.HasPrefix(k, "2") && !strings.HasPrefix(k, "4")) {
+		switch {
+		case k == "cut":
+			rep.Cut += v
+		case k == "error" || (k != "503" && !strings.HasPrefix(k, "2") && !strings.HasPrefix(k, "4")):
 			rep.Unexpected += v
 		}
 	}
@@ -885,11 +893,19 @@ func (l *load) do(method, path, idem string, body any) (int, []byte, error) {
 	return res.StatusCode, b, nil
 }
 
-// count records an answer of the load.
-func (l *load) count(st int, err error) {
+// count records an answer of the load. A write the balancer may not send
+// again (a POST without an Idempotency-Key) that got no answer at all is
+// "cut": it was in flight on a server that died, and no one can say whether
+// it was applied.
+func (l *load) count(st int, err error) { l.countWrite(st, err, true) }
+
+func (l *load) countWrite(st int, err error, replayable bool) {
 	k := strconv.Itoa(st)
 	if err != nil {
 		k = "error"
+		if !replayable {
+			k = "cut"
+		}
 	}
 	if err != nil || (st >= 500 && st != 503) {
 		l.mu.Lock()
@@ -946,7 +962,7 @@ func (l *load) create(path string, body any, idempotent bool) int {
 	}
 	for end := time.Now().Add(time.Minute); ; {
 		st, b, err := l.do("POST", path, idem, body)
-		l.count(st, err)
+		l.countWrite(st, err, idempotent)
 		if err == nil && (st == 201 || st == 200) {
 			var out struct{ Data struct{ ID int } }
 			if json.Unmarshal(b, &out) == nil {
@@ -1006,7 +1022,7 @@ func (l *load) work(ctx context.Context, w int) {
 			line := order.Data.Lines[0].ID
 			st, _, err = l.do("POST", fmt.Sprintf("/v1/sales-orders/%d/shipments", so), "", map[string]any{"ship_date": day,
 				"lines": []map[string]any{{"sales_order_line_id": line, "quantity_base": 1}}})
-			l.count(st, err)
+			l.countWrite(st, err, false)
 			if err == nil && st == 201 {
 				l.ack(written{kind: "shipment", path: fmt.Sprintf("/v1/sales-orders/%d", so), check: shippedOne})
 			}
