@@ -305,6 +305,20 @@ func (s *Server) completePage(w http.ResponseWriter, r *http.Request, c *caller)
 		return
 	}
 	comp := completion(f)
+	switch {
+	case !f.OK():
+		s.showCompletion(w, r, c, id, env, f, http.StatusBadRequest, nil)
+	case f.Get("preview") != "":
+		s.showCompletion(w, r, c, id, env, f, http.StatusOK, &comp)
+	default:
+		s.showCompletion(w, r, c, id, env, f, http.StatusOK, nil)
+	}
+}
+
+// showCompletion answers with the completion form of run id of env as f
+// holds it, with status; with preview, the preview of that completion and
+// its status instead.
+func (s *Server) showCompletion(w http.ResponseWriter, r *http.Request, c *caller, id int, env string, f *form, status int, preview *manufacturing.Completion) {
 	v, err := s.completeViewOf(c, id, env, f)
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)
@@ -314,15 +328,11 @@ func (s *Server) completePage(w http.ResponseWriter, r *http.Request, c *caller)
 		s.fail(w, r, c, err)
 		return
 	}
-	status := http.StatusOK
-	if !f.OK() {
-		status = http.StatusBadRequest
-	} else if f.Get("preview") != "" {
-		status = s.preview(c, env, id, comp, v)
-	}
-	if status >= 500 {
-		s.fail(w, r, c, fmt.Errorf("preview of run %d: %s", id, v.Refusal))
-		return
+	if preview != nil {
+		if status = s.preview(c, env, id, *preview, v); status >= 500 {
+			s.fail(w, r, c, fmt.Errorf("preview of run %d: %s", id, v.Refusal))
+			return
+		}
 	}
 	s.render(w, r, c, status, "productioncomplete", fmt.Sprintf("Complete production run %d", v.Run.ProductionNo), f, v)
 }
@@ -415,16 +425,7 @@ func (s *Server) completeRun(w http.ResponseWriter, r *http.Request, c *caller) 
 			return
 		}
 	}
-	v, err := s.completeViewOf(c, id, env, f)
-	if ent.IsNotFound(err) {
-		s.notFound(w, r)
-		return
-	}
-	if err != nil {
-		s.fail(w, r, c, err)
-		return
-	}
-	s.render(w, r, c, status, "productioncomplete", fmt.Sprintf("Complete production run %d", v.Run.ProductionNo), f, v)
+	s.showCompletion(w, r, c, id, env, f, status, nil)
 }
 
 // canComplete reports whether a run's page offers completing it.
