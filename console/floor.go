@@ -47,7 +47,7 @@ const (
 // planView is the plan form's own data.
 type planView struct {
 	Env   string
-	Lines []*ent.ProductionLine
+	Lines []choice
 	// Rows are the step rows' indexes; More is the count after adding.
 	Rows []int
 	More int
@@ -91,7 +91,7 @@ func (s *Server) showPlan(w http.ResponseWriter, r *http.Request, c *caller, sta
 		return
 	}
 	v := planView{Env: env, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode()}
-	if v.Lines, err = manufacturing.Lines(ctx, s.o.Client); err != nil {
+	if v.Lines, err = lineChoices(ctx, s.o.Client, "None"); err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
@@ -104,6 +104,20 @@ func (s *Server) showPlan(w http.ResponseWriter, r *http.Request, c *caller, sta
 	}
 	v.More = min(n+planRows, planRowsMax)
 	s.render(w, r, c, status, "productionplan", "Plan a production run", f, v)
+}
+
+// lineChoices are the account's production lines as a select's choices,
+// after none (the empty value).
+func lineChoices(ctx context.Context, c *ent.Client, none string) ([]choice, error) {
+	lines, err := manufacturing.Lines(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := []choice{{"", none}}
+	for _, l := range lines {
+		out = append(out, choice{strconv.Itoa(l.ID), l.Name})
+	}
+	return out, nil
 }
 
 // dayLayout is a date field's layout (input type=date).

@@ -67,7 +67,7 @@ var runSorts = []choice{
 // productionBoardView is the board's own data.
 type productionBoardView struct {
 	Env      string
-	Lines    []*ent.ProductionLine
+	Lines    []choice
 	Columns  []boardColumn
 	Filtered bool
 	// Column is the one column shown, paged, when set; Board links back.
@@ -83,11 +83,9 @@ type productionBoardView struct {
 func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := newForm(r.URL.Query())
 	v := productionBoardView{Env: string(policy.Live), Sorts: runSorts}
-	switch env := f.Get("env"); env {
-	case "", string(policy.Live):
-	case string(policy.Test):
+	if env, ok := planEnv(f); ok {
 		v.Env = env
-	default:
+	} else {
 		f.Fail("", "Choose the live or the test environment.")
 	}
 	if len(f.Get("lot")) > 100 {
@@ -143,7 +141,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 		s.fail(w, r, c, err)
 		return
 	}
-	if v.Lines, err = manufacturing.Lines(ctx, s.o.Client); err != nil {
+	if v.Lines, err = lineChoices(ctx, s.o.Client, "Any line"); err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
