@@ -10,6 +10,7 @@ package main
 import (
 	"io"
 	"log"
+	"os"
 
 	"entgo.io/contrib/entoas"
 	"entgo.io/ent/entc"
@@ -33,6 +34,7 @@ func main() {
 		log.Fatalf("entoas: %v", err)
 	}
 	err = entc.Generate("./schema", &gen.Config{
+		BuildFlags: buildFlags(),
 		Features: []gen.Feature{
 			gen.FeaturePrivacy,
 			gen.FeatureEntQL,
@@ -47,4 +49,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("entc: %v", err)
 	}
+}
+
+// buildFlags are the go command's flags for loading the schema: the
+// overlay that ../internal/generate names in LARDER_ENTC_OVERLAY, which puts
+// package ent as it was last compiled in place of the current files.
+func buildFlags() []string {
+	if p := os.Getenv("LARDER_ENTC_OVERLAY"); p != "" {
+		return []string{"-overlay=" + p}
+	}
+	return nil
 }

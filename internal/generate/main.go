@@ -48,7 +48,7 @@ func main() {
 	rec := &sharedRecord{r: loadRecord()}
 	start := time.Now()
 	err = run(
-		guarded{name: "entc", rec: rec, task: step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}},
+		guarded{name: "entc", rec: rec, task: entcStep{step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}}},
 			// The schema, the code it runs and the templates; not the
 			// generated packages, which the schema compiles against but
 			// whose content does not make what entc writes.
