@@ -83,17 +83,18 @@ func (s *Server) guard(rt Route) http.Handler {
 
 // The session cookie: __Host- (Secure, whole site, no Domain) whenever the
 // client reached the server over TLS; a plain name over plain HTTP, where a
-// browser refuses a Secure cookie.
+// browser refuses a Secure cookie. A load balancer keeps a person on one
+// server by it (deploy/haproxy.cfg).
 const (
-	sessionCookie       = "larder-session"
-	sessionCookieSecure = "__Host-larder-session"
+	SessionCookie       = "larder-session"
+	SessionCookieSecure = "__Host-larder-session"
 )
 
 func cookieName(tls bool) string {
 	if tls {
-		return sessionCookieSecure
+		return SessionCookieSecure
 	}
-	return sessionCookie
+	return SessionCookie
 }
 
 // token is the session token the request carries.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/console"
 	"larder.dev/larder/problem"
 )
 
@@ -178,4 +179,49 @@ func TestHAProxyAnswersInTheAPIsErrorFormat(t *testing.T) {
 		silent := fakeServer(t, "")
 		check(t, get(t, startHAProxy(t, []string{silent}, map[string]string{"server": "1s"})), answer{504, problem.ServiceUnavailable})
 	})
+}
+
+// A person's console requests, which carry the session cookie, go to one
+// server (a file checked for import waits in that server's memory), by
+// either of the cookie's names; API requests, which carry none, are spread
+// over the servers.
+func TestHAProxyKeepsAPersonOnOneServer(t *testing.T) {
+	var servers []string
+	for _, name := range []string{"a", "b", "c"} {
+		servers = append(servers, fakeServer(t, "HTTP/1.1 200 OK\r\nX-Server: "+name+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	}
+	addr := startHAProxy(t, servers, nil)
+	// Until the health checks have seen every server up.
+	time.Sleep(500 * time.Millisecond)
+	client := &http.Client{Timeout: 10 * time.Second}
+	seen := func(cookie string) map[string]int {
+		t.Helper()
+		got := map[string]int{}
+		for range 12 {
+			req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/console/imports?env=live", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cookie != "" {
+				req.Header.Set("Cookie", cookie)
+			}
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			got[res.Header.Get("X-Server")]++
+		}
+		return got
+	}
+	if got := seen(""); len(got) < 2 {
+		t.Errorf("requests without a session went to %v: want them spread over the servers", got)
+	}
+	for _, name := range []string{console.SessionCookie, console.SessionCookieSecure} {
+		for _, token := range []string{"first-person-token", "second-person-token"} {
+			if got := seen(name + "=" + token + "; other=1"); len(got) != 1 {
+				t.Errorf("requests with %s=%s went to %v: want one server", name, token, got)
+			}
+		}
+	}
 }
