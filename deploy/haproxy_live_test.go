@@ -58,30 +58,8 @@ func startHAProxy(t *testing.T, servers []string, timeouts map[string]string) st
 	if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(hp, "-db", "-f", file)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("haproxy:\n%s", out.String())
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("haproxy does not listen on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	startListening(t, addr, hp, "-db", "-f", file)
+	return addr
 }
 
 // fakeServer listens on loopback and, for every connection, reads the

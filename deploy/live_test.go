@@ -115,32 +115,41 @@ func startPgBouncer(t *testing.T, dbURL string) (txURL, sessionURL string) {
 	if os.Geteuid() == 0 {
 		args = []string{"-u", "nobody", ini}
 	}
+	startListening(t, fmt.Sprintf("127.0.0.1:%d", port), bin, args...)
+	base := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/", url.PathEscape(user), url.PathEscape(pass), port)
+	return base + "larder?sslmode=disable", base + "larder_session?sslmode=disable"
+}
+
+// startListening runs a daemon in the foreground until the test ends, and
+// returns once it accepts connections on addr; its output is logged when the
+// test fails.
+func startListening(t *testing.T, addr, bin string, args ...string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	name := filepath.Base(bin)
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if t.Failed() {
-			t.Logf("pgbouncer:\n%s", logs.String())
+			t.Logf("%s:\n%s", name, logs.String())
 		}
 	})
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			break
+			return
 		}
-		if i == 50 {
-			t.Fatalf("pgbouncer does not listen: %v\n%s", err, logs.String())
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not listen on %s: %v\n%s", name, addr, err, logs.String())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
-	base := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/", url.PathEscape(user), url.PathEscape(pass), port)
-	return base + "larder?sslmode=disable", base + "larder_session?sslmode=disable"
 }
 
 // advisoryLocks counts the advisory locks held in the database of dbURL.
