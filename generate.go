@@ -56,8 +56,8 @@
 // does it load against the current files (and copy those). The loader reads
 // from the generated packages only what hooks and policy compile against:
 // types, and field names through ent's Field constants, whose values are
-// their names in every version; so the output is the same (CI, from a fresh
-// checkout, loads against the current files and checks that nothing
+// their names in every version; so the output is the same (CI, from a clone
+// at a new path, loads against the current files and checks that nothing
 // changed). Measured 2026-11-28: three successive comment changes in
 // ent/schema/tag.go took 24.3, 21.2 and 20.4 s (entc 17.0, 14.4 and
 // 14.0 s), where the second had taken 94.9 s (entc 88.3 s) before; a

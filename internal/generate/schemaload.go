@@ -36,10 +36,11 @@ const overlayEnv = "LARDER_ENTC_OVERLAY"
 // names (hooks' lists of the fields they copy, named by ent's Field
 // constants), and a constant's value is its field's name: the same in every
 // version of the generated code that compiles with the same reference. So
-// the load gives what it would give against the current files. A fresh
-// checkout has no snapshot (CI loads against the current files and then
-// checks that nothing generated changed), and LARDER_GENERATE_ALL=1 skips the
-// snapshot too.
+// the load gives what it would give against the current files; should it
+// ever not, CI catches it: a clone at a path this machine has not generated
+// in has no snapshot, loads against the current files and fails when
+// anything generated differs from what was committed. LARDER_GENERATE_ALL=1
+// skips the snapshot too.
 type entcStep struct{ step }
 
 func (s entcStep) do() error {
