@@ -111,7 +111,8 @@ func TestQualityDecision(t *testing.T) {
 			if res.status != http.StatusOK {
 				t.Fatalf("%s: the lot's page: %d", role, res.status)
 			}
-			for _, s := range []string{`<span class="badge qc-ON_HOLD">ON_HOLD</span> since 2026-11-01 09:00 UTC`, "<dd>Awaiting the mill&#39;s certificate of analysis.</dd>"} {
+			// The seed dates the decision 19 days before the day it seeds, at 09:00.
+			for _, s := range []string{`<span class="badge qc-ON_HOLD">ON_HOLD</span> since ` + held.QcStatusAt.UTC().Format("2006-01-02") + ` 09:00 UTC`, "<dd>Awaiting the mill&#39;s certificate of analysis.</dd>"} {
 				if !strings.Contains(res.body, s) {
 					t.Errorf("%s: the page lacks %s", role, s)
 				}

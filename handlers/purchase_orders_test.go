@@ -285,7 +285,8 @@ func TestPurchaseOrders(t *testing.T) {
 			if len(rows) != 1 || rows[0]["id"] != float64(id) || rows[0]["lines"] != nil || rows[0]["subtotal"] != 0.03 {
 				t.Fatalf("filtered %v", rows)
 			}
-			if n := len(a.get("/v1/purchase-orders?order_date_from=2026-11-21").want(200).List()); n != 1 {
+			// Of this supplier: the seeded orders are dated from the day seeded.
+			if n := len(a.get(fmt.Sprintf("/v1/purchase-orders?supplier_id=%d&order_date_from=2026-11-21", sup)).want(200).List()); n != 1 {
 				t.Fatalf("order_date_from is inclusive and excludes earlier: %d rows", n) // the one of 2026-12-01
 			}
 			a.get("/v1/purchase-orders?order_date_to=2026-13-01").field(400, "VALIDATION_ERROR", "order_date_to")

@@ -208,7 +208,15 @@ func TestSeededSuppliers(t *testing.T) {
 			}
 		}
 		dairy := a.get("/v1/suppliers?supplier_code=DAIRY").want(200).List()
-		if len(dairy) != 1 || dairy[0]["approval_status"] != "PENDING" || dairy[0]["approval_expiry"] != "2025-12-31T00:00:00Z" {
+		if len(dairy) != 1 {
+			t.Fatalf("the supplier whose approval expired: %v", dairy)
+		}
+		// The seed's DAIRY approval ended 324 days before the day seeded, the day the row was created.
+		seededOn, err := time.Parse(time.RFC3339, dairy[0]["created_at"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dairy[0]["approval_status"] != "PENDING" || dairy[0]["approval_expiry"] != seededOn.UTC().AddDate(0, 0, -324).Format(time.DateOnly)+"T00:00:00Z" {
 			t.Fatalf("the supplier whose approval expired: %v", dairy)
 		}
 

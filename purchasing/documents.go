@@ -526,10 +526,15 @@ func ReceiveBill(ctx context.Context, tx *ent.Tx, b *ent.Bill, lines []*ent.Bill
 // is_cancelled and cancelled_at, and reported as bill.cancelled. Its stock
 // stays where it went. Cancelling a cancelled bill is 409 INVALID_STATE.
 func CancelBill(ctx context.Context, tx *ent.Tx, id int) (*ent.Bill, error) {
+	return CancelBillOn(ctx, tx, id, today())
+}
+
+// CancelBillOn is CancelBill with cancelled_at the date day.
+func CancelBillOn(ctx context.Context, tx *ent.Tx, id int, day time.Time) (*ent.Bill, error) {
 	out, err := tx.Bill.UpdateOneID(id).
 		Where(bill.IsCancelled(false)).
 		SetIsCancelled(true).
-		SetCancelledAt(today()).
+		SetCancelledAt(day).
 		Save(hooks.EmitAs(ctx, "cancelled"))
 	if ent.IsNotFound(err) {
 		if _, gone := tx.Bill.Get(ctx, id); gone != nil {

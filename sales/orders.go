@@ -238,8 +238,11 @@ func keepShipped(i int, l *ent.SalesOrderLineMutation, old *ent.SalesOrderLine, 
 }
 
 // today is the current UTC date, as date fields keep it (midnight UTC).
-func today() time.Time {
-	y, m, d := time.Now().UTC().Date()
+func today() time.Time { return dayOf(time.Now()) }
+
+// dayOf is t's UTC date, as date fields keep it (midnight UTC).
+func dayOf(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 

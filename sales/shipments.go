@@ -73,6 +73,13 @@ type Shipping struct {
 // the shipment's lines reference them, so concurrent shipments never take
 // the same stock twice and never deadlock; Ship takes what it decided.
 func PrepareShipment(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, lines []*ent.ShipmentLineCreate) (*Shipping, error) {
+	return PrepareShipmentAt(ctx, tx, m, lines, time.Now())
+}
+
+// PrepareShipmentAt is PrepareShipment as of now: an omitted ship date is
+// now's day, and the lots are sellable at now. The seed ships its orders on
+// their own dates.
+func PrepareShipmentAt(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, lines []*ent.ShipmentLineCreate, now time.Time) (*Shipping, error) {
 	orderID, _ := m.SalesOrderID()
 	o, orderLines, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
@@ -104,9 +111,9 @@ func PrepareShipment(ctx context.Context, tx *ent.Tx, m *ent.ShipmentMutation, l
 		of[i] = id
 	}
 	if _, ok := m.ShipDate(); !ok {
-		m.SetShipDate(today())
+		m.SetShipDate(dayOf(now))
 	}
-	picks, err := pickLots(ctx, tx, draws, of, time.Now())
+	picks, err := pickLots(ctx, tx, draws, of, now)
 	if err != nil {
 		return nil, err
 	}
@@ -304,10 +311,15 @@ func invoiceUnit(u salesorderline.UomType) invoiceline.UomType { return invoicel
 // is_cancelled and cancelled_at, and reported as invoice.cancelled. What
 // shipped stays shipped. Cancelling a cancelled invoice is 409 INVALID_STATE.
 func CancelInvoice(ctx context.Context, tx *ent.Tx, id int) (*ent.Invoice, error) {
+	return CancelInvoiceOn(ctx, tx, id, today())
+}
+
+// CancelInvoiceOn is CancelInvoice with cancelled_at the date day.
+func CancelInvoiceOn(ctx context.Context, tx *ent.Tx, id int, day time.Time) (*ent.Invoice, error) {
 	out, err := tx.Invoice.UpdateOneID(id).
 		Where(invoice.IsCancelled(false)).
 		SetIsCancelled(true).
-		SetCancelledAt(today()).
+		SetCancelledAt(day).
 		Save(hooks.EmitAs(ctx, "cancelled"))
 	if ent.IsNotFound(err) {
 		if _, gone := tx.Invoice.Get(ctx, id); gone != nil {

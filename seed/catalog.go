@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"larder.dev/larder/address"
 	"larder.dev/larder/catalog"
@@ -21,49 +20,38 @@ import (
 // input_type occurs; costs and unit conversions other than 1 are set.
 
 // supplierRows are the account's suppliers: every approval status (one
-// approval expired, so it reads PENDING), every certification scheme and one
-// with none recorded, with and without an address.
+// approval expired, so it reads PENDING, and one ending within 30 days),
+// every certification scheme and one with none recorded (one certification
+// expired, one ending within 30 days), with and without an address. Expiries
+// are days from the seeding day (calendar).
 var supplierRows = []struct {
 	code, company, contact, email, city, province string
 	approval                                      supplier.ApprovalStatus
-	approvalExpiry                                string // YYYY-MM-DD, "" for none
+	approvalExpiry                                *int // nil for none
 	scheme                                        supplier.CertificationScheme
-	certExpires                                   string
+	certExpires                                   *int
 }{
-	{"MILL", "Prairie Mills Ltd.", "Dana Kowalski", "orders@prairiemills.example", "Saskatoon", "SK", "APPROVED", "2030-06-30", "SQF", "2027-05-31"},
-	{"SWEET", "Sweetwater Sugar Co.", "Ben Hart", "sales@sweetwater.example", "Taber", "AB", "APPROVED", "", "BRC", "2027-09-30"},
-	{"DAIRY", "Laiterie des Cantons", "Julie Fortin", "ventes@laiterie.example", "Sherbrooke", "QC", "APPROVED", "2025-12-31", "GFSCANADA", "2026-12-31"},
-	{"NUTS", "Okanagan Nut Growers", "Raj Patel", "raj@okanagan-nuts.example", "Kelowna", "BC", "PENDING", "", "GLOBALGAP", "2027-03-31"},
-	{"PACK", "Northern Packaging Inc.", "Chris Olsen", "cs@northernpack.example", "Mississauga", "ON", "APPROVED", "", "IFS", "2027-01-31"},
-	{"CACAO", "Cacao Imports Atlantic", "Ana Souza", "ana@cacao-atlantic.example", "Halifax", "NS", "SUSPENDED", "", "SSC22000", "2026-06-30"},
-	{"SPICE", "Spice Route Traders", "Omar Haddad", "omar@spiceroute.example", "Montréal", "QC", "REJECTED", "", "OTHER", ""},
-	{"OATS", "Prairie Oat Co-operative", "Lena Berg", "lena@oatcoop.example", "Brandon", "MB", "APPROVED", "2029-12-31", "GAP", "2027-08-31"},
-	{"EGGS", "Oeufs Beauce", "Marc Poulin", "marc@oeufsbeauce.example", "Saint-Georges", "QC", "PENDING", "", "PRIMUS", "2027-02-28"},
-	{"HONEY", "Hive & Co. Honey", "Greta Lund", "greta@hive.example", "Peace River", "AB", "PENDING", "", "GFSI", "2027-04-30"},
-	{"FARM", "Ferme du Coin", "Luc Gagné", "", "Lévis", "QC", "PENDING", "", "NONE", ""},
-	{"NEWCO", "New Supplier Inc.", "", "", "", "", "PENDING", "", "", ""},
+	{"MILL", "Prairie Mills Ltd.", "Dana Kowalski", "orders@prairiemills.example", "Saskatoon", "SK", "APPROVED", days(1318), "SQF", days(192)},
+	{"SWEET", "Sweetwater Sugar Co.", "Ben Hart", "sales@sweetwater.example", "Taber", "AB", "APPROVED", nil, "BRC", days(314)},
+	{"DAIRY", "Laiterie des Cantons", "Julie Fortin", "ventes@laiterie.example", "Sherbrooke", "QC", "APPROVED", days(-324), "GFSCANADA", days(20)},
+	{"NUTS", "Okanagan Nut Growers", "Raj Patel", "raj@okanagan-nuts.example", "Kelowna", "BC", "PENDING", nil, "GLOBALGAP", days(131)},
+	{"PACK", "Northern Packaging Inc.", "Chris Olsen", "cs@northernpack.example", "Mississauga", "ON", "APPROVED", days(25), "IFS", days(72)},
+	{"CACAO", "Cacao Imports Atlantic", "Ana Souza", "ana@cacao-atlantic.example", "Halifax", "NS", "SUSPENDED", nil, "SSC22000", days(-143)},
+	{"SPICE", "Spice Route Traders", "Omar Haddad", "omar@spiceroute.example", "Montréal", "QC", "REJECTED", nil, "OTHER", nil},
+	{"OATS", "Prairie Oat Co-operative", "Lena Berg", "lena@oatcoop.example", "Brandon", "MB", "APPROVED", days(1137), "GAP", days(284)},
+	{"EGGS", "Oeufs Beauce", "Marc Poulin", "marc@oeufsbeauce.example", "Saint-Georges", "QC", "PENDING", nil, "PRIMUS", days(100)},
+	{"HONEY", "Hive & Co. Honey", "Greta Lund", "greta@hive.example", "Peace River", "AB", "PENDING", nil, "GFSI", days(161)},
+	{"FARM", "Ferme du Coin", "Luc Gagné", "", "Lévis", "QC", "PENDING", nil, "NONE", nil},
+	{"NEWCO", "New Supplier Inc.", "", "", "", "", "PENDING", nil, "", nil},
 }
 
-func seedSuppliers(ctx context.Context, tx *ent.Tx) error {
-	return seedSuppliersAs(ctx, tx, "")
+func seedSuppliers(ctx context.Context, tx *ent.Tx, cal calendar) error {
+	return bulk(ctx, "suppliers", supplierCreates(tx, "", cal), tx.Supplier.CreateBulk)
 }
 
-func seedSuppliersAs(ctx context.Context, tx *ent.Tx, suffix string) error {
-	return bulk(ctx, "suppliers", supplierCreates(tx, suffix), tx.Supplier.CreateBulk)
-}
-
-// supplierCreates are the builders of supplierRows, codes and names suffixed.
-func supplierCreates(tx *ent.Tx, suffix string) []*ent.SupplierCreate {
-	day := func(d string) *time.Time {
-		if d == "" {
-			return nil
-		}
-		t, err := time.Parse(time.DateOnly, d)
-		if err != nil {
-			panic(err) // the rows above
-		}
-		return &t
-	}
+// supplierCreates are the builders of supplierRows, codes and names
+// suffixed, dated by cal.
+func supplierCreates(tx *ent.Tx, suffix string, cal calendar) []*ent.SupplierCreate {
 	bs := make([]*ent.SupplierCreate, len(supplierRows))
 	for i, s := range supplierRows {
 		b := tx.Supplier.Create().
@@ -72,8 +60,8 @@ func supplierCreates(tx *ent.Tx, suffix string) []*ent.SupplierCreate {
 			SetNillableContactName(optional(s.contact)).
 			SetNillableEmail(optional(s.email)).
 			SetApprovalStatus(s.approval).
-			SetNillableApprovalExpiry(day(s.approvalExpiry)).
-			SetNillableCertificationExpiresOn(day(s.certExpires))
+			SetNillableApprovalExpiry(cal.on(s.approvalExpiry)).
+			SetNillableCertificationExpiresOn(cal.on(s.certExpires))
 		if s.scheme != "" {
 			b.SetCertificationScheme(s.scheme)
 		}

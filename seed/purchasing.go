@@ -3,7 +3,6 @@ package seed
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -17,12 +16,17 @@ import (
 
 // orderLine is a seeded purchase order or bill line: a quantity of a product
 // in its purchase unit at a cost; bills also name the lot, where it goes and
-// when it expires.
+// when it expires (days from the seeding day).
 type orderLine struct {
 	code, qty, cost, discount string
 	lot, site, area           string
-	expires                   string // YYYY-MM-DD
+	expires                   int
 }
+
+// oatsExpiry is the expiry of the oats lot OA-2610-03 (days from the seeding
+// day), which the bill topping it up repeats: a bill line's differing expiry
+// is refused (LOT_EXPIRY_MISMATCH).
+const oatsExpiry = 242
 
 // seedRefs looks up the seeded rows purchasing documents name.
 type seedRefs struct {
@@ -54,42 +58,35 @@ func dec(s string) *decimal.Decimal {
 	return &d
 }
 
-func date(s string) *time.Time {
-	if s == "" {
-		return nil
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		panic(err) // the rows below
-	}
-	return &t
-}
-
 // seededOrders are purchase orders in every status, each with the moves that
-// take it there from OPEN (docs/api-behaviour.md, "Resources", Purchase orders).
+// take it there from OPEN (docs/api-behaviour.md, "Resources", Purchase
+// orders), ordered and expected days from the seeding day: the open ones are
+// expected in the days to come, the back order is overdue.
 var seededOrders = []struct {
-	supplier, date, expected, reference string
-	moves                               []purchaseorder.Status
-	lines                               []orderLine
+	supplier       string
+	date, expected int
+	reference      string
+	moves          []purchaseorder.Status
+	lines          []orderLine
 }{
-	{"MILL", "2026-11-18", "2026-12-02", "", nil, []orderLine{{code: "RM-FLOUR", qty: "40", cost: "21.75"}, {code: "RM-OATS", qty: "10", cost: "32.40"}}},
-	{"SWEET", "2026-11-17", "2026-11-28", "SW-2211", []purchaseorder.Status{purchaseorder.StatusSENT},
+	{"MILL", -2, 12, "", nil, []orderLine{{code: "RM-FLOUR", qty: "40", cost: "21.75"}, {code: "RM-OATS", qty: "10", cost: "32.40"}}},
+	{"SWEET", -3, 8, "SW-2211", []purchaseorder.Status{purchaseorder.StatusSENT},
 		[]orderLine{{code: "RM-SUGAR", qty: "500", cost: "1.18"}, {code: "RM-BROWN", qty: "200", cost: "1.42", discount: "5"}}},
-	{"DAIRY", "2026-11-12", "2026-11-26", "LC-0931", []purchaseorder.Status{purchaseorder.StatusCONFIRMED},
+	{"DAIRY", -8, 6, "LC-0931", []purchaseorder.Status{purchaseorder.StatusCONFIRMED},
 		[]orderLine{{code: "RM-BUTTER", qty: "6", cost: "162.50"}, {code: "RM-EGG", qty: "4", cost: "58.20"}}},
-	{"NUTS", "2026-11-05", "2026-11-19", "", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusBACK_ORDER},
+	{"NUTS", -15, -1, "", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusBACK_ORDER},
 		[]orderLine{{code: "RM-ALMOND", qty: "50", cost: "14.95"}, {code: "RM-HAZEL", qty: "25", cost: "17.30"}}},
-	{"OATS", "2026-10-28", "2026-11-04", "POC-7781", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED},
+	{"OATS", -23, -16, "POC-7781", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED},
 		[]orderLine{{code: "RM-OATS", qty: "8", cost: "32.40"}}},
-	{"PACK", "2026-10-14", "2026-10-21", "NP-55120", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED, purchaseorder.StatusCLOSED},
+	{"PACK", -37, -30, "NP-55120", []purchaseorder.Status{purchaseorder.StatusCONFIRMED, purchaseorder.StatusRECEIVED, purchaseorder.StatusCLOSED},
 		[]orderLine{{code: "PK-BOX12", qty: "5000", cost: "0.34"}, {code: "PK-CASE", qty: "500", cost: "0.88"}}},
-	{"HONEY", "2026-11-10", "2026-11-24", "", []purchaseorder.Status{purchaseorder.StatusCANCELLED},
+	{"HONEY", -10, 4, "", []purchaseorder.Status{purchaseorder.StatusCANCELLED},
 		[]orderLine{{code: "RM-HONEY", qty: "120", cost: "6.90"}}},
 }
 
 // seedPurchaseOrders records the orders above through the purchasing
 // workflow, so they hold what the API would have written.
-func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
+func seedPurchaseOrders(ctx context.Context, tx *ent.Tx, cal calendar) error {
 	r := seedRefs{ctx, tx}
 	for _, o := range seededOrders {
 		sup, err := r.supplier(o.supplier)
@@ -106,7 +103,7 @@ func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
 				SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount))
 		}
 		b := tx.PurchaseOrder.Create().SetSupplierID(sup).
-			SetNillableOrderDate(date(o.date)).SetNillableExpectedDate(date(o.expected)).
+			SetOrderDate(cal.day(o.date)).SetExpectedDate(cal.day(o.expected)).
 			SetNillableSupplierReference(optional(o.reference))
 		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines, nil); err != nil {
 			return err
@@ -123,7 +120,7 @@ func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
 		}
 		for _, to := range o.moves {
 			// Received on the day expected, not the day seeded.
-			if _, err := purchasing.ChangeOrderStatusOn(ctx, tx, po.ID, to, *date(o.expected)); err != nil {
+			if _, err := purchasing.ChangeOrderStatusOn(ctx, tx, po.ID, to, cal.day(o.expected)); err != nil {
 				return fmt.Errorf("order for %s to %s: %w", o.supplier, to, err)
 			}
 		}
@@ -133,41 +130,46 @@ func seedPurchaseOrders(ctx context.Context, tx *ent.Tx) error {
 
 // seededBills receive into new lots and top up a seeded one, at the
 // products' own costs (so that the seeded costs stay as the catalog gives
-// them); the last is cancelled. The first bills the RECEIVED order.
+// them); the last is cancelled. The first bills the RECEIVED order. Dates are
+// days from the seeding day.
 var seededBills = []struct {
-	supplier, date, reference, order string // order: the supplier of the order billed
-	cancelled                        bool
-	lines                            []orderLine
+	supplier  string
+	date      int
+	reference string
+	order     string // the supplier of the order billed
+	cancelled bool
+	lines     []orderLine
 }{
-	{"OATS", "2026-11-04", "POC-INV-3391", "OATS", false, []orderLine{
-		{code: "RM-OATS", qty: "5", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: "2027-07-20"},
-		{code: "RM-OATS", qty: "3", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: "2027-07-20"},
+	{"OATS", -16, "POC-INV-3391", "OATS", false, []orderLine{
+		{code: "RM-OATS", qty: "5", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: oatsExpiry},
+		{code: "RM-OATS", qty: "3", cost: "32.40", lot: "OA-2610-03", site: "MAIN", area: "RECEIVING", expires: oatsExpiry},
 	}},
-	{"SWEET", "2026-11-16", "SW-INV-1208", "", false, []orderLine{
-		{code: "RM-HONEY", qty: "60", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: "2028-11-01"},
-		{code: "RM-HONEY", qty: "40", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: "2028-11-01"},
-		{code: "RM-MILKPWD", qty: "25", cost: "7.85", discount: "0", lot: "MP-2611-14", site: "MAIN", area: "STORAGE", expires: "2027-11-14"},
+	{"SWEET", -4, "SW-INV-1208", "", false, []orderLine{
+		{code: "RM-HONEY", qty: "60", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: 712},
+		{code: "RM-HONEY", qty: "40", cost: "6.90", lot: "HO-2611-02", site: "MAIN", area: "STORAGE", expires: 712},
+		{code: "RM-MILKPWD", qty: "25", cost: "7.85", discount: "0", lot: "MP-2611-14", site: "MAIN", area: "STORAGE", expires: 359},
 	}},
-	{"NUTS", "2026-11-19", "ONG-20417", "", true, []orderLine{
-		{code: "RM-HAZEL", qty: "2", cost: "17.30", lot: "HZ-2611-01", site: "MAIN", area: "RECEIVING", expires: "2027-08-19"},
+	{"NUTS", -1, "ONG-20417", "", true, []orderLine{
+		{code: "RM-HAZEL", qty: "2", cost: "17.30", lot: "HZ-2611-01", site: "MAIN", area: "RECEIVING", expires: 272},
 	}},
 }
 
 // seedBills records the bills above through the purchasing workflow: lots,
 // PURCHASE_ENTRY movements and costs as the API would write them.
-func seedBills(ctx context.Context, tx *ent.Tx) error {
+func seedBills(ctx context.Context, tx *ent.Tx, cal calendar) error {
 	for _, s := range seededBills {
-		if _, err := seedBill(ctx, tx, s.supplier, s.date, s.reference, s.order, s.cancelled, s.lines); err != nil {
+		if _, err := seedBill(ctx, tx, cal, s.supplier, s.date, s.reference, s.order, s.cancelled, s.lines); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// seedBill records one bill of supplier (a code) through the purchasing
-// workflow, billing the RECEIVED order of the supplier order unless it is
-// "", and cancels it if cancelled.
-func seedBill(ctx context.Context, tx *ent.Tx, supplierCode, day, reference, order string, cancelled bool, orderLines []orderLine) (*ent.Bill, error) {
+// seedBill records one bill of supplier (a code), dated day (days from the
+// seeding day), through the purchasing workflow, billing the RECEIVED order
+// of the supplier order unless it is "", and cancels it on the seeding day
+// if cancelled.
+func seedBill(ctx context.Context, tx *ent.Tx, cal calendar, supplierCode string, day int, reference, order string, cancelled bool, orderLines []orderLine) (*ent.Bill, error) {
 	r := seedRefs{ctx, tx}
 	sup, err := r.supplier(supplierCode)
 	if err != nil {
@@ -185,9 +187,9 @@ func seedBill(ctx context.Context, tx *ent.Tx, supplierCode, day, reference, ord
 		}
 		lines[i] = tx.BillLine.Create().SetProductID(pid).SetQuantity(*dec(l.qty)).SetLotNumber(l.lot).
 			SetNillableCost(dec(l.cost)).SetNillableDiscountRate(dec(l.discount)).
-			SetNillableLocationID(loc).SetNillableExpirationDate(date(l.expires))
+			SetNillableLocationID(loc).SetExpirationDate(cal.day(l.expires))
 	}
-	b := tx.Bill.Create().SetSupplierID(sup).SetBillDate(*date(day)).SetSupplierReference(reference)
+	b := tx.Bill.Create().SetSupplierID(sup).SetBillDate(cal.day(day)).SetSupplierReference(reference)
 	if order != "" {
 		osup, err := r.supplier(order)
 		if err != nil {
@@ -217,7 +219,7 @@ func seedBill(ctx context.Context, tx *ent.Tx, supplierCode, day, reference, ord
 		return nil, err
 	}
 	if cancelled {
-		if _, err := purchasing.CancelBill(ctx, tx, bill.ID); err != nil {
+		if _, err := purchasing.CancelBillOn(ctx, tx, bill.ID, cal.day(0)); err != nil {
 			return nil, err
 		}
 	}

@@ -23,7 +23,9 @@ import (
 // customers, one of them in part. Tracing the flour lot forward finds every
 // customer to call; tracing an output lot backward finds the supplier.
 
-// RecallLotNumber is the supplier's flour lot the scenario traces.
+// RecallLotNumber is the supplier's flour lot the scenario traces. Like
+// every seeded lot number it stays the same whatever the day seeded (the
+// guides name it), though the scenario's dates follow that day.
 const RecallLotNumber = "RC-FLOUR-2611"
 
 var (
@@ -48,20 +50,21 @@ var recallRuns = []struct{ product, lot, flour, qty string }{
 
 // recallSales ship the output lots (by index in RecallOutputLots) to the
 // customers (by index in RecallCustomers): the second order ships 12 of its
-// 20 cases and stays BACK_ORDER, the rest of its lot on hand.
+// 20 cases and stays BACK_ORDER, the rest of its lot on hand. Orders are
+// dated days from the seeding day.
 var recallSales = []struct {
 	customer, lot int
-	date          string
+	date          int
 	to            salesorder.Status
 	lines         []saleLine
 }{
-	{0, 0, "2026-11-08", salesorder.StatusSHIPPED, []saleLine{
+	{0, 0, -12, salesorder.StatusSHIPPED, []saleLine{
 		{code: "FG-COOKIE12", qty: "10", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "51.00", ship: "120"},
 	}},
-	{1, 0, "2026-11-08", salesorder.StatusBACK_ORDER, []saleLine{
+	{1, 0, -12, salesorder.StatusBACK_ORDER, []saleLine{
 		{code: "FG-COOKIE12", qty: "20", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "48.50", ship: "144"},
 	}},
-	{2, 1, "2026-11-09", salesorder.StatusSHIPPED, []saleLine{
+	{2, 1, -11, salesorder.StatusSHIPPED, []saleLine{
 		{code: "RC-COOKIE", qty: "5", unit: salesorderline.UomTypeINVENTORY_UNIT, price: "28.80", ship: "120"},
 	}},
 }
@@ -69,13 +72,13 @@ var recallSales = []struct {
 // seedRecall records the recall scenario through the purchasing,
 // manufacturing and sales workflows, so its lots, movements and documents
 // are the ones the API and the floor would have written.
-func seedRecall(ctx context.Context, tx *ent.Tx) error {
+func seedRecall(ctx context.Context, tx *ent.Tx, cal calendar) error {
 	mill, err := tx.Supplier.Query().Where(supplier.Company(RecallSupplier)).Only(ctx)
 	if err != nil {
 		return fmt.Errorf("supplier %s: %w", RecallSupplier, err)
 	}
-	_, err = seedBill(ctx, tx, *mill.SupplierCode, "2026-11-06", "PM-77310", "", false, []orderLine{
-		{code: "RM-FLOUR", qty: "12", cost: "21.75", lot: RecallLotNumber, site: "MAIN", area: "STORAGE", expires: "2027-11-06"},
+	_, err = seedBill(ctx, tx, cal, *mill.SupplierCode, -14, "PM-77310", "", false, []orderLine{
+		{code: "RM-FLOUR", qty: "12", cost: "21.75", lot: RecallLotNumber, site: "MAIN", area: "STORAGE", expires: 351},
 	})
 	if err != nil {
 		return fmt.Errorf("bill of %s: %w", RecallLotNumber, err)
@@ -88,7 +91,7 @@ func seedRecall(ctx context.Context, tx *ent.Tx) error {
 	if err != nil {
 		return fmt.Errorf("cookie line: %w", err)
 	}
-	start := time.Date(2026, 11, 7, 6, 0, 0, 0, time.UTC)
+	start := cal.at(-13, 6)
 	outputs := make([]int, len(recallRuns))
 	for i, r := range recallRuns {
 		pid, err := tx.Product.Query().Where(entproduct.ProductCode(r.product)).OnlyID(ctx)
@@ -121,7 +124,7 @@ func seedRecall(ctx context.Context, tx *ent.Tx) error {
 		if err != nil {
 			return fmt.Errorf("customer %s: %w", name, err)
 		}
-		if err := seedSale(ctx, tx, cust, s.date, s.to, s.lines, outputs[s.lot]); err != nil {
+		if err := seedSale(ctx, tx, cal, cust, s.date, s.to, s.lines, outputs[s.lot]); err != nil {
 			return fmt.Errorf("order of %s: %w", name, err)
 		}
 	}

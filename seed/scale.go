@@ -33,6 +33,7 @@ type ScaleResult struct {
 // most of the rows, are written in SQL of its own.
 func Scale(ctx context.Context, c *ent.Client, dia string, n int, progress func(done, total int)) (ScaleResult, error) {
 	start := time.Now()
+	cal := calendarOf(start)
 	acct := policy.FromContext(ctx).AccountID
 	if acct == 0 {
 		return ScaleResult{}, fmt.Errorf("scale needs an account viewer")
@@ -62,7 +63,7 @@ func Scale(ctx context.Context, c *ent.Client, dia string, n int, progress func(
 			)
 			for j := k; j < min(k+group, n+1); j++ {
 				suffix := fmt.Sprintf("-S%05d", j)
-				sups = append(sups, supplierCreates(tx, suffix)...)
+				sups = append(sups, supplierCreates(tx, suffix, cal)...)
 				cs, err := checkpointCreates(tx, suffix, units)
 				if err != nil {
 					return err
@@ -89,7 +90,7 @@ func Scale(ctx context.Context, c *ent.Client, dia string, n int, progress func(
 				return err
 			}
 			res.Rows += rows
-			stock, err := lots.write(ctx, tx, scaleLots(ps))
+			stock, err := lots.write(ctx, tx, scaleLots(ps, cal))
 			if err != nil {
 				return err
 			}
@@ -135,9 +136,10 @@ type scaleLot struct {
 }
 
 // scaleLots are lotsPerProduct numbered lots of each product, with expiry
-// dates spread over two years and a copy of the product's name.
-func scaleLots(products []*ent.Product) []scaleLot {
-	base := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+// dates spread over the two years from six weeks after cal's day, and a copy
+// of the product's name.
+func scaleLots(products []*ent.Product, cal calendar) []scaleLot {
+	base := cal.day(42)
 	lots := make([]scaleLot, 0, lotsPerProduct*len(products))
 	for _, p := range products {
 		for k := range lotsPerProduct {

@@ -27,38 +27,54 @@ import (
 
 // TestAccount fills a new organization's test account, in the transaction
 // that creates it, with the dataset integrators test against: a bakery and
-// snack plant. It is deterministic: the same account gets the same rows. Each
-// resource adds its rows in its own step below.
+// snack plant, dated from today (TestAccountAt with the time now).
 func TestAccount(ctx context.Context, tx *ent.Tx, o *tenancy.Organization) error {
-	ctx = hooks.WithoutEvents(policy.App(ctx, o.Test.ID, policy.Test))
-	for _, step := range testSteps {
-		if err := step.run(ctx, tx); err != nil {
-			return fmt.Errorf("seed test account: %s: %w", step.name, err)
+	return TestAccountAt(time.Now())(ctx, tx, o)
+}
+
+// TestAccountAt is the seeding of a test account as of now: every date of the
+// dataset is a number of days from now's day (UTC), so the account holds the
+// same story whatever the day it is seeded. It is deterministic: the same
+// account seeded on the same day gets the same rows. Each resource adds its
+// rows in its own step below.
+func TestAccountAt(now time.Time) tenancy.Setup {
+	cal := calendarOf(now)
+	return func(ctx context.Context, tx *ent.Tx, o *tenancy.Organization) error {
+		ctx = hooks.WithoutEvents(policy.App(ctx, o.Test.ID, policy.Test))
+		for _, step := range testSteps {
+			if err := step.run(ctx, tx, cal); err != nil {
+				return fmt.Errorf("seed test account: %s: %w", step.name, err)
+			}
 		}
+		return nil
 	}
-	return nil
+}
+
+// undated is a step whose rows carry no date.
+func undated(f func(context.Context, *ent.Tx) error) func(context.Context, *ent.Tx, calendar) error {
+	return func(ctx context.Context, tx *ent.Tx, _ calendar) error { return f(ctx, tx) }
 }
 
 var testSteps = []struct {
 	name string
-	run  func(context.Context, *ent.Tx) error
+	run  func(context.Context, *ent.Tx, calendar) error
 }{
-	{"tags", seedTags},
-	{"units of measure", seedUnits},
-	{"allergens", seedAllergens},
-	{"warehouses", seedWarehouses},
-	{"operations", seedOperations},
-	{"equipment", seedEquipment},
-	{"production lines", seedProductionLines},
-	{"line equipment", seedLineEquipment},
-	{"employees", seedEmployees},
-	{"sales reference lists", seedSalesReference},
-	{"customers", seedCustomers},
+	{"tags", undated(seedTags)},
+	{"units of measure", undated(seedUnits)},
+	{"allergens", undated(seedAllergens)},
+	{"warehouses", undated(seedWarehouses)},
+	{"operations", undated(seedOperations)},
+	{"equipment", undated(seedEquipment)},
+	{"production lines", undated(seedProductionLines)},
+	{"line equipment", undated(seedLineEquipment)},
+	{"employees", undated(seedEmployees)},
+	{"sales reference lists", undated(seedSalesReference)},
+	{"customers", undated(seedCustomers)},
 	{"suppliers", seedSuppliers},
-	{"QC checkpoints", seedCheckpoints},
-	{"foods", seedFoods},
-	{"products", seedProducts},
-	{"recipe routings", seedRoutings},
+	{"QC checkpoints", undated(seedCheckpoints)},
+	{"foods", undated(seedFoods)},
+	{"products", undated(seedProducts)},
+	{"recipe routings", undated(seedRoutings)},
 	{"product lots", seedLots},
 	{"productions", seedProductions},
 	{"purchase orders", seedPurchaseOrders},
@@ -164,20 +180,19 @@ func seedOperations(ctx context.Context, tx *ent.Tx) error {
 	return nil
 }
 
-// seedLots places stock: numbered lots in every QC status (one release with
-// an expiry), archived lots, lots without a location, and a product's
-// unnumbered lot. Each lot's quantity is its PRODUCT_FORM movement.
-func seedLots(ctx context.Context, tx *ent.Tx) error {
+// seedLots places stock: numbered lots in every QC status (one release
+// ending within weeks), archived lots, lots without a location, and a
+// product's unnumbered lot. Each lot's quantity is its PRODUCT_FORM
+// movement. Expiries are days from the seeding day: every lot not archived
+// keeps months of shelf life.
+func seedLots(ctx context.Context, tx *ent.Tx, cal calendar) error {
 	product := func(code string) (int, error) {
 		return tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(ctx)
 	}
 	area := func(site, code string) (int, error) {
 		return tx.Location.Query().Where(location.Path(site + "/" + code)).OnlyID(ctx)
 	}
-	day := func(days int) *time.Time {
-		t := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, days)
-		return &t
-	}
+	day := cal.in
 	lots := []struct {
 		product, number, site, area string
 		qty                         string
@@ -187,19 +202,19 @@ func seedLots(ctx context.Context, tx *ent.Tx) error {
 		releaseUntil                *time.Time
 		archived                    bool
 	}{
-		{"RM-FLOUR", "FL-2611-01", "MAIN", "STORAGE", "150000", day(120), productlot.QcStatusAVAILABLE, "", nil, false},
-		{"RM-FLOUR", "FL-2611-02", "MAIN", "STORAGE", "250000", day(180), productlot.QcStatusAVAILABLE, "", nil, false},
-		{"RM-FLOUR", "FL-2609-07", "MAIN", "STORAGE", "0", day(-30), productlot.QcStatusAVAILABLE, "", nil, true},
-		{"RM-OATS", "OA-2610-03", "MAIN", "RECEIVING", "75000", day(200), productlot.QcStatusON_HOLD, "Awaiting the mill's certificate of analysis.", nil, false},
-		{"RM-BUTTER", "BU-2611-11", "COLD", "STORAGE", "327", day(45), productlot.QcStatusQUARANTINE, "Temperature excursion on receipt; under review.", nil, false},
-		{"RM-EGG", "EG-2611-20", "COLD", "STORAGE", "1440", day(20), productlot.QcStatusREJECTED, "Cracked shells over tolerance.", nil, false},
-		{"FG-COOKIE12", "CK-2611-15", "MAIN", "SHIPPING", "480", day(60), productlot.QcStatusRELEASED, "Positive release, micro pending.", day(7), false},
-		{"FG-BAR6", "BR-2611-02", "OVERFLOW", "STORAGE", "960", day(150), productlot.QcStatusRELEASED, "Released.", nil, false},
-		{"FG-BAR6", "BR-2608-01", "OVERFLOW", "STORAGE", "0", day(-60), productlot.QcStatusAVAILABLE, "", nil, true},
+		{"RM-FLOUR", "FL-2611-01", "MAIN", "STORAGE", "150000", day(162), productlot.QcStatusAVAILABLE, "", nil, false},
+		{"RM-FLOUR", "FL-2611-02", "MAIN", "STORAGE", "250000", day(222), productlot.QcStatusAVAILABLE, "", nil, false},
+		{"RM-FLOUR", "FL-2609-07", "MAIN", "STORAGE", "0", day(12), productlot.QcStatusAVAILABLE, "", nil, true},
+		{"RM-OATS", "OA-2610-03", "MAIN", "RECEIVING", "75000", day(oatsExpiry), productlot.QcStatusON_HOLD, "Awaiting the mill's certificate of analysis.", nil, false},
+		{"RM-BUTTER", "BU-2611-11", "COLD", "STORAGE", "327", day(87), productlot.QcStatusQUARANTINE, "Temperature excursion on receipt; under review.", nil, false},
+		{"RM-EGG", "EG-2611-20", "COLD", "STORAGE", "1440", day(62), productlot.QcStatusREJECTED, "Cracked shells over tolerance.", nil, false},
+		{"FG-COOKIE12", "CK-2611-15", "MAIN", "SHIPPING", "480", day(102), productlot.QcStatusRELEASED, "Positive release, micro pending.", day(49), false},
+		{"FG-BAR6", "BR-2611-02", "OVERFLOW", "STORAGE", "960", day(192), productlot.QcStatusRELEASED, "Released.", nil, false},
+		{"FG-BAR6", "BR-2608-01", "OVERFLOW", "STORAGE", "0", day(-18), productlot.QcStatusAVAILABLE, "", nil, true},
 		{"RM-SUGAR", "SU-2611-05", "", "", "50000", nil, productlot.QcStatusAVAILABLE, "", nil, false},
 		{"RM-CHOC", "", "MAIN", "STORAGE", "12000", nil, productlot.QcStatusAVAILABLE, "", nil, false},
 	}
-	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	now := cal.at(-19, 9) // when quality decided
 	for _, l := range lots {
 		pid, err := product(l.product)
 		if err != nil {
@@ -431,7 +446,7 @@ func seedEmployees(ctx context.Context, tx *ent.Tx) error {
 // planned steps on each, a COMPLETED run that consumed lots (its consumed
 // steps, PRODUCTION_CONSUMPTION movements and a new output lot), and a
 // completed run signed and locked.
-func seedProductions(ctx context.Context, tx *ent.Tx) error {
+func seedProductions(ctx context.Context, tx *ent.Tx, cal calendar) error {
 	main, err := tx.Location.Query().Where(location.Path("MAIN")).OnlyID(ctx)
 	if err != nil {
 		return err
@@ -457,8 +472,8 @@ func seedProductions(ctx context.Context, tx *ent.Tx) error {
 	product := func(code string) (int, error) {
 		return tx.Product.Query().Where(entproduct.ProductCode(code)).OnlyID(ctx)
 	}
-	day := func(days int) *time.Time {
-		t := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC).AddDate(0, 0, days)
+	day := func(days int) *time.Time { // from 19 days before the seeding day, at 06:00
+		t := cal.at(days-19, 6)
 		return &t
 	}
 	type step struct {

@@ -61,6 +61,12 @@ type Count struct {
 // Another organization's id, or one that does not exist, is "organization N
 // does not exist".
 func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
+	return ResetTestAt(ctx, c, orgID, time.Now())
+}
+
+// ResetTestAt is ResetTest as of now: the fresh seed is dated from now's day
+// (seed.TestAccountAt), and the reset is recorded at now.
+func ResetTestAt(ctx context.Context, c *ent.Client, orgID int, now time.Time) (Reset, error) {
 	// System viewer: a reset deletes and seeds every table of the account, and records the reset in the system-only audit history.
 	ctx = policy.System(ctx)
 	p, err := thePlan()
@@ -108,7 +114,7 @@ func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
 				out.Deleted += n
 			}
 		}
-		if err := seed.TestAccount(ctx, tx, &o); err != nil {
+		if err := seed.TestAccountAt(now)(ctx, tx, &o); err != nil {
 			return err
 		}
 		for _, s := range p {
@@ -124,7 +130,7 @@ func ResetTest(ctx context.Context, c *ent.Client, orgID int) (Reset, error) {
 			}
 		}
 		return audit.Record(ctx, tx, audit.Entry{
-			OrganizationID: orgID, Action: audit.TestDataReset, At: time.Now(),
+			OrganizationID: orgID, Action: audit.TestDataReset, At: now,
 			Detail: map[string]any{"account_id": o.Test.ID, "deleted": out.Deleted, "created": out.Created, "tables": out.Tables},
 		})
 	})

@@ -596,7 +596,8 @@ func TestPing(t *testing.T) {
 }
 
 // Pruning keeps the log 30 days, abandoned deliveries 90, and dispatched
-// events no delivery refers to EventRetention.
+// events no delivery refers to 90 (TestRetentionDays has each a day either
+// side).
 func TestPrune(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		f := setup(t, st)
@@ -622,7 +623,7 @@ func TestPrune(t *testing.T) {
 		count := func(ep *ent.WebhookEndpoint) int {
 			return st.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID)).CountX(sys)
 		}
-		f.clock.Add(webhooks.LogRetention + time.Hour)
+		f.clock.Add(30*24*time.Hour + time.Hour)
 		if err := d.Prune(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -632,7 +633,7 @@ func TestPrune(t *testing.T) {
 		if keys() != 0 {
 			t.Fatal("an Idempotency-Key outlived its 24 hours")
 		}
-		f.clock.Add(webhooks.AbandonedRetention - webhooks.LogRetention)
+		f.clock.Add((90 - 30) * 24 * time.Hour)
 		if err := d.Prune(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -114,6 +115,16 @@ func TestLotTrace(t *testing.T) {
 				return ""
 			}
 			flour, bread, rolls := lot(seed.RecallLotNumber), lot(seed.RecallOutputLots[0]), lot(seed.RecallOutputLots[1])
+			// The seed dates the scenario from the day it seeds, the day
+			// the flour lot's row was created: runs 13 days before, the
+			// orders' shipments 5 and 4 days before.
+			flourID, _ := strconv.Atoi(flour)
+			seeded, err := st.Client.ProductLot.Get(sys, flourID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			day := func(n int) string { return seeded.CreatedAt.UTC().AddDate(0, 0, n).Format(time.DateOnly) }
+			made, shipped, shippedLater := day(-13), day(-5), day(-4)
 			trace := func(extra ...string) (string, error) {
 				var out, errb bytes.Buffer
 				args := append([]string{"lot", "trace", "--org", org, "--env", "test", "--lot", flour, "--database", db}, extra...)
@@ -126,13 +137,13 @@ func TestLotTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := "event,date,traceability_lot_code,lot_id,product_code,product_description,quantity,unit_of_measure,location,reference_document_type,reference_document_number,party,level\n" +
-				"transformation input,2026-11-07,RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,30000,g,STORAGE Storage,production run,9,,1\n" +
-				"transformation input,2026-11-07,RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,20000,g,STORAGE Storage,production run,10,,1\n" +
-				"transformation output,2026-11-07,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",480,each,MAIN Main plant,production run,9,,1\n" +
-				"transformation output,2026-11-07,RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",240,each,MAIN Main plant,production run,10,,1\n" +
-				"shipping,2026-11-15,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",120,each,MAIN Main plant,invoice,4,Épicerie du Marché,3\n" +
-				"shipping,2026-11-15,RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",144,each,MAIN Main plant,invoice,5,Northern Food Distributors,3\n" +
-				"shipping,2026-11-16,RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",120,each,MAIN Main plant,invoice,6,Café Alpha,3\n"
+				"transformation input," + made + ",RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,30000,g,STORAGE Storage,production run,9,,1\n" +
+				"transformation input," + made + ",RC-FLOUR-2611," + flour + ",RM-FLOUR,All-purpose wheat flour,20000,g,STORAGE Storage,production run,10,,1\n" +
+				"transformation output," + made + ",RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",480,each,MAIN Main plant,production run,9,,1\n" +
+				"transformation output," + made + ",RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",240,each,MAIN Main plant,production run,10,,1\n" +
+				"shipping," + shipped + ",RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",120,each,MAIN Main plant,invoice,4,Épicerie du Marché,3\n" +
+				"shipping," + shipped + ",RC-BOX12-2611," + bread + ",FG-COOKIE12,\"Chocolate chip cookies, box of 12\",144,each,MAIN Main plant,invoice,5,Northern Food Distributors,3\n" +
+				"shipping," + shippedLater + ",RC-COOKIE-2611," + rolls + ",RC-COOKIE,\"Chocolate chip cookies, baked (batch)\",120,each,MAIN Main plant,invoice,6,Café Alpha,3\n"
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("lot trace --format csv (-want +got):\n%s", d)
 			}
