@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"larder.dev/larder/auth"
@@ -47,6 +48,12 @@ type gate struct {
 // wrap is the gate as a layer around next, the API's router.
 func (g *gate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			// Needs no key and spends no budget: it only names the
+			// path's methods (the router's answer, options).
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx := r.Context()
 		hdr := r.Header.Get("Authorization")
 		now := g.now()
@@ -66,6 +73,9 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		switch {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
+				if x := exchangeOf(ctx); x != nil {
+					x.presented = presentsToken(hdr)
+				}
 				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r, g.trusted), g.authFailLimit, now)
 				if err != nil {
 					g.h.writeError(ctx, w, err)
@@ -204,3 +214,11 @@ func (g *gate) pass(b retractable, r *http.Request, next http.Handler, key *auth
 // clientIP is the address (without port) of the client of r (see
 // clientaddr.Of: X-Forwarded-For is believed only from trusted proxies).
 func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientaddr.Of(r, trusted) }
+
+// presentsToken reports whether an Authorization header presents a bearer
+// token, well formed or not: its 401 then says the token is invalid. Another
+// scheme presents none (RFC 6750, section 3.1).
+func presentsToken(hdr string) bool {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(hdr), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != ""
+}
