@@ -14,6 +14,7 @@ import (
 
 	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/handlers"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/reqlog"
@@ -426,6 +427,27 @@ func TestCallerRequestIDIsBounded(t *testing.T) {
 		}
 		if lines < 2 {
 			t.Fatalf("%d access lines:\n%s", lines, logs.String())
+		}
+	})
+}
+
+// Every answer carries X-Content-Type-Options: nosniff, whatever its status
+// or route: operations, refusals, the description, health and the docs.
+func TestEveryAnswerIsNosniff(t *testing.T) {
+	run(t, func(t *testing.T, a *api) {
+		for _, r := range []*response{
+			a.get("/v1/organization").want(200),
+			a.get("/v1/tags/987654321").want(404),
+			a.do("GET", "/v1/organization", "", nil).want(401),
+			a.do("GET", "/v1/openapi.json", "", nil).want(200),
+			a.do("GET", handlers.LivePath, "", nil).want(200),
+			a.do("GET", "/docs", "", nil).want(200),
+			a.do("GET", "/nowhere", "", nil).want(404),
+			a.do("OPTIONS", "/v1/tags", "", nil).want(204),
+		} {
+			if got := r.Header.Values("X-Content-Type-Options"); len(got) != 1 || got[0] != "nosniff" {
+				t.Errorf("%d (%s): X-Content-Type-Options %q", r.Status, r.Header.Get("Content-Type"), got)
+			}
 		}
 	})
 }
