@@ -21,12 +21,13 @@ import (
 // a valid key spends its account's budget (X-RateLimit-* on every response,
 // 429 past it); invalid keys spend the client address's failed-auth budget
 // (429 past it, valid keys unaffected). The security handler later attaches
-// the viewer, or answers 401, for the operations that need a key.
+// the viewer, or answers 401, for the operations that need a key. OPTIONS
+// passes untouched: it needs no key and spends no budget.
 //
 // It serves the paths under /v1/ alone, after routing. It needs the exchange
-// of withRequestID outside it, where it leaves the viewer, the parsed query
-// and the reason of a 429 (without one a request still passes, with neither),
-// and, for a GET of a key it trusts without reading it, the retractable
+// of withRequestID outside it, where it leaves the viewer, the parsed query,
+// the reason of a 429 and whether a refused key was a bearer token (without
+// one a request still passes, with neither), and, for a GET of a key it trusts without reading it, the retractable
 // writer of withHTTPCaching, passed down unwrapped: the answer is held there
 // until the key is confirmed. Without that writer the key is read before the
 // answer, as for every other method. Its snapshot of a test account's read

@@ -55,9 +55,9 @@ type Options struct {
 }
 
 // New assembles the API: request id, tracing span, access log and panic
-// recovery, HEAD answered as GET, ETag and gzip for GET answers, time bound, load shedding,
-// routing, key and limits, the body's bound, then the generated router, in
-// the one ordered list of layers at its end.
+// recovery, HEAD answered as GET, ETag and gzip for GET answers, time bound,
+// load shedding, routing, key and limits, the body's bound, then the
+// generated router, in the one ordered list of layers at its end.
 func New(st *store.Store, o Options) (*Server, error) {
 	cfg, log := o.Config, o.Log
 	if log == nil {
