@@ -27,9 +27,10 @@ import (
 // It serves the paths under /v1/ alone, after routing. It needs the exchange
 // of withRequestID outside it, where it leaves the viewer, the parsed query,
 // the reason of a 429 and whether a refused key was a bearer token (without
-// one a request still passes, with neither), and, for a GET of a key it trusts without reading it, the retractable
-// writer of withHTTPCaching, passed down unwrapped: the answer is held there
-// until the key is confirmed. Without that writer the key is read before the
+// one a request still passes, with neither), and, for a GET of a key it
+// trusts without reading it, the retractable writer of withHTTPCaching,
+// passed down unwrapped: the answer is held there until the key is
+// confirmed. Without that writer the key is read before the
 // answer, as for every other method. Its snapshot of a test account's read
 // and its key check run under the deadline of withTimeout outside it.
 type gate struct {
