@@ -13,6 +13,11 @@ total, has_more}, "order": "…"}. Reads, updates, deletes and actions answer 20
 delete returns the deleted record. Errors are RFC 9457 problem details with a machine-readable
 code and the request_id of the X-Request-Id header.
 
+Request bodies are application/json; another media type is 415. HEAD is answered on every GET
+path, as the GET without its body; OPTIONS names a path's methods in Allow. A 401 carries a
+bearer challenge in WWW-Authenticate. The API is not for browsers (its keys are secrets): no
+answer carries an Access-Control-* header.
+
 A field marked as a cost field is null unless the key holds the cost:read scope: null then means
 redacted, not zero. Version 1 changes only by addition: tolerate unknown fields and enumerated
 values.`

@@ -90,6 +90,7 @@ func (b *specBuilder) init() {
 		Version:     "1.1.0",
 		Description: apiDoc,
 		License:     &ogen.License{Name: "Apache-2.0", URL: "https://www.apache.org/licenses/LICENSE-2.0"},
+		Contact:     &ogen.Contact{Name: "Larder", URL: "https://larder.dev"},
 	}
 	// Relative: the server the description is read from, whatever address
 	// it listens on (a docs page's requests go back to it).
@@ -178,6 +179,7 @@ var errorResponses = []errorResponse{
 	{"405", "MethodNotAllowed", "METHOD_NOT_ALLOWED: the path exists, not with this method; Allow lists those it takes.", false, problem.New(problem.MethodNotAllowed, "%s is not allowed on %s; allowed: %s.", "PUT", "/v1/products/42", "GET")},
 	{"409", "Conflict", "DUPLICATE, IN_USE, INVALID_STATE or another conflict.", false, problem.Conflict(problem.Duplicate, "code", "code is already used by another record of this account.")},
 	{"413", "PayloadTooLarge", fmt.Sprintf("PAYLOAD_TOO_LARGE: the body is larger than %d bytes.", bounds.MaxBodyBytes), false, problem.New(problem.PayloadTooLarge, "The body is larger than %d bytes.", bounds.MaxBodyBytes)},
+	{"415", "UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE: the body is not application/json (a charset parameter is accepted); Accept-Post or Accept-Patch names the type.", false, problem.New(problem.UnsupportedMediaType, "The body must be application/json (charset utf-8, if any), not %q.", "text/plain")},
 	{"429", "TooManyRequests", "RATE_LIMITED: over the account's requests per minute, or repeated failed authentication.", true, &problem.Error{Code: problem.RateLimited, Detail: "Over 60 requests per minute; retry after 12 seconds.", RetryAfter: 12}},
 	{"500", "InternalError", "INTERNAL_ERROR: a server fault; reads may be retried.", false, problem.New(problem.Internal, "Something went wrong on our side; the request id identifies it in the server log.")},
 	{"503", "ServiceUnavailable", "SERVICE_UNAVAILABLE: briefly out of capacity; retry with backoff and jitter.", true, &problem.Error{Code: problem.ServiceUnavailable, Detail: "The server is at capacity; retry with backoff.", RetryAfter: 1}},

@@ -248,7 +248,8 @@ func openapiPath() *object {
 
 // httpSemantics declares what the middleware answers around every
 // operation: 405 with Allow for another method on its path, 413 for a body
-// over MaxBodyBytes, and on reads the ETag of the body with If-None-Match
+// over MaxBodyBytes, 415 for a body of another media type, the bearer
+// challenge of a 401, and on reads the ETag of the body with If-None-Match
 // answered 304 without one.
 func httpSemantics(doc *object) {
 	comps := doc.obj("components")
@@ -257,7 +258,16 @@ func httpSemantics(doc *object) {
 			set("description", "Weak validator of the body; send it back in If-None-Match to get 304 while the body is unchanged.").
 			set("schema", newObject().set("type", "string"))).
 		set("Allow", newObject().
-			set("description", "The methods the path accepts.").
+			set("description", "The methods the path accepts, HEAD (beside GET) and OPTIONS included.").
+			set("schema", newObject().set("type", "string"))).
+		set("WWW-Authenticate", newObject().
+			set("description", `The bearer challenge (RFC 6750): Bearer realm="larder", with error="invalid_token" when the request presented a token.`).
+			set("schema", newObject().set("type", "string"))).
+		set("Accept-Post", newObject().
+			set("description", "The media type POST takes: application/json.").
+			set("schema", newObject().set("type", "string"))).
+		set("Accept-Patch", newObject().
+			set("description", "The media type PATCH takes: application/json.").
 			set("schema", newObject().set("type", "string")))
 	comps.obj("parameters").set("If-None-Match", newObject().
 		set("name", "If-None-Match").
@@ -269,12 +279,12 @@ func httpSemantics(doc *object) {
 		set("headers", newObject().
 			set("ETag", headerRef("ETag")).
 			set("X-Request-Id", headerRef("X-Request-Id"))))
-	for _, e := range []struct{ status, name string }{{"405", "MethodNotAllowed"}, {"413", "PayloadTooLarge"}} {
-		r := comps.obj("responses").obj(e.name)
-		if e.status == "405" {
-			r.obj("headers").set("Allow", headerRef("Allow"))
-		}
-	}
+	resps := comps.obj("responses")
+	resps.obj("MethodNotAllowed").obj("headers").set("Allow", headerRef("Allow"))
+	resps.obj("Unauthorized").obj("headers").set("WWW-Authenticate", headerRef("WWW-Authenticate"))
+	resps.obj("UnsupportedMediaType").obj("headers").
+		set("Accept-Post", headerRef("Accept-Post")).
+		set("Accept-Patch", headerRef("Accept-Patch"))
 	paths := doc.obj("paths")
 	for _, p := range paths.keys {
 		item := paths.obj(p)
@@ -287,6 +297,7 @@ func httpSemantics(doc *object) {
 			rs.set("405", newObject().set("$ref", refResponses+"MethodNotAllowed"))
 			if op.obj("requestBody") != nil {
 				rs.set("413", newObject().set("$ref", refResponses+"PayloadTooLarge"))
+				rs.set("415", newObject().set("$ref", refResponses+"UnsupportedMediaType"))
 			}
 			if m == "get" {
 				params, _ := op.vals["parameters"].([]any)

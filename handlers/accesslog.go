@@ -115,8 +115,8 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 				// The client closed its side before the answer.
 				clientAbort: ctx.Err() != nil,
 			}
-			if cid := r.Header.Get("X-Request-Id"); cid != "" {
-				a.clientRequestID = printable(cid)
+			if x := exchangeOf(ctx); x != nil {
+				a.clientRequestID = x.clientID
 			}
 			log.write(ctx, now, &a)
 		}()

@@ -57,6 +57,11 @@ func withHTTPCaching(next http.Handler) http.Handler {
 		}
 		body := b.body.Bytes()
 		if status != http.StatusOK {
+			// The length known, said: a HEAD's answer (withHead), which
+			// sends no body, carries it as its GET's does.
+			if len(body) > 0 {
+				h.Set("Content-Length", strconv.Itoa(len(body)))
+			}
 			w.WriteHeader(status)
 			_, _ = w.Write(body)
 			return

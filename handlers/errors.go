@@ -35,6 +35,9 @@ import (
 func (h *Handler) NewError(ctx context.Context, err error) *oas.ProblemStatusCode {
 	p := h.classify(ctx, err)
 	setRetryAfter(ctx, p)
+	if hdr := responseHeader(ctx); hdr != nil {
+		challenge(ctx, hdr, p)
+	}
 	return &oas.ProblemStatusCode{StatusCode: p.Status(), Response: body(ctx, p)}
 }
 
@@ -49,6 +52,7 @@ func writeProblem(ctx context.Context, w http.ResponseWriter, p *problem.Error) 
 	if p.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 	}
+	challenge(ctx, w.Header(), p)
 	b := body(ctx, p)
 	var e jx.Encoder
 	b.Encode(&e)
@@ -57,6 +61,29 @@ func writeProblem(ctx context.Context, w http.ResponseWriter, p *problem.Error) 
 	w.WriteHeader(p.Status())
 	_, _ = w.Write(e.Bytes())
 }
+
+// challenge sets, on a 401, the WWW-Authenticate that HTTP requires of one
+// (RFC 9110, section 11.6.1) in the form of bearer tokens (RFC 6750, section
+// 3): the realm, and error="invalid_token" when the request presented a
+// bearer token; a request without one (no Authorization, or another scheme)
+// is told no more than the realm. A challenge set before (the metrics
+// token's realm) is kept.
+func challenge(ctx context.Context, h http.Header, p *problem.Error) {
+	if p.Status() != http.StatusUnauthorized || h.Get("WWW-Authenticate") != "" {
+		return
+	}
+	if x := exchangeOf(ctx); x != nil && x.presented {
+		h["Www-Authenticate"] = invalidToken
+		return
+	}
+	h["Www-Authenticate"] = bearerRealm
+}
+
+// The challenges of a 401, by WWW-Authenticate's canonical key.
+var (
+	bearerRealm  = []string{`Bearer realm="larder"`}
+	invalidToken = []string{`Bearer realm="larder", error="invalid_token"`}
+)
 
 // body is the problem document of p.
 func body(ctx context.Context, p *problem.Error) oas.Problem {
@@ -90,6 +117,9 @@ func setRetryAfter(ctx context.Context, p *problem.Error) {
 		hdr.Set("Retry-After", strconv.Itoa(p.RetryAfter))
 	}
 }
+
+// bodyRequired is the answer to an operation's request without a body.
+var bodyRequired = problem.Invalid("body", "is required: send a JSON object")
 
 // internal is the answer to anything unexpected: the cause is logged with the
 // request id, never sent.
@@ -215,16 +245,22 @@ func duplicateField(err error) string {
 	return ""
 }
 
-// bodyProblem maps an error decoding or validating a request body.
+// bodyMediaType is the one media type of every request body.
+const bodyMediaType = "application/json"
+
+// bodyProblem maps an error decoding or validating a request body. A body of
+// another media type, or of none the server can read (a Content-Type that
+// does not parse, or none at all), is 415; no body at all, whatever the
+// Content-Type says, is the 400 of a missing body.
 func bodyProblem(ctx context.Context, op string, err error) *problem.Error {
 	var ct *validate.InvalidContentTypeError
 	switch {
-	case errors.Is(err, validate.ErrBodyRequired):
-		return problem.Invalid("body", "is required: send a JSON object")
+	case errors.Is(err, validate.ErrBodyRequired), ctx.Value(rawBodyKey{}) == nil:
+		return bodyRequired
 	case errors.As(err, &ct):
-		return problem.Invalidf("Content-Type", "must be application/json, not %q", ct.ContentType)
+		return problem.New(problem.UnsupportedMediaType, "The body must be %s (charset utf-8, if any), not %.100q.", bodyMediaType, ct.ContentType)
 	case strings.Contains(err.Error(), "parse media type"):
-		return problem.Invalid("Content-Type", "must be application/json")
+		return problem.New(problem.UnsupportedMediaType, "The body must be %s, sent with Content-Type: %s.", bodyMediaType, bodyMediaType)
 	}
 	if at, lineErr, ok := locateLine(ctx, op, decodePath(err)); ok {
 		return decodeProblem(op, at, lineErr)

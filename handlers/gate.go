@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"larder.dev/larder/auth"
@@ -20,14 +21,16 @@ import (
 // a valid key spends its account's budget (X-RateLimit-* on every response,
 // 429 past it); invalid keys spend the client address's failed-auth budget
 // (429 past it, valid keys unaffected). The security handler later attaches
-// the viewer, or answers 401, for the operations that need a key.
+// the viewer, or answers 401, for the operations that need a key. OPTIONS
+// passes untouched: it needs no key and spends no budget.
 //
 // It serves the paths under /v1/ alone, after routing. It needs the exchange
-// of withRequestID outside it, where it leaves the viewer, the parsed query
-// and the reason of a 429 (without one a request still passes, with neither),
-// and, for a GET of a key it trusts without reading it, the retractable
-// writer of withHTTPCaching, passed down unwrapped: the answer is held there
-// until the key is confirmed. Without that writer the key is read before the
+// of withRequestID outside it, where it leaves the viewer, the parsed query,
+// the reason of a 429 and whether a refused key was a bearer token (without
+// one a request still passes, with neither), and, for a GET of a key it
+// trusts without reading it, the retractable writer of withHTTPCaching,
+// passed down unwrapped: the answer is held there until the key is
+// confirmed. Without that writer the key is read before the
 // answer, as for every other method. Its snapshot of a test account's read
 // and its key check run under the deadline of withTimeout outside it.
 type gate struct {
@@ -47,6 +50,12 @@ type gate struct {
 // wrap is the gate as a layer around next, the API's router.
 func (g *gate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			// Needs no key and spends no budget: it only names the
+			// path's methods (the router's answer, options).
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx := r.Context()
 		hdr := r.Header.Get("Authorization")
 		now := g.now()
@@ -66,6 +75,9 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		switch {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
+				if x := exchangeOf(ctx); x != nil {
+					x.presented = presentsToken(hdr)
+				}
 				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r, g.trusted), g.authFailLimit, now)
 				if err != nil {
 					g.h.writeError(ctx, w, err)
@@ -204,3 +216,11 @@ func (g *gate) pass(b retractable, r *http.Request, next http.Handler, key *auth
 // clientIP is the address (without port) of the client of r (see
 // clientaddr.Of: X-Forwarded-For is believed only from trusted proxies).
 func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientaddr.Of(r, trusted) }
+
+// presentsToken reports whether an Authorization header presents a bearer
+// token, well formed or not: its 401 then says the token is invalid. Another
+// scheme presents none (RFC 6750, section 3.1).
+func presentsToken(hdr string) bool {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(hdr), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != ""
+}

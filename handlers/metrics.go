@@ -37,7 +37,7 @@ func operation(api *oas.Server) func(*http.Request) string {
 		case p == "/v1/openapi.json":
 			return "getOpenAPI"
 		case strings.HasPrefix(p, "/v1/"):
-			if route, ok := api.FindPath(r.Method, r.URL); ok {
+			if route, ok := findRoute(api, r.Method, r.URL); ok {
 				return route.OperationID()
 			}
 			return "unmatched"

@@ -102,7 +102,8 @@ func TestOpenAPIDescription(t *testing.T) {
 }
 
 // Every operation declares the answers the middleware gives around it (405
-// with Allow, 413 for a body, ETag and 304 on reads), and every body of the
+// with Allow, 413 and 415 for a body, the challenge of a 401, ETag and 304
+// on reads), the description names its contact, and every body of the
 // description has an example; the problem examples are those of their status.
 func TestDescriptionDeclaresHTTPAndExamples(t *testing.T) {
 	run(t, func(t *testing.T, a *api) {
@@ -127,8 +128,8 @@ func TestDescriptionDeclaresHTTPAndExamples(t *testing.T) {
 					t.Errorf("%s: no 405", where)
 				}
 				rb, hasBody := op["requestBody"].(map[string]any)
-				if (rs["413"] != nil) != hasBody {
-					t.Errorf("%s: 413 declared %v, body %v", where, rs["413"] != nil, hasBody)
+				if (rs["413"] != nil) != hasBody || (rs["415"] != nil) != hasBody {
+					t.Errorf("%s: 413 declared %v, 415 %v, body %v", where, rs["413"] != nil, rs["415"] != nil, hasBody)
 				}
 				if hasBody {
 					hasExamples(where+" request", rb["content"])
@@ -167,7 +168,7 @@ func TestDescriptionDeclaresHTTPAndExamples(t *testing.T) {
 		}
 		// Each shared error response shows a problem of its own status, and
 		// the server answers those statuses as declared.
-		for code, name := range map[string]string{"400": "BadRequest", "404": "NotFound", "405": "MethodNotAllowed", "413": "PayloadTooLarge", "429": "TooManyRequests"} {
+		for code, name := range map[string]string{"400": "BadRequest", "404": "NotFound", "405": "MethodNotAllowed", "413": "PayloadTooLarge", "415": "UnsupportedMediaType", "429": "TooManyRequests"} {
 			ex := comps["responses"].(map[string]any)[name].(map[string]any)["content"].(map[string]any)["application/problem+json"].(map[string]any)["example"].(map[string]any)
 			if got := ex["status"].(float64); strconv.Itoa(int(got)) != code {
 				t.Errorf("%s example status %v", name, got)
@@ -181,6 +182,17 @@ func TestDescriptionDeclaresHTTPAndExamples(t *testing.T) {
 			t.Error("405 does not declare Allow")
 		}
 		a.do("POST", "/v1/tags", a.key, strings.Repeat(" ", bounds.MaxBodyBytes+1)).want(413)
+		a.do("POST", "/v1/tags", a.key, "name=x", "Content-Type", "text/plain").want(415)
+		unauthorized := comps["responses"].(map[string]any)["Unauthorized"].(map[string]any)["headers"].(map[string]any)
+		if unauthorized["WWW-Authenticate"] == nil {
+			t.Error("401 does not declare WWW-Authenticate")
+		}
+		if c := a.do("GET", "/v1/organization", "", nil).want(401).Header.Get("WWW-Authenticate"); c != `Bearer realm="larder"` {
+			t.Errorf("401 with WWW-Authenticate %q", c)
+		}
+		if contact, _ := doc["info"].(map[string]any)["contact"].(map[string]any); contact["name"] != "Larder" || contact["url"] != "https://larder.dev" {
+			t.Errorf("info.contact %v", contact)
+		}
 		tag := a.do("GET", "/v1/allergens", a.key, nil).want(200).Header.Get("ETag")
 		a.do("GET", "/v1/allergens", a.key, nil, "If-None-Match", tag).want(304)
 	})

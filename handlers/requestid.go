@@ -5,6 +5,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"larder.dev/larder/ids"
 	"larder.dev/larder/policy"
@@ -26,6 +29,12 @@ type exchange struct {
 	caller *policy.Viewer
 	// body is what was read of the request's body (limitBody).
 	body *bytes.Buffer
+	// presented is whether the request presented a bearer token, for the
+	// challenge of a 401 (gate).
+	presented bool
+	// clientID is the caller's own X-Request-Id as the logs take it
+	// (clientRequestID), or "".
+	clientID string
 }
 
 type exchangeKey struct{}
@@ -76,7 +85,10 @@ func refuse(ctx context.Context, reason string) {
 }
 
 // withRequestID gives every request a generated id, in the X-Request-Id header
-// and the context. A caller's own X-Request-Id is only logged.
+// and the context. A caller's own X-Request-Id is only logged, bounded
+// (clientRequestID). Every answer also carries X-Content-Type-Options:
+// nosniff: a body is what its Content-Type says, never sniffed into
+// something else.
 //
 // It is the outermost layer and needs nothing from any other: it makes the
 // request's exchange, which every layer inside it reads (the id for logs,
@@ -86,8 +98,46 @@ func refuse(ctx context.Context, reason string) {
 func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := ids.New("req_")
-		w.Header().Set("X-Request-Id", id)
-		x := &exchange{id: id, header: w.Header()}
+		h := w.Header()
+		h["X-Request-Id"] = []string{id}
+		h["X-Content-Type-Options"] = nosniff
+		x := &exchange{id: id, header: h}
+		if cid := r.Header["X-Request-Id"]; len(cid) > 0 && cid[0] != "" {
+			x.clientID = clientRequestID(cid[0])
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 	})
+}
+
+// nosniff is the value of X-Content-Type-Options on every answer.
+var nosniff = []string{"nosniff"}
+
+// maxClientRequestID bounds the caller's X-Request-Id as the access log and
+// the request log keep it: an id is a few dozen bytes, and a header of a
+// megabyte, sent without a key, would otherwise be a megabyte of log line.
+const maxClientRequestID = 200
+
+// clientRequestID is a caller's X-Request-Id as the logs keep it: valid
+// UTF-8, without control or format characters (which would forge or break a
+// line of a log read as text, or reorder it on screen), cut to maxClientRequestID bytes on a character's
+// boundary.
+func clientRequestID(s string) string {
+	clean := len(s) <= maxClientRequestID
+	for i := 0; clean && i < len(s); i++ {
+		clean = s[i] >= ' ' && s[i] < 0x7f
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte reads as U+FFFD
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > maxClientRequestID {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

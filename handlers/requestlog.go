@@ -46,7 +46,7 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 		Status:          rec.status,
 		Duration:        took,
 		RequestID:       x.id,
-		ClientRequestID: r.Header.Get("X-Request-Id"),
+		ClientRequestID: x.clientID,
 		RemoteAddr:      r.RemoteAddr,
 		UserAgent:       r.Header.Get("User-Agent"),
 		Trusted:         l.trusted,

@@ -55,9 +55,9 @@ type Options struct {
 }
 
 // New assembles the API: request id, tracing span, access log and panic
-// recovery, ETag and gzip for GET answers, time bound, load shedding,
-// routing, key and limits, the body's bound, then the generated router, in
-// the one ordered list of layers at its end.
+// recovery, HEAD answered as GET, ETag and gzip for GET answers, time bound,
+// load shedding, routing, key and limits, the body's bound, then the
+// generated router, in the one ordered list of layers at its end.
 func New(st *store.Store, o Options) (*Server, error) {
 	cfg, log := o.Config, o.Log
 	if log == nil {
@@ -76,16 +76,17 @@ func New(st *store.Store, o Options) (*Server, error) {
 	}
 	api, err := oas.NewServer(h, security{},
 		oas.WithPathPrefix("/v1"),
-		oas.WithErrorHandler(func(ctx context.Context, w http.ResponseWriter, _ *http.Request, err error) {
-			h.writeError(ctx, w, err)
+		oas.WithErrorHandler(func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+			p := h.classify(ctx, err)
+			if p.Code == problem.UnsupportedMediaType {
+				accepts(w.Header(), r.Method)
+			}
+			writeProblem(ctx, w, p)
 		}),
 		oas.WithNotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeProblem(r.Context(), w, notFound(r))
 		}),
-		oas.WithMethodNotAllowed(func(w http.ResponseWriter, r *http.Request, allowed string) {
-			w.Header().Set("Allow", allowed)
-			writeProblem(r.Context(), w, problem.New(problem.MethodNotAllowed, "%s is not allowed on %s; allowed: %s.", r.Method, r.URL.Path, allowed))
-		}),
+		oas.WithMethodNotAllowed(methodNotAllowed),
 	)
 	if err != nil {
 		return nil, err
@@ -119,6 +120,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openapi.Document)
 	})
+	mux.HandleFunc("OPTIONS "+openapiPath, options)
 	apidocs.Register(mux, func(w http.ResponseWriter, r *http.Request) { writeProblem(r.Context(), w, notFound(r)) })
 	mux.HandleFunc("GET /{$}", apidocs.Redirect)
 	if cfg.MetricsToken != "" {
@@ -149,6 +151,10 @@ func New(st *store.Store, o Options) (*Server, error) {
 		func(next http.Handler) http.Handler {
 			return withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, operation(api), rl, next)
 		},
+		// Inside the access log, which logs a HEAD as the HEAD it is and
+		// counts the bytes sent, none; outside everything that answers it
+		// as a GET.
+		withHead,
 		// Above the deadline: a GET's answer is held until complete, then
 		// tagged and compressed. Its writer reaches the gate unwrapped, for
 		// the gate's retraction of a trusted key's answer: no layer between

@@ -32,7 +32,7 @@ func withOperationSpan(api *oas.Server, next http.Handler) http.Handler {
 			attribute.String(RequestIDAttribute, RequestID(ctx)),
 		}
 		if strings.HasPrefix(r.URL.Path, "/v1/") {
-			if route, ok := api.FindPath(r.Method, r.URL); ok {
+			if route, ok := findRoute(api, r.Method, r.URL); ok {
 				name = route.Name()
 				attrs = append(attrs,
 					attribute.String("larder.operation_id", route.OperationID()),

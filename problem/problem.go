@@ -25,6 +25,7 @@ const (
 	NotFound             Code = "NOT_FOUND"
 	MethodNotAllowed     Code = "METHOD_NOT_ALLOWED"
 	PayloadTooLarge      Code = "PAYLOAD_TOO_LARGE"
+	UnsupportedMediaType Code = "UNSUPPORTED_MEDIA_TYPE"
 	Duplicate            Code = "DUPLICATE"
 	InUse                Code = "IN_USE"
 	InvalidState         Code = "INVALID_STATE"
@@ -53,6 +54,7 @@ var kinds = map[Code]struct {
 	NotFound:             {http.StatusNotFound, "Not found"},
 	MethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
 	PayloadTooLarge:      {http.StatusRequestEntityTooLarge, "Payload too large"},
+	UnsupportedMediaType: {http.StatusUnsupportedMediaType, "Unsupported media type"},
 	Duplicate:            {http.StatusConflict, "Duplicate value"},
 	InUse:                {http.StatusConflict, "Record in use"},
 	InvalidState:         {http.StatusConflict, "Invalid state"},

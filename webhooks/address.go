@@ -12,10 +12,20 @@ import (
 
 // BlockedError refuses an address in a private, loopback, link-local or
 // otherwise non-public range.
-type BlockedError struct{ Addr netip.Addr }
+type BlockedError struct {
+	Addr netip.Addr
+	// Resolved is set when Addr is what a host name resolved to, which the
+	// message then keeps to itself: what the server's resolver answers
+	// (a name inside its network) is nobody else's to learn.
+	Resolved bool
+}
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("address %s is private, loopback or link-local (set LARDER_WEBHOOK_ALLOW_PRIVATE=1 for local development)", e.Addr)
+	const why = "private, loopback or link-local (set LARDER_WEBHOOK_ALLOW_PRIVATE=1 for local development)"
+	if e.Resolved {
+		return "the host resolves to an address that is " + why
+	}
+	return fmt.Sprintf("address %s is %s", e.Addr, why)
 }
 
 // nonPublic are ranges no endpoint may resolve to, beyond what netip names:
@@ -28,6 +38,9 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
 	netip.MustParsePrefix("2001:db8::/32"),
+	// Site-local IPv6, deprecated (RFC 3879) but still routed inside
+	// some networks, as private as fc00::/7.
+	netip.MustParsePrefix("fec0::/10"),
 }
 
 // carriesIPv4 are the IPv6 ranges whose addresses stand for an IPv4 address
@@ -89,16 +102,23 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r Resolver) er
 	if allowPrivate {
 		return nil
 	}
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+		if Blocked(a) {
+			return fmt.Errorf("url %q: %w", raw, &BlockedError{Addr: a.Unmap()})
+		}
+		return nil
+	}
 	addrs, err := r.LookupNetIP(ctx, "ip", u.Hostname())
 	if err != nil {
-		return fmt.Errorf("url %q: cannot resolve %s: %w", raw, u.Hostname(), err)
+		// Not the resolver's own words, which name its address.
+		return fmt.Errorf("url %q: cannot resolve %s", raw, u.Hostname())
 	}
 	if len(addrs) == 0 {
 		return fmt.Errorf("url %q: %s has no address", raw, u.Hostname())
 	}
 	for _, a := range addrs {
 		if Blocked(a) {
-			return fmt.Errorf("url %q: %w", raw, &BlockedError{Addr: a.Unmap()})
+			return fmt.Errorf("url %q: %w", raw, &BlockedError{Addr: a.Unmap(), Resolved: true})
 		}
 	}
 	return nil
@@ -143,7 +163,8 @@ func Dialer(allowPrivate bool) *net.Dialer {
 			return err
 		}
 		if Blocked(a) {
-			return &BlockedError{Addr: a}
+			// Dialed after resolution: the address may be a name's.
+			return &BlockedError{Addr: a, Resolved: true}
 		}
 		return nil
 	}

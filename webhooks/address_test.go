@@ -164,3 +164,71 @@ func TestSendRefusesPlainHTTP(t *testing.T) {
 		}
 	})
 }
+
+// Site-local IPv6 (fec0::/10), deprecated but still routed inside some
+// networks, is refused like the unique local range beside it, whether the
+// URL names it or its host resolves to it, and when it is dialed.
+func TestSiteLocalIPv6Refused(t *testing.T) {
+	ctx := context.Background()
+	for _, s := range []string{"fec0::1", "fec0:0:0:ffff::1", "feff:ffff::1", "fd00::1"} {
+		a := netip.MustParseAddr(s)
+		if !webhooks.Blocked(a) {
+			t.Errorf("Blocked(%s) = false", a)
+		}
+		for _, u := range []string{"https://[" + s + "]/hook", "https://hook.example.com/"} {
+			var b *webhooks.BlockedError
+			if err := webhooks.CheckURL(ctx, u, false, resolver{a}); !errors.As(err, &b) {
+				t.Errorf("CheckURL(%s resolving to %s) = %v, want a refused address", u, a, err)
+			}
+		}
+		var b *webhooks.BlockedError
+		if err := webhooks.Dialer(false).Control("tcp6", net.JoinHostPort(s, "443"), nil); !errors.As(err, &b) {
+			t.Errorf("dial check of %s = %v", s, err)
+		}
+	}
+	// Beside it, fe80::/10 is link-local (refused) and ff00::/8 multicast;
+	// 2001:4860:: stays public.
+	if webhooks.Blocked(netip.MustParseAddr("2001:4860:4860::8888")) {
+		t.Error("a public address is refused")
+	}
+}
+
+// A refusal says what a URL's literal address is, and never what its host
+// name resolved to: the server's resolver may answer names inside its own
+// network, which is nobody's to learn from a registration form. A name that
+// does not resolve is refused without the resolver's own words.
+func TestRefusalShowsNoResolvedAddress(t *testing.T) {
+	ctx := context.Background()
+	resolved := []netip.Addr{netip.MustParseAddr("10.20.30.40"), netip.MustParseAddr("fec0::abcd"), netip.MustParseAddr("64:ff9b::a9fe:a9fe")}
+	for _, a := range resolved {
+		err := webhooks.CheckURL(ctx, "https://db.internal.example/", false, resolver{a})
+		if err == nil {
+			t.Fatalf("%s admitted", a)
+		}
+		for _, shown := range []string{a.String(), a.Unmap().String(), "10.20.30", "abcd", "a9fe"} {
+			if strings.Contains(err.Error(), shown) {
+				t.Errorf("refusal of a name resolving to %s shows %q: %v", a, shown, err)
+			}
+		}
+		if !strings.Contains(err.Error(), "db.internal.example") || !strings.Contains(err.Error(), "private, loopback or link-local") {
+			t.Errorf("refusal %q names neither the URL nor why", err)
+		}
+	}
+	if err := webhooks.CheckURL(ctx, "https://10.20.30.40/", false, resolver{}); err == nil || !strings.Contains(err.Error(), "address 10.20.30.40 is private") {
+		t.Errorf("a literal address: %v, want it named", err)
+	}
+	if err := webhooks.Dialer(false).Control("tcp", "10.20.30.40:443", nil); err == nil || strings.Contains(err.Error(), "10.20.30.40") {
+		t.Errorf("dial check: %v, want a refusal without the address dialed", err)
+	}
+	failing := failingResolver{&net.DNSError{Err: "no such host", Name: "db.internal.example", Server: "192.0.2.53:53", IsNotFound: true}}
+	if err := webhooks.CheckURL(ctx, "https://db.internal.example/", false, failing); err == nil || strings.Contains(err.Error(), "192.0.2.53") {
+		t.Errorf("an unresolvable name: %v, want a refusal without the resolver's address", err)
+	}
+}
+
+// failingResolver fails every lookup with its error.
+type failingResolver struct{ err error }
+
+func (r failingResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return nil, r.err
+}
