@@ -15,6 +15,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "cmd/larder/product.go", Function: "accountFlags.open", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "cmd/larder/serve.go", Function: "createDemo", Why: "whether any organization exists decides the demo; organizations are system-only."},
 	{Kind: "system viewer", File: "console/act.go", Function: "Server.act", Why: "the audit history is system-only; the record is written in the decision's transaction, naming the person of ctx."},
+	{Kind: "system viewer", File: "filecheck/filecheck.go", Function: "systemCtx", Why: "checked files are system-only; every function names the organization and person it acts for and finds nothing outside them."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.emit", Why: "events go to the outbox, which is system-only (the dispatcher reads every account's)."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.renderNow", Why: "a snapshot shows the record's links as the API does, read for the outbox, which is system-only."},
 	{Kind: "system viewer", File: "hooks/purchasing.go", Function: "blocksUnapproved", Why: "the organization's purchasing setting is read from a system-only table."},

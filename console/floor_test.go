@@ -454,7 +454,7 @@ func TestProductionBoardPages(t *testing.T) {
 				seen[id] = true
 			}
 			page = ""
-			if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">More runs</a>`).FindStringSubmatch(body); m != nil {
+			if m := regexp.MustCompile(`<a href="([^"]+)" rel="next">Next runs</a>`).FindStringSubmatch(body); m != nil {
 				page = strings.ReplaceAll(m[1], "&amp;", "&")
 			}
 		}
@@ -483,7 +483,7 @@ func TestProductionBoardPages(t *testing.T) {
 		if len(nos) != 50 || !slices.IsSorted(nos) || nos[0] >= nos[49] {
 			t.Errorf("planned runs by number: %v", nos)
 		}
-		for _, bad := range []string{"line=cookies", "column=someday", "page=0", "sort=price"} {
+		for _, bad := range []string{"line=cookies", "column=someday", "column=planned&cursor=0", "sort=price"} {
 			if res := b.get("/console/production?env=test&" + bad); res.status != http.StatusBadRequest {
 				t.Errorf("%s: %d, want 400", bad, res.status)
 			}

@@ -12,12 +12,15 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"larder.dev/larder/audit"
 	"larder.dev/larder/catalog"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/filecheck"
 	"larder.dev/larder/policy"
 	"larder.dev/larder/reflist"
 	"larder.dev/larder/tenancy"
@@ -78,85 +81,13 @@ func findList(name string) (importList, bool) {
 	return importList{}, false
 }
 
-// A checked file waits for its import here, keyed by its SHA-256 with the
-// person, organization, environment and list it was checked for: the
-// browser cannot send a chosen file again without the person choosing it
-// again, and the import then writes exactly the bytes that were checked
-// (the import checks them once more in its transaction). It is kept a short
-// while in this process's memory; a file not found (expired, the server
-// restarted) is checked again.
-const pendingFor = 30 * time.Minute
-
-// maxPending bounds the files kept at once.
-const maxPending = 64
-
-type pendingKey struct {
-	org, person int
-	env, list   string
-	hash        string
-}
-
-type pendingFile struct {
-	name   string
-	format catalog.Format
-	data   []byte
-	until  time.Time
-}
-
-var pending = struct {
-	sync.Mutex
-	m map[pendingKey]pendingFile
-}{m: map[pendingKey]pendingFile{}}
-
-// keep stores a checked file until its import.
-func keep(k pendingKey, f pendingFile) {
-	pending.Lock()
-	defer pending.Unlock()
-	now := time.Now()
-	for x, p := range pending.m {
-		if now.After(p.until) {
-			delete(pending.m, x)
-		}
-	}
-	if len(pending.m) >= maxPending {
-		var oldest pendingKey
-		var at time.Time
-		for x, p := range pending.m {
-			if at.IsZero() || p.until.Before(at) {
-				oldest, at = x, p.until
-			}
-		}
-		delete(pending.m, oldest)
-	}
-	pending.m[k] = f
-}
-
-// take is the checked file of k, if it is still kept.
-func take(k pendingKey) (pendingFile, bool) {
-	pending.Lock()
-	defer pending.Unlock()
-	p, ok := pending.m[k]
-	if !ok || time.Now().After(p.until) {
-		delete(pending.m, k)
-		return pendingFile{}, false
-	}
-	return p, true
-}
-
-// forget drops k once imported.
-func forget(k pendingKey) {
-	pending.Lock()
-	defer pending.Unlock()
-	delete(pending.m, k)
-}
-
 // importsView is the imports page's own data.
 type importsView struct {
 	Env   string
 	Lists []importExport
 	// Operator may check and import files.
 	Operator bool
-	// Checked is the file just checked: its problems, or its hash ready to
+	// Checked is the file just checked: its problems, or the check ready to
 	// import.
 	Checked *checkedFile
 }
@@ -171,8 +102,12 @@ type importExport struct {
 // checkedFile is the outcome of a check.
 type checkedFile struct {
 	Name, List, ListLabel, Format, Hash string
-	Records                             int
-	Problems                            []catalog.LineError
+	// ID is the check waiting for its import (0 when it has problems).
+	ID       int
+	Records  int
+	Problems []catalog.LineError
+	// Minutes is how long the check waits for its import.
+	Minutes int
 }
 
 func (s *Server) importsView(c *caller, env string) importsView {
@@ -231,6 +166,9 @@ func readUpload(w http.ResponseWriter, r *http.Request) (f *form, name string, d
 		f.Fail("file", fmt.Sprintf("The file is larger than %d MB; split it, or import it with the larder command.", maxImport>>20))
 	case len(data) == 0:
 		f.Fail("file", "The file is empty.")
+	case len(hdr.Filename) > 255 || !utf8.ValidString(hdr.Filename) || strings.ContainsRune(hdr.Filename, 0):
+		// The name is kept with the checked file and in the audit history.
+		f.Fail("file", "The file's name is not one a check can keep (at most 255 bytes of text); rename the file and choose it again.")
 	}
 	return f, hdr.Filename, data
 }
@@ -317,30 +255,52 @@ func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) 
 		s.render(w, r, c, http.StatusUnprocessableEntity, "imports", "Imports", f, v)
 		return
 	}
-	keep(pendingKey{org: c.orgID(), person: c.Me.Person.ID, env: env, list: l.Name, hash: v.Checked.Hash},
-		pendingFile{name: name, format: format, data: data, until: time.Now().Add(pendingFor)})
+	// The browser cannot send a chosen file again without the person choosing
+	// it again: the bytes checked wait for the import, which writes exactly
+	// them (checking them once more in its transaction).
+	kept, err := filecheck.Keep(c.Context(), s.o.Client, c.orgID(), c.Me.Person.ID, filecheck.File{Env: policy.Environment(env), List: l.Name,
+		Format: string(format), Name: name, SHA256: v.Checked.Hash, Content: data}, s.o.Now())
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	v.Checked.ID, v.Checked.Minutes = kept.ID, int(filecheck.Lifetime/time.Minute)
 	s.render(w, r, c, http.StatusOK, "imports", "Imports", f, v)
 }
 
 func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	env, l, _ := uploadFields(f, "")
-	hash := f.Get("hash")
+	env, ok := envOf(f)
+	if !ok {
+		f.Fail("", "Choose the live or the test environment.")
+	}
+	id, err := strconv.Atoi(f.Get("check"))
+	if err != nil || id <= 0 {
+		f.Fail("file", "Choose the file and check it again.")
+	}
 	v := s.importsView(c, env)
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "imports", "Imports", f, v)
 		return
 	}
-	key := pendingKey{org: c.orgID(), person: c.Me.Person.ID, env: env, list: l.Name, hash: hash}
-	file, ok := take(key)
-	if !ok {
-		f.Fail("file", "This file is no longer waiting to be imported (it was imported, or more than 30 minutes went by); choose it and check it again.")
-		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
-		return
-	}
-	p := parse(l, file.data, file.format)
-	var created, updated, unchanged int
-	err := s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
+	var (
+		file                        filecheck.File
+		l                           importList
+		p                           parsed
+		created, updated, unchanged int
+	)
+	err = s.act(c, env, func(ctx context.Context, tx *ent.Tx) (audit.Entry, error) {
+		var err error
+		if file, err = filecheck.Take(ctx, tx, c.orgID(), c.Me.Person.ID, id, s.o.Now()); err != nil {
+			return audit.Entry{}, err
+		}
+		var found bool
+		if l, found = findList(file.List); !found || string(file.Env) != env {
+			// A form naming another environment than the check's was not
+			// made by the check's page.
+			return audit.Entry{}, filecheck.ErrNotFound
+		}
+		p = parse(l, file.Content, catalog.Format(file.Format))
 		if l.ref == nil {
 			if len(p.perrs) > 0 {
 				return audit.Entry{}, &catalog.FileError{Problems: p.perrs}
@@ -361,25 +321,36 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 		if l.ref == nil {
 			action = audit.ProductsImported
 		}
-		return audit.Entry{Action: action, Detail: map[string]any{"list": l.Name, "file": file.name, "format": string(file.format),
-			"sha256": hash, "records": p.records(), "created": created, "updated": updated, "unchanged": unchanged}}, nil
+		return audit.Entry{Action: action, Detail: map[string]any{"list": l.Name, "file": file.Name, "format": file.Format,
+			"sha256": file.SHA256, "records": p.records(), "created": created, "updated": updated, "unchanged": unchanged}}, nil
 	})
 	var fe *catalog.FileError
-	if errors.As(err, &fe) {
-		// The account changed since the check (a code taken, a reference gone).
-		v.Checked = &checkedFile{Name: file.name, List: l.Name, ListLabel: l.Label, Format: string(file.format), Hash: hash,
+	switch {
+	case errors.Is(err, filecheck.ErrNotFound):
+		f.Fail("file", "This file is no longer waiting to be imported (it was imported, checked again, or expired); choose it and check it again.")
+		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
+		return
+	case errors.Is(err, filecheck.ErrExpired):
+		f.Fail("file", fmt.Sprintf("This check expired: a checked file waits %d minutes for its import. Choose the file and check it again.", int(filecheck.Lifetime/time.Minute)))
+		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
+		return
+	case errors.As(err, &fe):
+		// The account changed since the check (a code taken, a reference
+		// gone): the file is shown with its problems and checked again.
+		if err := filecheck.Discard(c.Context(), s.o.Client, c.orgID(), c.Me.Person.ID, id); err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		v.Checked = &checkedFile{Name: file.Name, List: l.Name, ListLabel: l.Label, Format: file.Format, Hash: file.SHA256,
 			Records: p.records(), Problems: fe.Problems}
-		forget(key)
 		s.render(w, r, c, http.StatusUnprocessableEntity, "imports", "Imports", f, v)
 		return
-	}
-	if err != nil {
+	case err != nil:
 		s.fail(w, r, c, err)
 		return
 	}
-	forget(key)
 	s.redirect(w, r, c, Prefix+"imports?"+url.Values{"env": {env}}.Encode(),
-		fmt.Sprintf("%s imported from %s: %d created, %d updated, %d unchanged.", l.Label, file.name, created, updated, unchanged))
+		fmt.Sprintf("%s imported from %s: %d created, %d updated, %d unchanged.", l.Label, file.Name, created, updated, unchanged))
 }
 
 func (s *Server) importExport(w http.ResponseWriter, r *http.Request, c *caller) {

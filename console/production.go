@@ -36,8 +36,9 @@ type boardColumn struct {
 	Key, Title string
 	Statuses   []production.Status
 	Runs       []*ent.Production
-	// More links the column's next page, when there is one.
-	More string
+	// Next and Prev link the column's pages after and before this one,
+	// when there are some.
+	Next, Prev string
 }
 
 // boardColumns are the board's columns, in order.
@@ -51,9 +52,8 @@ func boardColumns() []boardColumn {
 	}
 }
 
-// boardPage is the runs a column shows at once; boardPagesMax bounds how
-// far a column pages (a search narrows it further).
-const boardPage, boardPagesMax = 50, 1000
+// boardPage is the runs a column shows at once.
+const boardPage = 50
 
 // runSorts are the board's orders (manufacturing.RunSorts), in words.
 var runSorts = []choice{
@@ -76,8 +76,8 @@ type productionBoardView struct {
 	Cancelled string
 	Operator  bool
 	Sorts     []choice
-	// Page is the column's page number.
-	Page int
+	// Paged is a page reached by a cursor, not the column's first.
+	Paged bool
 }
 
 func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -98,12 +98,6 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	if f.Get("line") != "" && (err != nil || line <= 0) {
 		f.Fail("line", "Choose a production line from the list.")
 	}
-	page, err := strconv.Atoi(f.Get("page"))
-	if f.Get("page") == "" {
-		page = 1
-	} else if err != nil || page < 1 || page > boardPagesMax {
-		f.Fail("", "The page asked for does not exist; start from the board.")
-	}
 	if x := f.Get("sort"); x != "" && !slices.ContainsFunc(runSorts, func(c choice) bool { return c.Value == x }) {
 		f.Fail("sort", "Choose an order from the list.")
 	}
@@ -120,7 +114,11 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 		columns = slices.DeleteFunc(columns, func(x boardColumn) bool { return x.Key == "cancelled" })
 	}
 	v.Filtered = f.Get("lot") != "" || f.Get("product") != "" || f.Get("line") != "" || f.Get("sort") != ""
-	v.Page = page
+	cursor := f.Get("cursor")
+	if cursor != "" && v.Column == "" {
+		f.Fail("", "This page's link is damaged; start again from the board.")
+	}
+	v.Paged = cursor != ""
 	v.Operator = Route{Roles: Operators}.Allows(c.Me.Person.Role)
 	query := url.Values{"env": {v.Env}}
 	for _, k := range []string{"lot", "product", "line", "sort"} {
@@ -146,20 +144,27 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 		return
 	}
 	for _, col := range columns {
-		runs, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: col.Statuses, Lot: f.Get("lot"),
-			Product: f.Get("product"), Line: line, Sort: f.Get("sort"), Offset: (page - 1) * boardPage, Limit: boardPage + 1})
+		page, err := manufacturing.ListRuns(ctx, s.o.Client, manufacturing.RunFilter{Statuses: col.Statuses, Lot: f.Get("lot"),
+			Product: f.Get("product"), Line: line, Sort: f.Get("sort"), Cursor: cursor, Limit: boardPage})
+		if errors.Is(err, manufacturing.ErrBadCursor) {
+			f.Fail("", "This page's link is damaged; start again from the board.")
+			s.render(w, r, c, http.StatusBadRequest, "production", "Production", f, v)
+			return
+		}
 		if err != nil {
 			s.fail(w, r, c, err)
 			return
 		}
-		if len(runs) > boardPage {
-			runs = runs[:boardPage]
-			next := maps.Clone(query)
-			next.Set("column", col.Key)
-			next.Set("page", strconv.Itoa(page+1))
-			col.More = Prefix + "production?" + next.Encode()
+		link := func(cursor string) string {
+			if cursor == "" {
+				return ""
+			}
+			u := maps.Clone(query)
+			u.Set("column", col.Key)
+			u.Set("cursor", cursor)
+			return Prefix + "production?" + u.Encode()
 		}
-		col.Runs = runs
+		col.Runs, col.Next, col.Prev = page.Runs, link(page.Next), link(page.Prev)
 		v.Columns = append(v.Columns, col)
 	}
 	title := "Production"

@@ -3,11 +3,19 @@ package console_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/dbtest"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/manufacturing"
@@ -133,6 +141,196 @@ func TestProductionStart(t *testing.T) {
 		}
 		if again := lastRecord(t, st, org.Org.ID); again.ID != r.ID {
 			t.Errorf("a refused start wrote record %+v", again)
+		}
+	})
+}
+
+// boardPage reads one page of a board column: its runs' ids in order and
+// its links to the pages after and before it.
+func boardPage(t *testing.T, b *browser, path string) (ids []int, next, prev string) {
+	t.Helper()
+	res := b.get(path)
+	if res.status != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, res.status, res.body)
+	}
+	for _, m := range regexp.MustCompile(`<a href="/console/production/(\d+)\?env=test">`).FindAllStringSubmatch(res.body, -1) {
+		id, _ := strconv.Atoi(m[1])
+		ids = append(ids, id)
+	}
+	link := func(rel, text string) string {
+		m := regexp.MustCompile(`<a href="([^"]+)" rel="` + rel + `">` + text + `</a>`).FindStringSubmatch(res.body)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	return ids, link("next", "Next runs"), link("prev", "Previous runs")
+}
+
+// A board column pages by its order's key and then id, so a run that leaves
+// the column between two pages moves no other: walking the pages forwards
+// lists every run that stayed, once each, in the order; walking them back
+// lists the same pages. A link whose cursor is damaged, of another order, or
+// without its column is refused with 400.
+func TestProductionBoardCursorPaging(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewSeededOrg(t, st)
+		ctx := org.Ctx(policy.Test)
+		product, err := st.Client.Product.Query().FirstID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := st.Client.Tx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 110 planned runs: two in three with one of five start dates (ties
+		// for the sorts by date), the others without one (last in both
+		// directions).
+		day := time.Date(2026, 11, 2, 6, 0, 0, 0, time.UTC)
+		for i := range 110 {
+			run, err := manufacturing.Create(ctx, tx, manufacturing.Plan{ProductID: product})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%3 != 0 {
+				if err := tx.Production.UpdateOneID(run.ID).SetStartDate(day.Add(time.Duration(i%5) * 90 * time.Minute)).Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := d.signedIn(org.Org.ID, people.Viewer)
+
+		// order sorts runs as the board's sort s does: by the key, runs
+		// without it last, then by id highest first.
+		order := func(runs []*ent.Production, s string) []int {
+			field, desc := strings.CutPrefix(s, "-")
+			key := func(r *ent.Production) (int64, bool) {
+				switch field {
+				case "production_no":
+					return int64(r.ProductionNo), true
+				case "start_date":
+					if r.StartDate == nil {
+						return 0, false
+					}
+					return r.StartDate.UnixMicro(), true
+				case "status":
+					return 0, true // one status in the column
+				}
+				return int64(r.ID), true
+			}
+			slices.SortFunc(runs, func(a, b *ent.Production) int {
+				ka, oka := key(a)
+				kb, okb := key(b)
+				switch {
+				case oka != okb && !oka:
+					return 1
+				case oka != okb:
+					return -1
+				case ka != kb && (ka < kb) != desc:
+					return -1
+				case ka != kb:
+					return 1
+				}
+				return b.ID - a.ID
+			})
+			ids := make([]int, len(runs))
+			for i, r := range runs {
+				ids[i] = r.ID
+			}
+			return ids
+		}
+
+		for _, sort := range []string{"-id", "id", "production_no", "-production_no", "start_date", "-start_date", "status"} {
+			t.Run(sort, func(t *testing.T) {
+				runs, err := st.Client.Production.Query().Where(production.StatusEQ(production.StatusPLANNED)).All(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(runs) <= 2*50 {
+					t.Fatalf("%d planned runs, want more than 100: the walk crosses two pages' ends", len(runs))
+				}
+				first := "/console/production?env=test&column=planned&sort=" + sort
+				page1, next, prev := boardPage(t, b, first)
+				if len(page1) != 50 || next == "" || prev != "" {
+					t.Fatalf("page 1: %d runs, next %q, previous %q", len(page1), next, prev)
+				}
+				// A run of page 1 leaves the column before page 2 is read.
+				moved := page1[len(page1)/2]
+				mtx, err := st.Client.Tx(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := manufacturing.ChangeStatus(ctx, mtx, moved, production.StatusON_HOLD); err != nil {
+					t.Fatal(err)
+				}
+				if err := mtx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				var want []int
+				for _, id := range order(runs, sort) {
+					if id != moved {
+						want = append(want, id)
+					}
+				}
+				got := slices.DeleteFunc(slices.Clone(page1), func(id int) bool { return id == moved })
+				pages := [][]int{page1}
+				for next != "" {
+					if len(pages) > 5 {
+						t.Fatal("more pages than the runs fill")
+					}
+					var ids []int
+					ids, next, prev = boardPage(t, b, next)
+					if prev == "" {
+						t.Errorf("page %d has no link to the page before", len(pages)+1)
+					}
+					got = append(got, ids...)
+					pages = append(pages, ids)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("the pages forwards, without the run that left (-want +got):\n%s", diff)
+				}
+				// Back from the last page: the same pages, page 1 without the
+				// run that left.
+				pages[0] = slices.DeleteFunc(pages[0], func(id int) bool { return id == moved })
+				for i := len(pages) - 2; i >= 0; i-- {
+					if prev == "" {
+						t.Fatalf("page %d has no link back", i+2)
+					}
+					var ids []int
+					ids, next, prev = boardPage(t, b, prev)
+					if diff := cmp.Diff(pages[i], ids); diff != "" {
+						t.Errorf("page %d walked back (-want +got):\n%s", i+1, diff)
+					}
+					if next == "" {
+						t.Errorf("page %d walked back has no link forwards", i+1)
+					}
+				}
+				if prev != "" {
+					t.Errorf("the first page walked back links a page before it: %s", prev)
+				}
+			})
+		}
+
+		_, next, _ := boardPage(t, b, "/console/production?env=test&column=planned&sort=id")
+		cursor := regexp.MustCompile(`cursor=([^&]+)`).FindStringSubmatch(next)
+		if cursor == nil {
+			t.Fatalf("no cursor in %q", next)
+		}
+		for name, query := range map[string]string{
+			"damaged":          "column=planned&sort=id&cursor=" + cursor[1][:len(cursor[1])-2],
+			"not base64":       "column=planned&sort=id&cursor=%25%25",
+			"of another order": "column=planned&sort=-id&cursor=" + cursor[1],
+			"without a column": "sort=id&cursor=" + cursor[1],
+		} {
+			res := b.get("/console/production?env=test&" + query)
+			if res.status != http.StatusBadRequest || !strings.Contains(res.body, "This page&#39;s link is damaged; start again from the board.") {
+				t.Errorf("a cursor %s: %d %s", name, res.status, res.body)
+			}
 		}
 	})
 }

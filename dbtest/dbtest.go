@@ -372,6 +372,13 @@ func ObservedKeeping(t testing.TB, st *store.Store, statements int, see func(sto
 	return obs
 }
 
+// URLOf is the database URL of st, for a second server process on its
+// database (as urlOf).
+func URLOf(t testing.TB, st *store.Store) string {
+	t.Helper()
+	return urlOf(t, st)
+}
+
 // urlOf is the database URL of a store: its PostgreSQL DSN without the
 // binary parameters store.Open adds on the fast path (the options of the
 // store opened with it decide), or its SQLite file.

@@ -160,8 +160,7 @@ func TestHAProxyAnswersInTheAPIsErrorFormat(t *testing.T) {
 }
 
 // A person's console requests, which carry the session cookie, go to one
-// server (a file checked for import waits in that server's memory), by
-// either of the cookie's names; API requests, which carry none, are spread
+// server, by either of the cookie's names; API requests, which carry none, are spread
 // over the servers.
 func TestHAProxyKeepsAPersonOnOneServer(t *testing.T) {
 	var servers []string

@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -186,6 +187,10 @@ var Access = []SchemaAccess{
 	{
 		Name: "IdempotencyKey", Table: "idempotency_keys",
 		Policy: func() Policy { return idempotencykey.Policy },
+	},
+	{
+		Name: "ImportCheck", Table: "import_checks",
+		Policy: func() Policy { return importcheck.Policy },
 	},
 	{
 		Name: "Invoice", Table: "invoices",

@@ -29,6 +29,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -129,6 +130,8 @@ type Client struct {
 	FoodNutrient *FoodNutrientClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// ImportCheck is the client for interacting with the ImportCheck builders.
+	ImportCheck *ImportCheckClient
 	// Invoice is the client for interacting with the Invoice builders.
 	Invoice *InvoiceClient
 	// InvoiceLine is the client for interacting with the InvoiceLine builders.
@@ -256,6 +259,7 @@ func (c *Client) init() {
 	c.Food = NewFoodClient(c.config)
 	c.FoodNutrient = NewFoodNutrientClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.ImportCheck = NewImportCheckClient(c.config)
 	c.Invoice = NewInvoiceClient(c.config)
 	c.InvoiceLine = NewInvoiceLineClient(c.config)
 	c.Location = NewLocationClient(c.config)
@@ -419,6 +423,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		ImportCheck:             NewImportCheckClient(cfg),
 		Invoice:                 NewInvoiceClient(cfg),
 		InvoiceLine:             NewInvoiceLineClient(cfg),
 		Location:                NewLocationClient(cfg),
@@ -505,6 +510,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Food:                    NewFoodClient(cfg),
 		FoodNutrient:            NewFoodNutrientClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
+		ImportCheck:             NewImportCheckClient(cfg),
 		Invoice:                 NewInvoiceClient(cfg),
 		InvoiceLine:             NewInvoiceLineClient(cfg),
 		Location:                NewLocationClient(cfg),
@@ -586,17 +592,18 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
 		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
 		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.IdempotencyKey, c.Invoice, c.InvoiceLine, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
-		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
-		c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
-		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
-		c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
+		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
+		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -609,17 +616,18 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
 		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
 		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
-		c.IdempotencyKey, c.Invoice, c.InvoiceLine, c.Location, c.LotCorrection,
-		c.Nutrient, c.Operation, c.Organization, c.Preservation, c.PriceList,
-		c.Product, c.ProductAllergen, c.ProductBannedCountry, c.ProductByproduct,
-		c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute, c.ProductSupplier,
-		c.ProductTag, c.Production, c.ProductionConsumedStep, c.ProductionLine,
-		c.ProductionLineEquipment, c.ProductionOperation, c.ProductionPlannedStep,
-		c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint, c.QCUnitOfMeasure,
-		c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine, c.Salesperson,
-		c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress, c.ShippingMethod,
-		c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory, c.UnitOfMeasure,
-		c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint,
+		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
+		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
+		c.PriceList, c.Product, c.ProductAllergen, c.ProductBannedCountry,
+		c.ProductByproduct, c.ProductLot, c.ProductQCCheckpoint, c.ProductSubstitute,
+		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
+		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
+		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
+		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
+		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
+		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -664,6 +672,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FoodNutrient.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *ImportCheckMutation:
+		return c.ImportCheck.mutate(ctx, m)
 	case *InvoiceMutation:
 		return c.Invoice.mutate(ctx, m)
 	case *InvoiceLineMutation:
@@ -3848,6 +3858,172 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// ImportCheckClient is a client for the ImportCheck schema.
+type ImportCheckClient struct {
+	config
+}
+
+// NewImportCheckClient returns a client for the ImportCheck from the given config.
+func NewImportCheckClient(c config) *ImportCheckClient {
+	return &ImportCheckClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `importcheck.Hooks(f(g(h())))`.
+func (c *ImportCheckClient) Use(hooks ...Hook) {
+	c.hooks.ImportCheck = append(c.hooks.ImportCheck, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `importcheck.Intercept(f(g(h())))`.
+func (c *ImportCheckClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ImportCheck = append(c.inters.ImportCheck, interceptors...)
+}
+
+// Create returns a builder for creating a ImportCheck entity.
+func (c *ImportCheckClient) Create() *ImportCheckCreate {
+	mutation := newImportCheckMutation(c.config, OpCreate)
+	return &ImportCheckCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ImportCheck entities.
+func (c *ImportCheckClient) CreateBulk(builders ...*ImportCheckCreate) *ImportCheckCreateBulk {
+	return &ImportCheckCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ImportCheckClient) MapCreateBulk(slice any, setFunc func(*ImportCheckCreate, int)) *ImportCheckCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ImportCheckCreateBulk{err: fmt.Errorf("calling to ImportCheckClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ImportCheckCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ImportCheckCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ImportCheck.
+func (c *ImportCheckClient) Update() *ImportCheckUpdate {
+	mutation := newImportCheckMutation(c.config, OpUpdate)
+	return &ImportCheckUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ImportCheckClient) UpdateOne(_m *ImportCheck) *ImportCheckUpdateOne {
+	mutation := newImportCheckMutation(c.config, OpUpdateOne, withImportCheck(_m))
+	return &ImportCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ImportCheckClient) UpdateOneID(id int) *ImportCheckUpdateOne {
+	mutation := newImportCheckMutation(c.config, OpUpdateOne, withImportCheckID(id))
+	return &ImportCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ImportCheck.
+func (c *ImportCheckClient) Delete() *ImportCheckDelete {
+	mutation := newImportCheckMutation(c.config, OpDelete)
+	return &ImportCheckDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ImportCheckClient) DeleteOne(_m *ImportCheck) *ImportCheckDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ImportCheckClient) DeleteOneID(id int) *ImportCheckDeleteOne {
+	builder := c.Delete().Where(importcheck.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ImportCheckDeleteOne{builder}
+}
+
+// Query returns a query builder for ImportCheck.
+func (c *ImportCheckClient) Query() *ImportCheckQuery {
+	return &ImportCheckQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeImportCheck},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ImportCheck entity by its id.
+func (c *ImportCheckClient) Get(ctx context.Context, id int) (*ImportCheck, error) {
+	return c.Query().Where(importcheck.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ImportCheckClient) GetX(ctx context.Context, id int) *ImportCheck {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a ImportCheck.
+func (c *ImportCheckClient) QueryOrganization(_m *ImportCheck) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(importcheck.Table, importcheck.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, importcheck.OrganizationTable, importcheck.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a ImportCheck.
+func (c *ImportCheckClient) QueryUser(_m *ImportCheck) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(importcheck.Table, importcheck.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, importcheck.UserTable, importcheck.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ImportCheckClient) Hooks() []Hook {
+	hooks := c.hooks.ImportCheck
+	return append(hooks[:len(hooks):len(hooks)], importcheck.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ImportCheckClient) Interceptors() []Interceptor {
+	return c.inters.ImportCheck
+}
+
+func (c *ImportCheckClient) mutate(ctx context.Context, m *ImportCheckMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ImportCheckCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ImportCheckUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ImportCheckUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ImportCheckDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ImportCheck mutation op: %q", m.Op())
 	}
 }
 
@@ -12535,32 +12711,32 @@ type (
 	hooks struct {
 		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
 		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
-		Event, Food, FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location,
-		LotCorrection, Nutrient, Operation, Organization, Preservation, PriceList,
-		Product, ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
-		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine, ShippingAddress,
-		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Hook
+		Event, Food, FoodNutrient, IdempotencyKey, ImportCheck, Invoice, InvoiceLine,
+		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
+		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, Production, ProductionConsumedStep, ProductionLine,
+		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
+		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		RecipeStep, SalesOrder, SalesOrderLine, Salesperson, Session, Shipment,
+		ShipmentLine, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
+		TaxRate, Territory, UnitOfMeasure, User, UserLink, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
 		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
-		Event, Food, FoodNutrient, IdempotencyKey, Invoice, InvoiceLine, Location,
-		LotCorrection, Nutrient, Operation, Organization, Preservation, PriceList,
-		Product, ProductAllergen, ProductBannedCountry, ProductByproduct, ProductLot,
-		ProductQCCheckpoint, ProductSubstitute, ProductSupplier, ProductTag,
-		Production, ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
-		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
-		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, SalesOrder,
-		SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine, ShippingAddress,
-		ShippingMethod, StockMovement, Supplier, Tag, TaxRate, Territory,
-		UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint []ent.Interceptor
+		Event, Food, FoodNutrient, IdempotencyKey, ImportCheck, Invoice, InvoiceLine,
+		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
+		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
+		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
+		ProductTag, Production, ProductionConsumedStep, ProductionLine,
+		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
+		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
+		RecipeStep, SalesOrder, SalesOrderLine, Salesperson, Session, Shipment,
+		ShipmentLine, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
+		TaxRate, Territory, UnitOfMeasure, User, UserLink, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

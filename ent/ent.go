@@ -30,6 +30,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -157,6 +158,7 @@ func checkColumn(t, c string) error {
 			food.Table:                    food.ValidColumn,
 			foodnutrient.Table:            foodnutrient.ValidColumn,
 			idempotencykey.Table:          idempotencykey.ValidColumn,
+			importcheck.Table:             importcheck.ValidColumn,
 			invoice.Table:                 invoice.ValidColumn,
 			invoiceline.Table:             invoiceline.ValidColumn,
 			location.Table:                location.ValidColumn,

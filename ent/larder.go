@@ -1201,6 +1201,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("nutrient_id", "must name an existing nutrient (%d was not found)", id)
 			}
 		}
+	case *ImportCheckMutation:
+		if id, ok := m.UserID(); ok {
+			found, err := ClientOf(m).User.Query().Where(user.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("user_id", "must name an existing user (%d was not found)", id)
+			}
+		}
 	case *InvoiceMutation:
 		if id, ok := m.CustomerID(); ok {
 			found, err := ClientOf(m).Customer.Query().Where(customer.ID(id)).Exist(ctx)

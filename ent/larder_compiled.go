@@ -33,6 +33,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -2411,6 +2412,116 @@ func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyK
 	if query := _q.withAccount; query != nil {
 		if err := _q.loadAccount(ctx, query, nodes, nil,
 			func(n *IdempotencyKey, e *Account) { n.Edges.Account = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
+}
+
+// knownImportCheckID is the predicate of ImportCheckQuery.ByID, the one of
+// importcheck.ID.
+var knownImportCheckID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(importcheck.FieldID, v) }}
+
+// readsImportCheck holds the compiled statements of ImportCheckQuery.Read.
+var readsImportCheck compiledReads
+
+// ByID restricts the query to the ImportCheck with the given id, as
+// Where(importcheck.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *ImportCheckQuery) ByID(id int) *ImportCheckQuery {
+	addKnown(&_q.known, &_q.predicates, knownImportCheckID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *ImportCheckQuery) WhereKnown(k *Known, v any) *ImportCheckQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *ImportCheckFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*ImportCheckQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *ImportCheckQuery) Read(ctx context.Context) (*ImportCheck, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*ImportCheckQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*ImportCheck](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{importcheck.Label}
+	default:
+		return nil, &NotSingularError{importcheck.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *ImportCheckQuery) sqlCompiled(ctx context.Context) ([]*ImportCheck, bool, error) {
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	loadedTypes := [2]bool{
+		_q.withOrganization != nil,
+		_q.withUser != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[ImportCheck](ctx, &readsImportCheck, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
+	}
+	if query := _q.withOrganization; query != nil {
+		if err := _q.loadOrganization(ctx, query, nodes, nil,
+			func(n *ImportCheck, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withUser; query != nil {
+		if err := _q.loadUser(ctx, query, nodes, nil,
+			func(n *ImportCheck, e *User) { n.Edges.User = e }); err != nil {
 			return nil, true, err
 		}
 	}

@@ -917,6 +917,8 @@ func (m *FoodNutrientMutation) configOf() config { return m.config }
 
 func (m *IdempotencyKeyMutation) configOf() config { return m.config }
 
+func (m *ImportCheckMutation) configOf() config { return m.config }
+
 func (m *InvoiceMutation) configOf() config { return m.config }
 
 func (m *InvoiceLineMutation) configOf() config { return m.config }

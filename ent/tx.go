@@ -50,6 +50,8 @@ type Tx struct {
 	FoodNutrient *FoodNutrientClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// ImportCheck is the client for interacting with the ImportCheck builders.
+	ImportCheck *ImportCheckClient
 	// Invoice is the client for interacting with the Invoice builders.
 	Invoice *InvoiceClient
 	// InvoiceLine is the client for interacting with the InvoiceLine builders.
@@ -297,6 +299,7 @@ func (tx *Tx) init() {
 	tx.Food = NewFoodClient(tx.config)
 	tx.FoodNutrient = NewFoodNutrientClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.ImportCheck = NewImportCheckClient(tx.config)
 	tx.Invoice = NewInvoiceClient(tx.config)
 	tx.InvoiceLine = NewInvoiceLineClient(tx.config)
 	tx.Location = NewLocationClient(tx.config)

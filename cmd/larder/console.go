@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"larder.dev/larder/console"
+	"larder.dev/larder/ent"
+	"larder.dev/larder/filecheck"
 	"larder.dev/larder/people"
 	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
@@ -65,7 +67,7 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)
 	}
-	go pruneSessions(ctx, e, ppl)
+	go pruneSessions(ctx, e, ppl, st.Client)
 	if e.cfg.ConsoleSettings.Addr == "" {
 		return con, func() {}, nil
 	}
@@ -105,9 +107,9 @@ func withConsole(api, con http.Handler) http.Handler {
 	return mux
 }
 
-// pruneSessions deletes ended sessions and expired one-time links now and
-// then, like the other background pruning of serve.
-func pruneSessions(ctx context.Context, e *env, ppl *people.Service) {
+// pruneSessions deletes ended sessions, expired one-time links and expired
+// checked files now and then, like the other background pruning of serve.
+func pruneSessions(ctx context.Context, e *env, ppl *people.Service, client *ent.Client) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
@@ -115,6 +117,11 @@ func pruneSessions(ctx context.Context, e *env, ppl *people.Service) {
 			e.log.Warn("console: prune sessions", "error", err)
 		} else if n > 0 {
 			e.log.Debug("console: pruned sessions and links", "rows", n)
+		}
+		if n, err := filecheck.Prune(ctx, client, time.Now()); err != nil && ctx.Err() == nil {
+			e.log.Warn("console: prune checked files", "error", err)
+		} else if n > 0 {
+			e.log.Debug("console: pruned expired checked files", "rows", n)
 		}
 		select {
 		case <-ctx.Done():

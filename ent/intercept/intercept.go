@@ -26,6 +26,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -618,6 +619,33 @@ func (f TraverseIdempotencyKey) Traverse(ctx context.Context, q ent.Query) error
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The ImportCheckFunc type is an adapter to allow the use of ordinary function as a Querier.
+type ImportCheckFunc func(context.Context, *ent.ImportCheckQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f ImportCheckFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.ImportCheckQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.ImportCheckQuery", q)
+}
+
+// The TraverseImportCheck type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseImportCheck func(context.Context, *ent.ImportCheckQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseImportCheck) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseImportCheck) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ImportCheckQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.ImportCheckQuery", q)
 }
 
 // The InvoiceFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1982,6 +2010,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FoodNutrientQuery, predicate.FoodNutrient, foodnutrient.OrderOption]{typ: ent.TypeFoodNutrient, tq: q}, nil
 	case *ent.IdempotencyKeyQuery:
 		return &query[*ent.IdempotencyKeyQuery, predicate.IdempotencyKey, idempotencykey.OrderOption]{typ: ent.TypeIdempotencyKey, tq: q}, nil
+	case *ent.ImportCheckQuery:
+		return &query[*ent.ImportCheckQuery, predicate.ImportCheck, importcheck.OrderOption]{typ: ent.TypeImportCheck, tq: q}, nil
 	case *ent.InvoiceQuery:
 		return &query[*ent.InvoiceQuery, predicate.Invoice, invoice.OrderOption]{typ: ent.TypeInvoice, tq: q}, nil
 	case *ent.InvoiceLineQuery:

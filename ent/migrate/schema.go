@@ -1019,6 +1019,52 @@ var (
 			},
 		},
 	}
+	// ImportChecksColumns holds the columns for the "import_checks" table.
+	ImportChecksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "environment", Type: field.TypeEnum, Enums: []string{"live", "test"}},
+		{Name: "list", Type: field.TypeString, Size: 64},
+		{Name: "format", Type: field.TypeEnum, Enums: []string{"csv", "jsonl"}},
+		{Name: "file_name", Type: field.TypeString, Size: 255, Default: ""},
+		{Name: "sha256", Type: field.TypeString, Size: 64},
+		{Name: "content", Type: field.TypeBytes},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "organization_id", Type: field.TypeInt},
+		{Name: "user_id", Type: field.TypeInt},
+	}
+	// ImportChecksTable holds the schema information for the "import_checks" table.
+	ImportChecksTable = &schema.Table{
+		Name:       "import_checks",
+		Columns:    ImportChecksColumns,
+		PrimaryKey: []*schema.Column{ImportChecksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "import_checks_organizations_organization",
+				Columns:    []*schema.Column{ImportChecksColumns[9]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "import_checks_users_user",
+				Columns:    []*schema.Column{ImportChecksColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "importcheck_organization_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{ImportChecksColumns[9], ImportChecksColumns[10]},
+			},
+			{
+				Name:    "importcheck_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ImportChecksColumns[8]},
+			},
+		},
+	}
 	// InvoicesColumns holds the columns for the "invoices" table.
 	InvoicesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3822,6 +3868,7 @@ var (
 		FoodsTable,
 		FoodNutrientsTable,
 		IdempotencyKeysTable,
+		ImportChecksTable,
 		InvoicesTable,
 		InvoiceLinesTable,
 		LocationsTable,
@@ -3930,6 +3977,8 @@ func init() {
 		"shared_or_owned": "((is_global AND account_id IS NULL) OR (NOT is_global AND account_id IS NOT NULL))",
 	}
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = AccountsTable
+	ImportChecksTable.ForeignKeys[0].RefTable = OrganizationsTable
+	ImportChecksTable.ForeignKeys[1].RefTable = UsersTable
 	InvoicesTable.ForeignKeys[0].RefTable = AccountsTable
 	InvoicesTable.ForeignKeys[1].RefTable = CustomersTable
 	InvoicesTable.ForeignKeys[2].RefTable = SalesOrdersTable

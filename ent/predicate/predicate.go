@@ -60,6 +60,9 @@ type FoodNutrient func(*sql.Selector)
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
+// ImportCheck is the predicate function for importcheck builders.
+type ImportCheck func(*sql.Selector)
+
 // Invoice is the predicate function for invoice builders.
 type Invoice func(*sql.Selector)
 

@@ -543,6 +543,30 @@ func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
 }
 
+// The ImportCheckQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ImportCheckQueryRuleFunc func(context.Context, *ent.ImportCheckQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ImportCheckQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ImportCheckQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ImportCheckQuery", q)
+}
+
+// The ImportCheckMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ImportCheckMutationRuleFunc func(context.Context, *ent.ImportCheckMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ImportCheckMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ImportCheckMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ImportCheckMutation", m)
+}
+
 // The InvoiceQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type InvoiceQueryRuleFunc func(context.Context, *ent.InvoiceQuery) error
@@ -1790,6 +1814,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.IdempotencyKeyQuery:
 		return q.Filter(), nil
+	case *ent.ImportCheckQuery:
+		return q.Filter(), nil
 	case *ent.InvoiceQuery:
 		return q.Filter(), nil
 	case *ent.InvoiceLineQuery:
@@ -1930,6 +1956,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.FoodNutrientMutation:
 		return m.Filter(), nil
 	case *ent.IdempotencyKeyMutation:
+		return m.Filter(), nil
+	case *ent.ImportCheckMutation:
 		return m.Filter(), nil
 	case *ent.InvoiceMutation:
 		return m.Filter(), nil

@@ -24,6 +24,7 @@ import (
 	"larder.dev/larder/ent/food"
 	"larder.dev/larder/ent/foodnutrient"
 	"larder.dev/larder/ent/idempotencykey"
+	"larder.dev/larder/ent/importcheck"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/location"
@@ -600,6 +601,64 @@ func init() {
 	idempotencykeyDescHolder := idempotencykeyFields[7].Descriptor()
 	// idempotencykey.DefaultHolder holds the default value on creation for the holder field.
 	idempotencykey.DefaultHolder = idempotencykeyDescHolder.Default.(string)
+	importcheckMixin := schema.ImportCheck{}.Mixin()
+	importcheck.Policy = privacy.NewPolicies(importcheckMixin[0], schema.ImportCheck{})
+	importcheck.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := importcheck.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	importcheckFields := schema.ImportCheck{}.Fields()
+	_ = importcheckFields
+	// importcheckDescList is the schema descriptor for list field.
+	importcheckDescList := importcheckFields[3].Descriptor()
+	// importcheck.ListValidator is a validator for the "list" field. It is called by the builders before save.
+	importcheck.ListValidator = func() func(string) error {
+		validators := importcheckDescList.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(list string) error {
+			for _, fn := range fns {
+				if err := fn(list); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// importcheckDescFileName is the schema descriptor for file_name field.
+	importcheckDescFileName := importcheckFields[5].Descriptor()
+	// importcheck.DefaultFileName holds the default value on creation for the file_name field.
+	importcheck.DefaultFileName = importcheckDescFileName.Default.(string)
+	// importcheck.FileNameValidator is a validator for the "file_name" field. It is called by the builders before save.
+	importcheck.FileNameValidator = importcheckDescFileName.Validators[0].(func(string) error)
+	// importcheckDescSha256 is the schema descriptor for sha256 field.
+	importcheckDescSha256 := importcheckFields[6].Descriptor()
+	// importcheck.Sha256Validator is a validator for the "sha256" field. It is called by the builders before save.
+	importcheck.Sha256Validator = func() func(string) error {
+		validators := importcheckDescSha256.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(sha256 string) error {
+			for _, fn := range fns {
+				if err := fn(sha256); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// importcheckDescCreatedAt is the schema descriptor for created_at field.
+	importcheckDescCreatedAt := importcheckFields[8].Descriptor()
+	// importcheck.DefaultCreatedAt holds the default value on creation for the created_at field.
+	importcheck.DefaultCreatedAt = importcheckDescCreatedAt.Default.(func() time.Time)
 	invoiceMixin := schema.Invoice{}.Mixin()
 	invoice.Policy = privacy.NewPolicies(invoiceMixin[0], schema.Invoice{})
 	invoice.Hooks[0] = func(next ent.Mutator) ent.Mutator {
