@@ -284,6 +284,17 @@ func URL(t testing.TB, b Backend) string {
 	return "sqlite://" + filepath.Join(t.TempDir(), "larder.db")
 }
 
+// MigratedURL is URL with the database migrated and its shared rows in:
+// the package database, or a copy of the migrated SQLite template. For the
+// commands that open an existing database only (every one but migrate and
+// serve --demo).
+func MigratedURL(t testing.TB, b Backend) string {
+	if b == Postgres {
+		return URL(t, b)
+	}
+	return sqliteCopy(t)
+}
+
 // AdminURL is the PostgreSQL maintenance database, for tests that create
 // databases of their own ("" without PostgreSQL).
 func AdminURL() string {

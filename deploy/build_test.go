@@ -1,12 +1,15 @@
 package deploy
 
 import (
+	"context"
 	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // staticBuild is the Containerfile's build command, before its output.
@@ -20,11 +23,30 @@ func TestStaticBuild(t *testing.T) {
 		t.Skip("-short: the static build (minutes without a warm cache) is not run")
 	}
 	out := filepath.Join(t.TempDir(), "larder")
-	cmd := exec.Command("sh", "-c", staticBuild+" -o "+out+" ./cmd/larder")
+	// CGO_ENABLED=0 shares no compiled package with the test build, so this
+	// compiles the whole module again, for minutes on two busy cores. Its
+	// budget ends a minute before the test binary's (the README's -timeout),
+	// so a build that is too slow fails here, named, with what it printed.
+	budget := 25 * time.Minute
+	if end, ok := t.Deadline(); ok && time.Until(end)-time.Minute < budget {
+		budget = max(time.Until(end)-time.Minute, time.Second)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", staticBuild+" -o "+out+" ./cmd/larder")
 	cmd.Dir = ".."
-	if b, err := cmd.CombinedOutput(); err != nil {
+	// The shell's children (go and its compilers) end with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s: not done within its budget of %s (raise go test -timeout): %v\n%s", staticBuild, budget.Round(time.Second), err, b)
+	}
+	if err != nil {
 		t.Fatalf("%s: %v\n%s", staticBuild, err, b)
 	}
+	t.Logf("static build: %s", time.Since(start).Round(time.Second))
 	f, err := elf.Open(out)
 	if err != nil {
 		t.Fatal(err)

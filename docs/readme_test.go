@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// commandOf is the first line of the first sh block of a README section.
-func commandOf(t *testing.T, readme, section string) string {
+// blockOf is the lines of the first sh block of a README section.
+func blockOf(t *testing.T, readme, section string) []string {
 	t.Helper()
 	_, rest, ok := strings.Cut(readme, "\n## "+section+"\n")
 	if !ok {
@@ -20,13 +20,14 @@ func commandOf(t *testing.T, readme, section string) string {
 	if !ok {
 		t.Fatalf("the README's %q has no sh block", section)
 	}
-	line, _, _ := strings.Cut(block, "\n")
-	return line
+	block, _, _ = strings.Cut(block, "```")
+	return strings.Split(strings.TrimSuffix(block, "\n"), "\n")
 }
 
-// The README's two commands are the ones a newcomer needs, and CI runs both:
-// the server on the embedded database (in .ci/tour, the README's tour), and
-// the test command, word for word.
+// The README's commands are the ones a newcomer needs, in order, and CI
+// runs them: the build and the server on the embedded database (in
+// .ci/tour, the README's tour), and the test command, word for word, with
+// a package timeout that holds on a busy two-core machine.
 func TestReadmeCommands(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -36,20 +37,25 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := commandOf(t, string(readme), "Run it")
-	if run != "go run ./cmd/larder serve --demo" {
-		t.Errorf("the README's command to run the server is %q", run)
-	}
 	tour, err := os.ReadFile("../.ci/tour")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(tour), run) || !strings.Contains(string(ci), "bash .ci/tour") {
-		t.Errorf("CI does not follow the README's tour with its command %q (.ci/tour, run by .ci/run)", run)
+	run := blockOf(t, string(readme), "Run it")
+	if want := []string{"go build -o larder ./cmd/larder", "./larder serve --demo"}; strings.Join(run, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the README's commands to build and run the server are %q, want %q", run, want)
 	}
-	test := commandOf(t, string(readme), "Test it")
-	if !strings.HasSuffix(test, "go test ./...") {
-		t.Errorf("the README's test command %q does not run the whole suite", test)
+	for _, line := range run {
+		if !strings.Contains(string(tour), line) {
+			t.Errorf("CI's tour (.ci/tour) does not run the README's %q", line)
+		}
+	}
+	if !strings.Contains(string(ci), "bash .ci/tour") {
+		t.Errorf(".ci/run does not follow the README's tour (.ci/tour)")
+	}
+	test := blockOf(t, string(readme), "Test it")[0]
+	if !strings.HasSuffix(test, "go test -timeout 30m ./...") {
+		t.Errorf("the README's test command %q does not run the whole suite with -timeout 30m", test)
 	}
 	found := false
 	for _, line := range strings.Split(string(ci), "\n") {
@@ -57,5 +63,22 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	if !found {
 		t.Errorf(".ci/run does not run the README's test command as written: %s", test)
+	}
+}
+
+// Users run the binary they built: the README and the guides never compile
+// the server with go run (only developers' commands do, in developers.md),
+// so a reader's first start compiles once and later ones start at once.
+func TestReadersRunTheBuiltBinary(t *testing.T) {
+	for _, doc := range []string{"../README.md", "integrators.md", "operators.md", "api-behaviour.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "go run ./cmd/larder") {
+				t.Errorf("%s:%d runs go run ./cmd/larder, not the built ./larder: %s", doc, i+1, line)
+			}
+		}
 	}
 }

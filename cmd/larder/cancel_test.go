@@ -24,7 +24,7 @@ func TestCancelCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			o := cli(t, db, "org", "create", "--name", "Canceller")
 			org := strconv.Itoa(int(o["id"].(float64)))
 			test := int(o["accounts"].(map[string]any)["test"].(map[string]any)["id"].(float64))

@@ -17,7 +17,7 @@ import (
 // --console-addr it is served there instead, and the API's address answers
 // its paths as any unknown path (404 problem).
 func TestServeConsoleWhereConfigured(t *testing.T) {
-	db := dbtest.URL(t, dbtest.SQLite)
+	db := dbtest.MigratedURL(t, dbtest.SQLite)
 	get := func(t *testing.T, url string) (int, string, string) {
 		t.Helper()
 		res, err := http.Get(url)
@@ -69,7 +69,7 @@ func TestTwoServersShareConsoleSessions(t *testing.T) {
 			if b != dbtest.Postgres {
 				t.Skip("SKIPPED: two servers share one database on PostgreSQL only")
 			}
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := cli(t, db, "org", "create", "--name", t.Name())
 			id := strconv.Itoa(int(org["id"].(float64)))
 			inv := cli(t, db, "user", "invite", "--org", id, "--email", "two.servers@example.com", "--role", "viewer")

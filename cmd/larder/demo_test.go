@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,14 +18,15 @@ import (
 	"larder.dev/larder/people"
 )
 
-// docs/operators.md, "Commands": `serve --demo` takes its port before it makes the
-// demo organization, so a taken port leaves the empty database empty and
-// the next start still makes the demo and shows its key, which works.
+// docs/operators.md, "Commands": `serve --demo` takes its port before it opens
+// the database, so a taken port is named with the flag that changes it, leaves
+// no database (a SQLite file) or the empty one empty, and the next start still
+// makes the demo and shows its key, which works.
 func TestServeDemoAfterTakenPort(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.URL(t, b) // a SQLite file not made yet
 			if b == dbtest.Postgres {
 				db = dbtest.Scratch(t, "demo")
 			}
@@ -33,8 +37,14 @@ func TestServeDemoAfterTakenPort(t *testing.T) {
 			defer taken.Close()
 			var out, errb bytes.Buffer
 			err = run(context.Background(), []string{"serve", "--demo", "--database", db, "--addr", taken.Addr().String(), "--webhooks=false"}, &out, &errb)
-			if err == nil || !strings.Contains(err.Error(), "address already in use") {
-				t.Fatalf("serve on a taken port: %v", err)
+			if err == nil || !strings.Contains(err.Error(), "address already in use") ||
+				!strings.Contains(err.Error(), "--addr") || !strings.Contains(err.Error(), "LARDER_ADDR") {
+				t.Fatalf("serve on a taken port: %v, want the cause and --addr and LARDER_ADDR named", err)
+			}
+			if path, ok := strings.CutPrefix(db, "sqlite://"); ok {
+				if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("serve on a taken port made the database %s: %v", path, err)
+				}
 			}
 			if strings.Contains(out.String(), "key_test_") {
 				t.Fatalf("a demo key was shown though serve failed:\n%s", out.String())

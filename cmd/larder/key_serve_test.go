@@ -41,7 +41,7 @@ func TestKeyChangesAcrossServeProcesses(t *testing.T) {
 			continue
 		}
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := cli(t, db, "org", "create", "--name", t.Name())
 			id := strconv.Itoa(int(org["id"].(float64)))
 			live := cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")

@@ -30,7 +30,7 @@ func human(t *testing.T, db string, args ...string) string {
 func TestKeyLifecycleCommands(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			t.Setenv("LARDER_ACTOR", "env-actor@ci")
 			org := cli(t, db, "org", "create", "--name", "Rotating Foods")
 			id := strconv.Itoa(int(org["id"].(float64)))
@@ -141,7 +141,7 @@ func TestFiftyFirstKeyRefused(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := cli(t, db, "org", "create", "--name", "Fifty Keys")
 			id := strconv.Itoa(int(org["id"].(float64)))
 			st := dbtest.OpenURL(t, db)

@@ -51,7 +51,7 @@ func TestListImportExport(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			o := cli(t, db, "org", "create", "--name", "Lister", "--currency", "EUR")
 			org := strconv.Itoa(int(o["id"].(float64)))
 			acct := func(env string, args ...string) []string {
@@ -177,7 +177,7 @@ func TestListImportExport(t *testing.T) {
 // formats unchanged, the seeded rows included.
 func TestListsRoundTrip(t *testing.T) {
 	t.Parallel()
-	db := dbtest.URL(t, dbtest.SQLite)
+	db := dbtest.MigratedURL(t, dbtest.SQLite)
 	o := cli(t, db, "org", "create", "--name", "Round trip")
 	org := strconv.Itoa(int(o["id"].(float64)))
 	dir := t.TempDir()

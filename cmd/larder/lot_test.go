@@ -33,7 +33,7 @@ func TestLotSetQC(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := int(cli(t, db, "org", "create", "--name", "QC bakery")["id"].(float64))
 			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})
 			if err != nil {
@@ -90,7 +90,7 @@ func TestLotTrace(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Recall bakery")["id"].(float64)))
 			key := cli(t, db, "key", "create", "--org", org, "--env", "test", "--scopes", "read-all")["key"].(string)
 			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})

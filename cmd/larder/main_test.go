@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,4 +133,45 @@ func TestCommands(t *testing.T) {
 			fails(t, db, "unknown command", "frobnicate")
 		})
 	}
+}
+
+// docs/operators.md, "Commands": a SQLite file that does not exist is made by
+// migrate and serve --demo alone. Every other command refuses it, naming
+// --database and LARDER_DATABASE_URL, and leaves no file behind: a forgotten
+// --database must not make an empty larder.db and then answer that
+// organization 1 does not exist.
+func TestOnlyMigrateAndDemoMakeADatabase(t *testing.T) {
+	t.Parallel()
+	refused := [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "off", "--webhooks=false"},
+		{"org", "create", "--name", "Forgotten"},
+		{"key", "create", "--org", "1", "--env", "test", "--scopes", "all"},
+		{"key", "list", "--org", "1"},
+		{"product", "export", "--org", "1", "--env", "test"},
+		{"webhook", "list", "--org", "1"},
+		{"requests", "--org", "1", "--env", "test"},
+		{"webhook", "worker"},
+	}
+	for _, args := range refused {
+		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "larder.db")
+			var out, errb bytes.Buffer
+			err := run(context.Background(), append(args, "--database", "sqlite://"+path), &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), "no database at "+path) ||
+				!strings.Contains(err.Error(), "--database") || !strings.Contains(err.Error(), "LARDER_DATABASE_URL") {
+				t.Fatalf("larder %s on a missing file: %v, want one naming the file, --database and LARDER_DATABASE_URL", strings.Join(args, " "), err)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("larder %s made %s: %v", strings.Join(args, " "), path, err)
+			}
+		})
+	}
+	t.Run("migrate", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "larder.db")
+		cli(t, "sqlite://"+path, "migrate")
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("migrate made no database: %v", err)
+		}
+		cli(t, "sqlite://"+path, "org", "create", "--name", "Made")
+	})
 }

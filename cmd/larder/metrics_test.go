@@ -17,7 +17,7 @@ import (
 func TestMetricsAddr(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			cli(t, db, "migrate") // before serve, whose start the test times
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup

@@ -18,6 +18,7 @@ func migrateApply(ctx context.Context, e *env, args []string) error {
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
+	e.creates = true
 	st, applied, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ func TestOrgSettings(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			id := cli(t, db, "org", "create", "--name", "Buyer")["id"]
 			org := strconv.Itoa(int(id.(float64)))
 			got := cli(t, db, "org", "settings", "--org", org, "--block-unapproved-suppliers", "true", "--actor", "ops@desk")
@@ -60,7 +60,7 @@ func TestOrgResetTest(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			created := cli(t, db, "org", "create", "--name", "Sandbox")
 			org := strconv.Itoa(int(created["id"].(float64)))
 			testID := created["accounts"].(map[string]any)["test"].(map[string]any)["id"]

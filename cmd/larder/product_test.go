@@ -46,7 +46,7 @@ func TestProductImportExport(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Bakery")["id"].(float64)))
 			dir := t.TempDir()
 			for _, format := range []string{"jsonl", "csv"} {

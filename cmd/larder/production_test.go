@@ -38,7 +38,7 @@ type prodFixture struct {
 
 func newProdFixture(t *testing.T, b dbtest.Backend) *prodFixture {
 	t.Helper()
-	db := dbtest.URL(t, b)
+	db := dbtest.MigratedURL(t, b)
 	o := cli(t, db, "org", "create", "--name", "Floor bakery")
 	test := int(o["accounts"].(map[string]any)["test"].(map[string]any)["id"].(float64))
 	st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})

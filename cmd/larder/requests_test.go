@@ -33,7 +33,7 @@ func TestRequestsCommand(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			if b == dbtest.Postgres {
 				// Its own database: the failed authentications are the whole
 				// server's, and other tests may log some.

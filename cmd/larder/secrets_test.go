@@ -82,7 +82,7 @@ func storedTOTP(t *testing.T, db, id string) string {
 func TestSecretsRotateCommand(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			if b == dbtest.Postgres {
 				db = dbtest.Scratch(t, "secrets") // it acts on every endpoint of the database
 			}
@@ -164,7 +164,7 @@ func TestSecretsRotateCommand(t *testing.T) {
 func TestServeWarnsWithoutSecretKey(t *testing.T) {
 	for _, key := range []string{"", secretKey(t)} {
 		t.Setenv("LARDER_SECRET_KEY", key)
-		db := dbtest.URL(t, dbtest.SQLite)
+		db := dbtest.MigratedURL(t, dbtest.SQLite)
 		addr := freeAddr(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		var errb syncBuffer

@@ -56,6 +56,15 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if tracing.Provider() != nil {
 		e.log.Info("tracing on (OTLP/HTTP)")
 	}
+	// The port first: a taken port must not use up the demo (it is made on
+	// an empty database only, and its key is shown once), nor make a
+	// database.
+	ln, err := net.Listen("tcp", e.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: another program (another larder?) listens on %s; choose a free address with --addr or LARDER_ADDR, such as --addr 127.0.0.1:8081", err, e.cfg.Addr)
+	}
+	defer ln.Close()
+	e.creates = *demo
 	st, applied, err := e.open(ctx)
 	if err != nil {
 		return err
@@ -64,13 +73,6 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if len(applied) > 0 {
 		e.log.Info("applied migrations", "versions", applied)
 	}
-	// The port first: a taken port must not use up the demo (it is made on
-	// an empty database only, and its key is shown once).
-	ln, err := net.Listen("tcp", e.cfg.Addr)
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
 	var demoKey, demoLink string
 	if *demo {
 		console := "http://" + ln.Addr().String()

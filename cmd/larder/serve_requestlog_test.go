@@ -23,7 +23,7 @@ func TestServeRequestLog(t *testing.T) {
 	t.Parallel()
 	for _, on := range []bool{true, false} {
 		t.Run("request-log="+strconv.FormatBool(on), func(t *testing.T) {
-			db := dbtest.URL(t, dbtest.SQLite)
+			db := dbtest.MigratedURL(t, dbtest.SQLite)
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Logged")["id"].(float64)))
 			key := cli(t, db, "key", "create", "--org", org, "--env", "live", "--scopes", "all")["key"].(string)
 			st, err := store.Open(context.Background(), db, store.Options{Snapshots: restapi.Snapshots{}})

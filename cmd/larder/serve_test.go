@@ -71,7 +71,7 @@ attempts:
 // with the given rate limit, until the test ends, and returns their URLs and
 // a live key of a new organization.
 func twoServers(t *testing.T, limit int) (servers []string, key string) {
-	db := dbtest.URL(t, dbtest.Postgres)
+	db := dbtest.MigratedURL(t, dbtest.Postgres)
 	org := cli(t, db, "org", "create", "--name", t.Name())
 	id := strconv.Itoa(int(org["id"].(float64)))
 	key = cli(t, db, "key", "create", "--org", id, "--env", "live", "--scopes", "all")["key"].(string)
@@ -214,7 +214,7 @@ func TestConcurrentStartsSeedOnce(t *testing.T) {
 // stops: a line is never lost to a normal exit. The batches are a speed
 // mechanism (fastpath.BatchedLog), on here whatever LARDER_FAST_PATH says.
 func TestServeWritesHeldLogLinesWhenItStops(t *testing.T) {
-	db := dbtest.URL(t, dbtest.SQLite)
+	db := dbtest.MigratedURL(t, dbtest.SQLite)
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -14,7 +14,7 @@ func TestSupplierCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Buyer")["id"].(float64)))
 			on := func(cmd string, extra ...string) []string {
 				return append([]string{"supplier", cmd, "--org", org, "--env", "test", "--supplier", "NUTS"}, extra...)

@@ -54,7 +54,7 @@ func TestServeSendsTracesWhereOTELSays(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	db := dbtest.URL(t, dbtest.SQLite)
+	db := dbtest.MigratedURL(t, dbtest.SQLite)
 	cli(t, db, "migrate") // before serve, whose start the test times
 	base := serveUntil(t, ctx, &wg, db)
 	res, err := http.Get(base + "/v1/tags?ref_type=PRODUCT") // 401, inside an operation

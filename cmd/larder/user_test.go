@@ -30,7 +30,7 @@ func token(t *testing.T, link, base string) string {
 func TestUserCommands(t *testing.T) {
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			t.Setenv("LARDER_ACTOR", "ops@desk")
 			t.Setenv("LARDER_ADDR", "127.0.0.9:7000")
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "People Foods")["id"].(float64)))

@@ -40,7 +40,7 @@ func TestWebhookCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			if b == dbtest.Postgres {
 				// Its own database: a dispatcher delivers what is due on the
 				// whole database, and the package's other tests run some.
@@ -170,7 +170,7 @@ func TestWebhookPingThroughDispatcher(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			if b == dbtest.Postgres {
 				// Its own database: a dispatcher delivers what is due on the
 				// whole database, and the package's other tests run some.
@@ -254,7 +254,7 @@ func TestWebhookEventsFlag(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := cli(t, db, "org", "create", "--name", "Events")
 			id := fmt.Sprint(int(org["id"].(float64)))
 			url := "http://127.0.0.1:1/hook"
@@ -315,7 +315,7 @@ func TestWebhookDeskCommands(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			if b == dbtest.Postgres {
 				// Its own database: a dispatcher delivers what is due on the
 				// whole database, and the package's other tests run some.
