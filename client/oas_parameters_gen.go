@@ -316,8 +316,15 @@ type GetWarehouseParams struct {
 type ListAllergensParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, is_major_allergen, name, name_fr.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -340,8 +347,15 @@ type ListAllergensParams struct {
 type ListBillsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: bill_date, bill_no, id.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -364,8 +378,15 @@ type ListBillsParams struct {
 type ListCountriesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -381,8 +402,15 @@ type ListCountriesParams struct {
 type ListCustomerTypesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -394,8 +422,15 @@ type ListCustomerTypesParams struct {
 type ListCustomersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: company, created_at, customer_code, id, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -418,8 +453,15 @@ type ListCustomersParams struct {
 type ListEmployeesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, last_name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -431,8 +473,15 @@ type ListEmployeesParams struct {
 type ListEquipmentParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -451,8 +500,15 @@ type ListEquipmentParams struct {
 type ListFoodsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name, name_fr.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -465,8 +521,15 @@ type ListFoodsParams struct {
 type ListInvoicesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, id, invoice_no, order_date, ship_date, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -499,8 +562,15 @@ type ListNutrientsParams struct {
 type ListOperationsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -516,8 +586,15 @@ type ListOperationsParams struct {
 type ListPreservationsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -533,8 +610,15 @@ type ListPreservationsParams struct {
 type ListPriceListsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -546,8 +630,15 @@ type ListPriceListsParams struct {
 type ListProductLotsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expiration_date, id, lot_number, product_name, quantity_base, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -572,8 +663,15 @@ type ListProductLotsParams struct {
 type ListProductionLinesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -587,8 +685,15 @@ type ListProductionLinesParams struct {
 type ListProductionsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: end_date, id, production_no, start_date, status.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -609,8 +714,15 @@ type ListProductionsParams struct {
 type ListProductsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, id, name, product_code, product_type, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -631,8 +743,15 @@ type ListProductsParams struct {
 type ListPurchaseOrdersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expected_date, id, order_date, purchase_order_no, status, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -658,8 +777,15 @@ type ListPurchaseOrdersParams struct {
 type ListQcCheckpointsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -678,8 +804,15 @@ type ListQcCheckpointsParams struct {
 type ListQcUnitsOfMeasureParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -695,8 +828,15 @@ type ListQcUnitsOfMeasureParams struct {
 type ListSalesOrdersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expected_date, id, order_date, sales_order_no, status, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -722,8 +862,15 @@ type ListSalesOrdersParams struct {
 type ListSalespersonsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, first_name, id, last_name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -749,8 +896,15 @@ type ListShippingAddressesParams struct {
 type ListShippingMethodsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -762,8 +916,15 @@ type ListShippingMethodsParams struct {
 type ListSuppliersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: company, created_at, id, supplier_code, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -786,8 +947,15 @@ type ListSuppliersParams struct {
 type ListTagsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -803,8 +971,15 @@ type ListTagsParams struct {
 type ListTaxRatesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -818,8 +993,15 @@ type ListTaxRatesParams struct {
 type ListTerritoriesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -831,8 +1013,15 @@ type ListTerritoriesParams struct {
 type ListUnitsOfMeasureParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -844,8 +1033,15 @@ type ListUnitsOfMeasureParams struct {
 type ListWarehousesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`

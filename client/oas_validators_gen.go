@@ -597,6 +597,17 @@ func (s *AllergenList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -1310,6 +1321,17 @@ func (s *BillList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -1494,6 +1516,17 @@ func (s *CountryList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -2170,6 +2203,17 @@ func (s *CustomerList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -2292,6 +2336,17 @@ func (s *CustomerTypeList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -2882,6 +2937,17 @@ func (s *EmployeeList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -3056,6 +3122,17 @@ func (s *EquipmentList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -3447,6 +3524,17 @@ func (s *FoodList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -3884,6 +3972,17 @@ func (s *InvoiceList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -4020,6 +4119,17 @@ func (s *NutrientList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4192,6 +4302,17 @@ func (s *OperationList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4397,6 +4518,36 @@ func (s *OrganizationData) Validate() error {
 	return nil
 }
 
+func (s *Pagination) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.NextCursor.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "next_cursor",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *Preservation) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -4510,6 +4661,17 @@ func (s *PreservationList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4647,6 +4809,17 @@ func (s *PriceListList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -5081,6 +5254,17 @@ func (s *ProductList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -5345,6 +5529,17 @@ func (s *ProductLotList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -5890,6 +6085,17 @@ func (s *ProductionLineList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -6015,6 +6221,17 @@ func (s *ProductionList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -6569,6 +6786,17 @@ func (s *PurchaseOrderList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -6885,6 +7113,17 @@ func (s *QCCheckpointList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -6995,6 +7234,17 @@ func (s *QCUnitOfMeasureList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -7833,6 +8083,17 @@ func (s *SalesOrderList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -8143,6 +8404,17 @@ func (s *SalespersonList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -8564,6 +8836,17 @@ func (s *ShippingAddressList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -8782,6 +9065,17 @@ func (s *ShippingMethodList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -9246,6 +9540,17 @@ func (s *SupplierList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -9682,6 +9987,17 @@ func (s *TagList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -9942,6 +10258,17 @@ func (s *TaxRateList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -10064,6 +10391,17 @@ func (s *TerritoryList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -10820,6 +11158,17 @@ func (s *UnitOfMeasureList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -11084,6 +11433,17 @@ func (s *WarehouseList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}

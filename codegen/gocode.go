@@ -357,19 +357,47 @@ func (r *Resource) SortTerm(name string) string {
 		if f.Name == name && f.Name != "id" {
 			// A column of the table, shown or a hidden copy of a borrowed
 			// field (an index serves it; a join would not).
-			return fmt.Sprintf("listing.Column(%s.Field%s)", r.Type.Package(), f.StructField())
+			term := fmt.Sprintf("listing.Column(%s.Field%s, %s)", r.Type.Package(), f.StructField(), sortKind(f))
+			if f.Optional || f.Nillable {
+				term += ".OrNull()"
+			}
+			return term
 		}
 	}
 	bs, _ := r.Borrows()
 	for _, b := range bs {
 		for _, f := range b.Sorted {
 			if f.Name == name {
-				return fmt.Sprintf("func(o ...sql.OrderTermOption) func(*sql.Selector) {\n\treturn %s.By%sField(%s.Field%s, o...)\n}",
-					r.Type.Package(), b.Edge.StructField(), b.Edge.Type.Package(), f.F.StructField())
+				pkg := b.Edge.Type.Package()
+				return fmt.Sprintf("listing.Borrowed(func(o ...sql.OrderTermOption) func(*sql.Selector) {\n\treturn %s.By%sField(%s.Field%s, o...)\n}, %s, %s.Table, %s.FieldID, %s.Field%s, %s.Field%s)",
+					r.Type.Package(), b.Edge.StructField(), pkg, f.F.StructField(), sortKind(f.F),
+					pkg, pkg, pkg, f.F.StructField(), r.Type.Package(), b.Via.F.StructField())
 			}
 		}
 	}
-	return fmt.Sprintf("listing.Column(%s.Field%s)", r.Type.Package(), sortField(r, name))
+	return fmt.Sprintf("listing.Column(%s.Field%s, listing.Int)", r.Type.Package(), sortField(r, name))
+}
+
+// sortKind is the listing.Kind of a sortable column's values, as cursors
+// carry them.
+func sortKind(gf *gen.Field) string {
+	fa, _ := fieldAnnotation(gf)
+	f := &Field{F: gf, Ann: fa}
+	switch {
+	case f.Kind() == "decimal" || strings.Contains(gf.Type.String(), "decimal.Decimal"):
+		return "listing.Decimal"
+	}
+	switch f.Kind() {
+	case "date", "time":
+		return "listing.Time"
+	case "enum", "string":
+		return "listing.Text"
+	case "bool":
+		return "listing.Bool"
+	case "float":
+		return "listing.Float"
+	}
+	return "listing.Int"
 }
 
 // BorrowImports are the ent packages of the rows r borrows fields from.

@@ -206,7 +206,7 @@ func actionEnums(a *Action) map[string][]string {
 // queryParams are the query parameters of a resource's list, as listParams
 // declares them.
 func queryParams(r *Resource) []string {
-	out := []string{"limit", "offset", "sort"}
+	out := []string{"limit", "offset", "cursor", "sort"}
 	if r.Ann.Unpaginated != "" {
 		out = nil
 	}

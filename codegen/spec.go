@@ -11,6 +11,7 @@ import (
 	"github.com/ogen-go/ogen"
 
 	"larder.dev/larder/bounds"
+	"larder.dev/larder/listing"
 	"larder.dev/larder/problem"
 )
 
@@ -134,15 +135,29 @@ func (b *specBuilder) init() {
 		example(ogen.Int().SetDescription("Rows skipped."), "0").ToProperty("offset"),
 		example(ogen.Int().SetDescription("Rows matching the filters."), "1").ToProperty("total"),
 		example(ogen.Bool().SetDescription("Whether rows follow this page."), "false").ToProperty("has_more"),
+		example(ogen.String().SetNullable(true).SetDescription(
+			"Opaque cursor of the rows after this page, for the `cursor` parameter; null on the last page."), "null").ToProperty("next_cursor"),
 	)
 
 	one, zero, maxLimit, maxOffset := int64(1), int64(0), int64(200), int64(10000)
 	c.Parameters["limit"] = ogen.NewParameter().InQuery().SetName("limit").
 		SetDescription("Page size, 1 to 200; larger is refused with 400.").
 		SetSchema(ogen.Int().SetMinimum(&one).SetMaximum(&maxLimit).SetDefault(json.RawMessage("50")))
+	// offset states its default in words, not as the schema's default: a
+	// default would be filled in before the list sees the request, which
+	// could then not tell an offset sent with a cursor.
 	c.Parameters["offset"] = ogen.NewParameter().InQuery().SetName("offset").
-		SetDescription("Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.").
-		SetSchema(ogen.Int().SetMinimum(&zero).SetMaximum(&maxOffset).SetDefault(json.RawMessage("0")))
+		SetDescription("Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor (400). " +
+			"Rows move between offsets when the sort key changes; walk a whole list with cursor.").
+		SetSchema(ogen.Int().SetMinimum(&zero).SetMaximum(&maxOffset))
+	maxCursor := uint64(listing.MaxCursor)
+	c.Parameters["cursor"] = ogen.NewParameter().InQuery().SetName("cursor").
+		SetDescription("A page's `pagination.next_cursor`: the page of the rows after it, in the same order. " +
+			"Send it with the sort, filters and search of the page that gave it, never with offset; " +
+			"a cursor from another list, sort, account or filters is refused with 400. " +
+			"Every row that exists throughout a walk is returned exactly once, however rows change between pages; " +
+			"a row whose sort key moves past the cursor appears again later.").
+		SetSchema(ogen.String().SetMaxLength(&maxCursor))
 
 	c.Headers["X-Request-Id"] = &ogen.Header{Description: "Generated request id (req_…); error bodies repeat it as request_id.", Schema: ogen.String()}
 	c.Headers["X-RateLimit-Limit"] = &ogen.Header{Description: "Requests allowed per minute for the account.", Schema: ogen.Int()}

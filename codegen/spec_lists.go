@@ -19,6 +19,7 @@ func (b *specBuilder) listParams(r *Resource) ([]*ogen.Parameter, error) {
 	ps := []*ogen.Parameter{
 		{Ref: refParameters + "limit"},
 		{Ref: refParameters + "offset"},
+		{Ref: refParameters + "cursor"},
 		ogen.NewParameter().InQuery().SetName("sort").
 			SetDescription("Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended. " +
 				"Fields: " + strings.Join(r.Sorts(), ", ") + ".").

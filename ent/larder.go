@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +95,75 @@ func copiedOut(values []any) bool {
 
 // totalColumn names the column PageTotal.Column adds to a page's rows.
 const totalColumn = "larder_total"
+
+// sortColumn prefixes the columns PageKeys.Columns adds to a page's rows.
+const sortColumn = "larder_sort_"
+
+// PageKeys reads the sort values of a page's rows in the page's own
+// statement, for the page's next cursor: the query selects the expressions
+// given to Columns beside its columns, and each row's values are kept as the
+// driver returned them, so that a cursor gives the database back the very
+// values it ordered by. Columns must come before PageTotal.Column among the
+// query's modifiers.
+//
+//	var keys ent.PageKeys
+//	ctx = keys.Within(ctx)
+//	q.Modify(keys.Columns(exprs))
+//	rows, err := q.All(ctx)
+//	last := keys.Row(len(rows) - 1)
+type PageKeys struct {
+	n    int
+	rows [][]any
+}
+
+type pageKeysKey struct{}
+
+// Within returns ctx carrying k, so that the page's scan fills it.
+func (k *PageKeys) Within(ctx context.Context) context.Context {
+	return context.WithValue(ctx, pageKeysKey{}, k)
+}
+
+// Columns returns the modifier that selects the expressions exprs makes of
+// the page's selector.
+func (k *PageKeys) Columns(exprs func(*entsql.Selector) []entsql.Querier) func(*entsql.Selector) {
+	return func(s *entsql.Selector) {
+		xs := exprs(s)
+		k.n = len(xs)
+		for i, x := range xs {
+			s.AppendSelectExprAs(x, fmt.Sprintf("%s%d", sortColumn, i))
+		}
+	}
+}
+
+// Row is the sort values of the page's row i, in the order of the
+// expressions; nil if no such row was read.
+func (k *PageKeys) Row(i int) []any {
+	if i < 0 || i >= len(k.rows) {
+		return nil
+	}
+	return k.rows[i]
+}
+
+// sortHolder scans the sort column i of a row into its PageKeys; column 0
+// begins the row.
+type sortHolder struct {
+	k *PageKeys
+	i int
+}
+
+func (h sortHolder) Scan(v any) error {
+	if h.i == 0 {
+		h.k.rows = append(h.k.rows, make([]any, h.k.n))
+	}
+	if len(h.k.rows) == 0 || h.i >= h.k.n {
+		return fmt.Errorf("ent: page keys: column %d out of order", h.i)
+	}
+	if b, ok := v.([]byte); ok {
+		v = slices.Clone(b) // the driver may reuse its buffer
+	}
+	h.k.rows[len(h.k.rows)-1][h.i] = v
+	return nil
+}
 
 // PageTotal reads a list's total with its page, in the page's own statement:
 // the page's query selects, beside its columns, the count of every row its
@@ -271,7 +341,8 @@ func keyCheckColumn(ctx context.Context, spec *sqlgraph.QuerySpec) {
 func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assign func([]string, []any) error) (func([]string) ([]any, error), func([]string, []any) error) {
 	t, _ := ctx.Value(pageTotalKey{}).(*PageTotal)
 	c, _ := ctx.Value(keyCheckKey{}).(*KeyCheck)
-	if t == nil && c == nil {
+	k, _ := ctx.Value(pageKeysKey{}).(*PageKeys)
+	if t == nil && c == nil && k == nil {
 		return scan, assign
 	}
 	// own is how many of the columns are the node's.
@@ -281,6 +352,9 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 			n--
 		}
 		if t != nil && n > 0 && columns[n-1] == totalColumn {
+			n--
+		}
+		for k != nil && n > 0 && strings.HasPrefix(columns[n-1], sortColumn) {
 			n--
 		}
 		return n
@@ -303,11 +377,16 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 			}
 			last = held
 			values = append(values[:0], held...)
+			sorted := 0
 			for _, name := range columns[n:] {
-				if name == totalColumn {
+				switch {
+				case name == totalColumn:
 					values = append(values, t)
-				} else {
+				case name == keyColumn:
 					values = append(values, c)
+				default:
+					values = append(values, sortHolder{k: k, i: sorted})
+					sorted++
 				}
 			}
 			return values, nil

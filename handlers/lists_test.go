@@ -36,7 +36,7 @@ func TestLists(t *testing.T) {
 		})
 		a.run(t, "defaults", func(t *testing.T, a *api) {
 			j := a.get(base).want(200).JSON()
-			want := map[string]any{"limit": float64(50), "offset": float64(0), "total": float64(7), "has_more": false}
+			want := map[string]any{"limit": float64(50), "offset": float64(0), "total": float64(7), "has_more": false, "next_cursor": nil}
 			if diff := cmpDiff(want, j["pagination"]); diff != "" {
 				t.Fatalf("pagination (-want +got):\n%s", diff)
 			}

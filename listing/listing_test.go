@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/problem"
 )
 
-var sorts = map[string]Sort{"id": Column("id"), "name": Column("name"), "code": Column("code")}
+var sorts = map[string]Sort{"id": Column("id", Int), "name": Column("name", Text), "code": Column("code", Text)}
 
 func TestNewPage(t *testing.T) {
 	cases := []struct {
@@ -36,7 +36,7 @@ func TestNewPage(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := NewPage(tc.limit, tc.offset, tc.sort, sorts)
+			p, err := NewPage(Request{Limit: tc.limit, Offset: tc.offset, Sort: tc.sort}, sorts)
 			if tc.field != "" {
 				e, ok := problem.As(err)
 				if !ok || e.Code != problem.Validation || e.Fields[0].Field != tc.field {

@@ -104,16 +104,29 @@ func ApplyAllergenUpdate(u *ent.AllergenUpdateOne, req *oas.AllergenUpdate) erro
 
 // allergenSorts maps the sortable fields to their columns.
 var allergenSorts = map[string]listing.Sort{
-	"code":              listing.Column(allergen.FieldCode),
-	"id":                listing.Column(allergen.FieldID),
-	"is_major_allergen": listing.Column(allergen.FieldIsMajorAllergen),
-	"name":              listing.Column(allergen.FieldName),
-	"name_fr":           listing.Column(allergen.FieldNameFr),
+	"code":              listing.Column(allergen.FieldCode, listing.Text).OrNull(),
+	"id":                listing.Column(allergen.FieldID, listing.Int),
+	"is_major_allergen": listing.Column(allergen.FieldIsMajorAllergen, listing.Bool),
+	"name":              listing.Column(allergen.FieldName, listing.Text),
+	"name_fr":           listing.Column(allergen.FieldNameFr, listing.Text),
 }
 
 // ListAllergens lists allergens.
 func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams) (*oas.AllergenList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), allergenSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListAllergensOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, allergenSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +156,19 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(allergen.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -159,15 +177,21 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.AllergenList{
 		Data:       make([]oas.Allergen, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

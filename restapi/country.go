@@ -31,14 +31,27 @@ func countryInList(e *ent.Country) oas.Country {
 
 // countrySorts maps the sortable fields to their columns.
 var countrySorts = map[string]listing.Sort{
-	"code": listing.Column(country.FieldCode),
-	"id":   listing.Column(country.FieldID),
-	"name": listing.Column(country.FieldName),
+	"code": listing.Column(country.FieldCode, listing.Text),
+	"id":   listing.Column(country.FieldID, listing.Int),
+	"name": listing.Column(country.FieldName, listing.Text),
 }
 
 // ListCountries lists countries.
 func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams) (*oas.CountryList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), countrySorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListCountriesOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, countrySorts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,14 +69,19 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(country.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -72,15 +90,21 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.CountryList{
 		Data:       make([]oas.Country, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -299,16 +299,29 @@ func ApplyCustomerUpdate(u *ent.CustomerUpdateOne, req *oas.CustomerUpdate) erro
 
 // customerSorts maps the sortable fields to their columns.
 var customerSorts = map[string]listing.Sort{
-	"company":       listing.Column(customer.FieldCompany),
-	"created_at":    listing.Column(customer.FieldCreatedAt),
-	"customer_code": listing.Column(customer.FieldCustomerCode),
-	"id":            listing.Column(customer.FieldID),
-	"updated_at":    listing.Column(customer.FieldUpdatedAt),
+	"company":       listing.Column(customer.FieldCompany, listing.Text).OrNull(),
+	"created_at":    listing.Column(customer.FieldCreatedAt, listing.Time),
+	"customer_code": listing.Column(customer.FieldCustomerCode, listing.Text).OrNull(),
+	"id":            listing.Column(customer.FieldID, listing.Int),
+	"updated_at":    listing.Column(customer.FieldUpdatedAt, listing.Time),
 }
 
 // ListCustomers lists customers.
 func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams) (*oas.CustomerList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), customerSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListCustomersOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, customerSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -339,14 +352,19 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(customer.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -355,15 +373,21 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.CustomerList{
 		Data:       make([]oas.Customer, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -164,17 +164,30 @@ func invoiceInList(e *ent.Invoice) oas.Invoice {
 
 // invoiceSorts maps the sortable fields to their columns.
 var invoiceSorts = map[string]listing.Sort{
-	"created_at": listing.Column(invoice.FieldCreatedAt),
-	"id":         listing.Column(invoice.FieldID),
-	"invoice_no": listing.Column(invoice.FieldInvoiceNo),
-	"order_date": listing.Column(invoice.FieldOrderDate),
-	"ship_date":  listing.Column(invoice.FieldShipDate),
-	"updated_at": listing.Column(invoice.FieldUpdatedAt),
+	"created_at": listing.Column(invoice.FieldCreatedAt, listing.Time),
+	"id":         listing.Column(invoice.FieldID, listing.Int),
+	"invoice_no": listing.Column(invoice.FieldInvoiceNo, listing.Int),
+	"order_date": listing.Column(invoice.FieldOrderDate, listing.Time).OrNull(),
+	"ship_date":  listing.Column(invoice.FieldShipDate, listing.Time).OrNull(),
+	"updated_at": listing.Column(invoice.FieldUpdatedAt, listing.Time),
 }
 
 // ListInvoices lists invoices.
 func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (*oas.InvoiceList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), invoiceSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListInvoicesOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, invoiceSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -209,14 +222,19 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(invoice.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -225,15 +243,21 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.InvoiceList{
 		Data:       make([]oas.Invoice, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

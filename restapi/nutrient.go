@@ -44,7 +44,7 @@ func nutrientInList(e *ent.Nutrient) oas.Nutrient {
 
 // nutrientSorts maps the sortable fields to their columns.
 var nutrientSorts = map[string]listing.Sort{
-	"id": listing.Column(nutrient.FieldID),
+	"id": listing.Column(nutrient.FieldID, listing.Int),
 }
 
 // ListNutrients lists nutrients.
@@ -63,9 +63,14 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 		return nil, err
 	}
 	n := len(rows)
+	fetched := n
+	pg, err := pagination(page, fetched, len(rows), n, nil)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.NutrientList{
 		Data:       make([]oas.Nutrient, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

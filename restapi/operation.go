@@ -131,14 +131,27 @@ func ApplyOperationUpdate(u *ent.OperationUpdateOne, req *oas.OperationUpdate) e
 
 // operationSorts maps the sortable fields to their columns.
 var operationSorts = map[string]listing.Sort{
-	"code": listing.Column(operation.FieldCode),
-	"id":   listing.Column(operation.FieldID),
-	"name": listing.Column(operation.FieldName),
+	"code": listing.Column(operation.FieldCode, listing.Text),
+	"id":   listing.Column(operation.FieldID, listing.Int),
+	"name": listing.Column(operation.FieldName, listing.Text),
 }
 
 // ListOperations lists operations.
 func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParams) (*oas.OperationList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), operationSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListOperationsOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, operationSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -156,14 +169,19 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(operation.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -172,15 +190,21 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.OperationList{
 		Data:       make([]oas.Operation, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -39,14 +39,27 @@ func preservationInList(e *ent.Preservation) oas.Preservation {
 
 // preservationSorts maps the sortable fields to their columns.
 var preservationSorts = map[string]listing.Sort{
-	"code": listing.Column(preservation.FieldCode),
-	"id":   listing.Column(preservation.FieldID),
-	"name": listing.Column(preservation.FieldName),
+	"code": listing.Column(preservation.FieldCode, listing.Text),
+	"id":   listing.Column(preservation.FieldID, listing.Int),
+	"name": listing.Column(preservation.FieldName, listing.Text).OrNull(),
 }
 
 // ListPreservations lists preservations.
 func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservationsParams) (*oas.PreservationList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), preservationSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListPreservationsOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, preservationSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,14 +77,19 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(preservation.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -80,15 +98,21 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.PreservationList{
 		Data:       make([]oas.Preservation, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -250,17 +250,30 @@ func productInList(e *ent.Product) oas.Product {
 
 // productSorts maps the sortable fields to their columns.
 var productSorts = map[string]listing.Sort{
-	"created_at":   listing.Column(product.FieldCreatedAt),
-	"id":           listing.Column(product.FieldID),
-	"name":         listing.Column(product.FieldName),
-	"product_code": listing.Column(product.FieldProductCode),
-	"product_type": listing.Column(product.FieldProductType),
-	"updated_at":   listing.Column(product.FieldUpdatedAt),
+	"created_at":   listing.Column(product.FieldCreatedAt, listing.Time),
+	"id":           listing.Column(product.FieldID, listing.Int),
+	"name":         listing.Column(product.FieldName, listing.Text).OrNull(),
+	"product_code": listing.Column(product.FieldProductCode, listing.Text).OrNull(),
+	"product_type": listing.Column(product.FieldProductType, listing.Text),
+	"updated_at":   listing.Column(product.FieldUpdatedAt, listing.Time),
 }
 
 // ListProducts lists products.
 func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (*oas.ProductList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), productSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListProductsOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, productSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -292,14 +305,19 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(product.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -309,15 +327,21 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.ProductList{
 		Data:       make([]oas.Product, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -205,18 +205,31 @@ func ApplyProductLotUpdate(u *ent.ProductLotUpdateOne, req *oas.ProductLotUpdate
 
 // productLotSorts maps the sortable fields to their columns.
 var productLotSorts = map[string]listing.Sort{
-	"created_at":      listing.Column(productlot.FieldCreatedAt),
-	"expiration_date": listing.Column(productlot.FieldExpirationDate),
-	"id":              listing.Column(productlot.FieldID),
-	"lot_number":      listing.Column(productlot.FieldLotNumber),
-	"product_name":    listing.Column(productlot.FieldProductName),
-	"quantity_base":   listing.Column(productlot.FieldQuantityBase),
-	"updated_at":      listing.Column(productlot.FieldUpdatedAt),
+	"created_at":      listing.Column(productlot.FieldCreatedAt, listing.Time),
+	"expiration_date": listing.Column(productlot.FieldExpirationDate, listing.Time).OrNull(),
+	"id":              listing.Column(productlot.FieldID, listing.Int),
+	"lot_number":      listing.Column(productlot.FieldLotNumber, listing.Text).OrNull(),
+	"product_name":    listing.Column(productlot.FieldProductName, listing.Text).OrNull(),
+	"quantity_base":   listing.Column(productlot.FieldQuantityBase, listing.Decimal),
+	"updated_at":      listing.Column(productlot.FieldUpdatedAt, listing.Time),
 }
 
 // ListProductLots lists product-lots.
 func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsParams) (*oas.ProductLotList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), productLotSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListProductLotsOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, productLotSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -250,14 +263,19 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(productlot.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -267,15 +285,21 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.ProductLotList{
 		Data:       make([]oas.ProductLot, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -148,16 +148,29 @@ func productionInList(e *ent.Production) oas.Production {
 
 // productionSorts maps the sortable fields to their columns.
 var productionSorts = map[string]listing.Sort{
-	"end_date":      listing.Column(production.FieldEndDate),
-	"id":            listing.Column(production.FieldID),
-	"production_no": listing.Column(production.FieldProductionNo),
-	"start_date":    listing.Column(production.FieldStartDate),
-	"status":        listing.Column(production.FieldStatus),
+	"end_date":      listing.Column(production.FieldEndDate, listing.Time).OrNull(),
+	"id":            listing.Column(production.FieldID, listing.Int),
+	"production_no": listing.Column(production.FieldProductionNo, listing.Int),
+	"start_date":    listing.Column(production.FieldStartDate, listing.Time).OrNull(),
+	"status":        listing.Column(production.FieldStatus, listing.Text),
 }
 
 // ListProductions lists productions.
 func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsParams) (*oas.ProductionList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), productionSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListProductionsOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, productionSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -189,14 +202,19 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(production.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -205,15 +223,21 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.ProductionList{
 		Data:       make([]oas.Production, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -342,18 +342,31 @@ func ApplyPurchaseOrderUpdate(u *ent.PurchaseOrderUpdateOne, req *oas.PurchaseOr
 
 // purchaseOrderSorts maps the sortable fields to their columns.
 var purchaseOrderSorts = map[string]listing.Sort{
-	"created_at":        listing.Column(purchaseorder.FieldCreatedAt),
-	"expected_date":     listing.Column(purchaseorder.FieldExpectedDate),
-	"id":                listing.Column(purchaseorder.FieldID),
-	"order_date":        listing.Column(purchaseorder.FieldOrderDate),
-	"purchase_order_no": listing.Column(purchaseorder.FieldPurchaseOrderNo),
-	"status":            listing.Column(purchaseorder.FieldStatus),
-	"updated_at":        listing.Column(purchaseorder.FieldUpdatedAt),
+	"created_at":        listing.Column(purchaseorder.FieldCreatedAt, listing.Time),
+	"expected_date":     listing.Column(purchaseorder.FieldExpectedDate, listing.Time).OrNull(),
+	"id":                listing.Column(purchaseorder.FieldID, listing.Int),
+	"order_date":        listing.Column(purchaseorder.FieldOrderDate, listing.Time).OrNull(),
+	"purchase_order_no": listing.Column(purchaseorder.FieldPurchaseOrderNo, listing.Int),
+	"status":            listing.Column(purchaseorder.FieldStatus, listing.Text),
+	"updated_at":        listing.Column(purchaseorder.FieldUpdatedAt, listing.Time),
 }
 
 // ListPurchaseOrders lists purchase-orders.
 func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrdersParams) (*oas.PurchaseOrderList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), purchaseOrderSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListPurchaseOrdersOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, purchaseOrderSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -392,14 +405,19 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(purchaseorder.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -408,15 +426,21 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.PurchaseOrderList{
 		Data:       make([]oas.PurchaseOrder, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

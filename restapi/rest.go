@@ -21,6 +21,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/listing"
 	"larder.dev/larder/openapi/oas"
+	"larder.dev/larder/policy"
 )
 
 // Handlers implements every generated operation over one ent client.
@@ -149,36 +150,36 @@ var Scopes = map[string]string{
 // QueryParams lists, per operation taking query parameters, the parameters it
 // accepts; any other is refused. Operations not listed accept none.
 var QueryParams = map[string][]string{
-	oas.ListAllergensOperation:         {"limit", "offset", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
-	oas.ListBillsOperation:             {"limit", "offset", "sort", "search", "bill_date_from", "bill_date_to", "purchase_order_id", "supplier_id"},
-	oas.ListCountriesOperation:         {"limit", "offset", "sort", "search", "code", "name"},
-	oas.ListCustomerTypesOperation:     {"limit", "offset", "sort", "search"},
-	oas.ListCustomersOperation:         {"limit", "offset", "sort", "search", "company", "customer_code", "email", "price_list_id", "updated_since"},
-	oas.ListEmployeesOperation:         {"limit", "offset", "sort", "search"},
-	oas.ListEquipmentOperation:         {"limit", "offset", "sort", "search", "code", "name", "include_out_of_service"},
-	oas.ListFoodsOperation:             {"limit", "offset", "sort", "search"},
-	oas.ListInvoicesOperation:          {"limit", "offset", "sort", "search", "invoice_date_from", "invoice_date_to", "customer_id", "sales_order_id", "updated_since"},
+	oas.ListAllergensOperation:         {"limit", "offset", "cursor", "sort", "search", "code", "description", "is_major_allergen", "name", "regulatory_reference"},
+	oas.ListBillsOperation:             {"limit", "offset", "cursor", "sort", "search", "bill_date_from", "bill_date_to", "purchase_order_id", "supplier_id"},
+	oas.ListCountriesOperation:         {"limit", "offset", "cursor", "sort", "search", "code", "name"},
+	oas.ListCustomerTypesOperation:     {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListCustomersOperation:         {"limit", "offset", "cursor", "sort", "search", "company", "customer_code", "email", "price_list_id", "updated_since"},
+	oas.ListEmployeesOperation:         {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListEquipmentOperation:         {"limit", "offset", "cursor", "sort", "search", "code", "name", "include_out_of_service"},
+	oas.ListFoodsOperation:             {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListInvoicesOperation:          {"limit", "offset", "cursor", "sort", "search", "invoice_date_from", "invoice_date_to", "customer_id", "sales_order_id", "updated_since"},
 	oas.ListNutrientsOperation:         {"search"},
-	oas.ListOperationsOperation:        {"limit", "offset", "sort", "search", "code", "name"},
-	oas.ListPreservationsOperation:     {"limit", "offset", "sort", "search", "code", "name"},
-	oas.ListPriceListsOperation:        {"limit", "offset", "sort", "search"},
-	oas.ListProductLotsOperation:       {"limit", "offset", "sort", "search", "product_id", "location_id", "lot_number", "archived", "warehouse_id", "updated_since"},
-	oas.ListProductionLinesOperation:   {"limit", "offset", "sort", "search", "name"},
-	oas.ListProductionsOperation:       {"limit", "offset", "sort", "search", "status", "product_id", "production_line_id", "lot_number"},
-	oas.ListProductsOperation:          {"limit", "offset", "sort", "search", "name", "product_code", "product_types", "updated_since"},
-	oas.ListPurchaseOrdersOperation:    {"limit", "offset", "sort", "search", "status", "supplier_id", "order_date_from", "order_date_to", "updated_since"},
-	oas.ListQcCheckpointsOperation:     {"limit", "offset", "sort", "search", "code", "input_type", "name"},
-	oas.ListQcUnitsOfMeasureOperation:  {"limit", "offset", "sort", "search", "code", "name"},
-	oas.ListSalesOrdersOperation:       {"limit", "offset", "sort", "search", "status", "customer_id", "order_date_from", "order_date_to", "updated_since"},
-	oas.ListSalespersonsOperation:      {"limit", "offset", "sort", "search", "active", "email", "first_name", "last_name"},
+	oas.ListOperationsOperation:        {"limit", "offset", "cursor", "sort", "search", "code", "name"},
+	oas.ListPreservationsOperation:     {"limit", "offset", "cursor", "sort", "search", "code", "name"},
+	oas.ListPriceListsOperation:        {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListProductLotsOperation:       {"limit", "offset", "cursor", "sort", "search", "product_id", "location_id", "lot_number", "archived", "warehouse_id", "updated_since"},
+	oas.ListProductionLinesOperation:   {"limit", "offset", "cursor", "sort", "search", "name"},
+	oas.ListProductionsOperation:       {"limit", "offset", "cursor", "sort", "search", "status", "product_id", "production_line_id", "lot_number"},
+	oas.ListProductsOperation:          {"limit", "offset", "cursor", "sort", "search", "name", "product_code", "product_types", "updated_since"},
+	oas.ListPurchaseOrdersOperation:    {"limit", "offset", "cursor", "sort", "search", "status", "supplier_id", "order_date_from", "order_date_to", "updated_since"},
+	oas.ListQcCheckpointsOperation:     {"limit", "offset", "cursor", "sort", "search", "code", "input_type", "name"},
+	oas.ListQcUnitsOfMeasureOperation:  {"limit", "offset", "cursor", "sort", "search", "code", "name"},
+	oas.ListSalesOrdersOperation:       {"limit", "offset", "cursor", "sort", "search", "status", "customer_id", "order_date_from", "order_date_to", "updated_since"},
+	oas.ListSalespersonsOperation:      {"limit", "offset", "cursor", "sort", "search", "active", "email", "first_name", "last_name"},
 	oas.ListShippingAddressesOperation: {},
-	oas.ListShippingMethodsOperation:   {"limit", "offset", "sort", "search"},
-	oas.ListSuppliersOperation:         {"limit", "offset", "sort", "search", "active", "company", "email", "supplier_code", "updated_since"},
-	oas.ListTagsOperation:              {"limit", "offset", "sort", "search", "name", "ref_type"},
-	oas.ListTaxRatesOperation:          {"limit", "offset", "sort", "search", "name"},
-	oas.ListTerritoriesOperation:       {"limit", "offset", "sort", "search"},
-	oas.ListUnitsOfMeasureOperation:    {"limit", "offset", "sort", "search"},
-	oas.ListWarehousesOperation:        {"limit", "offset", "sort", "search", "name"},
+	oas.ListShippingMethodsOperation:   {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListSuppliersOperation:         {"limit", "offset", "cursor", "sort", "search", "active", "company", "email", "supplier_code", "updated_since"},
+	oas.ListTagsOperation:              {"limit", "offset", "cursor", "sort", "search", "name", "ref_type"},
+	oas.ListTaxRatesOperation:          {"limit", "offset", "cursor", "sort", "search", "name"},
+	oas.ListTerritoriesOperation:       {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListUnitsOfMeasureOperation:    {"limit", "offset", "cursor", "sort", "search"},
+	oas.ListWarehousesOperation:        {"limit", "offset", "cursor", "sort", "search", "name"},
 	oas.TraceProductLotOperation:       {"direction", "depth"},
 }
 
@@ -536,10 +537,33 @@ func answer(v interface{ Encode(*jx.Encoder) }) []byte {
 	return e.Bytes()
 }
 
-// pagination describes a page of n rows out of total.
-func pagination(p listing.Page, n, total int) oas.Pagination {
+// pagination describes a page of n rows out of total, fetched of them read;
+// keys holds the rows' sort values (nil for an unpaginated list).
+func pagination(p listing.Page, fetched, n, total int, keys *ent.PageKeys) (oas.Pagination, error) {
 	if p.Limit == 0 { // unpaginated: one page with every row
-		return oas.Pagination{Limit: n, Total: total}
+		out := oas.Pagination{Limit: n, Total: total}
+		out.NextCursor.SetToNull()
+		return out, nil
 	}
-	return oas.Pagination{Limit: p.Limit, Offset: p.Offset, Total: total, HasMore: p.Offset+n < total}
+	more := p.HasMore(fetched, n, total)
+	out := oas.Pagination{Limit: p.Limit, Offset: p.Offset, Total: total, HasMore: more}
+	next, err := p.Next(more, keys.Row(n-1))
+	if err != nil {
+		return oas.Pagination{}, err
+	}
+	if next == nil {
+		out.NextCursor.SetToNull()
+	} else {
+		out.NextCursor.SetTo(*next)
+	}
+	return out, nil
+}
+
+// accountOf is the account of ctx's viewer, which a list's cursors are
+// bound to.
+func accountOf(ctx context.Context) int {
+	if v := policy.FromContext(ctx); v != nil {
+		return v.AccountID
+	}
+	return 0
 }

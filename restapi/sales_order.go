@@ -421,18 +421,31 @@ func ApplySalesOrderUpdate(u *ent.SalesOrderUpdateOne, req *oas.SalesOrderUpdate
 
 // salesOrderSorts maps the sortable fields to their columns.
 var salesOrderSorts = map[string]listing.Sort{
-	"created_at":     listing.Column(salesorder.FieldCreatedAt),
-	"expected_date":  listing.Column(salesorder.FieldExpectedDate),
-	"id":             listing.Column(salesorder.FieldID),
-	"order_date":     listing.Column(salesorder.FieldOrderDate),
-	"sales_order_no": listing.Column(salesorder.FieldSalesOrderNo),
-	"status":         listing.Column(salesorder.FieldStatus),
-	"updated_at":     listing.Column(salesorder.FieldUpdatedAt),
+	"created_at":     listing.Column(salesorder.FieldCreatedAt, listing.Time),
+	"expected_date":  listing.Column(salesorder.FieldExpectedDate, listing.Time).OrNull(),
+	"id":             listing.Column(salesorder.FieldID, listing.Int),
+	"order_date":     listing.Column(salesorder.FieldOrderDate, listing.Time).OrNull(),
+	"sales_order_no": listing.Column(salesorder.FieldSalesOrderNo, listing.Int),
+	"status":         listing.Column(salesorder.FieldStatus, listing.Text),
+	"updated_at":     listing.Column(salesorder.FieldUpdatedAt, listing.Time),
 }
 
 // ListSalesOrders lists sales-orders.
 func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersParams) (*oas.SalesOrderList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), salesOrderSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListSalesOrdersOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, salesOrderSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -471,14 +484,19 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(salesorder.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -487,15 +505,21 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.SalesOrderList{
 		Data:       make([]oas.SalesOrder, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

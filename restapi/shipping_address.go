@@ -86,7 +86,7 @@ func ApplyShippingAddressUpdate(u *ent.ShippingAddressUpdateOne, req *oas.Shippi
 
 // shippingAddressSorts maps the sortable fields to their columns.
 var shippingAddressSorts = map[string]listing.Sort{
-	"id": listing.Column(shippingaddress.FieldID),
+	"id": listing.Column(shippingaddress.FieldID, listing.Int),
 }
 
 // ListShippingAddresses lists shipping-addresses.
@@ -106,9 +106,14 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 		return nil, err
 	}
 	n := len(rows)
+	fetched := n
+	pg, err := pagination(page, fetched, len(rows), n, nil)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.ShippingAddressList{
 		Data:       make([]oas.ShippingAddress, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

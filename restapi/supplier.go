@@ -152,16 +152,29 @@ func ApplySupplierUpdate(u *ent.SupplierUpdateOne, req *oas.SupplierUpdate) erro
 
 // supplierSorts maps the sortable fields to their columns.
 var supplierSorts = map[string]listing.Sort{
-	"company":       listing.Column(supplier.FieldCompany),
-	"created_at":    listing.Column(supplier.FieldCreatedAt),
-	"id":            listing.Column(supplier.FieldID),
-	"supplier_code": listing.Column(supplier.FieldSupplierCode),
-	"updated_at":    listing.Column(supplier.FieldUpdatedAt),
+	"company":       listing.Column(supplier.FieldCompany, listing.Text).OrNull(),
+	"created_at":    listing.Column(supplier.FieldCreatedAt, listing.Time),
+	"id":            listing.Column(supplier.FieldID, listing.Int),
+	"supplier_code": listing.Column(supplier.FieldSupplierCode, listing.Text).OrNull(),
+	"updated_at":    listing.Column(supplier.FieldUpdatedAt, listing.Time),
 }
 
 // ListSuppliers lists suppliers.
 func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams) (*oas.SupplierList, error) {
-	page, err := listing.NewPage(p.Limit.Or(listing.DefaultLimit), p.Offset.Or(0), p.Sort.Or(""), supplierSorts)
+	page, err := listing.NewPage(listing.Request{
+		Limit:     p.Limit.Or(listing.DefaultLimit),
+		Offset:    p.Offset.Or(0),
+		OffsetSet: p.Offset.IsSet(),
+		Sort:      p.Sort.Or(""),
+		Cursor:    p.Cursor.Or(""),
+		List:      oas.ListSuppliersOperation,
+		Account:   accountOf(ctx),
+		Filters: func() string {
+			f := p
+			f.Limit, f.Offset, f.Sort, f.Cursor = oas.OptInt{}, oas.OptInt{}, oas.OptString{}, oas.OptString{}
+			return listing.Filters(f)
+		},
+	}, supplierSorts)
 	if err != nil {
 		return nil, err
 	}
@@ -192,14 +205,19 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	// that comes back empty past the start counts them on its own.
 	// COUNT(*), not ent's COUNT(id): an index on the filtered columns
 	// answers it without reading the rows.
+	// The sort values of the rows come with them too (ent.PageKeys), for
+	// the next cursor; the rows after a cursor are restricted after the
+	// total took the page's predicates, so the total counts every row the
+	// filters match.
 	counter := q.Clone().Aggregate(ent.Count())
 	var total ent.PageTotal
-	ctx = total.Within(ctx)
-	q.Modify(total.Column)
+	var keys ent.PageKeys
+	ctx = keys.Within(total.Within(ctx))
+	q.Modify(keys.Columns(page.Values), total.Column, page.After)
 	for _, o := range page.Order {
 		q.Order(supplier.OrderOption(o))
 	}
-	q.Limit(page.Limit)
+	q.Limit(page.Fetch())
 	if page.Offset > 0 {
 		q.Offset(page.Offset)
 	}
@@ -208,15 +226,21 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 	if err != nil {
 		return nil, err
 	}
+	fetched := len(rows)
+	rows = rows[:min(len(rows), page.Limit)]
 	n, ok := total.Count()
-	if !ok && (len(rows) > 0 || page.Offset > 0) {
+	if !ok && (len(rows) > 0 || page.Offset > 0 || page.Cursor()) {
 		if n, err = counter.Int(ctx); err != nil {
 			return nil, err
 		}
 	}
+	pg, err := pagination(page, fetched, len(rows), n, &keys)
+	if err != nil {
+		return nil, err
+	}
 	out := &oas.SupplierList{
 		Data:       make([]oas.Supplier, len(rows)),
-		Pagination: pagination(page, len(rows), n),
+		Pagination: pg,
 		Order:      page.Applied,
 	}
 	for i, e := range rows {

@@ -9122,6 +9122,10 @@ func (s *Server) handleListAllergensRequest(args [0]string, argsEscaped bool, w 
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -9295,6 +9299,10 @@ func (s *Server) handleListBillsRequest(args [0]string, argsEscaped bool, w http
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -9464,6 +9472,10 @@ func (s *Server) handleListCountriesRequest(args [0]string, argsEscaped bool, w 
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -9625,6 +9637,10 @@ func (s *Server) handleListCustomerTypesRequest(args [0]string, argsEscaped bool
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -9777,6 +9793,10 @@ func (s *Server) handleListCustomersRequest(args [0]string, argsEscaped bool, w 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -9951,6 +9971,10 @@ func (s *Server) handleListEmployeesRequest(args [0]string, argsEscaped bool, w 
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -10103,6 +10127,10 @@ func (s *Server) handleListEquipmentRequest(args [0]string, argsEscaped bool, w 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -10269,6 +10297,10 @@ func (s *Server) handleListFoodsRequest(args [0]string, argsEscaped bool, w http
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -10421,6 +10453,10 @@ func (s *Server) handleListInvoicesRequest(args [0]string, argsEscaped bool, w h
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -10736,6 +10772,10 @@ func (s *Server) handleListOperationsRequest(args [0]string, argsEscaped bool, w
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -10896,6 +10936,10 @@ func (s *Server) handleListPreservationsRequest(args [0]string, argsEscaped bool
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -11058,6 +11102,10 @@ func (s *Server) handleListPriceListsRequest(args [0]string, argsEscaped bool, w
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -11210,6 +11258,10 @@ func (s *Server) handleListProductLotsRequest(args [0]string, argsEscaped bool, 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -11388,6 +11440,10 @@ func (s *Server) handleListProductionLinesRequest(args [0]string, argsEscaped bo
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -11544,6 +11600,10 @@ func (s *Server) handleListProductionsRequest(args [0]string, argsEscaped bool, 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -11714,6 +11774,10 @@ func (s *Server) handleListProductsRequest(args [0]string, argsEscaped bool, w h
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -11882,6 +11946,10 @@ func (s *Server) handleListPurchaseOrdersRequest(args [0]string, argsEscaped boo
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -12056,6 +12124,10 @@ func (s *Server) handleListQcCheckpointsRequest(args [0]string, argsEscaped bool
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -12221,6 +12293,10 @@ func (s *Server) handleListQcUnitsOfMeasureRequest(args [0]string, argsEscaped b
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -12381,6 +12457,10 @@ func (s *Server) handleListSalesOrdersRequest(args [0]string, argsEscaped bool, 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -12554,6 +12634,10 @@ func (s *Server) handleListSalespersonsRequest(args [0]string, argsEscaped bool,
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -12865,6 +12949,10 @@ func (s *Server) handleListShippingMethodsRequest(args [0]string, argsEscaped bo
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -13017,6 +13105,10 @@ func (s *Server) handleListSuppliersRequest(args [0]string, argsEscaped bool, w 
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",
@@ -13191,6 +13283,10 @@ func (s *Server) handleListTagsRequest(args [0]string, argsEscaped bool, w http.
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -13352,6 +13448,10 @@ func (s *Server) handleListTaxRatesRequest(args [0]string, argsEscaped bool, w h
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -13509,6 +13609,10 @@ func (s *Server) handleListTerritoriesRequest(args [0]string, argsEscaped bool, 
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -13662,6 +13766,10 @@ func (s *Server) handleListUnitsOfMeasureRequest(args [0]string, argsEscaped boo
 					In:   "query",
 				}: params.Offset,
 				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+				{
 					Name: "sort",
 					In:   "query",
 				}: params.Sort,
@@ -13814,6 +13922,10 @@ func (s *Server) handleListWarehousesRequest(args [0]string, argsEscaped bool, w
 					Name: "offset",
 					In:   "query",
 				}: params.Offset,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
 				{
 					Name: "sort",
 					In:   "query",

@@ -10719,13 +10719,18 @@ func (s *Pagination) encodeFields(e *jx.Encoder) {
 		e.FieldStart("has_more")
 		e.Bool(s.HasMore)
 	}
+	{
+		e.FieldStart("next_cursor")
+		s.NextCursor.Encode(e)
+	}
 }
 
-var jsonFieldsNameOfPagination = [4]string{
+var jsonFieldsNameOfPagination = [5]string{
 	0: "limit",
 	1: "offset",
 	2: "total",
 	3: "has_more",
+	4: "next_cursor",
 }
 
 // Decode decodes Pagination from json.
@@ -10785,6 +10790,16 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"has_more\"")
 			}
+		case "next_cursor":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				if err := s.NextCursor.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"next_cursor\"")
+			}
 		default:
 			return d.Skip()
 		}
@@ -10795,7 +10810,7 @@ func (s *Pagination) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00011111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

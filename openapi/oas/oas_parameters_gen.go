@@ -4388,8 +4388,15 @@ func decodeGetWarehouseParams(args [1]string, argsEscaped bool, r *http.Request)
 type ListAllergensParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, is_major_allergen, name, name_fr.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -4425,6 +4432,15 @@ func unpackListAllergensParams(packed middleware.Parameters) (params ListAllerge
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -4566,11 +4582,6 @@ func decodeListAllergensParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -4633,6 +4644,77 @@ func decodeListAllergensParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -5096,8 +5178,15 @@ func decodeListAllergensParams(args [0]string, argsEscaped bool, r *http.Request
 type ListBillsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: bill_date, bill_no, id.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -5133,6 +5222,15 @@ func unpackListBillsParams(packed middleware.Parameters) (params ListBillsParams
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -5265,11 +5363,6 @@ func decodeListBillsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -5332,6 +5425,77 @@ func decodeListBillsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -5684,8 +5848,15 @@ func decodeListBillsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 type ListCountriesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -5714,6 +5885,15 @@ func unpackListCountriesParams(packed middleware.Parameters) (params ListCountri
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -5828,11 +6008,6 @@ func decodeListCountriesParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -5895,6 +6070,77 @@ func decodeListCountriesParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -6175,8 +6421,15 @@ func decodeListCountriesParams(args [0]string, argsEscaped bool, r *http.Request
 type ListCustomerTypesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -6201,6 +6454,15 @@ func unpackListCustomerTypesParams(packed middleware.Parameters) (params ListCus
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -6297,11 +6559,6 @@ func decodeListCustomerTypesParams(args [0]string, argsEscaped bool, r *http.Req
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -6364,6 +6621,77 @@ func decodeListCustomerTypesParams(args [0]string, argsEscaped bool, r *http.Req
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -6502,8 +6830,15 @@ func decodeListCustomerTypesParams(args [0]string, argsEscaped bool, r *http.Req
 type ListCustomersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: company, created_at, customer_code, id, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -6539,6 +6874,15 @@ func unpackListCustomersParams(packed middleware.Parameters) (params ListCustome
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -6680,11 +7024,6 @@ func decodeListCustomersParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -6747,6 +7086,77 @@ func decodeListCustomersParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -7220,8 +7630,15 @@ func decodeListCustomersParams(args [0]string, argsEscaped bool, r *http.Request
 type ListEmployeesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, last_name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -7246,6 +7663,15 @@ func unpackListEmployeesParams(packed middleware.Parameters) (params ListEmploye
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -7342,11 +7768,6 @@ func decodeListEmployeesParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -7409,6 +7830,77 @@ func decodeListEmployeesParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -7547,8 +8039,15 @@ func decodeListEmployeesParams(args [0]string, argsEscaped bool, r *http.Request
 type ListEquipmentParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -7580,6 +8079,15 @@ func unpackListEquipmentParams(packed middleware.Parameters) (params ListEquipme
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -7703,11 +8211,6 @@ func decodeListEquipmentParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -7770,6 +8273,77 @@ func decodeListEquipmentParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -8096,8 +8670,15 @@ func decodeListEquipmentParams(args [0]string, argsEscaped bool, r *http.Request
 type ListFoodsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name, name_fr.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -8123,6 +8704,15 @@ func unpackListFoodsParams(packed middleware.Parameters) (params ListFoodsParams
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -8219,11 +8809,6 @@ func decodeListFoodsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -8286,6 +8871,77 @@ func decodeListFoodsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -8424,8 +9080,15 @@ func decodeListFoodsParams(args [0]string, argsEscaped bool, r *http.Request) (p
 type ListInvoicesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, id, invoice_no, order_date, ship_date, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -8464,6 +9127,15 @@ func unpackListInvoicesParams(packed middleware.Parameters) (params ListInvoices
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -8605,11 +9277,6 @@ func decodeListInvoicesParams(args [0]string, argsEscaped bool, r *http.Request)
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -8672,6 +9339,77 @@ func decodeListInvoicesParams(args [0]string, argsEscaped bool, r *http.Request)
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -9176,8 +9914,15 @@ func decodeListNutrientsParams(args [0]string, argsEscaped bool, r *http.Request
 type ListOperationsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -9206,6 +9951,15 @@ func unpackListOperationsParams(packed middleware.Parameters) (params ListOperat
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -9320,11 +10074,6 @@ func decodeListOperationsParams(args [0]string, argsEscaped bool, r *http.Reques
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -9387,6 +10136,77 @@ func decodeListOperationsParams(args [0]string, argsEscaped bool, r *http.Reques
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -9667,8 +10487,15 @@ func decodeListOperationsParams(args [0]string, argsEscaped bool, r *http.Reques
 type ListPreservationsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -9697,6 +10524,15 @@ func unpackListPreservationsParams(packed middleware.Parameters) (params ListPre
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -9811,11 +10647,6 @@ func decodeListPreservationsParams(args [0]string, argsEscaped bool, r *http.Req
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -9878,6 +10709,77 @@ func decodeListPreservationsParams(args [0]string, argsEscaped bool, r *http.Req
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -10158,8 +11060,15 @@ func decodeListPreservationsParams(args [0]string, argsEscaped bool, r *http.Req
 type ListPriceListsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -10184,6 +11093,15 @@ func unpackListPriceListsParams(packed middleware.Parameters) (params ListPriceL
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -10280,11 +11198,6 @@ func decodeListPriceListsParams(args [0]string, argsEscaped bool, r *http.Reques
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -10347,6 +11260,77 @@ func decodeListPriceListsParams(args [0]string, argsEscaped bool, r *http.Reques
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -10485,8 +11469,15 @@ func decodeListPriceListsParams(args [0]string, argsEscaped bool, r *http.Reques
 type ListProductLotsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expiration_date, id, lot_number, product_name, quantity_base, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -10524,6 +11515,15 @@ func unpackListProductLotsParams(packed middleware.Parameters) (params ListProdu
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -10674,11 +11674,6 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -10741,6 +11736,77 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -11245,8 +12311,15 @@ func decodeListProductLotsParams(args [0]string, argsEscaped bool, r *http.Reque
 type ListProductionLinesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -11273,6 +12346,15 @@ func unpackListProductionLinesParams(packed middleware.Parameters) (params ListP
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -11378,11 +12460,6 @@ func decodeListProductionLinesParams(args [0]string, argsEscaped bool, r *http.R
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -11445,6 +12522,77 @@ func decodeListProductionLinesParams(args [0]string, argsEscaped bool, r *http.R
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -11654,8 +12802,15 @@ func decodeListProductionLinesParams(args [0]string, argsEscaped bool, r *http.R
 type ListProductionsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: end_date, id, production_no, start_date, status.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -11689,6 +12844,15 @@ func unpackListProductionsParams(packed middleware.Parameters) (params ListProdu
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -11821,11 +12985,6 @@ func decodeListProductionsParams(args [0]string, argsEscaped bool, r *http.Reque
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -11888,6 +13047,77 @@ func decodeListProductionsParams(args [0]string, argsEscaped bool, r *http.Reque
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -12295,8 +13525,15 @@ func decodeListProductionsParams(args [0]string, argsEscaped bool, r *http.Reque
 type ListProductsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, id, name, product_code, product_type, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -12330,6 +13567,15 @@ func unpackListProductsParams(packed middleware.Parameters) (params ListProducts
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -12462,11 +13708,6 @@ func decodeListProductsParams(args [0]string, argsEscaped bool, r *http.Request)
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -12529,6 +13770,77 @@ func decodeListProductsParams(args [0]string, argsEscaped bool, r *http.Request)
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -12931,8 +14243,15 @@ func decodeListProductsParams(args [0]string, argsEscaped bool, r *http.Request)
 type ListPurchaseOrdersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expected_date, id, order_date, purchase_order_no, status, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -12971,6 +14290,15 @@ func unpackListPurchaseOrdersParams(packed middleware.Parameters) (params ListPu
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -13112,11 +14440,6 @@ func decodeListPurchaseOrdersParams(args [0]string, argsEscaped bool, r *http.Re
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -13179,6 +14502,77 @@ func decodeListPurchaseOrdersParams(args [0]string, argsEscaped bool, r *http.Re
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -13587,8 +14981,15 @@ func decodeListPurchaseOrdersParams(args [0]string, argsEscaped bool, r *http.Re
 type ListQcCheckpointsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -13620,6 +15021,15 @@ func unpackListQcCheckpointsParams(packed middleware.Parameters) (params ListQcC
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -13743,11 +15153,6 @@ func decodeListQcCheckpointsParams(args [0]string, argsEscaped bool, r *http.Req
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -13810,6 +15215,77 @@ func decodeListQcCheckpointsParams(args [0]string, argsEscaped bool, r *http.Req
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -14146,8 +15622,15 @@ func decodeListQcCheckpointsParams(args [0]string, argsEscaped bool, r *http.Req
 type ListQcUnitsOfMeasureParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -14176,6 +15659,15 @@ func unpackListQcUnitsOfMeasureParams(packed middleware.Parameters) (params List
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -14290,11 +15782,6 @@ func decodeListQcUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -14357,6 +15844,77 @@ func decodeListQcUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -14637,8 +16195,15 @@ func decodeListQcUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.
 type ListSalesOrdersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: created_at, expected_date, id, order_date, sales_order_no, status, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -14677,6 +16242,15 @@ func unpackListSalesOrdersParams(packed middleware.Parameters) (params ListSales
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -14818,11 +16392,6 @@ func decodeListSalesOrdersParams(args [0]string, argsEscaped bool, r *http.Reque
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -14885,6 +16454,77 @@ func decodeListSalesOrdersParams(args [0]string, argsEscaped bool, r *http.Reque
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -15293,8 +16933,15 @@ func decodeListSalesOrdersParams(args [0]string, argsEscaped bool, r *http.Reque
 type ListSalespersonsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, first_name, id, last_name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -15327,6 +16974,15 @@ func unpackListSalespersonsParams(packed middleware.Parameters) (params ListSale
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -15459,11 +17115,6 @@ func decodeListSalespersonsParams(args [0]string, argsEscaped bool, r *http.Requ
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -15526,6 +17177,77 @@ func decodeListSalespersonsParams(args [0]string, argsEscaped bool, r *http.Requ
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -16002,8 +17724,15 @@ func decodeListShippingAddressesParams(args [1]string, argsEscaped bool, r *http
 type ListShippingMethodsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -16028,6 +17757,15 @@ func unpackListShippingMethodsParams(packed middleware.Parameters) (params ListS
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -16124,11 +17862,6 @@ func decodeListShippingMethodsParams(args [0]string, argsEscaped bool, r *http.R
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -16191,6 +17924,77 @@ func decodeListShippingMethodsParams(args [0]string, argsEscaped bool, r *http.R
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -16329,8 +18133,15 @@ func decodeListShippingMethodsParams(args [0]string, argsEscaped bool, r *http.R
 type ListSuppliersParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: company, created_at, id, supplier_code, updated_at.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -16366,6 +18177,15 @@ func unpackListSuppliersParams(packed middleware.Parameters) (params ListSupplie
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -16507,11 +18327,6 @@ func decodeListSuppliersParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -16574,6 +18389,77 @@ func decodeListSuppliersParams(args [0]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -17022,8 +18908,15 @@ func decodeListSuppliersParams(args [0]string, argsEscaped bool, r *http.Request
 type ListTagsParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -17052,6 +18945,15 @@ func unpackListTagsParams(packed middleware.Parameters) (params ListTagsParams) 
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -17164,11 +19066,6 @@ func decodeListTagsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -17231,6 +19128,77 @@ func decodeListTagsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -17484,8 +19452,15 @@ func decodeListTagsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 type ListTaxRatesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -17512,6 +19487,15 @@ func unpackListTaxRatesParams(packed middleware.Parameters) (params ListTaxRates
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -17617,11 +19601,6 @@ func decodeListTaxRatesParams(args [0]string, argsEscaped bool, r *http.Request)
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -17684,6 +19663,77 @@ func decodeListTaxRatesParams(args [0]string, argsEscaped bool, r *http.Request)
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -17893,8 +19943,15 @@ func decodeListTaxRatesParams(args [0]string, argsEscaped bool, r *http.Request)
 type ListTerritoriesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -17919,6 +19976,15 @@ func unpackListTerritoriesParams(packed middleware.Parameters) (params ListTerri
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -18015,11 +20081,6 @@ func decodeListTerritoriesParams(args [0]string, argsEscaped bool, r *http.Reque
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -18082,6 +20143,77 @@ func decodeListTerritoriesParams(args [0]string, argsEscaped bool, r *http.Reque
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -18220,8 +20352,15 @@ func decodeListTerritoriesParams(args [0]string, argsEscaped bool, r *http.Reque
 type ListUnitsOfMeasureParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -18246,6 +20385,15 @@ func unpackListUnitsOfMeasureParams(packed middleware.Parameters) (params ListUn
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -18342,11 +20490,6 @@ func decodeListUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.Re
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -18409,6 +20552,77 @@ func decodeListUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.Re
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}
@@ -18547,8 +20761,15 @@ func decodeListUnitsOfMeasureParams(args [0]string, argsEscaped bool, r *http.Re
 type ListWarehousesParams struct {
 	// Page size, 1 to 200; larger is refused with 400.
 	Limit OptInt `json:",omitempty,omitzero"`
-	// Rows to skip, 0 to 10000; larger is refused with 400. Go deeper with filters or updated_since.
+	// Rows to skip, 0 to 10000 (default 0); larger is refused with 400. Cannot be combined with cursor
+	// (400). Rows move between offsets when the sort key changes; walk a whole list with cursor.
 	Offset OptInt `json:",omitempty,omitzero"`
+	// A page's `pagination.next_cursor`: the page of the rows after it, in the same order. Send it with
+	// the sort, filters and search of the page that gave it, never with offset; a cursor from another
+	// list, sort, account or filters is refused with 400. Every row that exists throughout a walk is
+	// returned exactly once, however rows change between pages; a row whose sort key moves past the cursor
+	// appears again later.
+	Cursor OptString `json:",omitempty,omitzero"`
 	// Comma-separated field:direction pairs (direction asc or desc, default asc); id is always appended.
 	// Fields: code, id, name.
 	Sort OptString `json:",omitempty,omitzero"`
@@ -18575,6 +20796,15 @@ func unpackListWarehousesParams(packed middleware.Parameters) (params ListWareho
 		}
 		if v, ok := packed[key]; ok {
 			params.Offset = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "cursor",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Cursor = v.(OptString)
 		}
 	}
 	{
@@ -18680,11 +20910,6 @@ func decodeListWarehousesParams(args [0]string, argsEscaped bool, r *http.Reques
 			Err:  err,
 		}
 	}
-	// Set default value for query: offset.
-	{
-		val := int(0)
-		params.Offset.SetTo(val)
-	}
 	// Decode query: offset.
 	if err := func() error {
 		cfg := uri.QueryParameterDecodingConfig{
@@ -18747,6 +20972,77 @@ func decodeListWarehousesParams(args [0]string, argsEscaped bool, r *http.Reques
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "offset",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: cursor.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotCursorVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotCursorVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Cursor.SetTo(paramsDotCursorVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Cursor.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     0,
+							MinLengthSet:  false,
+							MaxLength:     4096,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						if err := validate.Ogen("text", value, true); err != nil {
+							return errors.Wrap(err, "text")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "cursor",
 			In:   "query",
 			Err:  err,
 		}

@@ -5641,6 +5641,8 @@ type Pagination struct {
 	Total int `json:"total"`
 	// Whether rows follow this page.
 	HasMore bool `json:"has_more"`
+	// Opaque cursor of the rows after this page, for the `cursor` parameter; null on the last page.
+	NextCursor NilString `json:"next_cursor"`
 }
 
 // GetLimit returns the value of Limit.
@@ -5663,6 +5665,11 @@ func (s *Pagination) GetHasMore() bool {
 	return s.HasMore
 }
 
+// GetNextCursor returns the value of NextCursor.
+func (s *Pagination) GetNextCursor() NilString {
+	return s.NextCursor
+}
+
 // SetLimit sets the value of Limit.
 func (s *Pagination) SetLimit(val int) {
 	s.Limit = val
@@ -5681,6 +5688,11 @@ func (s *Pagination) SetTotal(val int) {
 // SetHasMore sets the value of HasMore.
 func (s *Pagination) SetHasMore(val bool) {
 	s.HasMore = val
+}
+
+// SetNextCursor sets the value of NextCursor.
+func (s *Pagination) SetNextCursor(val NilString) {
+	s.NextCursor = val
 }
 
 // Preservation and storage methods, shared by every account.

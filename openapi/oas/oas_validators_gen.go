@@ -597,6 +597,17 @@ func (s *AllergenList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -1310,6 +1321,17 @@ func (s *BillList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -1494,6 +1516,17 @@ func (s *CountryList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -2170,6 +2203,17 @@ func (s *CustomerList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -2292,6 +2336,17 @@ func (s *CustomerTypeList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -2882,6 +2937,17 @@ func (s *EmployeeList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -3061,6 +3127,17 @@ func (s *EquipmentList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -3452,6 +3529,17 @@ func (s *FoodList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -3896,6 +3984,17 @@ func (s *InvoiceList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -4032,6 +4131,17 @@ func (s *NutrientList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4204,6 +4314,17 @@ func (s *OperationList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4409,6 +4530,36 @@ func (s *OrganizationData) Validate() error {
 	return nil
 }
 
+func (s *Pagination) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.NextCursor.Get(); ok {
+			if err := func() error {
+				if err := validate.Ogen("text", value, true); err != nil {
+					return errors.Wrap(err, "text")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "next_cursor",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *Preservation) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -4522,6 +4673,17 @@ func (s *PreservationList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -4659,6 +4821,17 @@ func (s *PriceListList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -5098,6 +5271,17 @@ func (s *ProductList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -5362,6 +5546,17 @@ func (s *ProductLotList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -5950,6 +6145,17 @@ func (s *ProductionLineList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -6075,6 +6281,17 @@ func (s *ProductionList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -6644,6 +6861,17 @@ func (s *PurchaseOrderList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -6988,6 +7216,17 @@ func (s *QCCheckpointList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -7103,6 +7342,17 @@ func (s *QCUnitOfMeasureList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -7948,6 +8198,17 @@ func (s *SalesOrderList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -8271,6 +8532,17 @@ func (s *SalespersonList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -8692,6 +8964,17 @@ func (s *ShippingAddressList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -8910,6 +9193,17 @@ func (s *ShippingMethodList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -9406,6 +9700,17 @@ func (s *SupplierList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -9842,6 +10147,17 @@ func (s *TagList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -10109,6 +10425,17 @@ func (s *TaxRateList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -10231,6 +10558,17 @@ func (s *TerritoryList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
@@ -11021,6 +11359,17 @@ func (s *UnitOfMeasureList) Validate() error {
 		})
 	}
 	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := validate.Ogen("text", s.Order, true); err != nil {
 			return errors.Wrap(err, "text")
 		}
@@ -11285,6 +11634,17 @@ func (s *WarehouseList) Validate() error {
 	}(); err != nil {
 		failures = append(failures, validate.FieldError{
 			Name:  "data",
+			Error: err,
+		})
+	}
+	if err := func() error {
+		if err := s.Pagination.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "pagination",
 			Error: err,
 		})
 	}
