@@ -34,7 +34,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "SetPlan", Why: "plans are kept on organizations, which are system-only."},
 	{Kind: "system viewer", File: "tenancy/tenancy.go", Function: "SetSettings", Why: "settings are kept on organizations, which are system-only."},
 	{Kind: "system viewer", File: "testaccount/contents.go", Function: "TestContents", Why: "the counts span every table of the account, as the reset's do."},
-	{Kind: "system viewer", File: "testaccount/reset.go", Function: "ResetTest", Why: "a reset deletes and seeds every table of the account, and records the reset in the system-only audit history."},
+	{Kind: "system viewer", File: "testaccount/reset.go", Function: "ResetTestAt", Why: "a reset deletes and seeds every table of the account, and records the reset in the system-only audit history."},
 	{Kind: "system viewer", File: "webhooks/desk.go", Function: "Events", Why: "events, endpoints and deliveries are system-only (the console and the CLI list them for an organization)."},
 	{Kind: "system viewer", File: "webhooks/desk.go", Function: "Registry.Deliveries", Why: "webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization)."},
 	{Kind: "system viewer", File: "webhooks/desk.go", Function: "Registry.Health", Why: "webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization)."},
