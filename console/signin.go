@@ -212,6 +212,7 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 		c.Me = nil
 	}
 	in, err := s.o.People.UseLink(c.ctx, tok, f.Raw("password"), c.From)
+	var th *people.ThrottledError
 	switch {
 	case errors.Is(err, people.ErrWeakPassword):
 		f.Fail("password", weakPassword)
@@ -220,8 +221,12 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 	case errors.Is(err, people.ErrLinkInvalid):
 		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil, "This link was used already or has expired.")
 		return
-	case errors.As(err, new(*people.ThrottledError)):
-		s.signInFailed(w, r, c, f, "welcome", err)
+	case errors.As(err, &th):
+		// Every turn to hash a password was taken for too long.
+		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		s.render(w, r, c, http.StatusTooManyRequests, "welcome", "Set your password", f, s.welcomeView(c, l))
 		return
 	case err != nil:
 		s.fail(w, r, c, err)

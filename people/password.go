@@ -38,8 +38,9 @@ var argon2Key = argon2.IDKey
 
 // HashesAtOnce is how many argon2id derivations a process runs at once. Each
 // holds its hash's memory (64 MiB at DefaultParams) while it runs, so a
-// burst of sign-ins holds at most HashesAtOnce × 64 MiB = 128 MiB however
-// many arrive; the others wait their turn.
+// burst of sign-ins holds HashesAtOnce × 64 MiB = 128 MiB however many
+// arrive (and one more hash's while a finished one's is collected, see
+// derive); the others wait their turn.
 const HashesAtOnce = 2
 
 // HashQueueWait is how long a password check waits for its turn before the
