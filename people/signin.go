@@ -116,7 +116,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, from Clien
 		if u != nil {
 			// An address that is nobody's belongs to no organization: only
 			// the access log has its attempt.
-			if err := s.recordFailed(ctx, u, from, now, audit.SignInFailed, nil); err != nil {
+			if err := s.recordFailed(ctx, u, from, now); err != nil {
 				return SignedIn{}, err
 			}
 		}
@@ -143,12 +143,12 @@ func asPerson(ctx context.Context, u *ent.User, from Client) context.Context {
 	return ctx
 }
 
-// recordFailed records a failed attempt on u's account (a wrong password or
-// code) in a transaction of its own (attemptCtx).
-func (s *Service) recordFailed(ctx context.Context, u *ent.User, from Client, now time.Time, action auditAction, extra map[string]any) error {
+// recordFailed records a wrong password given for u (sign_in_failed) in a
+// transaction of its own, as attemptCtx names it.
+func (s *Service) recordFailed(ctx context.Context, u *ent.User, from Client, now time.Time) error {
 	ctx = attemptCtx(ctx, u, from)
 	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
-		return recordOn(ctx, tx, u, now, action, extra)
+		return recordOn(ctx, tx, u, now, audit.SignInFailed, nil)
 	})
 }
 
