@@ -1,5 +1,6 @@
 // Package audit records who changed an organization's keys, webhook endpoints,
-// people, plan and settings, and its test data, when, and from where. A
+// people, plan and settings, and its test data, and who signed in to its
+// console or failed to, when, and from where. A
 // record is written in the transaction of the change it describes, so a
 // change without its record (or a record without its change) cannot exist.
 // The actor is named by whoever acts (the admin CLI's --actor, or the
@@ -49,6 +50,18 @@ const (
 	// SecondFactorDisabled records a person's second factor removed (by
 	// themselves or by an admin).
 	SecondFactorDisabled = auditrecord.ActionSecondFactorDisabled
+
+	// The console's sign-ins: a person signed in (by password, second
+	// factor or one-time link) or out; a wrong password or second-factor
+	// code given for a person (the actor is the address tried, with no
+	// signed-in person); a second factor locked after too many wrong codes,
+	// and unlocked by an admin.
+	SignedIn             = auditrecord.ActionSignedIn
+	SignInFailed         = auditrecord.ActionSignInFailed
+	SecondFactorFailed   = auditrecord.ActionSecondFactorFailed
+	SecondFactorLocked   = auditrecord.ActionSecondFactorLocked
+	SecondFactorUnlocked = auditrecord.ActionSecondFactorUnlocked
+	SignedOut            = auditrecord.ActionSignedOut
 
 	// TestDataReset records the test account's business data replaced by a
 	// fresh seed.
@@ -245,13 +258,15 @@ type Filter struct {
 var ErrUnknownAction = errors.New("no such action in the audit history")
 
 // Actions are the names of the recorded actions, grouped as the constants
-// above are (keys, plan and settings, endpoints, people, test data), for
+// above are (keys, plan and settings, endpoints, people, sign-ins, test
+// data), for
 // screens that filter by action.
 func Actions() []string {
 	acts := []auditrecord.Action{
 		KeyCreated, KeyRotated, KeyRevoked, PlanChanged, SettingsChanged,
 		EndpointCreated, EndpointUpdated, EndpointDisabled, EndpointEnabled, EndpointDeleted, EndpointSecretRotated, DeliveriesResent,
 		UserInvited, UserRoleChanged, UserRemoved, PasswordResetIssued, PasswordSet, SecondFactorEnabled, SecondFactorDisabled,
+		SignedIn, SignInFailed, SecondFactorFailed, SecondFactorLocked, SecondFactorUnlocked, SignedOut,
 		TestDataReset,
 		SupplierApprovalChanged, SupplierCertificationChanged, LotQCDecided,
 		ProductionPlanned, ProductionStarted, ProductionCompleted, ProductionSigned,

@@ -3,8 +3,12 @@ package console
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"html/template"
+	"math"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"larder.dev/larder/people"
 )
@@ -16,25 +20,55 @@ func (s *Server) accountRoutes() []Route {
 		{Method: "POST", Path: "/console/account/password", Summary: "change your password (ends your other sessions)", serve: s.changePassword},
 		{Method: "GET", Path: "/console/account/second-factor", Enrolling: true, Summary: "set up a second factor (where the organization requires one, before anything else)", serve: s.enrollStart},
 		{Method: "POST", Path: "/console/account/second-factor", Enrolling: true, Summary: "start setting up a second factor: a new authenticator key and its QR code", serve: s.enroll},
-		{Method: "POST", Path: "/console/account/second-factor/confirm", Enrolling: true, Summary: "turn the second factor on with a code from the app", serve: s.confirmEnroll},
-		{Method: "POST", Path: "/console/account/second-factor/remove", Summary: "turn your second factor off", serve: s.removeSecondFactor},
+		{Method: "POST", Path: "/console/account/second-factor/confirm", Enrolling: true, Summary: "turn the second factor on with a code from the app; replacing one asks for the password or a current code and ends your other sessions", serve: s.confirmEnroll},
+		{Method: "POST", Path: "/console/account/second-factor/remove", Summary: "turn your second factor off with the password or a current code (ends your other sessions)", serve: s.removeSecondFactor},
 	}
 }
 
 // accountView is the account page's own data.
-type accountView struct{ Required bool }
-
-func (s *Server) account(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.accountPage(w, r, c, http.StatusOK, nil)
+type accountView struct {
+	Required bool
+	// Remove is the form that turns the second factor off.
+	Remove *form
 }
 
-func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, status int, f *form) {
+func (s *Server) account(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.accountPage(w, r, c, http.StatusOK, nil, nil)
+}
+
+// accountPage renders the page with f, the password form, or remove, the
+// second factor's.
+func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, status int, f, remove *form) {
 	req, err := s.o.People.SecondFactorRequired(c.ctx, c.orgID())
 	if err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, status, "account", "Your account", f, accountView{Required: req})
+	if remove == nil {
+		remove = newForm(nil)
+	}
+	s.render(w, r, c, status, "account", "Your account", f, accountView{Required: req, Remove: remove})
+}
+
+// proofFailed puts on f (at its field "proof") why the password or code
+// that should prove who changes a second factor was refused, and returns
+// the status to answer with; ok is false for an error that is no refusal.
+func proofFailed(w http.ResponseWriter, f *form, err error) (status int, ok bool) {
+	var th *people.ThrottledError
+	switch {
+	case errors.As(err, &th):
+		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		f.Fail("proof", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		return http.StatusTooManyRequests, true
+	case errors.Is(err, people.ErrSecondFactorLocked):
+		f.Fail("proof", secondFactorLocked)
+		return http.StatusLocked, true
+	case errors.Is(err, people.ErrBadCredentials), errors.Is(err, people.ErrBadCode):
+		f.Fail("proof", "That is neither your password nor the code your app shows now.")
+		return http.StatusBadRequest, true
+	}
+	return 0, false
 }
 
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -44,17 +78,23 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *calle
 	}
 	checkNewPassword(f)
 	if !f.OK() {
-		s.accountPage(w, r, c, http.StatusBadRequest, f)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
 		return
 	}
 	err := s.o.People.ChangePassword(c.ctx, c.orgID(), c.Me.Person.ID, f.Raw("current"), f.Raw("password"), c.Me.Token)
+	var th *people.ThrottledError
 	switch {
 	case errors.Is(err, people.ErrBadCredentials):
 		f.Fail("current", "That is not your current password.")
-		s.accountPage(w, r, c, http.StatusBadRequest, f)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
 	case errors.Is(err, people.ErrWeakPassword):
 		f.Fail("password", weakPassword)
-		s.accountPage(w, r, c, http.StatusBadRequest, f)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
+	case errors.As(err, &th):
+		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		s.accountPage(w, r, c, http.StatusTooManyRequests, f, nil)
 	case err != nil:
 		s.fail(w, r, c, err)
 	default:
@@ -92,20 +132,38 @@ func enrollViewOf(e people.Enrollment) enrollView {
 
 func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
+	replacing := c.Me.Person.SecondFactor
 	if f.OK() && f.Get("code") == "" {
 		f.Fail("code", "Enter the six-digit code.")
 	}
+	if f.OK() && replacing && f.Raw("proof") == "" {
+		f.Fail("proof", "Enter your password, or a code from the app you use now.")
+	}
+	status := http.StatusBadRequest
 	if f.OK() {
-		err := s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, f.Get("code"))
+		var err error
+		if replacing {
+			err = s.o.People.ReplaceSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, f.Get("code"), strings.TrimSpace(f.Raw("proof")), c.Me.Token, c.From)
+		} else {
+			err = s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, f.Get("code"))
+		}
 		switch {
+		case err == nil && replacing:
+			s.redirect(w, r, c, Prefix+"account", "The second factor is now the new app; your other sessions are signed out.")
+			return
 		case err == nil:
 			s.redirect(w, r, c, Prefix+"account", "The second factor is on: signing in now asks for a code.")
 			return
-		case errors.Is(err, people.ErrBadCode):
+		case errors.Is(err, people.ErrBadCode) && !replacing:
 			f.Fail("code", "That code is not right. Enter the code your app shows now.")
+		case errors.Is(err, people.ErrBadCode):
+			f.Fail("code", "A code is not right: enter the codes both apps show now.")
 		default:
-			s.fail(w, r, c, err)
-			return
+			var ok bool
+			if status, ok = proofFailed(w, f, err); !ok {
+				s.fail(w, r, c, err)
+				return
+			}
 		}
 	}
 	// A wrong code shows the same key again: the pending one stays until
@@ -119,13 +177,26 @@ func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusBadRequest, "enroll", "Set up a second factor", f, enrollViewOf(e))
+	s.render(w, r, c, status, "enroll", "Set up a second factor", f, enrollViewOf(e))
 }
 
 func (s *Server) removeSecondFactor(w http.ResponseWriter, r *http.Request, c *caller) {
-	if err := s.o.People.RemoveSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID); err != nil {
+	f := parseForm(w, r)
+	if f.OK() && c.Me.Person.SecondFactor && f.Raw("proof") == "" {
+		f.Fail("proof", "Enter your password, or the code your app shows now.")
+	}
+	if !f.OK() {
+		s.accountPage(w, r, c, http.StatusBadRequest, nil, f)
+		return
+	}
+	err := s.o.People.RemoveOwnSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, strings.TrimSpace(f.Raw("proof")), c.Me.Token, c.From)
+	if err != nil {
+		if status, ok := proofFailed(w, f, err); ok {
+			s.accountPage(w, r, c, status, nil, f)
+			return
+		}
 		s.fail(w, r, c, err)
 		return
 	}
-	s.redirect(w, r, c, Prefix+"account", "The second factor is off.")
+	s.redirect(w, r, c, Prefix+"account", "The second factor is off; your other sessions are signed out.")
 }

@@ -20,7 +20,8 @@ func (s *Server) peopleRoutes() []Route {
 		{Method: "POST", Path: "/console/people/second-factor", Roles: Admins, Summary: "require a second factor of everyone in the organization, or stop requiring it", serve: s.requireSecondFactor},
 		{Method: "POST", Path: "/console/people/{id}/role", Roles: Admins, Summary: "give a person of the organization another role (ends their sessions; the last admin cannot be demoted)", serve: s.setRole},
 		{Method: "POST", Path: "/console/people/{id}/reset", Roles: Admins, Summary: "make a password reset link for a person of the organization (shown once; their earlier unused links stop working)", serve: s.resetPassword},
-		{Method: "POST", Path: "/console/people/{id}/second-factor/remove", Roles: Admins, Summary: "turn off a person's second factor (a lost phone): they sign in with the password alone until they set up another", serve: s.removePersonSecondFactor},
+		{Method: "POST", Path: "/console/people/{id}/second-factor/remove", Roles: Admins, Summary: "turn off another person's second factor (a lost phone; ends their sessions): they sign in with the password alone until they set up another", serve: s.removePersonSecondFactor},
+		{Method: "POST", Path: "/console/people/{id}/second-factor/unlock", Roles: Admins, Summary: "unlock a person's second factor, locked after 10 wrong codes in a row (sets their count of wrong codes to zero)", serve: s.unlockSecondFactor},
 		{Method: "POST", Path: "/console/people/{id}/remove", Roles: Admins, Summary: "remove a person of the organization with their sessions and links, confirmed (the last admin cannot be removed)", serve: s.removePerson},
 	}
 }
@@ -232,13 +233,35 @@ func (s *Server) removePersonSecondFactor(w http.ResponseWriter, r *http.Request
 		s.fail(w, r, c, err)
 		return
 	}
+	if p.ID == c.Me.Person.ID {
+		// One's own goes through the account page, which asks for proof.
+		s.refused(w, r, c, p, "Turn off your own second factor on your account page: it asks for your password.")
+		return
+	}
 	if err := s.o.People.RemoveSecondFactor(c.ctx, c.orgID(), p.ID); err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
-	msg := p.Email + "'s second factor is off: they sign in with their password and set up a new one."
+	msg := p.Email + "'s second factor is off and they are signed out: they sign in with their password and set up a new one."
 	if !p.SecondFactor {
 		msg = p.Email + " had no second factor; nothing changed."
+	}
+	s.redirect(w, r, c, Prefix+"people", msg)
+}
+
+func (s *Server) unlockSecondFactor(w http.ResponseWriter, r *http.Request, c *caller) {
+	p, err := s.person(r, c)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	if _, err := s.o.People.UnlockSecondFactor(c.ctx, c.orgID(), p.ID); err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	msg := p.Email + "'s second factor takes codes again. Whoever locked it knew the password: reset it too unless they made the mistakes themselves."
+	if p.FailedCodes == 0 {
+		msg = p.Email + " had no wrong codes; nothing changed."
 	}
 	s.redirect(w, r, c, Prefix+"people", msg)
 }

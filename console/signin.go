@@ -110,6 +110,10 @@ func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, c *caller,
 	case errors.Is(err, people.ErrBadCode):
 		f.Fail("code", "That code is not right, or was used already. Enter the code your app shows now.")
 		s.render(w, r, c, http.StatusUnauthorized, pg, title, f, nextParam(r))
+	case errors.Is(err, people.ErrSecondFactorLocked):
+		// The sessions waiting for a code ended with the lockout.
+		s.clearSession(w, c.tls)
+		s.render(w, r, c, http.StatusLocked, "error", "Second factor locked", nil, secondFactorLocked)
 	default:
 		s.fail(w, r, c, err)
 	}
@@ -136,10 +140,13 @@ func (s *Server) code(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.render(w, r, c, http.StatusBadRequest, "code", "Second factor", f, nextParam(r))
 		return
 	}
-	if _, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, f.Get("code"), c.From); err != nil {
+	cur, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, f.Get("code"), c.From)
+	if err != nil {
 		s.signInFailed(w, r, c, f, "code", err)
 		return
 	}
+	// The verified session has a token of its own.
+	s.setSession(w, c, cur.Token, cur.ExpiresAt)
 	http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
 }
 
@@ -194,7 +201,18 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.render(w, r, c, http.StatusBadRequest, "welcome", "Set your password", f, s.welcomeView(c, l))
 		return
 	}
+	// Whoever is signed in in this browser is signed out first: what follows
+	// is the link's person's.
+	if c.Me != nil {
+		if err := s.o.People.SignOut(c.ctx, c.Me.Token); err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		s.clearSession(w, c.tls)
+		c.Me = nil
+	}
 	in, err := s.o.People.UseLink(c.ctx, tok, f.Raw("password"), c.From)
+	var th *people.ThrottledError
 	switch {
 	case errors.Is(err, people.ErrWeakPassword):
 		f.Fail("password", weakPassword)
@@ -202,6 +220,13 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	case errors.Is(err, people.ErrLinkInvalid):
 		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil, "This link was used already or has expired.")
+		return
+	case errors.As(err, &th):
+		// Every turn to hash a password was taken for too long.
+		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		s.render(w, r, c, http.StatusTooManyRequests, "welcome", "Set your password", f, s.welcomeView(c, l))
 		return
 	case err != nil:
 		s.fail(w, r, c, err)
@@ -214,6 +239,9 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	s.redirect(w, r, c, Prefix, "Your password is set; you are signed in.")
 }
+
+// secondFactorLocked says what a person whose second factor is locked does.
+var secondFactorLocked = fmt.Sprintf("Your second factor is locked after %d wrong codes in a row. Ask an admin of your organization to unlock it.", people.MaxCodeFailures)
 
 // weakPassword says what a password must be.
 var weakPassword = fmt.Sprintf("Use at least %d characters.", people.MinPasswordLength)

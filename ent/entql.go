@@ -1484,6 +1484,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldTotpSecret:        {Type: field.TypeString, Column: user.FieldTotpSecret},
 			user.FieldTotpPendingSecret: {Type: field.TypeString, Column: user.FieldTotpPendingSecret},
 			user.FieldTotpLastStep:      {Type: field.TypeInt64, Column: user.FieldTotpLastStep},
+			user.FieldTotpFailures:      {Type: field.TypeInt, Column: user.FieldTotpFailures},
+			user.FieldTotpFailedAt:      {Type: field.TypeTime, Column: user.FieldTotpFailedAt},
 			user.FieldInvitedBy:         {Type: field.TypeString, Column: user.FieldInvitedBy},
 			user.FieldCreatedAt:         {Type: field.TypeTime, Column: user.FieldCreatedAt},
 			user.FieldLastSignInAt:      {Type: field.TypeTime, Column: user.FieldLastSignInAt},
@@ -11442,6 +11444,16 @@ func (f *UserFilter) WhereTotpPendingSecret(p entql.StringP) {
 // WhereTotpLastStep applies the entql int64 predicate on the totp_last_step field.
 func (f *UserFilter) WhereTotpLastStep(p entql.Int64P) {
 	f.Where(p.Field(user.FieldTotpLastStep))
+}
+
+// WhereTotpFailures applies the entql int predicate on the totp_failures field.
+func (f *UserFilter) WhereTotpFailures(p entql.IntP) {
+	f.Where(p.Field(user.FieldTotpFailures))
+}
+
+// WhereTotpFailedAt applies the entql time.Time predicate on the totp_failed_at field.
+func (f *UserFilter) WhereTotpFailedAt(p entql.TimeP) {
+	f.Where(p.Field(user.FieldTotpFailedAt))
 }
 
 // WhereInvitedBy applies the entql string predicate on the invited_by field.

@@ -62950,6 +62950,9 @@ type UserMutation struct {
 	totp_pending_secret *string
 	totp_last_step      *int64
 	addtotp_last_step   *int64
+	totp_failures       *int
+	addtotp_failures    *int
+	totp_failed_at      *time.Time
 	invited_by          *string
 	created_at          *time.Time
 	last_sign_in_at     *time.Time
@@ -63425,6 +63428,111 @@ func (m *UserMutation) ResetTotpLastStep() {
 	m.addtotp_last_step = nil
 }
 
+// SetTotpFailures sets the "totp_failures" field.
+func (m *UserMutation) SetTotpFailures(i int) {
+	m.totp_failures = &i
+	m.addtotp_failures = nil
+}
+
+// TotpFailures returns the value of the "totp_failures" field in the mutation.
+func (m *UserMutation) TotpFailures() (r int, exists bool) {
+	v := m.totp_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotpFailures returns the old "totp_failures" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldTotpFailures(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotpFailures is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotpFailures requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotpFailures: %w", err)
+	}
+	return oldValue.TotpFailures, nil
+}
+
+// AddTotpFailures adds i to the "totp_failures" field.
+func (m *UserMutation) AddTotpFailures(i int) {
+	if m.addtotp_failures != nil {
+		*m.addtotp_failures += i
+	} else {
+		m.addtotp_failures = &i
+	}
+}
+
+// AddedTotpFailures returns the value that was added to the "totp_failures" field in this mutation.
+func (m *UserMutation) AddedTotpFailures() (r int, exists bool) {
+	v := m.addtotp_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTotpFailures resets all changes to the "totp_failures" field.
+func (m *UserMutation) ResetTotpFailures() {
+	m.totp_failures = nil
+	m.addtotp_failures = nil
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (m *UserMutation) SetTotpFailedAt(t time.Time) {
+	m.totp_failed_at = &t
+}
+
+// TotpFailedAt returns the value of the "totp_failed_at" field in the mutation.
+func (m *UserMutation) TotpFailedAt() (r time.Time, exists bool) {
+	v := m.totp_failed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTotpFailedAt returns the old "totp_failed_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldTotpFailedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTotpFailedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTotpFailedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTotpFailedAt: %w", err)
+	}
+	return oldValue.TotpFailedAt, nil
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (m *UserMutation) ClearTotpFailedAt() {
+	m.totp_failed_at = nil
+	m.clearedFields[user.FieldTotpFailedAt] = struct{}{}
+}
+
+// TotpFailedAtCleared returns if the "totp_failed_at" field was cleared in this mutation.
+func (m *UserMutation) TotpFailedAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldTotpFailedAt]
+	return ok
+}
+
+// ResetTotpFailedAt resets all changes to the "totp_failed_at" field.
+func (m *UserMutation) ResetTotpFailedAt() {
+	m.totp_failed_at = nil
+	delete(m.clearedFields, user.FieldTotpFailedAt)
+}
+
 // SetInvitedBy sets the "invited_by" field.
 func (m *UserMutation) SetInvitedBy(s string) {
 	m.invited_by = &s
@@ -63715,7 +63823,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 13)
 	if m.organization != nil {
 		fields = append(fields, user.FieldOrganizationID)
 	}
@@ -63739,6 +63847,12 @@ func (m *UserMutation) Fields() []string {
 	}
 	if m.totp_last_step != nil {
 		fields = append(fields, user.FieldTotpLastStep)
+	}
+	if m.totp_failures != nil {
+		fields = append(fields, user.FieldTotpFailures)
+	}
+	if m.totp_failed_at != nil {
+		fields = append(fields, user.FieldTotpFailedAt)
 	}
 	if m.invited_by != nil {
 		fields = append(fields, user.FieldInvitedBy)
@@ -63773,6 +63887,10 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.TotpPendingSecret()
 	case user.FieldTotpLastStep:
 		return m.TotpLastStep()
+	case user.FieldTotpFailures:
+		return m.TotpFailures()
+	case user.FieldTotpFailedAt:
+		return m.TotpFailedAt()
 	case user.FieldInvitedBy:
 		return m.InvitedBy()
 	case user.FieldCreatedAt:
@@ -63804,6 +63922,10 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldTotpPendingSecret(ctx)
 	case user.FieldTotpLastStep:
 		return m.OldTotpLastStep(ctx)
+	case user.FieldTotpFailures:
+		return m.OldTotpFailures(ctx)
+	case user.FieldTotpFailedAt:
+		return m.OldTotpFailedAt(ctx)
 	case user.FieldInvitedBy:
 		return m.OldInvitedBy(ctx)
 	case user.FieldCreatedAt:
@@ -63875,6 +63997,20 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTotpLastStep(v)
 		return nil
+	case user.FieldTotpFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotpFailures(v)
+		return nil
+	case user.FieldTotpFailedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTotpFailedAt(v)
+		return nil
 	case user.FieldInvitedBy:
 		v, ok := value.(string)
 		if !ok {
@@ -63907,6 +64043,9 @@ func (m *UserMutation) AddedFields() []string {
 	if m.addtotp_last_step != nil {
 		fields = append(fields, user.FieldTotpLastStep)
 	}
+	if m.addtotp_failures != nil {
+		fields = append(fields, user.FieldTotpFailures)
+	}
 	return fields
 }
 
@@ -63917,6 +64056,8 @@ func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case user.FieldTotpLastStep:
 		return m.AddedTotpLastStep()
+	case user.FieldTotpFailures:
+		return m.AddedTotpFailures()
 	}
 	return nil, false
 }
@@ -63932,6 +64073,13 @@ func (m *UserMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddTotpLastStep(v)
+		return nil
+	case user.FieldTotpFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTotpFailures(v)
 		return nil
 	}
 	return fmt.Errorf("unknown User numeric field %s", name)
@@ -63952,6 +64100,9 @@ func (m *UserMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(user.FieldTotpPendingSecret) {
 		fields = append(fields, user.FieldTotpPendingSecret)
+	}
+	if m.FieldCleared(user.FieldTotpFailedAt) {
+		fields = append(fields, user.FieldTotpFailedAt)
 	}
 	if m.FieldCleared(user.FieldLastSignInAt) {
 		fields = append(fields, user.FieldLastSignInAt)
@@ -63981,6 +64132,9 @@ func (m *UserMutation) ClearField(name string) error {
 		return nil
 	case user.FieldTotpPendingSecret:
 		m.ClearTotpPendingSecret()
+		return nil
+	case user.FieldTotpFailedAt:
+		m.ClearTotpFailedAt()
 		return nil
 	case user.FieldLastSignInAt:
 		m.ClearLastSignInAt()
@@ -64016,6 +64170,12 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldTotpLastStep:
 		m.ResetTotpLastStep()
+		return nil
+	case user.FieldTotpFailures:
+		m.ResetTotpFailures()
+		return nil
+	case user.FieldTotpFailedAt:
+		m.ResetTotpFailedAt()
 		return nil
 	case user.FieldInvitedBy:
 		m.ResetInvitedBy()

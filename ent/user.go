@@ -34,6 +34,10 @@ type User struct {
 	TotpPendingSecret *string `json:"-"`
 	// The last accepted code's time step: a code is accepted once.
 	TotpLastStep int64 `json:"totp_last_step,omitempty"`
+	// Wrong second-factor codes given in a row since the last right one: each waits longer for the next, and the tenth locks the second factor until an admin unlocks it.
+	TotpFailures int `json:"totp_failures,omitempty"`
+	// When the last wrong second-factor code was given (the backoff counts from it).
+	TotpFailedAt *time.Time `json:"totp_failed_at,omitempty"`
 	// Who invited the person (a user's address or the CLI's actor).
 	InvitedBy string `json:"invited_by,omitempty"`
 	// When the person was invited.
@@ -93,11 +97,11 @@ func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case user.FieldID, user.FieldOrganizationID, user.FieldTotpLastStep:
+		case user.FieldID, user.FieldOrganizationID, user.FieldTotpLastStep, user.FieldTotpFailures:
 			values[i] = new(sql.NullInt64)
 		case user.FieldEmail, user.FieldRole, user.FieldPasswordHash, user.FieldTotpSecret, user.FieldTotpPendingSecret, user.FieldInvitedBy:
 			values[i] = new(sql.NullString)
-		case user.FieldPasswordChangedAt, user.FieldCreatedAt, user.FieldLastSignInAt:
+		case user.FieldPasswordChangedAt, user.FieldTotpFailedAt, user.FieldCreatedAt, user.FieldLastSignInAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -171,6 +175,19 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field totp_last_step", values[i])
 			} else if value.Valid {
 				_m.TotpLastStep = value.Int64
+			}
+		case user.FieldTotpFailures:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field totp_failures", values[i])
+			} else if value.Valid {
+				_m.TotpFailures = int(value.Int64)
+			}
+		case user.FieldTotpFailedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field totp_failed_at", values[i])
+			} else if value.Valid {
+				_m.TotpFailedAt = new(time.Time)
+				*_m.TotpFailedAt = value.Time
 			}
 		case user.FieldInvitedBy:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -264,6 +281,14 @@ func (_m *User) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("totp_last_step=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TotpLastStep))
+	builder.WriteString(", ")
+	builder.WriteString("totp_failures=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TotpFailures))
+	builder.WriteString(", ")
+	if v := _m.TotpFailedAt; v != nil {
+		builder.WriteString("totp_failed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("invited_by=")
 	builder.WriteString(_m.InvitedBy)

@@ -113,6 +113,34 @@ func (_c *UserCreate) SetNillableTotpLastStep(v *int64) *UserCreate {
 	return _c
 }
 
+// SetTotpFailures sets the "totp_failures" field.
+func (_c *UserCreate) SetTotpFailures(v int) *UserCreate {
+	_c.mutation.SetTotpFailures(v)
+	return _c
+}
+
+// SetNillableTotpFailures sets the "totp_failures" field if the given value is not nil.
+func (_c *UserCreate) SetNillableTotpFailures(v *int) *UserCreate {
+	if v != nil {
+		_c.SetTotpFailures(*v)
+	}
+	return _c
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (_c *UserCreate) SetTotpFailedAt(v time.Time) *UserCreate {
+	_c.mutation.SetTotpFailedAt(v)
+	return _c
+}
+
+// SetNillableTotpFailedAt sets the "totp_failed_at" field if the given value is not nil.
+func (_c *UserCreate) SetNillableTotpFailedAt(v *time.Time) *UserCreate {
+	if v != nil {
+		_c.SetTotpFailedAt(*v)
+	}
+	return _c
+}
+
 // SetInvitedBy sets the "invited_by" field.
 func (_c *UserCreate) SetInvitedBy(v string) *UserCreate {
 	_c.mutation.SetInvitedBy(v)
@@ -231,6 +259,10 @@ func (_c *UserCreate) defaults() error {
 		v := user.DefaultTotpLastStep
 		_c.mutation.SetTotpLastStep(v)
 	}
+	if _, ok := _c.mutation.TotpFailures(); !ok {
+		v := user.DefaultTotpFailures
+		_c.mutation.SetTotpFailures(v)
+	}
 	if _, ok := _c.mutation.InvitedBy(); !ok {
 		v := user.DefaultInvitedBy
 		_c.mutation.SetInvitedBy(v)
@@ -268,6 +300,14 @@ func (_c *UserCreate) check() error {
 	}
 	if _, ok := _c.mutation.TotpLastStep(); !ok {
 		return &ValidationError{Name: "totp_last_step", err: errors.New(`ent: missing required field "User.totp_last_step"`)}
+	}
+	if _, ok := _c.mutation.TotpFailures(); !ok {
+		return &ValidationError{Name: "totp_failures", err: errors.New(`ent: missing required field "User.totp_failures"`)}
+	}
+	if v, ok := _c.mutation.TotpFailures(); ok {
+		if err := user.TotpFailuresValidator(v); err != nil {
+			return &ValidationError{Name: "totp_failures", err: fmt.Errorf(`ent: validator failed for field "User.totp_failures": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.InvitedBy(); !ok {
 		return &ValidationError{Name: "invited_by", err: errors.New(`ent: missing required field "User.invited_by"`)}
@@ -337,6 +377,14 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.TotpLastStep(); ok {
 		_spec.SetField(user.FieldTotpLastStep, field.TypeInt64, value)
 		_node.TotpLastStep = value
+	}
+	if value, ok := _c.mutation.TotpFailures(); ok {
+		_spec.SetField(user.FieldTotpFailures, field.TypeInt, value)
+		_node.TotpFailures = value
+	}
+	if value, ok := _c.mutation.TotpFailedAt(); ok {
+		_spec.SetField(user.FieldTotpFailedAt, field.TypeTime, value)
+		_node.TotpFailedAt = &value
 	}
 	if value, ok := _c.mutation.InvitedBy(); ok {
 		_spec.SetField(user.FieldInvitedBy, field.TypeString, value)
@@ -565,6 +613,42 @@ func (u *UserUpsert) AddTotpLastStep(v int64) *UserUpsert {
 	return u
 }
 
+// SetTotpFailures sets the "totp_failures" field.
+func (u *UserUpsert) SetTotpFailures(v int) *UserUpsert {
+	u.Set(user.FieldTotpFailures, v)
+	return u
+}
+
+// UpdateTotpFailures sets the "totp_failures" field to the value that was provided on create.
+func (u *UserUpsert) UpdateTotpFailures() *UserUpsert {
+	u.SetExcluded(user.FieldTotpFailures)
+	return u
+}
+
+// AddTotpFailures adds v to the "totp_failures" field.
+func (u *UserUpsert) AddTotpFailures(v int) *UserUpsert {
+	u.Add(user.FieldTotpFailures, v)
+	return u
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (u *UserUpsert) SetTotpFailedAt(v time.Time) *UserUpsert {
+	u.Set(user.FieldTotpFailedAt, v)
+	return u
+}
+
+// UpdateTotpFailedAt sets the "totp_failed_at" field to the value that was provided on create.
+func (u *UserUpsert) UpdateTotpFailedAt() *UserUpsert {
+	u.SetExcluded(user.FieldTotpFailedAt)
+	return u
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (u *UserUpsert) ClearTotpFailedAt() *UserUpsert {
+	u.SetNull(user.FieldTotpFailedAt)
+	return u
+}
+
 // SetLastSignInAt sets the "last_sign_in_at" field.
 func (u *UserUpsert) SetLastSignInAt(v time.Time) *UserUpsert {
 	u.Set(user.FieldLastSignInAt, v)
@@ -764,6 +848,48 @@ func (u *UserUpsertOne) AddTotpLastStep(v int64) *UserUpsertOne {
 func (u *UserUpsertOne) UpdateTotpLastStep() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.UpdateTotpLastStep()
+	})
+}
+
+// SetTotpFailures sets the "totp_failures" field.
+func (u *UserUpsertOne) SetTotpFailures(v int) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetTotpFailures(v)
+	})
+}
+
+// AddTotpFailures adds v to the "totp_failures" field.
+func (u *UserUpsertOne) AddTotpFailures(v int) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.AddTotpFailures(v)
+	})
+}
+
+// UpdateTotpFailures sets the "totp_failures" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateTotpFailures() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateTotpFailures()
+	})
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (u *UserUpsertOne) SetTotpFailedAt(v time.Time) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetTotpFailedAt(v)
+	})
+}
+
+// UpdateTotpFailedAt sets the "totp_failed_at" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateTotpFailedAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateTotpFailedAt()
+	})
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (u *UserUpsertOne) ClearTotpFailedAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearTotpFailedAt()
 	})
 }
 
@@ -1135,6 +1261,48 @@ func (u *UserUpsertBulk) AddTotpLastStep(v int64) *UserUpsertBulk {
 func (u *UserUpsertBulk) UpdateTotpLastStep() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.UpdateTotpLastStep()
+	})
+}
+
+// SetTotpFailures sets the "totp_failures" field.
+func (u *UserUpsertBulk) SetTotpFailures(v int) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetTotpFailures(v)
+	})
+}
+
+// AddTotpFailures adds v to the "totp_failures" field.
+func (u *UserUpsertBulk) AddTotpFailures(v int) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.AddTotpFailures(v)
+	})
+}
+
+// UpdateTotpFailures sets the "totp_failures" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateTotpFailures() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateTotpFailures()
+	})
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (u *UserUpsertBulk) SetTotpFailedAt(v time.Time) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetTotpFailedAt(v)
+	})
+}
+
+// UpdateTotpFailedAt sets the "totp_failed_at" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateTotpFailedAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateTotpFailedAt()
+	})
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (u *UserUpsertBulk) ClearTotpFailedAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearTotpFailedAt()
 	})
 }
 

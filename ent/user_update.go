@@ -160,6 +160,47 @@ func (_u *UserUpdate) AddTotpLastStep(v int64) *UserUpdate {
 	return _u
 }
 
+// SetTotpFailures sets the "totp_failures" field.
+func (_u *UserUpdate) SetTotpFailures(v int) *UserUpdate {
+	_u.mutation.ResetTotpFailures()
+	_u.mutation.SetTotpFailures(v)
+	return _u
+}
+
+// SetNillableTotpFailures sets the "totp_failures" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableTotpFailures(v *int) *UserUpdate {
+	if v != nil {
+		_u.SetTotpFailures(*v)
+	}
+	return _u
+}
+
+// AddTotpFailures adds value to the "totp_failures" field.
+func (_u *UserUpdate) AddTotpFailures(v int) *UserUpdate {
+	_u.mutation.AddTotpFailures(v)
+	return _u
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (_u *UserUpdate) SetTotpFailedAt(v time.Time) *UserUpdate {
+	_u.mutation.SetTotpFailedAt(v)
+	return _u
+}
+
+// SetNillableTotpFailedAt sets the "totp_failed_at" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableTotpFailedAt(v *time.Time) *UserUpdate {
+	if v != nil {
+		_u.SetTotpFailedAt(*v)
+	}
+	return _u
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (_u *UserUpdate) ClearTotpFailedAt() *UserUpdate {
+	_u.mutation.ClearTotpFailedAt()
+	return _u
+}
+
 // SetLastSignInAt sets the "last_sign_in_at" field.
 func (_u *UserUpdate) SetLastSignInAt(v time.Time) *UserUpdate {
 	_u.mutation.SetLastSignInAt(v)
@@ -296,6 +337,11 @@ func (_u *UserUpdate) check() error {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "User.role": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.TotpFailures(); ok {
+		if err := user.TotpFailuresValidator(v); err != nil {
+			return &ValidationError{Name: "totp_failures", err: fmt.Errorf(`ent: validator failed for field "User.totp_failures": %w`, err)}
+		}
+	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "User.organization"`)
 	}
@@ -355,6 +401,18 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedTotpLastStep(); ok {
 		_spec.AddField(user.FieldTotpLastStep, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.TotpFailures(); ok {
+		_spec.SetField(user.FieldTotpFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedTotpFailures(); ok {
+		_spec.AddField(user.FieldTotpFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.TotpFailedAt(); ok {
+		_spec.SetField(user.FieldTotpFailedAt, field.TypeTime, value)
+	}
+	if _u.mutation.TotpFailedAtCleared() {
+		_spec.ClearField(user.FieldTotpFailedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.LastSignInAt(); ok {
 		_spec.SetField(user.FieldLastSignInAt, field.TypeTime, value)
@@ -603,6 +661,47 @@ func (_u *UserUpdateOne) AddTotpLastStep(v int64) *UserUpdateOne {
 	return _u
 }
 
+// SetTotpFailures sets the "totp_failures" field.
+func (_u *UserUpdateOne) SetTotpFailures(v int) *UserUpdateOne {
+	_u.mutation.ResetTotpFailures()
+	_u.mutation.SetTotpFailures(v)
+	return _u
+}
+
+// SetNillableTotpFailures sets the "totp_failures" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableTotpFailures(v *int) *UserUpdateOne {
+	if v != nil {
+		_u.SetTotpFailures(*v)
+	}
+	return _u
+}
+
+// AddTotpFailures adds value to the "totp_failures" field.
+func (_u *UserUpdateOne) AddTotpFailures(v int) *UserUpdateOne {
+	_u.mutation.AddTotpFailures(v)
+	return _u
+}
+
+// SetTotpFailedAt sets the "totp_failed_at" field.
+func (_u *UserUpdateOne) SetTotpFailedAt(v time.Time) *UserUpdateOne {
+	_u.mutation.SetTotpFailedAt(v)
+	return _u
+}
+
+// SetNillableTotpFailedAt sets the "totp_failed_at" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableTotpFailedAt(v *time.Time) *UserUpdateOne {
+	if v != nil {
+		_u.SetTotpFailedAt(*v)
+	}
+	return _u
+}
+
+// ClearTotpFailedAt clears the value of the "totp_failed_at" field.
+func (_u *UserUpdateOne) ClearTotpFailedAt() *UserUpdateOne {
+	_u.mutation.ClearTotpFailedAt()
+	return _u
+}
+
 // SetLastSignInAt sets the "last_sign_in_at" field.
 func (_u *UserUpdateOne) SetLastSignInAt(v time.Time) *UserUpdateOne {
 	_u.mutation.SetLastSignInAt(v)
@@ -752,6 +851,11 @@ func (_u *UserUpdateOne) check() error {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "User.role": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.TotpFailures(); ok {
+		if err := user.TotpFailuresValidator(v); err != nil {
+			return &ValidationError{Name: "totp_failures", err: fmt.Errorf(`ent: validator failed for field "User.totp_failures": %w`, err)}
+		}
+	}
 	if _u.mutation.OrganizationCleared() && len(_u.mutation.OrganizationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "User.organization"`)
 	}
@@ -828,6 +932,18 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if value, ok := _u.mutation.AddedTotpLastStep(); ok {
 		_spec.AddField(user.FieldTotpLastStep, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.TotpFailures(); ok {
+		_spec.SetField(user.FieldTotpFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedTotpFailures(); ok {
+		_spec.AddField(user.FieldTotpFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.TotpFailedAt(); ok {
+		_spec.SetField(user.FieldTotpFailedAt, field.TypeTime, value)
+	}
+	if _u.mutation.TotpFailedAtCleared() {
+		_spec.ClearField(user.FieldTotpFailedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.LastSignInAt(); ok {
 		_spec.SetField(user.FieldLastSignInAt, field.TypeTime, value)

@@ -34,7 +34,16 @@ type Server struct {
 	// serve does on the metrics address; on the API's address they are
 	// served only to the configured metrics token.
 	Metrics *metrics.Metrics
+	// logged wraps a handler in the request id and the access log.
+	logged middleware
 }
+
+// Logged wraps another handler of the process (the console) in the API's
+// request id and access log: each of its requests has an X-Request-Id and a
+// line of the access log, as the API's do, and counts in the request series
+// as operation "console". The request log, of requests made with keys,
+// leaves it out.
+func (s *Server) Logged(h http.Handler) http.Handler { return s.logged(h) }
 
 // Options are what New needs beyond the store.
 type Options struct {
@@ -178,7 +187,13 @@ func New(st *store.Store, o Options) (*Server, error) {
 		limitBody,
 	}
 	handler := chain(api, layers...)
-	return &Server{Handler: handler, Limiter: limiter, Metrics: m}, nil
+	console := func(*http.Request) string { return "console" }
+	logged := func(next http.Handler) http.Handler {
+		return chain(next, withRequestID, func(next http.Handler) http.Handler {
+			return withAccessLog(accessLog{log: log, lines: o.AccessLines}, m, console, nil, next)
+		})
+	}
+	return &Server{Handler: handler, Limiter: limiter, Metrics: m, logged: logged}, nil
 }
 
 // PruneLimits forgets finished rate-limit windows every minute until ctx ends.

@@ -80,10 +80,16 @@ func (s *Service) openLink(ctx context.Context, c *ent.Client, token string, now
 	if err != nil {
 		return nil, err
 	}
-	if l.UsedAt != nil || !now.Before(l.ExpiresAt) || l.Edges.User == nil {
+	if l.UsedAt != nil || !now.Before(l.ExpiresAt) || l.Edges.User == nil || changedSince(l.Edges.User, l.CreatedAt) {
 		return nil, ErrLinkInvalid
 	}
 	return l, nil
+}
+
+// changedSince reports whether u's password was set after at: a link made
+// before dies when the person sets a password by any other way.
+func changedSince(u *ent.User, at time.Time) bool {
+	return u.PasswordChangedAt != nil && u.PasswordChangedAt.After(at)
 }
 
 // OpenLink returns the link of token while it works: ErrLinkInvalid when it
@@ -99,7 +105,10 @@ func (s *Service) OpenLink(ctx context.Context, token string) (Link, error) {
 // UseLink sets the password of the link's person (ErrWeakPassword when it is
 // shorter than MinPasswordLength characters or longer than 256 bytes), uses
 // the link up, ends the person's other sessions and begins one, pending the
-// second factor when the person has one.
+// second factor when the person has one. The link's person is who acts, in
+// the audit history, whoever else is signed in where it is followed. A link
+// made before the person last set a password (ChangePassword, another link)
+// is ErrLinkInvalid.
 func (s *Service) UseLink(ctx context.Context, token, password string, from Client) (SignedIn, error) {
 	ctx = systemCtx(ctx)
 	now := s.now()
@@ -110,14 +119,12 @@ func (s *Service) UseLink(ctx context.Context, token, password string, from Clie
 	if err := checkPassword(password); err != nil {
 		return SignedIn{}, err
 	}
-	hash := hashPassword(s.hash, password)
+	hash, err := hashPassword(ctx, s.hash, password)
+	if err != nil {
+		return SignedIn{}, err
+	}
 	u := l.Edges.User
-	if audit.Actor(ctx) == audit.SystemActor {
-		ctx = audit.WithActor(ctx, u.Email)
-	}
-	if audit.Address(ctx) == "" {
-		ctx = audit.WithAddress(ctx, from.Address)
-	}
+	ctx = asPerson(ctx, u, from)
 	var out SignedIn
 	err = ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		// Marking the link used only while unused lets one of two
@@ -132,24 +139,34 @@ func (s *Service) UseLink(ctx context.Context, token, password string, from Clie
 		if n == 0 {
 			return ErrLinkInvalid
 		}
-		u, err := tx.User.UpdateOneID(u.ID).
-			Where(user.OrganizationID(u.OrganizationID)).
+		// Only while no password was set since the link was made.
+		n, err = tx.User.Update().
+			Where(user.ID(u.ID), user.Or(user.PasswordChangedAtIsNil(), user.PasswordChangedAtLTE(l.CreatedAt))).
 			SetPasswordHash(hash).
 			SetPasswordChangedAt(now).
 			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrLinkInvalid
+		}
+		u, err := tx.User.Get(ctx, u.ID)
 		if err != nil {
 			return isLinkGone(err)
 		}
 		if err := endSessions(ctx, tx, u.ID, ""); err != nil {
 			return err
 		}
-		if out, err = s.startSession(ctx, tx, u, from, now); err != nil {
-			return err
-		}
-		return audit.Record(ctx, tx, audit.Entry{
+		err = audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: u.OrganizationID, Action: audit.PasswordSet, At: now,
 			Detail: map[string]any{"user_id": u.ID, "email": u.Email, "by": string(l.Purpose)},
 		})
+		if err != nil {
+			return err
+		}
+		out, err = s.startSession(ctx, tx, u, from, now, string(l.Purpose))
+		return err
 	})
 	if err != nil {
 		return SignedIn{}, err

@@ -219,38 +219,25 @@ func (s *Service) Remove(ctx context.Context, orgID, userID int) error {
 // ChangePassword sets a signed-in person's password after checking the
 // current one (ErrBadCredentials when wrong), and ends their other sessions:
 // all but the one of keepToken. Attempts count against the person's sign-in
-// throttle (SignInsPerEmail a minute).
+// throttle (SignInsPerEmail a minute). The person's one-time links made
+// before stop working (openLink).
 func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current, next string, keepToken string) error {
 	ctx = systemCtx(ctx)
 	u, err := s.user(ctx, s.c, orgID, userID)
 	if err != nil {
 		return err
 	}
-	// Guessing the current password here counts against the same budget
-	// as guessing it at sign-in.
-	if err := s.throttle(ctx, s.now(), map[string]int{"signin-email:" + u.Email: SignInsPerEmail}); err != nil {
+	if err := s.checkOwnPassword(ctx, u, current); err != nil {
 		return err
-	}
-	if u.PasswordHash == nil || len(current) > maxPasswordBytes {
-		dummyVerify(s.hash, current)
-		return ErrBadCredentials
-	}
-	ok, err := verifyPassword(current, *u.PasswordHash)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ErrBadCredentials
 	}
 	if err := checkPassword(next); err != nil {
 		return err
 	}
-	hash := hashPassword(s.hash, next)
-	now := s.now()
-	keep := ""
-	if keepToken != "" {
-		keep = tokenHash(keepToken)
+	hash, err := hashPassword(ctx, s.hash, next)
+	if err != nil {
+		return err
 	}
+	now := s.now()
 	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		// Only the hash that was checked is replaced: a concurrent change
 		// of the password makes this one fail rather than undo it.
@@ -265,7 +252,7 @@ func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current
 		if n == 0 {
 			return ErrBadCredentials
 		}
-		if err := endSessions(ctx, tx, u.ID, keep); err != nil {
+		if err := endSessions(ctx, tx, u.ID, keepHash(keepToken)); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, audit.Entry{
@@ -273,4 +260,28 @@ func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current
 			Detail: map[string]any{"user_id": u.ID, "email": u.Email, "by": "change"},
 		})
 	})
+}
+
+// checkOwnPassword checks that pw is u's password, as a signed-in person
+// proves who they are to change their password or second factor:
+// ErrBadCredentials when it is not. Guessing it here counts against the
+// same budget as guessing it at sign-in (SignInsPerEmail a minute).
+func (s *Service) checkOwnPassword(ctx context.Context, u *ent.User, pw string) error {
+	if err := s.throttle(ctx, s.now(), map[string]int{"signin-email:" + u.Email: SignInsPerEmail}); err != nil {
+		return err
+	}
+	if u.PasswordHash == nil || len(pw) > maxPasswordBytes {
+		if err := dummyVerify(ctx, s.hash, pw); err != nil {
+			return err
+		}
+		return ErrBadCredentials
+	}
+	ok, err := verifyPassword(ctx, pw, *u.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrBadCredentials
+	}
+	return nil
 }

@@ -98,11 +98,15 @@ func TestInvitationLink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		last := h[len(h)-1]
+		// The link set the password and signed in; the password then signed in.
+		last := h[len(h)-3]
 		if last.Action != "password_set" || last.Actor != addr || last.Address != "192.0.2.44" || last.Detail["by"] != "invitation" {
 			t.Fatalf("record %+v", last)
 		}
-		if first := h[len(h)-2]; first.Action != "user_invited" || first.Actor != "boss@example.com" || first.Detail["email"] != addr || first.Detail["role"] != "operator" {
+		if in := h[len(h)-2]; in.Action != "signed_in" || in.Detail["by"] != "invitation" || h[len(h)-1].Action != "signed_in" || h[len(h)-1].Detail["by"] != "password" {
+			t.Fatalf("records %+v", h[len(h)-2:])
+		}
+		if first := h[len(h)-4]; first.Action != "user_invited" || first.Actor != "boss@example.com" || first.Detail["email"] != addr || first.Detail["role"] != "operator" {
 			t.Fatalf("record %+v", first)
 		}
 
@@ -150,7 +154,7 @@ func TestResetLink(t *testing.T) {
 			t.Fatalf("old password: %v", err)
 		}
 		got := actions(t, f, f.org)
-		want := []string{"user_invited", "password_set", "password_reset_issued", "password_reset_issued", "password_set"}
+		want := []string{"user_invited", "password_set", "signed_in", "password_reset_issued", "password_reset_issued", "password_set", "signed_in", "sign_in_failed"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatal(diff)
 		}

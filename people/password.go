@@ -1,12 +1,15 @@
 package people
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -33,16 +36,67 @@ const (
 // derivations a sign-in performs.
 var argon2Key = argon2.IDKey
 
+// HashesAtOnce is how many argon2id derivations a process runs at once. Each
+// holds its hash's memory (64 MiB at DefaultParams) while it runs, so a
+// burst of sign-ins holds HashesAtOnce × 64 MiB = 128 MiB however many
+// arrive (and one more hash's while a finished one's is collected, see
+// derive); the others wait their turn.
+const HashesAtOnce = 2
+
+// HashQueueWait is how long a password check waits for its turn before the
+// sign-in is refused as throttled (*ThrottledError).
+const HashQueueWait = 2 * time.Second
+
+// collectAfterKiB is the smallest hash memory collected as soon as its check
+// ends (see derive).
+const collectAfterKiB = 16 * 1024
+
+// hashSlots are the turns: the memory is the process's, so every service of
+// the process shares them.
+var hashSlots = make(chan struct{}, HashesAtOnce)
+
+// hashWait is HashQueueWait; tests shorten it.
+var hashWait = HashQueueWait
+
+// derive runs argon2id in a turn of hashSlots, waiting at most hashWait for
+// one: *ThrottledError when none came, ctx's error when it ended first.
+func derive(ctx context.Context, pw, salt []byte, p HashParams, n uint32) ([]byte, error) {
+	t := time.NewTimer(hashWait)
+	defer t.Stop()
+	select {
+	case hashSlots <- struct{}{}:
+	case <-t.C:
+		return nil, &ThrottledError{RetryAfter: HashQueueWait}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	key := argon2Key(pw, salt, p.Time, p.Memory, p.Threads, n)
+	<-hashSlots
+	// The hash's memory is garbage now. Collected at once, the next check
+	// reuses it; left to the collector's pace (serve's --gc-percent 400),
+	// checks in a row would pile up to five times the bound's memory
+	// before a collection. Its 64 MiB hold no pointers, so a collection
+	// costs what the rest of the heap does: little beside the hash. A small
+	// hash (tests' costs) is left to the collector.
+	if p.Memory >= collectAfterKiB {
+		runtime.GC()
+	}
+	return key, nil
+}
+
 // hashPassword returns the PHC string of pw made with the costs p:
 // $argon2id$v=19$m=65536,t=3,p=2$<salt>$<hash>, base64 without padding.
-func hashPassword(p HashParams, pw string) string {
+func hashPassword(ctx context.Context, p HashParams, pw string) (string, error) {
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
 		panic(err) // crypto/rand does not fail on supported systems
 	}
-	key := argon2Key([]byte(pw), salt, p.Time, p.Memory, p.Threads, keyLen)
+	key, err := derive(ctx, []byte(pw), salt, p, keyLen)
+	if err != nil {
+		return "", err
+	}
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Time, p.Threads,
-		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
 }
 
 // errMalformedHash is a stored hash that is not one hashPassword writes.
@@ -50,7 +104,7 @@ var errMalformedHash = errors.New("malformed password hash")
 
 // verifyPassword reports whether pw matches the PHC string phc, comparing in
 // constant time.
-func verifyPassword(pw, phc string) (bool, error) {
+func verifyPassword(ctx context.Context, pw, phc string) (bool, error) {
 	parts := strings.Split(phc, "$")
 	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
 		return false, errMalformedHash
@@ -72,7 +126,10 @@ func verifyPassword(pw, phc string) (bool, error) {
 	if err != nil || len(want) == 0 {
 		return false, errMalformedHash
 	}
-	got := argon2Key([]byte(pw), salt, p.Time, p.Memory, p.Threads, uint32(len(want)))
+	got, err := derive(ctx, []byte(pw), salt, p, uint32(len(want)))
+	if err != nil {
+		return false, err
+	}
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
@@ -82,6 +139,7 @@ var dummySalt = make([]byte, saltLen)
 
 // dummyVerify spends what verifyPassword spends on a hash made with the
 // costs p, so that a failed sign-in takes as long whatever made it fail.
-func dummyVerify(p HashParams, pw string) {
-	_ = argon2Key([]byte(pw), dummySalt, p.Time, p.Memory, p.Threads, keyLen)
+func dummyVerify(ctx context.Context, p HashParams, pw string) error {
+	_, err := derive(ctx, []byte(pw), dummySalt, p, keyLen)
+	return err
 }

@@ -87,6 +87,25 @@ const (
 	CodesPerEmail     = 5
 )
 
+// The second factor's lockout, counted in the person's row (so every server
+// process and restart sees it): after n wrong codes in a row the next code
+// is checked no sooner than CodeBackoff × 2^(n-1) after the last (1 s, 2 s,
+// 4 s … 256 s), and the MaxCodeFailures-th locks the second factor until an
+// admin unlocks it. A right code sets the count back to zero.
+const (
+	MaxCodeFailures = 10
+	CodeBackoff     = time.Second
+)
+
+// codeWait is how long after the last of failures wrong codes in a row the
+// next is checked.
+func codeWait(failures int) time.Duration {
+	if failures <= 0 {
+		return 0
+	}
+	return CodeBackoff << (failures - 1)
+}
+
 // The errors of the package. Callers compare with errors.Is.
 var (
 	// ErrNotFound is a person (or organization) that does not exist, or
@@ -107,6 +126,12 @@ var (
 	ErrNoSession = errors.New("not signed in")
 	// ErrBadCode is a second-factor code that is wrong or was used already.
 	ErrBadCode = errors.New("wrong or already used code")
+	// ErrSecondFactorLocked is a second factor that took MaxCodeFailures
+	// wrong codes in a row: it checks no code until an admin unlocks it.
+	ErrSecondFactorLocked = fmt.Errorf("the second factor is locked after %d wrong codes in a row: an admin of the organization unlocks it", MaxCodeFailures)
+	// ErrProofNeeded is a change of a second factor the person has, asked
+	// without their password or a current code.
+	ErrProofNeeded = errors.New("changing a second factor needs the password or a code of the current one")
 )
 
 // ThrottledError is a sign-in refused because too many were tried.
@@ -122,15 +147,19 @@ func (e *ThrottledError) Error() string {
 
 // Person is a user as the console and CLI show it (never the hash or secrets).
 type Person struct {
-	ID             int        `json:"id"`
-	OrganizationID int        `json:"organization_id"`
-	Email          string     `json:"email"`
-	Role           Role       `json:"role"`
-	Active         bool       `json:"active"`        // has set a password
-	SecondFactor   bool       `json:"second_factor"` // TOTP confirmed
-	InvitedBy      string     `json:"invited_by"`
-	CreatedAt      time.Time  `json:"created_at"`
-	LastSignInAt   *time.Time `json:"last_sign_in_at"`
+	ID             int    `json:"id"`
+	OrganizationID int    `json:"organization_id"`
+	Email          string `json:"email"`
+	Role           Role   `json:"role"`
+	Active         bool   `json:"active"`        // has set a password
+	SecondFactor   bool   `json:"second_factor"` // TOTP confirmed
+	// FailedCodes are the wrong codes given in a row; at MaxCodeFailures
+	// the second factor is locked.
+	FailedCodes        int        `json:"failed_codes"`
+	SecondFactorLocked bool       `json:"second_factor_locked"`
+	InvitedBy          string     `json:"invited_by"`
+	CreatedAt          time.Time  `json:"created_at"`
+	LastSignInAt       *time.Time `json:"last_sign_in_at"`
 }
 
 // person is the public view of u.
@@ -138,6 +167,7 @@ func person(u *ent.User) Person {
 	return Person{
 		ID: u.ID, OrganizationID: u.OrganizationID, Email: u.Email, Role: Role(u.Role),
 		Active: u.PasswordHash != nil, SecondFactor: u.TotpSecret != nil,
+		FailedCodes: u.TotpFailures, SecondFactorLocked: u.TotpFailures >= MaxCodeFailures,
 		InvitedBy: u.InvitedBy, CreatedAt: u.CreatedAt, LastSignInAt: u.LastSignInAt,
 	}
 }

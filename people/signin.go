@@ -1,11 +1,14 @@
 package people
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
 
+	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/user"
@@ -72,7 +75,10 @@ func (s *Service) throttle(ctx context.Context, now time.Time, buckets map[strin
 // password and a person without a password yet all give ErrBadCredentials
 // after the same argon2id work. At most SignInsPerAddress attempts a minute
 // count per client address and SignInsPerEmail per e-mail address; more are
-// refused with *ThrottledError before any password is checked.
+// refused with *ThrottledError before any password is checked, as is an
+// attempt that waited HashQueueWait for its turn to check one. A sign-in is
+// recorded in the person's organization (signed_in, or sign_in_failed), as
+// the person.
 func (s *Service) SignIn(ctx context.Context, email, password string, from Client) (SignedIn, error) {
 	ctx = systemCtx(ctx)
 	now := s.now()
@@ -95,43 +101,88 @@ func (s *Service) SignIn(ctx context.Context, email, password string, from Clien
 			return SignedIn{}, err
 		}
 	}
+	ok := false
 	if u == nil || u.PasswordHash == nil || len(password) > maxPasswordBytes {
-		dummyVerify(s.hash, password)
-		return SignedIn{}, ErrBadCredentials
-	}
-	ok, err := verifyPassword(password, *u.PasswordHash)
-	if err != nil {
-		return SignedIn{}, err
+		if err := dummyVerify(ctx, s.hash, password); err != nil {
+			return SignedIn{}, err
+		}
+	} else {
+		var err error
+		if ok, err = verifyPassword(ctx, password, *u.PasswordHash); err != nil {
+			return SignedIn{}, err
+		}
 	}
 	if !ok {
+		if u != nil {
+			// An address that is nobody's belongs to no organization: only
+			// the access log has its attempt.
+			if err := s.recordFailed(ctx, u, from, now); err != nil {
+				return SignedIn{}, err
+			}
+		}
 		return SignedIn{}, ErrBadCredentials
 	}
+	ctx = asPerson(ctx, u, from)
 	var out SignedIn
-	err = ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+	err := ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		var err error
-		out, err = s.startSession(ctx, tx, u, from, now)
+		out, err = s.startSession(ctx, tx, u, from, now, "password")
 		return err
 	})
 	return out, err
 }
 
-// startSession begins a session of u in tx: verified at once unless the
-// person has a second factor, in which case it waits for the code.
-func (s *Service) startSession(ctx context.Context, tx *ent.Tx, u *ent.User, from Client, now time.Time) (SignedIn, error) {
-	token, hash := newToken()
-	pending := u.TotpSecret != nil
-	c := tx.Session.Create().
-		SetTokenHash(hash).
-		SetUserID(u.ID).
-		SetCreatedAt(now).
-		SetLastSeenAt(now).
-		SetExpiresAt(now.Add(s.abs)).
-		SetAddress(cut(from.Address, 64)).
-		SetUserAgent(cut(from.UserAgent, 256))
-	if !pending {
-		c.SetVerifiedAt(now)
+// asPerson is ctx naming u as who acts, from the client's address (when
+// known): whoever signs in, or follows their one-time link, acts as
+// themselves, whoever else was signed in in the browser.
+func asPerson(ctx context.Context, u *ent.User, from Client) context.Context {
+	ctx = audit.WithUser(audit.WithActor(ctx, cut(u.Email, 200)), u.ID)
+	if from.Address != "" {
+		ctx = audit.WithAddress(ctx, from.Address)
 	}
-	if err := c.Exec(ctx); err != nil {
+	return ctx
+}
+
+// recordFailed records a wrong password given for u (sign_in_failed) in a
+// transaction of its own, as attemptCtx names it.
+func (s *Service) recordFailed(ctx context.Context, u *ent.User, from Client, now time.Time) error {
+	ctx = attemptCtx(ctx, u, from)
+	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		return recordOn(ctx, tx, u, now, audit.SignInFailed, nil)
+	})
+}
+
+// attemptCtx is ctx naming, for the record of a failed attempt on u's
+// account, u's address as the actor and no signed-in person: whoever tried
+// has not shown to be u.
+func attemptCtx(ctx context.Context, u *ent.User, from Client) context.Context {
+	ctx = audit.WithUser(audit.WithActor(ctx, cut(u.Email, 200)), 0)
+	if from.Address != "" {
+		ctx = audit.WithAddress(ctx, from.Address)
+	}
+	return ctx
+}
+
+// auditAction is an action of the audit history.
+type auditAction = auditrecord.Action
+
+// recordOn records action about u in tx, with u's id and address in the
+// detail beside extra.
+func recordOn(ctx context.Context, tx *ent.Tx, u *ent.User, now time.Time, action auditAction, extra map[string]any) error {
+	d := map[string]any{"user_id": u.ID, "email": u.Email}
+	for k, v := range extra {
+		d[k] = v
+	}
+	return audit.Record(ctx, tx, audit.Entry{OrganizationID: u.OrganizationID, Action: action, At: now, Detail: d})
+}
+
+// startSession begins a session of u in tx: verified at once unless the
+// person has a second factor, in which case it waits for the code. A
+// verified session records signed_in, by how it was begun.
+func (s *Service) startSession(ctx context.Context, tx *ent.Tx, u *ent.User, from Client, now time.Time, by string) (SignedIn, error) {
+	pending := u.TotpSecret != nil
+	token, err := s.newSession(ctx, tx, u.ID, from, now, !pending)
+	if err != nil {
 		return SignedIn{}, err
 	}
 	if !pending {
@@ -139,8 +190,29 @@ func (s *Service) startSession(ctx context.Context, tx *ent.Tx, u *ent.User, fro
 		if u, err = tx.User.UpdateOneID(u.ID).SetLastSignInAt(now).Save(ctx); err != nil {
 			return SignedIn{}, err
 		}
+		if err := recordOn(ctx, tx, u, now, audit.SignedIn, map[string]any{"by": by}); err != nil {
+			return SignedIn{}, err
+		}
 	}
 	return SignedIn{Token: token, Person: person(u), Pending: pending, ExpiresAt: now.Add(s.abs)}, nil
+}
+
+// newSession inserts a session of a person in tx, verified or waiting for
+// the second factor, and returns its token.
+func (s *Service) newSession(ctx context.Context, tx *ent.Tx, userID int, from Client, now time.Time, verified bool) (string, error) {
+	token, hash := newToken()
+	c := tx.Session.Create().
+		SetTokenHash(hash).
+		SetUserID(userID).
+		SetCreatedAt(now).
+		SetLastSeenAt(now).
+		SetExpiresAt(now.Add(s.abs)).
+		SetAddress(cut(from.Address, 64)).
+		SetUserAgent(cut(from.UserAgent, 256))
+	if verified {
+		c.SetVerifiedAt(now)
+	}
+	return token, c.Exec(ctx)
 }
 
 // cut shortens s to at most n bytes, keeping whole runes.
@@ -216,9 +288,14 @@ func (s *Service) current(ctx context.Context, ses *ent.Session, token string) (
 }
 
 // VerifySecondFactor gives the second factor's code for a session that awaits
-// it. A code (its time step) is accepted once: a code that signed in, or an
-// older one, is ErrBadCode. At most CodesPerEmail codes a minute are checked
-// per person; more are refused with *ThrottledError.
+// it, and on the right code ends that session and begins a verified one
+// with a new token (Current.Token): the token of the password step, which a
+// browser held before the person proved who they are, signs in nobody. A
+// code (its time step) is accepted once: a code that signed in, or an older
+// one, is ErrBadCode. At most CodesPerEmail codes a minute are checked per
+// person, and wrong codes in a row back off and lock (MaxCodeFailures,
+// CodeBackoff): *ThrottledError while the next must wait,
+// ErrSecondFactorLocked once locked.
 func (s *Service) VerifySecondFactor(ctx context.Context, token, code string, from Client) (Current, error) {
 	ctx = systemCtx(ctx)
 	now := s.now()
@@ -233,50 +310,149 @@ func (s *Service) VerifySecondFactor(ctx context.Context, token, code string, fr
 	if err := s.throttle(ctx, now, map[string]int{"signin-code:" + u.Email: CodesPerEmail}); err != nil {
 		return Current{}, err
 	}
-	if u.TotpSecret == nil {
-		return Current{}, ErrBadCode
-	}
-	secret, err := s.openTOTP(u.ID, *u.TotpSecret)
+	from.Address = cmp.Or(from.Address, ses.Address)
+	from.UserAgent = cmp.Or(from.UserAgent, ses.UserAgent)
+	ctx = asPerson(ctx, u, from)
+	var next string
+	err = s.useCode(ctx, u, code, from, now, func(tx *ent.Tx) error {
+		// Only while it still waits: of two right codes at once, or a
+		// code and a sign-out, one ends it.
+		n, err := tx.Session.Delete().Where(session.ID(ses.ID), session.VerifiedAtIsNil()).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNoSession
+		}
+		if next, err = s.newSession(ctx, tx, u.ID, from, now, true); err != nil {
+			return err
+		}
+		v, err := tx.User.UpdateOneID(u.ID).SetLastSignInAt(now).Save(ctx)
+		if err != nil {
+			return err
+		}
+		return recordOn(ctx, tx, v, now, audit.SignedIn, map[string]any{"by": "second_factor"})
+	})
 	if err != nil {
 		return Current{}, err
 	}
-	step, ok := matchCode(secret, code, now, u.TotpLastStep)
-	if !ok {
-		return Current{}, ErrBadCode
+	ses, err = s.c.Session.Query().Where(session.TokenHash(tokenHash(next))).WithUser().Only(ctx)
+	if err != nil {
+		return Current{}, err
 	}
+	return s.current(ctx, ses, next)
+}
+
+// useCode checks code against u's second factor and, when it is right, runs
+// then in the transaction that takes the code's step. The attempt is counted
+// as wrong in the person's row before the code is checked, so that of
+// attempts at once one takes the turn and the others find the count changed
+// and wait; a right code sets the count back to zero. A wrong one is recorded
+// (second_factor_failed), and the MaxCodeFailures-th locks the second factor
+// (second_factor_locked) and ends the sessions that wait for it. Errors:
+// ErrBadCode, ErrSecondFactorLocked, *ThrottledError while the backoff runs.
+func (s *Service) useCode(ctx context.Context, u *ent.User, code string, from Client, now time.Time, then func(tx *ent.Tx) error) error {
+	if u.TotpSecret == nil {
+		return ErrBadCode
+	}
+	secret, err := s.openTOTP(u.ID, *u.TotpSecret)
+	if err != nil {
+		return err
+	}
+	var wrong error
 	err = ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
-		// The step only ever grows, so of two requests with one code only
-		// the first updates a row.
+		cur, err := tx.User.Query().Where(user.ID(u.ID)).Only(ctx)
+		if err != nil {
+			return isNotFound(err)
+		}
+		if cur.TotpSecret == nil || *cur.TotpSecret != *u.TotpSecret {
+			// Removed or replaced meanwhile.
+			return ErrBadCode
+		}
+		if cur.TotpFailures >= MaxCodeFailures {
+			return ErrSecondFactorLocked
+		}
+		if cur.TotpFailures > 0 && cur.TotpFailedAt != nil {
+			if until := cur.TotpFailedAt.Add(codeWait(cur.TotpFailures)); now.Before(until) {
+				return &ThrottledError{RetryAfter: until.Sub(now)}
+			}
+		}
+		failures := cur.TotpFailures + 1
 		n, err := tx.User.Update().
-			Where(user.ID(u.ID), user.TotpLastStepLT(step)).
-			SetTotpLastStep(step).
-			SetLastSignInAt(now).
+			Where(user.ID(u.ID), user.TotpFailures(cur.TotpFailures)).
+			SetTotpFailures(failures).
+			SetTotpFailedAt(now).
 			Save(ctx)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return ErrBadCode
+			return &ThrottledError{RetryAfter: codeWait(failures)}
 		}
-		return tx.Session.UpdateOneID(ses.ID).SetVerifiedAt(now).SetLastSeenAt(now).Exec(ctx)
+		if step, ok := matchCode(secret, code, now, cur.TotpLastStep); ok {
+			// The step only ever grows, so of two uses of one code only
+			// the first updates the row.
+			n, err := tx.User.Update().
+				Where(user.ID(u.ID), user.TotpLastStepLT(step)).
+				SetTotpLastStep(step).
+				SetTotpFailures(0).
+				ClearTotpFailedAt().
+				Save(ctx)
+			if err != nil {
+				return err
+			}
+			if n == 1 {
+				return then(tx)
+			}
+		}
+		// Wrong: the count stays, with its record, and the error is
+		// returned once they are committed.
+		wrong = ErrBadCode
+		fctx := attemptCtx(ctx, u, from)
+		if err := recordOn(fctx, tx, u, now, audit.SecondFactorFailed, map[string]any{"failures": failures}); err != nil {
+			return err
+		}
+		if failures < MaxCodeFailures {
+			return nil
+		}
+		wrong = ErrSecondFactorLocked
+		if _, err := tx.Session.Delete().Where(session.UserID(u.ID), session.VerifiedAtIsNil()).Exec(ctx); err != nil {
+			return err
+		}
+		return recordOn(fctx, tx, u, now, audit.SecondFactorLocked, map[string]any{"failures": failures})
 	})
 	if err != nil {
-		return Current{}, err
+		return err
 	}
-	ses, err = s.c.Session.Query().Where(session.ID(ses.ID)).WithUser().Only(ctx)
-	if err != nil {
-		return Current{}, err
-	}
-	return s.current(ctx, ses, token)
+	return wrong
 }
 
-// SignOut ends the session of token. Ending an ended session is no error.
+// SignOut ends the session of token, recorded as signed_out by its person.
+// Ending an ended session is no error and records nothing.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
-	_, err := s.c.Session.Delete().Where(session.TokenHash(tokenHash(token))).Exec(systemCtx(ctx))
-	return err
+	ctx = systemCtx(ctx)
+	ses, err := s.c.Session.Query().Where(session.TokenHash(tokenHash(token))).WithUser().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	u := ses.Edges.User
+	if u == nil {
+		return nil
+	}
+	ctx = asPerson(ctx, u, Client{})
+	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		n, err := tx.Session.Delete().Where(session.ID(ses.ID)).Exec(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+		return recordOn(ctx, tx, u, s.now(), audit.SignedOut, map[string]any{"verified": ses.VerifiedAt != nil})
+	})
 }
 
 // Prune deletes ended sessions (past their absolute end or idle too long),

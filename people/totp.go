@@ -113,14 +113,18 @@ func (s *Service) BeginSecondFactor(ctx context.Context, orgID, userID int) (Enr
 }
 
 // ConfirmSecondFactor checks a code of the pending secret and makes it the
-// person's second factor; ErrBadCode when the code is wrong or nothing is
-// pending. The code's step counts as used.
+// second factor of a person who has none; ErrBadCode when the code is wrong
+// or nothing is pending, ErrProofNeeded when the person has a second factor
+// (ReplaceSecondFactor replaces it). The code's step counts as used.
 func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, code string) error {
 	ctx = systemCtx(ctx)
 	now := s.now()
 	u, err := s.user(ctx, s.c, orgID, userID)
 	if err != nil {
 		return err
+	}
+	if u.TotpSecret != nil {
+		return ErrProofNeeded
 	}
 	if u.TotpPendingSecret == nil {
 		return ErrBadCode
@@ -130,14 +134,15 @@ func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, co
 	if err != nil {
 		return err
 	}
-	step, ok := matchCode(secret, code, now, u.TotpLastStep)
+	// A new secret's steps are its own: none of them was used.
+	step, ok := matchCode(secret, code, now, 0)
 	if !ok {
 		return ErrBadCode
 	}
 	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		// Only the secret the code was checked against is confirmed, once.
 		n, err := tx.User.Update().
-			Where(user.ID(u.ID), user.TotpPendingSecret(pending), user.TotpLastStepLT(step)).
+			Where(user.ID(u.ID), user.TotpPendingSecret(pending), user.TotpSecretIsNil()).
 			SetTotpSecret(pending).
 			ClearTotpPendingSecret().
 			SetTotpLastStep(step).
@@ -155,8 +160,135 @@ func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, co
 	})
 }
 
-// RemoveSecondFactor removes a person's second factor (and one being set up).
-// Removing none is no change and records nothing.
+// ReplaceSecondFactor makes the pending secret, whose code is code, the
+// second factor of a person in place of the one they have, after proof that
+// it is the person: their password, or a code (six digits) of the second
+// factor they have, counted as a sign-in's code is. It ends the person's
+// other sessions: all but the one of keepToken. Errors: ErrBadCode (the new
+// code, or the proof's code), ErrBadCredentials (the proof's password),
+// ErrSecondFactorLocked and *ThrottledError as signing in gives them.
+func (s *Service) ReplaceSecondFactor(ctx context.Context, orgID, userID int, code, proof, keepToken string, from Client) error {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	u, err := s.user(ctx, s.c, orgID, userID)
+	if err != nil {
+		return err
+	}
+	if u.TotpPendingSecret == nil {
+		return ErrBadCode
+	}
+	pending := *u.TotpPendingSecret
+	secret, err := s.openTOTP(u.ID, pending)
+	if err != nil {
+		return err
+	}
+	// The new secret's steps are its own: none of them was used.
+	step, ok := matchCode(secret, code, now, 0)
+	if !ok {
+		return ErrBadCode
+	}
+	return s.withProof(ctx, u, proof, from, now, func(tx *ent.Tx) error {
+		// Only the secret the code was checked against is confirmed, once.
+		n, err := tx.User.Update().
+			Where(user.ID(u.ID), user.TotpPendingSecret(pending)).
+			SetTotpSecret(pending).
+			ClearTotpPendingSecret().
+			SetTotpLastStep(step).
+			SetTotpFailures(0).
+			ClearTotpFailedAt().
+			Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrBadCode
+		}
+		if err := endSessions(ctx, tx, u.ID, keepHash(keepToken)); err != nil {
+			return err
+		}
+		return recordOn(ctx, tx, u, now, audit.SecondFactorEnabled, map[string]any{"replaced": u.TotpSecret != nil})
+	})
+}
+
+// RemoveOwnSecondFactor removes a person's second factor (and one being set
+// up) at their own request, after proof that it is the person (as
+// ReplaceSecondFactor takes it), and ends their other sessions: all but the
+// one of keepToken. A person with only a second factor being set up needs no
+// proof; one with none changes nothing and records nothing.
+func (s *Service) RemoveOwnSecondFactor(ctx context.Context, orgID, userID int, proof, keepToken string, from Client) error {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	u, err := s.user(ctx, s.c, orgID, userID)
+	if err != nil {
+		return err
+	}
+	if u.TotpSecret == nil && u.TotpPendingSecret == nil {
+		return nil
+	}
+	remove := func(tx *ent.Tx) error {
+		q := tx.User.Update().Where(user.ID(u.ID))
+		if u.TotpSecret == nil {
+			q.Where(user.TotpSecretIsNil())
+		} else {
+			q.Where(user.TotpSecret(*u.TotpSecret))
+		}
+		n, err := q.ClearTotpSecret().ClearTotpPendingSecret().SetTotpFailures(0).ClearTotpFailedAt().Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			// Replaced meanwhile: the proof was for another factor.
+			return ErrBadCode
+		}
+		if err := endSessions(ctx, tx, u.ID, keepHash(keepToken)); err != nil {
+			return err
+		}
+		return recordOn(ctx, tx, u, now, audit.SecondFactorDisabled, nil)
+	}
+	if u.TotpSecret == nil {
+		return ent.RunInTx(ctx, s.c, remove)
+	}
+	return s.withProof(ctx, u, proof, from, now, remove)
+}
+
+// withProof runs change in a transaction once proof shows that whoever
+// changes u's second factor is u: a code of it (six digits; no password is
+// that short), checked and counted by useCode in change's transaction, or
+// u's password (checkOwnPassword).
+func (s *Service) withProof(ctx context.Context, u *ent.User, proof string, from Client, now time.Time, change func(tx *ent.Tx) error) error {
+	if isCode(proof) {
+		return s.useCode(ctx, u, proof, from, now, change)
+	}
+	if err := s.checkOwnPassword(ctx, u, proof); err != nil {
+		return err
+	}
+	return ent.RunInTx(ctx, s.c, change)
+}
+
+// isCode reports whether proof has a code's shape: six digits.
+func isCode(proof string) bool {
+	if len(proof) != int(otp.DigitsSix) {
+		return false
+	}
+	for _, r := range proof {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keepHash is the stored hash of keepToken, "" (keep none) for none.
+func keepHash(keepToken string) string {
+	if keepToken == "" {
+		return ""
+	}
+	return tokenHash(keepToken)
+}
+
+// RemoveSecondFactor removes a person's second factor (and one being set up)
+// as an admin does for a person who lost theirs, with its lockout, and ends
+// the person's sessions. Removing none is no change and records nothing.
 func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) error {
 	ctx = systemCtx(ctx)
 	now := s.now()
@@ -168,7 +300,11 @@ func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) err
 		if u.TotpSecret == nil && u.TotpPendingSecret == nil {
 			return nil
 		}
-		if err := tx.User.UpdateOneID(u.ID).ClearTotpSecret().ClearTotpPendingSecret().Exec(ctx); err != nil {
+		err = tx.User.UpdateOneID(u.ID).ClearTotpSecret().ClearTotpPendingSecret().SetTotpFailures(0).ClearTotpFailedAt().Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if err := endSessions(ctx, tx, u.ID, ""); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, audit.Entry{
@@ -176,6 +312,36 @@ func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) err
 			Detail: map[string]any{"user_id": u.ID, "email": u.Email},
 		})
 	})
+}
+
+// UnlockSecondFactor sets a person's count of wrong codes back to zero, as
+// an admin does: a locked second factor takes codes again. A person
+// without wrong codes changes nothing and records nothing. Someone who
+// locked it knew the password: reset that too (IssueReset).
+func (s *Service) UnlockSecondFactor(ctx context.Context, orgID, userID int) (Person, error) {
+	ctx = systemCtx(ctx)
+	now := s.now()
+	var p Person
+	err := ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		u, err := s.user(ctx, tx.Client(), orgID, userID)
+		if err != nil {
+			return err
+		}
+		if u.TotpFailures == 0 {
+			p = person(u)
+			return nil
+		}
+		if err := tx.User.UpdateOneID(u.ID).SetTotpFailures(0).ClearTotpFailedAt().Exec(ctx); err != nil {
+			return err
+		}
+		p = person(u)
+		p.FailedCodes, p.SecondFactorLocked = 0, false
+		return audit.Record(ctx, tx, audit.Entry{
+			OrganizationID: orgID, Action: audit.SecondFactorUnlocked, At: now,
+			Detail: map[string]any{"user_id": u.ID, "email": u.Email, "failures": u.TotpFailures},
+		})
+	})
+	return p, err
 }
 
 // RequireSecondFactor sets whether everyone of an organization must sign in

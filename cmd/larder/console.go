@@ -11,6 +11,7 @@ import (
 	"larder.dev/larder/console"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/filecheck"
+	"larder.dev/larder/handlers"
 	"larder.dev/larder/people"
 	"larder.dev/larder/ratelimit"
 	"larder.dev/larder/store"
@@ -34,15 +35,16 @@ func (e *env) people(st *store.Store, limiter ratelimit.Limiter) (*people.Servic
 	return people.New(st.Client, o), nil
 }
 
-// startConsole builds the console. With --console-addr it serves there (and
-// the returned handler is nil); otherwise the returned handler serves it
-// under /console/ on the API's address.
-func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimit.Limiter) (onAPI http.Handler, stop func(), err error) {
+// startConsole builds the console, its requests in the access log of srv
+// and its sign-ins throttled by srv's limiter. With --console-addr it serves
+// there (and the returned handler is nil); otherwise the returned handler
+// serves it under /console/ on the API's address.
+func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Server) (onAPI http.Handler, stop func(), err error) {
 	trusted, err := e.cfg.Proxies()
 	if err != nil {
 		return nil, nil, err
 	}
-	ppl, err := e.people(st, limiter)
+	ppl, err := e.people(st, srv.Limiter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +54,7 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 	if err != nil {
 		return nil, nil, err
 	}
-	con, err := console.New(console.Options{
+	pages, err := console.New(console.Options{
 		Client:     st.Client,
 		People:     ppl,
 		Webhooks:   e.registry(st),
@@ -67,6 +69,7 @@ func startConsole(ctx context.Context, e *env, st *store.Store, limiter ratelimi
 	if err != nil {
 		return nil, nil, fmt.Errorf("console: %w", err)
 	}
+	con := srv.Logged(pages)
 	go pruneSessions(ctx, e, ppl, st.Client)
 	if e.cfg.ConsoleSettings.Addr == "" {
 		return con, func() {}, nil

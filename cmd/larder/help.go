@@ -65,6 +65,7 @@ var examples = map[string]string{
 	"user set-role":         "larder user set-role --user 4 --role operator",
 	"user remove":           "larder user remove --user 4",
 	"user reset-password":   "larder user reset-password --user 4",
+	"user unlock":           "larder user unlock --user 4",
 }
 
 // isHelp reports whether an argument asks for help.

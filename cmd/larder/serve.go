@@ -90,7 +90,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, stopConsole, err := startConsole(ctx, e, st, srv.Limiter)
+	con, stopConsole, err := startConsole(ctx, e, st, srv)
 	if err != nil {
 		return err
 	}

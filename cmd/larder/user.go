@@ -21,6 +21,7 @@ func init() {
 		command{"user set-role", "user set-role --user ID [--org ID] --role R  change a person's role; their sessions end", userSetRole},
 		command{"user remove", "user remove --user ID [--org ID]  remove a person, their sessions and links", userRemove},
 		command{"user reset-password", "user reset-password --user ID [--org ID]  a one-time link (24 h) to set a new password; earlier unused links stop working", userResetPassword},
+		command{"user unlock", "user unlock --user ID [--org ID]  unlock a person's second factor, locked after 10 wrong codes in a row", userUnlock},
 	)
 }
 
@@ -226,5 +227,23 @@ func userResetPassword(ctx context.Context, e *env, args []string) error {
 		return e.print(map[string]any{"id": l.Person.ID, "email": l.Person.Email, "link": link},
 			fmt.Sprintf("one-time link for user %d (%s) to set a new password, valid until %s:\n%s",
 				l.Person.ID, l.Person.Email, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+	})
+}
+
+func userUnlock(ctx context.Context, e *env, args []string) error {
+	return onUser(ctx, e, "user unlock", []config.Options{config.Admin}, args, nil, func(ctx context.Context, svc *people.Service, orgID, id int) error {
+		before, err := svc.Get(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		p, err := svc.UnlockSecondFactor(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		text := fmt.Sprintf("user %d (%s) had no wrong codes; nothing changed", p.ID, p.Email)
+		if before.FailedCodes > 0 {
+			text = fmt.Sprintf("user %d (%s): %d wrong codes cleared; their second factor takes codes again (whoever gave them knew the password: reset it too)", p.ID, p.Email, before.FailedCodes)
+		}
+		return e.print(map[string]any{"id": p.ID, "email": p.Email, "failed_codes": before.FailedCodes, "second_factor_locked": p.SecondFactorLocked}, text)
 	})
 }

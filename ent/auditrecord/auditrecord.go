@@ -122,6 +122,12 @@ const (
 	ActionPasswordSet                  Action = "password_set"
 	ActionSecondFactorEnabled          Action = "second_factor_enabled"
 	ActionSecondFactorDisabled         Action = "second_factor_disabled"
+	ActionSignedIn                     Action = "signed_in"
+	ActionSignInFailed                 Action = "sign_in_failed"
+	ActionSecondFactorFailed           Action = "second_factor_failed"
+	ActionSecondFactorLocked           Action = "second_factor_locked"
+	ActionSecondFactorUnlocked         Action = "second_factor_unlocked"
+	ActionSignedOut                    Action = "signed_out"
 	ActionTestDataReset                Action = "test_data_reset"
 	ActionSupplierApprovalChanged      Action = "supplier_approval_changed"
 	ActionSupplierCertificationChanged Action = "supplier_certification_changed"
@@ -143,7 +149,7 @@ func (a Action) String() string {
 // ActionValidator is a validator for the "action" field enum values. It is called by the builders before save.
 func ActionValidator(a Action) error {
 	switch a {
-	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionTestDataReset, ActionSupplierApprovalChanged, ActionSupplierCertificationChanged, ActionLotQcDecided, ActionProductionPlanned, ActionProductionStarted, ActionProductionCompleted, ActionProductionSigned, ActionInvoiceCancelled, ActionBillCancelled, ActionProductsImported, ActionReferenceListImported:
+	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionSignedIn, ActionSignInFailed, ActionSecondFactorFailed, ActionSecondFactorLocked, ActionSecondFactorUnlocked, ActionSignedOut, ActionTestDataReset, ActionSupplierApprovalChanged, ActionSupplierCertificationChanged, ActionLotQcDecided, ActionProductionPlanned, ActionProductionStarted, ActionProductionCompleted, ActionProductionSigned, ActionInvoiceCancelled, ActionBillCancelled, ActionProductsImported, ActionReferenceListImported:
 		return nil
 	default:
 		return fmt.Errorf("auditrecord: invalid enum value for action field: %q", a)

@@ -234,7 +234,7 @@ var (
 	// AuditRecordsColumns holds the columns for the "audit_records" table.
 	AuditRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "test_data_reset", "supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided", "production_planned", "production_started", "production_completed", "production_signed", "invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported"}},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "signed_in", "sign_in_failed", "second_factor_failed", "second_factor_locked", "second_factor_unlocked", "signed_out", "test_data_reset", "supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided", "production_planned", "production_started", "production_completed", "production_signed", "invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported"}},
 		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "actor", Type: field.TypeString, Size: 200},
 		{Name: "user_id", Type: field.TypeInt, Nullable: true},
@@ -3658,6 +3658,8 @@ var (
 		{Name: "totp_secret", Type: field.TypeString, Nullable: true},
 		{Name: "totp_pending_secret", Type: field.TypeString, Nullable: true},
 		{Name: "totp_last_step", Type: field.TypeInt64, Default: 0},
+		{Name: "totp_failures", Type: field.TypeInt, Default: 0},
+		{Name: "totp_failed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "invited_by", Type: field.TypeString, Size: 254, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "last_sign_in_at", Type: field.TypeTime, Nullable: true},
@@ -3671,7 +3673,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "users_organizations_organization",
-				Columns:    []*schema.Column{UsersColumns[11]},
+				Columns:    []*schema.Column{UsersColumns[13]},
 				RefColumns: []*schema.Column{OrganizationsColumns[0]},
 				OnDelete:   schema.Restrict,
 			},
@@ -3680,7 +3682,7 @@ var (
 			{
 				Name:    "user_organization_id_email",
 				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[11], UsersColumns[1]},
+				Columns: []*schema.Column{UsersColumns[13], UsersColumns[1]},
 			},
 		},
 	}

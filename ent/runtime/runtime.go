@@ -1878,14 +1878,20 @@ func init() {
 	userDescTotpLastStep := userFields[7].Descriptor()
 	// user.DefaultTotpLastStep holds the default value on creation for the totp_last_step field.
 	user.DefaultTotpLastStep = userDescTotpLastStep.Default.(int64)
+	// userDescTotpFailures is the schema descriptor for totp_failures field.
+	userDescTotpFailures := userFields[8].Descriptor()
+	// user.DefaultTotpFailures holds the default value on creation for the totp_failures field.
+	user.DefaultTotpFailures = userDescTotpFailures.Default.(int)
+	// user.TotpFailuresValidator is a validator for the "totp_failures" field. It is called by the builders before save.
+	user.TotpFailuresValidator = userDescTotpFailures.Validators[0].(func(int) error)
 	// userDescInvitedBy is the schema descriptor for invited_by field.
-	userDescInvitedBy := userFields[8].Descriptor()
+	userDescInvitedBy := userFields[10].Descriptor()
 	// user.DefaultInvitedBy holds the default value on creation for the invited_by field.
 	user.DefaultInvitedBy = userDescInvitedBy.Default.(string)
 	// user.InvitedByValidator is a validator for the "invited_by" field. It is called by the builders before save.
 	user.InvitedByValidator = userDescInvitedBy.Validators[0].(func(string) error)
 	// userDescCreatedAt is the schema descriptor for created_at field.
-	userDescCreatedAt := userFields[9].Descriptor()
+	userDescCreatedAt := userFields[11].Descriptor()
 	// user.DefaultCreatedAt holds the default value on creation for the created_at field.
 	user.DefaultCreatedAt = userDescCreatedAt.Default.(func() time.Time)
 	userlinkMixin := schema.UserLink{}.Mixin()

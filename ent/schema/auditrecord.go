@@ -12,7 +12,9 @@ import (
 )
 
 // AuditRecord is one administrative change of an organization (a key, a
-// webhook endpoint, a person, a plan or setting, a reset of test data),
+// webhook endpoint, a person, a plan or setting, a reset of test data) or
+// one sign-in event of its people (signed in or out, a wrong password or
+// code, a second factor locked),
 // written in the transaction of the change, with who made it, when and from
 // where. Records are never changed or deleted.
 type AuditRecord struct{ ent.Schema }
@@ -31,6 +33,8 @@ func (AuditRecord) Fields() []ent.Field {
 				"endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent",
 				"user_invited", "user_role_changed", "user_removed", "password_reset_issued",
 				"password_set", "second_factor_enabled", "second_factor_disabled",
+				"signed_in", "sign_in_failed", "second_factor_failed", "second_factor_locked",
+				"second_factor_unlocked", "signed_out",
 				"test_data_reset",
 				"supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided",
 				"production_planned", "production_started", "production_completed", "production_signed",

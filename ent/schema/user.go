@@ -53,6 +53,14 @@ func (User) Fields() []ent.Field {
 		field.Int64("totp_last_step").
 			Default(0).
 			Comment("The last accepted code's time step: a code is accepted once."),
+		field.Int("totp_failures").
+			Default(0).
+			NonNegative().
+			Comment("Wrong second-factor codes given in a row since the last right one: each waits longer for the next, and the tenth locks the second factor until an admin unlocks it."),
+		field.Time("totp_failed_at").
+			Optional().
+			Nillable().
+			Comment("When the last wrong second-factor code was given (the backoff counts from it)."),
 		field.String("invited_by").
 			Default("").
 			MaxLen(254).

@@ -32,6 +32,10 @@ const (
 	FieldTotpPendingSecret = "totp_pending_secret"
 	// FieldTotpLastStep holds the string denoting the totp_last_step field in the database.
 	FieldTotpLastStep = "totp_last_step"
+	// FieldTotpFailures holds the string denoting the totp_failures field in the database.
+	FieldTotpFailures = "totp_failures"
+	// FieldTotpFailedAt holds the string denoting the totp_failed_at field in the database.
+	FieldTotpFailedAt = "totp_failed_at"
 	// FieldInvitedBy holds the string denoting the invited_by field in the database.
 	FieldInvitedBy = "invited_by"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
@@ -80,6 +84,8 @@ var Columns = []string{
 	FieldTotpSecret,
 	FieldTotpPendingSecret,
 	FieldTotpLastStep,
+	FieldTotpFailures,
+	FieldTotpFailedAt,
 	FieldInvitedBy,
 	FieldCreatedAt,
 	FieldLastSignInAt,
@@ -107,6 +113,10 @@ var (
 	EmailValidator func(string) error
 	// DefaultTotpLastStep holds the default value on creation for the "totp_last_step" field.
 	DefaultTotpLastStep int64
+	// DefaultTotpFailures holds the default value on creation for the "totp_failures" field.
+	DefaultTotpFailures int
+	// TotpFailuresValidator is a validator for the "totp_failures" field. It is called by the builders before save.
+	TotpFailuresValidator func(int) error
 	// DefaultInvitedBy holds the default value on creation for the "invited_by" field.
 	DefaultInvitedBy string
 	// InvitedByValidator is a validator for the "invited_by" field. It is called by the builders before save.
@@ -186,6 +196,16 @@ func ByTotpPendingSecret(opts ...sql.OrderTermOption) OrderOption {
 // ByTotpLastStep orders the results by the totp_last_step field.
 func ByTotpLastStep(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTotpLastStep, opts...).ToFunc()
+}
+
+// ByTotpFailures orders the results by the totp_failures field.
+func ByTotpFailures(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTotpFailures, opts...).ToFunc()
+}
+
+// ByTotpFailedAt orders the results by the totp_failed_at field.
+func ByTotpFailedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTotpFailedAt, opts...).ToFunc()
 }
 
 // ByInvitedBy orders the results by the invited_by field.

@@ -90,6 +90,16 @@ func TotpLastStep(v int64) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldTotpLastStep, v))
 }
 
+// TotpFailures applies equality check predicate on the "totp_failures" field. It's identical to TotpFailuresEQ.
+func TotpFailures(v int) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldTotpFailures, v))
+}
+
+// TotpFailedAt applies equality check predicate on the "totp_failed_at" field. It's identical to TotpFailedAtEQ.
+func TotpFailedAt(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldTotpFailedAt, v))
+}
+
 // InvitedBy applies equality check predicate on the "invited_by" field. It's identical to InvitedByEQ.
 func InvitedBy(v string) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldInvitedBy, v))
@@ -523,6 +533,96 @@ func TotpLastStepLT(v int64) predicate.User {
 // TotpLastStepLTE applies the LTE predicate on the "totp_last_step" field.
 func TotpLastStepLTE(v int64) predicate.User {
 	return predicate.User(sql.FieldLTE(FieldTotpLastStep, v))
+}
+
+// TotpFailuresEQ applies the EQ predicate on the "totp_failures" field.
+func TotpFailuresEQ(v int) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldTotpFailures, v))
+}
+
+// TotpFailuresNEQ applies the NEQ predicate on the "totp_failures" field.
+func TotpFailuresNEQ(v int) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldTotpFailures, v))
+}
+
+// TotpFailuresIn applies the In predicate on the "totp_failures" field.
+func TotpFailuresIn(vs ...int) predicate.User {
+	return predicate.User(sql.FieldIn(FieldTotpFailures, vs...))
+}
+
+// TotpFailuresNotIn applies the NotIn predicate on the "totp_failures" field.
+func TotpFailuresNotIn(vs ...int) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldTotpFailures, vs...))
+}
+
+// TotpFailuresGT applies the GT predicate on the "totp_failures" field.
+func TotpFailuresGT(v int) predicate.User {
+	return predicate.User(sql.FieldGT(FieldTotpFailures, v))
+}
+
+// TotpFailuresGTE applies the GTE predicate on the "totp_failures" field.
+func TotpFailuresGTE(v int) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldTotpFailures, v))
+}
+
+// TotpFailuresLT applies the LT predicate on the "totp_failures" field.
+func TotpFailuresLT(v int) predicate.User {
+	return predicate.User(sql.FieldLT(FieldTotpFailures, v))
+}
+
+// TotpFailuresLTE applies the LTE predicate on the "totp_failures" field.
+func TotpFailuresLTE(v int) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldTotpFailures, v))
+}
+
+// TotpFailedAtEQ applies the EQ predicate on the "totp_failed_at" field.
+func TotpFailedAtEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtNEQ applies the NEQ predicate on the "totp_failed_at" field.
+func TotpFailedAtNEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtIn applies the In predicate on the "totp_failed_at" field.
+func TotpFailedAtIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldIn(FieldTotpFailedAt, vs...))
+}
+
+// TotpFailedAtNotIn applies the NotIn predicate on the "totp_failed_at" field.
+func TotpFailedAtNotIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldTotpFailedAt, vs...))
+}
+
+// TotpFailedAtGT applies the GT predicate on the "totp_failed_at" field.
+func TotpFailedAtGT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGT(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtGTE applies the GTE predicate on the "totp_failed_at" field.
+func TotpFailedAtGTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtLT applies the LT predicate on the "totp_failed_at" field.
+func TotpFailedAtLT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLT(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtLTE applies the LTE predicate on the "totp_failed_at" field.
+func TotpFailedAtLTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldTotpFailedAt, v))
+}
+
+// TotpFailedAtIsNil applies the IsNil predicate on the "totp_failed_at" field.
+func TotpFailedAtIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldTotpFailedAt))
+}
+
+// TotpFailedAtNotNil applies the NotNil predicate on the "totp_failed_at" field.
+func TotpFailedAtNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldTotpFailedAt))
 }
 
 // InvitedByEQ applies the EQ predicate on the "invited_by" field.
