@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
-	"larder.dev/larder/clientaddr"
 	"larder.dev/larder/people"
 )
 
@@ -94,22 +92,16 @@ func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request, c *caller, s
 	s.render(w, r, c, status, "people", "People", f, v)
 }
 
-// absolute is path under the console's public origin: Options.BaseURL when
-// set, otherwise the scheme and host the request came to (a trusted proxy's
-// forwarded ones, never a client's).
-func (s *Server) absolute(r *http.Request, path string) string {
-	if s.o.BaseURL != "" {
-		return strings.TrimRight(s.o.BaseURL, "/") + path
-	}
-	return clientaddr.Origin(r, s.o.Trusted) + path
-}
+// absolute is path under the console's configured origin, never the host a
+// request names.
+func (s *Server) absolute(path string) string { return s.o.BaseURL + path }
 
 // showLink is the page's view of l: its absolute URL, e-mailed when the
 // people service has a mail server. The link is shown either way, so a
 // failed e-mail loses nothing.
 func (s *Server) showLink(r *http.Request, c *caller, l people.Link) *shownLink {
-	sl := &shownLink{URL: s.absolute(r, people.LinkPath(l.Token)), Email: l.Person.Email, Purpose: l.Purpose, Expires: l.ExpiresAt}
-	err := s.o.People.MailLink(c.ctx, l, s.absolute(r, ""))
+	sl := &shownLink{URL: s.absolute(people.LinkPath(l.Token)), Email: l.Person.Email, Purpose: l.Purpose, Expires: l.ExpiresAt}
+	err := s.o.People.MailLink(c.ctx, l, s.absolute(""))
 	switch {
 	case err == nil:
 		sl.Mailed = true

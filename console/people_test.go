@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/people"
 	"larder.dev/larder/store"
@@ -44,7 +45,7 @@ func TestPeopleInviteLinkWorks(t *testing.T) {
 
 		res := admin.post("/console/people", url.Values{"email": {"  " + strings.ToUpper(email) + " "}, "role": {"operator"}})
 		if res.status != http.StatusOK {
-			t.Fatalf("invite: %d %s", res.status, res.body)
+			t.Fatalf("invite: %d %s %s", res.status, res.location(), res.body)
 		}
 		path, shown := linkIn(t, res.body)
 		if !strings.HasPrefix(shown, d.srv.URL+"/console/welcome/") {
@@ -133,34 +134,53 @@ func TestPeopleInviteErrors(t *testing.T) {
 	})
 }
 
-// Behind a trusted proxy the link is under the host it forwards; the same
-// header from a peer that is not trusted is ignored.
-func TestPeopleLinkOrigin(t *testing.T) {
+// Links are under the console's configured address, never a host the
+// request names: neither a forged Host nor X-Forwarded-Host, from a trusted
+// proxy or not, reaches a one-time link or a new key's example request.
+func TestLinksNeverFromTheRequestHost(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		for _, trusted := range []bool{true, false} {
 			d := newDeskTrusting(t, st, trusted)
 			org := dbtest.NewOrg(t, st, "")
 			admin, _ := d.signedIn(org.Org.ID, people.Admin)
-			form := url.Values{"email": {fmt.Sprintf("fwd-%t-%d@example.com", trusted, time.Now().UnixNano())}, "role": {"viewer"}}
-			req, _ := http.NewRequest("POST", d.srv.URL+"/console/people", strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("Origin", d.srv.URL)
-			req.Header.Set("Sec-Fetch-Site", "same-origin")
-			req.Header.Set("X-Forwarded-Host", "console.example.com")
-			res := admin.do(req)
+			forged := func(path string, form url.Values) answer {
+				req, _ := http.NewRequest("POST", d.srv.URL+path, strings.NewReader(form.Encode()))
+				req.Host = "evil.example"
+				// The browser's cookie jar keys by the forged host: send the session by hand.
+				req.AddCookie(&http.Cookie{Name: console.SessionCookie, Value: admin.cookie(console.SessionCookie)})
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Sec-Fetch-Site", "same-origin")
+				req.Header.Set("X-Forwarded-Host", "forwarded.example")
+				return admin.do(req)
+			}
+			res := forged("/console/people", url.Values{"email": {fmt.Sprintf("fwd-%t-%d@example.com", trusted, time.Now().UnixNano())}, "role": {"viewer"}})
 			if res.status != http.StatusOK {
-				t.Fatalf("invite: %d %s", res.status, res.body)
+				t.Fatalf("invite: %d %s %s", res.status, res.location(), res.body)
 			}
-			_, shown := linkIn(t, res.body)
-			want := d.srv.URL + "/console/welcome/"
-			if trusted {
-				want = "http://console.example.com/console/welcome/"
+			if _, shown := linkIn(t, res.body); !strings.HasPrefix(shown, d.srv.URL+"/console/welcome/") {
+				t.Errorf("trusted %t: link %q, want under %s", trusted, shown, d.srv.URL)
 			}
-			if !strings.HasPrefix(shown, want) {
-				t.Errorf("trusted %t: link %q, want under %q", trusted, shown, want)
+			res = forged("/console/keys", url.Values{"env": {"test"}, "preset": {"read-all"}})
+			if res.status != http.StatusOK || !strings.Contains(res.body, "&#34; "+d.srv.URL+"/v1/organization") {
+				t.Errorf("trusted %t: the key's example request is not against %s: %d %s", trusted, d.srv.URL, res.status, res.body)
+			}
+			for _, host := range []string{"evil.example", "forwarded.example"} {
+				if strings.Contains(res.body, host) {
+					t.Errorf("trusted %t: the page names %s", trusted, host)
+				}
 			}
 		}
 	})
+}
+
+// The console has no address of its own to put in links without a base
+// URL, and refuses to start rather than take one from requests.
+func TestConsoleNeedsItsBaseURL(t *testing.T) {
+	for _, base := range []string{"", "console.example.com", "ftp://console.example.com"} {
+		if _, err := console.New(console.Options{BaseURL: base}); err == nil {
+			t.Errorf("base URL %q accepted", base)
+		}
+	}
 }
 
 // A role change takes effect at once: it ends the person's sessions, and
