@@ -114,12 +114,16 @@ func (s *Server) showLink(r *http.Request, c *caller, l people.Link) *shownLink 
 	return sl
 }
 
+// cannotInvite is the one refusal of an invitation's address, whether it
+// is malformed or already a person's, here or in another organization.
+const cannotInvite = "This address cannot be invited. Enter a bare address, like name@example.com; an address that already signs in to Larder cannot be invited again."
+
 func (s *Server) invite(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	var role people.Role
 	if f.OK() {
 		if _, err := people.NormalizeEmail(f.Get("email")); err != nil {
-			f.Fail("email", "Enter an e-mail address, like name@example.com.")
+			f.Fail("email", cannotInvite)
 		}
 		var err error
 		if role, err = people.ParseRole(f.Get("role")); err != nil {
@@ -132,7 +136,9 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	_, l, err := s.o.People.Invite(c.ctx, c.orgID(), f.Get("email"), role)
 	if errors.Is(err, people.ErrEmailTaken) {
-		f.Fail("email", "Someone with this e-mail address is already a person here or in another organization.")
+		// The same answer as a malformed address: an admin never learns
+		// that an address signs in to another organization.
+		f.Fail("email", cannotInvite)
 		s.peoplePage(w, r, c, http.StatusBadRequest, f, peopleView{})
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/people"
@@ -109,9 +111,10 @@ func TestPeopleInviteErrors(t *testing.T) {
 			field string
 			msg   string
 		}{
-			{"not an address", url.Values{"email": {"nobody"}, "role": {"viewer"}}, "email", "Enter an e-mail address"},
-			{"taken here", url.Values{"email": {me.Email}, "role": {"viewer"}}, "email", "already a person"},
-			{"taken in another organization", url.Values{"email": {elsewhere.Email}, "role": {"viewer"}}, "email", "already a person"},
+			{"not an address", url.Values{"email": {"nobody"}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"a display name", url.Values{"email": {"Ana <ana@example.com>"}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"taken here", url.Values{"email": {me.Email}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"taken in another organization", url.Values{"email": {elsewhere.Email}, "role": {"viewer"}}, "email", "This address cannot be invited."},
 			{"no role", url.Values{"email": {"someone@example.com"}, "role": {"owner"}}, "role", "Choose a role"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +133,20 @@ func TestPeopleInviteErrors(t *testing.T) {
 		after, _ := d.people.List(context.Background(), org.Org.ID)
 		if len(after) != len(before) {
 			t.Errorf("%d people after refused invitations, want %d", len(after), len(before))
+		}
+
+		// An address of another organization is answered byte for byte as
+		// a malformed one and one of this organization: an admin learns
+		// nothing of other organizations' people.
+		answers := map[string]string{}
+		for name, email := range map[string]string{"malformed": "nobody@@example.com", "here": me.Email, "elsewhere": elsewhere.Email} {
+			res := admin.post("/console/people", url.Values{"email": {email}, "role": {"viewer"}})
+			answers[name] = fmt.Sprint(res.status) + "\n" + strings.ReplaceAll(res.body, `value="`+html.EscapeString(email)+`"`, `value="ADDRESS"`)
+		}
+		for _, other := range []string{"malformed", "here"} {
+			if diff := cmp.Diff(answers[other], answers["elsewhere"]); diff != "" {
+				t.Errorf("an address elsewhere is answered unlike a %s one (-%s +elsewhere):\n%s", other, other, diff)
+			}
 		}
 	})
 }
