@@ -27,18 +27,18 @@ func TestListKeysCreatedBy(t *testing.T) {
 		c := st.Client
 		alice := audit.WithActor(context.Background(), "alice@example.com")
 		bob := audit.WithActor(context.Background(), "bob@example.com")
-		k, err := auth.CreateKey(alice, c, org.Org.ID, policy.Live, policy.Known(), "erp")
+		k, err := auth.CreateKey(alice, c, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "erp")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.CreateKey(context.Background(), c, org.Org.ID, policy.Test, policy.Known(), "ci"); err != nil {
+		if _, err := auth.CreateKey(context.Background(), c, org.Org.ID, auth.Holder, policy.Test, policy.Known(), "ci"); err != nil {
 			t.Fatal(err)
 		}
-		r, err := auth.RotateKey(bob, c, org.Org.ID, k.Record.ID, time.Hour, time.Now())
+		r, err := auth.RotateKey(bob, c, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.CreateKey(audit.WithActor(context.Background(), "mallory@example.com"), c, other.Org.ID, policy.Live, policy.Known(), ""); err != nil {
+		if _, err := auth.CreateKey(audit.WithActor(context.Background(), "mallory@example.com"), c, other.Org.ID, auth.Holder, policy.Live, policy.Known(), ""); err != nil {
 			t.Fatal(err)
 		}
 		keys, err := auth.ListKeys(context.Background(), c, org.Org.ID)
@@ -91,7 +91,7 @@ func TestOccupied(t *testing.T) {
 			}
 		}
 		create := func(env policy.Environment) int {
-			k, err := auth.CreateKey(ctx, c, org.Org.ID, env, policy.Known(), "")
+			k, err := auth.CreateKey(ctx, c, org.Org.ID, auth.Holder, env, policy.Known(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestOccupied(t *testing.T) {
 		a, b := create(policy.Live), create(policy.Live)
 		create(policy.Test)
 		check("created", 2, 1)
-		r, err := auth.RotateKey(ctx, c, org.Org.ID, b, 24*time.Hour, now)
+		r, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, b, 24*time.Hour, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestOccupied(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("replacement revoked", 2, 1)
-		if _, err := auth.RotateKey(ctx, c, org.Org.ID, a, 0, now); err != nil {
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, a, 0, now); err != nil {
 			t.Fatal(err)
 		}
 		check("rotated without a grace period", 2, 1)
@@ -130,10 +130,10 @@ func TestKeyNameLength(t *testing.T) {
 		if auth.MaxNameLength != 100 {
 			t.Fatalf("MaxNameLength %d, want 100", auth.MaxNameLength)
 		}
-		if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Live, policy.Known(), strings.Repeat("é", 100)); err != nil {
+		if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), strings.Repeat("é", 100)); err != nil {
 			t.Fatalf("100 characters refused: %v", err)
 		}
-		_, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Live, policy.Known(), strings.Repeat("x", 101))
+		_, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), strings.Repeat("x", 101))
 		if !errors.Is(err, auth.ErrNameTooLong) || errors.Is(err, auth.ErrKeyLimit) {
 			t.Fatalf("101 characters: %v", err)
 		}
@@ -153,21 +153,21 @@ func TestKeyStateRefusals(t *testing.T) {
 		c := st.Client
 		ctx := context.Background()
 		now := time.Now()
-		k, err := auth.CreateKey(ctx, c, org.Org.ID, policy.Live, policy.Known(), "")
+		k, err := auth.CreateKey(ctx, c, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.RotateKey(ctx, c, other.Org.ID, k.Record.ID, time.Hour, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
+		if _, err := auth.RotateKey(ctx, c, other.Org.ID, auth.Holder, k.Record.ID, time.Hour, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
 			t.Fatalf("rotating another organization's key: %v", err)
 		}
 		if _, err := auth.RevokeKey(ctx, c, other.Org.ID, k.Record.ID, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
 			t.Fatalf("revoking another organization's key: %v", err)
 		}
-		r, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, time.Hour, now)
+		r, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "already in a grace period") {
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "already in a grace period") {
 			t.Fatalf("rotating a rotated key: %v", err)
 		}
 		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, now); err != nil {
@@ -176,7 +176,7 @@ func TestKeyStateRefusals(t *testing.T) {
 		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "already revoked") {
 			t.Fatalf("revoking a revoked key: %v", err)
 		}
-		if _, err := auth.RotateKey(ctx, c, org.Org.ID, r.New.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "cannot be rotated") {
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, r.New.ID, time.Hour, now); !errors.Is(err, auth.ErrKeyState) || !strings.Contains(err.Error(), "cannot be rotated") {
 			t.Fatalf("rotating a revoked key: %v", err)
 		}
 	})

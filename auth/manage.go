@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -57,18 +58,51 @@ func refused(kind error, format string, args ...any) error {
 // than MaxNameLength.
 var ErrNameTooLong = errors.New("key name too long")
 
+// ErrCostScope is wrapped by CreateKey's and RotateKey's errors when the
+// key would hold cost:read and its issuer may not read costs and prices.
+var ErrCostScope = errors.New("cost:read needs an issuer who reads costs")
+
+// Issuer is who creates or rotates a key, as far as its rights go: a key
+// reads costs and prices only when its issuer may read them, so nobody hands
+// out, or is shown, a key that reads what they may not see.
+type Issuer struct {
+	// SeesCosts is whether the issuer reads costs and prices, and so may
+	// create or rotate a key holding cost:read.
+	SeesCosts bool
+}
+
+// Holder is whoever holds the database (the CLI, the demo, fixtures): every
+// right.
+var Holder = Issuer{SeesCosts: true}
+
+// mayIssue refuses scopes that by may not hand out.
+func (by Issuer) mayIssue(scopes []string) error {
+	if !by.SeesCosts && slices.Contains(scopes, string(policy.CostRead)) {
+		return refused(ErrCostScope, "only someone who reads costs and prices creates, rotates or is shown a key holding %s", policy.CostRead)
+	}
+	return nil
+}
+
 // Created is a new key: the record and the key itself, shown once.
 type Created struct {
 	Record *ent.APIKey
 	Key    string
 }
 
-// CreateKey issues a key for the env account of an organization, recording
-// it for the actor of ctx (audit.WithActor). It runs as the system: keys are
-// managed in the web application, never through the API.
-func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, scopes []policy.Scope, name string) (*Created, error) {
+// CreateKey issues a key for the env account of an organization by by,
+// recording it for the actor of ctx (audit.WithActor); a key holding
+// cost:read needs an issuer who sees costs (ErrCostScope). It runs as the
+// system: keys are managed in the web application, never through the API.
+func CreateKey(ctx context.Context, c *ent.Client, orgID int, by Issuer, env policy.Environment, scopes []policy.Scope, name string) (*Created, error) {
 	if n := utf8.RuneCountInString(name); n > MaxNameLength {
 		return nil, fmt.Errorf("the key name has %d characters, more than %d: %w", n, MaxNameLength, ErrNameTooLong)
+	}
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = string(s)
+	}
+	if err := by.mayIssue(names); err != nil {
+		return nil, err
 	}
 	// System viewer: API keys and the audit history are system-only.
 	ctx = policy.System(ctx)
@@ -94,10 +128,6 @@ func CreateKey(ctx context.Context, c *ent.Client, orgID int, env policy.Environ
 			return refused(ErrKeyLimit, "organization %d already has %d active %s keys, the most it may hold; revoke one first", orgID, active, env)
 		}
 		key, prefix, last4, hash := NewKey(env)
-		names := make([]string, len(scopes))
-		for i, s := range scopes {
-			names[i] = string(s)
-		}
 		rec, err := tx.APIKey.Create().
 			SetAccountID(acct.ID).
 			SetName(name).

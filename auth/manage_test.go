@@ -31,7 +31,7 @@ func TestActiveKeyLimit(t *testing.T) {
 		ctx := context.Background()
 		all := policy.Known()
 		for range auth.MaxActiveKeys - 3 {
-			if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Live, all, ""); err != nil {
+			if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Live, all, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -42,7 +42,7 @@ func TestActiveKeyLimit(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Live, all, "")
+				_, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Live, all, "")
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -59,7 +59,7 @@ func TestActiveKeyLimit(t *testing.T) {
 		if created != 3 || refused != 5 {
 			t.Fatalf("%d created, %d refused; want 3 and 5", created, refused)
 		}
-		if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Test, all, ""); err != nil {
+		if _, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Test, all, ""); err != nil {
 			t.Fatalf("the test environment has its own limit: %v", err)
 		}
 	})
@@ -74,11 +74,11 @@ func TestAuditHistory(t *testing.T) {
 		ctx := audit.WithActor(context.Background(), "alice@desk")
 		c := st.Client
 		t0 := time.Date(2030, 5, 1, 8, 30, 15, 123456000, time.UTC)
-		k, err := auth.CreateKey(ctx, c, org.Org.ID, policy.Test, []policy.Scope{policy.CostRead}, "erp")
+		k, err := auth.CreateKey(ctx, c, org.Org.ID, auth.Holder, policy.Test, []policy.Scope{policy.CostRead}, "erp")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := auth.RotateKey(audit.WithActor(context.Background(), "bob@laptop"), c, org.Org.ID, k.Record.ID, 24*time.Hour, t0)
+		r, err := auth.RotateKey(audit.WithActor(context.Background(), "bob@laptop"), c, org.Org.ID, auth.Holder, k.Record.ID, 24*time.Hour, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestAuditHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Refused changes.
-		if _, err := auth.RotateKey(ctx, c, org.Org.ID, k.Record.ID, 0, t0); err == nil {
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, k.Record.ID, 0, t0); err == nil {
 			t.Fatal("second rotation allowed")
 		}
 		if _, err := auth.RevokeKey(ctx, c, org.Org.ID, r.New.ID, t0); err == nil {
@@ -99,7 +99,7 @@ func TestAuditHistory(t *testing.T) {
 			t.Fatal("unknown plan allowed")
 		}
 		// Without a named actor, the system.
-		if _, err := auth.CreateKey(context.Background(), c, org.Org.ID, policy.Live, []policy.Scope{policy.CostRead}, ""); err != nil {
+		if _, err := auth.CreateKey(context.Background(), c, org.Org.ID, auth.Holder, policy.Live, []policy.Scope{policy.CostRead}, ""); err != nil {
 			t.Fatal(err)
 		}
 
@@ -155,7 +155,7 @@ func TestAuditRecordSharesTheTransaction(t *testing.T) {
 		c := st.Client
 		ok := context.Background()
 		bad := audit.WithActor(ok, strings.Repeat("x", 201)) // over the column's bound
-		k, err := auth.CreateKey(ok, c, org.Org.ID, policy.Live, policy.Known(), "")
+		k, err := auth.CreateKey(ok, c, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,11 +165,11 @@ func TestAuditRecordSharesTheTransaction(t *testing.T) {
 		}
 		changes := map[string]func() error{
 			"create": func() error {
-				_, err := auth.CreateKey(bad, c, org.Org.ID, policy.Live, policy.Known(), "")
+				_, err := auth.CreateKey(bad, c, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "")
 				return err
 			},
 			"rotate": func() error {
-				_, err := auth.RotateKey(bad, c, org.Org.ID, k.Record.ID, time.Hour, time.Now())
+				_, err := auth.RotateKey(bad, c, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, time.Now())
 				return err
 			},
 			"revoke": func() error {
@@ -210,7 +210,7 @@ func TestConcurrentRotations(t *testing.T) {
 	t.Parallel()
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		org := dbtest.NewOrg(t, st, "")
-		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Live, policy.Known(), "")
+		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestConcurrentRotations(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := auth.RotateKey(context.Background(), st.Client, org.Org.ID, k.Record.ID, time.Hour, time.Now())
+				_, err := auth.RotateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, time.Now())
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -262,6 +262,72 @@ func TestAuditRecordsAreSystemOnly(t *testing.T) {
 		}
 		if strings.Contains(strings.ToLower(string(openapi.Document)), "audit") {
 			t.Fatal("the API description mentions audit records")
+		}
+	})
+}
+
+// A key that reads costs is created and rotated only by an issuer who reads
+// them: any other is refused with ErrCostScope before anything is written
+// (no key, no rotation, no audit record), whatever the way cost:read is
+// asked for; keys without it are theirs to make and rotate.
+func TestCostKeysNeedAnIssuerWhoSeesCosts(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org := dbtest.NewOrg(t, st, "")
+		ctx := context.Background()
+		c := st.Client
+		all, _ := policy.ParseScopes("all")
+		readAll, _ := policy.ParseScopes("read-all")
+		without := auth.Issuer{SeesCosts: false}
+		state := func() (int, int) {
+			keys, err := auth.ListKeys(ctx, c, org.Org.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := audit.History(ctx, c, org.Org.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(keys), len(h)
+		}
+		for name, scopes := range map[string][]policy.Scope{
+			"cost:read alone":     {policy.CostRead},
+			"cost:read with more": {policy.Read("sales"), policy.CostRead},
+			"the preset all":      all,
+		} {
+			k0, h0 := state()
+			_, err := auth.CreateKey(ctx, c, org.Org.ID, without, policy.Live, scopes, name)
+			if !errors.Is(err, auth.ErrCostScope) {
+				t.Errorf("%s: created without the right to costs (%v)", name, err)
+			}
+			if k, h := state(); k != k0 || h != h0 {
+				t.Errorf("%s: the refusal wrote %d keys and %d records", name, k-k0, h-h0)
+			}
+		}
+		mine, err := auth.CreateKey(ctx, c, org.Org.ID, without, policy.Live, readAll, "no costs")
+		if err != nil {
+			t.Fatalf("a key without costs: %v", err)
+		}
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, without, mine.Record.ID, time.Hour, time.Now()); err != nil {
+			t.Fatalf("rotating a key without costs: %v", err)
+		}
+
+		costly, err := auth.CreateKey(ctx, c, org.Org.ID, auth.Holder, policy.Test, []policy.Scope{policy.CostRead}, "costs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k0, h0 := state()
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, without, costly.Record.ID, time.Hour, time.Now()); !errors.Is(err, auth.ErrCostScope) {
+			t.Fatalf("rotated a cost key without the right to costs (%v)", err)
+		}
+		rec, err := c.APIKey.Get(policy.System(ctx), costly.Record.ID)
+		if err != nil || rec.ExpiresAt != nil {
+			t.Fatalf("the refused rotation set an expiry: %v (%v)", rec.ExpiresAt, err)
+		}
+		if k, h := state(); k != k0 || h != h0 {
+			t.Fatalf("the refused rotation wrote %d keys and %d records", k-k0, h-h0)
+		}
+		if _, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Issuer{SeesCosts: true}, costly.Record.ID, time.Hour, time.Now()); err != nil {
+			t.Fatalf("an issuer who sees costs rotates it: %v", err)
 		}
 	})
 }

@@ -59,9 +59,11 @@ type Rotated struct {
 // so the Sunset header names the exact moment it stops), and with grace 0 no
 // longer. A revoked key, or one already rotated, cannot be rotated. The new key
 // takes the old one's place against MaxActiveKeys (see Occupying), so no limit
-// is checked. A key of another organization than orgID is not found. Recorded
-// for the actor of ctx.
-func RotateKey(ctx context.Context, c *ent.Client, orgID, keyID int, grace time.Duration, now time.Time) (*Rotated, error) {
+// is checked. A key of another organization than orgID is not found. A key
+// holding cost:read is rotated only by an issuer who sees costs
+// (ErrCostScope), since the new key is shown to them. Recorded for the actor
+// of ctx.
+func RotateKey(ctx context.Context, c *ent.Client, orgID int, by Issuer, keyID int, grace time.Duration, now time.Time) (*Rotated, error) {
 	// System viewer: API keys and the audit history are system-only.
 	if _, err := ParseGrace(graceName(grace)); err != nil {
 		return nil, err
@@ -85,6 +87,10 @@ func RotateKey(ctx context.Context, c *ent.Client, orgID, keyID int, grace time.
 		}
 		old, err := tx.APIKey.Query().Where(apikey.ID(keyID), ofOrganization(orgID)).WithAccount().Only(ctx)
 		if err != nil {
+			return err
+		}
+		// Refusing here rolls the expiry above back with the transaction.
+		if err := by.mayIssue(old.Scopes); err != nil {
 			return err
 		}
 		env := policy.Environment(old.Edges.Account.Environment)

@@ -34,7 +34,7 @@ func TestKeyManagementFindsNothingOfAnotherOrganization(t *testing.T) {
 			done func(k auth.Listed) bool
 		}{
 			{"RotateKey", func(orgID, keyID int) error {
-				_, err := auth.RotateKey(ctx, c, orgID, keyID, time.Hour, now)
+				_, err := auth.RotateKey(ctx, c, orgID, auth.Holder, keyID, time.Hour, now)
 				return err
 			}, func(k auth.Listed) bool { return k.ReplacedBy != nil && k.ExpiresAt != nil }},
 			{"RevokeKey", func(orgID, keyID int) error {
@@ -50,7 +50,7 @@ func TestKeyManagementFindsNothingOfAnotherOrganization(t *testing.T) {
 		sides := []side{{label: "A", org: dbtest.NewOrg(t, st, "")}, {label: "B", org: dbtest.NewOrg(t, st, "")}}
 		for i := range sides {
 			for _, env := range []policy.Environment{policy.Live, policy.Test} {
-				k, err := auth.CreateKey(ctx, c, sides[i].org.Org.ID, env, policy.Known(), "")
+				k, err := auth.CreateKey(ctx, c, sides[i].org.Org.ID, auth.Holder, env, policy.Known(), "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -127,7 +127,7 @@ func TestKeyOrganization(t *testing.T) {
 		for range 2 {
 			org := dbtest.NewOrg(t, st, "")
 			for _, env := range []policy.Environment{policy.Live, policy.Test} {
-				k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, env, policy.Known(), "")
+				k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, env, policy.Known(), "")
 				if err != nil {
 					t.Fatal(err)
 				}

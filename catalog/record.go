@@ -11,6 +11,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"larder.dev/larder/csvcell"
 )
 
 // Record is one product in an import or export file. References are by code
@@ -233,7 +235,7 @@ func fromCells(row []string, col map[string]int, line int) (Record, []LineError)
 	var errs []LineError
 	cell := func(name string) string {
 		if i, ok := col[name]; ok {
-			return strings.TrimSpace(row[i])
+			return strings.TrimSpace(csvcell.Value(row[i]))
 		}
 		return ""
 	}
@@ -327,7 +329,7 @@ func fromCells(row []string, col map[string]int, line int) (Record, []LineError)
 type Writer struct {
 	f   Format
 	w   io.Writer
-	csv *csv.Writer
+	csv *csvcell.Writer
 	enc *json.Encoder
 }
 
@@ -335,7 +337,7 @@ type Writer struct {
 func NewWriter(w io.Writer, f Format) (*Writer, error) {
 	out := &Writer{f: f, w: w}
 	if f == CSV {
-		out.csv = csv.NewWriter(w)
+		out.csv = csvcell.NewWriter(w)
 		if err := out.csv.Write(Columns); err != nil {
 			return nil, err
 		}

@@ -33,11 +33,11 @@ func TestAuditPageListsThisOrganization(t *testing.T) {
 		adminB, meB := d.signedIn(b.Org.ID, people.Admin)
 		ctx := context.Background()
 
-		k, err := auth.CreateKey(audit.WithActor(ctx, "ops-cli"), st.Client, a.Org.ID, policy.Live, policy.Known(), "ci")
+		k, err := auth.CreateKey(audit.WithActor(ctx, "ops-cli"), st.Client, a.Org.ID, auth.Holder, policy.Live, policy.Known(), "ci")
 		if err != nil {
 			t.Fatal(err)
 		}
-		kb, err := auth.CreateKey(audit.WithActor(ctx, "other-cli"), st.Client, b.Org.ID, policy.Test, policy.Known(), "b")
+		kb, err := auth.CreateKey(audit.WithActor(ctx, "other-cli"), st.Client, b.Org.ID, auth.Holder, policy.Test, policy.Known(), "b")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestAuditPageFilters(t *testing.T) {
 		admin, me := d.signedIn(org.Org.ID, people.Admin)
 		ctx := context.Background()
 		for i := 0; i < 2; i++ {
-			if _, err := auth.CreateKey(audit.WithActor(ctx, "ops-cli"), st.Client, org.Org.ID, policy.Test, policy.Known(), ""); err != nil {
+			if _, err := auth.CreateKey(audit.WithActor(ctx, "ops-cli"), st.Client, org.Org.ID, auth.Holder, policy.Test, policy.Known(), ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -11,9 +11,12 @@ package console
 import (
 	"context"
 	"embed"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"larder.dev/larder/ent"
@@ -51,9 +54,14 @@ type Options struct {
 	// X-Forwarded-Proto are believed.
 	Trusted []netip.Prefix
 	// BaseURL is the console's public origin (scheme and host), for the
-	// links it shows (invitations, password resets); empty means the
-	// request's own.
+	// links it shows (invitations, password resets), required: a link never
+	// takes its host from a request, which a client chooses. An https
+	// origin also makes the session cookie Secure and the answers carry
+	// Strict-Transport-Security.
 	BaseURL string
+	// APIURL is the API's origin, for the request a new key's page shows;
+	// empty means BaseURL (the console under /console/ on the API's address).
+	APIURL string
 	// RequestLogRetention is how long the request log keeps a request, as
 	// its pages say (reqlog.DefaultRetention when zero).
 	RequestLogRetention time.Duration
@@ -67,7 +75,9 @@ type Options struct {
 
 // Server serves the console's pages and assets.
 type Server struct {
-	o       Options
+	o Options
+	// secure is an https BaseURL.
+	secure  bool
 	log     *slog.Logger
 	pages   map[string]*page
 	handler http.Handler
@@ -87,7 +97,16 @@ func New(o Options) (*Server, error) {
 	if o.RequestLogRetention <= 0 {
 		o.RequestLogRetention = reqlog.DefaultRetention
 	}
-	s := &Server{o: o, log: o.Log}
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("console: the base URL %q is not an http:// or https:// address; the console's links need it", o.BaseURL)
+	}
+	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	if o.APIURL == "" {
+		o.APIURL = o.BaseURL
+	}
+	o.APIURL = strings.TrimRight(o.APIURL, "/")
+	s := &Server{o: o, log: o.Log, secure: u.Scheme == "https"}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -106,7 +125,7 @@ func New(o Options) (*Server, error) {
 	})
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(s.crossOrigin))
-	s.handler = headers(cop.Handler(mux))
+	s.handler = headers(cop.Handler(mux), s.secure)
 	return s, nil
 }
 
@@ -121,10 +140,14 @@ const contentSecurity = "default-src 'none'; script-src 'self'; style-src 'self'
 
 // headers sets what every console answer carries: the policy above, no
 // sniffing, no referrer (one-time links carry their token in the path), and
-// no storing of pages that show one organization's data.
-func headers(next http.Handler) http.Handler {
+// no storing of pages that show one organization's data; and, when the
+// console's address is https, that the browser use nothing else for a year.
+func headers(next http.Handler, secure bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
+		if secure {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		h.Set("Content-Security-Policy", contentSecurity)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")

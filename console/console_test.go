@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -146,6 +147,91 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 					t.Errorf("Set-Cookie %q: secure %v, want %v", set, got, tc.secure)
 				}
 			})
+		}
+	})
+}
+
+// With an https console address the session cookie is __Host- and Secure
+// and every answer carries Strict-Transport-Security, even when the request
+// reached the server as plain HTTP through a proxy it does not trust (one
+// that terminates TLS without saying so); with an http address neither.
+func TestSecureCookieWithHTTPSConsoleURL(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		org := dbtest.NewOrg(t, st, "")
+		for _, tc := range []struct {
+			base   string
+			secure bool
+		}{{"https://console.example.com", true}, {"", false}} {
+			d := newDeskWith(t, st, func(o *console.Options) {
+				if tc.base != "" {
+					o.BaseURL = tc.base
+				}
+			})
+			p := d.person(org.Org.ID, people.Viewer)
+			res := d.browser().post("/console/sign-in", url.Values{"email": {p.Email}, "password": {password}})
+			set := res.header.Get("Set-Cookie")
+			if got := strings.HasPrefix(set, "__Host-larder-session=") && strings.Contains(set, "; Secure"); res.status != http.StatusSeeOther || got != tc.secure {
+				t.Errorf("base %q: %d, Set-Cookie %q: secure %v, want %v", tc.base, res.status, set, got, tc.secure)
+			}
+			for _, path := range []string{"/console/sign-in", "/console/no-such-page"} {
+				hsts := d.browser().get(path).header.Get("Strict-Transport-Security")
+				if want := map[bool]string{true: "max-age=31536000", false: ""}[tc.secure]; hsts != want {
+					t.Errorf("base %q, %s: Strict-Transport-Security %q, want %q", tc.base, path, hsts, want)
+				}
+			}
+		}
+	})
+}
+
+// Every console POST reads at most its route's bound (64 KB for a form, the
+// file's 4 MB and 64 KB for an import check) before any page looks at it: a
+// larger body, announced or streamed without a length, is answered 413 with
+// a page saying so. A form just under the bound is read as usual.
+func TestEveryPostIsBounded(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewOrg(t, st, "")
+		b, _ := d.signedIn(org.Org.ID, people.Admin)
+		if console.MaxForm != 64<<10 {
+			t.Fatalf("forms are bounded at %d bytes, want 64 KB", console.MaxForm)
+		}
+		n := 0
+		for _, rt := range console.Routes() {
+			if rt.Method != "POST" {
+				continue
+			}
+			n++
+			limit := int64(console.MaxForm)
+			if rt.Path == "/console/imports/check" {
+				limit = 4<<20 + 64<<10
+			}
+			if rt.MaxBody != 0 && rt.MaxBody != limit {
+				t.Errorf("%s bounded at %d bytes, want %d", rt.Path, rt.MaxBody, limit)
+			}
+			for _, chunked := range []bool{false, true} {
+				body := io.Reader(strings.NewReader("a=" + strings.Repeat("x", int(limit))))
+				if chunked {
+					body = io.MultiReader(body) // no length: sent chunked
+				}
+				req, _ := http.NewRequest("POST", d.srv.URL+concrete(rt.Path), body)
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Sec-Fetch-Site", "same-origin")
+				res := b.do(req)
+				if res.status != http.StatusRequestEntityTooLarge || !strings.Contains(res.body, "larger than this page takes") {
+					t.Errorf("%s, chunked %v: %d, want 413 with its page", rt.Path, chunked, res.status)
+				}
+			}
+		}
+		if n < 30 {
+			t.Fatalf("only %d POST routes", n)
+		}
+		// Just under the bound the form is read: the sign-out works.
+		pad := strings.Repeat("x", console.MaxForm-len("a="))
+		req, _ := http.NewRequest("POST", d.srv.URL+"/console/sign-out", strings.NewReader("a="+pad))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		if res := b.do(req); res.status != http.StatusSeeOther {
+			t.Errorf("a form of exactly 64 KB: %d %s", res.status, res.body)
 		}
 	})
 }

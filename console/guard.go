@@ -1,8 +1,11 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -38,7 +41,13 @@ func (c *caller) orgID() int { return c.Me.Person.OrganizationID }
 // set one up goes to that page first.
 func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &caller{route: rt, tls: clientaddr.TLS(r, s.o.Trusted)}
+		c := &caller{route: rt, tls: clientaddr.TLS(r, s.o.Trusted) || s.secure}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.bounded(w, r, rt) {
+			c.ctx = r.Context()
+			s.render(w, r, c, http.StatusRequestEntityTooLarge, "error", "Too large",
+				nil, fmt.Sprintf("What was sent is larger than this page takes (%s), so nothing was read or changed. Send less, or use the larder command for large files.", sizeText(rt.maxBody())))
+			return
+		}
 		c.From = people.Client{Address: clientaddr.Of(r, s.o.Trusted), UserAgent: truncate(r.UserAgent(), 256)}
 		ctx := audit.WithAddress(r.Context(), c.From.Address)
 		if tok := s.token(r, c.tls); tok != "" {
@@ -81,9 +90,48 @@ func (s *Server) guard(rt Route) http.Handler {
 	})
 }
 
+// MaxForm bounds the body of every console form; a route that takes a file
+// says its own bound (Route.MaxBody).
+const MaxForm = 64 << 10
+
+// maxBody is the largest body the route reads.
+func (rt Route) maxBody() int64 {
+	if rt.MaxBody > 0 {
+		return rt.MaxBody
+	}
+	return MaxForm
+}
+
+// bounded reads the body of r whole, up to the route's bound, before any page
+// looks at it, and gives the page those bytes; false when the body is larger.
+// Reading it here answers every route's oversized body alike (413), however
+// its page would have read it.
+func (s *Server) bounded(w http.ResponseWriter, r *http.Request, rt Route) bool {
+	limit := rt.maxBody()
+	if r.ContentLength > limit {
+		return false
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return true
+}
+
+// sizeText is n bytes in words (64 KB, 4 MB).
+func sizeText(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d KB", n>>10)
+}
+
 // The session cookie: __Host- (Secure, whole site, no Domain) whenever the
-// client reached the server over TLS; a plain name over plain HTTP, where a
-// browser refuses a Secure cookie. A load balancer keeps a person on one
+// client reached the server over TLS, or the console's address
+// (Options.BaseURL) is https, so a proxy that terminates TLS without saying so
+// still gets a Secure cookie; a plain name over plain HTTP, where a browser
+// refuses a Secure cookie. A load balancer keeps a person on one
 // server by it (deploy/haproxy.cfg).
 const (
 	SessionCookie       = "larder-session"

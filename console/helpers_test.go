@@ -163,12 +163,27 @@ func newDeskWith(t *testing.T, st *store.Store, set func(*console.Options)) *des
 	// shared cores (people's own tests check the real costs).
 	d.people = people.New(st.Client, people.Options{Now: clock, Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
 	o := console.Options{Client: st.Client, People: d.people, Webhooks: &webhooks.Registry{Client: st.Client, AllowPrivate: true, Now: clock}, Now: clock, Snapshot: st.Snapshot}
-	set(&o)
+	d.srv = serveConsole(t, o, set)
+	return d
+}
+
+// serveConsole serves a console with options o, as set changes them, on a
+// test server whose address is the console's base URL unless set names
+// another.
+func serveConsole(t *testing.T, o console.Options, set func(*console.Options)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	o.BaseURL = "http://" + srv.Listener.Addr().String()
+	if set != nil {
+		set(&o)
+	}
 	con, err := console.New(o)
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
-	d.srv = httptest.NewServer(con)
-	t.Cleanup(d.srv.Close)
-	return d
+	srv.Config.Handler = con
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }

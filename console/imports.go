@@ -31,7 +31,7 @@ import (
 func (s *Server) importRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/imports", Nav: "Imports", Summary: "read the lists that can be imported from a file (products and reference lists) in one environment (live or test), with their export links; changes nothing", serve: s.imports},
-		{Method: "POST", Path: "/console/imports/check", Roles: Operators, Summary: "check a products or reference list file (CSV or JSON Lines) as `larder product import` and `larder list import` do, showing every problem with its line and field; changes nothing", serve: s.importCheck},
+		{Method: "POST", Path: "/console/imports/check", Roles: Operators, Summary: "check a products or reference list file (CSV or JSON Lines) as `larder product import` and `larder list import` do, showing every problem with its line and field; changes nothing", MaxBody: maxUpload, serve: s.importCheck},
 		{Method: "POST", Path: "/console/imports/import", Roles: Operators, Summary: "import a file the check found no problem in, all of it in one transaction (created and updated counted), recorded in the audit history", serve: s.importFile},
 		{Method: "GET", Path: "/console/imports/export", Summary: "download a list (reference lists for everyone; products, which hold costs, for the roles that see costs) as CSV or JSON Lines, in the import format; changes nothing", serve: s.importExport},
 	}
@@ -39,6 +39,9 @@ func (s *Server) importRoutes() []Route {
 
 // maxImport is the largest file the console takes.
 const maxImport = 4 << 20
+
+// maxUpload bounds the body of a check: the file and the form around it.
+const maxUpload = maxImport + 64<<10
 
 // importList is a list a file can hold: the products, or a reference list.
 type importList struct {
@@ -139,8 +142,8 @@ func (s *Server) imports(w http.ResponseWriter, r *http.Request, c *caller) {
 // readUpload reads the multipart form of a check: env, list, format and the
 // file (errors in f).
 func readUpload(w http.ResponseWriter, r *http.Request) (f *form, name string, data []byte) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxImport+64<<10)
-	if err := r.ParseMultipartForm(maxImport + 64<<10); err != nil {
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	if err := r.ParseMultipartForm(maxUpload); err != nil {
 		f = newForm(nil)
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

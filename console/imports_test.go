@@ -522,3 +522,57 @@ func TestImportCheckExpiresAndBelongsToItsPerson(t *testing.T) {
 		}
 	})
 }
+
+// An exported CSV cell never becomes a formula in a spreadsheet: a value
+// beginning with =, +, - or @ is written behind a single quote (products and
+// reference lists alike), and the exported file imports back to the same
+// values, every record unchanged.
+func TestExportCellsAreNeverFormulas(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewOrg(t, st, "")
+		b, _ := d.signedIn(org.Org.ID, people.Admin)
+		importFile := func(list, file, content string) {
+			t.Helper()
+			res := b.upload(url.Values{"env": {"test"}, "list": {list}}, file, content)
+			m := importCheck.FindStringSubmatch(res.body)
+			if res.status != http.StatusOK || m == nil {
+				t.Fatalf("check %s: %d %s", file, res.status, res.body)
+			}
+			res = b.post("/console/imports/import", url.Values{"env": {"test"}, "check": {m[1]}})
+			if res.status != http.StatusSeeOther {
+				t.Fatalf("import %s: %d %s", file, res.status, res.body)
+			}
+		}
+		importFile("products", "p.jsonl", `{"product_code":"CSV-EVIL","name":"=HYPERLINK(\"http://evil.example\")","product_type":"RAW_MATERIAL","description":"-2+3"}`+"\n")
+		exp := b.get("/console/imports/export?env=test&list=products&format=csv")
+		if exp.status != http.StatusOK {
+			t.Fatalf("export: %d", exp.status)
+		}
+		var row string
+		for _, l := range strings.Split(exp.body, "\n") {
+			if strings.HasPrefix(l, "CSV-EVIL,") {
+				row = l
+			}
+		}
+		if !strings.HasPrefix(row, `CSV-EVIL,"'=HYPERLINK(""http://evil.example"")",'-2+3,RAW_MATERIAL,`) {
+			t.Fatalf("the product's row is %q", row)
+		}
+		importFile("territories", "t.jsonl", `{"code":"T-AT","name":"@SUM(A1)","description":"+1"}`+"\n")
+		if got := b.get("/console/imports/export?env=test&list=territories&format=csv").body; !strings.Contains(got, "\nT-AT,'@SUM(A1),'+1,true\n") {
+			t.Fatalf("the territories export is %q", got)
+		}
+
+		// The export imports back unchanged.
+		res := b.upload(url.Values{"env": {"test"}, "list": {"products"}}, "again.csv", exp.body)
+		m := importCheck.FindStringSubmatch(res.body)
+		if res.status != http.StatusOK || m == nil {
+			t.Fatalf("check the export: %d %s", res.status, res.body)
+		}
+		b.post("/console/imports/import", url.Values{"env": {"test"}, "check": {m[1]}})
+		r := lastRecord(t, st, org.Org.ID)
+		if r.Detail["created"] != float64(0) || r.Detail["updated"] != float64(0) {
+			t.Fatalf("re-importing the export changed records: %v", r.Detail)
+		}
+	})
+}

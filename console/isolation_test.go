@@ -49,7 +49,7 @@ type records struct {
 func makeRecords(t *testing.T, d *desk, org int) records {
 	t.Helper()
 	ctx := context.Background()
-	k, err := auth.CreateKey(ctx, d.st.Client, org, policy.Live, policy.Known(), "target")
+	k, err := auth.CreateKey(ctx, d.st.Client, org, auth.Holder, policy.Live, policy.Known(), "target")
 	if err != nil {
 		t.Fatal(err)
 	}

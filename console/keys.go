@@ -16,7 +16,9 @@ import (
 )
 
 // keyRoutes are the organization's API keys: everyone signed in sees them
-// (never a secret), admins and developers create, rotate and revoke them.
+// (never a secret), admins and developers create, rotate and revoke them;
+// a key that reads costs and prices is created and rotated by an admin only
+// (auth.Issuer).
 func (s *Server) keyRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/keys", Nav: "Keys", Summary: "list the organization's API keys, live and test (name, last four characters, scopes, who created them, last use, expiry, revocation; never the key itself)", serve: s.keys},
@@ -43,9 +45,11 @@ var keyEnvironments = []struct {
 type keysView struct {
 	Envs     []envKeys
 	CanWrite bool
-	Max      int
-	MaxName  int
-	Groups   []scopeGroup
+	// SeesCosts offers the preset and the scope that read costs.
+	SeesCosts bool
+	Max       int
+	MaxName   int
+	Groups    []scopeGroup
 }
 
 // envKeys is one environment's section: its keys and its create form.
@@ -83,6 +87,9 @@ type keyRow struct {
 	ReplacedBy string
 	Rotatable  bool
 	Revocable  bool
+	// AdminsOnly marks a working key that reads costs and prices, which the
+	// person may not rotate.
+	AdminsOnly bool
 }
 
 // scopeGroup is one resource's scopes among the create form's checkboxes.
@@ -94,10 +101,14 @@ type scopeGroup struct {
 // scopeChoice is one checkbox.
 type scopeChoice struct{ Value, Label string }
 
-// scopeGroups groups every scope of policy.Known by resource, in its order.
-func scopeGroups() []scopeGroup {
+// scopeGroups groups every scope of policy.Known by resource, in its order;
+// cost:read only for an issuer who may hand it out.
+func scopeGroups(by auth.Issuer) []scopeGroup {
 	var out []scopeGroup
 	for _, sc := range policy.Known() {
+		if sc == policy.CostRead && !by.SeesCosts {
+			continue
+		}
 		resource, verb, _ := strings.Cut(string(sc), ":")
 		title := strings.ToUpper(resource[:1]) + resource[1:]
 		label := map[string]string{"read": "Read", "write": "Write (includes read)"}[verb]
@@ -141,8 +152,14 @@ func scopeSummary(scopes []string) string {
 // keyDisplay is how a key is named on the page: prefix…last4.
 func keyDisplay(prefix, last4 string) string { return prefix + "…" + last4 }
 
-// keyRows turns keys into the page's rows at now.
-func keyRows(keys []auth.Listed, now time.Time) map[int]keyRow {
+// issuer is the signed-in person as the issuer of keys: only a role that
+// reads costs hands out a key that reads them.
+func (c *caller) issuer() auth.Issuer {
+	return auth.Issuer{SeesCosts: c.Me.Person.Role.SeesCosts()}
+}
+
+// keyRows turns keys into the page's rows at now, as by may act on them.
+func keyRows(keys []auth.Listed, now time.Time, by auth.Issuer) map[int]keyRow {
 	byID := make(map[int]auth.Listed, len(keys))
 	for _, k := range keys {
 		byID[k.ID] = k
@@ -171,6 +188,9 @@ func keyRows(keys []auth.Listed, now time.Time) map[int]keyRow {
 		default:
 			row.Status, row.Badge, row.Rotatable, row.Revocable = "Active", "ok", true, true
 		}
+		if row.Rotatable && !by.SeesCosts && slices.Contains(k.Scopes, string(policy.CostRead)) {
+			row.Rotatable, row.AdminsOnly = false, true
+		}
 		out[k.ID] = row
 	}
 	return out
@@ -190,8 +210,8 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 		return
 	}
 	now := s.o.Now()
-	all := keyRows(keys, now)
-	v := keysView{CanWrite: slices.Contains(Writers, c.Me.Person.Role), Max: auth.MaxActiveKeys, MaxName: auth.MaxNameLength, Groups: scopeGroups()}
+	all := keyRows(keys, now, c.issuer())
+	v := keysView{CanWrite: slices.Contains(Writers, c.Me.Person.Role), SeesCosts: c.issuer().SeesCosts, Max: auth.MaxActiveKeys, MaxName: auth.MaxNameLength, Groups: scopeGroups(c.issuer())}
 	for _, e := range keyEnvironments {
 		sec := envKeys{Env: string(e.Env), Label: e.Label, About: e.About, Form: newForm(nil), Preset: presetReadAll}
 		sec.Occupied = auth.Occupied(keys, e.Env, now)
@@ -206,7 +226,7 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 			if k.Env != string(e.Env) {
 				continue
 			}
-			if row := all[k.ID]; row.Rotatable || row.Grace {
+			if row := all[k.ID]; row.Rotatable || row.AdminsOnly || row.Grace {
 				sec.Current = append(sec.Current, row)
 			} else {
 				sec.Past = append(sec.Past, row)
@@ -235,17 +255,10 @@ type keyResult struct {
 	Old *keyRow
 }
 
-// curlExample is a request with key to this server's /v1/organization.
-func (s *Server) curlExample(r *http.Request, c *caller, key string) string {
-	origin := strings.TrimSuffix(s.o.BaseURL, "/")
-	if origin == "" {
-		scheme := "http"
-		if c.tls {
-			scheme = "https"
-		}
-		origin = scheme + "://" + r.Host
-	}
-	return fmt.Sprintf("curl -H \"Authorization: Bearer %s\" %s/v1/organization", key, origin)
+// curlExample is a request with key to this server's /v1/organization, at
+// the API's configured origin.
+func (s *Server) curlExample(key string) string {
+	return fmt.Sprintf("curl -H \"Authorization: Bearer %s\" %s/v1/organization", key, s.o.APIURL)
 }
 
 // createKey creates a key with the form's name, environment and scopes.
@@ -283,8 +296,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.keysPage(w, r, c, http.StatusBadRequest, string(env), f)
 		return
 	}
-	k, err := auth.CreateKey(c.ctx, s.o.Client, c.orgID(), env, scopes, name)
+	k, err := auth.CreateKey(c.ctx, s.o.Client, c.orgID(), c.issuer(), env, scopes, name)
 	switch {
+	case errors.Is(err, auth.ErrCostScope):
+		s.costsRefused(w, r, c)
+		return
 	case errors.Is(err, auth.ErrKeyLimit):
 		f.Fail("", fmt.Sprintf("The %s environment already has %d active keys, the most it may hold. Revoke a key you no longer use, then create this one.", env, auth.MaxActiveKeys))
 		s.keysPage(w, r, c, http.StatusBadRequest, string(env), f)
@@ -299,7 +315,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	s.render(w, r, c, http.StatusOK, "keycreated", "Your new key", nil, keyResult{
 		Key: k.Key, Display: keyDisplay(k.Record.Prefix, k.Record.Last4), Name: k.Record.Name,
-		Env: string(env), Scopes: scopeSummary(k.Record.Scopes), Curl: s.curlExample(r, c, k.Key),
+		Env: string(env), Scopes: scopeSummary(k.Record.Scopes), Curl: s.curlExample(k.Key),
 	})
 }
 
@@ -333,7 +349,7 @@ func (s *Server) findKey(r *http.Request, c *caller) (keyRow, error) {
 	if err != nil {
 		return keyRow{}, err
 	}
-	row, ok := keyRows(keys, s.o.Now())[id]
+	row, ok := keyRows(keys, s.o.Now(), c.issuer())[id]
 	if !ok {
 		return keyRow{}, missing.Errorf("key %d does not exist", id)
 	}
@@ -381,8 +397,11 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.keyPage(w, r, c, http.StatusBadRequest, "keyrotate", "Rotate %s", f)
 		return
 	}
-	rot, err := auth.RotateKey(c.ctx, s.o.Client, c.orgID(), k.ID, grace, s.o.Now())
+	rot, err := auth.RotateKey(c.ctx, s.o.Client, c.orgID(), c.issuer(), k.ID, grace, s.o.Now())
 	switch {
+	case errors.Is(err, auth.ErrCostScope):
+		s.costsRefused(w, r, c)
+		return
 	case errors.Is(err, auth.ErrKeyState):
 		f.Fail("", refusalText(err.Error()))
 		s.keyPage(w, r, c, http.StatusBadRequest, "keyrotate", "Rotate %s", f)
@@ -396,7 +415,7 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	old.Grace = grace > 0
 	s.render(w, r, c, http.StatusOK, "keycreated", "Key rotated", nil, keyResult{
 		Key: rot.Key, Display: keyDisplay(rot.New.Prefix, rot.New.Last4), Name: rot.New.Name,
-		Env: k.Env, Scopes: scopeSummary(rot.New.Scopes), Curl: s.curlExample(r, c, rot.Key), Old: &old,
+		Env: k.Env, Scopes: scopeSummary(rot.New.Scopes), Curl: s.curlExample(rot.Key), Old: &old,
 	})
 }
 
@@ -426,6 +445,13 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	s.redirect(w, r, c, Prefix+"keys", fmt.Sprintf("Key %s is revoked: it no longer works.", k.Display))
+}
+
+// costsRefused answers 403 to a person who may not read costs asking for a
+// key that reads them.
+func (s *Server) costsRefused(w http.ResponseWriter, r *http.Request, c *caller) {
+	s.render(w, r, c, http.StatusForbidden, "error", "Not allowed", nil,
+		"Only an admin creates or rotates a key that reads costs and prices (cost:read, or the preset \"all\"). Nothing was created or rotated.")
 }
 
 // refusalText makes an error message a sentence for a page.

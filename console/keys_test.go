@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"larder.dev/larder/audit"
 	"larder.dev/larder/auth"
 	"larder.dev/larder/dbtest"
@@ -104,13 +106,19 @@ func TestKeysCreate(t *testing.T) {
 			t.Fatal("the list shows the key itself")
 		}
 
+		// The preset with costs is an admin's (see TestKeysCostsAreAdmins).
+		adm, _ := d.signedIn(org.Org.ID, people.Admin)
 		for preset, want := range map[string][]policy.Scope{"all": policy.Known(), "read-all": nil} {
 			if want == nil {
 				for _, m := range policy.Modules {
 					want = append(want, policy.Read(m))
 				}
 			}
-			res := b.post("/console/keys", url.Values{"env": {"test"}, "preset": {preset}, "scope": {"cost:read"}})
+			who := b
+			if preset == "all" {
+				who = adm
+			}
+			res := who.post("/console/keys", url.Values{"env": {"test"}, "preset": {preset}, "scope": {"cost:read"}})
 			if res.status != http.StatusOK || !strings.Contains(res.body, `readonly value="key_test_`) {
 				t.Fatalf("create %s: %d %s", preset, res.status, res.body)
 			}
@@ -179,7 +187,7 @@ func TestKeysLimit(t *testing.T) {
 		b, _ := d.signedIn(org.Org.ID, people.Developer)
 		var first int
 		for i := range 50 {
-			k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Live, policy.Known(), "")
+			k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,20 +199,20 @@ func TestKeysLimit(t *testing.T) {
 		if !strings.Contains(page.body, "50 of 50 keys") || !strings.Contains(page.body, "The limit is reached") || strings.Contains(page.body, `<input type="hidden" name="env" value="live">`) {
 			t.Fatalf("the full environment still offers its form: %s", page.body)
 		}
-		res := b.post("/console/keys", url.Values{"env": {"live"}, "preset": {"all"}})
+		res := b.post("/console/keys", url.Values{"env": {"live"}, "preset": {"read-all"}})
 		if res.status != http.StatusBadRequest || !strings.Contains(res.body, "already has 50 active keys") {
 			t.Fatalf("the 51st key: %d %s", res.status, res.body)
 		}
 		if n := len(keysOf(t, st, org.Org.ID)); n != 50 {
 			t.Fatalf("%d keys, want 50", n)
 		}
-		if res := b.post("/console/keys", url.Values{"env": {"test"}, "preset": {"all"}}); res.status != http.StatusOK {
+		if res := b.post("/console/keys", url.Values{"env": {"test"}, "preset": {"read-all"}}); res.status != http.StatusOK {
 			t.Fatalf("a test key next to 50 live ones: %d", res.status)
 		}
 		if res := b.post(fmt.Sprintf("/console/keys/%d/revoke", first), url.Values{"understand": {"yes"}}); res.status != http.StatusSeeOther {
 			t.Fatalf("revoke: %d %s", res.status, res.body)
 		}
-		if res := b.post("/console/keys", url.Values{"env": {"live"}, "preset": {"all"}}); res.status != http.StatusOK {
+		if res := b.post("/console/keys", url.Values{"env": {"live"}, "preset": {"read-all"}}); res.status != http.StatusOK {
 			t.Fatalf("a key in the freed place: %d %s", res.status, res.body)
 		}
 	})
@@ -228,7 +236,7 @@ func TestKeysRotate(t *testing.T) {
 			{"24h", 24 * time.Hour, "works until " + now.Add(24*time.Hour).Format("2006-01-02 15:04 UTC")},
 			{"7d", 7 * 24 * time.Hour, "works until " + now.Add(7*24*time.Hour).Format("2006-01-02 15:04 UTC")},
 		} {
-			k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Test, []policy.Scope{policy.Write("sales")}, "shop "+g.name)
+			k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Test, []policy.Scope{policy.Write("sales")}, "shop "+g.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +276,7 @@ func TestKeysRotate(t *testing.T) {
 		}
 
 		// A grace not offered, and a key already rotated, are refused.
-		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Live, policy.Known(), "")
+		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, []policy.Scope{policy.Read("sales")}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +304,7 @@ func TestKeysRevoke(t *testing.T) {
 		d := newDesk(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		b, person := d.signedIn(org.Org.ID, people.Admin)
-		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Live, policy.Known(), "old app")
+		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "old app")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,11 +349,11 @@ func TestKeysOtherOrganization(t *testing.T) {
 		a, z := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		ba, _ := d.signedIn(a.Org.ID, people.Admin)
 		bz, _ := d.signedIn(z.Org.ID, people.Admin)
-		ka, err := auth.CreateKey(context.Background(), st.Client, a.Org.ID, policy.Live, policy.Known(), "a")
+		ka, err := auth.CreateKey(context.Background(), st.Client, a.Org.ID, auth.Holder, policy.Live, policy.Known(), "a")
 		if err != nil {
 			t.Fatal(err)
 		}
-		kz, err := auth.CreateKey(context.Background(), st.Client, z.Org.ID, policy.Live, policy.Known(), "z")
+		kz, err := auth.CreateKey(context.Background(), st.Client, z.Org.ID, auth.Holder, policy.Live, policy.Known(), "z")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +392,7 @@ func TestKeysViewer(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		d := newDesk(t, st)
 		org := dbtest.NewOrg(t, st, "")
-		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Live, policy.Known(), "erp")
+		k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, policy.Known(), "erp")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,6 +408,77 @@ func TestKeysViewer(t *testing.T) {
 		}
 		if !strings.Contains(page.body, "An admin or developer of your organization can create one.") {
 			t.Error("the viewer's empty test section does not say who can create a key")
+		}
+	})
+}
+
+// Costs and prices are an admin's: only an admin is offered, creates or
+// rotates a key holding cost:read (the preset "all" included), and is
+// shown the new key. A developer's form lacks the preset and the scope, the
+// list offers no rotation of such a key, and a forged form post is refused
+// with 403, creating and rotating nothing.
+func TestKeysCostsAreAdmins(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewOrg(t, st, "")
+		dev, _ := d.signedIn(org.Org.ID, people.Developer)
+		adm, _ := d.signedIn(org.Org.ID, people.Admin)
+		offers := func(page answer) (preset, scope bool) {
+			return strings.Contains(page.body, `name="preset" value="all"`), strings.Contains(page.body, `name="scope" value="cost:read"`)
+		}
+		if p, s := offers(dev.get("/console/keys")); p || s {
+			t.Errorf("a developer is offered the preset all (%v) or cost:read (%v)", p, s)
+		}
+		if p, s := offers(adm.get("/console/keys")); !p || !s {
+			t.Errorf("an admin is not offered the preset all (%v) or cost:read (%v)", p, s)
+		}
+
+		costly, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Live, []policy.Scope{policy.Read("sales"), policy.CostRead}, "costs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rotate := fmt.Sprintf("/console/keys/%d/rotate", costly.Record.ID)
+		before := keysOf(t, st, org.Org.ID)
+		history := lastRecord(t, st, org.Org.ID)
+		for _, tc := range []struct {
+			name, path string
+			form       url.Values
+		}{
+			{"create with the preset all", "/console/keys", url.Values{"env": {"live"}, "preset": {"all"}}},
+			{"create with cost:read ticked", "/console/keys", url.Values{"env": {"test"}, "preset": {"custom"}, "scope": {"sales:read", "cost:read"}}},
+			{"create with cost:read and no preset", "/console/keys", url.Values{"env": {"test"}, "scope": {"cost:read"}}},
+			{"rotate a key holding cost:read", rotate, url.Values{"grace": {"none"}}},
+		} {
+			res := dev.post(tc.path, tc.form)
+			if res.status != http.StatusForbidden || shownKey.MatchString(res.body) || !strings.Contains(res.body, "Only an admin creates or rotates a key that reads costs") {
+				t.Errorf("a developer's forged %s: %d, want 403 and no key:\n%s", tc.name, res.status, res.body)
+			}
+		}
+		if diff := cmp.Diff(before, keysOf(t, st, org.Org.ID)); diff != "" {
+			t.Fatalf("refused posts changed the keys (-before +after):\n%s", diff)
+		}
+		if r := lastRecord(t, st, org.Org.ID); r.ID != history.ID {
+			t.Fatalf("refused posts were recorded: %+v", r)
+		}
+		list := dev.get("/console/keys")
+		if strings.Contains(list.body, `href="`+rotate+`"`) || !strings.Contains(list.body, "an admin rotates it") {
+			t.Errorf("the developer's list offers to rotate the cost key: %s", list.body)
+		}
+		if form := dev.get(rotate); form.status != http.StatusOK || strings.Contains(form.body, `name="grace"`) || !strings.Contains(form.body, "only an admin rotates it") {
+			t.Errorf("the developer's rotate page offers the rotation: %d %s", form.status, form.body)
+		}
+
+		// The admin does what the developer may not.
+		for _, form := range []url.Values{{"env": {"live"}, "preset": {"all"}}, {"env": {"test"}, "preset": {"custom"}, "scope": {"cost:read"}}} {
+			if res := adm.post("/console/keys", form); res.status != http.StatusOK || !shownKey.MatchString(res.body) {
+				t.Errorf("the admin's %v: %d %s", form, res.status, res.body)
+			}
+		}
+		if res := adm.post(rotate, url.Values{"grace": {"none"}}); res.status != http.StatusOK || !shownKey.MatchString(res.body) {
+			t.Errorf("the admin's rotation: %d %s", res.status, res.body)
+		}
+		if n := len(keysOf(t, st, org.Org.ID)); n != len(before)+3 {
+			t.Errorf("%d keys after the admin's three, want %d", n, len(before)+3)
 		}
 	})
 }

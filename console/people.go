@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
-	"larder.dev/larder/clientaddr"
 	"larder.dev/larder/people"
 )
 
@@ -95,22 +93,16 @@ func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request, c *caller, s
 	s.render(w, r, c, status, "people", "People", f, v)
 }
 
-// absolute is path under the console's public origin: Options.BaseURL when
-// set, otherwise the scheme and host the request came to (a trusted proxy's
-// forwarded ones, never a client's).
-func (s *Server) absolute(r *http.Request, path string) string {
-	if s.o.BaseURL != "" {
-		return strings.TrimRight(s.o.BaseURL, "/") + path
-	}
-	return clientaddr.Origin(r, s.o.Trusted) + path
-}
+// absolute is path under the console's configured origin, never the host a
+// request names.
+func (s *Server) absolute(path string) string { return s.o.BaseURL + path }
 
 // showLink is the page's view of l: its absolute URL, e-mailed when the
 // people service has a mail server. The link is shown either way, so a
 // failed e-mail loses nothing.
 func (s *Server) showLink(r *http.Request, c *caller, l people.Link) *shownLink {
-	sl := &shownLink{URL: s.absolute(r, people.LinkPath(l.Token)), Email: l.Person.Email, Purpose: l.Purpose, Expires: l.ExpiresAt}
-	err := s.o.People.MailLink(c.ctx, l, s.absolute(r, ""))
+	sl := &shownLink{URL: s.absolute(people.LinkPath(l.Token)), Email: l.Person.Email, Purpose: l.Purpose, Expires: l.ExpiresAt}
+	err := s.o.People.MailLink(c.ctx, l, s.absolute(""))
 	switch {
 	case err == nil:
 		sl.Mailed = true
@@ -123,12 +115,16 @@ func (s *Server) showLink(r *http.Request, c *caller, l people.Link) *shownLink 
 	return sl
 }
 
+// cannotInvite is the one refusal of an invitation's address, whether it
+// is malformed or already a person's, here or in another organization.
+const cannotInvite = "This address cannot be invited. Enter a bare address, like name@example.com; an address that already signs in to Larder cannot be invited again."
+
 func (s *Server) invite(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	var role people.Role
 	if f.OK() {
 		if _, err := people.NormalizeEmail(f.Get("email")); err != nil {
-			f.Fail("email", "Enter an e-mail address, like name@example.com.")
+			f.Fail("email", cannotInvite)
 		}
 		var err error
 		if role, err = people.ParseRole(f.Get("role")); err != nil {
@@ -141,7 +137,9 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	_, l, err := s.o.People.Invite(c.ctx, c.orgID(), f.Get("email"), role)
 	if errors.Is(err, people.ErrEmailTaken) {
-		f.Fail("email", "Someone with this e-mail address is already a person here or in another organization.")
+		// The same answer as a malformed address: an admin never learns
+		// that an address signs in to another organization.
+		f.Fail("email", cannotInvite)
 		s.peoplePage(w, r, c, http.StatusBadRequest, f, peopleView{})
 		return
 	}

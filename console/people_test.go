@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"larder.dev/larder/console"
 	"larder.dev/larder/dbtest"
 	"larder.dev/larder/people"
 	"larder.dev/larder/store"
@@ -44,7 +47,7 @@ func TestPeopleInviteLinkWorks(t *testing.T) {
 
 		res := admin.post("/console/people", url.Values{"email": {"  " + strings.ToUpper(email) + " "}, "role": {"operator"}})
 		if res.status != http.StatusOK {
-			t.Fatalf("invite: %d %s", res.status, res.body)
+			t.Fatalf("invite: %d %s %s", res.status, res.location(), res.body)
 		}
 		path, shown := linkIn(t, res.body)
 		if !strings.HasPrefix(shown, d.srv.URL+"/console/welcome/") {
@@ -108,9 +111,10 @@ func TestPeopleInviteErrors(t *testing.T) {
 			field string
 			msg   string
 		}{
-			{"not an address", url.Values{"email": {"nobody"}, "role": {"viewer"}}, "email", "Enter an e-mail address"},
-			{"taken here", url.Values{"email": {me.Email}, "role": {"viewer"}}, "email", "already a person"},
-			{"taken in another organization", url.Values{"email": {elsewhere.Email}, "role": {"viewer"}}, "email", "already a person"},
+			{"not an address", url.Values{"email": {"nobody"}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"a display name", url.Values{"email": {"Ana <ana@example.com>"}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"taken here", url.Values{"email": {me.Email}, "role": {"viewer"}}, "email", "This address cannot be invited."},
+			{"taken in another organization", url.Values{"email": {elsewhere.Email}, "role": {"viewer"}}, "email", "This address cannot be invited."},
 			{"no role", url.Values{"email": {"someone@example.com"}, "role": {"owner"}}, "role", "Choose a role"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -130,37 +134,70 @@ func TestPeopleInviteErrors(t *testing.T) {
 		if len(after) != len(before) {
 			t.Errorf("%d people after refused invitations, want %d", len(after), len(before))
 		}
+
+		// An address of another organization is answered byte for byte as
+		// a malformed one and one of this organization: an admin learns
+		// nothing of other organizations' people.
+		answers := map[string]string{}
+		for name, email := range map[string]string{"malformed": "nobody@@example.com", "here": me.Email, "elsewhere": elsewhere.Email} {
+			res := admin.post("/console/people", url.Values{"email": {email}, "role": {"viewer"}})
+			answers[name] = fmt.Sprint(res.status) + "\n" + strings.ReplaceAll(res.body, `value="`+html.EscapeString(email)+`"`, `value="ADDRESS"`)
+		}
+		for _, other := range []string{"malformed", "here"} {
+			if diff := cmp.Diff(answers[other], answers["elsewhere"]); diff != "" {
+				t.Errorf("an address elsewhere is answered unlike a %s one (-%s +elsewhere):\n%s", other, other, diff)
+			}
+		}
 	})
 }
 
-// Behind a trusted proxy the link is under the host it forwards; the same
-// header from a peer that is not trusted is ignored.
-func TestPeopleLinkOrigin(t *testing.T) {
+// Links are under the console's configured address, never a host the
+// request names: neither a forged Host nor X-Forwarded-Host, from a trusted
+// proxy or not, reaches a one-time link or a new key's example request.
+func TestLinksNeverFromTheRequestHost(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		for _, trusted := range []bool{true, false} {
 			d := newDeskTrusting(t, st, trusted)
 			org := dbtest.NewOrg(t, st, "")
 			admin, _ := d.signedIn(org.Org.ID, people.Admin)
-			form := url.Values{"email": {fmt.Sprintf("fwd-%t-%d@example.com", trusted, time.Now().UnixNano())}, "role": {"viewer"}}
-			req, _ := http.NewRequest("POST", d.srv.URL+"/console/people", strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("Origin", d.srv.URL)
-			req.Header.Set("Sec-Fetch-Site", "same-origin")
-			req.Header.Set("X-Forwarded-Host", "console.example.com")
-			res := admin.do(req)
+			forged := func(path string, form url.Values) answer {
+				req, _ := http.NewRequest("POST", d.srv.URL+path, strings.NewReader(form.Encode()))
+				req.Host = "evil.example"
+				// The browser's cookie jar keys by the forged host: send the session by hand.
+				req.AddCookie(&http.Cookie{Name: console.SessionCookie, Value: admin.cookie(console.SessionCookie)})
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Sec-Fetch-Site", "same-origin")
+				req.Header.Set("X-Forwarded-Host", "forwarded.example")
+				return admin.do(req)
+			}
+			res := forged("/console/people", url.Values{"email": {fmt.Sprintf("fwd-%t-%d@example.com", trusted, time.Now().UnixNano())}, "role": {"viewer"}})
 			if res.status != http.StatusOK {
-				t.Fatalf("invite: %d %s", res.status, res.body)
+				t.Fatalf("invite: %d %s %s", res.status, res.location(), res.body)
 			}
-			_, shown := linkIn(t, res.body)
-			want := d.srv.URL + "/console/welcome/"
-			if trusted {
-				want = "http://console.example.com/console/welcome/"
+			if _, shown := linkIn(t, res.body); !strings.HasPrefix(shown, d.srv.URL+"/console/welcome/") {
+				t.Errorf("trusted %t: link %q, want under %s", trusted, shown, d.srv.URL)
 			}
-			if !strings.HasPrefix(shown, want) {
-				t.Errorf("trusted %t: link %q, want under %q", trusted, shown, want)
+			res = forged("/console/keys", url.Values{"env": {"test"}, "preset": {"read-all"}})
+			if res.status != http.StatusOK || !strings.Contains(res.body, "&#34; "+d.srv.URL+"/v1/organization") {
+				t.Errorf("trusted %t: the key's example request is not against %s: %d %s", trusted, d.srv.URL, res.status, res.body)
+			}
+			for _, host := range []string{"evil.example", "forwarded.example"} {
+				if strings.Contains(res.body, host) {
+					t.Errorf("trusted %t: the page names %s", trusted, host)
+				}
 			}
 		}
 	})
+}
+
+// The console has no address of its own to put in links without a base
+// URL, and refuses to start rather than take one from requests.
+func TestConsoleNeedsItsBaseURL(t *testing.T) {
+	for _, base := range []string{"", "console.example.com", "ftp://console.example.com"} {
+		if _, err := console.New(console.Options{BaseURL: base}); err == nil {
+			t.Errorf("base URL %q accepted", base)
+		}
+	}
 }
 
 // A role change takes effect at once: it ends the person's sessions, and

@@ -211,7 +211,7 @@ func newForm(values url.Values) *form {
 
 // parseForm reads the request's form (bounded: the console's forms are small).
 func parseForm(w http.ResponseWriter, r *http.Request) *form {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, MaxForm)
 	if err := r.ParseForm(); err != nil {
 		f := newForm(nil)
 		f.Fail("", "The form could not be read; send it again.")

@@ -105,9 +105,10 @@ type requestRow struct {
 }
 
 // keyLabels names the organization's keys of env: their name and display
-// (key_live_…abcd), marked when they no longer work.
+// (key_live_…abcd), marked when they no longer work; the rows' actions are
+// not read, so whoever acts does not matter.
 func keyLabels(keys []auth.Listed, env policy.Environment, now time.Time) ([]keyChoice, map[int]string) {
-	rows := keyRows(keys, now)
+	rows := keyRows(keys, now, auth.Holder)
 	var choices []keyChoice
 	labels := map[int]string{}
 	for _, k := range keys {

@@ -87,7 +87,7 @@ func logRequest(t *testing.T, st *store.Store, org *dbtest.Org, l logged) *ent.A
 // newKey creates a key of org's env named name and returns its record.
 func newKey(t *testing.T, st *store.Store, org *dbtest.Org, env policy.Environment, name string) *ent.APIKey {
 	t.Helper()
-	k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, env, []policy.Scope{policy.Scope("catalog:read")}, name)
+	k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, env, []policy.Scope{policy.Scope("catalog:read")}, name)
 	if err != nil {
 		t.Fatal(err)
 	}

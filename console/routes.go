@@ -25,6 +25,8 @@ type Route struct {
 	Nav string
 	// Summary says what the route does, for the access report.
 	Summary string
+	// MaxBody bounds the body the route reads (MaxForm when zero).
+	MaxBody int64
 
 	serve func(w http.ResponseWriter, r *http.Request, c *caller)
 }

@@ -51,15 +51,7 @@ func newHookDesk(t *testing.T, st *store.Store, set func(*console.Options)) *hoo
 		disp: webhooks.New(st, webhooks.Options{AllowPrivate: true, Now: clock}),
 	}
 	o := console.Options{Client: st.Client, People: d.people, Webhooks: h.reg, Dispatcher: h.disp, Now: clock}
-	if set != nil {
-		set(&o)
-	}
-	con, err := console.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.srv = httptest.NewServer(con)
-	t.Cleanup(d.srv.Close)
+	d.srv = serveConsole(t, o, set)
 	return h
 }
 

@@ -48,7 +48,7 @@ func (o *Org) Key(t testing.TB, env policy.Environment, scopes string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := auth.CreateKey(context.Background(), o.st.Client, o.Org.ID, env, ss, "test")
+	k, err := auth.CreateKey(context.Background(), o.st.Client, o.Org.ID, auth.Holder, env, ss, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,10 @@ func newSite(t *testing.T, st *store.Store) *site {
 	// console another for single resends; one does both here.
 	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
 	hooks := &webhooks.Registry{Client: st.Client, AllowPrivate: true}
+	// The test server's address is the console's: its links use it.
+	srv := httptest.NewUnstartedServer(nil)
 	con, err := console.New(console.Options{
+		BaseURL:    "http://" + srv.Listener.Addr().String(),
 		Client:     st.Client,
 		People:     ppl,
 		Webhooks:   hooks,
@@ -95,7 +98,8 @@ func newSite(t *testing.T, st *store.Store) *site {
 	mux.Handle("/console/", con)
 	mux.Handle("/console", con)
 	mux.Handle("/", api)
-	srv := httptest.NewServer(mux)
+	srv.Config.Handler = mux
+	srv.Start()
 	t.Cleanup(srv.Close)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -52,7 +52,7 @@ func TestWithoutJavaScript(t *testing.T) {
 		}
 		check(t, ctx, "keys-error")
 		tick(t, ctx, liveForm, "scope", "catalog:read")
-		tick(t, ctx, liveForm, "scope", "cost:read")
+		tick(t, ctx, liveForm, "scope", "sales:read")
 		submit(t, ctx, "Create live key", http.StatusOK)
 		check(t, ctx, "key-created")
 		key := value(t, ctx, "#secret-key")

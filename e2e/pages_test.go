@@ -116,7 +116,7 @@ func TestEveryPage(t *testing.T) {
 		}
 		tr.visit(t, ctx, "/console/events", "/console/events?env=live", http.StatusOK, "events-live")
 		// A logged request of the test account, with a cost in its body.
-		k, err := auth.CreateKey(bg, st.Client, org.Org.ID, policy.Test, policy.Known(), "Shop")
+		k, err := auth.CreateKey(bg, st.Client, org.Org.ID, auth.Holder, policy.Test, policy.Known(), "Shop")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func TestRequestLog(t *testing.T) {
 			dbtest.Run(t, func(t *testing.T, st *store.Store) {
 				s := newSite(t, st)
 				org := dbtest.NewOrg(t, st, "")
-				k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, policy.Test, policy.Known(), "Shop")
+				k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Test, policy.Known(), "Shop")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -30,7 +30,7 @@ func (a *api) newKey(env policy.Environment, scopes string) (string, int) {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	k, err := auth.CreateKey(context.Background(), a.st.Client, a.org.Org.ID, env, ss, "rotating")
+	k, err := auth.CreateKey(context.Background(), a.st.Client, a.org.Org.ID, auth.Holder, env, ss, "rotating")
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestRotationGracePeriod(t *testing.T) {
 			a.run(t, g.Name, func(t *testing.T, a *api) {
 				old, id := a.newKey(policy.Live, "catalog:read,cost:read")
 				a.clock.Set(t0)
-				r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, id, g.D, t0)
+				r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, auth.Holder, id, g.D, t0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,7 +98,7 @@ func TestRotationGracePeriod(t *testing.T) {
 		a.run(t, "revoking a key in its grace period ends it", func(t *testing.T, a *api) {
 			old, id := a.newKey(policy.Test, "all")
 			a.clock.Set(t0)
-			r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, id, 7*24*time.Hour, t0)
+			r, err := auth.RotateKey(context.Background(), a.st.Client, a.org.Org.ID, auth.Holder, id, 7*24*time.Hour, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,11 +123,11 @@ func TestRotationRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		inGrace, inGraceID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, inGraceID, time.Hour, now); err != nil {
+		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, auth.Holder, inGraceID, time.Hour, now); err != nil {
 			t.Fatal(err)
 		}
 		_, ended := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, ended, 0, now); err != nil {
+		if _, err := auth.RotateKey(ctx, c, a.org.Org.ID, auth.Holder, ended, 0, now); err != nil {
 			t.Fatal(err)
 		}
 		cases := []struct {
@@ -148,7 +148,7 @@ func TestRotationRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = auth.RotateKey(ctx, c, a.org.Org.ID, tc.id, tc.grace, now)
+				_, err = auth.RotateKey(ctx, c, a.org.Org.ID, auth.Holder, tc.id, tc.grace, now)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("rotate: %v, want an error mentioning %q", err, tc.want)
 				}
@@ -173,7 +173,7 @@ func TestRotatedKeyKeepsItsPlace(t *testing.T) {
 		ctx, c := context.Background(), a.st.Client
 		all := policy.Known()
 		create := func(env policy.Environment) error {
-			_, err := auth.CreateKey(ctx, c, a.org.Org.ID, env, all, "")
+			_, err := auth.CreateKey(ctx, c, a.org.Org.ID, auth.Holder, env, all, "")
 			return err
 		}
 		refused := func(env policy.Environment) {
@@ -192,7 +192,7 @@ func TestRotatedKeyKeepsItsPlace(t *testing.T) {
 		last, lastID := a.newKey(policy.Live, "all")
 		refused(policy.Live)
 		a.clock.Set(time.Now())
-		r, err := auth.RotateKey(ctx, c, a.org.Org.ID, lastID, 24*time.Hour, time.Now())
+		r, err := auth.RotateKey(ctx, c, a.org.Org.ID, auth.Holder, lastID, 24*time.Hour, time.Now())
 		if err != nil {
 			t.Fatalf("rotating at the limit: %v", err)
 		}
@@ -307,7 +307,7 @@ func TestKeyChangesTakeEffectOnTheNextRequest(t *testing.T) {
 		}
 		{ // rotation with grace none
 			warm()
-			r, err := auth.RotateKey(context.Background(), st.Client, a.org.Org.ID, liveID, 0, a.clock.Now())
+			r, err := auth.RotateKey(context.Background(), st.Client, a.org.Org.ID, auth.Holder, liveID, 0, a.clock.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -117,7 +117,7 @@ func TestFailedAuthThrottleSparesValidKeys(t *testing.T) {
 		other := dbtest.NewOrg(t, a.st, "").Key(t, policy.Live, "all")
 		lapsed := dbtest.NewOrg(t, a.st, "lapsed").Key(t, policy.Live, "all")
 		graced, gracedID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, gracedID, time.Hour, a.clock.Now()); err != nil {
+		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, auth.Holder, gracedID, time.Hour, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		revoked, revokedID := a.newKey(policy.Live, "all")
@@ -125,7 +125,7 @@ func TestFailedAuthThrottleSparesValidKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		ended, endedID := a.newKey(policy.Live, "all")
-		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, endedID, 0, a.clock.Now()); err != nil {
+		if _, err := auth.RotateKey(ctx, a.st.Client, a.org.Org.ID, auth.Holder, endedID, 0, a.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		unknown := "key_live_" + strings.Repeat("Z", 43)

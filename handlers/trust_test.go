@@ -180,7 +180,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		get(path("/v1/tags", id)).want(200)
 
 		// A rotated key in its grace: its answers carry Sunset.
-		rotated, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, keyID, time.Hour, a.clock.Now())
+		rotated, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, auth.Holder, keyID, time.Hour, a.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestTrustedKeysThatChangedAreNotTrusted(t *testing.T) {
 		start := time.Date(2030, 4, 1, 9, 0, 30, 0, time.UTC)
 		a.clock.Set(start)
 		ending := rotated.Key
-		if _, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, rotated.New.ID, time.Hour, start); err != nil {
+		if _, err := auth.RotateKey(ctx, st.Client, a.org.Org.ID, auth.Holder, rotated.New.ID, time.Hour, start); err != nil {
 			t.Fatal(err)
 		}
 		a.clock.Set(start.Add(time.Hour - 10*time.Second))

@@ -2,12 +2,13 @@ package inventory
 
 import (
 	"cmp"
-	"encoding/csv"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"larder.dev/larder/csvcell"
 )
 
 // TraceCSVHeader names the columns of WriteTraceCSV: the key data elements
@@ -90,7 +91,7 @@ func WriteTraceCSV(w io.Writer, t *Trace) error {
 	slices.SortStableFunc(rows, func(a, b row) int {
 		return cmp.Compare(a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly))
 	})
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	if err := cw.Write(TraceCSVHeader); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -239,13 +240,18 @@ func New(c *ent.Client, o Options) *Service {
 func (s *Service) now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
 
 // NormalizeEmail returns the address as stored: trimmed and lower case. It
-// must hold exactly one '@' with text on both sides and be at most 254 bytes.
+// must be a bare address as net/mail parses one (no display name, no angle
+// brackets: "Ana <ana@example.com>" is refused rather than guessed at),
+// hold exactly one '@' with text on both sides and be at most 254 bytes.
 func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	local, domain, ok := strings.Cut(e, "@")
 	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || len(e) > 254 ||
 		strings.ContainsAny(e, " \t\r\n") || !utf8.ValidString(e) {
 		return "", fmt.Errorf("%q is not an e-mail address", email)
+	}
+	if a, err := mail.ParseAddress(e); err != nil || a.Name != "" || a.Address != e {
+		return "", fmt.Errorf("%q is not a bare e-mail address", email)
 	}
 	return e, nil
 }

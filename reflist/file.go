@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"larder.dev/larder/catalog"
+	"larder.dev/larder/csvcell"
 )
 
 // Read parses a file of the list's records: JSON Lines (one object per line,
@@ -148,7 +149,7 @@ func (l *List) readCSV(r io.Reader) ([]Line, []catalog.LineError) {
 		}
 		rec := Record{}
 		for i, name := range cols {
-			if s := strings.TrimSpace(cells[i]); s != "" {
+			if s := strings.TrimSpace(csvcell.Value(cells[i])); s != "" {
 				col, _ := l.column(name)
 				if col.kind == flag {
 					s = strings.ToLower(s)
@@ -166,7 +167,7 @@ func (l *List) readCSV(r io.Reader) ([]Line, []catalog.LineError) {
 func (l *List) Write(w io.Writer, f catalog.Format, recs []Record) error {
 	bw := bufio.NewWriter(w)
 	if f == catalog.CSV {
-		cw := csv.NewWriter(bw)
+		cw := csvcell.NewWriter(bw)
 		if err := cw.Write(l.Columns()); err != nil {
 			return err
 		}

@@ -347,7 +347,7 @@ func fillLog(ctx context.Context, st *store.Store) (filled, error) {
 		}
 		accounts[i] = o.Live.ID
 		for k := range 5 {
-			key, err := auth.CreateKey(ctx, st.Client, o.Org.ID, policy.Live, scopes, fmt.Sprintf("integration %d", k+1))
+			key, err := auth.CreateKey(ctx, st.Client, o.Org.ID, auth.Holder, policy.Live, scopes, fmt.Sprintf("integration %d", k+1))
 			if err != nil {
 				return f, err
 			}

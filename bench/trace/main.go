@@ -143,7 +143,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		key, err := auth.CreateKey(ctx, st.Client, p.Org, policy.Live, scopes, fmt.Sprintf("trace bench %d", time.Now().Unix()))
+		key, err := auth.CreateKey(ctx, st.Client, p.Org, auth.Holder, policy.Live, scopes, fmt.Sprintf("trace bench %d", time.Now().Unix()))
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -37,21 +37,47 @@ func (e *env) people(st *store.Store, limiter ratelimit.Limiter) (*people.Servic
 
 // startConsole builds the console, its requests in the access log of srv
 // and its sign-ins throttled by srv's limiter. With --console-addr it serves
-// there (and the returned handler is nil); otherwise the returned handler
-// serves it under /console/ on the API's address.
-func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Server) (onAPI http.Handler, stop func(), err error) {
+// there (and the returned handler is nil); otherwise the returned handler serves it
+// under /console/ on the API's address, api (where serve listens). Its links
+// are under --console-url, or else the address it listens at: never the
+// host a request names.
+func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Server, api net.Addr) (onAPI http.Handler, stop func(), err error) {
 	trusted, err := e.cfg.Proxies()
 	if err != nil {
 		return nil, nil, err
 	}
+	var ln net.Listener
+	if e.cfg.ConsoleSettings.Addr != "" {
+		if ln, err = net.Listen("tcp", e.cfg.ConsoleSettings.Addr); err != nil {
+			return nil, nil, fmt.Errorf("console-addr: %w", err)
+		}
+	}
+	apiURL := "http://" + api.String()
+	base := apiURL
+	if ln != nil {
+		base = "http://" + ln.Addr().String()
+	} else if e.cfg.ConsoleURL != "" {
+		// The console shares the API's address, so it is reached there too.
+		apiURL = e.cfg.ConsoleBase()
+	}
+	if e.cfg.ConsoleURL != "" {
+		base = e.cfg.ConsoleBase()
+	}
+	closeListener := func() {
+		if ln != nil {
+			ln.Close()
+		}
+	}
 	ppl, err := e.people(st, srv.Limiter)
 	if err != nil {
+		closeListener()
 		return nil, nil, err
 	}
 	// The console resends a single delivery as `larder webhook resend`
 	// does: posted now with the server's webhook settings.
 	disp, err := e.dispatcher(st, nil)
 	if err != nil {
+		closeListener()
 		return nil, nil, err
 	}
 	pages, err := console.New(console.Options{
@@ -61,22 +87,20 @@ func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Se
 		Dispatcher: disp,
 		Log:        e.log,
 		Trusted:    trusted,
-		BaseURL:    e.cfg.ConsoleURL,
+		BaseURL:    base,
+		APIURL:     apiURL,
 
 		RequestLogRetention: e.cfg.RequestLogRetention,
 		Snapshot:            st.Snapshot,
 	})
 	if err != nil {
+		closeListener()
 		return nil, nil, fmt.Errorf("console: %w", err)
 	}
 	con := srv.Logged(pages)
 	go pruneSessions(ctx, e, ppl, st.Client)
-	if e.cfg.ConsoleSettings.Addr == "" {
+	if ln == nil {
 		return con, func() {}, nil
-	}
-	ln, err := net.Listen("tcp", e.cfg.ConsoleSettings.Addr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("console-addr: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", con)

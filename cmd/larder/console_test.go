@@ -126,3 +126,13 @@ func TestTwoServersShareConsoleSessions(t *testing.T) {
 		})
 	}
 }
+
+// With a mail server, serve e-mails console links, so it needs the address
+// browsers reach the console at: without --console-url it refuses to start,
+// saying which setting is missing, rather than build links from whatever
+// host a request names.
+func TestServeWithMailNeedsConsoleURL(t *testing.T) {
+	db := dbtest.URL(t, dbtest.SQLite)
+	fails(t, db, "--smtp-url is set but --console-url (LARDER_CONSOLE_URL) is not", "serve", "--addr", freeAddr(t), "--metrics-addr", "off",
+		"--smtp-url", "smtp://mail.example.com:25/?from=larder@example.com")
+}

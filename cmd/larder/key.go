@@ -44,7 +44,7 @@ func keyCreate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	k, err := auth.CreateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, *org, environment, scopes, *name)
+	k, err := auth.CreateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, *org, auth.Holder, environment, scopes, *name)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func keyRotate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := auth.RotateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, orgID, *id, grace, time.Now())
+	r, err := auth.RotateKey(audit.WithActor(ctx, e.cfg.Actor), st.Client, orgID, auth.Holder, *id, grace, time.Now())
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ func TestFiftyFirstKeyRefused(t *testing.T) {
 			id := strconv.Itoa(int(org["id"].(float64)))
 			st := dbtest.OpenURL(t, db)
 			for range auth.MaxActiveKeys - 1 {
-				if _, err := auth.CreateKey(context.Background(), st.Client, int(org["id"].(float64)), policy.Live, policy.Known(), ""); err != nil {
+				if _, err := auth.CreateKey(context.Background(), st.Client, int(org["id"].(float64)), auth.Holder, policy.Live, policy.Known(), ""); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -158,8 +158,8 @@ func TestSecretsRotateCommand(t *testing.T) {
 	}
 }
 
-// serve warns once at start, through its logger, when webhook secrets are
-// stored in plain text; with a key it does not. Not parallel: it sets the
+// serve warns once at start, through its logger, when webhook secrets and
+// second-factor secrets are stored in plain text; with a key it does not. Not parallel: it sets the
 // environment.
 func TestServeWarnsWithoutSecretKey(t *testing.T) {
 	for _, key := range []string{"", secretKey(t)} {
@@ -187,7 +187,7 @@ func TestServeWarnsWithoutSecretKey(t *testing.T) {
 			t.Skipf("serve did not answer on %s (taken by another process meanwhile?): %v", addr, err)
 		}
 		n := strings.Count(errb.String(), "LARDER_SECRET_KEY is not set")
-		warned := strings.Contains(errb.String(), "level=WARN msg=\"LARDER_SECRET_KEY is not set: webhook signing secrets are stored in plain text")
+		warned := strings.Contains(errb.String(), "level=WARN msg=\"LARDER_SECRET_KEY is not set: webhook signing secrets and console second-factor (TOTP) secrets are stored in plain text")
 		if key == "" && (n != 1 || !warned) || key != "" && n != 0 {
 			t.Fatalf("key set %v: %d warnings:\n%s", key != "", n, errb.String())
 		}

@@ -37,8 +37,11 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
+	if e.cfg.SMTPURL != "" && e.cfg.ConsoleURL == "" {
+		return errors.New("--smtp-url is set but --console-url (LARDER_CONSOLE_URL) is not: e-mailed console links need the console's address as browsers reach it, e.g. --console-url https://larder.example.com")
+	}
 	if !e.keys.Enabled() {
-		e.log.Warn(secrets.EnvKey + " is not set: webhook signing secrets are stored in plain text; set it to 32 random bytes in base64 (openssl rand -base64 32) and run `larder secrets rotate`")
+		e.log.Warn(secrets.EnvKey + " is not set: webhook signing secrets and console second-factor (TOTP) secrets are stored in plain text; set it to 32 random bytes in base64 (openssl rand -base64 32) and run `larder secrets rotate`")
 	}
 	// Tracing first: the store's statements and the server's operations
 	// are instrumented when they are made (docs/operators.md, "Tracing").
@@ -90,7 +93,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, stopConsole, err := startConsole(ctx, e, st, srv)
+	con, stopConsole, err := startConsole(ctx, e, st, srv, ln.Addr())
 	if err != nil {
 		return err
 	}
@@ -212,7 +215,7 @@ func createDemo(ctx context.Context, e *env, st *store.Store, console string) (k
 	if err != nil {
 		return "", "", err
 	}
-	k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, policy.Test, policy.Known(), "demo")
+	k, err := auth.CreateKey(ctx, st.Client, org.Org.ID, auth.Holder, policy.Test, policy.Known(), "demo")
 	if err != nil {
 		return "", "", err
 	}
