@@ -243,14 +243,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // open opens the database, applies pending migrations and the shared rows.
-// A SQLite file that does not exist is made by migrate and serve --demo
-// alone: any other command would leave an empty database where the
-// server's was meant (a forgotten --database) and then answer that the
-// organization does not exist.
+// A SQLite file that does not exist is made by migrate and serve alone
+// (both apply the migrations): any other command would leave an empty
+// database where the server's was meant (a forgotten --database) and then
+// answer that the organization does not exist.
 func (e *env) open(ctx context.Context) (*store.Store, []string, error) {
 	if path, ok := strings.CutPrefix(e.cfg.Database, "sqlite://"); ok && !e.creates {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("no database at %s: set --database or LARDER_DATABASE_URL to the server's database (postgres://… or sqlite://PATH), or make a new SQLite database with `larder migrate --database sqlite://%s` (or `larder serve --demo`)", path, path)
+			return nil, nil, fmt.Errorf("no database at %s: set --database or LARDER_DATABASE_URL to the server's database (postgres://… or sqlite://PATH), or make a new SQLite database with `larder migrate --database sqlite://%s` (or `larder serve`)", path, path)
 		}
 	}
 	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: restapi.Snapshots{}, Fast: e.cfg.FastPath})

@@ -67,7 +67,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: another program (another larder?) listens on %s; choose a free address with --addr or LARDER_ADDR, such as --addr 127.0.0.1:8081", err, e.cfg.Addr)
 	}
 	defer ln.Close()
-	e.creates = *demo
+	// serve applies the migrations as migrate does, so it may make a new
+	// SQLite file: a first server starts on an empty database.
+	e.creates = true
 	st, applied, err := e.open(ctx)
 	if err != nil {
 		return err
