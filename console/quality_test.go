@@ -104,7 +104,7 @@ func TestQualityDecision(t *testing.T) {
 		}
 		page := fmt.Sprintf("/console/lots/%d?env=test", held.ID)
 		action := fmt.Sprintf("/console/lots/%d/qc?env=test", held.ID)
-		release := url.Values{"status": {"RELEASED"}, "note": {"Certificate of analysis received."}, "release_expires": {"2027-03-01T12:30"}}
+		release := url.Values{"status": {"RELEASED"}, "note": {"Certificate of analysis received."}, "release_expires": {"2099-03-01T12:30"}}
 		for _, role := range people.Roles {
 			b, _ := d.signedIn(org.Org.ID, role)
 			res := b.get(page)
@@ -140,17 +140,17 @@ func TestQualityDecision(t *testing.T) {
 			t.Fatalf("release: %d to %q: %s", res.status, res.location(), res.body)
 		}
 		at := time.Unix(0, d.now.Load()).UTC().Truncate(time.Microsecond)
-		if got, want := qcOf(t, st, held.ID), fmt.Sprintf("RELEASED at=%v note=Certificate of analysis received. release=2027-03-01 12:30:00 +0000 UTC", at); got != want {
+		if got, want := qcOf(t, st, held.ID), fmt.Sprintf("RELEASED at=%v note=Certificate of analysis received. release=2099-03-01 12:30:00 +0000 UTC", at); got != want {
 			t.Errorf("the lot is %s, want %s", got, want)
 		}
 		res = op.get(page)
 		for _, s := range []string{"Lot OA-2610-03 is now RELEASED.", `<span class="badge qc-RELEASED">RELEASED</span> since ` + at.Format("2006-01-02 15:04 UTC"),
-			"<dt>Release ends</dt><dd>2027-03-01 12:30 UTC</dd>"} {
+			"<dt>Release ends</dt><dd>2099-03-01 12:30 UTC</dd>"} {
 			if !strings.Contains(res.body, s) {
 				t.Errorf("after the release the page lacks %s", s)
 			}
 		}
-		want := [][]string{{at.Format("2006-01-02 15:04 UTC"), "RELEASED", "—", "Certificate of analysis received.", "2027-03-01 12:30 UTC", opPerson.Email}}
+		want := [][]string{{at.Format("2006-01-02 15:04 UTC"), "RELEASED", "—", "Certificate of analysis received.", "2099-03-01 12:30 UTC", opPerson.Email}}
 		if diff := cmp.Diff(want, cellRows(res.body, "qcdecision")); diff != "" {
 			t.Errorf("the history (-want +got):\n%s", diff)
 		}
@@ -200,7 +200,7 @@ func TestQualityDecision(t *testing.T) {
 		wantAudit := []audit.Listed{
 			{At: at, Actor: opPerson.Email, Address: "127.0.0.1", Action: "lot_qc_decided", Env: &test, UserID: &opPerson.ID, Detail: map[string]any{
 				"lot_id": float64(held.ID), "lot_number": "OA-2610-03", "from": "ON_HOLD", "to": "RELEASED",
-				"note": "Certificate of analysis received.", "release_expires_at": "2027-03-01T12:30:00Z"}},
+				"note": "Certificate of analysis received.", "release_expires_at": "2099-03-01T12:30:00Z"}},
 			{At: later, Actor: adminPerson.Email, Address: "127.0.0.1", Action: "lot_qc_decided", Env: &test, UserID: &adminPerson.ID, Detail: map[string]any{
 				"lot_id": float64(held.ID), "lot_number": "OA-2610-03", "from": "RELEASED", "to": "QUARANTINE",
 				"note": nil, "release_expires_at": nil}},
