@@ -112,6 +112,26 @@ func (s *Service) BeginSecondFactor(ctx context.Context, orgID, userID int) (Enr
 	return enr, nil
 }
 
+// checkPending checks code against the person's pending secret: the stored
+// (sealed) secret and the step the code matched; ErrBadCode when nothing is
+// pending or the code is wrong. A new secret's steps are its own: none of
+// them was used.
+func (s *Service) checkPending(u *ent.User, code string, now time.Time) (pending string, step int64, err error) {
+	if u.TotpPendingSecret == nil {
+		return "", 0, ErrBadCode
+	}
+	pending = *u.TotpPendingSecret
+	secret, err := s.openTOTP(u.ID, pending)
+	if err != nil {
+		return "", 0, err
+	}
+	step, ok := matchCode(secret, code, now, 0)
+	if !ok {
+		return "", 0, ErrBadCode
+	}
+	return pending, step, nil
+}
+
 // ConfirmSecondFactor checks a code of the pending secret and makes it the
 // second factor of a person who has none; ErrBadCode when the code is wrong
 // or nothing is pending, ErrProofNeeded when the person has a second factor
@@ -126,18 +146,9 @@ func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, co
 	if u.TotpSecret != nil {
 		return ErrProofNeeded
 	}
-	if u.TotpPendingSecret == nil {
-		return ErrBadCode
-	}
-	pending := *u.TotpPendingSecret
-	secret, err := s.openTOTP(u.ID, pending)
+	pending, step, err := s.checkPending(u, code, now)
 	if err != nil {
 		return err
-	}
-	// A new secret's steps are its own: none of them was used.
-	step, ok := matchCode(secret, code, now, 0)
-	if !ok {
-		return ErrBadCode
 	}
 	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		// Only the secret the code was checked against is confirmed, once.
@@ -174,18 +185,9 @@ func (s *Service) ReplaceSecondFactor(ctx context.Context, orgID, userID int, co
 	if err != nil {
 		return err
 	}
-	if u.TotpPendingSecret == nil {
-		return ErrBadCode
-	}
-	pending := *u.TotpPendingSecret
-	secret, err := s.openTOTP(u.ID, pending)
+	pending, step, err := s.checkPending(u, code, now)
 	if err != nil {
 		return err
-	}
-	// The new secret's steps are its own: none of them was used.
-	step, ok := matchCode(secret, code, now, 0)
-	if !ok {
-		return ErrBadCode
 	}
 	return s.withProof(ctx, u, proof, from, now, func(tx *ent.Tx) error {
 		// Only the secret the code was checked against is confirmed, once.
