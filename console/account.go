@@ -67,6 +67,10 @@ func proofFailed(w http.ResponseWriter, f *form, err error) (status int, ok bool
 	case errors.Is(err, people.ErrBadCredentials), errors.Is(err, people.ErrBadCode):
 		f.Fail("proof", "That is neither your password nor the code your app shows now.")
 		return http.StatusBadRequest, true
+	case errors.Is(err, people.ErrProofNeeded):
+		// Another tab turned the second factor on meanwhile.
+		f.Fail("proof", "Your second factor is on already: to move it to another app, give your password or a current code.")
+		return http.StatusBadRequest, true
 	}
 	return 0, false
 }

@@ -114,6 +114,11 @@ func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, c *caller,
 		// The sessions waiting for a code ended with the lockout.
 		s.clearSession(w, c.tls)
 		s.render(w, r, c, http.StatusLocked, "error", "Second factor locked", nil, secondFactorLocked)
+	case errors.Is(err, people.ErrNoSession):
+		// The session waiting for the code ended meanwhile (signed out
+		// in another tab): sign in again.
+		s.clearSession(w, c.tls)
+		http.Redirect(w, r, Prefix+"sign-in", http.StatusSeeOther)
 	default:
 		s.fail(w, r, c, err)
 	}

@@ -169,8 +169,12 @@ func (s *Server) readEndpoint(ctx context.Context, f *form) endpointInput {
 // urlProblem says why an endpoint URL was refused.
 func urlProblem(err error) string {
 	var blocked *webhooks.BlockedError
+	if errors.As(err, &blocked) && blocked.Resolved {
+		// What the server's resolver answers is not the person's to learn.
+		return "This address is not public: the host resolves to a private, loopback or link-local address. Endpoints must be reachable on the internet."
+	}
 	if errors.As(err, &blocked) {
-		return fmt.Sprintf("This address is not public: the host resolves to %s, a private, loopback or link-local address. Endpoints must be reachable on the internet.", blocked.Addr)
+		return fmt.Sprintf("This address is not public: %s is a private, loopback or link-local address. Endpoints must be reachable on the internet.", blocked.Addr)
 	}
 	return "This URL cannot be used: " + err.Error() + "."
 }

@@ -359,6 +359,20 @@ func TestResetLinkDiesWithPasswordChange(t *testing.T) {
 		if _, err := f.s.UseLink(f.ctx, l.Token, "a third long password", Client{}); err != nil {
 			t.Errorf("a link made after the change: %v", err)
 		}
+
+		// A link made at the very instant of a change (two servers'
+		// clocks are never finer than that) dies with it too.
+		q, qin := f.active(f.org, email("same-instant"), Viewer)
+		l, err = f.s.IssueReset(f.ctx, f.org, q.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.s.ChangePassword(f.ctx, f.org, q.ID, password, "another long password", qin.Token); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.UseLink(f.ctx, l.Token, "a third long password", Client{}); err != ErrLinkInvalid {
+			t.Errorf("use a link made at the instant of a password change: %v, want ErrLinkInvalid", err)
+		}
 	})
 }
 

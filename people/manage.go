@@ -252,6 +252,11 @@ func (s *Service) ChangePassword(ctx context.Context, orgID, userID int, current
 		if n == 0 {
 			return ErrBadCredentials
 		}
+		// The person's unused links die with the old password, whatever
+		// the servers' clocks say of when each was made.
+		if _, err := tx.UserLink.Delete().Where(userlink.UserID(u.ID), userlink.UsedAtIsNil()).Exec(ctx); err != nil {
+			return err
+		}
 		if err := endSessions(ctx, tx, u.ID, keepHash(keepToken)); err != nil {
 			return err
 		}

@@ -361,6 +361,7 @@ func (s *Service) useCode(ctx context.Context, u *ent.User, code string, from Cl
 	}
 	var wrong error
 	err = ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+		wrong = nil // RunInTx runs this again after a retryable conflict
 		cur, err := tx.User.Query().Where(user.ID(u.ID)).Only(ctx)
 		if err != nil {
 			return isNotFound(err)

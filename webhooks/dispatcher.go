@@ -581,7 +581,7 @@ func (d *Dispatcher) post(ctx context.Context, ep *ent.WebhookEndpoint, ev *ent.
 	start := time.Now()
 	resp, err := d.client.Do(req)
 	if err != nil {
-		res.duration, res.err = time.Since(start), err
+		res.duration, res.err = time.Since(start), postError(ep.URL, err)
 		return res
 	}
 	defer resp.Body.Close()
@@ -687,6 +687,18 @@ func (d *Dispatcher) record(ctx context.Context, also func(*ent.Tx) error, outs 
 }
 
 // attemptOf is the log row of an outcome.
+// postError is the error an attempt records for a post that failed. The
+// dialer's refusal arrives wrapped in net's error, which names the address
+// dialled: what the host name resolved to, which the attempt's record (shown
+// to the endpoint's owner) must not keep.
+func postError(url string, err error) error {
+	var blocked *BlockedError
+	if errors.As(err, &blocked) && blocked.Resolved {
+		return fmt.Errorf("post %s: %w", url, blocked)
+	}
+	return err
+}
+
 func attemptOf(tx *ent.Tx, o outcome) *ent.WebhookAttemptCreate {
 	c := tx.WebhookAttempt.Create().
 		SetDeliveryID(o.del.ID).

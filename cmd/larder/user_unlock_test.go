@@ -21,7 +21,7 @@ func TestUserUnlock(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
-			db := dbtest.URL(t, b)
+			db := dbtest.MigratedURL(t, b)
 			org := strconv.Itoa(int(cli(t, db, "org", "create", "--name", "Locked Foods")["id"].(float64)))
 			addr := "locked-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@example.com"
 			inv := cli(t, db, "user", "invite", "--org", org, "--email", addr, "--role", "viewer")
