@@ -21,15 +21,15 @@ func display(key string) string {
 // testForm is the XPath of the keys page's form for test keys.
 const testForm = `//form[.//input[@name='env' and @value='test']]`
 
-// A developer creates a test key with every scope in the console and the
-// API answers it; rotating it with an hour's grace leaves the old key
+// An admin (only an admin makes a key that reads costs) creates a test key
+// with every scope in the console and the API answers it; rotating it with an hour's grace leaves the old key
 // working, announcing its end in a Sunset header an hour away; revoking the
 // new key makes the API refuse it at once.
 func TestKeyLifecycle(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
-		dev := s.person(org.Org.ID, people.Developer)
+		dev := s.person(org.Org.ID, people.Admin)
 		ctx := tab(t, false)
 		asked := confirmations(t, ctx)
 		s.signIn(t, ctx, dev.Email)
