@@ -262,14 +262,15 @@ func TestWebhookCreate(t *testing.T) {
 			t.Errorf("%d endpoints after refused forms, want 1", len(eps))
 		}
 
-		// A server that refuses private addresses says so next to the URL.
+		// A server that refuses private addresses says so next to the URL,
+		// without what the host name resolved to.
 		strict := newHookDesk(t, st, func(o *console.Options) {
 			o.Webhooks = &webhooks.Registry{Client: st.Client, Resolver: fixedResolver{netip.MustParseAddr("10.1.2.3")}}
 		})
 		sb, _ := strict.signedIn(org.Org.ID, people.Admin)
 		res = sb.post("/console/webhooks", form)
-		if res.status != http.StatusBadRequest || !errorNear(res.body, "url", "not public") || !errorNear(res.body, "url", "10.1.2.3") {
-			t.Errorf("private address: %d, want 400 with the refusal next to the URL", res.status)
+		if res.status != http.StatusBadRequest || !errorNear(res.body, "url", "not public") || strings.Contains(res.body, "10.1.2.3") {
+			t.Errorf("private address: %d, want 400 with the refusal next to the URL and no resolved address", res.status)
 		}
 
 		// A viewer reads the list without the form.
