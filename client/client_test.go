@@ -13,11 +13,11 @@ import (
 	"testing"
 
 	"larder.dev/larder/client"
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

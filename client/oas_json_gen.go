@@ -11,7 +11,7 @@ import (
 	"github.com/go-faster/jx"
 	"github.com/ogen-go/ogen/json"
 	"github.com/ogen-go/ogen/validate"
-	"larder.dev/larder/bounds"
+	"larder.dev/larder/client/bounds"
 )
 
 // Encode implements json.Marshaler.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/go-faster/errors"
-	"larder.dev/larder/bounds"
+	"larder.dev/larder/client/bounds"
 )
 
 func (s *ProblemStatusCode) Error() string {

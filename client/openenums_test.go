@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"larder.dev/larder/client"
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // newStatus is a purchase-order status the description does not list, as a

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
 )
 
 // accountRoutes are the signed-in person's own: password and second factor.

@@ -3,10 +3,10 @@ package console
 import (
 	"context"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/tenancy"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/tenancy"
 )
 
 // act runs change in one transaction of the env account of the person's

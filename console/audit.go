@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"larder.dev/larder/audit"
+	"larder.dev/larder/internal/identity/audit"
 )
 
 // auditRoutes are the organization's audit history.

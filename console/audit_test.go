@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // rows counts the history's table rows on a page.

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/people"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/webhooks"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/webhooks"
 )
 
 // Prefix is where the console lives, on the API's address or its own.

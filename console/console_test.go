@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // concrete turns a route's pattern into a path to request: a record that

@@ -12,14 +12,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/invoiceline"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/modules/sales"
+	apiproblem "larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
-	"larder.dev/larder/purchasing"
-	"larder.dev/larder/sales"
 )
 
 // documentRoutes are the invoices and bills of an environment, each with its

@@ -12,13 +12,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // documentState is what a cancellation could change: the documents' flags,

@@ -10,8 +10,8 @@ import (
 	"strconv"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/webhooks"
 )
 
 // eventRoutes are the webhook event log: what the organization's data

@@ -12,15 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/ids"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
-	"larder.dev/larder/webhooks"
 )
 
 // receiverAnswering is a webhook receiver answering every post with status.

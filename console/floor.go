@@ -13,13 +13,13 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/production"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/manufacturing"
+	apiproblem "larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
-	"larder.dev/larder/tenancy"
 )
 
 // floorRoutes plan and complete production runs.

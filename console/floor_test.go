@@ -14,7 +14,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/production"
@@ -22,10 +21,11 @@ import (
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
-	"larder.dev/larder/manufacturing"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // floor is a seeded organization's test account, as the tests of the floor

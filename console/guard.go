@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/clientaddr"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/clientaddr"
 )
 
 // caller is the request as a page sees it: who is signed in (nil on public

@@ -17,13 +17,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/catalog"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/filecheck"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/modules/filecheck"
+	"larder.dev/larder/internal/modules/reflist"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reflist"
-	"larder.dev/larder/tenancy"
 )
 
 // importRoutes are the imports of products and reference lists from files,

@@ -23,14 +23,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	entproduct "larder.dev/larder/ent/product"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // upload posts a file to a check as the imports page would.

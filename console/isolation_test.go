@@ -14,19 +14,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/auth"
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/ids"
-	"larder.dev/larder/manufacturing"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/webhooks"
 )
 
 // records are one organization's records that console routes name by id.

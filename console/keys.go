@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/missing"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
 )
 

@@ -13,12 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // shownKey is the key a page shows once, in the secret partial.

@@ -15,9 +15,9 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/inventory"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/tenancy"
 )
 
 // lotRoutes are the product lots of an environment and a lot's trace:

@@ -16,7 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/customer"
 	entproduct "larder.dev/larder/ent/product"
@@ -24,13 +23,14 @@ import (
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/inventory"
-	"larder.dev/larder/manufacturing"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/modules/inventory"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/modules/sales"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/purchasing"
-	"larder.dev/larder/sales"
-	"larder.dev/larder/store"
 )
 
 // traced is a chain recorded through the purchasing, manufacturing and

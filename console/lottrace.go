@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/modules/inventory"
 )
 
 // A trace is drawn left to right, from suppliers to customers: one column per

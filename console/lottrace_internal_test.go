@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/modules/inventory"
 )
 
 // fanTrace is a trace of 56 nodes over levels -2 to 4: a supplier's lot

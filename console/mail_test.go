@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
-	"larder.dev/larder/webhooks"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
 )
 
 // mailbox is an SMTP server that keeps every message it is given.

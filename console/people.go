@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
 )
 
 // peopleRoutes are the organization's people and its sign-in setting: the

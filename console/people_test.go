@@ -15,9 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // linkIn is the one-time link a page shows, as a path, and the link as shown.

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/production"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/modules/manufacturing"
+	apiproblem "larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
 )
 
 // productionRoutes are the production floor: the board of runs by status,

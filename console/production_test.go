@@ -14,14 +14,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/production"
-	"larder.dev/larder/manufacturing"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 func TestProductionBoardAndRun(t *testing.T) {

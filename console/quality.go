@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"time"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/inventory"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/modules/inventory"
+	apiproblem "larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
 )
 
 // qualityRoutes are the quality queue and the quality decision on a lot

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/missing"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/missing"
 )
 
 // page is one page's template: the layout with the page's "content".

@@ -15,13 +15,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"larder.dev/larder/auth"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/missing"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/missing"
+	apiproblem "larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
-	"larder.dev/larder/reqlog"
 )
 
 // requestRoutes are the request log: the API requests made with the

@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/auth"
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
-	"larder.dev/larder/ids"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/openapi"
-	"larder.dev/larder/people"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/store"
 )
 
 // logged is a request as the log's writer would record it; the zero value's

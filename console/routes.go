@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"slices"
 
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
 )
 
 // Route is one page or action of the console and who may use it.

@@ -3,7 +3,7 @@ package console
 import (
 	"net/http"
 
-	"larder.dev/larder/tenancy"
+	"larder.dev/larder/internal/identity/tenancy"
 )
 
 // settingsRoutes are the organization's purchasing settings, which admins

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
 )
 
 // signInRoutes are signing in and out and the one-time links.

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // clock is the desk's time.

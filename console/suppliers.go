@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/modules/purchasing"
+	apiproblem "larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	apiproblem "larder.dev/larder/problem"
-	"larder.dev/larder/purchasing"
 )
 
 // supplierRoutes are the suppliers of an environment, those whose approval

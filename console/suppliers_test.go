@@ -14,15 +14,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // newSupplier makes a supplier in org's env account, with set applied.

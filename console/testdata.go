@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"larder.dev/larder/testaccount"
+	"larder.dev/larder/internal/modules/testaccount"
 )
 
 // testDataRoutes reset the test account to its seed.

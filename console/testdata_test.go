@@ -9,17 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/testaccount"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/testaccount"
 )
 
 // tagExists reports whether the tag of id is still there.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/webhooks"
+	"larder.dev/larder/internal/webhooks"
 )
 
 // The webhook form says why a URL is refused: a literal private address by

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/missing"
+	"larder.dev/larder/internal/platform/missing"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/webhooks"
 )
 
 // webhookRoutes are the webhook endpoints of the organization and each
@@ -519,7 +519,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, c *caller
 }
 
 // endpointPath is the page of endpoint id.
-func endpointPath(id int) string { return Prefix + "webhooks/" + strconv.Itoa(id) }
+func endpointPath(id int) string { return Prefix + "internal/webhooks/" + strconv.Itoa(id) }
 
 func (s *Server) disableWebhook(w http.ResponseWriter, r *http.Request, c *caller) {
 	id, err := endpointID(r)

@@ -18,16 +18,16 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
 	"larder.dev/larder/console"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
-	"larder.dev/larder/webhooks"
 )
 
 // hookDesk is a console with a webhook registry and a dispatcher (for single

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/fastpath"
-	"larder.dev/larder/secrets"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/secrets"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"larder.dev/larder/console"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // startHAProxy runs HAProxy with the kit's configuration on a free loopback

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/secrets"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/secrets"
 )
 
 // The flag groups of the commands the units run, as cmd/larder binds them:

@@ -20,15 +20,15 @@ import (
 
 	"github.com/lib/pq"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
 )
 
 // openMigrated opens a store on dbURL and applies the migrations and the

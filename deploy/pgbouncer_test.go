@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
+	"larder.dev/larder/internal/platform/config"
 )
 
 // ini is PgBouncer's configuration: each section's keys.

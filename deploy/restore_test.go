@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // What "Backups and restore" says works: a PostgreSQL database dumped with

@@ -105,7 +105,7 @@ func check(doc string) ([]string, error) {
 	return bad, nil
 }
 
-// Every path a document of the tree names in code (`store/guard.go`,
+// Every path a document of the tree names in code (`internal/platform/store/guard.go`,
 // `handlers/routes.go:42`) is a file, relative to the document or to the
 // module root, with at least that many lines.
 func TestPathsResolve(t *testing.T) {

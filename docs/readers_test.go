@@ -12,7 +12,7 @@ import (
 // the server's source files and packages, its mechanisms by their Go names.
 // Developers find them in developers.md.
 var internals = regexp.MustCompile(`\b[a-z]\w*/\w+\.go\b` +
-	"|(?:^|[\\s`(])(?:fastpath|store|ent|annotate|handlers|policy|hooks|codegen|reqlog|restapi|dbtest|auth|webhooks|people|console|idempotency|inventory)/" +
+	"|(?:^|[\\s`(])(?:internal|fastpath|store|ent|annotate|handlers|policy|hooks|codegen|reqlog|restapi|dbtest|auth|webhooks|people|console|idempotency|inventory)/" +
 	`|\b(?:ent|annotate|policy|store|fastpath|pgcancel|handlers|inventory|hooks)\.[A-Z]\w*`)
 
 // The integrators' guide and the API's rulebook speak of the API, never of
@@ -35,18 +35,18 @@ func TestIntegratorsDocsNameNoInternals(t *testing.T) {
 // passes the API's own words.
 func TestInternalsCheck(t *testing.T) {
 	for line, want := range map[string]bool{
-		"see `store/guard.go`":                true,
-		"`fastpath/pgcancel` cancels":         true,
-		"an `ent.KeyCheck` carries":           true,
-		"`annotate.LineOf(...)`":              true,
-		"`GET /v1/products/{product_id}`":     false,
-		"`sales_order.created` and `ping`":    false,
-		"`openapi/openapi.json`":              false,
-		"the `Authorization: Bearer` header":  false,
-		"a `whsec_` secret, `X-Request-Id`":   false,
-		"`examples/client` is an integration": false,
-		"the console's page `/console/keys`":  false,
-		"`larder.dev/larder/webhooks/verify`": false,
+		"see `internal/platform/store/guard.go`":        true,
+		"`internal/platform/fastpath/pgcancel` cancels": true,
+		"an `ent.KeyCheck` carries":                     true,
+		"`annotate.LineOf(...)`":                        true,
+		"`GET /v1/products/{product_id}`":               false,
+		"`sales_order.created` and `ping`":              false,
+		"`openapi/openapi.json`":                        false,
+		"the `Authorization: Bearer` header":            false,
+		"a `whsec_` secret, `X-Request-Id`":             false,
+		"`examples/client` is an integration":           false,
+		"the console's page `/console/keys`":            false,
+		"`larder.dev/larder/client/verify`":             false,
 	} {
 		if got := internals.MatchString(line); got != want {
 			t.Errorf("%q: found %v, want %v", line, got, want)

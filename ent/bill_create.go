@@ -12,12 +12,12 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // BillCreate is the builder for creating a Bill entity.

@@ -10,7 +10,6 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertype"
@@ -19,6 +18,7 @@ import (
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // Customer is the model entity for the Customer schema.

@@ -11,7 +11,6 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/customertag"
 	"larder.dev/larder/ent/customertype"
@@ -22,6 +21,7 @@ import (
 	"larder.dev/larder/ent/shippingmethod"
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/ent/territory"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // CustomerUpdate is the builder for updating Customer entities.

@@ -3,7 +3,7 @@
 // entc.go generates package ent and its subpackages from ./schema, together with
 // the project templates of package codegen and, through the entoas extension,
 // the OpenAPI descriptions in ../openapi and the access report's schema part
-// in ../access/data. Run it with `go generate ./...` from the module root (see
+// in ../internal/generators/access/data. Run it with `go generate ./...` from the module root (see
 // ../generate.go).
 package main
 
@@ -16,7 +16,7 @@ import (
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
 
-	"larder.dev/larder/codegen"
+	"larder.dev/larder/internal/generators/codegen"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func main() {
 		entoas.Mutations(codegen.BuildSpec(codegen.SpecOptions{
 			Public: "../openapi/openapi.json",
 			Server: "../openapi/server.json",
-			Access: "../access/data/schema.json",
+			Access: "../internal/generators/access/data/schema.json",
 		})),
 		entoas.WriteTo(io.Discard),
 	)
@@ -52,7 +52,7 @@ func main() {
 }
 
 // buildFlags are the go command's flags for loading the schema: the
-// overlay that ../internal/generate names in LARDER_ENTC_OVERLAY, which puts
+// overlay that ../internal/generators/generate names in LARDER_ENTC_OVERLAY, which puts
 // package ent as it was last compiled in place of the current files.
 func buildFlags() []string {
 	if p := os.Getenv("LARDER_ENTC_OVERLAY"); p != "" {

@@ -11,11 +11,11 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // Invoice is the model entity for the Invoice schema.

@@ -12,12 +12,12 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // InvoiceCreate is the builder for creating a Invoice entity.

@@ -12,10 +12,10 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // InvoiceUpdate is the builder for updating Invoice entities.

@@ -8,11 +8,11 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // A KeyCheck rides on the first query that reads rows: its value comes back

@@ -16,7 +16,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dberror"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/bill"
@@ -52,7 +51,8 @@ import (
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/dberror"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // reuseHolders wraps a query's ScanValues (template

@@ -11,10 +11,10 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // PurchaseOrder is the model entity for the PurchaseOrder schema.

@@ -12,11 +12,11 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/purchaseorderline"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // PurchaseOrderUpdate is the builder for updating PurchaseOrder entities.

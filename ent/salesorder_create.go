@@ -12,11 +12,11 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // SalesOrderCreate is the builder for creating a SalesOrder entity.

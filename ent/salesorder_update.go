@@ -12,10 +12,10 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/shopspring/decimal"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // SalesOrderUpdate is the builder for updating SalesOrder entities.

@@ -10,10 +10,10 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/shippingaddress"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // ShippingAddress is the model entity for the ShippingAddress schema.

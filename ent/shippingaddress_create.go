@@ -11,10 +11,10 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/customer"
 	"larder.dev/larder/ent/shippingaddress"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // ShippingAddressCreate is the builder for creating a ShippingAddress entity.

@@ -11,9 +11,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/ent/shippingaddress"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // ShippingAddressUpdate is the builder for updating ShippingAddress entities.

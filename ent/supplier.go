@@ -10,9 +10,9 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
-	"larder.dev/larder/address"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // Supplier is the model entity for the Supplier schema.

@@ -12,10 +12,10 @@ import (
 
 // compiledTemplate is the template of compiled reads, relative to this
 // package's directory.
-const compiledTemplate = "../codegen/templates/compiled.tmpl"
+const compiledTemplate = "../internal/generators/codegen/templates/compiled.tmpl"
 
 // queryFields are the unexported fields of a generated query builder that
-// codegen/templates/compiled.tmpl knows, and what it does with each; the
+// internal/generators/codegen/templates/compiled.tmpl knows, and what it does with each; the
 // with<Edge> fields of the type's edges are known besides (loaded after the
 // compiled read as sqlAll loads them). A field not here could hold part of a
 // query that the compiled statement leaves out.
@@ -61,7 +61,7 @@ var sqlCompiledChecks = []string{
 	"_q.withFKs",
 }
 
-// Compiled reads (codegen/templates/compiled.tmpl, sqlCompiled) decide
+// Compiled reads (internal/generators/codegen/templates/compiled.tmpl, sqlCompiled) decide
 // whether a query may be answered from a compiled statement by the fields of
 // ent's query builders they know. A field an upgrade of ent adds or renames,
 // in any type's builder, in ent.QueryContext or in the embedded config, fails
@@ -100,11 +100,11 @@ func TestTripwireQueryFieldsKnownToCompiledReads(t *testing.T) {
 		}
 		for j := range qt.NumField() {
 			if name := qt.Field(j).Name; !known[name] {
-				t.Errorf("ent's %s has a field %q that compiled reads (codegen/templates/compiled.tmpl, sqlCompiled) do not know: a query that sets it could be answered from a statement without it", qt.Name(), name)
+				t.Errorf("ent's %s has a field %q that compiled reads (internal/generators/codegen/templates/compiled.tmpl, sqlCompiled) do not know: a query that sets it could be answered from a statement without it", qt.Name(), name)
 			}
 		}
 		if _, ok := qt.FieldByName("ctx"); !ok {
-			t.Errorf("ent's %s has no ctx field: sqlCompiled (codegen/templates/compiled.tmpl) reads its limit, offset and fields there", qt.Name())
+			t.Errorf("ent's %s has no ctx field: sqlCompiled (internal/generators/codegen/templates/compiled.tmpl) reads its limit, offset and fields there", qt.Name())
 		}
 	}
 	if queries < 10 {
@@ -115,24 +115,24 @@ func TestTripwireQueryFieldsKnownToCompiledReads(t *testing.T) {
 	for i := range qc.NumField() {
 		got = append(got, qc.Field(i).Name)
 		if _, ok := queryContextFields[qc.Field(i).Name]; !ok {
-			t.Errorf("ent.QueryContext has a field %q that compiled reads (codegen/templates/compiled.tmpl, readShape and sqlCompiled) do not know", qc.Field(i).Name)
+			t.Errorf("ent.QueryContext has a field %q that compiled reads (internal/generators/codegen/templates/compiled.tmpl, readShape and sqlCompiled) do not know", qc.Field(i).Name)
 		}
 	}
 	for name := range queryContextFields {
 		if !slices.Contains(got, name) {
-			t.Errorf("ent.QueryContext has no field %q any more (fields %v): codegen/templates/compiled.tmpl reads it", name, got)
+			t.Errorf("ent.QueryContext has no field %q any more (fields %v): internal/generators/codegen/templates/compiled.tmpl reads it", name, got)
 		}
 	}
 	ct, ok := reflect.TypeFor[ent.TagQuery]().FieldByName("config")
 	if !ok {
-		t.Fatal("ent.TagQuery embeds no config: codegen/templates/compiled.tmpl reads the driver from it")
+		t.Fatal("ent.TagQuery embeds no config: internal/generators/codegen/templates/compiled.tmpl reads the driver from it")
 	}
 	var config []string
 	for i := range ct.Type.NumField() {
 		config = append(config, ct.Type.Field(i).Name)
 	}
 	if !slices.Equal(config, configFields) {
-		t.Errorf("ent's config has fields %v, want %v: compiled statements (codegen/templates/compiled.tmpl) are shared by every client, so no config field may change a query's SQL", config, configFields)
+		t.Errorf("ent's config has fields %v, want %v: compiled statements (internal/generators/codegen/templates/compiled.tmpl) are shared by every client, so no config field may change a query's SQL", config, configFields)
 	}
 	tmpl, err := os.ReadFile(compiledTemplate)
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/platform/store"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/access"
-	"larder.dev/larder/config"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/internal/generators/access"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/problem"
 )
 
 var pathParam = regexp.MustCompile(`\{[a-z_]+\}`)

@@ -11,8 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"larder.dev/larder/metrics"
-	"larder.dev/larder/reqlog"
+	"larder.dev/larder/internal/platform/metrics"
+	"larder.dev/larder/internal/reqlog"
 )
 
 // recorder remembers the status and size of a response, and for the request

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/seed"
+	"larder.dev/larder/internal/seed"
 )
 
 // Spec "Reference resources with writes": allergens, with Canada's priority

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/apikey"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/tenancy"
 )
 
 // Spec Authentication 1–3: Bearer header only; key_live_/key_test_; only a

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

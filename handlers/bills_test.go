@@ -10,12 +10,12 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

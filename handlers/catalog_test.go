@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/catalog"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

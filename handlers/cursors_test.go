@@ -17,11 +17,11 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/migrate"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // cursorList is a paginated list of the API description, with its sortable
@@ -66,7 +66,7 @@ func cursorLists(t *testing.T) []cursorList {
 	if err := json.Unmarshal(openapi.Document, &enums); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile("../access/data/schema.json")
+	raw, err := os.ReadFile("../internal/generators/access/data/schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

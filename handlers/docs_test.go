@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/apidocs"
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/platform/apidocs"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // The docs page, its renderer and the redirects to it are served without a

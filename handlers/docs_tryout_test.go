@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/apidocs"
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/platform/apidocs"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // tryItOut drives the docs page as a person would: once the description is

@@ -17,13 +17,13 @@ import (
 	"github.com/ogen-go/ogen/ogenerrors"
 	"github.com/ogen-go/ogen/validate"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/bounds"
-	"larder.dev/larder/dberror"
+	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/dberror"
+	"larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/problem"
-	"larder.dev/larder/restapi"
 )
 
 // This file is the one place where errors become HTTP responses: handler

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/fastpath"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

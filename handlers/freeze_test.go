@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/clientaddr"
-	"larder.dev/larder/metrics"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/clientaddr"
+	"larder.dev/larder/internal/platform/metrics"
+	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/problem"
-	"larder.dev/larder/ratelimit"
 )
 
 // gate authenticates the key of every API request and applies the limits:

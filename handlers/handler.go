@@ -13,9 +13,9 @@ import (
 	"log/slog"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
 )
 
 // Handler implements every operation of the API.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/metrics"
+	"larder.dev/larder/internal/platform/metrics"
+	"larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/migrate"
-	"larder.dev/larder/problem"
-	"larder.dev/larder/store"
 )
 
 // Health paths: served without a key, outside the rate limits, and left out

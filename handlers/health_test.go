@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // healthServer serves st with a rate limit of one request a minute and a

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/fastpath"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/store"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/store"
 )
 
 // route is one operation of the API description: its method in upper case

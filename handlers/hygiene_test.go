@@ -17,10 +17,10 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/handlers"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // docs/api-behaviour.md, "Input bounds": hostile inputs, one row each. Every refusal is a problem document that is itself valid JSON.

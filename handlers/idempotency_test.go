@@ -12,11 +12,11 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // costFields are the cost fields of the ent type name, as the generated

@@ -37,7 +37,7 @@ func TestHandlersImportNoDriver(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sawDBError = sawDBError || path == "larder.dev/larder/dberror"
+			sawDBError = sawDBError || path == "larder.dev/larder/internal/platform/dberror"
 			for _, d := range driverPackages {
 				if path == d || strings.HasPrefix(path, d+"/") {
 					t.Errorf("%s imports %s, a database driver", name, path)
@@ -49,6 +49,6 @@ func TestHandlersImportNoDriver(t *testing.T) {
 		t.Fatalf("parsed %d source files of handlers, want all of them (is the test running in the package's directory?)", parsed)
 	}
 	if !sawDBError {
-		t.Fatal("no file of handlers imports larder.dev/larder/dberror; the files read are not the ones that classify database errors")
+		t.Fatal("no file of handlers imports larder.dev/larder/internal/platform/dberror; the files read are not the ones that classify database errors")
 	}
 }

@@ -8,12 +8,12 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/policy"
 )
 

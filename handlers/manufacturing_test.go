@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strings"
 
+	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/problem"
 )
 
 // HTTP's own methods, beside the operations of the description: HEAD on

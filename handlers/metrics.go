@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strings"
 
-	"larder.dev/larder/apidocs"
-	"larder.dev/larder/metrics"
+	"larder.dev/larder/internal/platform/apidocs"
+	"larder.dev/larder/internal/platform/metrics"
+	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/problem"
 )
 
 // bearer serves next only to requests with Authorization: Bearer token; the

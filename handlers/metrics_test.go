@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // metricsToken is the metrics token of the tests' servers.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/bounds"
+	"larder.dev/larder/client/bounds"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/restapi"
+	"larder.dev/larder/internal/restapi"
 )
 
 func sorted(s []string) []string {

@@ -9,8 +9,8 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/webhooks"
 )
 
 // docs/api-behaviour.md, "Webhooks": every create, update and delete writes its event in

@@ -14,7 +14,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/production"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/modules/manufacturing"
 	"larder.dev/larder/policy"
 )
 

@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/purchaseorder"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/purchasing"
 )
 
 // supplierFor creates a supplier with an address and returns its id.

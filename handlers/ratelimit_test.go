@@ -9,9 +9,9 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/modules/testaccount"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
-	"larder.dev/larder/testaccount"
 )
 
 // A GET with a test key reads in one snapshot: the test account reset

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"larder.dev/larder/ids"
+	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/policy"
 )
 

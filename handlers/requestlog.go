@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"time"
 
-	"larder.dev/larder/reqlog"
+	"larder.dev/larder/internal/reqlog"
 )
 
 // requestLog hands the request log (package reqlog) every authenticated

@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/store"
 )
 
 // newLoggedAPI is newAPI with the request log recording to w.

@@ -5,8 +5,8 @@ import (
 	"path"
 	"strings"
 
-	"larder.dev/larder/apidocs"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/apidocs"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // openapiPath is where the API description is served, the one path under

@@ -7,7 +7,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productionoperation"
 	"larder.dev/larder/ent/recipestep"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/modules/manufacturing"
 	"larder.dev/larder/policy"
 )
 

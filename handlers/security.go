@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"larder.dev/larder/auth"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/openapi/oas"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/problem"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/tenancy"
 )
 
 // security is ogen's SecurityHandler: it attaches the viewer the middleware

@@ -8,15 +8,15 @@ import (
 	"sync"
 	"testing"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/shipment"
 	"larder.dev/larder/ent/shipmentline"
 	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
 )
 
 // lot creates a lot of product through the API and returns its id.

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/access"
-	"larder.dev/larder/catalog"
-	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/internal/generators/access"
+	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/policy"
 )
 

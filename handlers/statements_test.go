@@ -9,11 +9,11 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/fastpath"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // statements records what an observed store (dbtest.Observed) sends to the

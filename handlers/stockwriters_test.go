@@ -13,9 +13,9 @@ import (
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/modules/units"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/units"
 )
 
 // Every writer of stock takes its locks in one order (the lots by id first),

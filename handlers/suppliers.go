@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/purchasing"
-	"larder.dev/larder/restapi"
 )
 
 // DeleteSupplier removes a supplier without purchasing history and

@@ -9,8 +9,8 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/modules/purchasing"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/purchasing"
 )
 
 // nullAddress is an address with every part null (spec "Address": always an object).

@@ -3,7 +3,7 @@ package handlers_test
 import (
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

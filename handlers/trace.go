@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"larder.dev/larder/bounds"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/client/bounds"
+	"larder.dev/larder/internal/modules/inventory"
 	"larder.dev/larder/openapi/oas"
 )
 

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"larder.dev/larder/internal/platform/tracing"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/tracing"
 )
 
 // RequestIDAttribute names the request id (req_…) on an operation's span.

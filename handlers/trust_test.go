@@ -11,14 +11,14 @@ import (
 
 	"entgo.io/ent/dialect"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/fastpath"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
 )
 
 // keyChecks returns how the keys of the requests do sends were checked

@@ -7,8 +7,8 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/unitofmeasure"
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/seed"
 )
 
 // Spec "Reference resources with writes": units of measure, with the shared

@@ -4,9 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 // With `--db-statements 0` (behind a pooler in transaction mode, where one

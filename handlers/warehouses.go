@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/modules/inventory"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/openapi/oas"
-	"larder.dev/larder/restapi"
 )
 
 // CreateWarehouse creates a site with its default floor plan.

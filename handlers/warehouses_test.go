@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"larder.dev/larder/ent/location"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/modules/inventory"
 	"larder.dev/larder/policy"
 )
 

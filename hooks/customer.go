@@ -8,7 +8,7 @@ import (
 
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // NormalizeCustomerCode stores a customer's code trimmed and upper-cased

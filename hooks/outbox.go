@@ -12,7 +12,7 @@ import (
 
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
-	"larder.dev/larder/ids"
+	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/policy"
 )
 

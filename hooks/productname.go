@@ -6,11 +6,11 @@ import (
 
 	"entgo.io/ent"
 
-	"larder.dev/larder/bulk"
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/internal/platform/bulk"
 )
 
 // CopyProductName gives a new lot the copy of its product's name that lists

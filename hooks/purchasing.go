@@ -12,8 +12,8 @@ import (
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/supplier"
+	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/problem"
 )
 
 // SupplierCopied are the supplier's fields CopySupplier copies or checks (and

@@ -8,7 +8,7 @@ import (
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/shippingaddress"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // OneDefaultAddress refuses a second default shipping address of a customer

@@ -8,13 +8,13 @@ import (
 	"entgo.io/ent"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/bulk"
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/location"
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/policy"
 )
 

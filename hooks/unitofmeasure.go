@@ -8,7 +8,7 @@ import (
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/unitofmeasure"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // UnitCodeUnique refuses an account unit whose code a shared unit already has:

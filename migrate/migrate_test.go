@@ -8,9 +8,9 @@ import (
 
 	atlas "ariga.io/atlas/sql/migrate"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/migrate"
-	"larder.dev/larder/store"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -6,7 +6,7 @@ import (
 	"entgo.io/ent"
 
 	"larder.dev/larder/ent/privacy"
-	"larder.dev/larder/problem"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // Locker is implemented by the generated mutations of schemas with a field

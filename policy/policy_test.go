@@ -9,7 +9,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/operation"
@@ -17,9 +16,10 @@ import (
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/ent/unitofmeasure"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/problem"
-	"larder.dev/larder/store"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -28,10 +28,10 @@ import (
 
 	_ "github.com/lib/pq" // registers "postgres"
 
-	"larder.dev/larder/auth"
 	"larder.dev/larder/bench/internal/proccpu"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // The statements below are Larder's own (auth, ratelimit) or copies; keep the

@@ -28,16 +28,16 @@ import (
 
 	"github.com/lib/pq"
 
-	"larder.dev/larder/auth"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ids"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
 )
 
 var (

@@ -12,12 +12,12 @@ import (
 	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/inventory"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
 )
 
 // The plant the fill writes, for -lots lots (1,000,000 by default) and

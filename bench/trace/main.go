@@ -25,11 +25,11 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/modules/inventory"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 var (

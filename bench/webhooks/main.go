@@ -30,13 +30,13 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/webhooks"
 )
 
 func main() {

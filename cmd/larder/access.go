@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"larder.dev/larder/access"
+	"larder.dev/larder/internal/generators/access"
 )
 
 // accessReport prints who can read or change what (docs/ACCESS.md) from this

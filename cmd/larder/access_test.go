@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/access"
+	"larder.dev/larder/internal/generators/access"
 )
 
 // docs/ACCESS.md: `larder access-report` prints docs/ACCESS.md as

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/purchasing"
-	"larder.dev/larder/sales"
+	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/modules/sales"
 )
 
 // cancelCommand returns the command that cancels a document of kind (bill,

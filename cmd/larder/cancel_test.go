@@ -5,15 +5,15 @@ import (
 	"strconv"
 	"testing"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/invoice"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/salesorder"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 // docs/operators.md, "Commands": `larder bill cancel` and `larder invoice cancel`

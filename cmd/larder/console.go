@@ -10,11 +10,11 @@ import (
 
 	"larder.dev/larder/console"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/filecheck"
 	"larder.dev/larder/handlers"
-	"larder.dev/larder/people"
-	"larder.dev/larder/ratelimit"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/modules/filecheck"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // people is the people service of the console, with the configured session

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // The console is served under /console/ on the API's address; with

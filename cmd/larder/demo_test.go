@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // docs/operators.md, "Commands": `serve --demo` takes its port before it opens

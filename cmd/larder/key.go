@@ -9,11 +9,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/auth"
-	"larder.dev/larder/config"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
 )
 
 func keyCreate(ctx context.Context, e *env, args []string) error {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // get sends GET /v1/organization to base with key and optional X-Forwarded-For.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 

@@ -9,9 +9,9 @@ import (
 	"os"
 	"strings"
 
-	"larder.dev/larder/catalog"
-	"larder.dev/larder/reflist"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/modules/reflist"
+	"larder.dev/larder/internal/platform/store"
 )
 
 var listUsage = "--list " + strings.Join(reflist.Names(), "|")

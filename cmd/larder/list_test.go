@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/reflist"
+	"larder.dev/larder/internal/modules/reflist"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // export runs `larder list export` to standard output.

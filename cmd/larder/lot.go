@@ -10,7 +10,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/handlers"
-	"larder.dev/larder/inventory"
+	"larder.dev/larder/internal/modules/inventory"
 )
 
 func lotSetQC(ctx context.Context, e *env, args []string) error {

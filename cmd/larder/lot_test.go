@@ -15,15 +15,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
 )
 
 // docs/operators.md, "Commands": `larder lot set-qc` records a quality decision from

@@ -35,15 +35,15 @@ import (
 	"sync"
 	"syscall"
 
-	"larder.dev/larder/config"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/fastpath"
-	"larder.dev/larder/fastpath/logbuf"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/fastpath/logbuf"
+	"larder.dev/larder/internal/platform/secrets"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/migrate"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/secrets"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
 )
 
 // command is one CLI command.

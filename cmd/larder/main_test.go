@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // --metrics-addr serves /metrics on its own address, with the API's series,

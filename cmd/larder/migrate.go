@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"larder.dev/larder/config"
+	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/migrate"
 )
 

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strconv"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/config"
-	"larder.dev/larder/people"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/testaccount"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/testaccount"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/seed"
 )
 
 func orgCreate(ctx context.Context, e *env, args []string) error {

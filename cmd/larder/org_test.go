@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // `larder org settings` changes the purchasing settings (block unapproved

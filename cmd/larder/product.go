@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"larder.dev/larder/catalog"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
 )
 
 // accountFlags binds --org and --env, which name the account an app action works on.

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 // appEvents counts the outbox events of type typ with source app in

@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/modules/manufacturing"
 )
 
 // repeated is a flag given any number of times.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	entproduct "larder.dev/larder/ent/product"
@@ -20,10 +19,11 @@ import (
 	"larder.dev/larder/ent/productionconsumedstep"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
-	"larder.dev/larder/manufacturing"
+	"larder.dev/larder/internal/modules/manufacturing"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 // prodFixture is a new seeded organization with its database open.

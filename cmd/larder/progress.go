@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/catalog"
+	"larder.dev/larder/internal/modules/catalog"
 )
 
 // progressAbove is the size of a job from which a progress bar is drawn.

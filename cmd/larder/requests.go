@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
 )
 
 func init() {

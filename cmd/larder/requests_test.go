@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/event"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/tenancy"
 )
 
 // requestIDs are the request ids of a --json list, in order.

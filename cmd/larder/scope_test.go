@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // The key and webhook commands naming one record take --org: a record of

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"larder.dev/larder/config"
-	"larder.dev/larder/people"
-	"larder.dev/larder/secrets"
-	"larder.dev/larder/webhooks"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/secrets"
+	"larder.dev/larder/internal/webhooks"
 )
 
 func init() {

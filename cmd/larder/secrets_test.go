@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 func secretKey(t *testing.T) string {

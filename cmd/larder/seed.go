@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/seed"
 )
 
 func seedScale(ctx context.Context, e *env, args []string) error {

@@ -14,18 +14,18 @@ import (
 
 	goerrors "github.com/go-faster/errors"
 
-	"larder.dev/larder/auth"
-	"larder.dev/larder/config"
 	"larder.dev/larder/handlers"
-	"larder.dev/larder/metrics"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/auth"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/metrics"
+	"larder.dev/larder/internal/platform/secrets"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/platform/tracing"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/secrets"
-	"larder.dev/larder/seed"
-	"larder.dev/larder/store"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/tracing"
 )
 
 func serve(ctx context.Context, e *env, args []string) error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // docs/operators.md, "Console": a console request has its line in the access

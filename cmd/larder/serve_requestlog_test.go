@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/reqlog"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 // docs/operators.md, "Request log": serve records the requests of a key,

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/seed"
+	"larder.dev/larder/internal/seed"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // freeAddr returns a loopback address nobody listens on.

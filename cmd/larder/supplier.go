@@ -8,7 +8,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/purchasing"
+	"larder.dev/larder/internal/modules/purchasing"
 )
 
 // supplierApproval returns the command that records approval decision status.

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // docs/operators.md, "Commands": `larder supplier approve|suspend|reject|reset` and

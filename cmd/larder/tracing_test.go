@@ -11,8 +11,8 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/tracing"
+	"larder.dev/larder/internal/platform/tracing"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // The standard variables turn tracing on: `larder serve` then sends its

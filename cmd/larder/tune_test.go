@@ -7,7 +7,7 @@ import (
 
 	goerrors "github.com/go-faster/errors"
 
-	"larder.dev/larder/config"
+	"larder.dev/larder/internal/platform/config"
 )
 
 // A serving process collects at its --gc-percent, records no caller frames

@@ -8,10 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/config"
-	"larder.dev/larder/people"
-	"larder.dev/larder/store"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
 )
 
 func init() {

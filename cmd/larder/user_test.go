@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
-	"larder.dev/larder/people"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/testkit/dbtest"
 )
 
 // token is the token of an absolute console link under base.

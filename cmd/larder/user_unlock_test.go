@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
 )
 
 // docs/operators.md, "Console": `user unlock` sets a locked second factor's

@@ -8,13 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/config"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/restapi"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/restapi"
-	"larder.dev/larder/store"
-	"larder.dev/larder/webhooks"
 )
 
 func init() {

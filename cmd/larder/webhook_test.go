@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"larder.dev/larder/audit"
-	"larder.dev/larder/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
-	"larder.dev/larder/tenancy"
-	"larder.dev/larder/webhooks"
 )
 
 // syncBuffer is an output written by one goroutine and read by another.

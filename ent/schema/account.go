@@ -7,7 +7,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Account is one environment (live or test) of an organization: the tenant that

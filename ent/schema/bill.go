@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Bill is a supplier's invoice: recording it receives its lines into lots,
@@ -103,9 +103,9 @@ func (Bill) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 1000).AtMostDistinct("product_id", 200).
-					PreparedBy("larder.dev/larder/purchasing.PrepareBill").
+					PreparedBy("larder.dev/larder/internal/modules/purchasing.PrepareBill").
 					Reading("product_id", hooks.ProductCosted...).
-					RecordedBy("larder.dev/larder/purchasing.ReceiveBill"),
+					RecordedBy("larder.dev/larder/internal/modules/purchasing.ReceiveBill"),
 			),
 	}
 }

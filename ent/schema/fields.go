@@ -9,8 +9,8 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/address"
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // decimalField is an optional exact decimal (cost, price, rate): numeric in

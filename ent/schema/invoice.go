@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Invoice is what a shipment bills the customer: one per shipment, for what

@@ -5,7 +5,7 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Preservation is a storage or preservation method (refrigerated, frozen).

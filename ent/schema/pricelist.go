@@ -5,7 +5,7 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // PriceList is a list of selling prices in one currency: a sales reference list (docs/api-behaviour.md, "Resources"). The API

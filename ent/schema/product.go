@@ -8,8 +8,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Product is a material or a recipe of the catalog. The API only reads

@@ -7,7 +7,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // ProductAllergen is a join row: an allergen of a product and where it comes from.

@@ -10,8 +10,8 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // ProductLot is stock of one product, with one number, at one place: what a
@@ -162,9 +162,9 @@ func (ProductLot) Annotations() []schema.Annotation {
 			Updated().
 			Emits("created", "updated", "archived", "unarchived", "qc_status_changed").
 			With(
-				annotate.Act("archive", "archiveProductLot", "Archive a product lot", "larder.dev/larder/inventory.ArchiveLot").
+				annotate.Act("archive", "archiveProductLot", "Archive a product lot", "larder.dev/larder/internal/modules/inventory.ArchiveLot").
 					Describe("Retires the lot; it stays readable. 409 INVALID_STATE for an archived lot and for the product's unnumbered lot."),
-				annotate.Act("unarchive", "unarchiveProductLot", "Unarchive a product lot", "larder.dev/larder/inventory.UnarchiveLot").
+				annotate.Act("unarchive", "unarchiveProductLot", "Unarchive a product lot", "larder.dev/larder/internal/modules/inventory.UnarchiveLot").
 					Describe("Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's unnumbered lot."),
 			).
 			Describe("Product lots: stock of a product, numbered or not, at a place. Every change of quantity_base is accounted by a stock movement, or, through PATCH, by a recorded correction."),

@@ -6,7 +6,7 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // QCUnitOfMeasure is a unit a QC checkpoint measures in (°C, pH, °Bx).

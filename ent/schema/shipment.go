@@ -8,7 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Shipment is goods of a sales order leaving: recording one takes its
@@ -65,8 +65,8 @@ func (Shipment) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
-					PreparedBy("larder.dev/larder/sales.PrepareShipment").
-					RecordedBy("larder.dev/larder/sales.Ship").
+					PreparedBy("larder.dev/larder/internal/modules/sales.PrepareShipment").
+					RecordedBy("larder.dev/larder/internal/modules/sales.Ship").
 					HandedOver(),
 			),
 	}

@@ -8,9 +8,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/address"
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/platform/address"
 )
 
 // ShippingAddress is a place a customer's orders ship to, served under the

@@ -10,8 +10,8 @@ import (
 	"entgo.io/ent/schema/index"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/ent/privacy"
+	"larder.dev/larder/internal/generators/annotate"
 	"larder.dev/larder/policy"
 )
 

@@ -6,8 +6,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
-	"larder.dev/larder/annotate"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Supplier is a company the account buys from. Approval and certification

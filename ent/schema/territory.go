@@ -5,7 +5,7 @@ import (
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
-	"larder.dev/larder/annotate"
+	"larder.dev/larder/internal/generators/annotate"
 )
 
 // Territory is a sales territory: a sales reference list (docs/api-behaviour.md, "Resources"). The API

@@ -1,0 +1,75 @@
+package codegen
+
+import (
+	"embed"
+	"sort"
+	"text/template"
+
+	"entgo.io/ent/entc"
+	"entgo.io/ent/entc/gen"
+
+	"larder.dev/larder/internal/generators/annotate"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// Extension is the entc extension: it validates the annotations and adds the
+// templates that generate the Go side of the API.
+type Extension struct{ entc.DefaultExtension }
+
+// Templates returns the project templates.
+func (Extension) Templates() []*gen.Template {
+	return []*gen.Template{
+		gen.MustParse(gen.NewTemplate("larder").
+			Funcs(template.FuncMap{
+				"nodes":         nodes,
+				"corePackages":  corePackages,
+				"uniqueIndexes": uniqueIndexes,
+				"human":         Human,
+				"lowerFirst":    lowerFirst,
+				"catalogue":     func() []annotate.EventResource { return annotate.Catalogue },
+			}).
+			ParseFS(templates, "templates/*.tmpl")),
+	}
+}
+
+// Hooks validates the annotations before anything is written.
+func (Extension) Hooks() []gen.Hook {
+	return []gen.Hook{func(next gen.Generator) gen.Generator {
+		return gen.GenerateFunc(func(g *gen.Graph) error {
+			if _, err := loadResources(g); err != nil {
+				return err
+			}
+			if _, err := nodes(g); err != nil {
+				return err
+			}
+			if err := next.Generate(g); err != nil {
+				return err
+			}
+			return writeREST(g)
+		})
+	}}
+}
+
+// corePackages are the node packages the ent-package template refers to.
+func corePackages(ns []*Node) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, n := range ns {
+		if len(n.Locks) > 0 || len(n.Refs) > 0 || len(n.Machines) > 0 {
+			add(n.T.PackageDir())
+		}
+		for _, r := range n.Refs {
+			add(r.E.Type.PackageDir())
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,243 @@
+package reqlog
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/event"
+	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/missing"
+	"larder.dev/larder/policy"
+)
+
+// Pages of the log.
+const (
+	// DefaultPage is the rows a page holds when the caller names no limit.
+	DefaultPage = 50
+	// MaxPage is the most rows a page holds.
+	MaxPage = 500
+	// DefaultRetention is how long requests are kept unless the operator
+	// sets another period.
+	DefaultRetention = 30 * 24 * time.Hour
+)
+
+// Filter narrows a list of requests; the zero Filter lists them all.
+type Filter struct {
+	// StatusClass is 2, 3, 4 or 5 (2xx … 5xx); 0 for any.
+	StatusClass int
+	// ErrorCode is a problem's code (VALIDATION_ERROR, …).
+	ErrorCode string
+	// KeyID is the id of an API key of the account.
+	KeyID int
+	// Method is an HTTP method; Operation an operation id (getTag, …).
+	Method, Operation string
+	// Since and Until bound the time the request arrived: Since included,
+	// Until excluded; zero for no bound.
+	Since, Until time.Time
+	// Before is a cursor: only requests older than the one with this row id
+	// (the last of the previous page).
+	Before int
+	// Limit bounds the page (DefaultPage when zero, at most MaxPage).
+	Limit int
+}
+
+// ParseStatusClass reads a status class as the CLI and the console take it:
+// 2xx, 3xx, 4xx or 5xx (or the digit alone); "" is any.
+func ParseStatusClass(s string) (int, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return 0, nil
+	}
+	s = strings.TrimSuffix(s, "xx")
+	if len(s) == 1 && s[0] >= '2' && s[0] <= '5' {
+		return int(s[0] - '0'), nil
+	}
+	return 0, fmt.Errorf("status must be 2xx, 3xx, 4xx or 5xx")
+}
+
+// List returns a page of the requests of organization orgID's env account,
+// newest first, narrowed by f.
+func List(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, f Filter) ([]*ent.APIRequest, error) {
+	acct, err := account(ctx, c, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	return list(ctx, c, apirequest.AccountID(acct.ID), f)
+}
+
+// ListFailedAuth returns a page of the failed authentications, which belong
+// to no account, newest first: an operator's view of the whole server.
+func ListFailedAuth(ctx context.Context, c *ent.Client, f Filter) ([]*ent.APIRequest, error) {
+	return list(ctx, c, apirequest.AccountIDIsNil(), f)
+}
+
+func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filter) ([]*ent.APIRequest, error) {
+	// System viewer: the request log is system-only; owner confines the query to one account (or to the failed authentications).
+	sys := policy.System(ctx)
+	q := c.APIRequest.Query().Where(owner)
+	if f.StatusClass != 0 {
+		if f.StatusClass < 2 || f.StatusClass > 5 {
+			return nil, fmt.Errorf("status must be 2xx, 3xx, 4xx or 5xx")
+		}
+		q.Where(apirequest.StatusClass(f.StatusClass))
+		if f.StatusClass >= 3 {
+			q.Where(literal(schema.NotOK))
+		}
+	}
+	if f.ErrorCode != "" {
+		q.Where(apirequest.ErrorCode(f.ErrorCode), literal(schema.Errors))
+	}
+	if f.KeyID != 0 {
+		q.Where(apirequest.APIKeyID(f.KeyID))
+	}
+	if f.Method != "" {
+		m := strings.ToUpper(f.Method)
+		q.Where(apirequest.Method(m))
+		if m != "GET" && m != "HEAD" && m != "OPTIONS" {
+			q.Where(literal(schema.Kept))
+		}
+	}
+	if f.Operation != "" {
+		q.Where(apirequest.Operation(f.Operation))
+	}
+	if !f.Since.IsZero() {
+		q.Where(apirequest.CreatedAtGTE(f.Since.UTC()))
+	}
+	if !f.Until.IsZero() {
+		q.Where(apirequest.CreatedAtLT(f.Until.UTC()))
+	}
+	if f.Before != 0 {
+		last, err := c.APIRequest.Query().Where(owner, apirequest.ID(f.Before)).Select(apirequest.FieldCreatedAt).Only(sys)
+		if ent.IsNotFound(err) {
+			return nil, missing.Errorf("request %d does not exist", f.Before)
+		}
+		if err != nil {
+			return nil, err
+		}
+		q.Where(olderThan(last.CreatedAt, f.Before))
+	}
+	return q.Order(apirequest.ByCreatedAt(sql.OrderDesc()), apirequest.ByID(sql.OrderDesc())).
+		Limit(page(f.Limit)).
+		All(sys)
+}
+
+// literal is the predicate of a partial index, written into the query as it
+// is written in the index (not as parameters): both databases choose a
+// partial index only for a query whose conditions imply the index's, which
+// a parameter's value cannot show a prepared statement's plan.
+func literal(predicate string) func(*sql.Selector) {
+	return func(s *sql.Selector) { s.Where(sql.ExprP(predicate)) }
+}
+
+// olderThan is (created_at, id) < (at, id), the keyset condition the
+// (account_id, created_at, id) indexes answer in order.
+func olderThan(at time.Time, id int) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.WriteString("(" + s.C(apirequest.FieldCreatedAt) + ", " + s.C(apirequest.FieldID)).
+				WriteString(") < (").Arg(at).Comma().Arg(id).WriteString(")")
+		}))
+	}
+}
+
+func page(limit int) int {
+	switch {
+	case limit <= 0:
+		return DefaultPage
+	case limit > MaxPage:
+		return MaxPage
+	}
+	return limit
+}
+
+// Get returns the request with row id id of organization orgID's env account.
+func Get(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, id int) (*ent.APIRequest, error) {
+	acct, err := account(ctx, c, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	// System viewer: the request log is system-only; the query is confined to the organization's account.
+	r, err := c.APIRequest.Query().Where(apirequest.AccountID(acct.ID), apirequest.ID(id)).Only(policy.System(ctx))
+	if ent.IsNotFound(err) {
+		return nil, missing.Errorf("request %d does not exist", id)
+	}
+	return r, err
+}
+
+// Find returns the request with id requestID (req_…) in either of
+// organization orgID's accounts, and the environment it was made in.
+func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent.APIRequest, policy.Environment, error) {
+	requestID = strings.TrimSpace(requestID)
+	for _, env := range []policy.Environment{policy.Live, policy.Test} {
+		acct, err := account(ctx, c, orgID, env)
+		if err != nil {
+			return nil, "", err
+		}
+		// System viewer: the request log is system-only; the query is confined to the organization's account.
+		r, err := c.APIRequest.Query().Where(apirequest.RequestID(requestID), apirequest.AccountID(acct.ID)).First(policy.System(ctx))
+		if err == nil {
+			return r, env, nil
+		}
+		if !ent.IsNotFound(err) {
+			return nil, "", err
+		}
+	}
+	return nil, "", missing.Errorf("no request %s in this organization's log", strconv.Quote(requestID))
+}
+
+// Events returns the webhook events request r emitted, oldest first.
+func Events(ctx context.Context, c *ent.Client, r *ent.APIRequest) ([]*ent.Event, error) {
+	if r.AccountID == nil {
+		return nil, nil
+	}
+	// System viewer: events are system-only; the query is confined to the request's account.
+	return c.Event.Query().
+		Where(event.RequestID(r.RequestID), event.AccountID(*r.AccountID)).
+		Order(event.ByID()).
+		All(policy.System(ctx))
+}
+
+func account(ctx context.Context, c *ent.Client, orgID int, env policy.Environment) (*ent.Account, error) {
+	if env != policy.Live && env != policy.Test {
+		return nil, fmt.Errorf("environment must be live or test, not %q", env)
+	}
+	return tenancy.Account(ctx, c, orgID, env)
+}
+
+// pruneBatch is how many rows one DELETE removes: each is a short statement
+// on the primary key, so pruning never holds the table for long.
+const pruneBatch = 5_000
+
+// Prune deletes the requests that arrived before cutoff, in batches, and
+// returns how many it deleted.
+func Prune(ctx context.Context, c *ent.Client, cutoff time.Time) (int, error) {
+	// System viewer: pruning is the server's own upkeep, across every account.
+	sys := policy.System(ctx)
+	total := 0
+	for {
+		ids, err := c.APIRequest.Query().
+			Where(apirequest.CreatedAtLT(cutoff.UTC())).
+			Order(apirequest.ByCreatedAt()).
+			Limit(pruneBatch).
+			IDs(sys)
+		if err != nil || len(ids) == 0 {
+			return total, err
+		}
+		n, err := c.APIRequest.Delete().Where(apirequest.IDIn(ids...)).Exec(sys)
+		total += n
+		if err != nil || len(ids) < pruneBatch {
+			return total, err
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+}

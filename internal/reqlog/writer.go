@@ -1,0 +1,277 @@
+package reqlog
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"entgo.io/ent/dialect"
+	"github.com/lib/pq"
+
+	"larder.dev/larder/internal/platform/clientaddr"
+	"larder.dev/larder/internal/platform/store"
+)
+
+// Writer defaults.
+const (
+	// DefaultQueue is how many entries wait for the writer before new ones
+	// are dropped: at 10,000 requests a second, a second of a database that
+	// does not answer.
+	DefaultQueue = 10_000
+	// batchSize is the most entries one INSERT writes (17 columns each,
+	// well below either database's bound on a statement's parameters).
+	batchSize = 500
+	// flushEvery is the longest an entry waits for its batch to fill.
+	flushEvery = 250 * time.Millisecond
+	// writeTimeout bounds one batch's INSERT: past it the batch is dropped
+	// and counted, and the writer takes the next.
+	writeTimeout = 5 * time.Second
+	// warnEvery spaces the warnings about dropped entries.
+	warnEvery = time.Minute
+)
+
+// Writer records entries in batches, off the requests' path. Record never
+// blocks; Run writes until its context ends. A nil *Writer records nothing.
+type Writer struct {
+	db      *sql.DB
+	dialect string
+	log     *slog.Logger
+	queue   chan *Entry
+	// written and dropped count entries since the start.
+	written, dropped atomic.Int64
+	// reported is the dropped count of the last warning.
+	reported int64
+	now      func() time.Time
+}
+
+// NewWriter returns a writer to st's database that holds at most queue
+// entries waiting (DefaultQueue when queue is 0), warning on log when it
+// drops some.
+func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
+	if queue <= 0 {
+		queue = DefaultQueue
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Writer{db: st.DB, dialect: st.Dialect, log: log, queue: make(chan *Entry, queue), now: time.Now}
+}
+
+// Record queues e for the writer, or drops it when the queue is full.
+func (w *Writer) Record(e *Entry) {
+	if w == nil {
+		return
+	}
+	select {
+	case w.queue <- e:
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+// Written is how many entries the writer has stored.
+func (w *Writer) Written() int64 { return w.written.Load() }
+
+// Dropped is how many entries were dropped: the queue was full, or their
+// batch could not be written.
+func (w *Writer) Dropped() int64 { return w.dropped.Load() }
+
+// Run writes the queued entries in batches until ctx ends, then writes what
+// is left (for at most writeTimeout).
+func (w *Writer) Run(ctx context.Context) {
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	warned := w.now()
+	batch := make([]*Entry, 0, batchSize)
+	for {
+		select {
+		case <-ctx.Done():
+			w.drain(batch)
+			return
+		case e := <-w.queue:
+			batch = append(batch, e)
+			if len(batch) < batchSize {
+				continue
+			}
+		case <-tick.C:
+			if len(batch) == 0 {
+				w.warn(&warned)
+				continue
+			}
+		}
+		w.write(context.WithoutCancel(ctx), batch)
+		batch = batch[:0]
+		w.warn(&warned)
+	}
+}
+
+// drain writes batch and whatever is queued, once the server stops.
+func (w *Writer) drain(batch []*Entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	for {
+		select {
+		case e := <-w.queue:
+			batch = append(batch, e)
+			if len(batch) < batchSize {
+				continue
+			}
+		default:
+			w.write(ctx, batch)
+			return
+		}
+		w.write(ctx, batch)
+		batch = batch[:0]
+	}
+}
+
+// Flush writes what is queued now, for tests and commands that need the
+// rows before they go on. Run must not be running.
+func (w *Writer) Flush() { w.drain(make([]*Entry, 0, batchSize)) }
+
+// warn logs the entries dropped since the last warning, at most once per
+// warnEvery.
+func (w *Writer) warn(last *time.Time) {
+	now := w.now()
+	if now.Sub(*last) < warnEvery {
+		return
+	}
+	if d := w.dropped.Load(); d > w.reported {
+		w.log.Warn("request log: entries dropped", "dropped", d-w.reported, "dropped_total", d)
+		w.reported = d
+	}
+	*last = now
+}
+
+// write inserts batch in one statement; a failure drops and counts it.
+func (w *Writer) write(ctx context.Context, batch []*Entry) {
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	var err error
+	if w.dialect == dialect.Postgres {
+		err = w.postgres(ctx, batch)
+	} else {
+		err = w.sqlite(ctx, batch)
+	}
+	if err != nil {
+		w.dropped.Add(int64(len(batch)))
+		w.log.Debug("request log: batch not written", "entries", len(batch), "error", err)
+		return
+	}
+	w.written.Add(int64(len(batch)))
+}
+
+// columns are api_requests' columns in the order both inserts give them.
+const columns = `created_at, account_id, api_key_id, method, operation, path, status, status_class, error_code, request_id,
+	client_request_id, duration_us, client_addr, user_agent, request_body, response_body, truncated`
+
+// postgresInsert takes one array per column, so a batch of any size is one
+// statement of 18 parameters, prepared once; NULLIF and CASE restore the
+// NULLs the arrays cannot hold (no account, no key, no bodies kept).
+const postgresInsert = `INSERT INTO api_requests (` + columns + `)
+	SELECT t.at, NULLIF(t.account, 0), NULLIF(t.key, 0), t.method, t.operation, t.path, t.status, t.status / 100, t.code, t.rid,
+		t.crid, t.us, t.addr, t.ua, CASE WHEN t.kept THEN t.req END, CASE WHEN t.kept THEN t.res END, t.cut
+	FROM unnest($1::timestamptz[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[],
+		$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
+		$16::bool[], $17::bool[])
+	AS t(at, account, key, method, operation, path, status, code, rid, crid, us, addr, ua, req, res, cut, kept)`
+
+// postgres writes batch with postgresInsert.
+func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
+	n := len(batch)
+	text := func() []string { return make([]string, n) }
+	num := func() []int64 { return make([]int64, n) }
+	at, method, op, path, code, rid, crid, addr, ua := text(), text(), text(), text(), text(), text(), text(), text(), text()
+	account, key, status, us := num(), num(), num(), num()
+	req, res := make(pq.ByteaArray, n), make(pq.ByteaArray, n)
+	cut, kept := make(pq.BoolArray, n), make(pq.BoolArray, n)
+	for i, e := range batch {
+		r := columnsOf(e)
+		at[i] = r.at.Format(time.RFC3339Nano)
+		account[i], key[i], status[i], us[i] = int64(e.AccountID), int64(e.KeyID), int64(e.Status), r.us
+		method[i], op[i], path[i], code[i] = r.method, r.operation, r.path, r.code
+		rid[i], crid[i], addr[i], ua[i] = r.requestID, r.clientRequestID, r.addr, r.userAgent
+		req[i], res[i], cut[i], kept[i] = r.request, r.response, e.Truncated, r.kept
+	}
+	// Direct SQL: the request log's writer stores a batch of every account's requests from arrays in one prepared statement (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
+	_, err := w.db.ExecContext(ctx, postgresInsert,
+		pq.Array(at), pq.Array(account), pq.Array(key), pq.Array(method), pq.Array(op), pq.Array(path), pq.Array(status),
+		pq.Array(code), pq.Array(rid), pq.Array(crid), pq.Array(us), pq.Array(addr), pq.Array(ua), req, res, cut, kept)
+	return err
+}
+
+// sqlite writes batch in one multi-row insert (17 parameters a row: a full
+// batch stays under SQLite's 32,766, and full batches repeat one statement).
+func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
+	var q strings.Builder
+	args := make([]any, 0, 17*len(batch))
+	q.WriteString(`INSERT INTO api_requests (` + columns + `) VALUES `)
+	for i, e := range batch {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		r := columnsOf(e)
+		var account, key, req, res any
+		if e.AccountID != 0 {
+			account = e.AccountID
+		}
+		if e.KeyID != 0 {
+			key = e.KeyID
+		}
+		if r.kept {
+			req, res = nonNil(r.request), nonNil(r.response)
+		}
+		args = append(args, r.at, account, key, r.method, r.operation, r.path, e.Status, e.Status/100, r.code, r.requestID,
+			r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated)
+	}
+	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
+	_, err := w.db.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// stored is an entry's columns as stored: redacted, bounded, the error code
+// read from the answer.
+type stored struct {
+	at                                                              time.Time
+	us                                                              int64
+	method, operation, path, code, requestID, clientRequestID, addr string
+	userAgent                                                       string
+	request, response                                               []byte
+	kept                                                            bool
+}
+
+func columnsOf(e *Entry) stored {
+	r := stored{
+		at:              e.At.UTC().Truncate(time.Microsecond),
+		us:              e.Duration.Microseconds(),
+		method:          cutText(e.Method, 16),
+		operation:       cutText(e.Operation, 100),
+		path:            redactText(cutText(e.Path, maxPath)),
+		requestID:       cutText(e.RequestID, 100),
+		clientRequestID: redactText(cutText(e.ClientRequestID, maxText)),
+		addr:            cutText(clientaddr.From(e.RemoteAddr, e.ForwardedFor, e.Trusted), 100),
+		userAgent:       redactText(cutText(e.UserAgent, maxText)),
+		kept:            e.RequestBody != nil || e.ResponseBody != nil,
+	}
+	if r.kept {
+		r.request, r.response = Redact(e.RequestBody), Redact(e.ResponseBody)
+	}
+	if e.Status >= 400 {
+		r.code = errorCode(e.ResponseBody)
+	}
+	return r
+}

@@ -1,0 +1,425 @@
+// Package e2e_test drives the whole server, API and console on one address
+// with the webhook dispatcher running, through a real headless Chromium, on
+// SQLite and on PostgreSQL: the flows a person follows in the console, each
+// checked for what it changes (the API answers, the receiver gets posts) and
+// each page checked with axe-core and kept as a screenshot.
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"larder.dev/larder/console"
+	"larder.dev/larder/handlers"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/identity/ratelimit"
+	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/browsertest"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/internal/webhooks"
+)
+
+// TestMain shares one Chromium between the tests (browsertest.Main) and,
+// once it has ended, drops the package's PostgreSQL database (dbtest.Main,
+// which exits with the tests' code, so it goes outside).
+func TestMain(m *testing.M) {
+	dbtest.Main(dbtest.RunFunc(func() int { return browsertest.Main(m) }))
+}
+
+// password is the password of every person the tests make.
+const password = "correct horse battery staple"
+
+// site is the server as `larder serve` assembles it, on one test's database:
+// the API under /v1, the console under /console/, and a webhook dispatcher
+// allowed to post to the loopback, where the tests' receivers listen.
+type site struct {
+	t      *testing.T
+	people *people.Service
+	hooks  *webhooks.Registry
+	// URL is the server's origin, http://127.0.0.1:port.
+	URL string
+}
+
+// newSite starts the server on st until the test ends.
+func newSite(t *testing.T, st *store.Store) *site {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := config.Defaults()
+	// The package's tests share PostgreSQL's counters of 127.0.0.1, where
+	// every request of every test comes from.
+	cfg.AuthFailLimit = 1 << 20
+	api, err := handlers.New(st, handlers.Options{Config: cfg, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sign-in throttle counts per test, for the same reason; serve
+	// passes the API's limiter, which holds on PostgreSQL for the package.
+	// argon2id runs at its lowest costs: every test signs people in on
+	// shared cores (people's own tests check the real costs).
+	ppl := people.New(st.Client, people.Options{Limiter: ratelimit.NewMemory(), Hash: people.HashParams{Memory: 256, Time: 1, Threads: 1}})
+	// A short poll: a queued ping is posted within a fraction of a second
+	// rather than serve's two. serve runs one dispatcher and gives the
+	// console another for single resends; one does both here.
+	d := webhooks.New(st, webhooks.Options{AllowPrivate: true, PollInterval: 100 * time.Millisecond, Log: log})
+	hooks := &webhooks.Registry{Client: st.Client, AllowPrivate: true}
+	// The test server's address is the console's: its links use it.
+	srv := httptest.NewUnstartedServer(nil)
+	con, err := console.New(console.Options{
+		BaseURL:    "http://" + srv.Listener.Addr().String(),
+		Client:     st.Client,
+		People:     ppl,
+		Webhooks:   hooks,
+		Dispatcher: d,
+		Log:        log,
+		Snapshot:   st.Snapshot,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As serve's withConsole: the console under /console/, the API
+	// everywhere else.
+	mux := http.NewServeMux()
+	mux.Handle("/console/", con)
+	mux.Handle("/console", con)
+	mux.Handle("/", api)
+	srv.Config.Handler = mux
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return &site{t: t, people: ppl, hooks: hooks, URL: srv.URL}
+}
+
+// emails makes addresses unique in the database the package's tests share
+// on PostgreSQL.
+var emails atomic.Int64
+
+// email is a new address for a person of the test.
+func email(name string) string {
+	return fmt.Sprintf("%s-%d-%d@example.com", name, time.Now().UnixNano(), emails.Add(1))
+}
+
+// invite invites a person of role into org and returns them with the path
+// of their one-time link.
+func (s *site) invite(orgID int, role people.Role) (people.Person, string) {
+	s.t.Helper()
+	p, l, err := s.people.Invite(context.Background(), orgID, email(string(role)), role)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return p, people.LinkPath(l.Token)
+}
+
+// person makes a person of role in org whose password is set.
+func (s *site) person(orgID int, role people.Role) people.Person {
+	s.t.Helper()
+	p, link := s.invite(orgID, role)
+	token := strings.TrimPrefix(link, "/console/welcome/")
+	if _, err := s.people.UseLink(context.Background(), token, password, people.Client{Address: "192.0.2.1"}); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// tab opens a browser tab for the test (browsertest.New, or NewNoScript
+// when noScript) that also fails the test at its end for every message the
+// pages wrote to the console: an error of a script, a resource that did not
+// load, a breach of the Content-Security-Policy (an inline script or
+// style). A page answered with an error status on purpose (404, 403) is
+// expected to log that status, and only that.
+func tab(t *testing.T, noScript bool) context.Context {
+	t.Helper()
+	var ctx context.Context
+	if noScript {
+		ctx = browsertest.NewNoScript(t)
+	} else {
+		ctx = browsertest.New(t)
+	}
+	var mu sync.Mutex
+	var logged []string
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if expected(m) {
+				continue
+			}
+			mu.Lock()
+			logged = append(logged, fmt.Sprintf("%s (%s) %s", m, m.Source, m.URL))
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(logged) > 0 {
+			t.Errorf("the pages wrote %d console message(s):\n  %s", len(logged), strings.Join(logged, "\n  "))
+		}
+	})
+	return ctx
+}
+
+// expected reports whether a console message is one the tests cause on
+// purpose: a page answered 4xx (a form with errors, a refusal) logs its
+// status, and the browser asks the root for /favicon.ico, which the API
+// answers 404; a console asset that does not load is never expected.
+func expected(m chromedp.ConsoleMessage) bool {
+	if m.Source != "network" || !strings.HasPrefix(m.Text, "Failed to load resource: the server responded with a status of 4") {
+		return false
+	}
+	u, err := url.Parse(m.URL)
+	if err != nil {
+		return false
+	}
+	return u.Path == "/favicon.ico" || strings.HasPrefix(u.Path, "/console/") && !strings.HasPrefix(u.Path, "/console/assets/")
+}
+
+// check runs axe-core on the page the tab shows (failing the test on a
+// serious or critical violation) and keeps a screenshot of it named after
+// the test and the page.
+func check(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	browsertest.Axe(t, ctx)
+	browsertest.Screenshot(t, ctx, t.Name()+"/"+name)
+}
+
+// open opens a console path in the tab and fails the test unless the page
+// answers want.
+func (s *site) open(t *testing.T, ctx context.Context, path string, want int) {
+	t.Helper()
+	if got := browsertest.Open(t, ctx, s.URL+path); got != want {
+		t.Fatalf("GET %s: %d, want %d\n%s", path, got, want, mainText(t, ctx))
+	}
+}
+
+// submit clicks the button and fails the test unless the page it leads to
+// answers want.
+func submit(t *testing.T, ctx context.Context, button string, want int) {
+	t.Helper()
+	if got := browsertest.Submit(t, ctx, button); got != want {
+		t.Fatalf("submit %q: %d, want %d\n%s", button, got, want, mainText(t, ctx))
+	}
+}
+
+// signIn signs in with the sign-in form and lands where it leads.
+func (s *site) signIn(t *testing.T, ctx context.Context, email string) {
+	t.Helper()
+	s.open(t, ctx, "/console/sign-in", http.StatusOK)
+	browsertest.Fill(t, ctx, "E-mail address", email)
+	browsertest.Fill(t, ctx, "Password", password)
+	submit(t, ctx, "Sign in", http.StatusOK)
+}
+
+// path is the path and query of the page the tab shows.
+func (s *site) path(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return strings.TrimPrefix(browsertest.URL(t, ctx), s.URL)
+}
+
+// mainText is the visible text of the page's main element, for failures
+// and assertions about what a page says.
+func mainText(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return browsertest.Text(t, ctx, "main")
+}
+
+// value is the value of the single input the CSS selector matches (a key
+// or secret shown in a read-only field).
+func value(t *testing.T, ctx context.Context, css string) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("value of %s: %v", css, err)
+	}
+	return v
+}
+
+// confirmations accepts every JavaScript dialog the tab opens (the
+// console's data-confirm forms ask with window.confirm) and returns what
+// they asked so far.
+func confirmations(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var asked []string
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			asked = append(asked, ev.Message)
+			mu.Unlock()
+			// Fails only when the tab is closing.
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), asked...)
+	}
+}
+
+// xpathString quotes s as an XPath 1.0 literal (no string here has both
+// quote kinds).
+func xpathString(s string) string {
+	if strings.Contains(s, "'") {
+		return `"` + s + `"`
+	}
+	return "'" + s + "'"
+}
+
+// choose clicks the single radio button or checkbox inside the elements
+// the XPath within matches ("" for the whole page) whose label starts with
+// text, as a person would (so it works with JavaScript off), and fails the
+// test unless it is checked afterwards.
+func choose(t *testing.T, ctx context.Context, within, text string) {
+	t.Helper()
+	q := xpathString(text)
+	box := `(@type='radio' or @type='checkbox')`
+	tickXPath(t, ctx, "the choice "+text,
+		within+`//label[starts-with(normalize-space(.), `+q+`)]//input[`+box+`]`+
+			` | `+within+`//input[`+box+` and @id=//label[starts-with(normalize-space(.), `+q+`)]/@for]`)
+}
+
+// tick is choose for the checkbox or radio button named name with value.
+func tick(t *testing.T, ctx context.Context, within, name, value string) {
+	t.Helper()
+	tickXPath(t, ctx, name+"="+value, within+`//input[@name=`+xpathString(name)+` and @value=`+xpathString(value)+`]`)
+}
+
+// tickXPath clicks the single input the XPath matches and fails the test
+// unless it is checked afterwards.
+func tickXPath(t *testing.T, ctx context.Context, what, xpath string) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(xpath)))
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("find %s: %d found, %v", what, len(nodes), err)
+	}
+	ids := chromedp.NodeIDs{nodes[0].NodeID}
+	if err := chromedp.Do(ctx, chromedp.Click(ids)); err != nil {
+		t.Fatalf("choose %s: %v", what, err)
+	}
+	checked, err := chromedp.Run(ctx, chromedp.JavascriptAttribute[bool](ids, "checked"))
+	if err != nil || !checked {
+		t.Fatalf("%s is not checked after the click (%v)", what, err)
+	}
+}
+
+// typeInto replaces the value of the single input the CSS selector matches by
+// typing, for fields a label does not tell apart (two forms on one page).
+func typeInto(t *testing.T, ctx context.Context, css, value string) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(fctx, chromedp.Clear(chromedp.CSS(css)), chromedp.SendKeys(chromedp.CSS(css), value)); err != nil {
+		t.Fatalf("type into %s: %v", css, err)
+	}
+}
+
+// follow clicks the single link whose text is text (spaces normalized) and
+// fails the test unless the page it leads to answers want.
+func follow(t *testing.T, ctx context.Context, text string, want int) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(`//a[normalize-space(.)=`+xpathString(text)+`]`)))
+	cancel()
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("find the link %q: %d found, %v", text, len(nodes), err)
+	}
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.NodeIDs{nodes[0].NodeID}))
+	if err != nil {
+		t.Fatalf("follow %q: %v", text, err)
+	}
+	if int(resp.Status) != want {
+		t.Fatalf("follow %q: %d, want %d\n%s", text, resp.Status, want, mainText(t, ctx))
+	}
+}
+
+// reply is an API answer read whole.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// decode reads the answer's JSON into v.
+func (r reply) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("answer %d %s: %v", r.status, r.body, err)
+	}
+}
+
+// call makes an API request with a key; body, when not nil, is sent as JSON.
+func (s *site) call(t *testing.T, method, path, key string, body any) reply {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// waitFor fails the test unless cond holds within 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10 s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

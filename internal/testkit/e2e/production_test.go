@@ -1,0 +1,98 @@
+package e2e_test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"larder.dev/larder/ent/productionline"
+	"larder.dev/larder/ent/productlot"
+	"larder.dev/larder/internal/identity/people"
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/browsertest"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
+)
+
+// An operator plans a run of cookies from the board, starts it, previews
+// its completion under positive release, completes it, opens the output lot
+// (on hold, not sellable), releases it and sees it sellable: all without
+// JavaScript, every page passing axe-core, a refused plan included.
+func TestPlanCompleteRelease(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		s := newSite(t, st)
+		org := dbtest.NewSeededOrg(t, st)
+		ctx := org.Ctx(policy.Test)
+		line, err := st.Client.ProductionLine.Query().Where(productionline.Name("Cookie line")).OnlyID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flour, err := st.Client.ProductLot.Query().Where(productlot.LotNumber("FL-2611-01")).Only(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		operator := s.person(org.Org.ID, people.Operator)
+		tb := tab(t, true)
+		s.signIn(t, tb, operator.Email)
+
+		follow(t, tb, "Production", http.StatusOK)
+		follow(t, tb, "Test", http.StatusOK)
+		follow(t, tb, "Plan a run", http.StatusOK)
+		submit(t, tb, "Plan the run", http.StatusBadRequest)
+		check(t, tb, "plan-refused")
+		if got := browsertest.Text(t, tb, "#e-product"); got != "Enter the code of the product the run makes." {
+			t.Errorf("the refused plan says %q", got)
+		}
+		browsertest.Fill(t, tb, "Product code", "FG-COOKIE12")
+		browsertest.Fill(t, tb, "Production line", strconv.Itoa(line))
+		browsertest.Fill(t, tb, "Planned quantity", "10")
+		browsertest.Fill(t, tb, "Lot number", "E2E-COOKIE-1")
+		browsertest.Fill(t, tb, "Component 1: product code", "RM-FLOUR")
+		browsertest.Fill(t, tb, "Component 1: quantity (base unit)", "1000")
+		submit(t, tb, "Plan the run", http.StatusOK)
+		check(t, tb, "run-planned")
+		if got := mainText(t, tb); !strings.Contains(got, "is planned.") || !strings.Contains(got, "Cookie line") {
+			t.Errorf("the planned run's page:\n%s", got)
+		}
+
+		submit(t, tb, "Start the run", http.StatusOK)
+		follow(t, tb, "Complete the run…", http.StatusOK)
+		check(t, tb, "completion")
+		if got := browsertest.Text(t, tb, "table tbody"); !strings.HasPrefix(strings.TrimSpace(got), "FL-2611-01") {
+			t.Errorf("the flour lots do not start with the first to expire:\n%s", got)
+		}
+		choose(t, tb, "", "Positive release")
+		submit(t, tb, "Preview the completion", http.StatusOK)
+		check(t, tb, "completion-preview")
+		if got := browsertest.Text(t, tb, "#output-status"); got != "ON_HOLD" {
+			t.Errorf("the preview's output status is %q", got)
+		}
+		consumed := browsertest.Text(t, tb, `table[aria-label="Lots the run consumes"] tbody`)
+		if !strings.Contains(consumed, "FL-2611-01") || !strings.Contains(consumed, "1000") {
+			t.Errorf("the preview consumes:\n%s", consumed)
+		}
+		submit(t, tb, "Complete the run", http.StatusOK)
+		if got := mainText(t, tb); !strings.Contains(got, "Its output lot is ON_HOLD until quality releases it.") || !strings.Contains(got, "COMPLETED") {
+			t.Errorf("the completed run's page:\n%s", got)
+		}
+		follow(t, tb, "Open the output lot and its trace", http.StatusOK)
+		check(t, tb, "output-on-hold")
+		if got := browsertest.Text(t, tb, "#sellable"); got != "No: ON_HOLD" {
+			t.Errorf("the output lot's sellability reads %q", got)
+		}
+		browsertest.Fill(t, tb, "Status", "RELEASED")
+		browsertest.Fill(t, tb, "Note", "Positive release: micro results within specification.")
+		submit(t, tb, "Record the decision", http.StatusOK)
+		if got := browsertest.Text(t, tb, "#sellable"); got != "Yes" {
+			t.Errorf("the released lot's sellability reads %q", got)
+		}
+		out, err := st.Client.ProductLot.Query().Where(productlot.LotNumber("E2E-COOKIE-1")).Only(ctx)
+		if err != nil || out.QcStatus != productlot.QcStatusRELEASED || out.QuantityBase.String() != "120" {
+			t.Errorf("the output lot %+v (%v), want RELEASED 120", out, err)
+		}
+		if after, err := st.Client.ProductLot.Get(ctx, flour.ID); err != nil || flour.QuantityBase.Sub(after.QuantityBase).String() != "1000" {
+			t.Errorf("the flour lot went from %s to %v (%v), want 1000 less", flour.QuantityBase, after, err)
+		}
+	})
+}
