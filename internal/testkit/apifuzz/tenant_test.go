@@ -21,7 +21,7 @@ import (
 
 // scalingDoc is the page whose table of every table by class names the
 // distributed tables.
-var scalingDoc = filepath.Join("..", "docs", "scaling.md")
+var scalingDoc = filepath.Join("..", "..", "..", "docs", "scaling.md")
 
 // distributedTables are the tables docs/scaling.md classes as distributed by
 // account_id (now, or once the column is added). docs' TestScalingClasses

@@ -283,7 +283,7 @@ func TestScreenshot(t *testing.T) {
 	s := newSite(t)
 	ctx := New(t)
 	Open(t, ctx, s.URL+"/good")
-	path := Screenshot(t, ctx, "internal/testkit/browsertest/good page")
+	path := Screenshot(t, ctx, "browsertest/good page")
 	if want := os.Getenv("LARDER_TEST_ARTIFACTS") + "/screenshots/browsertest_good_page.png"; path != want {
 		t.Errorf("path %s, want %s", path, want)
 	}
@@ -324,7 +324,7 @@ func TestXPathString(t *testing.T) {
 // Only tests import this package: the server binary must not carry a
 // browser driver and axe-core.
 func TestImportedOnlyByTests(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
