@@ -16,18 +16,10 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// Column is a column stored encrypted at rest when a key is configured.
-type Column struct {
-	Entity string `json:"entity"`
-	Table  string `json:"table"`
-	Column string `json:"column"`
-	Holds  string `json:"holds"`
-}
-
 // Encrypted are the columns holding signing secrets: with LARDER_SECRET_KEY
 // set, what the Registry writes there is sealed (secrets.Keyring), bound to
 // the endpoint's id; without it, plain text.
-var Encrypted = []Column{
+var Encrypted = []secrets.Column{
 	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldSecret, "an endpoint's webhook signing secret (whsec_…)"},
 	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldPreviousSecret, "the signing secret before the last rotation, while it still signs"},
 }
