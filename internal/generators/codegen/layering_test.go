@@ -77,3 +77,37 @@ func TestLayeringEntBelowHTTP(t *testing.T) {
 func within(p, pkg string) bool {
 	return p == pkg || strings.HasPrefix(p, pkg+"/")
 }
+
+// TestSchemaReadOnlyByRuntime pins who reads the schema package: the
+// generator loads it, and the generated ent/runtime registers its hooks and
+// policies; no other package imports it, so what the schema declares reaches
+// the server through generated code (ent/migrate holds the indexes' predicates
+// the request log repeats, for one).
+func TestSchemaReadOnlyByRuntime(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH; cannot list the module's imports")
+	}
+	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "larder.dev/larder/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const schema = "larder.dev/larder/ent/schema"
+	var readers []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if imp == schema {
+				readers = append(readers, f[0])
+			}
+		}
+	}
+	if len(readers) == 0 {
+		t.Fatalf("no package imports %s; the listing is not of the module", schema)
+	}
+	for _, r := range readers {
+		if r != "larder.dev/larder/ent/runtime" && !within(r, "larder.dev/larder/internal/generators") {
+			t.Errorf("%s imports %s; read what the schema declares from generated code", r, schema)
+		}
+	}
+}
