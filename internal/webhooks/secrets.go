@@ -20,8 +20,8 @@ import (
 // set, what the Registry writes there is sealed (secrets.Keyring), bound to
 // the endpoint's id; without it, plain text.
 var Encrypted = []secrets.Column{
-	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldSecret, "an endpoint's webhook signing secret (whsec_…)"},
-	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldPreviousSecret, "the signing secret before the last rotation, while it still signs"},
+	{Entity: "WebhookEndpoint", Table: webhookendpoint.Table, Column: webhookendpoint.FieldSecret, Holds: "an endpoint's webhook signing secret (whsec_…)"},
+	{Entity: "WebhookEndpoint", Table: webhookendpoint.Table, Column: webhookendpoint.FieldPreviousSecret, Holds: "the signing secret before the last rotation, while it still signs"},
 }
 
 // secretAAD is the associated data binding a sealed secret to its endpoint:
