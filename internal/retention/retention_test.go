@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,7 +181,7 @@ func TestCheckedFiles(t *testing.T) {
 		newCheck := func(expires time.Time) int {
 			t.Helper()
 			c, err := st.Client.ImportCheck.Create().SetOrganizationID(org.Org.ID).SetUserID(p.ID).SetEnvironment(importcheck.EnvironmentLive).
-				SetList("tags").SetFormat(importcheck.FormatCsv).SetSha256("00").SetContent([]byte("code\n")).
+				SetList("tags").SetFormat(importcheck.FormatCsv).SetSha256(strings.Repeat("0", 64)).SetContent([]byte("code\n")).
 				SetCreatedAt(expires.Add(-time.Hour)).SetExpiresAt(expires).Save(sys)
 			if err != nil {
 				t.Fatal(err)
