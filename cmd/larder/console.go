@@ -38,8 +38,9 @@ func (e *env) people(st *store.Store, limiter ratelimit.Limiter) (*people.Servic
 // there (and the returned handler is nil); otherwise the returned handler serves it
 // under /console/ on the API's address, api (where serve listens). Its links
 // are under --console-url, or else the address it listens at: never the
-// host a request names.
-func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Server, api net.Addr) (onAPI http.Handler, ppl *people.Service, stop func(), err error) {
+// host a request names. It returns the people service it built, whose
+// sessions and links serve prunes.
+func startConsole(e *env, st *store.Store, srv *handlers.Server, api net.Addr) (onAPI http.Handler, ppl *people.Service, stop func(), err error) {
 	trusted, err := e.cfg.Proxies()
 	if err != nil {
 		return nil, nil, nil, err

@@ -95,7 +95,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, ppl, stopConsole, err := startConsole(ctx, e, st, srv, ln.Addr())
+	con, ppl, stopConsole, err := startConsole(e, st, srv, ln.Addr())
 	if err != nil {
 		return err
 	}
