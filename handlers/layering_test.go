@@ -10,7 +10,8 @@ import (
 )
 
 // driverPackages are the import paths of database drivers: their error
-// types are read by package dberror, below the HTTP layer, and nowhere here.
+// types are read below the HTTP layer (by store, for package dberror), and
+// nowhere here.
 var driverPackages = []string{"github.com/lib/pq", "modernc.org/sqlite", "github.com/jackc/pgx", "github.com/mattn/go-sqlite3"}
 
 // TestHandlersImportNoDriver pins the layering: handlers words database

@@ -28,7 +28,7 @@ const MaxBodyBytes = bounds.MaxBodyBytes
 // Server is the HTTP side of Larder.
 type Server struct {
 	http.Handler
-	// Limiter counts requests; Prune it now and then.
+	// Limiter counts requests; package retention prunes it.
 	Limiter ratelimit.Limiter
 	// Metrics are the server's series: Metrics.Handler serves them, which
 	// serve does on the metrics address; on the API's address they are
@@ -194,20 +194,4 @@ func New(st *store.Store, o Options) (*Server, error) {
 		})
 	}
 	return &Server{Handler: handler, Limiter: limiter, Metrics: m, logged: logged}, nil
-}
-
-// PruneLimits forgets finished rate-limit windows every minute until ctx ends.
-func (s *Server) PruneLimits(ctx context.Context, log *slog.Logger) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			if err := s.Limiter.Prune(ctx, now); err != nil && ctx.Err() == nil {
-				log.Warn("prune rate limits", "error", err)
-			}
-		}
-	}
 }

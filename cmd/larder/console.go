@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"larder.dev/larder/console"
-	"larder.dev/larder/ent"
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/identity/ratelimit"
-	"larder.dev/larder/internal/modules/filecheck"
 	"larder.dev/larder/internal/platform/store"
 )
 
@@ -40,16 +38,17 @@ func (e *env) people(st *store.Store, limiter ratelimit.Limiter) (*people.Servic
 // there (and the returned handler is nil); otherwise the returned handler serves it
 // under /console/ on the API's address, api (where serve listens). Its links
 // are under --console-url, or else the address it listens at: never the
-// host a request names.
-func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Server, api net.Addr) (onAPI http.Handler, stop func(), err error) {
+// host a request names. It returns the people service it built, whose
+// sessions and links serve prunes.
+func startConsole(e *env, st *store.Store, srv *handlers.Server, api net.Addr) (onAPI http.Handler, ppl *people.Service, stop func(), err error) {
 	trusted, err := e.cfg.Proxies()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var ln net.Listener
 	if e.cfg.ConsoleSettings.Addr != "" {
 		if ln, err = net.Listen("tcp", e.cfg.ConsoleSettings.Addr); err != nil {
-			return nil, nil, fmt.Errorf("console-addr: %w", err)
+			return nil, nil, nil, fmt.Errorf("console-addr: %w", err)
 		}
 	}
 	apiURL := "http://" + api.String()
@@ -68,17 +67,17 @@ func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Se
 			ln.Close()
 		}
 	}
-	ppl, err := e.people(st, srv.Limiter)
+	ppl, err = e.people(st, srv.Limiter)
 	if err != nil {
 		closeListener()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// The console resends a single delivery as `larder webhook resend`
 	// does: posted now with the server's webhook settings.
 	disp, err := e.dispatcher(st, nil)
 	if err != nil {
 		closeListener()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pages, err := console.New(console.Options{
 		Client:     st.Client,
@@ -95,12 +94,11 @@ func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Se
 	})
 	if err != nil {
 		closeListener()
-		return nil, nil, fmt.Errorf("console: %w", err)
+		return nil, nil, nil, fmt.Errorf("console: %w", err)
 	}
 	con := srv.Logged(pages)
-	go pruneSessions(ctx, e, ppl, st.Client)
 	if ln == nil {
-		return con, func() {}, nil
+		return con, ppl, func() {}, nil
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", con)
@@ -115,7 +113,7 @@ func startConsole(ctx context.Context, e *env, st *store.Store, srv *handlers.Se
 		}
 	}()
 	e.log.Info("console", "url", "http://"+ln.Addr().String()+console.Prefix)
-	return nil, func() {
+	return nil, ppl, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
@@ -132,28 +130,4 @@ func withConsole(api, con http.Handler) http.Handler {
 	mux.Handle("/console", con)
 	mux.Handle("/", api)
 	return mux
-}
-
-// pruneSessions deletes ended sessions, expired one-time links and expired
-// checked files now and then, like the other background pruning of serve.
-func pruneSessions(ctx context.Context, e *env, ppl *people.Service, client *ent.Client) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		if n, err := ppl.Prune(ctx); err != nil && ctx.Err() == nil {
-			e.log.Warn("console: prune sessions", "error", err)
-		} else if n > 0 {
-			e.log.Debug("console: pruned sessions and links", "rows", n)
-		}
-		if n, err := filecheck.Prune(ctx, client, time.Now()); err != nil && ctx.Err() == nil {
-			e.log.Warn("console: prune checked files", "error", err)
-		} else if n > 0 {
-			e.log.Debug("console: pruned expired checked files", "rows", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

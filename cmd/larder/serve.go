@@ -95,7 +95,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	con, stopConsole, err := startConsole(ctx, e, st, srv, ln.Addr())
+	con, ppl, stopConsole, err := startConsole(e, st, srv, ln.Addr())
 	if err != nil {
 		return err
 	}
@@ -113,12 +113,13 @@ func serve(ctx context.Context, e *env, args []string) error {
 		WriteTimeout:      e.cfg.RequestTimeout + 15*time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	go srv.PruneLimits(ctx, e.log)
-	stopWebhooks, err := startWebhooks(ctx, e, srv.Metrics.Attempt)
+	dispatching, stopWebhooks, err := startWebhooks(ctx, e, srv.Metrics.Attempt)
 	if err != nil {
 		return err
 	}
 	defer stopWebhooks()
+	stopRetention := startRetention(ctx, e, serveRetention(e, st, srv, ppl, dispatching))
+	defer stopRetention()
 	if e.cfg.DebugAddr != "" {
 		go debugServer(ctx, e, e.cfg.DebugAddr)
 	}
@@ -156,12 +157,9 @@ func serve(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// requestLogPrune is how often serve prunes the request log.
-const requestLogPrune = time.Hour
-
-// startRequestLog starts the request log's writer and its pruning, when the
-// log is on (--request-log). stop, called once the server no longer
-// answers, writes what is queued and waits for the writer.
+// startRequestLog starts the request log's writer, when the log is on
+// (--request-log); package retention prunes it. stop, called once the
+// server no longer answers, writes what is queued and waits for the writer.
 func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Writer, stop func()) {
 	if !e.cfg.RequestLog {
 		return nil, func() {}
@@ -172,24 +170,6 @@ func startRequestLog(ctx context.Context, e *env, st *store.Store) (w *reqlog.Wr
 	go func() {
 		defer close(done)
 		w.Run(wctx)
-	}()
-	go func() {
-		t := time.NewTicker(requestLogPrune)
-		defer t.Stop()
-		for {
-			n, err := reqlog.Prune(ctx, st.Client, time.Now().Add(-e.cfg.RequestLogRetention))
-			switch {
-			case err != nil && ctx.Err() == nil:
-				e.log.Warn("request log: prune", "error", err)
-			case n > 0:
-				e.log.Info("request log: pruned", "requests", n)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
 	}()
 	return w, func() {
 		cancel()

@@ -730,6 +730,8 @@ func webhookWorker(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopRetention := startRetention(ctx, e, webhookRetention(st))
+	defer stopRetention()
 	if !e.json {
 		fmt.Fprintln(e.stdout, "webhook dispatcher running; interrupt to stop")
 	}
@@ -738,20 +740,22 @@ func webhookWorker(ctx context.Context, e *env, args []string) error {
 }
 
 // startWebhooks runs the dispatcher of serve on a small pool of its own, so it
-// never takes connections API requests need; it stops with ctx.
-func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned bool)) (stop func(), err error) {
+// never takes connections API requests need; it stops with ctx. It returns
+// that pool (nil with --webhooks=false), on which serve also prunes the
+// webhook log; stop closes it.
+func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned bool)) (pool *store.Store, stop func(), err error) {
 	if !e.cfg.Webhooks {
 		e.log.Info("webhook dispatcher off (--webhooks=false); run `larder webhook worker` elsewhere")
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	st, err := store.Open(ctx, e.cfg.Database, store.Options{MaxConns: 4, Statements: 0, Snapshots: restapi.Snapshots{}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d, err := e.dispatcher(st, onAttempt)
 	if err != nil {
 		st.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -759,7 +763,7 @@ func startWebhooks(ctx context.Context, e *env, onAttempt func(ok, abandoned boo
 		defer close(done)
 		d.Run(dctx)
 	}()
-	return func() {
+	return st, func() {
 		cancel()
 		<-done
 		st.Close()

@@ -115,7 +115,8 @@ func (APIRequest) Indexes() []ent.Index {
 }
 
 // The predicates of the request log's partial indexes, which reqlog's
-// queries repeat word for word.
+// queries repeat word for word (reading them from the generated migration
+// schema, ent/migrate).
 const (
 	NotOK  = "status >= 300"
 	Errors = "status >= 400"

@@ -12,7 +12,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/ent/event"
-	"larder.dev/larder/ent/schema"
+	"larder.dev/larder/ent/migrate"
 	"larder.dev/larder/internal/identity/tenancy"
 	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
@@ -89,11 +89,11 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 		}
 		q.Where(apirequest.StatusClass(f.StatusClass))
 		if f.StatusClass >= 3 {
-			q.Where(literal(schema.NotOK))
+			q.Where(literal(notOK))
 		}
 	}
 	if f.ErrorCode != "" {
-		q.Where(apirequest.ErrorCode(f.ErrorCode), literal(schema.Errors))
+		q.Where(apirequest.ErrorCode(f.ErrorCode), literal(errorsOnly))
 	}
 	if f.KeyID != 0 {
 		q.Where(apirequest.APIKeyID(f.KeyID))
@@ -102,7 +102,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 		m := strings.ToUpper(f.Method)
 		q.Where(apirequest.Method(m))
 		if m != "GET" && m != "HEAD" && m != "OPTIONS" {
-			q.Where(literal(schema.Kept))
+			q.Where(literal(kept))
 		}
 	}
 	if f.Operation != "" {
@@ -127,6 +127,25 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 	return q.Order(apirequest.ByCreatedAt(sql.OrderDesc()), apirequest.ByID(sql.OrderDesc())).
 		Limit(page(f.Limit)).
 		All(sys)
+}
+
+// The predicates of the request log's partial indexes, read from the
+// generated migration schema (ent/migrate), which holds them as the schema
+// declares them.
+var (
+	notOK      = indexWhere("apirequest_not_ok") // status >= 300
+	errorsOnly = indexWhere("apirequest_errors") // status >= 400
+	kept       = indexWhere("apirequest_kept")   // the writes, which keep their bodies
+)
+
+// indexWhere is the predicate of api_requests' partial index name.
+func indexWhere(name string) string {
+	for _, ix := range migrate.APIRequestsTable.Indexes {
+		if ix.Name == name && ix.Annotation != nil && ix.Annotation.Where != "" {
+			return ix.Annotation.Where
+		}
+	}
+	panic("reqlog: api_requests has no partial index " + name)
 }
 
 // literal is the predicate of a partial index, written into the query as it

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	"github.com/lib/pq"
 
 	"larder.dev/larder/internal/platform/clientaddr"
 	"larder.dev/larder/internal/platform/store"
@@ -189,8 +188,8 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 	num := func() []int64 { return make([]int64, n) }
 	at, method, op, path, code, rid, crid, addr, ua := text(), text(), text(), text(), text(), text(), text(), text(), text()
 	account, key, status, us := num(), num(), num(), num()
-	req, res := make(pq.ByteaArray, n), make(pq.ByteaArray, n)
-	cut, kept := make(pq.BoolArray, n), make(pq.BoolArray, n)
+	req, res := make([][]byte, n), make([][]byte, n)
+	cut, kept := make([]bool, n), make([]bool, n)
 	for i, e := range batch {
 		r := columnsOf(e)
 		at[i] = r.at.Format(time.RFC3339Nano)
@@ -201,8 +200,8 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests from arrays in one prepared statement (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
 	_, err := w.db.ExecContext(ctx, postgresInsert,
-		pq.Array(at), pq.Array(account), pq.Array(key), pq.Array(method), pq.Array(op), pq.Array(path), pq.Array(status),
-		pq.Array(code), pq.Array(rid), pq.Array(crid), pq.Array(us), pq.Array(addr), pq.Array(ua), req, res, cut, kept)
+		store.Array(at), store.Array(account), store.Array(key), store.Array(method), store.Array(op), store.Array(path), store.Array(status),
+		store.Array(code), store.Array(rid), store.Array(crid), store.Array(us), store.Array(addr), store.Array(ua), store.Array(req), store.Array(res), store.Array(cut), store.Array(kept))
 	return err
 }
 

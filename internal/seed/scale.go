@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
@@ -15,6 +14,7 @@ import (
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/modules/catalog"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
 
@@ -225,7 +225,7 @@ func (w *lotWriter) postgres(ctx context.Context, tx *ent.Tx, lots []scaleLot) e
 	}
 	res, err := tx.ExecContext(ctx, postgresLots,
 		w.acct, productlot.LotOriginPRODUCT_FORM.String(), productlot.DefaultQcStatus.String(), productlot.DefaultLocationKey, productlot.DefaultArchived, now(),
-		pq.Array(ids), pq.GenericArray{A: names}, pq.Array(numbers), pq.Array(expires), pq.Array(quantities),
+		store.Array(ids), store.Array(names), store.Array(numbers), store.Array(expires), store.Array(quantities),
 		stockmovement.TypePRODUCT_FORM.String(), lotDocument, stockmovement.SourceSystem.String())
 	if err != nil {
 		return fmt.Errorf("bulk lots: %w", err)

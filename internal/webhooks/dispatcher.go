@@ -28,7 +28,6 @@ import (
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/internal/identity/audit"
-	"larder.dev/larder/internal/identity/idempotency"
 	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/secrets"
 	"larder.dev/larder/internal/platform/store"
@@ -782,15 +781,14 @@ func (d *Dispatcher) apply(sys context.Context, tx *ent.Tx, now time.Time, o out
 	return nil, abandoned, nil
 }
 
-// Prune applies the retention periods: succeeded deliveries and every attempt
-// after 30 days, abandoned deliveries after 90, dispatched events no delivery
-// refers to after EventRetention. It also drops Idempotency-Key records past
-// their 24 hours, the other log the server keeps for a while.
-func (d *Dispatcher) Prune(ctx context.Context) error {
-	// System viewer: the dispatcher works for every account: events, endpoints, deliveries and attempts are system-only.
+// Prune applies the retention periods as of now: succeeded deliveries and
+// every attempt after 30 days, abandoned deliveries after 90, dispatched
+// events no delivery refers to after EventRetention. Package retention runs
+// it hourly.
+func Prune(ctx context.Context, c *ent.Client, now time.Time) error {
+	// System viewer: pruning works for every account: events, endpoints, deliveries and attempts are system-only.
 	sys := policy.System(ctx)
-	now := d.now()
-	c := d.st.Client
+	now = now.UTC().Truncate(time.Microsecond)
 	if _, err := c.WebhookDelivery.Delete().Where(
 		webhookdelivery.StatusEQ(webhookdelivery.StatusSucceeded),
 		webhookdelivery.FinishedAtLT(now.Add(-LogRetention)),
@@ -809,12 +807,9 @@ func (d *Dispatcher) Prune(ctx context.Context) error {
 	).Exec(sys); err != nil {
 		return err
 	}
-	if _, err := c.Event.Delete().Where(
+	_, err := c.Event.Delete().Where(
 		event.DispatchedAtLT(now.Add(-EventRetention)),
 		event.Not(event.HasDeliveries()),
-	).Exec(sys); err != nil {
-		return err
-	}
-	_, err := idempotency.Prune(sys, c, now)
+	).Exec(sys)
 	return err
 }

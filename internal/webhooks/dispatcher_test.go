@@ -28,6 +28,7 @@ import (
 	"larder.dev/larder/internal/platform/metrics"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/platform/tracing"
+	"larder.dev/larder/internal/retention"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
@@ -595,9 +596,21 @@ func TestPing(t *testing.T) {
 	})
 }
 
-// Pruning keeps the log 30 days, abandoned deliveries 90, and dispatched
-// events no delivery refers to 90 (TestRetentionDays has each a day either
-// side).
+// prune runs the retention jobs of the processes that dispatch (serve, the
+// webhook worker) as of now: the delivery log and outbox, and the
+// Idempotency-Key records.
+func prune(st *store.Store, now time.Time) error {
+	for _, j := range []retention.Job{retention.Webhooks(st.Client), retention.IdempotencyKeys(st.Client)} {
+		if _, err := j.Prune(context.Background(), now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pruning keeps the log 30 days, abandoned deliveries 90, dispatched events
+// no delivery refers to 90 (TestRetentionDays has each a day either side),
+// and Idempotency-Key records 24 hours.
 func TestPrune(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		f := setup(t, st)
@@ -617,14 +630,14 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 		keys := func() int { return st.Client.IdempotencyKey.Query().CountX(f.org.Ctx(policy.Live)) }
-		if err := d.Prune(ctx); err != nil || keys() != 1 {
+		if err := prune(st, f.clock.Now()); err != nil || keys() != 1 {
 			t.Fatalf("a fresh Idempotency-Key was pruned (%d left, %v)", keys(), err)
 		}
 		count := func(ep *ent.WebhookEndpoint) int {
 			return st.Client.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep.ID)).CountX(sys)
 		}
 		f.clock.Add(30*24*time.Hour + time.Hour)
-		if err := d.Prune(ctx); err != nil {
+		if err := prune(st, f.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if count(epOK) != 0 || count(epBad) != 1 {
@@ -634,7 +647,7 @@ func TestPrune(t *testing.T) {
 			t.Fatal("an Idempotency-Key outlived its 24 hours")
 		}
 		f.clock.Add((90 - 30) * 24 * time.Hour)
-		if err := d.Prune(ctx); err != nil {
+		if err := prune(st, f.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if count(epBad) != 0 {

@@ -3,14 +3,12 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"larder.dev/larder/internal/platform/mail"
 	"log/slog"
-	"net"
 	"net/smtp"
-	"net/url"
 	"time"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/platform/mail"
 )
 
 // Notifier tells an endpoint's owner that it was disabled for failing.
@@ -37,36 +35,12 @@ type Mailer struct {
 	send func(addr string, a smtp.Auth, from string, to []string, msg []byte) error
 }
 
-// ParseSMTP checks an SMTP URL: smtp://[user:pass@]host[:port]/?from=address.
-func ParseSMTP(raw string) (addr, from string, auth smtp.Auth, err error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("smtp url: %w", err)
-	}
-	if u.Scheme != "smtp" || u.Hostname() == "" {
-		return "", "", nil, fmt.Errorf("smtp url must be smtp://[user:pass@]host[:port]/?from=address")
-	}
-	from = u.Query().Get("from")
-	if from == "" {
-		return "", "", nil, fmt.Errorf("smtp url needs ?from=address")
-	}
-	port := u.Port()
-	if port == "" {
-		port = "25"
-	}
-	if u.User != nil {
-		pass, _ := u.User.Password()
-		auth = smtp.PlainAuth("", u.User.Username(), pass, u.Hostname())
-	}
-	return net.JoinHostPort(u.Hostname(), port), from, auth, nil
-}
-
 // NewNotifier returns a Mailer for an SMTP URL, or a LogNotifier when it is empty.
 func NewNotifier(smtpURL string, log *slog.Logger) (Notifier, error) {
 	if smtpURL == "" {
 		return LogNotifier{Log: log}, nil
 	}
-	addr, from, auth, err := ParseSMTP(smtpURL)
+	addr, from, auth, err := mail.ParseSMTP(smtpURL)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	"github.com/lib/pq"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/hooks"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // Run dispatches until ctx ends. It fans out new events and posts the due
@@ -19,7 +19,8 @@ import (
 // retries falling due and a lost notification. Up to Concurrency posts are in
 // flight, at most PerEndpoint of them to one endpoint, so a slow endpoint
 // holds only its own share and the others' deliveries go on beside it. Posted
-// attempts are recorded in batches by one writer. The log is pruned hourly.
+// attempts are recorded in batches by one writer. The log is pruned by
+// package retention, not here.
 // Run returns once ctx has ended and what it posted is recorded.
 func (d *Dispatcher) Run(ctx context.Context) {
 	wake, stop := d.wakeups(ctx)
@@ -43,7 +44,6 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	// refill is how many posts must end before slots freed by a backlog are
 	// claimed again: claims come in batches, not one per delivery.
 	refill := max(1, d.o.PerEndpoint/2)
-	var pruned time.Time
 	more, ended := false, 0
 	look := true
 	for {
@@ -73,13 +73,6 @@ func (d *Dispatcher) Run(ctx context.Context) {
 					default:
 					}
 				}()
-			}
-		}
-		if now := d.now(); look && now.Sub(pruned) >= time.Hour {
-			if err := d.Prune(ctx); err != nil && ctx.Err() == nil {
-				d.o.Log.Warn("webhooks: prune", "error", err)
-			} else {
-				pruned = now
 			}
 		}
 		look = false
@@ -137,47 +130,7 @@ func (d *Dispatcher) wakeups(ctx context.Context) (<-chan struct{}, func()) {
 	if d.st.Dialect != dialect.Postgres || d.st.DSN == "" {
 		return hooks.EventsCommitted()
 	}
-	l := pq.NewListener(d.st.DSN, time.Second, time.Minute, func(ev pq.ListenerEventType, err error) {
-		if err != nil && ctx.Err() == nil {
-			d.o.Log.Warn("webhooks: listen for events", "error", err)
-		}
-	})
-	// Listen returns once the server listens for us; it waits for a
-	// connection, so at most 10 s here: until then, polling serves.
-	listening := make(chan error, 1)
-	go func() { listening <- l.Listen(hooks.EventsChannel) }()
-	select {
-	case err := <-listening:
-		if err != nil {
-			d.o.Log.Warn("webhooks: listen for events", "error", err)
-		}
-	case <-time.After(10 * time.Second):
-		d.o.Log.Warn("webhooks: no connection to listen for events yet; polling meanwhile")
-	case <-ctx.Done():
-	}
-	out := make(chan struct{}, 1)
-	go func() {
-		ping := time.NewTicker(90 * time.Second)
-		defer ping.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case _, ok := <-l.Notify:
-				if !ok {
-					return
-				}
-				// A nil notification means reconnected: some may have been missed.
-				select {
-				case out <- struct{}{}:
-				default:
-				}
-			case <-ping.C:
-				go func() { _ = l.Ping() }() // finds a dead connection, which reconnects
-			}
-		}
-	}()
-	return out, func() { _ = l.Close() }
+	return store.Listen(ctx, d.st.DSN, hooks.EventsChannel, d.o.Log, "webhooks: listen for events")
 }
 
 // flight counts the posts in flight, in all and per endpoint.

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/retention"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
@@ -115,7 +116,7 @@ func TestRetentionDays(t *testing.T) {
 		add("a dispatched event 89 days old without deliveries is kept", eventRow(newEvent(now.Add(-89*day))), true)
 		add("a dispatched event 91 days old without deliveries is gone", eventRow(newEvent(now.Add(-91*day))), false)
 
-		if err := f.dispatcher(webhooks.Options{}).Prune(ctx); err != nil {
+		if _, err := retention.Webhooks(st.Client).Prune(ctx, f.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range rows {

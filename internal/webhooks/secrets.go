@@ -16,20 +16,12 @@ import (
 	"larder.dev/larder/policy"
 )
 
-// Column is a column stored encrypted at rest when a key is configured.
-type Column struct {
-	Entity string `json:"entity"`
-	Table  string `json:"table"`
-	Column string `json:"column"`
-	Holds  string `json:"holds"`
-}
-
 // Encrypted are the columns holding signing secrets: with LARDER_SECRET_KEY
 // set, what the Registry writes there is sealed (secrets.Keyring), bound to
 // the endpoint's id; without it, plain text.
-var Encrypted = []Column{
-	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldSecret, "an endpoint's webhook signing secret (whsec_…)"},
-	{"WebhookEndpoint", webhookendpoint.Table, webhookendpoint.FieldPreviousSecret, "the signing secret before the last rotation, while it still signs"},
+var Encrypted = []secrets.Column{
+	{Entity: "WebhookEndpoint", Table: webhookendpoint.Table, Column: webhookendpoint.FieldSecret, Holds: "an endpoint's webhook signing secret (whsec_…)"},
+	{Entity: "WebhookEndpoint", Table: webhookendpoint.Table, Column: webhookendpoint.FieldPreviousSecret, Holds: "the signing secret before the last rotation, while it still signs"},
 }
 
 // secretAAD is the associated data binding a sealed secret to its endpoint:

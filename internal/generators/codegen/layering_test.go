@@ -15,17 +15,20 @@ var httpLayer = []string{
 	"larder.dev/larder/client",
 }
 
-// netHTTPBelowEnt are the packages of the module that ent depends on and that
-// may import net/http: problem names each error code's HTTP status with
-// net/http's constants, and ent's guards return those codes.
-var netHTTPBelowEnt = map[string]bool{
-	"larder.dev/larder/internal/platform/problem": true,
+// notBelowEnt are packages nothing under ent may depend on, directly or not:
+// net/http (the HTTP glue is package restapi's) and the database drivers
+// (package store opens databases and tells package dberror what their
+// errors say).
+var notBelowEnt = []string{
+	"net/http",
+	"github.com/lib/pq",
+	"modernc.org/sqlite",
 }
 
 // TestLayeringEntBelowHTTP pins where the generator writes: the HTTP glue is
 // package restapi, above ent, so no package under larder.dev/larder/ent
-// depends on the HTTP layer or imports net/http, and nothing else of the
-// module that ent depends on brings net/http in beyond netHTTPBelowEnt.
+// depends on the HTTP layer, and nothing ent depends on is net/http or a
+// database driver (notBelowEnt).
 func TestLayeringEntBelowHTTP(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -41,6 +44,11 @@ func TestLayeringEntBelowHTTP(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg, imports := fields[0], fields[1:]
+		for _, n := range notBelowEnt {
+			if within(pkg, n) {
+				t.Errorf("ent depends on %s", pkg)
+			}
+		}
 		if !within(pkg, "larder.dev/larder") {
 			continue
 		}
@@ -55,14 +63,8 @@ func TestLayeringEntBelowHTTP(t *testing.T) {
 					t.Errorf("%s imports %s, of the HTTP layer above ent", pkg, imp)
 				}
 			}
-			if !within(imp, "net/http") {
-				continue
-			}
-			switch {
-			case underEnt:
+			if underEnt && within(imp, "net/http") {
 				t.Errorf("%s imports %s; the HTTP glue belongs in package restapi", pkg, imp)
-			case !netHTTPBelowEnt[pkg]:
-				t.Errorf("%s imports %s and ent depends on it", pkg, imp)
 			}
 		}
 	}
@@ -74,4 +76,38 @@ func TestLayeringEntBelowHTTP(t *testing.T) {
 // within reports whether the import path p is pkg or below it.
 func within(p, pkg string) bool {
 	return p == pkg || strings.HasPrefix(p, pkg+"/")
+}
+
+// TestSchemaReadOnlyByRuntime pins who reads the schema package: the
+// generator loads it, and the generated ent/runtime registers its hooks and
+// policies; no other package imports it, so what the schema declares reaches
+// the server through generated code (ent/migrate holds the indexes' predicates
+// the request log repeats, for one).
+func TestSchemaReadOnlyByRuntime(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH; cannot list the module's imports")
+	}
+	out, err := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "larder.dev/larder/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const schema = "larder.dev/larder/ent/schema"
+	var readers []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if imp == schema {
+				readers = append(readers, f[0])
+			}
+		}
+	}
+	if len(readers) == 0 {
+		t.Fatalf("no package imports %s; the listing is not of the module", schema)
+	}
+	for _, r := range readers {
+		if r != "larder.dev/larder/ent/runtime" && !within(r, "larder.dev/larder/internal/generators") {
+			t.Errorf("%s imports %s; read what the schema declares from generated code", r, schema)
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"larder.dev/larder/internal/platform/mail"
-	"larder.dev/larder/internal/webhooks"
 )
 
 // Mailer e-mails one-time links through an SMTP server (the server's
@@ -27,7 +26,7 @@ func NewMailer(smtpURL string) (*Mailer, error) {
 	if smtpURL == "" {
 		return nil, nil
 	}
-	addr, from, auth, err := webhooks.ParseSMTP(smtpURL)
+	addr, from, auth, err := mail.ParseSMTP(smtpURL)
 	if err != nil {
 		return nil, err
 	}

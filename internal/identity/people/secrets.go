@@ -9,13 +9,12 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/internal/platform/secrets"
-	"larder.dev/larder/internal/webhooks"
 )
 
 // Encrypted are the columns holding second-factor secrets: with
 // LARDER_SECRET_KEY set they are sealed, bound to the person's id
 // (user_totp:<id>); without it, plain text.
-var Encrypted = []webhooks.Column{
+var Encrypted = []secrets.Column{
 	{Entity: "User", Table: user.Table, Column: user.FieldTotpSecret, Holds: "a person's second-factor (TOTP) secret"},
 	{Entity: "User", Table: user.Table, Column: user.FieldTotpPendingSecret, Holds: "a second factor being set up, until its first code confirms it"},
 }

@@ -8,12 +8,12 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
-	"github.com/lib/pq"
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/platform/bulk"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
 
@@ -302,7 +302,7 @@ func lateralPages(account int, products []int, limit int, now time.Time) *sql.Se
 		ids[i] = int64(p)
 	}
 	return sql.Dialect(dialect.Postgres).SelectExpr(sql.Expr("l.id")).FromExpr(sql.ExprFunc(func(b *sql.Builder) {
-		b.WriteString("unnest(").Arg(pq.Array(ids)).WriteString("::bigint[]) AS p(product_id) CROSS JOIN LATERAL ")
+		b.WriteString("unnest(").Arg(store.Array(ids)).WriteString("::bigint[]) AS p(product_id) CROSS JOIN LATERAL ")
 		b.Nested(func(b *sql.Builder) { b.Join(lateral) })
 		b.WriteString(" AS l")
 	}))

@@ -1,47 +1,85 @@
-// Package dberror classifies the errors of the databases Larder runs on
-// (PostgreSQL through lib/pq, SQLite through modernc.org/sqlite): a unique
-// value taken, a transaction the database aborted and that may run again, a
-// database that cannot take the work now.
+// Package dberror classifies the errors of the databases Larder runs on: a
+// unique value taken, a transaction the database aborted and that may run
+// again, a database that cannot take the work now.
 //
-// Layering: this is the one package that reads driver error types, SQLSTATE
-// codes and SQLite result codes; the HTTP layer (handlers) asks it rather
-// than importing a driver, so a driver's details stay below the layer that
-// words answers.
+// Layering: this package imports no driver. It reads what every driver says
+// alike (a SQLSTATE, through the method SQLState that PostgreSQL drivers
+// give their errors; database/sql's ErrBadConn; a network error), and asks
+// the Drivers registered with Register for the rest: package store, the one
+// that opens databases, registers PostgreSQL's (lib/pq) and SQLite's
+// (modernc.org/sqlite). So the generated package ent and the HTTP layer
+// (handlers) ask this package what an error means, and neither depends on a
+// driver.
 package dberror
 
 import (
 	"database/sql/driver"
 	"errors"
 	"net"
-	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/lib/pq"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"sync"
 )
 
-// PostgreSQL's SQLSTATE codes this package tells apart.
+// The SQLSTATE codes this package tells apart.
 const (
-	uniqueViolation      pq.ErrorCode = "23505"
-	serializationFailure pq.ErrorCode = "40001"
-	deadlockDetected     pq.ErrorCode = "40P01"
-	tooManyConnections   pq.ErrorCode = "53300"
-	cannotConnectNow     pq.ErrorCode = "57P03"
-	adminShutdown        pq.ErrorCode = "57P01"
-	crashShutdown        pq.ErrorCode = "57P02"
-	lockNotAvailable     pq.ErrorCode = "55P03"
+	uniqueViolation      = "23505"
+	serializationFailure = "40001"
+	deadlockDetected     = "40P01"
+	tooManyConnections   = "53300"
+	cannotConnectNow     = "57P03"
+	adminShutdown        = "57P01"
+	crashShutdown        = "57P02"
+	lockNotAvailable     = "55P03"
 	// connectionException is the class of a lost or refused connection:
 	// PgBouncer reports with it (08P01) that no server connection could be
 	// had in time (query_wait_timeout) or that it is shutting down.
 	connectionException = "08"
 )
 
-// sqliteUnique reads the columns out of SQLite's message, which names them
-// ("UNIQUE constraint failed: products.account_id, products.sku") but not
-// the index.
-var sqliteUnique = regexp.MustCompile(`UNIQUE constraint failed: ([\w., ]+)`)
+// notNow are the SQLSTATE codes, beyond the class connectionException, of
+// work the database cannot take now but may a moment later.
+var notNow = []string{tooManyConnections, cannotConnectNow, adminShutdown, crashShutdown, lockNotAvailable, serializationFailure, deadlockDetected}
+
+// A Driver reads what only one driver's errors say.
+type Driver interface {
+	// Unique reports whether err is the driver's unique violation, with the
+	// constraint's name or the columns it names (see Unique).
+	Unique(err error) (constraint string, columns []string, ok bool)
+	// Unavailable reports whether err is the driver's own "not now" (a
+	// lock not had in time) that no SQLSTATE names.
+	Unavailable(err error) bool
+}
+
+var (
+	mu      sync.RWMutex
+	drivers []Driver
+)
+
+// Register adds d to the drivers asked, after those registered before it.
+// The package that opens a driver's databases registers the driver's Driver
+// when it is initialised.
+func Register(d Driver) {
+	mu.Lock()
+	defer mu.Unlock()
+	drivers = append(drivers, d)
+}
+
+func registered() []Driver {
+	mu.RLock()
+	defer mu.RUnlock()
+	return drivers
+}
+
+// SQLState returns the SQLSTATE of the first error in err's chain that has
+// one (PostgreSQL's drivers give their errors a method SQLState).
+func SQLState(err error) (string, bool) {
+	var s interface{ SQLState() string }
+	if errors.As(err, &s) {
+		return s.SQLState(), true
+	}
+	return "", false
+}
 
 // Unique reports whether err is a unique violation and what the database
 // says of it: PostgreSQL names the constraint (not its columns), SQLite names
@@ -51,24 +89,12 @@ func Unique(err error) (constraint string, columns []string, ok bool) {
 	if err == nil {
 		return "", nil, false
 	}
-	var pe *pq.Error
-	if errors.As(err, &pe) {
-		if pe.Code != uniqueViolation {
-			return "", nil, false
+	for _, d := range registered() {
+		if constraint, columns, ok := d.Unique(err); ok {
+			return constraint, columns, true
 		}
-		return pe.Constraint, nil, true
 	}
-	// SQLite's text, not its result code: ent's ConstraintError keeps the
-	// driver's message even where a wrapper drops the error value itself.
-	m := sqliteUnique.FindStringSubmatch(err.Error())
-	if m == nil {
-		return "", nil, false
-	}
-	for _, c := range strings.Split(m[1], ",") {
-		_, col, _ := strings.Cut(strings.TrimSpace(c), ".")
-		columns = append(columns, col)
-	}
-	return "", columns, true
+	return "", nil, false
 }
 
 // Retryable reports whether err ended a transaction that did nothing and may
@@ -76,28 +102,25 @@ func Unique(err error) (constraint string, columns []string, ok bool) {
 // or could not serialise it with a concurrent one (40001). SQLite takes the
 // write lock at BEGIN, so none of its transactions ends this way.
 func Retryable(err error) bool {
-	var pe *pq.Error
-	return errors.As(err, &pe) && (pe.Code == deadlockDetected || pe.Code == serializationFailure)
+	s, ok := SQLState(err)
+	return ok && (s == deadlockDetected || s == serializationFailure)
 }
 
 // Unavailable reports errors that mean "not now": the database (or a pooler
 // before it) refused or dropped a connection, is shutting down, or a lock
 // could not be had in time. The same work may succeed a moment later.
 func Unavailable(err error) bool {
-	var (
-		ne *net.OpError
-		pe *pq.Error
-		se *sqlite.Error
-	)
-	switch {
-	case errors.Is(err, driver.ErrBadConn), errors.As(err, &ne):
+	var ne *net.OpError
+	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &ne) {
 		return true
-	case errors.As(err, &pe):
-		return pe.Code.Class() == connectionException ||
-			slices.Contains([]pq.ErrorCode{tooManyConnections, cannotConnectNow, adminShutdown, crashShutdown, lockNotAvailable, serializationFailure, deadlockDetected}, pe.Code)
-	case errors.As(err, &se):
-		code := se.Code() & 0xff // the primary result code, without its extension
-		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	}
+	if s, ok := SQLState(err); ok {
+		return strings.HasPrefix(s, connectionException) || slices.Contains(notNow, s)
+	}
+	for _, d := range registered() {
+		if d.Unavailable(err) {
+			return true
+		}
 	}
 	return false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/lib/pq"
 
 	"larder.dev/larder/internal/platform/dberror"
+	_ "larder.dev/larder/internal/platform/store" // registers the drivers' errors
 	"larder.dev/larder/internal/testkit/dbtest"
 )
 
@@ -227,5 +228,38 @@ func mustExec(t *testing.T, c *sql.Conn, q string) {
 	t.Helper()
 	if _, err := c.ExecContext(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// sqlStateError is an error of no driver of Larder's with a SQLSTATE.
+type sqlStateError string
+
+func (e sqlStateError) Error() string    { return "state " + string(e) }
+func (e sqlStateError) SQLState() string { return string(e) }
+
+// TestSQLStateOfAnyDriver: what a SQLSTATE says is read from any error that
+// has one, whatever its driver.
+func TestSQLStateOfAnyDriver(t *testing.T) {
+	for _, c := range []struct {
+		state                  string
+		retryable, unavailable bool
+	}{
+		{"40001", true, true},
+		{"40P01", true, true},
+		{"08006", false, true},
+		{"55P03", false, true},
+		{"23505", false, false},
+		{"42P01", false, false},
+	} {
+		err := fmt.Errorf("wrapped: %w", sqlStateError(c.state))
+		if s, ok := dberror.SQLState(err); !ok || s != c.state {
+			t.Errorf("SQLState(%v) = %q, %v", err, s, ok)
+		}
+		if dberror.Retryable(err) != c.retryable || dberror.Unavailable(err) != c.unavailable {
+			t.Errorf("%s: Retryable, Unavailable = %v, %v; want %v, %v", c.state, dberror.Retryable(err), dberror.Unavailable(err), c.retryable, c.unavailable)
+		}
+	}
+	if _, ok := dberror.SQLState(errors.New("no state")); ok {
+		t.Error("SQLState found a state in an error without one")
 	}
 }

@@ -6,14 +6,40 @@ package mail
 
 import (
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/smtp"
+	"net/url"
 	"strings"
 	"time"
 )
 
 // Timeout bounds one message: connecting, the conversation and the data.
 const Timeout = 30 * time.Second
+
+// ParseSMTP checks an SMTP URL: smtp://[user:pass@]host[:port]/?from=address.
+func ParseSMTP(raw string) (addr, from string, auth smtp.Auth, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("smtp url: %w", err)
+	}
+	if u.Scheme != "smtp" || u.Hostname() == "" {
+		return "", "", nil, fmt.Errorf("smtp url must be smtp://[user:pass@]host[:port]/?from=address")
+	}
+	from = u.Query().Get("from")
+	if from == "" {
+		return "", "", nil, fmt.Errorf("smtp url needs ?from=address")
+	}
+	port := u.Port()
+	if port == "" {
+		port = "25"
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		auth = smtp.PlainAuth("", u.User.Username(), pass, u.Hostname())
+	}
+	return net.JoinHostPort(u.Hostname(), port), from, auth, nil
+}
 
 // Compose is a plain-text message: its headers, a blank line and the lines
 // of its body, with CRLF line ends. The addresses and subject must hold no

@@ -93,3 +93,21 @@ func TestSend(t *testing.T) {
 		}
 	}
 }
+
+// ParseSMTP reads the server, the sender and the credentials of an SMTP URL,
+// port 25 when none is named, and refuses a URL missing any part it needs.
+func TestParseSMTP(t *testing.T) {
+	addr, from, auth, err := ParseSMTP("smtp://ann:pw@mail.example.com:2525/?from=larder@example.com")
+	if err != nil || addr != "mail.example.com:2525" || from != "larder@example.com" || auth == nil {
+		t.Fatalf("ParseSMTP = %q, %q, %v, %v", addr, from, auth, err)
+	}
+	addr, _, auth, err = ParseSMTP("smtp://mail.example.com/?from=larder@example.com")
+	if err != nil || addr != "mail.example.com:25" || auth != nil {
+		t.Fatalf("ParseSMTP without port or user = %q, %v, %v", addr, auth, err)
+	}
+	for _, bad := range []string{"http://mail.example.com/?from=a@b", "smtp:///?from=a@b", "smtp://mail.example.com/", "smtp://%zz"} {
+		if _, _, _, err := ParseSMTP(bad); err == nil {
+			t.Errorf("ParseSMTP(%q) accepted", bad)
+		}
+	}
+}

@@ -7,7 +7,6 @@ package problem
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -41,33 +40,35 @@ const (
 	ServiceUnavailable   Code = "SERVICE_UNAVAILABLE"
 )
 
-// kinds maps every code to its HTTP status and title: the one table of statuses.
+// kinds maps every code to its HTTP status and title: the one table of
+// statuses. The statuses are numbers, not net/http's constants: package ent
+// returns these errors and imports nothing of HTTP.
 var kinds = map[Code]struct {
 	status int
 	title  string
 }{
-	Validation:           {http.StatusBadRequest, "Invalid request"},
-	InvalidAPIKey:        {http.StatusUnauthorized, "Invalid API key"},
-	InsufficientScope:    {http.StatusForbidden, "Insufficient scope"},
-	NotEntitled:          {http.StatusForbidden, "Not entitled"},
-	ReadOnlyRecord:       {http.StatusForbidden, "Read-only record"},
-	NotFound:             {http.StatusNotFound, "Not found"},
-	MethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
-	PayloadTooLarge:      {http.StatusRequestEntityTooLarge, "Payload too large"},
-	UnsupportedMediaType: {http.StatusUnsupportedMediaType, "Unsupported media type"},
-	Duplicate:            {http.StatusConflict, "Duplicate value"},
-	InUse:                {http.StatusConflict, "Record in use"},
-	InvalidState:         {http.StatusConflict, "Invalid state"},
-	IdempotencyKeyReused: {http.StatusConflict, "Idempotency key reused"},
-	IdempotencyKeyInUse:  {http.StatusConflict, "Idempotency key in use"},
-	LotExpiryMismatch:    {http.StatusConflict, "Lot expiry mismatch"},
-	DefaultAddressExists: {http.StatusConflict, "Default address exists"},
-	SupplierBlocked:      {http.StatusConflict, "Supplier blocked"},
-	InsufficientStock:    {http.StatusConflict, "Insufficient stock"},
-	LotNotSellable:       {http.StatusConflict, "Lot not sellable"},
-	RateLimited:          {http.StatusTooManyRequests, "Too many requests"},
-	Internal:             {http.StatusInternalServerError, "Internal error"},
-	ServiceUnavailable:   {http.StatusServiceUnavailable, "Service unavailable"},
+	Validation:           {400, "Invalid request"},
+	InvalidAPIKey:        {401, "Invalid API key"},
+	InsufficientScope:    {403, "Insufficient scope"},
+	NotEntitled:          {403, "Not entitled"},
+	ReadOnlyRecord:       {403, "Read-only record"},
+	NotFound:             {404, "Not found"},
+	MethodNotAllowed:     {405, "Method not allowed"},
+	PayloadTooLarge:      {413, "Payload too large"},
+	UnsupportedMediaType: {415, "Unsupported media type"},
+	Duplicate:            {409, "Duplicate value"},
+	InUse:                {409, "Record in use"},
+	InvalidState:         {409, "Invalid state"},
+	IdempotencyKeyReused: {409, "Idempotency key reused"},
+	IdempotencyKeyInUse:  {409, "Idempotency key in use"},
+	LotExpiryMismatch:    {409, "Lot expiry mismatch"},
+	DefaultAddressExists: {409, "Default address exists"},
+	SupplierBlocked:      {409, "Supplier blocked"},
+	InsufficientStock:    {409, "Insufficient stock"},
+	LotNotSellable:       {409, "Lot not sellable"},
+	RateLimited:          {429, "Too many requests"},
+	Internal:             {500, "Internal error"},
+	ServiceUnavailable:   {503, "Service unavailable"},
 }
 
 // Codes are every code, in alphabetical order (the console's filters offer them).
@@ -106,7 +107,7 @@ func (e *Error) Status() int {
 	if k, ok := kinds[e.Code]; ok {
 		return k.status
 	}
-	return http.StatusInternalServerError
+	return 500
 }
 
 // Title is the short summary of the error's code.

@@ -24,6 +24,15 @@ import (
 	"strings"
 )
 
+// Column is a column stored encrypted at rest when a key is configured: the
+// packages that seal values list theirs, and the access report shows them.
+type Column struct {
+	Entity string `json:"entity"`
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	Holds  string `json:"holds"`
+}
+
 // KeySize is the length of a key: 32 bytes, for AES-256.
 const KeySize = 32
 
