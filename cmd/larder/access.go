@@ -4,24 +4,20 @@ import (
 	"context"
 
 	"larder.dev/larder/internal/generators/access"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // accessReport prints who can read or change what (docs/ACCESS.md) from this
 // binary: Markdown, or with --json one object to diff two releases.
-func accessReport(_ context.Context, e *env, args []string) error {
-	fs, err := e.flags("access-report")
-	if err != nil {
-		return err
-	}
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	r, err := access.Build()
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.print(r, "")
-	}
-	return r.Markdown(e.stdout)
+func accessReport(ctx context.Context, e *env, args []string) error {
+	return e.command("access-report", needs{}).run(ctx, args, nil, func(context.Context, *store.Store) error {
+		r, err := access.Build()
+		if err != nil {
+			return err
+		}
+		if e.json {
+			return e.print(r, "")
+		}
+		return r.Markdown(e.stdout)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/modules/purchasing"
 	"larder.dev/larder/internal/modules/sales"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // cancelCommand returns the command that cancels a document of kind (bill,
@@ -17,35 +18,22 @@ import (
 func cancelCommand[T any](kind string, cancel func(context.Context, *ent.Tx, int) (T, error), show func(T) (map[string]any, string)) func(context.Context, *env, []string) error {
 	name := kind + " cancel"
 	return func(ctx context.Context, e *env, args []string) error {
-		fs, err := e.flags(name)
-		if err != nil {
-			return err
-		}
-		acct := e.accountFlags(fs)
-		id := fs.Int("id", 0, kind+" id (required)")
-		if _, err := e.parse(fs, args); err != nil {
-			return err
-		}
-		if *id == 0 {
-			return fmt.Errorf("%s needs --id", name)
-		}
-		ctx, st, err := acct.open(ctx, e, name)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		var out T
-		err = ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) (err error) {
-			out, err = cancel(ctx, tx, *id)
-			return err
+		c := e.command(name, needs{org: inAccount, required: []string{"id"}})
+		id := c.Int("id", 0, kind+" id (required)")
+		return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+			var out T
+			err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) (err error) {
+				out, err = cancel(ctx, tx, *id)
+				return err
+			})
+			if ent.IsNotFound(err) {
+				return fmt.Errorf("%s %d: no such %s in this account", kind, *id, kind)
+			}
+			if err != nil {
+				return err
+			}
+			return e.print(show(out))
 		})
-		if ent.IsNotFound(err) {
-			return fmt.Errorf("%s %d: no such %s in this account", kind, *id, kind)
-		}
-		if err != nil {
-			return err
-		}
-		return e.print(show(out))
 	}
 }
 

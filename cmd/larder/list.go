@@ -58,47 +58,40 @@ func always[T any](w T) work[T] {
 // --json.
 func importCommand(name string, flags work[importer]) func(context.Context, *env, []string) error {
 	return func(ctx context.Context, e *env, args []string) error {
-		fs, err := e.flags(name)
-		if err != nil {
-			return err
-		}
-		acct := e.accountFlags(fs)
-		check := flags(fs)
-		format := fs.String("format", "", "jsonl or csv (default: from the file name; .csv is CSV)")
-		pos, err := e.parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return fmt.Errorf("%s needs one FILE (- for standard input)", name)
-		}
-		do, err := check()
-		if err != nil {
-			return err
-		}
-		f, err := catalog.ParseFormat(*format, pos[0])
-		if err != nil {
-			return err
-		}
-		in, err := input(pos[0])
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		ctx, st, err := acct.open(ctx, e, name)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		res, human, err := do(ctx, e, st, in, f)
-		if err != nil {
-			var fe *catalog.FileError
-			if errors.As(err, &fe) && e.json {
-				_ = e.print(map[string]any{"errors": fe.Problems}, "")
+		c := e.command(name, needs{org: inAccount})
+		check := flags(c.FlagSet)
+		format := c.String("format", "", "jsonl or csv (default: from the file name; .csv is CSV)")
+		var do importer
+		var f catalog.Format
+		var in io.ReadCloser
+		defer func() {
+			if in != nil {
+				in.Close()
 			}
+		}()
+		return c.run(ctx, args, func() (err error) {
+			if len(c.pos) != 1 {
+				return fmt.Errorf("%s needs one FILE (- for standard input)", name)
+			}
+			if do, err = check(); err != nil {
+				return err
+			}
+			if f, err = catalog.ParseFormat(*format, c.pos[0]); err != nil {
+				return err
+			}
+			in, err = input(c.pos[0])
 			return err
-		}
-		return e.print(res, human)
+		}, func(ctx context.Context, st *store.Store) error {
+			res, human, err := do(ctx, e, st, in, f)
+			if err != nil {
+				var fe *catalog.FileError
+				if errors.As(err, &fe) && e.json {
+					_ = e.print(map[string]any{"errors": fe.Problems}, "")
+				}
+				return err
+			}
+			return e.print(res, human)
+		})
 	}
 }
 
@@ -107,46 +100,36 @@ func importCommand(name string, flags work[importer]) func(context.Context, *env
 // the human line.
 func exportCommand(name, what string, flags work[exporter]) func(context.Context, *env, []string) error {
 	return func(ctx context.Context, e *env, args []string) error {
-		fs, err := e.flags(name)
-		if err != nil {
+		c := e.command(name, needs{org: inAccount})
+		check := flags(c.FlagSet)
+		format := c.String("format", "", "jsonl or csv (default: from --out; jsonl on standard output)")
+		out := c.String("out", "-", "file to write (- for standard output)")
+		var do exporter
+		var f catalog.Format
+		return c.run(ctx, args, func() (err error) {
+			if do, err = check(); err != nil {
+				return err
+			}
+			f, err = catalog.ParseFormat(*format, *out)
 			return err
-		}
-		acct := e.accountFlags(fs)
-		check := flags(fs)
-		format := fs.String("format", "", "jsonl or csv (default: from --out; jsonl on standard output)")
-		out := fs.String("out", "-", "file to write (- for standard output)")
-		if _, err := e.parse(fs, args); err != nil {
-			return err
-		}
-		do, err := check()
-		if err != nil {
-			return err
-		}
-		f, err := catalog.ParseFormat(*format, *out)
-		if err != nil {
-			return err
-		}
-		ctx, st, err := acct.open(ctx, e, name)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		w, err := e.output(*out)
-		if err != nil {
-			return err
-		}
-		n, err := do(ctx, st, w, f)
-		if err != nil {
-			w.Close()
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if *out == "-" {
-			return nil // the file is the output
-		}
-		return e.print(map[string]any{"exported": n, "file": *out, "format": string(f)}, fmt.Sprintf("%d %s written to %s", n, what, *out))
+		}, func(ctx context.Context, st *store.Store) error {
+			w, err := e.output(*out)
+			if err != nil {
+				return err
+			}
+			n, err := do(ctx, st, w, f)
+			if err != nil {
+				w.Close()
+				return err
+			}
+			if err := w.Close(); err != nil {
+				return err
+			}
+			if *out == "-" {
+				return nil // the file is the output
+			}
+			return e.print(map[string]any{"exported": n, "file": *out, "format": string(f)}, fmt.Sprintf("%d %s written to %s", n, what, *out))
+		})
 	}
 }
 

@@ -113,12 +113,21 @@ type env struct {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "larder:", err)
-		}
-		os.Exit(1)
+	if code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr); code != 0 {
+		os.Exit(code)
 	}
+}
+
+// exitCode is the exit status of a run that returned err, which it writes
+// to stderr unless it is the usage already printed (flag.ErrHelp).
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "larder:", err)
+	}
+	return 1
 }
 
 // run dispatches args to the longest matching command. Help (--help, -h,

@@ -7,28 +7,19 @@ import (
 	"strings"
 
 	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/migrate"
 )
 
 func migrateApply(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("migrate")
-	if err != nil {
-		return err
-	}
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	e.creates = true
-	st, applied, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	human := "database is up to date"
-	if len(applied) > 0 {
-		human = "applied " + strings.Join(applied, ", ")
-	}
-	return e.print(map[string]any{"applied": applied}, human)
+	c := e.command("migrate", needs{store: true, creates: true})
+	return c.run(ctx, args, nil, func(context.Context, *store.Store) error {
+		human := "database is up to date"
+		if len(c.applied) > 0 {
+			human = "applied " + strings.Join(c.applied, ", ")
+		}
+		return e.print(map[string]any{"applied": c.applied}, human)
+	})
 }
 
 func dirFlag(fs *flag.FlagSet) *string {
@@ -36,40 +27,34 @@ func dirFlag(fs *flag.FlagSet) *string {
 }
 
 func migrateDiff(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("migrate diff", config.Options{"dev-database"})
-	if err != nil {
-		return err
-	}
-	dir := dirFlag(fs)
-	pos, err := e.parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("migrate diff needs exactly one NAME, e.g. larder migrate diff add_lot_notes")
-	}
-	wrote, err := migrate.Diff(ctx, *dir, pos[0], e.cfg.DevDatabase)
-	if err != nil {
-		return err
-	}
-	human := "no changes: the migrations match the schema"
-	if wrote {
-		human = "wrote migration " + pos[0] + " for postgres and sqlite under " + *dir + "; rebuild to embed it"
-	}
-	return e.print(map[string]any{"written": wrote, "name": pos[0]}, human)
+	c := e.command("migrate diff", needs{opts: []config.Options{{"dev-database"}}})
+	dir := dirFlag(c.FlagSet)
+	return c.run(ctx, args, func() error {
+		if len(c.pos) != 1 {
+			return fmt.Errorf("migrate diff needs exactly one NAME, e.g. larder migrate diff add_lot_notes")
+		}
+		return nil
+	}, func(ctx context.Context, _ *store.Store) error {
+		name := c.pos[0]
+		wrote, err := migrate.Diff(ctx, *dir, name, e.cfg.DevDatabase)
+		if err != nil {
+			return err
+		}
+		human := "no changes: the migrations match the schema"
+		if wrote {
+			human = "wrote migration " + name + " for postgres and sqlite under " + *dir + "; rebuild to embed it"
+		}
+		return e.print(map[string]any{"written": wrote, "name": name}, human)
+	})
 }
 
-func migrateHash(_ context.Context, e *env, args []string) error {
-	fs, err := e.flags("migrate hash")
-	if err != nil {
-		return err
-	}
-	dir := dirFlag(fs)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if err := migrate.Hash(*dir); err != nil {
-		return err
-	}
-	return e.print(map[string]any{"hashed": *dir}, "rewrote atlas.sum under "+*dir)
+func migrateHash(ctx context.Context, e *env, args []string) error {
+	c := e.command("migrate hash", needs{})
+	dir := dirFlag(c.FlagSet)
+	return c.run(ctx, args, nil, func(context.Context, *store.Store) error {
+		if err := migrate.Hash(*dir); err != nil {
+			return err
+		}
+		return e.print(map[string]any{"hashed": *dir}, "rewrote atlas.sum under "+*dir)
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/policy"
 )
@@ -36,101 +37,100 @@ var listFlags = []string{"status", "error-code", "key", "method", "operation", "
 // requestsCommand prints a page of an account's request log, one request in
 // full, or a page of the failed authentications.
 func requestsCommand(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("requests")
-	if err != nil {
-		return err
-	}
+	c := e.command("requests", needs{store: true})
 	var f requestFlags
-	fs.IntVar(&f.org, "org", 0, "organization id (required, but with --failed-auth)")
-	fs.StringVar(&f.env, "env", "", "live or test (required for a list; with --request-id, only that environment is searched)")
-	fs.StringVar(&f.requestID, "request-id", "", "print this one request (req_…) in full: both bodies and the events it emitted")
-	fs.BoolVar(&f.failedAuth, "failed-auth", false, "list the failed authentications of the whole server (they belong to no account) instead of an account's requests")
-	fs.StringVar(&f.status, "status", "", "only answers of this class: 2xx, 3xx, 4xx or 5xx")
-	fs.StringVar(&f.errorCode, "error-code", "", "only answers with this problem code (VALIDATION_ERROR, …)")
-	fs.IntVar(&f.key, "key", 0, "only requests made with this API key id")
-	fs.StringVar(&f.method, "method", "", "only requests with this HTTP method")
-	fs.StringVar(&f.operation, "operation", "", "only requests of this operation id (getTag, …)")
-	fs.StringVar(&f.since, "since", "", "only requests that arrived at or after T: an RFC 3339 time, or a duration ago (90m, 6h, 7d)")
-	fs.StringVar(&f.until, "until", "", "only requests that arrived before T: an RFC 3339 time, or a duration ago")
-	fs.IntVar(&f.before, "before", 0, "only requests older than this row id (the next page's cursor the previous page printed)")
-	fs.IntVar(&f.limit, "limit", reqlog.DefaultPage, fmt.Sprintf("most recent requests shown (at most %d)", reqlog.MaxPage))
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if f.requestID != "" {
-		return requestShow(ctx, e, &f)
-	}
+	c.IntVar(&f.org, "org", 0, "organization id (required, but with --failed-auth)")
+	c.StringVar(&f.env, "env", "", "live or test (required for a list; with --request-id, only that environment is searched)")
+	c.StringVar(&f.requestID, "request-id", "", "print this one request (req_…) in full: both bodies and the events it emitted")
+	c.BoolVar(&f.failedAuth, "failed-auth", false, "list the failed authentications of the whole server (they belong to no account) instead of an account's requests")
+	c.StringVar(&f.status, "status", "", "only answers of this class: 2xx, 3xx, 4xx or 5xx")
+	c.StringVar(&f.errorCode, "error-code", "", "only answers with this problem code (VALIDATION_ERROR, …)")
+	c.IntVar(&f.key, "key", 0, "only requests made with this API key id")
+	c.StringVar(&f.method, "method", "", "only requests with this HTTP method")
+	c.StringVar(&f.operation, "operation", "", "only requests of this operation id (getTag, …)")
+	c.StringVar(&f.since, "since", "", "only requests that arrived at or after T: an RFC 3339 time, or a duration ago (90m, 6h, 7d)")
+	c.StringVar(&f.until, "until", "", "only requests that arrived before T: an RFC 3339 time, or a duration ago")
+	c.IntVar(&f.before, "before", 0, "only requests older than this row id (the next page's cursor the previous page printed)")
+	c.IntVar(&f.limit, "limit", reqlog.DefaultPage, fmt.Sprintf("most recent requests shown (at most %d)", reqlog.MaxPage))
+	// environment is the list's, or the one environment --request-id is
+	// searched in (empty: both).
 	var environment policy.Environment
-	switch {
-	case f.failedAuth && (f.org != 0 || f.env != "" || f.key != 0):
-		return fmt.Errorf("--failed-auth lists requests of no account: it takes no --org, --env or --key")
-	case !f.failedAuth && (f.org == 0 || f.env == ""):
-		return fmt.Errorf("requests needs --org and --env (or --failed-auth, or --org with --request-id)")
-	case !f.failedAuth:
-		if environment, err = parseEnv(f.env); err != nil {
+	var filter reqlog.Filter
+	return c.run(ctx, args, func() (err error) {
+		f.set = map[string]bool{}
+		c.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+		if f.requestID != "" {
+			environment, err = f.checkShow()
 			return err
 		}
-	}
-	filter, err := f.filter(time.Now())
-	if err != nil {
-		return err
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	var rows []*ent.APIRequest
-	if f.failedAuth {
-		rows, err = reqlog.ListFailedAuth(ctx, st.Client, filter)
-	} else {
-		rows, err = reqlog.List(ctx, st.Client, f.org, environment, filter)
-	}
-	if err != nil {
-		return err
-	}
-	// A full page may have more behind it; a short one is the last.
-	var next *int
-	if len(rows) == filter.Limit {
-		next = &rows[len(rows)-1].ID
-	}
-	if e.json {
-		list := make([]map[string]any, len(rows))
-		for i, r := range rows {
-			list[i] = requestJSON(r)
+		switch {
+		case f.failedAuth && (f.org != 0 || f.env != "" || f.key != 0):
+			return fmt.Errorf("--failed-auth lists requests of no account: it takes no --org, --env or --key")
+		case !f.failedAuth && (f.org == 0 || f.env == ""):
+			return fmt.Errorf("requests needs --org and --env (or --failed-auth, or --org with --request-id)")
+		case !f.failedAuth:
+			if environment, err = parseEnv(f.env); err != nil {
+				return err
+			}
 		}
-		return e.print(map[string]any{"requests": list, "next_before": next}, "")
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROW\tTIME (UTC)\tMETHOD\tPATH\tSTATUS\tERROR\tREQUEST ID\tDURATION\tKEY\tCLIENT")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt.UTC().Format("2006-01-02 15:04:05.000"),
-			r.Method, r.Path, r.Status, dash(r.ErrorCode), r.RequestID, millis(r.DurationUs), ref(r.APIKeyID), dash(r.ClientAddr))
-	}
-	if err := tw.Flush(); err != nil {
+		filter, err = f.filter(time.Now())
 		return err
-	}
-	switch {
-	case len(rows) == 0:
-		_, err = fmt.Fprintln(e.stdout, "no requests")
-	case next != nil:
-		_, err = fmt.Fprintf(e.stdout, "next page: --before %d\n", *next)
-	default:
-		_, err = fmt.Fprintln(e.stdout, "last page")
-	}
-	return err
+	}, func(ctx context.Context, st *store.Store) error {
+		if f.requestID != "" {
+			return requestShow(ctx, e, st, &f, environment)
+		}
+		var rows []*ent.APIRequest
+		var err error
+		if f.failedAuth {
+			rows, err = reqlog.ListFailedAuth(ctx, st.Client, filter)
+		} else {
+			rows, err = reqlog.List(ctx, st.Client, f.org, environment, filter)
+		}
+		if err != nil {
+			return err
+		}
+		// A full page may have more behind it; a short one is the last.
+		var next *int
+		if len(rows) == filter.Limit {
+			next = &rows[len(rows)-1].ID
+		}
+		if e.json {
+			list := make([]map[string]any, len(rows))
+			for i, r := range rows {
+				list[i] = requestJSON(r)
+			}
+			return e.print(map[string]any{"requests": list, "next_before": next}, "")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ROW\tTIME (UTC)\tMETHOD\tPATH\tSTATUS\tERROR\tREQUEST ID\tDURATION\tKEY\tCLIENT")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt.UTC().Format("2006-01-02 15:04:05.000"),
+				r.Method, r.Path, r.Status, dash(r.ErrorCode), r.RequestID, millis(r.DurationUs), ref(r.APIKeyID), dash(r.ClientAddr))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		switch {
+		case len(rows) == 0:
+			_, err = fmt.Fprintln(e.stdout, "no requests")
+		case next != nil:
+			_, err = fmt.Fprintf(e.stdout, "next page: --before %d\n", *next)
+		default:
+			_, err = fmt.Fprintln(e.stdout, "last page")
+		}
+		return err
+	})
 }
 
-// requestShow prints the request with id f.requestID of organization f.org
-// in full, with the events it emitted.
-func requestShow(ctx context.Context, e *env, f *requestFlags) error {
+// checkShow checks the flags of --request-id, which looks up one request of
+// organization f.org, and returns the one environment it is searched in
+// (empty: both).
+func (f *requestFlags) checkShow() (policy.Environment, error) {
 	switch {
 	case f.failedAuth:
-		return fmt.Errorf("--request-id looks up one request of an organization: it takes no --failed-auth")
+		return "", fmt.Errorf("--request-id looks up one request of an organization: it takes no --failed-auth")
 	case f.org == 0:
-		return fmt.Errorf("--request-id needs --org")
+		return "", fmt.Errorf("--request-id needs --org")
 	}
 	var set []string
 	for _, name := range listFlags {
@@ -139,20 +139,18 @@ func requestShow(ctx context.Context, e *env, f *requestFlags) error {
 		}
 	}
 	if len(set) > 0 {
-		return fmt.Errorf("--request-id shows one request: it takes no %s", strings.Join(set, ", "))
+		return "", fmt.Errorf("--request-id shows one request: it takes no %s", strings.Join(set, ", "))
 	}
-	var only policy.Environment
-	if f.env != "" {
-		var err error
-		if only, err = parseEnv(f.env); err != nil {
-			return err
-		}
+	if f.env == "" {
+		return "", nil
 	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	return parseEnv(f.env)
+}
+
+// requestShow prints the request with id f.requestID of organization f.org
+// in full, with the events it emitted; only, when not empty, is the one
+// environment it is searched in.
+func requestShow(ctx context.Context, e *env, st *store.Store, f *requestFlags, only policy.Environment) error {
 	r, environment, err := reqlog.Find(ctx, st.Client, f.org, f.requestID)
 	if err != nil {
 		return err
@@ -295,15 +293,6 @@ func parseWhen(name, v string, now time.Time) (time.Time, error) {
 		ago = d
 	}
 	return now.Add(-ago).UTC(), nil
-}
-
-// parseEnv reads an --env value.
-func parseEnv(v string) (policy.Environment, error) {
-	env := policy.Environment(v)
-	if env != policy.Live && env != policy.Test {
-		return "", fmt.Errorf("--env must be live or test, not %q", v)
-	}
-	return env, nil
 }
 
 // requestJSON is one logged request as --json prints it, without its bodies.

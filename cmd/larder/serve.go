@@ -29,14 +29,16 @@ import (
 )
 
 func serve(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("serve", config.Server, config.Webhooks, config.ConsoleServer)
-	if err != nil {
-		return err
-	}
-	demo := fs.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope and the one-time console link of its admin, "+demoAdmin)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
+	c := e.command("serve", needs{opts: []config.Options{config.Server, config.Webhooks, config.ConsoleServer}})
+	demo := c.Bool("demo", false, "on an empty database, create a demo organization and print a test key with every scope and the one-time console link of its admin, "+demoAdmin)
+	return c.run(ctx, args, nil, func(ctx context.Context, _ *store.Store) error {
+		return serveAPI(ctx, e, *demo)
+	})
+}
+
+// serveAPI serves the API (and the console) until ctx ends. It opens the
+// database itself once its address is taken, and may make a new SQLite file.
+func serveAPI(ctx context.Context, e *env, demo bool) error {
 	if e.cfg.SMTPURL != "" && e.cfg.ConsoleURL == "" {
 		return errors.New("--smtp-url is set but --console-url (LARDER_CONSOLE_URL) is not: e-mailed console links need the console's address as browsers reach it, e.g. --console-url https://larder.example.com")
 	}
@@ -79,7 +81,7 @@ func serve(ctx context.Context, e *env, args []string) error {
 		e.log.Info("applied migrations", "versions", applied)
 	}
 	var demoKey, demoLink string
-	if *demo {
+	if demo {
 		console := "http://" + ln.Addr().String()
 		if e.cfg.ConsoleURL != "" {
 			console = e.cfg.ConsoleBase()

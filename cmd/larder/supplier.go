@@ -9,6 +9,7 @@ import (
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/internal/modules/purchasing"
+	"larder.dev/larder/internal/platform/store"
 )
 
 // supplierApproval returns the command that records approval decision status.
@@ -20,79 +21,62 @@ func supplierApproval(status supplier.ApprovalStatus) func(context.Context, *env
 			supplier.ApprovalStatusREJECTED:  "reject",
 			supplier.ApprovalStatusPENDING:   "reset",
 		}[status]
-		fs, err := e.flags(name)
-		if err != nil {
-			return err
-		}
-		acct := e.accountFlags(fs)
-		ref := fs.String("supplier", "", "supplier_code or id (required)")
+		c := e.command(name, needs{org: inAccount, required: []string{"supplier"}})
+		ref := c.String("supplier", "", "supplier_code or id (required)")
 		expires := ""
 		if status == supplier.ApprovalStatusAPPROVED {
-			fs.StringVar(&expires, "expires", "", "date (YYYY-MM-DD, the approval ends at its start, UTC) or RFC 3339 time the approval ends")
-		}
-		if _, err := e.parse(fs, args); err != nil {
-			return err
-		}
-		if *ref == "" {
-			return fmt.Errorf("%s needs --supplier", name)
+			c.StringVar(&expires, "expires", "", "date (YYYY-MM-DD, the approval ends at its start, UTC) or RFC 3339 time the approval ends")
 		}
 		a := purchasing.Approval{Status: status}
-		if expires != "" {
-			t, err := parseDateOrTime(expires)
-			if err != nil {
-				return fmt.Errorf("--expires: %w", err)
+		return c.run(ctx, args, func() error {
+			if expires != "" {
+				t, err := parseDateOrTime(expires)
+				if err != nil {
+					return fmt.Errorf("--expires: %w", err)
+				}
+				a.Expires = &t
 			}
-			a.Expires = &t
-		}
-		return e.onSupplier(ctx, acct, name, *ref, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Supplier, error) {
-			return purchasing.SetApproval(ctx, tx, id, a)
+			return nil
+		}, func(ctx context.Context, st *store.Store) error {
+			return e.onSupplier(ctx, st, *ref, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Supplier, error) {
+				return purchasing.SetApproval(ctx, tx, id, a)
+			})
 		})
 	}
 }
 
 // supplierCertify records a supplier's certification.
 func supplierCertify(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("supplier certify")
-	if err != nil {
-		return err
-	}
-	acct := e.accountFlags(fs)
-	ref := fs.String("supplier", "", "supplier_code or id (required)")
-	scheme := fs.String("scheme", "", "SQF, BRC, GFSI, SSC22000, IFS, GLOBALGAP, PRIMUS, GFSCANADA, GAP, OTHER, NONE (holds none), or empty: not recorded")
-	expiresOn := fs.String("expires-on", "", "date (YYYY-MM-DD) the certification expires")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *ref == "" {
-		return fmt.Errorf("supplier certify needs --supplier")
-	}
-	var c purchasing.Certification
-	if *scheme != "" {
-		s := supplier.CertificationScheme(*scheme)
-		c.Scheme = &s
-	}
-	if *expiresOn != "" {
-		t, err := time.Parse(time.DateOnly, *expiresOn)
-		if err != nil {
-			return fmt.Errorf("--expires-on must be a date such as 2027-01-31: %w", err)
+	c := e.command("supplier certify", needs{org: inAccount, required: []string{"supplier"}})
+	ref := c.String("supplier", "", "supplier_code or id (required)")
+	scheme := c.String("scheme", "", "SQF, BRC, GFSI, SSC22000, IFS, GLOBALGAP, PRIMUS, GFSCANADA, GAP, OTHER, NONE (holds none), or empty: not recorded")
+	expiresOn := c.String("expires-on", "", "date (YYYY-MM-DD) the certification expires")
+	var cert purchasing.Certification
+	return c.run(ctx, args, func() error {
+		if *scheme != "" {
+			s := supplier.CertificationScheme(*scheme)
+			cert.Scheme = &s
 		}
-		c.ExpiresOn = &t
-	}
-	return e.onSupplier(ctx, acct, "supplier certify", *ref, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Supplier, error) {
-		return purchasing.SetCertification(ctx, tx, id, c)
+		if *expiresOn != "" {
+			t, err := time.Parse(time.DateOnly, *expiresOn)
+			if err != nil {
+				return fmt.Errorf("--expires-on must be a date such as 2027-01-31: %w", err)
+			}
+			cert.ExpiresOn = &t
+		}
+		return nil
+	}, func(ctx context.Context, st *store.Store) error {
+		return e.onSupplier(ctx, st, *ref, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Supplier, error) {
+			return purchasing.SetCertification(ctx, tx, id, cert)
+		})
 	})
 }
 
 // onSupplier runs change on the supplier named by ref (a code, or an id) in
-// one transaction of the account and prints the supplier.
-func (e *env) onSupplier(ctx context.Context, acct accountFlags, name, ref string, change func(context.Context, *ent.Tx, int) (*ent.Supplier, error)) error {
-	ctx, st, err := acct.open(ctx, e, name)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+// one transaction of the account of ctx and prints the supplier.
+func (e *env) onSupplier(ctx context.Context, st *store.Store, ref string, change func(context.Context, *ent.Tx, int) (*ent.Supplier, error)) error {
 	var s *ent.Supplier
-	err = ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
+	err := ent.RunInTx(ctx, st.Client, func(tx *ent.Tx) error {
 		id, err := tx.Supplier.Query().Where(supplier.SupplierCode(ref)).OnlyID(ctx)
 		if ent.IsNotFound(err) {
 			if n, convErr := strconv.Atoi(ref); convErr == nil {

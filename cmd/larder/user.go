@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/config"
@@ -28,19 +29,17 @@ func init() {
 // consoleFlags are the options of the commands that print console links.
 var consoleFlags = []config.Options{config.Admin, config.Console, {"addr"}}
 
-// userOrg is the organization a command acts for on person id: org when
-// given (the person must then belong to it), else the person's own, since
-// the CLI may act on any organization.
-func userOrg(ctx context.Context, st *store.Store, org, id int) (int, error) {
-	if org != 0 {
-		return org, nil
-	}
-	o, err := people.UserOrganization(ctx, st.Client, id)
-	if err != nil {
-		return 0, userErr(id, err)
-	}
-	return o, nil
-}
+// person is the person a command acts on, by --user; without --org, the
+// command acts for the person's own organization, since the CLI may act on
+// any organization.
+var person = record{flag: "user", usage: "id of the person (required)", what: "person",
+	org: func(ctx context.Context, c *ent.Client, id int) (int, error) {
+		o, err := people.UserOrganization(ctx, c, id)
+		if err != nil {
+			return 0, userErr(id, err)
+		}
+		return o, nil
+	}}
 
 // userErr names the person an error is about.
 func userErr(id int, err error) error {
@@ -54,82 +53,56 @@ func userErr(id int, err error) error {
 func (e *env) link(l people.Link) string { return e.cfg.ConsoleBase() + people.LinkPath(l.Token) }
 
 func userInvite(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("user invite", consoleFlags...)
-	if err != nil {
+	c := e.command("user invite", needs{opts: consoleFlags, org: forOrg, required: []string{"email", "role"}, store: true})
+	email := c.String("email", "", "the person's e-mail address, their sign-in name (required)")
+	roleFlag := c.String("role", "", "admin, developer, operator or viewer (required)")
+	var role people.Role
+	return c.run(ctx, args, func() (err error) {
+		role, err = people.ParseRole(*roleFlag)
 		return err
-	}
-	org := fs.Int("org", 0, "organization id (required)")
-	email := fs.String("email", "", "the person's e-mail address, their sign-in name (required)")
-	roleFlag := fs.String("role", "", "admin, developer, operator or viewer (required)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *org == 0 || *email == "" || *roleFlag == "" {
-		return fmt.Errorf("user invite needs --org, --email and --role")
-	}
-	role, err := people.ParseRole(*roleFlag)
-	if err != nil {
-		return err
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	p, l, err := people.New(st.Client, people.Options{}).Invite(audit.WithActor(ctx, e.cfg.Actor), *org, *email, role)
-	if errors.Is(err, people.ErrNotFound) {
-		return fmt.Errorf("organization %d does not exist", *org)
-	}
-	if err != nil {
-		return err
-	}
-	link := e.link(l)
-	return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role), "link": link},
-		fmt.Sprintf("user %d (%s, %s) is invited; their one-time link, valid until %s:\n%s",
-			p.ID, p.Email, p.Role, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+	}, func(ctx context.Context, st *store.Store) error {
+		p, l, err := people.New(st.Client, people.Options{}).Invite(audit.WithActor(ctx, e.cfg.Actor), c.org, *email, role)
+		if errors.Is(err, people.ErrNotFound) {
+			return fmt.Errorf("organization %d does not exist", c.org)
+		}
+		if err != nil {
+			return err
+		}
+		link := e.link(l)
+		return e.print(map[string]any{"id": p.ID, "email": p.Email, "role": string(p.Role), "link": link},
+			fmt.Sprintf("user %d (%s, %s) is invited; their one-time link, valid until %s:\n%s",
+				p.ID, p.Email, p.Role, l.ExpiresAt.UTC().Format(time.RFC3339), link))
+	})
 }
 
 func userList(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("user list")
-	if err != nil {
-		return err
-	}
-	org := fs.Int("org", 0, "organization id (required)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *org == 0 {
-		return fmt.Errorf("user list needs --org")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ps, err := people.New(st.Client, people.Options{}).List(ctx, *org)
-	if errors.Is(err, people.ErrNotFound) {
-		return fmt.Errorf("organization %d does not exist", *org)
-	}
-	if err != nil {
-		return err
-	}
-	if e.json {
-		users := make([]map[string]any, len(ps))
-		for i, p := range ps {
-			users[i] = map[string]any{
-				"id": p.ID, "email": p.Email, "role": string(p.Role), "active": p.Active,
-				"second_factor": p.SecondFactor, "created_at": p.CreatedAt.UTC(), "last_sign_in_at": p.LastSignInAt,
-			}
+	c := e.command("user list", needs{org: forOrg, store: true})
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		ps, err := people.New(st.Client, people.Options{}).List(ctx, c.org)
+		if errors.Is(err, people.ErrNotFound) {
+			return fmt.Errorf("organization %d does not exist", c.org)
 		}
-		return e.print(map[string]any{"users": users}, "")
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tACTIVE\tSECOND FACTOR\tINVITED\tLAST SIGN-IN")
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Email, p.Role, yesNo(p.Active), yesNo(p.SecondFactor),
-			p.CreatedAt.UTC().Format("2006-01-02 15:04"), when(p.LastSignInAt))
-	}
-	return tw.Flush()
+		if err != nil {
+			return err
+		}
+		if e.json {
+			users := make([]map[string]any, len(ps))
+			for i, p := range ps {
+				users[i] = map[string]any{
+					"id": p.ID, "email": p.Email, "role": string(p.Role), "active": p.Active,
+					"second_factor": p.SecondFactor, "created_at": p.CreatedAt.UTC(), "last_sign_in_at": p.LastSignInAt,
+				}
+			}
+			return e.print(map[string]any{"users": users}, "")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tACTIVE\tSECOND FACTOR\tINVITED\tLAST SIGN-IN")
+		for _, p := range ps {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Email, p.Role, yesNo(p.Active), yesNo(p.SecondFactor),
+				p.CreatedAt.UTC().Format("2006-01-02 15:04"), when(p.LastSignInAt))
+		}
+		return tw.Flush()
+	})
 }
 
 // yesNo formats a flag for a table.
@@ -141,43 +114,21 @@ func yesNo(b bool) string {
 }
 
 // onUser runs a command that acts on one person (--user, and --org when
-// given): it parses the flags (more adds the command's own and returns the
-// check to run on them once parsed), opens the database, finds the
-// organization and calls act with a context naming the actor.
+// given): more adds the command's own flags and returns the check to run on
+// them once parsed; act is called with a context naming the actor.
 func onUser(ctx context.Context, e *env, name string, opts []config.Options, args []string,
 	more func(*flag.FlagSet) func() error, act func(ctx context.Context, svc *people.Service, orgID, id int) error) error {
-	fs, err := e.flags(name, opts...)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("user", 0, "id of the person (required)")
-	org := orgFlag(fs, "person")
-	check := func() error { return nil }
+	c := e.command(name, needs{opts: opts, org: forRecord, record: person})
+	var check func() error
 	if more != nil {
-		check = more(fs)
+		check = more(c.FlagSet)
 	}
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("%s needs --user", name)
-	}
-	if err := check(); err != nil {
-		return err
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := userOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	if err := act(audit.WithActor(ctx, e.cfg.Actor), people.New(st.Client, people.Options{}), orgID, *id); err != nil {
-		return userErr(*id, err)
-	}
-	return nil
+	return c.run(ctx, args, check, func(ctx context.Context, st *store.Store) error {
+		if err := act(audit.WithActor(ctx, e.cfg.Actor), people.New(st.Client, people.Options{}), c.org, c.id); err != nil {
+			return userErr(c.id, err)
+		}
+		return nil
+	})
 }
 
 func userSetRole(ctx context.Context, e *env, args []string) error {

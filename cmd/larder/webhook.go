@@ -14,7 +14,6 @@ import (
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/internal/webhooks"
-	"larder.dev/larder/policy"
 )
 
 func init() {
@@ -122,151 +121,90 @@ func parseEvents(v string) ([]string, error) {
 }
 
 func webhookCreate(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook create", config.Webhooks, config.Admin)
-	if err != nil {
-		return err
-	}
-	org := fs.Int("org", 0, "organization id (required)")
-	envName := fs.String("env", "", "live or test (required)")
-	u := fs.String("url", "", "HTTPS URL receiving the events (required)")
-	email := fs.String("email", "", "the owner's e-mail, told when the endpoint is disabled for failing")
-	desc := fs.String("description", "", "a label")
-	events := fs.String("events", "", "comma-separated event types the endpoint receives (default: every type; a ping always reaches it)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *org == 0 || *envName == "" || *u == "" {
-		return fmt.Errorf("webhook create needs --org, --env and --url")
-	}
-	environment := policy.Environment(*envName)
-	if environment != policy.Live && environment != policy.Test {
-		return fmt.Errorf("--env must be live or test, not %q", *envName)
-	}
+	c := e.command("webhook create", needs{opts: []config.Options{config.Webhooks, config.Admin}, org: forOrgEnv, required: []string{"url"}, store: true})
+	u := c.String("url", "", "HTTPS URL receiving the events (required)")
+	email := c.String("email", "", "the owner's e-mail, told when the endpoint is disabled for failing")
+	desc := c.String("description", "", "a label")
+	events := c.String("events", "", "comma-separated event types the endpoint receives (default: every type; a ping always reaches it)")
 	var types []string
-	if *events != "" {
-		if types, err = parseEvents(*events); err != nil {
+	return c.run(ctx, args, func() (err error) {
+		if *events != "" {
+			types, err = parseEvents(*events)
+		}
+		return err
+	}, func(ctx context.Context, st *store.Store) error {
+		ep, err := e.registry(st).Create(audit.WithActor(ctx, e.cfg.Actor), c.org, c.env, *u, *email, *desc, types)
+		if err != nil {
 			return err
 		}
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ep, err := e.registry(st).Create(audit.WithActor(ctx, e.cfg.Actor), *org, environment, *u, *email, *desc, types)
-	if err != nil {
-		return err
-	}
-	out := endpointJSON(ep, *envName)
-	out["secret"] = ep.Secret
-	return e.print(out, fmt.Sprintf("webhook endpoint %d (%s) %s\nsigning secret: %s\nThis is the only time the secret is shown; store it now.",
-		ep.ID, *envName, ep.URL, ep.Secret))
+		out := endpointJSON(ep, string(c.env))
+		out["secret"] = ep.Secret
+		return e.print(out, fmt.Sprintf("webhook endpoint %d (%s) %s\nsigning secret: %s\nThis is the only time the secret is shown; store it now.",
+			ep.ID, c.env, ep.URL, ep.Secret))
+	})
 }
 
 func webhookList(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook list", config.Webhooks)
-	if err != nil {
-		return err
-	}
-	org := fs.Int("org", 0, "organization id (required)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *org == 0 {
-		return fmt.Errorf("webhook list needs --org")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	r := e.registry(st)
-	eps, err := r.List(ctx, *org)
-	if err != nil {
-		return err
-	}
-	health, err := r.Health(ctx, *org)
-	if err != nil {
-		return err
-	}
-	list := make([]map[string]any, len(eps))
-	for i, ep := range eps {
-		list[i] = endpointJSON(ep, string(ep.Edges.Account.Environment))
-		h := health[ep.ID]
-		list[i]["health"] = map[string]any{"state": h.State, "last_success_at": h.LastSuccessAt}
-	}
-	if e.json {
-		return e.print(map[string]any{"endpoints": list}, "")
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tHEALTH\tLAST SUCCESS\tEVENTS\tEMAIL\tDESCRIPTION")
-	for _, ep := range eps {
-		state := "yes"
-		if !ep.Enabled {
-			state = "no (" + string(*ep.DisabledReason) + ")"
+	c := e.command("webhook list", needs{opts: []config.Options{config.Webhooks}, org: forOrg, store: true})
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		r := e.registry(st)
+		eps, err := r.List(ctx, c.org)
+		if err != nil {
+			return err
 		}
-		h := health[ep.ID]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, h.State,
-			when(h.LastSuccessAt), eventTypesText(ep.EventTypes), ep.Email, ep.Description)
-	}
-	return tw.Flush()
+		health, err := r.Health(ctx, c.org)
+		if err != nil {
+			return err
+		}
+		list := make([]map[string]any, len(eps))
+		for i, ep := range eps {
+			list[i] = endpointJSON(ep, string(ep.Edges.Account.Environment))
+			h := health[ep.ID]
+			list[i]["health"] = map[string]any{"state": h.State, "last_success_at": h.LastSuccessAt}
+		}
+		if e.json {
+			return e.print(map[string]any{"endpoints": list}, "")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tENV\tURL\tENABLED\tHEALTH\tLAST SUCCESS\tEVENTS\tEMAIL\tDESCRIPTION")
+		for _, ep := range eps {
+			state := "yes"
+			if !ep.Enabled {
+				state = "no (" + string(*ep.DisabledReason) + ")"
+			}
+			h := health[ep.ID]
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.Edges.Account.Environment, ep.URL, state, h.State,
+				when(h.LastSuccessAt), eventTypesText(ep.EventTypes), ep.Email, ep.Description)
+		}
+		return tw.Flush()
+	})
 }
+
+// endpoint is the webhook endpoint a command acts on, by --endpoint; without
+// --org, the command acts for the endpoint's own organization, since the CLI
+// may act on any organization.
+var endpoint = record{flag: "endpoint", usage: "endpoint id (required)", what: "endpoint", org: webhooks.EndpointOrganization}
 
 // endpointCommand runs a one-endpoint command and prints the endpoint.
 func endpointCommand(ctx context.Context, e *env, args []string, name string,
 	extra func(flagSet) endpointAction) error {
-	fs, err := e.flags(name, config.Webhooks, config.Admin)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	org := orgFlag(fs, "endpoint")
-	act := extra(fs)
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("%s needs --endpoint", name)
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := endpointOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	ep, human, err := act(audit.WithActor(ctx, e.cfg.Actor), e.registry(st), orgID, *id)
-	if err != nil {
-		return err
-	}
-	if ep == nil {
-		return e.print(map[string]any{"id": *id, "deleted": true}, human)
-	}
-	return e.print(endpointJSON(ep, ""), human)
+	c := e.command(name, needs{opts: []config.Options{config.Webhooks, config.Admin}, org: forRecord, record: endpoint})
+	act := extra(c)
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		ep, human, err := act(audit.WithActor(ctx, e.cfg.Actor), e.registry(st), c.org, c.id)
+		if err != nil {
+			return err
+		}
+		if ep == nil {
+			return e.print(map[string]any{"id": c.id, "deleted": true}, human)
+		}
+		return e.print(endpointJSON(ep, ""), human)
+	})
 }
 
 // endpointAction acts on endpoint id of organization orgID, as the actor of
 // ctx, and returns the endpoint (nil when deleted) and what to tell a person.
 type endpointAction = func(ctx context.Context, r *webhooks.Registry, orgID, id int) (*ent.WebhookEndpoint, string, error)
-
-// orgFlag adds the --org flag of a command naming one record (what) by id.
-func orgFlag(fs interface {
-	Int(name string, value int, usage string) *int
-}, what string) *int {
-	return fs.Int("org", 0, "organization the "+what+" must belong to (default: the one it belongs to)")
-}
-
-// endpointOrg is the organization a command acts for on endpoint id: org when
-// given (the endpoint must then belong to it), else the endpoint's own, since
-// the CLI may act on any organization.
-func endpointOrg(ctx context.Context, st *store.Store, org, id int) (int, error) {
-	if org != 0 {
-		return org, nil
-	}
-	return webhooks.EndpointOrganization(ctx, st.Client, id)
-}
 
 // flagSet is what an endpoint command adds its flags to.
 type flagSet = interface {
@@ -342,36 +280,18 @@ func webhookDelete(ctx context.Context, e *env, args []string) error {
 }
 
 func webhookRotate(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook rotate-secret", config.Webhooks, config.Admin)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	org := orgFlag(fs, "endpoint")
-	grace := fs.Duration("grace", 24*time.Hour, "how long the old secret keeps signing too (0: stop at once)")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("webhook rotate-secret needs --endpoint")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := endpointOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	ep, err := e.registry(st).RotateSecret(audit.WithActor(ctx, e.cfg.Actor), orgID, *id, *grace)
-	if err != nil {
-		return err
-	}
-	out := endpointJSON(ep, "")
-	out["secret"] = ep.Secret
-	return e.print(out, fmt.Sprintf("webhook endpoint %d has a new signing secret: %s\nThis is the only time it is shown. The old secret also signs until %s.",
-		ep.ID, ep.Secret, when(ep.PreviousSecretExpiresAt)))
+	c := e.command("webhook rotate-secret", needs{opts: []config.Options{config.Webhooks, config.Admin}, org: forRecord, record: endpoint})
+	grace := c.Duration("grace", 24*time.Hour, "how long the old secret keeps signing too (0: stop at once)")
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		ep, err := e.registry(st).RotateSecret(audit.WithActor(ctx, e.cfg.Actor), c.org, c.id, *grace)
+		if err != nil {
+			return err
+		}
+		out := endpointJSON(ep, "")
+		out["secret"] = ep.Secret
+		return e.print(out, fmt.Sprintf("webhook endpoint %d has a new signing secret: %s\nThis is the only time it is shown. The old secret also signs until %s.",
+			ep.ID, ep.Secret, when(ep.PreviousSecretExpiresAt)))
+	})
 }
 
 // attemptJSON is one attempt of the log.
@@ -406,204 +326,168 @@ func outcome(a *ent.WebhookAttempt) string {
 }
 
 func webhookDeliveries(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook deliveries", config.Webhooks)
-	if err != nil {
+	c := e.command("webhook deliveries", needs{opts: []config.Options{config.Webhooks}, org: forRecord, record: endpoint})
+	evt := c.String("event", "", "only this event (evt_…)")
+	outcomeName := c.String("outcome", "", "only deliveries that succeeded, failed (attempted, never a 2xx) or are pending (not attempted yet)")
+	typ := c.String("type", "", "only events of this type")
+	before := c.Int("before", 0, "only deliveries older than this delivery id (the last of the previous page)")
+	limit := c.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent deliveries shown (at most %d)", webhooks.MaxPage))
+	var f webhooks.DeliveryFilter
+	return c.run(ctx, args, func() (err error) {
+		if *limit < 1 || *limit > webhooks.MaxPage {
+			return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
+		}
+		f = webhooks.DeliveryFilter{EventID: *evt, Type: *typ, Before: *before, Limit: *limit}
+		if *outcomeName != "" {
+			f.Outcome, err = webhooks.ParseOutcome(*outcomeName)
+		}
 		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	org := orgFlag(fs, "endpoint")
-	evt := fs.String("event", "", "only this event (evt_…)")
-	outcomeName := fs.String("outcome", "", "only deliveries that succeeded, failed (attempted, never a 2xx) or are pending (not attempted yet)")
-	typ := fs.String("type", "", "only events of this type")
-	before := fs.Int("before", 0, "only deliveries older than this delivery id (the last of the previous page)")
-	limit := fs.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent deliveries shown (at most %d)", webhooks.MaxPage))
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("webhook deliveries needs --endpoint")
-	}
-	if *limit < 1 || *limit > webhooks.MaxPage {
-		return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
-	}
-	f := webhooks.DeliveryFilter{EventID: *evt, Type: *typ, Before: *before, Limit: *limit}
-	if *outcomeName != "" {
-		if f.Outcome, err = webhooks.ParseOutcome(*outcomeName); err != nil {
+	}, func(ctx context.Context, st *store.Store) error {
+		ds, err := e.registry(st).Deliveries(ctx, c.org, c.id, f)
+		if err != nil {
 			return err
 		}
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := endpointOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	ds, err := e.registry(st).Deliveries(ctx, orgID, *id, f)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		list := make([]map[string]any, len(ds))
-		for i, d := range ds {
-			atts := make([]map[string]any, len(d.Attempts))
-			for j, a := range d.Attempts {
-				atts[j] = attemptJSON(a)
+		if e.json {
+			list := make([]map[string]any, len(ds))
+			for i, d := range ds {
+				atts := make([]map[string]any, len(d.Attempts))
+				for j, a := range d.Attempts {
+					atts[j] = attemptJSON(a)
+				}
+				list[i] = map[string]any{
+					"id": d.ID, "event_id": d.Event.EventID, "type": d.Event.Type, "status": string(d.Status),
+					"outcome": string(d.Outcome), "attempt_count": d.AttemptCount, "next_attempt_at": d.NextAttemptAt,
+					"created_at": d.CreatedAt, "finished_at": d.FinishedAt, "attempts": atts,
+				}
 			}
-			list[i] = map[string]any{
-				"id": d.ID, "event_id": d.Event.EventID, "type": d.Event.Type, "status": string(d.Status),
-				"outcome": string(d.Outcome), "attempt_count": d.AttemptCount, "next_attempt_at": d.NextAttemptAt,
-				"created_at": d.CreatedAt, "finished_at": d.FinishedAt, "attempts": atts,
+			return e.print(map[string]any{"deliveries": list}, "")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DELIVERY\tEVENT\tTYPE\tOUTCOME\tATTEMPTS\tLAST\tNEXT")
+		for _, d := range ds {
+			last := "-"
+			if n := len(d.Attempts); n > 0 {
+				last = outcome(d.Attempts[n-1])
 			}
+			next := "-"
+			if d.Status == "pending" {
+				next = d.NextAttemptAt.UTC().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event.EventID, d.Event.Type, d.Outcome, len(d.Attempts), last, next)
 		}
-		return e.print(map[string]any{"deliveries": list}, "")
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DELIVERY\tEVENT\tTYPE\tOUTCOME\tATTEMPTS\tLAST\tNEXT")
-	for _, d := range ds {
-		last := "-"
-		if n := len(d.Attempts); n > 0 {
-			last = outcome(d.Attempts[n-1])
-		}
-		next := "-"
-		if d.Status == "pending" {
-			next = d.NextAttemptAt.UTC().Format("2006-01-02 15:04")
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.Event.EventID, d.Event.Type, d.Outcome, len(d.Attempts), last, next)
-	}
-	return tw.Flush()
+		return tw.Flush()
+	})
 }
 
 // webhookResend posts one delivery again now (--delivery), or queues every
 // failed delivery of an endpoint since a time (--endpoint, --failed-since)
 // for the server's dispatcher.
 func webhookResend(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook resend", config.Webhooks, config.Admin)
-	if err != nil {
-		return err
-	}
-	delID := fs.Int("delivery", 0, "the delivery to post again now")
-	epID := fs.Int("endpoint", 0, "the endpoint whose failed deliveries are queued again (with --failed-since)")
-	since := fs.String("failed-since", "", "queue the failed deliveries created at or after this time (RFC 3339)")
-	org := orgFlag(fs, "delivery or endpoint")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	ctx = audit.WithActor(ctx, e.cfg.Actor)
-	switch {
-	case *delID != 0 && (*epID != 0 || *since != ""):
-		return fmt.Errorf("webhook resend takes --delivery, or --endpoint with --failed-since, not both")
-	case *delID == 0 && (*epID == 0 || *since == ""):
-		return fmt.Errorf("webhook resend needs --delivery, or --endpoint with --failed-since")
-	}
+	c := e.command("webhook resend", needs{opts: []config.Options{config.Webhooks, config.Admin}, store: true})
+	delID := c.Int("delivery", 0, "the delivery to post again now")
+	epID := c.Int("endpoint", 0, "the endpoint whose failed deliveries are queued again (with --failed-since)")
+	since := c.String("failed-since", "", "queue the failed deliveries created at or after this time (RFC 3339)")
+	org := orgFlag(c, "delivery or endpoint")
 	var from time.Time
-	if *since != "" {
-		if from, err = time.Parse(time.RFC3339, *since); err != nil {
-			return fmt.Errorf("--failed-since must be an RFC 3339 time (2006-01-02T15:04:05Z): %w", err)
+	return c.run(ctx, args, func() (err error) {
+		switch {
+		case *delID != 0 && (*epID != 0 || *since != ""):
+			return fmt.Errorf("webhook resend takes --delivery, or --endpoint with --failed-since, not both")
+		case *delID == 0 && (*epID == 0 || *since == ""):
+			return fmt.Errorf("webhook resend needs --delivery, or --endpoint with --failed-since")
 		}
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if *epID != 0 {
-		orgID, err := endpointOrg(ctx, st, *org, *epID)
+		if *since != "" {
+			if from, err = time.Parse(time.RFC3339, *since); err != nil {
+				return fmt.Errorf("--failed-since must be an RFC 3339 time (2006-01-02T15:04:05Z): %w", err)
+			}
+		}
+		return nil
+	}, func(ctx context.Context, st *store.Store) error {
+		ctx = audit.WithActor(ctx, e.cfg.Actor)
+		if *epID != 0 {
+			orgID := *org
+			if orgID == 0 {
+				var err error
+				if orgID, err = webhooks.EndpointOrganization(ctx, st.Client, *epID); err != nil {
+					return err
+				}
+			}
+			n, err := e.registry(st).ResendFailed(ctx, orgID, *epID, from)
+			if err != nil {
+				return err
+			}
+			return e.print(map[string]any{"endpoint_id": *epID, "failed_since": from.UTC(), "queued": n},
+				fmt.Sprintf("%d failed deliveries of endpoint %d queued for the dispatcher", n, *epID))
+		}
+		orgID := *org
+		if orgID == 0 {
+			var err error
+			if orgID, err = webhooks.DeliveryOrganization(ctx, st.Client, *delID); err != nil {
+				return err
+			}
+		}
+		d, err := e.dispatcher(st, nil)
 		if err != nil {
 			return err
 		}
-		n, err := e.registry(st).ResendFailed(ctx, orgID, *epID, from)
+		a, err := d.Resend(ctx, orgID, *delID)
 		if err != nil {
 			return err
 		}
-		return e.print(map[string]any{"endpoint_id": *epID, "failed_since": from.UTC(), "queued": n},
-			fmt.Sprintf("%d failed deliveries of endpoint %d queued for the dispatcher", n, *epID))
-	}
-	orgID := *org
-	if orgID == 0 {
-		if orgID, err = webhooks.DeliveryOrganization(ctx, st.Client, *delID); err != nil {
-			return err
-		}
-	}
-	d, err := e.dispatcher(st, nil)
-	if err != nil {
-		return err
-	}
-	a, err := d.Resend(ctx, orgID, *delID)
-	if err != nil {
-		return err
-	}
-	out := attemptJSON(a)
-	out["delivery_id"] = *delID
-	return e.print(out, fmt.Sprintf("delivery %d resent: %s", *delID, outcome(a)))
+		out := attemptJSON(a)
+		out["delivery_id"] = *delID
+		return e.print(out, fmt.Sprintf("delivery %d resent: %s", *delID, outcome(a)))
+	})
 }
 
 // eventList prints the events of an organization's account, newest first,
 // with where each was delivered.
 func eventList(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("event list")
-	if err != nil {
-		return err
-	}
-	org := fs.Int("org", 0, "organization id (required)")
-	envName := fs.String("env", "", "live or test (required)")
-	typ := fs.String("type", "", "only events of this type")
-	resource := fs.String("resource", "", "only events about records of this type, or about one record (TYPE:ID)")
-	before := fs.String("before", "", "only events older than this one (evt_…, the last of the previous page)")
-	limit := fs.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent events shown (at most %d)", webhooks.MaxPage))
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *org == 0 || *envName == "" {
-		return fmt.Errorf("event list needs --org and --env")
-	}
-	environment := policy.Environment(*envName)
-	if environment != policy.Live && environment != policy.Test {
-		return fmt.Errorf("--env must be live or test, not %q", *envName)
-	}
-	if *limit < 1 || *limit > webhooks.MaxPage {
-		return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
-	}
-	f := webhooks.EventFilter{Type: *typ, Before: *before, Limit: *limit}
-	f.ResourceType, f.ResourceID, _ = strings.Cut(*resource, ":")
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rows, err := webhooks.Events(ctx, st.Client, *org, environment, f)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		list := make([]map[string]any, len(rows))
-		for i, r := range rows {
-			recv := make([]map[string]any, len(r.Receivers))
-			for j, rc := range r.Receivers {
-				recv[j] = map[string]any{"endpoint_id": rc.EndpointID, "url": rc.URL, "delivery_id": rc.DeliveryID,
-					"outcome": string(rc.Outcome), "attempts": rc.Attempts, "last_attempt_at": rc.LastAttemptAt}
-			}
-			list[i] = map[string]any{"event_id": r.EventID, "type": r.Type, "resource_type": r.ResourceType,
-				"resource_id": r.ResourceID, "created_at": r.CreatedAt, "envelope": r.Envelope, "receivers": recv}
+	c := e.command("event list", needs{org: forOrgEnv, store: true})
+	typ := c.String("type", "", "only events of this type")
+	resource := c.String("resource", "", "only events about records of this type, or about one record (TYPE:ID)")
+	before := c.String("before", "", "only events older than this one (evt_…, the last of the previous page)")
+	limit := c.Int("limit", webhooks.DefaultPage, fmt.Sprintf("most recent events shown (at most %d)", webhooks.MaxPage))
+	return c.run(ctx, args, func() error {
+		if *limit < 1 || *limit > webhooks.MaxPage {
+			return fmt.Errorf("--limit must be 1 to %d", webhooks.MaxPage)
 		}
-		return e.print(map[string]any{"events": list}, "")
-	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVENT\tCREATED\tTYPE\tRESOURCE\tRECEIVERS")
-	for _, r := range rows {
-		recv := "-"
-		if len(r.Receivers) > 0 {
-			parts := make([]string, len(r.Receivers))
-			for j, rc := range r.Receivers {
-				parts[j] = fmt.Sprintf("%d:%s", rc.EndpointID, rc.Outcome)
-			}
-			recv = strings.Join(parts, " ")
+		return nil
+	}, func(ctx context.Context, st *store.Store) error {
+		f := webhooks.EventFilter{Type: *typ, Before: *before, Limit: *limit}
+		f.ResourceType, f.ResourceID, _ = strings.Cut(*resource, ":")
+		rows, err := webhooks.Events(ctx, st.Client, c.org, c.env, f)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s:%d\t%s\n", r.EventID, r.CreatedAt.UTC().Format(time.RFC3339), r.Type, r.ResourceType, r.ResourceID, recv)
-	}
-	return tw.Flush()
+		if e.json {
+			list := make([]map[string]any, len(rows))
+			for i, r := range rows {
+				recv := make([]map[string]any, len(r.Receivers))
+				for j, rc := range r.Receivers {
+					recv[j] = map[string]any{"endpoint_id": rc.EndpointID, "url": rc.URL, "delivery_id": rc.DeliveryID,
+						"outcome": string(rc.Outcome), "attempts": rc.Attempts, "last_attempt_at": rc.LastAttemptAt}
+				}
+				list[i] = map[string]any{"event_id": r.EventID, "type": r.Type, "resource_type": r.ResourceType,
+					"resource_id": r.ResourceID, "created_at": r.CreatedAt, "envelope": r.Envelope, "receivers": recv}
+			}
+			return e.print(map[string]any{"events": list}, "")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "EVENT\tCREATED\tTYPE\tRESOURCE\tRECEIVERS")
+		for _, r := range rows {
+			recv := "-"
+			if len(r.Receivers) > 0 {
+				parts := make([]string, len(r.Receivers))
+				for j, rc := range r.Receivers {
+					parts[j] = fmt.Sprintf("%d:%s", rc.EndpointID, rc.Outcome)
+				}
+				recv = strings.Join(parts, " ")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s:%d\t%s\n", r.EventID, r.CreatedAt.UTC().Format(time.RFC3339), r.Type, r.ResourceType, r.ResourceID, recv)
+		}
+		return tw.Flush()
+	})
 }
 
 // webhookPing queues a ping for the dispatcher of the server (serve or
@@ -611,132 +495,88 @@ func eventList(ctx context.Context, e *env, args []string) error {
 // its outcome: a ping that failed, or that nobody sent within --wait, is an
 // error.
 func webhookPing(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook ping", config.Webhooks)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	org := orgFlag(fs, "endpoint")
-	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the server's dispatcher to send the ping and the endpoint to answer")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("webhook ping needs --endpoint")
-	}
-	if *wait <= 0 {
-		return fmt.Errorf("--wait must be positive")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := endpointOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	r := e.registry(st)
-	ev, del, err := r.Ping(ctx, orgID, *id)
-	if err != nil {
-		return err
-	}
-	wctx, cancel := context.WithTimeout(ctx, *wait)
-	defer cancel()
-	a, err := r.WaitPing(wctx, orgID, del.ID, 100*time.Millisecond)
-	if err != nil {
-		if e.json {
-			status := "sending" // claimed, not answered in time
-			if errors.Is(err, webhooks.ErrPingNotSent) {
-				status = "not_sent"
-			}
-			_ = e.print(map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": false, "status": status}, "")
+	c := e.command("webhook ping", needs{opts: []config.Options{config.Webhooks}, org: forRecord, record: endpoint})
+	wait := c.Duration("wait", 30*time.Second, "how long to wait for the server's dispatcher to send the ping and the endpoint to answer")
+	return c.run(ctx, args, func() error {
+		if *wait <= 0 {
+			return fmt.Errorf("--wait must be positive")
 		}
-		return fmt.Errorf("ping %s of endpoint %d: %w", ev.EventID, *id, err)
-	}
-	status := "failed"
-	if a.Success {
-		status = "succeeded"
-	}
-	out := map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": a.Success, "status": status, "attempt": attemptJSON(a)}
-	if a.ResponseStatus != nil {
-		out["response_status"] = *a.ResponseStatus
-	}
-	if err := e.print(out, fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a))); err != nil {
-		return err
-	}
-	if !a.Success {
-		return fmt.Errorf("ping %s of endpoint %d failed: %s", ev.EventID, *id, outcome(a))
-	}
-	return nil
+		return nil
+	}, func(ctx context.Context, st *store.Store) error {
+		r := e.registry(st)
+		ev, del, err := r.Ping(ctx, c.org, c.id)
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, *wait)
+		defer cancel()
+		a, err := r.WaitPing(wctx, c.org, del.ID, 100*time.Millisecond)
+		if err != nil {
+			if e.json {
+				status := "sending" // claimed, not answered in time
+				if errors.Is(err, webhooks.ErrPingNotSent) {
+					status = "not_sent"
+				}
+				_ = e.print(map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": false, "status": status}, "")
+			}
+			return fmt.Errorf("ping %s of endpoint %d: %w", ev.EventID, c.id, err)
+		}
+		status := "failed"
+		if a.Success {
+			status = "succeeded"
+		}
+		out := map[string]any{"event_id": ev.EventID, "delivery_id": del.ID, "success": a.Success, "status": status, "attempt": attemptJSON(a)}
+		if a.ResponseStatus != nil {
+			out["response_status"] = *a.ResponseStatus
+		}
+		if err := e.print(out, fmt.Sprintf("ping %s: %s", ev.EventID, outcome(a))); err != nil {
+			return err
+		}
+		if !a.Success {
+			return fmt.Errorf("ping %s of endpoint %d failed: %s", ev.EventID, c.id, outcome(a))
+		}
+		return nil
+	})
 }
 
 func webhookListen(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook listen", config.Webhooks)
-	if err != nil {
-		return err
-	}
-	id := fs.Int("endpoint", 0, "endpoint id (required)")
-	org := orgFlag(fs, "endpoint")
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	if *id == 0 {
-		return fmt.Errorf("webhook listen needs --endpoint")
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	orgID, err := endpointOrg(ctx, st, *org, *id)
-	if err != nil {
-		return err
-	}
-	r := e.registry(st)
-	if _, err := r.Get(ctx, orgID, *id); err != nil {
-		return err
-	}
-	if !e.json {
-		fmt.Fprintf(e.stdout, "listening to endpoint %d; interrupt to stop\n", *id)
-	}
-	return webhooks.Listen(ctx, st.Client, orgID, *id, e.cfg.WebhookPollInterval, func(a webhooks.Attempt) error {
-		if e.json {
-			m := attemptJSON(a.WebhookAttempt)
-			m["delivery_id"], m["event_id"], m["type"] = a.DeliveryID, a.EventID, a.Type
-			return e.print(m, "")
+	c := e.command("webhook listen", needs{opts: []config.Options{config.Webhooks}, org: forRecord, record: endpoint})
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		if _, err := e.registry(st).Get(ctx, c.org, c.id); err != nil {
+			return err
 		}
-		_, err := fmt.Fprintf(e.stdout, "%s  %-8s %s %s delivery %d: %s (%d ms)\n%s\n",
-			a.AttemptedAt.UTC().Format(time.RFC3339), a.Trigger, a.EventID, a.Type, a.DeliveryID, outcome(a.WebhookAttempt), a.DurationMs,
-			strings.TrimSpace(a.RequestBody))
-		return err
+		if !e.json {
+			fmt.Fprintf(e.stdout, "listening to endpoint %d; interrupt to stop\n", c.id)
+		}
+		return webhooks.Listen(ctx, st.Client, c.org, c.id, e.cfg.WebhookPollInterval, func(a webhooks.Attempt) error {
+			if e.json {
+				m := attemptJSON(a.WebhookAttempt)
+				m["delivery_id"], m["event_id"], m["type"] = a.DeliveryID, a.EventID, a.Type
+				return e.print(m, "")
+			}
+			_, err := fmt.Fprintf(e.stdout, "%s  %-8s %s %s delivery %d: %s (%d ms)\n%s\n",
+				a.AttemptedAt.UTC().Format(time.RFC3339), a.Trigger, a.EventID, a.Type, a.DeliveryID, outcome(a.WebhookAttempt), a.DurationMs,
+				strings.TrimSpace(a.RequestBody))
+			return err
+		})
 	})
 }
 
 func webhookWorker(ctx context.Context, e *env, args []string) error {
-	fs, err := e.flags("webhook worker", config.Webhooks, config.Options{"db-max-conns"})
-	if err != nil {
-		return err
-	}
-	if _, err := e.parse(fs, args); err != nil {
-		return err
-	}
-	st, _, err := e.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	d, err := e.dispatcher(st, nil)
-	if err != nil {
-		return err
-	}
-	stopRetention := startRetention(ctx, e, webhookRetention(st))
-	defer stopRetention()
-	if !e.json {
-		fmt.Fprintln(e.stdout, "webhook dispatcher running; interrupt to stop")
-	}
-	d.Run(ctx)
-	return nil
+	c := e.command("webhook worker", needs{opts: []config.Options{config.Webhooks, {"db-max-conns"}}, store: true})
+	return c.run(ctx, args, nil, func(ctx context.Context, st *store.Store) error {
+		d, err := e.dispatcher(st, nil)
+		if err != nil {
+			return err
+		}
+		stopRetention := startRetention(ctx, e, webhookRetention(st))
+		defer stopRetention()
+		if !e.json {
+			fmt.Fprintln(e.stdout, "webhook dispatcher running; interrupt to stop")
+		}
+		d.Run(ctx)
+		return nil
+	})
 }
 
 // startWebhooks runs the dispatcher of serve on a small pool of its own, so it

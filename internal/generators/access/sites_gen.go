@@ -4,7 +4,7 @@ package access
 
 // Sites are the functions that go around the privacy policies (FindSites).
 var Sites = []Site{
-	{Kind: "system viewer", File: "cmd/larder/product.go", Function: "accountFlags.open", Why: "an app command finds the account it acts for before it has an account context."},
+	{Kind: "system viewer", File: "cmd/larder/command.go", Function: "invocation.account", Why: "an app command finds the account it acts for before it has an account context."},
 	{Kind: "system viewer", File: "cmd/larder/serve.go", Function: "createDemo", Why: "whether any organization exists decides the demo; organizations are system-only."},
 	{Kind: "system viewer", File: "console/act.go", Function: "Server.act", Why: "the audit history is system-only; the record is written in the decision's transaction, naming the person of ctx."},
 	{Kind: "system viewer", File: "hooks/outbox.go", Function: "outbox.emit", Why: "events go to the outbox, which is system-only (the dispatcher reads every account's)."},
