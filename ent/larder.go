@@ -1976,6 +1976,26 @@ var uniqueIndexes = map[string][]string{
 // UniqueColumns returns the columns of the unique index name.
 func UniqueColumns(name string) []string { return uniqueIndexes[name] }
 
+// uniqueConflicts are the answers the schema declares (annotate.Conflict) to
+// a violation of a unique index, by the name PostgreSQL reports in one.
+var uniqueConflicts = map[string]struct {
+	code           problem.Code
+	field, message string
+}{
+	"shipping_addresses_one_default": {"DEFAULT_ADDRESS_EXISTS", "is_default", "The customer has a default shipping address already; set its is_default to false first."},
+}
+
+// UniqueConflict returns the answer the schema declares to a violation of
+// the unique index name: a 409 with its own code, naming a field; false when
+// it declares none (the answer is then a DUPLICATE).
+func UniqueConflict(name string) (*problem.Error, bool) {
+	c, ok := uniqueConflicts[name]
+	if !ok {
+		return nil, false
+	}
+	return problem.Conflict(c.code, c.field, c.message), true
+}
+
 // EventResource describes how a type is reported in webhook events.
 type EventResource struct {
 	// Name is the resource name of the event types, e.g. "unit_of_measure".

@@ -1,11 +1,14 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
+	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -203,22 +206,23 @@ func paramMessage(op, name string, err error) string {
 	if errors.As(err, &v) && len(v.Fields) > 0 {
 		return fieldMessage(op, validate.FieldError{Name: name, Error: v.Fields[0].Error})
 	}
-	if errors.Is(err, validate.ErrFieldRequired) || strings.Contains(err.Error(), "field required") ||
-		strings.HasSuffix(err.Error(), "not set") {
+	if errors.Is(err, validate.ErrFieldRequired) || paramNotSet(err) {
 		return "is required"
 	}
 	return fieldMessage(op, validate.FieldError{Name: name, Error: err})
 }
 
-// constraint maps a database constraint violation: a unique value taken is a
-// 409 DUPLICATE naming the field, a row still referenced is a 409 IN_USE.
+// constraint maps a database constraint violation: a unique value taken is
+// the answer the schema declares for its index (annotate.Conflict), or else a
+// 409 DUPLICATE naming the field; a row still referenced is a 409 IN_USE.
 func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *problem.Error {
 	switch {
-	case sqlgraph.IsUniqueConstraintError(c) && strings.Contains(c.Error(), "shipping_addresses_one_default"):
-		// Two concurrent defaults: the index refused the second.
-		return problem.Conflict(problem.DefaultAddressExists, "is_default", "The customer has a default shipping address already; set its is_default to false first.")
 	case sqlgraph.IsUniqueConstraintError(c):
-		field := duplicateField(c)
+		constraint, cols, _ := dberror.Unique(c)
+		if p, ok := ent.UniqueConflict(constraint); ok {
+			return p
+		}
+		field := duplicateField(constraint, cols)
 		if field == "" {
 			return problem.Conflict(problem.Duplicate, "", "A record with the same unique value already exists.")
 		}
@@ -230,10 +234,10 @@ func (h *Handler) constraint(ctx context.Context, c *ent.ConstraintError) *probl
 	return internal
 }
 
-// duplicateField names the API field of a unique violation: the last column
-// of the index that is not the owning account.
-func duplicateField(err error) string {
-	constraint, cols, _ := dberror.Unique(err)
+// duplicateField names the API field of a unique violation, from what the
+// database said of it (dberror.Unique): the last column of the index that is
+// not the owning account.
+func duplicateField(constraint string, cols []string) string {
 	if constraint != "" {
 		cols = ent.UniqueColumns(constraint)
 	}
@@ -259,13 +263,26 @@ func bodyProblem(ctx context.Context, op string, err error) *problem.Error {
 		return bodyRequired
 	case errors.As(err, &ct):
 		return problem.New(problem.UnsupportedMediaType, "The body must be %s (charset utf-8, if any), not %.100q.", bodyMediaType, ct.ContentType)
-	case strings.Contains(err.Error(), "parse media type"):
+	case !mediaTypeParses(ctx):
 		return problem.New(problem.UnsupportedMediaType, "The body must be %s, sent with Content-Type: %s.", bodyMediaType, bodyMediaType)
 	}
 	if at, lineErr, ok := locateLine(ctx, op, decodePath(err)); ok {
 		return decodeProblem(op, at, lineErr)
 	}
 	return decodeProblem(op, "", err)
+}
+
+// mediaTypeParses reports whether the Content-Type of the request of ctx (one
+// with a body) is a media type at all: ogen's request decoders parse it
+// (mime.ParseMediaType) before anything else and fail with that parser's
+// error when it is not, so the same parser tells that failure apart.
+func mediaTypeParses(ctx context.Context) bool {
+	raw, _ := ctx.Value(rawBodyKey{}).(*rawBody)
+	if raw == nil {
+		return true
+	}
+	_, _, err := mime.ParseMediaType(raw.contentType)
+	return err == nil
 }
 
 // decodeProblem maps a decoding or validation failure of the body, or of
@@ -276,9 +293,9 @@ func decodeProblem(op, at string, err error) *problem.Error {
 		return problem.InvalidFields(fieldErrors(op, join(at, decodePath(err)), v)...)
 	}
 	path, leaf := join(at, decodePath(err)), innermost(err)
-	if m := unexpectedField.FindStringSubmatch(leaf.Error()); m != nil {
-		field := join(path, m[1])
-		if slices.Contains(restapi.Immutable[op], m[1]) && path == "" {
+	if name, ok := unexpectedField(leaf); ok {
+		field := join(path, name)
+		if slices.Contains(restapi.Immutable[op], name) && path == "" {
 			return problem.Invalid(field, "cannot be changed after creation")
 		}
 		return problem.Invalid(field, "is not a field of this body")
@@ -295,7 +312,7 @@ func decodeProblem(op, at string, err error) *problem.Error {
 // the first line that fails gives its path ("lines[3]") and its error.
 func locateLine(ctx context.Context, op, path string) (string, error, bool) {
 	ld, ok := restapi.Lines[op]
-	raw, _ := ctx.Value(rawBodyKey{}).(*bytes.Buffer)
+	raw, _ := ctx.Value(rawBodyKey{}).(*rawBody)
 	if !ok || raw == nil || (path != ld.Field && !strings.HasPrefix(path, ld.Field+".")) {
 		return "", nil, false
 	}
@@ -339,29 +356,27 @@ func fieldErrors(op, prefix string, v *validate.Error) []problem.FieldError {
 	return out
 }
 
-var (
-	unexpectedField = regexp.MustCompile(`^unexpected field "(.*)"$`)
-	decodeField     = regexp.MustCompile(`^decode field "(.*)"$`)
-	arrayIndex      = regexp.MustCompile(`^\[(\d+)\]$`)
-)
-
-// decodePath rebuilds the path of the failing field from ogen's wrapped
-// errors ("decode field \"lines\"" → "[0]" → "decode field \"quantity\"").
+// decodePath rebuilds the path of the failing field from the wraps of ogen's
+// generated decoders, one a field ("address" → "city": "address.city"); an
+// element of an array is not named (locateLine names a line).
 func decodePath(err error) string {
 	var path string
 	for e := err; e != nil; e = unwrap(e) {
-		next := unwrap(e)
-		msg := e.Error()
-		if next != nil {
-			msg = strings.TrimSuffix(msg, ": "+next.Error())
-		}
-		if m := decodeField.FindStringSubmatch(msg); m != nil {
-			path = join(path, m[1])
-		} else if m := arrayIndex.FindStringSubmatch(msg); m != nil {
-			path += "[" + m[1] + "]"
+		if name, ok := decodedField(ownMessage(e)); ok {
+			path = join(path, name)
 		}
 	}
 	return path
+}
+
+// ownMessage is what err says of itself, without the message of the error it
+// wraps.
+func ownMessage(err error) string {
+	msg := err.Error()
+	if next := unwrap(err); next != nil {
+		msg = strings.TrimSuffix(msg, ": "+next.Error())
+	}
+	return msg
 }
 
 func join(prefix, name string) string {
@@ -405,17 +420,13 @@ func unwrap(err error) error {
 
 // fieldMessage words a validation failure of one field.
 func fieldMessage(op string, f validate.FieldError) string {
-	if strings.Contains(f.Error.Error(), "invalid value: ") {
+	if _, ok := refusedEnum(f.Error); ok {
 		if vals := restapi.Enums[op][f.Name]; len(vals) > 0 {
 			return "must be one of " + strings.Join(vals, ", ")
 		}
 	}
 	return leafMessage(f.Error)
 }
-
-var (
-	valueBound = regexp.MustCompile(`value (\S+) (less|greater) than (?:minimum |maximum )?(\S+)`)
-)
 
 // trimNumber drops the trailing zeros of a decimal number's fraction.
 func trimNumber(s string) string {
@@ -460,8 +471,8 @@ func leafMessage(err error) string {
 	case errors.As(err, &num):
 		return "must be a number of the documented type"
 	}
-	msg := innermost(err).Error()
-	if m := valueBound.FindStringSubmatch(msg); m != nil {
+	leaf := innermost(err)
+	if m := outOfBounds(leaf); m != nil {
 		value, bound := trimNumber(m[1]), trimNumber(m[3])
 		// ogen words an exclusive bound as an inclusive one; the value
 		// equal to the bound tells them apart.
@@ -475,14 +486,89 @@ func leafMessage(err error) string {
 		}
 		return "must be at most " + bound
 	}
-	switch {
-	case strings.Contains(msg, "unexpected byte 110 'n'"):
+	token, isToken := badToken(leaf)
+	var escape url.EscapeError
+	if isToken && token == 'n' {
 		return "must not be null"
-	case strings.HasPrefix(msg, "invalid value: "):
-		return "is not an accepted value (" + strings.TrimPrefix(msg, "invalid value: ") + ")"
-	case strings.Contains(msg, "unexpected byte"), strings.Contains(msg, "unexpected type"),
-		strings.Contains(msg, "invalid"), strings.Contains(msg, "EOF"):
+	}
+	if value, ok := refusedEnum(leaf); ok {
+		return "is not an accepted value (" + value + ")"
+	}
+	switch {
+	case isToken, leaf == io.ErrUnexpectedEOF, leaf == io.EOF, errors.As(leaf, &escape), isNilValue(leaf):
 		return "has the wrong type or is malformed"
 	}
 	return "is invalid"
+}
+
+// What ogen and go-faster/jx say only in words, or keep in an unexported
+// type. Each reading below holds for the versions go.mod requires (ogen
+// v1.24.0, jx v1.2.0); TestDependencyWordings produces each error from the
+// dependency itself and fails when its words or its type change.
+
+// decodedField is the field a wrap of ogen's generated JSON decoders names
+// (`decode field "city"`).
+func decodedField(msg string) (string, bool) {
+	name, ok := strings.CutPrefix(msg, `decode field "`)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(name, `"`)
+}
+
+// unexpectedField is the field that ogen's generated JSON decoders refuse as
+// not of the schema (`unexpected field "colour"`), as they quote it.
+func unexpectedField(err error) (string, bool) {
+	name, ok := strings.CutPrefix(err.Error(), `unexpected field "`)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(name, `"`)
+}
+
+// valueBound reads the bound that ogen's validate.Int refuses a number by
+// (`value 0 less than 1`, `value 201 greater than 200`; validate.String's
+// numeric bound says "less than minimum").
+var valueBound = regexp.MustCompile(`value (\S+) (less|greater) than (?:minimum |maximum )?(\S+)`)
+
+// outOfBounds is valueBound's match in err's message: the value, "less" or
+// "greater", and the bound; nil when err is not a bound's refusal.
+func outOfBounds(err error) []string { return valueBound.FindStringSubmatch(err.Error()) }
+
+// refusedEnum is the value that ogen's generated enums refuse, decoding or
+// validating (`invalid value: "NOPE"`, `invalid value: NOPE`), as they
+// quote it.
+func refusedEnum(err error) (string, bool) {
+	return strings.CutPrefix(innermost(err).Error(), "invalid value: ")
+}
+
+// nilValue is what ogen's generated validators say of a required array that
+// is nil.
+const nilValue = "nil is invalid value"
+
+func isNilValue(err error) bool { return err.Error() == nilValue }
+
+// paramNotSet reports ogen's uri decoders' refusal of a parameter that is
+// absent (`query parameter "limit" not set`, `header parameter "X" not set`).
+func paramNotSet(err error) bool { return strings.HasSuffix(err.Error(), "not set") }
+
+// jxBadToken is the type of go-faster/jx's error for a byte that cannot start
+// or continue the value being read, which jx keeps unexported: taken from jx
+// itself, made to read null as a string.
+var jxBadToken = func() reflect.Type {
+	_, err := jx.DecodeStr("null").Str()
+	return reflect.TypeOf(innermost(err))
+}()
+
+// badToken reports whether err is jx's refusal of a byte, and the byte (its
+// Token field; 'n' is the start of a null).
+func badToken(err error) (byte, bool) {
+	if reflect.TypeOf(err) != jxBadToken || reflect.TypeOf(err).Kind() != reflect.Pointer {
+		return 0, false
+	}
+	token := reflect.ValueOf(err).Elem().FieldByName("Token")
+	if token.Kind() != reflect.Uint8 {
+		return 0, true
+	}
+	return byte(token.Uint()), true
 }

@@ -16,19 +16,26 @@ import (
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
-			var raw bytes.Buffer
-			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw), r.Body}
-			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, &raw))
+			raw := &rawBody{contentType: r.Header.Get("Content-Type")}
+			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw.Buffer), r.Body}
+			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, raw))
 			if x := exchangeOf(r.Context()); x != nil {
-				x.body = &raw // for the request log
+				x.body = &raw.Buffer // for the request log
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// rawBodyKey holds the *bytes.Buffer of the body read so far.
+// rawBodyKey holds the *rawBody of the request.
 type rawBodyKey struct{}
+
+// rawBody is the body of a request read so far, and the Content-Type it was
+// sent with (for the error handler: mediaTypeParses).
+type rawBody struct {
+	bytes.Buffer
+	contentType string
+}
 
 // teeBody reads through r and closes c.
 type teeBody struct {

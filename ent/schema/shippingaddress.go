@@ -66,14 +66,18 @@ func (ShippingAddress) Hooks() []ent.Hook {
 	return []ent.Hook{hooks.OneDefaultAddress()}
 }
 
-// Indexes: a customer's addresses, and at most one default each.
+// Indexes: a customer's addresses, and at most one default each; a second
+// default the index refuses is a 409 DEFAULT_ADDRESS_EXISTS.
 func (ShippingAddress) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("customer_id"),
 		index.Fields("customer_id").
 			Unique().
 			StorageKey("shipping_addresses_one_default").
-			Annotations(entsql.IndexWhere("is_default")),
+			Annotations(
+				entsql.IndexWhere("is_default"),
+				annotate.Conflict("DEFAULT_ADDRESS_EXISTS", "is_default", "The customer has a default shipping address already; set its is_default to false first."),
+			),
 	}
 }
 

@@ -23,12 +23,13 @@ func (Extension) Templates() []*gen.Template {
 	return []*gen.Template{
 		gen.MustParse(gen.NewTemplate("larder").
 			Funcs(template.FuncMap{
-				"nodes":         nodes,
-				"corePackages":  corePackages,
-				"uniqueIndexes": uniqueIndexes,
-				"human":         Human,
-				"lowerFirst":    lowerFirst,
-				"catalogue":     func() []annotate.EventResource { return annotate.Catalogue },
+				"nodes":           nodes,
+				"corePackages":    corePackages,
+				"uniqueIndexes":   uniqueIndexes,
+				"uniqueConflicts": uniqueConflicts,
+				"human":           Human,
+				"lowerFirst":      lowerFirst,
+				"catalogue":       func() []annotate.EventResource { return annotate.Catalogue },
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}

@@ -718,6 +718,39 @@ type UniqueIndex struct {
 	Columns []string
 }
 
+// UniqueConflict is the declared answer (annotate.Conflict) to a violation
+// of the unique index Name.
+type UniqueConflict struct {
+	Name string
+	annotate.IndexConflict
+}
+
+// uniqueConflicts lists the unique indexes whose violation has a declared
+// answer, by the name PostgreSQL reports, in the graph's order.
+func uniqueConflicts(g *gen.Graph) ([]UniqueConflict, error) {
+	var out []UniqueConflict
+	for _, t := range g.Nodes {
+		for _, idx := range t.Indexes {
+			raw, ok := idx.Annotations[annotate.ConflictName]
+			if !ok {
+				continue
+			}
+			var c annotate.IndexConflict
+			if err := decode(raw, &c); err != nil {
+				return nil, fmt.Errorf("%s: index %s: %w", t.Name, idx.Name, err)
+			}
+			if !idx.Unique {
+				return nil, fmt.Errorf("%s: index %s: a conflict answer needs a unique index", t.Name, idx.Name)
+			}
+			if c.Code == "" || c.Message == "" {
+				return nil, fmt.Errorf("%s: index %s: a conflict answer needs a code and a message", t.Name, idx.Name)
+			}
+			out = append(out, UniqueConflict{Name: idx.Name, IndexConflict: c})
+		}
+	}
+	return out, nil
+}
+
 // uniqueIndexes lists every unique index of the graph, as PostgreSQL names them.
 func uniqueIndexes(g *gen.Graph) []UniqueIndex {
 	var out []UniqueIndex
