@@ -226,9 +226,10 @@ type RecallQuantity struct {
 // TraceLotOf traces the lot id of the viewer's account in ctx, in direction
 // d (Both when empty) over at most depth production runs each way
 // (DefaultTraceDepth when 0). A lot of another account is not found, as for
-// any read: the lot is read through the account's policy, the movements are
-// read with the viewer's account in every step of the query, and every node's
-// record through the policy again.
+// any read: every table the trace's statement reads carries the privacy
+// policy's tenant predicate, so no step follows another account's movement
+// and no record of another account is returned; the corrections are read
+// through the policy. A context without a viewer of an account is refused.
 func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth int) (*Trace, error) {
 	if d == "" {
 		d = Both
@@ -242,10 +243,6 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	if depth < 1 || depth > MaxTraceDepth {
 		return nil, problem.Invalidf("depth", "must be between 1 and %d", MaxTraceDepth)
 	}
-	v := policy.FromContext(ctx)
-	if v == nil || v.AccountID == 0 {
-		return nil, fmt.Errorf("trace: the viewer must be an account's")
-	}
 	fwd, bwd := depth, depth
 	switch d {
 	case Forward:
@@ -253,7 +250,7 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	case Backward:
 		fwd = 0
 	}
-	r, err := reach(ctx, c, v.AccountID, id, fwd, bwd)
+	r, err := reach(ctx, c, id, fwd, bwd)
 	if err != nil {
 		return nil, err
 	}
@@ -278,33 +275,55 @@ func TraceLotOf(ctx context.Context, c *ent.Client, id int, d Direction, depth i
 	return t, nil
 }
 
-// traceReach finds, in one statement, the lots a trace reaches each way,
-// their movements, and the record of every lot and of every document a
-// movement names (run, bill with its supplier, shipment with its order,
-// customer and invoice): one round trip, whatever the size of the trace. The forward part follows a lot's PRODUCTION_CONSUMPTION
-// to the run's PRODUCTION_OUTPUT, the backward part the other way; UNION
-// keeps one row per lot and level, so a cycle ends at the depth. Every step
-// reads movements by lot (stock_movements' lot_id index) or by run
-// (stockmovement_account_id_document_type_document_id), always of the
-// account ($1), and every record it joins is read by primary key and the
-// account again (units of measure may be shared rows, without one); no cost
-// column is read. Parameters appear in order of number: SQLite numbers $N
-// parameters as it meets them.
-const traceReach = `WITH RECURSIVE
+// traceReachSQL writes the statement that finds, in one round trip whatever
+// the size of the trace, the lots a trace reaches each way, their
+// movements, and the record of every lot and of every document a movement
+// names (run, bill with its supplier, shipment with its order, customer and
+// invoice), for PostgreSQL (postgres) or SQLite. The forward part follows a
+// lot's PRODUCTION_CONSUMPTION to the run's PRODUCTION_OUTPUT, the backward
+// part the other way; UNION keeps one row per lot and level, so a cycle ends
+// at the depth. Every step reads movements by lot (stock_movements' lot_id
+// index) or by run (stockmovement_account_id_document_type_document_id), and
+// every record it joins is read by primary key; no cost column is read.
+//
+// Every table the statement reads carries the tenant predicate of the
+// privacy policy on its alias (policy.AccountRows; units of measure, which
+// may be shared rows, policy.AccountOrSharedRows): each step of the
+// recursion follows the account's movements only, and each record is the
+// account's, or missing. The account is parameter $1 (policy.AccountParam),
+// then come the lot ($2), the forward depth ($3) and the backward depth
+// ($4): parameters appear in order of number, as SQLite numbers $N
+// parameters in the order it meets them.
+func traceReachSQL(postgres bool) string {
+	own, ownOrShared := policy.AccountRows, policy.AccountOrSharedRows
+	// ids chooses records by the ids a subquery gathers. PostgreSQL cannot
+	// know how many rows a recursion returns; it guessed some ten thousand
+	// movements where there were six hundred, and then read whole tables
+	// of the account into hashes (every bill of bench/trace's plant, for
+	// six). So there the ids are gathered first, = ANY(ARRAY(subquery)),
+	// and each record is read through its primary key. SQLite reads
+	// IN (subquery) through the primary key anyway.
+	ids := func(column, subquery string) string {
+		if postgres {
+			return column + " = ANY(ARRAY(" + subquery + "))"
+		}
+		return column + " IN (" + subquery + ")"
+	}
+	return `WITH RECURSIVE
 fwd(lot_id, level) AS (
-  SELECT id, 0 FROM product_lots WHERE account_id = $1 AND id = $2
+  SELECT l.id, 0 FROM product_lots l WHERE ` + own("l") + ` AND l.id = $2
   UNION
   SELECT o.lot_id, f.level + 1 FROM fwd f
-  JOIN stock_movements c ON c.lot_id = f.lot_id AND c.account_id = $1 AND c.type = 'PRODUCTION_CONSUMPTION'
-  JOIN stock_movements o ON o.account_id = $1 AND o.document_type = 'production' AND o.document_id = c.document_id AND o.type = 'PRODUCTION_OUTPUT'
+  JOIN stock_movements c ON c.lot_id = f.lot_id AND ` + own("c") + ` AND c.type = 'PRODUCTION_CONSUMPTION'
+  JOIN stock_movements o ON ` + own("o") + ` AND o.document_type = 'production' AND o.document_id = c.document_id AND o.type = 'PRODUCTION_OUTPUT'
   WHERE f.level < $3
 ),
 bwd(lot_id, level) AS (
-  SELECT id, 0 FROM product_lots WHERE account_id = $1 AND id = $2
+  SELECT l.id, 0 FROM product_lots l WHERE ` + own("l") + ` AND l.id = $2
   UNION
   SELECT c.lot_id, b.level + 1 FROM bwd b
-  JOIN stock_movements o ON o.lot_id = b.lot_id AND o.account_id = $1 AND o.type = 'PRODUCTION_OUTPUT'
-  JOIN stock_movements c ON c.account_id = $1 AND c.document_type = 'production' AND c.document_id = o.document_id AND c.type = 'PRODUCTION_CONSUMPTION'
+  JOIN stock_movements o ON o.lot_id = b.lot_id AND ` + own("o") + ` AND o.type = 'PRODUCTION_OUTPUT'
+  JOIN stock_movements c ON ` + own("c") + ` AND c.document_type = 'production' AND c.document_id = o.document_id AND c.type = 'PRODUCTION_CONSUMPTION'
   WHERE b.level < $4
 ),
 reached(side, lot_id, level) AS (
@@ -314,34 +333,34 @@ reached(side, lot_id, level) AS (
 ),
 mv AS MATERIALIZED (
   SELECT r.side, r.lot_id, r.level, m.id, m.type, m.document_type, m.document_id, m.quantity_base, m.source, m.created_at
-  FROM reached r LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND m.account_id = $1
+  FROM reached r LEFT JOIN stock_movements m ON m.lot_id = r.lot_id AND ` + own("m") + `
 ),
 lot_rec AS MATERIALIZED (
   SELECT l.id, l.product_id, l.lot_number, l.expiration_date, l.qc_status, l.quantity_base, l.location_id, l.archived,
     pr.product_code, pr.name, u.code AS unit_code, loc.code AS location_code, loc.name AS location_name
   FROM product_lots l
-  LEFT JOIN products pr ON pr.id = l.product_id AND pr.account_id = $1
-  LEFT JOIN units_of_measure u ON u.id = pr.uom_base_id AND (u.account_id = $1 OR u.account_id IS NULL)
-  LEFT JOIN locations loc ON loc.id = l.location_id AND loc.account_id = $1
-  WHERE l.account_id = $1 AND l.id <IN> (SELECT lot_id FROM mv)
+  LEFT JOIN products pr ON pr.id = l.product_id AND ` + own("pr") + `
+  LEFT JOIN units_of_measure u ON u.id = pr.uom_base_id AND ` + ownOrShared("u") + `
+  LEFT JOIN locations loc ON loc.id = l.location_id AND ` + own("loc") + `
+  WHERE ` + own("l") + ` AND ` + ids("l.id", "SELECT lot_id FROM mv") + `
 ),
 run_rec AS MATERIALIZED (
   SELECT p.id, p.production_no, p.status, p.product_id, p.lot_number, p.start_date, p.end_date
   FROM productions p
-  WHERE p.account_id = $1 AND p.id <IN> (SELECT document_id FROM mv WHERE document_type = 'production')
+  WHERE ` + own("p") + ` AND ` + ids("p.id", "SELECT document_id FROM mv WHERE document_type = 'production'") + `
 ),
 bill_rec AS MATERIALIZED (
   SELECT b.id, b.bill_no, b.bill_date, b.supplier_id, b.supplier_reference, b.is_cancelled, sup.company
-  FROM bills b LEFT JOIN suppliers sup ON sup.id = b.supplier_id AND sup.account_id = $1
-  WHERE b.account_id = $1 AND b.id <IN> (SELECT document_id FROM mv WHERE document_type = 'bill')
+  FROM bills b LEFT JOIN suppliers sup ON sup.id = b.supplier_id AND ` + own("sup") + `
+  WHERE ` + own("b") + ` AND ` + ids("b.id", "SELECT document_id FROM mv WHERE document_type = 'bill'") + `
 ),
 shipment_rec AS MATERIALIZED (
   SELECT s.id, s.ship_date, s.tracking_number, s.sales_order_id, so.sales_order_no, so.customer_id, cu.company, s.invoice_id, inv.invoice_no
   FROM shipments s
-  LEFT JOIN sales_orders so ON so.id = s.sales_order_id AND so.account_id = $1
-  LEFT JOIN customers cu ON cu.id = so.customer_id AND cu.account_id = $1
-  LEFT JOIN invoices inv ON inv.id = s.invoice_id AND inv.account_id = $1
-  WHERE s.account_id = $1 AND s.id <IN> (SELECT document_id FROM mv WHERE document_type = 'shipment')
+  LEFT JOIN sales_orders so ON so.id = s.sales_order_id AND ` + own("so") + `
+  LEFT JOIN customers cu ON cu.id = so.customer_id AND ` + own("cu") + `
+  LEFT JOIN invoices inv ON inv.id = s.invoice_id AND ` + own("inv") + `
+  WHERE ` + own("s") + ` AND ` + ids("s.id", "SELECT document_id FROM mv WHERE document_type = 'shipment'") + `
 )
 SELECT mv.side, mv.lot_id, mv.level,
   l.product_id, l.lot_number, l.expiration_date, l.qc_status, l.quantity_base, l.location_id, l.archived,
@@ -356,52 +375,18 @@ LEFT JOIN run_rec p ON mv.document_type = 'production' AND p.id = mv.document_id
 LEFT JOIN bill_rec b ON mv.document_type = 'bill' AND b.id = mv.document_id
 LEFT JOIN shipment_rec s ON mv.document_type = 'shipment' AND s.id = mv.document_id
 ORDER BY mv.side, mv.lot_id, mv.id`
-
-// The statement of each database. PostgreSQL cannot know how many rows a
-// recursion returns; it guessed some ten thousand movements where there
-// were six hundred, and then read whole tables of the account into hashes
-// (every bill of bench/trace's plant, for six). So each record is chosen
-// there by id = ANY(ARRAY(subquery)): the ids are gathered first and each
-// record is read through its primary key. SQLite reads id IN (subquery)
-// through the primary key anyway.
-var (
-	traceReachPostgres = strings.ReplaceAll(traceReach, " <IN> (", " = ANY(ARRAY(") // closed below
-	traceReachSQLite   = strings.ReplaceAll(traceReach, " <IN> ", " IN ")
-)
-
-func init() {
-	// Each ANY(ARRAY( subquery closes with one more parenthesis.
-	var b strings.Builder
-	rest := traceReachPostgres
-	for {
-		i := strings.Index(rest, "= ANY(ARRAY(")
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		j := i + len("= ANY(ARRAY(")
-		depth := 1
-		k := j
-		for ; depth > 0; k++ {
-			switch rest[k] {
-			case '(':
-				depth++
-			case ')':
-				depth--
-			}
-		}
-		b.WriteString(rest[:k])
-		b.WriteString(")")
-		rest = rest[k:]
-	}
-	traceReachPostgres = b.String()
-	TraceReachSQL = traceReachPostgres
 }
+
+// The statement of each database, written once.
+var (
+	traceReachPostgres = traceReachSQL(true)
+	traceReachSQLite   = traceReachSQL(false)
+)
 
 // TraceReachSQL is the statement (PostgreSQL's) that finds a trace's lots,
 // movements and records, for benchmarks that run it alone; its parameters
 // are the account, the lot, the forward depth and the backward depth.
-var TraceReachSQL string
+var TraceReachSQL = traceReachPostgres
 
 // movement is a stock movement a trace read, with the document it names
 // (one of production, bill, shipment, or none).
@@ -419,7 +404,7 @@ type movement struct {
 	shipment   *TraceShipment
 }
 
-// reached is what traceReach found: each side's lots and levels, every lot
+// reached is what traceReachSQL found: each side's lots and levels, every lot
 // reached, and their movements.
 type reached struct {
 	fwd, bwd           map[int]int // lot → level in lots (runs followed)
@@ -428,7 +413,7 @@ type reached struct {
 	moves              map[int][]movement // lot → its movements, in order of id
 }
 
-// traceRow is one row of traceReach.
+// traceRow is one row of traceReachSQL.
 type traceRow struct {
 	side, lot, level int
 	// the lot
@@ -470,13 +455,19 @@ func (x *traceRow) dest() []any {
 		&x.shipDate, &x.tracking, &x.orderID, &x.orderNo, &x.customerID, &x.customerName, &x.invoiceID, &x.invoiceNo}
 }
 
-func reach(ctx context.Context, c *ent.Client, account, lot, fwd, bwd int) (*reached, error) {
-	// Direct SQL: a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query) and reads every record it reaches in the same statement; every step and every record read is filtered by the viewer's account.
+// reach runs traceReachSQL for the viewer of ctx, who must be an account's
+// (policy.AccountArgs).
+func reach(ctx context.Context, c *ent.Client, lot, fwd, bwd int) (*reached, error) {
+	// Direct SQL: a lot's trace follows stock movements through production runs in one recursive query (ent has no recursive query) and reads every record it reaches in the same statement; every table it reads carries the privacy policy's tenant predicate (policy.AccountRows), bound to the viewer's account by policy.AccountArgs, which refuses a viewer without one.
+	args, err := policy.AccountArgs(ctx, lot, fwd, bwd)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
 	query := traceReachSQLite
 	if c.Dialect() == dialect.Postgres {
 		query = traceReachPostgres
 	}
-	rows, err := c.QueryContext(ctx, query, account, lot, fwd, bwd)
+	rows, err := c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -797,7 +788,7 @@ func (b *builder) load(ctx context.Context, c *ent.Client, r *reached) error {
 			b.link(key, lot, x.QuantityAfter.Sub(x.QuantityBefore), x.CreatedAt)
 		}
 	}
-	// The records traceReach read beside the movements.
+	// The records traceReachSQL read beside the movements.
 	productions, bills, shipments := map[int]*TraceProduction{}, map[int]*TraceBill{}, map[int]*TraceShipment{}
 	for _, ms := range r.moves {
 		for _, m := range ms {

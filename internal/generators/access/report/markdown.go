@@ -103,7 +103,10 @@ func (r *Report) Markdown(w io.Writer) error {
 		"(tests, generated code, the benchmarks and `store`, the connection layer, aside); each must say why\n" +
 		"in a `// System viewer: …` or `// Direct SQL: …` comment, or generation fails. *system viewer*: the\n" +
 		"function makes a system-viewer context, which passes every policy (rule *system allow*), for its own\n" +
-		"queries only: no API request is ever served as the system viewer. *direct SQL*: the function runs\nSQL through `database/sql`, outside ent.\n\n" +
+		"queries only: no API request is ever served as the system viewer. *direct SQL*: the function runs\nSQL through `database/sql`, outside ent. Such a statement that reads an account's tables takes the\n" +
+		"tenant filter from the policy (`policy/directsql.go`): `policy.AccountRows` on the alias of every\n" +
+		"table it reads (`policy.AccountOrSharedRows` for a schema with shared rows), and its arguments from\n" +
+		"`policy.AccountArgs`, which puts the viewer's account first and refuses a context without one.\n\n" +
 		"Not a way around them: a read by id (ent's generated `Read`, which every retrieval and load uses)\n" +
 		"runs the query's interceptors and policies as `Only` does. When every predicate the query then\n" +
 		"carries is a known one (its id from `ByID`, the tenant filter's account from `WhereKnown`, the\n" +
