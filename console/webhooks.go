@@ -519,7 +519,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, c *caller
 }
 
 // endpointPath is the page of endpoint id.
-func endpointPath(id int) string { return Prefix + "internal/webhooks/" + strconv.Itoa(id) }
+func endpointPath(id int) string { return Prefix + "webhooks/" + strconv.Itoa(id) }
 
 func (s *Server) disableWebhook(w http.ResponseWriter, r *http.Request, c *caller) {
 	id, err := endpointID(r)
