@@ -6,13 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/shopspring/decimal"
-
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/internal/identity/audit"
@@ -36,12 +33,12 @@ func (s *Server) floorRoutes() []Route {
 const (
 	// planRows is how many step rows the plan form starts with; planRowsMax
 	// how many it can grow to ("More step rows").
-	planRows, planRowsMax = 5, 50
+	planRows, planRowsMax = forms.PlanRows, forms.PlanRowsMax
 	// componentLots is how many sellable lots of a component the completion
 	// form lists to take from by name.
 	componentLots = 20
 	// codeMax bounds a product code as typed; lotNumberMax is the API's.
-	codeMax, lotNumberMax = 100, 100
+	codeMax, lotNumberMax = forms.CodeMax, forms.LotNumberMax
 )
 
 // planView is the plan form's own data.
@@ -71,13 +68,7 @@ func planEnv(f *form) (string, bool) {
 }
 
 // stepRows is how many step rows f shows (its rows field, within bounds).
-func stepRows(f *form) int {
-	n, err := strconv.Atoi(f.Get("rows"))
-	if err != nil || n < planRows {
-		return planRows
-	}
-	return min(n, planRowsMax)
-}
+func stepRows(f *form) int { return forms.StepRows(f.values) }
 
 func (s *Server) showPlan(w http.ResponseWriter, r *http.Request, c *caller, status int, f *form) {
 	env, ok := planEnv(f)
@@ -121,70 +112,13 @@ func lineChoices(ctx context.Context, c *ent.Client, none string) ([]choice, err
 }
 
 // dayLayout is a date field's layout (input type=date).
-const dayLayout = time.DateOnly
+const dayLayout = forms.DayLayout
 
-// positive reads field name of f as a number greater than zero; "" is nil.
-func positive(f *form, name, label string) *decimal.Decimal {
-	x := f.Get(name)
-	if x == "" {
-		return nil
-	}
-	q, err := decimal.NewFromString(x)
-	if err != nil || !q.IsPositive() || len(x) > 40 {
-		f.Fail(name, label+" must be a number greater than 0, such as 120 or 2.5.")
-		return nil
-	}
-	return &q
-}
-
-// draftOf reads the plan form into a draft; rows maps the draft's steps to
-// the form's rows.
-func draftOf(f *form) (d manufacturing.Draft, rows []int) {
-	if d.Product = f.Get("product"); d.Product == "" {
-		f.Fail("product", "Enter the code of the product the run makes.")
-	} else if len(d.Product) > codeMax {
-		f.Fail("product", fmt.Sprintf("A product code has at most %d characters.", codeMax))
-	}
-	if line := f.Get("line"); line != "" {
-		if _, err := strconv.Atoi(line); err != nil {
-			f.Fail("line", "Choose a production line from the list.")
-		}
-		d.Line = line
-	}
-	d.Quantity = positive(f, "quantity", "The planned quantity")
-	if x := f.Get("lot_number"); len(x) > lotNumberMax {
-		f.Fail("lot_number", fmt.Sprintf("A lot number has at most %d characters.", lotNumberMax))
-	} else if x != "" {
-		d.LotNumber = &x
-	}
-	if x := f.Get("expires"); x != "" {
-		t, err := time.ParseInLocation(dayLayout, x, time.UTC)
-		if err != nil {
-			f.Fail("expires", "Enter a date such as 2027-01-31.")
-		} else {
-			d.ExpirationDate = &t
-		}
-	}
-	for i := range stepRows(f) {
-		code, qname := fmt.Sprintf("step_product_%d", i), fmt.Sprintf("step_qty_%d", i)
-		if f.Get(code) == "" && f.Get(qname) == "" {
-			continue
-		}
-		step := manufacturing.DraftStep{Product: f.Get(code)}
-		switch {
-		case step.Product == "":
-			f.Fail(code, "Enter the component's product code, or clear its quantity.")
-		case len(step.Product) > codeMax:
-			f.Fail(code, fmt.Sprintf("A product code has at most %d characters.", codeMax))
-		}
-		if q := positive(f, qname, "The component's quantity"); q != nil {
-			step.Quantity = *q
-		} else if f.Error(qname) == "" {
-			f.Fail(qname, "Enter the component's quantity in its base unit.")
-		}
-		d.Steps = append(d.Steps, step)
-		rows = append(rows, i)
-	}
+// draftOf reads the plan form into a draft (forms.ParseDraft); rows maps
+// the draft's steps to the form's rows.
+func draftOf(f *form) (manufacturing.Draft, []int) {
+	d, rows, errs := forms.ParseDraft(f.values)
+	f.add(errs)
 	return d, rows
 }
 
@@ -278,28 +212,10 @@ type completeView struct {
 	Hidden url.Values
 }
 
-// completion reads the completion form: the produced quantity, positive
-// release, and the quantities taken from lots by name (take_<lot id>).
+// completion reads the completion form (forms.ParseCompletion).
 func completion(f *form) manufacturing.Completion {
-	c := manufacturing.Completion{Produced: positive(f, "produced", "The produced quantity"), PositiveRelease: f.Get("release") != ""}
-	var ids []int
-	for name := range f.values {
-		if id, ok := strings.CutPrefix(name, "take_"); ok {
-			n, err := strconv.Atoi(id)
-			if err != nil || n <= 0 {
-				f.Fail("", "The form names a lot that does not exist; reload the page.")
-				continue
-			}
-			ids = append(ids, n)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		name := "take_" + strconv.Itoa(id)
-		if q := positive(f, name, "The quantity taken"); q != nil {
-			c.Consume = append(c.Consume, manufacturing.Consumption{LotID: id, QuantityBase: *q})
-		}
-	}
+	c, errs := forms.ParseCompletion(f.values)
+	f.add(errs)
 	return c
 }
 

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/auth"
 	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
@@ -127,9 +127,8 @@ func scopeGroups(by auth.Issuer) []scopeGroup {
 // presets are the named scope sets a key may be created with, and the
 // custom choice of checkboxes.
 const (
-	presetReadAll = "read-all"
-	presetAll     = "all"
-	presetCustom  = "custom"
+	presetReadAll = forms.PresetReadAll
+	presetAll     = forms.PresetAll
 )
 
 // scopeSummary names a key's scopes: a preset's name when they are exactly
@@ -264,39 +263,14 @@ func (s *Server) curlExample(key string) string {
 // createKey creates a key with the form's name, environment and scopes.
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	env := policy.Environment(f.Get("env"))
-	if f.OK() && env != policy.Live && env != policy.Test {
-		f.Fail("", "Choose the live or the test environment.")
-	}
-	name := f.Get("name")
-	if n := utf8.RuneCountInString(name); n > auth.MaxNameLength {
-		f.Fail("name", fmt.Sprintf("The name has %d characters; use at most %d.", n, auth.MaxNameLength))
-	}
-	var scopes []policy.Scope
-	switch preset := f.Get("preset"); preset {
-	case presetReadAll, presetAll:
-		scopes, _ = policy.ParseScopes(preset)
-	case presetCustom, "":
-		chosen := f.List("scope")
-		for _, v := range chosen {
-			if !slices.Contains(policy.Known(), policy.Scope(v)) {
-				f.Fail("scope", fmt.Sprintf("%q is not a scope; choose among the boxes shown.", v))
-			}
-		}
-		if len(chosen) == 0 {
-			f.Fail("scope", "Choose at least one scope, or one of the presets above.")
-		}
-		if f.Error("scope") == "" {
-			scopes, _ = policy.ParseScopes(strings.Join(chosen, ","))
-		}
-	default:
-		f.Fail("preset", "Choose what the key may do.")
-	}
+	in, errs := forms.ParseNewKey(f.values)
+	env := in.Env
+	f.add(errs)
 	if !f.OK() {
 		s.keysPage(w, r, c, http.StatusBadRequest, string(env), f)
 		return
 	}
-	k, err := auth.CreateKey(c.ctx, s.o.Client, c.orgID(), c.issuer(), env, scopes, name)
+	k, err := auth.CreateKey(c.ctx, s.o.Client, c.orgID(), c.issuer(), env, in.Scopes, in.Name)
 	switch {
 	case errors.Is(err, auth.ErrCostScope):
 		s.costsRefused(w, r, c)
@@ -389,9 +363,9 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	f := parseForm(w, r)
-	grace, err := auth.ParseGrace(f.Get("grace"))
-	if f.OK() && err != nil {
-		f.Fail("grace", "Choose how long the old key keeps working.")
+	grace, errs := forms.ParseKeyRotation(f.values)
+	if f.OK() {
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.keyPage(w, r, c, http.StatusBadRequest, "keyrotate", "Rotate %s", f)
@@ -427,8 +401,8 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	f := parseForm(w, r)
-	if f.OK() && !f.Has("understand", "yes") {
-		f.Fail("understand", "Tick the box to confirm: apps using this key stop working at once.")
+	if f.OK() {
+		f.add(forms.ParseKeyRevocation(f.values))
 	}
 	if !f.OK() {
 		s.keyPage(w, r, c, http.StatusBadRequest, "keyrevoke", "Revoke %s", f)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/tenancy"
@@ -162,6 +163,15 @@ type lotView struct {
 
 // choice is an option of a select.
 type choice struct{ Value, Label string }
+
+// choicesOf are a form's options as the pages list them.
+func choicesOf(cs []forms.Choice) []choice {
+	out := make([]choice, len(cs))
+	for i, c := range cs {
+		out[i] = choice(c)
+	}
+	return out
+}
 
 // directions are the direction field's choices.
 var directions = []choice{

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/missing"
 )
@@ -251,3 +252,10 @@ func (f *form) Fail(name, msg string) {
 
 // OK reports whether the form has no error.
 func (f *form) OK() bool { return len(f.errors) == 0 }
+
+// add sets the errors a form's reading found (a field keeps its first).
+func (f *form) add(errs forms.Errors) {
+	for name, msg := range errs {
+		f.Fail(name, msg)
+	}
+}

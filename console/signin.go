@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 )
 
@@ -54,19 +55,15 @@ func nextParam(r *http.Request) string {
 // password get the same answer (people.SignIn does the same work for both).
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
+	in, errs := forms.ParseSignIn(f.values)
 	if f.OK() {
-		if f.Get("email") == "" {
-			f.Fail("email", "Enter your e-mail address.")
-		}
-		if f.Raw("password") == "" {
-			f.Fail("password", "Enter your password.")
-		}
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "signin", "Sign in", f, nextParam(r))
 		return
 	}
-	in, err := s.o.People.SignIn(c.ctx, f.Get("email"), f.Raw("password"), c.From)
+	signed, err := s.o.People.SignIn(c.ctx, in.Email, in.Password, c.From)
 	if err != nil {
 		s.signInFailed(w, r, c, f, "signin", err)
 		return
@@ -75,8 +72,8 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
 	if old := s.token(r, c.tls); old != "" {
 		_ = s.o.People.SignOut(c.ctx, old)
 	}
-	s.setSession(w, c, in.Token, in.ExpiresAt)
-	if in.Pending {
+	s.setSession(w, c, signed.Token, signed.ExpiresAt)
+	if signed.Pending {
 		target := Prefix + "sign-in/code"
 		if n := nextParam(r); n != "" {
 			target += "?next=" + n
@@ -138,14 +135,15 @@ func (s *Server) code(w http.ResponseWriter, r *http.Request, c *caller) {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return
 	}
-	if f.OK() && f.Get("code") == "" {
-		f.Fail("code", "Enter the six-digit code.")
+	code, errs := forms.ParseCode(f.values)
+	if f.OK() {
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.render(w, r, c, http.StatusBadRequest, "code", "Second factor", f, nextParam(r))
 		return
 	}
-	cur, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, f.Get("code"), c.From)
+	cur, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, code, c.From)
 	if err != nil {
 		s.signInFailed(w, r, c, f, "code", err)
 		return
@@ -249,17 +247,10 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 var secondFactorLocked = fmt.Sprintf("Your second factor is locked after %d wrong codes in a row. Ask an admin of your organization to unlock it.", people.MaxCodeFailures)
 
 // weakPassword says what a password must be.
-var weakPassword = fmt.Sprintf("Use at least %d characters.", people.MinPasswordLength)
+var weakPassword = forms.WeakPassword
 
 // checkNewPassword checks the new password and its confirmation.
 func checkNewPassword(f *form) {
-	p := f.Raw("password")
-	switch {
-	case p == "":
-		f.Fail("password", "Choose a password.")
-	case len([]rune(p)) < people.MinPasswordLength:
-		f.Fail("password", weakPassword)
-	case f.Raw("confirm") != p:
-		f.Fail("confirm", "The two passwords differ.")
-	}
+	_, errs := forms.ParseNewPassword(f.values)
+	f.add(errs)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/internal/identity/audit"
@@ -281,12 +282,7 @@ func (s *Server) showSupplier(w http.ResponseWriter, r *http.Request, c *caller,
 }
 
 // approvalNames are the approval form's decisions: the CLI's command names.
-var approvalNames = map[supplier.ApprovalStatus]string{
-	supplier.ApprovalStatusAPPROVED:  "approved",
-	supplier.ApprovalStatusSUSPENDED: "suspended",
-	supplier.ApprovalStatusREJECTED:  "rejected",
-	supplier.ApprovalStatusPENDING:   "reset to PENDING",
-}
+var approvalNames = forms.ApprovalNames
 
 func (s *Server) supplierApproval(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
@@ -295,22 +291,8 @@ func (s *Server) supplierApproval(w http.ResponseWriter, r *http.Request, c *cal
 		s.notFound(w, r)
 		return
 	}
-	a := purchasing.Approval{Status: supplier.ApprovalStatus(f.Get("status"))}
-	if _, known := approvalNames[a.Status]; !known {
-		f.Fail("", "Choose a decision: approve, suspend, reject or reset.")
-	}
-	if x := f.Get("expires"); x != "" {
-		switch t, err := time.Parse(time.DateOnly, x); {
-		case a.Status != supplier.ApprovalStatusAPPROVED:
-			f.Fail("expires", "Only an approval can have an expiry date.")
-		case err != nil:
-			f.Fail("expires", "Enter a date such as 2027-01-31, or leave it empty for an approval without end.")
-		case !t.After(s.o.Now()):
-			f.Fail("expires", "The approval would end at once: choose a date after today.")
-		default:
-			a.Expires = &t
-		}
-	}
+	a, errs := forms.ParseApproval(f.values, s.o.Now())
+	f.add(errs)
 	if !f.OK() {
 		s.showSupplier(w, r, c, http.StatusBadRequest, id, env, f, nil)
 		return
@@ -340,25 +322,8 @@ func (s *Server) supplierCertification(w http.ResponseWriter, r *http.Request, c
 		s.notFound(w, r)
 		return
 	}
-	var cert purchasing.Certification
-	if x := f.Get("scheme"); x != "" {
-		sc := supplier.CertificationScheme(x)
-		if supplier.CertificationSchemeValidator(sc) != nil {
-			f.Fail("scheme", "Choose a scheme from the list.")
-		}
-		cert.Scheme = &sc
-	}
-	if x := f.Get("expires_on"); x != "" {
-		t, err := time.Parse(time.DateOnly, x)
-		switch {
-		case err != nil:
-			f.Fail("expires_on", "Enter a date such as 2027-01-31, or leave it empty.")
-		case cert.Scheme == nil || *cert.Scheme == supplier.CertificationSchemeNONE:
-			f.Fail("expires_on", "Only a certification that is held can expire: choose its scheme, or leave the date empty.")
-		default:
-			cert.ExpiresOn = &t
-		}
-	}
+	cert, errs := forms.ParseCertification(f.values)
+	f.add(errs)
 	if !f.OK() {
 		s.showSupplier(w, r, c, http.StatusBadRequest, id, env, nil, f)
 		return

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/modules/testaccount"
 )
 
@@ -50,12 +51,7 @@ func (s *Server) testDataPage(w http.ResponseWriter, r *http.Request, c *caller,
 func (s *Server) resetTestData(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	if f.OK() {
-		switch name := f.Get("name"); {
-		case name == "":
-			f.Fail("name", "Type the organization's name to confirm the reset.")
-		case name != c.Me.OrganizationName:
-			f.Fail("name", fmt.Sprintf("That is not the organization's name. Type “%s” exactly to confirm the reset.", c.Me.OrganizationName))
-		}
+		f.add(forms.ParseTestReset(f.values, c.Me.OrganizationName))
 	}
 	if !f.OK() {
 		s.testDataPage(w, r, c, http.StatusBadRequest, f)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/internal/webhooks"
@@ -36,13 +37,6 @@ func (s *Server) webhookRoutes() []Route {
 	}
 }
 
-// Limits of the endpoint form (the database sets none; a page does).
-const (
-	maxURL         = 2048
-	maxDescription = 500
-	maxEmail       = 254
-)
-
 // logPage is the deliveries one page of the log shows.
 const logPage = 25
 
@@ -50,18 +44,10 @@ const logPage = 25
 const defaultPingWait = 10 * time.Second
 
 // graces are the grace periods a rotation offers, in the order shown.
-var graces = []struct {
-	Value, Label string
-}{
-	{"0s", "None: the old secret stops signing now"},
-	{"1h0m0s", "1 hour"},
-	{"24h0m0s", "24 hours"},
-	{"72h0m0s", "3 days"},
-	{"168h0m0s", "7 days"},
-}
+var graces = forms.Graces
 
 // defaultGrace is the grace preselected: a day to deploy the new secret.
-const defaultGrace = "24h0m0s"
+const defaultGrace = forms.DefaultGrace
 
 // canWrite reports whether the signed-in person may change endpoints.
 func canWrite(c *caller) bool { return slices.Contains(Writers, c.Me.Person.Role) }
@@ -117,73 +103,21 @@ func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, c *caller,
 }
 
 // endpointInput is what the endpoint form asks.
-type endpointInput struct {
-	URL, Description, Email string
-	// Types is nil for every event type.
-	Types []string
-}
+type endpointInput = forms.Endpoint
 
-// readEndpoint checks the endpoint form's fields, each with the checks the
-// registry applies, and sets the errors beside them.
+// readEndpoint checks the endpoint form's fields (forms.ParseEndpoint, with
+// the registry's check of the URL).
 func (s *Server) readEndpoint(ctx context.Context, f *form) endpointInput {
-	in := endpointInput{URL: f.Get("url"), Description: f.Get("description"), Email: f.Get("email")}
-	switch {
-	case in.URL == "":
-		f.Fail("url", "Enter the URL events are posted to, starting with https://.")
-	case len(in.URL) > maxURL:
-		f.Fail("url", fmt.Sprintf("Use at most %d characters.", maxURL))
-	default:
-		if err := s.o.Webhooks.CheckURL(ctx, in.URL); err != nil {
-			f.Fail("url", urlProblem(err))
-		}
-	}
-	if len(in.Description) > maxDescription {
-		f.Fail("description", fmt.Sprintf("Use at most %d characters.", maxDescription))
-	}
-	switch {
-	case len(in.Email) > maxEmail:
-		f.Fail("email", fmt.Sprintf("Use at most %d characters.", maxEmail))
-	case webhooks.CheckEmail(in.Email) != nil:
-		f.Fail("email", "Enter an e-mail address such as ops@example.com, or leave it empty.")
-	}
-	switch f.Get("events") {
-	case "all":
-	case "only":
-		chosen := f.List("types")
-		if len(chosen) == 0 {
-			f.Fail("types", "Choose at least one event type, or choose All events.")
-			break
-		}
-		types, err := webhooks.EventTypes(chosen)
-		if err != nil {
-			f.Fail("types", "Choose event types from the list: "+err.Error()+".")
-			break
-		}
-		in.Types = types
-	default:
-		f.Fail("events", "Choose All events or Only these.")
-	}
+	in, errs := forms.ParseEndpoint(f.values, func(u string) error { return s.o.Webhooks.CheckURL(ctx, u) })
+	f.add(errs)
 	return in
-}
-
-// urlProblem says why an endpoint URL was refused.
-func urlProblem(err error) string {
-	var blocked *webhooks.BlockedError
-	if errors.As(err, &blocked) && blocked.Resolved {
-		// What the server's resolver answers is not the person's to learn.
-		return "This address is not public: the host resolves to a private, loopback or link-local address. Endpoints must be reachable on the internet."
-	}
-	if errors.As(err, &blocked) {
-		return fmt.Sprintf("This address is not public: %s is a private, loopback or link-local address. Endpoints must be reachable on the internet.", blocked.Addr)
-	}
-	return "This URL cannot be used: " + err.Error() + "."
 }
 
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	env := policy.Environment(f.Get("env"))
-	if f.OK() && env != policy.Live && env != policy.Test {
-		f.Fail("env", "Choose Live or Test.")
+	env, errs := forms.ParseEndpointEnv(f.values)
+	if f.OK() {
+		f.add(errs)
 	}
 	in := endpointInput{}
 	if f.Error("") == "" {
@@ -215,7 +149,7 @@ func endpointID(r *http.Request) (int, error) {
 type endpointView struct {
 	endpointRow
 	Types    []string
-	Graces   []struct{ Value, Label string }
+	Graces   []forms.Choice
 	CanWrite bool
 	// CanResend is whether single deliveries can be resent here (the
 	// console has a dispatcher).
@@ -556,12 +490,9 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	var grace time.Duration
-	known := slices.ContainsFunc(graces, func(g struct{ Value, Label string }) bool { return g.Value == f.Get("grace") })
-	if d, perr := time.ParseDuration(f.Get("grace")); perr == nil && known {
-		grace = d
-	} else if f.OK() {
-		f.Fail("grace", "Choose how long the old secret keeps signing.")
+	grace, errs := forms.ParseSecretRotation(f.values)
+	if f.OK() {
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.endpointPage(w, r, c, http.StatusBadRequest, f, "")
@@ -582,8 +513,8 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	if f.OK() && f.Get("confirm") != "yes" {
-		f.Fail("confirm", "Tick the box to confirm: the endpoint and its delivery log are deleted for good.")
+	if f.OK() {
+		f.add(forms.ParseEndpointDeletion(f.values))
 	}
 	if !f.OK() {
 		s.endpointPage(w, r, c, http.StatusBadRequest, f, "")
@@ -647,7 +578,7 @@ func answerOf(a *ent.WebhookAttempt) string {
 }
 
 // sinceLayout is the value of a datetime-local field, read as UTC.
-const sinceLayout = "2006-01-02T15:04"
+const sinceLayout = forms.SinceLayout
 
 func (s *Server) resendFailed(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
@@ -656,15 +587,12 @@ func (s *Server) resendFailed(w http.ResponseWriter, r *http.Request, c *caller)
 		s.fail(w, r, c, err)
 		return
 	}
-	since, perr := time.ParseInLocation(sinceLayout, f.Get("since"), time.UTC)
-	switch {
-	case !f.OK():
-	case f.Get("since") == "":
-		f.Fail("since", "Enter the date and time (UTC) from which failed deliveries are sent again.")
-	case perr != nil:
-		f.Fail("since", "Enter a date and time such as 2026-03-01T09:00 (UTC).")
-	case !row.Enabled:
-		f.Fail("since", "Enable the endpoint first: nothing is sent to a disabled endpoint.")
+	since, errs := forms.ParseResend(f.values)
+	if f.OK() {
+		f.add(errs)
+		if f.OK() && !row.Enabled {
+			f.Fail("since", "Enable the endpoint first: nothing is sent to a disabled endpoint.")
+		}
 	}
 	if !f.OK() {
 		s.endpointPage(w, r, c, http.StatusBadRequest, f, "")
