@@ -47,7 +47,7 @@ func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, 
 	if remove == nil {
 		remove = newForm(nil)
 	}
-	s.render(w, r, c, status, "account", "Your account", f, accountView{Required: req, Remove: remove})
+	accountTemplate.render(s, w, r, c, status, "Your account", f, accountView{Required: req, Remove: remove})
 }
 
 // proofFailed puts on f (at its field "proof") why the password or code
@@ -118,7 +118,7 @@ func (s *Server) enrollStart(w http.ResponseWriter, r *http.Request, c *caller) 
 		http.Redirect(w, r, Prefix+"account", http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "enrollstart", "Set up a second factor", nil, nil)
+	enrollstartTemplate.render(s, w, r, c, http.StatusOK, "Set up a second factor", nil, enrollStartView{})
 }
 
 func (s *Server) enroll(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -127,7 +127,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "enroll", "Set up a second factor", nil, enrollViewOf(e))
+	enrollTemplate.render(s, w, r, c, http.StatusOK, "Set up a second factor", nil, enrollViewOf(e))
 }
 
 func enrollViewOf(e people.Enrollment) enrollView {
@@ -181,7 +181,7 @@ func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, status, "enroll", "Set up a second factor", f, enrollViewOf(e))
+	enrollTemplate.render(s, w, r, c, status, "Set up a second factor", f, enrollViewOf(e))
 }
 
 func (s *Server) removeSecondFactor(w http.ResponseWriter, r *http.Request, c *caller) {

@@ -328,7 +328,7 @@ func (s *Server) documents(k *docKind) func(http.ResponseWriter, *http.Request, 
 		v.Paged = page > 1
 		v.First = k.link(v.Env, f, 1)
 		if !f.OK() {
-			s.render(w, r, c, http.StatusBadRequest, "documents", title, f, v)
+			documentsTemplate.render(s, w, r, c, http.StatusBadRequest, title, f, v)
 			return
 		}
 		ctx, err := s.reading(c, v.Env)
@@ -352,7 +352,7 @@ func (s *Server) documents(k *docKind) func(http.ResponseWriter, *http.Request, 
 			rows[i].Link = k.path(rows[i].ID, v.Env, "")
 		}
 		v.Rows, v.Costs = rows, policy.SeesCost(ctx)
-		s.render(w, r, c, http.StatusOK, "documents", title, f, v)
+		documentsTemplate.render(s, w, r, c, http.StatusOK, title, f, v)
 	}
 }
 
@@ -423,7 +423,7 @@ func (s *Server) document(k *docKind) func(http.ResponseWriter, *http.Request, *
 		if !ok {
 			return
 		}
-		s.render(w, r, c, http.StatusOK, "document", docTitle(k, v.Doc), nil, v)
+		documentTemplate.render(s, w, r, c, http.StatusOK, docTitle(k, v.Doc), nil, v)
 	}
 }
 
@@ -440,7 +440,7 @@ func (s *Server) cancelPage(k *docKind) func(http.ResponseWriter, *http.Request,
 			f.Fail("", fmt.Sprintf("This %s is cancelled already; there is nothing to cancel.", k.One))
 			status = http.StatusConflict
 		}
-		s.render(w, r, c, status, "document", "Cancel "+strings.ToLower(docTitle(k, v.Doc)), f, v)
+		documentTemplate.render(s, w, r, c, status, "Cancel "+strings.ToLower(docTitle(k, v.Doc)), f, v)
 	}
 }
 
@@ -457,7 +457,7 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 			f.Fail("understand", fmt.Sprintf("Tick the box to confirm you have read what cancelling this %s does.", k.One))
 		}
 		if !f.OK() {
-			s.render(w, r, c, http.StatusBadRequest, "document", title, f, v)
+			documentTemplate.render(s, w, r, c, http.StatusBadRequest, title, f, v)
 			return
 		}
 		id := v.Doc.ID
@@ -479,7 +479,7 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 		}
 		if p, isProblem := apiproblem.As(err); isProblem {
 			f.Fail("", p.Detail)
-			s.render(w, r, c, p.Status(), "document", title, f, v)
+			documentTemplate.render(s, w, r, c, p.Status(), title, f, v)
 			return
 		}
 		if err != nil {

@@ -94,7 +94,7 @@ func (s *Server) showPlan(w http.ResponseWriter, r *http.Request, c *caller, sta
 		v.Rows = append(v.Rows, i)
 	}
 	v.More = min(n+planRows, planRowsMax)
-	s.render(w, r, c, status, "productionplan", "Plan a production run", f, v)
+	productionplanTemplate.render(s, w, r, c, status, "Plan a production run", f, v)
 }
 
 // lineChoices are the account's production lines as a select's choices,
@@ -264,7 +264,7 @@ func (s *Server) showCompletion(w http.ResponseWriter, r *http.Request, c *calle
 			return
 		}
 	}
-	s.render(w, r, c, status, "productioncomplete", fmt.Sprintf("Complete production run %d", v.Run.ProductionNo), f, v)
+	productioncompleteTemplate.render(s, w, r, c, status, fmt.Sprintf("Complete production run %d", v.Run.ProductionNo), f, v)
 }
 
 // preview works out the completion in a transaction rolled back, as the

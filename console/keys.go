@@ -239,7 +239,7 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 	if f != nil && env != string(policy.Live) && env != string(policy.Test) {
 		page = f
 	}
-	s.render(w, r, c, status, "keys", "API keys", page, v)
+	keysTemplate.render(s, w, r, c, status, "API keys", page, v)
 }
 
 // keyResult is the page that shows a new key once.
@@ -287,7 +287,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "keycreated", "Your new key", nil, keyResult{
+	keycreatedTemplate.render(s, w, r, c, http.StatusOK, "Your new key", nil, keyResult{
 		Key: k.Key, Display: keyDisplay(k.Record.Prefix, k.Record.Last4), Name: k.Record.Name,
 		Env: string(env), Scopes: scopeSummary(k.Record.Scopes), Curl: s.curlExample(k.Key),
 	})
@@ -331,7 +331,7 @@ func (s *Server) findKey(r *http.Request, c *caller) (keyRow, error) {
 }
 
 // keyPage renders the rotate or revoke page of a key.
-func (s *Server) keyPage(w http.ResponseWriter, r *http.Request, c *caller, status int, name, title string, f *form) {
+func (s *Server) keyPage(w http.ResponseWriter, r *http.Request, c *caller, status int, page pageOf[keyPageView], title string, f *form) {
 	k, err := s.findKey(r, c)
 	if err != nil {
 		s.fail(w, r, c, err)
@@ -344,15 +344,15 @@ func (s *Server) keyPage(w http.ResponseWriter, r *http.Request, c *caller, stat
 	if grace == "" {
 		grace = "24h"
 	}
-	s.render(w, r, c, status, name, fmt.Sprintf(title, k.Display), f, keyPageView{Key: k, Graces: graceChoices, Grace: grace})
+	page.render(s, w, r, c, status, fmt.Sprintf(title, k.Display), f, keyPageView{Key: k, Graces: graceChoices, Grace: grace})
 }
 
 func (s *Server) rotateKeyForm(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.keyPage(w, r, c, http.StatusOK, "keyrotate", "Rotate %s", nil)
+	s.keyPage(w, r, c, http.StatusOK, keyrotateTemplate, "Rotate %s", nil)
 }
 
 func (s *Server) revokeKeyForm(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.keyPage(w, r, c, http.StatusOK, "keyrevoke", "Revoke %s", nil)
+	s.keyPage(w, r, c, http.StatusOK, keyrevokeTemplate, "Revoke %s", nil)
 }
 
 // rotateKey replaces a key; the new one is shown once.
@@ -368,7 +368,7 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		f.add(errs)
 	}
 	if !f.OK() {
-		s.keyPage(w, r, c, http.StatusBadRequest, "keyrotate", "Rotate %s", f)
+		s.keyPage(w, r, c, http.StatusBadRequest, keyrotateTemplate, "Rotate %s", f)
 		return
 	}
 	rot, err := auth.RotateKey(c.ctx, s.o.Client, c.orgID(), c.issuer(), k.ID, grace, s.o.Now())
@@ -378,7 +378,7 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	case errors.Is(err, auth.ErrKeyState):
 		f.Fail("", refusalText(err.Error()))
-		s.keyPage(w, r, c, http.StatusBadRequest, "keyrotate", "Rotate %s", f)
+		s.keyPage(w, r, c, http.StatusBadRequest, keyrotateTemplate, "Rotate %s", f)
 		return
 	case err != nil:
 		s.fail(w, r, c, err)
@@ -387,7 +387,7 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	old := k
 	old.ExpiresAt = rot.Old.ExpiresAt
 	old.Grace = grace > 0
-	s.render(w, r, c, http.StatusOK, "keycreated", "Key rotated", nil, keyResult{
+	keycreatedTemplate.render(s, w, r, c, http.StatusOK, "Key rotated", nil, keyResult{
 		Key: rot.Key, Display: keyDisplay(rot.New.Prefix, rot.New.Last4), Name: rot.New.Name,
 		Env: k.Env, Scopes: scopeSummary(rot.New.Scopes), Curl: s.curlExample(rot.Key), Old: &old,
 	})
@@ -405,14 +405,14 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		f.add(forms.ParseKeyRevocation(f.values))
 	}
 	if !f.OK() {
-		s.keyPage(w, r, c, http.StatusBadRequest, "keyrevoke", "Revoke %s", f)
+		s.keyPage(w, r, c, http.StatusBadRequest, keyrevokeTemplate, "Revoke %s", f)
 		return
 	}
 	_, err = auth.RevokeKey(c.ctx, s.o.Client, c.orgID(), k.ID, s.o.Now())
 	switch {
 	case errors.Is(err, auth.ErrKeyState):
 		f.Fail("", refusalText(err.Error()))
-		s.keyPage(w, r, c, http.StatusBadRequest, "keyrevoke", "Revoke %s", f)
+		s.keyPage(w, r, c, http.StatusBadRequest, keyrevokeTemplate, "Revoke %s", f)
 		return
 	case err != nil:
 		s.fail(w, r, c, err)
@@ -424,8 +424,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 // costsRefused answers 403 to a person who may not read costs asking for a
 // key that reads them.
 func (s *Server) costsRefused(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.render(w, r, c, http.StatusForbidden, "error", "Not allowed", nil,
-		"Only an admin creates or rotates a key that reads costs and prices (cost:read, or the preset \"all\"). Nothing was created or rotated.")
+	s.showError(w, r, c, http.StatusForbidden, "Not allowed", "Only an admin creates or rotates a key that reads costs and prices (cost:read, or the preset \"all\"). Nothing was created or rotated.")
 }
 
 // refusalText makes an error message a sentence for a page.

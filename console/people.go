@@ -91,7 +91,7 @@ func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request, c *caller, s
 		f = newForm(nil)
 		f.values.Set("role", string(people.Developer))
 	}
-	s.render(w, r, c, status, "people", "People", f, v)
+	peopleTemplate.render(s, w, r, c, status, "People", f, v)
 }
 
 // absolute is path under the console's configured origin, never the host a

@@ -290,7 +290,7 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	filter := inventory.QueueFilter{Now: s.o.Now(), After: f.Get("after"), Limit: queuePage + 1}
 	v.Paged = filter.After != ""
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "quality", "Quality queue", f, v)
+		qualityTemplate.render(s, w, r, c, http.StatusBadRequest, "Quality queue", f, v)
 		return
 	}
 	ctx, err := s.reading(c, v.Env)
@@ -301,7 +301,7 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	rows, err := inventory.QualityQueue(ctx, s.o.Client, filter)
 	if errors.Is(err, inventory.ErrBadCursor) {
 		f.Fail("", "This page's link is damaged; start again from the first page of the queue.")
-		s.render(w, r, c, http.StatusBadRequest, "quality", "Quality queue", f, v)
+		qualityTemplate.render(s, w, r, c, http.StatusBadRequest, "Quality queue", f, v)
 		return
 	}
 	if err != nil {
@@ -315,5 +315,5 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	for _, l := range rows {
 		v.Rows = append(v.Rows, queueRow{QueueLot: l, Link: lotPath(l.ID, v.Env, "", 0)})
 	}
-	s.render(w, r, c, http.StatusOK, "quality", "Quality queue", f, v)
+	qualityTemplate.render(s, w, r, c, http.StatusOK, "Quality queue", f, v)
 }

@@ -212,7 +212,7 @@ func (s *Server) requests(w http.ResponseWriter, r *http.Request, c *caller) {
 		f.Fail("key", fmt.Sprintf("The organization has no %s key of that id; choose one from the list.", v.Env))
 	}
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "requests", "Requests", f, v)
+		requestsTemplate.render(s, w, r, c, http.StatusBadRequest, "Requests", f, v)
 		return
 	}
 	rows, err := reqlog.List(c.ctx, s.o.Client, c.orgID(), policy.Environment(v.Env), filter)
@@ -228,7 +228,7 @@ func (s *Server) requests(w http.ResponseWriter, r *http.Request, c *caller) {
 	for i, row := range rows {
 		v.Rows[i] = requestRow{APIRequest: row, Key: keyLabel(labels, row.APIKeyID), Duration: duration(row.DurationUs), Link: requestDetailPath(row.ID, v.Env)}
 	}
-	s.render(w, r, c, http.StatusOK, "requests", "Requests", f, v)
+	requestsTemplate.render(s, w, r, c, http.StatusOK, "Requests", f, v)
 }
 
 // requestFilters are the list's filter fields, in the order its links carry
@@ -336,13 +336,13 @@ func (s *Server) findRequest(w http.ResponseWriter, r *http.Request, c *caller, 
 	v.Keys, _ = keyLabels(keys, policy.Live, s.o.Now())
 	if !strings.HasPrefix(rid, "req_") || len(rid) > 100 {
 		f.Fail("request_id", "Enter a request id: it starts with req_, as in the X-Request-Id header and the request_id of an error.")
-		s.render(w, r, c, http.StatusBadRequest, "requests", "Requests", f, v)
+		requestsTemplate.render(s, w, r, c, http.StatusBadRequest, "Requests", f, v)
 		return
 	}
 	req, env, err := reqlog.Find(c.ctx, s.o.Client, c.orgID(), rid)
 	if missing.Is(err) {
 		f.Fail("request_id", fmt.Sprintf("No request %s is in this organization's log, live or test. Requests are kept for %s.", rid, v.Retention))
-		s.render(w, r, c, http.StatusNotFound, "requests", "Requests", f, v)
+		requestsTemplate.render(s, w, r, c, http.StatusNotFound, "Requests", f, v)
 		return
 	}
 	if err != nil {
@@ -411,7 +411,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, c *caller) {
 		q := url.Values{"env": {env}, "type": {ev.Type}, "resource_type": {ev.ResourceType}, "resource_id": {strconv.Itoa(ev.ResourceID)}}
 		v.Events = append(v.Events, requestEvent{Event: ev, Link: Prefix + "events?" + q.Encode() + "#" + ev.EventID})
 	}
-	s.render(w, r, c, http.StatusOK, "request", "Request "+req.RequestID, nil, v)
+	requestTemplate.render(s, w, r, c, http.StatusOK, "Request "+req.RequestID, nil, v)
 }
 
 // duration is a request's duration in words: µs below a millisecond, ms

@@ -28,14 +28,14 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "settings", "Settings", nil, settingsView{Block: org.BlockUnapprovedSuppliers, Manual: org.ManualCosting})
+	settingsTemplate.render(s, w, r, c, http.StatusOK, "Settings", nil, settingsView{Block: org.BlockUnapprovedSuppliers, Manual: org.ManualCosting})
 }
 
 func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	in := forms.ParseSettings(f.values)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "settings", "Settings", f, settingsView{Block: in.BlockUnapprovedSuppliers, Manual: in.ManualCosting})
+		settingsTemplate.render(s, w, r, c, http.StatusBadRequest, "Settings", f, settingsView{Block: in.BlockUnapprovedSuppliers, Manual: in.ManualCosting})
 		return
 	}
 	block, manual := in.BlockUnapprovedSuppliers, in.ManualCosting

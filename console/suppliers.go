@@ -170,7 +170,7 @@ func (s *Server) suppliers(w http.ResponseWriter, r *http.Request, c *caller) {
 	v.Filtered = filter.Search != "" || filter.Status != ""
 	v.First = suppliersLink(env, f, 0)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "suppliers", "Suppliers", f, v)
+		suppliersTemplate.render(s, w, r, c, http.StatusBadRequest, "Suppliers", f, v)
 		return
 	}
 	ctx, err := s.reading(c, env)
@@ -208,7 +208,7 @@ func (s *Server) suppliers(w http.ResponseWriter, r *http.Request, c *caller) {
 		}
 		v.Expiring = append(v.Expiring, row)
 	}
-	s.render(w, r, c, http.StatusOK, "suppliers", "Suppliers", f, v)
+	suppliersTemplate.render(s, w, r, c, http.StatusOK, "Suppliers", f, v)
 }
 
 // supplierView is a supplier's page.
@@ -278,7 +278,7 @@ func (s *Server) showSupplier(w http.ResponseWriter, r *http.Request, c *caller,
 	if sup.Company != nil {
 		title += " · " + *sup.Company
 	}
-	s.render(w, r, c, status, "supplier", title, nil, v)
+	supplierTemplate.render(s, w, r, c, status, title, nil, v)
 }
 
 // approvalNames are the approval form's decisions: the CLI's command names.

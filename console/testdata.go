@@ -45,7 +45,7 @@ func (s *Server) testDataPage(w http.ResponseWriter, r *http.Request, c *caller,
 	for _, table := range slices.Sorted(maps.Keys(held.Tables)) {
 		v.Tables = append(v.Tables, tableCount{Name: strings.ReplaceAll(table, "_", " "), Count: held.Tables[table]})
 	}
-	s.render(w, r, c, status, "testdata", "Test data", f, v)
+	testdataTemplate.render(s, w, r, c, status, "Test data", f, v)
 }
 
 func (s *Server) resetTestData(w http.ResponseWriter, r *http.Request, c *caller) {

@@ -99,7 +99,7 @@ func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, c *caller,
 			v.Live = append(v.Live, row)
 		}
 	}
-	s.render(w, r, c, status, "webhooks", "Webhooks", f, v)
+	webhooksTemplate.render(s, w, r, c, status, "Webhooks", f, v)
 }
 
 // endpointInput is what the endpoint form asks.
@@ -290,7 +290,7 @@ func (s *Server) endpointPage(w http.ResponseWriter, r *http.Request, c *caller,
 		status = http.StatusBadRequest
 	}
 	v.Log = lg
-	s.render(w, r, c, status, "webhook", "Endpoint "+row.URL, f, v)
+	webhookTemplate.render(s, w, r, c, status, "Endpoint "+row.URL, f, v)
 }
 
 // deliveryLog reads the page of the log the query asks for; ok is false when
@@ -639,8 +639,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *calle
 		return
 	}
 	if s.o.Dispatcher == nil {
-		s.render(w, r, c, http.StatusServiceUnavailable, "error", "Not available", nil,
-			"This server resends no single delivery; resend the failed ones since a time, or use `larder webhook resend`.")
+		s.showError(w, r, c, http.StatusServiceUnavailable, "Not available", "This server resends no single delivery; resend the failed ones since a time, or use `larder webhook resend`.")
 		return
 	}
 	a, err := s.o.Dispatcher.Resend(c.ctx, c.orgID(), delID)
