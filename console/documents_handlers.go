@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
 	apiproblem "larder.dev/larder/internal/platform/problem"
@@ -202,8 +203,8 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 		}
 		title := "Cancel " + strings.ToLower(docTitle(k, v.Doc))
 		v.Confirm = true
-		if f.OK() && f.Get("understand") != "yes" {
-			f.Fail("understand", fmt.Sprintf("Tick the box to confirm you have read what cancelling this %s does.", k.One))
+		if f.OK() {
+			f.add(forms.ParseCancellation(f.values, k.One))
 		}
 		if !f.OK() {
 			documentTemplate.render(s, w, r, c, http.StatusBadRequest, title, f, v)
