@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/tenancy"
@@ -215,21 +216,13 @@ func problems(ctx context.Context, c *ent.Client, l importList, p parsed) ([]cat
 	return errs, nil
 }
 
-// uploadFields reads the env, list and format of a check or import.
+// uploadFields reads the env, list and format of a check or import
+// (forms.ParseUpload).
 func uploadFields(f *form, fileName string) (env string, l importList, format catalog.Format) {
-	env, ok := envOf(f)
-	if !ok {
-		f.Fail("", "Choose the live or the test environment.")
-	}
-	l, ok = findList(f.Get("list"))
-	if !ok {
-		f.Fail("list", "Choose the list the file holds.")
-	}
-	format, err := catalog.ParseFormat(f.Get("format"), fileName)
-	if err != nil {
-		f.Fail("format", "Choose CSV or JSON Lines.")
-	}
-	return env, l, format
+	in, errs := forms.ParseUpload(f.values, fileName, func(name string) bool { _, ok := findList(name); return ok })
+	f.add(errs)
+	l, _ = findList(in.List)
+	return string(in.Env), l, in.Format
 }
 
 func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) {
