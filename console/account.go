@@ -8,8 +8,8 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 )
 
@@ -47,7 +47,7 @@ func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, 
 	if remove == nil {
 		remove = newForm(nil)
 	}
-	s.render(w, r, c, status, "account", "Your account", f, accountView{Required: req, Remove: remove})
+	accountTemplate.render(s, w, r, c, status, "Your account", f, accountView{Required: req, Remove: remove})
 }
 
 // proofFailed puts on f (at its field "proof") why the password or code
@@ -77,15 +77,17 @@ func proofFailed(w http.ResponseWriter, f *form, err error) (status int, ok bool
 
 func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	if f.OK() && f.Raw("current") == "" {
-		f.Fail("current", "Enter your current password.")
+	in, errs := forms.ParsePasswordChange(f.values)
+	if f.OK() {
+		f.add(errs)
+	} else {
+		checkNewPassword(f)
 	}
-	checkNewPassword(f)
 	if !f.OK() {
 		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
 		return
 	}
-	err := s.o.People.ChangePassword(c.ctx, c.orgID(), c.Me.Person.ID, f.Raw("current"), f.Raw("password"), c.Me.Token)
+	err := s.o.People.ChangePassword(c.ctx, c.orgID(), c.Me.Person.ID, in.Current, in.New, c.Me.Token)
 	var th *people.ThrottledError
 	switch {
 	case errors.Is(err, people.ErrBadCredentials):
@@ -118,7 +120,7 @@ func (s *Server) enrollStart(w http.ResponseWriter, r *http.Request, c *caller) 
 		http.Redirect(w, r, Prefix+"account", http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "enrollstart", "Set up a second factor", nil, nil)
+	enrollstartTemplate.render(s, w, r, c, http.StatusOK, "Set up a second factor", nil, enrollStartView{})
 }
 
 func (s *Server) enroll(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -127,7 +129,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "enroll", "Set up a second factor", nil, enrollViewOf(e))
+	enrollTemplate.render(s, w, r, c, http.StatusOK, "Set up a second factor", nil, enrollViewOf(e))
 }
 
 func enrollViewOf(e people.Enrollment) enrollView {
@@ -137,19 +139,17 @@ func enrollViewOf(e people.Enrollment) enrollView {
 func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	replacing := c.Me.Person.SecondFactor
-	if f.OK() && f.Get("code") == "" {
-		f.Fail("code", "Enter the six-digit code.")
-	}
-	if f.OK() && replacing && f.Raw("proof") == "" {
-		f.Fail("proof", "Enter your password, or a code from the app you use now.")
+	in, errs := forms.ParseEnrollment(f.values, replacing)
+	if f.OK() {
+		f.add(errs)
 	}
 	status := http.StatusBadRequest
 	if f.OK() {
 		var err error
 		if replacing {
-			err = s.o.People.ReplaceSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, f.Get("code"), strings.TrimSpace(f.Raw("proof")), c.Me.Token, c.From)
+			err = s.o.People.ReplaceSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, in.Code, in.Proof, c.Me.Token, c.From)
 		} else {
-			err = s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, f.Get("code"))
+			err = s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, in.Code)
 		}
 		switch {
 		case err == nil && replacing:
@@ -181,19 +181,20 @@ func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, status, "enroll", "Set up a second factor", f, enrollViewOf(e))
+	enrollTemplate.render(s, w, r, c, status, "Set up a second factor", f, enrollViewOf(e))
 }
 
 func (s *Server) removeSecondFactor(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	if f.OK() && c.Me.Person.SecondFactor && f.Raw("proof") == "" {
-		f.Fail("proof", "Enter your password, or the code your app shows now.")
+	proof, errs := forms.ParseSecondFactorRemoval(f.values, c.Me.Person.SecondFactor)
+	if f.OK() {
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.accountPage(w, r, c, http.StatusBadRequest, nil, f)
 		return
 	}
-	err := s.o.People.RemoveOwnSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, strings.TrimSpace(f.Raw("proof")), c.Me.Token, c.From)
+	err := s.o.People.RemoveOwnSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, proof, c.Me.Token, c.From)
 	if err != nil {
 		if status, ok := proofFailed(w, f, err); ok {
 			s.accountPage(w, r, c, status, nil, f)

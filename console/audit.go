@@ -126,7 +126,7 @@ func (s *Server) auditHistory(w http.ResponseWriter, r *http.Request, c *caller)
 	list, next, err := audit.Recent(c.ctx, s.o.Client, c.orgID(), filter)
 	if errors.Is(err, audit.ErrUnknownAction) {
 		f.Fail("action", "Choose an action from the list.")
-		s.render(w, r, c, http.StatusBadRequest, "audit", "Audit history", f, v)
+		auditTemplate.render(s, w, r, c, http.StatusBadRequest, "Audit history", f, v)
 		return
 	}
 	if err != nil {
@@ -158,5 +158,5 @@ func (s *Server) auditHistory(w http.ResponseWriter, r *http.Request, c *caller)
 	if filter.Before != 0 {
 		v.Newer = link(0)
 	}
-	s.render(w, r, c, http.StatusOK, "audit", "Audit history", f, v)
+	auditTemplate.render(s, w, r, c, http.StatusOK, "Audit history", f, v)
 }

@@ -1,25 +1,20 @@
+// The invoices' and bills' routes and their kinds; documents_views.go builds
+// what their pages show, documents_handlers.go answers them.
+
 package console
 
 import (
 	"context"
 
-	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/auditrecord"
-	"larder.dev/larder/ent/invoiceline"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/modules/purchasing"
 	"larder.dev/larder/internal/modules/sales"
-	apiproblem "larder.dev/larder/internal/platform/problem"
-	"larder.dev/larder/policy"
 )
 
 // documentRoutes are the invoices and bills of an environment, each with its
@@ -59,36 +54,6 @@ type docFilter struct {
 	Cancelled     *bool
 	Oldest        bool
 	Offset, Limit int
-}
-
-// docRow is a document as a list shows it.
-type docRow struct {
-	ID, Number  int
-	Date        time.Time
-	Party       string
-	Subtotal    string
-	Cancelled   bool
-	CancelledAt *time.Time
-	Link        string
-}
-
-// docView is one document and its lines.
-type docView struct {
-	docRow
-	// Reference is the supplier's reference of a bill; Order the sales
-	// order of an invoice (0 for none).
-	Reference string
-	Order     int
-	ShipDate  *time.Time
-	Lines     []docLine
-}
-
-// docLine is a line of a document. A bill's line names the lot it received
-// (LotID 0 for none), its quantity received and what that lot holds now.
-type docLine struct {
-	Product, Quantity, Price string
-	LotID                    int
-	Lot, LotLink, OnHand     string
 }
 
 var invoices = &docKind{Name: "invoices", One: "invoice", Party: "customer", PartyLabel: "Customer", action: audit.InvoiceCancelled,
@@ -168,63 +133,11 @@ var bills = &docKind{Name: "bills", One: "bill", Party: "supplier", PartyLabel: 
 	},
 }
 
-func invoiceRow(x *ent.Invoice) docRow {
-	return docRow{ID: x.ID, Number: x.InvoiceNo, Date: x.InvoiceDate, Party: orDash(x.Company), Subtotal: money(x.Subtotal),
-		Cancelled: x.IsCancelled, CancelledAt: x.CancelledAt}
-}
-
-func billRow(x *ent.Bill) docRow {
-	return docRow{ID: x.ID, Number: x.BillNo, Date: x.BillDate, Party: orDash(x.Company), Subtotal: money(x.Subtotal),
-		Cancelled: x.IsCancelled, CancelledAt: x.CancelledAt}
-}
-
-// uomWords say in which unit an invoice line counts what shipped.
-var uomWords = map[invoiceline.UomType]string{
-	invoiceline.UomTypeINVENTORY_UNIT: "inventory units",
-	invoiceline.UomTypePACKAGING_SIZE: "packages",
-	invoiceline.UomTypeBASE_UOM:       "base units",
-}
-
-// money is an amount, "—" for none.
-func money(d *decimal.Decimal) string {
-	if d == nil {
-		return "—"
-	}
-	return d.StringFixed(2)
-}
-
-// optQty is a quantity in a unit, "—" for none.
-func optQty(d *decimal.Decimal, unit string) string {
-	if d == nil {
-		return "—"
-	}
-	if unit == "" {
-		return d.String()
-	}
-	return d.String() + " " + unit
-}
-
 // docsPage is the documents a page lists.
 const docsPage = 50
 
 // docFilters are a list's search fields, in the order its links carry them.
 var docFilters = []string{"party", "number", "from", "to", "state", "sort"}
-
-// docsView is a list page's own data.
-type docsView struct {
-	Kind *docKind
-	Env  string
-	// Costs shows the subtotals, which only the roles that see costs
-	// read, as in the API.
-	Costs             bool
-	Rows              []docRow
-	Filtered, Paged   bool
-	First, Prev, Next string
-	States, Sorts     []choice
-}
-
-var docStates = []choice{{"", "All"}, {"open", "Not cancelled"}, {"cancelled", "Cancelled"}}
-var docSorts = []choice{{"", "Newest first"}, {"oldest", "Oldest first"}}
 
 // docPath is the page of document id in env, with a tail (/cancel).
 func (k *docKind) path(id int, env, tail string) string {
@@ -243,249 +156,4 @@ func (k *docKind) link(env string, f *form, page int) string {
 		u.Set("page", strconv.Itoa(page))
 	}
 	return Prefix + k.Name + "?" + u.Encode()
-}
-
-// envOf reads the env of a query: live when absent, ok false when neither.
-func envOf(f *form) (string, bool) {
-	switch env := f.Get("env"); env {
-	case "", string(policy.Live):
-		return string(policy.Live), true
-	case string(policy.Test):
-		return env, true
-	}
-	return string(policy.Live), false
-}
-
-// dateField reads a date field (YYYY-MM-DD) into f's errors.
-func dateField(f *form, name string) *time.Time {
-	x := f.Get(name)
-	if x == "" {
-		return nil
-	}
-	t, err := time.Parse(time.DateOnly, x)
-	if err != nil {
-		f.Fail(name, "Enter a date as YYYY-MM-DD, such as 2026-11-06.")
-		return nil
-	}
-	return &t
-}
-
-func (s *Server) documents(k *docKind) func(http.ResponseWriter, *http.Request, *caller) {
-	title := "Invoices"
-	if k == bills {
-		title = "Bills"
-	}
-	return func(w http.ResponseWriter, r *http.Request, c *caller) {
-		f := newForm(r.URL.Query())
-		v := docsView{Kind: k, States: docStates, Sorts: docSorts}
-		var ok bool
-		if v.Env, ok = envOf(f); !ok {
-			f.Fail("", "Choose the live or the test environment.")
-		}
-		filter := docFilter{Party: f.Get("party"), Limit: docsPage + 1}
-		if len(filter.Party) > 200 {
-			f.Fail("party", fmt.Sprintf("Enter at most 200 characters of the %s's name.", k.Party))
-		}
-		if x := f.Get("number"); x != "" {
-			n, err := strconv.Atoi(x)
-			if err != nil || n <= 0 {
-				f.Fail("number", fmt.Sprintf("Enter the %s's number, a whole number such as 1001.", k.One))
-			}
-			filter.Number = n
-		}
-		filter.From, filter.To = dateField(f, "from"), dateField(f, "to")
-		if filter.From != nil && filter.To != nil && filter.To.Before(*filter.From) {
-			f.Fail("to", "The last day comes on or after the first.")
-		}
-		switch f.Get("state") {
-		case "":
-		case "open":
-			filter.Cancelled = new(bool)
-		case "cancelled":
-			yes := true
-			filter.Cancelled = &yes
-		default:
-			f.Fail("state", "Choose all, not cancelled or cancelled.")
-		}
-		switch f.Get("sort") {
-		case "":
-		case "oldest":
-			filter.Oldest = true
-		default:
-			f.Fail("sort", "Choose newest or oldest first.")
-		}
-		page := 1
-		if x := f.Get("page"); x != "" {
-			n, err := strconv.Atoi(x)
-			if err != nil || n < 1 || n > 100000 {
-				f.Fail("", "This page's link is damaged; start again from the first page.")
-			} else {
-				page = n
-			}
-		}
-		filter.Offset = (page - 1) * docsPage
-		v.Filtered = filter.Party != "" || filter.Number != 0 || filter.From != nil || filter.To != nil || filter.Cancelled != nil
-		v.Paged = page > 1
-		v.First = k.link(v.Env, f, 1)
-		if !f.OK() {
-			s.render(w, r, c, http.StatusBadRequest, "documents", title, f, v)
-			return
-		}
-		ctx, err := s.reading(c, v.Env)
-		if err != nil {
-			s.fail(w, r, c, err)
-			return
-		}
-		rows, err := k.list(ctx, s.o.Client, filter)
-		if err != nil {
-			s.fail(w, r, c, err)
-			return
-		}
-		if len(rows) > docsPage {
-			rows = rows[:docsPage]
-			v.Next = k.link(v.Env, f, page+1)
-		}
-		if page > 1 {
-			v.Prev = k.link(v.Env, f, page-1)
-		}
-		for i := range rows {
-			rows[i].Link = k.path(rows[i].ID, v.Env, "")
-		}
-		v.Rows, v.Costs = rows, policy.SeesCost(ctx)
-		s.render(w, r, c, http.StatusOK, "documents", title, f, v)
-	}
-}
-
-// docPageView is a document's page and its cancellation's.
-type docPageView struct {
-	Kind *docKind
-	Env  string
-	// Costs shows the amounts (subtotal, prices, costs), which only the
-	// roles that see costs read, as in the API.
-	Costs bool
-	Doc   *docView
-	// Back is the list; Cancel the cancellation page (empty when the
-	// person may not cancel or the document is cancelled).
-	Back, Cancel string
-	// Lots counts the lots a bill received, for the consequences.
-	Lots int
-	// Confirm shows the cancellation's consequences and its form.
-	Confirm bool
-}
-
-// docRequest reads a document's path and env, loads it and answers 404
-// when either is not one of the organization's.
-func (s *Server) docRequest(w http.ResponseWriter, r *http.Request, c *caller, k *docKind) (*docPageView, bool) {
-	id, err := strconv.Atoi(r.PathValue("id"))
-	env, ok := envOf(newForm(r.URL.Query()))
-	if err != nil || id <= 0 || !ok {
-		s.notFound(w, r)
-		return nil, false
-	}
-	ctx, err := s.reading(c, env)
-	if err != nil {
-		s.fail(w, r, c, err)
-		return nil, false
-	}
-	d, err := k.get(ctx, s.o.Client, id)
-	if ent.IsNotFound(err) {
-		s.notFound(w, r)
-		return nil, false
-	}
-	if err != nil {
-		s.fail(w, r, c, err)
-		return nil, false
-	}
-	v := &docPageView{Kind: k, Env: env, Doc: d, Costs: policy.SeesCost(ctx), Back: Prefix + k.Name + "?" + url.Values{"env": {env}}.Encode()}
-	for i, l := range d.Lines {
-		if l.LotID != 0 {
-			d.Lines[i].LotLink = lotPath(l.LotID, env, "", 0)
-			v.Lots++
-		}
-	}
-	if !d.Cancelled && (Route{Roles: Operators}).Allows(c.Me.Person.Role) {
-		v.Cancel = k.path(id, env, "/cancel")
-	}
-	return v, true
-}
-
-// docTitle is a document's page title.
-func docTitle(k *docKind, d *docView) string {
-	if k == bills {
-		return "Bill " + strconv.Itoa(d.Number)
-	}
-	return "Invoice " + strconv.Itoa(d.Number)
-}
-
-func (s *Server) document(k *docKind) func(http.ResponseWriter, *http.Request, *caller) {
-	return func(w http.ResponseWriter, r *http.Request, c *caller) {
-		v, ok := s.docRequest(w, r, c, k)
-		if !ok {
-			return
-		}
-		s.render(w, r, c, http.StatusOK, "document", docTitle(k, v.Doc), nil, v)
-	}
-}
-
-func (s *Server) cancelPage(k *docKind) func(http.ResponseWriter, *http.Request, *caller) {
-	return func(w http.ResponseWriter, r *http.Request, c *caller) {
-		v, ok := s.docRequest(w, r, c, k)
-		if !ok {
-			return
-		}
-		v.Confirm = true
-		f := newForm(nil)
-		status := http.StatusOK
-		if v.Doc.Cancelled {
-			f.Fail("", fmt.Sprintf("This %s is cancelled already; there is nothing to cancel.", k.One))
-			status = http.StatusConflict
-		}
-		s.render(w, r, c, status, "document", "Cancel "+strings.ToLower(docTitle(k, v.Doc)), f, v)
-	}
-}
-
-func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *caller) {
-	return func(w http.ResponseWriter, r *http.Request, c *caller) {
-		f := parseForm(w, r)
-		v, ok := s.docRequest(w, r, c, k)
-		if !ok {
-			return
-		}
-		title := "Cancel " + strings.ToLower(docTitle(k, v.Doc))
-		v.Confirm = true
-		if f.OK() && f.Get("understand") != "yes" {
-			f.Fail("understand", fmt.Sprintf("Tick the box to confirm you have read what cancelling this %s does.", k.One))
-		}
-		if !f.OK() {
-			s.render(w, r, c, http.StatusBadRequest, "document", title, f, v)
-			return
-		}
-		id := v.Doc.ID
-		err := s.act(c, v.Env, func(actx context.Context, tx *ent.Tx) (audit.Entry, error) {
-			number, err := k.cancel(actx, tx, id)
-			if err != nil {
-				return audit.Entry{}, err
-			}
-			detail := map[string]any{"id": id, "number": number, "is_cancelled": true,
-				"cancelled_at": time.Now().UTC().Format(time.DateOnly)}
-			if k == bills {
-				detail["lots_kept"] = v.Lots
-			}
-			return audit.Entry{Action: k.action, Detail: detail}, nil
-		})
-		if ent.IsNotFound(err) {
-			s.notFound(w, r)
-			return
-		}
-		if p, isProblem := apiproblem.As(err); isProblem {
-			f.Fail("", p.Detail)
-			s.render(w, r, c, p.Status(), "document", title, f, v)
-			return
-		}
-		if err != nil {
-			s.fail(w, r, c, err)
-			return
-		}
-		s.redirect(w, r, c, k.path(id, v.Env, ""), fmt.Sprintf("%s is cancelled.", docTitle(k, v.Doc)))
-	}
 }

@@ -102,7 +102,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	v.Newest = link("")
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "events", "Events", f, v)
+		eventsTemplate.render(s, w, r, c, http.StatusBadRequest, "Events", f, v)
 		return
 	}
 	rows, err := webhooks.Events(c.ctx, s.o.Client, c.orgID(), policy.Environment(v.Env), filter)
@@ -124,5 +124,5 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c *caller) {
 		res := url.Values{"env": {v.Env}, "resource_type": {row.ResourceType}, "resource_id": {strconv.Itoa(row.ResourceID)}}
 		v.Rows[i] = eventRow{EventRow: row, Body: body.String(), Resource: Prefix + "events?" + res.Encode()}
 	}
-	s.render(w, r, c, http.StatusOK, "events", "Events", f, v)
+	eventsTemplate.render(s, w, r, c, http.StatusOK, "Events", f, v)
 }

@@ -44,8 +44,7 @@ func (s *Server) guard(rt Route) http.Handler {
 		c := &caller{route: rt, tls: clientaddr.TLS(r, s.o.Trusted) || s.secure}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.bounded(w, r, rt) {
 			c.ctx = r.Context()
-			s.render(w, r, c, http.StatusRequestEntityTooLarge, "error", "Too large",
-				nil, fmt.Sprintf("What was sent is larger than this page takes (%s), so nothing was read or changed. Send less, or use the larder command for large files.", sizeText(rt.maxBody())))
+			s.showError(w, r, c, http.StatusRequestEntityTooLarge, "Too large", fmt.Sprintf("What was sent is larger than this page takes (%s), so nothing was read or changed. Send less, or use the larder command for large files.", sizeText(rt.maxBody())))
 			return
 		}
 		c.From = people.Client{Address: clientaddr.Of(r, s.o.Trusted), UserAgent: truncate(r.UserAgent(), 256)}

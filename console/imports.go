@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/tenancy"
@@ -136,7 +137,7 @@ func (s *Server) imports(w http.ResponseWriter, r *http.Request, c *caller) {
 		f.Fail("", "Choose the live or the test environment.")
 		status = http.StatusBadRequest
 	}
-	s.render(w, r, c, status, "imports", "Imports", f, s.importsView(c, env))
+	importsTemplate.render(s, w, r, c, status, "Imports", f, s.importsView(c, env))
 }
 
 // readUpload reads the multipart form of a check: env, list, format and the
@@ -215,21 +216,13 @@ func problems(ctx context.Context, c *ent.Client, l importList, p parsed) ([]cat
 	return errs, nil
 }
 
-// uploadFields reads the env, list and format of a check or import.
+// uploadFields reads the env, list and format of a check or import
+// (forms.ParseUpload).
 func uploadFields(f *form, fileName string) (env string, l importList, format catalog.Format) {
-	env, ok := envOf(f)
-	if !ok {
-		f.Fail("", "Choose the live or the test environment.")
-	}
-	l, ok = findList(f.Get("list"))
-	if !ok {
-		f.Fail("list", "Choose the list the file holds.")
-	}
-	format, err := catalog.ParseFormat(f.Get("format"), fileName)
-	if err != nil {
-		f.Fail("format", "Choose CSV or JSON Lines.")
-	}
-	return env, l, format
+	in, errs := forms.ParseUpload(f.values, fileName, func(name string) bool { _, ok := findList(name); return ok })
+	f.add(errs)
+	l, _ = findList(in.List)
+	return string(in.Env), l, in.Format
 }
 
 func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -237,7 +230,7 @@ func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) 
 	env, l, format := uploadFields(f, name)
 	v := s.importsView(c, env)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusBadRequest, "Imports", f, v)
 		return
 	}
 	ctx, err := tenancy.Actor(c.Context(), s.o.Client, c.orgID(), policy.Environment(env), c.Me.Person.ID)
@@ -255,7 +248,7 @@ func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) 
 	v.Checked = &checkedFile{Name: name, List: l.Name, ListLabel: l.Label, Format: string(format), Hash: hex.EncodeToString(sum[:]),
 		Records: p.records(), Problems: errs}
 	if len(errs) > 0 {
-		s.render(w, r, c, http.StatusUnprocessableEntity, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusUnprocessableEntity, "Imports", f, v)
 		return
 	}
 	// The browser cannot send a chosen file again without the person choosing
@@ -268,7 +261,7 @@ func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) 
 		return
 	}
 	v.Checked.ID, v.Checked.Minutes = kept.ID, int(filecheck.Lifetime/time.Minute)
-	s.render(w, r, c, http.StatusOK, "imports", "Imports", f, v)
+	importsTemplate.render(s, w, r, c, http.StatusOK, "Imports", f, v)
 }
 
 func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -283,7 +276,7 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	v := s.importsView(c, env)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusBadRequest, "Imports", f, v)
 		return
 	}
 	var (
@@ -331,11 +324,11 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 	switch {
 	case errors.Is(err, filecheck.ErrNotFound):
 		f.Fail("file", "This file is no longer waiting to be imported (it was imported, checked again, or expired); choose it and check it again.")
-		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusConflict, "Imports", f, v)
 		return
 	case errors.Is(err, filecheck.ErrExpired):
 		f.Fail("file", fmt.Sprintf("This check expired: a checked file waits %d minutes for its import. Choose the file and check it again.", int(filecheck.Lifetime/time.Minute)))
-		s.render(w, r, c, http.StatusConflict, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusConflict, "Imports", f, v)
 		return
 	case errors.As(err, &fe):
 		// The account changed since the check (a code taken, a reference
@@ -346,7 +339,7 @@ func (s *Server) importFile(w http.ResponseWriter, r *http.Request, c *caller) {
 		}
 		v.Checked = &checkedFile{Name: file.Name, List: l.Name, ListLabel: l.Label, Format: file.Format, Hash: file.SHA256,
 			Records: p.records(), Problems: fe.Problems}
-		s.render(w, r, c, http.StatusUnprocessableEntity, "imports", "Imports", f, v)
+		importsTemplate.render(s, w, r, c, http.StatusUnprocessableEntity, "Imports", f, v)
 		return
 	case err != nil:
 		s.fail(w, r, c, err)
@@ -363,7 +356,7 @@ func (s *Server) importExport(w http.ResponseWriter, r *http.Request, c *caller)
 		f.Fail("format", "Choose CSV or JSON Lines.")
 	}
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "error", "The list cannot be downloaded", nil, "Choose a list, its environment and CSV or JSON Lines from the imports page.")
+		s.showError(w, r, c, http.StatusBadRequest, "The list cannot be downloaded", "Choose a list, its environment and CSV or JSON Lines from the imports page.")
 		return
 	}
 	if l.Costs && !c.Me.Person.Role.SeesCosts() {

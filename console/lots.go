@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/tenancy"
@@ -116,7 +117,7 @@ func (s *Server) lots(w http.ResponseWriter, r *http.Request, c *caller) {
 	v.Paged = filter.Before != 0
 	v.Newest = lotsLink(v.Env, f, "")
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "lots", "Lots", f, v)
+		lotsTemplate.render(s, w, r, c, http.StatusBadRequest, "Lots", f, v)
 		return
 	}
 	ctx, err := s.reading(c, v.Env)
@@ -137,7 +138,7 @@ func (s *Server) lots(w http.ResponseWriter, r *http.Request, c *caller) {
 	for i, l := range rows {
 		v.Rows[i] = lotRow{TraceLot: l, Link: lotPath(l.ID, v.Env, "", 0)}
 	}
-	s.render(w, r, c, http.StatusOK, "lots", "Lots", f, v)
+	lotsTemplate.render(s, w, r, c, http.StatusOK, "Lots", f, v)
 }
 
 // lotView is the page of one lot and its trace.
@@ -162,6 +163,15 @@ type lotView struct {
 
 // choice is an option of a select.
 type choice struct{ Value, Label string }
+
+// choicesOf are a form's options as the pages list them.
+func choicesOf(cs []forms.Choice) []choice {
+	out := make([]choice, len(cs))
+	for i, c := range cs {
+		out[i] = choice(c)
+	}
+	return out
+}
 
 // directions are the direction field's choices.
 var directions = []choice{
@@ -242,7 +252,7 @@ func (s *Server) lotPage(w http.ResponseWriter, r *http.Request, c *caller, stat
 		QcStatus: productlot.QcStatus(lot.QCStatus), QcReleaseExpiresAt: v.QC.State.ReleaseExpiresAt}, s.o.Now())
 	title := "Lot " + lotName(lot)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "lot", title, f, v)
+		lotTemplate.render(s, w, r, c, http.StatusBadRequest, title, f, v)
 		return
 	}
 	f.values.Set("direction", string(d))
@@ -260,7 +270,7 @@ func (s *Server) lotPage(w http.ResponseWriter, r *http.Request, c *caller, stat
 	v.Drawing = draw(t, env)
 	v.Recall = recallOf(t, env)
 	v.CSV = Prefix + "lots/" + strconv.Itoa(id) + "/trace.csv?" + url.Values{"env": {env}, "direction": {string(d)}, "depth": {strconv.Itoa(depth)}}.Encode()
-	s.render(w, r, c, status, "lot", title, f, v)
+	lotTemplate.render(s, w, r, c, status, title, f, v)
 }
 
 func (s *Server) lotTraceCSV(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -276,7 +286,7 @@ func (s *Server) lotTraceCSV(w http.ResponseWriter, r *http.Request, c *caller) 
 				msgs = append(msgs, e)
 			}
 		}
-		s.render(w, r, c, http.StatusBadRequest, "error", "The trace cannot be downloaded", nil, strings.Join(msgs, " "))
+		s.showError(w, r, c, http.StatusBadRequest, "The trace cannot be downloaded", strings.Join(msgs, " "))
 		return
 	}
 	ctx, err := s.reading(c, env)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 )
 
@@ -90,7 +91,7 @@ func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request, c *caller, s
 		f = newForm(nil)
 		f.values.Set("role", string(people.Developer))
 	}
-	s.render(w, r, c, status, "people", "People", f, v)
+	peopleTemplate.render(s, w, r, c, status, "People", f, v)
 }
 
 // absolute is path under the console's configured origin, never the host a
@@ -115,27 +116,20 @@ func (s *Server) showLink(r *http.Request, c *caller, l people.Link) *shownLink 
 	return sl
 }
 
-// cannotInvite is the one refusal of an invitation's address, whether it
-// is malformed or already a person's, here or in another organization.
-const cannotInvite = "This address cannot be invited. Enter a bare address, like name@example.com; an address that already signs in to Larder cannot be invited again."
+// cannotInvite is the one refusal of an invitation's address.
+const cannotInvite = forms.CannotInvite
 
 func (s *Server) invite(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
-	var role people.Role
+	in, errs := forms.ParseInvitation(f.values)
 	if f.OK() {
-		if _, err := people.NormalizeEmail(f.Get("email")); err != nil {
-			f.Fail("email", cannotInvite)
-		}
-		var err error
-		if role, err = people.ParseRole(f.Get("role")); err != nil {
-			f.Fail("role", "Choose a role.")
-		}
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.peoplePage(w, r, c, http.StatusBadRequest, f, peopleView{})
 		return
 	}
-	_, l, err := s.o.People.Invite(c.ctx, c.orgID(), f.Get("email"), role)
+	_, l, err := s.o.People.Invite(c.ctx, c.orgID(), in.Email, in.Role)
 	if errors.Is(err, people.ErrEmailTaken) {
 		// The same answer as a malformed address: an admin never learns
 		// that an address signs in to another organization.
@@ -189,8 +183,8 @@ func (s *Server) setRole(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	role, err := people.ParseRole(f.Get("role"))
-	if err != nil || !f.OK() {
+	role, ok := forms.ParseRoleChange(f.values)
+	if !ok || !f.OK() {
 		s.refused(w, r, c, p, "Choose a role for "+p.Email+".")
 		return
 	}
@@ -271,7 +265,7 @@ func (s *Server) removePerson(w http.ResponseWriter, r *http.Request, c *caller)
 		s.fail(w, r, c, err)
 		return
 	}
-	if !f.Has("confirm", "yes") {
+	if !forms.Confirmed(f.values) {
 		s.refused(w, r, c, p, "Tick “I understand” to remove "+p.Email+".")
 		return
 	}
@@ -294,7 +288,7 @@ func (s *Server) requireSecondFactor(w http.ResponseWriter, r *http.Request, c *
 		s.peoplePage(w, r, c, http.StatusBadRequest, f, peopleView{})
 		return
 	}
-	on := f.Has("required", "yes")
+	on := forms.SecondFactorRequired(f.values)
 	if err := s.o.People.RequireSecondFactor(c.ctx, c.orgID(), on); err != nil {
 		s.fail(w, r, c, err)
 		return

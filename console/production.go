@@ -131,7 +131,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	v.Cancelled = Prefix + "production?" + query.Encode()
 	query.Del("column")
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "production", "Production", f, v)
+		productionTemplate.render(s, w, r, c, http.StatusBadRequest, "Production", f, v)
 		return
 	}
 	ctx, err := s.reading(c, v.Env)
@@ -148,7 +148,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 			Product: f.Get("product"), Line: line, Sort: f.Get("sort"), Cursor: cursor, Limit: boardPage})
 		if errors.Is(err, manufacturing.ErrBadCursor) {
 			f.Fail("", "This page's link is damaged; start again from the board.")
-			s.render(w, r, c, http.StatusBadRequest, "production", "Production", f, v)
+			productionTemplate.render(s, w, r, c, http.StatusBadRequest, "Production", f, v)
 			return
 		}
 		if err != nil {
@@ -171,7 +171,7 @@ func (s *Server) productionBoard(w http.ResponseWriter, r *http.Request, c *call
 	if v.Column != "" {
 		title = "Production: " + strings.ToLower(columns[0].Title)
 	}
-	s.render(w, r, c, http.StatusOK, "production", title, f, v)
+	productionTemplate.render(s, w, r, c, http.StatusOK, title, f, v)
 }
 
 // productionRunView is the page of one run.
@@ -252,7 +252,7 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id i
 		v.Complete = Prefix + "production/" + strconv.Itoa(run.ID) + "/complete?" + url.Values{"env": {env}}.Encode()
 	}
 	title := "Production run " + strconv.Itoa(run.ProductionNo)
-	s.render(w, r, c, status, "productionrun", title, newForm(url.Values{}), v)
+	productionrunTemplate.render(s, w, r, c, status, title, newForm(url.Values{}), v)
 }
 
 // runLots finds the ids of the lots numbered number of product.

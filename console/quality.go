@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
-	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/modules/inventory"
@@ -29,13 +29,7 @@ func (s *Server) qualityRoutes() []Route {
 }
 
 // qcStatuses are the quality statuses a decision chooses from.
-var qcStatuses = []choice{
-	{string(productlot.QcStatusAVAILABLE), "AVAILABLE: sellable, no decision pending"},
-	{string(productlot.QcStatusON_HOLD), "ON_HOLD: waiting for a decision"},
-	{string(productlot.QcStatusQUARANTINE), "QUARANTINE: kept apart, under review"},
-	{string(productlot.QcStatusRELEASED), "RELEASED: sellable after review"},
-	{string(productlot.QcStatusREJECTED), "REJECTED: not to be used"},
-}
+var qcStatuses = choicesOf(forms.QCStatuses)
 
 // The lot page's lists are capped at their newest entries.
 const (
@@ -43,12 +37,9 @@ const (
 	movementsShown = 50
 )
 
-// qcNoteMax bounds a decision's note.
-const qcNoteMax = 1000
-
 // releaseLayout is the release expiry field's format (datetime-local), in
 // UTC.
-const releaseLayout = "2006-01-02T15:04"
+const releaseLayout = forms.ReleaseLayout
 
 // qcPanel is the lot page's quality part: the current decision, the form
 // for those who decide, what was decided and the lot's movements.
@@ -201,24 +192,9 @@ func (s *Server) decideQC(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	f := parseForm(w, r)
-	d := inventory.QCDecision{Status: productlot.QcStatus(f.Get("status"))}
+	d, errs := forms.ParseQCDecision(f.values)
 	if f.OK() {
-		if !slices.ContainsFunc(qcStatuses, func(x choice) bool { return x.Value == string(d.Status) }) {
-			f.Fail("status", "Choose a status from the list.")
-		}
-		if note := f.Get("note"); len(note) > qcNoteMax {
-			f.Fail("note", fmt.Sprintf("A note has at most %d characters.", qcNoteMax))
-		} else if note != "" {
-			d.Note = &note
-		}
-		if x := f.Get("release_expires"); x != "" {
-			t, err := time.ParseInLocation(releaseLayout, x, time.UTC)
-			if err != nil {
-				f.Fail("release_expires", "Enter a date and time such as 2027-01-31T12:00 (UTC).")
-			} else {
-				d.ReleaseExpiresAt = &t
-			}
-		}
+		f.add(errs)
 	}
 	if !f.OK() {
 		s.lotPage(w, r, c, http.StatusBadRequest, f)
@@ -314,7 +290,7 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	filter := inventory.QueueFilter{Now: s.o.Now(), After: f.Get("after"), Limit: queuePage + 1}
 	v.Paged = filter.After != ""
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "quality", "Quality queue", f, v)
+		qualityTemplate.render(s, w, r, c, http.StatusBadRequest, "Quality queue", f, v)
 		return
 	}
 	ctx, err := s.reading(c, v.Env)
@@ -325,7 +301,7 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	rows, err := inventory.QualityQueue(ctx, s.o.Client, filter)
 	if errors.Is(err, inventory.ErrBadCursor) {
 		f.Fail("", "This page's link is damaged; start again from the first page of the queue.")
-		s.render(w, r, c, http.StatusBadRequest, "quality", "Quality queue", f, v)
+		qualityTemplate.render(s, w, r, c, http.StatusBadRequest, "Quality queue", f, v)
 		return
 	}
 	if err != nil {
@@ -339,5 +315,5 @@ func (s *Server) qualityQueue(w http.ResponseWriter, r *http.Request, c *caller)
 	for _, l := range rows {
 		v.Rows = append(v.Rows, queueRow{QueueLot: l, Link: lotPath(l.ID, v.Env, "", 0)})
 	}
-	s.render(w, r, c, http.StatusOK, "quality", "Quality queue", f, v)
+	qualityTemplate.render(s, w, r, c, http.StatusOK, "Quality queue", f, v)
 }

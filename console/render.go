@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"reflect"
 	"strings"
 	"time"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/missing"
 )
@@ -102,8 +104,9 @@ func parsePages() (map[string]*page, error) {
 	return pages, nil
 }
 
-// view is what a page's template reads.
-type view struct {
+// view is what a page's template reads: the layout's fields and D, the
+// page's own data.
+type view[D any] struct {
 	Title string
 	// Me is the signed-in person (nil on the sign-in pages).
 	Me    *people.Current
@@ -112,7 +115,35 @@ type view struct {
 	// Form holds the values and errors of the page's form.
 	Form *form
 	// Data is the page's own.
-	Data any
+	Data D
+}
+
+// pageOf is template name, rendered with a view of D.
+type pageOf[D any] struct{ name string }
+
+// pageTypes is the view type each template is rendered with, for the test
+// that checks every template's fields against it.
+var pageTypes = map[string]reflect.Type{}
+
+// newPage declares that template name is rendered with a view of D.
+func newPage[D any](name string) pageOf[D] {
+	if _, dup := pageTypes[name]; dup {
+		panic("console: page " + name + " declared twice")
+	}
+	pageTypes[name] = reflect.TypeFor[view[D]]()
+	return pageOf[D]{name: name}
+}
+
+// render answers with the page, its title, form and data.
+func (p pageOf[D]) render(s *Server, w http.ResponseWriter, r *http.Request, c *caller, status int, title string, f *form, data D) {
+	if f == nil {
+		f = newForm(nil)
+	}
+	v := view[D]{Title: title, Me: c.Me, Nav: s.nav(c), Form: f, Data: data}
+	if r.Method == http.MethodGet {
+		v.Flash = s.flash(w, r, c)
+	}
+	s.write(w, r, c, status, p.name, v)
 }
 
 // navItem is one entry of the navigation.
@@ -136,20 +167,13 @@ func (s *Server) nav(c *caller) []navItem {
 	return items
 }
 
-// render answers with a page. The page is rendered whole before anything is
-// written, so a template error is a clean 500.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, c *caller, status int, name, title string, f *form, data any) {
+// write answers with page name executed on v. The page is rendered whole
+// before anything is written, so a template error is a clean 500.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, c *caller, status int, name string, v any) {
 	p, ok := s.pages[name]
 	if !ok {
 		s.fail(w, r, c, fmt.Errorf("console: no page %q", name))
 		return
-	}
-	if f == nil {
-		f = newForm(nil)
-	}
-	v := view{Title: title, Me: c.Me, Nav: s.nav(c), Form: f, Data: data}
-	if r.Method == http.MethodGet {
-		v.Flash = s.flash(w, r, c)
 	}
 	var buf bytes.Buffer
 	if err := p.t.ExecuteTemplate(&buf, "layout", v); err != nil {
@@ -162,36 +186,44 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c *caller, statu
 	_, _ = w.Write(buf.Bytes())
 }
 
+// errorView is the error page's data: what went wrong, in a sentence.
+type errorView struct{ Message string }
+
+// errorTemplate tells a person what went wrong.
+var errorTemplate = newPage[errorView]("error")
+
+// showError answers with the error page.
+func (s *Server) showError(w http.ResponseWriter, r *http.Request, c *caller, status int, title, msg string) {
+	errorTemplate.render(s, w, r, c, status, title, nil, errorView{Message: msg})
+}
+
 // notFound answers 404: an unknown page, or a record that does not exist for
 // the person's organization (another organization's looks the same).
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	c := &caller{ctx: r.Context()}
-	s.render(w, r, c, http.StatusNotFound, "error", "Not found", nil, "There is no such page or record here.")
+	s.showError(w, r, c, http.StatusNotFound, "Not found", "There is no such page or record here.")
 }
 
 // forbidden answers 403: the person's role may not use the page.
 func (s *Server) forbidden(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.render(w, r, c, http.StatusForbidden, "error", "Not allowed",
-		nil, fmt.Sprintf("Your role (%s) may not use this page; an admin of your organization can change your role.", c.Me.Person.Role))
+	s.showError(w, r, c, http.StatusForbidden, "Not allowed", fmt.Sprintf("Your role (%s) may not use this page; an admin of your organization can change your role.", c.Me.Person.Role))
 }
 
 // crossOrigin answers 403 to a state-changing request from another site.
 func (s *Server) crossOrigin(w http.ResponseWriter, r *http.Request) {
 	c := &caller{ctx: r.Context()}
-	s.render(w, r, c, http.StatusForbidden, "error", "Refused", nil,
-		"This request came from another site, so it was refused. Open the console and try again from there.")
+	s.showError(w, r, c, http.StatusForbidden, "Refused", "This request came from another site, so it was refused. Open the console and try again from there.")
 }
 
 // fail answers an error a page did not expect: 404 for a record that does
 // not exist for the caller, 500 (logged, not shown) otherwise.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *caller, err error) {
 	if missing.Is(err) || errors.Is(err, people.ErrNotFound) {
-		s.render(w, r, c, http.StatusNotFound, "error", "Not found", nil, "There is no such page or record here.")
+		s.showError(w, r, c, http.StatusNotFound, "Not found", "There is no such page or record here.")
 		return
 	}
 	s.log.Error("console: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-	s.render(w, r, c, http.StatusInternalServerError, "error", "Something went wrong", nil,
-		"The request could not be completed; nothing was changed. Try again, and tell whoever runs this server if it goes on.")
+	s.showError(w, r, c, http.StatusInternalServerError, "Something went wrong", "The request could not be completed; nothing was changed. Try again, and tell whoever runs this server if it goes on.")
 }
 
 // form is a submitted form: its values, and the errors shown next to its
@@ -251,3 +283,10 @@ func (f *form) Fail(name, msg string) {
 
 // OK reports whether the form has no error.
 func (f *form) OK() bool { return len(f.errors) == 0 }
+
+// add sets the errors a form's reading found (a field keeps its first).
+func (f *form) add(errs forms.Errors) {
+	for name, msg := range errs {
+		f.Fail(name, msg)
+	}
+}

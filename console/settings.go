@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/tenancy"
 )
 
@@ -27,17 +28,17 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "settings", "Settings", nil, settingsView{Block: org.BlockUnapprovedSuppliers, Manual: org.ManualCosting})
+	settingsTemplate.render(s, w, r, c, http.StatusOK, "Settings", nil, settingsView{Block: org.BlockUnapprovedSuppliers, Manual: org.ManualCosting})
 }
 
 func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
+	in := forms.ParseSettings(f.values)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "settings", "Settings", f, settingsView{Block: f.Has("block_unapproved_suppliers", "yes"), Manual: f.Has("manual_costing", "yes")})
+		settingsTemplate.render(s, w, r, c, http.StatusBadRequest, "Settings", f, settingsView{Block: in.BlockUnapprovedSuppliers, Manual: in.ManualCosting})
 		return
 	}
-	// Unchecked boxes are not sent: the form sends what both should be.
-	block, manual := f.Has("block_unapproved_suppliers", "yes"), f.Has("manual_costing", "yes")
+	block, manual := in.BlockUnapprovedSuppliers, in.ManualCosting
 	before, err := tenancy.SetSettings(c.Context(), s.o.Client, c.orgID(), tenancy.Settings{})
 	if err != nil {
 		s.fail(w, r, c, err)

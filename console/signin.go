@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
 )
 
@@ -38,7 +39,7 @@ func (s *Server) signInForm(w http.ResponseWriter, r *http.Request, c *caller) {
 		http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "signin", "Sign in", nil, nextParam(r))
+	signinTemplate.render(s, w, r, c, http.StatusOK, "Sign in", nil, signInView{Next: nextParam(r)})
 }
 
 // nextParam is the page to return to after signing in, as the sign-in forms
@@ -54,19 +55,15 @@ func nextParam(r *http.Request) string {
 // password get the same answer (people.SignIn does the same work for both).
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
+	in, errs := forms.ParseSignIn(f.values)
 	if f.OK() {
-		if f.Get("email") == "" {
-			f.Fail("email", "Enter your e-mail address.")
-		}
-		if f.Raw("password") == "" {
-			f.Fail("password", "Enter your password.")
-		}
+		f.add(errs)
 	}
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "signin", "Sign in", f, nextParam(r))
+		signinTemplate.render(s, w, r, c, http.StatusBadRequest, "Sign in", f, signInView{Next: nextParam(r)})
 		return
 	}
-	in, err := s.o.People.SignIn(c.ctx, f.Get("email"), f.Raw("password"), c.From)
+	signed, err := s.o.People.SignIn(c.ctx, in.Email, in.Password, c.From)
 	if err != nil {
 		s.signInFailed(w, r, c, f, "signin", err)
 		return
@@ -75,8 +72,8 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
 	if old := s.token(r, c.tls); old != "" {
 		_ = s.o.People.SignOut(c.ctx, old)
 	}
-	s.setSession(w, c, in.Token, in.ExpiresAt)
-	if in.Pending {
+	s.setSession(w, c, signed.Token, signed.ExpiresAt)
+	if signed.Pending {
 		target := Prefix + "sign-in/code"
 		if n := nextParam(r); n != "" {
 			target += "?next=" + n
@@ -90,9 +87,9 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, c *caller) {
 // signInFailed shows why signing in did not work: 429 with Retry-After when
 // throttled, 401 otherwise.
 func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, c *caller, f *form, pg string, err error) {
-	title := "Sign in"
+	title, page := "Sign in", signinTemplate
 	if pg == "code" {
-		title = "Second factor"
+		title, page = "Second factor", codeTemplate
 	}
 	var th *people.ThrottledError
 	switch {
@@ -103,17 +100,17 @@ func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, c *caller,
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
-		s.render(w, r, c, http.StatusTooManyRequests, pg, title, f, nextParam(r))
+		page.render(s, w, r, c, http.StatusTooManyRequests, title, f, signInView{Next: nextParam(r)})
 	case errors.Is(err, people.ErrBadCredentials):
 		f.Fail("", "The e-mail address or the password is not right.")
-		s.render(w, r, c, http.StatusUnauthorized, pg, title, f, nextParam(r))
+		page.render(s, w, r, c, http.StatusUnauthorized, title, f, signInView{Next: nextParam(r)})
 	case errors.Is(err, people.ErrBadCode):
 		f.Fail("code", "That code is not right, or was used already. Enter the code your app shows now.")
-		s.render(w, r, c, http.StatusUnauthorized, pg, title, f, nextParam(r))
+		page.render(s, w, r, c, http.StatusUnauthorized, title, f, signInView{Next: nextParam(r)})
 	case errors.Is(err, people.ErrSecondFactorLocked):
 		// The sessions waiting for a code ended with the lockout.
 		s.clearSession(w, c.tls)
-		s.render(w, r, c, http.StatusLocked, "error", "Second factor locked", nil, secondFactorLocked)
+		s.showError(w, r, c, http.StatusLocked, "Second factor locked", secondFactorLocked)
 	case errors.Is(err, people.ErrNoSession):
 		// The session waiting for the code ended meanwhile (signed out
 		// in another tab): sign in again.
@@ -129,7 +126,7 @@ func (s *Server) codeForm(w http.ResponseWriter, r *http.Request, c *caller) {
 		http.Redirect(w, r, nextPath(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "code", "Second factor", nil, nextParam(r))
+	codeTemplate.render(s, w, r, c, http.StatusOK, "Second factor", nil, signInView{Next: nextParam(r)})
 }
 
 func (s *Server) code(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -138,14 +135,15 @@ func (s *Server) code(w http.ResponseWriter, r *http.Request, c *caller) {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return
 	}
-	if f.OK() && f.Get("code") == "" {
-		f.Fail("code", "Enter the six-digit code.")
+	code, errs := forms.ParseCode(f.values)
+	if f.OK() {
+		f.add(errs)
 	}
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "code", "Second factor", f, nextParam(r))
+		codeTemplate.render(s, w, r, c, http.StatusBadRequest, "Second factor", f, signInView{Next: nextParam(r)})
 		return
 	}
-	cur, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, f.Get("code"), c.From)
+	cur, err := s.o.People.VerifySecondFactor(c.ctx, c.Me.Token, code, c.From)
 	if err != nil {
 		s.signInFailed(w, r, c, f, "code", err)
 		return
@@ -177,15 +175,14 @@ func (s *Server) welcomeView(c *caller, l people.Link) welcomeView {
 func (s *Server) welcomeForm(w http.ResponseWriter, r *http.Request, c *caller) {
 	l, err := s.o.People.OpenLink(c.ctx, r.PathValue("token"))
 	if errors.Is(err, people.ErrLinkInvalid) {
-		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil,
-			"This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
+		s.showError(w, r, c, http.StatusNotFound, "Link not valid", "This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
 		return
 	}
 	if err != nil {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.render(w, r, c, http.StatusOK, "welcome", "Set your password", nil, s.welcomeView(c, l))
+	welcomeTemplate.render(s, w, r, c, http.StatusOK, "Set your password", nil, s.welcomeView(c, l))
 }
 
 func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -193,8 +190,7 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 	tok := r.PathValue("token")
 	l, err := s.o.People.OpenLink(c.ctx, tok)
 	if errors.Is(err, people.ErrLinkInvalid) {
-		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil,
-			"This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
+		s.showError(w, r, c, http.StatusNotFound, "Link not valid", "This link was used already, has expired, or never existed. Ask an admin of your organization for a new one.")
 		return
 	}
 	if err != nil {
@@ -203,7 +199,7 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	checkNewPassword(f)
 	if !f.OK() {
-		s.render(w, r, c, http.StatusBadRequest, "welcome", "Set your password", f, s.welcomeView(c, l))
+		welcomeTemplate.render(s, w, r, c, http.StatusBadRequest, "Set your password", f, s.welcomeView(c, l))
 		return
 	}
 	// Whoever is signed in in this browser is signed out first: what follows
@@ -221,17 +217,17 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 	switch {
 	case errors.Is(err, people.ErrWeakPassword):
 		f.Fail("password", weakPassword)
-		s.render(w, r, c, http.StatusBadRequest, "welcome", "Set your password", f, s.welcomeView(c, l))
+		welcomeTemplate.render(s, w, r, c, http.StatusBadRequest, "Set your password", f, s.welcomeView(c, l))
 		return
 	case errors.Is(err, people.ErrLinkInvalid):
-		s.render(w, r, c, http.StatusNotFound, "error", "Link not valid", nil, "This link was used already or has expired.")
+		s.showError(w, r, c, http.StatusNotFound, "Link not valid", "This link was used already or has expired.")
 		return
 	case errors.As(err, &th):
 		// Every turn to hash a password was taken for too long.
 		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
-		s.render(w, r, c, http.StatusTooManyRequests, "welcome", "Set your password", f, s.welcomeView(c, l))
+		welcomeTemplate.render(s, w, r, c, http.StatusTooManyRequests, "Set your password", f, s.welcomeView(c, l))
 		return
 	case err != nil:
 		s.fail(w, r, c, err)
@@ -249,17 +245,10 @@ func (s *Server) welcome(w http.ResponseWriter, r *http.Request, c *caller) {
 var secondFactorLocked = fmt.Sprintf("Your second factor is locked after %d wrong codes in a row. Ask an admin of your organization to unlock it.", people.MaxCodeFailures)
 
 // weakPassword says what a password must be.
-var weakPassword = fmt.Sprintf("Use at least %d characters.", people.MinPasswordLength)
+var weakPassword = forms.WeakPassword
 
 // checkNewPassword checks the new password and its confirmation.
 func checkNewPassword(f *form) {
-	p := f.Raw("password")
-	switch {
-	case p == "":
-		f.Fail("password", "Choose a password.")
-	case len([]rune(p)) < people.MinPasswordLength:
-		f.Fail("password", weakPassword)
-	case f.Raw("confirm") != p:
-		f.Fail("confirm", "The two passwords differ.")
-	}
+	_, errs := forms.ParseNewPassword(f.values)
+	f.add(errs)
 }

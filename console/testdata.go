@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/modules/testaccount"
 )
 
@@ -44,18 +45,13 @@ func (s *Server) testDataPage(w http.ResponseWriter, r *http.Request, c *caller,
 	for _, table := range slices.Sorted(maps.Keys(held.Tables)) {
 		v.Tables = append(v.Tables, tableCount{Name: strings.ReplaceAll(table, "_", " "), Count: held.Tables[table]})
 	}
-	s.render(w, r, c, status, "testdata", "Test data", f, v)
+	testdataTemplate.render(s, w, r, c, status, "Test data", f, v)
 }
 
 func (s *Server) resetTestData(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := parseForm(w, r)
 	if f.OK() {
-		switch name := f.Get("name"); {
-		case name == "":
-			f.Fail("name", "Type the organization's name to confirm the reset.")
-		case name != c.Me.OrganizationName:
-			f.Fail("name", fmt.Sprintf("That is not the organization's name. Type “%s” exactly to confirm the reset.", c.Me.OrganizationName))
-		}
+		f.add(forms.ParseTestReset(f.values, c.Me.OrganizationName))
 	}
 	if !f.OK() {
 		s.testDataPage(w, r, c, http.StatusBadRequest, f)

@@ -1,4 +1,4 @@
-package console
+package forms
 
 import (
 	"fmt"
@@ -14,11 +14,11 @@ import (
 // answer names inside its own network).
 func TestURLProblemHidesTheResolvedAddress(t *testing.T) {
 	a := netip.MustParseAddr("10.20.30.40")
-	resolved := urlProblem(fmt.Errorf("url %q: %w", "https://db.internal.example/", &webhooks.BlockedError{Addr: a, Resolved: true}))
+	resolved := URLProblem(fmt.Errorf("url %q: %w", "https://db.internal.example/", &webhooks.BlockedError{Addr: a, Resolved: true}))
 	if strings.Contains(resolved, "10.20.30.40") || !strings.Contains(resolved, "not public") {
 		t.Errorf("a name resolving to %s: %q", a, resolved)
 	}
-	literal := urlProblem(fmt.Errorf("url %q: %w", "https://10.20.30.40/", &webhooks.BlockedError{Addr: a}))
+	literal := URLProblem(fmt.Errorf("url %q: %w", "https://10.20.30.40/", &webhooks.BlockedError{Addr: a}))
 	if !strings.Contains(literal, "10.20.30.40") || !strings.Contains(literal, "not public") {
 		t.Errorf("a literal address: %q, want it named", literal)
 	}
