@@ -44,7 +44,7 @@ func TestInternalsCheck(t *testing.T) {
 		"`openapi/openapi.json`":                        false,
 		"the `Authorization: Bearer` header":            false,
 		"a `whsec_` secret, `X-Request-Id`":             false,
-		"`examples/client` is an integration":           false,
+		"`client/example` is an integration":            false,
 		"the console's page `/console/keys`":            false,
 		"`larder.dev/larder/client/verify`":             false,
 	} {
