@@ -12,15 +12,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/country"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/internal/platform/fastpath"
 	"larder.dev/larder/hooks"
-	"larder.dev/larder/policy"
+	"larder.dev/larder/internal/platform/fastpath"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
 )
 
 // A client without the compiled reads (fastpath.CompiledReads off) compiles

@@ -7,14 +7,14 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"github.com/shopspring/decimal"
 
-	"larder.dev/larder/internal/platform/address"
-	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/supplier"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/policy"
+	"larder.dev/larder/internal/platform/address"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
 )
 
 // The rows of a query are scanned into one set of holders (reuseHolders):

@@ -9,12 +9,12 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
-	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/policy"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
 )
 
 // A page read with a PageTotal carries the count of every row its filters

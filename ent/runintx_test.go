@@ -11,11 +11,11 @@ import (
 
 	"github.com/lib/pq"
 
-	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
-	"larder.dev/larder/policy"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
 )
 
 // A transaction PostgreSQL aborts to break a deadlock runs again, whole,

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
-	"larder.dev/larder/policy"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
