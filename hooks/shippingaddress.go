@@ -2,13 +2,13 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 
 	"entgo.io/ent"
 
 	gen "larder.dev/larder/ent"
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/shippingaddress"
-	"larder.dev/larder/internal/platform/problem"
 )
 
 // OneDefaultAddress refuses a second default shipping address of a customer
@@ -16,6 +16,7 @@ import (
 // shipping_addresses_one_default holds the rule under concurrent writers too;
 // this check gives the refusal its code.
 func OneDefaultAddress() ent.Hook {
+	const oneDefaultIndex = "shipping_addresses_one_default"
 	return hook.On(func(next ent.Mutator) ent.Mutator {
 		return hook.ShippingAddressFunc(func(ctx context.Context, m *gen.ShippingAddressMutation) (ent.Value, error) {
 			if v, ok := m.IsDefault(); !ok || !v {
@@ -37,7 +38,14 @@ func OneDefaultAddress() ent.Hook {
 					return nil, err
 				}
 				if taken {
-					return nil, problem.Conflict(problem.DefaultAddressExists, "is_default", "The customer has a default shipping address already; set its is_default to false first.")
+					// The answer the index declares on the schema
+					// (annotate.Conflict), so that this check and the
+					// index under concurrent writers refuse alike.
+					conflict, declared := gen.UniqueConflict(oneDefaultIndex)
+					if !declared {
+						return nil, fmt.Errorf("shipping address: index %s declares no answer", oneDefaultIndex)
+					}
+					return nil, conflict
 				}
 			}
 			return next.Mutate(ctx, m)
