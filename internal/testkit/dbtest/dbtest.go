@@ -240,6 +240,21 @@ func Run(t *testing.T, f func(t *testing.T, st *store.Store)) {
 	}
 }
 
+// RunBoth is Run with the backends' subtests at the same time: for the
+// tests that spend most of their time waiting (on a browser, a poller, a
+// receiver), so that the two backends' waits overlap. The test returns once
+// both have ended. f must share nothing between its two runs but what is
+// safe to share (the package's browser, counters made for it).
+func RunBoth(t *testing.T, f func(t *testing.T, st *store.Store)) {
+	t.Helper()
+	for _, b := range Backends(t) {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			f(t, Open(t, b))
+		})
+	}
+}
+
 // RunFast is Run with every speed mechanism on, whatever LARDER_FAST_PATH
 // says: for the tests of the mechanisms themselves. On PostgreSQL its store
 // is a second pool on the package's database.

@@ -40,7 +40,7 @@ func chooseFile(t *testing.T, ctx context.Context, path string) {
 // import it, and the products are in the test account. Every page passes
 // axe-core.
 func TestCancelAndImport(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		ctx := org.Ctx(policy.Test)

@@ -26,7 +26,7 @@ const testForm = `//form[.//input[@name='env' and @value='test']]`
 // working, announcing its end in a Sunset header an hour away; revoking the
 // new key makes the API refuse it at once.
 func TestKeyLifecycle(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		dev := s.person(org.Org.ID, people.Admin)

@@ -46,7 +46,7 @@ func fetchLink(t *testing.T, ctx context.Context, css string) download {
 // in the drawing and the recall summary; from the drawing they open an
 // output lot, and the trace downloads as CSV. The lot's pages pass axe-core.
 func TestLotTrace(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		ctx := org.Ctx(policy.Test)

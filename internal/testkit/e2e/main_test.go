@@ -1,8 +1,9 @@
 // Package e2e_test drives the whole server, API and console on one address
 // with the webhook dispatcher running, through a real headless Chromium, on
-// SQLite and on PostgreSQL: the flows a person follows in the console, each
-// checked for what it changes (the API answers, the receiver gets posts) and
-// each page checked with axe-core and kept as a screenshot.
+// SQLite and on PostgreSQL at once (dbtest.RunBoth): the flows a person
+// follows in the console, each checked for what it changes (the API answers,
+// the receiver gets posts) and each page checked with axe-core and kept as a
+// screenshot.
 package e2e_test
 
 import (

@@ -18,7 +18,7 @@ import (
 // with scopes ticked one by one (which the API then holds it to) and
 // revoking it.
 func TestWithoutJavaScript(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		p, link := s.invite(org.Org.ID, people.Developer)

@@ -44,7 +44,7 @@ func (tr *tour) visit(t *testing.T, ctx context.Context, pattern, path string, s
 // critical violation and is kept as a screenshot; every GET route the
 // console has is among them.
 func TestEveryPage(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		tr := &tour{s: s, opened: map[string]bool{}}

@@ -19,7 +19,7 @@ import (
 // makes the developer a viewer, which signs them out, and after signing in
 // again with password and code they may no longer open the test-data page.
 func TestPeopleAndRoles(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		bg := context.Background()

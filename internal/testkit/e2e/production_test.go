@@ -20,7 +20,7 @@ import (
 // (on hold, not sellable), releases it and sees it sellable: all without
 // JavaScript, every page passing axe-core, a refused plan included.
 func TestPlanCompleteRelease(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		ctx := org.Ctx(policy.Test)

@@ -20,7 +20,7 @@ import (
 // JavaScript. The queue and the lot's page, with and without the form's
 // refusal, pass axe-core.
 func TestQualityRelease(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		held, err := st.Client.ProductLot.Query().Where(productlot.LotNumber("OA-2610-03")).Only(org.Ctx(policy.Test))

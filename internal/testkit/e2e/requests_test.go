@@ -47,7 +47,7 @@ func TestRequestLog(t *testing.T) {
 			name = "no-script"
 		}
 		t.Run(name, func(t *testing.T) {
-			dbtest.Run(t, func(t *testing.T, st *store.Store) {
+			dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 				s := newSite(t, st)
 				org := dbtest.NewOrg(t, st, "")
 				k, err := auth.CreateKey(context.Background(), st.Client, org.Org.ID, auth.Holder, policy.Test, policy.Known(), "Shop")

@@ -19,7 +19,7 @@ import (
 // factor on is refused as used, the next one lets them in where they were
 // going.
 func TestSignInWithSecondFactor(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		p, link := s.invite(org.Org.ID, people.Developer)

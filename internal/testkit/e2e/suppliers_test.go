@@ -23,7 +23,7 @@ import (
 // the same purchase order is then accepted. The supplier pages pass
 // axe-core.
 func TestSupplierApprovalUnblocksOrders(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		ctx := org.Ctx(policy.Test)

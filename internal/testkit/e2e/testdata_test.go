@@ -35,7 +35,7 @@ func (s *site) total(t *testing.T, path, key string) int {
 // tags and products are back as they were, and the live account keeps
 // what it had.
 func TestResetTestData(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		org := dbtest.NewSeededOrg(t, st)
 		testKey := org.Key(t, policy.Test, "all")

@@ -88,7 +88,7 @@ func verify(t *testing.T, secret string, p post) {
 // delivery in the endpoint's log, then resends it: the receiver gets the
 // same event twice, each post signed with the secret shown.
 func TestWebhookEndpoint(t *testing.T) {
-	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
 		rc := newReceiver(t)
 		org := dbtest.NewOrg(t, st, "")
