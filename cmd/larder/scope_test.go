@@ -19,6 +19,7 @@ func TestCommandsWithOrgFindNothingOfAnotherOrganization(t *testing.T) {
 	t.Parallel()
 	for _, b := range dbtest.Backends(t) {
 		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
 			db := dbtest.MigratedURL(t, b)
 			var hits atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
@@ -67,13 +68,16 @@ func TestCommandsWithOrgFindNothingOfAnotherOrganization(t *testing.T) {
 				func(s side) []string { return []string{"webhook", "listen", "--endpoint", s.ep} },
 				func(s side) []string { return []string{"webhook", "delete", "--endpoint", s.ep} },
 			}
+			// Each refused command leaves the world as the one before it
+			// found it: one look before the first, then one after each.
+			before := world()
 			for _, command := range commands {
 				for i, mine := range sides {
 					other := sides[1-i]
-					before := world()
 					fails(t, db, "does not exist", append(command(mine), "--org", other.org)...)
 					if after := world(); after != before {
 						t.Errorf("larder %s --org %s changed:\n%s\nto:\n%s", strings.Join(command(mine), " "), other.org, before, after)
+						before = after
 					}
 				}
 			}
