@@ -12,7 +12,6 @@ import (
 
 	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/auth"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
 )
 
@@ -107,7 +106,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c *caller) {
 func (s *Server) findKey(r *http.Request, c *caller) (keyRow, error) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err != nil || id <= 0 {
-		return keyRow{}, missing.Errorf("key %q does not exist", r.PathValue("id"))
+		return keyRow{}, policy.Missingf("key %q does not exist", r.PathValue("id"))
 	}
 	keys, err := auth.ListKeys(c.ctx, s.o.Client, c.orgID())
 	if err != nil {
@@ -115,7 +114,7 @@ func (s *Server) findKey(r *http.Request, c *caller) (keyRow, error) {
 	}
 	row, ok := keyRows(keys, s.o.Now(), c.issuer())[id]
 	if !ok {
-		return keyRow{}, missing.Errorf("key %d does not exist", id)
+		return keyRow{}, policy.Missingf("key %d does not exist", id)
 	}
 	return row, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
-	"larder.dev/larder/internal/platform/missing"
+	"larder.dev/larder/policy"
 )
 
 // page is one page's template: the layout with the page's "content".
@@ -218,7 +218,7 @@ func (s *Server) crossOrigin(w http.ResponseWriter, r *http.Request) {
 // fail answers an error a page did not expect: 404 for a record that does
 // not exist for the caller, 500 (logged, not shown) otherwise.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *caller, err error) {
-	if missing.Is(err) || errors.Is(err, people.ErrNotFound) {
+	if policy.IsMissing(err) || errors.Is(err, people.ErrNotFound) {
 		s.showError(w, r, c, http.StatusNotFound, "Not found", "There is no such page or record here.")
 		return
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"larder.dev/larder/internal/identity/auth"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/policy"
 )
@@ -158,7 +157,7 @@ func (s *Server) findRequest(w http.ResponseWriter, r *http.Request, c *caller, 
 		return
 	}
 	req, env, err := reqlog.Find(c.ctx, s.o.Client, c.orgID(), rid)
-	if missing.Is(err) {
+	if policy.IsMissing(err) {
 		f.Fail("request_id", fmt.Sprintf("No request %s is in this organization's log, live or test. Requests are kept for %s.", rid, v.Retention))
 		requestsTemplate.render(s, w, r, c, http.StatusNotFound, "Requests", f, v)
 		return

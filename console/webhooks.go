@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"larder.dev/larder/console/forms"
-	"larder.dev/larder/internal/platform/missing"
+	"larder.dev/larder/policy"
 )
 
 // webhookRoutes are the webhook endpoints of the organization and each
@@ -50,7 +50,7 @@ func canWrite(c *caller) bool { return slices.Contains(Writers, c.Me.Person.Role
 func endpointID(r *http.Request) (int, error) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err != nil || id <= 0 {
-		return 0, missing.Errorf("webhook endpoint %q does not exist", r.PathValue("id"))
+		return 0, policy.Missingf("webhook endpoint %q does not exist", r.PathValue("id"))
 	}
 	return id, nil
 }

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"larder.dev/larder/console/forms"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/internal/webhooks"
+	"larder.dev/larder/policy"
 )
 
 // endpointInput is what the endpoint form asks.
@@ -257,7 +257,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *calle
 	}
 	delID, err := strconv.Atoi(r.PathValue("delivery"))
 	if err != nil || delID <= 0 {
-		s.fail(w, r, c, missing.Errorf("webhook delivery %q does not exist", r.PathValue("delivery")))
+		s.fail(w, r, c, policy.Missingf("webhook delivery %q does not exist", r.PathValue("delivery")))
 		return
 	}
 	// The delivery must be this endpoint's (and so the organization's):
@@ -268,7 +268,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, c *calle
 		return
 	}
 	if len(ds) == 0 || ds[0].ID != delID {
-		s.fail(w, r, c, missing.Errorf("webhook delivery %d does not exist", delID))
+		s.fail(w, r, c, policy.Missingf("webhook delivery %d does not exist", delID))
 		return
 	}
 	if s.o.Dispatcher == nil {

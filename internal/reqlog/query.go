@@ -14,7 +14,6 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/migrate"
 	"larder.dev/larder/internal/identity/tenancy"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
 )
 
@@ -117,7 +116,7 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 	if f.Before != 0 {
 		last, err := c.APIRequest.Query().Where(owner, apirequest.ID(f.Before)).Select(apirequest.FieldCreatedAt).Only(sys)
 		if ent.IsNotFound(err) {
-			return nil, missing.Errorf("request %d does not exist", f.Before)
+			return nil, policy.Missingf("request %d does not exist", f.Before)
 		}
 		if err != nil {
 			return nil, err
@@ -186,7 +185,7 @@ func Get(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, 
 	// System viewer: the request log is system-only; the query is confined to the organization's account.
 	r, err := c.APIRequest.Query().Where(apirequest.AccountID(acct.ID), apirequest.ID(id)).Only(policy.System(ctx))
 	if ent.IsNotFound(err) {
-		return nil, missing.Errorf("request %d does not exist", id)
+		return nil, policy.Missingf("request %d does not exist", id)
 	}
 	return r, err
 }
@@ -209,7 +208,7 @@ func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent
 			return nil, "", err
 		}
 	}
-	return nil, "", missing.Errorf("no request %s in this organization's log", strconv.Quote(requestID))
+	return nil, "", policy.Missingf("no request %s in this organization's log", strconv.Quote(requestID))
 }
 
 // Events returns the webhook events request r emitted, oldest first.

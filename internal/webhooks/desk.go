@@ -17,7 +17,6 @@ import (
 	"larder.dev/larder/ent/webhookendpoint"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/tenancy"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
 )
 
@@ -372,7 +371,7 @@ func Events(ctx context.Context, c *ent.Client, orgID int, env policy.Environmen
 	if f.Before != "" {
 		before, err := c.Event.Query().Where(event.EventID(f.Before), event.AccountID(acct.ID)).OnlyID(sys)
 		if ent.IsNotFound(err) {
-			return nil, missing.Errorf("event %s does not exist", f.Before)
+			return nil, policy.Missingf("event %s does not exist", f.Before)
 		}
 		if err != nil {
 			return nil, err

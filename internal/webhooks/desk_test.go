@@ -18,7 +18,6 @@ import (
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/ent/webhookdelivery"
 	"larder.dev/larder/internal/identity/audit"
-	notfound "larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/internal/webhooks"
@@ -492,7 +491,7 @@ func TestEventList(t *testing.T) {
 		if err != nil || len(theirRows) != 1 || theirRows[0].ResourceID != theirs.ID {
 			t.Fatalf("other organization's events %v: %v", sum(theirRows), err)
 		}
-		if _, err := webhooks.Events(ctx, st.Client, f.org.Org.ID, policy.Live, webhooks.EventFilter{Before: theirRows[0].EventID}); !notfound.Is(err) ||
+		if _, err := webhooks.Events(ctx, st.Client, f.org.Org.ID, policy.Live, webhooks.EventFilter{Before: theirRows[0].EventID}); !policy.IsMissing(err) ||
 			err.Error() != fmt.Sprintf("event %s does not exist", theirRows[0].EventID) {
 			t.Errorf("a cursor of another organization: %v", err)
 		}

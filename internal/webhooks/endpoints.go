@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"larder.dev/larder/internal/platform/missing"
 	"maps"
 	"net"
 	"net/mail"
@@ -174,9 +173,9 @@ func deliveryOf(orgID int) predicate.WebhookDelivery {
 	return webhookdelivery.HasEndpointWith(endpointOf(orgID))
 }
 
-func endpointNotFound(id int) error { return missing.Errorf("webhook endpoint %d does not exist", id) }
+func endpointNotFound(id int) error { return policy.Missingf("webhook endpoint %d does not exist", id) }
 
-func deliveryNotFound(id int) error { return missing.Errorf("webhook delivery %d does not exist", id) }
+func deliveryNotFound(id int) error { return policy.Missingf("webhook delivery %d does not exist", id) }
 
 // EndpointOrganization returns the organization an endpoint belongs to, for a
 // caller that may act on any organization (the CLI) and names an endpoint by

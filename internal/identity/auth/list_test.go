@@ -11,7 +11,6 @@ import (
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/auth"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
@@ -157,10 +156,10 @@ func TestKeyStateRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := auth.RotateKey(ctx, c, other.Org.ID, auth.Holder, k.Record.ID, time.Hour, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
+		if _, err := auth.RotateKey(ctx, c, other.Org.ID, auth.Holder, k.Record.ID, time.Hour, now); !policy.IsMissing(err) || errors.Is(err, auth.ErrKeyState) {
 			t.Fatalf("rotating another organization's key: %v", err)
 		}
-		if _, err := auth.RevokeKey(ctx, c, other.Org.ID, k.Record.ID, now); !missing.Is(err) || errors.Is(err, auth.ErrKeyState) {
+		if _, err := auth.RevokeKey(ctx, c, other.Org.ID, k.Record.ID, now); !policy.IsMissing(err) || errors.Is(err, auth.ErrKeyState) {
 			t.Fatalf("revoking another organization's key: %v", err)
 		}
 		r, err := auth.RotateKey(ctx, c, org.Org.ID, auth.Holder, k.Record.ID, time.Hour, now)

@@ -15,7 +15,6 @@ import (
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/tenancy"
-	"larder.dev/larder/internal/platform/missing"
 	"larder.dev/larder/policy"
 )
 
@@ -197,7 +196,7 @@ func ListKeys(ctx context.Context, c *ent.Client, orgID int) ([]Listed, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, missing.Errorf("organization %d does not exist", orgID)
+		return nil, policy.Missingf("organization %d does not exist", orgID)
 	}
 	keys, err := c.APIKey.Query().
 		Where(ofOrganization(orgID)).

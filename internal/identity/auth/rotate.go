@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"fmt"
-	"larder.dev/larder/internal/platform/missing"
 	"strings"
 	"time"
 
@@ -124,7 +123,7 @@ func notRotatable(ctx context.Context, c *ent.Client, orgID, id int, now time.Ti
 	k, err := c.APIKey.Query().Where(apikey.ID(id), ofOrganization(orgID)).WithReplacedBy().Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
-		return missing.Errorf("key %d does not exist", id)
+		return policy.Missingf("key %d does not exist", id)
 	case err != nil:
 		return err
 	case k.RevokedAt != nil:
@@ -160,7 +159,7 @@ func RevokeKey(ctx context.Context, c *ent.Client, orgID, keyID int, now time.Ti
 		k, err := tx.APIKey.Query().Where(apikey.ID(keyID), ofOrganization(orgID)).WithAccount().Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
-			return missing.Errorf("key %d does not exist", keyID)
+			return policy.Missingf("key %d does not exist", keyID)
 		case err != nil:
 			return err
 		case n == 0:
@@ -190,7 +189,7 @@ func KeyOrganization(ctx context.Context, c *ent.Client, keyID int) (int, error)
 	k, err := c.APIKey.Query().Where(apikey.ID(keyID)).WithAccount().Only(policy.System(ctx))
 	switch {
 	case ent.IsNotFound(err):
-		return 0, missing.Errorf("key %d does not exist", keyID)
+		return 0, policy.Missingf("key %d does not exist", keyID)
 	case err != nil:
 		return 0, err
 	}
