@@ -68,7 +68,7 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 //
 // It needs the exchange of withRequestID outside it, for the request id of
 // its line and the reason of a 429 or 503 that the layers inside it record
-// (refuse); without one the line has no id and the reason is "other". It
+// (exchange.refusal); without one the line has no id and the reason is "other". It
 // sits outside the caching layer so that it sees, and counts, the status and
 // bytes that go on the wire: a 304, a compressed body.
 func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, rl *requestLog, next http.Handler) http.Handler {
@@ -92,10 +92,7 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 			m.Request(op, r.Method, rec.status, took)
 			rl.record(r, rec, exchangeOf(ctx), op, start, took)
 			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
-				var reason string
-				if x := exchangeOf(ctx); x != nil {
-					reason = x.refused
-				}
+				reason := exchangeOf(ctx).refusal()
 				if reason == "" {
 					reason = "other"
 				}
@@ -104,19 +101,18 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 			if quiet(r, rec.status) {
 				return
 			}
+			x := exchangeOf(ctx)
 			a := access{
-				requestID: RequestID(ctx),
-				method:    r.Method,
-				path:      r.URL.Path,
-				status:    rec.status,
-				bytes:     rec.bytes,
-				duration:  took,
-				remote:    r.RemoteAddr,
+				requestID:       x.id(),
+				method:          r.Method,
+				path:            r.URL.Path,
+				status:          rec.status,
+				bytes:           rec.bytes,
+				duration:        took,
+				remote:          r.RemoteAddr,
+				clientRequestID: x.clientID(),
 				// The client closed its side before the answer.
 				clientAbort: ctx.Err() != nil,
-			}
-			if x := exchangeOf(ctx); x != nil {
-				a.clientRequestID = x.clientID
 			}
 			log.write(ctx, now, &a)
 		}()
