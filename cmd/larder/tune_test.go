@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -36,5 +37,32 @@ func TestTuneForServing(t *testing.T) {
 	tuneForServing(config.Config{GCPercent: 321, DebugAddr: "127.0.0.1:0"})
 	if runtime.MemProfileRate != rate {
 		t.Errorf("MemProfileRate %d with --debug-addr, want %d", runtime.MemProfileRate, rate)
+	}
+}
+
+// The access log's lines are written by hand (logline) with the fast path's
+// batched-log on and a text log; otherwise, and with --fast-path=false, the
+// server's slog handler writes them.
+func TestFastPathAccessLines(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		hand bool
+	}{
+		{[]string{"--fast-path=true", "--log-format=text"}, true},
+		{[]string{"--fast-path=false", "--log-format=text"}, false},
+		{[]string{"--fast-path=-batched-log", "--log-format=text"}, false},
+		{[]string{"--fast-path=true", "--log-format=json"}, false},
+	} {
+		e := &env{cfg: config.Defaults(), stderr: io.Discard}
+		fs, err := e.flags("serve", config.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.parse(fs, c.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.accessLines != nil; got != c.hand {
+			t.Errorf("%v: access lines by hand %v, want %v", c.args, got, c.hand)
+		}
 	}
 }
