@@ -9,10 +9,11 @@ import (
 	goerrors "github.com/go-faster/errors"
 
 	"larder.dev/larder/internal/platform/config"
+	"larder.dev/larder/internal/platform/fastpath"
 )
 
 // A serving process collects at its --gc-percent, records no caller frames
-// in ogen's errors, and samples no allocations unless --debug-addr serves
+// in ogen's errors with the fast path (untraced-errors), and samples no allocations unless --debug-addr serves
 // the heap profile.
 func TestTuneForServing(t *testing.T) {
 	rate := runtime.MemProfileRate
@@ -22,7 +23,15 @@ func TestTuneForServing(t *testing.T) {
 		debug.SetGCPercent(gc)
 	})
 
-	tuneForServing(config.Config{GCPercent: 321})
+	// The plain path leaves go-faster/errors as it is; checked only while
+	// no test of this process has switched it off, which has no way back.
+	if goerrors.Trace() {
+		tuneForServing(config.Config{GCPercent: 321, FastPath: fastpath.Plain})
+		if !goerrors.Trace() {
+			t.Error("go-faster/errors stopped recording caller frames on the plain path")
+		}
+	}
+	tuneForServing(config.Config{GCPercent: 321, FastPath: fastpath.All})
 	if got := debug.SetGCPercent(100); got != 321 {
 		t.Errorf("GC percent %d, want 321", got)
 	}
