@@ -20,7 +20,7 @@
 //     schema compiles against;
 //  2. ogen, twice and side by side from openapi/server.json: the typed server
 //     in openapi/oas, its response encoders then taken from a pool by
-//     openapi/pooled; and the typed Go client in client, its enum validators
+//     internal/platform/fastpath/pooled; and the typed Go client in client, its enum validators
 //     then opened to values added later by client/openenums. ogen's queries
 //     for the packages of the external types (x-ogen-type) are answered by
 //     internal/generate, once per run instead of once per use;

@@ -6,11 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"larder.dev/larder/internal/platform/fastpath/logline"
 	"larder.dev/larder/internal/platform/metrics"
 	"larder.dev/larder/internal/reqlog"
 )
@@ -68,7 +66,7 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 //
 // It needs the exchange of withRequestID outside it, for the request id of
 // its line and the reason of a 429 or 503 that the layers inside it record
-// (refuse); without one the line has no id and the reason is "other". It
+// (exchange.refusal); without one the line has no id and the reason is "other". It
 // sits outside the caching layer so that it sees, and counts, the status and
 // bytes that go on the wire: a 304, a compressed body.
 func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) string, rl *requestLog, next http.Handler) http.Handler {
@@ -92,10 +90,7 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 			m.Request(op, r.Method, rec.status, took)
 			rl.record(r, rec, exchangeOf(ctx), op, start, took)
 			if rec.status == http.StatusTooManyRequests || rec.status == http.StatusServiceUnavailable {
-				var reason string
-				if x := exchangeOf(ctx); x != nil {
-					reason = x.refused
-				}
+				reason := exchangeOf(ctx).refusal()
 				if reason == "" {
 					reason = "other"
 				}
@@ -104,19 +99,18 @@ func withAccessLog(log accessLog, m *metrics.Metrics, name func(*http.Request) s
 			if quiet(r, rec.status) {
 				return
 			}
+			x := exchangeOf(ctx)
 			a := access{
-				requestID: RequestID(ctx),
-				method:    r.Method,
-				path:      r.URL.Path,
-				status:    rec.status,
-				bytes:     rec.bytes,
-				duration:  took,
-				remote:    r.RemoteAddr,
+				requestID:       x.id(),
+				method:          r.Method,
+				path:            r.URL.Path,
+				status:          rec.status,
+				bytes:           rec.bytes,
+				duration:        took,
+				remote:          r.RemoteAddr,
+				clientRequestID: x.clientID(),
 				// The client closed its side before the answer.
 				clientAbort: ctx.Err() != nil,
-			}
-			if x := exchangeOf(ctx); x != nil {
-				a.clientRequestID = x.clientID
 			}
 			log.write(ctx, now, &a)
 		}()
@@ -135,8 +129,9 @@ type access struct {
 	clientAbort             bool
 }
 
-// accessLog writes the access log's lines: to lines, when it is set,
-// formatted here; otherwise through log's handler.
+// accessLog writes the access log's lines: through log's handler, or, with
+// the fast path's batched-log, to lines, formatted by hand as that handler
+// would (logline).
 type accessLog struct {
 	log   *slog.Logger
 	lines io.Writer
@@ -145,7 +140,12 @@ type accessLog struct {
 // write logs a's line at now.
 func (l accessLog) write(ctx context.Context, now time.Time, a *access) {
 	if l.lines != nil {
-		_, _ = l.lines.Write(a.appendText(make([]byte, 0, 512), now))
+		e := logline.Entry{
+			RequestID: a.requestID, Method: a.method, Path: a.path,
+			Status: a.status, Bytes: a.bytes, Duration: a.duration, Remote: a.remote,
+			ClientRequestID: a.clientRequestID, ClientAbort: a.clientAbort,
+		}
+		_, _ = l.lines.Write(e.Append(make([]byte, 0, 512), now))
 		return
 	}
 	// A record of its own, without the caller's pc that Logger.LogAttrs
@@ -174,79 +174,4 @@ func (l accessLog) write(ctx context.Context, now time.Time, a *access) {
 		line.AddAttrs(slog.Bool("client_abort", true))
 	}
 	_ = h.Handle(ctx, line)
-}
-
-// appendText appends a's line at now as slog.NewTextHandler writes it
-// (without ReplaceAttr or AddSource; the default --log-format), byte for
-// byte: half the CPU of
-// building a record and handling it, which was 3% of a GET's.
-// TestAccessLineIsSlogs holds it to slog's.
-func (a *access) appendText(b []byte, now time.Time) []byte {
-	b = append(b, "time="...)
-	b = appendRFC3339Millis(b, now)
-	b = append(b, " level=INFO msg=request request_id="...)
-	b = appendTextString(b, a.requestID)
-	b = append(b, " method="...)
-	b = appendTextString(b, a.method)
-	b = append(b, " path="...)
-	b = appendTextString(b, a.path)
-	b = append(b, " status="...)
-	b = strconv.AppendInt(b, int64(a.status), 10)
-	b = append(b, " bytes="...)
-	b = strconv.AppendInt(b, int64(a.bytes), 10)
-	b = append(b, " duration="...)
-	b = append(b, a.duration.String()...)
-	b = append(b, " remote="...)
-	b = appendTextString(b, a.remote)
-	if a.clientRequestID != "" {
-		b = append(b, " client_request_id="...)
-		b = appendTextString(b, a.clientRequestID)
-	}
-	if a.clientAbort {
-		b = append(b, " client_abort=true"...)
-	}
-	return append(b, '\n')
-}
-
-// appendRFC3339Millis appends t as slog's handlers write a record's time:
-// RFC 3339 truncated to the millisecond, always three digits of it.
-func appendRFC3339Millis(b []byte, t time.Time) []byte {
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	n := len(b)
-	// RFC3339Nano trims trailing zeros: a tenth of a millisecond more
-	// keeps four digits, of which the fourth is dropped.
-	b = t.Truncate(time.Millisecond).Add(time.Millisecond/10).AppendFormat(b, time.RFC3339Nano)
-	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
-}
-
-// appendTextString appends s as slog's text handler writes a string value:
-// quoted (strconv.Quote) when it is empty or holds a space, '=', '"', a
-// control character, or a rune that is invalid, a space or not printable.
-func appendTextString(b []byte, s string) []byte {
-	if needsQuoting(s) {
-		return strconv.AppendQuote(b, s)
-	}
-	return append(b, s...)
-}
-
-func needsQuoting(s string) bool {
-	if s == "" {
-		return true
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < ' ' || c == ' ' || c == '=' || c == '"' {
-				return true
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return true
-		}
-		i += size
-	}
-	return false
 }

@@ -75,7 +75,7 @@ func challenge(ctx context.Context, h http.Header, p *problem.Error) {
 	if p.Status() != http.StatusUnauthorized || h.Get("WWW-Authenticate") != "" {
 		return
 	}
-	if x := exchangeOf(ctx); x != nil && x.presented {
+	if exchangeOf(ctx).presented() {
 		h["Www-Authenticate"] = invalidToken
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		case errors.Is(err, auth.ErrInvalidKey):
 			if hdr != "" {
 				if x := exchangeOf(ctx); x != nil {
-					x.presented = presentsToken(hdr)
+					x.gatePresented(presentsToken(hdr))
 				}
 				res, err := g.limiter.Hit(ctx, "ip:"+clientIP(r, g.trusted), g.authFailLimit, now)
 				if err != nil {
@@ -108,9 +109,7 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	v, res := key.Viewer, key.Budget
 	v.RequestID = RequestID(ctx)
 	x := exchangeOf(ctx)
-	if x != nil {
-		x.caller = v
-	}
+	x.gateCaller(v)
 	h := w.Header()
 	// Set by their canonical keys, which http.Header.Set would make anew
 	// from "X-RateLimit-Limit" on every request; on the wire they read the same.
@@ -131,10 +130,11 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		return
 	}
 	if x != nil {
-		x.viewer = v
+		var q url.Values
 		if r.URL.RawQuery != "" { // none: nil, without a map made for nothing
-			x.query = r.URL.Query()
+			q = r.URL.Query()
 		}
+		x.gateAdmitted(v, q)
 	}
 	if v.Environment == policy.Test && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		// A test account's data can be replaced at any moment (`larder org
@@ -158,7 +158,7 @@ var cachePrivate = []string{"private"}
 
 // limited answers 429 for a spent budget, and records reason.
 func limited(ctx context.Context, w http.ResponseWriter, reason, detail string, res ratelimit.Result, now time.Time) {
-	refuse(ctx, reason)
+	exchangeOf(ctx).gateLimited(reason)
 	writeProblem(ctx, w, &problem.Error{Code: problem.RateLimited, Detail: detail, RetryAfter: res.RetryAfter(now)})
 }
 
@@ -192,9 +192,7 @@ func (g *gate) trusting(b retractable, r *http.Request, next http.Handler, key *
 	}
 	g.metrics.KeyCheck("changed")
 	b.retract()
-	if x := exchangeOf(ctx); x != nil {
-		x.viewer, x.caller, x.refused = nil, nil, ""
-	}
+	exchangeOf(ctx).gateForget()
 	return false
 }
 

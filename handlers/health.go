@@ -39,7 +39,7 @@ func ready(st *store.Store) http.HandlerFunc {
 		fail := func(format string, a ...any) {
 			p := problem.New(problem.ServiceUnavailable, format, a...)
 			p.RetryAfter = 5
-			refuse(r.Context(), "not_ready")
+			exchangeOf(r.Context()).readyRefused()
 			writeProblem(r.Context(), w, p)
 		}
 		if err := st.DB.PingContext(ctx); err != nil {

@@ -19,9 +19,7 @@ func limitBody(next http.Handler) http.Handler {
 			raw := &rawBody{contentType: r.Header.Get("Content-Type")}
 			r.Body = teeBody{io.TeeReader(http.MaxBytesReader(w, r.Body, MaxBodyBytes), &raw.Buffer), r.Body}
 			r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, raw))
-			if x := exchangeOf(r.Context()); x != nil {
-				x.body = &raw.Buffer // for the request log
-			}
+			exchangeOf(r.Context()).limitBodyCopying(&raw.Buffer) // for the request log
 		}
 		next.ServeHTTP(w, r)
 	})

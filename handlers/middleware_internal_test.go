@@ -37,21 +37,68 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 }
 
-// Overload is answered 503 with Retry-After.
+// Overload is answered 503 with Retry-After, and the layers outside read
+// its reason, for the metrics.
 func TestSheddingAnswersUnavailable(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
-	h := withRequestID(withShedding(1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var reason string
+	h := withRequestID(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			reason = exchangeOf(r.Context()).refusal()
+		})
+	}(withShedding(1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)
 		<-release
-	})))
-	go h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil))
+	}))))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/tags", nil))
+	}()
 	<-started
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/tags", nil))
-	close(release)
 	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" {
 		t.Fatalf("status %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if reason != "overload" {
+		t.Errorf("refusal %q, want overload", reason)
+	}
+	close(release)
+	<-done
+	if reason != "" {
+		t.Errorf("the request served records refusal %q", reason)
+	}
+}
+
+// The metrics' reason of a refusal is the one its refusing layer recorded;
+// a retracted pass of the gate takes its own back.
+func TestExchangeRefusal(t *testing.T) {
+	cases := []struct {
+		name  string
+		write func(x *exchange)
+		want  string
+	}{
+		{"none", func(*exchange) {}, ""},
+		{"shedding", (*exchange).shedOverloaded, "overload"},
+		{"readiness", (*exchange).readyRefused, "not_ready"},
+		{"the account's budget", func(x *exchange) { x.gateLimited("account_limit") }, "account_limit"},
+		{"invalid keys", func(x *exchange) { x.gateLimited("auth_failures") }, "auth_failures"},
+		{"a retracted pass", func(x *exchange) { x.gateLimited("account_limit"); x.gateForget() }, ""},
+	}
+	for _, c := range cases {
+		x := newExchange("req_1", nil, "")
+		c.write(x)
+		if got := x.refusal(); got != c.want {
+			t.Errorf("%s: refusal %q, want %q", c.name, got, c.want)
+		}
+	}
+	var none *exchange
+	none.shedOverloaded()
+	if none.refusal() != "" || none.id() != "" || none.viewer() != nil {
+		t.Error("a request without an exchange reads values")
 	}
 }
 

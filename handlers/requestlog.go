@@ -34,8 +34,8 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 	if l == nil || x == nil {
 		return
 	}
-	v := x.caller
-	if v == nil && rec.status != http.StatusUnauthorized && x.refused != "auth_failures" {
+	v := x.caller()
+	if v == nil && rec.status != http.StatusUnauthorized && x.refusal() != "auth_failures" {
 		return
 	}
 	e := &reqlog.Entry{
@@ -45,8 +45,8 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 		Path:            r.URL.RequestURI(),
 		Status:          rec.status,
 		Duration:        took,
-		RequestID:       x.id,
-		ClientRequestID: x.clientID,
+		RequestID:       x.id(),
+		ClientRequestID: x.clientID(),
 		RemoteAddr:      r.RemoteAddr,
 		UserAgent:       r.Header.Get("User-Agent"),
 		Trusted:         l.trusted,
@@ -58,8 +58,8 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 		e.ForwardedFor = r.Header.Values("X-Forwarded-For")
 	}
 	if reqlog.Keeps(r.Method, rec.status) {
-		if x.body != nil {
-			b, cut := reqlog.Cut(x.body.Bytes())
+		if body := x.body(); body != nil {
+			b, cut := reqlog.Cut(body.Bytes())
 			e.RequestBody, e.Truncated = b, cut
 		}
 		e.ResponseBody = rec.kept

@@ -17,7 +17,7 @@ func withShedding(n int, next http.Handler) http.Handler {
 			defer func() { <-slots }()
 			next.ServeHTTP(w, r)
 		default:
-			refuse(r.Context(), "overload")
+			exchangeOf(r.Context()).shedOverloaded()
 			writeProblem(r.Context(), w, unavailable)
 		}
 	})

@@ -12,8 +12,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	goerrors "github.com/go-faster/errors"
-
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/internal/identity/auth"
 	"larder.dev/larder/internal/identity/people"
@@ -225,12 +223,9 @@ func tuneForServing(cfg config.Config) {
 	// The live heap is small (tens of MB) and every request allocates its
 	// rows and JSON: collecting less often costs little memory and much CPU.
 	debug.SetGCPercent(cfg.GCPercent)
-	// ogen's parameter decoders report each optional query parameter a
-	// request leaves out as an error, which they then drop, made by
-	// go-faster/errors with the caller's frame for %+v: a stack walk per
-	// absent parameter (2% of a list's CPU) that nothing prints. Messages
-	// are unchanged.
-	goerrors.DisableTrace()
+	// What the fast path's mechanisms change for the whole process (the
+	// errors of ogen's decoders made without the caller's frame).
+	cfg.FastPath.ApplyProcess()
 	// Only --debug-addr serves heap profiles; without it, sampling the
 	// allocations for one is a stack walk every 512 KB allocated.
 	if cfg.DebugAddr == "" {

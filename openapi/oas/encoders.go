@@ -10,7 +10,8 @@ import (
 // code starts every answer in a new, empty jx.Encoder whose buffer grows by
 // doubling (a 200-row list allocated and copied about twice its size, 5% of
 // the list's CPU). `go generate` rewrites ogen's output to take them from
-// here (openapi/pooled); nothing in oas_*_gen.go is edited by hand.
+// here (internal/platform/fastpath/pooled); nothing in oas_*_gen.go is
+// edited by hand.
 
 // keepEncoder is the largest buffer kept for the next answer: one huge
 // answer must not pin its memory for good.

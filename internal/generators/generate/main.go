@@ -73,12 +73,12 @@ func main() {
 			guarded{name: "server", rec: rec,
 				in: files{
 					paths:    []string{"go.mod", "go.sum", "openapi/server.json", "openapi/ogen.yml"},
-					packages: []string{"./openapi/pooled"}, patterns: externalTypes,
+					packages: []string{"./internal/platform/fastpath/pooled"}, patterns: externalTypes,
 				},
 				out: files{paths: []string{"openapi/oas"}},
 				task: sequence(
 					step{name: "ogen (server)", env: ogenEnv, args: []string{"go", "tool", "ogen", "--config", "openapi/ogen.yml", "--target", "openapi/oas", "--package", "oas", "--clean", "openapi/server.json"}},
-					step{name: "openapi/pooled", args: []string{"go", "run", "./openapi/pooled", "openapi/oas/oas_response_encoders_gen.go"}},
+					step{name: "fastpath/pooled", args: []string{"go", "run", "./internal/platform/fastpath/pooled", "openapi/oas/oas_response_encoders_gen.go"}},
 				),
 			},
 			guarded{name: "client", rec: rec,

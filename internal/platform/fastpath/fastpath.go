@@ -17,6 +17,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	goerrors "github.com/go-faster/errors"
 )
 
 // Mechanism is one of the speed mechanisms.
@@ -49,8 +51,14 @@ const (
 	// spends the numbers ReservedBudget reserves, so it needs it.
 	TrustedKeys
 	// BatchedLog writes the access log's lines in batches, one write per
-	// batch (logbuf).
+	// batch (logbuf), each formatted by hand as slog's text handler would
+	// (logline).
 	BatchedLog
+	// UntracedErrors keeps go-faster/errors from recording the caller's
+	// frame of every error it makes (ApplyProcess): ogen's parameter
+	// decoders make one for each optional query parameter a request leaves
+	// out, and drop it, a stack walk each that nothing prints.
+	UntracedErrors
 
 	last
 )
@@ -63,6 +71,7 @@ var names = []string{
 	"reserved-budget",
 	"trusted-keys",
 	"batched-log",
+	"untraced-errors",
 }
 
 // String is the mechanism's name on the command line.
@@ -172,6 +181,16 @@ func Parse(v string) (Set, error) {
 		}
 	}
 	return s.settle(), nil
+}
+
+// ApplyProcess sets what s's mechanisms change for the whole process, once,
+// as a serving process starts: with UntracedErrors, go-faster/errors
+// records no caller frames (its messages are unchanged; only %+v would
+// have shown the frames). What it turns off stays off for the process.
+func (s Set) ApplyProcess() {
+	if s.Has(UntracedErrors) {
+		goerrors.DisableTrace()
+	}
 }
 
 // Env is the variable that sets the switch, as --fast-path does.

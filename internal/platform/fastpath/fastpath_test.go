@@ -2,6 +2,8 @@ package fastpath
 
 import (
 	"testing"
+
+	goerrors "github.com/go-faster/errors"
 )
 
 func TestParse(t *testing.T) {
@@ -75,4 +77,22 @@ func (s Set) with(ms ...Mechanism) Set {
 		s.off &^= m
 	}
 	return s
+}
+
+// ApplyProcess leaves go-faster/errors recording caller frames on the plain
+// path, and stops it with untraced-errors. The plain set comes first: the
+// library has no way back.
+func TestApplyProcess(t *testing.T) {
+	if !goerrors.Trace() {
+		t.Skip("go-faster/errors records no frames in this build (noerrtrace) or was switched off before")
+	}
+	Plain.ApplyProcess()
+	All.Without(UntracedErrors).ApplyProcess()
+	if !goerrors.Trace() {
+		t.Fatal("go-faster/errors stopped recording frames without untraced-errors")
+	}
+	Plain.with(UntracedErrors).ApplyProcess()
+	if goerrors.Trace() {
+		t.Fatal("go-faster/errors still records frames with untraced-errors")
+	}
 }
