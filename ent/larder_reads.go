@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -191,123 +190,88 @@ func (t *PageTotal) Scan(v any) error {
 	return nil
 }
 
-// keyColumn names the column KeyCheck adds to the first rows a request reads.
-const keyColumn = "larder_key"
-
-// KeyCheck checks a request's key in the statement of the first rows the
-// request reads, instead of in a statement of its own before them. While ctx
-// carries a KeyCheck that has seen no row, every query that reads rows
-// (sqlAll; template "dialect/sql/query/spec/zcheck", after the query's own
-// modifiers) selects the value of Holds beside its columns: a boolean
-// expression of Args, uncorrelated, that the database computes once per
-// statement, true when the key stands as the caller expects. Its value comes
-// from the same snapshot as the rows, so the caller knows whether they were
-// read with the key as it stood. The first row hands it to the KeyCheck
-// (Seen); queries after that read as before. A query that returns no row
-// leaves the check pending, and the caller then checks on its own.
-type KeyCheck struct {
-	// Holds writes the check's boolean expression of Args.
-	Holds *KeyExpr
-	Args  [2]any
-
-	mu    sync.Mutex
-	holds bool
-	seen  bool
+// Carried is a column a context carries into the rows of the queries made in
+// it (Carry): while Wants reports true, every query that reads rows (sqlAll
+// and Read; template "dialect/sql/query/spec/zcarry", after the query's own
+// modifiers) selects, as its last column, the expression Write makes of
+// Args under the alias Column, and hands each row's value of it to Scan; the
+// node gets only the columns before. A query that reads no rows (a count)
+// never selects it. The expression is uncorrelated with the rows, so the
+// database computes it once per statement, in the rows' own snapshot.
+//
+// A compiled statement (Read) is kept per Column: every Carried with one
+// alias writes the same expression of as many arguments.
+type Carried interface {
+	// Column is the alias of the column; no column of a query has it.
+	Column() string
+	// Write writes the expression of args, each through b.Arg: Args, or
+	// the placeholders of a statement being compiled.
+	Write(b *entsql.Builder, args []any)
+	// Args are the expression's arguments.
+	Args() []any
+	// Wants reports whether the next query that reads rows is to select
+	// the column.
+	Wants() bool
+	// Scan reads the column's value of a row.
+	Scan(v any) error
 }
 
-// KeyExpr writes a KeyCheck's expression of its two arguments. Use one
-// KeyExpr for every check of its kind: a compiled statement (Read) is kept
-// for the KeyExpr it was built with.
-type KeyExpr struct {
-	Write func(b *entsql.Builder, args [2]any)
+type carriedKey struct{}
+
+// Carry returns ctx carrying c, so that the queries made in it select c's
+// column while c wants it.
+func Carry(ctx context.Context, c Carried) context.Context {
+	return context.WithValue(ctx, carriedKey{}, c)
 }
 
-type keyCheckKey struct{}
-
-// Within returns ctx carrying c, so that the queries made in it check.
-func (c *KeyCheck) Within(ctx context.Context) context.Context {
-	return context.WithValue(ctx, keyCheckKey{}, c)
-}
-
-// Seen returns the value the rows carried (NULL is false; false if any row
-// carried false), and whether a row carried one.
-func (c *KeyCheck) Seen() (holds, seen bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.holds, c.seen
-}
-
-// pending reports whether no row has carried the check's value yet.
-func (c *KeyCheck) pending() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.seen
-}
-
-// Scan reads the check's column of a row.
-func (c *KeyCheck) Scan(v any) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch v := v.(type) {
-	case nil:
-		c.holds = false
-	case bool:
-		// A false is kept: rows read concurrently cannot undo it.
-		c.holds = v && (!c.seen || c.holds)
-	case int64: // SQLite's booleans
-		c.holds = v != 0 && (!c.seen || c.holds)
-	default:
-		return fmt.Errorf("ent: key check: unexpected %T", v)
-	}
-	c.seen = true
-	return nil
-}
-
-// pendingKeyCheck is the KeyCheck ctx carries while it has seen no value, or
-// nil.
-func pendingKeyCheck(ctx context.Context) *KeyCheck {
-	c, ok := ctx.Value(keyCheckKey{}).(*KeyCheck)
-	if !ok || !c.pending() {
+// wanted is the Carried ctx carries while it wants its column, or nil.
+func wanted(ctx context.Context) Carried {
+	c, ok := ctx.Value(carriedKey{}).(Carried)
+	if !ok || !c.Wants() {
 		return nil
 	}
 	return c
 }
 
-// keyColumnOf is the modifier that selects key's expression of args as the
-// check's column.
-func keyColumnOf(key *KeyExpr, args [2]any) func(*entsql.Selector) {
+// carriedColumn is the modifier that selects c's expression of args as its
+// column.
+func carriedColumn(c Carried, args []any) func(*entsql.Selector) {
 	return func(s *entsql.Selector) {
-		s.AppendSelectExprAs(entsql.ExprFunc(func(b *entsql.Builder) { key.Write(b, args) }), keyColumn)
+		s.AppendSelectExprAs(entsql.ExprFunc(func(b *entsql.Builder) { c.Write(b, args) }), c.Column())
 	}
 }
 
-// keyCheckColumn adds the column of the KeyCheck ctx carries, while it has seen
-// no value, to the spec of a query that reads rows (one whose ScanValues is
-// set: not a count).
-func keyCheckColumn(ctx context.Context, spec *sqlgraph.QuerySpec) {
-	c := pendingKeyCheck(ctx)
+// carry adds the column of the Carried ctx carries, while it wants it, to the
+// spec of a query that reads rows (one whose ScanValues is set: not a count).
+func carry(ctx context.Context, spec *sqlgraph.QuerySpec) {
+	c := wanted(ctx)
 	if c == nil || spec.ScanValues == nil {
 		return
 	}
-	spec.Modifiers = append(slices.Clip(spec.Modifiers), keyColumnOf(c.Holds, c.Args))
+	spec.Modifiers = append(slices.Clip(spec.Modifiers), carriedColumn(c, c.Args()))
 }
 
 // extraColumns wraps a query's ScanValues and Assign (template
-// "dialect/sql/query/spec/holders") when ctx carries a PageTotal or a
-// KeyCheck: the trailing columns they added (the total, then the check) are
-// scanned into them, and the node gets only the columns before. Rows without
+// "dialect/sql/query/spec/holders") when ctx carries PageKeys, a PageTotal or
+// a Carried: the trailing columns they added (the sort values, the total,
+// then the carried column) are scanned into them, and the node gets only the
+// columns before. Rows without
 // them, the edges a page loads among them, pass through.
 func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assign func([]string, []any) error) (func([]string) ([]any, error), func([]string, []any) error) {
 	t, _ := ctx.Value(pageTotalKey{}).(*PageTotal)
-	c, _ := ctx.Value(keyCheckKey{}).(*KeyCheck)
+	c, _ := ctx.Value(carriedKey{}).(Carried)
 	k, _ := ctx.Value(pageKeysKey{}).(*PageKeys)
 	if t == nil && c == nil && k == nil {
 		return scan, assign
 	}
+	var carried string
+	if c != nil {
+		carried = c.Column()
+	}
 	// own is how many of the columns are the node's.
 	own := func(columns []string) int {
 		n := len(columns)
-		if c != nil && n > 0 && columns[n-1] == keyColumn {
+		if c != nil && n > 0 && columns[n-1] == carried {
 			n--
 		}
 		if t != nil && n > 0 && columns[n-1] == totalColumn {
@@ -341,7 +305,7 @@ func extraColumns(ctx context.Context, scan func([]string) ([]any, error), assig
 				switch {
 				case name == totalColumn:
 					values = append(values, t)
-				case name == keyColumn:
+				case c != nil && name == carried:
 					values = append(values, c)
 				default:
 					values = append(values, sortHolder{k: k, i: sorted})
