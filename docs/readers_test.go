@@ -37,7 +37,7 @@ func TestInternalsCheck(t *testing.T) {
 	for line, want := range map[string]bool{
 		"see `internal/platform/store/guard.go`":        true,
 		"`internal/platform/fastpath/pgcancel` cancels": true,
-		"an `ent.KeyCheck` carries":                     true,
+		"an `ent.PageTotal` carries":                    true,
 		"`annotate.LineOf(...)`":                        true,
 		"`GET /v1/products/{product_id}`":               false,
 		"`sales_order.created` and `ping`":              false,

@@ -403,7 +403,7 @@ func (_q *AllergenQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*All
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -464,7 +464,7 @@ func (_q *AllergenQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

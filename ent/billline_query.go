@@ -551,7 +551,7 @@ func (_q *BillLineQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Bil
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -755,7 +755,7 @@ func (_q *BillLineQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -18,6 +18,7 @@ import (
 	"larder.dev/larder/ent/tag"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/fastpath/trust"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
@@ -65,7 +66,7 @@ func TestPlainReadsCompileNothing(t *testing.T) {
 // Read answers a query of known predicates (ByID, the tenant filter) from a
 // statement compiled once per shape: it sends the very statement, arguments
 // included, that ent's Only sends for the same query, reads the same row, and
-// keeps the tenant filter, the key check and every other predicate. A query
+// keeps the tenant filter, a carried column and every other predicate. A query
 // with any predicate that is not known, or a known one that does not take its
 // argument once, is read as ent builds it.
 func TestReadCompiled(t *testing.T) {
@@ -159,21 +160,21 @@ func TestReadCompiled(t *testing.T) {
 			t.Errorf("Read of an organization with its accounts: %d accounts, want 2", len(org.Edges.Accounts))
 		}
 
-		// The key check's arguments take their places among the query's.
+		// A carried column's arguments take their places among the query's.
 		holds := testHolds(st.Dialect)
 		for _, tc := range []struct {
 			v, w  any
 			holds bool
 		}{{7, 7, true}, {7, 8, false}, {tags[1].ID, tags[2].ID, false}, {tags[2].ID, tags[2].ID, true}} {
-			byEnt := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
-			byRead := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
+			byEnt := trust.New(holds, []any{tc.v, tc.w})
+			byRead := trust.New(holds, []any{tc.v, tc.w})
 			var want, got *ent.Tag
-			s1, err1 := statements(func() (err error) { want, err = c.Tag.Query().ByID(tags[2].ID).Only(byEnt.Within(ctx)); return err })
-			s2, err2 := statements(func() (err error) { got, err = c.Tag.Query().ByID(tags[2].ID).Read(byRead.Within(ctx)); return err })
+			s1, err1 := statements(func() (err error) { want, err = c.Tag.Query().ByID(tags[2].ID).Only(ent.Carry(ctx, byEnt)); return err })
+			s2, err2 := statements(func() (err error) { got, err = c.Tag.Query().ByID(tags[2].ID).Read(ent.Carry(ctx, byRead)); return err })
 			if err1 != nil || err2 != nil || got.Name != "t2" || want.Name != "t2" {
 				t.Fatalf("key check %v: %v, %v", tc, err1, err2)
 			}
-			if !slices.Equal(s1, s2) || len(s2) != 1 || !strings.Contains(s2[0], "larder_key") {
+			if !slices.Equal(s1, s2) || len(s2) != 1 || !strings.Contains(s2[0], "test_check") {
 				t.Errorf("key check %v: Read sent %q; ent sent %q", tc, s2, s1)
 			}
 			if h, seen := byRead.Seen(); h != tc.holds || !seen {
@@ -196,14 +197,14 @@ func TestReadCompiled(t *testing.T) {
 			t.Errorf("a fixed predicate: %d statements compiled, %d failed; want one compiled", len(compiled)-len(before), failed-failedBefore)
 		}
 
-		// A key check's argument the builder would write into the text (nil
+		// A carried column's argument the builder would write into the text (nil
 		// is NULL) is never put into a compiled statement.
-		gone := &ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}
+		gone := trust.New(holds, []any{nil, 7})
 		s1, err1 := statements(func() error {
-			_, err := c.Tag.Query().ByID(tags[2].ID).Only((&ent.KeyCheck{Holds: holds, Args: [2]any{nil, 7}}).Within(ctx))
+			_, err := c.Tag.Query().ByID(tags[2].ID).Only(ent.Carry(ctx, trust.New(holds, []any{nil, 7})))
 			return err
 		})
-		s2, err2 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Read(gone.Within(ctx)); return err })
+		s2, err2 := statements(func() error { _, err := c.Tag.Query().ByID(tags[2].ID).Read(ent.Carry(ctx, gone)); return err })
 		if err1 != nil || err2 != nil || !slices.Equal(s1, s2) {
 			t.Errorf("a nil key argument: Read sent %q (%v); ent sent %q (%v)", s2, err2, s1, err1)
 		}

@@ -134,8 +134,12 @@ func (r *knownPredicates) all(n int) bool {
 }
 
 // slot stands, in a statement being compiled, for the argument of the i-th
-// known predicate, and after them for the KeyCheck's.
+// known predicate, and after them for the carried column's (Carried).
 type slot int
+
+// maxCarriedArgs is how many arguments a carried column's expression takes in
+// a compiled statement; one with more is read as ent builds it.
+const maxCarriedArgs = 4
 
 // maxShapes bounds the statements compiled for one type; a shape past them is
 // read as ent builds it.
@@ -143,7 +147,7 @@ const maxShapes = 64
 
 // compiledReads holds the statements compiled for one type's reads: ent's
 // own statement for each shape of query (dialect, selected fields, limit,
-// known predicates, key check), built once with slots for its arguments.
+// known predicates, carried column), built once with slots for its arguments.
 type compiledReads struct {
 	mu     sync.Mutex
 	shapes atomic.Pointer[[]*readShape]
@@ -158,7 +162,10 @@ type readShape struct {
 	// key column the spec then selects.
 	edges uint64
 	known [maxKnown]*Known
-	key   *KeyExpr
+	// carried is the alias of the carried column the statement selects
+	// ("" for none), and carriedArgs how many arguments its expression takes.
+	carried     string
+	carriedArgs int
 	// text and args are the statement; a slot in args is a request's argument.
 	text string
 	args []any
@@ -168,8 +175,9 @@ type readShape struct {
 	ok bool
 }
 
-func (s *readShape) is(dialect string, q *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) bool {
-	return s.dialect == dialect && s.limit == limitOf(q) && s.edges == edges && s.known == k.k && s.key == key &&
+func (s *readShape) is(dialect string, q *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) bool {
+	return s.dialect == dialect && s.limit == limitOf(q) && s.edges == edges && s.known == k.k &&
+		s.carried == carried && s.carriedArgs == carriedArgs &&
 		slices.Equal(s.fields, q.Fields)
 }
 
@@ -210,32 +218,31 @@ type compiledNode[N any] interface {
 
 // readCompiled reads the rows of q, a query of the type whose statements r
 // holds, whose predicates are all known (k), which loads the edges of the
-// bits of edges (after, by the caller), with the KeyCheck check if it is not
+// bits of edges (after, by the caller), with the column c carries if c is not
 // nil, through the compiled statement of its shape. The caller has made sure
 // q has nothing else: no sort, offset, distinct, modifier or traversal. It
 // reports false, having read nothing, when the shape could not be compiled.
-func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, check *KeyCheck) ([]P, bool, error) {
-	var key *KeyExpr
-	if check != nil {
-		key = check.Holds
+func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledReads, drv dialect.Driver, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried) ([]P, bool, error) {
+	var carried string
+	var carriedArgs []any
+	if c != nil {
+		carried, carriedArgs = c.Column(), c.Args()
 	}
 	for i := range k.n {
 		if !k.k[i].Fixed && !plain(k.v[i]) {
 			return nil, false, nil
 		}
 	}
-	if check != nil && !plain(check.Args[:]...) {
+	if c != nil && (len(carriedArgs) > maxCarriedArgs || !plain(carriedArgs...)) {
 		return nil, false, nil
 	}
-	s := r.shape(drv.Dialect(), q, qc, edges, k, key)
+	s := r.shape(drv.Dialect(), q, qc, edges, k, c, carried, len(carriedArgs))
 	if !s.ok {
 		return nil, false, nil
 	}
-	var from [maxKnown + 2]any
+	var from [maxKnown + maxCarriedArgs]any
 	copy(from[:], k.v[:k.n])
-	if check != nil {
-		from[k.n], from[k.n+1] = check.Args[0], check.Args[1]
-	}
+	copy(from[k.n:], carriedArgs)
 	args := make([]any, len(s.args))
 	for i, a := range s.args {
 		if sl, ok := a.(slot); ok {
@@ -253,10 +260,10 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 	if err != nil {
 		return nil, true, err
 	}
-	// own is how many of the columns are the node's: the key check's
-	// column, when the statement has it, is the last.
+	// own is how many of the columns are the node's: the carried column,
+	// when the statement has it, is the last.
 	own := len(columns)
-	if key != nil && own > 0 && columns[own-1] == keyColumn {
+	if c != nil && own > 0 && columns[own-1] == carried {
 		own--
 	}
 	nodes := []P{}
@@ -272,7 +279,7 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 			}
 		}
 		if own < len(columns) {
-			values = append(values, check)
+			values = append(values, c)
 		}
 		if err := rows.Scan(values...); err != nil {
 			return nil, true, err
@@ -288,20 +295,20 @@ func readCompiled[N any, P compiledNode[N]](ctx context.Context, r *compiledRead
 // shape returns the compiled statement of a query's shape, compiling it the
 // first time. Once the type holds maxShapes, a shape it does not hold is not
 // compiled (uncompiled): its queries are read as ent builds them.
-func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) *readShape {
-	if s, full := r.find(dialect, qc, edges, k, key); s != nil || full {
+func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext, edges uint64, k *knownPredicates, c Carried, carried string, carriedArgs int) *readShape {
+	if s, full := r.find(dialect, qc, edges, k, carried, carriedArgs); s != nil || full {
 		return s
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s, full := r.find(dialect, qc, edges, k, key); s != nil || full {
+	if s, full := r.find(dialect, qc, edges, k, carried, carriedArgs); s != nil || full {
 		return s
 	}
 	var shapes []*readShape
 	if p := r.shapes.Load(); p != nil {
 		shapes = *p
 	}
-	s := compileRead(dialect, q.querySpec(), k, key)
+	s := compileRead(dialect, q.querySpec(), k, c, carriedArgs)
 	s.fields, s.limit, s.edges = slices.Clone(qc.Fields), limitOf(qc), edges
 	shapes = append(slices.Clip(shapes), s)
 	r.shapes.Store(&shapes)
@@ -311,13 +318,13 @@ func (r *compiledReads) shape(dialect string, q compiledQuery, qc *QueryContext,
 // find returns the statement r holds for the shape, or, when it holds none,
 // uncompiled and true if it holds maxShapes, nil and false otherwise. It
 // allocates nothing: the shapes' slice escapes only where one is added.
-func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *knownPredicates, key *KeyExpr) (*readShape, bool) {
+func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *knownPredicates, carried string, carriedArgs int) (*readShape, bool) {
 	p := r.shapes.Load()
 	if p == nil {
 		return nil, false
 	}
 	for _, s := range *p {
-		if s.is(dialect, qc, edges, k, key) {
+		if s.is(dialect, qc, edges, k, carried, carriedArgs) {
 			return s, false
 		}
 	}
@@ -331,31 +338,39 @@ func (r *compiledReads) find(dialect string, qc *QueryContext, edges uint64, k *
 var uncompiled = &readShape{}
 
 // compileRead builds the statement sqlgraph.QueryNodes sends for spec, with
-// the known predicates of k and the key check of key made of slots, and keeps
-// it if every slot is one argument of it, once (a Fixed Known's, none).
-func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, key *KeyExpr) (s *readShape) {
-	s = &readShape{dialect: dialect, known: k.k, key: key}
+// the known predicates of k and the carried column of c, of carriedArgs
+// arguments, made of slots, and keeps it if every slot is one argument of it,
+// once (a Fixed Known's, none).
+func compileRead(dialect string, spec *sqlgraph.QuerySpec, k *knownPredicates, c Carried, carriedArgs int) (s *readShape) {
+	s = &readShape{dialect: dialect, known: k.k}
+	if c != nil {
+		s.carried, s.carriedArgs = c.Column(), carriedArgs
+	}
 	defer func() {
 		// A predicate that looked into its placeholder: not compiled.
 		if recover() != nil {
 			s.text, s.args, s.ok = "", nil, false
 		}
 	}()
-	c := *spec
+	q := *spec
 	known, n := k.k, k.n
-	c.Predicate = func(sel *sql.Selector) {
+	q.Predicate = func(sel *sql.Selector) {
 		for i := range n {
 			known[i].Make(slot(i))(sel)
 		}
 	}
 	slots := n
-	if key != nil {
-		c.Modifiers = []func(*sql.Selector){keyColumnOf(key, [2]any{slot(n), slot(n + 1)})}
-		slots += 2
+	if c != nil {
+		args := make([]any, carriedArgs)
+		for i := range args {
+			args[i] = slot(n + i)
+		}
+		q.Modifiers = []func(*sql.Selector){carriedColumn(c, args)}
+		slots += carriedArgs
 	}
-	c.ScanValues = func([]string) ([]any, error) { return nil, errCaptured }
+	q.ScanValues = func([]string) ([]any, error) { return nil, errCaptured }
 	d := &captureDriver{dialect: dialect}
-	if err := sqlgraph.QueryNodes(context.Background(), d, &c); !errors.Is(err, errCaptured) || d.query == "" {
+	if err := sqlgraph.QueryNodes(context.Background(), d, &q); !errors.Is(err, errCaptured) || d.query == "" {
 		return s
 	}
 	seen := make([]int, slots)
@@ -490,7 +505,7 @@ func (_q *APIKeyQuery) sqlCompiled(ctx context.Context) ([]*APIKey, bool, error)
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[APIKey](ctx, &readsAPIKey, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -597,7 +612,7 @@ func (_q *APIRequestQuery) sqlCompiled(ctx context.Context) ([]*APIRequest, bool
 		return nil, false, nil
 	}
 	const edges = 0
-	nodes, done, err := readCompiled[APIRequest](ctx, &readsAPIRequest, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[APIRequest](ctx, &readsAPIRequest, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -693,7 +708,7 @@ func (_q *AccountQuery) sqlCompiled(ctx context.Context) ([]*Account, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Account](ctx, &readsAccount, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -796,7 +811,7 @@ func (_q *AllergenQuery) sqlCompiled(ctx context.Context) ([]*Allergen, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Allergen](ctx, &readsAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -900,7 +915,7 @@ func (_q *AuditRecordQuery) sqlCompiled(ctx context.Context) ([]*AuditRecord, bo
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[AuditRecord](ctx, &readsAuditRecord, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1012,7 +1027,7 @@ func (_q *BillQuery) sqlCompiled(ctx context.Context) ([]*Bill, bool, error) {
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Bill](ctx, &readsBill, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1137,7 +1152,7 @@ func (_q *BillLineQuery) sqlCompiled(ctx context.Context) ([]*BillLine, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[BillLine](ctx, &readsBillLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1264,7 +1279,7 @@ func (_q *CountryQuery) sqlCompiled(ctx context.Context) ([]*Country, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Country](ctx, &readsCountry, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1375,7 +1390,7 @@ func (_q *CustomerQuery) sqlCompiled(ctx context.Context) ([]*Customer, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Customer](ctx, &readsCustomer, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1530,7 +1545,7 @@ func (_q *CustomerTagQuery) sqlCompiled(ctx context.Context) ([]*CustomerTag, bo
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[CustomerTag](ctx, &readsCustomerTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1645,7 +1660,7 @@ func (_q *CustomerTypeQuery) sqlCompiled(ctx context.Context) ([]*CustomerType, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[CustomerType](ctx, &readsCustomerType, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1748,7 +1763,7 @@ func (_q *DocumentCounterQuery) sqlCompiled(ctx context.Context) ([]*DocumentCou
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[DocumentCounter](ctx, &readsDocumentCounter, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1851,7 +1866,7 @@ func (_q *EmployeeQuery) sqlCompiled(ctx context.Context) ([]*Employee, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Employee](ctx, &readsEmployee, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -1955,7 +1970,7 @@ func (_q *EquipmentQuery) sqlCompiled(ctx context.Context) ([]*Equipment, bool, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Equipment](ctx, &readsEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2065,7 +2080,7 @@ func (_q *EventQuery) sqlCompiled(ctx context.Context) ([]*Event, bool, error) {
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Event](ctx, &readsEvent, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2175,7 +2190,7 @@ func (_q *FoodQuery) sqlCompiled(ctx context.Context) ([]*Food, bool, error) {
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Food](ctx, &readsFood, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2286,7 +2301,7 @@ func (_q *FoodNutrientQuery) sqlCompiled(ctx context.Context) ([]*FoodNutrient, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[FoodNutrient](ctx, &readsFoodNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2401,7 +2416,7 @@ func (_q *IdempotencyKeyQuery) sqlCompiled(ctx context.Context) ([]*IdempotencyK
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[IdempotencyKey](ctx, &readsIdempotencyKey, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2505,7 +2520,7 @@ func (_q *ImportCheckQuery) sqlCompiled(ctx context.Context) ([]*ImportCheck, bo
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ImportCheck](ctx, &readsImportCheck, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ImportCheck](ctx, &readsImportCheck, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2617,7 +2632,7 @@ func (_q *InvoiceQuery) sqlCompiled(ctx context.Context) ([]*Invoice, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Invoice](ctx, &readsInvoice, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2740,7 +2755,7 @@ func (_q *InvoiceLineQuery) sqlCompiled(ctx context.Context) ([]*InvoiceLine, bo
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[InvoiceLine](ctx, &readsInvoiceLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2857,7 +2872,7 @@ func (_q *LocationQuery) sqlCompiled(ctx context.Context) ([]*Location, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Location](ctx, &readsLocation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -2973,7 +2988,7 @@ func (_q *LotCorrectionQuery) sqlCompiled(ctx context.Context) ([]*LotCorrection
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[LotCorrection](ctx, &readsLotCorrection, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3082,7 +3097,7 @@ func (_q *NutrientQuery) sqlCompiled(ctx context.Context) ([]*Nutrient, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Nutrient](ctx, &readsNutrient, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3186,7 +3201,7 @@ func (_q *OperationQuery) sqlCompiled(ctx context.Context) ([]*Operation, bool, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Operation](ctx, &readsOperation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3295,7 +3310,7 @@ func (_q *OrganizationQuery) sqlCompiled(ctx context.Context) ([]*Organization, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Organization](ctx, &readsOrganization, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3398,7 +3413,7 @@ func (_q *PreservationQuery) sqlCompiled(ctx context.Context) ([]*Preservation, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Preservation](ctx, &readsPreservation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3501,7 +3516,7 @@ func (_q *PriceListQuery) sqlCompiled(ctx context.Context) ([]*PriceList, bool, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[PriceList](ctx, &readsPriceList, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3615,7 +3630,7 @@ func (_q *ProductQuery) sqlCompiled(ctx context.Context) ([]*Product, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Product](ctx, &readsProduct, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3788,7 +3803,7 @@ func (_q *ProductAllergenQuery) sqlCompiled(ctx context.Context) ([]*ProductAlle
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductAllergen](ctx, &readsProductAllergen, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -3905,7 +3920,7 @@ func (_q *ProductBannedCountryQuery) sqlCompiled(ctx context.Context) ([]*Produc
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductBannedCountry](ctx, &readsProductBannedCountry, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4022,7 +4037,7 @@ func (_q *ProductByproductQuery) sqlCompiled(ctx context.Context) ([]*ProductByp
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductByproduct](ctx, &readsProductByproduct, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4142,7 +4157,7 @@ func (_q *ProductLotQuery) sqlCompiled(ctx context.Context) ([]*ProductLot, bool
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductLot](ctx, &readsProductLot, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4277,7 +4292,7 @@ func (_q *ProductQCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*Product
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductQCCheckpoint](ctx, &readsProductQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4394,7 +4409,7 @@ func (_q *ProductSubstituteQuery) sqlCompiled(ctx context.Context) ([]*ProductSu
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductSubstitute](ctx, &readsProductSubstitute, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4511,7 +4526,7 @@ func (_q *ProductSupplierQuery) sqlCompiled(ctx context.Context) ([]*ProductSupp
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductSupplier](ctx, &readsProductSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4628,7 +4643,7 @@ func (_q *ProductTagQuery) sqlCompiled(ctx context.Context) ([]*ProductTag, bool
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductTag](ctx, &readsProductTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4749,7 +4764,7 @@ func (_q *ProductionQuery) sqlCompiled(ctx context.Context) ([]*Production, bool
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Production](ctx, &readsProduction, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -4893,7 +4908,7 @@ func (_q *ProductionConsumedStepQuery) sqlCompiled(ctx context.Context) ([]*Prod
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductionConsumedStep](ctx, &readsProductionConsumedStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5016,7 +5031,7 @@ func (_q *ProductionLineQuery) sqlCompiled(ctx context.Context) ([]*ProductionLi
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductionLine](ctx, &readsProductionLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5133,7 +5148,7 @@ func (_q *ProductionLineEquipmentQuery) sqlCompiled(ctx context.Context) ([]*Pro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductionLineEquipment](ctx, &readsProductionLineEquipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5251,7 +5266,7 @@ func (_q *ProductionOperationQuery) sqlCompiled(ctx context.Context) ([]*Product
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductionOperation](ctx, &readsProductionOperation, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5375,7 +5390,7 @@ func (_q *ProductionPlannedStepQuery) sqlCompiled(ctx context.Context) ([]*Produ
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ProductionPlannedStep](ctx, &readsProductionPlannedStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5498,7 +5513,7 @@ func (_q *PurchaseOrderQuery) sqlCompiled(ctx context.Context) ([]*PurchaseOrder
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[PurchaseOrder](ctx, &readsPurchaseOrder, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5615,7 +5630,7 @@ func (_q *PurchaseOrderLineQuery) sqlCompiled(ctx context.Context) ([]*PurchaseO
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[PurchaseOrderLine](ctx, &readsPurchaseOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5731,7 +5746,7 @@ func (_q *QCCheckpointQuery) sqlCompiled(ctx context.Context) ([]*QCCheckpoint, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[QCCheckpoint](ctx, &readsQCCheckpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5840,7 +5855,7 @@ func (_q *QCUnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*QCUnitOfMea
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[QCUnitOfMeasure](ctx, &readsQCUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -5935,7 +5950,7 @@ func (_q *RateWindowQuery) sqlCompiled(ctx context.Context) ([]*RateWindow, bool
 		return nil, false, nil
 	}
 	const edges = 0
-	nodes, done, err := readCompiled[RateWindow](ctx, &readsRateWindow, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[RateWindow](ctx, &readsRateWindow, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6034,7 +6049,7 @@ func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[RecipeStep](ctx, &readsRecipeStep, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6157,7 +6172,7 @@ func (_q *SalesOrderQuery) sqlCompiled(ctx context.Context) ([]*SalesOrder, bool
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[SalesOrder](ctx, &readsSalesOrder, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6274,7 +6289,7 @@ func (_q *SalesOrderLineQuery) sqlCompiled(ctx context.Context) ([]*SalesOrderLi
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[SalesOrderLine](ctx, &readsSalesOrderLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6389,7 +6404,7 @@ func (_q *SalespersonQuery) sqlCompiled(ctx context.Context) ([]*Salesperson, bo
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Salesperson](ctx, &readsSalesperson, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6492,7 +6507,7 @@ func (_q *SessionQuery) sqlCompiled(ctx context.Context) ([]*Session, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Session](ctx, &readsSession, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Session](ctx, &readsSession, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6598,7 +6613,7 @@ func (_q *ShipmentQuery) sqlCompiled(ctx context.Context) ([]*Shipment, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Shipment](ctx, &readsShipment, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6721,7 +6736,7 @@ func (_q *ShipmentLineQuery) sqlCompiled(ctx context.Context) ([]*ShipmentLine, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ShipmentLine](ctx, &readsShipmentLine, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6837,7 +6852,7 @@ func (_q *ShippingAddressQuery) sqlCompiled(ctx context.Context) ([]*ShippingAdd
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ShippingAddress](ctx, &readsShippingAddress, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -6946,7 +6961,7 @@ func (_q *ShippingMethodQuery) sqlCompiled(ctx context.Context) ([]*ShippingMeth
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[ShippingMethod](ctx, &readsShippingMethod, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7051,7 +7066,7 @@ func (_q *StockMovementQuery) sqlCompiled(ctx context.Context) ([]*StockMovement
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[StockMovement](ctx, &readsStockMovement, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7166,7 +7181,7 @@ func (_q *SupplierQuery) sqlCompiled(ctx context.Context) ([]*Supplier, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Supplier](ctx, &readsSupplier, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7269,7 +7284,7 @@ func (_q *TagQuery) sqlCompiled(ctx context.Context) ([]*Tag, bool, error) {
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Tag](ctx, &readsTag, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7372,7 +7387,7 @@ func (_q *TaxRateQuery) sqlCompiled(ctx context.Context) ([]*TaxRate, bool, erro
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[TaxRate](ctx, &readsTaxRate, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7475,7 +7490,7 @@ func (_q *TerritoryQuery) sqlCompiled(ctx context.Context) ([]*Territory, bool, 
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[Territory](ctx, &readsTerritory, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7579,7 +7594,7 @@ func (_q *UnitOfMeasureQuery) sqlCompiled(ctx context.Context) ([]*UnitOfMeasure
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[UnitOfMeasure](ctx, &readsUnitOfMeasure, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7690,7 +7705,7 @@ func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[User](ctx, &readsUser, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[User](ctx, &readsUser, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7805,7 +7820,7 @@ func (_q *UserLinkQuery) sqlCompiled(ctx context.Context) ([]*UserLink, bool, er
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[UserLink](ctx, &readsUserLink, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[UserLink](ctx, &readsUserLink, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -7908,7 +7923,7 @@ func (_q *WebhookAttemptQuery) sqlCompiled(ctx context.Context) ([]*WebhookAttem
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[WebhookAttempt](ctx, &readsWebhookAttempt, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -8013,7 +8028,7 @@ func (_q *WebhookDeliveryQuery) sqlCompiled(ctx context.Context) ([]*WebhookDeli
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[WebhookDelivery](ctx, &readsWebhookDelivery, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}
@@ -8129,7 +8144,7 @@ func (_q *WebhookEndpointQuery) sqlCompiled(ctx context.Context) ([]*WebhookEndp
 			edges |= 1 << i
 		}
 	}
-	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, edges, &_q.known, pendingKeyCheck(ctx))
+	nodes, done, err := readCompiled[WebhookEndpoint](ctx, &readsWebhookEndpoint, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}

@@ -476,7 +476,7 @@ func (_q *ProductSubstituteQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -604,7 +604,7 @@ func (_q *ProductSubstituteQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -440,7 +440,7 @@ func (_q *QCCheckpointQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -536,7 +536,7 @@ func (_q *QCCheckpointQuery) sqlCount(ctx context.Context) (int, error) {
 	if len(_q.modifiers) > 0 {
 		_spec.Modifiers = _q.modifiers
 	}
-	keyCheckColumn(ctx, _spec)
+	carry(ctx, _spec)
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/auth"
 	"larder.dev/larder/internal/identity/ratelimit"
 	"larder.dev/larder/internal/platform/clientaddr"
@@ -165,8 +166,9 @@ func limited(ctx context.Context, w http.ResponseWriter, reason, detail string, 
 // trusting serves a GET whose key the authenticator took on trust, as this
 // process last read it (auth.Authenticator.Trust), and saves the key's
 // statement: the first rows the request reads carry whether the key still
-// reads as it did when they are read (ent.KeyCheck), or, when no row came
-// back, the key is read after them (Confirm). The answer waits in b, the
+// reads as it did when they are read (its trust.Check, a column the
+// request's context carries into its queries: ent.Carry), or, when no row
+// came back, the key is read after them (Confirm). The answer waits in b, the
 // retractable writer that withHTTPCaching gives every GET, and is sent
 // only once the key is confirmed. A key that changed (revoked, expired,
 // rotated, its plan or organization), a check that failed or a first pass
@@ -177,7 +179,7 @@ func limited(ctx context.Context, w http.ResponseWriter, reason, detail string, 
 func (g *gate) trusting(b retractable, r *http.Request, next http.Handler, key *auth.Key, c *auth.Check, now time.Time) bool {
 	b.mark()
 	check := c.KeyCheck()
-	ctx := check.Within(r.Context())
+	ctx := ent.Carry(r.Context(), check)
 	if g.pass(b, r.WithContext(ctx), next, key, now) {
 		holds, ok := check.Seen()
 		confirmed, err := g.authn.Confirm(ctx, c, holds, ok, now)

@@ -61,7 +61,7 @@ var authStatements = map[string]string{
 // labels are statements with those of authentication by name, and those of
 // a request by table: "key", "key+budget", "print", "budget"; "tags" (a
 // statement that reads or writes table tags first); "tags+key" (one that
-// carries a trusted key's check, ent.KeyCheck); BEGIN, COMMIT, ROLLBACK.
+// carries a trusted key's check, trust.Check); BEGIN, COMMIT, ROLLBACK.
 func labels(sent []string) []string {
 	out := make([]string, len(sent))
 	for i, q := range sent {

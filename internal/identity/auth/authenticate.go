@@ -16,10 +16,10 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
-	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/ratelimit"
 	"larder.dev/larder/internal/platform/fastpath"
 	"larder.dev/larder/internal/platform/fastpath/prepared"
+	"larder.dev/larder/internal/platform/fastpath/trust"
 	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
 )
@@ -271,19 +271,19 @@ type Check struct {
 }
 
 // keyHolds writes whether the key whose hash is args[0] still prints as
-// args[1], a boolean SQL expression for ent.KeyCheck: the request's first
-// rows carry it, computed when they are read (NULL when the key is gone). One
-// value serves every check, so that the statements carrying it are compiled
-// once (ent's Read).
-var keyHolds = &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
+// args[1], a boolean SQL expression for trust.Check: the request's first rows
+// carry it as the column larder_key, computed when they are read (NULL when
+// the key is gone). One value serves every check, so that the statements
+// carrying it are compiled once (ent's Read).
+var keyHolds = &trust.Expr{Column: "larder_key", Write: func(b *entsql.Builder, args []any) {
 	// Direct SQL: a trusted request's first rows carry whether its key, found by its hash, reads as it did (system-only tables, read in the request's own statement).
 	b.WriteString(`(SELECT ` + keyPrint + ` ` + keyFrom).Arg(args[0]).WriteString(`) = `).Arg(args[1])
 }}
 
-// KeyCheck is the ent.KeyCheck of the request: whether its key still prints
-// as trusted.
-func (c *Check) KeyCheck() *ent.KeyCheck {
-	return &ent.KeyCheck{Holds: keyHolds, Args: c.h.args}
+// KeyCheck is the check the request's first rows carry (ent.Carry): whether
+// its key still prints as trusted.
+func (c *Check) KeyCheck() *trust.Check {
+	return trust.New(keyHolds, c.h.args[:])
 }
 
 // Trust authenticates a read on PostgreSQL from the key as this process last
@@ -322,7 +322,7 @@ func (a *Authenticator) Trust(header string, now time.Time) (*Key, *Check, bool)
 
 // Confirm reports whether the key of a trusted request still prints as it
 // did when this process last read it: holds is what the request's rows
-// carried, if one did (seen; ent.KeyCheck); otherwise the key is read now. A
+// carried, if one did (seen; trust.Check.Seen); otherwise the key is read now. A
 // key that prints otherwise (revoked, expired, deleted, its scopes, plan or
 // environment changed) is forgotten, and the caller authenticates the request
 // again, afresh; one that holds has its use recorded, as Authenticate does.

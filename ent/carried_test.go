@@ -10,16 +10,18 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/tag"
+	"larder.dev/larder/internal/platform/fastpath/trust"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
 
-// A KeyCheck rides on the first query that reads rows: its value comes back
-// with them beside a page's total, the rows keep their own columns, NULL reads
-// as false, a query without rows leaves it pending for the next, and once a
-// row has carried it no later query selects it.
-func TestKeyCheck(t *testing.T) {
+// A carried column rides on the queries that read rows while its carrier
+// wants it (a trust.Check: until a row has carried it): its value comes back
+// with the rows beside a page's total, the rows keep their own columns, NULL
+// reads as false, a query without rows leaves it wanted by the next, a count
+// never selects it, and once a row has carried it no later query selects it.
+func TestCarried(t *testing.T) {
 	dbtest.RunFast(t, func(t *testing.T, st *store.Store) {
 		org := dbtest.NewOrg(t, st, "")
 		ctx := org.Ctx(policy.Test)
@@ -45,11 +47,11 @@ func TestKeyCheck(t *testing.T) {
 			{"changed", 7, 8, false, true},
 			{"gone", nil, 7, false, true},
 		} {
-			check := &ent.KeyCheck{Holds: holds, Args: [2]any{tc.v, tc.w}}
+			check := trust.New(holds, []any{tc.v, tc.w})
 			var total ent.PageTotal
 			q := c.Tag.Query().Where(tag.RefTypeEQ(tag.RefTypePRODUCT)).Order(tag.ByID()).Limit(2)
 			q.Modify(total.Column)
-			rows, err := q.All(check.Within(total.Within(ctx)))
+			rows, err := q.All(ent.Carry(total.Within(ctx), check))
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -64,8 +66,8 @@ func TestKeyCheck(t *testing.T) {
 			}
 		}
 
-		check := &ent.KeyCheck{Holds: holds, Args: [2]any{1, 1}}
-		cctx := check.Within(ctx)
+		check := trust.New(holds, []any{1, 1})
+		cctx := ent.Carry(ctx, check)
 		if _, err := c.Tag.Query().Where(tag.Name("none")).All(cctx); err != nil {
 			t.Fatal(err)
 		}
@@ -89,17 +91,17 @@ func TestKeyCheck(t *testing.T) {
 		if got, seen := check.Seen(); !got || !seen {
 			t.Errorf("the next query with rows: Seen() = %v, %v", got, seen)
 		}
-		if len(sent) != 2 || !strings.Contains(sent[0], "larder_key") || strings.Contains(sent[1], "larder_key") {
-			t.Errorf("the check was selected by %q; want the first query only", sent)
+		if len(sent) != 2 || !strings.Contains(sent[0], "test_check") || strings.Contains(sent[1], "test_check") {
+			t.Errorf("the column was selected by %q; want the first query only", sent)
 		}
 	})
 }
 
-// testHolds writes "(SELECT v) = w" of a KeyCheck's arguments v and w, as
+// testHolds writes "(SELECT v) = w" of a check's arguments v and w, as
 // arguments, so that the check's own arguments are numbered among the
-// query's.
-func testHolds(d string) *ent.KeyExpr {
-	return &ent.KeyExpr{Write: func(b *entsql.Builder, args [2]any) {
+// query's, under the alias test_check.
+func testHolds(d string) *trust.Expr {
+	return &trust.Expr{Column: "test_check", Write: func(b *entsql.Builder, args []any) {
 		b.WriteString("(SELECT ")
 		if d == dialect.Postgres {
 			b.Arg(args[0]).WriteString("::int")
