@@ -47,8 +47,10 @@ const (
 	// numbers of later requests in memory (auth, leases.Leases).
 	ReservedBudget
 	// TrustedKeys take a read's key as this process last read it and check it
-	// in the request's own statements (auth.Trust, handlers/gate.go). It
-	// spends the numbers ReservedBudget reserves, so it needs it.
+	// in the request's own statements: auth.Trust, the gate of the HTTP chain
+	// (handlers/gate.go), and the check its first rows carry
+	// (internal/platform/fastpath/trust). It spends the numbers
+	// ReservedBudget reserves, so it needs it.
 	TrustedKeys
 	// BatchedLog writes the access log's lines in batches, one write per
 	// batch (logbuf), each formatted by hand as slog's text handler would
