@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/generators/flows"
 )
 
 // The converters name ogen's Go identifiers, so pascal must agree with ogen.
@@ -354,8 +355,8 @@ func TestReadingNeedsPrepareAndAReference(t *testing.T) {
 		doc  annotate.Edge
 		want string
 	}{
-		{"no Prepare", annotate.Entries("lines").Lines(1, 10).Reading("notes", "name"), "name one with PreparedBy"},
-		{"not a foreign key", annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare").Reading("notes", "name"), "not a writable foreign key"},
+		{"no Prepare", annotate.Entries("lines").Lines(1, 10).Reading("notes", "name"), "declare it with Prepared"},
+		{"not a foreign key", annotate.Entries("lines").Lines(1, 10).Prepared().Reading("notes", "name"), "not a writable foreign key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := resourceWith(str("memo"))
@@ -376,15 +377,15 @@ func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
 		return &Field{Name: name, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
 	}
 	lines := func() annotate.Edge {
-		return annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare")
+		return annotate.Entries("lines").Lines(1, 10).Prepared()
 	}
 	for _, tc := range []struct {
 		name string
 		doc  annotate.Edge
 		want string
 	}{
-		{"no Record", lines().HandedOver(), "name both"},
-		{"an updated document", lines().RecordedBy("example.com/x.Record").HandedOver(), "cannot be handed over"},
+		{"no Record", lines().HandedOver(), "declare both"},
+		{"an updated document", lines().Recorded().HandedOver(), "cannot be handed over"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := resourceWith(str("memo"))
@@ -398,12 +399,14 @@ func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
 	// On create only, the calls pass it on.
 	r := resourceWith(str("memo"))
 	r.Ann.Ops = []annotate.Operation{annotate.Create}
-	e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: lines().RecordedBy("example.com/x.Record").HandedOver(),
+	e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: lines().Recorded().HandedOver(),
 		Entry: &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: []*Field{str("notes")}}}
 	if err := e.validateDoc(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := e.Record(), "x.Record(ctx, tx, out, rows, prepared)"; got != want {
+	r.Edges = []*Edge{e}
+	r.Flow = &flows.Flow{Type: "Thing", Package: "example.com/x", Name: "x", Var: "ThingFlow", Steps: []string{"Prepare", "Record"}}
+	if got, want := e.Record(), "x.ThingFlow.Record(ctx, tx, out, rows, prepared)"; got != want {
 		t.Errorf("Record() = %s, want %s", got, want)
 	}
 }

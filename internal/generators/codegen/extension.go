@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"embed"
+	"slices"
 	"sort"
 	"text/template"
 
@@ -30,6 +31,8 @@ func (Extension) Templates() []*gen.Template {
 				"human":           Human,
 				"lowerFirst":      lowerFirst,
 				"catalogue":       func() []annotate.EventResource { return annotate.Catalogue },
+				"flowResources":   flowResources,
+				"flowPackages":    flowPackages,
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}
@@ -69,6 +72,32 @@ func corePackages(ns []*Node) []string {
 		}
 		for _, r := range n.Refs {
 			add(r.E.Type.PackageDir())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// flowResources are the resources of g with a flow type.
+func flowResources(g *gen.Graph) ([]*Resource, error) {
+	rs, err := loadResources(g)
+	if err != nil {
+		return nil, err
+	}
+	return FlowResources(rs), nil
+}
+
+// flowPackages are the node packages the flow types name (the enums of the
+// actions' body fields).
+func flowPackages(rs []*Resource) []string {
+	var out []string
+	for _, r := range rs {
+		for _, a := range r.Actions {
+			for _, f := range a.Fields {
+				if f.F.IsEnum() && !slices.Contains(out, r.Type.PackageDir()) {
+					out = append(out, r.Type.PackageDir())
+				}
+			}
 		}
 	}
 	sort.Strings(out)
