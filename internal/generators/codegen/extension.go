@@ -30,7 +30,7 @@ func (Extension) Templates() []*gen.Template {
 				"uniqueConflicts": uniqueConflicts,
 				"human":           Human,
 				"lowerFirst":      lowerFirst,
-				"catalogue":       func() []annotate.EventResource { return annotate.Catalogue },
+				"catalogue":       func() []annotate.EventResource { return theCatalogue },
 				"flowResources":   flowResources,
 				"flowPackages":    flowPackages,
 			}).
@@ -38,11 +38,20 @@ func (Extension) Templates() []*gen.Template {
 	}
 }
 
+// theCatalogue is the event catalogue of the graph being generated
+// (eventCatalogue), which Hooks derives before the templates run: the
+// templates' catalogue.
+var theCatalogue []annotate.EventResource
+
 // Hooks validates the annotations before anything is written.
 func (Extension) Hooks() []gen.Hook {
 	return []gen.Hook{func(next gen.Generator) gen.Generator {
 		return gen.GenerateFunc(func(g *gen.Graph) error {
-			if _, err := loadResources(g); err != nil {
+			rs, err := loadResources(g)
+			if err != nil {
+				return err
+			}
+			if theCatalogue, err = eventCatalogue(rs); err != nil {
 				return err
 			}
 			if _, err := nodes(g); err != nil {
