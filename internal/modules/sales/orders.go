@@ -40,6 +40,10 @@ func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Produc
 	return out, nil
 }
 
+// SalesOrderFlow is the sales order's workflow: the generated handlers of
+// /sales-orders call its steps.
+var SalesOrderFlow = ent.SalesOrderFlow{Prepare: PrepareOrder, Cancel: CancelOrder, Status: ChangeOrderStatus}
+
 // PrepareOrder completes a sales order before it is saved. On creation it
 // copies the customer's name, its address as the billing address unless the
 // body gives one (and the billing address as the shipping address unless
@@ -48,10 +52,6 @@ func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Produc
 // uom_type, keeps what a kept line shipped (refusing to remove a line that
 // shipped or to order less than it shipped), and computes the subtotal and
 // whether each tax applies. products are the lines' products as their
-// SalesOrderFlow is the sales order's workflow: the generated handlers of
-// /sales-orders call its steps.
-var SalesOrderFlow = ent.SalesOrderFlow{Prepare: PrepareOrder, Cancel: CancelOrder, Status: ChangeOrderStatus}
-
 // reference check read them, or nil to read them here.
 func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, lines []*ent.SalesOrderLineCreate, products map[int]*ent.Product) error {
 	if m.Op().Is(ent.OpCreate) {
