@@ -2,15 +2,17 @@
 
 // entc.go generates package ent and its subpackages from ./schema, together with
 // the project templates of package codegen and, through the entoas extension,
-// the OpenAPI descriptions in ../openapi and the access report's schema part
-// in ../internal/generators/access/data. Run it with `go generate ./...` from the module root (see
-// ../generate.go).
+// the OpenAPI descriptions in ../openapi, the access report's schema part
+// in ../internal/generators/access/data and the tables of the integrators'
+// guide that the description decides (../docs/integrators.md). Run it with
+// `go generate ./...` from the module root (see ../generate.go).
 package main
 
 import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 
 	"entgo.io/contrib/entoas"
 	"entgo.io/ent/entc"
@@ -27,6 +29,7 @@ func main() {
 			Public: "../openapi/openapi.json",
 			Server: "../openapi/server.json",
 			Access: "../internal/generators/access/data/schema.json",
+			Guide:  filepath.Join("..", "docs", "integrators.md"),
 		})),
 		entoas.WriteTo(io.Discard),
 	)

@@ -14,10 +14,13 @@
 //     and openapi/server.json (ogen's input), and the access report's schema
 //     part, internal/generators/access/data/schema.json (the operations and their scopes, every
 //     schema's annotations and its policy's rules, named by the annotation
-//     its policy mixin gives: AccountMixin, SystemOnlyMixin). Its inputs,
-//     to decide whether it runs: ent/schema and the code of this module it
-//     imports, codegen, go.mod and go.sum; not the generated packages the
-//     schema compiles against;
+//     its policy mixin gives: AccountMixin, SystemOnlyMixin), and the
+//     tables of docs/integrators.md that the description decides. Its
+//     inputs, to decide whether it runs: ent/schema and the code of this
+//     module it imports, codegen, go.mod and go.sum, and the workflows the
+//     modules declare (internal/generators/flows: their flow values, which
+//     the handlers it writes call); not the generated packages the schema
+//     compiles against;
 //  2. ogen, twice and side by side from openapi/server.json: the typed server
 //     in openapi/oas, its response encoders then taken from a pool by
 //     internal/platform/fastpath/pooled; and the typed Go client in client, its enum validators

@@ -103,9 +103,9 @@ func (Bill) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 1000).AtMostDistinct("product_id", 200).
-					PreparedBy("larder.dev/larder/internal/modules/purchasing.PrepareBill").
+					Prepared().
 					Reading("product_id", hooks.ProductCosted...).
-					RecordedBy("larder.dev/larder/internal/modules/purchasing.ReceiveBill"),
+					Recorded(),
 			),
 	}
 }

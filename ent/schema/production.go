@@ -137,7 +137,7 @@ func (Production) Annotations() []schema.Annotation {
 		annotate.Expose("productions", "production_id", annotate.Manufacturing, annotate.List, annotate.Read).
 			Emits("created", "updated", "status_changed", "completed", "cancelled").
 			With(
-				annotate.Act("status", "changeProductionStatus", "Change a production run's status", "larder.dev/larder/internal/modules/manufacturing.ChangeStatus").
+				annotate.Act("status", "changeProductionStatus", "Change a production run's status").
 					Taking("status").
 					Requesting("PLANNED", "ON_HOLD", "QUARANTINE", "CANCELLED").
 					Describe("Moves the run to PLANNED, ON_HOLD, QUARANTINE or CANCELLED. 409 INVALID_STATE from COMPLETED or CANCELLED and for a signed run; starting and completing happen on the floor. The answer carries no steps."),

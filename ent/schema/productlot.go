@@ -162,9 +162,9 @@ func (ProductLot) Annotations() []schema.Annotation {
 			Updated().
 			Emits("created", "updated", "archived", "unarchived", "qc_status_changed").
 			With(
-				annotate.Act("archive", "archiveProductLot", "Archive a product lot", "larder.dev/larder/internal/modules/inventory.ArchiveLot").
+				annotate.Act("archive", "archiveProductLot", "Archive a product lot").
 					Describe("Retires the lot; it stays readable. 409 INVALID_STATE for an archived lot and for the product's unnumbered lot."),
-				annotate.Act("unarchive", "unarchiveProductLot", "Unarchive a product lot", "larder.dev/larder/internal/modules/inventory.UnarchiveLot").
+				annotate.Act("unarchive", "unarchiveProductLot", "Unarchive a product lot").
 					Describe("Brings an archived lot back. 409 INVALID_STATE for a lot that is not archived and for the product's unnumbered lot."),
 			).
 			Describe("Product lots: stock of a product, numbered or not, at a place. Every change of quantity_base is accounted by a stock movement, or, through PATCH, by a recorded correction."),

@@ -113,7 +113,7 @@ func (PurchaseOrder) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
-					PreparedBy("larder.dev/larder/internal/modules/purchasing.PrepareOrder").
+					Prepared().
 					Reading("product_id", hooks.ProductCopied...),
 			),
 	}
@@ -141,7 +141,7 @@ func (PurchaseOrder) Annotations() []schema.Annotation {
 			IdempotentCreate().
 			Emits("created", "updated", "cancelled", "received", "closed").
 			With(
-				annotate.Act("status", "changePurchaseOrderStatus", "Change a purchase order's status", "larder.dev/larder/internal/modules/purchasing.ChangeOrderStatus").
+				annotate.Act("status", "changePurchaseOrderStatus", "Change a purchase order's status").
 					Taking("status").
 					Describe("Moves the order: OPEN to SENT, CONFIRMED or CANCELLED; SENT to OPEN, CONFIRMED or CANCELLED; CONFIRMED to BACK_ORDER, RECEIVED or CANCELLED; BACK_ORDER to RECEIVED or CANCELLED; RECEIVED to CLOSED. Any other move is 409 INVALID_STATE. Moving to RECEIVED sets received_date. Reported as purchase_order.cancelled, .received or .closed, and .updated otherwise."),
 			).

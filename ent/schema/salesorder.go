@@ -110,7 +110,7 @@ func (SalesOrder) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).KeptByID().
-					PreparedBy("larder.dev/larder/internal/modules/sales.PrepareOrder").
+					Prepared().
 					Reading("product_id", hooks.ProductCopied...),
 			),
 	}
@@ -138,9 +138,9 @@ func (SalesOrder) Annotations() []schema.Annotation {
 			Updated().
 			Emits("created", "updated", "cancelled", "shipped", "closed").
 			With(
-				annotate.Act("cancel", "cancelSalesOrder", "Cancel a sales order", "larder.dev/larder/internal/modules/sales.CancelOrder").
+				annotate.Act("cancel", "cancelSalesOrder", "Cancel a sales order").
 					Describe("Cancels an OPEN, BACK_ORDER or PREPARING order; any other is 409 INVALID_STATE. What did not ship is written off (cancelled_qty_base). Reported as sales_order.cancelled."),
-				annotate.Act("status", "changeSalesOrderStatus", "Change a sales order's status", "larder.dev/larder/internal/modules/sales.ChangeOrderStatus").
+				annotate.Act("status", "changeSalesOrderStatus", "Change a sales order's status").
 					Taking("status").
 					Requesting("OPEN", "PREPARING", "BACK_ORDER", "CLOSE").
 					Describe("Moves the order: OPEN to PREPARING or BACK_ORDER; PREPARING to OPEN or BACK_ORDER; SHIPPED to CLOSE. Any other move is 409 INVALID_STATE (cancelling has its own operation; shipments make an order SHIPPED). Reported as sales_order.closed for CLOSE, .updated otherwise."),

@@ -65,8 +65,8 @@ func (Shipment) Edges() []ent.Edge {
 			Annotations(
 				entsql.OnDelete(entsql.Cascade),
 				annotate.Entries("lines").SingleOnly().Lines(1, 200).
-					PreparedBy("larder.dev/larder/internal/modules/sales.PrepareShipment").
-					RecordedBy("larder.dev/larder/internal/modules/sales.Ship").
+					Prepared().
+					Recorded().
 					HandedOver(),
 			),
 	}

@@ -193,7 +193,7 @@ var billLineQuantityRange = bounds.Range{Min: bounds.Bound("0"), MinExcl: true}
 // 200 different product_id values, and, with one query per
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].cost).
-// The check of product_id also reads what larder.dev/larder/internal/modules/purchasing.PrepareBill
+// The check of product_id also reads what purchasing.BillFlow.Prepare
 // uses of the rows, and returns them by id (costs included: they are not
 // answered).
 func buildBillLines(ctx context.Context, tx *ent.Tx, in []oas.BillLineInput) ([]*ent.BillLineCreate, map[int]*ent.Product, error) {
@@ -501,7 +501,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err != nil {
 			return err
 		}
-		if err := purchasing.PrepareBill(ctx, tx, b.Mutation(), lines, read); err != nil {
+		if err := purchasing.BillFlow.Prepare(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -512,7 +512,7 @@ func (h *Handlers) CreateBill(ctx context.Context, req *oas.BillCreate, p oas.Cr
 		if err != nil {
 			return err
 		}
-		if err := purchasing.ReceiveBill(ctx, tx, out, rows); err != nil {
+		if err := purchasing.BillFlow.Record(ctx, tx, out, rows); err != nil {
 			return err
 		}
 		// The workflow may have changed the document; its lines are as written.

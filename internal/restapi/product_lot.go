@@ -419,7 +419,7 @@ func productLotSnapshots(ctx context.Context, c *ent.Client, es []*ent.ProductLo
 func (h *Handlers) ArchiveProductLot(ctx context.Context, p oas.ArchiveProductLotParams) (*oas.ProductLotData, error) {
 	var out *ent.ProductLot
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.ArchiveLot(ctx, tx, p.LotID)
+		out, err = inventory.ProductLotFlow.Archive(ctx, tx, p.LotID)
 		if err == nil {
 			out, err = reloadProductLot(ctx, tx, out)
 		}
@@ -435,7 +435,7 @@ func (h *Handlers) ArchiveProductLot(ctx context.Context, p oas.ArchiveProductLo
 func (h *Handlers) UnarchiveProductLot(ctx context.Context, p oas.UnarchiveProductLotParams) (*oas.ProductLotData, error) {
 	var out *ent.ProductLot
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = inventory.UnarchiveLot(ctx, tx, p.LotID)
+		out, err = inventory.ProductLotFlow.Unarchive(ctx, tx, p.LotID)
 		if err == nil {
 			out, err = reloadProductLot(ctx, tx, out)
 		}

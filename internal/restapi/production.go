@@ -323,7 +323,7 @@ func (h *Handlers) ChangeProductionStatus(ctx context.Context, req *oas.ChangePr
 	}
 	var out *ent.Production
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = manufacturing.ChangeStatus(ctx, tx, p.ProductionID, production.Status(req.Status))
+		out, err = manufacturing.ProductionFlow.Status(ctx, tx, p.ProductionID, production.Status(req.Status))
 		return err
 	})
 	if err != nil {

@@ -192,7 +192,7 @@ var purchaseOrderLineQuantityRange = bounds.Range{Min: bounds.Bound("0"), MinExc
 // in body order: the ranges of each line's decimals, and, with one query per
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].cost).
-// The check of product_id also reads what larder.dev/larder/internal/modules/purchasing.PrepareOrder
+// The check of product_id also reads what purchasing.PurchaseOrderFlow.Prepare
 // uses of the rows, and returns them by id.
 func buildPurchaseOrderLines(ctx context.Context, tx *ent.Tx, in []oas.PurchaseOrderLineInput) ([]*ent.PurchaseOrderLineCreate, map[int]*ent.Product, error) {
 	var fails []problem.FieldError
@@ -514,7 +514,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 		if err != nil {
 			return err
 		}
-		if err := purchasing.PrepareOrder(ctx, tx, b.Mutation(), lines, read); err != nil {
+		if err := purchasing.PurchaseOrderFlow.Prepare(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -582,7 +582,7 @@ func (h *Handlers) UpdatePurchaseOrder(ctx context.Context, req *oas.PurchaseOrd
 			if lines, read, err = buildPurchaseOrderLines(ctx, tx, req.Lines); err != nil {
 				return err
 			}
-			if err := purchasing.PrepareOrder(ctx, tx, u.Mutation(), lines, read); err != nil {
+			if err := purchasing.PurchaseOrderFlow.Prepare(ctx, tx, u.Mutation(), lines, read); err != nil {
 				return err
 			}
 		}
@@ -624,7 +624,7 @@ func purchaseOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.Purcha
 func (h *Handlers) ChangePurchaseOrderStatus(ctx context.Context, req *oas.ChangePurchaseOrderStatusRequest, p oas.ChangePurchaseOrderStatusParams) (*oas.PurchaseOrderData, error) {
 	var out *ent.PurchaseOrder
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = purchasing.ChangeOrderStatus(ctx, tx, p.PurchaseOrderID, purchaseorder.Status(req.Status))
+		out, err = purchasing.PurchaseOrderFlow.Status(ctx, tx, p.PurchaseOrderID, purchaseorder.Status(req.Status))
 		if err == nil { // a document answers with its lines
 			out, err = showPurchaseOrder(ctx, tx.Client(), out.ID)
 		}

@@ -197,7 +197,7 @@ var salesOrderLinePriceRange = bounds.Range{Min: bounds.Bound("0")}
 // referenced type, that every reference names a row the caller can see. Each
 // refusal names its line (lines[3].discount_rate).
 // A line's id keeps that line on an update (keep true); a create refuses it.
-// The check of product_id also reads what larder.dev/larder/internal/modules/sales.PrepareOrder
+// The check of product_id also reads what sales.SalesOrderFlow.Prepare
 // uses of the rows, and returns them by id.
 func buildSalesOrderLines(ctx context.Context, tx *ent.Tx, in []oas.SalesOrderLineInput, keep bool) ([]*ent.SalesOrderLineCreate, map[int]*ent.Product, error) {
 	var fails []problem.FieldError
@@ -577,7 +577,7 @@ func (h *Handlers) CreateSalesOrder(ctx context.Context, req *oas.SalesOrderCrea
 		if err != nil {
 			return err
 		}
-		if err := sales.PrepareOrder(ctx, tx, b.Mutation(), lines, read); err != nil {
+		if err := sales.SalesOrderFlow.Prepare(ctx, tx, b.Mutation(), lines, read); err != nil {
 			return err
 		}
 		out, err = b.Save(ctx)
@@ -622,7 +622,7 @@ func (h *Handlers) UpdateSalesOrder(ctx context.Context, req *oas.SalesOrderUpda
 			if err := keepSalesOrderLines(ctx, tx, p.SalesOrderID, lines); err != nil {
 				return err
 			}
-			if err := sales.PrepareOrder(ctx, tx, u.Mutation(), lines, read); err != nil {
+			if err := sales.SalesOrderFlow.Prepare(ctx, tx, u.Mutation(), lines, read); err != nil {
 				return err
 			}
 		}
@@ -664,7 +664,7 @@ func salesOrderSnapshots(ctx context.Context, c *ent.Client, es []*ent.SalesOrde
 func (h *Handlers) CancelSalesOrder(ctx context.Context, p oas.CancelSalesOrderParams) (*oas.SalesOrderData, error) {
 	var out *ent.SalesOrder
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = sales.CancelOrder(ctx, tx, p.SalesOrderID)
+		out, err = sales.SalesOrderFlow.Cancel(ctx, tx, p.SalesOrderID)
 		if err == nil { // a document answers with its lines
 			out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		}
@@ -683,7 +683,7 @@ func (h *Handlers) ChangeSalesOrderStatus(ctx context.Context, req *oas.ChangeSa
 	}
 	var out *ent.SalesOrder
 	err := ent.RunInTx(ctx, h.Client, func(tx *ent.Tx) (err error) {
-		out, err = sales.ChangeOrderStatus(ctx, tx, p.SalesOrderID, salesorder.Status(req.Status))
+		out, err = sales.SalesOrderFlow.Status(ctx, tx, p.SalesOrderID, salesorder.Status(req.Status))
 		if err == nil { // a document answers with its lines
 			out, err = showSalesOrder(ctx, tx.Client(), out.ID)
 		}

@@ -239,7 +239,7 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err != nil {
 			return err
 		}
-		prepared, err := sales.PrepareShipment(ctx, tx, b.Mutation(), lines)
+		prepared, err := sales.ShipmentFlow.Prepare(ctx, tx, b.Mutation(), lines)
 		if err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func (h *Handlers) CreateShipment(ctx context.Context, req *oas.ShipmentCreate, 
 		if err != nil {
 			return err
 		}
-		if err := sales.Ship(ctx, tx, out, rows, prepared); err != nil {
+		if err := sales.ShipmentFlow.Record(ctx, tx, out, rows, prepared); err != nil {
 			return err
 		}
 		// The workflow may have changed the document; its lines are as written.

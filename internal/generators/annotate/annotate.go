@@ -114,7 +114,9 @@ func Expose(path, param, scope string, ops ...Operation) Resource {
 // Named sets the API schema name.
 func (r Resource) Named(schema string) Resource { r.Schema = schema; return r }
 
-// Emits sets the webhook actions the resource emits.
+// Emits sets the webhook actions the resource emits: its event types
+// (<resource>.<action>), which the description publishes and endpoints may
+// choose. The schemas' Emits are the whole event catalogue.
 func (r Resource) Emits(actions ...string) Resource { r.Events = actions; return r }
 
 // EmitsAs sets the webhook resource name and its actions.

@@ -1,38 +1,14 @@
 package annotate
 
 // EventResource is one resource of the webhook event catalogue and the actions
-// it reports: the event types are Resource + "." + action.
+// it reports: the event types are Resource + "." + action. The catalogue is
+// derived from the schemas: every resource whose schema emits events
+// (Resource.Emits) with the actions it emits.
 type EventResource struct {
 	// Resource is the webhook resource name, e.g. "sales_order".
 	Resource string
 	// Actions are its actions, e.g. "created", "cancelled".
 	Actions []string
-}
-
-// Catalogue is every webhook event type of the API (docs/api-behaviour.md, "Webhooks":
-// 60 types over 17 resources, plus ping). It is the contract: the generator
-// publishes all of it in the OpenAPI webhooks section, with the resource's
-// generated snapshot schema once a schema emits the resource's events and a
-// generic object until then, and it refuses a schema whose Emits names an event
-// type that is not listed here.
-var Catalogue = []EventResource{
-	{"sales_order", []string{"created", "updated", "cancelled", "shipped", "closed"}},
-	{"invoice", []string{"created", "updated", "cancelled"}},
-	{"customer", []string{"created", "updated", "deleted"}},
-	{"purchase_order", []string{"created", "updated", "cancelled", "received", "closed"}},
-	{"bill", []string{"created", "updated", "cancelled"}},
-	{"supplier", []string{"created", "updated", "deleted", "approval_changed"}},
-	{"production", []string{"created", "updated", "status_changed", "completed", "cancelled"}},
-	{"product_lot", []string{"created", "updated", "archived", "unarchived", "qc_status_changed"}},
-	{"product", []string{"created", "updated", "deleted"}},
-	{"warehouse", []string{"created", "updated", "deleted"}},
-	{"equipment", []string{"created", "updated", "deleted"}},
-	{"production_line", []string{"created", "updated", "deleted"}},
-	{"operation", []string{"created", "updated", "deleted"}},
-	{"tag", []string{"created", "updated", "deleted"}},
-	{"unit_of_measure", []string{"created", "updated", "deleted"}},
-	{"allergen", []string{"created", "updated", "deleted"}},
-	{"food", []string{"created", "updated", "deleted"}},
 }
 
 // PingEvent is the event type of the test button.

@@ -303,27 +303,30 @@ type DocLines struct {
 	// add those without one and remove the others; otherwise lines sent
 	// on update replace every line.
 	KeepByID bool `json:"keep_by_id,omitempty"`
-	// Prepare is the function, "larder.dev/larder/internal/modules/purchasing.PrepareOrder",
-	// that completes the lines and the document before the document is
-	// saved, given the document's mutation and the line builders in body
-	// order:
+	// Prepare declares the document's Prepare step, which completes the
+	// lines and the document before the document is saved, given the
+	// document's mutation and the line builders in body order:
 	//
-	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) error
-	Prepare string `json:"prepare,omitempty"`
-	// Record is the function that runs after the lines are written, given
-	// the saved document and its new lines in body order:
+	//	Prepare func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) error
 	//
-	//	func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>) error
+	// It is a field of the flow type ent.<Doc>Flow, which the generator
+	// writes; the module declares the one value of it (package flows).
+	Prepare bool `json:"prepare,omitempty"`
+	// Record declares the step that runs after the lines are written,
+	// given the saved document and its new lines in body order:
+	//
+	//	Record func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>) error
 	//
 	// It may change the document (a create then reads its row again for the
 	// answer) but must leave the lines as written: a create whose answer
 	// shows nothing else answers with the lines it wrote, unread.
-	Record string `json:"record,omitempty"`
+	Record bool `json:"record,omitempty"`
 	// Handover makes Prepare return, with its error, what it read and
-	// decided, which Record then takes as its last argument:
+	// decided, which Record then takes as its last argument (the flow type
+	// is then generic in it, ent.<Doc>Flow[T]):
 	//
-	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) (T, error)
-	//	func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>, prepared T) error
+	//	Prepare func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create) (T, error)
+	//	Record  func(ctx context.Context, tx *ent.Tx, doc *ent.<Doc>, lines []*ent.<Line>, prepared T) error
 	//
 	// for a workflow that must decide and lock before the document and its
 	// lines are written (a shipment locks the lots it takes from before its
@@ -334,7 +337,7 @@ type DocLines struct {
 	// Read.Field also read the Read.Columns of the rows they name, and hands
 	// those rows, by id, to Prepare, which then need not read them again:
 	//
-	//	func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create, rows map[int]*ent.<Ref>) error
+	//	Prepare func(ctx context.Context, tx *ent.Tx, m *ent.<Doc>Mutation, lines []*ent.<Line>Create, rows map[int]*ent.<Ref>) error
 	//
 	// Code that calls Prepare on builders it made itself (seeding) passes
 	// nil rows, and Prepare reads them. A cost column is read as if the
@@ -368,8 +371,8 @@ func (e Edge) AtMostDistinct(field string, max int) Edge {
 // KeptByID makes an update keep lines by id (see DocLines.KeepByID).
 func (e Edge) KeptByID() Edge { e.Doc.KeepByID = true; return e }
 
-// PreparedBy names the DocLines.Prepare function.
-func (e Edge) PreparedBy(workflow string) Edge { e.Doc.Prepare = workflow; return e }
+// Prepared declares the document's Prepare step (see DocLines.Prepare).
+func (e Edge) Prepared() Edge { e.Doc.Prepare = true; return e }
 
 // Reading makes the check of the lines' field references read columns of
 // the named rows for the Prepare function (see DocLines.Read).
@@ -378,8 +381,8 @@ func (e Edge) Reading(field string, columns ...string) Edge {
 	return e
 }
 
-// RecordedBy names the DocLines.Record function.
-func (e Edge) RecordedBy(workflow string) Edge { e.Doc.Record = workflow; return e }
+// Recorded declares the document's Record step (see DocLines.Record).
+func (e Edge) Recorded() Edge { e.Doc.Record = true; return e }
 
 // HandedOver makes Prepare hand what it decided to Record (see
 // DocLines.Handover).

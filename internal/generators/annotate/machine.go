@@ -61,7 +61,9 @@ func contains(xs []string, x string) bool {
 // Action is an operation POST /{path}/{id}/{name} of a resource: its body is
 // made of the resource's own fields (their types and bounds; each required),
 // and it runs a workflow of a module package in one transaction, with the
-// module's write scope. The workflow has the signature
+// module's write scope. The workflow is the step of the resource's flow type
+// named after the action (package flows: ent.ProductLotFlow's Archive for
+// "archive"), of the type
 //
 //	func(ctx context.Context, tx *ent.Tx, id int, <each body field, as ent stores it>) (*ent.<Type>, error)
 //
@@ -81,13 +83,12 @@ type Action struct {
 	// Targets, for a body field with a state machine, are the states this
 	// action may request; the others are refused with 409 INVALID_STATE.
 	Targets []string `json:"targets,omitempty"`
-	// Workflow is the function, "larder.dev/larder/internal/modules/inventory.ArchiveLot".
-	Workflow string `json:"workflow"`
 }
 
-// Act declares an action: its path segment, operationId, summary and workflow.
-func Act(name, id, summary, workflow string) Action {
-	return Action{Name: name, ID: id, Summary: summary, Workflow: workflow}
+// Act declares an action: its path segment, operationId and summary. Its
+// workflow is the flow step named after it.
+func Act(name, id, summary string) Action {
+	return Action{Name: name, ID: id, Summary: summary}
 }
 
 // Taking sets the body's fields.

@@ -178,10 +178,10 @@ func loadActions(r *Resource) ([]*Action, error) {
 			return nil, fmt.Errorf("action %q is declared twice", a.Name)
 		}
 		seen[a.Name] = true
-		if _, _, ok := splitWorkflow(a.Workflow); !ok {
-			return nil, fmt.Errorf("action %q: workflow %q must be <import path>.<Func>", a.Name, a.Workflow)
-		}
 		x := &Action{Res: r, Ann: a}
+		if s := x.Step(); s == "Prepare" || s == "Record" {
+			return nil, fmt.Errorf("action %q: its workflow step %s would be the document's; name the action otherwise", a.Name, s)
+		}
 		for _, name := range a.Fields {
 			f := r.field(name)
 			if f == nil {
@@ -211,32 +211,20 @@ func loadActions(r *Resource) ([]*Action, error) {
 	return out, nil
 }
 
-// splitWorkflow splits "larder.dev/larder/internal/modules/inventory.ArchiveLot".
-func splitWorkflow(w string) (importPath, fn string, ok bool) {
-	i := strings.LastIndex(w, ".")
-	if i <= 0 || i == len(w)-1 || !strings.Contains(w[:i], "/") {
-		return "", "", false
-	}
-	return w[:i], w[i+1:], true
-}
-
 // Method is ogen's handler method name.
 func (a *Action) Method() string { return pascal(a.Ann.ID) }
 
 // Body is the API schema name of the action's body ("ChangeProductionStatusRequest").
 func (a *Action) Body() string { return pascal(a.Ann.ID) + "Request" }
 
-// Import is the workflow's import path.
-func (a *Action) Import() string { p, _, _ := splitWorkflow(a.Ann.Workflow); return p }
-
-// Call is the workflow call, with the body fields converted to ent's types.
+// Call is the call of the action's flow step, with the body fields
+// converted to ent's types.
 func (a *Action) Call() string {
-	p, fn, _ := splitWorkflow(a.Ann.Workflow)
 	args := []string{"ctx", "tx", "p." + a.Res.Param()}
 	for _, f := range a.Fields {
 		args = append(args, f.bodyToEnt("req."+f.Go()))
 	}
-	return p[strings.LastIndex(p, "/")+1:] + "." + fn + "(" + strings.Join(args, ", ") + ")"
+	return a.Res.step(a.Step(), args...)
 }
 
 // TargetCheck is the statement refusing a requested state the action does

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/generators/flows"
 )
 
 // statusType is a type with an enum status field under machine and a bool.
@@ -79,17 +80,16 @@ func TestActionRefuses(t *testing.T) {
 		r.Fields = append(r.Fields, &Field{Res: r, F: f, Name: f.Name})
 	}
 	_ = status
-	const wf = "larder.dev/larder/internal/modules/sales.ChangeStatus"
 	cases := []struct {
 		name string
 		a    annotate.Action
 		want string
 	}{
-		{"workflow without a package", annotate.Act("status", "changeOrderStatus", "Change", "ChangeStatus"), "import path"},
-		{"unknown body field", annotate.Act("status", "changeOrderStatus", "Change", wf).Taking("state"), "unknown body field"},
-		{"targets without a machine", annotate.Act("note", "noteOrder", "Note", wf).Taking("note").Requesting("OPEN"), "state machine"},
-		{"target outside the enum", annotate.Act("status", "changeOrderStatus", "Change", wf).Taking("status").Requesting("LOST"), `"LOST"`},
-		{"no operationId", annotate.Act("status", "", "Change", wf), "operationId"},
+		{"a document's step", annotate.Act("prepare", "prepareOrder", "Prepare"), "would be the document's"},
+		{"unknown body field", annotate.Act("status", "changeOrderStatus", "Change").Taking("state"), "unknown body field"},
+		{"targets without a machine", annotate.Act("note", "noteOrder", "Note").Taking("note").Requesting("OPEN"), "state machine"},
+		{"target outside the enum", annotate.Act("status", "changeOrderStatus", "Change").Taking("status").Requesting("LOST"), `"LOST"`},
+		{"no operationId", annotate.Act("status", "", "Change"), "operationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,12 +100,13 @@ func TestActionRefuses(t *testing.T) {
 			}
 		})
 	}
-	r.Ann.Actions = []annotate.Action{annotate.Act("status", "changeOrderStatus", "Change", wf).Taking("status").Requesting("SENT")}
+	r.Ann.Actions = []annotate.Action{annotate.Act("status", "changeOrderStatus", "Change").Taking("status").Requesting("SENT")}
 	as, err := loadActions(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := as[0].Call(); got != "sales.ChangeStatus(ctx, tx, p.OrderID, order.Status(req.Status))" {
+	r.Flow = &flows.Flow{Type: "Order", Package: "larder.dev/larder/internal/modules/sales", Name: "sales", Var: "OrderFlow", Steps: []string{"Status"}}
+	if got := as[0].Call(); got != "sales.OrderFlow.Status(ctx, tx, p.OrderID, order.Status(req.Status))" {
 		t.Fatalf("call %s", got)
 	}
 	if !strings.Contains(as[0].TargetCheck(), `[]string{"SENT"}`) {

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/generators/flows"
 )
 
 // The converters name ogen's Go identifiers, so pascal must agree with ogen.
@@ -101,16 +102,10 @@ func TestValidationRefuses(t *testing.T) {
 	}
 }
 
-// The generator refuses events missing from the catalogue, and resolves a
-// line's changes to its parent's .updated event.
+// The event catalogue is the schemas' Emits, by resource name; the
+// generator refuses an action that cannot make an event type, one emitted
+// twice, and two schemas emitting one resource's events.
 func TestEventCatalogue(t *testing.T) {
-	n := 0
-	for _, c := range annotate.Catalogue {
-		n += len(c.Actions)
-	}
-	if n != 60 || len(annotate.Catalogue) != 17 {
-		t.Fatalf("catalogue has %d types over %d resources, want 60 over 17", n, len(annotate.Catalogue))
-	}
 	emits := func(event string, actions ...string) *Resource {
 		r := resourceWith()
 		r.Event, r.Ann = event, r.Ann.Emits(actions...)
@@ -124,8 +119,10 @@ func TestEventCatalogue(t *testing.T) {
 		r    *Resource
 		want string
 	}{
-		{emits("tag", "created", "archived"), "tag.archived"},
-		{emits("widget", "created"), `"widget"`},
+		{emits("tag", "created", "Archived"), `"Archived"`},
+		{emits("tag", "created", "qc status"), `"qc status"`},
+		{emits("tag", "created", "created"), "tag.created twice"},
+		{emits("widget", "created"), ""},
 		{emits("product", "created", "updated", "deleted"), ""},
 		{emits("sales_order", "shipped"), ""},
 		{grouped, "cost field cost is in group material"},
@@ -134,6 +131,19 @@ func TestEventCatalogue(t *testing.T) {
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s %v: %v, want %q", tc.r.Event, tc.r.Ann.Events, err, tc.want)
 		}
+	}
+
+	tag, lot, quiet := emits("tag", "created", "deleted"), emits("product_lot", "created", "archived"), emits("thing")
+	tag.Type, lot.Type = &gen.Type{Name: "Tag"}, &gen.Type{Name: "ProductLot"}
+	cat, err := eventCatalogue([]*Resource{tag, quiet, lot})
+	if err != nil || len(cat) != 2 || cat[0].Resource != "product_lot" || !slices.Equal(cat[0].Actions, []string{"created", "archived"}) ||
+		cat[1].Resource != "tag" || !slices.Equal(cat[1].Actions, []string{"created", "deleted"}) {
+		t.Errorf("catalogue %+v, %v; want product_lot (created, archived), then tag (created, deleted)", cat, err)
+	}
+	again := emits("tag", "updated")
+	again.Type = &gen.Type{Name: "Label"}
+	if _, err := eventCatalogue([]*Resource{tag, again}); err == nil || !strings.Contains(err.Error(), `Tag and Label both emit events of "tag"`) {
+		t.Errorf("two schemas emitting tag events: %v", err)
 	}
 
 	order := emits("purchase_order", "created", "updated")
@@ -354,8 +364,8 @@ func TestReadingNeedsPrepareAndAReference(t *testing.T) {
 		doc  annotate.Edge
 		want string
 	}{
-		{"no Prepare", annotate.Entries("lines").Lines(1, 10).Reading("notes", "name"), "name one with PreparedBy"},
-		{"not a foreign key", annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare").Reading("notes", "name"), "not a writable foreign key"},
+		{"no Prepare", annotate.Entries("lines").Lines(1, 10).Reading("notes", "name"), "declare it with Prepared"},
+		{"not a foreign key", annotate.Entries("lines").Lines(1, 10).Prepared().Reading("notes", "name"), "not a writable foreign key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := resourceWith(str("memo"))
@@ -376,15 +386,15 @@ func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
 		return &Field{Name: name, F: &gen.Field{Name: name, Type: &field.TypeInfo{Type: field.TypeString}}}
 	}
 	lines := func() annotate.Edge {
-		return annotate.Entries("lines").Lines(1, 10).PreparedBy("example.com/x.Prepare")
+		return annotate.Entries("lines").Lines(1, 10).Prepared()
 	}
 	for _, tc := range []struct {
 		name string
 		doc  annotate.Edge
 		want string
 	}{
-		{"no Record", lines().HandedOver(), "name both"},
-		{"an updated document", lines().RecordedBy("example.com/x.Record").HandedOver(), "cannot be handed over"},
+		{"no Record", lines().HandedOver(), "declare both"},
+		{"an updated document", lines().Recorded().HandedOver(), "cannot be handed over"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := resourceWith(str("memo"))
@@ -398,12 +408,14 @@ func TestHandedOverNeedsBothWorkflowsOnCreateOnly(t *testing.T) {
 	// On create only, the calls pass it on.
 	r := resourceWith(str("memo"))
 	r.Ann.Ops = []annotate.Operation{annotate.Create}
-	e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: lines().RecordedBy("example.com/x.Record").HandedOver(),
+	e := &Edge{Res: r, E: &gen.Edge{Name: "lines"}, Ann: lines().Recorded().HandedOver(),
 		Entry: &Resource{Type: &gen.Type{Name: "ThingLine"}, Schema: "ThingLine", Fields: []*Field{str("notes")}}}
 	if err := e.validateDoc(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := e.Record(), "x.Record(ctx, tx, out, rows, prepared)"; got != want {
+	r.Edges = []*Edge{e}
+	r.Flow = &flows.Flow{Type: "Thing", Package: "example.com/x", Name: "x", Var: "ThingFlow", Steps: []string{"Prepare", "Record"}}
+	if got, want := e.Record(), "x.ThingFlow.Record(ctx, tx, out, rows, prepared)"; got != want {
 		t.Errorf("Record() = %s, want %s", got, want)
 	}
 }

@@ -32,13 +32,8 @@ func (e *Edge) validateDoc() error {
 			return fmt.Errorf("AtMostDistinct: %s must be a writable line field, with a positive maximum", d.Distinct)
 		}
 	}
-	for _, w := range []string{d.Prepare, d.Record} {
-		if _, _, ok := splitWorkflow(w); w != "" && !ok {
-			return fmt.Errorf("workflow %q must be <import path>.<Func>", w)
-		}
-	}
-	if d.Handover && (d.Prepare == "" || d.Record == "") {
-		return fmt.Errorf("HandedOver hands what Prepare decided to Record: name both")
+	if d.Handover && (!d.Prepare || !d.Record) {
+		return fmt.Errorf("HandedOver hands what Prepare decided to Record: declare both (Prepared, Recorded)")
 	}
 	if d.Handover && e.Res.Has(annotate.Update) {
 		return fmt.Errorf("HandedOver: the lines of a document that is updated cannot be handed over")
@@ -47,8 +42,8 @@ func (e *Edge) validateDoc() error {
 		return fmt.Errorf("a document has one set of lines")
 	}
 	if r := d.Read; r != nil {
-		if d.Prepare == "" {
-			return fmt.Errorf("Reading(%s) hands rows to Prepare: name one with PreparedBy", r.Field)
+		if !d.Prepare {
+			return fmt.Errorf("Reading(%s) hands rows to Prepare: declare it with Prepared", r.Field)
 		}
 		l := e.ReadRef()
 		if l == nil {
@@ -226,13 +221,16 @@ func (l *LineRef) Message() string {
 	return strconv.Quote("must name an existing " + l.Ref.Noun + " (%d was not found)")
 }
 
-// Prepare is the call of the document's Prepare function, or "": with the
+// Prepare is the call of the document's Prepare step, or "": with the
 // rows its lines' reference check read (DocLines.Read) last.
 func (e *Edge) Prepare(m string) string {
-	if e.Ann.Doc.Read != nil {
-		return workflowCall(e.Ann.Doc.Prepare, "ctx", "tx", m, "lines", "read")
+	switch {
+	case !e.Ann.Doc.Prepare:
+		return ""
+	case e.Ann.Doc.Read != nil:
+		return e.Res.step("Prepare", "ctx", "tx", m, "lines", "read")
 	}
-	return workflowCall(e.Ann.Doc.Prepare, "ctx", "tx", m, "lines")
+	return e.Res.step("Prepare", "ctx", "tx", m, "lines")
 }
 
 // ReadsCost reports whether the resource's line reference check reads a
@@ -246,48 +244,22 @@ func (r *Resource) ReadsCost() bool {
 	return false
 }
 
-// Record is the call of the document's Record function, or "": with what
+// Record is the call of the document's Record step, or "": with what
 // Prepare handed over (DocLines.Handover) last.
 func (e *Edge) Record() string {
-	if e.Ann.Doc.Handover {
-		return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows", "prepared")
-	}
-	return workflowCall(e.Ann.Doc.Record, "ctx", "tx", "out", "rows")
-}
-
-// workflowCall is the call of a workflow "<import path>.<Func>" with args.
-func workflowCall(w string, args ...string) string {
-	p, fn, ok := splitWorkflow(w)
-	if !ok {
+	switch {
+	case !e.Ann.Doc.Record:
 		return ""
+	case e.Ann.Doc.Handover:
+		return e.Res.step("Record", "ctx", "tx", "out", "rows", "prepared")
 	}
-	return p[strings.LastIndex(p, "/")+1:] + "." + fn + "(" + strings.Join(args, ", ") + ")"
+	return e.Res.step("Record", "ctx", "tx", "out", "rows")
 }
 
-// WorkflowImports are the packages of the resource's action and document
-// workflows, once each.
+// WorkflowImports is the package of the resource's flow, if it has one.
 func (r *Resource) WorkflowImports() []string {
-	var out []string
-	add := func(w string) {
-		if p, _, ok := splitWorkflow(w); ok && !contains(out, p) {
-			out = append(out, p)
-		}
+	if r.Flow == nil {
+		return nil
 	}
-	for _, a := range r.Actions {
-		add(a.Ann.Workflow)
-	}
-	for _, e := range r.DocEdges() {
-		add(e.Ann.Doc.Prepare)
-		add(e.Ann.Doc.Record)
-	}
-	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return []string{r.Flow.Package}
 }

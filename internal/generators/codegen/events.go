@@ -2,28 +2,31 @@ package codegen
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 
 	"entgo.io/ent/entc/gen"
 
 	"larder.dev/larder/internal/generators/annotate"
 )
 
-// checkEvents refuses a resource whose Emits names an event type missing from
-// the catalogue (annotate.Catalogue): every published type is in the
-// catalogue, and nothing is emitted that is not published.
+// checkEvents refuses event actions that are not lower-case words joined by
+// underscores (they make the event types, "product_lot.qc_status_changed")
+// and a cost field its events' snapshots would carry.
 func checkEvents(r *Resource) error {
+	for _, a := range r.Ann.Events {
+		if !eventAction.MatchString(a) {
+			return fmt.Errorf("emits %q: an event action is lower-case words joined by underscores (qc_status_changed)", a)
+		}
+	}
+	for i, a := range r.Ann.Events {
+		if slices.Contains(r.Ann.Events[:i], a) {
+			return fmt.Errorf("emits %s.%s twice", r.Event, a)
+		}
+	}
 	if len(r.Ann.Events) == 0 {
 		return nil
-	}
-	i := slices.IndexFunc(annotate.Catalogue, func(c annotate.EventResource) bool { return c.Resource == r.Event })
-	if i < 0 {
-		return fmt.Errorf("emits events of %q, which the event catalogue (annotate.Catalogue) does not list", r.Event)
-	}
-	for _, a := range r.Ann.Events {
-		if !slices.Contains(annotate.Catalogue[i].Actions, a) {
-			return fmt.Errorf("emits %s.%s, which the event catalogue (annotate.Catalogue) does not list", r.Event, a)
-		}
 	}
 	for _, f := range r.Fields {
 		if f.Ann.Cost && f.Ann.Group != "" {
@@ -31,6 +34,30 @@ func checkEvents(r *Resource) error {
 		}
 	}
 	return nil
+}
+
+// eventAction is what an event action looks like.
+var eventAction = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+
+// eventCatalogue is every webhook event type of the API, derived from the
+// schemas: each resource whose schema emits events, by resource name, with
+// the actions it emits in the order it declares them. Two schemas may not
+// emit events of one resource name.
+func eventCatalogue(rs []*Resource) ([]annotate.EventResource, error) {
+	var out []annotate.EventResource
+	by := map[string]string{}
+	for _, r := range rs {
+		if len(r.Ann.Events) == 0 {
+			continue
+		}
+		if t, ok := by[r.Event]; ok {
+			return nil, fmt.Errorf("%s and %s both emit events of %q", t, r.Type.Name, r.Event)
+		}
+		by[r.Event] = r.Type.Name
+		out = append(out, annotate.EventResource{Resource: r.Event, Actions: slices.Clone(r.Ann.Events)})
+	}
+	slices.SortFunc(out, func(a, b annotate.EventResource) int { return strings.Compare(a.Resource, b.Resource) })
+	return out, nil
 }
 
 // lineAnnotation returns the Line annotation of a schema, if it has one.

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"embed"
+	"slices"
 	"sort"
 	"text/template"
 
@@ -29,17 +30,28 @@ func (Extension) Templates() []*gen.Template {
 				"uniqueConflicts": uniqueConflicts,
 				"human":           Human,
 				"lowerFirst":      lowerFirst,
-				"catalogue":       func() []annotate.EventResource { return annotate.Catalogue },
+				"catalogue":       func() []annotate.EventResource { return theCatalogue },
+				"flowResources":   flowResources,
+				"flowPackages":    flowPackages,
 			}).
 			ParseFS(templates, "templates/*.tmpl")),
 	}
 }
 
+// theCatalogue is the event catalogue of the graph being generated
+// (eventCatalogue), which Hooks derives before the templates run: the
+// templates' catalogue.
+var theCatalogue []annotate.EventResource
+
 // Hooks validates the annotations before anything is written.
 func (Extension) Hooks() []gen.Hook {
 	return []gen.Hook{func(next gen.Generator) gen.Generator {
 		return gen.GenerateFunc(func(g *gen.Graph) error {
-			if _, err := loadResources(g); err != nil {
+			rs, err := loadResources(g)
+			if err != nil {
+				return err
+			}
+			if theCatalogue, err = eventCatalogue(rs); err != nil {
 				return err
 			}
 			if _, err := nodes(g); err != nil {
@@ -69,6 +81,32 @@ func corePackages(ns []*Node) []string {
 		}
 		for _, r := range n.Refs {
 			add(r.E.Type.PackageDir())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// flowResources are the resources of g with a flow type.
+func flowResources(g *gen.Graph) ([]*Resource, error) {
+	rs, err := loadResources(g)
+	if err != nil {
+		return nil, err
+	}
+	return FlowResources(rs), nil
+}
+
+// flowPackages are the node packages the flow types name (the enums of the
+// actions' body fields).
+func flowPackages(rs []*Resource) []string {
+	var out []string
+	for _, r := range rs {
+		for _, a := range r.Actions {
+			for _, f := range a.Fields {
+				if f.F.IsEnum() && !slices.Contains(out, r.Type.PackageDir()) {
+					out = append(out, r.Type.PackageDir())
+				}
+			}
 		}
 	}
 	sort.Strings(out)

@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/entc/gen"
 
 	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/generators/flows"
 )
 
 // Resource is a schema exposed as a REST resource, with everything the
@@ -39,6 +40,9 @@ type Resource struct {
 	// LineID shows an entry's id (the lines of a document, which an update
 	// may name).
 	LineID bool
+	// Flow is the module's declaration of the resource's workflow steps
+	// (package flows), when its schema declares any.
+	Flow *flows.Flow
 }
 
 // Edge is a one-to-many edge to a join entity that the API shows as an array
@@ -165,6 +169,13 @@ func loadResources(g *gen.Graph) ([]*Resource, error) {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ann.Path < out[j].Ann.Path })
+	fs, err := declaredFlows()
+	if err != nil {
+		return nil, fmt.Errorf("workflows: %w", err)
+	}
+	if err := bindFlows(out, fs); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

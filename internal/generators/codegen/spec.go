@@ -11,6 +11,7 @@ import (
 	"github.com/ogen-go/ogen"
 
 	"larder.dev/larder/client/bounds"
+	"larder.dev/larder/internal/generators/guide"
 	"larder.dev/larder/internal/platform/listing"
 	"larder.dev/larder/internal/platform/problem"
 )
@@ -27,6 +28,10 @@ type SpecOptions struct {
 	// Access is the access report's schema part (report.Schema), from the
 	// published description and the schemas' annotations; "" writes none.
 	Access string
+	// Guide is the integrators' guide, whose tables of what each resource
+	// allows and of the event types are written from the published
+	// description (package guide); "" writes none.
+	Guide string
 }
 
 const (
@@ -56,18 +61,23 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 		}
 		b.organization()
 		b.trace()
-		b.webhooks(rs)
+		if err := b.webhooks(rs); err != nil {
+			return fmt.Errorf("codegen: %w", err)
+		}
 		b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Webhooks", Description: webhooksDoc})
 		sort.Slice(b.spec.Tags, func(i, j int) bool { return b.spec.Tags[i].Name < b.spec.Tags[j].Name })
 		if err := writeSpecs(spec, o); err != nil {
 			return err
 		}
-		if o.Access == "" {
-			return nil
-		}
 		doc, err := os.ReadFile(o.Public)
 		if err != nil {
 			return err
+		}
+		if err := writeGuide(o.Guide, doc); err != nil {
+			return err
+		}
+		if o.Access == "" {
+			return nil
 		}
 		a, err := accessSchema(g, rs, doc)
 		if err != nil {
@@ -75,6 +85,29 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 		}
 		return writeJSON(o.Access, a)
 	}
+}
+
+// writeGuide writes the guide's tables from the published description doc.
+func writeGuide(path string, doc []byte) error {
+	if path == "" {
+		return nil
+	}
+	ts, err := guide.Make(doc)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := ts.Write(string(b))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if out == string(b) {
+		return nil
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
 }
 
 type specBuilder struct{ spec *ogen.Spec }

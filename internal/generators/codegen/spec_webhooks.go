@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/ogen-go/ogen"
-
-	"larder.dev/larder/internal/generators/annotate"
 )
 
-// webhooks publishes every event type of the catalogue (annotate.Catalogue):
-// a resource whose schema emits its events gets its generated snapshot schema,
-// the others a generic object until their schema lands.
-func (b *specBuilder) webhooks(rs []*Resource) {
+// webhooks publishes every event type of the catalogue (eventCatalogue), each
+// resource's with its generated snapshot schema.
+func (b *specBuilder) webhooks(rs []*Resource) error {
+	cat, err := eventCatalogue(rs)
+	if err != nil {
+		return err
+	}
 	sc := b.schemas()
 	sc["EventSource"] = ogen.String().
 		SetDescription("What caused the change: an API call, an action in the web application, or the system.").
@@ -26,16 +27,12 @@ func (b *specBuilder) webhooks(rs []*Resource) {
 			byEvent[r.Event] = r
 		}
 	}
-	for _, c := range annotate.Catalogue {
+	for _, c := range cat {
 		var types []json.RawMessage
 		for _, a := range c.Actions {
 			types = append(types, json.RawMessage(`"`+c.Resource+"."+a+`"`))
 		}
-		snapshot := ogen.NewSchema().SetDescription("The record's top-level fields, without lines and cost fields " +
-			"(its schema is published with the resource's endpoints).")
-		if r := byEvent[c.Resource]; r != nil {
-			snapshot = ref(r.Schema + "Snapshot")
-		}
+		snapshot := ref(byEvent[c.Resource].Schema + "Snapshot")
 		event := pascal(c.Resource) + "Event"
 		sc[event] = envelope(c.Resource, ogen.String().AsEnum(nil, types...), snapshot)
 		for _, a := range c.Actions {
@@ -46,6 +43,7 @@ func (b *specBuilder) webhooks(rs []*Resource) {
 	sc["PingEvent"] = envelope("ping", ogen.String().AsEnum(nil, json.RawMessage(`"ping"`)),
 		ogen.NewSchema().AddRequiredProperties(ogen.Int().SetDescription("The endpoint pinged.").ToProperty("endpoint_id")))
 	b.spec.Webhooks["ping"] = webhook("ping", "Ping", "`ping`: sent by the test button to the endpoint's real URL.", "PingEvent")
+	return nil
 }
 
 // exampleEventID is the event id the examples show.

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"larder.dev/larder/internal/generators/flows"
 )
 
 // slow is how long a step may take before its time is printed.
@@ -53,13 +55,15 @@ func main() {
 	start := time.Now()
 	err = run(
 		guarded{name: "entc", rec: rec, task: entcStep{step{name: "entc", dir: "ent", args: []string{"go", "run", "-mod=mod", "entc.go"}}},
-			// The schema, the code it runs and the templates; not the
+			// The schema, the code it runs and the templates, and the
+			// modules' flows, which the handlers it writes call; not the
 			// generated packages, which the schema compiles against but
 			// whose content does not make what entc writes.
 			in: files{
 				paths:    []string{"go.mod", "go.sum", "ent/entc.go", "ent/schema"},
 				packages: []string{"./ent/schema", "./internal/generators/codegen"},
 				except:   []string{"larder.dev/larder/ent"},
+				digest:   func() (string, error) { return flows.Digest(".") },
 			},
 			out: files{
 				paths:      []string{"ent", "internal/restapi", "openapi/openapi.json", "openapi/server.json", "internal/generators/access/data/schema.json"},

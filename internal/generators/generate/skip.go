@@ -90,6 +90,9 @@ type files struct {
 	goTree bool
 	// skip leaves out paths (under the directories) by prefix or suffix.
 	skipPrefix, skipSuffix []string
+	// digest, when set, is more of what the step reads that is no file
+	// whole: the modules' flows (package flows), of which entc writes calls.
+	digest func() (string, error)
 }
 
 // hash is a digest of the files' names and contents, the go command's
@@ -170,6 +173,13 @@ func (f files) hash() (string, error) {
 		if err != nil {
 			return "", err
 		}
+	}
+	if f.digest != nil {
+		d, err := f.digest()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "digest\n%s", d)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

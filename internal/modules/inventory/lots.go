@@ -10,6 +10,10 @@ import (
 	"larder.dev/larder/internal/platform/problem"
 )
 
+// ProductLotFlow is the product lot's workflow: the generated handlers of
+// its archive and unarchive actions call its steps.
+var ProductLotFlow = ent.ProductLotFlow{Archive: ArchiveLot, Unarchive: UnarchiveLot}
+
 // ArchiveLot retires a lot (spec States, Product lot): refused for an
 // archived lot and for the product's unnumbered lot. The API and the web
 // application share it.

@@ -22,6 +22,10 @@ import (
 	"larder.dev/larder/internal/platform/problem"
 )
 
+// ProductionFlow is the production run's workflow: the generated handler of
+// its status action calls it.
+var ProductionFlow = ent.ProductionFlow{Status: ChangeStatus}
+
 // ChangeStatus is the API's status change (spec States, Production run):
 // the action admits PLANNED, ON_HOLD, QUARANTINE and CANCELLED, and the
 // state machine refuses moves out of COMPLETED or CANCELLED and every move of

@@ -119,6 +119,14 @@ func opt(d decimal.Decimal, ok bool) *decimal.Decimal {
 	return &d
 }
 
+// PurchaseOrderFlow is the purchase order's workflow: the generated handlers
+// of /purchase-orders call its steps.
+var PurchaseOrderFlow = ent.PurchaseOrderFlow{Prepare: PrepareOrder, Status: ChangeOrderStatus}
+
+// BillFlow is the bill's workflow: the generated handlers of /bills call its
+// steps.
+var BillFlow = ent.BillFlow{Prepare: PrepareBill, Record: ReceiveBill}
+
 // PrepareOrder completes a purchase order's lines and computes its subtotal
 // before the order is saved (created, or its lines replaced). An order is
 // recorded without taxes. products are the lines' products as their

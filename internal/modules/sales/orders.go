@@ -40,6 +40,10 @@ func productsOf(ctx context.Context, tx *ent.Tx, ids []int) (map[int]*ent.Produc
 	return out, nil
 }
 
+// SalesOrderFlow is the sales order's workflow: the generated handlers of
+// /sales-orders call its steps.
+var SalesOrderFlow = ent.SalesOrderFlow{Prepare: PrepareOrder, Cancel: CancelOrder, Status: ChangeOrderStatus}
+
 // PrepareOrder completes a sales order before it is saved. On creation it
 // copies the customer's name, its address as the billing address unless the
 // body gives one (and the billing address as the shipping address unless

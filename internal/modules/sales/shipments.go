@@ -62,6 +62,11 @@ type Shipping struct {
 	picks [][]inventory.Take
 }
 
+// ShipmentFlow is the shipment's workflow: the generated handler of POST
+// /sales-orders/{id}/shipments calls its steps, Ship with what
+// PrepareShipment decided.
+var ShipmentFlow = ent.ShipmentFlow[*Shipping]{Prepare: PrepareShipment, Record: Ship}
+
 // PrepareShipment checks a shipment before it is saved: the order ships (it
 // is OPEN, PREPARING or BACK_ORDER; 409 INVALID_STATE otherwise), each line
 // names a line of this order (400), and no order line ships more than it has
