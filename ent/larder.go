@@ -137,8 +137,9 @@ var EventResources = map[string]EventResource{
 	"UnitOfMeasure":     {Name: "unit_of_measure", Actions: []string{"created", "updated", "deleted"}, Roots: ""},
 }
 
-// EventCatalogue maps every webhook resource to its actions (annotate.Catalogue),
-// whether or not a schema emits them yet.
+// EventCatalogue maps every webhook resource to its actions: each resource
+// whose schema emits events (annotate.Resource.Emits), with the actions it
+// emits.
 var EventCatalogue = map[string][]string{
 	"allergen":        {"created", "updated", "deleted"},
 	"bill":            {"created", "updated", "cancelled"},
