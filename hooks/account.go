@@ -1,6 +1,7 @@
 // Package hooks holds the ent hooks the schemas and the client compose: the
 // account stamp, the reference check, the transactional outbox and per-entity
-// invariants.
+// invariants; and the statement modifiers that they and the write workflows
+// share (statements.go).
 package hooks
 
 import (

@@ -10,7 +10,6 @@ import (
 	"larder.dev/larder/ent/hook"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/internal/platform/bulk"
 )
 
 // CopyProductName gives a new lot the copy of its product's name that lists
@@ -55,7 +54,7 @@ func PropagateProductName() ent.Hook {
 				Where(productlot.ProductIDIn(ids...)).
 				Order(productlot.ByID()).
 				Select(productlot.FieldID).
-				Modify(bulk.ForUpdate).
+				Modify(ForUpdate).
 				Ints(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("propagate product name: lock lots: %w", err)

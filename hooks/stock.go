@@ -14,7 +14,6 @@ import (
 	"larder.dev/larder/ent/lotcorrection"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/stockmovement"
-	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/policy"
 )
 
@@ -166,7 +165,7 @@ func lockedQuantity(ctx context.Context, c *gen.Client, id int) (decimal.Decimal
 	err := c.ProductLot.Query().
 		Where(productlot.ID(id)).
 		Select(productlot.FieldQuantityBase).
-		Modify(bulk.ForUpdate).
+		Modify(ForUpdate).
 		Scan(ctx, &rows)
 	if err != nil {
 		return decimal.Decimal{}, err

@@ -12,7 +12,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/productlot"
-	"larder.dev/larder/internal/platform/bulk"
+	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
@@ -186,7 +186,7 @@ func lockLots(ctx context.Context, tx *ent.Tx, ids, products []int, now time.Tim
 			),
 		)).
 		Order(productlot.ByID()).
-		Modify(bulk.ForUpdate).
+		Modify(hooks.ForUpdate).
 		All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pick: lots: %w", err)

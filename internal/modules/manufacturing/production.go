@@ -18,7 +18,6 @@ import (
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/modules/inventory"
 	"larder.dev/larder/internal/modules/units"
-	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/internal/platform/problem"
 )
 
@@ -389,7 +388,7 @@ func output(ctx context.Context, tx *ent.Tx, run *ent.Production, existing int, 
 		return b.Exec(ctx)
 	}
 	// Locked already: this reads it as it stands.
-	lot, err := tx.ProductLot.Query().Where(productlot.ID(existing)).Modify(bulk.ForUpdate).Only(ctx)
+	lot, err := tx.ProductLot.Query().Where(productlot.ID(existing)).Modify(hooks.ForUpdate).Only(ctx)
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,7 @@ import (
 	"larder.dev/larder/ent/stockmovement"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/identity/tenancy"
-	"larder.dev/larder/internal/modules/money"
 	"larder.dev/larder/internal/modules/units"
-	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/policy"
 )
@@ -49,7 +47,7 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 			return nil, decimal.Zero, err
 		}
 	}
-	amounts := make([]money.Line, len(lines))
+	amounts := make([]units.PricedLine, len(lines))
 	var conv units.Converter
 	for i, l := range lines {
 		id, _ := l.ProductID()
@@ -69,9 +67,9 @@ func completeLines(ctx context.Context, tx *ent.Tx, currency string, lines []pur
 			return nil, decimal.Zero, err
 		}
 		l.SetQuantityBase(qb)
-		amounts[i] = money.Line{Quantity: q, Price: opt(l.Cost()), DiscountRate: opt(l.DiscountRate())}
+		amounts[i] = units.PricedLine{Quantity: q, Price: opt(l.Cost()), DiscountRate: opt(l.DiscountRate())}
 	}
-	subtotal, err := money.Subtotal(currency, amounts)
+	subtotal, err := units.Subtotal(currency, amounts)
 	if err == nil && !bounds.Storable(subtotal) {
 		err = problem.Invalidf("lines", "add up to a subtotal of %s, beyond the largest amount kept (below 10^%d)", subtotal, bounds.MagnitudeExp)
 	}
@@ -286,7 +284,7 @@ func receiveIntoLots(ctx context.Context, tx *ent.Tx, lines []*ent.BillLineCreat
 		Order(productlot.ByID()).
 		Modify(func(s *sql.Selector) {
 			s.Where(lotKeysIn(s, keys))
-			bulk.ForUpdate(s)
+			hooks.ForUpdate(s)
 		}).
 		All(ctx)
 	if err != nil {
@@ -397,7 +395,7 @@ func topUpLots(ctx context.Context, tx *ent.Tx, lots []*ent.ProductLot, add map[
 	}
 	err := tx.ProductLot.Update().
 		Where(productlot.IDIn(ids...)).
-		Modify(bulk.SetEach(productlot.FieldQuantityBase, ids, quantities)).
+		Modify(hooks.SetEach(productlot.FieldQuantityBase, ids, quantities)).
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("receive: top up lots: %w", err)
@@ -481,7 +479,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 			order = append(order, pid)
 		}
 		a.quantity = a.quantity.Add(q)
-		a.amount = a.amount.Add(money.LineAmount(q, &cost, disc))
+		a.amount = a.amount.Add(units.LineAmount(q, &cost, disc))
 	}
 	var ids []int
 	costs := map[int]decimal.Decimal{}
@@ -498,7 +496,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		if !total.IsPositive() {
 			continue
 		}
-		cost := money.RoundHalfUp(value.Add(a.amount).DivRound(total, 12), units.Places)
+		cost := units.RoundHalfUp(value.Add(a.amount).DivRound(total, 12), units.Places)
 		if p.Cost != nil && p.Cost.Equal(cost) {
 			continue
 		}
@@ -509,7 +507,7 @@ func recost(ctx context.Context, tx *ent.Tx, products map[int]*ent.Product, befo
 		return nil
 	}
 	// One statement for every product the bill recosts.
-	if err := tx.Product.Update().Where(product.IDIn(ids...)).Modify(bulk.SetEach(product.FieldCost, ids, costs)).Exec(ctx); err != nil {
+	if err := tx.Product.Update().Where(product.IDIn(ids...)).Modify(hooks.SetEach(product.FieldCost, ids, costs)).Exec(ctx); err != nil {
 		return fmt.Errorf("recost products: %w", err)
 	}
 	return nil

@@ -18,9 +18,7 @@ import (
 	"larder.dev/larder/ent/taxrate"
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/identity/tenancy"
-	"larder.dev/larder/internal/modules/money"
 	"larder.dev/larder/internal/modules/units"
-	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/internal/platform/problem"
 )
 
@@ -82,7 +80,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 			return err
 		}
 	}
-	amounts := make([]money.Line, len(lines))
+	amounts := make([]units.PricedLine, len(lines))
 	tax1, tax2 := false, false
 	var conv units.Converter
 	for i, b := range lines {
@@ -126,7 +124,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 		if hasDisc {
 			dp = &disc
 		}
-		amounts[i] = money.Line{Quantity: q, Price: pp, DiscountRate: dp}
+		amounts[i] = units.PricedLine{Quantity: q, Price: pp, DiscountRate: dp}
 		if t, _ := l.Tax1(); t {
 			tax1 = true
 		}
@@ -134,7 +132,7 @@ func PrepareOrder(ctx context.Context, tx *ent.Tx, m *ent.SalesOrderMutation, li
 			tax2 = true
 		}
 	}
-	subtotal, err := money.Subtotal(currency, amounts)
+	subtotal, err := units.Subtotal(currency, amounts)
 	if err != nil {
 		return err
 	}
@@ -292,7 +290,7 @@ func CancelOrder(ctx context.Context, tx *ent.Tx, id int) (*ent.SalesOrder, erro
 	if len(ids) > 0 {
 		err := tx.SalesOrderLine.Update().
 			Where(salesorderline.IDIn(ids...)).
-			Modify(bulk.SetEach(salesorderline.FieldCancelledQtyBase, ids, off)).
+			Modify(hooks.SetEach(salesorderline.FieldCancelledQtyBase, ids, off)).
 			Exec(hooks.WritingLines(ctx, ent.TypeSalesOrderLine))
 		if err != nil {
 			return nil, err

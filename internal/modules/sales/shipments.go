@@ -18,9 +18,7 @@ import (
 	"larder.dev/larder/hooks"
 	"larder.dev/larder/internal/identity/tenancy"
 	"larder.dev/larder/internal/modules/inventory"
-	"larder.dev/larder/internal/modules/money"
 	"larder.dev/larder/internal/modules/units"
-	"larder.dev/larder/internal/platform/bulk"
 	"larder.dev/larder/internal/platform/problem"
 )
 
@@ -32,7 +30,7 @@ var shippable = []salesorder.Status{salesorder.StatusOPEN, salesorder.StatusPREP
 // row a shipment locks before its lots: no writer locks a sales order while
 // it holds a lot.
 func lockOrder(ctx context.Context, tx *ent.Tx, id int) (*ent.SalesOrder, map[int]*ent.SalesOrderLine, error) {
-	o, err := tx.SalesOrder.Query().Where(salesorder.ID(id)).Modify(bulk.ForUpdate).Only(ctx)
+	o, err := tx.SalesOrder.Query().Where(salesorder.ID(id)).Modify(hooks.ForUpdate).Only(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +147,7 @@ func Ship(ctx context.Context, tx *ent.Tx, s *ent.Shipment, rows []*ent.Shipment
 	}
 	err := tx.SalesOrderLine.Update().
 		Where(salesorderline.IDIn(order...)).
-		Modify(bulk.SetEach(salesorderline.FieldShippedQtyBase, order, totals)).
+		Modify(hooks.SetEach(salesorderline.FieldShippedQtyBase, order, totals)).
 		Exec(hooks.WritingLines(ctx, ent.TypeSalesOrderLine))
 	if err != nil {
 		return fmt.Errorf("ship: order lines: %w", err)
@@ -228,7 +226,7 @@ func takeStock(ctx context.Context, tx *ent.Tx, s *ent.Shipment, picks [][]inven
 	slices.Sort(ids)
 	err := tx.ProductLot.Update().
 		Where(productlot.IDIn(ids...)).
-		Modify(bulk.SetEach(productlot.FieldQuantityBase, ids, after)).
+		Modify(hooks.SetEach(productlot.FieldQuantityBase, ids, after)).
 		Exec(hooks.WithBulkStock(ctx))
 	if err != nil {
 		return fmt.Errorf("ship: lots: %w", err)
@@ -255,7 +253,7 @@ func invoiceShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, s *ent.
 		return nil, err
 	}
 	lines := make([]*ent.InvoiceLineCreate, len(ids))
-	amounts := make([]money.Line, len(ids))
+	amounts := make([]units.PricedLine, len(ids))
 	tax1, tax2 := false, false
 	for i, id := range ids {
 		ol := orderLines[id]
@@ -273,11 +271,11 @@ func invoiceShipment(ctx context.Context, tx *ent.Tx, o *ent.SalesOrder, s *ent.
 			SetShippedQtyBase(shipped[id]).
 			SetShippedQty(q).
 			SetUomType(invoiceUnit(ol.UomType))
-		amounts[i] = money.Line{Quantity: q, Price: ol.Price, DiscountRate: ol.DiscountRate}
+		amounts[i] = units.PricedLine{Quantity: q, Price: ol.Price, DiscountRate: ol.DiscountRate}
 		tax1 = tax1 || (ol.Tax1 != nil && *ol.Tax1)
 		tax2 = tax2 || (ol.Tax2 != nil && *ol.Tax2)
 	}
-	subtotal, err := money.Subtotal(currency, amounts)
+	subtotal, err := units.Subtotal(currency, amounts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
-// Package units converts quantities between a product's units (spec
-// "Product": one inventory unit is uom_qty × uom_base_conversion base units;
-// sales orders add the packaging size, uom_base_conversion base units).
+// Package units is the arithmetic of documents' numbers: it converts
+// quantities between a product's units (spec "Product": one inventory unit is
+// uom_qty × uom_base_conversion base units; sales orders add the packaging
+// size, uom_base_conversion base units), and rounds amounts of money to their
+// currency (money.go).
 package units
 
 import (

@@ -1,9 +1,10 @@
-// Package money is the arithmetic of document amounts (docs/api-behaviour.md, "Money"):
+package units
+
+// The arithmetic of document amounts (docs/api-behaviour.md, "Money"):
 // exact decimals throughout; a line amount is quantity × cost × (1 −
 // discount_rate/100), kept exact; a subtotal is the sum of line amounts,
 // rounded once, half-up (away from zero at the half), to the currency's
 // minor unit.
-package money
 
 import (
 	"fmt"
@@ -27,8 +28,8 @@ func LineAmount(quantity decimal.Decimal, price, discountRate *decimal.Decimal) 
 	return amount
 }
 
-// Line is one line of a document, for Subtotal.
-type Line struct {
+// PricedLine is one line of a document, for Subtotal.
+type PricedLine struct {
 	Quantity     decimal.Decimal
 	Price        *decimal.Decimal
 	DiscountRate *decimal.Decimal
@@ -36,7 +37,7 @@ type Line struct {
 
 // Subtotal sums the exact line amounts and rounds the sum once, half-up, to
 // the minor unit of currency.
-func Subtotal(currency string, lines []Line) (decimal.Decimal, error) {
+func Subtotal(currency string, lines []PricedLine) (decimal.Decimal, error) {
 	places, err := MinorUnit(currency)
 	if err != nil {
 		return decimal.Zero, err

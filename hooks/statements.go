@@ -1,6 +1,7 @@
-// Package bulk holds the statement modifiers the write workflows share:
+package hooks
+
+// The statement modifiers that the hooks and the write workflows share:
 // changing many rows in one round trip, and locking what a write reads.
-package bulk
 
 import (
 	"entgo.io/ent/dialect"
