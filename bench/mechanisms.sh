@@ -18,7 +18,7 @@
 #
 # Parameters (environment):
 #   WHAT="get list order"   the scenarios
-#   OFF="statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log untraced-errors"
+#   OFF="statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log untraced-errors pooled-encoders"
 #                           the mechanisms measured, one server each
 #   LOG=0                   1: one more server, "no-request-log", with --request-log=false
 #   N=2000 WARMUP=200       measured and unmeasured rounds per scenario (order: N/10)
@@ -29,7 +29,7 @@
 set -euo pipefail
 
 WHAT=${WHAT:-"get list order"}
-OFF=${OFF-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log untraced-errors"}
+OFF=${OFF-"statement-cache compiled-reads own-cancel reserved-budget trusted-keys batched-log untraced-errors pooled-encoders"}
 LOG=${LOG:-0}
 N=${N:-2000}
 WARMUP=${WARMUP:-200}

@@ -22,3 +22,25 @@ func TestEncoderPool(t *testing.T) {
 		}
 	}
 }
+
+// With the pool off, getEncoder takes nothing from the pool and putEncoder
+// gives it nothing: an encoder handed back before the switch is not handed
+// out after it, nor one handed back while it is off once it is on again.
+func TestEncoderPoolOff(t *testing.T) {
+	defer PoolEncoders(true)
+	before := getEncoder()
+	putEncoder(before)
+	PoolEncoders(false)
+	if got := getEncoder(); got == before {
+		t.Fatal("with the pool off, getEncoder handed out an encoder from the pool")
+	}
+	during := getEncoder()
+	during.Str("mine")
+	putEncoder(during)
+	PoolEncoders(true)
+	for range 4 {
+		if got := getEncoder(); got == during {
+			t.Fatal("putEncoder kept an encoder handed back while the pool was off")
+		}
+	}
+}

@@ -61,6 +61,12 @@ const (
 	// decoders make one for each optional query parameter a request leaves
 	// out, and drop it, a stack walk each that nothing prints.
 	UntracedErrors
+	// PooledEncoders has the API's answers encoded in encoders taken from
+	// a pool and handed back once written (openapi/oas/encoders.go, which
+	// the go generate step internal/platform/fastpath/pooled has ogen's
+	// code call), instead of a new encoder per answer whose buffer grows
+	// by doubling. handlers.New sets it for the process.
+	PooledEncoders
 
 	last
 )
@@ -74,6 +80,7 @@ var names = []string{
 	"trusted-keys",
 	"batched-log",
 	"untraced-errors",
+	"pooled-encoders",
 }
 
 // String is the mechanism's name on the command line.
