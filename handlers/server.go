@@ -13,6 +13,7 @@ import (
 	"larder.dev/larder/internal/platform/apidocs"
 	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/internal/platform/fastpath"
+	"larder.dev/larder/internal/platform/fastpath/encoders"
 	"larder.dev/larder/internal/platform/metrics"
 	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/internal/platform/store"
@@ -78,7 +79,7 @@ func New(st *store.Store, o Options) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
-	oas.PoolEncoders(cfg.FastPath.Has(fastpath.PooledEncoders))
+	encoders.Use(cfg.FastPath.Has(fastpath.PooledEncoders))
 	h := &Handler{
 		Handlers:  &restapi.Handlers{Client: st.Client, Log: log, RequestID: RequestID},
 		client:    st.Client,

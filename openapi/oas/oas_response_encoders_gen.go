@@ -7,14 +7,15 @@ import (
 
 	"github.com/go-faster/errors"
 	ht "github.com/ogen-go/ogen/http"
+	"larder.dev/larder/internal/platform/fastpath/encoders"
 )
 
 func encodeArchiveProductLotResponse(response *ProductLotData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -27,8 +28,8 @@ func encodeCancelSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -41,8 +42,8 @@ func encodeChangeProductionStatusResponse(response *ProductionData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -55,8 +56,8 @@ func encodeChangePurchaseOrderStatusResponse(response *PurchaseOrderData, w http
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -69,8 +70,8 @@ func encodeChangeSalesOrderStatusResponse(response *SalesOrderData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -83,8 +84,8 @@ func encodeCreateAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -99,8 +100,8 @@ func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) err
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(200)
 
-		e := getEncoder()
-		defer putEncoder(e)
+		e := encoders.Get()
+		defer encoders.Put(e)
 		response.Encode(e)
 		if _, err := e.WriteTo(w); err != nil {
 			return errors.Wrap(err, "write")
@@ -112,8 +113,8 @@ func encodeCreateBillResponse(response CreateBillRes, w http.ResponseWriter) err
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(201)
 
-		e := getEncoder()
-		defer putEncoder(e)
+		e := encoders.Get()
+		defer encoders.Put(e)
 		response.Encode(e)
 		if _, err := e.WriteTo(w); err != nil {
 			return errors.Wrap(err, "write")
@@ -130,8 +131,8 @@ func encodeCreateCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -144,8 +145,8 @@ func encodeCreateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -158,8 +159,8 @@ func encodeCreateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -172,8 +173,8 @@ func encodeCreateOperationResponse(response *OperationData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -186,8 +187,8 @@ func encodeCreateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -200,8 +201,8 @@ func encodeCreateProductionLineResponse(response *ProductionLineData, w http.Res
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -216,8 +217,8 @@ func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.R
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(200)
 
-		e := getEncoder()
-		defer putEncoder(e)
+		e := encoders.Get()
+		defer encoders.Put(e)
 		response.Encode(e)
 		if _, err := e.WriteTo(w); err != nil {
 			return errors.Wrap(err, "write")
@@ -229,8 +230,8 @@ func encodeCreatePurchaseOrderResponse(response CreatePurchaseOrderRes, w http.R
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(201)
 
-		e := getEncoder()
-		defer putEncoder(e)
+		e := encoders.Get()
+		defer encoders.Put(e)
 		response.Encode(e)
 		if _, err := e.WriteTo(w); err != nil {
 			return errors.Wrap(err, "write")
@@ -247,8 +248,8 @@ func encodeCreateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -261,8 +262,8 @@ func encodeCreateShipmentResponse(response *ShipmentData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -275,8 +276,8 @@ func encodeCreateShippingAddressResponse(response *ShippingAddressData, w http.R
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -289,8 +290,8 @@ func encodeCreateSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -303,8 +304,8 @@ func encodeCreateTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -317,8 +318,8 @@ func encodeCreateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -331,8 +332,8 @@ func encodeCreateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(201)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -345,8 +346,8 @@ func encodeDeleteAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -359,8 +360,8 @@ func encodeDeleteCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -373,8 +374,8 @@ func encodeDeleteEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -387,8 +388,8 @@ func encodeDeleteFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -401,8 +402,8 @@ func encodeDeleteOperationResponse(response *OperationData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -415,8 +416,8 @@ func encodeDeleteProductionLineResponse(response *ProductionLineData, w http.Res
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -429,8 +430,8 @@ func encodeDeleteShippingAddressResponse(response *ShippingAddressData, w http.R
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -443,8 +444,8 @@ func encodeDeleteSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -457,8 +458,8 @@ func encodeDeleteTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -471,8 +472,8 @@ func encodeDeleteUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -485,8 +486,8 @@ func encodeDeleteWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -499,8 +500,8 @@ func encodeGetAllergenResponse(response *AllergenData, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -513,8 +514,8 @@ func encodeGetBillResponse(response *BillData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -527,8 +528,8 @@ func encodeGetCountryResponse(response *CountryData, w http.ResponseWriter) erro
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -541,8 +542,8 @@ func encodeGetCustomerResponse(response *CustomerData, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -555,8 +556,8 @@ func encodeGetCustomerTypeResponse(response *CustomerTypeData, w http.ResponseWr
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -569,8 +570,8 @@ func encodeGetEmployeeResponse(response *EmployeeData, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -583,8 +584,8 @@ func encodeGetEquipmentResponse(response *EquipmentData, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -597,8 +598,8 @@ func encodeGetFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -611,8 +612,8 @@ func encodeGetInvoiceResponse(response *InvoiceData, w http.ResponseWriter) erro
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -625,8 +626,8 @@ func encodeGetNutrientResponse(response *NutrientData, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -639,8 +640,8 @@ func encodeGetOperationResponse(response *OperationData, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -653,8 +654,8 @@ func encodeGetOrganizationResponse(response *OrganizationData, w http.ResponseWr
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -667,8 +668,8 @@ func encodeGetPreservationResponse(response *PreservationData, w http.ResponseWr
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -681,8 +682,8 @@ func encodeGetPriceListResponse(response *PriceListData, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -695,8 +696,8 @@ func encodeGetProductResponse(response *ProductData, w http.ResponseWriter) erro
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -709,8 +710,8 @@ func encodeGetProductLotResponse(response *ProductLotData, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -723,8 +724,8 @@ func encodeGetProductionResponse(response *ProductionData, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -737,8 +738,8 @@ func encodeGetProductionLineResponse(response *ProductionLineData, w http.Respon
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -751,8 +752,8 @@ func encodeGetPurchaseOrderResponse(response *PurchaseOrderData, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -765,8 +766,8 @@ func encodeGetQCCheckpointResponse(response *QCCheckpointData, w http.ResponseWr
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -779,8 +780,8 @@ func encodeGetQCUnitOfMeasureResponse(response *QCUnitOfMeasureData, w http.Resp
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -793,8 +794,8 @@ func encodeGetSalesOrderResponse(response *SalesOrderData, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -807,8 +808,8 @@ func encodeGetSalespersonResponse(response *SalespersonData, w http.ResponseWrit
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -821,8 +822,8 @@ func encodeGetShippingAddressResponse(response *ShippingAddressData, w http.Resp
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -835,8 +836,8 @@ func encodeGetShippingMethodResponse(response *ShippingMethodData, w http.Respon
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -849,8 +850,8 @@ func encodeGetSupplierResponse(response *SupplierData, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -863,8 +864,8 @@ func encodeGetTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -877,8 +878,8 @@ func encodeGetTaxRateResponse(response *TaxRateData, w http.ResponseWriter) erro
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -891,8 +892,8 @@ func encodeGetTerritoryResponse(response *TerritoryData, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -905,8 +906,8 @@ func encodeGetUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -919,8 +920,8 @@ func encodeGetWarehouseResponse(response *WarehouseData, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -933,8 +934,8 @@ func encodeListAllergensResponse(response *AllergenList, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -947,8 +948,8 @@ func encodeListBillsResponse(response *BillList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -961,8 +962,8 @@ func encodeListCountriesResponse(response *CountryList, w http.ResponseWriter) e
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -975,8 +976,8 @@ func encodeListCustomerTypesResponse(response *CustomerTypeList, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -989,8 +990,8 @@ func encodeListCustomersResponse(response *CustomerList, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1003,8 +1004,8 @@ func encodeListEmployeesResponse(response *EmployeeList, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1017,8 +1018,8 @@ func encodeListEquipmentResponse(response *EquipmentList, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1031,8 +1032,8 @@ func encodeListFoodsResponse(response *FoodList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1045,8 +1046,8 @@ func encodeListInvoicesResponse(response *InvoiceList, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1059,8 +1060,8 @@ func encodeListNutrientsResponse(response *NutrientList, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1073,8 +1074,8 @@ func encodeListOperationsResponse(response *OperationList, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1087,8 +1088,8 @@ func encodeListPreservationsResponse(response *PreservationList, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1101,8 +1102,8 @@ func encodeListPriceListsResponse(response *PriceListList, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1115,8 +1116,8 @@ func encodeListProductLotsResponse(response *ProductLotList, w http.ResponseWrit
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1129,8 +1130,8 @@ func encodeListProductionLinesResponse(response *ProductionLineList, w http.Resp
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1143,8 +1144,8 @@ func encodeListProductionsResponse(response *ProductionList, w http.ResponseWrit
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1157,8 +1158,8 @@ func encodeListProductsResponse(response *ProductList, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1171,8 +1172,8 @@ func encodeListPurchaseOrdersResponse(response *PurchaseOrderList, w http.Respon
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1185,8 +1186,8 @@ func encodeListQcCheckpointsResponse(response *QCCheckpointList, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1199,8 +1200,8 @@ func encodeListQcUnitsOfMeasureResponse(response *QCUnitOfMeasureList, w http.Re
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1213,8 +1214,8 @@ func encodeListSalesOrdersResponse(response *SalesOrderList, w http.ResponseWrit
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1227,8 +1228,8 @@ func encodeListSalespersonsResponse(response *SalespersonList, w http.ResponseWr
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1241,8 +1242,8 @@ func encodeListShippingAddressesResponse(response *ShippingAddressList, w http.R
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1255,8 +1256,8 @@ func encodeListShippingMethodsResponse(response *ShippingMethodList, w http.Resp
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1269,8 +1270,8 @@ func encodeListSuppliersResponse(response *SupplierList, w http.ResponseWriter) 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1283,8 +1284,8 @@ func encodeListTagsResponse(response *TagList, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1297,8 +1298,8 @@ func encodeListTaxRatesResponse(response *TaxRateList, w http.ResponseWriter) er
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1311,8 +1312,8 @@ func encodeListTerritoriesResponse(response *TerritoryList, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1325,8 +1326,8 @@ func encodeListUnitsOfMeasureResponse(response *UnitOfMeasureList, w http.Respon
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1339,8 +1340,8 @@ func encodeListWarehousesResponse(response *WarehouseList, w http.ResponseWriter
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1353,8 +1354,8 @@ func encodeTraceProductLotResponse(response *ProductLotTraceData, w http.Respons
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1367,8 +1368,8 @@ func encodeUnarchiveProductLotResponse(response *ProductLotData, w http.Response
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1381,8 +1382,8 @@ func encodeUpdateAllergenResponse(response *AllergenData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1395,8 +1396,8 @@ func encodeUpdateCustomerResponse(response *CustomerData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1409,8 +1410,8 @@ func encodeUpdateEquipmentResponse(response *EquipmentData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1423,8 +1424,8 @@ func encodeUpdateFoodResponse(response *FoodData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1437,8 +1438,8 @@ func encodeUpdateOperationResponse(response *OperationData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1451,8 +1452,8 @@ func encodeUpdateProductLotResponse(response *ProductLotData, w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1465,8 +1466,8 @@ func encodeUpdateProductionLineResponse(response *ProductionLineData, w http.Res
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1479,8 +1480,8 @@ func encodeUpdatePurchaseOrderResponse(response *PurchaseOrderData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1493,8 +1494,8 @@ func encodeUpdateSalesOrderResponse(response *SalesOrderData, w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1507,8 +1508,8 @@ func encodeUpdateShippingAddressResponse(response *ShippingAddressData, w http.R
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1521,8 +1522,8 @@ func encodeUpdateSupplierResponse(response *SupplierData, w http.ResponseWriter)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1535,8 +1536,8 @@ func encodeUpdateTagResponse(response *TagData, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1549,8 +1550,8 @@ func encodeUpdateUnitOfMeasureResponse(response *UnitOfMeasureData, w http.Respo
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1563,8 +1564,8 @@ func encodeUpdateWarehouseResponse(response *WarehouseData, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")
@@ -1582,8 +1583,8 @@ func encodeErrorResponse(response *ProblemStatusCode, w http.ResponseWriter) err
 	}
 	w.WriteHeader(code)
 
-	e := getEncoder()
-	defer putEncoder(e)
+	e := encoders.Get()
+	defer encoders.Put(e)
 	response.Response.Encode(e)
 	if _, err := e.WriteTo(w); err != nil {
 		return errors.Wrap(err, "write")

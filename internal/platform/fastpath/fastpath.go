@@ -62,7 +62,7 @@ const (
 	// out, and drop it, a stack walk each that nothing prints.
 	UntracedErrors
 	// PooledEncoders has the API's answers encoded in encoders taken from
-	// a pool and handed back once written (openapi/oas/encoders.go, which
+	// a pool and handed back once written (internal/platform/fastpath/encoders, which
 	// the go generate step internal/platform/fastpath/pooled has ogen's
 	// code call), instead of a new encoder per answer whose buffer grows
 	// by doubling. handlers.New sets it for the process.

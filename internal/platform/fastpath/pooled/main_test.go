@@ -62,8 +62,9 @@ func TestRewrite(t *testing.T) {
 		t.Errorf("jx is still imported, and nothing uses it:\n%s", got)
 	}
 	for _, want := range []string{
-		"\te := getEncoder()\n\tdefer putEncoder(e)\n\tresponse.Encode(e)\n",
-		"\t\te := getEncoder()\n\t\tdefer putEncoder(e)\n\t\tresponse.Response.Encode(e)\n",
+		"\te := encoders.Get()\n\tdefer encoders.Put(e)\n\tresponse.Encode(e)\n",
+		"\t\te := encoders.Get()\n\t\tdefer encoders.Put(e)\n\t\tresponse.Response.Encode(e)\n",
+		"\"" + encodersPath + "\"",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
