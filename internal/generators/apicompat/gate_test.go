@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -241,5 +242,23 @@ func TestGateCatchesEveryKindOfBreak(t *testing.T) {
 				t.Errorf("no addition names %q; additions:\n%s", c.adds, lines(r.Additions))
 			}
 		})
+	}
+}
+
+// oasdiff stays off the request path: handlers, and everything it links,
+// import none of it (only cmd/larder's api commands and this package do).
+func TestHandlersLinkNoDiff(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "larder.dev/larder/handlers").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("handlers links %d packages: the list is not its dependencies", len(deps))
+	}
+	for _, p := range deps {
+		if strings.HasPrefix(p, "github.com/oasdiff/") || strings.HasPrefix(p, "github.com/getkin/") || strings.HasSuffix(p, "/apicompat") {
+			t.Errorf("handlers links %s", p)
+		}
 	}
 }
