@@ -50,7 +50,9 @@ type APIRequest struct {
 	// The answer body, cut at 16 KB; for writes and answers of 400 and above.
 	ResponseBody []byte `json:"response_body,omitempty"`
 	// Whether a body was longer than 16 KB and was cut.
-	Truncated    bool `json:"truncated,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+	// What the request used that the description deprecates, space separated (an operation id, op?param, op:field); empty for nothing. `larder requests --deprecated` lists who still uses what.
+	Deprecated   string `json:"deprecated,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -65,7 +67,7 @@ func (*APIRequest) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case apirequest.FieldID, apirequest.FieldAccountID, apirequest.FieldAPIKeyID, apirequest.FieldStatus, apirequest.FieldStatusClass, apirequest.FieldDurationUs:
 			values[i] = new(sql.NullInt64)
-		case apirequest.FieldMethod, apirequest.FieldOperation, apirequest.FieldPath, apirequest.FieldErrorCode, apirequest.FieldRequestID, apirequest.FieldClientRequestID, apirequest.FieldClientAddr, apirequest.FieldUserAgent:
+		case apirequest.FieldMethod, apirequest.FieldOperation, apirequest.FieldPath, apirequest.FieldErrorCode, apirequest.FieldRequestID, apirequest.FieldClientRequestID, apirequest.FieldClientAddr, apirequest.FieldUserAgent, apirequest.FieldDeprecated:
 			values[i] = new(sql.NullString)
 		case apirequest.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -194,6 +196,12 @@ func (_m *APIRequest) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Truncated = value.Bool
 			}
+		case apirequest.FieldDeprecated:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deprecated", values[i])
+			} else if value.Valid {
+				_m.Deprecated = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -284,6 +292,9 @@ func (_m *APIRequest) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("truncated=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Truncated))
+	builder.WriteString(", ")
+	builder.WriteString("deprecated=")
+	builder.WriteString(_m.Deprecated)
 	builder.WriteByte(')')
 	return builder.String()
 }

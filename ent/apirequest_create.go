@@ -188,6 +188,20 @@ func (_c *APIRequestCreate) SetNillableTruncated(v *bool) *APIRequestCreate {
 	return _c
 }
 
+// SetDeprecated sets the "deprecated" field.
+func (_c *APIRequestCreate) SetDeprecated(v string) *APIRequestCreate {
+	_c.mutation.SetDeprecated(v)
+	return _c
+}
+
+// SetNillableDeprecated sets the "deprecated" field if the given value is not nil.
+func (_c *APIRequestCreate) SetNillableDeprecated(v *string) *APIRequestCreate {
+	if v != nil {
+		_c.SetDeprecated(*v)
+	}
+	return _c
+}
+
 // Mutation returns the APIRequestMutation object of the builder.
 func (_c *APIRequestCreate) Mutation() *APIRequestMutation {
 	return _c.mutation
@@ -249,6 +263,10 @@ func (_c *APIRequestCreate) defaults() error {
 		v := apirequest.DefaultTruncated
 		_c.mutation.SetTruncated(v)
 	}
+	if _, ok := _c.mutation.Deprecated(); !ok {
+		v := apirequest.DefaultDeprecated
+		_c.mutation.SetDeprecated(v)
+	}
 	return nil
 }
 
@@ -292,6 +310,9 @@ func (_c *APIRequestCreate) check() error {
 	}
 	if _, ok := _c.mutation.Truncated(); !ok {
 		return &ValidationError{Name: "truncated", err: errors.New(`ent: missing required field "APIRequest.truncated"`)}
+	}
+	if _, ok := _c.mutation.Deprecated(); !ok {
+		return &ValidationError{Name: "deprecated", err: errors.New(`ent: missing required field "APIRequest.deprecated"`)}
 	}
 	return nil
 }
@@ -387,6 +408,10 @@ func (_c *APIRequestCreate) createSpec() (*APIRequest, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Truncated(); ok {
 		_spec.SetField(apirequest.FieldTruncated, field.TypeBool, value)
 		_node.Truncated = value
+	}
+	if value, ok := _c.mutation.Deprecated(); ok {
+		_spec.SetField(apirequest.FieldDeprecated, field.TypeString, value)
+		_node.Deprecated = value
 	}
 	return _node, _spec
 }
@@ -501,6 +526,9 @@ func (u *APIRequestUpsertOne) UpdateNewValues() *APIRequestUpsertOne {
 		}
 		if _, exists := u.create.mutation.Truncated(); exists {
 			s.SetIgnore(apirequest.FieldTruncated)
+		}
+		if _, exists := u.create.mutation.Deprecated(); exists {
+			s.SetIgnore(apirequest.FieldDeprecated)
 		}
 	}))
 	return u
@@ -759,6 +787,9 @@ func (u *APIRequestUpsertBulk) UpdateNewValues() *APIRequestUpsertBulk {
 			}
 			if _, exists := b.mutation.Truncated(); exists {
 				s.SetIgnore(apirequest.FieldTruncated)
+			}
+			if _, exists := b.mutation.Deprecated(); exists {
+				s.SetIgnore(apirequest.FieldDeprecated)
 			}
 		}
 	}))

@@ -26,10 +26,11 @@ func main() {
 		entoas.SimpleModels(),
 		entoas.DefaultPolicy(entoas.PolicyExclude),
 		entoas.Mutations(codegen.BuildSpec(codegen.SpecOptions{
-			Public: "../openapi/openapi.json",
-			Server: "../openapi/server.json",
-			Access: "../internal/generators/access/data/schema.json",
-			Guide:  filepath.Join("..", "docs", "integrators.md"),
+			Public:   "../openapi/openapi.json",
+			Server:   "../openapi/server.json",
+			Access:   "../internal/generators/access/data/schema.json",
+			Guide:    filepath.Join("..", "docs", "integrators.md"),
+			Releases: filepath.Join("..", "openapi", "releases"),
 		})),
 		entoas.WriteTo(io.Discard),
 	)

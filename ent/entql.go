@@ -134,6 +134,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			apirequest.FieldRequestBody:     {Type: field.TypeBytes, Column: apirequest.FieldRequestBody},
 			apirequest.FieldResponseBody:    {Type: field.TypeBytes, Column: apirequest.FieldResponseBody},
 			apirequest.FieldTruncated:       {Type: field.TypeBool, Column: apirequest.FieldTruncated},
+			apirequest.FieldDeprecated:      {Type: field.TypeString, Column: apirequest.FieldDeprecated},
 		},
 	}
 	graph.Nodes[2] = &sqlgraph.Node{
@@ -3962,6 +3963,11 @@ func (f *APIRequestFilter) WhereResponseBody(p entql.BytesP) {
 // WhereTruncated applies the entql bool predicate on the truncated field.
 func (f *APIRequestFilter) WhereTruncated(p entql.BoolP) {
 	f.Where(p.Field(apirequest.FieldTruncated))
+}
+
+// WhereDeprecated applies the entql string predicate on the deprecated field.
+func (f *APIRequestFilter) WhereDeprecated(p entql.StringP) {
+	f.Where(p.Field(apirequest.FieldDeprecated))
 }
 
 // addPredicate implements the predicateAdder interface.

@@ -1315,6 +1315,7 @@ type APIRequestMutation struct {
 	request_body      *[]byte
 	response_body     *[]byte
 	truncated         *bool
+	deprecated        *string
 	clearedFields     map[string]struct{}
 	done              bool
 	oldValue          func(context.Context) (*APIRequest, error)
@@ -2185,6 +2186,42 @@ func (m *APIRequestMutation) ResetTruncated() {
 	m.truncated = nil
 }
 
+// SetDeprecated sets the "deprecated" field.
+func (m *APIRequestMutation) SetDeprecated(s string) {
+	m.deprecated = &s
+}
+
+// Deprecated returns the value of the "deprecated" field in the mutation.
+func (m *APIRequestMutation) Deprecated() (r string, exists bool) {
+	v := m.deprecated
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeprecated returns the old "deprecated" field's value of the APIRequest entity.
+// If the APIRequest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestMutation) OldDeprecated(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeprecated is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeprecated requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeprecated: %w", err)
+	}
+	return oldValue.Deprecated, nil
+}
+
+// ResetDeprecated resets all changes to the "deprecated" field.
+func (m *APIRequestMutation) ResetDeprecated() {
+	m.deprecated = nil
+}
+
 // Where appends a list predicates to the APIRequestMutation builder.
 func (m *APIRequestMutation) Where(ps ...predicate.APIRequest) {
 	m.predicates = append(m.predicates, ps...)
@@ -2219,7 +2256,7 @@ func (m *APIRequestMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APIRequestMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.created_at != nil {
 		fields = append(fields, apirequest.FieldCreatedAt)
 	}
@@ -2271,6 +2308,9 @@ func (m *APIRequestMutation) Fields() []string {
 	if m.truncated != nil {
 		fields = append(fields, apirequest.FieldTruncated)
 	}
+	if m.deprecated != nil {
+		fields = append(fields, apirequest.FieldDeprecated)
+	}
 	return fields
 }
 
@@ -2313,6 +2353,8 @@ func (m *APIRequestMutation) Field(name string) (ent.Value, bool) {
 		return m.ResponseBody()
 	case apirequest.FieldTruncated:
 		return m.Truncated()
+	case apirequest.FieldDeprecated:
+		return m.Deprecated()
 	}
 	return nil, false
 }
@@ -2356,6 +2398,8 @@ func (m *APIRequestMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldResponseBody(ctx)
 	case apirequest.FieldTruncated:
 		return m.OldTruncated(ctx)
+	case apirequest.FieldDeprecated:
+		return m.OldDeprecated(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIRequest field %s", name)
 }
@@ -2483,6 +2527,13 @@ func (m *APIRequestMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTruncated(v)
+		return nil
+	case apirequest.FieldDeprecated:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeprecated(v)
 		return nil
 	}
 	return fmt.Errorf("unknown APIRequest field %s", name)
@@ -2673,6 +2724,9 @@ func (m *APIRequestMutation) ResetField(name string) error {
 		return nil
 	case apirequest.FieldTruncated:
 		m.ResetTruncated()
+		return nil
+	case apirequest.FieldDeprecated:
+		m.ResetDeprecated()
 		return nil
 	}
 	return fmt.Errorf("unknown APIRequest field %s", name)

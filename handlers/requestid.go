@@ -50,6 +50,10 @@ type exchange struct {
 	// or "account_limit".
 	limitedBy string
 
+	// withDeprecation: what the request used that is deprecated, for the
+	// request log ("" for nothing).
+	deprecated string
+
 	// withShedding (shedOverloaded): the request was answered 503 for more
 	// requests in flight than the server serves.
 	overloaded bool

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"larder.dev/larder/internal/platform/deprecation"
+
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/internal/identity/auth"
 	"larder.dev/larder/internal/identity/ratelimit"
@@ -64,6 +66,9 @@ type Options struct {
 	// failed authentication for the request log (package reqlog); nil
 	// records none.
 	RequestLog *reqlog.Writer
+	// Deprecations are what answers announce as deprecated; nil reads them
+	// from the served description (openapi.Document).
+	Deprecations *deprecation.Table
 }
 
 // New assembles the API: request id, tracing span, access log and panic
@@ -80,6 +85,13 @@ func New(st *store.Store, o Options) (*Server, error) {
 		now = time.Now
 	}
 	encoders.Use(cfg.FastPath.Has(fastpath.PooledEncoders))
+	deprecations := o.Deprecations
+	if deprecations == nil {
+		var err error
+		if deprecations, err = deprecation.FromDescription(openapi.Document); err != nil {
+			return nil, err
+		}
+	}
 	h := &Handler{
 		Handlers:  &restapi.Handlers{Client: st.Client, Log: log, RequestID: RequestID},
 		client:    st.Client,
@@ -189,6 +201,9 @@ func New(st *store.Store, o Options) (*Server, error) {
 		// Last before the router: the body's bound, and its copy for the
 		// router's error handler.
 		limitBody,
+		// What the request uses that is deprecated, read from the
+		// description (no layer when nothing is).
+		withDeprecation(deprecations, operation(api)),
 	}
 	handler := chain(api, layers...)
 	console := func(*http.Request) string { return "console" }

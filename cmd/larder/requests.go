@@ -17,7 +17,7 @@ import (
 
 func init() {
 	commands = append(commands,
-		command{"requests", "requests --org ID --env live|test [--status 4xx] [--error-code CODE] [--key KEY_ID] [--method M] [--operation OP] [--since T] [--until T] [--before ROW_ID] [--limit N] | --org ID [--env E] --request-id R | --failed-auth [filters]  the request log, newest first; one request in full with its bodies and events; or the failed authentications (T: RFC 3339, or a duration ago: 90m, 6h, 7d)", requestsCommand},
+		command{"requests", "requests --org ID --env live|test [--status 4xx] [--error-code CODE] [--key KEY_ID] [--method M] [--operation OP] [--since T] [--until T] [--before ROW_ID] [--limit N] | --org ID [--env E] --request-id R | --failed-auth [filters] | --org ID --env E --deprecated [--since T]  the request log, newest first; one request in full with its bodies and events; the failed authentications; or which keys still use what is deprecated (T: RFC 3339, or a duration ago: 90m, 6h, 7d)", requestsCommand},
 	)
 }
 
@@ -25,7 +25,7 @@ func init() {
 type requestFlags struct {
 	org, key, before, limit                                            int
 	env, requestID, status, errorCode, method, operation, since, until string
-	failedAuth                                                         bool
+	failedAuth, deprecated                                             bool
 	// set are the flags given.
 	set map[string]bool
 }
@@ -42,6 +42,7 @@ func requestsCommand(ctx context.Context, e *env, args []string) error {
 	c.IntVar(&f.org, "org", 0, "organization id (required, but with --failed-auth)")
 	c.StringVar(&f.env, "env", "", "live or test (required for a list; with --request-id, only that environment is searched)")
 	c.StringVar(&f.requestID, "request-id", "", "print this one request (req_…) in full: both bodies and the events it emitted")
+	c.BoolVar(&f.deprecated, "deprecated", false, "list, per key, what it used that the description deprecates (how often, when last) instead of the requests: who must move before it goes")
 	c.BoolVar(&f.failedAuth, "failed-auth", false, "list the failed authentications of the whole server (they belong to no account) instead of an account's requests")
 	c.StringVar(&f.status, "status", "", "only answers of this class: 2xx, 3xx, 4xx or 5xx")
 	c.StringVar(&f.errorCode, "error-code", "", "only answers with this problem code (VALIDATION_ERROR, …)")
@@ -63,6 +64,13 @@ func requestsCommand(ctx context.Context, e *env, args []string) error {
 			environment, err = f.checkShow()
 			return err
 		}
+		if f.deprecated {
+			for _, name := range append([]string{"failed-auth"}, listFlags...) {
+				if f.set[name] && name != "since" {
+					return fmt.Errorf("--deprecated lists keys, not requests: it takes --org, --env and --since only")
+				}
+			}
+		}
 		switch {
 		case f.failedAuth && (f.org != 0 || f.env != "" || f.key != 0):
 			return fmt.Errorf("--failed-auth lists requests of no account: it takes no --org, --env or --key")
@@ -78,6 +86,9 @@ func requestsCommand(ctx context.Context, e *env, args []string) error {
 	}, func(ctx context.Context, st *store.Store) error {
 		if f.requestID != "" {
 			return requestShow(ctx, e, st, &f, environment)
+		}
+		if f.deprecated {
+			return deprecatedUses(ctx, e, st, &f, environment, filter.Since)
 		}
 		var rows []*ent.APIRequest
 		var err error
@@ -335,4 +346,25 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// deprecatedUses prints, per key, what it used that is deprecated.
+func deprecatedUses(ctx context.Context, e *env, st *store.Store, f *requestFlags, environment policy.Environment, since time.Time) error {
+	uses, err := reqlog.DeprecatedUses(ctx, st.Client, f.org, environment, since)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.print(map[string]any{"deprecated_uses": uses}, "")
+	}
+	if len(uses) == 0 {
+		_, err := fmt.Fprintln(e.stdout, "no key used anything deprecated")
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tUSES\tREQUESTS\tLAST (UTC)\tLAST REQUEST ID")
+	for _, u := range uses {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", u.KeyID, u.Uses, u.Requests, u.Last.UTC().Format("2006-01-02 15:04:05"), u.LastRequestID)
+	}
+	return tw.Flush()
 }

@@ -60,7 +60,7 @@ func TestRequestsCommand(t *testing.T) {
 				return fmt.Appendf(nil, `{"type":"about:blank","status":%d,"code":"%s","detail":"refused"}`, status, code)
 			}
 			entries := []*reqlog.Entry{
-				{AccountID: aLive, KeyID: k1, Method: "GET", Operation: "listTags", Path: "/v1/tags?limit=10", Status: 200, RequestID: "req_r1"},
+				{AccountID: aLive, KeyID: k1, Method: "GET", Operation: "listTags", Path: "/v1/tags?limit=10", Status: 200, RequestID: "req_r1", Deprecated: "listTags"},
 				{AccountID: aLive, KeyID: k2, Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 201, RequestID: "req_r2",
 					RequestBody: []byte(`{"name":"rye"}`), ResponseBody: []byte(`{"id":7,"name":"rye"}`), ClientRequestID: "sync-42"},
 				{AccountID: aLive, KeyID: k1, Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 400, RequestID: "req_r3",
@@ -69,10 +69,10 @@ func TestRequestsCommand(t *testing.T) {
 					ResponseBody: problem(404, "NOT_FOUND")},
 				{AccountID: aLive, KeyID: k1, Method: "GET", Operation: "listProducts", Path: "/v1/products", Status: 500, RequestID: "req_r5",
 					ResponseBody: problem(500, "INTERNAL_ERROR")},
-				{AccountID: aLive, KeyID: k1, Method: "PATCH", Operation: "updateTag", Path: "/v1/tags/7", Status: 200, RequestID: "req_r6",
+				{AccountID: aLive, KeyID: k1, Method: "PATCH", Operation: "updateTag", Path: "/v1/tags/7", Status: 200, RequestID: "req_r6", Deprecated: "updateTag:name",
 					RequestBody: []byte(`{"name":"rye flour"}`), ResponseBody: []byte(`{"id":7,"name":"rye flour"}`)},
 				{AccountID: aTest, KeyID: 99, Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: "req_r7"},
-				{AccountID: bLive, KeyID: 98, Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: "req_r8"},
+				{AccountID: bLive, KeyID: 98, Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: "req_r8", Deprecated: "listTags"},
 				{Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 401, RequestID: "req_r9", RemoteAddr: "198.51.100.7:4000",
 					ResponseBody: problem(401, "INVALID_API_KEY")},
 				{Method: "POST", Operation: "createTag", Path: "/v1/tags", Status: 401, RequestID: "req_r10", RemoteAddr: "198.51.100.8:4000",
@@ -95,6 +95,23 @@ func TestRequestsCommand(t *testing.T) {
 				SetSource(event.SourceAPI).SetAPIKeyID(k2).SetRequestID("req_r2").Exec(sys); err != nil {
 				t.Fatal(err)
 			}
+
+			// Who still uses what is deprecated: per key and use, newest
+			// first, this organization's live account only.
+			dep := cli(t, db, "requests", "--org", a, "--env", "live", "--deprecated")["deprecated_uses"].([]any)
+			if len(dep) != 2 {
+				t.Fatalf("--deprecated: %v, want r6's and r1's uses", dep)
+			}
+			if u := dep[0].(map[string]any); u["uses"] != "updateTag:name" || u["last_request_id"] != "req_r6" || int(u["api_key_id"].(float64)) != k1 || u["requests"].(float64) != 1 {
+				t.Errorf("--deprecated, newest: %v", u)
+			}
+			if u := dep[1].(map[string]any); u["uses"] != "listTags" || u["last_request_id"] != "req_r1" {
+				t.Errorf("--deprecated, second: %v", u)
+			}
+			if d := cli(t, db, "requests", "--org", a, "--env", "live", "--deprecated", "--since", base.Add(3*time.Minute).Format(time.RFC3339))["deprecated_uses"].([]any); len(d) != 1 {
+				t.Errorf("--deprecated --since after r1: %v", d)
+			}
+			fails(t, db, "--deprecated lists keys", "requests", "--org", a, "--env", "live", "--deprecated", "--status", "4xx")
 
 			ids := func(args ...string) []string {
 				t.Helper()

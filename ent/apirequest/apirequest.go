@@ -46,6 +46,8 @@ const (
 	FieldResponseBody = "response_body"
 	// FieldTruncated holds the string denoting the truncated field in the database.
 	FieldTruncated = "truncated"
+	// FieldDeprecated holds the string denoting the deprecated field in the database.
+	FieldDeprecated = "deprecated"
 	// Table holds the table name of the apirequest in the database.
 	Table = "api_requests"
 )
@@ -70,6 +72,7 @@ var Columns = []string{
 	FieldRequestBody,
 	FieldResponseBody,
 	FieldTruncated,
+	FieldDeprecated,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -102,6 +105,8 @@ var (
 	DefaultUserAgent string
 	// DefaultTruncated holds the default value on creation for the "truncated" field.
 	DefaultTruncated bool
+	// DefaultDeprecated holds the default value on creation for the "deprecated" field.
+	DefaultDeprecated string
 )
 
 // OrderOption defines the ordering options for the APIRequest queries.
@@ -185,4 +190,9 @@ func ByUserAgent(opts ...sql.OrderTermOption) OrderOption {
 // ByTruncated orders the results by the truncated field.
 func ByTruncated(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTruncated, opts...).ToFunc()
+}
+
+// ByDeprecated orders the results by the deprecated field.
+func ByDeprecated(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDeprecated, opts...).ToFunc()
 }

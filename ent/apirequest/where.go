@@ -139,6 +139,11 @@ func Truncated(v bool) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldEQ(FieldTruncated, v))
 }
 
+// Deprecated applies equality check predicate on the "deprecated" field. It's identical to DeprecatedEQ.
+func Deprecated(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldEQ(FieldDeprecated, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldEQ(FieldCreatedAt, v))
@@ -1027,6 +1032,71 @@ func TruncatedEQ(v bool) predicate.APIRequest {
 // TruncatedNEQ applies the NEQ predicate on the "truncated" field.
 func TruncatedNEQ(v bool) predicate.APIRequest {
 	return predicate.APIRequest(sql.FieldNEQ(FieldTruncated, v))
+}
+
+// DeprecatedEQ applies the EQ predicate on the "deprecated" field.
+func DeprecatedEQ(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldEQ(FieldDeprecated, v))
+}
+
+// DeprecatedNEQ applies the NEQ predicate on the "deprecated" field.
+func DeprecatedNEQ(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldNEQ(FieldDeprecated, v))
+}
+
+// DeprecatedIn applies the In predicate on the "deprecated" field.
+func DeprecatedIn(vs ...string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldIn(FieldDeprecated, vs...))
+}
+
+// DeprecatedNotIn applies the NotIn predicate on the "deprecated" field.
+func DeprecatedNotIn(vs ...string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldNotIn(FieldDeprecated, vs...))
+}
+
+// DeprecatedGT applies the GT predicate on the "deprecated" field.
+func DeprecatedGT(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldGT(FieldDeprecated, v))
+}
+
+// DeprecatedGTE applies the GTE predicate on the "deprecated" field.
+func DeprecatedGTE(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldGTE(FieldDeprecated, v))
+}
+
+// DeprecatedLT applies the LT predicate on the "deprecated" field.
+func DeprecatedLT(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldLT(FieldDeprecated, v))
+}
+
+// DeprecatedLTE applies the LTE predicate on the "deprecated" field.
+func DeprecatedLTE(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldLTE(FieldDeprecated, v))
+}
+
+// DeprecatedContains applies the Contains predicate on the "deprecated" field.
+func DeprecatedContains(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldContains(FieldDeprecated, v))
+}
+
+// DeprecatedHasPrefix applies the HasPrefix predicate on the "deprecated" field.
+func DeprecatedHasPrefix(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldHasPrefix(FieldDeprecated, v))
+}
+
+// DeprecatedHasSuffix applies the HasSuffix predicate on the "deprecated" field.
+func DeprecatedHasSuffix(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldHasSuffix(FieldDeprecated, v))
+}
+
+// DeprecatedEqualFold applies the EqualFold predicate on the "deprecated" field.
+func DeprecatedEqualFold(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldEqualFold(FieldDeprecated, v))
+}
+
+// DeprecatedContainsFold applies the ContainsFold predicate on the "deprecated" field.
+func DeprecatedContainsFold(v string) predicate.APIRequest {
+	return predicate.APIRequest(sql.FieldContainsFold(FieldDeprecated, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -71,6 +71,7 @@ var (
 		{Name: "request_body", Type: field.TypeBytes, Nullable: true},
 		{Name: "response_body", Type: field.TypeBytes, Nullable: true},
 		{Name: "truncated", Type: field.TypeBool, Default: false},
+		{Name: "deprecated", Type: field.TypeString, Default: ""},
 	}
 	// APIRequestsTable holds the schema information for the "api_requests" table.
 	APIRequestsTable = &schema.Table{
@@ -115,6 +116,14 @@ var (
 				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[4], APIRequestsColumns[1], APIRequestsColumns[0]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "request_body IS NOT NULL",
+				},
+			},
+			{
+				Name:    "apirequest_deprecated",
+				Unique:  false,
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[3], APIRequestsColumns[18]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deprecated <> ''",
 				},
 			},
 			{

@@ -140,6 +140,10 @@ func init() {
 	apirequestDescTruncated := apirequestFields[16].Descriptor()
 	// apirequest.DefaultTruncated holds the default value on creation for the truncated field.
 	apirequest.DefaultTruncated = apirequestDescTruncated.Default.(bool)
+	// apirequestDescDeprecated is the schema descriptor for deprecated field.
+	apirequestDescDeprecated := apirequestFields[17].Descriptor()
+	// apirequest.DefaultDeprecated holds the default value on creation for the deprecated field.
+	apirequest.DefaultDeprecated = apirequestDescDeprecated.Default.(string)
 	accountMixin := schema.Account{}.Mixin()
 	account.Policy = privacy.NewPolicies(accountMixin[1], schema.Account{})
 	account.Hooks[0] = func(next ent.Mutator) ent.Mutator {

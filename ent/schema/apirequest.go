@@ -85,6 +85,10 @@ func (APIRequest) Fields() []ent.Field {
 			Default(false).
 			Immutable().
 			Comment("Whether a body was longer than 16 KB and was cut."),
+		field.String("deprecated").
+			Default("").
+			Immutable().
+			Comment("What the request used that the description deprecates, space separated (an operation id, op?param, op:field); empty for nothing. `larder requests --deprecated` lists who still uses what."),
 	}
 }
 
@@ -109,6 +113,9 @@ func (APIRequest) Indexes() []ent.Index {
 		index.Fields("account_id", "method", "created_at", "id").
 			Annotations(entsql.IndexWhere(Kept)).
 			StorageKey("apirequest_kept"),
+		index.Fields("account_id", "api_key_id", "deprecated").
+			Annotations(entsql.IndexWhere(Deprecated)).
+			StorageKey("apirequest_deprecated"),
 		index.Fields("request_id"),
 		index.Fields("created_at"),
 	}
@@ -122,6 +129,8 @@ const (
 	Errors = "status >= 400"
 	// Kept holds the writes: every write keeps its bodies (reqlog.Keeps).
 	Kept = "request_body IS NOT NULL"
+	// Deprecated holds the requests that used something deprecated.
+	Deprecated = "deprecated <> ''"
 )
 
 // Annotations keep the log out of the REST API.

@@ -64,6 +64,10 @@ type Entry struct {
 	// longer.
 	RequestBody, ResponseBody []byte
 	Truncated                 bool
+	// Deprecated is what the request used that is deprecated, space
+	// separated ("listTags", "listTags?name", "createTag:description"); "" for
+	// nothing.
+	Deprecated string
 }
 
 // Keeps reports whether the bodies of a request with method and an answer

@@ -3,6 +3,7 @@ package reqlog
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -258,4 +259,76 @@ func Prune(ctx context.Context, c *ent.Client, cutoff time.Time) (int, error) {
 			return total, err
 		}
 	}
+}
+
+// DeprecatedUse is what one key used that is deprecated: how often within
+// the log, and when last.
+type DeprecatedUse struct {
+	KeyID int `json:"api_key_id"`
+	// Uses is the request's use as recorded ("listTags", "listTags?name",
+	// "createTag:description", space separated when one request used more).
+	Uses     string    `json:"uses"`
+	Requests int       `json:"requests"`
+	Last     time.Time `json:"last_at"`
+	// LastRequestID is the request id of the last such request.
+	LastRequestID string `json:"last_request_id"`
+}
+
+// deprecatedOnly is the predicate of the partial index of the requests
+// that used something deprecated.
+var deprecatedOnly = indexWhere("apirequest_deprecated") // deprecated <> ''
+
+// DeprecatedUses lists, for organization orgID's env account, every key that
+// used something deprecated since since (zero: the whole log), by key and
+// use, most recent first: who must move before it goes.
+func DeprecatedUses(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, since time.Time) ([]DeprecatedUse, error) {
+	acct, err := account(ctx, c, orgID, env)
+	if err != nil {
+		return nil, err
+	}
+	// System viewer: the request log is system-only; the query is confined to the account of orgID's env.
+	sys := policy.System(ctx)
+	q := c.APIRequest.Query().Where(apirequest.AccountID(acct.ID), literal(deprecatedOnly))
+	if !since.IsZero() {
+		q.Where(apirequest.CreatedAtGTE(since.UTC()))
+	}
+	var groups []struct {
+		KeyID      int    `json:"api_key_id"`
+		Deprecated string `json:"deprecated"`
+		Count      int    `json:"count"`
+		Max        int    `json:"max"`
+	}
+	if err := q.GroupBy(apirequest.FieldAPIKeyID, apirequest.FieldDeprecated).
+		Aggregate(ent.Count(), ent.Max(apirequest.FieldID)).
+		Scan(sys, &groups); err != nil {
+		return nil, err
+	}
+	ids := make([]int, len(groups))
+	for i, g := range groups {
+		ids[i] = g.Max
+	}
+	last, err := c.APIRequest.Query().Where(apirequest.IDIn(ids...)).
+		Select(apirequest.FieldCreatedAt, apirequest.FieldRequestID).All(sys)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int]*ent.APIRequest{}
+	for _, r := range last {
+		byID[r.ID] = r
+	}
+	out := make([]DeprecatedUse, 0, len(groups))
+	for _, g := range groups {
+		u := DeprecatedUse{KeyID: g.KeyID, Uses: g.Deprecated, Requests: g.Count}
+		if r := byID[g.Max]; r != nil {
+			u.Last, u.LastRequestID = r.CreatedAt, r.RequestID
+		}
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Last.Equal(out[j].Last) {
+			return out[i].Last.After(out[j].Last)
+		}
+		return out[i].KeyID < out[j].KeyID
+	})
+	return out, nil
 }

@@ -20,7 +20,7 @@ const (
 	// are dropped: at 10,000 requests a second, a second of a database that
 	// does not answer.
 	DefaultQueue = 10_000
-	// batchSize is the most entries one INSERT writes (17 columns each,
+	// batchSize is the most entries one INSERT writes (18 columns each,
 	// well below either database's bound on a statement's parameters).
 	batchSize = 500
 	// flushEvery is the longest an entry waits for its batch to fill.
@@ -168,25 +168,25 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 
 // columns are api_requests' columns in the order both inserts give them.
 const columns = `created_at, account_id, api_key_id, method, operation, path, status, status_class, error_code, request_id,
-	client_request_id, duration_us, client_addr, user_agent, request_body, response_body, truncated`
+	client_request_id, duration_us, client_addr, user_agent, request_body, response_body, truncated, deprecated`
 
 // postgresInsert takes one array per column, so a batch of any size is one
 // statement of 18 parameters, prepared once; NULLIF and CASE restore the
 // NULLs the arrays cannot hold (no account, no key, no bodies kept).
 const postgresInsert = `INSERT INTO api_requests (` + columns + `)
 	SELECT t.at, NULLIF(t.account, 0), NULLIF(t.key, 0), t.method, t.operation, t.path, t.status, t.status / 100, t.code, t.rid,
-		t.crid, t.us, t.addr, t.ua, CASE WHEN t.kept THEN t.req END, CASE WHEN t.kept THEN t.res END, t.cut
+		t.crid, t.us, t.addr, t.ua, CASE WHEN t.kept THEN t.req END, CASE WHEN t.kept THEN t.res END, t.cut, t.dep
 	FROM unnest($1::timestamptz[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[],
 		$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
-		$16::bool[], $17::bool[])
-	AS t(at, account, key, method, operation, path, status, code, rid, crid, us, addr, ua, req, res, cut, kept)`
+		$16::bool[], $17::bool[], $18::text[])
+	AS t(at, account, key, method, operation, path, status, code, rid, crid, us, addr, ua, req, res, cut, kept, dep)`
 
 // postgres writes batch with postgresInsert.
 func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 	n := len(batch)
 	text := func() []string { return make([]string, n) }
 	num := func() []int64 { return make([]int64, n) }
-	at, method, op, path, code, rid, crid, addr, ua := text(), text(), text(), text(), text(), text(), text(), text(), text()
+	at, method, op, path, code, rid, crid, addr, ua, dep := text(), text(), text(), text(), text(), text(), text(), text(), text(), text()
 	account, key, status, us := num(), num(), num(), num()
 	req, res := make([][]byte, n), make([][]byte, n)
 	cut, kept := make([]bool, n), make([]bool, n)
@@ -197,25 +197,26 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 		method[i], op[i], path[i], code[i] = r.method, r.operation, r.path, r.code
 		rid[i], crid[i], addr[i], ua[i] = r.requestID, r.clientRequestID, r.addr, r.userAgent
 		req[i], res[i], cut[i], kept[i] = r.request, r.response, e.Truncated, r.kept
+		dep[i] = r.deprecated
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests from arrays in one prepared statement (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
 	_, err := w.db.ExecContext(ctx, postgresInsert,
 		store.Array(at), store.Array(account), store.Array(key), store.Array(method), store.Array(op), store.Array(path), store.Array(status),
-		store.Array(code), store.Array(rid), store.Array(crid), store.Array(us), store.Array(addr), store.Array(ua), store.Array(req), store.Array(res), store.Array(cut), store.Array(kept))
+		store.Array(code), store.Array(rid), store.Array(crid), store.Array(us), store.Array(addr), store.Array(ua), store.Array(req), store.Array(res), store.Array(cut), store.Array(kept), store.Array(dep))
 	return err
 }
 
-// sqlite writes batch in one multi-row insert (17 parameters a row: a full
+// sqlite writes batch in one multi-row insert (18 parameters a row: a full
 // batch stays under SQLite's 32,766, and full batches repeat one statement).
 func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
 	var q strings.Builder
-	args := make([]any, 0, 17*len(batch))
+	args := make([]any, 0, 18*len(batch))
 	q.WriteString(`INSERT INTO api_requests (` + columns + `) VALUES `)
 	for i, e := range batch {
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		r := columnsOf(e)
 		var account, key, req, res any
 		if e.AccountID != 0 {
@@ -228,7 +229,7 @@ func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
 			req, res = nonNil(r.request), nonNil(r.response)
 		}
 		args = append(args, r.at, account, key, r.method, r.operation, r.path, e.Status, e.Status/100, r.code, r.requestID,
-			r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated)
+			r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated, r.deprecated)
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
 	_, err := w.db.ExecContext(ctx, q.String(), args...)
@@ -248,7 +249,7 @@ type stored struct {
 	at                                                              time.Time
 	us                                                              int64
 	method, operation, path, code, requestID, clientRequestID, addr string
-	userAgent                                                       string
+	userAgent, deprecated                                           string
 	request, response                                               []byte
 	kept                                                            bool
 }
@@ -264,6 +265,7 @@ func columnsOf(e *Entry) stored {
 		clientRequestID: redactText(cutText(e.ClientRequestID, maxText)),
 		addr:            cutText(clientaddr.From(e.RemoteAddr, e.ForwardedFor, e.Trusted), 100),
 		userAgent:       redactText(cutText(e.UserAgent, maxText)),
+		deprecated:      cutText(e.Deprecated, maxText),
 		kept:            e.RequestBody != nil || e.ResponseBody != nil,
 	}
 	if r.kept {

@@ -29,6 +29,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "internal/modules/testaccount/contents.go", Function: "TestContents", Why: "the counts span every table of the account, as the reset's do."},
 	{Kind: "system viewer", File: "internal/modules/testaccount/reset.go", Function: "ResetTestAt", Why: "a reset deletes and seeds every table of the account, and records the reset in the system-only audit history."},
 	{Kind: "system viewer", File: "internal/platform/metrics/metrics.go", Function: "outbox.Collect", Why: "the outbox backlog is counted across every account (events and deliveries are system-only); only counts and one timestamp leave."},
+	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "DeprecatedUses", Why: "the request log is system-only; the query is confined to the account of orgID's env."},
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "Events", Why: "events are system-only; the query is confined to the request's account."},
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "Find", Why: "the request log is system-only; the query is confined to the organization's account."},
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "Get", Why: "the request log is system-only; the query is confined to the organization's account."},

@@ -83,6 +83,39 @@ type Resource struct {
 	// idempotency): a retry with the same body answers the first answer
 	// again, with 200.
 	Idempotent bool `json:"idempotent,omitempty"`
+	// Deprecated are the operations announced as ending (Deprecate).
+	Deprecated map[Operation]Deprecation `json:"deprecated,omitempty"`
+}
+
+// Deprecation announces that a field or an operation will go: it stays in
+// version 1, marked deprecated in the description, and the answers of the
+// requests that use it carry Deprecation (and, with a sunset, Sunset)
+// headers; the request log records which keys still use it.
+type Deprecation struct {
+	// Since is the date (2026-12-05) from which it is deprecated.
+	Since string `json:"since"`
+	// Sunset is the date after which a next major version may drop it; ""
+	// for none set.
+	Sunset string `json:"sunset,omitempty"`
+	// Use names what replaces it, for people ("the field unit_id").
+	Use string `json:"use,omitempty"`
+}
+
+// Deprecate marks the field deprecated from since (a date, 2026-12-05),
+// with its sunset date ("" for none) and its replacement.
+func Deprecate(since, sunset, use string) Field {
+	return Field{Deprecated: &Deprecation{Since: since, Sunset: sunset, Use: use}}
+}
+
+// Deprecate marks operation op deprecated.
+func (r Resource) Deprecate(op Operation, d Deprecation) Resource {
+	m := make(map[Operation]Deprecation, len(r.Deprecated)+1)
+	for k, v := range r.Deprecated {
+		m[k] = v
+	}
+	m[op] = d
+	r.Deprecated = m
+	return r
 }
 
 // Parent is the resource a nested resource lives under: its collection path

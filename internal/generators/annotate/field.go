@@ -77,6 +77,8 @@ type Field struct {
 	IncludeDefault bool     `json:"include_default,omitempty"`
 	RefRoot        bool     `json:"ref_root,omitempty"`
 	CheckReads     []string `json:"check_reads,omitempty"`
+	// Deprecated announces the field's end (Deprecate).
+	Deprecated *Deprecation `json:"deprecated,omitempty"`
 }
 
 // Name implements schema.Annotation.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"entgo.io/contrib/entoas"
 	"entgo.io/ent/entc/gen"
@@ -32,6 +34,9 @@ type SpecOptions struct {
 	// allows and of the event types are written from the published
 	// description (package guide); "" writes none.
 	Guide string
+	// Releases is the folder of the released descriptions (1.0.json, …):
+	// the description's version is the newest one's.
+	Releases string
 }
 
 const (
@@ -52,8 +57,12 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 		if err != nil {
 			return err
 		}
+		version, err := currentVersion(o.Releases)
+		if err != nil {
+			return err
+		}
 		b := &specBuilder{spec: spec}
-		b.init()
+		b.init(version)
 		for _, r := range rs {
 			if err := b.resource(r); err != nil {
 				return fmt.Errorf("codegen: %s: %w", r.Type.Name, err)
@@ -66,7 +75,7 @@ func BuildSpec(o SpecOptions) entoas.MutateFunc {
 		}
 		b.spec.Tags = append(b.spec.Tags, ogen.Tag{Name: "Webhooks", Description: webhooksDoc})
 		sort.Slice(b.spec.Tags, func(i, j int) bool { return b.spec.Tags[i].Name < b.spec.Tags[j].Name })
-		if err := writeSpecs(spec, o); err != nil {
+		if err := writeSpecs(spec, rs, o); err != nil {
 			return err
 		}
 		doc, err := os.ReadFile(o.Public)
@@ -112,19 +121,54 @@ func writeGuide(path string, doc []byte) error {
 
 type specBuilder struct{ spec *ogen.Spec }
 
+// changelogURL is where the changelog of the released descriptions is
+// published, beside the problem types' pages.
+const changelogURL = "https://larder.dev/docs/changelog"
+
+// currentVersion is the version of the newest description in dir
+// (MAJOR.MINOR.json) as MAJOR.MINOR.0; "1.0.0" when dir holds none.
+func currentVersion(dir string) (string, error) {
+	if dir == "" {
+		return "1.0.0", nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	newest, nm, nn := "1.0", -1, -1
+	for _, e := range entries {
+		v, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		var m, n int
+		if _, err := fmt.Sscanf(v, "%d.%d", &m, &n); err != nil || fmt.Sprintf("%d.%d", m, n) != v {
+			return "", fmt.Errorf("codegen: %s: a release is named MAJOR.MINOR.json", filepath.Join(dir, e.Name()))
+		}
+		if m > nm || (m == nm && n > nn) {
+			newest, nm, nn = v, m, n
+		}
+	}
+	return newest + ".0", nil
+}
+
 func (b *specBuilder) schemas() map[string]*ogen.Schema { return b.spec.Components.Schemas }
 
 func ref(name string) *ogen.Schema { return &ogen.Schema{Ref: refSchemas + name} }
 
-func (b *specBuilder) init() {
+func (b *specBuilder) init(version string) {
 	s := b.spec
 	s.OpenAPI = "3.1.0"
 	s.Info = ogen.Info{
 		Title:       "Larder API",
-		Version:     "1.1.0",
+		Version:     version,
 		Description: apiDoc,
 		License:     &ogen.License{Name: "Apache-2.0", URL: "https://www.apache.org/licenses/LICENSE-2.0"},
 		Contact:     &ogen.Contact{Name: "Larder", URL: "https://larder.dev"},
+	}
+	s.ExternalDocs = &ogen.ExternalDocumentation{
+		Description: "What each release of version 1 added (docs/changelog.md)",
+		URL:         changelogURL,
 	}
 	// Relative: the server the description is read from, whatever address
 	// it listens on (a docs page's requests go back to it).

@@ -14,19 +14,21 @@ import (
 
 	"larder.dev/larder/client/bounds"
 	"larder.dev/larder/internal/generators/annotate"
+	"larder.dev/larder/internal/platform/problem"
 )
 
 // writeSpecs writes both descriptions as OpenAPI 3.1. The spec is shaped above,
 // in Go, from the annotations; what follows only spells it in 3.1 (type lists
 // for nullable, numeric exclusive bounds), which ogen's builder types cannot
 // express, and derives ogen's input by folding errors and headers.
-func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
+func writeSpecs(spec *ogen.Spec, rs []*Resource, o SpecOptions) error {
 	pub, err := tree(spec)
 	if err != nil {
 		return err
 	}
 	decimalBounds(pub)
 	to31(pub, true)
+	problemCodes(pub)
 	if err := openEnums(pub); err != nil {
 		return err
 	}
@@ -34,6 +36,9 @@ func writeSpecs(spec *ogen.Spec, o SpecOptions) error {
 	pub.obj("paths").set("/openapi.json", openapiPath())
 	httpSemantics(pub)
 	dropUnreferenced(pub)
+	if err := deprecate(pub, rs); err != nil {
+		return err
+	}
 	examples(pub)
 	if err := writeJSON(o.Public, pub); err != nil {
 		return err
@@ -387,4 +392,27 @@ func dropUnreferenced(doc *object) {
 			return
 		}
 	}
+}
+
+// problemCodes lists the error codes in the published description: a
+// problem's code is one of ProblemCode's values, open in answers like every
+// enumeration, so a code is part of what version 1 promises (the gate fails
+// when one goes). ogen's input keeps a plain string: the server writes codes
+// from package problem.
+func problemCodes(doc *object) {
+	schemas := doc.obj("components").obj("schemas")
+	var codes []any
+	for _, c := range problem.Codes() {
+		codes = append(codes, string(c))
+	}
+	schemas.set("ProblemCode", newObject().
+		set("description", "A machine-readable error code; each status's codes are in its response's description.").
+		set("type", "string").
+		set("enum", codes))
+	code := schemas.obj("Problem").obj("properties").obj("code")
+	desc := code.vals["description"]
+	for _, k := range append([]string(nil), code.keys...) {
+		code.del(k)
+	}
+	code.set("description", desc).set("$ref", refSchemas+"ProblemCode")
 }
