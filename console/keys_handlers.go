@@ -32,6 +32,11 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 	all := keyRows(keys, now, c.issuer())
 	v := keysView{CanWrite: slices.Contains(Writers, c.Me.Person.Role), SeesCosts: c.issuer().SeesCosts, Max: auth.MaxActiveKeys, MaxName: auth.MaxNameLength, Groups: scopeGroups(c.issuer())}
 	for _, e := range keyEnvironments {
+		if string(e.Env) != c.env {
+			// The keys of the environment the console shows; the
+			// switch shows the other's.
+			continue
+		}
 		sec := envKeys{Env: string(e.Env), Label: e.Label, About: e.About, Form: newForm(nil), Preset: presetReadAll}
 		sec.Occupied = auth.Occupied(keys, e.Env, now)
 		sec.Full = sec.Occupied >= auth.MaxActiveKeys

@@ -6,7 +6,8 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!field || !navigator.clipboard) { return; }
     b.hidden = false;
     b.addEventListener("click", function () {
-      navigator.clipboard.writeText(field.value).then(function () {
+      var text = "value" in field ? field.value : field.textContent;
+      navigator.clipboard.writeText(text).then(function () {
         b.textContent = "Copied";
         setTimeout(function () { b.textContent = "Copy"; }, 2000);
       });
