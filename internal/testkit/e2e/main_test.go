@@ -255,6 +255,17 @@ const primaryAction = `(() => {
 	return (p.textContent || p.value || '').trim().replace(/\s+/g, ' ');
 })()`
 
+// reached reports whether the focus is on the primary action, or on a
+// field of its form where Enter sends the form (a submit button is then
+// one key away: the browser's implicit submission).
+const reached = `(() => {
+	const a = document.activeElement, p = document.querySelector('[data-e2e-primary]');
+	if (!a || !p) return false;
+	if (a === p) return true;
+	return p.type === 'submit' && !!p.form && a.form === p.form &&
+		a.matches('input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset]):not([type=hidden]):not([type=file])');
+})()`
+
 // reach presses Tab as a keyboard user would from the top of the page: the
 // first press reaches the skip link, which moves the focus to the main
 // content; each further press moves on, until the primary action has the
@@ -281,7 +292,7 @@ func reach(t *testing.T, ctx context.Context, name string, width int64) {
 		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
 			t.Fatalf("press Tab: %v", err)
 		}
-		on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.activeElement && document.activeElement.hasAttribute('data-e2e-primary')`))
+		on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](reached))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,13 +440,17 @@ func typeInto(t *testing.T, ctx context.Context, css, value string) {
 	}
 }
 
-// follow clicks the single link whose text is text (spaces normalized) and
+// follow clicks the single shown link whose text is text (spaces normalized) and
 // fails the test unless the page it leads to answers want.
 func follow(t *testing.T, ctx context.Context, text string, want int) {
 	t.Helper()
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(`//a[normalize-space(.)=`+xpathString(text)+`]`)))
 	cancel()
+	if len(nodes) > 1 {
+		// The navigation is in the sidebar and in the menu; one shows.
+		nodes = browsertest.Shown(ctx, nodes)
+	}
 	if err != nil || len(nodes) != 1 {
 		t.Fatalf("find the link %q: %d found, %v", text, len(nodes), err)
 	}
