@@ -114,8 +114,9 @@ func onWhat(l audit.Listed) string {
 }
 
 // plain writes a value of a record's details as people read it: a list
-// joined with commas, a group of named values in parentheses, none for an
-// empty value, yes or no, whole numbers without a decimal point.
+// joined with commas ("—" when empty), a group of named values in
+// parentheses, none for an absent value, yes or no, whole numbers without
+// a decimal point.
 func plain(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -134,7 +135,9 @@ func plain(v any) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	case []any:
 		if len(x) == 0 {
-			return "none"
+			// An empty list says nothing of its own (an endpoint's
+			// empty list of event types is every type).
+			return "—"
 		}
 		out := make([]string, len(x))
 		for i, e := range x {

@@ -17,7 +17,7 @@ func TestAuditDetailsInWords(t *testing.T) {
 	env := "live"
 	id := 7
 	got := onWhat(audit.Listed{KeyID: &id, Env: &env, Detail: detail})
-	want := "key 7 (live); counts: bills (cancelled 0, created 4), lots 12; empty: none; note: none; price: 2.40; ratio: 0.5; required: yes; scopes: catalog:read, sales:write"
+	want := "key 7 (live); counts: bills (cancelled 0, created 4), lots 12; empty: —; note: none; price: 2.40; ratio: 0.5; required: yes; scopes: catalog:read, sales:write"
 	if got != want {
 		t.Errorf("the details read\n%q\nwant\n%q", got, want)
 	}
