@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -104,12 +105,66 @@ func onWhat(l audit.Listed) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s: %v", strings.ReplaceAll(k, "_", " "), l.Detail[k]))
+		parts = append(parts, strings.ReplaceAll(k, "_", " ")+": "+plain(l.Detail[k]))
 	}
 	if len(parts) == 0 {
 		return "—"
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
+}
+
+// plain writes a value of a record's details as people read it: a list
+// joined with commas ("—" when empty), a group of named values in
+// parentheses, none for an absent value, yes or no, whole numbers without
+// a decimal point.
+func plain(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "none"
+	case string:
+		if x == "" {
+			return "none"
+		}
+		return x
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []any:
+		if len(x) == 0 {
+			// An empty list says nothing of its own (an endpoint's
+			// empty list of event types is every type).
+			return "—"
+		}
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return strings.Join(out, ", ")
+	case []string:
+		if len(x) == 0 {
+			return "none"
+		}
+		return strings.Join(x, ", ")
+	case map[string]any:
+		if len(x) == 0 {
+			return "none"
+		}
+		keys := slices.Sorted(maps.Keys(x))
+		out := make([]string, len(keys))
+		for i, k := range keys {
+			e := plain(x[k])
+			if _, group := x[k].(map[string]any); group {
+				e = "(" + e + ")"
+			}
+			out[i] = strings.ReplaceAll(k, "_", " ") + " " + e
+		}
+		return strings.Join(out, ", ")
+	}
+	return fmt.Sprint(v)
 }
 
 func (s *Server) auditHistory(w http.ResponseWriter, r *http.Request, c *caller) {

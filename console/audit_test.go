@@ -50,11 +50,11 @@ func TestAuditPageListsThisOrganization(t *testing.T) {
 		if res.status != http.StatusOK {
 			t.Fatalf("audit page: %d %s", res.status, res.body)
 		}
-		key := regexp.MustCompile(`<td>ops-cli</td>\s*<td><span class="muted">CLI</span></td>\s*<td>Created an API key</td>\s*<td>key ` + fmt.Sprint(k.Record.ID) + ` \(live\)`)
+		key := regexp.MustCompile(`<td>ops-cli</td>\s*<td><span class="muted">CLI</span></td>\s*<td>Created an API key</td>\s*<td class="wrap">key ` + fmt.Sprint(k.Record.ID) + ` \(live\)`)
 		if !key.MatchString(res.body) {
 			t.Errorf("the CLI's key is not listed with its actor:\n%s", res.body)
 		}
-		inv := regexp.MustCompile(`<td>` + regexp.QuoteMeta(me.Email) + `</td>\s*<td><span class="mono">127\.0\.0\.1</span></td>\s*<td>Invited a person</td>\s*<td>[^<]*email: ` + regexp.QuoteMeta(invited))
+		inv := regexp.MustCompile(`<td>` + regexp.QuoteMeta(me.Email) + `</td>\s*<td><span class="mono">127\.0\.0\.1</span></td>\s*<td>Invited a person</td>\s*<td class="wrap">[^<]*email: ` + regexp.QuoteMeta(invited))
 		if !inv.MatchString(res.body) {
 			t.Errorf("the console's invitation is not listed with the admin and address:\n%s", res.body)
 		}

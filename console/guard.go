@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/identity/auth"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/clientaddr"
+	"larder.dev/larder/policy"
 )
 
 // caller is the request as a page sees it: who is signed in (nil on public
@@ -26,6 +28,10 @@ type caller struct {
 	// route is the route being served (for the navigation).
 	route Route
 	tls   bool
+	// env is the environment (live or test) the person sees: the one
+	// chosen in the session, else test while the organization has no live
+	// key and live once it has one.
+	env string
 }
 
 // Context is the context of the page's calls.
@@ -82,11 +88,57 @@ func (s *Server) guard(rt Route) http.Handler {
 		case c.Me.MustEnroll && !c.Me.Pending && !rt.Enrolling && !rt.Pending:
 			http.Redirect(w, r, Prefix+"account/second-factor", http.StatusSeeOther)
 		case !rt.Allows(c.Me.Person.Role):
+			if err := s.environment(r, c); err != nil {
+				s.fail(w, r, c, err)
+				return
+			}
 			s.forbidden(w, r, c)
 		default:
+			if err := s.environment(r, c); err != nil {
+				s.fail(w, r, c, err)
+				return
+			}
 			rt.serve(w, r, c)
 		}
 	})
+}
+
+// environment settles the environment of a signed-in person's page. A link
+// that names one (?env=live or ?env=test, as every page's links did before
+// the switch was one for the whole console) chooses it for the session, so
+// the banner and every later page agree with what the link shows; a page
+// whose link names none reads the session's, which the guard writes into
+// the query, where every page reads its environment.
+func (s *Server) environment(r *http.Request, c *caller) error {
+	q := r.URL.Query()
+	named := q.Get("env")
+	if named != "" && named != string(policy.Live) && named != string(policy.Test) {
+		// The page answers its own error for an environment it does not
+		// know.
+		named = ""
+	}
+	if named != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && named != c.Me.Env {
+		if err := s.o.People.SetSessionEnv(c.ctx, c.Me.SessionID, named); err != nil {
+			return err
+		}
+		c.Me.Env = named
+	}
+	c.env = c.Me.Env
+	if c.env == "" {
+		live, err := auth.HasActive(c.ctx, s.o.Client, c.orgID(), policy.Live, s.o.Now())
+		if err != nil {
+			return err
+		}
+		c.env = string(policy.Test)
+		if live {
+			c.env = string(policy.Live)
+		}
+	}
+	if !q.Has("env") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		q.Set("env", c.env)
+		r.URL.RawQuery = q.Encode()
+	}
+	return nil
 }
 
 // MaxForm bounds the body of every console form; a route that takes a file

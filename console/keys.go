@@ -14,7 +14,7 @@ import (
 // (auth.Issuer).
 func (s *Server) keyRoutes() []Route {
 	return []Route{
-		{Method: "GET", Path: "/console/keys", Nav: "Keys", Summary: "list the organization's API keys, live and test (name, last four characters, scopes, who created them, last use, expiry, revocation; never the key itself)", serve: s.keys},
+		{Method: "GET", Path: "/console/keys", Nav: "Keys", Summary: "list the organization's API keys of the environment the console shows, live or test (name, last four characters, scopes, who created them, last use, expiry, revocation; never the key itself)", serve: s.keys},
 		{Method: "POST", Path: "/console/keys", Roles: Writers, Summary: "create an API key for the live or test account with chosen scopes (at most 50 active per environment); the key is shown once", serve: s.createKey},
 		{Method: "GET", Path: "/console/keys/{id}/rotate", Roles: Writers, Summary: "the form to rotate one of the organization's keys", serve: s.rotateKeyForm},
 		{Method: "POST", Path: "/console/keys/{id}/rotate", Roles: Writers, Summary: "rotate one of the organization's keys: a new key with the same scopes, shown once; the old one works for the chosen grace period (none, 1 hour, 24 hours, 7 days)", serve: s.rotateKey},

@@ -31,7 +31,16 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 	now := s.o.Now()
 	all := keyRows(keys, now, c.issuer())
 	v := keysView{CanWrite: slices.Contains(Writers, c.Me.Person.Role), SeesCosts: c.issuer().SeesCosts, Max: auth.MaxActiveKeys, MaxName: auth.MaxNameLength, Groups: scopeGroups(c.issuer())}
+	// The keys of the environment the console shows (the switch shows
+	// the other's), or of the one whose create form failed.
+	shown := c.env
+	if f != nil && (env == string(policy.Live) || env == string(policy.Test)) {
+		shown = env
+	}
 	for _, e := range keyEnvironments {
+		if string(e.Env) != shown {
+			continue
+		}
 		sec := envKeys{Env: string(e.Env), Label: e.Label, About: e.About, Form: newForm(nil), Preset: presetReadAll}
 		sec.Occupied = auth.Occupied(keys, e.Env, now)
 		sec.Full = sec.Occupied >= auth.MaxActiveKeys
@@ -207,7 +216,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.fail(w, r, c, err)
 		return
 	}
-	s.redirect(w, r, c, Prefix+"keys", fmt.Sprintf("Key %s is revoked: it no longer works.", k.Display))
+	s.redirect(w, r, c, Prefix+"keys?env="+k.Env, fmt.Sprintf("Key %s is revoked: it no longer works.", k.Display))
 }
 
 // costsRefused answers 403 to a person who may not read costs asking for a

@@ -69,8 +69,8 @@ func TestKeysCreate(t *testing.T) {
 		d := newDesk(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		b, person := d.signedIn(org.Org.ID, people.Developer)
-		page := b.get("/console/keys")
-		if page.status != http.StatusOK || strings.Count(page.body, "0 of 50 keys") != 2 || !strings.Contains(page.body, "No live key works yet") {
+		page := b.get("/console/keys?env=live")
+		if page.status != http.StatusOK || strings.Count(page.body, "0 of 50 keys") != 1 || !strings.Contains(page.body, "No live key works yet") {
 			t.Fatalf("empty page %d: %s", page.status, page.body)
 		}
 		res := b.post("/console/keys", url.Values{"env": {"live"}, "name": {"ERP sync"}, "preset": {"custom"}, "scope": {"sales:write", "catalog:read"}})
@@ -97,7 +97,7 @@ func TestKeysCreate(t *testing.T) {
 		checkRecord(t, st, org.Org.ID, "key_created", k.ID, person.Email)
 
 		list := b.get("/console/keys")
-		for _, want := range []string{"1 of 50 keys", "0 of 50 keys", "key_live_…" + k.Last4, "catalog:read, sales:write", "by " + person.Email, "ERP sync", "never"} {
+		for _, want := range []string{"1 of 50 keys", "key_live_…" + k.Last4, "catalog:read, sales:write", "by " + person.Email, "ERP sync", "never"} {
 			if !strings.Contains(list.body, want) {
 				t.Errorf("the list lacks %q", want)
 			}
@@ -133,8 +133,8 @@ func TestKeysCreate(t *testing.T) {
 				t.Fatalf("preset %s made %+v, want scopes %v", preset, got, names)
 			}
 		}
-		list = b.get("/console/keys")
-		if !strings.Contains(list.body, "2 of 50 keys") || !strings.Contains(list.body, "<td>all</td>") || !strings.Contains(list.body, "<td>read-all</td>") {
+		list = b.get("/console/keys?env=test")
+		if !strings.Contains(list.body, "2 of 50 keys") || !strings.Contains(list.body, `title="all">all</td>`) || !strings.Contains(list.body, `title="read-all">read-all</td>`) {
 			t.Fatalf("presets not named in the list: %s", list.body)
 		}
 	})
@@ -323,7 +323,7 @@ func TestKeysRevoke(t *testing.T) {
 			t.Fatal("revoked without the confirmation")
 		}
 		res = b.post(path, url.Values{"understand": {"yes"}})
-		if res.status != http.StatusSeeOther || res.location() != "/console/keys" {
+		if res.status != http.StatusSeeOther || res.location() != "/console/keys?env=live" {
 			t.Fatalf("revoke: %d %q", res.status, res.location())
 		}
 		l := keysOf(t, st, org.Org.ID)[0]
@@ -331,7 +331,7 @@ func TestKeysRevoke(t *testing.T) {
 			t.Fatalf("revoked at %v, want the console's now", l.RevokedAt)
 		}
 		checkRecord(t, st, org.Org.ID, "key_revoked", k.Record.ID, person.Email)
-		list := b.get("/console/keys")
+		list := b.get(res.location())
 		if !strings.Contains(list.body, "Key "+display+" is revoked") || !strings.Contains(list.body, `class="past"`) || strings.Contains(list.body, `href="`+path+`"`) {
 			t.Fatalf("the list after revoking: %s", list.body)
 		}
@@ -406,6 +406,12 @@ func TestKeysViewer(t *testing.T) {
 				t.Errorf("a viewer is offered %q", control)
 			}
 		}
+		// The organization has a live key, so the console opens on live;
+		// the test keys are a switch away.
+		if !strings.Contains(page.body, "Live keys") || strings.Contains(page.body, "Test keys") {
+			t.Errorf("with a live key the viewer's keys page does not open on the live keys:\n%s", page.body)
+		}
+		page = b.get("/console/keys?env=test")
 		if !strings.Contains(page.body, "An admin or developer of your organization can create one.") {
 			t.Error("the viewer's empty test section does not say who can create a key")
 		}

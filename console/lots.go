@@ -355,12 +355,35 @@ func productName(code, name *string) string {
 	return strings.Join(parts, " ")
 }
 
-// quantity is a quantity in a unit, when known.
+// quantity is a quantity in a unit, when known, its thousands separated
+// (275,000 g).
 func quantity(q decimal.Decimal, unit *string) string {
 	if unit != nil && *unit != "" {
-		return q.String() + " " + *unit
+		return grouped(q) + " " + *unit
 	}
-	return q.String()
+	return grouped(q)
+}
+
+// grouped writes a number with a comma between its thousands, its
+// fraction as it is.
+func grouped(q decimal.Decimal) string {
+	s := q.String()
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
 }
 
 // day shows a date (UTC), "—" for none.

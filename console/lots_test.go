@@ -225,7 +225,7 @@ func wantDrawing(tr *inventory.Trace) (nodes, edges, quantities []string) {
 		if !ok {
 			u = units[e.From]
 		}
-		quantities = append(quantities, e.QuantityBase.String()+u)
+		quantities = append(quantities, thousands(e.QuantityBase.String())+u)
 	}
 	return nodes, edges, quantities
 }
@@ -322,7 +322,7 @@ func TestLotPage(t *testing.T) {
 				res := b.get(page(c.flour, "direction=forward&"))
 				// 20 kg of flour into the run, 10 cases of 12 cookies out
 				// of it, 5 cases shipped.
-				for edge, want := range map[string]string{lot(c.flour) + "→" + run: "20000 g", run + "→" + lot(c.cookies): "120 each",
+				for edge, want := range map[string]string{lot(c.flour) + "→" + run: "20,000 g", run + "→" + lot(c.cookies): "120 each",
 					lot(c.cookies) + "→" + ship: "60 each", lot(c.cookies) + "→" + rework: "12 each"} {
 					if i := slices.Index(svgEdges(res.body), edge); i < 0 || qtyLabels(res.body)[i] != want {
 						t.Errorf("edge %s is not drawn with %s", edge, want)
@@ -353,7 +353,7 @@ func TestLotPage(t *testing.T) {
 					// The recall summary: the affected lots with what they
 					// hold (the cookies less those shipped and those on the
 					// tray), the customer's shipment.
-					`<td class="num nowrap">30000 g</td>`, `<td class="num nowrap">48 each</td>`,
+					`<td class="num nowrap">30,000 g</td>`, `<td class="num nowrap">48 each</td>`,
 					`>` + html.EscapeString(c.customerName) + `</th>`, "<td>Invoice " + strconv.Itoa(c.invoiceNo) + "</td>",
 					`<td class="nowrap">2026-11-09</td>`,
 					`<li><a href="/console/lots/` + strconv.Itoa(c.cookies.ID) + `?direction=forward&amp;env=test">TR-COOKIE-1</a>: 60 each</li>`,
@@ -369,11 +369,11 @@ func TestLotPage(t *testing.T) {
 					t.Errorf("the bill's node (-want +got):\n%s", diff)
 				}
 				// Two bags of 25 kg.
-				if i := slices.Index(svgEdges(res.body), bill+"→"+lot(c.flour)); i < 0 || qtyLabels(res.body)[i] != "50000 g" {
-					t.Errorf("the bill's edge is not drawn with 50000 g")
+				if i := slices.Index(svgEdges(res.body), bill+"→"+lot(c.flour)); i < 0 || qtyLabels(res.body)[i] != "50,000 g" {
+					t.Errorf("the bill's edge is not drawn with 50,000 g")
 				}
 				for _, s := range []string{"<td>Bill " + strconv.Itoa(c.bill.BillNo) + " (their reference PM-1)</td>", `<td class="nowrap">2026-11-06</td>`,
-					`>` + html.EscapeString(c.supplierName) + `</th>`, `<td class="num nowrap">50000 g</td>`,
+					`>` + html.EscapeString(c.supplierName) + `</th>`, `<td class="num nowrap">50,000 g</td>`,
 					`<a href="/console/lots/` + strconv.Itoa(c.cookies.ID) + `?env=test">TR-COOKIE-1</a>`} {
 					if !strings.Contains(res.body, s) {
 						t.Errorf("the page both ways lacks %s", s)
@@ -513,7 +513,7 @@ func TestLotsPage(t *testing.T) {
 		for _, role := range people.Roles {
 			t.Run(string(role), func(t *testing.T) {
 				b, _ := d.signedIn(org.Org.ID, role)
-				res := b.get("/console/lots")
+				res := b.get("/console/lots?env=live")
 				if res.status != http.StatusOK {
 					t.Fatalf("%d %s", res.status, res.body)
 				}
@@ -568,6 +568,19 @@ func TestLotsPage(t *testing.T) {
 	})
 }
 
+// thousands puts a comma between the thousands of a whole number written
+// in digits (20000 is 20,000), as the pages write quantities.
+func thousands(s string) string {
+	whole, frac, ok := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	if ok {
+		return whole + "." + frac
+	}
+	return whole
+}
+
 // A lot's page and its CSV read the lot of the person's organization alone:
 // the same lot id asked for by another organization is not found, and
 // another organization's lots are not listed.
@@ -577,7 +590,7 @@ func TestLotsOtherOrganization(t *testing.T) {
 		a, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
 		lots := newLots(t, st, a, "RM-SPELT", "SPELT", 1)
 		own, _ := d.signedIn(a.Org.ID, people.Viewer)
-		if res := own.get(fmt.Sprintf("/console/lots/%d", lots[0].ID)); res.status != http.StatusOK {
+		if res := own.get(fmt.Sprintf("/console/lots/%d?env=live", lots[0].ID)); res.status != http.StatusOK {
 			t.Fatalf("the owner's page: %d", res.status)
 		}
 		b, _ := d.signedIn(other.Org.ID, people.Admin)

@@ -107,7 +107,7 @@ func TestDrawLayout(t *testing.T) {
 		if !strings.HasPrefix(e.Path, start) || !strings.HasSuffix(e.Path, end) {
 			t.Errorf("edge %s→%s is %q, want from %q to %q", e.From, e.To, e.Path, start, end)
 		}
-		if want := tr.Edges[i].QuantityBase.String() + " g"; e.Label != want {
+		if want := grouped(tr.Edges[i].QuantityBase) + " g"; e.Label != want {
 			t.Errorf("edge %s→%s says %q, want %q", e.From, e.To, e.Label, want)
 		}
 	}

@@ -371,7 +371,7 @@ func TestQualityQueue(t *testing.T) {
 		for _, role := range people.Roles {
 			t.Run(string(role), func(t *testing.T) {
 				b, _ := d.signedIn(org.Org.ID, role)
-				res := b.get("/console/quality")
+				res := b.get("/console/quality?env=live")
 				if res.status != http.StatusOK {
 					t.Fatalf("%d %s", res.status, res.body)
 				}

@@ -63,6 +63,7 @@ var funcs = template.FuncMap{
 	"lotname": lotName,
 	"named":   productName,
 	"qty":     quantity,
+	"grouped": grouped,
 	"place":   placeName,
 	"ordash":  orDash,
 	// A row's number as people count, from its index.
@@ -109,8 +110,9 @@ func parsePages() (map[string]*page, error) {
 type view[D any] struct {
 	Title string
 	// Me is the signed-in person (nil on the sign-in pages).
-	Me    *people.Current
-	Nav   []navItem
+	Me *people.Current
+	// Shell is the navigation and the environment around the page.
+	Shell shell
 	Flash string
 	// Form holds the values and errors of the page's form.
 	Form *form
@@ -139,32 +141,11 @@ func (p pageOf[D]) render(s *Server, w http.ResponseWriter, r *http.Request, c *
 	if f == nil {
 		f = newForm(nil)
 	}
-	v := view[D]{Title: title, Me: c.Me, Nav: s.nav(c), Form: f, Data: data}
+	v := view[D]{Title: title, Me: c.Me, Shell: s.shellOf(c), Form: f, Data: data}
 	if r.Method == http.MethodGet {
 		v.Flash = s.flash(w, r, c)
 	}
 	s.write(w, r, c, status, p.name, v)
-}
-
-// navItem is one entry of the navigation.
-type navItem struct {
-	Label, Path string
-	Current     bool
-}
-
-// nav lists the pages the signed-in person may open.
-func (s *Server) nav(c *caller) []navItem {
-	if c.Me == nil || c.Me.Pending || c.Me.MustEnroll {
-		return nil
-	}
-	var items []navItem
-	for _, rt := range s.routes() {
-		if rt.Nav == "" || rt.Method != http.MethodGet || !rt.Allows(c.Me.Person.Role) {
-			continue
-		}
-		items = append(items, navItem{Label: rt.Nav, Path: rt.Path, Current: rt.Path == c.route.Path || strings.HasPrefix(c.route.Path, rt.Path+"/")})
-	}
-	return items
 }
 
 // write answers with page name executed on v. The page is rendered whole

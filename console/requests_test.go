@@ -125,7 +125,7 @@ func TestRequestsPage(t *testing.T) {
 		d := newDesk(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		b, _ := d.signedIn(org.Org.ID, people.Viewer)
-		if res := b.get("/console/requests"); res.status != http.StatusOK || !strings.Contains(res.body, "No live requests logged yet.") ||
+		if res := b.get("/console/requests"); res.status != http.StatusOK || !strings.Contains(res.body, "No test requests logged yet.") ||
 			!strings.Contains(res.body, "and kept for 30 days.") {
 			t.Fatalf("an empty log: %d\n%s", res.status, res.body)
 		}
@@ -143,7 +143,7 @@ func TestRequestsPage(t *testing.T) {
 		sandbox := logRequest(t, st, org, logged{At: base.Add(time.Minute), Env: policy.Test, KeyID: testKey.ID, Operation: "listTags"})
 		live := requestIDs(failed, missingTag, invalid, created, read)
 
-		res := b.get("/console/requests")
+		res := b.get("/console/requests?env=live")
 		if got := shownRequests(res.body); res.status != http.StatusOK || !slices.Equal(got, live) {
 			t.Fatalf("the live list: %d %v, want %v", res.status, got, live)
 		}
@@ -166,11 +166,13 @@ func TestRequestsPage(t *testing.T) {
 			t.Error("the live list shows a test request")
 		}
 		if res := b.get("/console/requests?env=test"); !slices.Equal(shownRequests(res.body), requestIDs(sandbox)) ||
-			!strings.Contains(res.body, `href="/console/requests?env=test" aria-current="page"`) ||
+			!strings.Contains(res.body, `name="env" value="test" aria-pressed="true"`) ||
 			!strings.Contains(res.body, fmt.Sprintf(`<option value="%d">Sandbox (%s…%s)</option>`, testKey.ID, testKey.Prefix, testKey.Last4)) ||
 			strings.Contains(res.body, "Reporting (") {
 			t.Errorf("the test list: %v\n%s", shownRequests(res.body), res.body)
 		}
+		// Back to live, which the pages below show without naming it.
+		b.get("/console/requests?env=live")
 
 		for _, tc := range []struct {
 			query string
@@ -210,6 +212,8 @@ func TestRequestsPage(t *testing.T) {
 				t.Errorf("%s: no way to clear the filters", tc.query)
 			}
 		}
+		// The last query chose test; back to live.
+		b.get("/console/requests?env=live")
 		// The chosen filters stay chosen.
 		res = b.get("/console/requests?status=4xx&operation=getTag&key=" + strconv.Itoa(reporting.ID))
 		for _, want := range []string{`<option value="4xx" selected>`, `<option value="getTag" selected>`, fmt.Sprintf(`<option value="%d" selected>`, reporting.ID)} {
@@ -282,7 +286,7 @@ func TestRequestsPaging(t *testing.T) {
 		// Newest first: the same instant by id, descending.
 		slices.Reverse(all)
 		want := requestIDs(all...)
-		first := b.get("/console/requests")
+		first := b.get("/console/requests?env=live")
 		if got := shownRequests(first.body); !slices.Equal(got, want[:50]) {
 			t.Fatalf("first page: %v, want the newest 50 %v", got, want[:50])
 		}
@@ -358,9 +362,9 @@ func TestRequestPage(t *testing.T) {
 			"<dt>Method</dt><dd><code>POST</code></dd>",
 			`<dt>Path</dt><dd class="mono path">/v1/tags?expand=x</dd>`,
 			"<dt>Operation</dt><dd><code>createTag</code></dd>",
-			"<dt>Status</dt><dd>201 Created</dd>",
+			`<dt>Status</dt><dd><span class="badge ok">201 Created</span></dd>`,
 			"<dt>Error code</dt><dd>—</dd>",
-			`<dt>Request id</dt><dd class="mono">` + req.RequestID + "</dd>",
+			`<dt>Request id</dt><dd><span class="copyable"><span class="mono" id="request-id" title="` + req.RequestID + `">` + req.RequestID + "</span>",
 			`<dt>Caller's X-Request-Id</dt><dd><span class="mono">order-77&lt;b&gt;</span></dd>`,
 			"<dt>Duration</dt><dd>12.3 ms</dd>",
 			`<dt>Client address</dt><dd class="mono">198.51.100.7</dd>`,
@@ -430,7 +434,7 @@ func TestRequestPageRawBodies(t *testing.T) {
 		long = long[:reqlog.MaxBody]
 		req := logRequest(t, st, org, logged{Method: "POST", Operation: "createTag", Status: 400, ErrorCode: "VALIDATION_ERROR",
 			RequestBody: long, ResponseBody: []byte("plain \xff\xfe text\x00<script>"), Truncated: true})
-		res := b.get(fmt.Sprintf("/console/requests/%d", req.ID))
+		res := b.get(fmt.Sprintf("/console/requests/%d?env=live", req.ID))
 		if res.status != http.StatusOK {
 			t.Fatalf("%d\n%s", res.status, res.body)
 		}

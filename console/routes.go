@@ -63,6 +63,7 @@ func (s *Server) routes() []Route {
 	return slices.Concat(
 		s.signInRoutes(),
 		s.accountRoutes(),
+		s.shellRoutes(),
 		s.keyRoutes(),
 		s.webhookRoutes(),
 		s.eventRoutes(),

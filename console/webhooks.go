@@ -17,7 +17,7 @@ import (
 // endpoint's delivery log.
 func (s *Server) webhookRoutes() []Route {
 	return []Route{
-		{Method: "GET", Path: "/console/webhooks", Nav: "Webhooks", Summary: "the organization's webhook endpoints, live and test, with their event types and health (never a signing secret)", serve: s.webhooks},
+		{Method: "GET", Path: "/console/webhooks", Nav: "Webhooks", Summary: "the organization's webhook endpoints of the environment the console shows, live or test, with their event types and health (never a signing secret)", serve: s.webhooks},
 		{Method: "POST", Path: "/console/webhooks", Roles: Writers, Summary: "register a webhook endpoint (public HTTPS addresses only); its signing secret is shown once in the answer", serve: s.createWebhook},
 		{Method: "GET", Path: "/console/webhooks/{id}", Summary: "one endpoint: its settings, health and delivery log, with the signed bodies sent and the start of each answer (never the signing secret)", serve: s.webhook},
 		{Method: "POST", Path: "/console/webhooks/{id}", Roles: Writers, Summary: "change an endpoint's URL, description, owner e-mail address or event types", serve: s.updateWebhook},

@@ -17,7 +17,7 @@ import (
 )
 
 func (s *Server) webhooks(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.webhooksPage(w, r, c, http.StatusOK, newForm(url.Values{"env": {"live"}, "events": {"all"}}), nil, "")
+	s.webhooksPage(w, r, c, http.StatusOK, newForm(url.Values{"env": {c.env}, "events": {"all"}}), nil, "")
 }
 
 // webhooksPage renders the list of endpoints with the create form f and,
@@ -33,13 +33,12 @@ func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, c *caller,
 		s.fail(w, r, c, err)
 		return
 	}
-	v := webhooksView{Types: webhooks.Catalogue(), CanWrite: canWrite(c), Created: created, Secret: secret}
+	v := webhooksView{Types: webhooks.Catalogue(), CanWrite: canWrite(c), Created: created, Secret: secret, Env: c.env}
 	for _, ep := range eps {
 		row := endpointRow{WebhookEndpoint: ep, Env: string(ep.Edges.Account.Environment), Health: health[ep.ID]}
-		if row.Env == string(policy.Test) {
-			v.Test = append(v.Test, row)
-		} else {
-			v.Live = append(v.Live, row)
+		if row.Env == c.env {
+			// The endpoints of the environment the console shows.
+			v.Rows = append(v.Rows, row)
 		}
 	}
 	webhooksTemplate.render(s, w, r, c, status, "Webhooks", f, v)

@@ -184,9 +184,13 @@ func TestWebhookCreate(t *testing.T) {
 		ctx := context.Background()
 
 		res := b.get("/console/webhooks")
-		if res.status != http.StatusOK || !strings.Contains(res.body, "No Live endpoint yet") || !strings.Contains(res.body, "No Test endpoint yet") {
+		if res.status != http.StatusOK || !strings.Contains(res.body, "No test endpoint yet") || strings.Contains(res.body, "live endpoint") {
 			t.Fatalf("empty list: %d %s", res.status, res.body)
 		}
+		if res := b.get("/console/webhooks?env=live"); res.status != http.StatusOK || !strings.Contains(res.body, "No live endpoint yet") {
+			t.Fatalf("empty live list: %d %s", res.status, res.body)
+		}
+		b.get("/console/webhooks?env=test")
 		for _, typ := range webhooks.Catalogue() {
 			if !strings.Contains(res.body, `name="types" value="`+typ+`"`) {
 				t.Errorf("the form offers no checkbox for %s", typ)
@@ -348,7 +352,7 @@ func TestWebhookEndpointChanges(t *testing.T) {
 		if got, _ := h.reg.Get(ctx, org.Org.ID, ep.ID); got.Enabled {
 			t.Fatal("still enabled")
 		}
-		for _, p := range []string{page, "/console/webhooks"} {
+		for _, p := range []string{page, "/console/webhooks?env=live"} {
 			if res := b.get(p); !strings.Contains(res.body, `<span class="badge bad">Disabled</span> by a person`) {
 				t.Errorf("%s does not show the endpoint disabled", p)
 			}

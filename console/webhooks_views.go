@@ -27,7 +27,9 @@ func (e endpointRow) AllEvents() bool { return len(e.EventTypes) == 0 }
 
 // webhooksView is the list page's data.
 type webhooksView struct {
-	Live, Test []endpointRow
+	// Env is the environment the console shows; Rows are its endpoints.
+	Env  string
+	Rows []endpointRow
 	// Types are the event types an endpoint may choose.
 	Types    []string
 	CanWrite bool

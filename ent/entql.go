@@ -1250,6 +1250,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldVerifiedAt: {Type: field.TypeTime, Column: session.FieldVerifiedAt},
 			session.FieldAddress:    {Type: field.TypeString, Column: session.FieldAddress},
 			session.FieldUserAgent:  {Type: field.TypeString, Column: session.FieldUserAgent},
+			session.FieldEnv:        {Type: field.TypeEnum, Column: session.FieldEnv},
 		},
 	}
 	graph.Nodes[53] = &sqlgraph.Node{
@@ -10270,6 +10271,11 @@ func (f *SessionFilter) WhereAddress(p entql.StringP) {
 // WhereUserAgent applies the entql string predicate on the user_agent field.
 func (f *SessionFilter) WhereUserAgent(p entql.StringP) {
 	f.Where(p.Field(session.FieldUserAgent))
+}
+
+// WhereEnv applies the entql string predicate on the env field.
+func (f *SessionFilter) WhereEnv(p entql.StringP) {
+	f.Where(p.Field(session.FieldEnv))
 }
 
 // WhereHasUser applies a predicate to check if query has an edge user.

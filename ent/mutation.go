@@ -53091,6 +53091,7 @@ type SessionMutation struct {
 	verified_at   *time.Time
 	address       *string
 	user_agent    *string
+	env           *session.Env
 	clearedFields map[string]struct{}
 	user          *int
 	cleareduser   bool
@@ -53498,6 +53499,55 @@ func (m *SessionMutation) ResetUserAgent() {
 	m.user_agent = nil
 }
 
+// SetEnv sets the "env" field.
+func (m *SessionMutation) SetEnv(s session.Env) {
+	m.env = &s
+}
+
+// Env returns the value of the "env" field in the mutation.
+func (m *SessionMutation) Env() (r session.Env, exists bool) {
+	v := m.env
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnv returns the old "env" field's value of the Session entity.
+// If the Session object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SessionMutation) OldEnv(ctx context.Context) (v *session.Env, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnv is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnv requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnv: %w", err)
+	}
+	return oldValue.Env, nil
+}
+
+// ClearEnv clears the value of the "env" field.
+func (m *SessionMutation) ClearEnv() {
+	m.env = nil
+	m.clearedFields[session.FieldEnv] = struct{}{}
+}
+
+// EnvCleared returns if the "env" field was cleared in this mutation.
+func (m *SessionMutation) EnvCleared() bool {
+	_, ok := m.clearedFields[session.FieldEnv]
+	return ok
+}
+
+// ResetEnv resets all changes to the "env" field.
+func (m *SessionMutation) ResetEnv() {
+	m.env = nil
+	delete(m.clearedFields, session.FieldEnv)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *SessionMutation) ClearUser() {
 	m.cleareduser = true
@@ -53559,7 +53609,7 @@ func (m *SessionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SessionMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.token_hash != nil {
 		fields = append(fields, session.FieldTokenHash)
 	}
@@ -53583,6 +53633,9 @@ func (m *SessionMutation) Fields() []string {
 	}
 	if m.user_agent != nil {
 		fields = append(fields, session.FieldUserAgent)
+	}
+	if m.env != nil {
+		fields = append(fields, session.FieldEnv)
 	}
 	return fields
 }
@@ -53608,6 +53661,8 @@ func (m *SessionMutation) Field(name string) (ent.Value, bool) {
 		return m.Address()
 	case session.FieldUserAgent:
 		return m.UserAgent()
+	case session.FieldEnv:
+		return m.Env()
 	}
 	return nil, false
 }
@@ -53633,6 +53688,8 @@ func (m *SessionMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldAddress(ctx)
 	case session.FieldUserAgent:
 		return m.OldUserAgent(ctx)
+	case session.FieldEnv:
+		return m.OldEnv(ctx)
 	}
 	return nil, fmt.Errorf("unknown Session field %s", name)
 }
@@ -53698,6 +53755,13 @@ func (m *SessionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUserAgent(v)
 		return nil
+	case session.FieldEnv:
+		v, ok := value.(session.Env)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnv(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Session field %s", name)
 }
@@ -53734,6 +53798,9 @@ func (m *SessionMutation) ClearedFields() []string {
 	if m.FieldCleared(session.FieldVerifiedAt) {
 		fields = append(fields, session.FieldVerifiedAt)
 	}
+	if m.FieldCleared(session.FieldEnv) {
+		fields = append(fields, session.FieldEnv)
+	}
 	return fields
 }
 
@@ -53750,6 +53817,9 @@ func (m *SessionMutation) ClearField(name string) error {
 	switch name {
 	case session.FieldVerifiedAt:
 		m.ClearVerifiedAt()
+		return nil
+	case session.FieldEnv:
+		m.ClearEnv()
 		return nil
 	}
 	return fmt.Errorf("unknown Session nullable field %s", name)
@@ -53782,6 +53852,9 @@ func (m *SessionMutation) ResetField(name string) error {
 		return nil
 	case session.FieldUserAgent:
 		m.ResetUserAgent()
+		return nil
+	case session.FieldEnv:
+		m.ResetEnv()
 		return nil
 	}
 	return fmt.Errorf("unknown Session field %s", name)

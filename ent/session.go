@@ -34,6 +34,8 @@ type Session struct {
 	Address string `json:"address,omitempty"`
 	// The browser the session began in.
 	UserAgent string `json:"user_agent,omitempty"`
+	// The environment (live or test) the person chose to see in the console; empty until they choose, when the console shows test data while the organization has no live key.
+	Env *session.Env `json:"env,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SessionQuery when eager-loading is set.
 	Edges        SessionEdges `json:"edges"`
@@ -67,7 +69,7 @@ func (*Session) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case session.FieldID, session.FieldUserID:
 			values[i] = new(sql.NullInt64)
-		case session.FieldTokenHash, session.FieldAddress, session.FieldUserAgent:
+		case session.FieldTokenHash, session.FieldAddress, session.FieldUserAgent, session.FieldEnv:
 			values[i] = new(sql.NullString)
 		case session.FieldCreatedAt, session.FieldLastSeenAt, session.FieldExpiresAt, session.FieldVerifiedAt:
 			values[i] = new(sql.NullTime)
@@ -141,6 +143,13 @@ func (_m *Session) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.UserAgent = value.String
 			}
+		case session.FieldEnv:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field env", values[i])
+			} else if value.Valid {
+				_m.Env = new(session.Env)
+				*_m.Env = session.Env(value.String)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -206,6 +215,11 @@ func (_m *Session) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("user_agent=")
 	builder.WriteString(_m.UserAgent)
+	builder.WriteString(", ")
+	if v := _m.Env; v != nil {
+		builder.WriteString("env=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

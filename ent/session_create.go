@@ -103,6 +103,20 @@ func (_c *SessionCreate) SetNillableUserAgent(v *string) *SessionCreate {
 	return _c
 }
 
+// SetEnv sets the "env" field.
+func (_c *SessionCreate) SetEnv(v session.Env) *SessionCreate {
+	_c.mutation.SetEnv(v)
+	return _c
+}
+
+// SetNillableEnv sets the "env" field if the given value is not nil.
+func (_c *SessionCreate) SetNillableEnv(v *session.Env) *SessionCreate {
+	if v != nil {
+		_c.SetEnv(*v)
+	}
+	return _c
+}
+
 // SetUser sets the "user" edge to the User entity.
 func (_c *SessionCreate) SetUser(v *User) *SessionCreate {
 	return _c.SetUserID(v.ID)
@@ -196,6 +210,11 @@ func (_c *SessionCreate) check() error {
 			return &ValidationError{Name: "user_agent", err: fmt.Errorf(`ent: validator failed for field "Session.user_agent": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.Env(); ok {
+		if err := session.EnvValidator(v); err != nil {
+			return &ValidationError{Name: "env", err: fmt.Errorf(`ent: validator failed for field "Session.env": %w`, err)}
+		}
+	}
 	if len(_c.mutation.UserIDs()) == 0 {
 		return &ValidationError{Name: "user", err: errors.New(`ent: missing required edge "Session.user"`)}
 	}
@@ -253,6 +272,10 @@ func (_c *SessionCreate) createSpec() (*Session, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UserAgent(); ok {
 		_spec.SetField(session.FieldUserAgent, field.TypeString, value)
 		_node.UserAgent = value
+	}
+	if value, ok := _c.mutation.Env(); ok {
+		_spec.SetField(session.FieldEnv, field.TypeEnum, value)
+		_node.Env = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -353,6 +376,24 @@ func (u *SessionUpsert) ClearVerifiedAt() *SessionUpsert {
 	return u
 }
 
+// SetEnv sets the "env" field.
+func (u *SessionUpsert) SetEnv(v session.Env) *SessionUpsert {
+	u.Set(session.FieldEnv, v)
+	return u
+}
+
+// UpdateEnv sets the "env" field to the value that was provided on create.
+func (u *SessionUpsert) UpdateEnv() *SessionUpsert {
+	u.SetExcluded(session.FieldEnv)
+	return u
+}
+
+// ClearEnv clears the value of the "env" field.
+func (u *SessionUpsert) ClearEnv() *SessionUpsert {
+	u.SetNull(session.FieldEnv)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -445,6 +486,27 @@ func (u *SessionUpsertOne) UpdateVerifiedAt() *SessionUpsertOne {
 func (u *SessionUpsertOne) ClearVerifiedAt() *SessionUpsertOne {
 	return u.Update(func(s *SessionUpsert) {
 		s.ClearVerifiedAt()
+	})
+}
+
+// SetEnv sets the "env" field.
+func (u *SessionUpsertOne) SetEnv(v session.Env) *SessionUpsertOne {
+	return u.Update(func(s *SessionUpsert) {
+		s.SetEnv(v)
+	})
+}
+
+// UpdateEnv sets the "env" field to the value that was provided on create.
+func (u *SessionUpsertOne) UpdateEnv() *SessionUpsertOne {
+	return u.Update(func(s *SessionUpsert) {
+		s.UpdateEnv()
+	})
+}
+
+// ClearEnv clears the value of the "env" field.
+func (u *SessionUpsertOne) ClearEnv() *SessionUpsertOne {
+	return u.Update(func(s *SessionUpsert) {
+		s.ClearEnv()
 	})
 }
 
@@ -706,6 +768,27 @@ func (u *SessionUpsertBulk) UpdateVerifiedAt() *SessionUpsertBulk {
 func (u *SessionUpsertBulk) ClearVerifiedAt() *SessionUpsertBulk {
 	return u.Update(func(s *SessionUpsert) {
 		s.ClearVerifiedAt()
+	})
+}
+
+// SetEnv sets the "env" field.
+func (u *SessionUpsertBulk) SetEnv(v session.Env) *SessionUpsertBulk {
+	return u.Update(func(s *SessionUpsert) {
+		s.SetEnv(v)
+	})
+}
+
+// UpdateEnv sets the "env" field to the value that was provided on create.
+func (u *SessionUpsertBulk) UpdateEnv() *SessionUpsertBulk {
+	return u.Update(func(s *SessionUpsert) {
+		s.UpdateEnv()
+	})
+}
+
+// ClearEnv clears the value of the "env" field.
+func (u *SessionUpsertBulk) ClearEnv() *SessionUpsertBulk {
+	return u.Update(func(s *SessionUpsert) {
+		s.ClearEnv()
 	})
 }
 

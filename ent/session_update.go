@@ -63,6 +63,26 @@ func (_u *SessionUpdate) ClearVerifiedAt() *SessionUpdate {
 	return _u
 }
 
+// SetEnv sets the "env" field.
+func (_u *SessionUpdate) SetEnv(v session.Env) *SessionUpdate {
+	_u.mutation.SetEnv(v)
+	return _u
+}
+
+// SetNillableEnv sets the "env" field if the given value is not nil.
+func (_u *SessionUpdate) SetNillableEnv(v *session.Env) *SessionUpdate {
+	if v != nil {
+		_u.SetEnv(*v)
+	}
+	return _u
+}
+
+// ClearEnv clears the value of the "env" field.
+func (_u *SessionUpdate) ClearEnv() *SessionUpdate {
+	_u.mutation.ClearEnv()
+	return _u
+}
+
 // Mutation returns the SessionMutation object of the builder.
 func (_u *SessionUpdate) Mutation() *SessionMutation {
 	return _u.mutation
@@ -97,6 +117,11 @@ func (_u *SessionUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SessionUpdate) check() error {
+	if v, ok := _u.mutation.Env(); ok {
+		if err := session.EnvValidator(v); err != nil {
+			return &ValidationError{Name: "env", err: fmt.Errorf(`ent: validator failed for field "Session.env": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Session.user"`)
 	}
@@ -129,6 +154,12 @@ func (_u *SessionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.VerifiedAtCleared() {
 		_spec.ClearField(session.FieldVerifiedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Env(); ok {
+		_spec.SetField(session.FieldEnv, field.TypeEnum, value)
+	}
+	if _u.mutation.EnvCleared() {
+		_spec.ClearField(session.FieldEnv, field.TypeEnum)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -186,6 +217,26 @@ func (_u *SessionUpdateOne) ClearVerifiedAt() *SessionUpdateOne {
 	return _u
 }
 
+// SetEnv sets the "env" field.
+func (_u *SessionUpdateOne) SetEnv(v session.Env) *SessionUpdateOne {
+	_u.mutation.SetEnv(v)
+	return _u
+}
+
+// SetNillableEnv sets the "env" field if the given value is not nil.
+func (_u *SessionUpdateOne) SetNillableEnv(v *session.Env) *SessionUpdateOne {
+	if v != nil {
+		_u.SetEnv(*v)
+	}
+	return _u
+}
+
+// ClearEnv clears the value of the "env" field.
+func (_u *SessionUpdateOne) ClearEnv() *SessionUpdateOne {
+	_u.mutation.ClearEnv()
+	return _u
+}
+
 // Mutation returns the SessionMutation object of the builder.
 func (_u *SessionUpdateOne) Mutation() *SessionMutation {
 	return _u.mutation
@@ -233,6 +284,11 @@ func (_u *SessionUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *SessionUpdateOne) check() error {
+	if v, ok := _u.mutation.Env(); ok {
+		if err := session.EnvValidator(v); err != nil {
+			return &ValidationError{Name: "env", err: fmt.Errorf(`ent: validator failed for field "Session.env": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Session.user"`)
 	}
@@ -282,6 +338,12 @@ func (_u *SessionUpdateOne) sqlSave(ctx context.Context) (_node *Session, err er
 	}
 	if _u.mutation.VerifiedAtCleared() {
 		_spec.ClearField(session.FieldVerifiedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Env(); ok {
+		_spec.SetField(session.FieldEnv, field.TypeEnum, value)
+	}
+	if _u.mutation.EnvCleared() {
+		_spec.ClearField(session.FieldEnv, field.TypeEnum)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Session{config: _u.config}

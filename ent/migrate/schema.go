@@ -3117,6 +3117,7 @@ var (
 		{Name: "verified_at", Type: field.TypeTime, Nullable: true},
 		{Name: "address", Type: field.TypeString, Size: 64, Default: ""},
 		{Name: "user_agent", Type: field.TypeString, Size: 256, Default: ""},
+		{Name: "env", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "user_id", Type: field.TypeInt},
 	}
 	// SessionsTable holds the schema information for the "sessions" table.
@@ -3127,7 +3128,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "sessions_users_user",
-				Columns:    []*schema.Column{SessionsColumns[8]},
+				Columns:    []*schema.Column{SessionsColumns[9]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -3136,7 +3137,7 @@ var (
 			{
 				Name:    "session_user_id",
 				Unique:  false,
-				Columns: []*schema.Column{SessionsColumns[8]},
+				Columns: []*schema.Column{SessionsColumns[9]},
 			},
 			{
 				Name:    "session_expires_at",

@@ -50,6 +50,11 @@ func (Session) Fields() []ent.Field {
 			MaxLen(256).
 			Immutable().
 			Comment("The browser the session began in."),
+		field.Enum("env").
+			Values("live", "test").
+			Optional().
+			Nillable().
+			Comment("The environment (live or test) the person chose to see in the console; empty until they choose, when the console shows test data while the organization has no live key."),
 	}
 }
 

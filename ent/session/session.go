@@ -3,6 +3,7 @@
 package session
 
 import (
+	"fmt"
 	"time"
 
 	"entgo.io/ent"
@@ -31,6 +32,8 @@ const (
 	FieldAddress = "address"
 	// FieldUserAgent holds the string denoting the user_agent field in the database.
 	FieldUserAgent = "user_agent"
+	// FieldEnv holds the string denoting the env field in the database.
+	FieldEnv = "env"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the session in the database.
@@ -55,6 +58,7 @@ var Columns = []string{
 	FieldVerifiedAt,
 	FieldAddress,
 	FieldUserAgent,
+	FieldEnv,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -86,6 +90,29 @@ var (
 	// UserAgentValidator is a validator for the "user_agent" field. It is called by the builders before save.
 	UserAgentValidator func(string) error
 )
+
+// Env defines the type for the "env" enum field.
+type Env string
+
+// Env values.
+const (
+	EnvLive Env = "live"
+	EnvTest Env = "test"
+)
+
+func (e Env) String() string {
+	return string(e)
+}
+
+// EnvValidator is a validator for the "env" field enum values. It is called by the builders before save.
+func EnvValidator(e Env) error {
+	switch e {
+	case EnvLive, EnvTest:
+		return nil
+	default:
+		return fmt.Errorf("session: invalid enum value for env field: %q", e)
+	}
+}
 
 // OrderOption defines the ordering options for the Session queries.
 type OrderOption func(*sql.Selector)
@@ -133,6 +160,11 @@ func ByAddress(opts ...sql.OrderTermOption) OrderOption {
 // ByUserAgent orders the results by the user_agent field.
 func ByUserAgent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUserAgent, opts...).ToFunc()
+}
+
+// ByEnv orders the results by the env field.
+func ByEnv(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEnv, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

@@ -480,6 +480,36 @@ func UserAgentContainsFold(v string) predicate.Session {
 	return predicate.Session(sql.FieldContainsFold(FieldUserAgent, v))
 }
 
+// EnvEQ applies the EQ predicate on the "env" field.
+func EnvEQ(v Env) predicate.Session {
+	return predicate.Session(sql.FieldEQ(FieldEnv, v))
+}
+
+// EnvNEQ applies the NEQ predicate on the "env" field.
+func EnvNEQ(v Env) predicate.Session {
+	return predicate.Session(sql.FieldNEQ(FieldEnv, v))
+}
+
+// EnvIn applies the In predicate on the "env" field.
+func EnvIn(vs ...Env) predicate.Session {
+	return predicate.Session(sql.FieldIn(FieldEnv, vs...))
+}
+
+// EnvNotIn applies the NotIn predicate on the "env" field.
+func EnvNotIn(vs ...Env) predicate.Session {
+	return predicate.Session(sql.FieldNotIn(FieldEnv, vs...))
+}
+
+// EnvIsNil applies the IsNil predicate on the "env" field.
+func EnvIsNil() predicate.Session {
+	return predicate.Session(sql.FieldIsNull(FieldEnv))
+}
+
+// EnvNotNil applies the NotNil predicate on the "env" field.
+func EnvNotNil() predicate.Session {
+	return predicate.Session(sql.FieldNotNull(FieldEnv))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.Session {
 	return predicate.Session(func(s *sql.Selector) {

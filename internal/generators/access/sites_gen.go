@@ -13,6 +13,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "internal/identity/audit/audit.go", Function: "History", Why: "the audit history is system-only."},
 	{Kind: "system viewer", File: "internal/identity/audit/audit.go", Function: "Recent", Why: "the audit history is system-only; the explicit organization predicate keeps other organizations' records out."},
 	{Kind: "system viewer", File: "internal/identity/auth/manage.go", Function: "CreateKey", Why: "API keys and the audit history are system-only."},
+	{Kind: "system viewer", File: "internal/identity/auth/manage.go", Function: "HasActive", Why: "API keys are system-only."},
 	{Kind: "system viewer", File: "internal/identity/auth/manage.go", Function: "ListKeys", Why: "API keys and the audit history are system-only."},
 	{Kind: "system viewer", File: "internal/identity/auth/rotate.go", Function: "KeyOrganization", Why: "API keys are system-only."},
 	{Kind: "system viewer", File: "internal/identity/auth/rotate.go", Function: "RevokeKey", Why: "API keys and the audit history are system-only."},

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/account"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/organization"
@@ -153,6 +154,15 @@ func Active(now time.Time) predicate.APIKey {
 		apikey.RevokedAtIsNil(),
 		apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(now)),
 	)
+}
+
+// HasActive reports whether organization orgID has a key of env that works
+// at now (the console shows test data by default until a live key does).
+func HasActive(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, now time.Time) (bool, error) {
+	// System viewer: API keys are system-only.
+	return c.APIKey.Query().
+		Where(ofOrganization(orgID), apikey.HasAccountWith(account.EnvironmentEQ(account.Environment(env))), Active(now)).
+		Exist(policy.System(ctx))
 }
 
 // Occupying selects the keys that take a place against MaxActiveKeys at now:

@@ -3,6 +3,7 @@ package people
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -49,6 +50,9 @@ type Current struct {
 	OrganizationName string
 	// ExpiresAt is the absolute end of the session.
 	ExpiresAt time.Time
+	// Env is the environment (live or test) the person chose to see in
+	// this session; empty until they choose one (SetSessionEnv).
+	Env string
 }
 
 // throttle counts one attempt in each bucket (all of them, before looking at
@@ -284,7 +288,31 @@ func (s *Service) current(ctx context.Context, ses *ent.Session, token string) (
 		MustEnroll:       org.RequireSecondFactor && u.TotpSecret == nil,
 		OrganizationName: org.Name,
 		ExpiresAt:        ses.ExpiresAt,
+		Env:              sessionEnv(ses),
 	}, nil
+}
+
+// sessionEnv is the environment chosen in ses, "" when none is.
+func sessionEnv(ses *ent.Session) string {
+	if ses.Env == nil {
+		return ""
+	}
+	return string(*ses.Env)
+}
+
+// SetSessionEnv records the environment (live or test) the person of the
+// session sessionID chose to see; every page of the session shows it until
+// they choose again. A session that has ended is ErrNoSession.
+func (s *Service) SetSessionEnv(ctx context.Context, sessionID int, env string) error {
+	e := session.Env(env)
+	if err := session.EnvValidator(e); err != nil {
+		return fmt.Errorf("people: environment %q: %w", env, err)
+	}
+	err := s.c.Session.UpdateOneID(sessionID).SetEnv(e).Exec(systemCtx(ctx))
+	if ent.IsNotFound(err) {
+		return ErrNoSession
+	}
+	return err
 }
 
 // VerifySecondFactor gives the second factor's code for a session that awaits

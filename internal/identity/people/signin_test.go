@@ -370,3 +370,46 @@ func TestPendingSessionsEndSoon(t *testing.T) {
 		}
 	})
 }
+
+// The environment a person chooses is the session's: empty until chosen,
+// kept for that session alone, never an unknown one.
+func TestSessionEnv(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		f := newFixture(t, st)
+		addr := email("env")
+		f.active(f.org, addr, Developer)
+		a, err := f.s.SignIn(f.ctx, addr, password, Client{Address: "192.0.2.7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := f.s.SignIn(f.ctx, addr, password, Client{Address: "192.0.2.8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, err := f.s.Session(f.ctx, a.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ca.Env != "" {
+			t.Fatalf("a new session has chosen %q", ca.Env)
+		}
+		if err := f.s.SetSessionEnv(f.ctx, ca.SessionID, "live"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.s.SetSessionEnv(f.ctx, ca.SessionID, "staging"); err == nil {
+			t.Error("an unknown environment was recorded")
+		}
+		if cur, err := f.s.Session(f.ctx, a.Token); err != nil || cur.Env != "live" {
+			t.Errorf("the session that chose live reads %q (%v)", cur.Env, err)
+		}
+		if cur, err := f.s.Session(f.ctx, b.Token); err != nil || cur.Env != "" {
+			t.Errorf("the other session reads %q (%v)", cur.Env, err)
+		}
+		if err := f.s.SignOut(f.ctx, a.Token); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.s.SetSessionEnv(f.ctx, ca.SessionID, "test"); err != ErrNoSession {
+			t.Errorf("an ended session: %v, want ErrNoSession", err)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -73,10 +74,29 @@ func one(t testing.TB, ctx context.Context, what, xpath string) *chromedp.Node {
 	if err != nil {
 		t.Fatalf("find %s: %v", what, err)
 	}
+	if len(nodes) > 1 {
+		// A page may hold a control twice, one copy for each window
+		// size (a menu at narrow widths, a sidebar at wide ones), only
+		// one of them shown: a person acts on the one they see.
+		nodes = Shown(ctx, nodes)
+	}
 	if len(nodes) != 1 {
 		t.Fatalf("find %s: %d elements match", what, len(nodes))
 	}
 	return nodes[0]
+}
+
+// Shown keeps the nodes the page renders (a box on screen or below it),
+// dropping those hidden (display: none, or in a closed details element).
+func Shown(ctx context.Context, nodes []*chromedp.Node) []*chromedp.Node {
+	var out []*chromedp.Node
+	for _, n := range nodes {
+		m, err := chromedp.Call(ctx, dom.GetBoxModel, dom.GetBoxModelParams{NodeID: n.NodeID})
+		if err == nil && m.Model != nil && m.Model.Width > 0 && m.Model.Height > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Fill replaces the value of the form field whose label, aria-label or

@@ -52,9 +52,9 @@ func TestCancelAndImport(t *testing.T) {
 		tb := tab(t, false)
 		s.signIn(t, tb, op.Email)
 
-		s.open(t, tb, "/console/invoices", http.StatusOK)
+		s.open(t, tb, "/console/invoices?env=live", http.StatusOK)
 		check(t, tb, "invoices-live")
-		follow(t, tb, "Test", http.StatusOK)
+		submit(t, tb, "Test", http.StatusOK) // the environment switch
 		check(t, tb, "invoices-test")
 		browsertest.Fill(t, tb, "Number", strconv.Itoa(inv.InvoiceNo))
 		submit(t, tb, "Find invoices", http.StatusOK)

@@ -107,7 +107,7 @@ func TestKeyLifecycle(t *testing.T) {
 		}
 		choose(t, ctx, "", "I understand apps using this key stop working")
 		submit(t, ctx, "Revoke "+display(newKey), http.StatusOK)
-		if got := s.path(t, ctx); got != "/console/keys" {
+		if got := s.path(t, ctx); got != "/console/keys?env=test" {
 			t.Errorf("after revoking, the tab shows %s", got)
 		}
 		if got := browsertest.Text(t, ctx, ".flash"); !strings.Contains(got, display(newKey)) {

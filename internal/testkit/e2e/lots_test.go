@@ -62,9 +62,9 @@ func TestLotTrace(t *testing.T) {
 		tb := tab(t, false)
 		s.signIn(t, tb, viewer.Email)
 
-		s.open(t, tb, "/console/lots", http.StatusOK)
+		s.open(t, tb, "/console/lots?env=live", http.StatusOK)
 		check(t, tb, "lots-live")
-		follow(t, tb, "Test", http.StatusOK)
+		submit(t, tb, "Test", http.StatusOK) // the environment switch
 		check(t, tb, "lots-test")
 		browsertest.Fill(t, tb, "Lot number", strings.ToLower(seed.RecallLotNumber[:8]))
 		submit(t, tb, "Find lots", http.StatusOK)

@@ -22,8 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"larder.dev/larder/console"
 	"larder.dev/larder/handlers"
@@ -202,13 +204,103 @@ func expected(m chromedp.ConsoleMessage) bool {
 	return u.Path == "/favicon.ico" || strings.HasPrefix(u.Path, "/console/") && !strings.HasPrefix(u.Path, "/console/assets/")
 }
 
-// check runs axe-core on the page the tab shows (failing the test on a
-// serious or critical violation) and keeps a screenshot of it named after
-// the test and the page.
+// widths are the windows every page is checked in: a phone's 390 px and
+// a laptop's 1,366 px.
+var widths = []int64{390, 1366}
+
+// check checks the page the tab shows in a window of each of widths: the
+// page is no wider than the window (the document does not scroll
+// sideways; a wide table scrolls inside its own box), axe-core finds no
+// serious or critical violation, and a keyboard reaches the page's primary
+// action within 10 Tab presses; and it keeps a screenshot of it at each
+// width named after the test and the page. The window is 1,366 px wide
+// afterwards.
 func check(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	browsertest.Axe(t, ctx)
-	browsertest.Screenshot(t, ctx, t.Name()+"/"+name)
+	for _, w := range widths {
+		resize(t, ctx, w)
+		if over, err := chromedp.Run(ctx, chromedp.Evaluate[[]int64](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`)); err != nil {
+			t.Fatalf("measure %s: %v", name, err)
+		} else if over[0] > over[1] {
+			t.Errorf("%s at %d px: the page is %d px wide in a window of %d px", name, w, over[0], over[1])
+		}
+		browsertest.Axe(t, ctx)
+		reach(t, ctx, name, w)
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`)); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Screenshot(t, ctx, fmt.Sprintf("%s/%s-%d", t.Name(), name, w))
+	}
+}
+
+// resize makes the tab's window width px wide (and 800 px high), as a
+// phone or a laptop would show the page.
+func resize(t *testing.T, ctx context.Context, width int64) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 800, DeviceScaleFactor: 1, Mobile: width < 600}); err != nil {
+		t.Fatalf("resize to %d px: %v", width, err)
+	}
+}
+
+// primaryAction marks the page's primary action: the element with class
+// primary in its main content, else its first submit button or button
+// link, else its first link; none on a page without one. It returns what
+// the element says.
+const primaryAction = `(() => {
+	for (const e of document.querySelectorAll('[data-e2e-primary]')) e.removeAttribute('data-e2e-primary');
+	const m = document.querySelector('main');
+	const p = m && (m.querySelector('.primary') || m.querySelector('button[type=submit], a.button') || m.querySelector('a[href]'));
+	if (!p) return '';
+	p.setAttribute('data-e2e-primary', '');
+	return (p.textContent || p.value || '').trim().replace(/\s+/g, ' ');
+})()`
+
+// reached reports whether the focus is on the primary action, or on a
+// field of its form where Enter sends the form (a submit button is then
+// one key away: the browser's implicit submission).
+const reached = `(() => {
+	const a = document.activeElement, p = document.querySelector('[data-e2e-primary]');
+	if (!a || !p) return false;
+	if (a === p) return true;
+	return p.type === 'submit' && !!p.form && a.form === p.form &&
+		a.matches('input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset]):not([type=hidden]):not([type=file])');
+})()`
+
+// reach presses Tab as a keyboard user would from the top of the page: the
+// first press reaches the skip link, which moves the focus to the main
+// content; each further press moves on, until the primary action has the
+// focus. More than 10 presses in all fail the test.
+func reach(t *testing.T, ctx context.Context, name string, width int64) {
+	t.Helper()
+	label, err := chromedp.Run(ctx, chromedp.Evaluate[string](primaryAction))
+	if err != nil {
+		t.Fatalf("find the primary action of %s: %v", name, err)
+	}
+	if label == "" {
+		return
+	}
+	// The first press: the skip link, the page's first stop.
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.querySelector('a.skip'); if (!s) return false; s.focus(); return document.activeElement === s; })()`))
+	if err != nil || !first {
+		t.Fatalf("%s at %d px: the skip link does not take the focus (%v)", name, width, err)
+	}
+	// Following it moves the focus to the main content.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('main').focus()`)); err != nil {
+		t.Fatal(err)
+	}
+	for presses := 2; presses <= 10; presses++ {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatalf("press Tab: %v", err)
+		}
+		on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](reached))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on {
+			return
+		}
+	}
+	t.Errorf("%s at %d px: the primary action %q is not reached within 10 Tab presses", name, width, label)
 }
 
 // open opens a console path in the tab and fails the test unless the page
@@ -348,13 +440,17 @@ func typeInto(t *testing.T, ctx context.Context, css, value string) {
 	}
 }
 
-// follow clicks the single link whose text is text (spaces normalized) and
+// follow clicks the single shown link whose text is text (spaces normalized) and
 // fails the test unless the page it leads to answers want.
 func follow(t *testing.T, ctx context.Context, text string, want int) {
 	t.Helper()
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	nodes, err := chromedp.Run(fctx, chromedp.Nodes(chromedp.Search(`//a[normalize-space(.)=`+xpathString(text)+`]`)))
 	cancel()
+	if len(nodes) > 1 {
+		// The navigation is in the sidebar and in the menu; one shows.
+		nodes = browsertest.Shown(ctx, nodes)
+	}
 	if err != nil || len(nodes) != 1 {
 		t.Fatalf("find the link %q: %d found, %v", text, len(nodes), err)
 	}

@@ -43,7 +43,7 @@ func TestWithoutJavaScript(t *testing.T) {
 
 		// A live key with two scopes chosen by checkbox; none chosen is
 		// refused next to the scopes.
-		s.open(t, ctx, "/console/keys", http.StatusOK)
+		s.open(t, ctx, "/console/keys?env=live", http.StatusOK)
 		typeInto(t, ctx, "#live-name", "Reporting")
 		choose(t, ctx, liveForm, "Choose scopes")
 		submit(t, ctx, "Create live key", http.StatusBadRequest)

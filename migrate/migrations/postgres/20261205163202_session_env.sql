@@ -1,0 +1,2 @@
+-- modify "sessions" table
+ALTER TABLE "sessions" ADD COLUMN "env" character varying NULL;
