@@ -12,7 +12,8 @@ import "net/http"
 //  2. withOperationSpan (when tracing is on) reads the id, for the span.
 //  3. withAccessLog reads, once the layers inside return, the id and the
 //     caller's id (its line), the refusal (the metrics' reason of a 429 or
-//     503), and for the request log the caller's viewer and the body read.
+//     503), and for the request log the caller's viewer, the body read and
+//     the deprecated uses.
 //     Writes nothing.
 //  4. withHead, withHTTPCaching and withTimeout neither read nor write it;
 //     withTimeout's bounded context still carries it.
@@ -27,7 +28,10 @@ import "net/http"
 //     retracts a trusted key's answer (gateForget).
 //  8. limitBody writes the buffer that keeps what is read of the body
 //     (limitBodyCopying).
-//  9. The router and its operations read the viewer and the query (the
+//  9. withDeprecation (only when something is deprecated) writes what the
+//     request used that is deprecated (deprecationUsed), which the access
+//     log's request log reads.
+// 10. The router and its operations read the viewer and the query (the
 //     security handler), the id and the response's header (problems and
 //     their headers) and whether a key was presented (a 401's challenge).
 //

@@ -44,7 +44,7 @@ func withDeprecation(t *deprecation.Table, name func(*http.Request) string) midd
 			if len(uses) > 0 {
 				n.Set(w.Header())
 				if x := exchangeOf(r.Context()); x != nil {
-					x.deprecated = strings.Join(uses, " ")
+					x.deprecationUsed(strings.Join(uses, " "))
 				}
 			}
 			next.ServeHTTP(w, r)

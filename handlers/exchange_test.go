@@ -32,6 +32,7 @@ var exchangeLayers = []struct {
 	{"shedding.go", []string{"(*exchange).shedOverloaded"}, []string{"overloaded"}},
 	{"health.go", []string{"(*exchange).readyRefused"}, []string{"notReady"}},
 	{"limitbody.go", []string{"(*exchange).limitBodyCopying"}, []string{"bodyRead"}},
+	{"deprecation.go", []string{"(*exchange).deprecationUsed"}, []string{"deprecated"}},
 }
 
 // Each field of the exchange is assigned by its declared writers alone, and

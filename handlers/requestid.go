@@ -50,8 +50,8 @@ type exchange struct {
 	// or "account_limit".
 	limitedBy string
 
-	// withDeprecation: what the request used that is deprecated, for the
-	// request log ("" for nothing).
+	// withDeprecation (deprecationUsed): what the request used that is
+	// deprecated, for the request log ("" for nothing).
 	deprecated string
 
 	// withShedding (shedOverloaded): the request was answered 503 for more
@@ -140,6 +140,22 @@ func (x *exchange) limitBodyCopying(b *bytes.Buffer) {
 	if x != nil {
 		x.bodyRead = b
 	}
+}
+
+// deprecationUsed is withDeprecation's writer: what the request used that
+// is deprecated, space-separated.
+func (x *exchange) deprecationUsed(uses string) {
+	if x != nil {
+		x.deprecated = uses
+	}
+}
+
+// deprecatedUses is what the request used that is deprecated, or "".
+func (x *exchange) deprecatedUses() string {
+	if x == nil {
+		return ""
+	}
+	return x.deprecated
 }
 
 // id is the request's id (req_…), or "".

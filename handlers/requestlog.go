@@ -50,7 +50,7 @@ func (l *requestLog) record(r *http.Request, rec *recorder, x *exchange, operati
 		RemoteAddr:      r.RemoteAddr,
 		UserAgent:       r.Header.Get("User-Agent"),
 		Trusted:         l.trusted,
-		Deprecated:      x.deprecated,
+		Deprecated:      x.deprecatedUses(),
 	}
 	if v != nil {
 		e.AccountID, e.KeyID = v.AccountID, v.KeyID
