@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,6 +214,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *caller, err err
 type form struct {
 	values url.Values
 	errors map[string]string
+	// order is the fields in the order their errors were found; anchors
+	// are the ids of fields whose input is not "f-" and the field's name.
+	order   []string
+	anchors map[string]string
 }
 
 // newForm wraps values (nil for an empty form).
@@ -259,7 +265,39 @@ func (f *form) Error(name string) string { return f.errors[name] }
 func (f *form) Fail(name, msg string) {
 	if _, ok := f.errors[name]; !ok {
 		f.errors[name] = msg
+		f.order = append(f.order, name)
 	}
+}
+
+// problem is one line of a page's error summary: a field's error and the
+// link to its input.
+type fieldProblem struct{ Message, Href string }
+
+// Problems are the form's field errors in the order they were found, each
+// linking to its field's input (the summary at the top of a page).
+func (f *form) Problems() []fieldProblem {
+	var out []fieldProblem
+	for _, name := range f.order {
+		if name == "" {
+			continue
+		}
+		id, ok := f.anchors[name]
+		if !ok {
+			id = "f-" + name
+		}
+		out = append(out, fieldProblem{Message: f.errors[name], Href: "#" + id})
+	}
+	return out
+}
+
+// anchor names the id of the input a field's error links to, for a field
+// whose input is not "f-" and its name (a group of boxes, a form shown
+// twice on a page).
+func (f *form) anchor(name, id string) {
+	if f.anchors == nil {
+		f.anchors = map[string]string{}
+	}
+	f.anchors[name] = id
 }
 
 // OK reports whether the form has no error.
@@ -267,7 +305,7 @@ func (f *form) OK() bool { return len(f.errors) == 0 }
 
 // add sets the errors a form's reading found (a field keeps its first).
 func (f *form) add(errs forms.Errors) {
-	for name, msg := range errs {
-		f.Fail(name, msg)
+	for _, name := range slices.Sorted(maps.Keys(errs)) {
+		f.Fail(name, errs[name])
 	}
 }
