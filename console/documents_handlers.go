@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
 	apiproblem "larder.dev/larder/internal/platform/problem"
@@ -203,9 +202,6 @@ func (s *Server) cancel(k *docKind) func(http.ResponseWriter, *http.Request, *ca
 		}
 		title := "Cancel " + strings.ToLower(docTitle(k, v.Doc))
 		v.Confirm = true
-		if f.OK() {
-			f.add(forms.ParseCancellation(f.values, k.One))
-		}
 		if !f.OK() {
 			documentTemplate.render(s, w, r, c, http.StatusBadRequest, title, f, v)
 			return

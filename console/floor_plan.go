@@ -11,9 +11,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/audit"
+	"larder.dev/larder/internal/modules/catalog"
 	"larder.dev/larder/internal/modules/manufacturing"
 	apiproblem "larder.dev/larder/internal/platform/problem"
 )
@@ -22,11 +25,30 @@ import (
 type planView struct {
 	Env   string
 	Lines []choice
-	// Rows are the step rows' indexes; More is the count after adding.
-	Rows []int
+	// Rows are the step rows; More is the count after adding.
+	Rows []stepRow
 	More int
 	Back string
+	// Products are the account's products, offered by code and name as
+	// the product and component fields are typed.
+	Products []choice
+	// Product is the product chosen (nil until its code is one of them),
+	// and Recipe its recipe for the planned quantity.
+	Product *productRow
+	Recipe  *recipeView
+	// QuantityLabel names the planned quantity's unit once known.
+	QuantityLabel string
 }
+
+// stepRow is a component row: its index and, once its product is chosen,
+// the unit its quantity is in.
+type stepRow struct {
+	Index int
+	Unit  string
+}
+
+// planProducts is the most products the plan form offers.
+const planProducts = 2000
 
 func (s *Server) planPage(w http.ResponseWriter, r *http.Request, c *caller) {
 	f := newForm(r.URL.Query())
@@ -47,20 +69,88 @@ func (s *Server) showPlan(w http.ResponseWriter, r *http.Request, c *caller, sta
 		s.fail(w, r, c, err)
 		return
 	}
-	v := planView{Env: env, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode()}
+	v := planView{Env: env, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode(), QuantityLabel: "Planned quantity"}
 	if v.Lines, err = lineChoices(ctx, s.o.Client, "None"); err != nil {
 		s.fail(w, r, c, err)
 		return
+	}
+	products, err := catalog.ListProducts(ctx, s.o.Client, catalog.ProductFilter{Limit: planProducts})
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	byCode := map[string]*ent.Product{}
+	for _, p := range products {
+		if p.ProductCode == nil {
+			continue
+		}
+		byCode[*p.ProductCode] = p
+		v.Products = append(v.Products, choice{*p.ProductCode, orDash(p.Name)})
 	}
 	n := stepRows(f)
 	if f.Get("more") != "" {
 		n = min(n+planRows, planRowsMax)
 	}
+	if p, ok := byCode[f.Get("product")]; ok {
+		row := rowOf(p, env)
+		v.Product = &row
+		if row.Display != "" {
+			v.QuantityLabel = "Planned quantity, in " + row.Display
+		}
+		recipe, err := manufacturing.RecipeOf(ctx, s.o.Client, p.ID)
+		if err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		q, planned := forms.Quantity(f.Get("quantity"))
+		if !planned {
+			q = decimal.NewFromInt(1)
+		}
+		if recipe != nil && len(recipe.Lines) > 0 {
+			v.Recipe = recipeFor(recipe, q, row.Display, env)
+			// Asked for, or a first look at a planned quantity with no
+			// component written yet: the recipe fills the rows.
+			if r.Method == http.MethodGet && planned && (f.Get("recipe") != "" || noSteps(f, n)) {
+				n = fillSteps(f, n, recipe, q)
+			}
+		}
+	}
 	for i := range n {
-		v.Rows = append(v.Rows, i)
+		row := stepRow{Index: i}
+		if p, ok := byCode[f.Get(fmt.Sprintf("step_product_%d", i))]; ok {
+			row.Unit = unitName(p.Edges.UomBase)
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	v.More = min(n+planRows, planRowsMax)
 	productionplanTemplate.render(s, w, r, c, status, "Plan a production run", f, v)
+}
+
+// noSteps reports whether f's first n step rows are all empty.
+func noSteps(f *form, n int) bool {
+	for i := range n {
+		if f.Get(fmt.Sprintf("step_product_%d", i)) != "" || f.Get(fmt.Sprintf("step_qty_%d", i)) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// fillSteps writes recipe's components for q into f's step rows, in place
+// of theirs, and returns the rows the form then has (at least n).
+func fillSteps(f *form, n int, recipe *manufacturing.Recipe, q decimal.Decimal) int {
+	n = min(max(n, len(recipe.Lines)), planRowsMax)
+	for i := range n {
+		code, qty := fmt.Sprintf("step_product_%d", i), fmt.Sprintf("step_qty_%d", i)
+		f.values.Del(code)
+		f.values.Del(qty)
+		if i < len(recipe.Lines) && recipe.Lines[i].Product.ProductCode != nil {
+			f.values.Set(code, *recipe.Lines[i].Product.ProductCode)
+			f.values.Set(qty, grouped(recipe.Lines[i].For(q)))
+		}
+	}
+	f.values.Set("rows", strconv.Itoa(n))
+	return n
 }
 
 // lineChoices are the account's production lines as a select's choices,

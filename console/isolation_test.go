@@ -42,6 +42,7 @@ type records struct {
 	invoice  int
 	bill     int
 	run      int
+	product  int
 }
 
 // makeRecords gives org a key, a person, an endpoint, a delivery, and a
@@ -118,7 +119,7 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID, invoice: inv.ID, bill: bill.ID, run: run.ID}
+	return records{org: org, key: k.Record.ID, person: p.ID, endpoint: ep.ID, delivery: del.ID, request: req.ID, lot: lot.ID, supplier: sup.ID, invoice: inv.ID, bill: bill.ID, run: run.ID, product: prod.ID}
 }
 
 // world is what the console could change of an organization's records.
@@ -223,6 +224,8 @@ func idOf(pattern string, r records) (string, bool) {
 		id = r.bill
 	case strings.HasPrefix(pattern, "/console/production/"):
 		id = r.run
+	case strings.HasPrefix(pattern, "/console/products/"):
+		id = r.product
 	default:
 		return "", false
 	}

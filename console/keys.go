@@ -19,7 +19,7 @@ func (s *Server) keyRoutes() []Route {
 		{Method: "GET", Path: "/console/keys/{id}/rotate", Roles: Writers, Summary: "the form to rotate one of the organization's keys", serve: s.rotateKeyForm},
 		{Method: "POST", Path: "/console/keys/{id}/rotate", Roles: Writers, Summary: "rotate one of the organization's keys: a new key with the same scopes, shown once; the old one works for the chosen grace period (none, 1 hour, 24 hours, 7 days)", serve: s.rotateKey},
 		{Method: "GET", Path: "/console/keys/{id}/revoke", Roles: Writers, Summary: "the confirmation to revoke one of the organization's keys", serve: s.revokeKeyForm},
-		{Method: "POST", Path: "/console/keys/{id}/revoke", Roles: Writers, Summary: "revoke one of the organization's keys at once (confirmed by a checkbox); apps using it stop working", serve: s.revokeKey},
+		{Method: "POST", Path: "/console/keys/{id}/revoke", Roles: Writers, Summary: "revoke one of the organization's keys at once, sent from its confirmation page; apps using it stop working", serve: s.revokeKey},
 	}
 }
 

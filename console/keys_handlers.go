@@ -62,13 +62,16 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request, c *caller, sta
 		}
 		v.Envs = append(v.Envs, sec)
 	}
-	// The page's own form error is one no section can show: a form for
-	// neither environment.
-	var page *form
-	if f != nil && env != string(policy.Live) && env != string(policy.Test) {
-		page = f
+	// The page's form is the one sent back, for the error summary; its
+	// form error shows at the top when no section shows it (a form for
+	// neither environment).
+	if f != nil {
+		v.Orphan = env != string(policy.Live) && env != string(policy.Test)
+		f.anchor("name", env+"-name")
+		f.anchor("preset", env+"-preset")
+		f.anchor("scope", env+"-scope")
 	}
-	keysTemplate.render(s, w, r, c, status, "API keys", page, v)
+	keysTemplate.render(s, w, r, c, status, "API keys", f, v)
 }
 
 // curlExample is a request with key to this server's /v1/organization, at
@@ -191,7 +194,8 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	})
 }
 
-// revokeKey revokes a key once the person has confirmed it.
+// revokeKey revokes a key; its page, which the person read first, is the
+// one confirmation.
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 	k, err := s.findKey(r, c)
 	if err != nil {
@@ -199,9 +203,6 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	f := parseForm(w, r)
-	if f.OK() {
-		f.add(forms.ParseKeyRevocation(f.values))
-	}
 	if !f.OK() {
 		s.keyPage(w, r, c, http.StatusBadRequest, keyrevokeTemplate, "Revoke %s", f)
 		return

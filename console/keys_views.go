@@ -32,6 +32,9 @@ type keysView struct {
 	Max       int
 	MaxName   int
 	Groups    []scopeGroup
+	// Orphan is set when the form sent back is for neither environment, so
+	// its error shows at the top of the page.
+	Orphan bool
 }
 
 // envKeys is one environment's section: its keys and its create form.

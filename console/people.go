@@ -19,9 +19,11 @@ func (s *Server) peopleRoutes() []Route {
 		{Method: "POST", Path: "/console/people/second-factor", Roles: Admins, Summary: "require a second factor of everyone in the organization, or stop requiring it", serve: s.requireSecondFactor},
 		{Method: "POST", Path: "/console/people/{id}/role", Roles: Admins, Summary: "give a person of the organization another role (ends their sessions; the last admin cannot be demoted)", serve: s.setRole},
 		{Method: "POST", Path: "/console/people/{id}/reset", Roles: Admins, Summary: "make a password reset link for a person of the organization (shown once; their earlier unused links stop working)", serve: s.resetPassword},
+		{Method: "GET", Path: "/console/people/{id}/second-factor/remove", Roles: Admins, Summary: "the confirmation to turn off a person's second factor; changes nothing", serve: s.confirmRemoveSecondFactor},
 		{Method: "POST", Path: "/console/people/{id}/second-factor/remove", Roles: Admins, Summary: "turn off another person's second factor (a lost phone; ends their sessions): they sign in with the password alone until they set up another", serve: s.removePersonSecondFactor},
 		{Method: "POST", Path: "/console/people/{id}/second-factor/unlock", Roles: Admins, Summary: "unlock a person's second factor, locked after 10 wrong codes in a row (sets their count of wrong codes to zero)", serve: s.unlockSecondFactor},
-		{Method: "POST", Path: "/console/people/{id}/remove", Roles: Admins, Summary: "remove a person of the organization with their sessions and links, confirmed (the last admin cannot be removed)", serve: s.removePerson},
+		{Method: "GET", Path: "/console/people/{id}/remove", Roles: Admins, Summary: "the confirmation to remove a person of the organization; changes nothing", serve: s.confirmRemovePerson},
+		{Method: "POST", Path: "/console/people/{id}/remove", Roles: Admins, Summary: "remove a person of the organization with their sessions and links, sent from its confirmation page (the last admin cannot be removed)", serve: s.removePerson},
 	}
 }
 
@@ -40,6 +42,17 @@ type peopleView struct {
 	Link *shownLink
 	// Problem is an action on one person that was refused.
 	Problem *problem
+	// RoleTexts say what each role may do, for the invitation.
+	RoleTexts []choice
+}
+
+// roleTexts say what each role may do in the console, as the routes'
+// roles allow it (Writers, Operators, Admins; every role reads).
+var roleTexts = []choice{
+	{string(people.Admin), "everything the others do, and manage people, the organization's settings and sign-in, and read the audit history"},
+	{string(people.Developer), "create and revoke API keys, register and change webhook endpoints, reset the test data; read the rest"},
+	{string(people.Operator), "act on the floor: quality decisions on lots, planning, starting, completing and signing production runs, supplier approvals, cancelling invoices and bills, imports; read the rest"},
+	{string(people.Viewer), "only read, every page but the admin's; change nothing"},
 }
 
 // shownLink is a one-time link as the page shows it after an invitation or
@@ -75,7 +88,7 @@ func (s *Server) peoplePage(w http.ResponseWriter, r *http.Request, c *caller, s
 		s.fail(w, r, c, err)
 		return
 	}
-	v.People, v.Roles, v.Required = ps, people.Roles, req
+	v.People, v.Roles, v.Required, v.RoleTexts = ps, people.Roles, req, roleTexts
 	for _, p := range ps {
 		if p.Role == people.Admin {
 			v.Admins++
@@ -265,8 +278,8 @@ func (s *Server) removePerson(w http.ResponseWriter, r *http.Request, c *caller)
 		s.fail(w, r, c, err)
 		return
 	}
-	if !forms.Confirmed(f.values) {
-		s.refused(w, r, c, p, "Tick “I understand” to remove "+p.Email+".")
+	if !f.OK() {
+		s.refused(w, r, c, p, f.Error(""))
 		return
 	}
 	err = s.o.People.Remove(c.ctx, c.orgID(), p.ID)

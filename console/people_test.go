@@ -305,7 +305,7 @@ func TestPeopleLastAdmin(t *testing.T) {
 	})
 }
 
-// Removing a person needs the confirmation ticked; then they are gone and
+// Removing a person asks once, on its own page; then they are gone and
 // their session ends.
 func TestPeopleRemoveEndsSession(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
@@ -315,18 +315,18 @@ func TestPeopleRemoveEndsSession(t *testing.T) {
 		dev, p := d.signedIn(org.Org.ID, people.Developer)
 		ctx := context.Background()
 
-		res := admin.post(fmt.Sprintf("/console/people/%d/remove", p.ID), url.Values{})
-		if res.status != http.StatusBadRequest || !strings.Contains(res.body, "Tick “I understand” to remove "+p.Email) {
-			t.Errorf("remove without the confirmation: %d\n%s", res.status, res.body)
+		ask := admin.get(fmt.Sprintf("/console/people/%d/remove", p.ID))
+		if ask.status != http.StatusOK || !strings.Contains(ask.body, "Remove "+p.Email) {
+			t.Errorf("the removal's page: %d\n%s", ask.status, ask.body)
 		}
 		if _, err := d.people.Get(ctx, org.Org.ID, p.ID); err != nil {
-			t.Fatalf("removed without the confirmation: %v", err)
+			t.Fatalf("removed by opening the removal's page: %v", err)
 		}
 		if got := dev.get("/console/account"); got.status != http.StatusOK {
 			t.Fatalf("the person's session before removal: %d", got.status)
 		}
 
-		res = admin.post(fmt.Sprintf("/console/people/%d/remove", p.ID), url.Values{"confirm": {"yes"}})
+		res := admin.post(fmt.Sprintf("/console/people/%d/remove", p.ID), url.Values{})
 		if res.status != http.StatusSeeOther || res.location() != "/console/people" {
 			t.Fatalf("remove: %d to %s", res.status, res.location())
 		}
@@ -376,8 +376,11 @@ func TestPeopleResetAndSecondFactor(t *testing.T) {
 		if got := d.browser().post("/console/sign-in", url.Values{"email": {p.Email}, "password": {pw}}); got.location() != "/console/sign-in/code" {
 			t.Fatalf("with a second factor, sign-in goes to %s", got.location())
 		}
-		if got := admin.get("/console/people"); !strings.Contains(got.body, `Turn off second factor<span class="vh"> of `+p.Email) {
+		if got := admin.get("/console/people"); !strings.Contains(got.body, `Turn off second factor…<span class="vh"> of `+p.Email) {
 			t.Error("no button to turn off the person's second factor")
+		}
+		if got := admin.get(fmt.Sprintf("/console/people/%d/second-factor/remove", p.ID)); got.status != http.StatusOK || !strings.Contains(got.body, "password alone") {
+			t.Errorf("the page that asks before turning it off: %d", got.status)
 		}
 		res = admin.post(fmt.Sprintf("/console/people/%d/second-factor/remove", p.ID), url.Values{})
 		if res.status != http.StatusSeeOther {

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,6 +215,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, c *caller, err err
 type form struct {
 	values url.Values
 	errors map[string]string
+	// order is the fields in the order their errors were found; anchors
+	// are the ids of fields whose input is not "f-" and the field's name.
+	order   []string
+	anchors map[string]string
+	// fields are the fields' places in the form as sent (those not sent,
+	// such as a group of boxes left unticked, come after).
+	fields map[string]int
 }
 
 // newForm wraps values (nil for an empty form).
@@ -225,12 +235,39 @@ func newForm(values url.Values) *form {
 // parseForm reads the request's form (bounded: the console's forms are small).
 func parseForm(w http.ResponseWriter, r *http.Request) *form {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxForm)
+	var raw []byte
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		var err error
+		if raw, err = io.ReadAll(r.Body); err != nil {
+			f := newForm(nil)
+			f.Fail("", "The form could not be read; send it again.")
+			return f
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+	}
 	if err := r.ParseForm(); err != nil {
 		f := newForm(nil)
 		f.Fail("", "The form could not be read; send it again.")
 		return f
 	}
-	return newForm(r.PostForm)
+	f := newForm(r.PostForm)
+	f.fields = fieldOrder(string(raw))
+	return f
+}
+
+// fieldOrder numbers the fields of an encoded form in the order sent, which
+// is the page's order: the error summary lists their errors so.
+func fieldOrder(raw string) map[string]int {
+	order := map[string]int{}
+	for part := range strings.SplitSeq(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if name, err := url.QueryUnescape(name); err == nil {
+			if _, seen := order[name]; !seen {
+				order[name] = len(order)
+			}
+		}
+	}
+	return order
 }
 
 // Get is a field's value, trimmed.
@@ -259,7 +296,50 @@ func (f *form) Error(name string) string { return f.errors[name] }
 func (f *form) Fail(name, msg string) {
 	if _, ok := f.errors[name]; !ok {
 		f.errors[name] = msg
+		f.order = append(f.order, name)
 	}
+}
+
+// problem is one line of a page's error summary: a field's error and the
+// link to its input.
+type fieldProblem struct{ Message, Href string }
+
+// Problems are the form's field errors in the order they were found, each
+// linking to its field's input (the summary at the top of a page).
+func (f *form) Problems() []fieldProblem {
+	var out []fieldProblem
+	names := slices.Clone(f.order)
+	slices.SortStableFunc(names, func(a, b string) int { return f.place(a) - f.place(b) })
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		id, ok := f.anchors[name]
+		if !ok {
+			id = "f-" + name
+		}
+		out = append(out, fieldProblem{Message: f.errors[name], Href: "#" + id})
+	}
+	return out
+}
+
+// place is where field name was in the form as sent, after every field
+// when it was not.
+func (f *form) place(name string) int {
+	if i, ok := f.fields[name]; ok {
+		return i
+	}
+	return len(f.fields)
+}
+
+// anchor names the id of the input a field's error links to, for a field
+// whose input is not "f-" and its name (a group of boxes, a form shown
+// twice on a page).
+func (f *form) anchor(name, id string) {
+	if f.anchors == nil {
+		f.anchors = map[string]string{}
+	}
+	f.anchors[name] = id
 }
 
 // OK reports whether the form has no error.
@@ -267,7 +347,7 @@ func (f *form) OK() bool { return len(f.errors) == 0 }
 
 // add sets the errors a form's reading found (a field keeps its first).
 func (f *form) add(errs forms.Errors) {
-	for name, msg := range errs {
-		f.Fail(name, msg)
+	for _, name := range slices.Sorted(maps.Keys(errs)) {
+		f.Fail(name, errs[name])
 	}
 }

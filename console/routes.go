@@ -71,6 +71,7 @@ func (s *Server) routes() []Route {
 		s.lotRoutes(),
 		s.qualityRoutes(),
 		s.supplierRoutes(),
+		s.productRoutes(),
 		s.settingsRoutes(),
 		s.documentRoutes(),
 		s.importRoutes(),

@@ -33,7 +33,7 @@ type navGroup struct {
 // their navigation and its first page is where they land.
 var navGroups = []navGroup{
 	{Label: "Developers", Paths: []string{"/console/keys", "/console/webhooks", "/console/events", "/console/requests"}, Home: []people.Role{people.Developer}},
-	{Label: "Plant", Paths: []string{"/console/quality", "/console/lots", "/console/suppliers", "/console/production", "/console/invoices", "/console/bills", "/console/imports"}, Home: []people.Role{people.Operator, people.Viewer}},
+	{Label: "Plant", Paths: []string{"/console/quality", "/console/lots", "/console/suppliers", "/console/products", "/console/production", "/console/invoices", "/console/bills", "/console/imports"}, Home: []people.Role{people.Operator, people.Viewer}},
 	{Label: "Admin", Paths: []string{"/console/people", "/console/settings", "/console/audit", "/console/test-data"}, Home: []people.Role{people.Admin}},
 }
 

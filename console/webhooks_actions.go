@@ -160,11 +160,8 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, c *caller
 		s.fail(w, r, c, err)
 		return
 	}
-	if f.OK() {
-		f.add(forms.ParseEndpointDeletion(f.values))
-	}
 	if !f.OK() {
-		s.endpointPage(w, r, c, http.StatusBadRequest, f, "")
+		s.confirmDeleteWebhook(w, r, c, http.StatusBadRequest, f)
 		return
 	}
 	if err := s.o.Webhooks.Delete(c.ctx, c.orgID(), row.ID); err != nil {

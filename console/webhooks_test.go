@@ -391,14 +391,13 @@ func TestWebhookEndpointChanges(t *testing.T) {
 			t.Errorf("a grace not offered: %d", res.status)
 		}
 
-		res = b.post(page+"/delete", nil)
-		if res.status != http.StatusBadRequest || !errorNear(res.body, "confirm", "Tick the box") {
-			t.Errorf("delete unconfirmed: %d", res.status)
+		if ask := b.get(page + "/delete"); ask.status != http.StatusOK || !strings.Contains(ask.body, `action="`+page+`/delete"`) {
+			t.Errorf("the page that asks before deleting: %d", ask.status)
 		}
 		if _, err := h.reg.Get(ctx, org.Org.ID, ep.ID); err != nil {
-			t.Fatalf("an unconfirmed delete deleted: %v", err)
+			t.Fatalf("opening the deletion's page deleted: %v", err)
 		}
-		res = b.post(page+"/delete", url.Values{"confirm": {"yes"}})
+		res = b.post(page+"/delete", nil)
 		if res.status != http.StatusSeeOther || res.location() != "/console/webhooks" {
 			t.Fatalf("delete: %d to %q", res.status, res.location())
 		}

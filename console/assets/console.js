@@ -13,13 +13,6 @@ document.addEventListener("DOMContentLoaded", function () {
       });
     });
   });
-  // A confirmation for forms that destroy something; the server still
-  // requires what the form asks (a typed name), so this only saves a trip.
-  document.querySelectorAll("form[data-confirm]").forEach(function (f) {
-    f.addEventListener("submit", function (e) {
-      if (!window.confirm(f.getAttribute("data-confirm"))) { e.preventDefault(); }
-    });
-  });
   // A table wider than its box scrolls inside it; a box with no link or
   // control to move the focus into it becomes a stop of its own, so the
   // keyboard scrolls it too.

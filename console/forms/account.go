@@ -1,7 +1,6 @@
 package forms
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 )
@@ -54,14 +53,4 @@ func ParseSecondFactorRemoval(v url.Values, on bool) (string, Errors) {
 		errs.Add("proof", "Enter your password, or the code your app shows now.")
 	}
 	return strings.TrimSpace(v.Get("proof")), errs
-}
-
-// ParseCancellation reads the form that cancels an invoice or a bill (one
-// names it): its box must be ticked.
-func ParseCancellation(v url.Values, one string) Errors {
-	var errs Errors
-	if get(v, "understand") != "yes" {
-		errs.Add("understand", fmt.Sprintf("Tick the box to confirm you have read what cancelling this %s does.", one))
-	}
-	return errs
 }

@@ -48,11 +48,3 @@ func TestParseSecondFactorRemoval(t *testing.T) {
 		{"none on, no proof asked", url.Values{}, "proof", ""},
 	})
 }
-
-func TestParseCancellation(t *testing.T) {
-	parse := func(v url.Values) Errors { return ParseCancellation(v, "invoice") }
-	checkRules(t, parse, []rule{
-		{"not ticked", url.Values{}, "understand", "Tick the box to confirm you have read what cancelling this invoice does."},
-		{"ticked", url.Values{"understand": {"yes"}}, "understand", ""},
-	})
-}

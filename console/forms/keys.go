@@ -79,12 +79,3 @@ func ParseKeyRotation(v url.Values) (time.Duration, Errors) {
 	}
 	return g, errs
 }
-
-// ParseKeyRevocation reads the revoke form: its box must be ticked.
-func ParseKeyRevocation(v url.Values) Errors {
-	var errs Errors
-	if !has(v, "understand", "yes") {
-		errs.Add("understand", "Tick the box to confirm: apps using this key stop working at once.")
-	}
-	return errs
-}

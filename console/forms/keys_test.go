@@ -57,11 +57,3 @@ func TestParseKeyRotation(t *testing.T) {
 		{"none", url.Values{"grace": {"none"}}, "grace", ""},
 	})
 }
-
-func TestParseKeyRevocation(t *testing.T) {
-	checkRules(t, ParseKeyRevocation, []rule{
-		{"not ticked", url.Values{}, "understand", "Tick the box to confirm: apps using this key stop working at once."},
-		{"other value", url.Values{"understand": {"no"}}, "understand", "Tick the box to confirm: apps using this key stop working at once."},
-		{"ticked", url.Values{"understand": {"yes"}}, "understand", ""},
-	})
-}

@@ -40,9 +40,6 @@ func ParseRoleChange(v url.Values) (people.Role, bool) {
 	return role, err == nil
 }
 
-// Confirmed reports whether the "I understand" box of a removal is ticked.
-func Confirmed(v url.Values) bool { return has(v, "confirm", "yes") }
-
 // SecondFactorRequired reads the people page's setting: whether its box
 // is ticked (an unticked box is not sent).
 func SecondFactorRequired(v url.Values) bool { return has(v, "required", "yes") }

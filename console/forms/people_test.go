@@ -34,9 +34,6 @@ func TestParseRoleChange(t *testing.T) {
 }
 
 func TestConfirmations(t *testing.T) {
-	if Confirmed(url.Values{}) || !Confirmed(url.Values{"confirm": {"yes"}}) || Confirmed(url.Values{"confirm": {"no"}}) {
-		t.Error("Confirmed: the box's value decides")
-	}
 	if SecondFactorRequired(url.Values{}) || !SecondFactorRequired(url.Values{"required": {"yes"}}) {
 		t.Error("SecondFactorRequired: the box decides")
 	}

@@ -3,6 +3,7 @@ package forms
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,12 +42,33 @@ func positive(v url.Values, errs *Errors, name, label string) *decimal.Decimal {
 	if x == "" {
 		return nil
 	}
-	q, err := decimal.NewFromString(x)
-	if err != nil || !q.IsPositive() || len(x) > 40 {
+	q, ok := Quantity(x)
+	if !ok {
 		errs.Add(name, label+" must be a number greater than 0, such as 120 or 2.5.")
 		return nil
 	}
 	return &q
+}
+
+// grouped is a number written with a comma between its thousands, as the
+// pages show quantities (1,250.5).
+var grouped = regexp.MustCompile(`^\d{1,3}(,\d{3})+(\.\d+)?$`)
+
+// Quantity reads x as a number greater than zero, plain (1250.5) or with
+// its thousands separated by commas (1,250.5); a comma anywhere else is
+// refused, never read as a decimal point.
+func Quantity(x string) (decimal.Decimal, bool) {
+	if len(x) > 40 {
+		return decimal.Zero, false
+	}
+	if grouped.MatchString(x) {
+		x = strings.ReplaceAll(x, ",", "")
+	}
+	q, err := decimal.NewFromString(x)
+	if err != nil || !q.IsPositive() {
+		return decimal.Zero, false
+	}
+	return q, true
 }
 
 // ParseDraft reads the plan form into a draft: a product code, a line from

@@ -47,6 +47,9 @@ func TestParseDraft(t *testing.T) {
 		{"quantity not a number", with(ok, "quantity", "lots"), "quantity", "The planned quantity must be a number greater than 0, such as 120 or 2.5."},
 		{"quantity too long", with(ok, "quantity", "1."+strings.Repeat("1", 40)), "quantity", "The planned quantity must be a number greater than 0, such as 120 or 2.5."},
 		{"no quantity", with(ok, "quantity", ""), "quantity", ""},
+		{"quantity with its thousands grouped", with(ok, "quantity", "1,200.5"), "quantity", ""},
+		{"quantity with a decimal comma", with(ok, "quantity", "1,5"), "quantity", "The planned quantity must be a number greater than 0, such as 120 or 2.5."},
+		{"quantity grouped wrongly", with(ok, "quantity", "12,00"), "quantity", "The planned quantity must be a number greater than 0, such as 120 or 2.5."},
 		{"lot number too long", with(ok, "lot_number", strings.Repeat("L", LotNumberMax+1)), "lot_number", "A lot number has at most 100 characters."},
 		{"lot number at the limit", with(ok, "lot_number", strings.Repeat("L", LotNumberMax)), "lot_number", ""},
 		{"expiry malformed", with(ok, "expires", "01/31/2027"), "expires", "Enter a date such as 2027-01-31."},
@@ -77,4 +80,20 @@ func TestParseCompletion(t *testing.T) {
 		{"take a bad quantity", with(ok, "take_4", "some"), "take_4", "The quantity taken must be a number greater than 0, such as 120 or 2.5."},
 		{"take nothing", with(ok, "take_4", ""), "take_4", ""},
 	})
+}
+
+func TestQuantityReadsGroupedThousands(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"1,200", "1200", true}, {"12,345,678.25", "12345678.25", true}, {"999", "999", true},
+		{"1,5", "", false}, {"1,2000", "", false}, {",100", "", false}, {"0", "", false}, {"-1,000", "", false},
+	} {
+		q, ok := Quantity(c.in)
+		if ok != c.ok || (ok && q.String() != c.want) {
+			t.Errorf("Quantity(%q) = %s, %v; want %s, %v", c.in, q, ok, c.want, c.ok)
+		}
+	}
 }

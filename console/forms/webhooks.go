@@ -109,15 +109,6 @@ func ParseSecretRotation(v url.Values) (time.Duration, Errors) {
 	return d, errs
 }
 
-// ParseEndpointDeletion reads the delete form: its box must be ticked.
-func ParseEndpointDeletion(v url.Values) Errors {
-	var errs Errors
-	if get(v, "confirm") != "yes" {
-		errs.Add("confirm", "Tick the box to confirm: the endpoint and its delivery log are deleted for good.")
-	}
-	return errs
-}
-
 // ParseResend reads the resend-failed form: a date and time (UTC) in
 // SinceLayout.
 func ParseResend(v url.Values) (time.Time, Errors) {

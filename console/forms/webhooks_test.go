@@ -80,15 +80,6 @@ func TestParseSecretRotation(t *testing.T) {
 	})
 }
 
-func TestParseEndpointDeletion(t *testing.T) {
-	msg := "Tick the box to confirm: the endpoint and its delivery log are deleted for good."
-	checkRules(t, ParseEndpointDeletion, []rule{
-		{"not ticked", url.Values{}, "confirm", msg},
-		{"other value", url.Values{"confirm": {"on"}}, "confirm", msg},
-		{"ticked", url.Values{"confirm": {"yes"}}, "confirm", ""},
-	})
-}
-
 func TestParseResend(t *testing.T) {
 	since, errs := ParseResend(url.Values{"since": {"2026-03-01T09:00"}})
 	if !errs.OK() || !since.Equal(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)) {

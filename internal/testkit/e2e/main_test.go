@@ -535,3 +535,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// unfold opens the form folded behind the button (a disclosure's summary)
+// whose text is text.
+func unfold(t *testing.T, ctx context.Context, text string) {
+	t.Helper()
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(fctx, chromedp.Click(chromedp.Search(`//details[not(@open)]/summary[normalize-space(.)=`+xpathString(text)+`]`))); err != nil {
+		t.Fatalf("unfold %q: %v", text, err)
+	}
+}

@@ -109,6 +109,9 @@ func TestEveryPage(t *testing.T) {
 		if got := mainText(t, ctx); !strings.Contains(got, "tag.created") {
 			t.Errorf("the endpoint's log does not show the tag's event:\n%s", got)
 		}
+		follow(t, ctx, "Delete endpoint…", http.StatusOK)
+		tr.opened["/console/webhooks/{id}/delete"] = true
+		check(t, ctx, "webhook-delete")
 
 		tr.visit(t, ctx, "/console/events", "/console/events?env=test", http.StatusOK, "events-test")
 		if got := mainText(t, ctx); !strings.Contains(got, "tag.created") {
@@ -140,6 +143,12 @@ func TestEveryPage(t *testing.T) {
 		tr.opened["/console/lots/{id}/trace.csv"] = true
 		tr.visit(t, ctx, "/console/lots/{id}", fmt.Sprintf("/console/lots/%d?env=test&depth=0", lot), http.StatusBadRequest, "lot-error")
 		tr.visit(t, ctx, "/console/quality", "/console/quality?env=test", http.StatusOK, "quality")
+		// The products of the test account and one product's page.
+		tr.visit(t, ctx, "/console/products", "/console/products?env=test", http.StatusOK, "products")
+		follow(t, ctx, "RM-RYE", http.StatusOK)
+		tr.opened["/console/products/{id}"] = true
+		check(t, ctx, "product")
+		tr.visit(t, ctx, "/console/products", "/console/products?env=test&offset=x", http.StatusBadRequest, "products-error")
 		// The production board and a planned run of the test account.
 		run := newRun(t, st, org)
 		tr.visit(t, ctx, "/console/production", "/console/production?env=test", http.StatusOK, "production")
@@ -165,6 +174,7 @@ func TestEveryPage(t *testing.T) {
 		tr.visit(t, ctx, "/console/audit", "/console/audit", http.StatusOK, "audit")
 
 		tr.visit(t, ctx, "/console/people", "/console/people", http.StatusOK, "people")
+		unfold(t, ctx, "Invite a person")
 		browsertest.Fill(t, ctx, "E-mail address", "not an address")
 		submit(t, ctx, "Invite", http.StatusBadRequest)
 		check(t, ctx, "people-error")
@@ -175,6 +185,8 @@ func TestEveryPage(t *testing.T) {
 		if got := value(t, ctx, "#secret-link"); !strings.HasPrefix(got, s.URL+"/console/welcome/") {
 			t.Errorf("the invitation's link is %q", got)
 		}
+		tr.visit(t, ctx, "/console/people/{id}/remove", fmt.Sprintf("/console/people/%d/remove", admin.ID), http.StatusOK, "person-remove")
+		tr.visit(t, ctx, "/console/people/{id}/second-factor/remove", fmt.Sprintf("/console/people/%d/second-factor/remove", admin.ID), http.StatusOK, "second-factor-remove")
 
 		// An invited viewer: the welcome page, then the start of setting
 		// up a second factor.

@@ -40,6 +40,7 @@ func TestPeopleAndRoles(t *testing.T) {
 
 		devEmail := email("developer")
 		s.open(t, adm, "/console/people", http.StatusOK)
+		unfold(t, adm, "Invite a person")
 		browsertest.Fill(t, adm, "E-mail address", devEmail)
 		browsertest.Fill(t, adm, "Role", string(people.Developer))
 		submit(t, adm, "Invite", http.StatusOK)

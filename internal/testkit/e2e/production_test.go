@@ -47,12 +47,12 @@ func TestPlanCompleteRelease(t *testing.T) {
 		if got := browsertest.Text(t, tb, "#e-product"); got != "Enter the code of the product the run makes." {
 			t.Errorf("the refused plan says %q", got)
 		}
-		browsertest.Fill(t, tb, "Product code", "FG-COOKIE12")
+		browsertest.Fill(t, tb, "Product", "FG-COOKIE12")
 		browsertest.Fill(t, tb, "Production line", strconv.Itoa(line))
 		browsertest.Fill(t, tb, "Planned quantity", "10")
 		browsertest.Fill(t, tb, "Lot number", "E2E-COOKIE-1")
-		browsertest.Fill(t, tb, "Component 1: product code", "RM-FLOUR")
-		browsertest.Fill(t, tb, "Component 1: quantity (base unit)", "1000")
+		browsertest.Fill(t, tb, "Component 1", "RM-FLOUR")
+		browsertest.Fill(t, tb, "Component 1: quantity", "1000")
 		submit(t, tb, "Plan the run", http.StatusOK)
 		check(t, tb, "run-planned")
 		if got := mainText(t, tb); !strings.Contains(got, "is planned.") || !strings.Contains(got, "Cookie line") {

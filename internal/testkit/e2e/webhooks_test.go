@@ -100,6 +100,7 @@ func TestWebhookEndpoint(t *testing.T) {
 		check(t, ctx, "webhooks-empty")
 		// Registered in the environment the console shows: test, while
 		// the organization has no live key.
+		unfold(t, ctx, "Register an endpoint")
 		browsertest.Fill(t, ctx, "URL", "ftp://example.com/hooks")
 		submit(t, ctx, "Register endpoint", http.StatusBadRequest)
 		if got := browsertest.Text(t, ctx, "#e-url"); got == "" {
