@@ -87,4 +87,3 @@ func (r *Registry) DeliveryDays(ctx context.Context, orgID int, since, until tim
 	}
 	return out, nil
 }
-

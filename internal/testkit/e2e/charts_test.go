@@ -32,7 +32,6 @@ type drawn struct {
 // readChart reads the chart of id from the page.
 func readChart(t *testing.T, ctx context.Context, id string) drawn {
 	t.Helper()
-	var d drawn
 	js := `(() => {
 		const f = document.getElementById(` + "`" + id + "`" + `);
 		if (!f) return null;
@@ -41,10 +40,11 @@ func readChart(t *testing.T, ctx context.Context, id string) drawn {
 		const [ti, de] = svg.getAttribute('aria-labelledby').split(' ');
 		return {Role: svg.getAttribute('role'), Title: ref(ti).textContent, Desc: ref(de).textContent,
 			Values: svg.getAttribute('data-values').split(','),
-			Rows: [...f.querySelectorAll('table tbody tr')].map(r => [...r.children].map(c => c.textContent)),
+			Rows: [...f.querySelectorAll(':scope table > tbody > tr')].map(r => [...r.children].map(c => c.textContent)),
 			Rects: svg.querySelectorAll('rect').length};
 	})()`
-	if err := chromedp.Run(ctx, chromedp.Evaluate(js, &d)); err != nil {
+	d, err := chromedp.Run(ctx, chromedp.Evaluate[drawn](js))
+	if err != nil {
 		t.Fatalf("read the chart %s: %v", id, err)
 	}
 	return d
@@ -170,16 +170,16 @@ func TestDeliveryCharts(t *testing.T) {
 		s := newSite(t, st)
 		org := dbtest.NewOrg(t, st, "")
 		sys := policy.System(context.Background())
-		busy := st.Client.WebhookEndpoint.Create().SetAccountID(org.Live.ID).SetURL("https://receiver.example/busy").
+		busy := st.Client.WebhookEndpoint.Create().SetAccountID(org.Test.ID).SetURL("https://receiver.example/busy").
 			SetSecret("whsec_x").SetEventTypes([]string{}).SaveX(sys)
-		st.Client.WebhookEndpoint.Create().SetAccountID(org.Live.ID).SetURL("https://receiver.example/quiet").
+		st.Client.WebhookEndpoint.Create().SetAccountID(org.Test.ID).SetURL("https://receiver.example/quiet").
 			SetSecret("whsec_x").SetEventTypes([]string{}).SaveX(sys)
 		now := time.Now().UTC()
 		later := now.AddDate(1, 0, 0) // never due while the test runs
 		n := 0
 		deliver := func(at time.Time, status webhookdelivery.Status, attempts int) {
 			n++
-			ev := st.Client.Event.Create().SetEventID(ids.New("evt_")).SetAccountID(org.Live.ID).SetEnvironment(event.EnvironmentLive).
+			ev := st.Client.Event.Create().SetEventID(ids.New("evt_")).SetAccountID(org.Test.ID).SetEnvironment(event.EnvironmentTest).
 				SetType("tag.created").SetResourceType("tag").SetResourceID(n).SetSnapshot([]byte(`{}`)).SetSource(event.SourceApp).
 				SetCreatedAt(at).SetDispatchedAt(at).SaveX(sys)
 			st.Client.WebhookDelivery.Create().SetEventID(ev.ID).SetEndpointID(busy.ID).SetStatus(status).SetAttemptCount(attempts).

@@ -80,7 +80,7 @@ func TestRequestLog(t *testing.T) {
 				}
 
 				// The filters wait behind their disclosure.
-				if err := chromedp.Run(ctx, chromedp.Click("details.filterbox > summary", chromedp.ByQuery)); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("details.filterbox > summary"))); err != nil {
 					t.Fatalf("open the filters: %v", err)
 				}
 				browsertest.Fill(t, ctx, "Status", "4xx")
