@@ -71,3 +71,54 @@ func TestActivityCountsPerPeriod(t *testing.T) {
 		}
 	})
 }
+
+// A Counter counts a period that is over once and then answers from memory,
+// while the period still open (ending less than a minute before until) is
+// counted from the database each time; nothing of one account's counts
+// answers for another's.
+func TestCounterRemembersPeriodsThatAreOver(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		mine, other := dbtest.NewOrg(t, st, ""), dbtest.NewOrg(t, st, "")
+		w := reqlog.NewWriter(st, nil, 0)
+		h := time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)
+		n := 0
+		record := func(acct int, at time.Time) {
+			n++
+			w.Record(&reqlog.Entry{At: at, AccountID: acct, Method: "GET", Path: "/v1/tags", Status: 200, RequestID: "req_cnt" + strconv.Itoa(n)})
+			w.Flush()
+		}
+		record(mine.Live.ID, h.Add(time.Minute))
+		record(mine.Live.ID, h.Add(time.Hour+time.Minute))
+		// until is 30 s after the second hour ended: the first hour is
+		// over, the second not settled yet.
+		until := h.Add(2*time.Hour + 30*time.Second)
+		k := reqlog.NewCounter()
+		counts := func(org int) []int {
+			ps, err := k.Activity(ctx, st.Client, org, policy.Live, h, until, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]int, len(ps))
+			for i, p := range ps {
+				out[i] = p.Requests
+			}
+			return out
+		}
+		if got := counts(mine.Org.ID); !cmp.Equal(got, []int{1, 1, 0}) {
+			t.Fatalf("first count %v, want [1 1 0]", got)
+		}
+		record(mine.Live.ID, h.Add(2*time.Minute))
+		record(mine.Live.ID, h.Add(time.Hour+2*time.Minute))
+		if got := counts(mine.Org.ID); !cmp.Equal(got, []int{1, 2, 0}) {
+			t.Errorf("counted again %v, want the first hour from memory and the second anew: [1 2 0]", got)
+		}
+		plain, err := reqlog.Activity(ctx, st.Client, mine.Org.ID, policy.Live, h, until, time.Hour)
+		if err != nil || plain[0].Requests != 2 {
+			t.Errorf("Activity without memory: %+v, %v; want 2 in the first hour", plain, err)
+		}
+		if got := counts(other.Org.ID); !cmp.Equal(got, []int{0, 0, 0}) {
+			t.Errorf("another organization's count %v, want none", got)
+		}
+	})
+}
