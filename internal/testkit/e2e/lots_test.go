@@ -90,11 +90,15 @@ func TestLotTrace(t *testing.T) {
 			resize(t, tb, w)
 			fit, err := chromedp.Run(tb, chromedp.Evaluate[[]float64](`(() => {
 				const box = document.querySelector('.tracebox').getBoundingClientRect();
-				const right = Math.max(...[...document.querySelectorAll('svg.trace g.node.shipment rect')].map(e => e.getBoundingClientRect().right));
-				return [right, box.right, window.innerWidth];
+				const boxes = [...document.querySelectorAll('svg.trace g.node.shipment rect')];
+				const right = Math.max(...boxes.map(e => e.getBoundingClientRect().right));
+				return [right, box.right, window.innerWidth, boxes.length];
 			})()`))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if fit[3] == 0 {
+				t.Fatal("the drawing has no shipment box to measure")
 			}
 			if fit[0] > fit[1]+1 || fit[0] > fit[2] {
 				t.Errorf("at %d px the customers' column ends at %.0f px, the box at %.0f, the window at %.0f", w, fit[0], fit[1], fit[2])
