@@ -4,7 +4,8 @@
 # failed authentications), written in bulk (COPY on PostgreSQL, a transaction
 # of prepared INSERTs on SQLite); then every query the console and the CLI
 # run through package reqlog, each filter alone, page 100 by the cursor, a
-# lookup by request id, the failed authentications, and the pruning of one
+# lookup by request id, the Requests page's counts per hour and per day,
+# the failed authentications, and the pruning of one
 # day, timed as the median of RUNS runs; with each query's plan (EXPLAIN
 # ANALYZE on PostgreSQL, EXPLAIN QUERY PLAN on SQLite). See
 # docs/performance.md, "Request log".

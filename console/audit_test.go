@@ -20,7 +20,7 @@ import (
 )
 
 // rows counts the history's table rows on a page.
-func rows(body string) int { return strings.Count(body, "<tr>\n  <td>") }
+func rows(body string) int { return strings.Count(body, "<tr>\n  <td class=\"nowrap\">") }
 
 // The history lists a key made from the CLI with its actor and no address,
 // and a console invitation with the admin and the client address, newest

@@ -71,6 +71,8 @@ var funcs = template.FuncMap{
 	"ordash":  orDash,
 	// A row's number as people count, from its index.
 	"inc": func(i int) int { return i + 1 },
+	// An is "An" or "A", the article a sentence starts with before word.
+	"An": func(word string) string { return capitalArticle(word) },
 	// Whether a production run may complete.
 	"completable": canComplete,
 }
@@ -350,4 +352,23 @@ func (f *form) add(errs forms.Errors) {
 	for _, name := range slices.Sorted(maps.Keys(errs)) {
 		f.Fail(name, errs[name])
 	}
+}
+
+// capitalArticle is the indefinite article before word at the start of a
+// sentence: "An" before a vowel's sound (an invoice, an hour), "A" before a
+// consonant's (a bill, a unit, a one-off).
+func capitalArticle(word string) string {
+	w := strings.ToLower(word)
+	for _, p := range []string{"uni", "use", "usa", "eu", "one", "once"} {
+		if strings.HasPrefix(w, p) {
+			return "A"
+		}
+	}
+	if strings.HasPrefix(w, "hour") || strings.HasPrefix(w, "honest") || strings.HasPrefix(w, "honou") {
+		return "An"
+	}
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "An"
+	}
+	return "A"
 }

@@ -45,6 +45,12 @@ func (s *Server) requests(w http.ResponseWriter, r *http.Request, c *caller) {
 		rows = rows[:requestsPage]
 		v.Older = requestsLink(v.Env, f, strconv.Itoa(rows[len(rows)-1].ID))
 	}
+	if !v.Paged {
+		if v.Charts, err = requestCharts(c.ctx, s.counts, s.o.Client, c.orgID(), policy.Environment(v.Env), s.o.Now()); err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+	}
 	v.Rows = make([]requestRow, len(rows))
 	for i, row := range rows {
 		v.Rows[i] = requestRow{APIRequest: row, Key: keyLabel(labels, row.APIKeyID), Duration: duration(row.DurationUs), Link: requestDetailPath(row.ID, v.Env)}

@@ -360,7 +360,7 @@ func TestRequestPage(t *testing.T) {
 			"<dt>Environment</dt><dd>test</dd>",
 			"<dt>Key</dt><dd>Shop (" + key.Prefix + "…" + key.Last4 + ")</dd>",
 			"<dt>Method</dt><dd><code>POST</code></dd>",
-			`<dt>Path</dt><dd class="mono path">/v1/tags?expand=x</dd>`,
+			`<dt>Path</dt><dd><span class="copyable"><span class="mono" id="request-path" title="/v1/tags?expand=x">/v1/tags?expand=x</span><button type="button" class="copy" data-copy="request-path" aria-label="Copy the path" hidden>Copy</button></span></dd>`,
 			"<dt>Operation</dt><dd><code>createTag</code></dd>",
 			`<dt>Status</dt><dd><span class="badge ok">201 Created</span></dd>`,
 			"<dt>Error code</dt><dd>—</dd>",
@@ -370,8 +370,8 @@ func TestRequestPage(t *testing.T) {
 			`<dt>Client address</dt><dd class="mono">198.51.100.7</dd>`,
 			`<span class="mono path">shop/1.2</span>`,
 			"<dt>Bodies cut</dt><dd>No</dd>",
-			"<pre>{\n  &#34;name&#34;: &#34;Seasonal&#34;,\n  &#34;ref_type&#34;: &#34;PRODUCT&#34;\n}</pre>",
-			"<pre>{\n  &#34;data&#34;: {\n    &#34;id&#34;: 5,\n    &#34;name&#34;: &#34;Seasonal &lt;b&gt;&#34;\n  }\n}</pre>",
+			"<pre id=\"request-body-text\">{\n  &#34;name&#34;: &#34;Seasonal&#34;,\n  &#34;ref_type&#34;: &#34;PRODUCT&#34;\n}</pre>",
+			"<pre id=\"response-body-text\">{\n  &#34;data&#34;: {\n    &#34;id&#34;: 5,\n    &#34;name&#34;: &#34;Seasonal &lt;b&gt;&#34;\n  }\n}</pre>",
 			`<a href="/console/requests?env=test">`,
 		} {
 			if !strings.Contains(res.body, want) {
@@ -441,10 +441,10 @@ func TestRequestPageRawBodies(t *testing.T) {
 		for _, want := range []string{
 			"<dt>Bodies cut</dt><dd>Yes: a body was longer than 16 KB",
 			"Cut at 16 KB: the rest was not kept, so it is shown as text.",
-			"<pre>{&#34;name&#34;:&#34;éé",
+			"<pre id=\"request-body-text\">{&#34;name&#34;:&#34;éé",
 			"Not JSON: shown as text.",
 			"Bytes that are not UTF-8 are shown as �.",
-			"<pre>plain � text�&lt;script&gt;</pre>",
+			"<pre id=\"response-body-text\">plain � text�&lt;script&gt;</pre>",
 		} {
 			if !strings.Contains(res.body, want) {
 				t.Errorf("the page lacks %q", want)

@@ -32,6 +32,9 @@ type requestsView struct {
 	Newest, Older              string
 	// Retention is how long the log keeps a request, in words.
 	Retention string
+	// Charts are the environment's requests per hour and per day (on the
+	// newest page only).
+	Charts []barChart
 }
 
 // keyChoice is one key of the environment in the key filter.

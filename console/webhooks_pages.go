@@ -33,9 +33,16 @@ func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, c *caller,
 		s.fail(w, r, c, err)
 		return
 	}
+	since, until := deliveryWindow(s.o.Now())
+	days, err := s.o.Webhooks.DeliveryDays(c.ctx, c.orgID(), since, until)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
 	v := webhooksView{Types: webhooks.Catalogue(), CanWrite: canWrite(c), Created: created, Secret: secret, Env: c.env}
 	for _, ep := range eps {
-		row := endpointRow{WebhookEndpoint: ep, Env: string(ep.Edges.Account.Environment), Health: health[ep.ID]}
+		row := endpointRow{WebhookEndpoint: ep, Env: string(ep.Edges.Account.Environment), Health: health[ep.ID],
+			Chart: deliveryChart(ep.ID, ep.URL, days[ep.ID], true)}
 		if row.Env == c.env {
 			// The endpoints of the environment the console shows.
 			v.Rows = append(v.Rows, row)
@@ -114,6 +121,13 @@ func (s *Server) endpointPage(w http.ResponseWriter, r *http.Request, c *caller,
 		status = http.StatusBadRequest
 	}
 	v.Log = lg
+	since, until := deliveryWindow(s.o.Now())
+	days, err := s.o.Webhooks.DeliveryDays(c.ctx, c.orgID(), since, until)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	v.Chart = deliveryChart(row.ID, row.URL, days[row.ID], false)
 	webhookTemplate.render(s, w, r, c, status, "Endpoint "+row.URL, f, v)
 }
 

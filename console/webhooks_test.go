@@ -367,8 +367,9 @@ func TestWebhookEndpointChanges(t *testing.T) {
 		if res := b.post(page+"/enable", nil); res.status != http.StatusSeeOther {
 			t.Fatalf("enable: %d", res.status)
 		}
-		if res := b.get(page); !strings.Contains(res.body, `<span class="badge ok">Healthy</span>`) {
-			t.Error("an enabled endpoint does not show healthy")
+		// Enabled again, it is not failing; it has delivered nothing yet, and says so.
+		if res := b.get(page); !strings.Contains(res.body, `<span class="badge">No deliveries yet</span>`) || strings.Contains(res.body, "Healthy") {
+			t.Error("an enabled endpoint that never delivered does not say so")
 		}
 
 		before, _ := h.reg.Get(ctx, org.Org.ID, ep.ID)

@@ -20,6 +20,8 @@ type endpointRow struct {
 	*ent.WebhookEndpoint
 	Env    string
 	Health webhooks.Health
+	// Chart is its deliveries per day over the last 30 days.
+	Chart *barChart
 }
 
 // AllEvents reports whether the endpoint receives every event type.

@@ -164,6 +164,14 @@ func main() {
 			_, _, err := reqlog.Find(ctx, c, f.MeasuredOrg, f.RequestID)
 			return 1, err
 		}},
+		// The Requests page's pictures, as at the end of the fill: requests
+		// per hour over 24 hours and per day over 30 days (every row of the
+		// account but the first day's part).
+		{"activity per hour, 24 hours", activity(f, time.Hour)},
+		{"activity per day, 30 days", activity(f, 24*time.Hour)},
+		// As the console counts them: the days that are over remembered
+		// from the untimed run, so a timed run reads the last day alone.
+		{"activity per day, days over remembered", remembered(f, reqlog.NewCounter())},
 		{"failed authentications, newest page", func(ctx context.Context, c *ent.Client) (int, error) {
 			r, err := reqlog.ListFailedAuth(ctx, c, reqlog.Filter{})
 			return len(r), err
@@ -253,6 +261,39 @@ func main() {
 	b, _ := json.MarshalIndent(map[string]any{"dialect": st.Dialect, "rows": measured, "table_rows": total, "runs": *runs, "results": results}, "", "  ")
 	if err := os.WriteFile(filepath.Join(*out, "results.json"), b, 0o644); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// activity is the console's count of the measured account's requests per
+// period of step, over the day (per hour) or the 30 days (per day) up to
+// the end of the fill.
+func activity(f filled, step time.Duration) func(context.Context, *ent.Client) (int, error) {
+	end := f.Start.Add(30 * 24 * time.Hour)
+	since := end.Add(-23 * time.Hour)
+	if step == 24*time.Hour {
+		since = end.AddDate(0, 0, -29)
+	}
+	return func(ctx context.Context, c *ent.Client) (int, error) {
+		p, err := reqlog.Activity(ctx, c, f.MeasuredOrg, policy.Live, since, end, step)
+		n := 0
+		for _, x := range p {
+			n += x.Requests
+		}
+		return n, err
+	}
+}
+
+// remembered is activity per day through the console's Counter k, as at
+// the end of the fill.
+func remembered(f filled, k *reqlog.Counter) func(context.Context, *ent.Client) (int, error) {
+	end := f.Start.Add(30 * 24 * time.Hour)
+	return func(ctx context.Context, c *ent.Client) (int, error) {
+		p, err := k.Activity(ctx, c, f.MeasuredOrg, policy.Live, end.AddDate(0, 0, -29), end, 24*time.Hour)
+		n := 0
+		for _, x := range p {
+			n += x.Requests
+		}
+		return n, err
 	}
 }
 

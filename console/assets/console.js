@@ -17,7 +17,8 @@ document.addEventListener("DOMContentLoaded", function () {
   // control to move the focus into it becomes a stop of its own, so the
   // keyboard scrolls it too.
   function scrollable() {
-    document.querySelectorAll(".tablebox").forEach(function (box) {
+    // A box the page made a stop of its own (data-stop) keeps it.
+    document.querySelectorAll(".tablebox:not([data-stop])").forEach(function (box) {
       var wide = box.scrollWidth > box.clientWidth;
       var inner = box.querySelector("a[href], button, input, select, textarea, summary");
       if (wide && !inner) {

@@ -84,6 +84,27 @@ func TestLotTrace(t *testing.T) {
 		browsertest.Fill(t, tb, "Depth", "5")
 		submit(t, tb, "Trace", http.StatusOK)
 		check(t, tb, "lot-forward")
+		// The drawing fits its box: the customers' column (the shipments, on
+		// the right) is inside the box and the window at both widths.
+		for _, w := range widths {
+			resize(t, tb, w)
+			fit, err := chromedp.Run(tb, chromedp.Evaluate[[]float64](`(() => {
+				const box = document.querySelector('.tracebox').getBoundingClientRect();
+				const boxes = [...document.querySelectorAll('svg.trace g.node.shipment rect')];
+				const right = Math.max(...boxes.map(e => e.getBoundingClientRect().right));
+				return [right, box.right, window.innerWidth, boxes.length];
+			})()`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fit[3] == 0 {
+				t.Fatal("the drawing has no shipment box to measure")
+			}
+			if fit[0] > fit[1]+1 || fit[0] > fit[2] {
+				t.Errorf("at %d px the customers' column ends at %.0f px, the box at %.0f, the window at %.0f", w, fit[0], fit[1], fit[2])
+			}
+		}
+		resize(t, tb, 1366)
 		if p := s.path(t, tb); !strings.Contains(p, "direction=forward") || !strings.Contains(p, "depth=5") {
 			t.Errorf("the trace form leads to %s", p)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/event"
 	"larder.dev/larder/internal/identity/auth"
@@ -77,6 +79,10 @@ func TestRequestLog(t *testing.T) {
 					t.Errorf("the test list:\n%s", got)
 				}
 
+				// The filters wait behind their disclosure.
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("details.filterbox > summary"))); err != nil {
+					t.Fatalf("open the filters: %v", err)
+				}
 				browsertest.Fill(t, ctx, "Status", "4xx")
 				submit(t, ctx, "Show requests", http.StatusOK)
 				check(t, ctx, "requests-filtered")
@@ -95,7 +101,25 @@ func TestRequestLog(t *testing.T) {
 				if p, want := s.path(t, ctx), fmt.Sprintf("/console/requests/%d?env=test", created.ID); p != want {
 					t.Errorf("the request's link leads to %s, want %s", p, want)
 				}
+				// Copy buttons: the request id, the path and both bodies, shown
+				// by the script (and only with it), each naming what it copies.
+				copies, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('main button.copy')].filter(b => !b.hidden).map(b => b.getAttribute('aria-label') + '=' + document.getElementById(b.getAttribute('data-copy')).textContent.trim().split('\n')[0])`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantCopies := []string{"Copy the path=/v1/products", "Copy the request id=" + created.RequestID, "Copy the request body={", "Copy the answer body={"}
+				if noScript {
+					wantCopies = nil
+				}
+				if strings.Join(copies, "|") != strings.Join(wantCopies, "|") {
+					t.Errorf("the copy buttons: %q, want %q", copies, wantCopies)
+				}
 				got = mainText(t, ctx)
+				for _, kept := range []string{"User agent", "shop/1.0", "Client address", "198.51.100.7", "Caller's X-Request-Id", "Deprecated use", "Duration", "4.2 ms"} {
+					if !strings.Contains(got, kept) {
+						t.Errorf("the request page does not show %q:\n%s", kept, got)
+					}
+				}
 				if !strings.Contains(got, `"cost": "hidden"`) || strings.Contains(got, "2.40") || !strings.Contains(got, `"name": "Rye flour"`) {
 					t.Errorf("the viewer's request page:\n%s", got)
 				}
