@@ -106,7 +106,7 @@ func (s *Server) qcPanelOf(ctx context.Context, c *caller, lot *inventory.TraceL
 	}
 	p.HistoryTotal = total
 	if n := len(hist); n > 0 && hist[n-1].From == "" && hist[n-1].UserID != nil {
-		if hist[n-1].From, err = s.qcFromAudit(c, lot.ID, hist[n-1].At); err != nil {
+		if hist[n-1].From, err = s.qcFromAudit(c, lot.ID, hist[n-1].Status, hist[n-1].At); err != nil {
 			return p, err
 		}
 	}
@@ -143,11 +143,12 @@ func (s *Server) qcPanelOf(ctx context.Context, c *caller, lot *inventory.TraceL
 	return p, nil
 }
 
-// qcFromAudit is the status a lot had before the console's decision at at,
+// qcFromAudit is the status a lot had before the console's decision of
+// status at at,
 // as its audit record says (the event of a decision carries the new status
 // only, so the oldest decision shown has no event before it to say), ""
 // when the newest records of decisions do not hold it.
-func (s *Server) qcFromAudit(c *caller, lotID int, at time.Time) (string, error) {
+func (s *Server) qcFromAudit(c *caller, lotID int, status string, at time.Time) (string, error) {
 	recs, _, err := audit.Recent(c.ctx, s.o.Client, c.orgID(), audit.Filter{Action: string(audit.LotQCDecided), Limit: audit.MaxPageSize})
 	if err != nil {
 		return "", err
@@ -155,7 +156,9 @@ func (s *Server) qcFromAudit(c *caller, lotID int, at time.Time) (string, error)
 	for _, r := range recs {
 		id, _ := r.Detail["lot_id"].(float64)
 		from, _ := r.Detail["from"].(string)
-		if int(id) == lotID && r.At.Equal(at.Truncate(time.Microsecond)) {
+		to, _ := r.Detail["to"].(string)
+		// The lot keeps the decision's time to its database's precision.
+		if int(id) == lotID && to == status && r.At.Sub(at).Abs() < time.Second {
 			return from, nil
 		}
 	}
