@@ -54,7 +54,9 @@ func TestQualityRelease(t *testing.T) {
 		}
 		check(t, tb, "lot-on-hold")
 
-		// The same decision again is refused beside the status.
+		// The same decision again (its note typed anew: the form starts
+		// without one) is refused beside the status.
+		browsertest.Fill(t, tb, "Note", "Awaiting the mill's certificate of analysis.")
 		submit(t, tb, "Record the decision", http.StatusConflict)
 		check(t, tb, "lot-refused")
 		if got := browsertest.Text(t, tb, "#e-status"); !strings.Contains(got, "The lot is ON_HOLD already") {
