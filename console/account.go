@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"larder.dev/larder/console/forms"
 	"larder.dev/larder/internal/identity/people"
@@ -22,24 +24,34 @@ func (s *Server) accountRoutes() []Route {
 		{Method: "POST", Path: "/console/account/second-factor", Enrolling: true, Summary: "start setting up a second factor: a new authenticator key and its QR code", serve: s.enroll},
 		{Method: "POST", Path: "/console/account/second-factor/confirm", Enrolling: true, Summary: "turn the second factor on with a code from the app; replacing one asks for the password or a current code and ends your other sessions", serve: s.confirmEnroll},
 		{Method: "POST", Path: "/console/account/second-factor/remove", Summary: "turn your second factor off with the password or a current code (ends your other sessions)", serve: s.removeSecondFactor},
+		{Method: "POST", Path: "/console/account/recovery-codes", Summary: "make ten new recovery codes in place of the old ones, with the password or a current code; shows them once", serve: s.regenerateRecoveryCodes},
+		{Method: "POST", Path: "/console/account/recovery-codes/download", Enrolling: true, Summary: "download the recovery codes just shown as a text file (the page sends them back; nothing is read or stored)", serve: s.downloadRecoveryCodes},
 	}
 }
 
 // accountView is the account page's own data.
 type accountView struct {
 	Required bool
-	// Remove is the form that turns the second factor off.
-	Remove *form
+	// Remove is the form that turns the second factor off, Recovery the one
+	// that makes new recovery codes.
+	Remove, Recovery *form
+	// CodesLeft is how many recovery codes are unused, of CodesMade.
+	CodesLeft, CodesMade int
 }
 
 func (s *Server) account(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.accountPage(w, r, c, http.StatusOK, nil, nil)
+	s.accountPage(w, r, c, http.StatusOK, nil, nil, nil)
 }
 
-// accountPage renders the page with f, the password form, or remove, the
-// second factor's.
-func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, status int, f, remove *form) {
+// accountPage renders the page with f, the password form, remove, the
+// second factor's, or recovery, the recovery codes'.
+func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, status int, f, remove, recovery *form) {
 	req, err := s.o.People.SecondFactorRequired(c.ctx, c.orgID())
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	left, err := s.o.People.RecoveryCodesLeft(c.ctx, c.orgID(), c.Me.Person.ID)
 	if err != nil {
 		s.fail(w, r, c, err)
 		return
@@ -47,29 +59,38 @@ func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, c *caller, 
 	if remove == nil {
 		remove = newForm(nil)
 	}
-	accountTemplate.render(s, w, r, c, status, "Your account", f, accountView{Required: req, Remove: remove})
+	if recovery == nil {
+		recovery = newForm(nil)
+	}
+	v := accountView{Required: req, Remove: remove, Recovery: recovery, CodesLeft: left, CodesMade: people.RecoveryCodeCount}
+	accountTemplate.render(s, w, r, c, status, "Your account", f, v)
 }
 
 // proofFailed puts on f (at its field "proof") why the password or code
 // that should prove who changes a second factor was refused, and returns
 // the status to answer with; ok is false for an error that is no refusal.
 func proofFailed(w http.ResponseWriter, f *form, err error) (status int, ok bool) {
+	return proofFailedAt(w, f, "proof", err)
+}
+
+// proofFailedAt is proofFailed for the proof given at field.
+func proofFailedAt(w http.ResponseWriter, f *form, field string, err error) (status int, ok bool) {
 	var th *people.ThrottledError
 	switch {
 	case errors.As(err, &th):
 		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		f.Fail("proof", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
+		f.Fail(field, fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
 		return http.StatusTooManyRequests, true
 	case errors.Is(err, people.ErrSecondFactorLocked):
-		f.Fail("proof", secondFactorLocked)
+		f.Fail(field, secondFactorLocked)
 		return http.StatusLocked, true
 	case errors.Is(err, people.ErrBadCredentials), errors.Is(err, people.ErrBadCode):
-		f.Fail("proof", "That is neither your password nor the code your app shows now.")
+		f.Fail(field, "That is neither your password nor the code your app shows now.")
 		return http.StatusBadRequest, true
 	case errors.Is(err, people.ErrProofNeeded):
 		// Another tab turned the second factor on meanwhile.
-		f.Fail("proof", "Your second factor is on already: to move it to another app, give your password or a current code.")
+		f.Fail(field, "Your second factor is on already: to move it to another app, give your password or a current code.")
 		return http.StatusBadRequest, true
 	}
 	return 0, false
@@ -84,7 +105,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *calle
 		checkNewPassword(f)
 	}
 	if !f.OK() {
-		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil, nil)
 		return
 	}
 	err := s.o.People.ChangePassword(c.ctx, c.orgID(), c.Me.Person.ID, in.Current, in.New, c.Me.Token)
@@ -92,15 +113,15 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, c *calle
 	switch {
 	case errors.Is(err, people.ErrBadCredentials):
 		f.Fail("current", "That is not your current password.")
-		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil, nil)
 	case errors.Is(err, people.ErrWeakPassword):
 		f.Fail("password", weakPassword)
-		s.accountPage(w, r, c, http.StatusBadRequest, f, nil)
+		s.accountPage(w, r, c, http.StatusBadRequest, f, nil, nil)
 	case errors.As(err, &th):
 		secs := max(1, int(math.Ceil(th.RetryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		f.Fail("", fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", secs))
-		s.accountPage(w, r, c, http.StatusTooManyRequests, f, nil)
+		s.accountPage(w, r, c, http.StatusTooManyRequests, f, nil, nil)
 	case err != nil:
 		s.fail(w, r, c, err)
 	default:
@@ -146,17 +167,20 @@ func (s *Server) confirmEnroll(w http.ResponseWriter, r *http.Request, c *caller
 	status := http.StatusBadRequest
 	if f.OK() {
 		var err error
+		var codes []string
 		if replacing {
 			err = s.o.People.ReplaceSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, in.Code, in.Proof, c.Me.Token, c.From)
 		} else {
-			err = s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, in.Code)
+			codes, err = s.o.People.ConfirmSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, in.Code)
 		}
 		switch {
 		case err == nil && replacing:
 			s.redirect(w, r, c, Prefix+"account", "The second factor is now the new app; your other sessions are signed out.")
 			return
 		case err == nil:
-			s.redirect(w, r, c, Prefix+"account", "The second factor is on: signing in now asks for a code.")
+			// The page is this answer: the codes are never shown again.
+			c.Me.Person.SecondFactor, c.Me.MustEnroll = true, false
+			s.showRecoveryCodes(w, r, c, "The second factor is on: signing in asks for a code from your app.", codes)
 			return
 		case errors.Is(err, people.ErrBadCode) && !replacing:
 			f.Fail("code", "That code is not right. Enter the code your app shows now.")
@@ -191,17 +215,84 @@ func (s *Server) removeSecondFactor(w http.ResponseWriter, r *http.Request, c *c
 		f.add(errs)
 	}
 	if !f.OK() {
-		s.accountPage(w, r, c, http.StatusBadRequest, nil, f)
+		s.accountPage(w, r, c, http.StatusBadRequest, nil, f, nil)
 		return
 	}
 	err := s.o.People.RemoveOwnSecondFactor(c.ctx, c.orgID(), c.Me.Person.ID, proof, c.Me.Token, c.From)
 	if err != nil {
 		if status, ok := proofFailed(w, f, err); ok {
-			s.accountPage(w, r, c, status, nil, f)
+			s.accountPage(w, r, c, status, nil, f, nil)
 			return
 		}
 		s.fail(w, r, c, err)
 		return
 	}
 	s.redirect(w, r, c, Prefix+"account", "The second factor is off; your other sessions are signed out.")
+}
+
+// recoveryCodesView shows recovery codes just made, the one time they are.
+type recoveryCodesView struct {
+	// Done says what was done before the codes were made.
+	Done  string
+	Codes []string
+	// Text is the codes one a line, for copying and the download.
+	Text string
+}
+
+// showRecoveryCodes renders codes, just made, with done, what led to them.
+func (s *Server) showRecoveryCodes(w http.ResponseWriter, r *http.Request, c *caller, done string, codes []string) {
+	// Neither the browser nor a proxy keeps the page.
+	w.Header().Set("Cache-Control", "no-store")
+	v := recoveryCodesView{Done: done, Codes: codes, Text: strings.Join(codes, "\n")}
+	recoverycodesTemplate.render(s, w, r, c, http.StatusOK, "Your recovery codes", nil, v)
+}
+
+// regenerateRecoveryCodes makes new recovery codes, the old ones void,
+// once the password or a current code shows it is the person.
+func (s *Server) regenerateRecoveryCodes(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	proof, errs := forms.ParseRecoveryCodesRenewal(f.values)
+	if f.OK() {
+		f.add(errs)
+	}
+	if !f.OK() {
+		s.accountPage(w, r, c, http.StatusBadRequest, nil, nil, f)
+		return
+	}
+	codes, err := s.o.People.RegenerateRecoveryCodes(c.ctx, c.orgID(), c.Me.Person.ID, proof, c.From)
+	if errors.Is(err, people.ErrNoSecondFactor) {
+		f.Fail("", "Recovery codes stand in for a second factor: set one up first.")
+		s.accountPage(w, r, c, http.StatusBadRequest, nil, nil, f)
+		return
+	}
+	if err != nil {
+		if status, ok := proofFailedAt(w, f, "renew_proof", err); ok {
+			s.accountPage(w, r, c, status, nil, nil, f)
+			return
+		}
+		s.fail(w, r, c, err)
+		return
+	}
+	s.showRecoveryCodes(w, r, c, "Your old recovery codes no longer work.", codes)
+}
+
+// downloadRecoveryCodes answers the codes the page sent back as a text
+// file: they are checked for their shape and never stored.
+func (s *Server) downloadRecoveryCodes(w http.ResponseWriter, r *http.Request, c *caller) {
+	f := parseForm(w, r)
+	codes, errs := forms.ParseRecoveryCodesDownload(f.values)
+	if !f.OK() || len(errs) > 0 {
+		http.Error(w, "Those are not recovery codes: make new ones on your account page.", http.StatusBadRequest)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Larder recovery codes for %s\n", c.Me.Person.Email)
+	b.WriteString("Each code signs you in once in place of a code from your authenticator app.\n\n")
+	for _, code := range codes {
+		b.WriteString(code + "\n")
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="larder-recovery-codes.txt"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, b.String())
 }

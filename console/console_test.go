@@ -354,9 +354,15 @@ func TestSecondFactor(t *testing.T) {
 		if res := b.post("/console/account/second-factor/confirm", url.Values{"code": {"000000"}}); res.status != http.StatusBadRequest || !strings.Contains(res.body, `aria-invalid="true"`) {
 			t.Errorf("a wrong code: %d", res.status)
 		}
-		if res := b.post("/console/account/second-factor/confirm", url.Values{"code": {people.Code(secret, now())}}); res.status != http.StatusSeeOther {
-			t.Fatalf("confirm: %d %s", res.status, res.body)
+		res = b.post("/console/account/second-factor/confirm", url.Values{"code": {people.Code(secret, now())}})
+		codes := codeOnPage.FindAllString(res.body, -1)
+		if res.status != http.StatusOK || len(codes) != 10*3 {
+			t.Fatalf("confirm: %d, %d codes on the page (each in the list, the box and the download form), want 30: %s", res.status, len(codes), res.body)
 		}
+		if res.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("the codes' page may be kept: Cache-Control %q", res.header.Get("Cache-Control"))
+		}
+		codes = codes[:10]
 		d.after(31 * time.Second)
 		b2 := d.browser()
 		res = b2.post("/console/sign-in", url.Values{"email": {p.Email}, "password": {password}})
@@ -378,8 +384,53 @@ func TestSecondFactor(t *testing.T) {
 		if res := b3.post("/console/sign-in/code", url.Values{"code": {code}}); res.status != http.StatusUnauthorized {
 			t.Errorf("the same code again: %d, want 401", res.status)
 		}
+		d.after(2 * time.Second)
+		// A recovery code in place of the app's, once.
+		if res := b3.post("/console/sign-in/code", url.Values{"code": {codes[2]}}); res.status != http.StatusSeeOther {
+			t.Fatalf("a recovery code: %d %s", res.status, res.body)
+		}
+		if res := b3.get("/console/account"); res.status != http.StatusOK || !strings.Contains(res.body, "9 of 10 recovery codes left.") {
+			t.Errorf("the account page after a recovery code: %d %s", res.status, res.body)
+		}
+		b4 := d.browser()
+		b4.post("/console/sign-in", url.Values{"email": {p.Email}, "password": {password}})
+		if res := b4.post("/console/sign-in/code", url.Values{"code": {codes[2]}}); res.status != http.StatusUnauthorized {
+			t.Errorf("the same recovery code again: %d, want 401", res.status)
+		}
+		// The download is the codes sent back, as a text file; anything
+		// else is refused.
+		res = b3.post("/console/account/recovery-codes/download", url.Values{"code": codes})
+		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Disposition"), "attachment") ||
+			!strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") || !strings.Contains(res.body, strings.Join(codes, "\n")) {
+			t.Errorf("download: %d %v %s", res.status, res.header, res.body)
+		}
+		if res := b3.post("/console/account/recovery-codes/download", url.Values{"code": {"<script>"}}); res.status != http.StatusBadRequest {
+			t.Errorf("downloading what is no code: %d, want 400", res.status)
+		}
+		// New codes: the proof is asked beside its field, then the old
+		// codes stop working. (A minute on: the password's checks count
+		// in the sign-in's throttle.)
+		d.after(time.Minute)
+		res = b3.post("/console/account/recovery-codes", url.Values{"renew_proof": {"not my password!"}})
+		if res.status != http.StatusBadRequest || !strings.Contains(res.body, `id="e-renew_proof"`) {
+			t.Errorf("new codes with a wrong password: %d %s", res.status, res.body)
+		}
+		res = b3.post("/console/account/recovery-codes", url.Values{"renew_proof": {password}})
+		fresh := codeOnPage.FindAllString(res.body, -1)
+		if res.status != http.StatusOK || len(fresh) != 30 || fresh[0] == codes[0] {
+			t.Fatalf("new codes: %d, %d codes", res.status, len(fresh))
+		}
+		d.after(time.Minute)
+		b5 := d.browser()
+		b5.post("/console/sign-in", url.Values{"email": {p.Email}, "password": {password}})
+		if res := b5.post("/console/sign-in/code", url.Values{"code": {codes[3]}}); res.status != http.StatusUnauthorized {
+			t.Errorf("an old recovery code after new ones: %d, want 401", res.status)
+		}
 	})
 }
+
+// codeOnPage is a recovery code as a page shows it.
+var codeOnPage = regexp.MustCompile(`\b[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}\b`)
 
 // Pages say what they are and are not: a policy without inline script and
 // without framing, and never stored by a browser or proxy.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ func (s *Server) importRoutes() []Route {
 		{Method: "GET", Path: "/console/imports", Nav: "Imports", Summary: "read the lists that can be imported from a file (products and reference lists) in one environment (live or test), with their export links; changes nothing", serve: s.imports},
 		{Method: "POST", Path: "/console/imports/check", Roles: Operators, Summary: "check a products or reference list file (CSV or JSON Lines) as `larder product import` and `larder list import` do, showing every problem with its line and field; changes nothing", MaxBody: maxUpload, serve: s.importCheck},
 		{Method: "POST", Path: "/console/imports/import", Roles: Operators, Summary: "import a file the check found no problem in, all of it in one transaction (created and updated counted), recorded in the audit history", serve: s.importFile},
+		{Method: "GET", Path: "/console/imports/template", Summary: "download a list's CSV template: the header row and one example row, from the columns the import reads; changes nothing", serve: s.importTemplate},
 		{Method: "GET", Path: "/console/imports/export", Summary: "download a list (reference lists for everyone; products, which hold costs, for the roles that see costs) as CSV or JSON Lines, in the import format; changes nothing", serve: s.importExport},
 	}
 }
@@ -76,6 +78,14 @@ func listLabel(name string) string {
 	return string(b)
 }
 
+// Spec is the list's columns as the import reads them.
+func (l importList) Spec() []catalog.ColumnSpec {
+	if l.ref == nil {
+		return catalog.ColumnSpecs
+	}
+	return l.ref.Spec()
+}
+
 func findList(name string) (importList, bool) {
 	for _, l := range importLists {
 		if l.Name == name {
@@ -101,6 +111,8 @@ type importsView struct {
 type importExport struct {
 	importList
 	CSV, JSONL string
+	// Template is the list's CSV template.
+	Template string
 }
 
 // checkedFile is the outcome of a check.
@@ -112,12 +124,46 @@ type checkedFile struct {
 	Problems []catalog.LineError
 	// Minutes is how long the check waits for its import.
 	Minutes int
+	// New, Updated and Unchanged count what the import would do with the
+	// records; Outcomes are the first previewShown of them, line by line.
+	New, Updated, Unchanged int
+	Outcomes                []catalog.Outcome
+}
+
+// previewShown bounds the preview's table; the counts cover every record.
+const previewShown = 200
+
+// preview fills in what importing the checked records would do in the
+// account of ctx, writing nothing.
+func (cf *checkedFile) preview(ctx context.Context, c *ent.Client, l importList, p parsed) error {
+	var outs []catalog.Outcome
+	var err error
+	if l.ref == nil {
+		outs, err = catalog.Preview(ctx, c, p.products)
+	} else {
+		outs, err = l.ref.Preview(ctx, c, p.refs)
+	}
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		switch o.Kind {
+		case catalog.OutcomeNew:
+			cf.New++
+		case catalog.OutcomeUpdate:
+			cf.Updated++
+		default:
+			cf.Unchanged++
+		}
+	}
+	cf.Outcomes = outs[:min(len(outs), previewShown)]
+	return nil
 }
 
 func (s *Server) importsView(c *caller, env string) importsView {
 	v := importsView{Env: env, Operator: (Route{Roles: Operators}).Allows(c.Me.Person.Role)}
 	for _, l := range importLists {
-		x := importExport{importList: l}
+		x := importExport{importList: l, Template: Prefix + "imports/template?" + url.Values{"list": {l.Name}}.Encode()}
 		if !l.Costs || c.Me.Person.Role.SeesCosts() {
 			link := func(f string) string {
 				return Prefix + "imports/export?" + url.Values{"env": {env}, "list": {l.Name}, "format": {f}}.Encode()
@@ -249,6 +295,10 @@ func (s *Server) importCheck(w http.ResponseWriter, r *http.Request, c *caller) 
 		Records: p.records(), Problems: errs}
 	if len(errs) > 0 {
 		importsTemplate.render(s, w, r, c, http.StatusUnprocessableEntity, "Imports", f, v)
+		return
+	}
+	if err := v.Checked.preview(ctx, s.o.Client, l, p); err != nil {
+		s.fail(w, r, c, err)
 		return
 	}
 	// The browser cannot send a chosen file again without the person choosing
@@ -394,5 +444,27 @@ func (s *Server) importExport(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": l.Name + "-" + env + ext}))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// importTemplate answers a list's CSV template: its header row and an
+// example row, from the same columns the import reads.
+func (s *Server) importTemplate(w http.ResponseWriter, r *http.Request, c *caller) {
+	l, ok := findList(r.URL.Query().Get("list"))
+	if !ok {
+		s.showError(w, r, c, http.StatusBadRequest, "No such list", "Choose a list's template from the imports page.")
+		return
+	}
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	var names, example []string
+	for _, col := range l.Spec() {
+		names, example = append(names, col.Name), append(example, col.Example)
+	}
+	_ = cw.Write(names)
+	_ = cw.Write(example)
+	cw.Flush()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": l.Name + "-template.csv"}))
 	_, _ = w.Write(buf.Bytes())
 }

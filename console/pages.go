@@ -10,6 +10,7 @@ var (
 	documentTemplate           = newPage[*docPageView]("document")
 	documentsTemplate          = newPage[docsView]("documents")
 	enrollTemplate             = newPage[enrollView]("enroll")
+	recoverycodesTemplate      = newPage[recoveryCodesView]("recoverycodes")
 	enrollstartTemplate        = newPage[enrollStartView]("enrollstart")
 	eventsTemplate             = newPage[eventsView]("events")
 	importsTemplate            = newPage[importsView]("imports")

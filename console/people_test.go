@@ -370,7 +370,7 @@ func TestPeopleResetAndSecondFactor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.people.ConfirmSecondFactor(ctx, org.Org.ID, p.ID, people.Code(e.Secret, time.Unix(0, d.now.Load()))); err != nil {
+		if _, err := d.people.ConfirmSecondFactor(ctx, org.Org.ID, p.ID, people.Code(e.Secret, time.Unix(0, d.now.Load()))); err != nil {
 			t.Fatal(err)
 		}
 		if got := d.browser().post("/console/sign-in", url.Values{"email": {p.Email}, "password": {pw}}); got.location() != "/console/sign-in/code" {

@@ -186,6 +186,8 @@ type productionRunView struct {
 	Complete string
 	Operator bool
 	Error    string
+	// Sign is the signing form: the password given again, and its error.
+	Sign *form
 }
 
 // runRequest reads a run page's id and environment; not ok: 404.
@@ -207,11 +209,12 @@ func (s *Server) productionRun(w http.ResponseWriter, r *http.Request, c *caller
 		s.notFound(w, r)
 		return
 	}
-	s.showRun(w, r, c, id, env, http.StatusOK, "")
+	s.showRun(w, r, c, id, env, http.StatusOK, "", nil)
 }
 
-// showRun renders run id of env with status and a form error msg.
-func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id int, env string, status int, msg string) {
+// showRun renders run id of env with status and a form error msg, and the
+// signing form sign (nil: an empty one).
+func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id int, env string, status int, msg string, sign *form) {
 	ctx, err := s.reading(c, env)
 	if err != nil {
 		s.fail(w, r, c, err)
@@ -226,7 +229,10 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, c *caller, id i
 		s.fail(w, r, c, err)
 		return
 	}
-	v := productionRunView{Env: env, Run: run, Error: msg, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode()}
+	if sign == nil {
+		sign = newForm(url.Values{})
+	}
+	v := productionRunView{Env: env, Run: run, Error: msg, Sign: sign, Back: Prefix + "production?" + url.Values{"env": {env}}.Encode()}
 	for _, rt := range s.productionRoutes() {
 		if rt.Method == "POST" {
 			v.Operator = rt.Allows(c.Me.Person.Role)
@@ -267,17 +273,41 @@ func (s *Server) runLots(r *http.Request, c *caller, env, number string, product
 func (s *Server) productionStart(w http.ResponseWriter, r *http.Request, c *caller) {
 	s.productionAct(w, r, c, audit.ProductionStarted, func(ctx context.Context, tx *ent.Tx, id int) (*ent.Production, error) {
 		return manufacturing.Start(ctx, tx, id, time.Now())
-	})
+	}, nil)
 }
 
+// productionSign signs and locks a completed run once the person has given
+// their password again in the form: a wrong one is the form's error at the
+// field and nothing changes; the run's audit record carries the signature.
 func (s *Server) productionSign(w http.ResponseWriter, r *http.Request, c *caller) {
-	s.productionAct(w, r, c, audit.ProductionSigned, manufacturing.Sign)
+	id, env, ok := runRequest(r)
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	f := parseForm(w, r)
+	if !f.OK() {
+		s.showRun(w, r, c, id, env, http.StatusBadRequest, "", f)
+		return
+	}
+	what := map[string]any{"signing": "production_run", "production_id": id, "env": env}
+	status, err := s.checkSignature(w, c, f, what)
+	if err != nil {
+		s.fail(w, r, c, err)
+		return
+	}
+	if status != 0 {
+		s.showRun(w, r, c, id, env, status, "", f)
+		return
+	}
+	s.productionAct(w, r, c, audit.ProductionSigned, manufacturing.Sign, signature(c))
 }
 
 // productionAct runs a floor action on the run of the path as the signed-in
-// person, with its audit record, in one transaction; a refusal is shown on
-// the run's page with its 4xx status and nothing is written.
-func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller, action auditrecord.Action, fn func(context.Context, *ent.Tx, int) (*ent.Production, error)) {
+// person, with its audit record (and the signature that signed it, when
+// one did), in one transaction; a refusal is shown on the run's page with
+// its 4xx status and nothing is written.
+func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller, action auditrecord.Action, fn func(context.Context, *ent.Tx, int) (*ent.Production, error), signed map[string]any) {
 	id, env, ok := runRequest(r)
 	if !ok {
 		s.notFound(w, r)
@@ -288,8 +318,12 @@ func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller
 		if err != nil {
 			return audit.Entry{}, err
 		}
-		return audit.Entry{Action: action, Detail: map[string]any{"production_id": run.ID, "production_no": run.ProductionNo,
-			"status": string(run.Status), "signed": run.Signed}}, nil
+		detail := map[string]any{"production_id": run.ID, "production_no": run.ProductionNo,
+			"status": string(run.Status), "signed": run.Signed}
+		if signed != nil {
+			detail["signature"] = signed
+		}
+		return audit.Entry{Action: action, Detail: detail}, nil
 	})
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)
@@ -297,7 +331,7 @@ func (s *Server) productionAct(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	var p *apiproblem.Error
 	if errors.As(err, &p) {
-		s.showRun(w, r, c, id, env, p.Status(), p.Detail)
+		s.showRun(w, r, c, id, env, p.Status(), p.Detail, nil)
 		return
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -71,7 +72,33 @@ func TestProductionSign(t *testing.T) {
 			}
 		}
 		b, p := d.signedIn(org.Org.ID, people.Operator)
-		if res := b.post(path, nil); res.status != http.StatusSeeOther {
+		before := lastRecord(t, st, org.Org.ID)
+		// No password, then a wrong one: the field says so, the run stays
+		// unsigned, and only the wrong one is recorded.
+		for _, c := range []struct {
+			pw, msg  string
+			recorded bool
+		}{
+			{"", "Enter your password to sign", false},
+			{"not my password!", "That is not your password: nothing was signed or changed.", true},
+		} {
+			res := b.post(path, url.Values{"signature_password": {c.pw}})
+			if res.status != http.StatusBadRequest || !strings.Contains(res.body, `id="e-signature_password"`) || !strings.Contains(res.body, html.EscapeString(c.msg)) {
+				t.Errorf("signing with %q: %d, want 400 naming the field: %s", c.pw, res.status, res.body)
+			}
+			run, err := st.Client.Production.Get(org.Ctx(policy.Test), tr.run.ID)
+			if err != nil || run.Signed {
+				t.Fatalf("after signing with %q: signed %v %v, want unsigned", c.pw, run.Signed, err)
+			}
+			r := lastRecord(t, st, org.Org.ID)
+			switch {
+			case !c.recorded && r.ID != before.ID:
+				t.Errorf("a missing password wrote record %+v", r)
+			case c.recorded && (r.Action != "signature_failed" || r.Actor != p.Email || r.Detail["signing"] != "production_run" || r.Detail["production_id"] != float64(tr.run.ID)):
+				t.Errorf("a wrong password's record %+v, want signature_failed naming the run", r)
+			}
+		}
+		if res := b.post(path, url.Values{"signature_password": {password}}); res.status != http.StatusSeeOther {
 			t.Fatalf("operator signs: %d %s", res.status, res.body)
 		}
 		if res := b.get(fmt.Sprintf("/console/production/%d?env=test", tr.run.ID)); !strings.Contains(res.body, "COMPLETED, signed and locked") {
@@ -82,7 +109,11 @@ func TestProductionSign(t *testing.T) {
 			r.Detail["production_id"] != float64(tr.run.ID) || r.Detail["signed"] != true {
 			t.Errorf("record %+v", r)
 		}
-		res := b.post(path, nil)
+		want := map[string]any{"by": p.Email, "user_id": float64(p.ID), "with": "password"}
+		if diff := cmp.Diff(want, r.Detail["signature"]); diff != "" {
+			t.Errorf("the record's signature (-want +got):\n%s", diff)
+		}
+		res := b.post(path, url.Values{"signature_password": {password}})
 		if res.status != http.StatusConflict || !strings.Contains(res.body, "The production run is signed already.") {
 			t.Errorf("signing again: %d %s", res.status, res.body)
 		}

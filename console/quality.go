@@ -12,6 +12,7 @@ import (
 
 	"larder.dev/larder/console/forms"
 	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/audit"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/modules/inventory"
@@ -92,10 +93,9 @@ func (s *Server) qcPanelOf(ctx context.Context, c *caller, lot *inventory.TraceL
 	}
 	if p.Form == nil {
 		p.Form = newForm(nil)
+		// The current status and release end are where a decision starts;
+		// the note is the last decision's reason, not the next one's.
 		p.Form.values.Set("status", p.State.Status)
-		if p.State.Note != nil {
-			p.Form.values.Set("note", *p.State.Note)
-		}
 		if p.State.ReleaseExpiresAt != nil {
 			p.Form.values.Set("release_expires", p.State.ReleaseExpiresAt.UTC().Format(releaseLayout))
 		}
@@ -105,6 +105,11 @@ func (s *Server) qcPanelOf(ctx context.Context, c *caller, lot *inventory.TraceL
 		return p, err
 	}
 	p.HistoryTotal = total
+	if n := len(hist); n > 0 && hist[n-1].From == "" && hist[n-1].UserID != nil {
+		if hist[n-1].From, err = s.qcFromAudit(c, lot.ID, hist[n-1].Status, hist[n-1].At); err != nil {
+			return p, err
+		}
+	}
 	names := map[int]string{}
 	for _, h := range hist {
 		row := qcRow{QCRecord: h, Who: "larder lot set-qc (command line)"}
@@ -136,6 +141,28 @@ func (s *Server) qcPanelOf(ctx context.Context, c *caller, lot *inventory.TraceL
 		p.Moves = append(p.Moves, row)
 	}
 	return p, nil
+}
+
+// qcFromAudit is the status a lot had before the console's decision of
+// status at at,
+// as its audit record says (the event of a decision carries the new status
+// only, so the oldest decision shown has no event before it to say), ""
+// when the newest records of decisions do not hold it.
+func (s *Server) qcFromAudit(c *caller, lotID int, status string, at time.Time) (string, error) {
+	recs, _, err := audit.Recent(c.ctx, s.o.Client, c.orgID(), audit.Filter{Action: string(audit.LotQCDecided), Limit: audit.MaxPageSize})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		id, _ := r.Detail["lot_id"].(float64)
+		from, _ := r.Detail["from"].(string)
+		to, _ := r.Detail["to"].(string)
+		// The lot keeps the decision's time to its database's precision.
+		if int(id) == lotID && to == status && r.At.Sub(at).Abs() < time.Second {
+			return from, nil
+		}
+	}
+	return "", nil
 }
 
 // personName names a person of the organization by address; one no longer
@@ -200,6 +227,19 @@ func (s *Server) decideQC(w http.ResponseWriter, r *http.Request, c *caller) {
 		s.lotPage(w, r, c, http.StatusBadRequest, f)
 		return
 	}
+	releasing := d.Status == productlot.QcStatusRELEASED
+	if releasing {
+		what := map[string]any{"signing": "lot_release", "lot_id": id, "env": env}
+		status, err := s.checkSignature(w, c, f, what)
+		if err != nil {
+			s.fail(w, r, c, err)
+			return
+		}
+		if status != 0 {
+			s.lotPage(w, r, c, status, f)
+			return
+		}
+	}
 	now := s.o.Now()
 	var lot *ent.ProductLot
 	err := s.act(c, env, func(actx context.Context, tx *ent.Tx) (audit.Entry, error) {
@@ -215,7 +255,11 @@ func (s *Server) decideQC(w http.ResponseWriter, r *http.Request, c *caller) {
 		if lot.QcReleaseExpiresAt != nil {
 			detail["release_expires_at"] = lot.QcReleaseExpiresAt.UTC().Format(time.RFC3339)
 		}
-		return audit.Entry{Action: audit.LotQCDecided, Detail: detail}, nil
+		if releasing {
+			detail["signature"] = signature(c)
+		}
+		// At the decision's time: the lot's history finds the record by it.
+		return audit.Entry{Action: audit.LotQCDecided, Detail: detail, At: now}, nil
 	})
 	if ent.IsNotFound(err) {
 		s.notFound(w, r)

@@ -27,7 +27,7 @@ func (d *desk) withFactor(p people.Person) string {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	if err := d.people.ConfirmSecondFactor(ctx, p.OrganizationID, p.ID, people.Code(e.Secret, d.clock())); err != nil {
+	if _, err := d.people.ConfirmSecondFactor(ctx, p.OrganizationID, p.ID, people.Code(e.Secret, d.clock())); err != nil {
 		d.t.Fatal(err)
 	}
 	d.after(time.Minute)

@@ -77,7 +77,7 @@ func (s *Server) suppliers(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	v.From, v.To = filter.Offset+1, filter.Offset+len(rows)
 	for _, x := range rows {
-		v.Rows = append(v.Rows, supplierRow{Supplier: x, Link: supplierPath(x.ID, env), Standing: approvalLine(x)})
+		v.Rows = append(v.Rows, supplierRow{Supplier: x, Link: supplierPath(x.ID, env), Standing: approvalLine(x), CertExpired: certExpired(x, now)})
 	}
 	exp, err := purchasing.ExpiringSuppliers(ctx, s.o.Client, now, expiringWindow)
 	if err != nil {
@@ -141,7 +141,7 @@ func (s *Server) showSupplier(w http.ResponseWriter, r *http.Request, c *caller,
 			certification.values.Set("expires_on", d.UTC().Format(time.DateOnly))
 		}
 	}
-	v := supplierView{Env: env, Supplier: sup, Standing: approvalLine(sup), Back: Prefix + "suppliers?" + url.Values{"env": {env}}.Encode(),
+	v := supplierView{Env: env, Supplier: sup, Standing: approvalLine(sup), CertExpired: certExpired(sup, s.o.Now()), Back: Prefix + "suppliers?" + url.Values{"env": {env}}.Encode(),
 		Act: Route{Roles: Operators}.Allows(c.Me.Person.Role), Schemes: certificationSchemes, Approval: approval, Certification: certification}
 	title := "Supplier " + orDash(sup.SupplierCode)
 	if sup.Company != nil {

@@ -452,3 +452,36 @@ func TestSettingsPage(t *testing.T) {
 		}
 	})
 }
+
+// A certification past its last day is flagged "Expired" on the list and on
+// the supplier's page; one ending today is not.
+func TestExpiredCertificationFlagged(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		d := newDesk(t, st)
+		org := dbtest.NewOrg(t, st, "")
+		today := time.Unix(0, d.now.Load()).UTC().Truncate(24 * time.Hour)
+		certified := func(on time.Time) func(*ent.SupplierCreate) {
+			return func(c *ent.SupplierCreate) {
+				c.SetCertificationScheme(supplier.CertificationSchemeSQF).SetCertificationExpiresOn(on)
+			}
+		}
+		past := newSupplier(t, st, org, policy.Live, "PAST", certified(today.AddDate(0, 0, -1)))
+		still := newSupplier(t, st, org, policy.Live, "TODAY", certified(today))
+		b, _ := d.signedIn(org.Org.ID, people.Viewer)
+		const badge = `<span class="badge bad">Expired</span>`
+		list := b.get("/console/suppliers?env=live")
+		rows := map[string]string{}
+		for _, r := range cellRows(list.body, "supplier") {
+			rows[r[0]] = strings.Join(r, " | ")
+		}
+		if !strings.Contains(rows["PAST"], "Expired") || strings.Contains(rows["TODAY"], "Expired") {
+			t.Errorf("the list's rows: %q", rows)
+		}
+		if res := b.get(fmt.Sprintf("/console/suppliers/%d?env=live", past.ID)); !strings.Contains(res.body, badge) {
+			t.Errorf("the expired supplier's page has no badge")
+		}
+		if res := b.get(fmt.Sprintf("/console/suppliers/%d?env=live", still.ID)); strings.Contains(res.body, badge) {
+			t.Errorf("a certification ending today is flagged expired")
+		}
+	})
+}

@@ -5,6 +5,7 @@ package console
 
 import (
 	"fmt"
+	"time"
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/supplier"
@@ -28,6 +29,8 @@ type supplierRow struct {
 	Link string
 	// Standing is the approval as it reads now.
 	Standing string
+	// CertExpired is a certification whose last day has passed.
+	CertExpired bool
 }
 
 // expiringRow is an approval or certification that ends soon.
@@ -46,7 +49,9 @@ type supplierView struct {
 	Supplier *ent.Supplier
 	// Standing is the approval as it reads now.
 	Standing string
-	Back     string
+	// CertExpired is a certification whose last day has passed.
+	CertExpired bool
+	Back        string
 	// Act is whether the person may decide (operators and admins).
 	Act     bool
 	Schemes []choice
@@ -64,4 +69,16 @@ func approvalLine(s *ent.Supplier) string {
 		return fmt.Sprintf("%s until %s", s.ApprovalStatus, stamp(*s.ApprovalExpiry))
 	}
 	return fmt.Sprintf("%s (its approval ended %s)", s.ApprovalStatus, stamp(*s.ApprovalExpiry))
+}
+
+// certExpired reports whether a supplier's certification ended before the
+// day of now (UTC): a certificate holds through its expiry date.
+func certExpired(s *ent.Supplier, now time.Time) bool {
+	d := s.CertificationExpiresOn
+	if d == nil {
+		return false
+	}
+	today := now.UTC().Truncate(24 * time.Hour)
+	end := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+	return end.Before(today)
 }

@@ -52,6 +52,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -346,6 +347,10 @@ var Access = []SchemaAccess{
 	{
 		Name: "RecipeStep", Table: "recipe_steps",
 		Policy: func() Policy { return recipestep.Policy },
+	},
+	{
+		Name: "RecoveryCode", Table: "recovery_codes",
+		Policy: func() Policy { return recoverycode.Policy },
 	},
 	{
 		Name: "SalesOrder", Table: "sales_orders",

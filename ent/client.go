@@ -60,6 +60,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -192,6 +193,8 @@ type Client struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// RecoveryCode is the client for interacting with the RecoveryCode builders.
+	RecoveryCode *RecoveryCodeClient
 	// SalesOrder is the client for interacting with the SalesOrder builders.
 	SalesOrder *SalesOrderClient
 	// SalesOrderLine is the client for interacting with the SalesOrderLine builders.
@@ -290,6 +293,7 @@ func (c *Client) init() {
 	c.QCUnitOfMeasure = NewQCUnitOfMeasureClient(c.config)
 	c.RateWindow = NewRateWindowClient(c.config)
 	c.RecipeStep = NewRecipeStepClient(c.config)
+	c.RecoveryCode = NewRecoveryCodeClient(c.config)
 	c.SalesOrder = NewSalesOrderClient(c.config)
 	c.SalesOrderLine = NewSalesOrderLineClient(c.config)
 	c.Salesperson = NewSalespersonClient(c.config)
@@ -454,6 +458,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		RecoveryCode:            NewRecoveryCodeClient(cfg),
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
@@ -541,6 +546,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		QCUnitOfMeasure:         NewQCUnitOfMeasureClient(cfg),
 		RateWindow:              NewRateWindowClient(cfg),
 		RecipeStep:              NewRecipeStepClient(cfg),
+		RecoveryCode:            NewRecoveryCodeClient(cfg),
 		SalesOrder:              NewSalesOrderClient(cfg),
 		SalesOrderLine:          NewSalesOrderLineClient(cfg),
 		Salesperson:             NewSalespersonClient(cfg),
@@ -599,11 +605,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
 		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
 		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
-		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
-		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
-		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder,
+		c.SalesOrderLine, c.Salesperson, c.Session, c.Shipment, c.ShipmentLine,
+		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
+		c.TaxRate, c.Territory, c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -623,11 +629,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ProductSupplier, c.ProductTag, c.Production, c.ProductionConsumedStep,
 		c.ProductionLine, c.ProductionLineEquipment, c.ProductionOperation,
 		c.ProductionPlannedStep, c.PurchaseOrder, c.PurchaseOrderLine, c.QCCheckpoint,
-		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.SalesOrder, c.SalesOrderLine,
-		c.Salesperson, c.Session, c.Shipment, c.ShipmentLine, c.ShippingAddress,
-		c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag, c.TaxRate, c.Territory,
-		c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint,
+		c.QCUnitOfMeasure, c.RateWindow, c.RecipeStep, c.RecoveryCode, c.SalesOrder,
+		c.SalesOrderLine, c.Salesperson, c.Session, c.Shipment, c.ShipmentLine,
+		c.ShippingAddress, c.ShippingMethod, c.StockMovement, c.Supplier, c.Tag,
+		c.TaxRate, c.Territory, c.UnitOfMeasure, c.User, c.UserLink, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -734,6 +740,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RateWindow.mutate(ctx, m)
 	case *RecipeStepMutation:
 		return c.RecipeStep.mutate(ctx, m)
+	case *RecoveryCodeMutation:
+		return c.RecoveryCode.mutate(ctx, m)
 	case *SalesOrderMutation:
 		return c.SalesOrder.mutate(ctx, m)
 	case *SalesOrderLineMutation:
@@ -9567,6 +9575,172 @@ func (c *RecipeStepClient) mutate(ctx context.Context, m *RecipeStepMutation) (V
 	}
 }
 
+// RecoveryCodeClient is a client for the RecoveryCode schema.
+type RecoveryCodeClient struct {
+	config
+}
+
+// NewRecoveryCodeClient returns a client for the RecoveryCode from the given config.
+func NewRecoveryCodeClient(c config) *RecoveryCodeClient {
+	return &RecoveryCodeClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `recoverycode.Hooks(f(g(h())))`.
+func (c *RecoveryCodeClient) Use(hooks ...Hook) {
+	c.hooks.RecoveryCode = append(c.hooks.RecoveryCode, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `recoverycode.Intercept(f(g(h())))`.
+func (c *RecoveryCodeClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RecoveryCode = append(c.inters.RecoveryCode, interceptors...)
+}
+
+// Create returns a builder for creating a RecoveryCode entity.
+func (c *RecoveryCodeClient) Create() *RecoveryCodeCreate {
+	mutation := newRecoveryCodeMutation(c.config, OpCreate)
+	return &RecoveryCodeCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RecoveryCode entities.
+func (c *RecoveryCodeClient) CreateBulk(builders ...*RecoveryCodeCreate) *RecoveryCodeCreateBulk {
+	return &RecoveryCodeCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RecoveryCodeClient) MapCreateBulk(slice any, setFunc func(*RecoveryCodeCreate, int)) *RecoveryCodeCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RecoveryCodeCreateBulk{err: fmt.Errorf("calling to RecoveryCodeClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RecoveryCodeCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RecoveryCodeCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RecoveryCode.
+func (c *RecoveryCodeClient) Update() *RecoveryCodeUpdate {
+	mutation := newRecoveryCodeMutation(c.config, OpUpdate)
+	return &RecoveryCodeUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RecoveryCodeClient) UpdateOne(_m *RecoveryCode) *RecoveryCodeUpdateOne {
+	mutation := newRecoveryCodeMutation(c.config, OpUpdateOne, withRecoveryCode(_m))
+	return &RecoveryCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RecoveryCodeClient) UpdateOneID(id int) *RecoveryCodeUpdateOne {
+	mutation := newRecoveryCodeMutation(c.config, OpUpdateOne, withRecoveryCodeID(id))
+	return &RecoveryCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RecoveryCode.
+func (c *RecoveryCodeClient) Delete() *RecoveryCodeDelete {
+	mutation := newRecoveryCodeMutation(c.config, OpDelete)
+	return &RecoveryCodeDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RecoveryCodeClient) DeleteOne(_m *RecoveryCode) *RecoveryCodeDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RecoveryCodeClient) DeleteOneID(id int) *RecoveryCodeDeleteOne {
+	builder := c.Delete().Where(recoverycode.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RecoveryCodeDeleteOne{builder}
+}
+
+// Query returns a query builder for RecoveryCode.
+func (c *RecoveryCodeClient) Query() *RecoveryCodeQuery {
+	return &RecoveryCodeQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRecoveryCode},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RecoveryCode entity by its id.
+func (c *RecoveryCodeClient) Get(ctx context.Context, id int) (*RecoveryCode, error) {
+	return c.Query().Where(recoverycode.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RecoveryCodeClient) GetX(ctx context.Context, id int) *RecoveryCode {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrganization queries the organization edge of a RecoveryCode.
+func (c *RecoveryCodeClient) QueryOrganization(_m *RecoveryCode) *OrganizationQuery {
+	query := (&OrganizationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recoverycode.Table, recoverycode.FieldID, id),
+			sqlgraph.To(organization.Table, organization.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, recoverycode.OrganizationTable, recoverycode.OrganizationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryUser queries the user edge of a RecoveryCode.
+func (c *RecoveryCodeClient) QueryUser(_m *RecoveryCode) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(recoverycode.Table, recoverycode.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, recoverycode.UserTable, recoverycode.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *RecoveryCodeClient) Hooks() []Hook {
+	hooks := c.hooks.RecoveryCode
+	return append(hooks[:len(hooks):len(hooks)], recoverycode.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *RecoveryCodeClient) Interceptors() []Interceptor {
+	return c.inters.RecoveryCode
+}
+
+func (c *RecoveryCodeClient) mutate(ctx context.Context, m *RecoveryCodeMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RecoveryCodeCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RecoveryCodeUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RecoveryCodeUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RecoveryCodeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RecoveryCode mutation op: %q", m.Op())
+	}
+}
+
 // SalesOrderClient is a client for the SalesOrder schema.
 type SalesOrderClient struct {
 	config
@@ -12032,6 +12206,22 @@ func (c *UserClient) QueryLinks(_m *User) *UserLinkQuery {
 	return query
 }
 
+// QueryRecoveryCodes queries the recovery_codes edge of a User.
+func (c *UserClient) QueryRecoveryCodes(_m *User) *RecoveryCodeQuery {
+	query := (&RecoveryCodeClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(recoverycode.Table, recoverycode.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, user.RecoveryCodesTable, user.RecoveryCodesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	hooks := c.hooks.User
@@ -12718,10 +12908,10 @@ type (
 		ProductTag, Production, ProductionConsumedStep, ProductionLine,
 		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
 		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		RecipeStep, SalesOrder, SalesOrderLine, Salesperson, Session, Shipment,
-		ShipmentLine, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
-		TaxRate, Territory, UnitOfMeasure, User, UserLink, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint []ent.Hook
+		RecipeStep, RecoveryCode, SalesOrder, SalesOrderLine, Salesperson, Session,
+		Shipment, ShipmentLine, ShippingAddress, ShippingMethod, StockMovement,
+		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, User, UserLink,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
 		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
@@ -12733,10 +12923,10 @@ type (
 		ProductTag, Production, ProductionConsumedStep, ProductionLine,
 		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
 		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		RecipeStep, SalesOrder, SalesOrderLine, Salesperson, Session, Shipment,
-		ShipmentLine, ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag,
-		TaxRate, Territory, UnitOfMeasure, User, UserLink, WebhookAttempt,
-		WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		RecipeStep, RecoveryCode, SalesOrder, SalesOrderLine, Salesperson, Session,
+		Shipment, ShipmentLine, ShippingAddress, ShippingMethod, StockMovement,
+		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, User, UserLink,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )
 

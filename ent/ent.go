@@ -61,6 +61,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -189,6 +190,7 @@ func checkColumn(t, c string) error {
 			qcunitofmeasure.Table:         qcunitofmeasure.ValidColumn,
 			ratewindow.Table:              ratewindow.ValidColumn,
 			recipestep.Table:              recipestep.ValidColumn,
+			recoverycode.Table:            recoverycode.ValidColumn,
 			salesorder.Table:              salesorder.ValidColumn,
 			salesorderline.Table:          salesorderline.ValidColumn,
 			salesperson.Table:             salesperson.ValidColumn,

@@ -53,6 +53,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -81,7 +82,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 68)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 69)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   apikey.Table,
@@ -1152,6 +1153,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[49] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   recoverycode.Table,
+			Columns: recoverycode.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: recoverycode.FieldID,
+			},
+		},
+		Type: "RecoveryCode",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			recoverycode.FieldOrganizationID: {Type: field.TypeInt, Column: recoverycode.FieldOrganizationID},
+			recoverycode.FieldUserID:         {Type: field.TypeInt, Column: recoverycode.FieldUserID},
+			recoverycode.FieldCodeHash:       {Type: field.TypeString, Column: recoverycode.FieldCodeHash},
+			recoverycode.FieldCreatedAt:      {Type: field.TypeTime, Column: recoverycode.FieldCreatedAt},
+			recoverycode.FieldUsedAt:         {Type: field.TypeTime, Column: recoverycode.FieldUsedAt},
+		},
+	}
+	graph.Nodes[50] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorder.Table,
 			Columns: salesorder.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -1182,7 +1201,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorder.FieldTrackingNumber:          {Type: field.TypeString, Column: salesorder.FieldTrackingNumber},
 		},
 	}
-	graph.Nodes[50] = &sqlgraph.Node{
+	graph.Nodes[51] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesorderline.Table,
 			Columns: salesorderline.Columns,
@@ -1210,7 +1229,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesorderline.FieldUomType:          {Type: field.TypeEnum, Column: salesorderline.FieldUomType},
 		},
 	}
-	graph.Nodes[51] = &sqlgraph.Node{
+	graph.Nodes[52] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   salesperson.Table,
 			Columns: salesperson.Columns,
@@ -1231,7 +1250,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			salesperson.FieldLastName:  {Type: field.TypeString, Column: salesperson.FieldLastName},
 		},
 	}
-	graph.Nodes[52] = &sqlgraph.Node{
+	graph.Nodes[53] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   session.Table,
 			Columns: session.Columns,
@@ -1253,7 +1272,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldEnv:        {Type: field.TypeEnum, Column: session.FieldEnv},
 		},
 	}
-	graph.Nodes[53] = &sqlgraph.Node{
+	graph.Nodes[54] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipment.Table,
 			Columns: shipment.Columns,
@@ -1273,7 +1292,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipment.FieldInvoiceID:      {Type: field.TypeInt, Column: shipment.FieldInvoiceID},
 		},
 	}
-	graph.Nodes[54] = &sqlgraph.Node{
+	graph.Nodes[55] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shipmentline.Table,
 			Columns: shipmentline.Columns,
@@ -1291,7 +1310,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shipmentline.FieldLotID:            {Type: field.TypeInt, Column: shipmentline.FieldLotID},
 		},
 	}
-	graph.Nodes[55] = &sqlgraph.Node{
+	graph.Nodes[56] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingaddress.Table,
 			Columns: shippingaddress.Columns,
@@ -1312,7 +1331,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingaddress.FieldPhone:      {Type: field.TypeString, Column: shippingaddress.FieldPhone},
 		},
 	}
-	graph.Nodes[56] = &sqlgraph.Node{
+	graph.Nodes[57] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   shippingmethod.Table,
 			Columns: shippingmethod.Columns,
@@ -1332,7 +1351,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			shippingmethod.FieldName:        {Type: field.TypeString, Column: shippingmethod.FieldName},
 		},
 	}
-	graph.Nodes[57] = &sqlgraph.Node{
+	graph.Nodes[58] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   stockmovement.Table,
 			Columns: stockmovement.Columns,
@@ -1356,7 +1375,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			stockmovement.FieldCreatedAt:    {Type: field.TypeTime, Column: stockmovement.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[58] = &sqlgraph.Node{
+	graph.Nodes[59] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   supplier.Table,
 			Columns: supplier.Columns,
@@ -1384,7 +1403,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			supplier.FieldWebsite:                {Type: field.TypeString, Column: supplier.FieldWebsite},
 		},
 	}
-	graph.Nodes[59] = &sqlgraph.Node{
+	graph.Nodes[60] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tag.Table,
 			Columns: tag.Columns,
@@ -1403,7 +1422,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tag.FieldRefType:     {Type: field.TypeEnum, Column: tag.FieldRefType},
 		},
 	}
-	graph.Nodes[60] = &sqlgraph.Node{
+	graph.Nodes[61] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   taxrate.Table,
 			Columns: taxrate.Columns,
@@ -1426,7 +1445,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			taxrate.FieldTaxRate2Label: {Type: field.TypeString, Column: taxrate.FieldTaxRate2Label},
 		},
 	}
-	graph.Nodes[61] = &sqlgraph.Node{
+	graph.Nodes[62] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   territory.Table,
 			Columns: territory.Columns,
@@ -1446,7 +1465,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			territory.FieldName:        {Type: field.TypeString, Column: territory.FieldName},
 		},
 	}
-	graph.Nodes[62] = &sqlgraph.Node{
+	graph.Nodes[63] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   unitofmeasure.Table,
 			Columns: unitofmeasure.Columns,
@@ -1467,7 +1486,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			unitofmeasure.FieldWeightInGrams: {Type: field.TypeFloat64, Column: unitofmeasure.FieldWeightInGrams},
 		},
 	}
-	graph.Nodes[63] = &sqlgraph.Node{
+	graph.Nodes[64] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   user.Table,
 			Columns: user.Columns,
@@ -1493,7 +1512,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			user.FieldLastSignInAt:      {Type: field.TypeTime, Column: user.FieldLastSignInAt},
 		},
 	}
-	graph.Nodes[64] = &sqlgraph.Node{
+	graph.Nodes[65] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   userlink.Table,
 			Columns: userlink.Columns,
@@ -1512,7 +1531,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			userlink.FieldUsedAt:    {Type: field.TypeTime, Column: userlink.FieldUsedAt},
 		},
 	}
-	graph.Nodes[65] = &sqlgraph.Node{
+	graph.Nodes[66] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookattempt.Table,
 			Columns: webhookattempt.Columns,
@@ -1535,7 +1554,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookattempt.FieldSuccess:        {Type: field.TypeBool, Column: webhookattempt.FieldSuccess},
 		},
 	}
-	graph.Nodes[66] = &sqlgraph.Node{
+	graph.Nodes[67] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookdelivery.Table,
 			Columns: webhookdelivery.Columns,
@@ -1556,7 +1575,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			webhookdelivery.FieldFinishedAt:    {Type: field.TypeTime, Column: webhookdelivery.FieldFinishedAt},
 		},
 	}
-	graph.Nodes[67] = &sqlgraph.Node{
+	graph.Nodes[68] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   webhookendpoint.Table,
 			Columns: webhookendpoint.Columns,
@@ -3252,6 +3271,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Equipment",
 	)
 	graph.MustAddE(
+		"organization",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   recoverycode.OrganizationTable,
+			Columns: []string{recoverycode.OrganizationColumn},
+			Bidi:    false,
+		},
+		"RecoveryCode",
+		"Organization",
+	)
+	graph.MustAddE(
+		"user",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   recoverycode.UserTable,
+			Columns: []string{recoverycode.UserColumn},
+			Bidi:    false,
+		},
+		"RecoveryCode",
+		"User",
+	)
+	graph.MustAddE(
 		"account",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -3610,6 +3653,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"User",
 		"UserLink",
+	)
+	graph.MustAddE(
+		"recovery_codes",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+		},
+		"User",
+		"RecoveryCode",
 	)
 	graph.MustAddE(
 		"user",
@@ -9766,6 +9821,99 @@ func (f *RecipeStepFilter) WhereHasEquipmentWith(preds ...predicate.Equipment) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *RecoveryCodeQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the RecoveryCodeQuery builder.
+func (_q *RecoveryCodeQuery) Filter() *RecoveryCodeFilter {
+	return &RecoveryCodeFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *RecoveryCodeMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the RecoveryCodeMutation builder.
+func (m *RecoveryCodeMutation) Filter() *RecoveryCodeFilter {
+	return &RecoveryCodeFilter{config: m.config, predicateAdder: m}
+}
+
+// RecoveryCodeFilter provides a generic filtering capability at runtime for RecoveryCodeQuery.
+type RecoveryCodeFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *RecoveryCodeFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *RecoveryCodeFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(recoverycode.FieldID))
+}
+
+// WhereOrganizationID applies the entql int predicate on the organization_id field.
+func (f *RecoveryCodeFilter) WhereOrganizationID(p entql.IntP) {
+	f.Where(p.Field(recoverycode.FieldOrganizationID))
+}
+
+// WhereUserID applies the entql int predicate on the user_id field.
+func (f *RecoveryCodeFilter) WhereUserID(p entql.IntP) {
+	f.Where(p.Field(recoverycode.FieldUserID))
+}
+
+// WhereCodeHash applies the entql string predicate on the code_hash field.
+func (f *RecoveryCodeFilter) WhereCodeHash(p entql.StringP) {
+	f.Where(p.Field(recoverycode.FieldCodeHash))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *RecoveryCodeFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(recoverycode.FieldCreatedAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *RecoveryCodeFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(recoverycode.FieldUsedAt))
+}
+
+// WhereHasOrganization applies a predicate to check if query has an edge organization.
+func (f *RecoveryCodeFilter) WhereHasOrganization() {
+	f.Where(entql.HasEdge("organization"))
+}
+
+// WhereHasOrganizationWith applies a predicate to check if query has an edge organization with a given conditions (other predicates).
+func (f *RecoveryCodeFilter) WhereHasOrganizationWith(preds ...predicate.Organization) {
+	f.Where(entql.HasEdgeWith("organization", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasUser applies a predicate to check if query has an edge user.
+func (f *RecoveryCodeFilter) WhereHasUser() {
+	f.Where(entql.HasEdge("user"))
+}
+
+// WhereHasUserWith applies a predicate to check if query has an edge user with a given conditions (other predicates).
+func (f *RecoveryCodeFilter) WhereHasUserWith(preds ...predicate.User) {
+	f.Where(entql.HasEdgeWith("user", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SalesOrderQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -9794,7 +9942,7 @@ type SalesOrderFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[49].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -9971,7 +10119,7 @@ type SalesOrderLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalesOrderLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[50].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10128,7 +10276,7 @@ type SalespersonFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SalespersonFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[51].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10222,7 +10370,7 @@ type SessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[52].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10321,7 +10469,7 @@ type ShipmentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[53].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10452,7 +10600,7 @@ type ShipmentLineFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShipmentLineFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[54].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10559,7 +10707,7 @@ type ShippingAddressFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingAddressFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[55].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10667,7 +10815,7 @@ type ShippingMethodFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ShippingMethodFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[56].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10756,7 +10904,7 @@ type StockMovementFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *StockMovementFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[57].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -10893,7 +11041,7 @@ type SupplierFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SupplierFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[58].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11022,7 +11170,7 @@ type TagFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TagFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[59].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11106,7 +11254,7 @@ type TaxRateFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaxRateFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[60].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11210,7 +11358,7 @@ type TerritoryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TerritoryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[61].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11299,7 +11447,7 @@ type UnitOfMeasureFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UnitOfMeasureFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[62].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11407,7 +11555,7 @@ type UserFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[63].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[64].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11525,6 +11673,20 @@ func (f *UserFilter) WhereHasLinksWith(preds ...predicate.UserLink) {
 	})))
 }
 
+// WhereHasRecoveryCodes applies a predicate to check if query has an edge recovery_codes.
+func (f *UserFilter) WhereHasRecoveryCodes() {
+	f.Where(entql.HasEdge("recovery_codes"))
+}
+
+// WhereHasRecoveryCodesWith applies a predicate to check if query has an edge recovery_codes with a given conditions (other predicates).
+func (f *UserFilter) WhereHasRecoveryCodesWith(preds ...predicate.RecoveryCode) {
+	f.Where(entql.HasEdgeWith("recovery_codes", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *UserLinkQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -11554,7 +11716,7 @@ type UserLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *UserLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[64].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[65].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11638,7 +11800,7 @@ type WebhookAttemptFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookAttemptFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[65].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[66].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11742,7 +11904,7 @@ type WebhookDeliveryFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookDeliveryFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[66].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[67].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -11864,7 +12026,7 @@ type WebhookEndpointFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WebhookEndpointFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[67].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[68].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

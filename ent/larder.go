@@ -57,6 +57,7 @@ var uniqueIndexes = map[string][]string{
 	"qcunitofmeasure_code":                                    {"code"},
 	"ratewindow_bucket_window_start":                          {"bucket", "window_start"},
 	"recipestep_product_id_position":                          {"product_id", "position"},
+	"recovery_codes_code_hash_key":                            {"code_hash"},
 	"salesorder_account_id_sales_order_no":                    {"account_id", "sales_order_no"},
 	"salesperson_account_id_code":                             {"account_id", "code"},
 	"sessions_token_hash_key":                                 {"token_hash"},

@@ -64,6 +64,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -6084,6 +6085,116 @@ func (_q *RecipeStepQuery) sqlCompiled(ctx context.Context) ([]*RecipeStep, bool
 	return nodes, true, nil
 }
 
+// knownRecoveryCodeID is the predicate of RecoveryCodeQuery.ByID, the one of
+// recoverycode.ID.
+var knownRecoveryCodeID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(recoverycode.FieldID, v) }}
+
+// readsRecoveryCode holds the compiled statements of RecoveryCodeQuery.Read.
+var readsRecoveryCode compiledReads
+
+// ByID restricts the query to the RecoveryCode with the given id, as
+// Where(recoverycode.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *RecoveryCodeQuery) ByID(id int) *RecoveryCodeQuery {
+	addKnown(&_q.known, &_q.predicates, knownRecoveryCodeID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *RecoveryCodeQuery) WhereKnown(k *Known, v any) *RecoveryCodeQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *RecoveryCodeFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*RecoveryCodeQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *RecoveryCodeQuery) Read(ctx context.Context) (*RecoveryCode, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*RecoveryCodeQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*RecoveryCode](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{recoverycode.Label}
+	default:
+		return nil, &NotSingularError{recoverycode.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *RecoveryCodeQuery) sqlCompiled(ctx context.Context) ([]*RecoveryCode, bool, error) {
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	loadedTypes := [2]bool{
+		_q.withOrganization != nil,
+		_q.withUser != nil,
+	}
+	var edges uint64
+	for i, loaded := range loadedTypes {
+		if loaded {
+			edges |= 1 << i
+		}
+	}
+	nodes, done, err := readCompiled[RecoveryCode](ctx, &readsRecoveryCode, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+		node.Edges.loadedTypes = loadedTypes
+	}
+	if query := _q.withOrganization; query != nil {
+		if err := _q.loadOrganization(ctx, query, nodes, nil,
+			func(n *RecoveryCode, e *Organization) { n.Edges.Organization = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withUser; query != nil {
+		if err := _q.loadUser(ctx, query, nodes, nil,
+			func(n *RecoveryCode, e *User) { n.Edges.User = e }); err != nil {
+			return nil, true, err
+		}
+	}
+	return nodes, true, nil
+}
+
 // knownSalesOrderID is the predicate of SalesOrderQuery.ByID, the one of
 // salesorder.ID.
 var knownSalesOrderID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(salesorder.FieldID, v) }}
@@ -7694,10 +7805,11 @@ func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
 		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
 		return nil, false, nil
 	}
-	loadedTypes := [3]bool{
+	loadedTypes := [4]bool{
 		_q.withOrganization != nil,
 		_q.withSessions != nil,
 		_q.withLinks != nil,
+		_q.withRecoveryCodes != nil,
 	}
 	var edges uint64
 	for i, loaded := range loadedTypes {
@@ -7728,6 +7840,12 @@ func (_q *UserQuery) sqlCompiled(ctx context.Context) ([]*User, bool, error) {
 	if query := _q.withLinks; query != nil {
 		if err := _q.loadLinks(ctx, query, nodes, func(n *User) { n.Edges.Links = []*UserLink{} },
 			func(n *User, e *UserLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
+			return nil, true, err
+		}
+	}
+	if query := _q.withRecoveryCodes; query != nil {
+		if err := _q.loadRecoveryCodes(ctx, query, nodes, func(n *User) { n.Edges.RecoveryCodes = []*RecoveryCode{} },
+			func(n *User, e *RecoveryCode) { n.Edges.RecoveryCodes = append(n.Edges.RecoveryCodes, e) }); err != nil {
 			return nil, true, err
 		}
 	}

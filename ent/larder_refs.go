@@ -704,6 +704,16 @@ func CheckReferences(ctx context.Context, m Mutation) error {
 				return problem.Invalidf("equipment_id", "must name an existing equipment (%d was not found)", id)
 			}
 		}
+	case *RecoveryCodeMutation:
+		if id, ok := m.UserID(); ok {
+			found, err := ClientOf(m).User.Query().Where(user.ID(id)).Exist(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return problem.Invalidf("user_id", "must name an existing user (%d was not found)", id)
+			}
+		}
 	case *SalesOrderMutation:
 		if id, ok := m.CustomerID(); ok {
 			// The row is kept for the hooks that copy from it (CheckedRow).

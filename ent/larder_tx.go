@@ -232,6 +232,8 @@ func (m *RateWindowMutation) configOf() config { return m.config }
 
 func (m *RecipeStepMutation) configOf() config { return m.config }
 
+func (m *RecoveryCodeMutation) configOf() config { return m.config }
+
 func (m *SalesOrderMutation) configOf() config { return m.config }
 
 func (m *SalesOrderLineMutation) configOf() config { return m.config }

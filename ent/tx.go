@@ -112,6 +112,8 @@ type Tx struct {
 	RateWindow *RateWindowClient
 	// RecipeStep is the client for interacting with the RecipeStep builders.
 	RecipeStep *RecipeStepClient
+	// RecoveryCode is the client for interacting with the RecoveryCode builders.
+	RecoveryCode *RecoveryCodeClient
 	// SalesOrder is the client for interacting with the SalesOrder builders.
 	SalesOrder *SalesOrderClient
 	// SalesOrderLine is the client for interacting with the SalesOrderLine builders.
@@ -330,6 +332,7 @@ func (tx *Tx) init() {
 	tx.QCUnitOfMeasure = NewQCUnitOfMeasureClient(tx.config)
 	tx.RateWindow = NewRateWindowClient(tx.config)
 	tx.RecipeStep = NewRecipeStepClient(tx.config)
+	tx.RecoveryCode = NewRecoveryCodeClient(tx.config)
 	tx.SalesOrder = NewSalesOrderClient(tx.config)
 	tx.SalesOrderLine = NewSalesOrderLineClient(tx.config)
 	tx.Salesperson = NewSalespersonClient(tx.config)

@@ -58,9 +58,11 @@ type UserEdges struct {
 	Sessions []*Session `json:"sessions,omitempty"`
 	// Links holds the value of the links edge.
 	Links []*UserLink `json:"links,omitempty"`
+	// RecoveryCodes holds the value of the recovery_codes edge.
+	RecoveryCodes []*RecoveryCode `json:"recovery_codes,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [4]bool
 }
 
 // OrganizationOrErr returns the Organization value or an error if the edge
@@ -90,6 +92,15 @@ func (e UserEdges) LinksOrErr() ([]*UserLink, error) {
 		return e.Links, nil
 	}
 	return nil, &NotLoadedError{edge: "links"}
+}
+
+// RecoveryCodesOrErr returns the RecoveryCodes value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) RecoveryCodesOrErr() ([]*RecoveryCode, error) {
+	if e.loadedTypes[3] {
+		return e.RecoveryCodes, nil
+	}
+	return nil, &NotLoadedError{edge: "recovery_codes"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -234,6 +245,11 @@ func (_m *User) QuerySessions() *SessionQuery {
 // QueryLinks queries the "links" edge of the User entity.
 func (_m *User) QueryLinks() *UserLinkQuery {
 	return NewUserClient(_m.config).QueryLinks(_m)
+}
+
+// QueryRecoveryCodes queries the "recovery_codes" edge of the User entity.
+func (_m *User) QueryRecoveryCodes() *RecoveryCodeQuery {
+	return NewUserClient(_m.config).QueryRecoveryCodes(_m)
 }
 
 // Update returns a builder for updating this User.

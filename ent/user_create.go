@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/ent/userlink"
@@ -216,6 +217,21 @@ func (_c *UserCreate) AddLinks(v ...*UserLink) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddLinkIDs(ids...)
+}
+
+// AddRecoveryCodeIDs adds the "recovery_codes" edge to the RecoveryCode entity by IDs.
+func (_c *UserCreate) AddRecoveryCodeIDs(ids ...int) *UserCreate {
+	_c.mutation.AddRecoveryCodeIDs(ids...)
+	return _c
+}
+
+// AddRecoveryCodes adds the "recovery_codes" edges to the RecoveryCode entity.
+func (_c *UserCreate) AddRecoveryCodes(v ...*RecoveryCode) *UserCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddRecoveryCodeIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -440,6 +456,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(userlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.RecoveryCodesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/organization"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/ent/userlink"
@@ -24,13 +25,14 @@ import (
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx              *QueryContext
-	order            []user.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.User
-	withOrganization *OrganizationQuery
-	withSessions     *SessionQuery
-	withLinks        *UserLinkQuery
+	ctx               *QueryContext
+	order             []user.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.User
+	withOrganization  *OrganizationQuery
+	withSessions      *SessionQuery
+	withLinks         *UserLinkQuery
+	withRecoveryCodes *RecoveryCodeQuery
 	// known records the predicates a compiled statement takes its
 	// arguments from (ByID, WhereKnown; Read).
 	known     knownPredicates
@@ -130,6 +132,28 @@ func (_q *UserQuery) QueryLinks() *UserLinkQuery {
 			sqlgraph.From(user.Table, user.FieldID, selector),
 			sqlgraph.To(userlink.Table, userlink.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, true, user.LinksTable, user.LinksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryRecoveryCodes chains the current query on the "recovery_codes" edge.
+func (_q *UserQuery) QueryRecoveryCodes() *RecoveryCodeQuery {
+	query := (&RecoveryCodeClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(recoverycode.Table, recoverycode.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, user.RecoveryCodesTable, user.RecoveryCodesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -324,14 +348,15 @@ func (_q *UserQuery) Clone() *UserQuery {
 		return nil
 	}
 	return &UserQuery{
-		config:           _q.config,
-		ctx:              _q.ctx.Clone(),
-		order:            append([]user.OrderOption{}, _q.order...),
-		inters:           append([]Interceptor{}, _q.inters...),
-		predicates:       append([]predicate.User{}, _q.predicates...),
-		withOrganization: _q.withOrganization.Clone(),
-		withSessions:     _q.withSessions.Clone(),
-		withLinks:        _q.withLinks.Clone(),
+		config:            _q.config,
+		ctx:               _q.ctx.Clone(),
+		order:             append([]user.OrderOption{}, _q.order...),
+		inters:            append([]Interceptor{}, _q.inters...),
+		predicates:        append([]predicate.User{}, _q.predicates...),
+		withOrganization:  _q.withOrganization.Clone(),
+		withSessions:      _q.withSessions.Clone(),
+		withLinks:         _q.withLinks.Clone(),
+		withRecoveryCodes: _q.withRecoveryCodes.Clone(),
 		// clone intermediate query.
 		sql:       _q.sql.Clone(),
 		path:      _q.path,
@@ -369,6 +394,17 @@ func (_q *UserQuery) WithLinks(opts ...func(*UserLinkQuery)) *UserQuery {
 		opt(query)
 	}
 	_q.withLinks = query
+	return _q
+}
+
+// WithRecoveryCodes tells the query-builder to eager-load the nodes that are connected to
+// the "recovery_codes" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithRecoveryCodes(opts ...func(*RecoveryCodeQuery)) *UserQuery {
+	query := (&RecoveryCodeClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withRecoveryCodes = query
 	return _q
 }
 
@@ -456,10 +492,11 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [4]bool{
 			_q.withOrganization != nil,
 			_q.withSessions != nil,
 			_q.withLinks != nil,
+			_q.withRecoveryCodes != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -505,6 +542,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadLinks(ctx, query, nodes,
 			func(n *User) { n.Edges.Links = []*UserLink{} },
 			func(n *User, e *UserLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withRecoveryCodes; query != nil {
+		if err := _q.loadRecoveryCodes(ctx, query, nodes,
+			func(n *User) { n.Edges.RecoveryCodes = []*RecoveryCode{} },
+			func(n *User, e *RecoveryCode) { n.Edges.RecoveryCodes = append(n.Edges.RecoveryCodes, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -585,6 +629,36 @@ func (_q *UserQuery) loadLinks(ctx context.Context, query *UserLinkQuery, nodes 
 	}
 	query.Where(predicate.UserLink(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.LinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadRecoveryCodes(ctx context.Context, query *RecoveryCodeQuery, nodes []*User, init func(*User), assign func(*User, *RecoveryCode)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(recoverycode.FieldUserID)
+	}
+	query.Where(predicate.RecoveryCode(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.RecoveryCodesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

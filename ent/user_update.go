@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"larder.dev/larder/ent/predicate"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/session"
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/ent/userlink"
@@ -251,6 +252,21 @@ func (_u *UserUpdate) AddLinks(v ...*UserLink) *UserUpdate {
 	return _u.AddLinkIDs(ids...)
 }
 
+// AddRecoveryCodeIDs adds the "recovery_codes" edge to the RecoveryCode entity by IDs.
+func (_u *UserUpdate) AddRecoveryCodeIDs(ids ...int) *UserUpdate {
+	_u.mutation.AddRecoveryCodeIDs(ids...)
+	return _u
+}
+
+// AddRecoveryCodes adds the "recovery_codes" edges to the RecoveryCode entity.
+func (_u *UserUpdate) AddRecoveryCodes(v ...*RecoveryCode) *UserUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRecoveryCodeIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -296,6 +312,27 @@ func (_u *UserUpdate) RemoveLinks(v ...*UserLink) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearRecoveryCodes clears all "recovery_codes" edges to the RecoveryCode entity.
+func (_u *UserUpdate) ClearRecoveryCodes() *UserUpdate {
+	_u.mutation.ClearRecoveryCodes()
+	return _u
+}
+
+// RemoveRecoveryCodeIDs removes the "recovery_codes" edge to RecoveryCode entities by IDs.
+func (_u *UserUpdate) RemoveRecoveryCodeIDs(ids ...int) *UserUpdate {
+	_u.mutation.RemoveRecoveryCodeIDs(ids...)
+	return _u
+}
+
+// RemoveRecoveryCodes removes "recovery_codes" edges to RecoveryCode entities.
+func (_u *UserUpdate) RemoveRecoveryCodes(v ...*RecoveryCode) *UserUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRecoveryCodeIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -503,6 +540,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(userlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.RecoveryCodesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRecoveryCodesIDs(); len(nodes) > 0 && !_u.mutation.RecoveryCodesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RecoveryCodesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -752,6 +834,21 @@ func (_u *UserUpdateOne) AddLinks(v ...*UserLink) *UserUpdateOne {
 	return _u.AddLinkIDs(ids...)
 }
 
+// AddRecoveryCodeIDs adds the "recovery_codes" edge to the RecoveryCode entity by IDs.
+func (_u *UserUpdateOne) AddRecoveryCodeIDs(ids ...int) *UserUpdateOne {
+	_u.mutation.AddRecoveryCodeIDs(ids...)
+	return _u
+}
+
+// AddRecoveryCodes adds the "recovery_codes" edges to the RecoveryCode entity.
+func (_u *UserUpdateOne) AddRecoveryCodes(v ...*RecoveryCode) *UserUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRecoveryCodeIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -797,6 +894,27 @@ func (_u *UserUpdateOne) RemoveLinks(v ...*UserLink) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearRecoveryCodes clears all "recovery_codes" edges to the RecoveryCode entity.
+func (_u *UserUpdateOne) ClearRecoveryCodes() *UserUpdateOne {
+	_u.mutation.ClearRecoveryCodes()
+	return _u
+}
+
+// RemoveRecoveryCodeIDs removes the "recovery_codes" edge to RecoveryCode entities by IDs.
+func (_u *UserUpdateOne) RemoveRecoveryCodeIDs(ids ...int) *UserUpdateOne {
+	_u.mutation.RemoveRecoveryCodeIDs(ids...)
+	return _u
+}
+
+// RemoveRecoveryCodes removes "recovery_codes" edges to RecoveryCode entities.
+func (_u *UserUpdateOne) RemoveRecoveryCodes(v ...*RecoveryCode) *UserUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRecoveryCodeIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -1034,6 +1152,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(userlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.RecoveryCodesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRecoveryCodesIDs(); len(nodes) > 0 && !_u.mutation.RecoveryCodesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RecoveryCodesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: true,
+			Table:   user.RecoveryCodesTable,
+			Columns: []string{user.RecoveryCodesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(recoverycode.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -57,7 +57,7 @@ func secondFactor(t *testing.T, db, org string) (id, secret string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.ConfirmSecondFactor(ctx, orgID, p.ID, people.Code(enr.Secret, time.Now())); err != nil {
+	if _, err := svc.ConfirmSecondFactor(ctx, orgID, p.ID, people.Code(enr.Secret, time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	return strconv.Itoa(p.ID), enr.Secret

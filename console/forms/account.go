@@ -1,7 +1,9 @@
 package forms
 
 import (
+	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -53,4 +55,39 @@ func ParseSecondFactorRemoval(v url.Values, on bool) (string, Errors) {
 		errs.Add("proof", "Enter your password, or the code your app shows now.")
 	}
 	return strings.TrimSpace(v.Get("proof")), errs
+}
+
+// ParseRecoveryCodesRenewal reads the form that makes new recovery codes:
+// the password or a current code (field renew_proof), which it asks for.
+func ParseRecoveryCodesRenewal(v url.Values) (string, Errors) {
+	var errs Errors
+	if v.Get("renew_proof") == "" {
+		errs.Add("renew_proof", "Enter your password, or the code your app shows now.")
+	}
+	return strings.TrimSpace(v.Get("renew_proof")), errs
+}
+
+// recoveryCodeShape is a recovery code as it is shown: four groups of four
+// of base32's lower-case letters and digits.
+var recoveryCodeShape = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}$`)
+
+// maxRecoveryCodes is how many codes a download holds at most: one set.
+const maxRecoveryCodes = 10
+
+// ParseRecoveryCodesDownload reads the codes the recovery codes page sends
+// back to be downloaded: one to ten, each of a code's shape.
+func ParseRecoveryCodesDownload(v url.Values) ([]string, Errors) {
+	var errs Errors
+	codes := v["code"]
+	if len(codes) == 0 || len(codes) > maxRecoveryCodes {
+		errs.Add("code", fmt.Sprintf("Send one to %d recovery codes.", maxRecoveryCodes))
+		return nil, errs
+	}
+	for _, c := range codes {
+		if !recoveryCodeShape.MatchString(c) {
+			errs.Add("code", "That is not a recovery code.")
+			return nil, errs
+		}
+	}
+	return codes, errs
 }

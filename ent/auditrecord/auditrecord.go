@@ -128,6 +128,9 @@ const (
 	ActionSecondFactorLocked           Action = "second_factor_locked"
 	ActionSecondFactorUnlocked         Action = "second_factor_unlocked"
 	ActionSignedOut                    Action = "signed_out"
+	ActionRecoveryCodesGenerated       Action = "recovery_codes_generated"
+	ActionRecoveryCodeUsed             Action = "recovery_code_used"
+	ActionSignatureFailed              Action = "signature_failed"
 	ActionTestDataReset                Action = "test_data_reset"
 	ActionSupplierApprovalChanged      Action = "supplier_approval_changed"
 	ActionSupplierCertificationChanged Action = "supplier_certification_changed"
@@ -149,7 +152,7 @@ func (a Action) String() string {
 // ActionValidator is a validator for the "action" field enum values. It is called by the builders before save.
 func ActionValidator(a Action) error {
 	switch a {
-	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionSignedIn, ActionSignInFailed, ActionSecondFactorFailed, ActionSecondFactorLocked, ActionSecondFactorUnlocked, ActionSignedOut, ActionTestDataReset, ActionSupplierApprovalChanged, ActionSupplierCertificationChanged, ActionLotQcDecided, ActionProductionPlanned, ActionProductionStarted, ActionProductionCompleted, ActionProductionSigned, ActionInvoiceCancelled, ActionBillCancelled, ActionProductsImported, ActionReferenceListImported:
+	case ActionKeyCreated, ActionKeyRotated, ActionKeyRevoked, ActionPlanChanged, ActionSettingsChanged, ActionEndpointCreated, ActionEndpointUpdated, ActionEndpointDisabled, ActionEndpointEnabled, ActionEndpointDeleted, ActionEndpointSecretRotated, ActionDeliveriesResent, ActionUserInvited, ActionUserRoleChanged, ActionUserRemoved, ActionPasswordResetIssued, ActionPasswordSet, ActionSecondFactorEnabled, ActionSecondFactorDisabled, ActionSignedIn, ActionSignInFailed, ActionSecondFactorFailed, ActionSecondFactorLocked, ActionSecondFactorUnlocked, ActionSignedOut, ActionRecoveryCodesGenerated, ActionRecoveryCodeUsed, ActionSignatureFailed, ActionTestDataReset, ActionSupplierApprovalChanged, ActionSupplierCertificationChanged, ActionLotQcDecided, ActionProductionPlanned, ActionProductionStarted, ActionProductionCompleted, ActionProductionSigned, ActionInvoiceCancelled, ActionBillCancelled, ActionProductsImported, ActionReferenceListImported:
 		return nil
 	default:
 		return fmt.Errorf("auditrecord: invalid enum value for action field: %q", a)

@@ -58,6 +58,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -1458,6 +1459,33 @@ func (f TraverseRecipeStep) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecipeStepQuery", q)
 }
 
+// The RecoveryCodeFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RecoveryCodeFunc func(context.Context, *ent.RecoveryCodeQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RecoveryCodeFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RecoveryCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RecoveryCodeQuery", q)
+}
+
+// The TraverseRecoveryCode type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRecoveryCode func(context.Context, *ent.RecoveryCodeQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRecoveryCode) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRecoveryCode) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecoveryCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RecoveryCodeQuery", q)
+}
+
 // The SalesOrderFunc type is an adapter to allow the use of ordinary function as a Querier.
 type SalesOrderFunc func(context.Context, *ent.SalesOrderQuery) (ent.Value, error)
 
@@ -2072,6 +2100,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.RateWindowQuery, predicate.RateWindow, ratewindow.OrderOption]{typ: ent.TypeRateWindow, tq: q}, nil
 	case *ent.RecipeStepQuery:
 		return &query[*ent.RecipeStepQuery, predicate.RecipeStep, recipestep.OrderOption]{typ: ent.TypeRecipeStep, tq: q}, nil
+	case *ent.RecoveryCodeQuery:
+		return &query[*ent.RecoveryCodeQuery, predicate.RecoveryCode, recoverycode.OrderOption]{typ: ent.TypeRecoveryCode, tq: q}, nil
 	case *ent.SalesOrderQuery:
 		return &query[*ent.SalesOrderQuery, predicate.SalesOrder, salesorder.OrderOption]{typ: ent.TypeSalesOrder, tq: q}, nil
 	case *ent.SalesOrderLineQuery:

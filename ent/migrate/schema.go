@@ -243,7 +243,7 @@ var (
 	// AuditRecordsColumns holds the columns for the "audit_records" table.
 	AuditRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "signed_in", "sign_in_failed", "second_factor_failed", "second_factor_locked", "second_factor_unlocked", "signed_out", "test_data_reset", "supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided", "production_planned", "production_started", "production_completed", "production_signed", "invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported"}},
+		{Name: "action", Type: field.TypeEnum, Enums: []string{"key_created", "key_rotated", "key_revoked", "plan_changed", "settings_changed", "endpoint_created", "endpoint_updated", "endpoint_disabled", "endpoint_enabled", "endpoint_deleted", "endpoint_secret_rotated", "deliveries_resent", "user_invited", "user_role_changed", "user_removed", "password_reset_issued", "password_set", "second_factor_enabled", "second_factor_disabled", "signed_in", "sign_in_failed", "second_factor_failed", "second_factor_locked", "second_factor_unlocked", "signed_out", "recovery_codes_generated", "recovery_code_used", "signature_failed", "test_data_reset", "supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided", "production_planned", "production_started", "production_completed", "production_signed", "invoice_cancelled", "bill_cancelled", "products_imported", "reference_list_imported"}},
 		{Name: "environment", Type: field.TypeEnum, Nullable: true, Enums: []string{"live", "test"}},
 		{Name: "actor", Type: field.TypeString, Size: 200},
 		{Name: "user_id", Type: field.TypeInt, Nullable: true},
@@ -2897,6 +2897,42 @@ var (
 			},
 		},
 	}
+	// RecoveryCodesColumns holds the columns for the "recovery_codes" table.
+	RecoveryCodesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "code_hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "organization_id", Type: field.TypeInt},
+		{Name: "user_id", Type: field.TypeInt},
+	}
+	// RecoveryCodesTable holds the schema information for the "recovery_codes" table.
+	RecoveryCodesTable = &schema.Table{
+		Name:       "recovery_codes",
+		Columns:    RecoveryCodesColumns,
+		PrimaryKey: []*schema.Column{RecoveryCodesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "recovery_codes_organizations_organization",
+				Columns:    []*schema.Column{RecoveryCodesColumns[4]},
+				RefColumns: []*schema.Column{OrganizationsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "recovery_codes_users_user",
+				Columns:    []*schema.Column{RecoveryCodesColumns[5]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "recoverycode_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{RecoveryCodesColumns[5]},
+			},
+		},
+	}
 	// SalesOrdersColumns holds the columns for the "sales_orders" table.
 	SalesOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3911,6 +3947,7 @@ var (
 		QcUnitsOfMeasureTable,
 		RateWindowsTable,
 		RecipeStepsTable,
+		RecoveryCodesTable,
 		SalesOrdersTable,
 		SalesOrderLinesTable,
 		SalespeopleTable,
@@ -4082,6 +4119,8 @@ func init() {
 	RecipeStepsTable.ForeignKeys[1].RefTable = AccountsTable
 	RecipeStepsTable.ForeignKeys[2].RefTable = OperationsTable
 	RecipeStepsTable.ForeignKeys[3].RefTable = EquipmentTable
+	RecoveryCodesTable.ForeignKeys[0].RefTable = OrganizationsTable
+	RecoveryCodesTable.ForeignKeys[1].RefTable = UsersTable
 	SalesOrdersTable.ForeignKeys[0].RefTable = AccountsTable
 	SalesOrdersTable.ForeignKeys[1].RefTable = CustomersTable
 	SalesOrderLinesTable.ForeignKeys[0].RefTable = SalesOrdersTable

@@ -153,6 +153,9 @@ type RateWindow func(*sql.Selector)
 // RecipeStep is the predicate function for recipestep builders.
 type RecipeStep func(*sql.Selector)
 
+// RecoveryCode is the predicate function for recoverycode builders.
+type RecoveryCode func(*sql.Selector)
+
 // SalesOrder is the predicate function for salesorder builders.
 type SalesOrder func(*sql.Selector)
 

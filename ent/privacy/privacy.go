@@ -1287,6 +1287,30 @@ func (f RecipeStepMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RecipeStepMutation", m)
 }
 
+// The RecoveryCodeQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type RecoveryCodeQueryRuleFunc func(context.Context, *ent.RecoveryCodeQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f RecoveryCodeQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecoveryCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.RecoveryCodeQuery", q)
+}
+
+// The RecoveryCodeMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type RecoveryCodeMutationRuleFunc func(context.Context, *ent.RecoveryCodeMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f RecoveryCodeMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.RecoveryCodeMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.RecoveryCodeMutation", m)
+}
+
 // The SalesOrderQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SalesOrderQueryRuleFunc func(context.Context, *ent.SalesOrderQuery) error
@@ -1876,6 +1900,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.RecipeStepQuery:
 		return q.Filter(), nil
+	case *ent.RecoveryCodeQuery:
+		return q.Filter(), nil
 	case *ent.SalesOrderQuery:
 		return q.Filter(), nil
 	case *ent.SalesOrderLineQuery:
@@ -2018,6 +2044,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.RateWindowMutation:
 		return m.Filter(), nil
 	case *ent.RecipeStepMutation:
+		return m.Filter(), nil
+	case *ent.RecoveryCodeMutation:
 		return m.Filter(), nil
 	case *ent.SalesOrderMutation:
 		return m.Filter(), nil

@@ -55,6 +55,7 @@ import (
 	"larder.dev/larder/ent/qcunitofmeasure"
 	"larder.dev/larder/ent/ratewindow"
 	"larder.dev/larder/ent/recipestep"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/salesorder"
 	"larder.dev/larder/ent/salesorderline"
 	"larder.dev/larder/ent/salesperson"
@@ -1425,6 +1426,22 @@ func init() {
 	recipestep.Hooks[1] = recipestepMixinHooks0[0]
 
 	recipestep.Hooks[2] = recipestepMixinHooks0[1]
+	recoverycodeMixin := schema.RecoveryCode{}.Mixin()
+	recoverycode.Policy = privacy.NewPolicies(recoverycodeMixin[0], schema.RecoveryCode{})
+	recoverycode.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := recoverycode.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	recoverycodeFields := schema.RecoveryCode{}.Fields()
+	_ = recoverycodeFields
+	// recoverycodeDescCreatedAt is the schema descriptor for created_at field.
+	recoverycodeDescCreatedAt := recoverycodeFields[3].Descriptor()
+	// recoverycode.DefaultCreatedAt holds the default value on creation for the created_at field.
+	recoverycode.DefaultCreatedAt = recoverycodeDescCreatedAt.Default.(func() time.Time)
 	salesorderMixin := schema.SalesOrder{}.Mixin()
 	salesorder.Policy = privacy.NewPolicies(salesorderMixin[0], schema.SalesOrder{})
 	salesorder.Hooks[0] = func(next ent.Mutator) ent.Mutator {

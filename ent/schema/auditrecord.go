@@ -35,6 +35,7 @@ func (AuditRecord) Fields() []ent.Field {
 				"password_set", "second_factor_enabled", "second_factor_disabled",
 				"signed_in", "sign_in_failed", "second_factor_failed", "second_factor_locked",
 				"second_factor_unlocked", "signed_out",
+				"recovery_codes_generated", "recovery_code_used", "signature_failed",
 				"test_data_reset",
 				"supplier_approval_changed", "supplier_certification_changed", "lot_qc_decided",
 				"production_planned", "production_started", "production_completed", "production_signed",

@@ -88,6 +88,7 @@ func (User) Edges() []ent.Edge {
 			Annotations(entsql.OnDelete(entsql.Restrict)),
 		edge.From("sessions", Session.Type).Ref("user"),
 		edge.From("links", UserLink.Type).Ref("user"),
+		edge.From("recovery_codes", RecoveryCode.Type).Ref("user"),
 	}
 }
 

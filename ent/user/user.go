@@ -48,6 +48,8 @@ const (
 	EdgeSessions = "sessions"
 	// EdgeLinks holds the string denoting the links edge name in mutations.
 	EdgeLinks = "links"
+	// EdgeRecoveryCodes holds the string denoting the recovery_codes edge name in mutations.
+	EdgeRecoveryCodes = "recovery_codes"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// OrganizationTable is the table that holds the organization relation/edge.
@@ -71,6 +73,13 @@ const (
 	LinksInverseTable = "user_links"
 	// LinksColumn is the table column denoting the links relation/edge.
 	LinksColumn = "user_id"
+	// RecoveryCodesTable is the table that holds the recovery_codes relation/edge.
+	RecoveryCodesTable = "recovery_codes"
+	// RecoveryCodesInverseTable is the table name for the RecoveryCode entity.
+	// It exists in this package in order to avoid circular dependency with the "recoverycode" package.
+	RecoveryCodesInverseTable = "recovery_codes"
+	// RecoveryCodesColumn is the table column denoting the recovery_codes relation/edge.
+	RecoveryCodesColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -257,6 +266,20 @@ func ByLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByRecoveryCodesCount orders the results by recovery_codes count.
+func ByRecoveryCodesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newRecoveryCodesStep(), opts...)
+	}
+}
+
+// ByRecoveryCodes orders the results by recovery_codes terms.
+func ByRecoveryCodes(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newRecoveryCodesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newOrganizationStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -276,5 +299,12 @@ func newLinksStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(LinksInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, true, LinksTable, LinksColumn),
+	)
+}
+func newRecoveryCodesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(RecoveryCodesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, true, RecoveryCodesTable, RecoveryCodesColumn),
 	)
 }

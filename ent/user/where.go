@@ -849,6 +849,29 @@ func HasLinksWith(preds ...predicate.UserLink) predicate.User {
 	})
 }
 
+// HasRecoveryCodes applies the HasEdge predicate on the "recovery_codes" edge.
+func HasRecoveryCodes() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, RecoveryCodesTable, RecoveryCodesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasRecoveryCodesWith applies the HasEdge predicate on the "recovery_codes" edge with a given conditions (other predicates).
+func HasRecoveryCodesWith(preds ...predicate.RecoveryCode) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newRecoveryCodesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

@@ -63,6 +63,15 @@ const (
 	SecondFactorUnlocked = auditrecord.ActionSecondFactorUnlocked
 	SignedOut            = auditrecord.ActionSignedOut
 
+	// RecoveryCodesGenerated records a person's ten recovery codes made
+	// (with the second factor, or on demand in place of the old set), and
+	// RecoveryCodeUsed one of them signing the person in.
+	RecoveryCodesGenerated = auditrecord.ActionRecoveryCodesGenerated
+	RecoveryCodeUsed       = auditrecord.ActionRecoveryCodeUsed
+	// SignatureFailed records a wrong password given to sign a decision (a
+	// production run, a lot's release): nothing was signed.
+	SignatureFailed = auditrecord.ActionSignatureFailed
+
 	// TestDataReset records the test account's business data replaced by a
 	// fresh seed.
 	TestDataReset = auditrecord.ActionTestDataReset
@@ -267,6 +276,7 @@ func Actions() []string {
 		EndpointCreated, EndpointUpdated, EndpointDisabled, EndpointEnabled, EndpointDeleted, EndpointSecretRotated, DeliveriesResent,
 		UserInvited, UserRoleChanged, UserRemoved, PasswordResetIssued, PasswordSet, SecondFactorEnabled, SecondFactorDisabled,
 		SignedIn, SignInFailed, SecondFactorFailed, SecondFactorLocked, SecondFactorUnlocked, SignedOut,
+		RecoveryCodesGenerated, RecoveryCodeUsed, SignatureFailed,
 		TestDataReset,
 		SupplierApprovalChanged, SupplierCertificationChanged, LotQCDecided,
 		ProductionPlanned, ProductionStarted, ProductionCompleted, ProductionSigned,

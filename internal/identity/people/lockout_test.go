@@ -26,7 +26,7 @@ func (f *fixture) withFactor(role Role) (Person, string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+	if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
 		f.t.Fatal(err)
 	}
 	f.clock.Add(30 * time.Second)
@@ -289,7 +289,7 @@ func TestChangingSecondFactorNeedsProof(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
 			t.Fatal(err)
 		}
 		secret = enr.Secret
@@ -299,7 +299,7 @@ func TestChangingSecondFactorNeedsProof(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(next.Secret, f.clock.Now())); err != ErrProofNeeded {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(next.Secret, f.clock.Now())); err != ErrProofNeeded {
 			t.Fatalf("replace without proof: %v, want ErrProofNeeded", err)
 		}
 		if err := f.s.ReplaceSecondFactor(f.ctx, f.org, p.ID, Code(next.Secret, f.clock.Now()), "not my password", mine, Client{}); err != ErrBadCredentials {

@@ -366,7 +366,10 @@ func TestOtherOrganizationsPeopleAreNotFound(t *testing.T) {
 			{"SetRole", func(org int, p Person) error { _, err := f.s.SetRole(f.ctx, org, p.ID, Viewer); return err }},
 			{"IssueReset", func(org int, p Person) error { _, err := f.s.IssueReset(f.ctx, org, p.ID); return err }},
 			{"BeginSecondFactor", func(org int, p Person) error { _, err := f.s.BeginSecondFactor(f.ctx, org, p.ID); return err }},
-			{"ConfirmSecondFactor", func(org int, p Person) error { return f.s.ConfirmSecondFactor(f.ctx, org, p.ID, "123456") }},
+			{"ConfirmSecondFactor", func(org int, p Person) error {
+				_, err := f.s.ConfirmSecondFactor(f.ctx, org, p.ID, "123456")
+				return err
+			}},
 			{"RemoveSecondFactor", func(org int, p Person) error { return f.s.RemoveSecondFactor(f.ctx, org, p.ID) }},
 			{"ChangePassword", func(org int, p Person) error {
 				return f.s.ChangePassword(f.ctx, org, p.ID, password, "a changed password", "")
@@ -433,7 +436,7 @@ func TestSecondFactorSecretsReencrypted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
 			t.Fatal(err)
 		}
 		raw := func() string {

@@ -133,6 +133,8 @@ var (
 	// ErrProofNeeded is a change of a second factor the person has, asked
 	// without their password or a current code.
 	ErrProofNeeded = errors.New("changing a second factor needs the password or a code of the current one")
+	// ErrNoSecondFactor is asking for recovery codes without a second factor.
+	ErrNoSecondFactor = errors.New("recovery codes stand in for a second factor: turn one on first")
 )
 
 // ThrottledError is a sign-in refused because too many were tried.

@@ -371,8 +371,9 @@ func (s *Service) VerifySecondFactor(ctx context.Context, token, code string, fr
 	return s.current(ctx, ses, next)
 }
 
-// useCode checks code against u's second factor and, when it is right, runs
-// then in the transaction that takes the code's step. The attempt is counted
+// useCode checks code against u's second factor, or as one of u's unused
+// recovery codes, and, when it is right, runs then in the transaction that
+// takes the code's step (or spends the recovery code). The attempt is counted
 // as wrong in the person's row before the code is checked, so that of
 // attempts at once one takes the turn and the others find the count changed
 // and wait; a right code sets the count back to zero. A wrong one is recorded
@@ -433,6 +434,13 @@ func (s *Service) useCode(ctx context.Context, u *ent.User, code string, from Cl
 			if n == 1 {
 				return then(tx)
 			}
+		} else if used, err := useRecoveryCode(ctx, tx, u, code, now); err != nil {
+			return err
+		} else if used {
+			if err := tx.User.UpdateOneID(u.ID).SetTotpFailures(0).ClearTotpFailedAt().Exec(ctx); err != nil {
+				return err
+			}
+			return then(tx)
 		}
 		// Wrong: the count stays, with its record, and the error is
 		// returned once they are committed.

@@ -247,14 +247,14 @@ func TestSecondFactorCodeAcceptedOnce(t *testing.T) {
 			len(enr.QRPNG) < 8 || string(enr.QRPNG[1:4]) != "PNG" {
 			t.Fatalf("enrollment %q, %d bytes of image", enr.URL, len(enr.QRPNG))
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, "000000"); err != ErrBadCode && Code(enr.Secret, f.clock.Now()) != "000000" {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, "000000"); err != ErrBadCode && Code(enr.Secret, f.clock.Now()) != "000000" {
 			t.Fatalf("wrong code: %v", err)
 		}
 		code := Code(enr.Secret, f.clock.Now())
 		if len(code) != 6 {
 			t.Fatalf("code %q", code)
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, code); err != nil {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, code); err != nil {
 			t.Fatal(err)
 		}
 		in, err := f.s.SignIn(f.ctx, addr, password, Client{Address: "192.0.2.8"})
@@ -346,7 +346,7 @@ func TestPendingSessionsEndSoon(t *testing.T) {
 		if err != nil || again.Secret != enr.Secret || again.URL != enr.URL {
 			t.Fatalf("pending key %q %q, want %q %q (%v)", again.Secret, again.URL, enr.Secret, enr.URL, err)
 		}
-		if err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
+		if _, err := f.s.ConfirmSecondFactor(f.ctx, f.org, p.ID, Code(enr.Secret, f.clock.Now())); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.s.PendingSecondFactor(f.ctx, f.org, p.ID); !errors.Is(err, ErrNotFound) {

@@ -12,6 +12,7 @@ import (
 
 	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/organization"
+	"larder.dev/larder/ent/recoverycode"
 	"larder.dev/larder/ent/user"
 	"larder.dev/larder/internal/identity/audit"
 )
@@ -133,24 +134,27 @@ func (s *Service) checkPending(u *ent.User, code string, now time.Time) (pending
 }
 
 // ConfirmSecondFactor checks a code of the pending secret and makes it the
-// second factor of a person who has none; ErrBadCode when the code is wrong
-// or nothing is pending, ErrProofNeeded when the person has a second factor
-// (ReplaceSecondFactor replaces it). The code's step counts as used.
-func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, code string) error {
+// second factor of a person who has none, with RecoveryCodeCount new
+// recovery codes, which it returns (shown once, stored only hashed);
+// ErrBadCode when the code is wrong or nothing is pending, ErrProofNeeded
+// when the person has a second factor (ReplaceSecondFactor replaces it).
+// The code's step counts as used.
+func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, code string) ([]string, error) {
 	ctx = systemCtx(ctx)
 	now := s.now()
 	u, err := s.user(ctx, s.c, orgID, userID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if u.TotpSecret != nil {
-		return ErrProofNeeded
+		return nil, ErrProofNeeded
 	}
 	pending, step, err := s.checkPending(u, code, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
+	var codes []string
+	err = ent.RunInTx(ctx, s.c, func(tx *ent.Tx) error {
 		// Only the secret the code was checked against is confirmed, once.
 		n, err := tx.User.Update().
 			Where(user.ID(u.ID), user.TotpPendingSecret(pending), user.TotpSecretIsNil()).
@@ -164,11 +168,19 @@ func (s *Service) ConfirmSecondFactor(ctx context.Context, orgID, userID int, co
 		if n == 0 {
 			return ErrBadCode
 		}
-		return audit.Record(ctx, tx, audit.Entry{
+		if err := audit.Record(ctx, tx, audit.Entry{
 			OrganizationID: orgID, Action: audit.SecondFactorEnabled, At: now,
 			Detail: map[string]any{"user_id": u.ID, "email": u.Email},
-		})
+		}); err != nil {
+			return err
+		}
+		codes, err = replaceRecoveryCodes(ctx, tx, u, now)
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return codes, nil
 }
 
 // ReplaceSecondFactor makes the pending secret, whose code is code, the
@@ -213,7 +225,7 @@ func (s *Service) ReplaceSecondFactor(ctx context.Context, orgID, userID int, co
 }
 
 // RemoveOwnSecondFactor removes a person's second factor (and one being set
-// up) at their own request, after proof that it is the person (as
+// up, and the recovery codes) at their own request, after proof that it is the person (as
 // ReplaceSecondFactor takes it), and ends their other sessions: all but the
 // one of keepToken. A person with only a second factor being set up needs no
 // proof; one with none changes nothing and records nothing.
@@ -241,6 +253,9 @@ func (s *Service) RemoveOwnSecondFactor(ctx context.Context, orgID, userID int, 
 		if n == 0 {
 			// Replaced meanwhile: the proof was for another factor.
 			return ErrBadCode
+		}
+		if _, err := tx.RecoveryCode.Delete().Where(recoverycode.UserID(u.ID)).Exec(ctx); err != nil {
+			return err
 		}
 		if err := endSessions(ctx, tx, u.ID, keepHash(keepToken)); err != nil {
 			return err
@@ -288,8 +303,8 @@ func keepHash(keepToken string) string {
 	return tokenHash(keepToken)
 }
 
-// RemoveSecondFactor removes a person's second factor (and one being set up)
-// as an admin does for a person who lost theirs, with its lockout, and ends
+// RemoveSecondFactor removes a person's second factor (and one being set up,
+// and the recovery codes) as an admin does for a person who lost theirs, with its lockout, and ends
 // the person's sessions. Removing none is no change and records nothing.
 func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) error {
 	ctx = systemCtx(ctx)
@@ -304,6 +319,9 @@ func (s *Service) RemoveSecondFactor(ctx context.Context, orgID, userID int) err
 		}
 		err = tx.User.UpdateOneID(u.ID).ClearTotpSecret().ClearTotpPendingSecret().SetTotpFailures(0).ClearTotpFailedAt().Exec(ctx)
 		if err != nil {
+			return err
+		}
+		if _, err := tx.RecoveryCode.Delete().Where(recoverycode.UserID(u.ID)).Exec(ctx); err != nil {
 			return err
 		}
 		if err := endSessions(ctx, tx, u.ID, ""); err != nil {

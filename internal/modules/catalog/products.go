@@ -542,3 +542,51 @@ func (x *refs) unitID(code *string) *int {
 	id := x.units[*code]
 	return &id
 }
+
+// What an import would do with a record, as Preview says it.
+const (
+	OutcomeNew       = "new"
+	OutcomeUpdate    = "update"
+	OutcomeUnchanged = "unchanged"
+)
+
+// Outcome is what importing one record would do: create it (OutcomeNew),
+// update the record of its code (OutcomeUpdate), or leave that record as it
+// is (OutcomeUnchanged).
+type Outcome struct {
+	Line int
+	Code string
+	Kind string
+}
+
+// Preview says, for each line of a checked file, what ImportTx would do
+// with it in the account of ctx, writing nothing: the same comparison of
+// codes and records the import makes.
+func Preview(ctx context.Context, c *ent.Client, lines []Line) ([]Outcome, error) {
+	refs, err := loadRefs(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	current, err := exportAll(ctx, c, refs, true)
+	if err != nil {
+		return nil, err
+	}
+	byCode := map[string]Record{}
+	for _, r := range current {
+		byCode[r.ProductCode] = r
+	}
+	out := make([]Outcome, len(lines))
+	for i, l := range lines {
+		old, exists := byCode[l.R.ProductCode]
+		_, found := refs.products[l.R.ProductCode]
+		o := Outcome{Line: l.N, Code: l.R.ProductCode, Kind: OutcomeNew}
+		switch {
+		case exists && sameRecord(old, l.R):
+			o.Kind = OutcomeUnchanged
+		case found:
+			o.Kind = OutcomeUpdate
+		}
+		out[i] = o
+	}
+	return out, nil
+}

@@ -84,14 +84,54 @@ func ParseFormat(name, file string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q: use jsonl or csv", name)
 }
 
-// Columns are the CSV columns, in export order.
-var Columns = []string{
-	"product_code", "name", "description", "product_type", "active", "shelf_life",
-	"cost", "operations_cost", "unit_of_measure", "uom_base", "uom_qty", "uom_base_conversion",
-	"tags", "allergens", "food", "banned_countries", "substitutes", "suppliers",
-	"ingredients_en", "ingredients_fr", "portion_in_grams", "recipe_grams_yield", "qc_checkpoints", "byproducts",
-	"routing",
+// ColumnSpec describes one column of an import file as the import reads it:
+// whether a record must give it, how it is written, and an example value.
+// The column references and templates people download are made from these.
+type ColumnSpec struct {
+	Name     string
+	Required bool
+	Format   string
+	Example  string
 }
+
+// ColumnSpecs are the product file's columns, in export order: the columns
+// Read accepts (Columns) and what the import checks of each.
+var ColumnSpecs = []ColumnSpec{
+	{"product_code", true, fmt.Sprintf("text, at most %d characters; finds the product to update, or creates it", maxCode), "FLOUR-T55"},
+	{"name", false, fmt.Sprintf("text, at most %d characters", maxName), "Wheat flour T55"},
+	{"description", false, fmt.Sprintf("text, at most %d characters", maxDescription), "Type 55 flour for bread and pastry"},
+	{"product_type", true, "one of RAW_MATERIAL, PACKAGING, MISCELLANEOUS, RECIPE, SUB_RECIPE, FINISHED_GOOD", "RAW_MATERIAL"},
+	{"active", false, "true or false", "true"},
+	{"shelf_life", false, "whole days, 0 or more", "180"},
+	{"cost", false, "decimal amount in the organization's currency", "0.85"},
+	{"operations_cost", false, "decimal amount in the organization's currency", "0.10"},
+	{"unit_of_measure", false, "a unit's code", "kg"},
+	{"uom_base", false, "a unit's code", "g"},
+	{"uom_qty", false, "number", "1"},
+	{"uom_base_conversion", false, "number", "1000"},
+	{"tags", false, "PRODUCT tag names joined with |", "organic|bakery"},
+	{"allergens", false, "allergen codes or names joined with |, each CODE or CODE:source (declared when omitted)", "GLUTEN:declared"},
+	{"food", false, "a food's name (materials only)", ""},
+	{"banned_countries", false, "ISO country codes joined with | (materials only)", "US|CA"},
+	{"substitutes", false, "product codes joined with | (materials only)", ""},
+	{"suppliers", false, "supplier codes joined with | (materials only)", ""},
+	{"ingredients_en", false, fmt.Sprintf("text, at most %d characters (recipes only)", maxIngredients), ""},
+	{"ingredients_fr", false, fmt.Sprintf("text, at most %d characters (recipes only)", maxIngredients), ""},
+	{"portion_in_grams", false, "number (recipes only)", ""},
+	{"recipe_grams_yield", false, "number (recipes only)", ""},
+	{"qc_checkpoints", false, "QC checkpoint codes joined with | (recipes only)", ""},
+	{"byproducts", false, "product codes joined with | (recipes only)", ""},
+	{"routing", false, "operation codes in order joined with |, each OPERATION or OPERATION@EQUIPMENT (recipes only)", ""},
+}
+
+// Columns are the CSV columns, in export order.
+var Columns = func() []string {
+	out := make([]string, len(ColumnSpecs))
+	for i, c := range ColumnSpecs {
+		out[i] = c.Name
+	}
+	return out
+}()
 
 // LineError is a problem with one line of a file.
 type LineError struct {

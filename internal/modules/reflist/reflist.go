@@ -448,3 +448,63 @@ func (l *List) set(m ent.Mutation, r Record, update bool) error {
 	}
 	return nil
 }
+
+// examples are an example value of each column name, for the templates.
+var examples = map[string]string{
+	"code": "WHOLESALE", "name": "Wholesale", "description": "Shops and restaurants buying by the case",
+	"active": "true", "tax_rate1": "5", "tax_rate1_label": "GST", "tax_rate2": "9.975", "tax_rate2_label": "QST",
+	"first_name": "Marie", "last_name": "Tremblay", "email": "marie.tremblay@example.com", "currency": "CAD",
+}
+
+// Spec describes the list's columns in file order as the import reads them:
+// required or not, how each is written, and an example.
+func (l *List) Spec() []catalog.ColumnSpec {
+	out := make([]catalog.ColumnSpec, len(l.columns))
+	for i, c := range l.columns {
+		var format string
+		switch c.kind {
+		case flag:
+			format = "true or false; omitted is true"
+		case percent:
+			format = "a number from 0 to 100"
+		case currency:
+			format = "an ISO 4217 currency code; omitted is the organization's currency"
+		default:
+			format = fmt.Sprintf("text, at most %d characters", c.max)
+		}
+		if c.name == "code" {
+			format += "; finds the record to update, or creates it"
+		}
+		out[i] = catalog.ColumnSpec{Name: c.name, Required: c.required, Format: format, Example: examples[c.name]}
+	}
+	return out
+}
+
+// Preview says, for each line of a checked file, what ImportTx would do
+// with it in the account of ctx (catalog's outcomes), writing nothing: the
+// same comparison by code the import makes.
+func (l *List) Preview(ctx context.Context, c *ent.Client, lines []Line) ([]catalog.Outcome, error) {
+	stored, err := l.rows(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	byCode := map[string]row{}
+	for _, r := range stored {
+		if code := r.r["code"]; code != nil {
+			byCode[*code] = r
+		}
+	}
+	out := make([]catalog.Outcome, len(lines))
+	for i, ln := range lines {
+		code := *ln.R["code"]
+		o := catalog.Outcome{Line: ln.N, Code: code, Kind: catalog.OutcomeNew}
+		if old, ok := byCode[code]; ok {
+			o.Kind = catalog.OutcomeUpdate
+			if same(old.r, ln.R) {
+				o.Kind = catalog.OutcomeUnchanged
+			}
+		}
+		out[i] = o
+	}
+	return out, nil
+}

@@ -172,4 +172,9 @@ func documentPages(t *testing.T, tr *tour, ctx context.Context, st *store.Store,
 		t.Errorf("the products' CSV: %d %s", csv.Status, csv.Body)
 	}
 	tr.opened["/console/imports/export"] = true
+	// A list's template is a download too, fetched as the reference's link.
+	if csv := fetchLink(t, ctx, `a[href^="/console/imports/template?list=territories"]`); csv.Status != http.StatusOK || !strings.HasPrefix(csv.Body, "code,name,") {
+		t.Errorf("the territories' template: %d %s", csv.Status, csv.Body)
+	}
+	tr.opened["/console/imports/template"] = true
 }

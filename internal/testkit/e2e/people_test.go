@@ -29,7 +29,7 @@ func TestPeopleAndRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := time.Now()
-		if err := s.people.ConfirmSecondFactor(bg, org.Org.ID, admin.ID, people.Code(e.Secret, at)); err != nil {
+		if _, err := s.people.ConfirmSecondFactor(bg, org.Org.ID, admin.ID, people.Code(e.Secret, at)); err != nil {
 			t.Fatal(err)
 		}
 		adm := tab(t, false)

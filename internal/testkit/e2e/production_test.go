@@ -17,7 +17,8 @@ import (
 
 // An operator plans a run of cookies from the board, starts it, previews
 // its completion under positive release, completes it, opens the output lot
-// (on hold, not sellable), releases it and sees it sellable: all without
+// (on hold, not sellable), signs the run with the password (a wrong one
+// first), releases the lot and sees it sellable: all without
 // JavaScript, every page passing axe-core, a refused plan included.
 func TestPlanCompleteRelease(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
@@ -79,6 +80,20 @@ func TestPlanCompleteRelease(t *testing.T) {
 		if got := mainText(t, tb); !strings.Contains(got, "Its output lot is ON_HOLD until quality releases it.") || !strings.Contains(got, "COMPLETED") {
 			t.Errorf("the completed run's page:\n%s", got)
 		}
+		// Signing the run asks for the password again: a wrong one is the
+		// field's error and the run stays unsigned.
+		browsertest.Fill(t, tb, "Your password", "not my password!")
+		submit(t, tb, "Sign and lock the run", http.StatusBadRequest)
+		check(t, tb, "run-sign-refused")
+		if got := browsertest.Text(t, tb, "#e-signature_password"); !strings.Contains(got, "That is not your password") {
+			t.Errorf("the wrong signature says %q", got)
+		}
+		browsertest.Fill(t, tb, "Your password", password)
+		submit(t, tb, "Sign and lock the run", http.StatusOK)
+		if got := mainText(t, tb); !strings.Contains(got, "COMPLETED, signed and locked") {
+			t.Errorf("the signed run's page:\n%s", got)
+		}
+		check(t, tb, "run-signed")
 		follow(t, tb, "Open the output lot and its trace", http.StatusOK)
 		check(t, tb, "output-on-hold")
 		if got := browsertest.Text(t, tb, "#sellable"); got != "No: ON_HOLD" {
@@ -86,6 +101,7 @@ func TestPlanCompleteRelease(t *testing.T) {
 		}
 		browsertest.Fill(t, tb, "Status", "RELEASED")
 		browsertest.Fill(t, tb, "Note", "Positive release: micro results within specification.")
+		browsertest.Fill(t, tb, signLabel, password)
 		submit(t, tb, "Record the decision", http.StatusOK)
 		if got := browsertest.Text(t, tb, "#sellable"); got != "Yes" {
 			t.Errorf("the released lot's sellability reads %q", got)

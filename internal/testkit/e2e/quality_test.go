@@ -14,9 +14,13 @@ import (
 	"larder.dev/larder/policy"
 )
 
+// signLabel is the label of the field that signs a release.
+const signLabel = "Your password, to sign a release (RELEASED only)"
+
 // An operator opens the quality queue of the test account, opens the lot on
 // hold, releases it with a note, and reads its new status and the decision
-// in its history; back in the queue the lot is gone; all of it without
+// in its history (with the status before), once the password signs it (a
+// wrong one first changes nothing); back in the queue the lot is gone; all of it without
 // JavaScript. The queue and the lot's page, with and without the form's
 // refusal, pass axe-core.
 func TestQualityRelease(t *testing.T) {
@@ -50,7 +54,9 @@ func TestQualityRelease(t *testing.T) {
 		}
 		check(t, tb, "lot-on-hold")
 
-		// The same decision again is refused beside the status.
+		// The same decision again (its note typed anew: the form starts
+		// without one) is refused beside the status.
+		browsertest.Fill(t, tb, "Note", "Awaiting the mill's certificate of analysis.")
 		submit(t, tb, "Record the decision", http.StatusConflict)
 		check(t, tb, "lot-refused")
 		if got := browsertest.Text(t, tb, "#e-status"); !strings.Contains(got, "The lot is ON_HOLD already") {
@@ -59,6 +65,17 @@ func TestQualityRelease(t *testing.T) {
 
 		browsertest.Fill(t, tb, "Status", "RELEASED")
 		browsertest.Fill(t, tb, "Note", "Certificate of analysis received: within specification.")
+		// A release is signed with the password: a wrong one changes nothing.
+		browsertest.Fill(t, tb, signLabel, "not my password!")
+		submit(t, tb, "Record the decision", http.StatusBadRequest)
+		check(t, tb, "lot-release-unsigned")
+		if got := browsertest.Text(t, tb, "#e-signature_password"); !strings.Contains(got, "That is not your password") {
+			t.Errorf("the wrong signature says %q", got)
+		}
+		if lot, err := st.Client.ProductLot.Get(org.Ctx(policy.Test), held.ID); err != nil || lot.QcStatus != productlot.QcStatusON_HOLD {
+			t.Fatalf("after a wrong signature the lot is %v (%v), want ON_HOLD", lot.QcStatus, err)
+		}
+		browsertest.Fill(t, tb, signLabel, password)
 		submit(t, tb, "Record the decision", http.StatusOK)
 		if p, want := s.path(t, tb), fmt.Sprintf("/console/lots/%d?env=test", held.ID); p != want {
 			t.Errorf("the decision leads to %s, want %s", p, want)
@@ -74,7 +91,7 @@ func TestQualityRelease(t *testing.T) {
 			t.Errorf("the lot's status reads %q", got)
 		}
 		history := browsertest.Text(t, tb, `table[aria-labelledby="qc-history"] tbody`)
-		for _, s := range []string{"RELEASED", "Certificate of analysis received: within specification.", operator.Email} {
+		for _, s := range []string{"RELEASED", "ON_HOLD", "Certificate of analysis received: within specification.", operator.Email} {
 			if !strings.Contains(history, s) {
 				t.Errorf("the history lacks %q:\n%s", s, history)
 			}

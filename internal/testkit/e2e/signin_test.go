@@ -71,15 +71,23 @@ func TestSignInWithSecondFactor(t *testing.T) {
 		used := people.Code(secret, at)
 		browsertest.Fill(t, ctx, "One-time code", used)
 		submit(t, ctx, "Turn on", http.StatusOK)
-		if got := s.path(t, ctx); got != "/console/account" {
-			t.Errorf("after turning it on the tab shows %s", got)
+		// The answer is the recovery codes, shown this once.
+		if got := browsertest.Text(t, ctx, "main .notice"); !strings.Contains(got, "The second factor is on") {
+			t.Errorf("notice %q", got)
 		}
-		if got := browsertest.Text(t, ctx, ".flash"); !strings.Contains(got, "The second factor is on") {
-			t.Errorf("flash %q", got)
+		codes := strings.Fields(browsertest.Text(t, ctx, "ol.codes"))
+		if len(codes) != 10 {
+			t.Fatalf("the page shows %d recovery codes, want 10: %q", len(codes), codes)
 		}
-		if got := mainText(t, ctx); !strings.Contains(got, "On (authenticator app)") {
-			t.Errorf("the account page does not show the second factor on:\n%s", got)
+		if got := value(t, ctx, "#secret-codes"); got != strings.Join(codes, "\n") {
+			t.Errorf("the box to copy holds %q", got)
 		}
+		check(t, ctx, "recovery-codes")
+		follow(t, ctx, "I have saved them: back to your account", http.StatusOK)
+		if got := mainText(t, ctx); !strings.Contains(got, "On (authenticator app)") || !strings.Contains(got, "10 of 10 recovery codes left.") {
+			t.Errorf("the account page does not show the second factor on with 10 codes:\n%s", got)
+		}
+		check(t, ctx, "account-second-factor")
 		if got, err := s.people.Get(context.Background(), org.Org.ID, p.ID); err != nil || !got.SecondFactor {
 			t.Fatalf("stored person %+v, %v: want the second factor on", got, err)
 		}
@@ -134,6 +142,36 @@ func TestSignInWithSecondFactor(t *testing.T) {
 		if !session {
 			t.Errorf("no HttpOnly, SameSite=Lax session cookie in %+v", browsertest.Cookies(t, ctx))
 		}
+
+		// Without the app, a recovery code signs in, once.
+		submit(t, ctx, "Sign out", http.StatusOK)
+		s.signIn(t, ctx, p.Email)
+		browsertest.Fill(t, ctx, "One-time code", strings.ToUpper(codes[4]))
+		submit(t, ctx, "Continue", http.StatusOK)
+		if got := browsertest.Text(t, ctx, ".who a"); got != p.Email {
+			t.Fatalf("after a recovery code, signed in as %q, want %s", got, p.Email)
+		}
+		s.open(t, ctx, "/console/account", http.StatusOK)
+		if got := browsertest.Text(t, ctx, "#codes-left"); !strings.Contains(got, "9 of 10 recovery codes left.") {
+			t.Errorf("after one use the account page says %q", got)
+		}
+		// New codes ask for proof, and void the old ones.
+		browsertest.Fill(t, ctx, "Your password or a code from your app, for new codes", "not my password!")
+		submit(t, ctx, "Make new recovery codes", http.StatusBadRequest)
+		if got := browsertest.Text(t, ctx, "#e-renew_proof"); !strings.Contains(got, "neither your password") {
+			t.Errorf("a wrong proof says %q", got)
+		}
+		check(t, ctx, "recovery-codes-refused")
+		browsertest.Fill(t, ctx, "Your password or a code from your app, for new codes", password)
+		submit(t, ctx, "Make new recovery codes", http.StatusOK)
+		fresh := strings.Fields(browsertest.Text(t, ctx, "ol.codes"))
+		if len(fresh) != 10 || fresh[0] == codes[0] {
+			t.Errorf("new codes %q", fresh)
+		}
+		submit(t, ctx, "Sign out", http.StatusOK)
+		s.signIn(t, ctx, p.Email)
+		browsertest.Fill(t, ctx, "One-time code", codes[5])
+		submit(t, ctx, "Continue", http.StatusUnauthorized)
 	})
 }
 
