@@ -27,7 +27,7 @@ func (s *Server) productionRoutes() []Route {
 		{Method: "GET", Path: "/console/production", Nav: "Production", Summary: "read the production runs of one environment (live or test) by status: planned, in progress, on hold or in quarantine, recently completed; changes nothing", serve: s.productionBoard},
 		{Method: "GET", Path: "/console/production/{id}", Summary: "read one production run: its product, line, lot, dates, planned and consumed steps and output lot; changes nothing", serve: s.productionRun},
 		{Method: "POST", Path: "/console/production/{id}/start", Roles: Operators, Summary: "start a planned, held or quarantined production run (IN_PROGRESS)", serve: s.productionStart},
-		{Method: "POST", Path: "/console/production/{id}/sign", Roles: Operators, Summary: "sign and lock a completed production run", serve: s.productionSign},
+		{Method: "POST", Path: "/console/production/{id}/sign", Roles: Operators, Summary: "sign and lock a completed production run, with the person's password asked again as their signature (audited; a wrong one is signature_failed)", serve: s.productionSign},
 	}
 }
 

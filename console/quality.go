@@ -25,7 +25,7 @@ import (
 func (s *Server) qualityRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/console/quality", Nav: "Quality", Summary: "read the quality queue of one environment (live or test): lots ON_HOLD or in QUARANTINE and lots whose release has ended or ends within 7 days, oldest decision first, each linking to its page; changes nothing", serve: s.qualityQueue},
-		{Method: "POST", Path: "/console/lots/{id}/qc", Roles: Operators, Summary: "record a quality decision on a lot (AVAILABLE, ON_HOLD, QUARANTINE, RELEASED or REJECTED, a note, a release expiry for RELEASED), as `larder lot set-qc` does; emits product_lot.qc_status_changed; audited (lot_qc_decided)", serve: s.decideQC},
+		{Method: "POST", Path: "/console/lots/{id}/qc", Roles: Operators, Summary: "record a quality decision on a lot (AVAILABLE, ON_HOLD, QUARANTINE, RELEASED or REJECTED, a note, a release expiry for RELEASED, and for RELEASED the person's password as their signature), as `larder lot set-qc` does; emits product_lot.qc_status_changed; audited (lot_qc_decided)", serve: s.decideQC},
 	}
 }
 
