@@ -88,7 +88,7 @@ func diffInto(ctx context.Context, dir atlas.Dir, dia, devURL, version, name str
 	if err != nil {
 		return false, err
 	}
-	err = entmigrate.NewSchema(entsql.OpenDB(dia, db)).NamedDiff(ctx, name,
+	opts := []schema.MigrateOption{
 		schema.WithDir(dir),
 		schema.WithMigrationMode(schema.ModeReplay),
 		schema.WithDialect(dia),
@@ -96,7 +96,11 @@ func diffInto(ctx context.Context, dir atlas.Dir, dia, devURL, version, name str
 		schema.WithDropColumn(true),
 		schema.WithDropIndex(true),
 		schema.WithErrNoPlan(true),
-	)
+	}
+	if dia == dialect.Postgres {
+		opts = append(opts, schema.WithDiffHook(partitioned))
+	}
+	err = entmigrate.NewSchema(entsql.OpenDB(dia, db)).NamedDiff(ctx, name, opts...)
 	if errors.Is(err, atlas.ErrNoPlan) {
 		return false, nil
 	}

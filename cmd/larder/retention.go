@@ -6,6 +6,7 @@ import (
 	"larder.dev/larder/handlers"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/retention"
 )
 
@@ -21,7 +22,7 @@ func serveRetention(e *env, st *store.Store, srv *handlers.Server, ppl *people.S
 		retention.CheckedFiles(st.Client),
 	}
 	if e.cfg.RequestLog {
-		jobs = append(jobs, retention.RequestLog(st.Client, e.cfg.RequestLogRetention))
+		jobs = append(jobs, retention.RequestLog(reqlog.Pruner(st), e.cfg.RequestLogRetention))
 	}
 	if dispatching != nil {
 		jobs = append(jobs, webhookRetention(dispatching)...)

@@ -135,6 +135,11 @@ var (
 				Name:    "apirequest_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{APIRequestsColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					Types: map[string]string{
+						"postgres": "BRIN",
+					},
+				},
 			},
 		},
 	}

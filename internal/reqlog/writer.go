@@ -20,12 +20,12 @@ const (
 	// are dropped: at 10,000 requests a second, a second of a database that
 	// does not answer.
 	DefaultQueue = 10_000
-	// batchSize is the most entries one INSERT writes (18 columns each,
-	// well below either database's bound on a statement's parameters).
+	// batchSize is the most entries one write holds (on SQLite one INSERT
+	// of 18 parameters a row, well below its bound on a statement's).
 	batchSize = 500
 	// flushEvery is the longest an entry waits for its batch to fill.
 	flushEvery = 250 * time.Millisecond
-	// writeTimeout bounds one batch's INSERT: past it the batch is dropped
+	// writeTimeout bounds one batch's write: past it the batch is dropped
 	// and counted, and the writer takes the next.
 	writeTimeout = 5 * time.Second
 	// warnEvery spaces the warnings about dropped entries.
@@ -37,8 +37,10 @@ const (
 type Writer struct {
 	db      *sql.DB
 	dialect string
-	log     *slog.Logger
-	queue   chan *Entry
+	// parts are the day partitions of api_requests on PostgreSQL.
+	parts *partitions
+	log   *slog.Logger
+	queue chan *Entry
 	// written and dropped count entries since the start.
 	written, dropped atomic.Int64
 	// reported is the dropped count of the last warning.
@@ -56,7 +58,7 @@ func NewWriter(st *store.Store, log *slog.Logger, queue int) *Writer {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Writer{db: st.DB, dialect: st.Dialect, log: log, queue: make(chan *Entry, queue), now: time.Now}
+	return &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB), log: log, queue: make(chan *Entry, queue), now: time.Now}
 }
 
 // Record queues e for the writer, or drops it when the queue is full.
@@ -145,7 +147,8 @@ func (w *Writer) warn(last *time.Time) {
 	*last = now
 }
 
-// write inserts batch in one statement; a failure drops and counts it.
+// write stores batch in one transaction (COPY on PostgreSQL, one multi-row
+// INSERT on SQLite); a failure drops and counts it.
 func (w *Writer) write(ctx context.Context, batch []*Entry) {
 	if len(batch) == 0 {
 		return
@@ -166,70 +169,76 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 	w.written.Add(int64(len(batch)))
 }
 
-// columns are api_requests' columns in the order both inserts give them.
-const columns = `created_at, account_id, api_key_id, method, operation, path, status, status_class, error_code, request_id,
-	client_request_id, duration_us, client_addr, user_agent, request_body, response_body, truncated, deprecated`
+// columns are api_requests' columns in the order both writes give them.
+var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code", "request_id",
+	"client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated", "deprecated"}
 
-// postgresInsert takes one array per column, so a batch of any size is one
-// statement of 18 parameters, prepared once; NULLIF and CASE restore the
-// NULLs the arrays cannot hold (no account, no key, no bodies kept).
-const postgresInsert = `INSERT INTO api_requests (` + columns + `)
-	SELECT t.at, NULLIF(t.account, 0), NULLIF(t.key, 0), t.method, t.operation, t.path, t.status, t.status / 100, t.code, t.rid,
-		t.crid, t.us, t.addr, t.ua, CASE WHEN t.kept THEN t.req END, CASE WHEN t.kept THEN t.res END, t.cut, t.dep
-	FROM unnest($1::timestamptz[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[],
-		$8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
-		$16::bool[], $17::bool[], $18::text[])
-	AS t(at, account, key, method, operation, path, status, code, rid, crid, us, addr, ua, req, res, cut, kept, dep)`
-
-// postgres writes batch with postgresInsert.
+// postgres writes batch with COPY, into the day partitions it needs (made
+// first when they are not known to exist, and again when the copy finds one
+// missing: a day another server pruned).
 func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
-	n := len(batch)
-	text := func() []string { return make([]string, n) }
-	num := func() []int64 { return make([]int64, n) }
-	at, method, op, path, code, rid, crid, addr, ua, dep := text(), text(), text(), text(), text(), text(), text(), text(), text(), text()
-	account, key, status, us := num(), num(), num(), num()
-	req, res := make([][]byte, n), make([][]byte, n)
-	cut, kept := make([]bool, n), make([]bool, n)
+	rows := make([][]any, len(batch))
+	times := make([]time.Time, len(batch))
 	for i, e := range batch {
-		r := columnsOf(e)
-		at[i] = r.at.Format(time.RFC3339Nano)
-		account[i], key[i], status[i], us[i] = int64(e.AccountID), int64(e.KeyID), int64(e.Status), r.us
-		method[i], op[i], path[i], code[i] = r.method, r.operation, r.path, r.code
-		rid[i], crid[i], addr[i], ua[i] = r.requestID, r.clientRequestID, r.addr, r.userAgent
-		req[i], res[i], cut[i], kept[i] = r.request, r.response, e.Truncated, r.kept
-		dep[i] = r.deprecated
+		rows[i] = values(e)
+		times[i] = rows[i][0].(time.Time)
 	}
-	// Direct SQL: the request log's writer stores a batch of every account's requests from arrays in one prepared statement (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
-	_, err := w.db.ExecContext(ctx, postgresInsert,
-		store.Array(at), store.Array(account), store.Array(key), store.Array(method), store.Array(op), store.Array(path), store.Array(status),
-		store.Array(code), store.Array(rid), store.Array(crid), store.Array(us), store.Array(addr), store.Array(ua), store.Array(req), store.Array(res), store.Array(cut), store.Array(kept), store.Array(dep))
+	if err := w.parts.ensure(ctx, times...); err != nil {
+		return err
+	}
+	err := w.copy(ctx, rows)
+	if noPartition(err) {
+		w.parts.forget()
+		if err := w.parts.ensure(ctx, times...); err != nil {
+			return err
+		}
+		err = w.copy(ctx, rows)
+	}
 	return err
+}
+
+// copy writes rows with COPY in one transaction.
+func (w *Writer) copy(ctx context.Context, rows [][]any) error {
+	return store.CopyIn(ctx, w.db, "api_requests", columns, func(add func(...any) error) error {
+		for _, r := range rows {
+			if err := add(r...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// values is e's row as stored, in the order of columns: NULL (nil) for no
+// account, no key, and the bodies of a request whose bodies are not kept.
+func values(e *Entry) []any {
+	r := columnsOf(e)
+	var account, key, req, res any
+	if e.AccountID != 0 {
+		account = int64(e.AccountID)
+	}
+	if e.KeyID != 0 {
+		key = int64(e.KeyID)
+	}
+	if r.kept {
+		req, res = nonNil(r.request), nonNil(r.response)
+	}
+	return []any{r.at, account, key, r.method, r.operation, r.path, int64(e.Status), int64(e.Status / 100), r.code, r.requestID,
+		r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated, r.deprecated}
 }
 
 // sqlite writes batch in one multi-row insert (18 parameters a row: a full
 // batch stays under SQLite's 32,766, and full batches repeat one statement).
 func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
 	var q strings.Builder
-	args := make([]any, 0, 18*len(batch))
-	q.WriteString(`INSERT INTO api_requests (` + columns + `) VALUES `)
+	args := make([]any, 0, len(columns)*len(batch))
+	q.WriteString(`INSERT INTO api_requests (` + strings.Join(columns, ", ") + `) VALUES `)
 	for i, e := range batch {
 		if i > 0 {
 			q.WriteByte(',')
 		}
 		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		r := columnsOf(e)
-		var account, key, req, res any
-		if e.AccountID != 0 {
-			account = e.AccountID
-		}
-		if e.KeyID != 0 {
-			key = e.KeyID
-		}
-		if r.kept {
-			req, res = nonNil(r.request), nonNil(r.response)
-		}
-		args = append(args, r.at, account, key, r.method, r.operation, r.path, e.Status, e.Status/100, r.code, r.requestID,
-			r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated, r.deprecated)
+		args = append(args, values(e)...)
 	}
 	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
 	_, err := w.db.ExecContext(ctx, q.String(), args...)

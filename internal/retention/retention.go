@@ -2,7 +2,7 @@
 // on its own schedule, in one worker (Run): the request log, console
 // sessions and one-time links, checked import files, rate-limit windows, the
 // webhook delivery log and outbox, and Idempotency-Key records. Each table's
-// package says what is old (reqlog.Prune, people's Service.Prune,
+// package says what is old (reqlog.Pruner, people's Service.Prune,
 // filecheck.Prune, a ratelimit.Limiter's Prune, webhooks.Prune,
 // idempotency.Prune); the Jobs here say when it runs, and the command picks
 // the Jobs of its process (serve, `larder webhook worker`).
@@ -19,7 +19,6 @@ import (
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/identity/ratelimit"
 	"larder.dev/larder/internal/modules/filecheck"
-	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
 )
@@ -95,10 +94,11 @@ func (j Job) run(ctx context.Context, log *slog.Logger) {
 }
 
 // RequestLog prunes the requests older than period (--request-log-retention)
-// hourly, from the start.
-func RequestLog(c *ent.Client, period time.Duration) Job {
+// hourly, from the start, with prune (reqlog.Pruner: whole days dropped on
+// PostgreSQL, rows deleted on SQLite).
+func RequestLog(prune func(ctx context.Context, cutoff time.Time) (int, error), period time.Duration) Job {
 	return Job{Name: "request log", Every: RequestLogEvery, Level: slog.LevelInfo, Prune: func(ctx context.Context, now time.Time) (int, error) {
-		return reqlog.Prune(ctx, c, now.Add(-period))
+		return prune(ctx, now.Add(-period))
 	}}
 }
 

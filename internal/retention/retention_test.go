@@ -104,7 +104,7 @@ func TestRequestLog(t *testing.T) {
 		w.Record(&reqlog.Entry{At: now.Add(-31 * day), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_old_" + t.Name()})
 		w.Record(&reqlog.Entry{At: now.Add(-29 * day), Method: "GET", Path: "/v1/tags", Status: 401, RequestID: "req_new_" + t.Name()})
 		w.Flush()
-		if _, err := retention.RequestLog(st.Client, 30*day).Prune(context.Background(), now); err != nil {
+		if _, err := retention.RequestLog(reqlog.Pruner(st), 30*day).Prune(context.Background(), now); err != nil {
 			t.Fatal(err)
 		}
 		has := func(rid string) bool {

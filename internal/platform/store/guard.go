@@ -376,11 +376,19 @@ func (s *guardedStmt) Query(args []driver.Value) (driver.Rows, error) {
 	return s.QueryContext(context.Background(), named(args))
 }
 
-// ExecContext implements driver.StmtExecContext.
+// ExecContext implements driver.StmtExecContext. lib/pq's COPY statement
+// (store.CopyIn) has only Exec: it runs under the same guard.
 func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	release := s.conn.guard(ctx)
 	defer release()
-	return s.inner.(driver.StmtExecContext).ExecContext(s.conn.pq(ctx), args)
+	if x, ok := s.inner.(driver.StmtExecContext); ok {
+		return x.ExecContext(s.conn.pq(ctx), args)
+	}
+	values := make([]driver.Value, len(args))
+	for i, a := range args {
+		values[i] = a.Value
+	}
+	return s.inner.Exec(values) //nolint:staticcheck // the COPY statement has no ExecContext
 }
 
 // QueryContext implements driver.StmtQueryContext.

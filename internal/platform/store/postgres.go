@@ -71,3 +71,34 @@ func Listen(ctx context.Context, dsn, channel string, log *slog.Logger, what str
 	}()
 	return out, func() { _ = l.Close() }
 }
+
+// CopyIn writes rows into columns of table with PostgreSQL's COPY … FROM
+// STDIN, in one transaction of db: rows calls add once per row with the
+// row's values in the order of columns (nil for NULL). Nothing is written
+// when rows or the copy fails.
+func CopyIn(ctx context.Context, db *sql.DB, table string, columns []string, rows func(add func(values ...any) error) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	// Direct SQL: COPY, the bulk load ent has no words for; the caller names the table and columns.
+	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(table, columns...))
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	if err := rows(func(values ...any) error {
+		_, err := stmt.ExecContext(ctx, values...)
+		return err
+	}); err != nil {
+		return err
+	}
+	if _, err := stmt.ExecContext(ctx); err != nil {
+		return err
+	}
+	if err := stmt.Close(); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

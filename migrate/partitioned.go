@@ -1,0 +1,53 @@
+package migrate
+
+import (
+	"fmt"
+
+	atlasschema "ariga.io/atlas/sql/schema"
+
+	"ariga.io/atlas/sql/postgres"
+	"entgo.io/ent/dialect/sql/schema"
+)
+
+// A PartitionedTable is a table that is partitioned by range on PostgreSQL,
+// which ent's schema has no words for: its hand-written migration creates it
+// PARTITION BY RANGE (Column) with Column in its primary key (PostgreSQL
+// requires the partition key in every unique index), and the code that
+// writes it keeps its partitions (package reqlog's partitions.go). On SQLite
+// it stays a plain table.
+type PartitionedTable struct {
+	Table, Column string
+}
+
+// Partitioned are the tables partitioned on PostgreSQL: the request log, by
+// day of created_at. Diff and Pending expect them so, and a migration that
+// drops the partitioning, or a schema that changes the table's key, shows
+// as drift.
+var Partitioned = []PartitionedTable{{Table: "api_requests", Column: "created_at"}}
+
+// partitioned is the diff hook that gives the compiled schema's Partitioned
+// tables their partition key, and the key's column in their primary key, as
+// the migrations create them on PostgreSQL.
+func partitioned(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+		for _, p := range Partitioned {
+			t, ok := desired.Table(p.Table)
+			if !ok {
+				return nil, fmt.Errorf("partitioned table %s is not in the schema", p.Table)
+			}
+			c, ok := t.Column(p.Column)
+			if !ok {
+				return nil, fmt.Errorf("partitioned table %s has no column %s", p.Table, p.Column)
+			}
+			if t.PrimaryKey == nil {
+				return nil, fmt.Errorf("partitioned table %s has no primary key", p.Table)
+			}
+			t.PrimaryKey.Parts = append(t.PrimaryKey.Parts, &atlasschema.IndexPart{SeqNo: len(t.PrimaryKey.Parts), C: c})
+			atlasschema.ReplaceOrAppend(&t.Attrs, &postgres.Partition{
+				T:     postgres.PartitionTypeRange,
+				Parts: []*postgres.PartitionPart{{C: c}},
+			})
+		}
+		return next.Diff(current, desired)
+	})
+}
