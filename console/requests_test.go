@@ -69,6 +69,9 @@ func logRequest(t *testing.T, st *store.Store, org *dbtest.Org, l logged) *ent.A
 			l.ResponseBody = []byte{}
 		}
 	}
+	if err := reqlog.MakeRoom(context.Background(), st, l.At); err != nil {
+		t.Fatal(err)
+	}
 	c := st.Client.APIRequest.Create().SetCreatedAt(l.At).SetAccountID(acct).SetMethod(l.Method).
 		SetOperation(l.Operation).SetPath(l.Path).SetStatus(l.Status).SetStatusClass(l.Status / 100).SetErrorCode(l.ErrorCode).
 		SetRequestID(ids.New("req_")).SetClientRequestID(l.ClientRequestID).SetDurationUs(l.DurationUs).

@@ -230,3 +230,13 @@ func Pruner(st *store.Store) func(ctx context.Context, cutoff time.Time) (int, e
 		return DropPartitions(ctx, st.DB, cutoff)
 	}
 }
+
+// MakeRoom creates, on PostgreSQL, the day partition a row of time t
+// needs, unless it exists; on SQLite it does nothing. The writer makes its
+// own room; this is for rows written another way (tests, tools).
+func MakeRoom(ctx context.Context, st *store.Store, t time.Time) error {
+	if st.Dialect != dialect.Postgres {
+		return nil
+	}
+	return CreatePartition(ctx, st.DB, t)
+}

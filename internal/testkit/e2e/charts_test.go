@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
 )
@@ -73,6 +74,9 @@ func TestRequestCharts(t *testing.T) {
 		sys := policy.System(context.Background())
 		now := time.Now().UTC()
 		log := func(acct int, at time.Time, status int) {
+			if err := reqlog.MakeRoom(sys, st, at); err != nil {
+				t.Fatal(err)
+			}
 			if err := st.Client.APIRequest.Create().SetCreatedAt(at).SetAccountID(acct).SetMethod("GET").SetOperation("listTags").
 				SetPath("/v1/tags").SetStatus(status).SetStatusClass(status / 100).SetRequestID(ids.New("req_")).SetDurationUs(900).
 				Exec(sys); err != nil {
