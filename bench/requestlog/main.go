@@ -406,6 +406,15 @@ func fillLog(ctx context.Context, st *store.Store) (filled, error) {
 	total := *rows + *other
 	step := (30 * 24 * time.Hour) / time.Duration(total)
 	rng := rand.New(rand.NewPCG(1, 2))
+	// On PostgreSQL each day of the 30 needs its partition before its rows.
+	for d := f.Start; !d.After(end); d = d.Add(24 * time.Hour) {
+		if err := reqlog.MakeRoom(ctx, st, d); err != nil {
+			return f, err
+		}
+	}
+	if err := reqlog.MakeRoom(ctx, st, end); err != nil {
+		return f, err
+	}
 	ins, err := newInserter(ctx, st)
 	if err != nil {
 		return f, err
