@@ -3,9 +3,7 @@ package people
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base32"
-	"encoding/hex"
 	"strings"
 	"time"
 
@@ -64,8 +62,7 @@ func recoveryHash(typed string) (hash string, ok bool) {
 			return "", false
 		}
 	}
-	sum := sha256.Sum256([]byte(c))
-	return hex.EncodeToString(sum[:]), true
+	return tokenHash(c), true
 }
 
 // replaceRecoveryCodes voids u's recovery codes and makes RecoveryCodeCount
