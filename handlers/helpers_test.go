@@ -79,7 +79,7 @@ func newAPILogging(t testing.TB, st *store.Store, logs io.Writer, tweak ...func(
 	// Every test's server records its requests, as serve does.
 	var requests *reqlog.Writer
 	if cfg.RequestLog {
-		requests = reqlog.NewWriter(st, nil, 0)
+		requests = reqlog.NewWriter(dbtest.Unobserved(st), nil, 0)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); requests.Run(ctx) }()

@@ -32,8 +32,7 @@ type statements struct {
 }
 
 func (s *statements) see(c store.Call) {
-	if c.Op == store.OpPrepare || strings.HasPrefix(c.SQL, "UPDATE api_keys SET last_used_at") ||
-		strings.HasPrefix(c.SQL, "INSERT INTO api_requests ") {
+	if c.Op == store.OpPrepare || strings.HasPrefix(c.SQL, "UPDATE api_keys SET last_used_at") {
 		return
 	}
 	s.mu.Lock()
