@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/shopspring/decimal"
@@ -37,8 +38,11 @@ func TestErrorSummaryTakesTheFocus(t *testing.T) {
 		typeInto(t, ctx, "#f-url", "ftp://example.com/hooks")
 		typeInto(t, ctx, "#f-email", "not an address")
 		submit(t, ctx, "Register endpoint", http.StatusBadRequest)
-		focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.className`))
-		if err != nil || focused != "problems" {
+		// The browser moves the focus to an autofocus element at its next
+		// rendering after the load, which may come after the load event.
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.activeElement.className === "problems"`,
+			chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			focused, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.className`))
 			t.Errorf("the focus is on %q (%v), want the error summary", focused, err)
 		}
 		check(t, ctx, "webhooks-summary")
