@@ -80,19 +80,9 @@ var (
 		PrimaryKey: []*schema.Column{APIRequestsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "apirequest_account_id_created_at_id",
+				Name:    "apirequest_account_time",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0]},
-			},
-			{
-				Name:    "apirequest_account_id_api_key_id_created_at_id",
-				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[3], APIRequestsColumns[1], APIRequestsColumns[0]},
-			},
-			{
-				Name:    "apirequest_account_id_operation_created_at_id",
-				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[5], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[1], APIRequestsColumns[0], APIRequestsColumns[3], APIRequestsColumns[5]},
 			},
 			{
 				Name:    "apirequest_not_ok",

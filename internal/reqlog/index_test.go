@@ -1,0 +1,162 @@
+package reqlog_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+
+	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/policy"
+)
+
+// A search for one key's or one operation's requests reads the account's
+// time index newest first, without a sort, and tests the key or the
+// operation on the index entry itself: the index carries both after the
+// time, so that no index of their own costs each logged request an entry.
+// On PostgreSQL the condition shows as the index scan's Index Cond (a
+// Filter would be a visit to the table per entry); SQLite names the index
+// and no temporary B-tree for the order.
+func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		org := dbtest.NewOrg(t, st, "")
+		w := reqlog.NewWriter(st, nil, 0)
+		at := time.Now().UTC().Add(-time.Hour)
+		for i := range 20 {
+			w.Record(&reqlog.Entry{At: at.Add(time.Duration(i) * time.Second), AccountID: org.Live.ID, KeyID: 1 + i%3,
+				Method: "GET", Operation: []string{"getTag", "listTags"}[i%2], Path: "/v1/tags", Status: 200, RequestID: "req_ix" + string(rune('a'+i))})
+		}
+		w.Flush()
+
+		var (
+			mu   sync.Mutex
+			sent []store.Call
+		)
+		obs := dbtest.Observed(t, st, func(c store.Call) {
+			if c.Statement() && strings.HasPrefix(c.SQL, "SELECT") && strings.Contains(c.SQL, "api_requests") {
+				mu.Lock()
+				sent = append(sent, c)
+				mu.Unlock()
+			}
+		})
+		for _, c := range []struct {
+			name   string
+			filter reqlog.Filter
+			column string
+		}{
+			{"a key", reqlog.Filter{KeyID: 2}, "api_key_id"},
+			{"an operation", reqlog.Filter{Operation: "getTag"}, "operation"},
+		} {
+			mu.Lock()
+			sent = nil
+			mu.Unlock()
+			page, err := reqlog.List(ctx, obs.Client, org.Org.ID, policy.Live, c.filter)
+			if err != nil || len(page) == 0 {
+				t.Fatalf("%s: %d rows, %v", c.name, len(page), err)
+			}
+			mu.Lock()
+			q := sent[len(sent)-1]
+			mu.Unlock()
+			plan := explain(t, st, q)
+			switch st.Dialect {
+			case dialect.Postgres:
+				// Each day partition has its own copy of the index, named
+				// after its columns; the plan must read those copies and
+				// test the column in each one's Index Cond.
+				days := partitionIndexes(t, st, "apirequest_account_time")
+				scans := 0
+				lines := strings.Split(plan, "\n")
+				for i, line := range lines {
+					if !strings.Contains(line, "Index Scan") {
+						continue
+					}
+					scans++
+					name, _, _ := strings.Cut(strings.TrimSpace(line[strings.Index(line, " using ")+7:]), " ")
+					if !days[name] || i+1 >= len(lines) || !strings.Contains(lines[i+1], "Index Cond:") || !strings.Contains(lines[i+1], c.column) {
+						t.Errorf("%s: %q reads another index than the account's time index, or does not test %s on its entries:\n%s", c.name, line, c.column, plan)
+					}
+				}
+				if scans == 0 || strings.Contains(plan, "Sort") {
+					t.Errorf("%s: no index read, or the rows are sorted:\n%s", c.name, plan)
+				}
+			case dialect.SQLite:
+				if !strings.Contains(plan, "apirequest_account_time") || strings.Contains(plan, "TEMP B-TREE") {
+					t.Errorf("%s: the plan reads another index or sorts the rows:\n%s", c.name, plan)
+				}
+			}
+		}
+	})
+}
+
+// partitionIndexes are the names of the day partitions' copies of the
+// partitioned index name.
+func partitionIndexes(t *testing.T, st *store.Store, name string) map[string]bool {
+	t.Helper()
+	rows, err := st.DB.QueryContext(context.Background(),
+		`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[n] = true
+	}
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		t.Fatalf("the partitions' copies of %s: %v, %v", name, out, err)
+	}
+	return out
+}
+
+// explain is the plan of the statement q on st's database: on PostgreSQL
+// with sequential scans and sorts priced out (a table of a few rows is
+// otherwise read whole), so that the plan shows what the index serves.
+func explain(t *testing.T, st *store.Store, q store.Call) string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := st.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	prefix := "EXPLAIN QUERY PLAN "
+	if st.Dialect == dialect.Postgres {
+		prefix = "EXPLAIN (COSTS OFF) "
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, prefix+q.SQL, q.Args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var lines []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, vals[len(vals)-1].String)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
