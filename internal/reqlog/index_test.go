@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
+	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
@@ -159,4 +160,58 @@ func explain(t *testing.T, st *store.Store, q store.Call) string {
 		t.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// A request found by its id is searched for in the minute around the time
+// the id carries: on PostgreSQL the plan reads that day's partition alone,
+// not every day's; an id that carries no time is searched for everywhere.
+func TestFindReadsTheDayOfTheRequestID(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		org := dbtest.NewOrg(t, st, "")
+		at := time.Now().UTC().Truncate(24 * time.Hour).Add(12*time.Hour + 345*time.Millisecond) // far from a day's edges
+		id := ids.NewAt("req_", at)
+		w := reqlog.NewWriter(st, nil, 0)
+		w.Record(&reqlog.Entry{At: at.Add(300 * time.Microsecond), AccountID: org.Test.ID, Method: "GET", Path: "/v1/tags", Status: 200, RequestID: id})
+		w.Record(&reqlog.Entry{At: at, AccountID: org.Live.ID, Method: "GET", Path: "/v1/tags", Status: 200, RequestID: "req_without_time"})
+		w.Flush()
+
+		var (
+			mu   sync.Mutex
+			sent []store.Call
+		)
+		obs := dbtest.Observed(t, st, func(c store.Call) {
+			if c.Statement() && strings.HasPrefix(c.SQL, "SELECT") && strings.Contains(c.SQL, "request_id") {
+				mu.Lock()
+				sent = append(sent, c)
+				mu.Unlock()
+			}
+		})
+		r, env, err := reqlog.Find(ctx, obs.Client, org.Org.ID, id)
+		if err != nil || r.RequestID != id || env != policy.Test {
+			t.Fatalf("Find(%s) = %v, %s, %v", id, r, env, err)
+		}
+		if r, _, err := reqlog.Find(ctx, obs.Client, org.Org.ID, "req_without_time"); err != nil || r.RequestID != "req_without_time" {
+			t.Fatalf("Find(req_without_time) = %v, %v", r, err)
+		}
+		if st.Dialect != dialect.Postgres {
+			t.Log("SQLite keeps the log in one table: only the answers are checked")
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sent) != 3 {
+			t.Fatalf("the two searches sent %d statements, want 3 (the id's in live, then in test; then the other's in live)", len(sent))
+		}
+		day := "api_requests_" + at.Format("20060102")
+		for i, want := range []int{1, 1} {
+			plan := explain(t, st, sent[i])
+			if n := strings.Count(plan, " on api_requests_"); n != want || !strings.Contains(plan, " on "+day) {
+				t.Errorf("the id's search reads %d partitions, want %s alone:\n%s", n, day, plan)
+			}
+		}
+		if plan := explain(t, st, sent[2]); strings.Count(plan, " on api_requests_") < 2 {
+			t.Errorf("an id without a time is searched for in one partition:\n%s", plan)
+		}
+	})
 }

@@ -7,6 +7,7 @@ package ids
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"time"
 )
 
@@ -31,4 +32,28 @@ func NewAt(prefix string, t time.Time) string {
 		hi >>= 5
 	}
 	return string(out)
+}
+
+// Time returns the time, to the millisecond, at which the id with prefix
+// was made (the ULID's first 48 bits); false for a string that is not such
+// an id.
+func Time(prefix, id string) (time.Time, bool) {
+	if len(id) != len(prefix)+26 || id[:len(prefix)] != prefix {
+		return time.Time{}, false
+	}
+	var ms uint64
+	for _, c := range []byte(id[len(prefix) : len(prefix)+10]) {
+		d := strings.IndexByte(crockford, c)
+		if d < 0 {
+			return time.Time{}, false
+		}
+		ms = ms<<5 | uint64(d)
+	}
+	// Ten digits are 50 bits: the first holds the top 3 bits of the
+	// 128 (always 0 for a time before the year 10889) and 2 bits of the
+	// milliseconds' top.
+	if ms>>48 != 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(ms)).UTC(), true
 }

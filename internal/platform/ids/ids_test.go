@@ -36,3 +36,22 @@ func TestNewIsUnique(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestTimeIsTheTimeMadeAt(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(2026, 12, 5, 23, 59, 59, 999_000_000, time.UTC),
+		time.Date(1970, 1, 1, 0, 0, 0, 1_000_000, time.UTC),
+		time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC),
+	} {
+		got, ok := Time("req_", NewAt("req_", at))
+		if !ok || !got.Equal(at) {
+			t.Errorf("Time(NewAt(%s)) = %s, %v", at, got, ok)
+		}
+	}
+	id := NewAt("req_", time.Now())
+	for _, bad := range []string{"", "req_", id[:len(id)-1], "evt_" + id[4:], "req_" + strings.Repeat("U", 26), "req_Z" + id[5:]} {
+		if got, ok := Time("req_", bad); ok {
+			t.Errorf("Time(%q) = %s, true; want false", bad, got)
+		}
+	}
+}
