@@ -74,7 +74,7 @@ func logRequest(t *testing.T, st *store.Store, org *dbtest.Org, l logged) *ent.A
 	}
 	c := st.Client.APIRequest.Create().SetCreatedAt(l.At).SetAccountID(acct).SetMethod(l.Method).
 		SetOperation(l.Operation).SetPath(l.Path).SetStatus(l.Status).SetStatusClass(l.Status / 100).SetErrorCode(l.ErrorCode).
-		SetRequestID(ids.New("req_")).SetClientRequestID(l.ClientRequestID).SetDurationUs(l.DurationUs).
+		SetRequestID(ids.NewAt("req_", l.At)).SetClientRequestID(l.ClientRequestID).SetDurationUs(l.DurationUs).
 		SetClientAddr(l.ClientAddr).SetUserAgent(l.Agent).SetRequestBody(l.RequestBody).
 		SetResponseBody(l.ResponseBody).SetTruncated(l.Truncated)
 	if l.KeyID != 0 {

@@ -78,7 +78,7 @@ func TestRequestCharts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := st.Client.APIRequest.Create().SetCreatedAt(at).SetAccountID(acct).SetMethod("GET").SetOperation("listTags").
-				SetPath("/v1/tags").SetStatus(status).SetStatusClass(status / 100).SetRequestID(ids.New("req_")).SetDurationUs(900).
+				SetPath("/v1/tags").SetStatus(status).SetStatusClass(status / 100).SetRequestID(ids.NewAt("req_", at)).SetDurationUs(900).
 				Exec(sys); err != nil {
 				t.Fatal(err)
 			}
