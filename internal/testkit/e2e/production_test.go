@@ -73,7 +73,7 @@ func TestPlanCompleteRelease(t *testing.T) {
 			t.Errorf("the preview's output status is %q", got)
 		}
 		consumed := browsertest.Text(t, tb, `table[aria-label="Lots the run consumes"] tbody`)
-		if !strings.Contains(consumed, "FL-2611-01") || !strings.Contains(consumed, "1000") {
+		if !strings.Contains(consumed, "FL-2611-01") || !strings.Contains(consumed, "1,000 Gram") {
 			t.Errorf("the preview consumes:\n%s", consumed)
 		}
 		submit(t, tb, "Complete the run", http.StatusOK)
