@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"larder.dev/larder/ent/bill"
+	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/ids"
@@ -41,11 +42,30 @@ func background(t *testing.T, ctx context.Context) string {
 	return bg
 }
 
+// lightFields are the ids of the page's visible text fields, lists and
+// text areas not drawn on the page's own background with its ink: the
+// browser's defaults, which dark mode leaves light.
+func lightFields(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	bad, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+		const page = getComputedStyle(document.documentElement);
+		return [...document.querySelectorAll('main :is(input:not([type=checkbox]):not([type=radio]):not([type=hidden]):not([type=submit]), select, textarea)')]
+			.filter(e => e.getClientRects().length > 0)
+			.filter(e => { const s = getComputedStyle(e); return s.backgroundColor !== page.backgroundColor || s.color !== page.color; })
+			.map(e => e.id || e.name);
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
 // In dark mode (the system's prefers-color-scheme) the console's busiest
 // pages, a lot's trace and recall summary, the request charts and a logged
-// request's bodies, the webhooks' health, the production board and plan
-// form, the quality queue and a bill, pass axe-core, colour contrast
-// included, as they do in light mode; the screenshots are for looking at.
+// request's bodies, the webhooks' health, the production board, the plan
+// form and a run's completion, the quality queue and a bill, pass
+// axe-core, colour contrast included, as they do in light mode; the
+// screenshots are for looking at.
 func TestDarkMode(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
@@ -57,6 +77,10 @@ func TestDarkMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, err := st.Client.Bill.Query().Order(bill.ByID()).First(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := st.Client.Production.Query().Where(production.StatusEQ(production.StatusIN_PROGRESS)).Order(production.ByID()).First(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,12 +115,16 @@ func TestDarkMode(t *testing.T) {
 			{"webhooks", "/console/webhooks"},
 			{"production", "/console/production?env=test"},
 			{"production-plan", "/console/production/new?env=test"},
+			{"production-complete", fmt.Sprintf("/console/production/%d/complete?env=test", run.ID)},
 			{"quality", "/console/quality?env=test"},
 			{"bill", fmt.Sprintf("/console/bills/%d?env=test", b.ID)},
 		} {
 			s.open(t, tb, p.path, http.StatusOK)
 			if bg := background(t, tb); bg != "rgb(15, 20, 25)" {
 				t.Errorf("%s: the page's background is %s, not the dark one", p.name, bg)
+			}
+			if bad := lightFields(t, tb); len(bad) > 0 {
+				t.Errorf("%s: fields drawn in light colours on the dark page: %v", p.name, bad)
 			}
 			check(t, tb, "dark-"+p.name)
 		}
