@@ -261,7 +261,7 @@ func TestCompleteRun(t *testing.T) {
 		// Quantities in their units' names, their thousands separated.
 		for _, want := range []string{
 			"<dt>Planned quantity</dt><dd>10 Case</dd>", "<p>Needed 1,000 Gram, sellable ", "<p>Needed 500 Gram, sellable ",
-			`<th scope="col">Take (Gram)</th>`, `<td class="num">` + grouped(first.QuantityBase) + ` Gram</td>`,
+			`<th scope="col">Take (Gram)</th>`, `<td class="num" data-label="Holds">` + grouped(first.QuantityBase) + ` Gram</td>`,
 		} {
 			if !strings.Contains(res.body, want) {
 				t.Errorf("the completion form has no %s", want)
