@@ -114,11 +114,15 @@ var bills = &docKind{Name: "bills", One: "bill", Party: "supplier", PartyLabel: 
 		}
 		v := &docView{docRow: billRow(x), Reference: orDash(x.SupplierReference)}
 		for _, l := range x.Edges.Lines {
-			dl := docLine{Product: productName(l.ProductCode, l.ProductName), Quantity: optQty(l.QuantityBase, ""), Price: money(l.Cost), Lot: l.LotNumber}
+			unit := ""
+			if p := l.Edges.Product; p != nil {
+				unit = unitName(p.Edges.UomBase)
+			}
+			dl := docLine{Product: productName(l.ProductCode, l.ProductName), Quantity: optQty(l.QuantityBase, unit), Price: money(l.Cost), Lot: l.LotNumber}
 			if lot := l.Edges.Lot; lot != nil {
 				dl.LotID = lot.ID
 				dl.LotLink = lotPath(lot.ID, "", "", 0)
-				dl.OnHand = lot.QuantityBase.String()
+				dl.OnHand = quantity(lot.QuantityBase, &unit)
 			}
 			v.Lines = append(v.Lines, dl)
 		}

@@ -107,6 +107,11 @@ func TestDocumentPages(t *testing.T) {
 					strings.Contains(res.body, "Cancel this bill") == !operator {
 					t.Fatalf("bill page: %d %s", res.status, res.body)
 				}
+				// Two bags of 25 kg received, 30 kg left: in the unit's name,
+				// their thousands separated.
+				if !strings.Contains(res.body, `<td class="num nowrap">50,000 Gram</td>`) || !strings.Contains(res.body, `TR-FLOUR-1</a></td><td class="num nowrap">30,000 Gram</td>`) {
+					t.Errorf("bill page's line does not read 50,000 Gram received, 30,000 Gram on hand")
+				}
 				// Amounts are costs: the admin alone reads them, as in the API.
 				if got := strings.Contains(res.body, "<dt>Subtotal</dt>") && strings.Contains(res.body, ">21.75<"); got != (role == people.Admin) {
 					t.Errorf("bill page shows its costs: %v", got)

@@ -67,15 +67,12 @@ func money(d *decimal.Decimal) string {
 	return d.StringFixed(2)
 }
 
-// optQty is a quantity in a unit, "—" for none.
+// optQty is a quantity in a unit (quantity), "—" for none.
 func optQty(d *decimal.Decimal, unit string) string {
 	if d == nil {
 		return "—"
 	}
-	if unit == "" {
-		return d.String()
-	}
-	return d.String() + " " + unit
+	return quantity(*d, &unit)
 }
 
 // docsView is a list page's own data.

@@ -258,6 +258,16 @@ func TestCompleteRun(t *testing.T) {
 		if strings.Contains(res.body, "Short by") {
 			t.Errorf("a shortfall with stock enough: %s", res.body)
 		}
+		// Quantities in their units' names, their thousands separated.
+		for _, want := range []string{
+			"<dt>Planned quantity</dt><dd>10 Case</dd>", "<p>Needed 1,000 Gram, sellable ", "<p>Needed 500 Gram, sellable ",
+			`<th scope="col">Take (Gram)</th>`, `<td class="num" data-label="Holds">` + grouped(first.QuantityBase) + ` Gram</td>`,
+		} {
+			if !strings.Contains(res.body, want) {
+				t.Errorf("the completion form has no %s", want)
+			}
+		}
+		noUnitWords(t, "the completion form", res.body)
 
 		before := f.written()
 		res = b.get(page + "&preview=1&release=yes")
@@ -266,14 +276,15 @@ func TestCompleteRun(t *testing.T) {
 		}
 		left := first.QuantityBase.Sub(decimal.NewFromInt(1000)).String()
 		for _, want := range []string{
-			`<td>FL-2611-01</td><td class="num">1000</td><td class="num">` + left + `</td>`,
+			`<td>FL-2611-01</td><td class="num">1,000 Gram</td><td class="num">` + grouped(first.QuantityBase.Sub(decimal.NewFromInt(1000))) + ` Gram</td>`,
 			`<dd id="output-lot">C-1 (a new lot)</dd>`, `<span class="badge qc-ON_HOLD">ON_HOLD</span>`,
-			`<dd>120 (base unit)</dd>`, `<input type="hidden" name="release" value="yes">`,
+			`<dd>120 Each</dd>`, `<input type="hidden" name="release" value="yes">`,
 		} {
 			if !strings.Contains(res.body, want) {
 				t.Errorf("the preview has no %s", want)
 			}
 		}
+		noUnitWords(t, "the preview", res.body)
 		if after := f.written(); after != before {
 			t.Errorf("the preview wrote:\n%s\nwas\n%s", after, before)
 		}
@@ -323,9 +334,16 @@ func TestCompleteRun(t *testing.T) {
 		if e := f.lastEvent(id); e.Type != "production.completed" || e.Source != event.SourceApp || e.UserID == nil || *e.UserID != p.ID {
 			t.Errorf("event %s source %s user %v, want production.completed by %d", e.Type, e.Source, e.UserID, p.ID)
 		}
-		if res := b.get(fmt.Sprintf("/console/production/%d?env=test", id)); !strings.Contains(res.body, "Its output lot is ON_HOLD until quality releases it.") {
+		res = b.get(fmt.Sprintf("/console/production/%d?env=test", id))
+		if !strings.Contains(res.body, "Its output lot is ON_HOLD until quality releases it.") {
 			t.Errorf("the run's page does not say what happened: %s", res.body)
 		}
+		for _, want := range []string{"<dt>Produced quantity</dt><dd>10 Case</dd>", `<td class="num">1,000 Gram</td>`, `<td>FL-2611-01</a></td><td class="num">1,000 Gram</td>`} {
+			if !strings.Contains(res.body, strings.Replace(want, "<td>FL", `<td><a href="/console/lots/`+strconv.Itoa(first.ID)+`?env=test">FL`, 1)) {
+				t.Errorf("the run's page has no %s", want)
+			}
+		}
+		noUnitWords(t, "the run's page", res.body)
 		if res := b.post(page, nil); res.status != http.StatusConflict || !strings.Contains(res.body, "Only a run in progress, not signed, can complete; this one is COMPLETED.") {
 			t.Errorf("completing again: %d %s", res.status, res.body)
 		}
@@ -371,7 +389,7 @@ func TestCompleteShortfall(t *testing.T) {
 		}
 		short := comps[0].Short().String()
 		res := b.get(page)
-		if !strings.Contains(res.body, `<span class="badge bad shortfall">Short by `+short+`</span>`) || strings.Count(res.body, "Short by") != 1 {
+		if !strings.Contains(res.body, `<span class="badge bad shortfall">Short by `+grouped(comps[0].Short())+` Gram</span>`) || strings.Count(res.body, "Short by") != 1 {
 			t.Errorf("the form does not show flour short by %s: %s", short, res.body)
 		}
 		before := f.written()
@@ -489,4 +507,27 @@ func TestProductionBoardPages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// noUnitWords fails when page says "(base unit)" or "(display unit)" where
+// a unit's name belongs.
+func noUnitWords(t *testing.T, page, body string) {
+	t.Helper()
+	for _, w := range []string{"(base unit)", "(display unit)", "base units)"} {
+		if strings.Contains(body, w) {
+			t.Errorf("%s says %q rather than the unit's name", page, w)
+		}
+	}
+}
+
+// grouped is q with a comma between its thousands, as the pages write it.
+func grouped(q decimal.Decimal) string {
+	whole, frac, ok := strings.Cut(q.String(), ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	if ok {
+		return whole + "." + frac
+	}
+	return whole
 }

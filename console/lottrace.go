@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/internal/modules/inventory"
 )
 
@@ -286,12 +288,8 @@ type recallReceipt struct {
 // recallOf prepares a trace's recall summary.
 func recallOf(t *inventory.Trace, env string) recallView {
 	var v recallView
-	q := func(l *inventory.TraceLot, n interface{ String() string }, unit *string) recallQuantity {
-		s := n.String()
-		if unit != nil && *unit != "" {
-			s += " " + *unit
-		}
-		return recallQuantity{Lot: lotName(l), Link: lotPath(l.ID, env, t.Direction, t.Depth), Quantity: s}
+	q := func(l *inventory.TraceLot, n decimal.Decimal, unit *string) recallQuantity {
+		return recallQuantity{Lot: lotName(l), Link: lotPath(l.ID, env, t.Direction, t.Depth), Quantity: quantity(n, unit)}
 	}
 	for _, l := range t.Recall.Lots {
 		v.Lots = append(v.Lots, recallLot{TraceLot: l, Link: lotPath(l.ID, env, t.Direction, t.Depth)})

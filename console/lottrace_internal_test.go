@@ -128,3 +128,23 @@ func TestDrawLayout(t *testing.T) {
 		t.Errorf("the description %q does not start %q", d.Desc, want)
 	}
 }
+
+// The recall summary writes its quantities as every page does: thousands
+// separated, in the lot's unit.
+func TestRecallQuantitiesGrouped(t *testing.T) {
+	unit, n, customer, supplier := "g", "L-1", "Corner Store", "Prairie Mills Ltd."
+	lot := &inventory.TraceLot{ID: 1, LotNumber: &n, UnitCode: &unit}
+	no := 12
+	tr := &inventory.Trace{LotID: 1, Direction: inventory.Both, Depth: 20}
+	tr.Recall.Customers = []inventory.RecallCustomer{{CustomerName: &customer, Shipments: []inventory.RecallShipment{
+		{Shipment: &inventory.TraceShipment{ID: 1, InvoiceNo: &no}, Lots: []inventory.RecallQuantity{{Lot: lot, QuantityBase: decimal.NewFromInt(1250)}}}}}}
+	tr.Recall.Suppliers = []inventory.RecallSupplier{{SupplierName: &supplier, Lots: []inventory.RecallReceipt{
+		{Bill: &inventory.TraceBill{ID: 1, BillNo: 7}, RecallQuantity: inventory.RecallQuantity{Lot: lot, QuantityBase: decimal.RequireFromString("300000.5")}}}}}
+	v := recallOf(tr, "test")
+	if got := v.Customers[0].Shipments[0].Lots[0].Quantity; got != "1,250 g" {
+		t.Errorf("shipped %q, want 1,250 g", got)
+	}
+	if got := v.Suppliers[0].Receipts[0].Quantity; got != "300,000.5 g" {
+		t.Errorf("received %q, want 300,000.5 g", got)
+	}
+}

@@ -81,6 +81,18 @@ func unitName(u *ent.UnitOfMeasure) string {
 	return u.Code
 }
 
+// productUnit is the name of a product's display unit (display) or base
+// unit (unitName), "" for none or no product.
+func productUnit(p *ent.Product, display bool) string {
+	switch {
+	case p == nil:
+		return ""
+	case display:
+		return unitName(p.Edges.UnitOfMeasure)
+	}
+	return unitName(p.Edges.UomBase)
+}
+
 // productPath is the page of product id in env.
 func productPath(id int, env string) string {
 	return Prefix + "products/" + strconv.Itoa(id) + "?" + url.Values{"env": {env}}.Encode()

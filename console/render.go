@@ -16,7 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"larder.dev/larder/console/forms"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/policy"
 )
@@ -67,6 +70,12 @@ var funcs = template.FuncMap{
 	"named":   productName,
 	"qty":     quantity,
 	"grouped": grouped,
+	// in is a quantity in a unit named by base or display (quantity).
+	"in": func(q decimal.Decimal, unit string) string { return quantity(q, &unit) },
+	// base and display name a product's base and display units, "" for
+	// none (unitName).
+	"base":    func(p *ent.Product) string { return productUnit(p, false) },
+	"display": func(p *ent.Product) string { return productUnit(p, true) },
 	"place":   placeName,
 	"ordash":  orDash,
 	// A row's number as people count, from its index.

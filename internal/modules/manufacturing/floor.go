@@ -201,7 +201,7 @@ func Preview(ctx context.Context, c *ent.Client, id int, comp Completion, now ti
 	}
 	o.Consumed, err = tx.ProductionConsumedStep.Query().
 		Where(productionconsumedstep.ProductionID(id), productionconsumedstep.IDNotIn(earlier...)).
-		WithProduct().WithLot().
+		WithProduct(withUnits).WithLot().
 		Order(productionconsumedstep.ByID()).
 		All(ctx)
 	if err != nil {

@@ -189,7 +189,7 @@ func ListRuns(ctx context.Context, c *ent.Client, f RunFilter) (RunPage, error) 
 		return RunPage{}, fmt.Errorf("production runs: no sort %q", f.Sort)
 	}
 	field, desc := strings.CutPrefix(sort, "-")
-	q := c.Production.Query().WithProduct().WithProductionLine()
+	q := c.Production.Query().WithProduct(withUnits).WithProductionLine()
 	if len(f.Statuses) > 0 {
 		q.Where(production.StatusIn(f.Statuses...))
 	}
@@ -267,15 +267,19 @@ func ListRuns(ctx context.Context, c *ent.Client, f RunFilter) (RunPage, error) 
 }
 
 // RunOf reads run id of the viewer's account in ctx with its product, line,
-// planned and consumed steps (with their products and lots); a run of
-// another account is not found (ent's not-found error).
+// planned and consumed steps (with their products and lots), the products
+// with their units; a run of another account is not found (ent's not-found
+// error).
 func RunOf(ctx context.Context, c *ent.Client, id int) (*ent.Production, error) {
 	return c.Production.Query().Where(production.ID(id)).
-		WithProduct().WithProductionLine().
-		WithPlannedSteps(func(q *ent.ProductionPlannedStepQuery) { q.WithProduct() }).
-		WithConsumedSteps(func(q *ent.ProductionConsumedStepQuery) { q.WithProduct().WithLot() }).
+		WithProduct(withUnits).WithProductionLine().
+		WithPlannedSteps(func(q *ent.ProductionPlannedStepQuery) { q.WithProduct(withUnits) }).
+		WithConsumedSteps(func(q *ent.ProductionConsumedStepQuery) { q.WithProduct(withUnits).WithLot() }).
 		Only(ctx)
 }
+
+// withUnits loads a product's display and base units.
+func withUnits(q *ent.ProductQuery) { q.WithUnitOfMeasure().WithUomBase() }
 
 // OutputLots are the ids of the lots of the viewer's account in ctx numbered
 // number, of product productID: a run's output lot.

@@ -61,10 +61,12 @@ func ListBills(ctx context.Context, c *ent.Client, f BillFilter) ([]*ent.Bill, e
 }
 
 // BillOf is the bill id of the viewer's account in ctx with its lines in
-// order, each with the lot it received into; another account's is not found
-// (ent's not-found error).
+// order, each with the lot it received into and its product's base unit;
+// another account's is not found (ent's not-found error).
 func BillOf(ctx context.Context, c *ent.Client, id int) (*ent.Bill, error) {
 	return c.Bill.Query().Where(bill.ID(id)).
-		WithLines(func(q *ent.BillLineQuery) { q.WithLot().Order(ent.Asc(billline.FieldID)) }).
+		WithLines(func(q *ent.BillLineQuery) {
+			q.WithLot().WithProduct(func(q *ent.ProductQuery) { q.WithUomBase() }).Order(ent.Asc(billline.FieldID))
+		}).
 		Only(ctx)
 }

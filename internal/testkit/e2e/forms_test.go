@@ -100,6 +100,17 @@ func TestPlanFromTheRecipe(t *testing.T) {
 		typeInto(t, tb, "#f-quantity", "1,200")
 		submit(t, tb, "Use the product's recipe for this quantity", http.StatusOK)
 		check(t, tb, "plan-recipe")
+		// At a phone's width each component row is the form's width: a
+		// code and a quantity are whole in their fields, under labels
+		// one reads.
+		resize(t, tb, 390)
+		if w, err := chromedp.Run(tb, chromedp.Evaluate[[]float64](`['#f-step_product_0', '#f-step_qty_0', 'label[for=f-step_qty_0]', 'main']
+			.map(s => document.querySelector(s).getBoundingClientRect().width)`)); err != nil {
+			t.Fatal(err)
+		} else if w[0] < 0.7*w[3] || w[1] < 0.5*w[3] || w[2] < 50 {
+			t.Errorf("at 390 px the component field is %.0f px, the quantity %.0f px and its label %.0f px wide, in a page of %.0f px", w[0], w[1], w[2], w[3])
+		}
+		resize(t, tb, 1366)
 		for i, want := range [][2]string{{"RM-FLOUR", "120,000"}, {"RM-SUGAR", "60,000"}} {
 			n := strconv.Itoa(i)
 			if got := [2]string{value(t, tb, "#f-step_product_"+n), value(t, tb, "#f-step_qty_"+n)}; got != want {

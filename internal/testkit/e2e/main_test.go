@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -250,9 +252,44 @@ func check(t *testing.T, ctx context.Context, name string) {
 			t.Fatal(err)
 		}
 		if strings.Contains(t.Name(), shotBackend) {
-			browsertest.Screenshot(t, ctx, fmt.Sprintf("%s/%s-%d", t.Name(), name, w))
+			shot := fmt.Sprintf("%s/%s-%d", t.Name(), name, w)
+			path := browsertest.Screenshot(t, ctx, shot)
+			keepForDocs(t, strings.Replace(shot, shotBackend, "", 1), path)
 		}
 	}
+}
+
+// docShots are the screenshots the documentation shows, by the test and
+// page (and width) that take them: docs/<file>. With LARDER_UPDATE_DOCS=1
+// the SQLite run copies each over its file, so the pictures show the
+// console as it is; TestDocShots checks every picture is among them.
+var docShots = map[string]string{
+	"TestWebhookEndpoint/webhooks-1366":             "console-webhooks.png",
+	"TestRequestCharts/requests-charts-1366":        "console-requests.png",
+	"TestPlanFromTheRecipe/plan-recipe-1366":        "console-plan.png",
+	"TestLotTrace/lot-1366":                         "console-lot-trace.png",
+	"TestSignInWithSecondFactor/recovery-codes-390": "console-recovery-codes.png",
+}
+
+// docsDir is the documentation's folder, from the package's.
+const docsDir = "../../../docs"
+
+// keepForDocs copies the screenshot at path, taken as shot, into the
+// documentation when it shows it and LARDER_UPDATE_DOCS=1.
+func keepForDocs(t *testing.T, shot, path string) {
+	t.Helper()
+	file, ok := docShots[shot]
+	if !ok || os.Getenv("LARDER_UPDATE_DOCS") != "1" {
+		return
+	}
+	png, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docsDir, file), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("docs/%s updated from %s", file, shot)
 }
 
 // resize makes the tab's window width px wide (and 800 px high), as a

@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +18,7 @@ import (
 // With JavaScript off, the forms alone carry a person through: setting a
 // password by link, signing out and signing in again, creating a live key
 // with scopes ticked one by one (which the API then holds it to) and
-// revoking it.
+// revoking it. A table that scrolls sideways is a stop of the keyboard's.
 func TestWithoutJavaScript(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, st *store.Store) {
 		s := newSite(t, st)
@@ -79,6 +81,25 @@ func TestWithoutJavaScript(t *testing.T) {
 		if r := s.call(t, "GET", "/v1/products", key, nil); r.status != http.StatusUnauthorized {
 			t.Errorf("the revoked key: %d, want 401", r.status)
 		}
+
+		// At a phone's width a lot's movements, no link among them, scroll
+		// inside their box, a stop of the keyboard's, each cell a line: no
+		// word is cut.
+		lot := newLot(t, st, org)
+		s.open(t, ctx, fmt.Sprintf("/console/lots/%d?env=test", lot), http.StatusOK)
+		resize(t, ctx, 390)
+		if lines, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('tr.movement > td')].map(td => {
+			const r = document.createRange(); r.selectNodeContents(td);
+			return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size;
+		})`)); err != nil {
+			t.Fatal(err)
+		} else if len(lines) == 0 || slices.Max(lines) != 1 {
+			t.Errorf("at 390 px the movements' cells take %v lines", lines)
+		}
+		if stop, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('tr.movement').closest('.tablebox').tabIndex === 0`)); err != nil || !stop {
+			t.Errorf("the movements' box is not a stop of the keyboard's (%v)", err)
+		}
+		check(t, ctx, "lot")
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"larder.dev/larder/ent/productionline"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/internal/identity/people"
@@ -66,6 +68,19 @@ func TestPlanCompleteRelease(t *testing.T) {
 		if got := browsertest.Text(t, tb, "table tbody"); !strings.HasPrefix(strings.TrimSpace(got), "FL-2611-01") {
 			t.Errorf("the flour lots do not start with the first to expire:\n%s", got)
 		}
+		// At a phone's width each lot is a card: its number and the field
+		// to take from it are both in sight, the box not scrolled sideways.
+		resize(t, tb, 390)
+		if got, err := chromedp.Run(tb, chromedp.Evaluate[[]float64](`(() => {
+			const box = document.querySelector('table.takelots').parentElement, r = box.getBoundingClientRect();
+			const lot = box.querySelector('tbody a').getBoundingClientRect(), take = box.querySelector('input.take').getBoundingClientRect();
+			return [box.scrollWidth - box.clientWidth, lot.left - r.left, r.right - take.right, take.width / r.width];
+		})()`)); err != nil {
+			t.Fatal(err)
+		} else if got[0] > 0 || got[1] < 0 || got[2] < 0 || got[3] < 0.6 {
+			t.Errorf("at 390 px the lots box overflows by %.0f px, the lot starts %.0f px in, the field ends %.0f px before its right and is %.0f%% of its width", got[0], got[1], got[2], 100*got[3])
+		}
+		resize(t, tb, 1366)
 		choose(t, tb, "", "Positive release")
 		submit(t, tb, "Preview the completion", http.StatusOK)
 		check(t, tb, "completion-preview")
@@ -73,7 +88,7 @@ func TestPlanCompleteRelease(t *testing.T) {
 			t.Errorf("the preview's output status is %q", got)
 		}
 		consumed := browsertest.Text(t, tb, `table[aria-label="Lots the run consumes"] tbody`)
-		if !strings.Contains(consumed, "FL-2611-01") || !strings.Contains(consumed, "1000") {
+		if !strings.Contains(consumed, "FL-2611-01") || !strings.Contains(consumed, "1,000 Gram") {
 			t.Errorf("the preview consumes:\n%s", consumed)
 		}
 		submit(t, tb, "Complete the run", http.StatusOK)
