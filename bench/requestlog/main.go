@@ -78,7 +78,7 @@ func main() {
 	var capture []store.Call
 	capturing := false
 	st, err := store.Open(ctx, *dbURL, store.Options{Statements: 256, Snapshots: restapi.Snapshots{}, Observe: func(c store.Call) {
-		if capturing && c.Statement() && strings.Contains(c.SQL, "api_requests") {
+		if capturing && c.Statement() && strings.Contains(c.SQL, "api_request") {
 			capture = append(capture, c)
 		}
 	}})
