@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
+	"larder.dev/larder/migrate"
 	"larder.dev/larder/policy"
 )
 
@@ -310,6 +312,71 @@ func TestPruningDeletesTheCountsOfPrunedHours(t *testing.T) {
 		days, err := reqlog.Activity(ctx, st.Client, org.Org.ID, policy.Live, nov3, nov3, 24*time.Hour)
 		if err != nil || days[0].Requests != 0 {
 			t.Errorf("a pruned day's chart: %+v, %v; want no requests", days, err)
+		}
+	})
+}
+
+// The migration that adds the counts counts the rows the log already
+// holds as the writer would have: the same hours, requests and errors (no
+// failed authentication), stored so that the writer's next batch adds to
+// them instead of meeting a second row of the same hour.
+func TestMigrationCountsTheLogAsTheWriterDoes(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, st *store.Store) {
+		if st.Dialect == dialect.Postgres {
+			st = partitioned(t) // the statement counts the whole log
+		}
+		ctx := context.Background()
+		a := dbtest.NewOrg(t, st, "").Live.ID
+		w := reqlog.NewWriter(st, nil, 0)
+		h := time.Date(2026, 11, 9, 23, 0, 0, 0, time.UTC)
+		n := 0
+		record := func(acct int, at time.Time, status int) {
+			n++
+			w.Record(&reqlog.Entry{At: at, AccountID: acct, Method: "GET", Path: "/v1/tags", Status: status, RequestID: "req_backfill" + strconv.Itoa(n)})
+		}
+		record(a, h.Add(time.Second), 200)
+		record(a, h.Add(time.Hour-time.Microsecond), 400)
+		record(a, h.Add(time.Hour+123456*time.Microsecond), 399)
+		record(0, h.Add(time.Minute), 401)
+		w.Flush()
+		want := countsOf(t, st, a)
+		if len(want) != 2 {
+			t.Fatalf("the writer's counts: %v, want two hours", want)
+		}
+		dir, err := migrate.Embedded(st.Dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := dir.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stmt string
+		for _, f := range files {
+			if strings.HasSuffix(f.Name(), "_request_hours.sql") {
+				_, stmt, _ = strings.Cut(string(f.Bytes()), "-- count the requests the log already holds\n")
+			}
+		}
+		if stmt == "" {
+			t.Fatal("no count of the existing log in the request_hours migration")
+		}
+		if _, err := st.DB.ExecContext(ctx, `DELETE FROM api_request_hours`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.DB.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, countsOf(t, st, a)); d != "" {
+			t.Errorf("the migration's counts (-writer's +migration's):\n%s", d)
+		}
+		if got := countsOf(t, st, 0); len(got) != 0 {
+			t.Errorf("failed authentications counted: %v", got)
+		}
+		record(a, h.Add(30*time.Minute), 500)
+		w.Flush()
+		want[0].Requests, want[0].Errors = want[0].Requests+1, want[0].Errors+1
+		if d := cmp.Diff(want, countsOf(t, st, a)); d != "" || w.Dropped() != 0 {
+			t.Errorf("the writer after the migration: dropped %d (-want +got):\n%s", w.Dropped(), d)
 		}
 	})
 }
