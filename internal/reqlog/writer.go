@@ -203,6 +203,9 @@ func (w *Writer) put(ctx context.Context, rows [][]any) error {
 // (a given error code, bodies as they are). A row's status class is its
 // status's; its request id must be unique among rows.
 func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*ent.APIRequest, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	vals := make([][]any, len(rows))
 	rids := make([]string, len(rows))
 	for i, r := range rows {
