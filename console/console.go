@@ -81,9 +81,6 @@ type Server struct {
 	log     *slog.Logger
 	pages   map[string]*page
 	handler http.Handler
-	// counts remembers the request log's counts of the periods that are
-	// over, for the Requests page's pictures.
-	counts *reqlog.Counter
 }
 
 // New builds the console.
@@ -109,7 +106,7 @@ func New(o Options) (*Server, error) {
 		o.APIURL = o.BaseURL
 	}
 	o.APIURL = strings.TrimRight(o.APIURL, "/")
-	s := &Server{o: o, log: o.Log, secure: u.Scheme == "https", counts: reqlog.NewCounter()}
+	s := &Server{o: o, log: o.Log, secure: u.Scheme == "https"}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"larder.dev/larder/console"
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/product"
 	"larder.dev/larder/ent/productlot"
 	"larder.dev/larder/ent/supplier"
@@ -24,6 +25,7 @@ import (
 	"larder.dev/larder/internal/modules/manufacturing"
 	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/internal/webhooks"
 	"larder.dev/larder/policy"
@@ -71,12 +73,12 @@ func makeRecords(t *testing.T, d *desk, org int) records {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := d.st.Client.APIRequest.Create().SetCreatedAt(time.Now()).SetAccountID(acct.ID).SetAPIKeyID(k.Record.ID).
-		SetMethod("GET").SetOperation("listTags").SetPath("/v1/tags").SetStatus(200).SetStatusClass(2).SetRequestID(ids.New("req_")).
-		SetDurationUs(100).Save(policy.System(ctx))
+	stored, err := reqlog.Insert(ctx, d.st, &ent.APIRequest{CreatedAt: time.Now(), AccountID: &acct.ID, APIKeyID: &k.Record.ID,
+		Method: "GET", Operation: "listTags", Path: "/v1/tags", Status: 200, RequestID: ids.New("req_"), DurationUs: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
+	req := stored[0]
 	live := policy.App(ctx, acct.ID, policy.Live)
 	tx, err := d.st.Client.Tx(live)
 	if err != nil {

@@ -18,13 +18,13 @@ var requestSeries = []chartSeries{{Name: "Answered 2xx or 3xx", Class: "bar-ok"}
 
 // requestCharts counts the env account's requests per hour over the last 24
 // hours (this hour included) and per day over the last 30 days (today
-// included), as two charts; k remembers the periods that are over.
-func requestCharts(ctx context.Context, k *reqlog.Counter, c *ent.Client, orgID int, env policy.Environment, now time.Time) ([]barChart, error) {
-	hours, err := k.Activity(ctx, c, orgID, env, now.Add(-23*time.Hour), now, time.Hour)
+// included), as two charts.
+func requestCharts(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, now time.Time) ([]barChart, error) {
+	hours, err := reqlog.Activity(ctx, c, orgID, env, now.Add(-23*time.Hour), now, time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	days, err := k.Activity(ctx, c, orgID, env, now.AddDate(0, 0, -29), now, 24*time.Hour)
+	days, err := reqlog.Activity(ctx, c, orgID, env, now.AddDate(0, 0, -29), now, 24*time.Hour)
 	if err != nil {
 		return nil, err
 	}

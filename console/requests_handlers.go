@@ -46,7 +46,7 @@ func (s *Server) requests(w http.ResponseWriter, r *http.Request, c *caller) {
 		v.Older = requestsLink(v.Env, f, strconv.Itoa(rows[len(rows)-1].ID))
 	}
 	if !v.Paged {
-		if v.Charts, err = requestCharts(c.ctx, s.counts, s.o.Client, c.orgID(), policy.Environment(v.Env), s.o.Now()); err != nil {
+		if v.Charts, err = requestCharts(c.ctx, s.o.Client, c.orgID(), policy.Environment(v.Env), s.o.Now()); err != nil {
 			s.fail(w, r, c, err)
 			return
 		}

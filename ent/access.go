@@ -7,6 +7,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -102,6 +103,10 @@ var Access = []SchemaAccess{
 	{
 		Name: "APIRequest", Table: "api_requests",
 		Policy: func() Policy { return apirequest.Policy },
+	},
+	{
+		Name: "APIRequestHour", Table: "api_request_hours",
+		Policy: func() Policy { return apirequesthour.Policy },
 	},
 	{
 		Name: "Account", Table: "accounts",

@@ -15,6 +15,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -99,6 +100,8 @@ type Client struct {
 	APIKey *APIKeyClient
 	// APIRequest is the client for interacting with the APIRequest builders.
 	APIRequest *APIRequestClient
+	// APIRequestHour is the client for interacting with the APIRequestHour builders.
+	APIRequestHour *APIRequestHourClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -246,6 +249,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.APIRequest = NewAPIRequestClient(c.config)
+	c.APIRequestHour = NewAPIRequestHourClient(c.config)
 	c.Account = NewAccountClient(c.config)
 	c.Allergen = NewAllergenClient(c.config)
 	c.AuditRecord = NewAuditRecordClient(c.config)
@@ -411,6 +415,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:                  cfg,
 		APIKey:                  NewAPIKeyClient(cfg),
 		APIRequest:              NewAPIRequestClient(cfg),
+		APIRequestHour:          NewAPIRequestHourClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -499,6 +504,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:                  cfg,
 		APIKey:                  NewAPIKeyClient(cfg),
 		APIRequest:              NewAPIRequestClient(cfg),
+		APIRequestHour:          NewAPIRequestHourClient(cfg),
 		Account:                 NewAccountClient(cfg),
 		Allergen:                NewAllergenClient(cfg),
 		AuditRecord:             NewAuditRecordClient(cfg),
@@ -595,8 +601,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
-		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
+		c.APIKey, c.APIRequest, c.APIRequestHour, c.Account, c.Allergen, c.AuditRecord,
+		c.Bill, c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
 		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
 		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
 		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
@@ -619,8 +625,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.APIRequest, c.Account, c.Allergen, c.AuditRecord, c.Bill,
-		c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
+		c.APIKey, c.APIRequest, c.APIRequestHour, c.Account, c.Allergen, c.AuditRecord,
+		c.Bill, c.BillLine, c.Country, c.Customer, c.CustomerTag, c.CustomerType,
 		c.DocumentCounter, c.Employee, c.Equipment, c.Event, c.Food, c.FoodNutrient,
 		c.IdempotencyKey, c.ImportCheck, c.Invoice, c.InvoiceLine, c.Location,
 		c.LotCorrection, c.Nutrient, c.Operation, c.Organization, c.Preservation,
@@ -646,6 +652,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *APIRequestMutation:
 		return c.APIRequest.mutate(ctx, m)
+	case *APIRequestHourMutation:
+		return c.APIRequestHour.mutate(ctx, m)
 	case *AccountMutation:
 		return c.Account.mutate(ctx, m)
 	case *AllergenMutation:
@@ -1098,6 +1106,140 @@ func (c *APIRequestClient) mutate(ctx context.Context, m *APIRequestMutation) (V
 		return (&APIRequestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIRequest mutation op: %q", m.Op())
+	}
+}
+
+// APIRequestHourClient is a client for the APIRequestHour schema.
+type APIRequestHourClient struct {
+	config
+}
+
+// NewAPIRequestHourClient returns a client for the APIRequestHour from the given config.
+func NewAPIRequestHourClient(c config) *APIRequestHourClient {
+	return &APIRequestHourClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `apirequesthour.Hooks(f(g(h())))`.
+func (c *APIRequestHourClient) Use(hooks ...Hook) {
+	c.hooks.APIRequestHour = append(c.hooks.APIRequestHour, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `apirequesthour.Intercept(f(g(h())))`.
+func (c *APIRequestHourClient) Intercept(interceptors ...Interceptor) {
+	c.inters.APIRequestHour = append(c.inters.APIRequestHour, interceptors...)
+}
+
+// Create returns a builder for creating a APIRequestHour entity.
+func (c *APIRequestHourClient) Create() *APIRequestHourCreate {
+	mutation := newAPIRequestHourMutation(c.config, OpCreate)
+	return &APIRequestHourCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of APIRequestHour entities.
+func (c *APIRequestHourClient) CreateBulk(builders ...*APIRequestHourCreate) *APIRequestHourCreateBulk {
+	return &APIRequestHourCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *APIRequestHourClient) MapCreateBulk(slice any, setFunc func(*APIRequestHourCreate, int)) *APIRequestHourCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &APIRequestHourCreateBulk{err: fmt.Errorf("calling to APIRequestHourClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*APIRequestHourCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &APIRequestHourCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for APIRequestHour.
+func (c *APIRequestHourClient) Update() *APIRequestHourUpdate {
+	mutation := newAPIRequestHourMutation(c.config, OpUpdate)
+	return &APIRequestHourUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *APIRequestHourClient) UpdateOne(_m *APIRequestHour) *APIRequestHourUpdateOne {
+	mutation := newAPIRequestHourMutation(c.config, OpUpdateOne, withAPIRequestHour(_m))
+	return &APIRequestHourUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *APIRequestHourClient) UpdateOneID(id int) *APIRequestHourUpdateOne {
+	mutation := newAPIRequestHourMutation(c.config, OpUpdateOne, withAPIRequestHourID(id))
+	return &APIRequestHourUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for APIRequestHour.
+func (c *APIRequestHourClient) Delete() *APIRequestHourDelete {
+	mutation := newAPIRequestHourMutation(c.config, OpDelete)
+	return &APIRequestHourDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *APIRequestHourClient) DeleteOne(_m *APIRequestHour) *APIRequestHourDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *APIRequestHourClient) DeleteOneID(id int) *APIRequestHourDeleteOne {
+	builder := c.Delete().Where(apirequesthour.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &APIRequestHourDeleteOne{builder}
+}
+
+// Query returns a query builder for APIRequestHour.
+func (c *APIRequestHourClient) Query() *APIRequestHourQuery {
+	return &APIRequestHourQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAPIRequestHour},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a APIRequestHour entity by its id.
+func (c *APIRequestHourClient) Get(ctx context.Context, id int) (*APIRequestHour, error) {
+	return c.Query().Where(apirequesthour.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *APIRequestHourClient) GetX(ctx context.Context, id int) *APIRequestHour {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *APIRequestHourClient) Hooks() []Hook {
+	hooks := c.hooks.APIRequestHour
+	return append(hooks[:len(hooks):len(hooks)], apirequesthour.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *APIRequestHourClient) Interceptors() []Interceptor {
+	return c.inters.APIRequestHour
+}
+
+func (c *APIRequestHourClient) mutate(ctx context.Context, m *APIRequestHourMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&APIRequestHourCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&APIRequestHourUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&APIRequestHourUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&APIRequestHourDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown APIRequestHour mutation op: %q", m.Op())
 	}
 }
 
@@ -12899,34 +13041,36 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
-		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
-		Event, Food, FoodNutrient, IdempotencyKey, ImportCheck, Invoice, InvoiceLine,
-		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
-		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, Production, ProductionConsumedStep, ProductionLine,
-		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
-		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		RecipeStep, RecoveryCode, SalesOrder, SalesOrderLine, Salesperson, Session,
-		Shipment, ShipmentLine, ShippingAddress, ShippingMethod, StockMovement,
-		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, User, UserLink,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Hook
+		APIKey, APIRequest, APIRequestHour, Account, Allergen, AuditRecord, Bill,
+		BillLine, Country, Customer, CustomerTag, CustomerType, DocumentCounter,
+		Employee, Equipment, Event, Food, FoodNutrient, IdempotencyKey, ImportCheck,
+		Invoice, InvoiceLine, Location, LotCorrection, Nutrient, Operation,
+		Organization, Preservation, PriceList, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, RecoveryCode,
+		SalesOrder, SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine,
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		APIKey, APIRequest, Account, Allergen, AuditRecord, Bill, BillLine, Country,
-		Customer, CustomerTag, CustomerType, DocumentCounter, Employee, Equipment,
-		Event, Food, FoodNutrient, IdempotencyKey, ImportCheck, Invoice, InvoiceLine,
-		Location, LotCorrection, Nutrient, Operation, Organization, Preservation,
-		PriceList, Product, ProductAllergen, ProductBannedCountry, ProductByproduct,
-		ProductLot, ProductQCCheckpoint, ProductSubstitute, ProductSupplier,
-		ProductTag, Production, ProductionConsumedStep, ProductionLine,
-		ProductionLineEquipment, ProductionOperation, ProductionPlannedStep,
-		PurchaseOrder, PurchaseOrderLine, QCCheckpoint, QCUnitOfMeasure, RateWindow,
-		RecipeStep, RecoveryCode, SalesOrder, SalesOrderLine, Salesperson, Session,
-		Shipment, ShipmentLine, ShippingAddress, ShippingMethod, StockMovement,
-		Supplier, Tag, TaxRate, Territory, UnitOfMeasure, User, UserLink,
-		WebhookAttempt, WebhookDelivery, WebhookEndpoint []ent.Interceptor
+		APIKey, APIRequest, APIRequestHour, Account, Allergen, AuditRecord, Bill,
+		BillLine, Country, Customer, CustomerTag, CustomerType, DocumentCounter,
+		Employee, Equipment, Event, Food, FoodNutrient, IdempotencyKey, ImportCheck,
+		Invoice, InvoiceLine, Location, LotCorrection, Nutrient, Operation,
+		Organization, Preservation, PriceList, Product, ProductAllergen,
+		ProductBannedCountry, ProductByproduct, ProductLot, ProductQCCheckpoint,
+		ProductSubstitute, ProductSupplier, ProductTag, Production,
+		ProductionConsumedStep, ProductionLine, ProductionLineEquipment,
+		ProductionOperation, ProductionPlannedStep, PurchaseOrder, PurchaseOrderLine,
+		QCCheckpoint, QCUnitOfMeasure, RateWindow, RecipeStep, RecoveryCode,
+		SalesOrder, SalesOrderLine, Salesperson, Session, Shipment, ShipmentLine,
+		ShippingAddress, ShippingMethod, StockMovement, Supplier, Tag, TaxRate,
+		Territory, UnitOfMeasure, User, UserLink, WebhookAttempt, WebhookDelivery,
+		WebhookEndpoint []ent.Interceptor
 	}
 )
 

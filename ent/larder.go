@@ -12,6 +12,7 @@ import (
 // reports in a violation.
 var uniqueIndexes = map[string][]string{
 	"api_keys_secret_hash_key":                                {"secret_hash"},
+	"apirequesthour_account_id_hour":                          {"account_id", "hour"},
 	"account_organization_id_environment":                     {"organization_id", "environment"},
 	"allergen_account_id_name":                                {"account_id", "name"},
 	"allergen_account_id_code":                                {"account_id", "code"},

@@ -19,6 +19,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -614,6 +615,94 @@ func (_q *APIRequestQuery) sqlCompiled(ctx context.Context) ([]*APIRequest, bool
 	}
 	const edges = 0
 	nodes, done, err := readCompiled[APIRequest](ctx, &readsAPIRequest, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
+	if err != nil || len(nodes) == 0 {
+		return nodes, done, err
+	}
+	for _, node := range nodes {
+		node.config = _q.config
+	}
+	return nodes, true, nil
+}
+
+// knownAPIRequestHourID is the predicate of APIRequestHourQuery.ByID, the one of
+// apirequesthour.ID.
+var knownAPIRequestHourID = &Known{Make: func(v any) func(*sql.Selector) { return sql.FieldEQ(apirequesthour.FieldID, v) }}
+
+// readsAPIRequestHour holds the compiled statements of APIRequestHourQuery.Read.
+var readsAPIRequestHour compiledReads
+
+// ByID restricts the query to the APIRequestHour with the given id, as
+// Where(apirequesthour.ID(id)) does, and records the id as a known predicate
+// (Read).
+func (_q *APIRequestHourQuery) ByID(id int) *APIRequestHourQuery {
+	addKnown(&_q.known, &_q.predicates, knownAPIRequestHourID, id)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v, as Where does, and records it as
+// a known predicate (Read).
+func (_q *APIRequestHourQuery) WhereKnown(k *Known, v any) *APIRequestHourQuery {
+	addKnown(&_q.known, &_q.predicates, k, v)
+	return _q
+}
+
+// WhereKnown adds the predicate k makes of v to the query or mutation of a
+// privacy filter as it is, without entql's evaluation against the schema
+// graph (the tenant filter of every query: policy.FilterTenantReads), and a
+// query records it as a known predicate (Read).
+func (f *APIRequestHourFilter) WhereKnown(k *Known, v any) {
+	if q, ok := f.predicateAdder.(*APIRequestHourQuery); ok {
+		addKnown(&q.known, &q.predicates, k, v)
+		return
+	}
+	f.addPredicate(k.Make(v))
+}
+
+// Read is Only: the interceptors and the privacy policy see the same query,
+// and the result and its errors are the same. When every predicate of the
+// query is known, it loads no edge and has no order, offset or modifier, the
+// statement is the one ent built for the first query of its shape, with this
+// query's arguments (compiledReads).
+func (_q *APIRequestHourQuery) Read(ctx context.Context) (*APIRequestHour, error) {
+	ctx = setContextOp(ctx, _q.ctx, ent.OpQueryOnly)
+	_q.Limit(2)
+	if err := _q.prepareQuery(ctx); err != nil {
+		return nil, err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		query, ok := q.(*APIRequestHourQuery)
+		if !ok {
+			return nil, fmt.Errorf("unexpected query type %T", q)
+		}
+		if nodes, done, err := query.sqlCompiled(ctx); done {
+			return nodes, err
+		}
+		return query.sqlAll(ctx)
+	})
+	nodes, err := withInterceptors[[]*APIRequestHour](ctx, _q, qr, _q.inters)
+	if err != nil {
+		return nil, err
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, &NotFoundError{apirequesthour.Label}
+	default:
+		return nil, &NotSingularError{apirequesthour.Label}
+	}
+}
+
+// sqlCompiled is sqlAll through a compiled statement, and reports false,
+// having read nothing, for a query it cannot answer so. The edges it loads
+// are loaded as sqlAll loads them.
+func (_q *APIRequestHourQuery) sqlCompiled(ctx context.Context) ([]*APIRequestHour, bool, error) {
+	if _q.plainReads || !_q.known.all(len(_q.predicates)) || len(_q.modifiers) > 0 || len(_q.order) > 0 || _q.sql != nil || _q.path != nil ||
+		_q.ctx.Unique != nil || _q.ctx.Offset != nil {
+		return nil, false, nil
+	}
+	const edges = 0
+	nodes, done, err := readCompiled[APIRequestHour](ctx, &readsAPIRequestHour, _q.driver, _q, _q.ctx, edges, &_q.known, wanted(ctx))
 	if err != nil || len(nodes) == 0 {
 		return nodes, done, err
 	}

@@ -788,6 +788,8 @@ func AccountOf(v Value) (int, bool) {
 			return 0, false
 		}
 		return *e.AccountID, true
+	case *APIRequestHour:
+		return e.AccountID, true
 	case *Allergen:
 		if e.AccountID == nil {
 			return 0, false

@@ -138,6 +138,8 @@ func (m *APIKeyMutation) configOf() config { return m.config }
 
 func (m *APIRequestMutation) configOf() config { return m.config }
 
+func (m *APIRequestHourMutation) configOf() config { return m.config }
+
 func (m *AccountMutation) configOf() config { return m.config }
 
 func (m *AllergenMutation) configOf() config { return m.config }

@@ -17,6 +17,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -97,6 +98,7 @@ const (
 	// Node types.
 	TypeAPIKey                  = "APIKey"
 	TypeAPIRequest              = "APIRequest"
+	TypeAPIRequestHour          = "APIRequestHour"
 	TypeAccount                 = "Account"
 	TypeAllergen                = "Allergen"
 	TypeAuditRecord             = "AuditRecord"
@@ -2780,6 +2782,596 @@ func (m *APIRequestMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *APIRequestMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown APIRequest edge %s", name)
+}
+
+// APIRequestHourMutation represents an operation that mutates the APIRequestHour nodes in the graph.
+type APIRequestHourMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	account_id    *int
+	addaccount_id *int
+	hour          *time.Time
+	requests      *int
+	addrequests   *int
+	errors        *int
+	adderrors     *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*APIRequestHour, error)
+	predicates    []predicate.APIRequestHour
+}
+
+var _ ent.Mutation = (*APIRequestHourMutation)(nil)
+
+// apirequesthourOption allows management of the mutation configuration using functional options.
+type apirequesthourOption func(*APIRequestHourMutation)
+
+// newAPIRequestHourMutation creates new mutation for the APIRequestHour entity.
+func newAPIRequestHourMutation(c config, op Op, opts ...apirequesthourOption) *APIRequestHourMutation {
+	m := &APIRequestHourMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAPIRequestHour,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAPIRequestHourID sets the ID field of the mutation.
+func withAPIRequestHourID(id int) apirequesthourOption {
+	return func(m *APIRequestHourMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *APIRequestHour
+		)
+		m.oldValue = func(ctx context.Context) (*APIRequestHour, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().APIRequestHour.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAPIRequestHour sets the old APIRequestHour of the mutation.
+func withAPIRequestHour(node *APIRequestHour) apirequesthourOption {
+	return func(m *APIRequestHourMutation) {
+		m.oldValue = func(context.Context) (*APIRequestHour, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m APIRequestHourMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m APIRequestHourMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *APIRequestHourMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *APIRequestHourMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().APIRequestHour.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *APIRequestHourMutation) SetAccountID(i int) {
+	m.account_id = &i
+	m.addaccount_id = nil
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *APIRequestHourMutation) AccountID() (r int, exists bool) {
+	v := m.account_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the APIRequestHour entity.
+// If the APIRequestHour object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestHourMutation) OldAccountID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// AddAccountID adds i to the "account_id" field.
+func (m *APIRequestHourMutation) AddAccountID(i int) {
+	if m.addaccount_id != nil {
+		*m.addaccount_id += i
+	} else {
+		m.addaccount_id = &i
+	}
+}
+
+// AddedAccountID returns the value that was added to the "account_id" field in this mutation.
+func (m *APIRequestHourMutation) AddedAccountID() (r int, exists bool) {
+	v := m.addaccount_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *APIRequestHourMutation) ResetAccountID() {
+	m.account_id = nil
+	m.addaccount_id = nil
+}
+
+// SetHour sets the "hour" field.
+func (m *APIRequestHourMutation) SetHour(t time.Time) {
+	m.hour = &t
+}
+
+// Hour returns the value of the "hour" field in the mutation.
+func (m *APIRequestHourMutation) Hour() (r time.Time, exists bool) {
+	v := m.hour
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHour returns the old "hour" field's value of the APIRequestHour entity.
+// If the APIRequestHour object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestHourMutation) OldHour(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHour is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHour requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHour: %w", err)
+	}
+	return oldValue.Hour, nil
+}
+
+// ResetHour resets all changes to the "hour" field.
+func (m *APIRequestHourMutation) ResetHour() {
+	m.hour = nil
+}
+
+// SetRequests sets the "requests" field.
+func (m *APIRequestHourMutation) SetRequests(i int) {
+	m.requests = &i
+	m.addrequests = nil
+}
+
+// Requests returns the value of the "requests" field in the mutation.
+func (m *APIRequestHourMutation) Requests() (r int, exists bool) {
+	v := m.requests
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequests returns the old "requests" field's value of the APIRequestHour entity.
+// If the APIRequestHour object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestHourMutation) OldRequests(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequests is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequests requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequests: %w", err)
+	}
+	return oldValue.Requests, nil
+}
+
+// AddRequests adds i to the "requests" field.
+func (m *APIRequestHourMutation) AddRequests(i int) {
+	if m.addrequests != nil {
+		*m.addrequests += i
+	} else {
+		m.addrequests = &i
+	}
+}
+
+// AddedRequests returns the value that was added to the "requests" field in this mutation.
+func (m *APIRequestHourMutation) AddedRequests() (r int, exists bool) {
+	v := m.addrequests
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRequests resets all changes to the "requests" field.
+func (m *APIRequestHourMutation) ResetRequests() {
+	m.requests = nil
+	m.addrequests = nil
+}
+
+// SetErrors sets the "errors" field.
+func (m *APIRequestHourMutation) SetErrors(i int) {
+	m.errors = &i
+	m.adderrors = nil
+}
+
+// Errors returns the value of the "errors" field in the mutation.
+func (m *APIRequestHourMutation) Errors() (r int, exists bool) {
+	v := m.errors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrors returns the old "errors" field's value of the APIRequestHour entity.
+// If the APIRequestHour object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APIRequestHourMutation) OldErrors(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrors is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrors requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrors: %w", err)
+	}
+	return oldValue.Errors, nil
+}
+
+// AddErrors adds i to the "errors" field.
+func (m *APIRequestHourMutation) AddErrors(i int) {
+	if m.adderrors != nil {
+		*m.adderrors += i
+	} else {
+		m.adderrors = &i
+	}
+}
+
+// AddedErrors returns the value that was added to the "errors" field in this mutation.
+func (m *APIRequestHourMutation) AddedErrors() (r int, exists bool) {
+	v := m.adderrors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetErrors resets all changes to the "errors" field.
+func (m *APIRequestHourMutation) ResetErrors() {
+	m.errors = nil
+	m.adderrors = nil
+}
+
+// Where appends a list predicates to the APIRequestHourMutation builder.
+func (m *APIRequestHourMutation) Where(ps ...predicate.APIRequestHour) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the APIRequestHourMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *APIRequestHourMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.APIRequestHour, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *APIRequestHourMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *APIRequestHourMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (APIRequestHour).
+func (m *APIRequestHourMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *APIRequestHourMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.account_id != nil {
+		fields = append(fields, apirequesthour.FieldAccountID)
+	}
+	if m.hour != nil {
+		fields = append(fields, apirequesthour.FieldHour)
+	}
+	if m.requests != nil {
+		fields = append(fields, apirequesthour.FieldRequests)
+	}
+	if m.errors != nil {
+		fields = append(fields, apirequesthour.FieldErrors)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *APIRequestHourMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		return m.AccountID()
+	case apirequesthour.FieldHour:
+		return m.Hour()
+	case apirequesthour.FieldRequests:
+		return m.Requests()
+	case apirequesthour.FieldErrors:
+		return m.Errors()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *APIRequestHourMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		return m.OldAccountID(ctx)
+	case apirequesthour.FieldHour:
+		return m.OldHour(ctx)
+	case apirequesthour.FieldRequests:
+		return m.OldRequests(ctx)
+	case apirequesthour.FieldErrors:
+		return m.OldErrors(ctx)
+	}
+	return nil, fmt.Errorf("unknown APIRequestHour field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestHourMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
+		return nil
+	case apirequesthour.FieldHour:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHour(v)
+		return nil
+	case apirequesthour.FieldRequests:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequests(v)
+		return nil
+	case apirequesthour.FieldErrors:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrors(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestHour field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *APIRequestHourMutation) AddedFields() []string {
+	var fields []string
+	if m.addaccount_id != nil {
+		fields = append(fields, apirequesthour.FieldAccountID)
+	}
+	if m.addrequests != nil {
+		fields = append(fields, apirequesthour.FieldRequests)
+	}
+	if m.adderrors != nil {
+		fields = append(fields, apirequesthour.FieldErrors)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *APIRequestHourMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		return m.AddedAccountID()
+	case apirequesthour.FieldRequests:
+		return m.AddedRequests()
+	case apirequesthour.FieldErrors:
+		return m.AddedErrors()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *APIRequestHourMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAccountID(v)
+		return nil
+	case apirequesthour.FieldRequests:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRequests(v)
+		return nil
+	case apirequesthour.FieldErrors:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddErrors(v)
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestHour numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *APIRequestHourMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *APIRequestHourMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *APIRequestHourMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown APIRequestHour nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *APIRequestHourMutation) ResetField(name string) error {
+	switch name {
+	case apirequesthour.FieldAccountID:
+		m.ResetAccountID()
+		return nil
+	case apirequesthour.FieldHour:
+		m.ResetHour()
+		return nil
+	case apirequesthour.FieldRequests:
+		m.ResetRequests()
+		return nil
+	case apirequesthour.FieldErrors:
+		m.ResetErrors()
+		return nil
+	}
+	return fmt.Errorf("unknown APIRequestHour field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *APIRequestHourMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *APIRequestHourMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *APIRequestHourMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *APIRequestHourMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *APIRequestHourMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *APIRequestHourMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *APIRequestHourMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown APIRequestHour unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *APIRequestHourMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown APIRequestHour edge %s", name)
 }
 
 // AccountMutation represents an operation that mutates the Account nodes in the graph.

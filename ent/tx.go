@@ -18,6 +18,8 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// APIRequest is the client for interacting with the APIRequest builders.
 	APIRequest *APIRequestClient
+	// APIRequestHour is the client for interacting with the APIRequestHour builders.
+	APIRequestHour *APIRequestHourClient
 	// Account is the client for interacting with the Account builders.
 	Account *AccountClient
 	// Allergen is the client for interacting with the Allergen builders.
@@ -285,6 +287,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.APIRequest = NewAPIRequestClient(tx.config)
+	tx.APIRequestHour = NewAPIRequestHourClient(tx.config)
 	tx.Account = NewAccountClient(tx.config)
 	tx.Allergen = NewAllergenClient(tx.config)
 	tx.AuditRecord = NewAuditRecordClient(tx.config)

@@ -78,7 +78,7 @@ func main() {
 	var capture []store.Call
 	capturing := false
 	st, err := store.Open(ctx, *dbURL, store.Options{Statements: 256, Snapshots: restapi.Snapshots{}, Observe: func(c store.Call) {
-		if capturing && c.Statement() && strings.Contains(c.SQL, "api_requests") {
+		if capturing && c.Statement() && strings.Contains(c.SQL, "api_request") {
 			capture = append(capture, c)
 		}
 	}})
@@ -169,9 +169,6 @@ func main() {
 		// account but the first day's part).
 		{"activity per hour, 24 hours", activity(f, time.Hour)},
 		{"activity per day, 30 days", activity(f, 24*time.Hour)},
-		// As the console counts them: the days that are over remembered
-		// from the untimed run, so a timed run reads the last day alone.
-		{"activity per day, days over remembered", remembered(f, reqlog.NewCounter())},
 		{"failed authentications, newest page", func(ctx context.Context, c *ent.Client) (int, error) {
 			r, err := reqlog.ListFailedAuth(ctx, c, reqlog.Filter{})
 			return len(r), err
@@ -275,20 +272,6 @@ func activity(f filled, step time.Duration) func(context.Context, *ent.Client) (
 	}
 	return func(ctx context.Context, c *ent.Client) (int, error) {
 		p, err := reqlog.Activity(ctx, c, f.MeasuredOrg, policy.Live, since, end, step)
-		n := 0
-		for _, x := range p {
-			n += x.Requests
-		}
-		return n, err
-	}
-}
-
-// remembered is activity per day through the console's Counter k, as at
-// the end of the fill.
-func remembered(f filled, k *reqlog.Counter) func(context.Context, *ent.Client) (int, error) {
-	end := f.Start.Add(30 * 24 * time.Hour)
-	return func(ctx context.Context, c *ent.Client) (int, error) {
-		p, err := k.Activity(ctx, c, f.MeasuredOrg, policy.Live, end.AddDate(0, 0, -29), end, 24*time.Hour)
 		n := 0
 		for _, x := range p {
 			n += x.Requests
@@ -455,7 +438,7 @@ func fillLog(ctx context.Context, st *store.Store) (filled, error) {
 	log.Printf("filled %d rows in %s", total+*failed, time.Since(t0).Round(time.Second))
 	if st.Dialect == "postgres" {
 		// As autovacuum leaves a table that has taken this many rows.
-		if _, err := st.DB.ExecContext(ctx, "VACUUM ANALYZE api_requests"); err != nil {
+		if _, err := st.DB.ExecContext(ctx, "VACUUM ANALYZE api_requests, api_request_hours"); err != nil {
 			return f, err
 		}
 	}
@@ -644,7 +627,20 @@ type inserter struct {
 	sqlText string
 	// own is set when db is the inserter's own, closed by close.
 	own bool
+	// hours counts the rows per account and UTC hour, as the log's writer
+	// does, for api_request_hours.
+	hours map[hourKey]*hourCount
+	st    *store.Store
 }
+
+// hourKey is an account's UTC hour.
+type hourKey struct {
+	account int
+	hour    int64
+}
+
+// hourCount is an hour's requests and errors.
+type hourCount struct{ requests, errors int }
 
 const chunk = 500_000
 
@@ -652,7 +648,7 @@ var columns = []string{"created_at", "account_id", "api_key_id", "method", "oper
 	"request_id", "client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated"}
 
 func newInserter(ctx context.Context, st *store.Store) (*inserter, error) {
-	in := &inserter{ctx: ctx, db: st.DB, pg: st.Dialect == "postgres"}
+	in := &inserter{ctx: ctx, db: st.DB, pg: st.Dialect == "postgres", hours: map[hourKey]*hourCount{}, st: st}
 	if in.pg {
 		// lib/pq's own pool: COPY is a statement of lib/pq's, which the
 		// store's guarded connections do not pass on.
@@ -693,6 +689,18 @@ func (in *inserter) add(r *row) error {
 		r.RequestID, r.ClientRequestID, r.DurationUs, r.ClientAddr, r.UserAgent, reqBody, respBody, false); err != nil {
 		return err
 	}
+	if r.AccountID != 0 {
+		k := hourKey{r.AccountID, r.At.UTC().Truncate(time.Hour).Unix()}
+		c := in.hours[k]
+		if c == nil {
+			c = &hourCount{}
+			in.hours[k] = c
+		}
+		c.requests++
+		if r.Status >= 400 {
+			c.errors++
+		}
+	}
 	if in.n++; in.n%chunk == 0 {
 		if err := in.commit(); err != nil {
 			return err
@@ -714,10 +722,37 @@ func (in *inserter) commit() error {
 	return in.tx.Commit()
 }
 
+// close commits the last rows and writes the hours' counts.
 func (in *inserter) close() error {
 	err := in.commit()
 	if in.own {
 		in.db.Close()
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	keys := make([]hourKey, 0, len(in.hours))
+	for k := range in.hours {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b hourKey) int {
+		if a.account != b.account {
+			return a.account - b.account
+		}
+		return int(a.hour - b.hour)
+	})
+	for len(keys) > 0 {
+		n := min(len(keys), 500)
+		bulk := make([]*ent.APIRequestHourCreate, n)
+		for i, k := range keys[:n] {
+			c := in.hours[k]
+			bulk[i] = in.st.Client.APIRequestHour.Create().SetAccountID(k.account).SetHour(time.Unix(k.hour, 0).UTC()).
+				SetRequests(c.requests).SetErrors(c.errors)
+		}
+		if err := in.st.Client.APIRequestHour.CreateBulk(bulk...).Exec(policy.System(in.ctx)); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
 }

@@ -33,6 +33,18 @@ func (f APIRequestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIRequestMutation", m)
 }
 
+// The APIRequestHourFunc type is an adapter to allow the use of ordinary
+// function as APIRequestHour mutator.
+type APIRequestHourFunc func(context.Context, *ent.APIRequestHourMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f APIRequestHourFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.APIRequestHourMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APIRequestHourMutation", m)
+}
+
 // The AccountFunc type is an adapter to allow the use of ordinary
 // function as Account mutator.
 type AccountFunc func(context.Context, *ent.AccountMutation) (ent.Value, error)

@@ -12,6 +12,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -188,6 +189,33 @@ func (f TraverseAPIRequest) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.APIRequestQuery", q)
+}
+
+// The APIRequestHourFunc type is an adapter to allow the use of ordinary function as a Querier.
+type APIRequestHourFunc func(context.Context, *ent.APIRequestHourQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f APIRequestHourFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.APIRequestHourQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.APIRequestHourQuery", q)
+}
+
+// The TraverseAPIRequestHour type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseAPIRequestHour func(context.Context, *ent.APIRequestHourQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseAPIRequestHour) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseAPIRequestHour) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestHourQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.APIRequestHourQuery", q)
 }
 
 // The AccountFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -2006,6 +2034,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.APIKeyQuery, predicate.APIKey, apikey.OrderOption]{typ: ent.TypeAPIKey, tq: q}, nil
 	case *ent.APIRequestQuery:
 		return &query[*ent.APIRequestQuery, predicate.APIRequest, apirequest.OrderOption]{typ: ent.TypeAPIRequest, tq: q}, nil
+	case *ent.APIRequestHourQuery:
+		return &query[*ent.APIRequestHourQuery, predicate.APIRequestHour, apirequesthour.OrderOption]{typ: ent.TypeAPIRequestHour, tq: q}, nil
 	case *ent.AccountQuery:
 		return &query[*ent.AccountQuery, predicate.Account, account.OrderOption]{typ: ent.TypeAccount, tq: q}, nil
 	case *ent.AllergenQuery:

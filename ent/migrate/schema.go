@@ -133,6 +133,27 @@ var (
 			},
 		},
 	}
+	// APIRequestHoursColumns holds the columns for the "api_request_hours" table.
+	APIRequestHoursColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "hour", Type: field.TypeTime},
+		{Name: "requests", Type: field.TypeInt, Default: 0},
+		{Name: "errors", Type: field.TypeInt, Default: 0},
+	}
+	// APIRequestHoursTable holds the schema information for the "api_request_hours" table.
+	APIRequestHoursTable = &schema.Table{
+		Name:       "api_request_hours",
+		Columns:    APIRequestHoursColumns,
+		PrimaryKey: []*schema.Column{APIRequestHoursColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "apirequesthour_account_id_hour",
+				Unique:  true,
+				Columns: []*schema.Column{APIRequestHoursColumns[1], APIRequestHoursColumns[2]},
+			},
+		},
+	}
 	// AccountsColumns holds the columns for the "accounts" table.
 	AccountsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -3895,6 +3916,7 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		APIRequestsTable,
+		APIRequestHoursTable,
 		AccountsTable,
 		AllergensTable,
 		AuditRecordsTable,

@@ -12,6 +12,9 @@ type APIKey func(*sql.Selector)
 // APIRequest is the predicate function for apirequest builders.
 type APIRequest func(*sql.Selector)
 
+// APIRequestHour is the predicate function for apirequesthour builders.
+type APIRequestHour func(*sql.Selector)
+
 // Account is the predicate function for account builders.
 type Account func(*sql.Selector)
 

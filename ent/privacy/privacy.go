@@ -159,6 +159,30 @@ func (f APIRequestMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Muta
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIRequestMutation", m)
 }
 
+// The APIRequestHourQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type APIRequestHourQueryRuleFunc func(context.Context, *ent.APIRequestHourQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f APIRequestHourQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.APIRequestHourQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.APIRequestHourQuery", q)
+}
+
+// The APIRequestHourMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type APIRequestHourMutationRuleFunc func(context.Context, *ent.APIRequestHourMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f APIRequestHourMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.APIRequestHourMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.APIRequestHourMutation", m)
+}
+
 // The AccountQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type AccountQueryRuleFunc func(context.Context, *ent.AccountQuery) error
@@ -1806,6 +1830,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.APIRequestQuery:
 		return q.Filter(), nil
+	case *ent.APIRequestHourQuery:
+		return q.Filter(), nil
 	case *ent.AccountQuery:
 		return q.Filter(), nil
 	case *ent.AllergenQuery:
@@ -1950,6 +1976,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.APIKeyMutation:
 		return m.Filter(), nil
 	case *ent.APIRequestMutation:
+		return m.Filter(), nil
+	case *ent.APIRequestHourMutation:
 		return m.Filter(), nil
 	case *ent.AccountMutation:
 		return m.Filter(), nil

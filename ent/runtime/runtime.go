@@ -10,6 +10,7 @@ import (
 	"larder.dev/larder/ent/allergen"
 	"larder.dev/larder/ent/apikey"
 	"larder.dev/larder/ent/apirequest"
+	"larder.dev/larder/ent/apirequesthour"
 	"larder.dev/larder/ent/auditrecord"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/billline"
@@ -145,6 +146,26 @@ func init() {
 	apirequestDescDeprecated := apirequestFields[17].Descriptor()
 	// apirequest.DefaultDeprecated holds the default value on creation for the deprecated field.
 	apirequest.DefaultDeprecated = apirequestDescDeprecated.Default.(string)
+	apirequesthourMixin := schema.APIRequestHour{}.Mixin()
+	apirequesthour.Policy = privacy.NewPolicies(apirequesthourMixin[0], schema.APIRequestHour{})
+	apirequesthour.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := apirequesthour.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	apirequesthourFields := schema.APIRequestHour{}.Fields()
+	_ = apirequesthourFields
+	// apirequesthourDescRequests is the schema descriptor for requests field.
+	apirequesthourDescRequests := apirequesthourFields[2].Descriptor()
+	// apirequesthour.DefaultRequests holds the default value on creation for the requests field.
+	apirequesthour.DefaultRequests = apirequesthourDescRequests.Default.(int)
+	// apirequesthourDescErrors is the schema descriptor for errors field.
+	apirequesthourDescErrors := apirequesthourFields[3].Descriptor()
+	// apirequesthour.DefaultErrors holds the default value on creation for the errors field.
+	apirequesthour.DefaultErrors = apirequesthourDescErrors.Default.(int)
 	accountMixin := schema.Account{}.Mixin()
 	account.Policy = privacy.NewPolicies(accountMixin[1], schema.Account{})
 	account.Hooks[0] = func(next ent.Mutator) ent.Mutator {

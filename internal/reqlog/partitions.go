@@ -169,7 +169,8 @@ func Partitions(ctx context.Context, db *sql.DB) ([]Partition, error) {
 const dropWait = 5 * time.Second
 
 // DropPartitions drops the request log's day partitions whose whole day is
-// before cutoff, and returns how many rows went with them. A day that holds
+// before cutoff, each with its hours' counts (api_request_hours) in one
+// transaction, and returns how many rows went with them. A day that holds
 // the cutoff is kept whole: a row is kept up to a day past the period.
 func DropPartitions(ctx context.Context, db *sql.DB, cutoff time.Time) (int, error) {
 	parts, err := Partitions(ctx, db)
@@ -181,7 +182,7 @@ func DropPartitions(ctx context.Context, db *sql.DB, cutoff time.Time) (int, err
 		if p.Day.AddDate(0, 0, 1).After(cutoff) {
 			break
 		}
-		n, err := dropPartition(ctx, db, p.Name)
+		n, err := dropPartition(ctx, db, p)
 		if err != nil {
 			return total, err
 		}
@@ -190,24 +191,27 @@ func DropPartitions(ctx context.Context, db *sql.DB, cutoff time.Time) (int, err
 	return total, nil
 }
 
-// dropPartition drops partition name in one transaction, and returns how
-// many rows it held.
-func dropPartition(ctx context.Context, db *sql.DB, name string) (int, error) {
+// dropPartition drops partition p and deletes the counts of its day's
+// hours, in one transaction, and returns how many rows it held.
+func dropPartition(ctx context.Context, db *sql.DB, p Partition) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	// Direct SQL: pruning drops a whole day of the request log, a partition ent has no words for; name comes from the catalog.
+	// Direct SQL: pruning drops a whole day of the request log, a partition ent has no words for, with its hours' counts; name comes from the catalog.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = '%dms'`, dropWait.Milliseconds())); err != nil {
 		return 0, err
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+quote(name)).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count request log partition %s: %w", name, err)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+quote(p.Name)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count request log partition %s: %w", p.Name, err)
 	}
-	if _, err := tx.ExecContext(ctx, `DROP TABLE `+quote(name)); err != nil {
-		return 0, fmt.Errorf("drop request log partition %s: %w", name, err)
+	if _, err := tx.ExecContext(ctx, `DROP TABLE `+quote(p.Name)); err != nil {
+		return 0, fmt.Errorf("drop request log partition %s: %w", p.Name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM api_request_hours WHERE hour >= $1 AND hour < $2`, p.Day, p.Day.AddDate(0, 0, 1)); err != nil {
+		return 0, fmt.Errorf("delete the counts of request log partition %s: %w", p.Name, err)
 	}
 	return n, tx.Commit()
 }

@@ -161,7 +161,8 @@ func TestRequestLogPruneDropsOldDays(t *testing.T) {
 	}
 }
 
-// Pruning on SQLite deletes the rows before the cutoff, to the second.
+// Pruning on SQLite deletes the rows before the cutoff's hour (the cutoff
+// here is on the hour).
 func TestRequestLogPruneDeletesOnSQLite(t *testing.T) {
 	st := dbtest.Open(t, dbtest.SQLite)
 	ctx := context.Background()

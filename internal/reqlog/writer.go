@@ -1,17 +1,23 @@
 package reqlog
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
 
+	"larder.dev/larder/ent"
+	"larder.dev/larder/ent/apirequest"
 	"larder.dev/larder/internal/platform/clientaddr"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/policy"
 )
 
 // Writer defaults.
@@ -147,21 +153,19 @@ func (w *Writer) warn(last *time.Time) {
 	*last = now
 }
 
-// write stores batch in one transaction (COPY on PostgreSQL, one multi-row
-// INSERT on SQLite); a failure drops and counts it.
+// write stores batch with its hours' counts in one transaction (put); a
+// failure drops and counts it.
 func (w *Writer) write(ctx context.Context, batch []*Entry) {
 	if len(batch) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	var err error
-	if w.dialect == dialect.Postgres {
-		err = w.postgres(ctx, batch)
-	} else {
-		err = w.sqlite(ctx, batch)
+	rows := make([][]any, len(batch))
+	for i, e := range batch {
+		rows[i] = values(e)
 	}
-	if err != nil {
+	if err := w.put(ctx, rows); err != nil {
 		w.dropped.Add(int64(len(batch)))
 		w.log.Debug("request log: batch not written", "entries", len(batch), "error", err)
 		return
@@ -173,15 +177,88 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code", "request_id",
 	"client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated", "deprecated"}
 
-// postgres writes batch with COPY, into the day partitions it needs (made
+// The places in a row (in the order of columns) of what an hour's count
+// reads: the time (a UTC time.Time), the account (int64, nil for none) and
+// the status (int64).
+const (
+	atColumn      = 0
+	accountColumn = 1
+	statusColumn  = 6
+)
+
+// put stores rows, each in the order of columns, and adds them to their
+// hours' counts (api_request_hours), in one transaction: COPY on PostgreSQL,
+// one multi-row INSERT on SQLite, then one upsert of the counts.
+func (w *Writer) put(ctx context.Context, rows [][]any) error {
+	if w.dialect == dialect.Postgres {
+		return w.postgres(ctx, rows)
+	}
+	return w.sqlite(ctx, rows)
+}
+
+// Insert stores rows in the request log as the writer stores a batch (the
+// rows and their hours' counts in one transaction, the day partitions made
+// first on PostgreSQL) and returns them as stored, with their ids, in their
+// order: for tests and tools that need rows the writer's entries do not make
+// (a given error code, bodies as they are). A row's status class is its
+// status's; its request id must be unique among rows.
+func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*ent.APIRequest, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	vals := make([][]any, len(rows))
+	rids := make([]string, len(rows))
+	for i, r := range rows {
+		vals[i], rids[i] = rowOf(r), r.RequestID
+	}
+	w := &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB)}
+	if err := w.put(ctx, vals); err != nil {
+		return nil, err
+	}
+	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id.
+	stored, err := st.Client.APIRequest.Query().Where(apirequest.RequestIDIn(rids...)).All(policy.System(ctx))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*ent.APIRequest, len(stored))
+	for _, r := range stored {
+		byID[r.RequestID] = r
+	}
+	out := make([]*ent.APIRequest, len(rids))
+	for i, rid := range rids {
+		if out[i] = byID[rid]; out[i] == nil {
+			return nil, fmt.Errorf("request %q was stored but not found", rid)
+		}
+	}
+	return out, nil
+}
+
+// rowOf is r's row in the order of columns, as values makes an entry's.
+func rowOf(r *ent.APIRequest) []any {
+	var account, key, req, res any
+	if r.AccountID != nil {
+		account = int64(*r.AccountID)
+	}
+	if r.APIKeyID != nil {
+		key = int64(*r.APIKeyID)
+	}
+	if r.RequestBody != nil {
+		req = r.RequestBody
+	}
+	if r.ResponseBody != nil {
+		res = r.ResponseBody
+	}
+	return []any{r.CreatedAt.UTC().Truncate(time.Microsecond), account, key, r.Method, r.Operation, r.Path, int64(r.Status), int64(r.Status / 100),
+		r.ErrorCode, r.RequestID, r.ClientRequestID, r.DurationUs, r.ClientAddr, r.UserAgent, req, res, r.Truncated, r.Deprecated}
+}
+
+// postgres writes rows with COPY, into the day partitions they need (made
 // first when they are not known to exist, and again when the copy finds one
 // missing: a day another server pruned).
-func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
-	rows := make([][]any, len(batch))
-	times := make([]time.Time, len(batch))
-	for i, e := range batch {
-		rows[i] = values(e)
-		times[i] = rows[i][0].(time.Time)
+func (w *Writer) postgres(ctx context.Context, rows [][]any) error {
+	times := make([]time.Time, len(rows))
+	for i, r := range rows {
+		times[i] = r[atColumn].(time.Time)
 	}
 	if err := w.parts.ensure(ctx, times...); err != nil {
 		return err
@@ -197,9 +274,14 @@ func (w *Writer) postgres(ctx context.Context, batch []*Entry) error {
 	return err
 }
 
-// copy writes rows with COPY in one transaction.
+// copy writes rows with COPY and adds their counts, in one transaction.
 func (w *Writer) copy(ctx context.Context, rows [][]any) error {
-	return store.CopyIn(ctx, w.db, "api_requests", columns, func(add func(...any) error) error {
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	err = store.CopyIn(ctx, tx, "api_requests", columns, func(add func(...any) error) error {
 		for _, r := range rows {
 			if err := add(r...); err != nil {
 				return err
@@ -207,6 +289,13 @@ func (w *Writer) copy(ctx context.Context, rows [][]any) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // values is e's row as stored, in the order of columns: NULL (nil) for no
@@ -227,21 +316,106 @@ func values(e *Entry) []any {
 		r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated, r.deprecated}
 }
 
-// sqlite writes batch in one multi-row insert (18 parameters a row: a full
-// batch stays under SQLite's 32,766, and full batches repeat one statement).
-func (w *Writer) sqlite(ctx context.Context, batch []*Entry) error {
+// sqlite writes rows in one multi-row insert (18 parameters a row: a full
+// batch stays under SQLite's 32,766, and full batches repeat one statement)
+// and adds their counts, in one transaction.
+func (w *Writer) sqlite(ctx context.Context, rows [][]any) error {
 	var q strings.Builder
-	args := make([]any, 0, len(columns)*len(batch))
+	args := make([]any, 0, len(columns)*len(rows))
 	q.WriteString(`INSERT INTO api_requests (` + strings.Join(columns, ", ") + `) VALUES `)
-	for i, e := range batch {
+	for i, r := range rows {
 		if i > 0 {
 			q.WriteByte(',')
 		}
 		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, values(e)...)
+		args = append(args, r...)
 	}
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
 	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
-	_, err := w.db.ExecContext(ctx, q.String(), args...)
+	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return err
+	}
+	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// hourCount is one account's requests and errors in one UTC hour.
+type hourCount struct {
+	account          int64
+	hour             time.Time
+	requests, errors int64
+}
+
+// countHours counts rows (in the order of columns) per account and UTC
+// hour, ordered by account and hour; rows without an account (failed
+// authentications) are not counted, nor are they in the log's charts.
+func countHours(rows [][]any) []hourCount {
+	type key struct {
+		account int64
+		hour    int64
+	}
+	at := make(map[key]int, 2)
+	var out []hourCount
+	for _, r := range rows {
+		acct, ok := r[accountColumn].(int64)
+		if !ok {
+			continue
+		}
+		h := r[atColumn].(time.Time).UTC().Truncate(time.Hour)
+		k := key{acct, h.Unix()}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, hourCount{account: acct, hour: h})
+		}
+		out[i].requests++
+		if r[statusColumn].(int64) >= 400 {
+			out[i].errors++
+		}
+	}
+	// One order for every writer, so that two servers' upserts of the
+	// same hours wait for each other instead of deadlocking.
+	slices.SortFunc(out, func(a, b hourCount) int {
+		if c := cmp.Compare(a.account, b.account); c != 0 {
+			return c
+		}
+		return a.hour.Compare(b.hour)
+	})
+	return out
+}
+
+// addCounts adds rows (in the order of columns) to their hours' counts in
+// tx with one upsert.
+func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows [][]any) error {
+	counts := countHours(rows)
+	if len(counts) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	args := make([]any, 0, 4*len(counts))
+	q.WriteString(`INSERT INTO api_request_hours (account_id, hour, requests, errors) VALUES `)
+	for i, c := range counts {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		if dia == dialect.Postgres {
+			n := 4 * i
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4)
+		} else {
+			q.WriteString("(?, ?, ?, ?)")
+		}
+		args = append(args, c.account, c.hour, c.requests, c.errors)
+	}
+	q.WriteString(` ON CONFLICT (account_id, hour) DO UPDATE SET requests = api_request_hours.requests + excluded.requests, errors = api_request_hours.errors + excluded.errors`)
+	// Direct SQL: the request log's writer adds a batch's counts per account and hour in the transaction that writes its rows (database/sql's, which ent cannot join), one upsert for every hour of the batch; api_request_hours is system-only and emits no event.
+	_, err := tx.ExecContext(ctx, q.String(), args...)
 	return err
 }
 

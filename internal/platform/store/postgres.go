@@ -73,15 +73,11 @@ func Listen(ctx context.Context, dsn, channel string, log *slog.Logger, what str
 }
 
 // CopyIn writes rows into columns of table with PostgreSQL's COPY … FROM
-// STDIN, in one transaction of db: rows calls add once per row with the
-// row's values in the order of columns (nil for NULL). Nothing is written
-// when rows or the copy fails.
-func CopyIn(ctx context.Context, db *sql.DB, table string, columns []string, rows func(add func(values ...any) error) error) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
+// STDIN, within tx: rows calls add once per row with the row's values in the
+// order of columns (nil for NULL). It neither commits nor rolls back: the
+// caller's transaction may write more, and nothing is written when it rolls
+// back after rows or the copy failed.
+func CopyIn(ctx context.Context, tx *sql.Tx, table string, columns []string, rows func(add func(values ...any) error) error) error {
 	// Direct SQL: COPY, the bulk load ent has no words for; the caller names the table and columns.
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(table, columns...))
 	if err != nil {
@@ -97,8 +93,5 @@ func CopyIn(ctx context.Context, db *sql.DB, table string, columns []string, row
 	if _, err := stmt.ExecContext(ctx); err != nil {
 		return err
 	}
-	if err := stmt.Close(); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return stmt.Close()
 }

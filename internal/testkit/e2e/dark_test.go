@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"larder.dev/larder/ent"
 	"larder.dev/larder/ent/bill"
 	"larder.dev/larder/ent/production"
 	"larder.dev/larder/ent/productlot"
@@ -87,13 +88,10 @@ func TestDarkMode(t *testing.T) {
 		// Requests an hour ago, one an error, for the charts; one with its
 		// bodies, for the request's page.
 		at := time.Now().UTC().Add(-time.Hour)
-		if err := reqlog.MakeRoom(sys, st, at); err != nil {
-			t.Fatal(err)
-		}
 		for _, status := range []int{200, 200, 404, 503} {
-			if err := st.Client.APIRequest.Create().SetCreatedAt(at).SetAccountID(org.Test.ID).SetMethod("GET").SetOperation("listTags").
-				SetPath("/v1/tags").SetStatus(status).SetStatusClass(status / 100).SetRequestID(ids.New("req_")).SetDurationUs(900).
-				Exec(sys); err != nil {
+			acct := org.Test.ID
+			if _, err := reqlog.Insert(sys, st, &ent.APIRequest{CreatedAt: at, AccountID: &acct, Method: "GET", Operation: "listTags",
+				Path: "/v1/tags", Status: status, RequestID: ids.NewAt("req_", at), DurationUs: 900}); err != nil {
 				t.Fatal(err)
 			}
 		}

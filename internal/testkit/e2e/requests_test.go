@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/internal/identity/people"
 	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/internal/platform/store"
+	"larder.dev/larder/internal/reqlog"
 	"larder.dev/larder/internal/testkit/browsertest"
 	"larder.dev/larder/internal/testkit/dbtest"
 	"larder.dev/larder/policy"
@@ -25,18 +26,17 @@ import (
 // does, with the key (0 for none), operation, status and bodies given.
 func logRequest(t *testing.T, st *store.Store, acct, key int, method, op, path string, status int, code, reqBody, respBody string) *ent.APIRequest {
 	t.Helper()
-	c := st.Client.APIRequest.Create().SetCreatedAt(time.Now().UTC()).SetAccountID(acct).
-		SetMethod(method).SetOperation(op).SetPath(path).SetStatus(status).SetStatusClass(status / 100).SetErrorCode(code).
-		SetRequestID(ids.New("req_")).SetDurationUs(4200).SetClientAddr("198.51.100.7").SetUserAgent("shop/1.0").
-		SetRequestBody([]byte(reqBody)).SetResponseBody([]byte(respBody))
+	r := &ent.APIRequest{CreatedAt: time.Now().UTC(), AccountID: &acct, Method: method, Operation: op, Path: path, Status: status,
+		ErrorCode: code, RequestID: ids.NewAt("req_", time.Now().UTC()), DurationUs: 4200, ClientAddr: "198.51.100.7", UserAgent: "shop/1.0",
+		RequestBody: []byte(reqBody), ResponseBody: []byte(respBody)}
 	if key != 0 {
-		c.SetAPIKeyID(key)
+		r.APIKeyID = &key
 	}
-	r, err := c.Save(policy.System(context.Background()))
+	stored, err := reqlog.Insert(context.Background(), st, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return stored[0]
 }
 
 // A viewer reads the test requests, narrows them by status, opens one (its
