@@ -23,6 +23,10 @@
 #                       beside this tree's, with the same flags, e.g.
 #                       OLD=HEAD~1 SERVERS="larder old keyed": a change's effect
 #                       measured in the same rounds as the keyed server
+#   OLD_ARGS=           extra flags for the old server alone, after LARDER_ARGS:
+#                       OLD=HEAD OLD_ARGS=--request-log=false SERVERS="larder old spec"
+#                       is the request log's whole cost (server and PostgreSQL),
+#                       recording on against off in the same rounds
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
 #   DBNAME=larder_bench database, dropped and created again
 #   LARDER_PORT, BASELINE_PORT, DEBUG_PORT (PROFILE=1)   default: the first free ports from 28931
@@ -57,6 +61,7 @@ DSN_EXTRA=${DSN_EXTRA:-}
 LARDER_BIN=${LARDER_BIN:-}
 LARDER_ARGS=${LARDER_ARGS:-}
 OLD=${OLD:-}
+OLD_ARGS=${OLD_ARGS:-}
 BASELINE_ARGS=${BASELINE_ARGS:-}
 PROFILE=${PROFILE:-0}
 PROFILE_SECONDS=${PROFILE_SECONDS:-10}
@@ -134,7 +139,7 @@ if [[ " $SERVERS " == *" old "* ]]; then
 	git worktree add -q --detach "$OLD_TREE" "$OLD"
 	(cd "$OLD_TREE" && go build -o "$BIN/larder-old" ./cmd/larder)
 	git worktree remove --force "$OLD_TREE"
-	echo "old: $(git rev-parse --short "$OLD")" >>"$RESULTS/run.txt"
+	echo "old: $(git rev-parse --short "$OLD") $OLD_ARGS" >>"$RESULTS/run.txt"
 fi
 go build -o "$BIN/baseline" ./bench/baseline
 go build -o "$BIN/load" ./bench/load
@@ -206,10 +211,10 @@ OLD_URL=
 if [[ " $SERVERS " == *" old "* ]]; then
 	OLD_PORT=${OLD_PORT:-$(free_port $((KEYED_PORT + 1)) "$LARDER_PORT" "$BASELINE_PORT" "$KEYED_PORT" "${DEBUG_PORT:-0}")}
 	OLD_URL=http://127.0.0.1:$OLD_PORT
-	echo "== start larder built from $OLD on $OLD_URL (log: $RESULTS/old.log)"
-	# shellcheck disable=SC2086 # LARDER_ARGS is a list of flags
+	echo "== start larder built from $OLD on $OLD_URL ($OLD_ARGS; log: $RESULTS/old.log)"
+	# shellcheck disable=SC2086 # LARDER_ARGS and OLD_ARGS are lists of flags
 	"$BIN/larder-old" serve --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$OLD_PORT" --rate-limit "$RATE_LIMIT" \
-		$LARDER_ARGS >"$RESULTS/old.log" 2>&1 &
+		$LARDER_ARGS $OLD_ARGS >"$RESULTS/old.log" 2>&1 &
 	OLD_PID=$!
 	PIDS+=("$OLD_PID")
 	wait_ok "$OLD_URL$(head -n1 "$RESULTS/get-paths.txt")"
@@ -276,7 +281,7 @@ jq -rs '
 	map(. + {server: (.label | split("/")[0]), scenario: (.label | split("/")[1]), round: (.label | split("/")[2])})
 	| (group_by([.scenario, .server])[]
 	   | ["row", .[0].scenario, .[0].server, (map(.rps) | median), (map(.rps) | min), (map(.rps) | max),
-	      (map(.p50_ms) | median), (map(.p99_ms) | median), (map(.errors) | add),
+	      (map(.p50_ms) | median), (map(.p99_ms) | median), (map(.p999_ms // 0) | median), (map(.errors) | add),
 	      (map(.cpu_ms_per_req.server // 0) | median), (map(.cpu_ms_per_req.postgres // 0) | median),
 	      (map(.cpu_ms_per_req.load // 0) | median), (map(.cpu_cores.other // 0) | median)]),
 	  (group_by(.scenario)[] | . as $runs
@@ -284,20 +289,21 @@ jq -rs '
 	   | (map(select(.server != "larder").server) | unique)[] as $other
 	   | ($runs | map(select(.server == $other).rps) | median) as $b
 	   | [$runs | group_by(.round)[] | (map(select(.server == "larder").rps)[0]) / (map(select(.server == $other).rps)[0])] as $r
-	   | ["ratio", $runs[0].scenario, $other, $l / $b, ($r | median), ($r | min), ($r | max)])
+	   | ((map(select(.server == "larder").p99_ms) | median) / ($runs | map(select(.server == $other).p99_ms) | median)) as $p99
+	   | ["ratio", $runs[0].scenario, $other, $l / $b, ($r | median), ($r | min), ($r | max), $p99])
 	| @tsv' "$RESULTS"/*-r*.json |
 	awk -F'\t' '
 	BEGIN {
 		name["get"] = "GET /v1/tags/{id}"; name["list"] = "GET /v1/tags (200 rows)"
-		printf "%-24s %-9s %22s %8s %8s %6s | %-26s |\n", "", "", "", "", "", "", "CPU ms per request"
-		printf "%-24s %-9s %22s %8s %8s %6s | %8s %8s %8s | %s\n", "scenario", "server", "req/s [min-max]", "p50 ms", "p99 ms", "errors", "server", "postgres", "load", "other cores"
+		printf "%-24s %-9s %22s %8s %8s %8s %6s | %-26s |\n", "", "", "", "", "", "", "", "CPU ms per request"
+		printf "%-24s %-9s %22s %8s %8s %8s %6s | %8s %8s %8s | %s\n", "scenario", "server", "req/s [min-max]", "p50 ms", "p99 ms", "p99.9 ms", "errors", "server", "postgres", "load", "other cores"
 	}
 	$1 == "row" {
-		printf "%-24s %-9s %8.0f [%5.0f-%5.0f] %8.2f %8.2f %6d | %8.3f %8.3f %8.3f | %5.2f\n", (($2 in name) ? name[$2] : $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+		printf "%-24s %-9s %8.0f [%5.0f-%5.0f] %8.2f %8.2f %8.2f %6d | %8.3f %8.3f %8.3f | %5.2f\n", (($2 in name) ? name[$2] : $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14
 	}
 	$1 == "ratio" {
-		line = sprintf("ratio larder/%-8s req/s, %-24s %4.2f (per round: median %4.2f, %4.2f-%4.2f)",
-			$3, ($2 in name) ? name[$2] : $2, $4, $5, $6, $7)
+		line = sprintf("ratio larder/%-8s req/s, %-24s %4.2f (per round: median %4.2f, %4.2f-%4.2f); p99 %4.2fx",
+			$3, ($2 in name) ? name[$2] : $2, $4, $5, $6, $7, $8)
 		if ($3 == "spec") {
 			ratios = ratios line "  (no target: what the specification asks, by hand)\n"
 		} else if ($3 == "old") {

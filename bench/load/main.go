@@ -57,6 +57,7 @@ type Result struct {
 	P50MS       float64 `json:"p50_ms"`
 	P90MS       float64 `json:"p90_ms"`
 	P99MS       float64 `json:"p99_ms"`
+	P999MS      float64 `json:"p999_ms"`
 	MaxMS       float64 `json:"max_ms"`
 	FirstError  string  `json:"first_error,omitempty"`
 	// CPUCores is the CPU time each watched process group used over the
@@ -242,6 +243,7 @@ func run(ctx context.Context, cfg config) Result {
 		res.P50MS = ms(percentile(all, 0.50))
 		res.P90MS = ms(percentile(all, 0.90))
 		res.P99MS = ms(percentile(all, 0.99))
+		res.P999MS = ms(percentile(all, 0.999))
 		res.MaxMS = ms(all[len(all)-1])
 	}
 	if len(cpu) > 0 {
@@ -335,8 +337,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // text is the human report: one line, plus one of CPU use when watched.
 func (r Result) text() string {
-	s := fmt.Sprintf("%-24s c=%-3d %6d req in %4.1fs  %8.1f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  max %7.2f ms  errors %d",
-		r.Label, r.Concurrency, r.Requests, r.DurationS, r.RPS, r.P50MS, r.P90MS, r.P99MS, r.MaxMS, r.Errors)
+	s := fmt.Sprintf("%-24s c=%-3d %6d req in %4.1fs  %8.1f req/s  p50 %6.2f ms  p90 %6.2f ms  p99 %6.2f ms  p99.9 %6.2f ms  max %7.2f ms  errors %d",
+		r.Label, r.Concurrency, r.Requests, r.DurationS, r.RPS, r.P50MS, r.P90MS, r.P99MS, r.P999MS, r.MaxMS, r.Errors)
 	if len(r.CPUCores) == 0 {
 		return s
 	}
