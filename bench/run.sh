@@ -234,10 +234,14 @@ if [[ " $SERVERS " == *" spec "* ]]; then
 fi
 
 echo "== check the servers answer the same bodies"
+# A list's next_cursor is compared decoded, without the hash of the filters
+# (the baseline renders them its own way; see its nextCursor).
+SAME='if .pagination.next_cursor then .pagination.next_cursor |= (gsub("-"; "+") | gsub("_"; "/")
+	| . + ("==" | .[0:((4 - (length % 4)) % 4)]) | @base64d | fromjson | del(.f)) else . end'
 for path in "$(head -n1 "$RESULTS/get-paths.txt")" "$(head -n1 "$RESULTS/list-paths.txt")"; do
 	for other in "${OTHERS[@]}"; do
-		if ! diff <(curl -sf -H "Authorization: Bearer $KEY" "$LARDER$path" | jq -S .) \
-			<(curl -sf -H "Authorization: Bearer $KEY" "$other$path" | jq -S .) >/dev/null; then
+		if ! diff <(curl -sf -H "Authorization: Bearer $KEY" "$LARDER$path" | jq -S "$SAME") \
+			<(curl -sf -H "Authorization: Bearer $KEY" "$other$path" | jq -S "$SAME") >/dev/null; then
 			echo "run.sh: larder and $other answer $path differently" >&2
 			exit 1
 		fi

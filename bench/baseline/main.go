@@ -27,6 +27,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -63,10 +64,29 @@ type tag struct {
 
 // pagination is the pagination block of a list.
 type pagination struct {
-	HasMore bool `json:"has_more"`
-	Limit   int  `json:"limit"`
-	Offset  int  `json:"offset"`
-	Total   int  `json:"total"`
+	HasMore    bool    `json:"has_more"`
+	Limit      int     `json:"limit"`
+	Offset     int     `json:"offset"`
+	Total      int     `json:"total"`
+	NextCursor *string `json:"next_cursor"` // null on the last page, as Larder's
+}
+
+// nextCursor is the cursor of the page after one whose last row has id
+// last, as Larder writes it: base64url of the JSON of its version, the
+// list, the sort, the account, a hash of the filters and the last row's
+// sort value. The filters are rendered this program's way, so its cursors
+// differ from Larder's in that hash alone (run.sh compares the rest).
+func nextCursor(list, sort string, account int64, filters string, last int64) string {
+	sum := sha256.Sum256([]byte(filters))
+	b, _ := json.Marshal(struct {
+		V int     `json:"v"`
+		L string  `json:"l"`
+		S string  `json:"s"`
+		A int64   `json:"a"`
+		F string  `json:"f"`
+		K []int64 `json:"k"`
+	}{1, list, sort, account, base64.RawURLEncoding.EncodeToString(sum[:12]), []int64{last}})
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // tagData is the envelope of one tag.
@@ -327,6 +347,10 @@ func (s *server) listTags(w http.ResponseWriter, r *http.Request) {
 	}
 	data, p, ok := listPage(s, w, r.Context(), countList, selectList, limit, offset, scanTag, account, refType)
 	if ok {
+		if p.HasMore && len(data) > 0 {
+			c := nextCursor("ListTags", "id:asc", account, "ref_type="+refType, data[len(data)-1].ID)
+			p.NextCursor = &c
+		}
 		writeJSON(w, http.StatusOK, tagList{Data: data, Order: "id:asc", Pagination: p})
 	}
 }
