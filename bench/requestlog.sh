@@ -62,7 +62,10 @@ fi
 if [[ $SQLITE == 1 ]]; then
 	du -h "$RESULTS/larder.db" | tee -a "$RESULTS/results.txt"
 else
-	psql "$url" -Atc "SELECT 'table ' || pg_size_pretty(pg_table_size('api_requests')) || ', indexes ' || pg_size_pretty(pg_indexes_size('api_requests'))" | tee -a "$RESULTS/results.txt"
+	# The day partitions' sizes (a partitioned table holds no rows itself).
+	psql "$url" -Atc "SELECT 'table ' || pg_size_pretty(sum(pg_table_size(c.oid))) || ', indexes ' || pg_size_pretty(sum(pg_indexes_size(c.oid)))
+		|| ' in ' || count(*) || ' day partitions' FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'api_requests'::regclass" |
+		tee -a "$RESULTS/results.txt"
 	psql "$url" -Atc "SELECT indexrelname || ' ' || pg_size_pretty(pg_relation_size(indexrelid)) FROM pg_stat_user_indexes WHERE relname = 'api_requests' ORDER BY 1" | tee -a "$RESULTS/results.txt"
 fi
 echo "results in $RESULTS"

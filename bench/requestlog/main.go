@@ -226,7 +226,10 @@ func main() {
 		explain(ctx, st, plans, q.name, capture)
 	}
 
-	// Prune: each run deletes the oldest day left, as the daily pruning does.
+	// Prune: each run deletes the oldest day left, as the hourly pruning of
+	// a server does (reqlog.Pruner: the day's partition dropped on
+	// PostgreSQL, its rows deleted in batches on SQLite).
+	prune := reqlog.Pruner(st)
 	pruned := make([]float64, 0, *pruneRuns)
 	var deleted []int
 	for i := range *pruneRuns {
@@ -237,13 +240,13 @@ func main() {
 		cutoff := oldest.Add(24 * time.Hour)
 		capture, capturing = nil, i == 0
 		t0 := time.Now()
-		n, err := reqlog.Prune(ctx, c, cutoff)
+		n, err := prune(ctx, cutoff)
 		d := time.Since(t0)
 		capturing = false
 		if err != nil {
 			log.Fatal(err)
 		}
-		if i == 0 && len(capture) >= 2 {
+		if i == 0 && len(capture) >= 2 && st.Dialect != "postgres" {
 			explain(ctx, st, plans, "Prune (one batch)", capture[:2])
 		}
 		pruned = append(pruned, ms(d))
