@@ -62,7 +62,9 @@ var funcs = template.FuncMap{
 	// seconds shows an instant in UTC to the second (the request log's
 	// times, where several requests share a minute).
 	"seconds": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"join":    strings.Join,
+	// clock is seconds for a column whose heading names the zone.
+	"clock": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+	"join":  strings.Join,
 	// The lot pages' words: a date, a lot's number, a product or place by
 	// code and name, a quantity in its unit, an optional text.
 	"day":     day,

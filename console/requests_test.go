@@ -148,10 +148,12 @@ func TestRequestsPage(t *testing.T) {
 		}
 		rows := strings.Split(res.body, `<tr class="request">`)[1:]
 		for i, want := range [][]string{
-			{"2026-03-02 11:00:00 UTC", "<code>DELETE</code>", "/v1/tags/3", `<span class="badge bad">500</span>`, "<code>INTERNAL_ERROR</code>", "<code>deleteTag</code>", "Reporting (" + reporting.Prefix + "…" + reporting.Last4 + ")", "0 µs",
-				fmt.Sprintf(`<a class="mono" href="/console/requests/%d?env=live">%s</a>`, failed.ID, failed.RequestID)},
-			{"2026-03-02 10:00:00 UTC", `<span class="badge warn">404</span>`, "<code>NOT_FOUND</code>", "<code>getTag</code>", "90 µs"},
-			{"2026-03-01 11:00:00 UTC", "Shop (" + shop.Prefix + "…" + shop.Last4 + ")", "2.50 s"},
+			// The time without its zone, which the column's heading names;
+			// the request id clipped, whole in its title.
+			{`<td class="nowrap">2026-03-02 11:00:00</td>`, "<code>DELETE</code>", "/v1/tags/3", `<span class="badge bad">500</span>`, "<code>INTERNAL_ERROR</code>", "<code>deleteTag</code>", "Reporting (" + reporting.Prefix + "…" + reporting.Last4 + ")", "0 µs",
+				fmt.Sprintf(`<td class="clip rid" title="%s"><a class="mono" href="/console/requests/%d?env=live">%s</a>`, failed.RequestID, failed.ID, failed.RequestID)},
+			{`<td class="nowrap">2026-03-02 10:00:00</td>`, `<span class="badge warn">404</span>`, "<code>NOT_FOUND</code>", "<code>getTag</code>", "90 µs"},
+			{`<td class="nowrap">2026-03-01 11:00:00</td>`, "Shop (" + shop.Prefix + "…" + shop.Last4 + ")", "2.50 s"},
 			{`<span class="badge ok">201</span>`, "<code>createTag</code>", "820 µs"},
 			{"/v1/tags?limit=5", "1.5 ms", "<code>listTags</code>"},
 		} {
