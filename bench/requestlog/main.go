@@ -53,7 +53,8 @@ var (
 
 // The rare operation, and the common one the operation filter is timed on.
 const (
-	rareOperation   = "cancelInvoice"
+	rareOperation   = "cancelSalesOrder"
+	rareRead        = "getOrganization"
 	commonOperation = "listProducts"
 )
 
@@ -156,7 +157,8 @@ func main() {
 		{"method DELETE (0.5%)", list(reqlog.Filter{Method: "DELETE"})},
 		{"method PUT (matching none)", list(reqlog.Filter{Method: "PUT"})},
 		{"operation " + commonOperation, list(reqlog.Filter{Operation: commonOperation})},
-		{"operation " + rareOperation + " (rare)", list(reqlog.Filter{Operation: rareOperation})},
+		{"operation " + rareOperation + " (rare write)", list(reqlog.Filter{Operation: rareOperation})},
+		{"operation " + rareRead + " (rare read)", list(reqlog.Filter{Operation: rareRead})},
 		{"one hour, 15 days ago", list(reqlog.Filter{Since: mid, Until: mid.Add(time.Hour)})},
 		{"status 4xx, one hour, 15 days ago", list(reqlog.Filter{StatusClass: 4, Since: mid, Until: mid.Add(time.Hour)})},
 		{"page 100 by the cursor", list(reqlog.Filter{Before: cursor})},
@@ -554,8 +556,10 @@ func request(rng *rand.Rand, at time.Time) *row {
 	}
 	switch x := rng.Float64(); {
 	case x < 0.0001:
-		r.Method, r.Operation, r.Path = "POST", rareOperation, fmt.Sprintf("/v1/invoices/%d/cancel", id)
+		r.Method, r.Operation, r.Path = "POST", rareOperation, fmt.Sprintf("/v1/sales-orders/%d/cancel", id)
 		r.RequestBody, r.ResponseBody = []byte(`{}`), responseBody(rng, id, at)
+	case x < 0.0002:
+		r.Method, r.Operation, r.Path, r.RequestBody, r.ResponseBody = "GET", rareRead, "/v1/organization", nil, nil
 	case x < 0.001:
 		one("get")
 		r.Status, r.ErrorCode = 500, "INTERNAL_ERROR"

@@ -103,7 +103,7 @@ var (
 			{
 				Name:    "apirequest_kept",
 				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[4], APIRequestsColumns[1], APIRequestsColumns[0]},
+				Columns: []*schema.Column{APIRequestsColumns[2], APIRequestsColumns[4], APIRequestsColumns[1], APIRequestsColumns[0], APIRequestsColumns[5]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "request_body IS NOT NULL",
 				},

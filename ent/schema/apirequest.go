@@ -103,9 +103,10 @@ func (APIRequest) Fields() []ent.Field {
 // partial indexes hold a small part of the log, so that their filters end
 // at once when nothing matches: the answers other than 2xx by class, the
 // errors by code, and the requests whose bodies are kept (the writes and the
-// errors) by method, for a write's method (reqlog's queries repeat each
-// predicate as literal SQL, which both databases need to choose a partial
-// index). Then one request id, and the time alone, for pruning: a BRIN
+// errors) by method, for a write's method and for a write operation, which
+// it carries after the time as the account's time index does (reqlog's
+// queries repeat each predicate as literal SQL, which both databases need to
+// choose a partial index). Then one request id, and the time alone, for pruning: a BRIN
 // index on PostgreSQL, a few pages per day partition that cost a row next to
 // nothing (pruning drops whole days there; see reqlog's partitions.go), and
 // a B-tree on SQLite, where pruning deletes by time.
@@ -119,7 +120,7 @@ func (APIRequest) Indexes() []ent.Index {
 		index.Fields("account_id", "error_code", "created_at", "id").
 			Annotations(entsql.IndexWhere(Errors)).
 			StorageKey("apirequest_errors"),
-		index.Fields("account_id", "method", "created_at", "id").
+		index.Fields("account_id", "method", "created_at", "id", "operation").
 			Annotations(entsql.IndexWhere(Kept)).
 			StorageKey("apirequest_kept"),
 		index.Fields("account_id", "api_key_id", "deprecated").

@@ -21,10 +21,11 @@ import (
 // time index newest first, without a sort, and tests the key or the
 // operation on the index entry itself: the index carries both after the
 // time, so that no index of their own costs each logged request an entry.
-// On PostgreSQL the condition shows as the index scan's Index Cond (a
+// A write operation's requests are read from the partial index of the
+// writes, which carries the operation likewise. On PostgreSQL the condition shows as the index scan's Index Cond (a
 // Filter would be a visit to the table per entry); SQLite names the index
 // and no temporary B-tree for the order.
-func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
+func TestKeyAndOperationSearchesTestTheirIndexEntries(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		org := dbtest.NewOrg(t, st, "")
@@ -33,6 +34,10 @@ func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
 		for i := range 20 {
 			w.Record(&reqlog.Entry{At: at.Add(time.Duration(i) * time.Second), AccountID: org.Live.ID, KeyID: 1 + i%3,
 				Method: "GET", Operation: []string{"getTag", "listTags"}[i%2], Path: "/v1/tags", Status: 200, RequestID: "req_ix" + string(rune('a'+i))})
+		}
+		for i := range 3 {
+			w.Record(&reqlog.Entry{At: at.Add(time.Duration(i) * time.Minute), AccountID: org.Live.ID, KeyID: 1, Method: "POST", Operation: "createTag",
+				Path: "/v1/tags", Status: 201, RequestID: "req_ixw" + string(rune('a'+i)), RequestBody: []byte(`{}`), ResponseBody: []byte(`{}`)})
 		}
 		w.Flush()
 
@@ -51,16 +56,20 @@ func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
 			name   string
 			filter reqlog.Filter
 			column string
+			index  string // the partitioned index the search reads
+			rows   int
 		}{
-			{"a key", reqlog.Filter{KeyID: 2}, "api_key_id"},
-			{"an operation", reqlog.Filter{Operation: "getTag"}, "operation"},
+			{"a key", reqlog.Filter{KeyID: 2}, "api_key_id", "apirequest_account_time", 7},
+			{"an operation", reqlog.Filter{Operation: "getTag"}, "operation", "apirequest_account_time", 10},
+			// A write operation: the partial index of the writes.
+			{"a write operation", reqlog.Filter{Operation: "createTag"}, "operation", "apirequest_kept", 3},
 		} {
 			mu.Lock()
 			sent = nil
 			mu.Unlock()
 			page, err := reqlog.List(ctx, obs.Client, org.Org.ID, policy.Live, c.filter)
-			if err != nil || len(page) == 0 {
-				t.Fatalf("%s: %d rows, %v", c.name, len(page), err)
+			if err != nil || len(page) != c.rows {
+				t.Fatalf("%s: %d rows, %v; want %d", c.name, len(page), err, c.rows)
 			}
 			mu.Lock()
 			q := sent[len(sent)-1]
@@ -71,7 +80,7 @@ func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
 				// Each day partition has its own copy of the index, named
 				// after its columns; the plan must read those copies and
 				// test the column in each one's Index Cond.
-				days := partitionIndexes(t, st, "apirequest_account_time")
+				days := partitionIndexes(t, st, c.index)
 				scans := 0
 				lines := strings.Split(plan, "\n")
 				for i, line := range lines {
@@ -81,14 +90,14 @@ func TestKeyAndOperationSearchesReadTheAccountTimeIndex(t *testing.T) {
 					scans++
 					name, _, _ := strings.Cut(strings.TrimSpace(line[strings.Index(line, " using ")+7:]), " ")
 					if !days[name] || i+1 >= len(lines) || !strings.Contains(lines[i+1], "Index Cond:") || !strings.Contains(lines[i+1], c.column) {
-						t.Errorf("%s: %q reads another index than the account's time index, or does not test %s on its entries:\n%s", c.name, line, c.column, plan)
+						t.Errorf("%s: %q reads another index than %s, or does not test %s on its entries:\n%s", c.name, line, c.index, c.column, plan)
 					}
 				}
 				if scans == 0 || strings.Contains(plan, "Sort") {
 					t.Errorf("%s: no index read, or the rows are sorted:\n%s", c.name, plan)
 				}
 			case dialect.SQLite:
-				if !strings.Contains(plan, "apirequest_account_time") || strings.Contains(plan, "TEMP B-TREE") {
+				if !strings.Contains(plan, c.index) || strings.Contains(plan, "TEMP B-TREE") {
 					t.Errorf("%s: the plan reads another index or sorts the rows:\n%s", c.name, plan)
 				}
 			}

@@ -2,10 +2,12 @@ package reqlog
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect/sql"
@@ -18,6 +20,7 @@ import (
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/internal/identity/tenancy"
 	"larder.dev/larder/internal/platform/ids"
+	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
 )
 
@@ -110,6 +113,12 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 	}
 	if f.Operation != "" {
 		q.Where(apirequest.Operation(f.Operation))
+		// A write operation's requests are all in the partial index of the
+		// writes, which carries the operation: the search reads the
+		// method's entries there, not the account's whole log.
+		if m := writeMethods()[f.Operation]; m != "" && f.Method == "" {
+			q.Where(apirequest.Method(m), literal(kept))
+		}
 	}
 	if !f.Since.IsZero() {
 		q.Where(apirequest.CreatedAtGTE(f.Since.UTC()))
@@ -131,6 +140,35 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 		Limit(page(f.Limit)).
 		All(sys)
 }
+
+// writeMethods maps each write operation of the API description (every
+// method but GET, HEAD and OPTIONS) to its method.
+var writeMethods = sync.OnceValue(func() map[string]string {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
+		panic("reqlog: the API description: " + err.Error())
+	}
+	out := map[string]string{}
+	for _, item := range doc.Paths {
+		for method, raw := range item {
+			m := strings.ToUpper(method)
+			switch m {
+			case "POST", "PUT", "PATCH", "DELETE":
+			default:
+				continue
+			}
+			var op struct {
+				ID string `json:"operationId"`
+			}
+			if err := json.Unmarshal(raw, &op); err == nil && op.ID != "" {
+				out[op.ID] = m
+			}
+		}
+	}
+	return out
+})
 
 // The predicates of the request log's partial indexes, read from the
 // generated migration schema (ent/migrate), which holds them as the schema
