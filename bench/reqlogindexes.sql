@@ -36,7 +36,7 @@ SELECT pg_temp.copy_with('reqlogix_before', ARRAY['(id, created_at)', '(account_
   '(request_id)', 'USING brin (created_at)']);
 SELECT pg_temp.copy_with('reqlogix_now', ARRAY['(id, created_at)', '(account_id, created_at, id, api_key_id, operation)',
   '(account_id, status_class, created_at, id) WHERE status >= 300', '(account_id, error_code, created_at, id) WHERE status >= 400',
-  '(account_id, method, created_at, id) WHERE request_body IS NOT NULL', '(account_id, api_key_id, deprecated) WHERE deprecated <> ''''',
+  '(account_id, method, created_at, id, operation) WHERE request_body IS NOT NULL', '(account_id, api_key_id, deprecated) WHERE deprecated <> ''''',
   '(request_id)', 'USING brin (created_at)']);
 SELECT pg_temp.copy_with('reqlogix_pkey', ARRAY['(id, created_at)']);
 SELECT pg_temp.copy_with('reqlogix_account_time', ARRAY['(account_id, created_at, id)']);
