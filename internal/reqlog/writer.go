@@ -276,20 +276,28 @@ func (w *Writer) postgres(ctx context.Context, rows [][]any) error {
 
 // copy writes rows with COPY and adds their counts, in one transaction.
 func (w *Writer) copy(ctx context.Context, rows [][]any) error {
+	return w.withCounts(ctx, rows, func(tx *sql.Tx) error {
+		return store.CopyIn(ctx, tx, "api_requests", columns, func(add func(...any) error) error {
+			for _, r := range rows {
+				if err := add(r...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// withCounts runs write, which stores rows, and adds rows to their hours'
+// counts, in one transaction: no row without its count, no count without
+// its row.
+func (w *Writer) withCounts(ctx context.Context, rows [][]any, write func(*sql.Tx) error) error {
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	err = store.CopyIn(ctx, tx, "api_requests", columns, func(add func(...any) error) error {
-		for _, r := range rows {
-			if err := add(r...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := write(tx); err != nil {
 		return err
 	}
 	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
@@ -330,19 +338,11 @@ func (w *Writer) sqlite(ctx context.Context, rows [][]any) error {
 		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, r...)
 	}
-	tx, err := w.db.BeginTx(ctx, nil)
-	if err != nil {
+	return w.withCounts(ctx, rows, func(tx *sql.Tx) error {
+		// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
+		_, err := tx.ExecContext(ctx, q.String(), args...)
 		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
-	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-		return err
-	}
-	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // hourCount is one account's requests and errors in one UTC hour.
