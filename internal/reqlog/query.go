@@ -2,7 +2,6 @@ package reqlog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"larder.dev/larder/ent/migrate"
 	"larder.dev/larder/ent/predicate"
 	"larder.dev/larder/internal/identity/tenancy"
+	"larder.dev/larder/internal/platform/apidesc"
 	"larder.dev/larder/internal/platform/ids"
 	"larder.dev/larder/openapi"
 	"larder.dev/larder/policy"
@@ -144,27 +144,15 @@ func list(ctx context.Context, c *ent.Client, owner func(*sql.Selector), f Filte
 // writeMethods maps each write operation of the API description (every
 // method but GET, HEAD and OPTIONS) to its method.
 var writeMethods = sync.OnceValue(func() map[string]string {
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
+	ops, err := apidesc.Operations(openapi.Document)
+	if err != nil {
 		panic("reqlog: the API description: " + err.Error())
 	}
 	out := map[string]string{}
-	for _, item := range doc.Paths {
-		for method, raw := range item {
-			m := strings.ToUpper(method)
-			switch m {
-			case "POST", "PUT", "PATCH", "DELETE":
-			default:
-				continue
-			}
-			var op struct {
-				ID string `json:"operationId"`
-			}
-			if err := json.Unmarshal(raw, &op); err == nil && op.ID != "" {
-				out[op.ID] = m
-			}
+	for _, op := range ops {
+		switch op.Method {
+		case "POST", "PUT", "PATCH", "DELETE":
+			out[op.ID] = op.Method
 		}
 	}
 	return out

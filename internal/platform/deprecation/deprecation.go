@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"larder.dev/larder/internal/platform/apidesc"
 )
 
 // Notice is one deprecation: since when, until when (zero: no date set) and
@@ -68,8 +70,11 @@ type ref struct {
 
 // FromDescription reads the table of an OpenAPI description.
 func FromDescription(doc []byte) (*Table, error) {
+	ops, err := apidesc.Operations(doc)
+	if err != nil {
+		return nil, err
+	}
 	var d struct {
-		Paths      map[string]map[string]json.RawMessage `json:"paths"`
 		Components struct {
 			Schemas    map[string]*ref `json:"schemas"`
 			Parameters map[string]*ref `json:"parameters"`
@@ -79,63 +84,60 @@ func FromDescription(doc []byte) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{ops: map[string]*watch{}}
-	for path, item := range d.Paths {
-		for method, raw := range item {
-			var op struct {
-				OperationID string `json:"operationId"`
-				Deprecation *ext   `json:"x-deprecation"`
-				Parameters  []*ref `json:"parameters"`
-				RequestBody *ref   `json:"requestBody"`
+	for _, o := range ops {
+		var op struct {
+			Deprecation *ext   `json:"x-deprecation"`
+			Parameters  []*ref `json:"parameters"`
+			RequestBody *ref   `json:"requestBody"`
+		}
+		if err := json.Unmarshal(o.JSON, &op); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", o.Method, o.Path, err)
+		}
+		at := o.Method + " " + o.Path
+		w := &watch{params: map[string]Notice{}, fields: map[string]Notice{}}
+		if op.Deprecation != nil {
+			n, err := op.Deprecation.notice(at)
+			if err != nil {
+				return nil, err
 			}
-			if json.Unmarshal(raw, &op) != nil || op.OperationID == "" {
-				continue // a path's parameters or summary
+			w.op = &n
+		}
+		for _, p := range op.Parameters {
+			if p.Ref != "" {
+				p = d.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
 			}
-			at := strings.ToUpper(method) + " " + path
-			w := &watch{params: map[string]Notice{}, fields: map[string]Notice{}}
-			if op.Deprecation != nil {
-				n, err := op.Deprecation.notice(at)
-				if err != nil {
-					return nil, err
+			if p == nil || p.Deprecation == nil {
+				continue
+			}
+			n, err := p.Deprecation.notice(at + " " + p.Name)
+			if err != nil {
+				return nil, err
+			}
+			w.params[p.Name] = n
+		}
+		if op.RequestBody != nil {
+			for _, media := range op.RequestBody.Content {
+				s := media.Schema
+				if s != nil && s.Ref != "" {
+					s = d.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
 				}
-				w.op = &n
-			}
-			for _, p := range op.Parameters {
-				if p.Ref != "" {
-					p = d.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
-				}
-				if p == nil || p.Deprecation == nil {
+				if s == nil {
 					continue
 				}
-				n, err := p.Deprecation.notice(at + " " + p.Name)
-				if err != nil {
-					return nil, err
-				}
-				w.params[p.Name] = n
-			}
-			if op.RequestBody != nil {
-				for _, media := range op.RequestBody.Content {
-					s := media.Schema
-					if s != nil && s.Ref != "" {
-						s = d.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
-					}
-					if s == nil {
+				for name, p := range s.Properties {
+					if p == nil || p.Deprecation == nil {
 						continue
 					}
-					for name, p := range s.Properties {
-						if p == nil || p.Deprecation == nil {
-							continue
-						}
-						n, err := p.Deprecation.notice(at + " " + name)
-						if err != nil {
-							return nil, err
-						}
-						w.fields[name] = n
+					n, err := p.Deprecation.notice(at + " " + name)
+					if err != nil {
+						return nil, err
 					}
+					w.fields[name] = n
 				}
 			}
-			if w.op != nil || len(w.params) > 0 || len(w.fields) > 0 {
-				t.ops[op.OperationID] = w
-			}
+		}
+		if w.op != nil || len(w.params) > 0 || len(w.fields) > 0 {
+			t.ops[o.ID] = w
 		}
 	}
 	return t, nil
