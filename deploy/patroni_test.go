@@ -34,6 +34,7 @@ type patroniConfig struct {
 			SynchronousModeStrict *bool `yaml:"synchronous_mode_strict"`
 			SynchronousNodeCount  int   `yaml:"synchronous_node_count"`
 			MaximumLagOnFailover  int64 `yaml:"maximum_lag_on_failover"`
+			FailsafeMode          bool  `yaml:"failsafe_mode"`
 			PostgreSQL            struct {
 				UsePgRewind bool              `yaml:"use_pg_rewind"`
 				Parameters  map[string]string `yaml:"parameters"`
@@ -81,6 +82,9 @@ func TestPatroniConfig(t *testing.T) {
 	}
 	if dcs.SynchronousNodeCount < 1 {
 		t.Errorf("synchronous_node_count %d", dcs.SynchronousNodeCount)
+	}
+	if !dcs.FailsafeMode {
+		t.Error("bootstrap.dcs.failsafe_mode is not true: the leader would stop taking writes whenever etcd loses its quorum")
 	}
 	if dcs.MaximumLagOnFailover <= 0 || dcs.MaximumLagOnFailover > 16<<20 {
 		t.Errorf("maximum_lag_on_failover %d: want a bound of at most a WAL segment or so", dcs.MaximumLagOnFailover)
@@ -190,7 +194,8 @@ func readPatroniHAProxy(t *testing.T) map[string]*haproxyListen {
 // the leader (/primary) or a replica (/replica), at the ports patroni.yml
 // gives PostgreSQL and the REST API, and cut a node's connections when it
 // drops out; PgBouncer's entries and the webhook worker reach the leader
-// frontend; and HAProxy accepts the file beside haproxy.cfg.
+// frontend, PgBouncer retrying it within seconds; and HAProxy accepts the
+// file beside haproxy.cfg.
 func TestPatroniHAProxyConfig(t *testing.T) {
 	c := readPatroni(t)
 	ls := readPatroniHAProxy(t)
@@ -248,6 +253,11 @@ func TestPatroniHAProxyConfig(t *testing.T) {
 		if net.JoinHostPort(p["host"], p["port"]) != leader.bind {
 			t.Errorf("pgbouncer.ini %s: %s:%s is not the leader frontend %s", db, p["host"], p["port"], leader.bind)
 		}
+	}
+	// PgBouncer tries the leader again soon after a failed login, not
+	// after its default 15 s, longer than a failover.
+	if retry := cfg["pgbouncer"]["server_login_retry"]; retry == "" || atoi(t, "server_login_retry", retry) > 2 {
+		t.Errorf("pgbouncer.ini server_login_retry %q: PgBouncer would refuse clients long after the new leader is in", retry)
 	}
 	worker := readEnv(t, "webhook-worker.env.example").set
 	if u, err := urlHost(worker["LARDER_DATABASE_URL"]); err != nil || u != leader.bind {
