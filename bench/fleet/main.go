@@ -66,7 +66,7 @@ func main() {
 	flag.IntVar(&c.workers, "c", 8, "concurrent clients of the mixed load")
 	flag.DurationVar(&c.steady, "steady", 10*time.Second, "load between faults")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the report as JSON to this file")
-	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout")
+	flag.StringVar(&c.mode, "mode", "faults", "faults: the faults under load; cost: the throughput and CPU per request of each layout; failover: a Patroni cluster's faults under load (bench/failover.sh)")
 	flag.DurationVar(&c.measure, "d", 10*time.Second, "with -mode cost: how long each workload runs on each layout")
 	flag.Parse()
 	if c.dir == "" || c.larder == "" {
@@ -88,12 +88,20 @@ func main() {
 		}
 		return
 	}
-	rep, err := f.run()
+	run := f.run
+	if c.mode == "failover" {
+		run = f.failoverRun
+	}
+	rep, err := run()
 	f.stopAll()
 	if err != nil {
 		log.Fatalf("fleet: %v", err)
 	}
-	rep.print(os.Stdout)
+	if c.mode == "failover" {
+		rep.printFailover(os.Stdout)
+	} else {
+		rep.print(os.Stdout)
+	}
 	if c.jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(c.jsonOut, b, 0o644); err != nil {
@@ -118,6 +126,10 @@ type fleet struct {
 	account    int
 	key, probe string
 	rc         *receiver
+	// With -mode failover: the Patroni nodes, and HAProxy's replica
+	// frontend (f.pg is its leader frontend).
+	nodes    []*node
+	replicas int
 }
 
 // Ports, from -port.
@@ -147,6 +159,11 @@ func (f *fleet) path(name string) string { return filepath.Join(f.c.dir, name) }
 
 // start runs a process named name, its output in name.out.
 func (f *fleet) start(name string, env []string, args ...string) error {
+	return f.startAs(name, nil, env, args...)
+}
+
+// startAs is start with the process running as cred's user when set.
+func (f *fleet) startAs(name string, cred *syscall.Credential, env []string, args ...string) error {
 	out, err := os.OpenFile(f.path(name+".out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -154,7 +171,7 @@ func (f *fleet) start(name string, env []string, args ...string) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -200,6 +217,7 @@ func (f *fleet) stopAll() {
 	if _, err := os.Stat(f.path("pg/PG_VERSION")); err == nil {
 		_ = f.pgctl("stop", "-m", "immediate")
 	}
+	f.stopNodes()
 }
 
 // asPostgres runs a PostgreSQL program as the postgres user.
@@ -257,11 +275,17 @@ func (f *fleet) setup() error {
 			return fmt.Errorf("chown: %v %s", err, out)
 		}
 	}
-	if err := f.asPostgres("initdb", "-D", f.path("pg"), "-U", "postgres", "-A", "trust", "--no-sync"); err != nil {
-		return err
-	}
-	if err := f.pgctl("start"); err != nil {
-		return err
+	if f.c.mode == "failover" {
+		if err := f.startPatroniCluster(); err != nil {
+			return err
+		}
+	} else {
+		if err := f.asPostgres("initdb", "-D", f.path("pg"), "-U", "postgres", "-A", "trust", "--no-sync"); err != nil {
+			return err
+		}
+		if err := f.pgctl("start"); err != nil {
+			return err
+		}
 	}
 	admin, err := sql.Open("postgres", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", f.pg))
 	if err != nil {
@@ -351,7 +375,9 @@ func (f *fleet) renderKit() error {
 		n++
 		return m[1] + "127.0.0.1:" + strconv.Itoa(port)
 	})
-	if n != len(f.servers) {
+	// With fewer servers than the kit's lines, a server stands for more
+	// than one line.
+	if n < len(f.servers) {
 		return fmt.Errorf("the kit's haproxy.cfg has %d server lines; the fleet runs %d servers", n, len(f.servers))
 	}
 	return os.WriteFile(f.path("haproxy.cfg"), []byte(h), 0o644)
@@ -460,6 +486,12 @@ type Report struct {
 	Events      int `json:"events"`
 	Undelivered int `json:"undelivered"`
 	Repeated    int `json:"repeated"`
+	// NoRetryAfter counts 503 answers without a Retry-After (counted in
+	// Unexpected too).
+	NoRetryAfter int `json:"no_retry_after"`
+	// Duplicated counts the creates sent with an Idempotency-Key that made
+	// more than one document (with -mode failover; must be 0).
+	Duplicated int `json:"duplicated"`
 	// DrainS is how long after the last fault every event had arrived.
 	DrainS float64 `json:"drain_s"`
 	// The shared rate budget: the limit, requests sent in one minute, and
@@ -491,6 +523,15 @@ type Fault struct {
 	// Errors counts the load's 503 answers during the fault and its
 	// recovery.
 	Unavailable int `json:"unavailable"`
+	// With -mode failover: the longest time without an acknowledged write
+	// from the fault until the cluster was whole again, and the leader
+	// before and after.
+	// FirstS is the time to the first write acknowledged after the fault
+	// (one in flight on a leader that HAProxy still sent to counts), and
+	// RecoverS, with -mode failover, the time to the end of the longest gap.
+	GapS   float64 `json:"gap_s,omitempty"`
+	FirstS float64 `json:"first_s,omitempty"`
+	Leader string  `json:"leader,omitempty"`
 }
 
 func (r *Report) print(w io.Writer) {
@@ -662,6 +703,18 @@ func (f *fleet) run() (*Report, error) {
 	stop()
 	wg.Wait()
 
+	if err := f.settle(rep, l, first, last); err != nil {
+		return nil, err
+	}
+	rep.OK = len(rep.Lost) == 0 && rep.Unexpected == 0 && rep.Undelivered == 0 && rep.RateLimit.Exact
+	return rep, nil
+}
+
+// settle fills rep with what the load saw, once it has stopped: its
+// answers, the acknowledged writes read back, and the events written since
+// the event numbered first, each delivered (waiting up to two minutes).
+func (f *fleet) settle(rep *Report, l *load, first int64, last time.Time) error {
+	var err error
 	l.mu.Lock()
 	maps := l.answers
 	rep.Failures = l.failures
@@ -679,18 +732,18 @@ func (f *fleet) run() (*Report, error) {
 		rep.Acknowledged[w.kind]++
 	}
 	if rep.Lost, err = f.lost(l.acked); err != nil {
-		return nil, err
+		return err
 	}
 	// Every event written since the load began reaches the receiver.
 	var events []string
 	rows, err := f.db.Query("SELECT event_id FROM events WHERE account_id = $1 AND id > $2", f.account, first)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			return err
 		}
 		events = append(events, id)
 	}
@@ -707,8 +760,9 @@ func (f *fleet) run() (*Report, error) {
 	}
 	rep.DrainS = time.Since(last).Seconds()
 	rep.Repeated = f.rc.repeated()
-	rep.OK = len(rep.Lost) == 0 && rep.Unexpected == 0 && rep.Undelivered == 0 && rep.RateLimit.Exact
-	return rep, nil
+	rep.NoRetryAfter = int(l.noRetryAfter.Load())
+	rep.Unexpected += rep.NoRetryAfter
+	return nil
 }
 
 // rateCheck sends c.probe requests with the probe's key through the
@@ -829,6 +883,7 @@ type load struct {
 	acked               []written
 	writes              []time.Time
 	unavailable         atomic.Int64
+	noRetryAfter        atomic.Int64
 	seq                 atomic.Int64
 	getPaths, listPaths []string
 }
@@ -890,6 +945,9 @@ func (l *load) do(method, path, idem string, body any) (int, []byte, error) {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode == 503 && res.Header.Get("Retry-After") == "" {
+		l.noRetryAfter.Add(1)
+	}
 	return res.StatusCode, b, nil
 }
 
@@ -959,6 +1017,11 @@ func (l *load) create(path string, body any, idempotent bool) int {
 	idem := ""
 	if idempotent {
 		idem = fmt.Sprintf("fleet-%d-%d", time.Now().UnixNano(), l.seq.Add(1))
+		// The key is the document's supplier reference too, so that a
+		// document made twice for one key can be found.
+		if m, ok := body.(map[string]any); ok {
+			m["supplier_reference"] = idem
+		}
 	}
 	for end := time.Now().Add(time.Minute); ; {
 		st, b, err := l.do("POST", path, idem, body)
