@@ -22,9 +22,9 @@ type patroniConfig struct {
 		Listen         string `yaml:"listen"`
 		ConnectAddress string `yaml:"connect_address"`
 	} `yaml:"restapi"`
-	Etcd3 struct {
+	Etcd struct {
 		Hosts string `yaml:"hosts"`
-	} `yaml:"etcd3"`
+	} `yaml:"etcd"`
 	Bootstrap struct {
 		DCS struct {
 			TTL                   int   `yaml:"ttl"`
@@ -280,17 +280,22 @@ func TestPatroniHAProxyConfig(t *testing.T) {
 func TestEtcdConfig(t *testing.T) {
 	c := readPatroni(t)
 	env := readEnv(t, "etcd.env.example").set
-	hosts := strings.Split(c.Etcd3.Hosts, ",")
+	hosts := strings.Split(c.Etcd.Hosts, ",")
 	if len(hosts) != 3 {
-		t.Fatalf("patroni.yml etcd3.hosts %q: want three members", c.Etcd3.Hosts)
+		t.Fatalf("patroni.yml etcd.hosts %q: want three members", c.Etcd.Hosts)
 	}
 	members := strings.Split(env["ETCD_INITIAL_CLUSTER"], ",")
 	if len(members) != len(hosts) {
 		t.Fatalf("ETCD_INITIAL_CLUSTER has %d members, Patroni lists %d", len(members), len(hosts))
 	}
+	// Patroni 3.0.2's etcd client speaks the v2 API, off by default in
+	// etcd 3.4.
+	if env["ETCD_ENABLE_V2"] != "true" {
+		t.Errorf("ETCD_ENABLE_V2 %q: Patroni's etcd client needs the v2 API", env["ETCD_ENABLE_V2"])
+	}
 	adv, err := urlHost(env["ETCD_ADVERTISE_CLIENT_URLS"])
 	if err != nil || !contains(hosts, adv) {
-		t.Errorf("ETCD_ADVERTISE_CLIENT_URLS %q is not among Patroni's etcd3 hosts %q", env["ETCD_ADVERTISE_CLIENT_URLS"], hosts)
+		t.Errorf("ETCD_ADVERTISE_CLIENT_URLS %q is not among Patroni's etcd hosts %q", env["ETCD_ADVERTISE_CLIENT_URLS"], hosts)
 	}
 	if !strings.Contains(env["ETCD_LISTEN_CLIENT_URLS"], "//"+adv) {
 		t.Errorf("ETCD_LISTEN_CLIENT_URLS %q does not listen at %s", env["ETCD_LISTEN_CLIENT_URLS"], adv)

@@ -135,7 +135,7 @@ func (f *fleet) renderPatroni(n *node) error {
 		"name":                    n.name,
 		"restapi.listen":          loopback(n.api),
 		"restapi.connect_address": loopback(n.api),
-		"etcd3.hosts":             strings.Join(hosts, ","),
+		"etcd.hosts":              strings.Join(hosts, ","),
 		"bootstrap.pg_hba": []any{"local all all trust", "host replication replicator 127.0.0.1/32 trust",
 			"host all all 127.0.0.1/32 trust"},
 		"postgresql.listen":                             loopback(n.pg),
@@ -260,9 +260,26 @@ func (f *fleet) roles() (leader, sync string, running int) {
 }
 
 // waitWhole waits until the cluster has one leader, one synchronous standby
-// and all three nodes running.
+// and all three nodes running, and both replicas stream from the leader (a
+// node that runs may still be about to rewind).
 func (f *fleet) waitWhole(d time.Duration) error {
-	return f.await(d, "the cluster is not whole", func(l, s string, r int) bool { return l != "" && s != "" && r == len(f.nodes) })
+	return f.await(d, "the cluster is not whole", func(l, s string, r int) bool {
+		return l != "" && s != "" && r == len(f.nodes) && f.streaming(f.nodeNamed(l)) == len(f.nodes)-1
+	})
+}
+
+// streaming counts the replicas streaming from n.
+func (f *fleet) streaming(n *node) int {
+	db, err := sql.Open("postgres", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", n.pg))
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var c int
+	if err := db.QueryRow("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'").Scan(&c); err != nil {
+		return 0
+	}
+	return c
 }
 
 // await waits until cond holds of the roles.

@@ -1053,25 +1053,29 @@ func (l *load) work(ctx context.Context, w int) {
 			st, _, err := l.do("GET", l.listPaths[rnd.IntN(len(l.listPaths))], "", nil)
 			l.count(st, err)
 		case x < 80:
-			id := l.create("/v1/purchase-orders", map[string]any{"supplier_id": l.supplier, "order_date": day,
-				"lines": []map[string]any{{"product_id": l.product, "quantity": 2, "cost": 3.5}}}, true)
+			body := map[string]any{"supplier_id": l.supplier, "order_date": day,
+				"lines": []map[string]any{{"product_id": l.product, "quantity": 2, "cost": 3.5}}}
+			id := l.create("/v1/purchase-orders", body, true)
 			if id != 0 {
-				l.ack(written{kind: "purchase order", path: fmt.Sprintf("/v1/purchase-orders/%d", id)})
+				l.ack(written{kind: "purchase order", path: fmt.Sprintf("/v1/purchase-orders/%d", id), check: carries(body["supplier_reference"])})
 			}
 		case x < 90:
 			lot := fmt.Sprintf("FLEET-%d-%d", w, l.seq.Add(1))
-			id := l.create("/v1/bills", map[string]any{"supplier_id": l.supplier, "bill_date": day,
-				"lines": []map[string]any{{"product_id": l.stocked, "quantity": 50, "cost": 1.25, "lot_number": lot}}}, true)
+			body := map[string]any{"supplier_id": l.supplier, "bill_date": day,
+				"lines": []map[string]any{{"product_id": l.stocked, "quantity": 50, "cost": 1.25, "lot_number": lot}}}
+			id := l.create("/v1/bills", body, true)
 			if id != 0 {
-				l.ack(written{kind: "bill", path: fmt.Sprintf("/v1/bills/%d", id)})
+				l.ack(written{kind: "bill", path: fmt.Sprintf("/v1/bills/%d", id), check: carries(body["supplier_reference"])})
 			}
 		default:
+			mark := fmt.Sprintf("FLEET-SO-%d-%d", w, l.seq.Add(1))
 			so := l.create("/v1/sales-orders", map[string]any{"customer_id": l.customer, "order_date": day,
-				"lines": []map[string]any{{"product_id": l.stocked, "order_qty": 1, "price": 4}}}, false)
+				"customer_purchase_order_no": mark,
+				"lines":                      []map[string]any{{"product_id": l.stocked, "order_qty": 1, "price": 4}}}, false)
 			if so == 0 {
 				continue
 			}
-			l.ack(written{kind: "sales order", path: fmt.Sprintf("/v1/sales-orders/%d", so)})
+			l.ack(written{kind: "sales order", path: fmt.Sprintf("/v1/sales-orders/%d", so), check: carries(mark)})
 			st, b, err := l.do("GET", fmt.Sprintf("/v1/sales-orders/%d", so), "", nil)
 			l.count(st, err)
 			var order struct {
@@ -1087,10 +1091,18 @@ func (l *load) work(ctx context.Context, w int) {
 				"lines": []map[string]any{{"sales_order_line_id": line, "quantity_base": 1}}})
 			l.countWrite(st, err, false)
 			if err == nil && st == 201 {
-				l.ack(written{kind: "shipment", path: fmt.Sprintf("/v1/sales-orders/%d", so), check: shippedOne})
+				l.ack(written{kind: "shipment", path: fmt.Sprintf("/v1/sales-orders/%d", so), check: func(b []byte) bool { return carries(mark)(b) && shippedOne(b) }})
 			}
 		}
 	}
+}
+
+// carries tells from a read whether it is the document written with mark
+// (a document written on a node that then lost its writes could be
+// replaced by another under the same id).
+func carries(mark any) func([]byte) bool {
+	m, _ := json.Marshal(mark)
+	return func(body []byte) bool { return bytes.Contains(body, m) }
 }
 
 // shippedOne reads a sales order and tells whether its line shipped.
