@@ -12,7 +12,7 @@
 # time from each fault to the first acknowledged write after it and exits 1
 # unless no acknowledged write was lost or made twice, every answer was
 # 2xx, 4xx or 503 with Retry-After, and every event reached the receiver.
-# About 6 minutes.
+# About 7 minutes.
 #
 # Needs Debian's patroni, etcd, haproxy and pgbouncer (apt-get install -y
 # patroni etcd-server etcd-client haproxy pgbouncer; their services may stay

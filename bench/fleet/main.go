@@ -14,6 +14,9 @@
 // than 2xx, 4xx and 503, events not delivered after recovery, repeated
 // deliveries, the rate limit across processes and the time each fault took
 // to recover from, and exits 1 when any figure that must be 0 is not.
+//
+// With -mode failover (failover.go) the database is instead a Patroni
+// cluster made from the kit, whose leader and standby fail under the load.
 package main
 
 import (
@@ -60,7 +63,7 @@ func main() {
 	flag.StringVar(&c.larder, "larder", "", "the larder binary (required)")
 	flag.StringVar(&c.kit, "kit", "deploy", "the deployment kit's directory")
 	flag.StringVar(&c.pgbin, "pgbin", "/usr/lib/postgresql/15/bin", "PostgreSQL's programs")
-	flag.IntVar(&c.base, "port", 27400, "first of the loopback ports used (PostgreSQL, PgBouncer, HAProxy, three servers, the receiver)")
+	flag.IntVar(&c.base, "port", 27400, "first of the loopback ports used (PostgreSQL, PgBouncer, HAProxy, three servers, the receiver; 22 with -mode failover)")
 	flag.IntVar(&c.limit, "rate-limit", 600, "requests per minute per account while the shared budget is checked")
 	flag.IntVar(&c.probe, "probe", 900, "requests sent within one minute to check the shared budget")
 	flag.IntVar(&c.workers, "c", 8, "concurrent clients of the mixed load")
