@@ -70,8 +70,9 @@ const sortColumn = "larder_sort_"
 //	rows, err := q.All(ctx)
 //	last := keys.Row(len(rows) - 1)
 type PageKeys struct {
-	n    int
-	rows [][]any
+	n int
+	// values are the rows' values, n of each row's, one after the other.
+	values []any
 }
 
 type pageKeysKey struct{}
@@ -96,10 +97,10 @@ func (k *PageKeys) Columns(exprs func(*entsql.Selector) []entsql.Querier) func(*
 // Row is the sort values of the page's row i, in the order of the
 // expressions; nil if no such row was read.
 func (k *PageKeys) Row(i int) []any {
-	if i < 0 || i >= len(k.rows) {
+	if k.n == 0 || i < 0 || (i+1)*k.n > len(k.values) {
 		return nil
 	}
-	return k.rows[i]
+	return k.values[i*k.n : (i+1)*k.n : (i+1)*k.n]
 }
 
 // sortHolder scans the sort column i of a row into its PageKeys; column 0
@@ -110,16 +111,19 @@ type sortHolder struct {
 }
 
 func (h sortHolder) Scan(v any) error {
+	k := h.k
 	if h.i == 0 {
-		h.k.rows = append(h.k.rows, make([]any, h.k.n))
+		for range k.n {
+			k.values = append(k.values, nil)
+		}
 	}
-	if len(h.k.rows) == 0 || h.i >= h.k.n {
+	if len(k.values) == 0 || h.i >= k.n {
 		return fmt.Errorf("ent: page keys: column %d out of order", h.i)
 	}
 	if b, ok := v.([]byte); ok {
 		v = slices.Clone(b) // the driver may reuse its buffer
 	}
-	h.k.rows[len(h.k.rows)-1][h.i] = v
+	k.values[len(k.values)-k.n+h.i] = v
 	return nil
 }
 

@@ -173,7 +173,7 @@ func (h *Handlers) ListAllergens(ctx context.Context, p oas.ListAllergensParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(allergen.FieldIsGlobal, allergen.FieldCode, allergen.FieldDescription, allergen.FieldIsMajorAllergen, allergen.FieldName, allergen.FieldNameFr, allergen.FieldRegulatoryReference)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

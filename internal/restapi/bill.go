@@ -401,7 +401,7 @@ func (h *Handlers) ListBills(ctx context.Context, p oas.ListBillsParams) (*oas.B
 		q.Offset(page.Offset)
 	}
 	q.Select(bill.FieldBillDate, bill.FieldBillNo, bill.FieldBillingAddress, bill.FieldCancelledAt, bill.FieldCompany, bill.FieldIsCancelled, bill.FieldNotes, bill.FieldPaidAmount, bill.FieldPurchaseOrderID, bill.FieldSubtotal, bill.FieldSupplierID, bill.FieldSupplierReference, bill.FieldTax1, bill.FieldTax2, bill.FieldTax1Rate, bill.FieldTax2Rate)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

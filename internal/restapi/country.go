@@ -86,7 +86,7 @@ func (h *Handlers) ListCountries(ctx context.Context, p oas.ListCountriesParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(country.FieldIsGlobal, country.FieldCode, country.FieldName, country.FieldNameFr)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -369,7 +369,7 @@ func (h *Handlers) ListCustomers(ctx context.Context, p oas.ListCustomersParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(customer.FieldCreatedAt, customer.FieldUpdatedAt, customer.FieldActive, customer.FieldAddress, customer.FieldCompany, customer.FieldContact, customer.FieldCustomerCode, customer.FieldCustomerTypeID, customer.FieldEmail, customer.FieldPhone, customer.FieldPriceListID, customer.FieldSalespersonID, customer.FieldShippingMethodID, customer.FieldTaxRateID, customer.FieldTerritoryID, customer.FieldWebsite)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (h *Handlers) ListCustomerTypes(ctx context.Context, p oas.ListCustomerType
 		q.Offset(page.Offset)
 	}
 	q.Select(customertype.FieldActive, customertype.FieldCode, customertype.FieldDescription, customertype.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (h *Handlers) ListEmployees(ctx context.Context, p oas.ListEmployeesParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(employee.FieldActive, employee.FieldCode, employee.FieldEmail, employee.FieldFirstName, employee.FieldLastName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func (h *Handlers) ListEquipment(ctx context.Context, p oas.ListEquipmentParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(equipment.FieldCode, equipment.FieldName, equipment.FieldOutOfService, equipment.FieldWarehouseID)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -238,7 +238,7 @@ func (h *Handlers) ListFoods(ctx context.Context, p oas.ListFoodsParams) (*oas.F
 		q.Offset(page.Offset)
 	}
 	q.Select(food.FieldIsGlobal, food.FieldName, food.FieldNameFr, food.FieldSource, food.FieldSuggestedYieldDescription, food.FieldSuggestedYieldPct)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

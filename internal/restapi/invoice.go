@@ -239,7 +239,7 @@ func (h *Handlers) ListInvoices(ctx context.Context, p oas.ListInvoicesParams) (
 		q.Offset(page.Offset)
 	}
 	q.Select(invoice.FieldCreatedAt, invoice.FieldUpdatedAt, invoice.FieldInvoiceNo, invoice.FieldInvoiceDate, invoice.FieldBillingAddress, invoice.FieldShippingAddress, invoice.FieldCancelledAt, invoice.FieldCompany, invoice.FieldCustomerID, invoice.FieldIsCancelled, invoice.FieldOrderDate, invoice.FieldShipDate, invoice.FieldPaidAmount, invoice.FieldSalesOrderID, invoice.FieldSubtotal, invoice.FieldTax1, invoice.FieldTax2, invoice.FieldTax1Rate, invoice.FieldTax2Rate)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (h *Handlers) ListNutrients(ctx context.Context, p oas.ListNutrientsParams)
 		q.Order(nutrient.OrderOption(o))
 	}
 	q.Select(nutrient.FieldIsGlobal, nutrient.FieldIsMajorNutrient, nutrient.FieldLabel, nutrient.FieldName, nutrient.FieldUom)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

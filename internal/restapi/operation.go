@@ -186,7 +186,7 @@ func (h *Handlers) ListOperations(ctx context.Context, p oas.ListOperationsParam
 		q.Offset(page.Offset)
 	}
 	q.Select(operation.FieldCode, operation.FieldCost, operation.FieldName, operation.FieldQty, operation.FieldUnitOfMeasureID)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func (h *Handlers) ListPreservations(ctx context.Context, p oas.ListPreservation
 		q.Offset(page.Offset)
 	}
 	q.Select(preservation.FieldIsGlobal, preservation.FieldCode, preservation.FieldDescription, preservation.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

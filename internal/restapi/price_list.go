@@ -85,7 +85,7 @@ func (h *Handlers) ListPriceLists(ctx context.Context, p oas.ListPriceListsParam
 		q.Offset(page.Offset)
 	}
 	q.Select(pricelist.FieldActive, pricelist.FieldCode, pricelist.FieldCurrency, pricelist.FieldDescription, pricelist.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

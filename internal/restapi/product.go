@@ -323,7 +323,7 @@ func (h *Handlers) ListProducts(ctx context.Context, p oas.ListProductsParams) (
 	}
 	withProductEdges(q, false)
 	q.Select(product.FieldCreatedAt, product.FieldUpdatedAt, product.FieldActive, product.FieldIsDeleted, product.FieldCost, product.FieldOperationsCost, product.FieldDescription, product.FieldName, product.FieldProductCode, product.FieldKind, product.FieldProductType, product.FieldShelfLife, product.FieldUnitOfMeasureID, product.FieldUomBaseID, product.FieldUomQty, product.FieldUomBaseConversion, product.FieldFoodID, product.FieldIngredientsEn, product.FieldIngredientsFr, product.FieldPortionInGrams, product.FieldRecipeGramsYield)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

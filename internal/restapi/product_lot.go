@@ -281,7 +281,7 @@ func (h *Handlers) ListProductLots(ctx context.Context, p oas.ListProductLotsPar
 	}
 	withProductLotBorrows(q)
 	q.Select(productlot.FieldCreatedAt, productlot.FieldUpdatedAt, productlot.FieldProductID, productlot.FieldLocationID, productlot.FieldLotNumber, productlot.FieldExpirationDate, productlot.FieldArchived, productlot.FieldLotOrigin, productlot.FieldQcStatus, productlot.FieldQcStatusAt, productlot.FieldQcStatusNote, productlot.FieldQcReleaseExpiresAt, productlot.FieldQuantityBase)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -219,7 +219,7 @@ func (h *Handlers) ListProductions(ctx context.Context, p oas.ListProductionsPar
 		q.Offset(page.Offset)
 	}
 	q.Select(production.FieldProductionNo, production.FieldStatus, production.FieldProductID, production.FieldProductionLineID, production.FieldLocationID, production.FieldLotNumber, production.FieldStartDate, production.FieldEndDate, production.FieldExpirationDate, production.FieldProductionQtyDisplayUnits, production.FieldProducedQtyDisplayUnits)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func (h *Handlers) ListProductionLines(ctx context.Context, p oas.ListProduction
 		q.Offset(page.Offset)
 	}
 	q.Select(productionline.FieldDescription, productionline.FieldName, productionline.FieldWarehouseID)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

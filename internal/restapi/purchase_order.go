@@ -422,7 +422,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, p oas.ListPurchaseOrd
 		q.Offset(page.Offset)
 	}
 	q.Select(purchaseorder.FieldCreatedAt, purchaseorder.FieldUpdatedAt, purchaseorder.FieldPurchaseOrderNo, purchaseorder.FieldStatus, purchaseorder.FieldSupplierID, purchaseorder.FieldBillingAddress, purchaseorder.FieldShippingAddress, purchaseorder.FieldCompany, purchaseorder.FieldOrderDate, purchaseorder.FieldExpectedDate, purchaseorder.FieldReceivedDate, purchaseorder.FieldSupplierReference, purchaseorder.FieldNotes, purchaseorder.FieldSubtotal, purchaseorder.FieldTax1, purchaseorder.FieldTax2, purchaseorder.FieldTax1Rate, purchaseorder.FieldTax2Rate)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func (h *Handlers) ListQcCheckpoints(ctx context.Context, p oas.ListQcCheckpoint
 		q.Offset(page.Offset)
 	}
 	q.Select(qccheckpoint.FieldCode, qccheckpoint.FieldDescription, qccheckpoint.FieldInputType, qccheckpoint.FieldIsCritical, qccheckpoint.FieldName, qccheckpoint.FieldPassValue, qccheckpoint.FieldQcUnitOfMeasureID)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

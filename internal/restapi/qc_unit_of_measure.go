@@ -85,7 +85,7 @@ func (h *Handlers) ListQcUnitsOfMeasure(ctx context.Context, p oas.ListQcUnitsOf
 		q.Offset(page.Offset)
 	}
 	q.Select(qcunitofmeasure.FieldIsGlobal, qcunitofmeasure.FieldCode, qcunitofmeasure.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -501,7 +501,7 @@ func (h *Handlers) ListSalesOrders(ctx context.Context, p oas.ListSalesOrdersPar
 		q.Offset(page.Offset)
 	}
 	q.Select(salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt, salesorder.FieldSalesOrderNo, salesorder.FieldStatus, salesorder.FieldCustomerID, salesorder.FieldBillingAddress, salesorder.FieldShippingAddress, salesorder.FieldCompany, salesorder.FieldCustomerPurchaseOrderNo, salesorder.FieldOrderDate, salesorder.FieldExpectedDate, salesorder.FieldShipDate, salesorder.FieldSubtotal, salesorder.FieldTax1, salesorder.FieldTax2, salesorder.FieldTax1Rate, salesorder.FieldTax2Rate, salesorder.FieldTrackingNumber)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

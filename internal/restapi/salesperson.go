@@ -110,7 +110,7 @@ func (h *Handlers) ListSalespersons(ctx context.Context, p oas.ListSalespersonsP
 		q.Offset(page.Offset)
 	}
 	q.Select(salesperson.FieldActive, salesperson.FieldCode, salesperson.FieldEmail, salesperson.FieldFirstName, salesperson.FieldLastName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

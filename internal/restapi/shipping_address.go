@@ -101,7 +101,7 @@ func (h *Handlers) ListShippingAddresses(ctx context.Context, p oas.ListShipping
 		q.Order(shippingaddress.OrderOption(o))
 	}
 	q.Select(shippingaddress.FieldAddress, shippingaddress.FieldContact, shippingaddress.FieldCustomerID, shippingaddress.FieldIsDefault, shippingaddress.FieldPhone)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

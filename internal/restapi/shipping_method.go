@@ -84,7 +84,7 @@ func (h *Handlers) ListShippingMethods(ctx context.Context, p oas.ListShippingMe
 		q.Offset(page.Offset)
 	}
 	q.Select(shippingmethod.FieldActive, shippingmethod.FieldCode, shippingmethod.FieldDescription, shippingmethod.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func (h *Handlers) ListSuppliers(ctx context.Context, p oas.ListSuppliersParams)
 		q.Offset(page.Offset)
 	}
 	q.Select(supplier.FieldCreatedAt, supplier.FieldUpdatedAt, supplier.FieldActive, supplier.FieldAddress, supplier.FieldApprovalExpiry, supplier.FieldApprovalStatus, supplier.FieldCertificationExpiresOn, supplier.FieldCertificationScheme, supplier.FieldCompany, supplier.FieldContactName, supplier.FieldEmail, supplier.FieldPhone, supplier.FieldSupplierCode, supplier.FieldWebsite)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

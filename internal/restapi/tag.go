@@ -114,7 +114,7 @@ func (h *Handlers) ListTags(ctx context.Context, p oas.ListTagsParams) (*oas.Tag
 		q.Offset(page.Offset)
 	}
 	q.Select(tag.FieldDescription, tag.FieldName, tag.FieldRefType)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func (h *Handlers) ListTaxRates(ctx context.Context, p oas.ListTaxRatesParams) (
 		q.Offset(page.Offset)
 	}
 	q.Select(taxrate.FieldCode, taxrate.FieldDescription, taxrate.FieldName, taxrate.FieldTaxRate1, taxrate.FieldTaxRate1Label, taxrate.FieldTaxRate2, taxrate.FieldTaxRate2Label)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

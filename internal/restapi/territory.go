@@ -84,7 +84,7 @@ func (h *Handlers) ListTerritories(ctx context.Context, p oas.ListTerritoriesPar
 		q.Offset(page.Offset)
 	}
 	q.Select(territory.FieldActive, territory.FieldCode, territory.FieldDescription, territory.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

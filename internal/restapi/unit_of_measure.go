@@ -132,7 +132,7 @@ func (h *Handlers) ListUnitsOfMeasure(ctx context.Context, p oas.ListUnitsOfMeas
 		q.Offset(page.Offset)
 	}
 	q.Select(unitofmeasure.FieldIsGlobal, unitofmeasure.FieldCode, unitofmeasure.FieldName, unitofmeasure.FieldReadOnly, unitofmeasure.FieldWeightInGrams)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}

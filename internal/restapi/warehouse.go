@@ -117,7 +117,7 @@ func (h *Handlers) ListWarehouses(ctx context.Context, p oas.ListWarehousesParam
 		q.Offset(page.Offset)
 	}
 	q.Select(location.FieldCode, location.FieldDescription, location.FieldIsActive, location.FieldName)
-	rows, err := q.All(ctx)
+	rows, err := q.List(ctx)
 	if err != nil {
 		return nil, err
 	}
