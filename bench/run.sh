@@ -19,6 +19,10 @@
 #   SERVERS="larder baseline keyed"   servers of each round, in this order
 #                       (spec: the baseline with --spec, started only when named;
 #                       old: Larder built from OLD, started only when named)
+#                       (pgbench: PostgreSQL's own rate for the statement Larder
+#                       sends for the scenario's request, captured from the server's
+#                       log as Larder sends it and run by pgbench -M prepared with
+#                       CONCURRENCY clients; no CPU columns)
 #   OLD=                a git revision: "old" in SERVERS runs Larder built from it
 #                       beside this tree's, with the same flags, e.g.
 #                       OLD=HEAD~1 SERVERS="larder old keyed": a change's effect
@@ -28,6 +32,8 @@
 #                       is the request log's whole cost (server and PostgreSQL),
 #                       recording on against off in the same rounds
 #   PG=postgres://postgres@127.0.0.1:5432   server; PGOPTS=sslmode=disable
+#   PGLOG=              the server's log file, which pgbench's capture reads
+#                       (default: pg_lsclusters' for the port of PG)
 #   DBNAME=larder_bench database, dropped and created again
 #   LARDER_PORT, BASELINE_PORT, DEBUG_PORT (PROFILE=1)   default: the first free ports from 28931
 #   RESULTS=dir         where logs and JSON results go (default: a new /tmp dir)
@@ -252,6 +258,68 @@ if [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${KEY}x
 	exit 1
 fi
 
+if [[ " $SERVERS " == *" pgbench "* ]]; then
+	command -v pgbench >/dev/null || { echo "run.sh: SERVERS names pgbench, which is not installed" >&2; exit 1; }
+	PG_PORT=$(sed -E 's|.*:([0-9]+)/?$|\1|' <<<"$PG")
+	PGLOG=${PGLOG:-$(pg_lsclusters -h 2>/dev/null | awk -v port="$PG_PORT" '$3 == port {print $7; exit}')}
+	[[ -r $PGLOG ]] || { echo "run.sh: cannot read PostgreSQL's log ($PGLOG); set PGLOG" >&2; exit 1; }
+	CAPTURE_PORT=$(free_port $((LARDER_PORT + 20)))
+	echo "== capture the statement of each scenario's request from $PGLOG (a larder on :$CAPTURE_PORT whose connections log them)"
+	psql -X -q "$DB" -c "ALTER DATABASE \"$DBNAME\" SET log_statement = 'all'"
+	"$BIN/larder" serve --database "$DB$DSN_EXTRA" --addr "127.0.0.1:$CAPTURE_PORT" --rate-limit "$RATE_LIMIT" \
+		--request-log=false $LARDER_ARGS >"$RESULTS/capture.log" 2>&1 &
+	CAPTURE_PID=$!
+	PIDS+=("$CAPTURE_PID")
+	wait_ok "http://127.0.0.1:$CAPTURE_PORT/v1/openapi.json"
+	for s in $SCENARIOS; do
+		path=$(head -n1 "$RESULTS/$s-paths.txt")
+		# The key is trusted after its first requests; the last one sends what
+		# every request after it does.
+		for _ in 1 2 3; do curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "http://127.0.0.1:$CAPTURE_PORT$path"; done
+		sleep 0.5
+		# The last execution of a statement reading tags on this database, and its parameters.
+		grep -a "@$DBNAME " "$PGLOG" | grep -a -A1 'LOG:  execute [^:]*: SELECT .*FROM "tags"' | tail -n 2 >"$RESULTS/capture-$s.txt"
+		sql=$(sed -n 's/.*LOG:  execute [^:]*: //p' "$RESULTS/capture-$s.txt")
+		[[ -n $sql ]] || { echo "run.sh: no statement of $path in $PGLOG" >&2; exit 1; }
+		params=$(sed -n 's/.*DETAIL:  parameters: //p' "$RESULTS/capture-$s.txt")
+		id=${path##*/}
+		{
+			[[ $s == get ]] && echo "\\set id random($(sed 's|.*/||' "$RESULTS/get-paths.txt" | sort -n | head -n1), $(sed 's|.*/||' "$RESULTS/get-paths.txt" | sort -n | tail -n1))"
+			# Each $n becomes its logged value; a GET's tag id becomes :id, one of the tags.
+			perl -e '
+				my ($sql, $params, $id, $get) = @ARGV;
+				my %v;
+				while ($params =~ /\$(\d+) = (NULL|\x27(?:[^\x27]|\x27\x27)*\x27)/g) { $v{$1} = $2 }
+				$sql =~ s/\$(\d+)/exists $v{$1} ? (($get && $v{$1} eq "\x27$id\x27") ? ":id" : $v{$1}) : die "no value of \$$1\n"/ge;
+				print "$sql;\n";' "$sql" "$params" "$id" "$([[ $s == get ]] && echo 1)"
+		} >"$RESULTS/pgbench-$s.sql"
+		echo "$s: $(tail -n1 "$RESULTS/pgbench-$s.sql" | cut -c1-160)…"
+	done
+	kill "$CAPTURE_PID"
+	psql -X -q "$DB" -c "ALTER DATABASE \"$DBNAME\" RESET log_statement"
+fi
+
+# pgbench_run SCENARIO LABEL JSON: pgbench over the captured statement, its
+# rate and latency percentiles written as the load generator writes its own.
+pgbench_run() {
+	local dir
+	dir=$(mktemp -d "$RESULTS/pgbench.XXXXXX")
+	pgbench -n -M prepared -c "$CONCURRENCY" -j 2 -T "${WARMUP%s}" -f "$RESULTS/pgbench-$1.sql" "$DB" >/dev/null 2>&1
+	pgbench -n -M prepared -c "$CONCURRENCY" -j 2 -T "${DURATION%s}" -f "$RESULTS/pgbench-$1.sql" \
+		-l --log-prefix "$dir/tx" "$DB" >"$dir/out.txt" 2>&1
+	local tps
+	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/out.txt" | tail -n1)
+	cat "$dir"/tx.* | awk '{print $3}' | sort -n | awk -v label="$2" -v tps="$tps" '
+		{ l[NR] = $1 }
+		END {
+			printf "{\"label\": \"%s\", \"rps\": %s, \"p50_ms\": %.3f, \"p99_ms\": %.3f, \"p999_ms\": %.3f, \"errors\": 0}\n",
+				label, tps, l[int(NR * 0.50) + 1] / 1000, l[int(NR * 0.99) + 1] / 1000, l[int(NR * 0.999) + 1] / 1000
+		}' >"$3"
+	printf '%-24s c=%d  %.1f tx/s  p50 %.2f ms  p99 %.2f ms (pgbench -M prepared)\n' "$2" "$CONCURRENCY" \
+		"$(jq .rps "$3")" "$(jq .p50_ms "$3")" "$(jq .p99_ms "$3")"
+	rm -rf "$dir"
+}
+
 echo "== load: $ROUNDS rounds × {$SCENARIOS} × {$SERVERS}, c=$CONCURRENCY, $WARMUP warm-up + $DURATION each"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for s in $SCENARIOS; do
@@ -262,6 +330,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			keyed) url=$KEYED pid=$KEYED_PID ;;
 			spec) url=$SPEC pid=$SPEC_PID ;;
 			old) url=$OLD_URL pid=$OLD_PID ;;
+			pgbench)
+				pgbench_run "$s" "$srv/$s/r$r" "$RESULTS/$srv-$s-r$r.json"
+				continue
+				;;
 			*) echo "run.sh: unknown server $srv" >&2; exit 1 ;;
 			esac
 			# All get the Authorization header, so the requests are the same size;
@@ -312,6 +384,8 @@ jq -rs '
 			ratios = ratios line "  (no target: what the specification asks, by hand)\n"
 		} else if ($3 == "old") {
 			ratios = ratios line "  (no target: this tree against the build of OLD)\n"
+		} else if ($3 == "pgbench") {
+			ratios = ratios line "  (no target: the fraction of PostgreSQL'"'"'s own rate for the statement Larder sends)\n"
 		} else {
 			target = ($3 == "keyed") ? 1.0 : 0.5
 			ratios = ratios line sprintf("  target >= %4.2f: %s\n", target, ($4 >= target) ? "met" : "NOT met")
