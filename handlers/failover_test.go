@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"larder.dev/larder/handlers"
 	"larder.dev/larder/internal/platform/config"
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/restapi"
@@ -232,5 +233,31 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 				t.Fatalf("%d orders after the unknown commit and its retries, want exactly 1", len(orders))
 			}
 		})
+	}
+}
+
+// docs/operators.md, "Health": /readyz is 503 while the database answers
+// but takes no writes (a standby, or a primary being demoted), and 200 over
+// the same database in a session that takes them.
+func TestReadyNeedsALeader(t *testing.T) {
+	t.Parallel()
+	postgresOnly(t, "a read-only server is PostgreSQL's")
+	u, err := url.Parse(dbtest.URL(t, dbtest.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lib/pq sends a URL's unknown parameters as the session's settings.
+	q := u.Query()
+	q.Set("default_transaction_read_only", "on")
+	u.RawQuery = q.Encode()
+	readOnly := dbtest.OpenURL(t, u.String())
+	roURL, _ := healthServer(t, readOnly)
+	code, body, hdr := getStatus(t, roURL+handlers.ReadyPath)
+	if code != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(fmt.Sprint(body["detail"]), "read-only") {
+		t.Errorf("/readyz over a read-only database: %d %v (Retry-After %q), want 503 saying read-only", code, body, hdr.Get("Retry-After"))
+	}
+	rwURL, _ := healthServer(t, dbtest.Open(t, dbtest.Postgres))
+	if code, body, _ := getStatus(t, rwURL+handlers.ReadyPath); code != 200 {
+		t.Errorf("/readyz over the leader: %d %v, want 200", code, body)
 	}
 }
