@@ -131,6 +131,9 @@ var internal = &problem.Error{Code: problem.Internal, Detail: "An internal error
 // unavailable is the answer when the database cannot take more work now.
 var unavailable = &problem.Error{Code: problem.ServiceUnavailable, Detail: "The service is briefly out of capacity; retry with exponential backoff and jitter.", RetryAfter: 1}
 
+// commitUnknown is the answer to a write whose COMMIT had no answer.
+var commitUnknown = &problem.Error{Code: problem.ServiceUnavailable, Detail: "The database connection was lost while the write committed, so it may or may not have taken effect; retry with the same Idempotency-Key, which answers with the write's result if it took effect and does it once if not.", RetryAfter: 1}
+
 // classify maps any error to a problem.
 func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 	if p, ok := problem.As(err); ok {
@@ -164,6 +167,13 @@ func (h *Handler) classify(ctx context.Context, err error) *problem.Error {
 		return h.constraint(ctx, cons)
 	case errors.As(err, &val):
 		return problem.Invalid(val.Name, strings.TrimPrefix(val.Error(), "ent: validator failed for field \""+val.Name+"\": "))
+	case errors.Is(err, dberror.ErrCommitUnknown):
+		// The connection broke during COMMIT (a failover, the time ran out
+		// and the guard cut it): the write may have taken effect or not.
+		// Never a success, and not a 500: a retry with the same
+		// Idempotency-Key replays the committed answer or does the write once.
+		h.log.WarnContext(ctx, "commit outcome unknown", "request_id", RequestID(ctx), "error", err)
+		return commitUnknown
 	case ctx.Err() == context.DeadlineExceeded && errors.Is(err, context.DeadlineExceeded):
 		// The time ran out before any query ran: no database connection
 		// could be had (every one busy or unanswered) or opened.

@@ -16,6 +16,7 @@ import (
 	"larder.dev/larder/internal/platform/clientaddr"
 	"larder.dev/larder/internal/platform/metrics"
 	"larder.dev/larder/internal/platform/problem"
+	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/policy"
 )
 
@@ -47,6 +48,10 @@ type gate struct {
 	// snapshot gives the reads of a context one view of the database
 	// (store.Store.Snapshot).
 	snapshot func(context.Context) (context.Context, func())
+	// replica, when set, answers the reads of GETs whose account it has
+	// caught up with (store.Replica.Serves); the key is read on the primary
+	// first.
+	replica *store.Replica
 }
 
 // wrap is the gate as a layer around next, the API's router.
@@ -62,7 +67,10 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		hdr := r.Header.Get("Authorization")
 		now := g.now()
 		var spent *ratelimit.Result
-		if b, ok := w.(retractable); ok && r.Method == http.MethodGet {
+		// A GET a replica may answer reads its key on the primary first:
+		// the trusted key's check would be read with the request's rows,
+		// on the replica, which may not have seen a revocation yet.
+		if b, ok := w.(retractable); ok && r.Method == http.MethodGet && !g.replicaReady() {
 			if key, check, ok := g.authn.Trust(hdr, now); ok {
 				if g.trusting(b, r, next, key, check, now) {
 					return
@@ -97,15 +105,24 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 			g.h.writeError(ctx, w, err)
 			return
 		}
-		g.admit(w, r, next, key, now, spent == nil)
+		g.admit(w, r, next, key, now, spent == nil, false)
 	})
 }
+
+// replicaReady reports whether a replica may answer reads now.
+func (g *gate) replicaReady() bool { return g.replica != nil && g.replica.Ready(time.Now()) }
 
 // admit serves the request of an authenticated key: the account's budget in
 // X-RateLimit-* (429 past it), Sunset for a rotated key, and the viewer for
 // the security handler. counted is false when the budget's metric was
-// recorded before (the fresh pass of a trusted request).
-func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time, counted bool) {
+// recorded before (the fresh pass of a trusted request). carried is true
+// for the first pass of a trusted request, whose key's check rides on its
+// reads: those stay on the primary.
+//
+// With a replica, the reads of a GET or HEAD go there when it has caught
+// up with the account's writes in this process (store.Replica.Serves);
+// every other request is recorded as a write of the account while it runs.
+func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, key *auth.Key, now time.Time, counted, carried bool) {
 	ctx := r.Context()
 	v, res := key.Viewer, key.Budget
 	v.RequestID = RequestID(ctx)
@@ -137,7 +154,17 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		}
 		x.gateAdmitted(v, q)
 	}
-	if v.Environment == policy.Test && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if g.replica != nil {
+		switch {
+		case !read:
+			done := g.replica.Writing(v.AccountID)
+			defer done()
+		case !carried && g.replica.Serves(v.AccountID, time.Now()):
+			r = r.WithContext(g.replica.Route(r.Context()))
+		}
+	}
+	if v.Environment == policy.Test && read {
 		// A test account's data can be replaced at any moment (`larder org
 		// reset-test`): the statements of a read see it wholly before or
 		// wholly after, never the page of one and the lists of the other.
@@ -147,7 +174,7 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		// became 370–520 µs; the list of 200 tags about 1.5 times) and
 		// 1.1 to 1.3 times on SQLite (BenchmarkSnapshotReads, live against
 		// test, on two shared cores).
-		sctx, end := g.snapshot(ctx)
+		sctx, end := g.snapshot(r.Context())
 		defer end()
 		r = r.WithContext(sctx)
 	}
@@ -209,7 +236,7 @@ func (g *gate) pass(b retractable, r *http.Request, next http.Handler, key *auth
 			ok = false
 		}
 	}()
-	g.admit(b, r, next, key, now, true)
+	g.admit(b, r, next, key, now, true, true)
 	return true
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"larder.dev/larder/internal/platform/metrics"
 	"larder.dev/larder/internal/platform/problem"
 	"larder.dev/larder/internal/platform/store"
@@ -30,9 +32,16 @@ func live(w http.ResponseWriter, _ *http.Request) {
 	writeStatus(w, map[string]any{"status": "ok"})
 }
 
-// ready answers /readyz: 200 when the database answers and every embedded
-// migration is applied, else 503 problem+json saying which.
-func ready(st *store.Store) http.HandlerFunc {
+// ready answers /readyz: 200 when the database answers, takes writes, and
+// has every embedded migration applied, else 503 problem+json saying which.
+// A PostgreSQL server that answers but is read-only (a standby, or a
+// primary demoted by a failover: pg_is_in_recovery(), or
+// transaction_read_only) is no leader, and a load balancer should send this
+// process no traffic until it reaches one again; the check is the one
+// statement that also proves the database answers. A replica's state is
+// reported beside it (replica), and does not make the process unready: its
+// reads then go to the primary.
+func ready(st *store.Store, replica *store.Replica) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
@@ -42,7 +51,19 @@ func ready(st *store.Store) http.HandlerFunc {
 			exchangeOf(r.Context()).readyRefused()
 			writeProblem(r.Context(), w, p)
 		}
-		if err := st.DB.PingContext(ctx); err != nil {
+		if st.Dialect == dialect.Postgres {
+			var readOnly bool
+			// Direct SQL: whether the server takes writes is its own state, no table of the schema.
+			err := st.DB.QueryRowContext(ctx, `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'`).Scan(&readOnly)
+			switch {
+			case err != nil:
+				fail("The database does not answer: %v.", err)
+				return
+			case readOnly:
+				fail("The database is read-only (a standby, or a primary being demoted): no leader is reachable.")
+				return
+			}
+		} else if err := st.DB.PingContext(ctx); err != nil {
 			fail("The database does not answer: %v.", err)
 			return
 		}
@@ -53,7 +74,12 @@ func ready(st *store.Store) http.HandlerFunc {
 		case len(pending) > 0:
 			fail("%d migration(s) not applied yet: %s; run larder migrate.", len(pending), strings.Join(pending, ", "))
 		default:
-			writeStatus(w, map[string]any{"status": "ready", "database": st.Dialect})
+			status := map[string]any{"status": "ready", "database": st.Dialect}
+			if replica != nil {
+				now := time.Now()
+				status["replica"] = map[string]any{"serving": replica.Ready(now), "lag_seconds": replica.Lag(now).Seconds()}
+			}
+			writeStatus(w, status)
 		}
 	}
 }

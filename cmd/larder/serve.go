@@ -22,6 +22,7 @@ import (
 	"larder.dev/larder/internal/platform/store"
 	"larder.dev/larder/internal/platform/tracing"
 	"larder.dev/larder/internal/reqlog"
+	"larder.dev/larder/internal/restapi"
 	"larder.dev/larder/internal/seed"
 	"larder.dev/larder/policy"
 )
@@ -91,7 +92,14 @@ func serveAPI(ctx context.Context, e *env, demo bool) error {
 	tuneForServing(e.cfg)
 	requests, stopRequestLog := startRequestLog(ctx, e, st)
 	defer stopRequestLog()
-	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines, RequestLog: requests})
+	replica, err := openReplica(ctx, e, st)
+	if err != nil {
+		return err
+	}
+	if replica != nil {
+		defer replica.Close()
+	}
+	srv, err := handlers.New(st, handlers.Options{Config: e.cfg, Log: e.log, AccessLines: e.accessLines, RequestLog: requests, Replica: replica})
 	if err != nil {
 		return err
 	}
@@ -250,4 +258,20 @@ func debugServer(ctx context.Context, e *env, addr string) {
 	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		e.log.Warn("profiler", "error", err)
 	}
+}
+
+// openReplica opens the read replica of --replica-database, measured until
+// ctx ends, or returns nil without one.
+func openReplica(ctx context.Context, e *env, st *store.Store) (*store.Replica, error) {
+	if e.cfg.ReplicaDatabase == "" {
+		return nil, nil
+	}
+	o := store.Options{MaxConns: e.cfg.MaxConns, Statements: e.cfg.Statements, Snapshots: restapi.Snapshots{}, Fast: e.cfg.FastPath}
+	r, err := store.OpenReplica(ctx, st, e.cfg.ReplicaDatabase, o, store.ReplicaOptions{MaxLag: e.cfg.ReplicaMaxLag, Log: e.log})
+	if err != nil {
+		return nil, err
+	}
+	go r.Run(ctx)
+	e.log.Info("reads on a replica", "replica", redact(e.cfg.ReplicaDatabase), "max_lag", e.cfg.ReplicaMaxLag.String())
+	return r, nil
 }

@@ -35,6 +35,13 @@ type Config struct {
 	MaxInFlight int
 	// MaxConns bounds database connections; 0 picks a default (--db-max-conns, LARDER_DB_MAX_CONNS).
 	MaxConns int
+	// ReplicaDatabase, when set, is a PostgreSQL streaming replica of
+	// Database that answers the API's reads it may (--replica-database,
+	// LARDER_REPLICA_DATABASE_URL; store.Replica).
+	ReplicaDatabase string
+	// ReplicaMaxLag is the replay lag past which the replica's reads go to
+	// the primary (--replica-max-lag, LARDER_REPLICA_MAX_LAG).
+	ReplicaMaxLag time.Duration
 	// GCPercent is the Go garbage collector's target (GOGC) while serving:
 	// the heap may grow this many percent over the live heap before a
 	// collection (--gc-percent, LARDER_GC_PERCENT).
@@ -125,6 +132,7 @@ func Defaults() Config {
 		RequestTimeout: 15 * time.Second,
 		MaxInFlight:    512,
 		GCPercent:      400,
+		ReplicaMaxLag:  2 * time.Second,
 		Statements:     256,
 		FastPath:       envFastPath(),
 		LogFormat:      "text",
@@ -203,7 +211,7 @@ var Webhooks = Options{"webhooks", "webhook-retry-interval", "webhook-disable-af
 var Secrets = Options{"secret-key", "secret-key-old"}
 
 // Server flags of serve.
-var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush", "request-log", "request-log-retention"}
+var Server = Options{"addr", "rate-limit", "auth-fail-limit", "trusted-proxies", "request-timeout", "max-in-flight", "db-max-conns", "replica-database", "replica-max-lag", "metrics-addr", "metrics-token", "debug-addr", "gc-percent", "log-flush", "request-log", "request-log-retention"}
 
 // Admin flags of the commands that change keys and plans.
 var Admin = Options{"actor"}
@@ -271,6 +279,8 @@ func (c *Config) options() map[string]option {
 		"metrics-addr":          {"metrics-addr", "LARDER_METRICS_ADDR", "serve the Prometheus metrics (/metrics) on this address, apart from the API (off: nowhere)", str(&c.MetricsAddr), setStr(&c.MetricsAddr)},
 		"metrics-token":         {"metrics-token", "LARDER_METRICS_TOKEN", "also serve /metrics on the API's address to requests with Authorization: Bearer TOKEN", str(&c.MetricsToken), setStr(&c.MetricsToken)},
 		"debug-addr":            {"debug-addr", "LARDER_DEBUG_ADDR", "serve net/http/pprof on this address (off when empty; keep it private)", str(&c.DebugAddr), setStr(&c.DebugAddr)},
+		"replica-database":      {"replica-database", "LARDER_REPLICA_DATABASE_URL", "PostgreSQL streaming replica (postgres://…) that answers the API's reads when it has caught up", str(&c.ReplicaDatabase), setStr(&c.ReplicaDatabase)},
+		"replica-max-lag":       {"replica-max-lag", "LARDER_REPLICA_MAX_LAG", "replay lag past which the replica's reads go to the primary", dur(&c.ReplicaMaxLag), setDur(&c.ReplicaMaxLag)},
 		"db-statements":         {"db-statements", "LARDER_DB_STATEMENTS", "prepared statements kept (0: none, for poolers without prepared statements)", num(&c.Statements), setNum(&c.Statements)},
 		"fast-path":             {"fast-path", fastpath.Env, "speed mechanisms: true, false (the plain path) or a list such as -compiled-reads,-trusted-keys", fast(&c.FastPath), setFast(&c.FastPath)},
 		"trusted-proxies":       {"trusted-proxies", "LARDER_TRUSTED_PROXIES", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For names the client", str(&c.TrustedProxies), setStr(&c.TrustedProxies)},
@@ -328,6 +338,17 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConns < 0 {
 		errs = append(errs, "db-max-conns cannot be negative")
+	}
+	if c.ReplicaDatabase != "" {
+		if !strings.HasPrefix(c.ReplicaDatabase, "postgres://") && !strings.HasPrefix(c.ReplicaDatabase, "postgresql://") {
+			errs = append(errs, "replica-database must be postgres://… or postgresql://…")
+		}
+		if strings.HasPrefix(c.Database, "sqlite://") {
+			errs = append(errs, "replica-database needs a PostgreSQL database (SQLite has no replicas)")
+		}
+	}
+	if c.ReplicaMaxLag <= 0 {
+		errs = append(errs, "replica-max-lag must be positive")
 	}
 	if c.Statements < 0 {
 		errs = append(errs, "db-statements cannot be negative")

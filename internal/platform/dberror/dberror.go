@@ -15,6 +15,7 @@ package dberror
 import (
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -31,6 +32,9 @@ const (
 	adminShutdown        = "57P01"
 	crashShutdown        = "57P02"
 	lockNotAvailable     = "55P03"
+	// readOnlyTransaction is a write refused by a server that takes no
+	// writes: a standby, or a primary just demoted by a failover.
+	readOnlyTransaction = "25006"
 	// connectionException is the class of a lost or refused connection:
 	// PgBouncer reports with it (08P01) that no server connection could be
 	// had in time (query_wait_timeout) or that it is shutting down.
@@ -39,7 +43,18 @@ const (
 
 // notNow are the SQLSTATE codes, beyond the class connectionException, of
 // work the database cannot take now but may a moment later.
-var notNow = []string{tooManyConnections, cannotConnectNow, adminShutdown, crashShutdown, lockNotAvailable, serializationFailure, deadlockDetected}
+var notNow = []string{tooManyConnections, cannotConnectNow, adminShutdown, crashShutdown, lockNotAvailable, serializationFailure, deadlockDetected, readOnlyTransaction}
+
+// gone are the SQLSTATE codes, beyond the class connectionException, after
+// which a connection must not be used again: its server is shutting down
+// (57P01, 57P02), is not accepting work yet (57P03), or takes no writes
+// (25006: a demoted primary, whose leader is now another server).
+var gone = []string{adminShutdown, crashShutdown, cannotConnectNow, readOnlyTransaction}
+
+// ErrCommitUnknown is wrapped around the error of a COMMIT whose
+// connection broke before the server's answer came: the transaction may
+// have committed or not, and only reading the database again tells which.
+var ErrCommitUnknown = errors.New("the connection was lost during COMMIT: the transaction may or may not have committed")
 
 // A Driver reads what only one driver's errors say.
 type Driver interface {
@@ -121,6 +136,27 @@ func Unavailable(err error) bool {
 		if d.Unavailable(err) {
 			return true
 		}
+	}
+	return false
+}
+
+// Gone reports errors after which the connection that returned them must
+// be dropped from its pool rather than used again: it broke (database/sql's
+// ErrBadConn, a network error, an end of stream), or its server is shutting
+// down, not taking work yet, or read-only (a standby, or a primary demoted
+// by a failover; the next connection reaches the new leader). A server's
+// other errors (a constraint, a statement cancelled) leave the connection
+// usable.
+func Gone(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne *net.OpError
+	if errors.Is(err, driver.ErrBadConn) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	if s, ok := SQLState(err); ok {
+		return strings.HasPrefix(s, connectionException) || slices.Contains(gone, s)
 	}
 	return false
 }

@@ -3,8 +3,11 @@ package dberror_test
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -248,6 +251,7 @@ func TestSQLStateOfAnyDriver(t *testing.T) {
 		{"40P01", true, true},
 		{"08006", false, true},
 		{"55P03", false, true},
+		{"25006", false, true},
 		{"23505", false, false},
 		{"42P01", false, false},
 	} {
@@ -261,5 +265,33 @@ func TestSQLStateOfAnyDriver(t *testing.T) {
 	}
 	if _, ok := dberror.SQLState(errors.New("no state")); ok {
 		t.Error("SQLState found a state in an error without one")
+	}
+}
+
+// TestGone: the errors after which a connection is dropped from its pool
+// (a broken socket, a server shutting down, not ready, or read-only after a
+// demotion) against those that leave it usable.
+func TestGone(t *testing.T) {
+	for _, err := range []error{
+		driver.ErrBadConn,
+		fmt.Errorf("commit: %w", driver.ErrBadConn),
+		io.EOF,
+		io.ErrUnexpectedEOF,
+		&net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")},
+		sqlStateError("25006"),
+		sqlStateError("57P01"),
+		sqlStateError("57P02"),
+		sqlStateError("57P03"),
+		sqlStateError("08006"),
+		fmt.Errorf("%w: %w", dberror.ErrCommitUnknown, io.EOF),
+	} {
+		if !dberror.Gone(err) {
+			t.Errorf("Gone(%v) = false", err)
+		}
+	}
+	for _, err := range []error{nil, context.Canceled, context.DeadlineExceeded, sqlStateError("23505"), sqlStateError("57014"), sqlStateError("40001"), sqlStateError("55P03"), errors.New("UNIQUE")} {
+		if dberror.Gone(err) {
+			t.Errorf("Gone(%v) = true", err)
+		}
 	}
 }

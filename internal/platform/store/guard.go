@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/lib/pq"
 
+	"larder.dev/larder/internal/platform/dberror"
 	"larder.dev/larder/internal/platform/fastpath/pgcancel"
 )
 
@@ -184,12 +187,23 @@ func (dialer) DialContext(ctx context.Context, network, address string) (net.Con
 	return c, nil
 }
 
+// A failover leaves a pool holding connections to a server that is gone or
+// no longer the leader: their sockets break, or the server ends them (57P01,
+// 57P02), or, demoted to a standby, it refuses every write (25006). lib/pq
+// drops a connection whose socket broke or whose server sent a fatal error,
+// but keeps one whose server refuses writes, and the pool would hand it out
+// again and again. The guard looks at the error of every call and retires
+// the connection on any that dberror.Gone names: database/sql then closes it
+// (ResetSession, IsValid) and dials a new one, which reaches the leader
+// wherever it now is. No restart is needed.
+
 // guardedConn is a lib/pq connection with its socket.
 type guardedConn struct {
 	inner driver.Conn
 	sock  net.Conn
-	// killed is set once a context ended while the connection was in use:
-	// the socket is unusable and the pool must drop the connection.
+	// killed is set once a context ended while the connection was in use
+	// (the socket is unusable), or a call's error said its server is gone or
+	// read-only (retire): the pool must drop the connection.
 	killed atomic.Bool
 	// cancel sends the connection's cancel requests when the guard cuts a
 	// call off (nil: lib/pq sends them, package internal/platform/fastpath/pgcancel).
@@ -234,6 +248,26 @@ func (c *guardedConn) guard(ctx context.Context) (release func()) {
 // deadline.
 const lateCut = cancelBudget
 
+// badBegin is the error of a BEGIN whose connection broke: database/sql's
+// ErrBadConn (wrapping it), with which database/sql begins again on another
+// connection. A BEGIN that did not run has done nothing; one the server
+// ran, on a connection now gone, is rolled back with it.
+func badBegin(err error) error {
+	if _, answered := dberror.SQLState(err); dberror.Gone(err) && !answered && !errors.Is(err, driver.ErrBadConn) {
+		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
+	}
+	return err
+}
+
+// retire marks the connection for the pool to drop when err says its
+// server is gone or takes no writes (dberror.Gone), and returns err.
+func (c *guardedConn) retire(err error) error {
+	if err != nil && dberror.Gone(err) {
+		c.killed.Store(true)
+	}
+	return err
+}
+
 func (c *guardedConn) kill() {
 	c.killed.Store(true)
 	_ = c.sock.SetDeadline(past)
@@ -266,7 +300,7 @@ func (c *guardedConn) PrepareContext(ctx context.Context, query string) (driver.
 	defer release()
 	s, err := c.inner.(driver.ConnPrepareContext).PrepareContext(c.pq(ctx), query)
 	if err != nil {
-		return nil, err
+		return nil, c.retire(err)
 	}
 	return &guardedStmt{inner: s, conn: c}, nil
 }
@@ -287,16 +321,17 @@ func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 	tx, err := c.inner.(driver.ConnBeginTx).BeginTx(c.pq(ctx), opts)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, badBegin(c.retire(err))
 	}
-	return &guardedTx{inner: tx, release: release}, nil
+	return &guardedTx{inner: tx, release: release, conn: c}, nil
 }
 
 // ExecContext implements driver.ExecerContext.
 func (c *guardedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	release := c.guard(ctx)
 	defer release()
-	return c.inner.(driver.ExecerContext).ExecContext(c.pq(ctx), query, args)
+	r, err := c.inner.(driver.ExecerContext).ExecContext(c.pq(ctx), query, args)
+	return r, c.retire(err)
 }
 
 // QueryContext implements driver.QueryerContext: the guard lasts until the
@@ -306,21 +341,31 @@ func (c *guardedConn) QueryContext(ctx context.Context, query string, args []dri
 	rows, err := c.inner.(driver.QueryerContext).QueryContext(c.pq(ctx), query, args)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, c.retire(err)
 	}
-	return wrapRows(rows, release), nil
+	return wrapRows(rows, release, c), nil
 }
 
 // Ping implements driver.Pinger.
 func (c *guardedConn) Ping(ctx context.Context) error {
 	release := c.guard(ctx)
 	defer release()
-	return c.inner.(driver.Pinger).Ping(c.pq(ctx))
+	return c.retire(c.inner.(driver.Pinger).Ping(c.pq(ctx)))
 }
 
-// ResetSession implements driver.SessionResetter.
+// ResetSession implements driver.SessionResetter, which database/sql calls
+// before it hands a pooled connection out again: a connection the guard
+// retired, or whose server closed it meanwhile (checkIdle: a failover's
+// shutdown, pg_terminate_backend), is refused, and database/sql takes
+// another or dials a new one. Without the check the request's first
+// statement would meet the closed socket, and the transaction it begins
+// would fail instead of moving on.
 func (c *guardedConn) ResetSession(ctx context.Context) error {
 	if c.killed.Load() {
+		return driver.ErrBadConn
+	}
+	if err := checkIdle(c.sock); err != nil {
+		c.killed.Store(true)
 		return driver.ErrBadConn
 	}
 	return c.inner.(driver.SessionResetter).ResetSession(ctx)
@@ -340,18 +385,34 @@ func (c *guardedConn) CheckNamedValue(nv *driver.NamedValue) error {
 type guardedTx struct {
 	inner   driver.Tx
 	release func()
+	conn    *guardedConn
 }
 
-// Commit implements driver.Tx.
+// Commit implements driver.Tx. A COMMIT whose connection broke (its socket,
+// or its server ending it) had no answer, or none that tells: the server
+// may have committed before it went, or not. Its error then wraps
+// dberror.ErrCommitUnknown, which the HTTP layer answers 503 (the
+// idempotency key's record, written in the same transaction, tells a
+// retry which it was).
 func (t *guardedTx) Commit() error {
 	defer t.release()
-	return t.inner.Commit()
+	err := t.inner.Commit()
+	if err == nil {
+		return nil
+	}
+	if dberror.Gone(err) {
+		t.conn.killed.Store(true)
+		if _, answered := dberror.SQLState(err); !answered {
+			return fmt.Errorf("%w: %w", dberror.ErrCommitUnknown, err)
+		}
+	}
+	return err
 }
 
 // Rollback implements driver.Tx.
 func (t *guardedTx) Rollback() error {
 	defer t.release()
-	return t.inner.Rollback()
+	return t.conn.retire(t.inner.Rollback())
 }
 
 // guardedStmt guards the calls of a prepared statement.
@@ -382,13 +443,15 @@ func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 	release := s.conn.guard(ctx)
 	defer release()
 	if x, ok := s.inner.(driver.StmtExecContext); ok {
-		return x.ExecContext(s.conn.pq(ctx), args)
+		r, err := x.ExecContext(s.conn.pq(ctx), args)
+		return r, s.conn.retire(err)
 	}
 	values := make([]driver.Value, len(args))
 	for i, a := range args {
 		values[i] = a.Value
 	}
-	return s.inner.Exec(values) //nolint:staticcheck // the COPY statement has no ExecContext
+	r, err := s.inner.Exec(values) //nolint:staticcheck // the COPY statement has no ExecContext
+	return r, s.conn.retire(err)
 }
 
 // QueryContext implements driver.StmtQueryContext.
@@ -397,9 +460,9 @@ func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue
 	rows, err := s.inner.(driver.StmtQueryContext).QueryContext(s.conn.pq(ctx), args)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, s.conn.retire(err)
 	}
-	return wrapRows(rows, release), nil
+	return wrapRows(rows, release, s.conn), nil
 }
 
 func named(args []driver.Value) []driver.NamedValue {
@@ -410,11 +473,22 @@ func named(args []driver.Value) []driver.NamedValue {
 	return out
 }
 
-// guardedRows releases the query's guard when the rows are closed.
+// guardedRows releases the query's guard when the rows are closed, and
+// retires the connection on an error that says its server is gone.
 type guardedRows struct {
 	driver.Rows
 	release func()
 	once    sync.Once
+	conn    *guardedConn
+}
+
+// Next implements driver.Rows.
+func (r *guardedRows) Next(dest []driver.Value) error {
+	err := r.Rows.Next(dest)
+	if err != nil && err != io.EOF {
+		return r.conn.retire(err)
+	}
+	return err
 }
 
 // pqRows is what lib/pq's rows implement beyond driver.Rows.
@@ -441,8 +515,8 @@ func (r fullRows) ColumnTypePrecisionScale(i int) (int64, int64, bool) {
 	return r.types.ColumnTypePrecisionScale(i)
 }
 
-func wrapRows(rows driver.Rows, release func()) driver.Rows {
-	g := &guardedRows{Rows: rows, release: release}
+func wrapRows(rows driver.Rows, release func(), conn *guardedConn) driver.Rows {
+	g := &guardedRows{Rows: rows, release: release, conn: conn}
 	if t, ok := rows.(pqRows); ok {
 		return fullRows{guardedRows: g, types: t}
 	}

@@ -67,7 +67,13 @@ type snapshot struct {
 // database/sql rolls it back (and on PostgreSQL the guard cuts its
 // connection), and end is still safe to call. Writes under the returned
 // context fail with ErrSnapshotWrite.
+//
+// A context whose reads are routed to a replica (Replica.Route) gets a
+// snapshot of the replica.
 func (s *Store) Snapshot(ctx context.Context) (context.Context, func()) {
+	if r := routed(ctx, s.DB); r != nil {
+		return r.Store.Snapshot(ctx)
+	}
 	sn := &snapshot{db: s.DB, ctx: ctx}
 	if s.Dialect == dialect.Postgres {
 		sn.opts = sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
@@ -138,8 +144,17 @@ func (d *snapshotDriver) conn(ctx context.Context) (entsql.ExecQuerier, error) {
 	return tx, nil
 }
 
-// Query implements dialect.Driver.
+// Query implements dialect.Driver: on the replica the context is routed
+// to, if any (replica.go), else on the snapshot of ctx or the pool.
 func (d *snapshotDriver) Query(ctx context.Context, query string, args, v any) error {
+	if r := routed(ctx, d.db); r != nil {
+		return r.replicaQuery(ctx, query, args, v, func() error { return d.query(ctx, query, args, v) })
+	}
+	return d.query(ctx, query, args, v)
+}
+
+// query is Query on this pool.
+func (d *snapshotDriver) query(ctx context.Context, query string, args, v any) error {
 	c, err := d.conn(ctx)
 	if err != nil {
 		return err

@@ -45,6 +45,9 @@ type Store struct {
 	// Prepare says whether the server's own statements may be prepared
 	// (Options.Statements above 0; package internal/platform/fastpath/prepared).
 	Prepare bool
+	// drv is the client's driver, which a primary's client sends the reads
+	// routed to this store, as its replica, to (replica.go).
+	drv dialect.Driver
 }
 
 // Options tune the connection pool.
@@ -113,7 +116,8 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{Client: NewClient(db, dia, o), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0}, nil
+	drv := newDriver(db, dia, o)
+	return &Store{Client: clientOver(drv, o.Snapshots, o.Fast), DB: db, Dialect: dia, DSN: dsn, Prepare: o.Statements > 0, drv: drv}, nil
 }
 
 // openDB opens the pool of a driver and DSN; PostgreSQL connections are
@@ -149,6 +153,11 @@ func openDB(driverName, dsn string, ownCancel bool, observe func(Call)) (*sql.DB
 // outermost: redaction sees the outbox's result, and the outbox sees
 // unredacted values.
 func NewClient(db *sql.DB, dia string, o Options) *ent.Client {
+	return clientOver(newDriver(db, dia, o), o.Snapshots, o.Fast)
+}
+
+// newDriver is the ent driver of NewClient's client.
+func newDriver(db *sql.DB, dia string, o Options) dialect.Driver {
 	var drv dialect.Driver = &snapshotDriver{Driver: entsql.OpenDB(dia, db), db: db}
 	if o.Statements > 0 && o.Fast.Has(fastpath.StatementCache) {
 		c := stmtcache.NewDriver(db, dia, o.Statements)
@@ -157,7 +166,7 @@ func NewClient(db *sql.DB, dia string, o Options) *ent.Client {
 	if tp := tracing.Provider(); tp != nil {
 		drv = tracing.Driver(drv, tp)
 	}
-	return clientOver(drv, o.Snapshots, o.Fast)
+	return drv
 }
 
 // clientOver builds the ent client over drv with what every client carries,
