@@ -252,12 +252,25 @@ const lateCut = cancelBudget
 // ErrBadConn (wrapping it), with which database/sql begins again on another
 // connection. A BEGIN that did not run has done nothing; one the server
 // ran, on a connection now gone, is rolled back with it.
+//
+// A BEGIN the server refused as a feature it does not support is one asked
+// of a standby (PostgreSQL cannot begin a read-write transaction during
+// recovery, 0A000): a node just restarted or demoted, which a pooler or
+// HAProxy still routed to. Nothing began, the connection is of no use to
+// writes, and another one reaches the leader: it begins again there too.
 func badBegin(err error) error {
-	if _, answered := dberror.SQLState(err); dberror.Gone(err) && !answered && !errors.Is(err, driver.ErrBadConn) {
+	if errors.Is(err, driver.ErrBadConn) {
+		return err
+	}
+	state, answered := dberror.SQLState(err)
+	if dberror.Gone(err) && !answered || state == featureNotSupported {
 		return fmt.Errorf("%w: %w", driver.ErrBadConn, err)
 	}
 	return err
 }
+
+// featureNotSupported is the SQLSTATE of a BEGIN a standby refuses.
+const featureNotSupported = "0A000"
 
 // retire marks the connection for the pool to drop when err says its
 // server is gone or takes no writes (dberror.Gone), and returns err.
@@ -321,7 +334,11 @@ func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 	tx, err := c.inner.(driver.ConnBeginTx).BeginTx(c.pq(ctx), opts)
 	if err != nil {
 		release()
-		return nil, badBegin(c.retire(err))
+		err = badBegin(c.retire(err))
+		if errors.Is(err, driver.ErrBadConn) {
+			c.killed.Store(true)
+		}
+		return nil, err
 	}
 	return &guardedTx{inner: tx, release: release, conn: c}, nil
 }

@@ -3,9 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"testing"
+
+	"github.com/lib/pq"
 
 	"larder.dev/larder/internal/platform/fastpath/stmtcache"
 )
@@ -77,6 +83,33 @@ func TestRowsEndWithTheirContext(t *testing.T) {
 		var one int
 		if err := db.QueryRowContext(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
 			t.Errorf("own-cancel=%v: the pool after a cancelled query: %d, %v", ownCancel, one, err)
+		}
+	}
+}
+
+// A BEGIN refused by a standby (0A000) or on a connection that broke before
+// an answer begins again on another connection (database/sql's ErrBadConn);
+// one the server refused for any other reason, or a connection error the
+// server answered, is the caller's.
+func TestBadBegin(t *testing.T) {
+	standby := &pq.Error{Code: "0A000", Message: "cannot set transaction read-write mode during recovery"}
+	for _, tc := range []struct {
+		err   error
+		again bool
+	}{
+		{standby, true},
+		{fmt.Errorf("begin: %w", standby), true},
+		{io.ErrUnexpectedEOF, true},
+		{&pq.Error{Code: "57P01"}, false},
+		{&pq.Error{Code: "25P02"}, false},
+		{errors.New("something else"), false},
+	} {
+		err := badBegin(tc.err)
+		if got := errors.Is(err, driver.ErrBadConn); got != tc.again {
+			t.Errorf("badBegin(%v): begins again %v, want %v", tc.err, got, tc.again)
+		}
+		if !errors.Is(err, tc.err) {
+			t.Errorf("badBegin(%v) = %v, which lost the error", tc.err, err)
 		}
 	}
 }
