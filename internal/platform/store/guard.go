@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"net"
 	"reflect"
 	"sync"
@@ -389,6 +390,18 @@ func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 		values[i] = a.Value
 	}
 	return s.inner.Exec(values) //nolint:staticcheck // the COPY statement has no ExecContext
+}
+
+// CopyData passes rows already in COPY's text format to lib/pq's COPY
+// statement (CopyText), under the guard.
+func (s *guardedStmt) CopyData(ctx context.Context, data string) (driver.Result, error) {
+	cd, ok := s.inner.(copyData)
+	if !ok {
+		return nil, fmt.Errorf("store: statement %T takes no COPY data", s.inner)
+	}
+	release := s.conn.guard(ctx)
+	defer release()
+	return cd.CopyData(s.conn.pq(ctx), data)
 }
 
 // QueryContext implements driver.StmtQueryContext.
