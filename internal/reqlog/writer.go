@@ -301,12 +301,19 @@ func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*e
 	for i, r := range rows {
 		vals[i], rids[i] = rowOf(r), r.RequestID
 	}
+	first, last := vals[0].at, vals[0].at
+	for _, v := range vals {
+		first, last = minTime(first, v.at), maxTime(last, v.at)
+	}
 	w := &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB)}
 	if err := w.put(ctx, vals); err != nil {
 		return nil, err
 	}
-	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id.
-	stored, err := st.Client.APIRequest.Query().Where(apirequest.RequestIDIn(rids...)).All(policy.System(ctx))
+	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id
+	// within their times (the request id has no index: the times keep the search to their days).
+	stored, err := st.Client.APIRequest.Query().
+		Where(apirequest.RequestIDIn(rids...), apirequest.CreatedAtGTE(first), apirequest.CreatedAtLTE(last)).
+		All(policy.System(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -517,6 +524,20 @@ func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows []row) error {
 	// Direct SQL: the request log's writer adds a batch's counts per account and hour in the transaction that writes its rows (database/sql's, which ent cannot join), one upsert for every hour of the batch; api_request_hours is system-only and emits no event.
 	_, err := tx.ExecContext(ctx, q.String(), args...)
 	return err
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func nonNil(b []byte) []byte {
