@@ -258,6 +258,10 @@ func (r *row) appendCopy(b []byte) []byte {
 	return append(b, '\n')
 }
 
+// keptCopyBuf is the largest COPY buffer the writer keeps for the next
+// batch: a full batch of GETs takes about a tenth of it.
+const keptCopyBuf = 1 << 20
+
 // copyTime is the layout of a row's time (UTC, whole microseconds) in COPY's
 // text format.
 const copyTime = "2006-01-02 15:04:05.999999Z07:00"
@@ -374,7 +378,11 @@ func (w *Writer) copy(ctx context.Context, rows []row) error {
 	for i := range rows {
 		b = rows[i].appendCopy(b)
 	}
-	w.copyBuf = b
+	// A batch of writes with large bodies grows the buffer to megabytes,
+	// which the writer does not keep.
+	if w.copyBuf = b; cap(b) > keptCopyBuf {
+		w.copyBuf = nil
+	}
 	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
 		return store.CopyText(ctx, conn, "api_requests", columns, b)
 	})
