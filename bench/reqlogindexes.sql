@@ -26,7 +26,8 @@ BEGIN
     EXECUTE format('CREATE INDEX %I ON %I %s', name || '_' || n, name, i);
   END LOOP;
 END $$;
--- The sets: none; the log's indexes before 2026-12-05 and since; each alone.
+-- The sets: none; the log's indexes before 2026-12-05, on 2026-12-05 and
+-- since 2026-12-06 (no request id index); each alone.
 \o /dev/null
 SELECT pg_temp.copy_with('reqlogix_none', ARRAY[]::text[]);
 SELECT pg_temp.copy_with('reqlogix_before', ARRAY['(id, created_at)', '(account_id, created_at, id)',
@@ -34,10 +35,14 @@ SELECT pg_temp.copy_with('reqlogix_before', ARRAY['(id, created_at)', '(account_
   '(account_id, status_class, created_at, id) WHERE status >= 300', '(account_id, error_code, created_at, id) WHERE status >= 400',
   '(account_id, method, created_at, id) WHERE request_body IS NOT NULL', '(account_id, api_key_id, deprecated) WHERE deprecated <> ''''',
   '(request_id)', 'USING brin (created_at)']);
-SELECT pg_temp.copy_with('reqlogix_now', ARRAY['(id, created_at)', '(account_id, created_at, id, api_key_id, operation)',
+SELECT pg_temp.copy_with('reqlogix_dec05', ARRAY['(id, created_at)', '(account_id, created_at, id, api_key_id, operation)',
   '(account_id, status_class, created_at, id) WHERE status >= 300', '(account_id, error_code, created_at, id) WHERE status >= 400',
   '(account_id, method, created_at, id, operation) WHERE request_body IS NOT NULL', '(account_id, api_key_id, deprecated) WHERE deprecated <> ''''',
   '(request_id)', 'USING brin (created_at)']);
+SELECT pg_temp.copy_with('reqlogix_now', ARRAY['(id, created_at)', '(account_id, created_at, id, api_key_id, operation)',
+  '(account_id, status_class, created_at, id) WHERE status >= 300', '(account_id, error_code, created_at, id) WHERE status >= 400',
+  '(account_id, method, created_at, id, operation) WHERE request_body IS NOT NULL', '(account_id, api_key_id, deprecated) WHERE deprecated <> ''''',
+  'USING brin (created_at)']);
 SELECT pg_temp.copy_with('reqlogix_pkey', ARRAY['(id, created_at)']);
 SELECT pg_temp.copy_with('reqlogix_account_time', ARRAY['(account_id, created_at, id)']);
 SELECT pg_temp.copy_with('reqlogix_account_time_key_op', ARRAY['(account_id, created_at, id, api_key_id, operation)']);

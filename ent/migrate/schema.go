@@ -117,11 +117,6 @@ var (
 				},
 			},
 			{
-				Name:    "apirequest_request_id",
-				Unique:  false,
-				Columns: []*schema.Column{APIRequestsColumns[10]},
-			},
-			{
 				Name:    "apirequest_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{APIRequestsColumns[1]},

@@ -106,8 +106,10 @@ func (APIRequest) Fields() []ent.Field {
 // errors) by method, for a write's method and for a write operation, which
 // it carries after the time as the account's time index does (reqlog's
 // queries repeat each predicate as literal SQL, which both databases need to
-// choose a partial index). Then one request id, and the time alone, for pruning: a BRIN
-// index on PostgreSQL, a few pages per day partition that cost a row next to
+// choose a partial index). A request found by its id is searched for in the
+// seconds its id's time gives, through the account's time index (reqlog.Find),
+// without an index of its own, which cost every row an entry. Then the time
+// alone, for pruning: a BRIN index on PostgreSQL, a few pages per day partition that cost a row next to
 // nothing (pruning drops whole days there; see reqlog's partitions.go), and
 // a B-tree on SQLite, where pruning deletes by time.
 func (APIRequest) Indexes() []ent.Index {
@@ -126,7 +128,6 @@ func (APIRequest) Indexes() []ent.Index {
 		index.Fields("account_id", "api_key_id", "deprecated").
 			Annotations(entsql.IndexWhere(Deprecated)).
 			StorageKey("apirequest_deprecated"),
-		index.Fields("request_id"),
 		index.Fields("created_at").
 			Annotations(entsql.IndexTypes(map[string]string{dialect.Postgres: "BRIN"})),
 	}

@@ -171,9 +171,10 @@ func explain(t *testing.T, st *store.Store, q store.Call) string {
 	return strings.Join(lines, "\n")
 }
 
-// A request found by its id is searched for in the minute around the time
+// A request found by its id is searched for in the seconds around the time
 // the id carries: on PostgreSQL the plan reads that day's partition alone,
-// not every day's; an id that carries no time is searched for everywhere.
+// not every day's, through the account's time index (the request id has no
+// index of its own); an id that carries no time is searched for everywhere.
 func TestFindReadsTheDayOfTheRequestID(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
@@ -217,6 +218,9 @@ func TestFindReadsTheDayOfTheRequestID(t *testing.T) {
 			plan := explain(t, st, sent[i])
 			if n := strings.Count(plan, " on api_requests_"); n != want || !strings.Contains(plan, " on "+day) {
 				t.Errorf("the id's search reads %d partitions, want %s alone:\n%s", n, day, plan)
+			}
+			if !strings.Contains(plan, "Index Cond: ((account_id = ") || !strings.Contains(plan, "created_at >=") || strings.Contains(plan, "Seq Scan") {
+				t.Errorf("the id's search does not read the account's time index within the id's seconds:\n%s", plan)
 			}
 		}
 		if plan := explain(t, st, sent[2]); strings.Count(plan, " on api_requests_") < 2 {

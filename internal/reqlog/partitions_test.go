@@ -199,7 +199,7 @@ func TestRequestLogCopyStoresEveryColumn(t *testing.T) {
 	entries := func(acct, key int) []*reqlog.Entry {
 		return []*reqlog.Entry{
 			{At: at, AccountID: acct, KeyID: key, Method: "POST", Operation: "createTag", Path: "/v1/tags?x=1\t\\y",
-				Status: 422, Duration: 1234567 * time.Nanosecond, RequestID: "req_copy_write", ClientRequestID: "mine,\n\"quoted\"",
+				Status: 422, Duration: 1234567 * time.Nanosecond, RequestID: "req_copy_write", ClientRequestID: "mine,\r\n\"quoted\"\\",
 				RemoteAddr: "192.0.2.1:4000", UserAgent: "agent/1.0", RequestBody: []byte("{\"name\":\"a\\u0000\"}\x00\xff"),
 				ResponseBody: []byte(`{"code":"VALIDATION_ERROR"}`), Truncated: true, Deprecated: "createTag:description listTags?name"},
 			{At: at.Add(time.Second), AccountID: acct, KeyID: key, Method: "GET", Operation: "getTag", Path: "/v1/tags/1",

@@ -223,16 +223,18 @@ func Get(ctx context.Context, c *ent.Client, orgID int, env policy.Environment, 
 // Find returns the request with id requestID (req_…) in either of
 // organization orgID's accounts, and the environment it was made in.
 //
-// A request id is made with the time of the request (package ids), which
-// its row's created_at follows by the microseconds the server takes to
-// begin answering; so the search keeps to the minute around the id's time:
-// on PostgreSQL, the day partitions that minute falls in, instead of every
-// day's request id index.
+// A request id is made with the time of the request (package ids), to the
+// millisecond, which its row's created_at follows by the microseconds the
+// server takes to begin answering; so the search keeps to the findWindow
+// around the id's time, through the account's time index: on PostgreSQL
+// the day partition those seconds fall in. The request id has no index of
+// its own, which would cost every logged request an entry; an id that
+// carries no time is searched for in the account's whole log.
 func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent.APIRequest, policy.Environment, error) {
 	requestID = strings.TrimSpace(requestID)
 	match := []predicate.APIRequest{apirequest.RequestID(requestID)}
 	if at, ok := ids.Time("req_", requestID); ok {
-		match = append(match, apirequest.CreatedAtGTE(at.Add(-time.Minute)), apirequest.CreatedAtLT(at.Add(time.Minute)))
+		match = append(match, apirequest.CreatedAtGTE(at.Add(-findWindow)), apirequest.CreatedAtLT(at.Add(findWindow)))
 	}
 	for _, env := range []policy.Environment{policy.Live, policy.Test} {
 		acct, err := account(ctx, c, orgID, env)
@@ -250,6 +252,12 @@ func Find(ctx context.Context, c *ent.Client, orgID int, requestID string) (*ent
 	}
 	return nil, "", policy.Missingf("no request %s in this organization's log", strconv.Quote(requestID))
 }
+
+// findWindow is how far from its id's time Find looks for a request's row:
+// the id and the row's time are read from the same clock a few
+// microseconds apart, so a second either way leaves room for a step of the
+// clock, and keeps a busy account's search to its entries of two seconds.
+const findWindow = time.Second
 
 // Events returns the webhook events request r emitted, oldest first.
 func Events(ctx context.Context, c *ent.Client, r *ent.APIRequest) ([]*ent.Event, error) {

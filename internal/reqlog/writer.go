@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,10 @@ type Writer struct {
 	// reported is the dropped count of the last warning.
 	reported int64
 	now      func() time.Time
+	// rows is the batch's rows, and copyBuf their COPY data, reused from
+	// batch to batch by the one goroutine that writes.
+	rows    []row
+	copyBuf []byte
 }
 
 // NewWriter returns a writer to st's database that holds at most queue
@@ -161,10 +166,12 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	rows := make([][]any, len(batch))
-	for i, e := range batch {
-		rows[i] = values(e)
+	rows := w.rows[:0]
+	for _, e := range batch {
+		rows = append(rows, rowOfEntry(e))
 	}
+	// The next batch reuses the slice; the rows' strings and bodies are let go.
+	defer func() { clear(rows); w.rows = rows[:0] }()
 	if err := w.put(ctx, rows); err != nil {
 		w.dropped.Add(int64(len(batch)))
 		w.log.Debug("request log: batch not written", "entries", len(batch), "error", err)
@@ -177,19 +184,106 @@ func (w *Writer) write(ctx context.Context, batch []*Entry) {
 var columns = []string{"created_at", "account_id", "api_key_id", "method", "operation", "path", "status", "status_class", "error_code", "request_id",
 	"client_request_id", "duration_us", "client_addr", "user_agent", "request_body", "response_body", "truncated", "deprecated"}
 
-// The places in a row (in the order of columns) of what an hour's count
-// reads: the time (a UTC time.Time), the account (int64, nil for none) and
-// the status (int64).
-const (
-	atColumn      = 0
-	accountColumn = 1
-	statusColumn  = 6
-)
+// row is a request's row as stored, in the order of columns: an account or
+// a key of 0, and a nil body, are NULL.
+type row struct {
+	at                                                time.Time
+	account, key                                      int64
+	method, operation, path                           string
+	status                                            int
+	code, requestID, clientRequestID, addr, userAgent string
+	us                                                int64
+	request, response                                 []byte
+	truncated                                         bool
+	deprecated                                        string
+}
+
+// args are r's values in the order of columns, as database/sql takes them.
+func (r *row) args() []any {
+	var account, key, req, res any
+	if r.account != 0 {
+		account = r.account
+	}
+	if r.key != 0 {
+		key = r.key
+	}
+	if r.request != nil {
+		req = r.request
+	}
+	if r.response != nil {
+		res = r.response
+	}
+	return []any{r.at, account, key, r.method, r.operation, r.path, int64(r.status), int64(r.status / 100), r.code, r.requestID,
+		r.clientRequestID, r.us, r.addr, r.userAgent, req, res, r.truncated, r.deprecated}
+}
+
+// appendCopy appends r to b as a row of COPY's text format, its values in
+// the order of columns.
+func (r *row) appendCopy(b []byte) []byte {
+	b = r.at.AppendFormat(b, copyTime)
+	b = append(b, '\t')
+	b = appendCopyID(b, r.account)
+	b = append(b, '\t')
+	b = appendCopyID(b, r.key)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.method)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.operation)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.path)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(r.status), 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(r.status/100), 10)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.code)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.requestID)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.clientRequestID)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, r.us, 10)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.addr)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.userAgent)
+	b = append(b, '\t')
+	b = appendCopyBody(b, r.request)
+	b = append(b, '\t')
+	b = appendCopyBody(b, r.response)
+	b = append(b, '\t')
+	b = strconv.AppendBool(b, r.truncated)
+	b = append(b, '\t')
+	b = store.AppendCopyText(b, r.deprecated)
+	return append(b, '\n')
+}
+
+// keptCopyBuf is the largest COPY buffer the writer keeps for the next
+// batch: a full batch of GETs takes about a tenth of it.
+const keptCopyBuf = 1 << 20
+
+// copyTime is the layout of a row's time (UTC, whole microseconds) in COPY's
+// text format.
+const copyTime = "2006-01-02 15:04:05.999999Z07:00"
+
+func appendCopyID(b []byte, id int64) []byte {
+	if id == 0 {
+		return append(b, '\\', 'N')
+	}
+	return strconv.AppendInt(b, id, 10)
+}
+
+func appendCopyBody(b, body []byte) []byte {
+	if body == nil {
+		return append(b, '\\', 'N')
+	}
+	return store.AppendCopyBytea(b, body)
+}
 
 // put stores rows, each in the order of columns, and adds them to their
 // hours' counts (api_request_hours), in one transaction: COPY on PostgreSQL,
 // one multi-row INSERT on SQLite, then one upsert of the counts.
-func (w *Writer) put(ctx context.Context, rows [][]any) error {
+func (w *Writer) put(ctx context.Context, rows []row) error {
 	if w.dialect == dialect.Postgres {
 		return w.postgres(ctx, rows)
 	}
@@ -206,17 +300,24 @@ func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*e
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	vals := make([][]any, len(rows))
+	vals := make([]row, len(rows))
 	rids := make([]string, len(rows))
 	for i, r := range rows {
 		vals[i], rids[i] = rowOf(r), r.RequestID
+	}
+	first, last := vals[0].at, vals[0].at
+	for _, v := range vals {
+		first, last = minTime(first, v.at), maxTime(last, v.at)
 	}
 	w := &Writer{db: st.DB, dialect: st.Dialect, parts: newPartitions(st.DB)}
 	if err := w.put(ctx, vals); err != nil {
 		return nil, err
 	}
-	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id.
-	stored, err := st.Client.APIRequest.Query().Where(apirequest.RequestIDIn(rids...)).All(policy.System(ctx))
+	// System viewer: the request log is system-only; the rows read back are the ones just stored, by request id
+	// within their times (the request id has no index: the times keep the search to their days).
+	stored, err := st.Client.APIRequest.Query().
+		Where(apirequest.RequestIDIn(rids...), apirequest.CreatedAtGTE(first), apirequest.CreatedAtLTE(last)).
+		All(policy.System(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -233,32 +334,28 @@ func Insert(ctx context.Context, st *store.Store, rows ...*ent.APIRequest) ([]*e
 	return out, nil
 }
 
-// rowOf is r's row in the order of columns, as values makes an entry's.
-func rowOf(r *ent.APIRequest) []any {
-	var account, key, req, res any
+// rowOf is r's row, as rowOfEntry makes an entry's.
+func rowOf(r *ent.APIRequest) row {
+	out := row{at: r.CreatedAt.UTC().Truncate(time.Microsecond), method: r.Method, operation: r.Operation, path: r.Path,
+		status: r.Status, code: r.ErrorCode, requestID: r.RequestID, clientRequestID: r.ClientRequestID, us: r.DurationUs,
+		addr: r.ClientAddr, userAgent: r.UserAgent, request: r.RequestBody, response: r.ResponseBody, truncated: r.Truncated,
+		deprecated: r.Deprecated}
 	if r.AccountID != nil {
-		account = int64(*r.AccountID)
+		out.account = int64(*r.AccountID)
 	}
 	if r.APIKeyID != nil {
-		key = int64(*r.APIKeyID)
+		out.key = int64(*r.APIKeyID)
 	}
-	if r.RequestBody != nil {
-		req = r.RequestBody
-	}
-	if r.ResponseBody != nil {
-		res = r.ResponseBody
-	}
-	return []any{r.CreatedAt.UTC().Truncate(time.Microsecond), account, key, r.Method, r.Operation, r.Path, int64(r.Status), int64(r.Status / 100),
-		r.ErrorCode, r.RequestID, r.ClientRequestID, r.DurationUs, r.ClientAddr, r.UserAgent, req, res, r.Truncated, r.Deprecated}
+	return out
 }
 
 // postgres writes rows with COPY, into the day partitions they need (made
 // first when they are not known to exist, and again when the copy finds one
 // missing: a day another server pruned).
-func (w *Writer) postgres(ctx context.Context, rows [][]any) error {
+func (w *Writer) postgres(ctx context.Context, rows []row) error {
 	times := make([]time.Time, len(rows))
-	for i, r := range rows {
-		times[i] = r[atColumn].(time.Time)
+	for i := range rows {
+		times[i] = rows[i].at
 	}
 	if err := w.parts.ensure(ctx, times...); err != nil {
 		return err
@@ -274,30 +371,38 @@ func (w *Writer) postgres(ctx context.Context, rows [][]any) error {
 	return err
 }
 
-// copy writes rows with COPY and adds their counts, in one transaction.
-func (w *Writer) copy(ctx context.Context, rows [][]any) error {
-	return w.withCounts(ctx, rows, func(tx *sql.Tx) error {
-		return store.CopyIn(ctx, tx, "api_requests", columns, func(add func(...any) error) error {
-			for _, r := range rows {
-				if err := add(r...); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+// copy writes rows with one COPY, their data encoded here into a buffer
+// reused from batch to batch, and adds their counts, in one transaction.
+func (w *Writer) copy(ctx context.Context, rows []row) error {
+	b := w.copyBuf[:0]
+	for i := range rows {
+		b = rows[i].appendCopy(b)
+	}
+	// A batch of writes with large bodies grows the buffer to megabytes,
+	// which the writer does not keep.
+	if w.copyBuf = b; cap(b) > keptCopyBuf {
+		w.copyBuf = nil
+	}
+	return w.withCounts(ctx, rows, func(conn *sql.Conn, tx *sql.Tx) error {
+		return store.CopyText(ctx, conn, "api_requests", columns, b)
 	})
 }
 
 // withCounts runs write, which stores rows, and adds rows to their hours'
-// counts, in one transaction: no row without its count, no count without
-// its row.
-func (w *Writer) withCounts(ctx context.Context, rows [][]any, write func(*sql.Tx) error) error {
-	tx, err := w.db.BeginTx(ctx, nil)
+// counts, in one transaction on one connection: no row without its count,
+// no count without its row.
+func (w *Writer) withCounts(ctx context.Context, rows []row, write func(*sql.Conn, *sql.Tx) error) error {
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := write(tx); err != nil {
+	if err := write(conn, tx); err != nil {
 		return err
 	}
 	if err := addCounts(ctx, tx, w.dialect, rows); err != nil {
@@ -306,28 +411,39 @@ func (w *Writer) withCounts(ctx context.Context, rows [][]any, write func(*sql.T
 	return tx.Commit()
 }
 
-// values is e's row as stored, in the order of columns: NULL (nil) for no
-// account, no key, and the bodies of a request whose bodies are not kept.
-func values(e *Entry) []any {
-	r := columnsOf(e)
-	var account, key, req, res any
-	if e.AccountID != 0 {
-		account = int64(e.AccountID)
+// rowOfEntry is e's row as stored: no account, no key, and no bodies
+// (NULL) for a request whose bodies are not kept; redacted, bounded, the
+// error code read from the answer.
+func rowOfEntry(e *Entry) row {
+	r := row{
+		at:              e.At.UTC().Truncate(time.Microsecond),
+		account:         int64(e.AccountID),
+		key:             int64(e.KeyID),
+		us:              e.Duration.Microseconds(),
+		method:          cutText(e.Method, 16),
+		operation:       cutText(e.Operation, 100),
+		path:            redactText(cutText(e.Path, maxPath)),
+		status:          e.Status,
+		requestID:       cutText(e.RequestID, 100),
+		clientRequestID: redactText(cutText(e.ClientRequestID, maxText)),
+		addr:            cutText(clientaddr.From(e.RemoteAddr, e.ForwardedFor, e.Trusted), 100),
+		userAgent:       redactText(cutText(e.UserAgent, maxText)),
+		truncated:       e.Truncated,
+		deprecated:      cutText(e.Deprecated, maxText),
 	}
-	if e.KeyID != 0 {
-		key = int64(e.KeyID)
+	if e.RequestBody != nil || e.ResponseBody != nil {
+		r.request, r.response = nonNil(Redact(e.RequestBody)), nonNil(Redact(e.ResponseBody))
 	}
-	if r.kept {
-		req, res = nonNil(r.request), nonNil(r.response)
+	if e.Status >= 400 {
+		r.code = errorCode(e.ResponseBody)
 	}
-	return []any{r.at, account, key, r.method, r.operation, r.path, int64(e.Status), int64(e.Status / 100), r.code, r.requestID,
-		r.clientRequestID, r.us, r.addr, r.userAgent, req, res, e.Truncated, r.deprecated}
+	return r
 }
 
 // sqlite writes rows in one multi-row insert (18 parameters a row: a full
 // batch stays under SQLite's 32,766, and full batches repeat one statement)
 // and adds their counts, in one transaction.
-func (w *Writer) sqlite(ctx context.Context, rows [][]any) error {
+func (w *Writer) sqlite(ctx context.Context, rows []row) error {
 	var q strings.Builder
 	args := make([]any, 0, len(columns)*len(rows))
 	q.WriteString(`INSERT INTO api_requests (` + strings.Join(columns, ", ") + `) VALUES `)
@@ -336,9 +452,9 @@ func (w *Writer) sqlite(ctx context.Context, rows [][]any) error {
 			q.WriteByte(',')
 		}
 		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, r...)
+		args = append(args, r.args()...)
 	}
-	return w.withCounts(ctx, rows, func(tx *sql.Tx) error {
+	return w.withCounts(ctx, rows, func(_ *sql.Conn, tx *sql.Tx) error {
 		// Direct SQL: the request log's writer stores a batch of every account's requests in one multi-row insert (ent's per-row mutations and hooks cost more than the request being logged); api_requests is system-only and emits no event.
 		_, err := tx.ExecContext(ctx, q.String(), args...)
 		return err
@@ -352,22 +468,22 @@ type hourCount struct {
 	requests, errors int64
 }
 
-// countHours counts rows (in the order of columns) per account and UTC
-// hour, ordered by account and hour; rows without an account (failed
+// countHours counts rows per account and UTC hour, ordered by account and hour; rows without an account (failed
 // authentications) are not counted, nor are they in the log's charts.
-func countHours(rows [][]any) []hourCount {
+func countHours(rows []row) []hourCount {
 	type key struct {
 		account int64
 		hour    int64
 	}
 	at := make(map[key]int, 2)
 	var out []hourCount
-	for _, r := range rows {
-		acct, ok := r[accountColumn].(int64)
-		if !ok {
+	for i := range rows {
+		r := &rows[i]
+		acct := r.account
+		if acct == 0 {
 			continue
 		}
-		h := r[atColumn].(time.Time).UTC().Truncate(time.Hour)
+		h := r.at.UTC().Truncate(time.Hour)
 		k := key{acct, h.Unix()}
 		i, ok := at[k]
 		if !ok {
@@ -376,7 +492,7 @@ func countHours(rows [][]any) []hourCount {
 			out = append(out, hourCount{account: acct, hour: h})
 		}
 		out[i].requests++
-		if r[statusColumn].(int64) >= 400 {
+		if r.status >= 400 {
 			out[i].errors++
 		}
 	}
@@ -391,9 +507,8 @@ func countHours(rows [][]any) []hourCount {
 	return out
 }
 
-// addCounts adds rows (in the order of columns) to their hours' counts in
-// tx with one upsert.
-func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows [][]any) error {
+// addCounts adds rows to their hours' counts in tx with one upsert.
+func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows []row) error {
 	counts := countHours(rows)
 	if len(counts) == 0 {
 		return nil
@@ -419,43 +534,23 @@ func addCounts(ctx context.Context, tx *sql.Tx, dia string, rows [][]any) error 
 	return err
 }
 
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 func nonNil(b []byte) []byte {
 	if b == nil {
 		return []byte{}
 	}
 	return b
-}
-
-// stored is an entry's columns as stored: redacted, bounded, the error code
-// read from the answer.
-type stored struct {
-	at                                                              time.Time
-	us                                                              int64
-	method, operation, path, code, requestID, clientRequestID, addr string
-	userAgent, deprecated                                           string
-	request, response                                               []byte
-	kept                                                            bool
-}
-
-func columnsOf(e *Entry) stored {
-	r := stored{
-		at:              e.At.UTC().Truncate(time.Microsecond),
-		us:              e.Duration.Microseconds(),
-		method:          cutText(e.Method, 16),
-		operation:       cutText(e.Operation, 100),
-		path:            redactText(cutText(e.Path, maxPath)),
-		requestID:       cutText(e.RequestID, 100),
-		clientRequestID: redactText(cutText(e.ClientRequestID, maxText)),
-		addr:            cutText(clientaddr.From(e.RemoteAddr, e.ForwardedFor, e.Trusted), 100),
-		userAgent:       redactText(cutText(e.UserAgent, maxText)),
-		deprecated:      cutText(e.Deprecated, maxText),
-		kept:            e.RequestBody != nil || e.ResponseBody != nil,
-	}
-	if r.kept {
-		r.request, r.response = Redact(e.RequestBody), Redact(e.ResponseBody)
-	}
-	if e.Status >= 400 {
-		r.code = errorCode(e.ResponseBody)
-	}
-	return r
 }

@@ -37,7 +37,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "Get", Why: "the request log is system-only; the query is confined to the organization's account."},
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "Prune", Why: "pruning is the server's own upkeep, across every account."},
 	{Kind: "system viewer", File: "internal/reqlog/query.go", Function: "list", Why: "the request log is system-only; owner confines the query to one account (or to the failed authentications)."},
-	{Kind: "system viewer", File: "internal/reqlog/writer.go", Function: "Insert", Why: "the request log is system-only; the rows read back are the ones just stored, by request id."},
+	{Kind: "system viewer", File: "internal/reqlog/writer.go", Function: "Insert", Why: "the request log is system-only; the rows read back are the ones just stored, by request id within their times (the request id has no index: the times keep the search to their days)."},
 	{Kind: "system viewer", File: "internal/retention/retention.go", Function: "IdempotencyKeys", Why: "pruning is the server's own upkeep, across every account."},
 	{Kind: "system viewer", File: "internal/seed/shared.go", Function: "Shared", Why: "shared reference rows belong to no account; only the system writes them."},
 	{Kind: "system viewer", File: "internal/webhooks/activity.go", Function: "Registry.DeliveryDays", Why: "webhook endpoints and deliveries are system-only; the queries are confined to the organization's endpoints."},

@@ -471,6 +471,19 @@ func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 	return r, s.conn.retire(err)
 }
 
+// CopyData passes rows already in COPY's text format to lib/pq's COPY
+// statement (CopyText), under the guard.
+func (s *guardedStmt) CopyData(ctx context.Context, data string) (driver.Result, error) {
+	cd, ok := s.inner.(copyData)
+	if !ok {
+		return nil, fmt.Errorf("store: statement %T takes no COPY data", s.inner)
+	}
+	release := s.conn.guard(ctx)
+	defer release()
+	r, err := cd.CopyData(s.conn.pq(ctx), data)
+	return r, s.conn.retire(err)
+}
+
 // QueryContext implements driver.StmtQueryContext.
 func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	release := s.conn.guard(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -264,6 +265,17 @@ func (s *observedStmt) ExecContext(ctx context.Context, args []driver.NamedValue
 func (s *observedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	s.conn.see(Call{Op: OpQuery, SQL: s.query, Args: values(args), Prepared: true})
 	return s.inner.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// CopyData passes rows already in COPY's text format on (CopyText),
+// reported as an execution of the COPY statement without its data.
+func (s *observedStmt) CopyData(ctx context.Context, data string) (driver.Result, error) {
+	cd, ok := s.inner.(copyData)
+	if !ok {
+		return nil, fmt.Errorf("store: statement %T takes no COPY data", s.inner)
+	}
+	s.conn.see(Call{Op: OpExec, SQL: s.query, Prepared: true})
+	return cd.CopyData(ctx, data)
 }
 
 // values are the arguments of a call, as the observer reports them.

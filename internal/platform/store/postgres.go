@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/lib/pq"
@@ -72,26 +75,89 @@ func Listen(ctx context.Context, dsn, channel string, log *slog.Logger, what str
 	return out, func() { _ = l.Close() }
 }
 
-// CopyIn writes rows into columns of table with PostgreSQL's COPY … FROM
-// STDIN, within tx: rows calls add once per row with the row's values in the
-// order of columns (nil for NULL). It neither commits nor rolls back: the
-// caller's transaction may write more, and nothing is written when it rolls
-// back after rows or the copy failed.
-func CopyIn(ctx context.Context, tx *sql.Tx, table string, columns []string, rows func(add func(values ...any) error) error) error {
-	// Direct SQL: COPY, the bulk load ent has no words for; the caller names the table and columns.
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(table, columns...))
-	if err != nil {
-		return err
+// CopyText writes rows into columns of table with one PostgreSQL COPY …
+// FROM STDIN on conn, within the transaction begun on it (conn.BeginTx):
+// rows holds them already in COPY's text format, each value escaped
+// (AppendCopyText, AppendCopyBytea), the values of a row separated by tabs,
+// NULL as \N, each row ending in a newline. The rows go to the server in
+// one message, not one call per row. It neither commits nor rolls back: the
+// transaction may write more, and nothing is written when it rolls back.
+func CopyText(ctx context.Context, conn *sql.Conn, table string, columns []string, rows []byte) error {
+	if len(rows) == 0 {
+		return nil
 	}
-	defer stmt.Close()
-	if err := rows(func(values ...any) error {
-		_, err := stmt.ExecContext(ctx, values...)
-		return err
-	}); err != nil {
-		return err
+	if rows[len(rows)-1] != '\n' {
+		return fmt.Errorf("store: COPY data into %s does not end with a newline", table)
 	}
-	if _, err := stmt.ExecContext(ctx); err != nil {
-		return err
+	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("store: connection %T cannot prepare", dc)
+		}
+		// Direct SQL: COPY, the bulk load ent has no words for; the caller names the table and columns.
+		stmt, err := pc.PrepareContext(ctx, pq.CopyIn(table, columns...))
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		cd, ok := stmt.(copyData)
+		if !ok {
+			return fmt.Errorf("store: COPY statement %T takes no rows as text", stmt)
+		}
+		// CopyData ends what it is given with a newline.
+		if _, err := cd.CopyData(ctx, string(rows[:len(rows)-1])); err != nil {
+			return err
+		}
+		// The end of the data: the server's answer, and any error of the rows.
+		if x, ok := stmt.(driver.StmtExecContext); ok {
+			_, err = x.ExecContext(ctx, nil)
+		} else {
+			_, err = stmt.Exec(nil) //nolint:staticcheck // lib/pq's own COPY statement has no ExecContext
+		}
+		if err != nil {
+			return err
+		}
+		return stmt.Close()
+	})
+}
+
+// copyData is lib/pq's COPY statement's way to take rows already encoded,
+// which the connection's wrappers (the guard, the observer) pass on.
+type copyData interface {
+	CopyData(ctx context.Context, data string) (driver.Result, error)
+}
+
+// AppendCopyText appends s to b as a value of COPY's text format: the
+// backslash, newline, carriage return and tab escaped.
+func AppendCopyText(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var esc byte
+		switch s[i] {
+		case '\\':
+			esc = '\\'
+		case '\n':
+			esc = 'n'
+		case '\r':
+			esc = 'r'
+		case '\t':
+			esc = 't'
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, '\\', esc)
+		start = i + 1
 	}
-	return stmt.Close()
+	return append(b, s[start:]...)
+}
+
+// AppendCopyBytea appends v to b as a bytea value of COPY's text format:
+// \\x and its bytes in hex (the backslash escaped for COPY).
+func AppendCopyBytea(b, v []byte) []byte {
+	b = append(b, '\\', '\\', 'x')
+	n := len(b)
+	b = slices.Grow(b, hex.EncodedLen(len(v)))[:n+hex.EncodedLen(len(v))]
+	hex.Encode(b[n:], v)
+	return b
 }
