@@ -65,6 +65,7 @@ var Sites = []Site{
 	{Kind: "system viewer", File: "internal/webhooks/endpoints.go", Function: "Registry.change", Why: "webhook endpoints, deliveries and attempts are system-only (the CLI manages them for an organization)."},
 	{Kind: "system viewer", File: "internal/webhooks/listen.go", Function: "Listen", Why: "webhook endpoints, deliveries and attempts are system-only."},
 	{Kind: "system viewer", File: "internal/webhooks/secrets.go", Function: "ReencryptSecrets", Why: "re-encryption covers the endpoints of every account; endpoints are system-only."},
+	{Kind: "direct SQL", File: "handlers/health.go", Function: "ready", Why: "whether the server takes writes is its own state, no table of the schema."},
 	{Kind: "direct SQL", File: "hooks/number.go", Function: "nextNumber", Why: "one upsert with RETURNING takes the next document number (ent's upsert returns only the id, which cost a second statement); the account is the created document's, which its mixin stamped from the viewer."},
 	{Kind: "direct SQL", File: "internal/identity/auth/authenticate.go", Function: "Authenticator.Confirm", Why: "a trusted request's key is checked by its hash when no row of the answer carried the check."},
 	{Kind: "direct SQL", File: "internal/identity/auth/authenticate.go", Function: "Authenticator.read", Why: "authentication reads the key by its hash (and reserves its account's rate budget) in one prepared statement before any viewer exists; it sees only the key that hashes to the header."},
